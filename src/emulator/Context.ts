@@ -1,0 +1,164 @@
+/**
+ * The emulator's state that every route shares: options with their defaults, the accepted keys and
+ * their profiles, the clock (real, fast or virtual), request counters and the fault plan.
+ */
+
+/** What a key may use: `full` sees every model; `restricted` reproduces the spec's access outcomes. */
+export type KeyProfile = "full" | "restricted"
+
+/** A fault to inject on a route, consumed one request at a time. */
+export type Fault =
+  /** Answer with this status (and optional headers/body) instead of handling the request. */
+  | { readonly kind: "status"; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown }
+  /** Destroy the socket before any byte of the response is written. */
+  | { readonly kind: "drop-before" }
+  /** Handle the request, but destroy the socket after `afterBytes` bytes of the response body. */
+  | { readonly kind: "drop-mid"; readonly afterBytes: number }
+  /** For SSE: write the stream up to `afterEvents` events, then stop in the middle of the next event and destroy the socket. */
+  | { readonly kind: "sse-cut"; readonly afterEvents: number }
+  /** For SSE: write every event except the final one(s), then end the response cleanly. */
+  | { readonly kind: "sse-no-final" }
+  /** For SSE: replace the data of event number `atEvent` with malformed JSON. */
+  | { readonly kind: "sse-malformed"; readonly atEvent: number }
+  /** Send headers (and, for SSE, `afterEvents` events) then stall: write nothing more until closed. */
+  | { readonly kind: "stall"; readonly afterEvents?: number }
+  /** For SSE: keep the stream open sending only comments/pings every `everyMs` ms, never data. */
+  | { readonly kind: "sse-only-pings"; readonly everyMs: number }
+  /** For WebSockets: close the socket with this code after `afterMessages` server messages. */
+  | { readonly kind: "ws-close"; readonly code: number; readonly reason?: string; readonly afterMessages?: number }
+
+export interface EmulatorOptions {
+  /** Port to listen on; 0 (default) picks a free one. */
+  readonly port?: number
+  /** Host to bind; default `127.0.0.1`. */
+  readonly host?: string
+  /** Keys the gateway accepts, with their profile. Default: one full key and one restricted key. */
+  readonly keys?: Readonly<Record<string, KeyProfile>>
+  /** Platform credentials accepted by E7. */
+  readonly platform?: { readonly username?: string; readonly password?: string; readonly tokenTtlMs?: number }
+  /**
+   * Timing of video tasks: how long a task stays `submitted`→`queued` and `in_progress`.
+   * `fast` sets every timing small enough for tests and the demo.
+   */
+  readonly video?: { readonly queuedMs?: number; readonly inProgressMs?: number }
+  /** Text replies: words per reply and the pause between streamed tokens. */
+  readonly text?: { readonly replyWords?: number; readonly tokenDelayMs?: number }
+  /** Fast timings everywhere (tests, demo). */
+  readonly fast?: boolean
+  /** Use a virtual clock that only moves with `advanceTime(ms)`. */
+  readonly virtualClock?: boolean
+}
+
+export interface ResolvedOptions {
+  readonly port: number
+  readonly host: string
+  readonly keys: ReadonlyMap<string, KeyProfile>
+  readonly platform: { readonly username: string; readonly password: string; readonly tokenTtlMs: number }
+  readonly video: { readonly queuedMs: number; readonly inProgressMs: number }
+  readonly text: { readonly replyWords: number; readonly tokenDelayMs: number }
+}
+
+export const DEFAULT_KEY = "umg-emulator-key"
+export const RESTRICTED_KEY = "umg-emulator-restricted-key"
+export const DEFAULT_PLATFORM_USER = "umg-demo"
+export const DEFAULT_PLATFORM_PASSWORD = "umg-demo-password"
+
+export const resolveOptions = (o: EmulatorOptions = {}): ResolvedOptions => {
+  const fast = o.fast === true
+  return {
+    port: o.port ?? 0,
+    host: o.host ?? "127.0.0.1",
+    keys: new Map(Object.entries(o.keys ?? { [DEFAULT_KEY]: "full", [RESTRICTED_KEY]: "restricted" })),
+    platform: {
+      username: o.platform?.username ?? DEFAULT_PLATFORM_USER,
+      password: o.platform?.password ?? DEFAULT_PLATFORM_PASSWORD,
+      tokenTtlMs: o.platform?.tokenTtlMs ?? 60 * 60_000
+    },
+    video: {
+      queuedMs: o.video?.queuedMs ?? (fast ? 150 : 2_000),
+      inProgressMs: o.video?.inProgressMs ?? (fast ? 350 : 4_000)
+    },
+    text: {
+      replyWords: o.text?.replyWords ?? 24,
+      tokenDelayMs: o.text?.tokenDelayMs ?? (fast ? 0 : 15)
+    }
+  }
+}
+
+/** Real or virtual time, in milliseconds. Routes read time only through this. */
+export interface Clock {
+  now(): number
+  /** Moves a virtual clock forward (a real clock ignores it and returns false). */
+  advance(ms: number): boolean
+  readonly virtual: boolean
+}
+
+export const makeClock = (virtual: boolean): Clock => {
+  if (!virtual) return { now: () => Date.now(), advance: () => false, virtual: false }
+  let t = Date.UTC(2026, 0, 1)
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += Math.max(0, ms)
+      return true
+    },
+    virtual: true
+  }
+}
+
+/** Counts every request the emulator acts on, by route name (`messages`, `video.submit`, …). */
+export class Counters {
+  private readonly counts = new Map<string, number>()
+  increment(route: string): void {
+    this.counts.set(route, (this.counts.get(route) ?? 0) + 1)
+  }
+  get(route: string): number {
+    return this.counts.get(route) ?? 0
+  }
+  snapshot(): Record<string, number> {
+    return Object.fromEntries(this.counts)
+  }
+  reset(): void {
+    this.counts.clear()
+  }
+}
+
+/** Faults queued per route name; each request on the route takes the next one. */
+export class FaultPlan {
+  private readonly queues = new Map<string, Array<Fault>>()
+  /** Queue `fault` for the next `times` requests on `route` (`*` matches every route). */
+  inject(route: string, fault: Fault, times = 1): void {
+    const q = this.queues.get(route) ?? []
+    for (let i = 0; i < times; i++) q.push(fault)
+    this.queues.set(route, q)
+  }
+  /** Takes the fault for this request, if any (route-specific first, then `*`). */
+  take(route: string): Fault | undefined {
+    for (const name of [route, "*"]) {
+      const q = this.queues.get(name)
+      if (q && q.length > 0) return q.shift()
+    }
+    return undefined
+  }
+  clear(): void {
+    this.queues.clear()
+  }
+}
+
+/** Everything a route handler may use. */
+export interface EmulatorContext {
+  readonly options: ResolvedOptions
+  readonly clock: Clock
+  readonly counters: Counters
+  readonly faults: FaultPlan
+  /** The base URL the server is reachable at (`http://127.0.0.1:PORT`), set once listening. */
+  baseUrl: string
+}
+
+export const makeContext = (o: EmulatorOptions = {}): EmulatorContext => ({
+  options: resolveOptions(o),
+  clock: makeClock(o.virtualClock === true),
+  counters: new Counters(),
+  faults: new FaultPlan(),
+  baseUrl: ""
+})

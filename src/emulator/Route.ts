@@ -1,0 +1,65 @@
+/**
+ * The contract between the emulator's server and its routes: a parsed request, the reply helpers a
+ * route writes with (they apply injected faults), and HTTP and WebSocket route descriptions.
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
+import type { WebSocket } from "ws"
+import type { EmulatorContext, Fault } from "./Context.js"
+
+/** A request as routes see it: the body is read whole (bounded) before the route runs. */
+export interface EmuRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+  /** The body parsed as JSON; `undefined` when empty or not JSON (see `jsonError`). */
+  readonly json: unknown
+  /** Why the body is not JSON, when it is not empty and fails to parse. */
+  readonly jsonError?: string
+  /** Path parameters captured by the route pattern (`{task_id}` → `params.task_id`). */
+  readonly params: Readonly<Record<string, string>>
+  readonly raw: IncomingMessage
+}
+
+/** An open SSE response. `event` writes one event; `end` finishes the response. */
+export interface SseWriter {
+  /** Writes one event; `name` undefined writes a data-only event. Resolves when written (honours pacing and faults). */
+  event(name: string | undefined, data: string): Promise<void>
+  /** Writes a comment line (`: text`). */
+  comment(text: string): Promise<void>
+  /** Marks the following events as the stream's final ones (so `sse-no-final` can leave them out). */
+  final(): void
+  /** Ends the response. */
+  end(): void
+  /** True once the client went away; a route stops producing then. */
+  readonly closed: boolean
+}
+
+/** How a route answers. Every method applies the fault injected for this request, if any. */
+export interface Reply {
+  json(status: number, body: unknown, headers?: Readonly<Record<string, string>>): void
+  bytes(status: number, contentType: string, body: Uint8Array, headers?: Readonly<Record<string, string>>): void
+  sse(headers?: Readonly<Record<string, string>>): SseWriter
+  /** The fault injected for this request, if the route wants to apply it itself. */
+  readonly fault: Fault | undefined
+}
+
+export interface Route {
+  /** Counter and fault name, e.g. `messages`, `video.submit`, `platform.token`. */
+  readonly name: string
+  readonly method: "GET" | "POST" | "DELETE"
+  /** Path pattern with `{param}` segments, e.g. `/v1/video/generations/{task_id}`. Matched exactly. */
+  readonly path: string
+  readonly handle: (req: EmuRequest, reply: Reply, ctx: EmulatorContext) => void | Promise<void>
+}
+
+/** The answer to a WebSocket upgrade request: accept, or refuse with an HTTP status and JSON body. */
+export type UpgradeDecision = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: unknown }
+
+export interface WsRoute {
+  readonly name: string
+  /** Path pattern as for `Route.path`. */
+  readonly path: string
+  readonly accept: (req: IncomingMessage, url: URL, ctx: EmulatorContext) => UpgradeDecision
+  readonly handle: (ws: WebSocket, req: IncomingMessage, url: URL, ctx: EmulatorContext, params: Readonly<Record<string, string>>) => void
+}

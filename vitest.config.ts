@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config"
+
+// CI asks for a JSON report (UMG_VITEST_JSON) to print "N passed, N failed"; property tests draw
+// from a fixed seed in CI (see test/setup/fast-check.ts).
+const jsonReport = process.env.UMG_VITEST_JSON
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "property-tests/**/*.prop.test.ts"],
+    setupFiles: ["./test/setup/fast-check.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    reporters: jsonReport ? ["default", ["json", { outputFile: jsonReport }]] : ["default"]
+  }
+})
