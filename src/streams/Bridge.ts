@@ -1,0 +1,59 @@
+/**
+ * The Effect → Observable bridge every `$` call of `umg/rx` is built on: work starts on subscribe,
+ * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), and a
+ * failure arrives as the same typed error instance the Effect API fails with.
+ */
+import { Cause, Effect, Exit, Option, Stream } from "effect"
+import type { Fiber } from "effect"
+import { Observable } from "rxjs"
+import type { Subscriber } from "rxjs"
+
+/** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
+export type Runner<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Fiber.RuntimeFiber<A, E>
+
+/** The error an Observable delivers for a failed fiber: the typed failure itself, else the defect. */
+const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+
+const observe = <A, E, R>(
+  run: Runner<R>,
+  subscriber: Subscriber<unknown>,
+  effect: Effect.Effect<A, E, R>,
+  onSuccess: (a: A) => void
+): (() => void) => {
+  const fiber = run(effect)
+  fiber.addObserver((exit) => {
+    if (Exit.isSuccess(exit)) {
+      onSuccess(exit.value)
+      subscriber.complete()
+    } else if (!Cause.isInterruptedOnly(exit.cause)) {
+      subscriber.error(errorOf(exit.cause))
+    }
+  })
+  // Teardown runs on unsubscribe and after complete/error; interrupting a finished fiber is a no-op.
+  return () => {
+    if (fiber.unsafePoll() === null) fiber.unsafeInterruptAsFork(fiber.id())
+  }
+}
+
+/**
+ * A cold Observable of one effect: emits its value once and completes, or errors with its typed
+ * failure. Unsubscribing before it finishes interrupts the fiber.
+ * @category constructors
+ */
+export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, R>): Observable<A> =>
+  new Observable<A>((subscriber) => observe(run, subscriber, effect, (a) => subscriber.next(a)))
+
+/**
+ * A cold Observable of a stream: emits each element as it arrives, completes when the stream ends,
+ * errors with its typed failure. Unsubscribing interrupts the fiber that drives the stream.
+ * @category constructors
+ */
+export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): Observable<A> =>
+  new Observable<A>((subscriber) =>
+    observe(
+      run,
+      subscriber,
+      Stream.runForEach(stream, (a) => Effect.sync(() => subscriber.next(a))),
+      () => undefined
+    )
+  )
