@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import type { WebSocket } from "ws"
-import type { EmulatorContext, Fault } from "./Context.js"
+import type { EmulatorContext, Fault, KeyProfile } from "./Context.js"
 
 /** A request as routes see it: the body is read whole (bounded) before the route runs. */
 export interface EmuRequest {
@@ -19,6 +19,15 @@ export interface EmuRequest {
   /** Path parameters captured by the route pattern (`{task_id}` → `params.task_id`). */
   readonly params: Readonly<Record<string, string>>
   readonly raw: IncomingMessage
+  /** The key the server authenticated the request with (absent on routes it does not authenticate, e.g. platform). */
+  readonly key?: string
+  /** That key's profile. */
+  readonly profile?: KeyProfile
+}
+
+/** How an SSE response frames its events: `\n` (default) or `\r\n` line ends (native content uses `\r\n\r\n`). */
+export interface SseOptions {
+  readonly lineEnd?: "\n" | "\r\n"
 }
 
 /** An open SSE response. `event` writes one event; `end` finishes the response. */
@@ -39,7 +48,7 @@ export interface SseWriter {
 export interface Reply {
   json(status: number, body: unknown, headers?: Readonly<Record<string, string>>): void
   bytes(status: number, contentType: string, body: Uint8Array, headers?: Readonly<Record<string, string>>): void
-  sse(headers?: Readonly<Record<string, string>>): SseWriter
+  sse(headers?: Readonly<Record<string, string>>, options?: SseOptions): SseWriter
   /** The fault injected for this request, if the route wants to apply it itself. */
   readonly fault: Fault | undefined
 }
@@ -50,6 +59,11 @@ export interface Route {
   readonly method: "GET" | "POST" | "DELETE"
   /** Path pattern with `{param}` segments, e.g. `/v1/video/generations/{task_id}`. Matched exactly. */
   readonly path: string
+  /**
+   * Served without a gateway key (e.g. a video file a `<video>` element loads). By default the server
+   * authenticates every `/v1/…` and `/v1beta/…` route with its family's rules before the route runs.
+   */
+  readonly public?: boolean
   readonly handle: (req: EmuRequest, reply: Reply, ctx: EmulatorContext) => void | Promise<void>
 }
 

@@ -1,0 +1,236 @@
+import { Effect, Either } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { InvalidRequest } from "../src/core/InvalidRequest.js"
+import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src/core/Messages.js"
+import { buildNativeBody, parseNativeModel } from "../src/core/Native.js"
+import { buildChatBody, buildResponsesBody } from "../src/core/OpenAiText.js"
+import { type Capability, ensureRoute, routeFor } from "../src/core/Routing.js"
+
+/** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
+const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))
+
+const isInvalidRequest = (e: unknown): boolean =>
+  e instanceof InvalidRequest && e.field.length > 0 && e.rule.length > 0 && e.message.length > 0
+
+/** Every effect either succeeds or fails with a well-formed InvalidRequest. */
+const onlyInvalidRequests = (...effects: Array<Effect.Effect<unknown, InvalidRequest>>): void => {
+  for (const effect of effects) {
+    const r = outcome(effect)
+    if (Either.isLeft(r)) expect(isInvalidRequest(r.left)).toBe(true)
+  }
+}
+
+const modelIds = fc.oneof(
+  fc.constantFrom(
+    "epsilon-opus-4-5-20251101",
+    "epsilon-haiku-4-5-20251001",
+    "zeta-2.5-pro",
+    "zeta-2.5-flash-thinking-8192",
+    "zeta-3-pro-preview-thinking-low",
+    "zeta-embedding-001",
+    "zeta-2.5-flash-image",
+    "gpt-5-pro",
+    "gpt-5",
+    "o3",
+    "gpt-4o",
+    "text-embedding-3-small",
+    "gpt-realtime-2",
+    "zeta-live-2.5-flash-native-audio",
+    "alpha-2",
+    "delta-1-5-pro-251215"
+  ),
+  fc.string(),
+  fc.tuple(fc.constantFrom("epsilon-", "zeta-", "zeta-2.5-", "zeta-3-", "gpt-5", "o", "tts-", "gamma"), fc.string()).map(([p, s]) => p + s)
+)
+
+/** Valid bodies with one known field replaced by anything: reaches the deep rules that `fc.anything()` alone rarely does. */
+const validMessages = {
+  model: "epsilon-opus-4-5-20251101",
+  max_tokens: 4096,
+  system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
+  messages: [
+    { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "x" } }, { type: "text", text: "hi" }] },
+    { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "ok" }] }] }
+  ],
+  tools: [{ name: "f", input_schema: { type: "object" } }],
+  tool_choice: { type: "tool", name: "f" },
+  thinking: { type: "enabled", budget_tokens: 2048 },
+  temperature: 1
+}
+const validNative = {
+  contents: [{ role: "user", parts: [{ text: "x" }, { inlineData: { mimeType: "image/png", data: "x" } }] }],
+  generationConfig: { temperature: 1, thinkingConfig: { thinkingBudget: 1024 }, imageConfig: { aspectRatio: "1:1" } },
+  tools: [{ functionDeclarations: [{ name: "f" }] }, { vendorSearch: {} }],
+  toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["f"] } },
+  safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "OFF" }]
+}
+
+type Path = ReadonlyArray<string | number>
+const pathsOf = (value: unknown, prefix: Path = []): Array<Path> => {
+  if (Array.isArray(value)) return [prefix, ...value.flatMap((v, i) => pathsOf(v, [...prefix, i]))]
+  if (typeof value === "object" && value !== null) return [prefix, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]))]
+  return [prefix]
+}
+const replaceAt = (value: unknown, path: Path, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement
+  const [head, ...rest] = path
+  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaceAt(v, rest, replacement) : v))
+  if (typeof value === "object" && value !== null && typeof head === "string")
+    return { ...value, [head]: replaceAt((value as Record<string, unknown>)[head], rest, replacement) }
+  return value
+}
+const mutated = (valid: unknown) => {
+  const paths = pathsOf(valid).filter((p) => p.length > 0)
+  return fc.tuple(fc.constantFrom(...paths), fc.anything()).map(([p, v]) => replaceAt(valid, p, v))
+}
+
+/** Keys that no builder knows, and JSON values for them. */
+const unknownKey = fc.string({ minLength: 1, maxLength: 12 }).map((k) => `x_${k}`)
+const safeJson = fc.jsonValue().filter((v) => !/"(__proto__|constructor|prototype)":/.test(JSON.stringify(v)))
+const extras = fc.dictionary(unknownKey, safeJson, { maxKeys: 4 })
+
+describe("text body builders never throw", () => {
+  it("start the mutation property from bodies that build", () => {
+    expect(Either.isRight(outcome(buildMessagesBody(validMessages)))).toBe(true)
+    expect(Either.isRight(outcome(buildNativeBody("zeta-2.5-pro", validNative)))).toBe(true)
+  })
+
+  it("fail only with InvalidRequest on arbitrary input", () => {
+    fc.assert(
+      fc.property(fc.anything(), modelIds, (input, model) => {
+        onlyInvalidRequests(
+          buildMessagesBody(input),
+          buildCountTokensBody(input),
+          buildNativeBody(model, input),
+          buildNativeBody(input, input),
+          buildChatBody(input),
+          buildResponsesBody(input),
+          appendToolRound(input, input, input),
+          parseNativeModel(input)
+        )
+      })
+    )
+  })
+
+  it("fail only with InvalidRequest when one field of a valid body is replaced by anything", () => {
+    fc.assert(
+      fc.property(mutated(validMessages), mutated(validNative), (messages, native) => {
+        onlyInvalidRequests(buildMessagesBody(messages), buildCountTokensBody(messages), buildNativeBody("zeta-2.5-pro", native))
+      })
+    )
+  })
+
+  it("route any string without throwing, to a path that starts with a slash", () => {
+    fc.assert(
+      fc.property(modelIds, (model) => {
+        expect(routeFor(model).path.startsWith("/")).toBe(true)
+        const r = outcome(ensureRoute(model, "chat"))
+        if (Either.isLeft(r)) expect(isInvalidRequest(r.left)).toBe(true)
+      })
+    )
+  })
+})
+
+describe("valid bodies build and keep unknown fields untouched", () => {
+  it("messages bodies", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }).map((s) => `epsilon-${s}`),
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.array(fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.string({ minLength: 1 }) }), { minLength: 1, maxLength: 4 }),
+        extras,
+        (model, max_tokens, temperature, messages, extra) => {
+          const input = { ...extra, model, max_tokens, temperature, messages }
+          const body = Either.getOrThrow(outcome(buildMessagesBody(input)))
+          expect(body).toEqual(input)
+          for (const k of Object.keys(extra)) expect(body[k]).toEqual(extra[k])
+          const count = Either.getOrThrow(outcome(buildCountTokensBody(input)))
+          expect(count).toEqual({ ...extra, model, messages })
+        }
+      )
+    )
+  })
+
+  it("native-content bodies, which never carry the model", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("zeta-2.5-pro", "zeta-2.5-flash", "zeta-3-pro-preview", "zeta-2.5-flash-thinking-4096", "zeta-3-pro-preview-thinking-high"),
+        fc.double({ min: 0, max: 2, noNaN: true }),
+        fc.array(fc.record({ role: fc.constantFrom("user", "model"), parts: fc.array(fc.record({ text: fc.string() }), { minLength: 1 }) }), {
+          minLength: 1,
+          maxLength: 3
+        }),
+        extras,
+        (model, temperature, contents, extra) => {
+          const input = { ...extra, contents, generationConfig: { temperature, x_knob: 1 } }
+          const body = Either.getOrThrow(outcome(buildNativeBody(model, input)))
+          expect(body).toEqual(input)
+          expect("model" in body).toBe(false)
+        }
+      )
+    )
+  })
+
+  it("chat and responses bodies", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("gpt-4o", "gpt-5", "o3", "some-chat-model"),
+        fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant"), content: fc.string() }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        extras,
+        (model, messages, max_output_tokens, extra) => {
+          const chat = { ...extra, model, messages }
+          expect(Either.getOrThrow(outcome(buildChatBody(chat)))).toEqual(chat)
+          const responses = { ...extra, model, input: messages, max_output_tokens }
+          expect(Either.getOrThrow(outcome(buildResponsesBody(responses)))).toEqual(responses)
+        }
+      )
+    )
+  })
+
+  it("never copy a __proto__ key, at any depth", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const input = JSON.parse(
+          `{"model":"epsilon-x","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"__proto__":{"a":1},"x_extra":{"__proto__":${JSON.stringify(value)},"b":2}}`
+        )
+        const body = Either.getOrThrow(outcome(buildMessagesBody(input)))
+        expect(Object.hasOwn(body, "__proto__")).toBe(false)
+        expect(body.x_extra).toEqual({ b: 2 })
+      })
+    )
+  })
+})
+
+describe("routing invariant", () => {
+  const ENDPOINT: Record<string, Capability> = { messages: "messages", countTokens: "countTokens", native: "native", chat: "chat", responses: "responses" }
+  const OTHERS: ReadonlyArray<Capability> = ["messages", "countTokens", "native", "chat", "responses", "embeddings", "images", "video", "realtime", "live"]
+
+  it("a body built for one family is only routable to that family's endpoint", () => {
+    fc.assert(
+      fc.property(modelIds, (model) => {
+        const built: Array<Capability> = []
+        if (Either.isRight(outcome(buildMessagesBody({ model, max_tokens: 10, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.messages!)
+        if (Either.isRight(outcome(buildNativeBody(model, { contents: [{ role: "user", parts: [{ text: "x" }] }] })))) built.push(ENDPOINT.native!)
+        if (Either.isRight(outcome(buildChatBody({ model, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.chat!)
+        if (Either.isRight(outcome(buildResponsesBody({ model, input: "x" })))) built.push(ENDPOINT.responses!)
+        const route = routeFor(model)
+        for (const capability of built) {
+          // The body's family is one of the model's capabilities, and its endpoint is that family's.
+          expect(route.capabilities).toContain(capability)
+          const own = Either.getOrThrow(outcome(ensureRoute(model, capability)))
+          expect(own.capability).toBe(capability)
+        }
+        // Every capability the catalog does not list for the model is refused.
+        for (const other of OTHERS)
+          if (!route.capabilities.includes(other)) expect(Either.isLeft(outcome(ensureRoute(model, other)))).toBe(true)
+        // messages and native-content bodies never both build for one model, nor with chat/responses.
+        if (built.includes("messages")) expect(built).toEqual(["messages"])
+        if (built.includes("native")) expect(built).toEqual(["native"])
+      })
+    )
+  })
+})

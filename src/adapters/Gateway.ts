@@ -1,0 +1,83 @@
+/**
+ * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
+ * call validating its body with the core before sending it over the shared HTTP transport.
+ */
+import { Context, Effect, Layer } from "effect"
+import * as GatewayConfig from "./GatewayConfig.js"
+import * as GroupContext from "./GroupContext.js"
+import * as HttpTransport from "./HttpTransport.js"
+import * as PlatformToken from "./PlatformToken.js"
+import * as Chat from "./groups/Chat.js"
+import * as Embeddings from "./groups/Embeddings.js"
+import * as Images from "./groups/Images.js"
+import * as Messages from "./groups/Messages.js"
+import * as Models from "./groups/Models.js"
+import * as Native from "./groups/Native.js"
+import * as Platform from "./groups/Platform.js"
+import * as Rerank from "./groups/Rerank.js"
+import * as Responses from "./groups/Responses.js"
+import * as Speech from "./groups/Speech.js"
+import * as Video from "./groups/Video.js"
+
+/** The calls of the gateway, by capability. @category models */
+export interface GatewayService {
+  readonly models: Models.ModelsGroup
+  readonly messages: Messages.MessagesGroup
+  readonly native: Native.NativeGroup
+  readonly chat: Chat.ChatGroup
+  readonly responses: Responses.ResponsesGroup
+  readonly embeddings: Embeddings.EmbeddingsGroup
+  readonly rerank: Rerank.RerankGroup
+  readonly speech: Speech.SpeechGroup
+  readonly images: Images.ImagesGroup
+  readonly video: Video.VideoGroup
+  readonly platform: Platform.PlatformGroup
+}
+
+/**
+ * Builds the service from resolved settings.
+ * @category constructors
+ */
+export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService> =>
+  Effect.gen(function* () {
+    const transport = yield* HttpTransport.fromConfig(config)
+    const ctx = GroupContext.make(config, transport)
+    const tokens = yield* PlatformToken.make(config, transport)
+    return {
+      models: yield* Models.make(ctx),
+      messages: Messages.make(ctx),
+      native: Native.make(ctx),
+      chat: Chat.make(ctx),
+      responses: Responses.make(ctx),
+      embeddings: Embeddings.make(ctx),
+      rerank: Rerank.make(ctx),
+      speech: Speech.make(ctx),
+      images: Images.make(ctx),
+      video: Video.make(ctx),
+      platform: Platform.make(ctx, tokens)
+    }
+  })
+
+/**
+ * The gateway client. `Gateway.layer(config)` from settings, `Gateway.layerFromEnv` from the
+ * `UMG_*` environment variables.
+ * @category services
+ */
+export class Gateway extends Context.Tag("umg/Gateway")<Gateway, GatewayService>() {
+  /** A layer from settings (an API key given as a string is wrapped in `Redacted`). */
+  static layer(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway> {
+    return Layer.effect(Gateway, make(GatewayConfig.make(config)))
+  }
+  /** A layer from a `Config` of resolved settings. */
+  static layerConfig(config: typeof GatewayConfig.fromEnv): Layer.Layer<Gateway, import("effect").ConfigError.ConfigError> {
+    return Layer.effect(Gateway, Effect.flatMap(config, make))
+  }
+  /**
+   * A layer from `UMG_BASE_URL`, `UMG_API_KEY` (required: building fails naming the variable),
+   * `UMG_PLATFORM_URL`, `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`.
+   */
+  static readonly layerFromEnv: Layer.Layer<Gateway, import("effect").ConfigError.ConfigError> = Layer.effect(
+    Gateway,
+    Effect.flatMap(GatewayConfig.fromEnv, make)
+  )
+}

@@ -1,0 +1,53 @@
+/**
+ * What every call group shares: the resolved config, the HTTP transport, URL joining, the gateway
+ * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
+ */
+import { Effect, Stream } from "effect"
+import type { Family, GatewayError } from "../core/GatewayError.js"
+import type { GatewayConfig } from "./GatewayConfig.js"
+import * as HttpAuth from "./HttpAuth.js"
+import type { HttpTransport, TransportRequest } from "./HttpTransport.js"
+import { decodeSse, type SseStreamSpec, type SseTimeouts } from "./SseTransport.js"
+
+/** The shared parts of the groups. @category models */
+export interface GroupContext {
+  readonly config: GatewayConfig
+  readonly transport: HttpTransport
+  /** `baseUrl` joined with an absolute path (`/v1/…`). */
+  readonly gatewayUrl: (path: string) => string
+  /** `Authorization: Bearer <apiKey>`. */
+  readonly apiAuth: HttpAuth.Auth
+  readonly sseTimeouts: SseTimeouts
+}
+
+/** Builds the shared context of the groups. @category constructors */
+export const make = (config: GatewayConfig, transport: HttpTransport): GroupContext => ({
+  config,
+  transport,
+  gatewayUrl: (path) => `${config.baseUrl}${path.startsWith("/") ? path : `/${path}`}`,
+  apiAuth: HttpAuth.bearer(config.apiKey),
+  sseTimeouts: { firstEventMs: config.streamFirstByteTimeoutMs, idleMs: config.streamIdleTimeoutMs }
+})
+
+/** A JSON POST to the gateway with the API key, retried as idempotent. @category constructors */
+export const post = (ctx: GroupContext, family: Family, path: string, body: unknown) => ({
+  family,
+  method: "POST" as const,
+  url: ctx.gatewayUrl(path),
+  body,
+  auth: ctx.apiAuth,
+  kind: "idempotent" as const
+})
+
+/**
+ * A streaming call: validate (the request is only built from a valid body), open, decode the SSE.
+ * @category constructors
+ */
+export const sse = <E, Event, Snapshot, Final>(
+  ctx: GroupContext,
+  request: Effect.Effect<TransportRequest, E>,
+  spec: SseStreamSpec<Event, Snapshot, Final>
+): Stream.Stream<Event, GatewayError | E> =>
+  Stream.unwrap(
+    Effect.flatMap(request, (req) => Effect.map(ctx.transport.open(req), (bytes) => decodeSse(bytes, spec, ctx.sseTimeouts)))
+  )

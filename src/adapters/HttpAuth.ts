@@ -1,0 +1,55 @@
+/**
+ * How one request carries its credential (a Bearer header, a raw header such as `x-vendor-api-key`
+ * or the platform's ready-made `Bearer …` token, or a `?key=` query parameter), applied at the last
+ * moment so the secret stays `Redacted` everywhere else.
+ */
+import { HttpClientRequest } from "@effect/platform"
+import { Redacted } from "effect"
+
+/** A request's credential. @category models */
+export type Auth =
+  /** `Authorization: Bearer <token>`. */
+  | { readonly _tag: "Bearer"; readonly token: Redacted.Redacted<string> }
+  /** `<header>: <value>` as given (the platform token already starts with `Bearer `). */
+  | { readonly _tag: "Header"; readonly header: string; readonly value: Redacted.Redacted<string> }
+  /** `?<name>=<value>`. */
+  | { readonly _tag: "Query"; readonly name: string; readonly value: Redacted.Redacted<string> }
+  /** Several credential headers at once (the model list's format-selecting headers). */
+  | { readonly _tag: "Headers"; readonly headers: Redacted.Redacted<Readonly<Record<string, string>>> }
+  | { readonly _tag: "None" }
+
+/** No credential (E7, cross-origin redirects). @category constructors */
+export const none: Auth = { _tag: "None" }
+
+/** `Authorization: Bearer <token>`. @category constructors */
+export const bearer = (token: Redacted.Redacted<string>): Auth => ({ _tag: "Bearer", token })
+
+/**
+ * The `Authorization` header with a value used verbatim. The E7 token's `data` already begins with
+ * `Bearer `; a value without that prefix gets it, so neither `Bearer Bearer x` nor a bare token is sent.
+ * @category constructors
+ */
+export const platformToken = (data: Redacted.Redacted<string>): Auth => {
+  const raw = Redacted.value(data).trim()
+  const value = /^bearer\s+/i.test(raw) ? `Bearer ${raw.replace(/^bearer\s+/i, "")}` : `Bearer ${raw}`
+  return { _tag: "Header", header: "authorization", value: Redacted.make(value) }
+}
+
+/** Header names that hold a credential: redacted in spans and never sent across origins. @category models */
+export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api-key", "x-vendor-api-key", "cookie"]
+
+/** Sets the credential on a request. @category combinators */
+export const apply = (request: HttpClientRequest.HttpClientRequest, auth: Auth): HttpClientRequest.HttpClientRequest => {
+  switch (auth._tag) {
+    case "Bearer":
+      return HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(auth.token)}`)
+    case "Header":
+      return HttpClientRequest.setHeader(request, auth.header, Redacted.value(auth.value))
+    case "Query":
+      return HttpClientRequest.setUrlParam(request, auth.name, Redacted.value(auth.value))
+    case "Headers":
+      return HttpClientRequest.setHeaders(request, Redacted.value(auth.headers))
+    case "None":
+      return request
+  }
+}

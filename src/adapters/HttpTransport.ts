@@ -1,0 +1,292 @@
+/**
+ * The one place that sends a gateway or platform request: credential, extra headers, JSON body,
+ * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
+ * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
+ */
+import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Clock, Duration, Effect, Option, Random, Stream } from "effect"
+import { toGatewayError } from "../core/ErrorEnvelope.js"
+import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/GatewayError.js"
+import * as RetryPolicy from "../core/RetryPolicy.js"
+import * as HttpAuth from "./HttpAuth.js"
+import type { GatewayConfig } from "./GatewayConfig.js"
+import { classifyTransport, type TransportKind } from "./TransportFailure.js"
+
+/** One request as a group describes it. @category models */
+export interface TransportRequest {
+  readonly family: Family
+  readonly method: "GET" | "POST"
+  /** Absolute URL (the group joins base URL and path). */
+  readonly url: string
+  /** JSON body, already validated by a core builder. */
+  readonly body?: unknown
+  readonly auth: HttpAuth.Auth
+  readonly headers?: Readonly<Record<string, string>>
+  /** `paid-submit` is retried only when the failure proves the gateway did not act. */
+  readonly kind: RetryPolicy.RequestKind
+  /** Overrides the config's request time limit for this call. */
+  readonly timeoutMs?: number
+}
+
+/** A 2xx answer read whole. @category models */
+export interface JsonAnswer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly body: unknown
+  readonly requestId?: string
+}
+
+/** A 2xx binary answer read whole. @category models */
+export interface BytesAnswer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly bytes: Uint8Array
+  readonly contentType: string
+}
+
+/** The transport the groups use. @category models */
+export interface HttpTransport {
+  /** Sends and reads a JSON answer, with retries. */
+  readonly json: (request: TransportRequest) => Effect.Effect<JsonAnswer, GatewayError>
+  /** Sends and reads a binary answer, with retries. */
+  readonly bytes: (request: TransportRequest) => Effect.Effect<BytesAnswer, GatewayError>
+  /**
+   * Sends and waits for a 2xx answer's headers (each attempt bounded by the first-byte limit, with
+   * retries), then gives its body as a byte stream; once the body flows, a failure ends the stream
+   * with a `TransportError`. Ending or interrupting the stream aborts the request.
+   */
+  readonly open: (request: TransportRequest) => Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, GatewayError>
+}
+
+/** The request id a gateway answer carries in its headers. @category accessors */
+export const requestIdOf = (headers: Headers.Headers): string | undefined =>
+  headers["request-id"] ?? headers["x-request-id"] ?? headers["x-amzn-requestid"] ?? undefined
+
+const MAX_REDIRECTS = 5
+
+type AttemptFailure =
+  | { readonly _tag: "Answer"; readonly error: GatewayError; readonly status: number; readonly headers: Headers.Headers }
+  | { readonly _tag: "Transport"; readonly error: GatewayError; readonly kind: TransportKind | "timeout" }
+  | { readonly _tag: "Final"; readonly error: GatewayError }
+
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "(invalid url)"
+  }
+}
+
+/**
+ * The transport over an `HttpClient`. `fetch` follows no redirect itself (`redirect: "manual"`):
+ * this code follows up to 5, keeping the credential and extra headers only on the same origin.
+ * @category constructors
+ */
+export const make = (config: GatewayConfig, client: HttpClient.HttpClient): HttpTransport => {
+  const budget: RetryPolicy.RetryBudget = {
+    maxRetries: config.maxRetries,
+    baseDelayMs: config.retryBaseDelayMs,
+    maxDelayMs: config.retryMaxDelayMs,
+    maxRetryAfterMs: config.maxRetryAfterMs
+  }
+
+  const build = (request: TransportRequest, url: string, sameOrigin: boolean, method: "GET" | "POST", withBody: boolean) => {
+    let req = HttpClientRequest.make(method)(url)
+    req = HttpClientRequest.setHeaders(req, { accept: "application/json, text/event-stream, */*" })
+    if (sameOrigin) {
+      req = HttpClientRequest.setHeaders(req, { ...config.headers, ...request.headers })
+      req = HttpAuth.apply(req, request.auth)
+    }
+    if (withBody && request.body !== undefined) req = HttpClientRequest.bodyUnsafeJson(req, request.body)
+    return req
+  }
+
+  const transportError = (family: Family, url: string, cause: unknown): AttemptFailure => {
+    const kind = classifyTransport(cause)
+    const what = kind === "connect" ? "could not connect to" : "connection lost with"
+    return {
+      _tag: "Transport",
+      kind,
+      error: new TransportError({ family, reason: kind, message: `${what} ${originOf(url)}` })
+    }
+  }
+
+  // One attempt: send, follow same- or cross-origin redirects by hand, return the final 2xx answer.
+  const sendOnce = (request: TransportRequest): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> => {
+    const origin = originOf(request.url)
+    const loop = (
+      url: string,
+      method: "GET" | "POST",
+      withBody: boolean,
+      hops: number
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> => {
+      const sameOrigin = originOf(url) === origin
+      const req = build(request, url, sameOrigin, method, withBody)
+      // A `?key=` credential would land in a span's url attribute: send such requests untraced.
+      const traced = !(sameOrigin && request.auth._tag === "Query")
+      return client.execute(req).pipe(
+        Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+        Effect.locally(Headers.currentRedactedNames, HttpAuth.secretHeaderNames),
+        traced ? (e) => e : Effect.withTracerEnabled(false),
+        Effect.mapError((e) => transportError(request.family, url, e.cause ?? e)),
+        Effect.flatMap((response) => {
+          const location = response.headers["location"]
+          if (response.status >= 300 && response.status < 400 && location !== undefined) {
+            if (hops >= MAX_REDIRECTS) {
+              return Effect.fail<AttemptFailure>({
+                _tag: "Final",
+                error: new TransportError({ family: request.family, reason: "protocol", message: `more than ${MAX_REDIRECTS} redirects` })
+              })
+            }
+            const next = new URL(location, url).toString()
+            // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
+            const keep = response.status === 307 || response.status === 308
+            return loop(next, keep ? method : "GET", keep && withBody, hops + 1)
+          }
+          if (response.status === 0) {
+            return Effect.fail<AttemptFailure>({
+              _tag: "Final",
+              error: new TransportError({ family: request.family, reason: "protocol", message: "a redirect this runtime cannot follow" })
+            })
+          }
+          if (response.status >= 200 && response.status < 300) return Effect.succeed(response)
+          return readError(request.family, response)
+        })
+      )
+    }
+    return loop(request.url, request.method, true, 0)
+  }
+
+  // A non-2xx answer: read its body (bounded by the attempt's time limit) and map it once, here.
+  const readError = (family: Family, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AttemptFailure> =>
+    Effect.zip(Effect.orElseSucceed(response.text, () => ""), Clock.currentTimeMillis).pipe(
+      Effect.flatMap(([text, now]) => {
+        let body: unknown = text
+        try {
+          body = text === "" ? undefined : JSON.parse(text)
+        } catch {
+          // Not JSON: the mapping gets the text.
+        }
+        const error = toGatewayError({ family, status: response.status, headers: { ...response.headers }, body, now })
+        return Effect.fail<AttemptFailure>({ _tag: "Answer", error, status: response.status, headers: response.headers })
+      })
+    )
+
+  const withTimeout = <A>(
+    effect: Effect.Effect<A, AttemptFailure>,
+    family: Family,
+    ms: number,
+    phase: "request" | "first-byte"
+  ): Effect.Effect<A, AttemptFailure> =>
+    Effect.timeoutFail(effect, {
+      duration: Duration.millis(ms),
+      onTimeout: (): AttemptFailure => ({
+        _tag: "Transport",
+        kind: "timeout",
+        error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
+      })
+    })
+
+  // Attempts `run` until it succeeds or `RetryPolicy` says stop; the delay runs on the Effect clock.
+  const retrying = <A>(request: TransportRequest, run: Effect.Effect<A, AttemptFailure>): Effect.Effect<A, GatewayError> => {
+    const attempt = (n: number): Effect.Effect<A, GatewayError> =>
+      Effect.catchAll(run, (failure) => {
+        if (failure._tag === "Final") return Effect.fail(failure.error)
+        return Effect.gen(function* () {
+          const random = yield* Random.next
+          const now = yield* Clock.currentTimeMillis
+          const decision = RetryPolicy.decide({
+            failure:
+              failure._tag === "Answer"
+                ? { _tag: "Status", status: failure.status, headers: failure.headers }
+                : { _tag: "Transport", kind: failure.kind },
+            attempt: n,
+            kind: request.kind,
+            budget,
+            random,
+            now
+          })
+          if (decision._tag === "Stop") return yield* Effect.fail(failure.error)
+          yield* Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
+            Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) })
+          )
+          yield* Effect.sleep(Duration.millis(decision.delayMs))
+          return yield* attempt(n + 1)
+        })
+      })
+    return attempt(0)
+  }
+
+  const decodeFailure = (family: Family, what: string): AttemptFailure => ({
+    _tag: "Final",
+    error: new DecodeError({ family, what, message: `the ${what} is not valid JSON` })
+  })
+
+  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, GatewayError> =>
+    retrying(
+      request,
+      withTimeout(
+        Effect.flatMap(sendOnce(request), (response) =>
+          response.text.pipe(
+            Effect.mapError((e) => transportError(request.family, request.url, e.cause ?? e)),
+            Effect.flatMap((text) => {
+              try {
+                const body: unknown = text === "" ? undefined : JSON.parse(text)
+                const requestId = requestIdOf(response.headers)
+                return Effect.succeed<JsonAnswer>({
+                  status: response.status,
+                  headers: response.headers,
+                  body,
+                  ...(requestId !== undefined ? { requestId } : {})
+                })
+              } catch {
+                return Effect.fail(decodeFailure(request.family, `${request.family} response`))
+              }
+            })
+          )
+        ),
+        request.family,
+        request.timeoutMs ?? config.timeoutMs,
+        "request"
+      )
+    )
+
+  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, GatewayError> =>
+    retrying(
+      request,
+      withTimeout(
+        Effect.flatMap(sendOnce(request), (response) =>
+          response.arrayBuffer.pipe(
+            Effect.mapError((e) => transportError(request.family, request.url, e.cause ?? e)),
+            Effect.map((buffer) => ({
+              status: response.status,
+              headers: response.headers,
+              bytes: new Uint8Array(buffer),
+              contentType: response.headers["content-type"] ?? "application/octet-stream"
+            }))
+          )
+        ),
+        request.family,
+        request.timeoutMs ?? config.timeoutMs,
+        "request"
+      )
+    )
+
+  const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, GatewayError> =>
+    Effect.map(
+      retrying(request, withTimeout(sendOnce(request), request.family, config.streamFirstByteTimeoutMs, "first-byte")),
+      (response) => Stream.mapError(response.stream, (e) => transportError(request.family, request.url, e.cause ?? e).error)
+    )
+
+  return { json, bytes, open }
+}
+
+/**
+ * The transport over the config's HTTP client layer, or `FetchHttpClient` (Node 20 and browsers).
+ * @category constructors
+ */
+export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>
+  HttpClient.HttpClient.pipe(
+    Effect.map((client) => make(config, client)),
+    Effect.provide(Option.getOrElse(config.httpClient, () => FetchHttpClient.layer))
+  )

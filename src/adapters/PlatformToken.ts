@@ -1,0 +1,94 @@
+/**
+ * The platform's E7 access token: fetched with the configured username and password, cached, and
+ * replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
+ * what says it expired). Single-flight: a `SynchronizedRef` serialises the fetches, and a refresh
+ * names the token it replaces, so fifty callers refused together cause one E7 request.
+ */
+import { Effect, Option, Redacted, Schema, SynchronizedRef } from "effect"
+import { platformEnvelopeError } from "../core/ErrorEnvelope.js"
+import { AuthenticationError, DecodeError, type GatewayError } from "../core/GatewayError.js"
+import type { GatewayConfig } from "./GatewayConfig.js"
+import * as HttpAuth from "./HttpAuth.js"
+import type { HttpTransport } from "./HttpTransport.js"
+
+/** A token as the calls use it: the header to send, and a number telling tokens apart. @category models */
+export interface PlatformToken {
+  readonly auth: HttpAuth.Auth
+  /** The E7 `data` (`Bearer …`). */
+  readonly value: Redacted.Redacted<string>
+  readonly generation: number
+}
+
+/** The token service. @category models */
+export interface PlatformTokens {
+  /** The cached token, fetched first when there is none. */
+  readonly current: Effect.Effect<PlatformToken, GatewayError>
+  /**
+   * A token other than `stale`: when the cache still holds `stale`, fetches a new one (once, however
+   * many callers ask at the same time); when it holds a newer one, returns that.
+   */
+  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, GatewayError>
+  /** Fetches a new token now, replacing the cached one. */
+  readonly login: Effect.Effect<PlatformToken, GatewayError>
+}
+
+const TokenEnvelope = Schema.Struct({ code: Schema.Int, msg: Schema.optional(Schema.NullOr(Schema.String)), data: Schema.String })
+const decodeEnvelope = Schema.decodeUnknownEither(TokenEnvelope)
+
+/** The E7 path under `{platform_url}`. @category constants */
+export const tokenPath = "/prod-api/v3/auth/getToken"
+
+/** Builds the token service. @category constructors */
+export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Effect<PlatformTokens> =>
+  Effect.gen(function* () {
+    const ref = yield* SynchronizedRef.make<Option.Option<PlatformToken>>(Option.none())
+    let generation = 0
+
+    const fetchToken: Effect.Effect<PlatformToken, GatewayError> = Effect.gen(function* () {
+      if (Option.isNone(config.platformUrl) || Option.isNone(config.platformUsername) || Option.isNone(config.platformPassword)) {
+        return yield* Effect.fail(
+          new AuthenticationError({
+            family: "platform",
+            message: "platform credentials are not configured (platformUrl, platformUsername, platformPassword)"
+          })
+        )
+      }
+      const answer = yield* transport.json({
+        family: "platform",
+        method: "POST",
+        url: `${config.platformUrl.value}${tokenPath}`,
+        body: { username: config.platformUsername.value, password: Redacted.value(config.platformPassword.value) },
+        auth: HttpAuth.none,
+        // Asking for a token twice costs nothing.
+        kind: "idempotent"
+      })
+      const failed = platformEnvelopeError(answer.body, answer.requestId)
+      if (failed !== undefined) return yield* Effect.fail(failed)
+      const envelope = decodeEnvelope(answer.body)
+      if (envelope._tag === "Left" || envelope.right.data.trim() === "") {
+        // The message never quotes the body: it would hold the token.
+        return yield* Effect.fail(new DecodeError({ family: "platform", what: "token response", message: "the token response has no token in data" }))
+      }
+      generation += 1
+      const value = Redacted.make(envelope.right.data)
+      return { auth: HttpAuth.platformToken(value), value, generation }
+    })
+
+    const current = SynchronizedRef.modifyEffect(ref, (cached) =>
+      Option.match(cached, {
+        onSome: (token) => Effect.succeed([token, cached] as const),
+        onNone: () => Effect.map(fetchToken, (token) => [token, Option.some(token)] as const)
+      })
+    )
+
+    const refresh = (stale: PlatformToken) =>
+      SynchronizedRef.modifyEffect(ref, (cached) =>
+        Option.isSome(cached) && cached.value.generation !== stale.generation
+          ? Effect.succeed([cached.value, cached] as const)
+          : Effect.map(fetchToken, (token) => [token, Option.some(token)] as const)
+      )
+
+    const login = SynchronizedRef.modifyEffect(ref, () => Effect.map(fetchToken, (token) => [token, Option.some(token)] as const))
+
+    return { current, refresh, login }
+  })

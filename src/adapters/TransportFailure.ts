@@ -1,0 +1,40 @@
+/**
+ * Tells a connection that was never made (refused, unresolvable: the gateway cannot have seen the
+ * request) from one lost after sending (reset, terminated: it may have acted), by reading the error
+ * codes `fetch` implementations put in their `cause` chains.
+ */
+
+/** `connect`: the request never left; `reset`: it may have reached the gateway. @category models */
+export type TransportKind = "connect" | "reset"
+
+// Codes meaning no connection was ever established, so no byte of the request was sent.
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT"
+])
+
+const codesOf = (error: unknown, depth = 0): Array<string> => {
+  if (depth > 5 || typeof error !== "object" || error === null) return []
+  const out: Array<string> = []
+  const code = (error as { code?: unknown }).code
+  if (typeof code === "string") out.push(code)
+  const errors = (error as { errors?: unknown }).errors
+  if (Array.isArray(errors)) for (const e of errors) out.push(...codesOf(e, depth + 1))
+  out.push(...codesOf((error as { cause?: unknown }).cause, depth + 1))
+  return out
+}
+
+/**
+ * The kind of a transport failure; anything not proven `connect` is `reset`, the safe answer for
+ * requests that must not be repeated.
+ * @category decisions
+ */
+export const classifyTransport = (error: unknown): TransportKind => {
+  const codes = codesOf(error)
+  return codes.length > 0 && codes.every((c) => NEVER_CONNECTED.has(c)) ? "connect" : "reset"
+}

@@ -1,0 +1,48 @@
+/**
+ * The `chat` group: OpenAI-style chat completions (E16), one answer or an SSE stream ending with
+ * `data: [DONE]`, each body validated (and routed) by the core before it is sent.
+ */
+import { Effect, type Stream } from "effect"
+import { chatAccumulator, type ChatSnapshot } from "../../core/ChatAccumulator.js"
+import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/ChatResponse.js"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildChatBody, type ChatBody } from "../../core/OpenAiText.js"
+import * as GroupContext from "../GroupContext.js"
+import type { SseStreamSpec } from "../SseTransport.js"
+
+/** The `chat` calls. @category models */
+export interface ChatGroup {
+  /** POST `/v1/chat/completions`: one completion. */
+  readonly create: (body: ChatBody) => Effect.Effect<ChatCompletion, GatewayError | InvalidRequest>
+  /**
+   * POST `/v1/chat/completions` with `stream: true`: the decoded chunks and the final `done`; a cut
+   * or a missing `[DONE]` fails with `IncompleteStream` carrying the accumulated snapshot.
+   */
+  readonly stream: (body: ChatBody) => Stream.Stream<ChatStreamEvent, GatewayError | InvalidRequest>
+}
+
+/** The chat SSE stream: `[DONE]` is final. @category models */
+export const chatStreamSpec: SseStreamSpec<ChatStreamEvent, ChatSnapshot, ChatCompletion> = {
+  family: "openai",
+  decode: decodeChatEventEither,
+  isKeepAlive: (record) => record.event === "ping",
+  isFinal: (event) => event.type === "done",
+  accumulator: chatAccumulator
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): ChatGroup => ({
+  create: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildChatBody({ ...body, stream: false })
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid))
+      return yield* decodeChatCompletion(answer.body)
+    }),
+  stream: (body) =>
+    GroupContext.sse(
+      ctx,
+      Effect.map(buildChatBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid)),
+      chatStreamSpec
+    )
+})

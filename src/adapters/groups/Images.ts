@@ -1,0 +1,24 @@
+/** The `images` group: POST `/v1/images/generations` (E15) for zeta image models, answered as decoded bytes. */
+import { Effect } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBody } from "../../core/Images.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import * as GroupContext from "../GroupContext.js"
+
+/** The `images` calls. @category models */
+export interface ImagesGroup {
+  /** Generates images; each `b64_json` is decoded strictly to bytes. */
+  readonly generate: (
+    body: ImagesBody
+  ) => Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, GatewayError | InvalidRequest>
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): ImagesGroup => ({
+  generate: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildImagesBody(body)
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid))
+      return yield* decodeImages(answer.body)
+    })
+})

@@ -1,0 +1,66 @@
+/**
+ * The `messages` group: epsilon's messages-style API (E8 create, SSE stream, E9 count tokens), each
+ * body validated by the core before it is sent.
+ */
+import { Effect, Schema, type Stream } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildCountTokensBody, buildMessagesBody, type CountTokensBody, type MessagesBody } from "../../core/Messages.js"
+import { messagesAccumulator } from "../../core/MessagesAccumulator.js"
+import { decodeMessagesEventEither, type MessagesEvent } from "../../core/MessagesEvents.js"
+import { decodeMessage, type Message } from "../../core/MessagesResponse.js"
+import { decodeWith } from "../../core/WireJson.js"
+import * as GroupContext from "../GroupContext.js"
+import type { SseStreamSpec } from "../SseTransport.js"
+
+/** The answer of E9. @category models */
+export interface TokenCount {
+  readonly input_tokens: number
+}
+
+/** The `messages` calls. @category models */
+export interface MessagesGroup {
+  /** POST `/v1/messages`: one complete message. */
+  readonly create: (body: MessagesBody) => Effect.Effect<Message, GatewayError | InvalidRequest>
+  /**
+   * POST `/v1/messages` with `stream: true`: the decoded events (pings dropped), ending after
+   * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
+   * accumulated snapshot.
+   */
+  readonly stream: (body: MessagesBody) => Stream.Stream<MessagesEvent, GatewayError | InvalidRequest>
+  /** POST `/v1/messages/count_tokens`. */
+  readonly countTokens: (body: CountTokensBody) => Effect.Effect<TokenCount, GatewayError | InvalidRequest>
+}
+
+const decodeTokenCount = decodeWith(Schema.Struct({ input_tokens: Schema.Number }), "count_tokens", "count_tokens response")
+
+/** The messages-style SSE stream: pings are keep-alives, `message_stop` is final. @category models */
+export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAccumulator.initial, Message> = {
+  family: "messages",
+  decode: decodeMessagesEventEither,
+  isKeepAlive: (record) => record.event === "ping",
+  isFinal: (event) => event.type === "message_stop",
+  accumulator: messagesAccumulator
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): MessagesGroup => ({
+  create: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildMessagesBody({ ...body, stream: false })
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
+      return yield* decodeMessage(answer.body)
+    }),
+  stream: (body) =>
+    GroupContext.sse(
+      ctx,
+      Effect.map(buildMessagesBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)),
+      messagesStreamSpec
+    ),
+  countTokens: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildCountTokensBody(body)
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid))
+      return yield* decodeTokenCount(answer.body)
+    })
+})

@@ -1,0 +1,74 @@
+/**
+ * The `models` group: GET `/v1/models` (E11) in the caller's chosen format, normalised to the four
+ * fields of a model record, every page followed, cached for a while; `has(id)` fails fast with
+ * `ModelNotAvailable` when the key cannot use a model.
+ */
+import { Duration, Effect, Redacted } from "effect"
+import { ModelNotAvailable, type GatewayError } from "../../core/GatewayError.js"
+import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/Models.js"
+import type * as GroupContext from "../GroupContext.js"
+
+/** Options of `models.list`. @category models */
+export interface ListModelsOptions {
+  /** The answer format asked for (default `openai`); every format is normalised the same way. */
+  readonly format?: ModelListFormat
+  /** Ask the gateway again instead of using the cached list. */
+  readonly refresh?: boolean
+}
+
+/** The `models` calls. @category models */
+export interface ModelsGroup {
+  /** Every model this key may use. */
+  readonly list: (options?: ListModelsOptions) => Effect.Effect<ReadonlyArray<ModelRecord>, GatewayError>
+  /** Succeeds when the key may use `id`; otherwise fails with `ModelNotAvailable`. */
+  readonly has: (id: string) => Effect.Effect<void, GatewayError>
+}
+
+/** How long a fetched list is reused. */
+const CACHE_TTL = Duration.minutes(5)
+const MAX_PAGES = 50
+
+/** Builds the group (its cache lives as long as the gateway service). @category constructors */
+export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup> =>
+  Effect.gen(function* () {
+    const fetchAll = (format: ModelListFormat) =>
+      Effect.gen(function* () {
+        const out: Array<ModelRecord> = []
+        let cursor: string | undefined
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const query = cursor === undefined ? "" : format === "messages" ? `?after_id=${encodeURIComponent(cursor)}` : `?pageToken=${encodeURIComponent(cursor)}`
+          const answer = yield* ctx.transport.json({
+            family: "openai",
+            method: "GET",
+            url: ctx.gatewayUrl(`/v1/models${query}`),
+            auth: { _tag: "Headers", headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey))) },
+            kind: "idempotent"
+          })
+          const list = yield* decodeModelList(format, answer.body)
+          out.push(...list.data)
+          if (!list.hasMore || list.nextCursor === undefined) break
+          cursor = list.nextCursor
+        }
+        return out as ReadonlyArray<ModelRecord>
+      })
+    const caches = {
+      openai: yield* Effect.cachedInvalidateWithTTL(fetchAll("openai"), CACHE_TTL),
+      messages: yield* Effect.cachedInvalidateWithTTL(fetchAll("messages"), CACHE_TTL),
+      native: yield* Effect.cachedInvalidateWithTTL(fetchAll("native"), CACHE_TTL)
+    }
+    const list = (options: ListModelsOptions = {}) => {
+      const [cached, invalidate] = caches[options.format ?? "openai"]
+      // A failure is not kept: the next call asks again.
+      const read = Effect.tapError(cached, () => invalidate)
+      return options.refresh === true ? Effect.zipRight(invalidate, read) : read
+    }
+    const has = (id: string) =>
+      Effect.flatMap(list(), (models) =>
+        models.some((m) => m.id === id)
+          ? Effect.void
+          : Effect.fail(
+              new ModelNotAvailable({ family: "openai", model: id, message: `model ${JSON.stringify(id)} is not available for this key (not in GET /v1/models)` })
+            )
+      )
+    return { list, has }
+  })

@@ -1,0 +1,79 @@
+/**
+ * The `native` group: zeta's native-content API (E10), `generateContent` and
+ * `streamGenerateContent?alt=sse`, with the key carried as the config says (Bearer,
+ * `x-vendor-api-key` or `?key=`), each body validated by the core before it is sent.
+ */
+import { Effect, type Stream } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildNativeBody, type NativeBody } from "../../core/Native.js"
+import { nativeAccumulator, type NativeSnapshot } from "../../core/NativeAccumulator.js"
+import {
+  decodeGenerateContentResponse,
+  decodeNativeChunkEither,
+  type GenerateContentResponse,
+  type NativeChunk
+} from "../../core/NativeResponse.js"
+import { routeForCapability } from "../../core/Routing.js"
+import * as GroupContext from "../GroupContext.js"
+import type * as HttpAuth from "../HttpAuth.js"
+import type { TransportRequest } from "../HttpTransport.js"
+import type { SseStreamSpec } from "../SseTransport.js"
+
+/** A native-content call: the model (it goes in the path) and the body. @category models */
+export type NativeRequest = NativeBody & { readonly model: string }
+
+/** The `native` calls. @category models */
+export interface NativeGroup {
+  /** POST `/v1beta/models/{model}:generateContent`. */
+  readonly generate: (request: NativeRequest) => Effect.Effect<GenerateContentResponse, GatewayError | InvalidRequest>
+  /**
+   * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
+   * every candidate finished, else `IncompleteStream` with the merged snapshot.
+   */
+  readonly stream: (request: NativeRequest) => Stream.Stream<NativeChunk, GatewayError | InvalidRequest>
+}
+
+/** The native SSE stream: no final event; the accumulator checks every candidate finished. @category models */
+export const nativeStreamSpec: SseStreamSpec<NativeChunk, NativeSnapshot, GenerateContentResponse> = {
+  family: "native",
+  decode: decodeNativeChunkEither,
+  isKeepAlive: (record) => record.event === "ping",
+  accumulator: nativeAccumulator
+}
+
+const authOf = (ctx: GroupContext.GroupContext): HttpAuth.Auth => {
+  switch (ctx.config.nativeAuth) {
+    case "x-vendor-api-key":
+      return { _tag: "Header", header: "x-vendor-api-key", value: ctx.config.apiKey }
+    case "query":
+      return { _tag: "Query", name: "key", value: ctx.config.apiKey }
+    case "bearer":
+      return ctx.apiAuth
+  }
+}
+
+const request = (ctx: GroupContext.GroupContext, input: NativeRequest, stream: boolean): Effect.Effect<TransportRequest, InvalidRequest> =>
+  Effect.gen(function* () {
+    const { model, ...rest } = input
+    const route = yield* routeForCapability(model, "native")
+    const body = yield* buildNativeBody(model, rest)
+    return {
+      family: "native",
+      method: "POST",
+      url: ctx.gatewayUrl(stream ? (route.streamPath ?? route.path) : route.path),
+      body,
+      auth: authOf(ctx),
+      kind: "idempotent"
+    } satisfies TransportRequest
+  })
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): NativeGroup => ({
+  generate: (input) =>
+    Effect.gen(function* () {
+      const answer = yield* ctx.transport.json(yield* request(ctx, input, false))
+      return yield* decodeGenerateContentResponse(answer.body)
+    }),
+  stream: (input) => GroupContext.sse(ctx, request(ctx, input, true), nativeStreamSpec)
+})

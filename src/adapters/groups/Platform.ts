@@ -1,0 +1,85 @@
+/**
+ * The `platform` group: E7 login and the paid submits E4 (text to video), E5 and E6 (Any Shoot),
+ * sent with the cached E7 token; a refused token is replaced once and the call tried once more.
+ * The platform may answer HTTP 200 with a failing `code`: that is a `PlatformError` too.
+ */
+import { Effect, Redacted, Schema } from "effect"
+import { platformEnvelopeError } from "../../core/ErrorEnvelope.js"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import {
+  AnyShootAdvancedResponse,
+  AnyShootEasyResponse,
+  buildAnyShootAdvancedBody,
+  buildAnyShootEasyBody,
+  buildPlatformTextToVideoBody,
+  PlatformTextToVideoResponse,
+  type AnyShootAdvancedBody,
+  type AnyShootEasyBody,
+  type PlatformTextToVideoBody
+} from "../../core/Platform.js"
+import { decodeWith } from "../../core/WireJson.js"
+import type * as GroupContext from "../GroupContext.js"
+import type { PlatformTokens } from "../PlatformToken.js"
+
+/** The `platform` calls. @category models */
+export interface PlatformGroup {
+  /** Fetches a fresh E7 token (later calls use it); the value stays `Redacted`. */
+  readonly login: () => Effect.Effect<Redacted.Redacted<string>, GatewayError>
+  /** E4: `data.task_id` of the submitted text-to-video task. */
+  readonly textToVideo: (body: PlatformTextToVideoBody) => Effect.Effect<{ readonly task_id: string }, GatewayError | InvalidRequest>
+  /** E5: `data.url` of the generated image. */
+  readonly anyShootEasy: (body: AnyShootEasyBody) => Effect.Effect<{ readonly url: string }, GatewayError | InvalidRequest>
+  /** E6: the task id. */
+  readonly anyShootAdvanced: (body: AnyShootAdvancedBody) => Effect.Effect<string, GatewayError | InvalidRequest>
+}
+
+const isRefused = (e: GatewayError): boolean =>
+  e._tag === "AuthenticationError" || (e._tag === "PlatformError" && e.code === 401)
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): PlatformGroup => {
+  const platformUrl = (path: string) =>
+    ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : `${ctx.config.baseUrl}${path}`
+
+  const call = <A, I>(path: string, body: unknown, response: Schema.Schema<A, I>, what: string): Effect.Effect<A, GatewayError> => {
+    const decode = decodeWith(response, "platform", what)
+    const send = (auth: GroupContext.GroupContext["apiAuth"]) =>
+      Effect.gen(function* () {
+        const answer = yield* ctx.transport.json({
+          family: "platform",
+          method: "POST",
+          url: platformUrl(path),
+          body,
+          auth,
+          kind: "paid-submit"
+        })
+        const failed = platformEnvelopeError(answer.body, answer.requestId)
+        if (failed !== undefined) return yield* Effect.fail(failed)
+        return yield* decode(answer.body)
+      })
+    return Effect.gen(function* () {
+      const token = yield* tokens.current
+      // A refused token proves the call was not acted on: replace the token once, try once more.
+      return yield* send(token.auth).pipe(
+        Effect.catchIf(isRefused, () => Effect.flatMap(tokens.refresh(token), (fresh) => send(fresh.auth)))
+      )
+    })
+  }
+
+  return {
+    login: () => Effect.map(tokens.login, (t) => t.value),
+    textToVideo: (body) =>
+      Effect.flatMap(buildPlatformTextToVideoBody(body), (valid) =>
+        Effect.map(call("/prod-api/svc/v4/api/svcVideoCompletions", valid, PlatformTextToVideoResponse, "text-to-video response"), (r) => r.data)
+      ),
+    anyShootEasy: (body) =>
+      Effect.flatMap(buildAnyShootEasyBody(body), (valid) =>
+        Effect.map(call("/prod-api/svc/v4/api/anyShootEasyModeSubmit", valid, AnyShootEasyResponse, "any shoot easy response"), (r) => r.data)
+      ),
+    anyShootAdvanced: (body) =>
+      Effect.flatMap(buildAnyShootAdvancedBody(body), (valid) =>
+        Effect.map(call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, AnyShootAdvancedResponse, "any shoot advanced response"), (r) => r.data)
+      )
+  }
+}

@@ -1,0 +1,22 @@
+/** The `rerank` group: POST `/v1/rerank` (E13), validated before sending, results checked against the documents. */
+import { Effect } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildRerankBody, decodeRerank, type RerankBody, type RerankResponse } from "../../core/Rerank.js"
+import * as GroupContext from "../GroupContext.js"
+
+/** The `rerank` calls. @category models */
+export interface RerankGroup {
+  /** POST `/v1/rerank`. */
+  readonly create: (body: RerankBody) => Effect.Effect<RerankResponse, GatewayError | InvalidRequest>
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): RerankGroup => ({
+  create: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildRerankBody(body)
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/rerank", valid))
+      return yield* decodeRerank(answer.body, valid.documents.length)
+    })
+})

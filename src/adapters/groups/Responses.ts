@@ -1,0 +1,56 @@
+/**
+ * The `responses` group: OpenAI-style `/v1/responses` (E16; the GPT-5 and o-series route here), one
+ * answer or an SSE stream ending with `response.completed`, each body validated by the core first.
+ */
+import { Effect, type Stream } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildResponsesBody, type ResponsesBody } from "../../core/OpenAiText.js"
+import { responsesAccumulator } from "../../core/ResponsesAccumulator.js"
+import {
+  decodeResponsesEventEither,
+  decodeResponsesResponse,
+  type ResponsesEvent,
+  type ResponsesResponse
+} from "../../core/ResponsesResponse.js"
+import * as GroupContext from "../GroupContext.js"
+import type { SseStreamSpec } from "../SseTransport.js"
+
+/** The `responses` calls. @category models */
+export interface ResponsesGroup {
+  /** POST `/v1/responses`: one response. */
+  readonly create: (body: ResponsesBody) => Effect.Effect<ResponsesResponse, GatewayError | InvalidRequest>
+  /**
+   * POST `/v1/responses` with `stream: true`: the decoded events up to the terminal one
+   * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
+   * `IncompleteStream` carrying the snapshot.
+   */
+  readonly stream: (body: ResponsesBody) => Stream.Stream<ResponsesEvent, GatewayError | InvalidRequest>
+}
+
+const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])
+
+/** The responses SSE stream. @category models */
+export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responsesAccumulator.initial, unknown> = {
+  family: "openai",
+  decode: decodeResponsesEventEither,
+  isKeepAlive: (record) => record.event === "ping",
+  isFinal: (event) => TERMINAL.has(event.type),
+  accumulator: responsesAccumulator
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): ResponsesGroup => ({
+  create: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildResponsesBody({ ...body, stream: false })
+      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
+      return yield* decodeResponsesResponse(answer.body)
+    }),
+  stream: (body) =>
+    GroupContext.sse(
+      ctx,
+      Effect.map(buildResponsesBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)),
+      responsesStreamSpec
+    )
+})

@@ -1,0 +1,36 @@
+/** The `speech` group: POST `/v1/audio/speech` (E14), the audio whole (bytes and content type) or as a byte stream. */
+import { Effect, Stream } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBody } from "../../core/Speech.js"
+import * as GroupContext from "../GroupContext.js"
+
+/** Synthesised audio. @category models */
+export interface SpeechAudio {
+  readonly bytes: Uint8Array
+  /** The answer's `content-type`, or the one of the requested format when the gateway sent none. */
+  readonly contentType: string
+}
+
+/** The `speech` calls. @category models */
+export interface SpeechGroup {
+  /** The whole audio. */
+  readonly create: (body: SpeechBody) => Effect.Effect<SpeechAudio, GatewayError | InvalidRequest>
+  /** The audio as it arrives (interrupting the stream aborts the request). */
+  readonly stream: (body: SpeechBody) => Stream.Stream<Uint8Array, GatewayError | InvalidRequest>
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext): SpeechGroup => ({
+  create: (body) =>
+    Effect.gen(function* () {
+      const valid = yield* buildSpeechBody(body)
+      const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
+      const declared = answer.headers["content-type"]
+      return { bytes: answer.bytes, contentType: declared ?? speechContentType(speechFormatOf(valid)) }
+    }),
+  stream: (body) =>
+    Stream.unwrap(
+      Effect.flatMap(buildSpeechBody(body), (valid) => ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid)))
+    )
+})

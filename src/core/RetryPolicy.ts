@@ -1,0 +1,143 @@
+/**
+ * Whether, and after how long, a failed gateway request is tried again: a pure function of the
+ * failure (HTTP status and headers, or how the connection failed), the attempt number, whether the
+ * request costs money if acted on twice, the budget, an injected random number and the time now.
+ */
+
+/** How a request failed: an HTTP answer, or the connection (refused before sending, reset, timed out). @category models */
+export type RetryFailure =
+  | { readonly _tag: "Status"; readonly status: number; readonly headers: Readonly<Record<string, string | undefined>> }
+  | { readonly _tag: "Transport"; readonly kind: "connect" | "reset" | "timeout" }
+
+/**
+ * `idempotent`: sending twice is harmless (reads, text generation the caller pays per answer anyway).
+ * `paid-submit`: a second send may pay twice (video and platform submits), so it is repeated only
+ * when the failure proves the gateway did not act: connection refused, or 429.
+ * @category models
+ */
+export type RequestKind = "idempotent" | "paid-submit"
+
+/** The retry budget. @category models */
+export interface RetryBudget {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number
+  /** Delay of the first retry; doubles each time. */
+  readonly baseDelayMs: number
+  /** Cap of the computed backoff. */
+  readonly maxDelayMs: number
+  /** Longest server-asked wait (`retry-after-ms`, `Retry-After`) honoured; longer stops retrying. */
+  readonly maxRetryAfterMs: number
+}
+
+/** The default budget: 2 retries, 0.5 s → 8 s, server waits up to 60 s. @category constructors */
+export const defaultRetryBudget: RetryBudget = {
+  maxRetries: 2,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000
+}
+
+/** What to do. @category models */
+export type RetryDecision =
+  | { readonly _tag: "Retry"; readonly delayMs: number; readonly source: "backoff" | "server" }
+  | { readonly _tag: "Stop"; readonly reason: StopReason }
+
+/** Why no retry. @category models */
+export type StopReason =
+  | "not-retryable" //     4xx other than 408/409/429
+  | "budget-exhausted" //  no retries left
+  | "server-said-no" //    `x-should-retry: false`
+  | "may-have-acted" //    a paid submit whose failure does not prove the gateway did nothing
+  | "retry-after-too-long" // the server asked for a wait above the cap
+
+/** The inputs of one decision. @category models */
+export interface RetryInput {
+  readonly failure: RetryFailure
+  /** Retries already made (0 after the first failure). */
+  readonly attempt: number
+  readonly kind: RequestKind
+  readonly budget: RetryBudget
+  /** A number in [0, 1) for jitter (inject `Random.next`; tests pass fixed values). */
+  readonly random: number
+  /** Epoch milliseconds, for a `Retry-After` HTTP date. */
+  readonly now: number
+}
+
+const header = (headers: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
+  const direct = headers[name]
+  if (direct !== undefined) return direct
+  // Headers from a fetch Response are lower-case already; a hand-built record may not be.
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key]
+  return undefined
+}
+
+/**
+ * The wait the server asked for, in ms: `retry-after-ms` (milliseconds), else `Retry-After` as
+ * seconds or an HTTP date (relative to `now`). `undefined` when absent or unreadable.
+ * @category decisions
+ */
+export const serverDelayMs = (
+  headers: Readonly<Record<string, string | undefined>>,
+  now: number
+): number | undefined => {
+  const ms = header(headers, "retry-after-ms")
+  if (ms !== undefined && ms.trim() !== "") {
+    const v = Number(ms)
+    if (Number.isFinite(v) && v >= 0) return v
+  }
+  const ra = header(headers, "retry-after")
+  if (ra === undefined || ra.trim() === "") return undefined
+  if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return Number(ra) * 1000
+  const date = Date.parse(ra)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, date - now)
+}
+
+/** Whether a status is transient: 408, 409, 429 and every 5xx. @category decisions */
+export const isRetryableStatus = (status: number): boolean =>
+  status === 408 || status === 409 || status === 429 || status >= 500
+
+/**
+ * The computed backoff of retry number `attempt` (0-based): `base · 2^attempt` capped at `max`, minus
+ * up to 25 % jitter, so it lies in [0.75 · d, d].
+ * @category decisions
+ */
+export const backoffMs = (attempt: number, budget: RetryBudget, random: number): number => {
+  const d = Math.min(budget.baseDelayMs * Math.pow(2, Math.max(0, attempt)), budget.maxDelayMs)
+  const r = Math.min(Math.max(random, 0), 1)
+  return Math.max(0, d * (1 - 0.25 * r))
+}
+
+/**
+ * Whether a failure proves the gateway did not act on the request: the connection was refused
+ * before a byte was sent, or the gateway answered 429 (it rejected the request before doing work).
+ * @category decisions
+ */
+export const provesNotActed = (failure: RetryFailure): boolean =>
+  failure._tag === "Transport" ? failure.kind === "connect" : failure.status === 429
+
+const stop = (reason: StopReason): RetryDecision => ({ _tag: "Stop", reason })
+
+/**
+ * The retry decision. Order: budget; paid submits only on a proof the gateway did not act;
+ * `x-should-retry` overrides the status rule; otherwise 408/409/429/5xx and connection failures
+ * retry; the delay is the server's (when given, up to the cap) or the jittered backoff.
+ * @category decisions
+ */
+export const decide = (input: RetryInput): RetryDecision => {
+  const { attempt, budget, failure, kind } = input
+  if (attempt >= budget.maxRetries) return stop("budget-exhausted")
+  if (kind === "paid-submit" && !provesNotActed(failure)) return stop("may-have-acted")
+  if (failure._tag === "Transport") {
+    return { _tag: "Retry", delayMs: backoffMs(attempt, budget, input.random), source: "backoff" }
+  }
+  const should = header(failure.headers, "x-should-retry")?.trim().toLowerCase()
+  if (should === "false") return stop("server-said-no")
+  if (should !== "true" && !isRetryableStatus(failure.status)) return stop("not-retryable")
+  const server = serverDelayMs(failure.headers, input.now)
+  if (server !== undefined) {
+    if (server > budget.maxRetryAfterMs) return stop("retry-after-too-long")
+    return { _tag: "Retry", delayMs: server, source: "server" }
+  }
+  return { _tag: "Retry", delayMs: backoffMs(attempt, budget, input.random), source: "backoff" }
+}

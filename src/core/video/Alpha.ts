@@ -1,0 +1,95 @@
+/** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "../InvalidRequest.js"
+import { fail, type Json, optional, string } from "../Rules.js"
+import type { VideoModel } from "../VideoCatalog.js"
+import {
+  allowedFor,
+  eitherField,
+  readAspectRatio,
+  readAudioRequest,
+  readDuration,
+  readFirstFrame,
+  readMedia,
+  readResolution,
+  rejectUnsupported,
+  requireMode,
+  requirePrompt,
+  unknownFields,
+  videoFamilyFields,
+  videoGenericFields,
+  videoModeFields
+} from "./VideoFields.js"
+
+/** The sizes alpha renders at 720p, by aspect ratio. @category models */
+export const alphaSizes: Readonly<Record<string, string>> = { "16:9": "1280x720", "9:16": "720x1280" }
+
+/** The family alpha body (E1 alpha table). @category models */
+export const AlphaBody = Schema.Struct(
+  {
+    model: Schema.String,
+    prompt: Schema.optional(Schema.String),
+    seconds: Schema.optional(Schema.Literal("4", "8", "12")),
+    size: Schema.optional(Schema.Literal("720x1280", "1280x720")),
+    input_reference: Schema.optional(Schema.NonEmptyString),
+    remix_from_video_id: Schema.optional(Schema.String.pipe(Schema.startsWith("video_")))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+/** @category models */
+export type AlphaBody = typeof AlphaBody.Type
+
+const unsupported = ["last_frame", "reference_images", "seed", "fps", "watermark", "camera_fixed", "callback_url", "return_last_frame"]
+
+/** Builds an alpha body for `model` from a validated-object input. @category constructors */
+export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<AlphaBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    yield* rejectUnsupported(input, unsupported, model)
+    const body: Record<string, unknown> = { model: model.id }
+    const prompt = optional(input, "prompt")
+    if (prompt !== undefined) body.prompt = yield* string(prompt, "prompt")
+
+    const seconds = yield* eitherField(input, ["duration", "seconds"], readDuration)
+    if (seconds) body.seconds = String(yield* allowedFor(seconds.value, seconds.field, model.durations, model, "none", seconds.given))
+
+    const resolution = optional(input, "resolution")
+    if (resolution !== undefined) yield* readResolution(resolution, "resolution", model)
+    const ratio = optional(input, "aspect_ratio")
+    const ratioSize = ratio === undefined ? undefined : yield* sizeOfRatio(yield* readAspectRatio(ratio, "aspect_ratio", model), model)
+    const nativeSize = optional(input, "size")
+    if (nativeSize !== undefined) {
+      const size = yield* string(nativeSize, "size")
+      const allowed = model.aspectRatios.flatMap((r) => (alphaSizes[r] ? [alphaSizes[r]] : []))
+      yield* allowedFor(size, "size", allowed, model)
+      if (ratioSize !== undefined && ratioSize !== size)
+        return yield* fail("size", "conflict", `size: "${size}" disagrees with aspect_ratio: "${ratio as string}" (${ratioSize}); give one of them`)
+      body.size = size
+    } else if (ratioSize !== undefined) body.size = ratioSize
+
+    const image = yield* readFirstFrame(input, "input_reference")
+    if (image) {
+      yield* requireMode(model, "i2v", image.field, "image-to-video")
+      body.input_reference = image.value
+    }
+    const remix = optional(input, "remix_from_video_id")
+    if (remix !== undefined) {
+      const id = yield* readMedia(remix, "remix_from_video_id")
+      if (!id.startsWith("video_"))
+        return yield* fail("remix_from_video_id", "prefix", `remix_from_video_id: "${id}" is not allowed; allowed: a task id starting with video_`)
+      yield* requireMode(model, "v2v", "remix_from_video_id", "remix (video-to-video)")
+      if (image) return yield* fail("remix_from_video_id", "conflict", `remix_from_video_id cannot be combined with ${image.field}; a remix starts from the video`)
+      body.remix_from_video_id = id
+    }
+    if (body.prompt === undefined && !image) yield* requirePrompt(model)
+    const audio = optional(input, "generate_audio")
+    if (audio !== undefined) yield* readAudioRequest(audio, "generate_audio", model)
+
+    return { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.alpha]), ...body } as AlphaBody
+  })
+
+const sizeOfRatio = (ratio: string, model: VideoModel): Effect.Effect<string, InvalidRequest> => {
+  const size = alphaSizes[ratio]
+  return size === undefined
+    ? fail("aspect_ratio", "one-of", `aspect_ratio: "${ratio}" has no size for ${model.id}; allowed: ${Object.keys(alphaSizes).join(", ")}`)
+    : Effect.succeed(size)
+}

@@ -1,0 +1,95 @@
+/** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "../InvalidRequest.js"
+import { boolean, fail, type Json, number, oneOf, optional, string } from "../Rules.js"
+import type { VideoModel } from "../VideoCatalog.js"
+import {
+  allowedFor,
+  eitherField,
+  readAspectRatio,
+  readAudioRequest,
+  readDuration,
+  readFirstFrame,
+  readMedia,
+  readResolution,
+  readSeed,
+  rejectUnsupported,
+  requireMode,
+  requirePrompt,
+  unknownFields,
+  videoFamilyFields,
+  videoGenericFields,
+  videoModeFields
+} from "./VideoFields.js"
+
+/** Who may appear in a beta video; `allow_all` when not given. @category models */
+export const betaPersonGeneration = ["allow_all", "allow_adult", "dont_allow"] as const
+
+/** The family beta body (E1 beta table). @category models */
+export const BetaBody = Schema.Struct(
+  {
+    model: Schema.String,
+    prompt: Schema.optional(Schema.String),
+    durationSeconds: Schema.optional(Schema.Literal(4, 6, 8)),
+    aspectRatio: Schema.optional(Schema.Literal("16:9", "9:16")),
+    resolution: Schema.optional(Schema.Literal("720p", "1080p")),
+    fps: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    image: Schema.optional(Schema.NonEmptyString),
+    lastFrame: Schema.optional(Schema.NonEmptyString),
+    generateAudio: Schema.optional(Schema.Boolean),
+    personGeneration: Schema.optional(Schema.Literal(...betaPersonGeneration)),
+    addWatermark: Schema.optional(Schema.Boolean),
+    seed: Schema.optional(Schema.Int.pipe(Schema.between(0, 4294967295))),
+    sampleCount: Schema.optional(Schema.Int.pipe(Schema.between(1, 4)))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+/** @category models */
+export type BetaBody = typeof BetaBody.Type
+
+const unsupported = ["reference_images", "remix_from_video_id", "camera_fixed", "callback_url", "return_last_frame"]
+
+/** Builds a beta body for `model` from a validated-object input. @category constructors */
+export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<BetaBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    yield* rejectUnsupported(input, unsupported, model)
+    const body: Record<string, unknown> = { model: model.id }
+    const prompt = optional(input, "prompt")
+    if (prompt !== undefined) body.prompt = yield* string(prompt, "prompt")
+
+    const duration = yield* eitherField(input, ["duration", "durationSeconds"], readDuration)
+    if (duration) body.durationSeconds = yield* allowedFor(duration.value, duration.field, model.durations, model, "none", duration.given)
+    const ratio = yield* eitherField(input, ["aspect_ratio", "aspectRatio"], (v, f) => readAspectRatio(v, f, model))
+    if (ratio) body.aspectRatio = ratio.value
+    const resolution = optional(input, "resolution")
+    if (resolution !== undefined) body.resolution = yield* readResolution(resolution, "resolution", model)
+
+    const image = yield* readFirstFrame(input)
+    if (image) {
+      yield* requireMode(model, "i2v", image.field, "a first frame image")
+      body.image = image.value
+    } else if (body.prompt === undefined) yield* requirePrompt(model)
+    const last = yield* eitherField(input, ["last_frame", "lastFrame"], readMedia)
+    if (last) {
+      if (!model.firstLastFrame)
+        return yield* fail(last.field, "unsupported", `${last.field} is not supported by ${model.id}; first/last frame mode needs a model that has it`)
+      if (!image) return yield* fail(last.field, "requires", `${last.field} needs image as the first frame`)
+      body.lastFrame = last.value
+    }
+
+    const fps = optional(input, "fps")
+    if (fps !== undefined) body.fps = yield* number(fps, "fps", { integer: true, min: 1 })
+    const seed = optional(input, "seed")
+    if (seed !== undefined) body.seed = yield* readSeed(seed, "seed", 4294967295, model)
+    const watermark = yield* eitherField(input, ["watermark", "addWatermark"], boolean)
+    if (watermark) body.addWatermark = watermark.value
+    // The fast models ignore generateAudio (they always include audio); it is still sent as given.
+    const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], boolean)
+    if (audio) body.generateAudio = audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
+    const samples = optional(input, "sampleCount")
+    if (samples !== undefined) body.sampleCount = yield* number(samples, "sampleCount", { integer: true, min: 1, max: 4, context: model.id })
+    const persons = optional(input, "personGeneration")
+    body.personGeneration = persons === undefined ? "allow_all" : yield* oneOf(persons, "personGeneration", betaPersonGeneration, model.id)
+
+    return { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.beta]), ...body } as BetaBody
+  })

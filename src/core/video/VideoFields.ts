@@ -1,0 +1,150 @@
+/** The fields a video request may carry (generic, mode and each family's native ones) and the checks every family shares. */
+import { Effect } from "effect"
+import type { InvalidRequest } from "../InvalidRequest.js"
+import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, number, optional, passthrough, sanitize, string } from "../Rules.js"
+import type { VideoFamily, VideoModel } from "../VideoCatalog.js"
+
+/** The generic E1 fields. @category models */
+export const videoGenericFields = ["model", "prompt", "image", "duration", "resolution", "aspect_ratio"] as const
+
+/** The mode fields every family understands (or refuses by name). @category models */
+export const videoModeFields = [
+  "last_frame",
+  "reference_images",
+  "input_reference",
+  "remix_from_video_id",
+  "seed",
+  "fps",
+  "watermark",
+  "camera_fixed",
+  "generate_audio",
+  "callback_url",
+  "return_last_frame"
+] as const
+
+/** Each family's own body fields (E1 family tables). A body holds its family's and never another's. @category models */
+export const videoFamilyFields: Readonly<Record<VideoFamily, ReadonlyArray<string>>> = {
+  alpha: ["model", "prompt", "seconds", "size", "input_reference", "remix_from_video_id"],
+  beta: ["model", "prompt", "durationSeconds", "aspectRatio", "resolution", "fps", "image", "lastFrame", "generateAudio", "personGeneration", "addWatermark", "seed", "sampleCount"],
+  gamma: ["model", "prompt", "duration", "resolution", "size", "smart_rewrite", "generate_audio", "audio_url", "seed", "image"],
+  delta: ["model", "prompt", "metadata"]
+}
+
+const families: ReadonlyArray<VideoFamily> = ["alpha", "beta", "gamma", "delta"]
+const shared = new Set<string>([...videoGenericFields, ...videoModeFields])
+
+/** Fields that belong to another family only: the ones a body of `family` must never carry. @category models */
+export const foreignVideoFields = (family: VideoFamily): ReadonlyArray<string> => {
+  const own = new Set(videoFamilyFields[family])
+  const out = new Set<string>()
+  for (const other of families) if (other !== family) for (const f of videoFamilyFields[other]) if (!own.has(f)) out.add(f)
+  return [...out]
+}
+
+/** Fails when the input carries a field of another family (`durationSeconds` sent for an alpha model). */
+export const rejectForeignFields = (input: Json, model: VideoModel): Effect.Effect<void, InvalidRequest> => {
+  for (const key of foreignVideoFields(model.family)) {
+    if (shared.has(key) || optional(input, key) === undefined) continue
+    const owner = families.find((f) => f !== model.family && videoFamilyFields[f].includes(key))!
+    return fail(key, "foreign-field", `${key} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`)
+  }
+  return Effect.void
+}
+
+/** Fails on the first of `keys` present in the input: mode fields this model's family cannot express. */
+export const rejectUnsupported = (input: Json, keys: ReadonlyArray<string>, model: VideoModel, why = ""): Effect.Effect<void, InvalidRequest> => {
+  for (const key of keys)
+    if (optional(input, key) !== undefined)
+      return fail(key, "unsupported", `${key} is not supported by ${model.id} (family ${model.family})${why ? `; ${why}` : ""}`)
+  return Effect.void
+}
+
+/** Reads one setting that may be given under two names (generic and native); both given must agree. */
+export const eitherField = <A>(
+  input: Json,
+  names: readonly [generic: string, native: string],
+  read: (value: unknown, field: string) => Effect.Effect<A, InvalidRequest>
+): Effect.Effect<{ readonly value: A; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
+  Effect.gen(function* () {
+    const [g, n] = names
+    const gv = optional(input, g)
+    const nv = g === n ? undefined : optional(input, n)
+    const ga = gv === undefined ? undefined : yield* read(gv, g)
+    const na = nv === undefined ? undefined : yield* read(nv, n)
+    if (ga !== undefined && na !== undefined && ga !== na)
+      return yield* fail(n, "conflict", `${n}: ${describe(nv)} disagrees with ${g}: ${describe(gv)}; give one of them`)
+    if (na !== undefined) return { value: na, field: n, given: nv }
+    return ga === undefined ? undefined : { value: ga, field: g, given: gv }
+  })
+
+/** Checks a value against the model's allowed list: `durationSeconds: 5 is not allowed for M; allowed: 4, 6, 8`. */
+export const allowedFor = <A extends string | number>(
+  value: A,
+  field: string,
+  allowed: ReadonlyArray<A>,
+  model: VideoModel,
+  none = "none",
+  given: unknown = value
+): Effect.Effect<A, InvalidRequest> =>
+  allowed.includes(value) ? Effect.succeed(value) : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
+
+/** A duration in seconds: an integer, or a string of digits. */
+export const readDuration = (value: unknown, field: string): Effect.Effect<number, InvalidRequest> => integerLike(value, field)
+
+/** A string of media: a URL or a Base64 data URL, not empty. */
+export const readMedia = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => string(value, field, { nonEmpty: true })
+
+/** The first-frame image of i2v, given as `image` or `input_reference` (the same image twice is fine). */
+export const readFirstFrame = (input: Json, nativeName = "image"): Effect.Effect<{ readonly value: string; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
+  eitherField(input, nativeName === "image" ? ["input_reference", "image"] : ["image", nativeName], readMedia)
+
+/** The generic resolution values (E1). @category models */
+export const videoResolutions = ["480p", "720p", "1080p", "4k"] as const
+/** The generic aspect ratios (E1). @category models */
+export const videoAspectRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"] as const
+
+/** A resolution the model allows (checked against the model, then against the generic E1 list). */
+export const readResolution = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
+  Effect.flatMap(string(value, field), (v) =>
+    Effect.zipRight(allowedFor(v, field, model.resolutions, model), allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model))
+  )
+
+/** An aspect ratio the model allows (an empty model list means the image sets the ratio). */
+export const readAspectRatio = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
+  Effect.flatMap(string(value, field), (v) =>
+    Effect.zipRight(
+      allowedFor(v, field, model.aspectRatios, model, "none (the image sets the ratio)"),
+      allowedFor(v, field, videoAspectRatios as ReadonlyArray<string>, model)
+    )
+  )
+
+/** An integer seed within a family's range. */
+export const readSeed = (value: unknown, field: string, max: number, model: VideoModel, min = 0): Effect.Effect<number, InvalidRequest> =>
+  number(value, field, { integer: true, min, max, context: model.id })
+
+/** `generate_audio` checked against what the model can do (sound always, never, or on request). */
+export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Effect.Effect<boolean, InvalidRequest> =>
+  Effect.flatMap(boolean(value, field), (v) =>
+    model.audio === "always" && !v
+      ? fail(field, "audio", `${field}: false is not allowed for ${model.id}, which always generates audio; allowed: true`)
+      : model.audio === "none" && v
+        ? fail(field, "audio", `${field}: true is not allowed for ${model.id}, which makes silent video; allowed: false`)
+        : Effect.succeed(v)
+  )
+
+/** Checks that the model has a mode (`i2v` for an image, `v2v` for a remix, …). */
+export const requireMode = (model: VideoModel, mode: VideoModel["modes"][number], field: string, what: string): Effect.Effect<void, InvalidRequest> =>
+  model.modes.includes(mode)
+    ? Effect.void
+    : fail(field, "mode", `${field}: ${what} is not supported by ${model.id}; its modes: ${listAllowed(model.modes)}`)
+
+/** Text-to-video needs a prompt: fails on `prompt` when there is neither prompt nor media to start from. */
+export const requirePrompt = (model: VideoModel): Effect.Effect<never, InvalidRequest> =>
+  fail("prompt", "required", `prompt is required for text-to-video with ${model.id}`)
+
+/** The fields no family rule knows, copied untouched (unsafe keys dropped at every depth). */
+export const unknownFields = (input: Json, known: Iterable<string>): Record<string, unknown> => {
+  const out = passthrough(input, known)
+  for (const key of Object.keys(out)) out[key] = sanitize(out[key])
+  return out
+}

@@ -1,0 +1,108 @@
+/**
+ * The endpoint family of a path and each family's error envelope, so that server-made errors (404,
+ * 405, 413, injected statuses) look like the errors of the route they stand in for.
+ */
+import type { AuthFamily } from "./Auth.js"
+
+/** Error-shape families: the auth families plus the platform `{code, msg, data}` envelope. */
+export type Family = AuthFamily | "platform"
+
+/** The family that answers a path. */
+export const familyOfPath = (path: string): Family => {
+  if (path === "/v1/messages/count_tokens") return "count_tokens"
+  if (path === "/v1/messages") return "messages"
+  if (path.startsWith("/v1beta/") || path.startsWith("/ws/v1beta/")) return "native"
+  if (path.startsWith("/prod-api/")) return "platform"
+  if (path.startsWith("/v1/video/")) return "video"
+  return "openai"
+}
+
+const messagesType = (status: number): string => {
+  switch (status) {
+    case 400:
+      return "invalid_request" // the spec's Errors table says `invalid_request` for this gateway
+    case 401:
+      return "authentication_error"
+    case 403:
+      return "permission_error"
+    case 404:
+      return "not_found_error"
+    case 413:
+      return "request_too_large"
+    case 429:
+      return "rate_limit_error"
+    case 500:
+      return "upstream_error"
+    case 529:
+      return "overloaded_error"
+    default:
+      return status >= 500 ? "api_error" : "invalid_request"
+  }
+}
+
+/** google.rpc status names by HTTP status (protocol-notes §2.5). */
+export const nativeStatus = (status: number): string => {
+  switch (status) {
+    case 400:
+      return "INVALID_ARGUMENT"
+    case 401:
+      return "UNAUTHENTICATED"
+    case 403:
+      return "PERMISSION_DENIED"
+    case 404:
+      return "NOT_FOUND"
+    case 405:
+      return "UNIMPLEMENTED"
+    case 413:
+      return "INVALID_ARGUMENT"
+    case 429:
+      return "RESOURCE_EXHAUSTED"
+    case 503:
+      return "UNAVAILABLE"
+    case 504:
+      return "DEADLINE_EXCEEDED"
+    default:
+      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"
+  }
+}
+
+const openAiTypeAndCode = (status: number): { type: string; code: string | null } => {
+  if (status === 401) return { type: "invalid_request_error", code: "invalid_api_key" }
+  if (status === 404) return { type: "invalid_request_error", code: "not_found" }
+  if (status === 429) return { type: "requests", code: "rate_limit_exceeded" }
+  if (status >= 500) return { type: "server_error", code: null }
+  return { type: "invalid_request_error", code: null }
+}
+
+/** Options of an error body: a specific type/code, the offending parameter, the request id. */
+export interface ErrorDetails {
+  readonly type?: string
+  readonly code?: string | null
+  readonly param?: string | null
+  readonly requestId?: string
+}
+
+/** The error body a family answers `status` with. */
+export const errorBody = (family: Family, status: number, message: string, details: ErrorDetails = {}): unknown => {
+  switch (family) {
+    case "messages":
+      return {
+        type: "error",
+        error: { type: details.type ?? messagesType(status), message },
+        ...(details.requestId === undefined ? {} : { request_id: details.requestId })
+      }
+    case "count_tokens":
+      return { type: "error", error: { type: details.type ?? "invalid_request_error", message } }
+    case "native":
+      return { error: { code: status, message, status: details.type ?? nativeStatus(status) } }
+    case "platform":
+      return { code: status, msg: message, data: null }
+    case "openai":
+    case "video": {
+      const d = openAiTypeAndCode(status)
+      return {
+        error: { message, type: details.type ?? d.type, param: details.param ?? null, code: details.code === undefined ? d.code : details.code }
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The checks E8 (create message) and E9 (count tokens) make on a body, returning the first failure's
+ * message in the wording of the spec's Errors table (`field messages is required`).
+ */
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v)
+
+/** A failed check: the message to answer 400 with. */
+export type Invalid = { readonly message: string }
+
+const invalid = (message: string): Invalid => ({ message })
+
+const checkMessages = (messages: unknown, field: (name: string) => string): Invalid | undefined => {
+  if (messages === undefined) return invalid(field("messages") + " is required")
+  if (!Array.isArray(messages) || messages.length === 0) return invalid(`${field("messages")} must be a non-empty array`)
+  for (let i = 0; i < messages.length; i++) {
+    const msg: unknown = messages[i]
+    if (!isObj(msg)) return invalid(`${field(`messages[${i}]`)} must be an object`)
+    if (msg.role !== "user" && msg.role !== "assistant") return invalid(`${field(`messages[${i}].role`)} must be one of user, assistant`)
+    const content = msg.content
+    if (content === undefined) return invalid(`${field(`messages[${i}].content`)} is required`)
+    if (typeof content !== "string" && !(Array.isArray(content) && content.every((b) => isObj(b) && typeof b.type === "string")))
+      return invalid(`${field(`messages[${i}].content`)} must be a string or an array of content blocks`)
+  }
+  return undefined
+}
+
+const checkTools = (tools: unknown, toolChoice: unknown): Invalid | undefined => {
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) return invalid("field tools must be an array")
+    for (let i = 0; i < tools.length; i++) {
+      const t: unknown = tools[i]
+      if (!isObj(t) || typeof t.name !== "string") return invalid(`field tools[${i}].name is required`)
+      const serverTool = typeof t.type === "string" && t.type !== "custom"
+      if (!serverTool && !isObj(t.input_schema)) return invalid(`field tools[${i}].input_schema is required`)
+    }
+  }
+  if (toolChoice !== undefined) {
+    if (!isObj(toolChoice) || !["auto", "any", "none", "tool"].includes(String(toolChoice.type)))
+      return invalid("field tool_choice.type must be one of auto, any, none, tool")
+    if (toolChoice.type === "tool") {
+      const names = Array.isArray(tools) ? tools.map((t) => (isObj(t) ? t.name : undefined)) : []
+      if (typeof toolChoice.name !== "string" || !names.includes(toolChoice.name))
+        return invalid("field tool_choice.name must name one of the tools")
+    }
+  }
+  return undefined
+}
+
+const checkSystem = (system: unknown): Invalid | undefined => {
+  if (system === undefined || typeof system === "string") return undefined
+  if (Array.isArray(system) && system.every((b) => isObj(b) && b.type === "text" && typeof b.text === "string")) return undefined
+  return invalid("field system must be a string or an array of text blocks")
+}
+
+const checkCacheControl = (cc: unknown, where: string): Invalid | undefined =>
+  cc === undefined || (isObj(cc) && (cc.type === "ephemeral" || cc.type === "persistent"))
+    ? undefined
+    : invalid(`field ${where}.type must be one of ephemeral, persistent`)
+
+/** E8's checks on a create-message body. */
+export const validateCreate = (body: Obj): Invalid | undefined => {
+  if (typeof body.model !== "string" || body.model.length === 0) return invalid("field model is required")
+  const m = checkMessages(body.messages, (name) => `field ${name}`)
+  if (m !== undefined) return m
+  if (body.max_tokens === undefined) return invalid("field max_tokens is required")
+  if (!isNum(body.max_tokens) || !Number.isInteger(body.max_tokens) || body.max_tokens <= 0)
+    return invalid("field max_tokens must be an integer greater than 0")
+  for (const name of ["temperature", "top_p"] as const) {
+    const v = body[name]
+    if (v !== undefined && (!isNum(v) || v < 0 || v > 1)) return invalid(`field ${name} must be between 0 and 1`)
+  }
+  if (body.top_k !== undefined && (!isNum(body.top_k) || body.top_k < 0)) return invalid("field top_k must be a non-negative number")
+  if (body.stream !== undefined && typeof body.stream !== "boolean") return invalid("field stream must be a boolean")
+  if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s) => typeof s === "string")))
+    return invalid("field stop_sequences must be an array of strings")
+  const s = checkSystem(body.system)
+  if (s !== undefined) return s
+  const t = checkTools(body.tools, body.tool_choice)
+  if (t !== undefined) return t
+  const thinking = body.thinking
+  if (thinking !== undefined) {
+    if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(String(thinking.type)))
+      return invalid("field thinking.type must be one of enabled, disabled, adaptive")
+    if (thinking.type === "enabled") {
+      if (!isNum(thinking.budget_tokens) || thinking.budget_tokens <= 1024) return invalid("field thinking.budget_tokens must be greater than 1024")
+      if (thinking.budget_tokens >= body.max_tokens) return invalid("field thinking.budget_tokens must be less than max_tokens")
+    }
+  }
+  return checkCacheControl(body.cache_control, "cache_control")
+}
+
+/** E9's checks: `model` and `messages` (the message names the failed validation, as the upstream does). */
+export const validateCount = (body: Obj): Invalid | undefined => {
+  if (typeof body.model !== "string" || body.model.length === 0) return invalid("model: Field required")
+  const m = checkMessages(body.messages, (name) => name)
+  if (m !== undefined) return invalid(m.message.replace(/^messages is required$/, "messages: Field required"))
+  const s = checkSystem(body.system)
+  if (s !== undefined) return s
+  return checkTools(body.tools, body.tool_choice)
+}

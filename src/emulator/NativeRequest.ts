@@ -1,0 +1,129 @@
+/**
+ * The native-content (zeta, E10) request as the emulator reads it: the model id with its thinking
+ * suffix, the checks that answer 400 `INVALID_ARGUMENT`, and the thinking that applies.
+ */
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v)
+
+/** A model id split into its base and its thinking suffix (`-thinking`, `-thinking-8192`, `-nothinking`, `-thinking-low|high`). */
+export interface NativeModel {
+  readonly base: string
+  readonly suffix: { readonly on: boolean; readonly budget?: number; readonly level?: string } | undefined
+}
+
+/** Splits the thinking suffix off a model id. */
+export const parseNativeModel = (id: string): NativeModel => {
+  const m = /^(.*?)-(nothinking|thinking(?:-(\d+|low|high))?)$/.exec(id)
+  if (m === null) return { base: id, suffix: undefined }
+  if (m[2] === "nothinking") return { base: m[1]!, suffix: { on: false } }
+  const arg = m[3]
+  if (arg === undefined) return { base: m[1]!, suffix: { on: true } }
+  return { base: m[1]!, suffix: /^\d+$/.test(arg) ? { on: true, budget: Number(arg) } : { on: true, level: arg.toUpperCase() } }
+}
+
+const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+/** Renames an object's own keys to lowerCamelCase, leaving values alone. */
+const camelKeys = (v: unknown): unknown => (isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), x])) : v)
+
+const camelParts = (content: unknown): unknown => {
+  const c = camelKeys(content)
+  if (!isObj(c) || !Array.isArray(c.parts)) return c
+  return { ...c, parts: c.parts.map((p) => Object.fromEntries(Object.entries(camelKeys(p) as Obj).map(([k, x]) => [k, k === "functionCall" || k === "functionResponse" ? x : camelKeys(x)]))) }
+}
+
+/**
+ * The body with proto-JSON snake_case names (`generation_config`, `inline_data`, `thinking_budget`, …)
+ * renamed to lowerCamelCase, as the upstream accepts both. Only message fields are renamed, never
+ * user data such as function parameter schemas or arguments.
+ */
+export const normaliseNative = (body: Obj): Obj => {
+  const out = camelKeys(body) as Obj
+  if (Array.isArray(out.contents)) out.contents = out.contents.map(camelParts)
+  if (out.systemInstruction !== undefined) out.systemInstruction = camelParts(out.systemInstruction)
+  const g = camelKeys(out.generationConfig)
+  if (isObj(g)) {
+    if (g.thinkingConfig !== undefined) g.thinkingConfig = camelKeys(g.thinkingConfig)
+    const image = camelKeys(g.imageConfig)
+    if (isObj(image)) g.imageConfig = { ...image, ...(image.imageOutputOptions === undefined ? {} : { imageOutputOptions: camelKeys(image.imageOutputOptions) }) }
+    out.generationConfig = g
+  }
+  const tc = camelKeys(out.toolConfig)
+  if (isObj(tc)) out.toolConfig = { ...tc, ...(tc.functionCallingConfig === undefined ? {} : { functionCallingConfig: camelKeys(tc.functionCallingConfig) }) }
+  if (Array.isArray(out.tools)) out.tools = out.tools.map(camelKeys)
+  return out
+}
+
+const TOP_LEVEL = new Set(["contents", "generationConfig", "systemInstruction", "safetySettings", "tools", "toolConfig", "cachedContent", "labels"])
+const LEVELS = ["MINIMAL", "LOW", "MEDIUM", "HIGH"]
+const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"]
+const MODALITIES = ["TEXT", "IMAGE", "AUDIO"]
+
+/** E10's checks; the message of the first failure, in the upstream's wording where it has one. */
+export const validateNative = (body: Obj, model: NativeModel): string | undefined => {
+  for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`
+  if (body.contents === undefined) return "* GenerateContentRequest.contents: contents is not specified"
+  if (!Array.isArray(body.contents) || body.contents.length === 0) return "* GenerateContentRequest.contents: contents must be a non-empty array"
+  for (let i = 0; i < body.contents.length; i++) {
+    const c: unknown = body.contents[i]
+    if (!isObj(c)) return `* GenerateContentRequest.contents[${i}]: must be an object`
+    if (c.role !== undefined && c.role !== "user" && c.role !== "model") return `* GenerateContentRequest.contents[${i}].role: must be user or model`
+    if (!Array.isArray(c.parts) || c.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty`
+    if (!c.parts.every(isObj)) return `* GenerateContentRequest.contents[${i}].parts: each part must be an object`
+  }
+  const g = body.generationConfig
+  if (g !== undefined) {
+    if (!isObj(g)) return "* GenerateContentRequest.generationConfig: must be an object"
+    if (g.temperature !== undefined && (!isNum(g.temperature) || g.temperature < 0 || g.temperature > 2))
+      return "* GenerateContentRequest.generation_config.temperature: must be between 0 and 2"
+    if (g.topP !== undefined && (!isNum(g.topP) || g.topP < 0 || g.topP > 1)) return "* GenerateContentRequest.generation_config.top_p: must be between 0 and 1"
+    if (g.maxOutputTokens !== undefined && (!isNum(g.maxOutputTokens) || !Number.isInteger(g.maxOutputTokens) || g.maxOutputTokens <= 0))
+      return "* GenerateContentRequest.generation_config.max_output_tokens: must be a positive integer"
+    if (g.responseModalities !== undefined && !(Array.isArray(g.responseModalities) && g.responseModalities.every((x) => MODALITIES.includes(String(x).toUpperCase()))))
+      return "* GenerateContentRequest.generation_config.response_modalities: must be TEXT, IMAGE or AUDIO"
+    const t = g.thinkingConfig
+    if (t !== undefined) {
+      if (!isObj(t)) return "* GenerateContentRequest.generation_config.thinking_config: must be an object"
+      if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined) return "thinking_budget and thinking_level are not supported together."
+      if (t.thinkingLevel !== undefined) {
+        if (!LEVELS.includes(String(t.thinkingLevel).toUpperCase())) return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
+        if (model.base.startsWith("zeta-2.5")) return "Thinking level is not supported for this model."
+      }
+      if (t.thinkingBudget !== undefined) {
+        if (!isNum(t.thinkingBudget) || !Number.isInteger(t.thinkingBudget) || t.thinkingBudget < -1)
+          return "* GenerateContentRequest.generation_config.thinking_config.thinking_budget: must be an integer >= -1"
+        if (t.thinkingBudget === 0 && model.base === "zeta-2.5-pro") return "Budget 0 is invalid. This model only works in thinking mode."
+      }
+    }
+  }
+  const tc = body.toolConfig
+  if (tc !== undefined) {
+    const mode = isObj(tc) && isObj(tc.functionCallingConfig) ? tc.functionCallingConfig.mode : undefined
+    if (mode !== undefined && !MODES.includes(String(mode))) return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
+  }
+  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj))) return "* GenerateContentRequest.tools: must be an array of objects"
+  return undefined
+}
+
+/** Whether the model thinks for this request, how many thought tokens, and whether thoughts are returned. */
+export interface Thinking {
+  readonly on: boolean
+  readonly tokens: number
+  readonly includeThoughts: boolean
+}
+
+/** The thinking that applies: suffix first, then `thinkingConfig`, then the model's default. */
+export const thinkingOf = (body: Obj, model: NativeModel, isImageModel: boolean): Thinking => {
+  const g = isObj(body.generationConfig) ? body.generationConfig : {}
+  const t = isObj(g.thinkingConfig) ? g.thinkingConfig : {}
+  const includeThoughts = t.includeThoughts === true
+  const level = model.suffix?.level ?? (t.thinkingLevel === undefined ? undefined : String(t.thinkingLevel).toUpperCase())
+  const budget = model.suffix?.budget ?? (isNum(t.thinkingBudget) ? t.thinkingBudget : undefined)
+  const on = model.suffix !== undefined ? model.suffix.on : budget === 0 || level === "MINIMAL" ? false : !isImageModel
+  if (!on) return { on: false, tokens: 0, includeThoughts: false }
+  const byLevel: Record<string, number> = { LOW: 24, MEDIUM: 48, HIGH: 96 }
+  const tokens = budget !== undefined && budget > 0 ? Math.min(budget, 64) : level !== undefined ? byLevel[level] ?? 48 : 48
+  return { on: true, tokens, includeThoughts }
+}

@@ -1,0 +1,57 @@
+/** Sends a WebSocket route's JSON messages, counting them so an injected `ws-close` fault closes at the right one. */
+import type { WebSocket } from "ws"
+import type { EmulatorContext } from "./Context.js"
+
+/** A close reason cut to the 123 bytes a close frame allows (cut on a character boundary). */
+const closeReason = (reason: string): string => {
+  let out = reason
+  while (Buffer.byteLength(out) > 123) out = out.slice(0, -1)
+  return out
+}
+
+/** Sends JSON messages on one socket; `send` returns false once the socket is (being) closed. */
+export interface WsSender {
+  send(message: unknown): boolean
+  /** Closes with `code`/`reason` unless already closing. */
+  close(code: number, reason: string): void
+  readonly open: boolean
+}
+
+/**
+ * A sender for `ws` that applies the `ws-close` fault queued for `routeName` (taken once, when the
+ * connection opens): after `afterMessages` messages (default 0) the socket closes with the fault's code.
+ */
+export const makeWsSender = (ws: WebSocket, ctx: EmulatorContext, routeName: string): WsSender => {
+  const taken = ctx.faults.take(routeName)
+  const fault = taken?.kind === "ws-close" ? taken : undefined
+  let sent = 0
+  let closing = false
+  const isOpen = (): boolean => !closing && ws.readyState === ws.OPEN
+  const close = (code: number, reason: string): void => {
+    if (closing) return
+    closing = true
+    // Close codes 1005/1006 cannot be sent; a fault asking for them ends the socket abruptly instead.
+    if (code === 1005 || code === 1006) ws.terminate()
+    else ws.close(code, closeReason(reason))
+  }
+  const applyFault = (): boolean => {
+    if (fault !== undefined && sent >= (fault.afterMessages ?? 0)) {
+      close(fault.code, fault.reason ?? "injected fault")
+      return true
+    }
+    return false
+  }
+  queueMicrotask(() => void applyFault())
+  return {
+    send: (message) => {
+      if (!isOpen() || applyFault()) return false
+      ws.send(JSON.stringify(message))
+      sent++
+      return true
+    },
+    close,
+    get open() {
+      return isOpen()
+    }
+  }
+}

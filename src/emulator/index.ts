@@ -1,0 +1,101 @@
+/**
+ * `umg/emulator`: starts the local gateway emulator and returns its addresses, credentials and the
+ * controls tests use (counters, fault injection, virtual time).
+ */
+import { DEFAULT_KEY, RESTRICTED_KEY, makeContext, type EmulatorContext, type EmulatorOptions, type Fault } from "./Context.js"
+import { countTokensRoute } from "./CountTokens.js"
+import { embeddingsRoute } from "./Embeddings.js"
+import { imagesRoute } from "./Images.js"
+import { liveRoute } from "./Live.js"
+import { messagesRoute } from "./Messages.js"
+import { modelsRoute } from "./Models.js"
+import { nativeRoutes } from "./Native.js"
+import { chatRoute } from "./OpenAiText.js"
+import { platformRoutes } from "./Platform.js"
+import { realtimeRoute } from "./Realtime.js"
+import { rerankRoute } from "./Rerank.js"
+import { responsesRoute } from "./Responses.js"
+import type { Route, WsRoute } from "./Route.js"
+import { makeServer } from "./Server.js"
+import { speechRoute } from "./Speech.js"
+import { videoRoutes } from "./Video.js"
+
+export type { EmulatorOptions, Fault, KeyProfile } from "./Context.js"
+
+/** A running emulator. */
+export interface Emulator {
+  /** The gateway `{base_url}`: `http://127.0.0.1:PORT` (endpoints at `url + "/v1/…"`). */
+  readonly url: string
+  /** The `{platform_url}` (the same server). */
+  readonly platformUrl: string
+  /** A key with the `full` profile. */
+  readonly apiKey: string
+  /** A key with the `restricted` profile (the spec's video access outcomes), when one is configured. */
+  readonly restrictedKey: string | undefined
+  /** Credentials E7 accepts. */
+  readonly platform: { readonly username: string; readonly password: string }
+  readonly port: number
+  /** Request counters by route name (`messages`, `messages.rejected`, …; see Server.ts). */
+  readonly counters: {
+    get(route: string): number
+    snapshot(): Record<string, number>
+    reset(): void
+  }
+  /** Queues `fault` for the next `times` requests on `route` (a route name, or `*` for any). */
+  inject(route: string, fault: Fault, times?: number): void
+  clearFaults(): void
+  /** Moves the virtual clock forward (needs `virtualClock: true`). */
+  advanceTime(ms: number): void
+  /** Ends open streams and sockets and stops the server. */
+  close(): Promise<void>
+  readonly ctx: EmulatorContext
+}
+
+/** Every HTTP route of the emulator. */
+export const gatewayRoutes = (): ReadonlyArray<Route> => [
+  modelsRoute,
+  messagesRoute,
+  countTokensRoute,
+  ...nativeRoutes,
+  chatRoute,
+  responsesRoute,
+  embeddingsRoute,
+  rerankRoute,
+  speechRoute,
+  imagesRoute,
+  ...videoRoutes,
+  ...platformRoutes
+]
+
+/** Every WebSocket route of the emulator. */
+export const webSocketRoutes = (): ReadonlyArray<WsRoute> => [realtimeRoute, liveRoute]
+
+/** Starts an emulator on loopback (a free port unless `options.port` is set). */
+export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emulator> => {
+  const ctx = makeContext(options)
+  const server = makeServer(ctx, gatewayRoutes(), webSocketRoutes())
+  const port = await server.listen()
+  const host = ctx.options.host.includes(":") ? `[${ctx.options.host}]` : ctx.options.host
+  const url = `http://${host}:${port}`
+  ctx.baseUrl = url
+  const keys = [...ctx.options.keys.entries()]
+  const apiKey = keys.find(([, p]) => p === "full")?.[0] ?? keys[0]?.[0] ?? DEFAULT_KEY
+  const restrictedKey = keys.find(([, p]) => p === "restricted")?.[0] ?? (ctx.options.keys.has(RESTRICTED_KEY) ? RESTRICTED_KEY : undefined)
+  let closed: Promise<void> | undefined
+  return {
+    url,
+    platformUrl: url,
+    apiKey,
+    restrictedKey,
+    platform: { username: ctx.options.platform.username, password: ctx.options.platform.password },
+    port,
+    counters: ctx.counters,
+    inject: (route, fault, times) => ctx.faults.inject(route, fault, times),
+    clearFaults: () => ctx.faults.clear(),
+    advanceTime: (ms) => {
+      if (!ctx.clock.advance(ms)) throw new Error("advanceTime needs an emulator started with virtualClock: true")
+    },
+    close: () => (closed ??= server.close()),
+    ctx
+  }
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Base64 from "../../src/core/Base64.js"
+import { buildImagesBody, decodeImages, imageModels } from "../../src/core/Images.js"
+
+const base = { model: "zeta-2.5-flash-image", prompt: "a red fox in snow" }
+const bad = (input: unknown, models?: ReadonlyArray<string>) => Effect.flip(buildImagesBody(input, models))
+
+describe("buildImagesBody", () => {
+  it.effect("defaults response_format to b64_json", () =>
+    Effect.gen(function* () {
+      expect(yield* buildImagesBody(base)).toEqual({ ...base, response_format: "b64_json" })
+    })
+  )
+
+  it.effect("refuses a model that is not a zeta image model, listing them", () =>
+    Effect.gen(function* () {
+      const e = yield* bad({ ...base, model: "dall-e-3" })
+      expect(e).toMatchObject({ field: "model", rule: "one-of" })
+      expect(e.message).toContain("zeta-2.5-flash-image, zeta-3-pro-image-preview")
+      const extended = [...imageModels, "zeta-4-image"]
+      expect((yield* buildImagesBody({ ...base, model: "zeta-4-image" }, extended)).model).toBe("zeta-4-image")
+    })
+  )
+
+  it.effect("refuses any response_format but b64_json", () =>
+    Effect.gen(function* () {
+      const e = yield* bad({ ...base, response_format: "url" })
+      expect(e).toMatchObject({ field: "response_format", rule: "one-of" })
+      expect(e.message).toContain("b64_json")
+    })
+  )
+
+  it.effect("checks size, n, image_size and mime_type", () =>
+    Effect.gen(function* () {
+      const body = yield* buildImagesBody({ ...base, size: "16:9", n: 2, image_size: "2K", mime_type: "image/png", quality: "high" })
+      expect(body).toMatchObject({ size: "16:9", n: 2, image_size: "2K", mime_type: "image/png", quality: "high" })
+      expect(yield* bad({ ...base, size: "1024x1024" })).toMatchObject({ field: "size", rule: "one-of" })
+      expect(yield* bad({ ...base, n: 0 })).toMatchObject({ field: "n", rule: "range" })
+      expect(yield* bad({ ...base, n: 1.5 })).toMatchObject({ field: "n", rule: "type" })
+      expect((yield* bad({ ...base, image_size: "8K" })).message).toContain("1K, 2K, 3K, 4K")
+      expect(yield* bad({ ...base, mime_type: "text/plain" })).toMatchObject({ field: "mime_type" })
+    })
+  )
+
+  it.effect("requires a prompt unless contents are given, and passes contents through", () =>
+    Effect.gen(function* () {
+      expect(yield* bad({ model: base.model })).toMatchObject({ field: "prompt", rule: "required" })
+      const contents = [{ role: "user", parts: [{ text: "make it blue" }] }]
+      const body = yield* buildImagesBody({ model: base.model, contents })
+      expect(body.contents).toEqual(contents)
+      expect(body.prompt).toBeUndefined()
+    })
+  )
+})
+
+describe("decodeImages", () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+  it.effect("decodes b64_json to bytes and keeps the revised prompt", () =>
+    Effect.gen(function* () {
+      const decoded = yield* decodeImages({ created: 1700000000, data: [{ b64_json: Base64.encode(png), revised_prompt: "a fox" }] })
+      expect(decoded.created).toBe(1700000000)
+      expect(decoded.images[0]!.bytes).toEqual(png)
+      expect(decoded.images[0]!.revisedPrompt).toBe("a fox")
+    })
+  )
+
+  it.effect("reads a data URL prefix and its MIME type", () =>
+    Effect.gen(function* () {
+      const decoded = yield* decodeImages({ created: 1, data: [{ b64_json: `data:image/png;base64,${Base64.encode(png)}` }] })
+      expect(decoded.images[0]).toEqual({ bytes: png, mimeType: "image/png" })
+    })
+  )
+
+  it.effect("fails on an item without b64_json, on bad base64, and on the wrong shape", () =>
+    Effect.gen(function* () {
+      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ url: "https://x" }] }))).message).toContain("b64_json")
+      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ b64_json: "not base64!" }] }))).message).toContain("data[0].b64_json")
+      expect(yield* Effect.flip(decodeImages({ data: [] }))).toMatchObject({ _tag: "DecodeError", what: "images response" })
+    })
+  )
+})

@@ -1,0 +1,133 @@
+import { Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { DecodeError } from "../../src/core/GatewayError.js"
+import { decodeMessagesEvent, decodeMessagesEventEither } from "../../src/core/MessagesEvents.js"
+import { decodeMessage, messageText } from "../../src/core/MessagesResponse.js"
+import { messagesThinkingToolStream, record, toRecords } from "../fixtures/TextStreams.js"
+
+const decodeAll = (text: string) => toRecords(text).map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))
+
+describe("MessagesResponse", () => {
+  it("decodes a message with text, thinking, tool_use and server-tool blocks", () => {
+    const body = {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "epsilon-x",
+      content: [
+        { type: "thinking", thinking: "hm", signature: "sig" },
+        { type: "redacted_thinking", data: "enc" },
+        { type: "text", text: "Hi ", citations: null },
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+        { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+        { type: "text", text: "there" },
+        { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }
+      ],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: { input_tokens: 3, output_tokens: 4 }
+    }
+    const message = Either.getOrThrow(decodeMessage(body))
+    expect(message.content.map((b) => b.type)).toEqual([
+      "thinking",
+      "redacted_thinking",
+      "text",
+      "server_tool_use",
+      "web_search_tool_result",
+      "text",
+      "tool_use"
+    ])
+    expect(message.content[3]).toEqual(body.content[3])
+    expect(messageText(message)).toBe("Hi there")
+  })
+
+  it("tolerates the optional cache usage fields being absent or null", () => {
+    const base = { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: "end_turn" }
+    const absent = decodeMessage({ ...base, usage: { input_tokens: 1, output_tokens: 2 } })
+    const nulls = decodeMessage({
+      ...base,
+      usage: { input_tokens: 1, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null }
+    })
+    expect(Either.isRight(absent) && absent.right.stop_sequence).toBe(null)
+    expect(Either.isRight(nulls) && nulls.right.usage.cache_read_input_tokens).toBe(null)
+  })
+
+  it("fails with a DecodeError when a known block kind is malformed", () => {
+    const result = decodeMessage({
+      id: "m",
+      type: "message",
+      role: "assistant",
+      model: "x",
+      content: [{ type: "text" }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 1, output_tokens: 2 }
+    })
+    expect(Either.isLeft(result) && result.left).toBeInstanceOf(DecodeError)
+  })
+
+  it("drops __proto__ keys from opaque blocks instead of setting the prototype", () => {
+    const body = JSON.parse(
+      '{"id":"m","type":"message","role":"assistant","model":"x","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},' +
+        '"content":[{"type":"server_tool_use","__proto__":{"polluted":true},"input":{"__proto__":{"polluted":true}}}]}'
+    )
+    const message = Either.getOrThrow(decodeMessage(body))
+    const block = message.content[0] as Record<string, unknown>
+    expect(Object.getPrototypeOf(block)).toBe(Object.prototype)
+    expect(Object.getPrototypeOf(block["input"])).toBe(Object.prototype)
+    expect(block["polluted"]).toBeUndefined()
+  })
+})
+
+describe("MessagesEvents", () => {
+  it("decodes the protocol-notes example stream", () => {
+    expect(decodeAll(messagesThinkingToolStream).map((e) => e.type)).toEqual([
+      "message_start",
+      "content_block_start",
+      "ping",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop"
+    ])
+  })
+
+  it("decodes an unknown event type to an unknown event instead of failing", () => {
+    const event = Either.getOrThrow(decodeMessagesEventEither(record({ type: "agent_status", x: 1 })))
+    expect(event).toEqual({ type: "unknown", event: "agent_status", data: { type: "agent_status", x: 1 } })
+  })
+
+  it("decodes an unknown delta kind instead of failing", () => {
+    const event = Either.getOrThrow(
+      decodeMessagesEventEither(record({ type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } }))
+    )
+    expect(event.type === "content_block_delta" && event.delta.type).toBe("compaction_delta")
+  })
+
+  it("decodes an error event", () => {
+    const event = Either.getOrThrow(
+      decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }))
+    )
+    expect(event).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
+  })
+
+  it("uses the SSE event name when the payload has no type", () => {
+    const event = Either.getOrThrow(decodeMessagesEventEither({ event: "message_stop", data: "{}" }))
+    expect(event).toEqual({ type: "message_stop" })
+  })
+
+  it("fails with a DecodeError of family messages on non-JSON data", async () => {
+    const error = await Effect.runPromise(Effect.flip(decodeMessagesEvent({ event: "ping", data: "{not json" })))
+    expect(error).toBeInstanceOf(DecodeError)
+    expect(error.family).toBe("messages")
+  })
+
+  it("fails with a DecodeError naming the event when a known event is malformed", () => {
+    const result = decodeMessagesEventEither(record({ type: "content_block_delta", index: "0", delta: { type: "text_delta", text: "x" } }))
+    expect(Either.isLeft(result) && result.left.what).toBe("content_block_delta event")
+  })
+})

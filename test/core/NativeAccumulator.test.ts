@@ -1,0 +1,144 @@
+import { Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { DecodeError, IncompleteStream } from "../../src/core/GatewayError.js"
+import { accumulateNative, finishNative, initialNativeSnapshot, type NativeSnapshot, stepNative } from "../../src/core/NativeAccumulator.js"
+import {
+  decodeGenerateContentResponse,
+  decodeNativeChunk,
+  decodeNativeChunkEither,
+  type NativeChunk,
+  nativeText
+} from "../../src/core/NativeResponse.js"
+import { nativeStream, record, toRecords } from "../fixtures/TextStreams.js"
+
+const chunks = (): Array<NativeChunk> => toRecords(nativeStream).map((r) => Either.getOrThrow(decodeNativeChunkEither(r)))
+const text = (t: string, extra: Partial<Record<string, unknown>> = {}): NativeChunk => ({
+  candidates: [{ content: { role: "model", parts: [{ text: t, ...extra }] }, index: 0 }]
+})
+const finish: NativeChunk = { candidates: [{ content: { role: "model" }, finishReason: "STOP", index: 0 }] }
+
+const failure = (list: ReadonlyArray<NativeChunk>): IncompleteStream => {
+  const result = accumulateNative(list)
+  if (Either.isRight(result)) throw new Error("expected an IncompleteStream")
+  return result.left
+}
+
+describe("NativeResponse", () => {
+  it("decodes a unary response with usage, createTime and an inlineData part, ignoring unknown fields", () => {
+    const response = Either.getOrThrow(
+      decodeGenerateContentResponse({
+        candidates: [
+          {
+            content: { role: "model", parts: [{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBO" } }] },
+            finishReason: "STOP",
+            index: 0,
+            safetyRatings: [{ category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }]
+          }
+        ],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 5, totalTokenCount: 8, thoughtsTokenCount: 0, cachedContentTokenCount: 0 },
+        modelVersion: "zeta-2.5-flash-image",
+        createTime: "2026-11-21T08:00:00Z",
+        turnToken: "v1:x"
+      })
+    )
+    expect(response.candidates?.[0]?.content?.parts?.[1]).toEqual({ inlineData: { mimeType: "image/png", data: "iVBO" } })
+    expect(response.createTime).toBe("2026-11-21T08:00:00Z")
+    expect("turnToken" in response).toBe(false)
+    expect(nativeText(response)).toBe("Here:")
+  })
+
+  it("fails with a DecodeError of family native on a malformed chunk", async () => {
+    const error = await Effect.runPromise(Effect.flip(decodeNativeChunk(record({ candidates: [{ content: { parts: [{ text: 1 }] } }] }))))
+    expect(error).toBeInstanceOf(DecodeError)
+    expect(error.family).toBe("native")
+  })
+})
+
+describe("NativeAccumulator", () => {
+  it("folds the example stream: thoughts and text joined by kind, the function call kept, the latest usage", () => {
+    const response = Either.getOrThrow(accumulateNative(chunks()))
+    expect(response).toEqual({
+      candidates: [
+        {
+          index: 0,
+          content: {
+            role: "model",
+            parts: [
+              { text: "Thinking about weather.", thought: true },
+              { text: "It is sunny.", thoughtSignature: "c2ln" },
+              { functionCall: { name: "log", args: { city: "Paris" } } }
+            ]
+          },
+          finishReason: "STOP",
+          safetyRatings: []
+        }
+      ],
+      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 6, thoughtsTokenCount: 4, cachedContentTokenCount: 0, totalTokenCount: 18 },
+      modelVersion: "zeta-2.5-flash",
+      responseId: "r1",
+      createTime: "2026-11-21T08:00:00Z"
+    })
+  })
+
+  it("keeps two signed text parts apart", () => {
+    const response = Either.getOrThrow(accumulateNative([text("a", { thoughtSignature: "s1" }), text("b", { thoughtSignature: "s2" }), finish]))
+    expect(response.candidates?.[0]?.content?.parts).toEqual([
+      { text: "a", thoughtSignature: "s1" },
+      { text: "b", thoughtSignature: "s2" }
+    ])
+  })
+
+  it("merges candidates by index", () => {
+    const response = Either.getOrThrow(
+      accumulateNative([
+        { candidates: [{ content: { parts: [{ text: "x" }] }, index: 0 }, { content: { parts: [{ text: "y" }] }, index: 1 }] },
+        { candidates: [{ content: { parts: [{ text: "Y" }] }, index: 1, finishReason: "STOP" }] },
+        { candidates: [{ content: { parts: [{ text: "X" }] }, index: 0, finishReason: "MAX_TOKENS" }] }
+      ])
+    )
+    expect(response.candidates?.map((c) => [c.index, c.content?.parts, c.finishReason])).toEqual([
+      [0, [{ text: "xX" }], "MAX_TOKENS"],
+      [1, [{ text: "yY" }], "STOP"]
+    ])
+  })
+
+  it("never mutates the previous snapshot", () => {
+    const before = Either.getOrThrow(stepNative(initialNativeSnapshot, text("a")))
+    const copy = structuredClone(before)
+    Either.getOrThrow(stepNative(before, text("b")))
+    expect(before).toEqual(copy)
+  })
+
+  it("turns a chunk with a top-level error into error-event with the partial snapshot", () => {
+    const error = failure([text("par"), { error: { code: 503, status: "UNAVAILABLE", message: "overloaded" } }])
+    expect(error.reason).toBe("error-event")
+    expect(error.errorType).toBe("UNAVAILABLE")
+    expect(error.family).toBe("native")
+    expect((error.partial as NativeSnapshot).candidates?.[0]?.content?.parts).toEqual([{ text: "par" }])
+  })
+
+  it("turns a blocked prompt into error-event naming the block reason", () => {
+    const error = failure([{ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3 } }])
+    expect(error.reason).toBe("error-event")
+    expect(error.errorType).toBe("SAFETY")
+    expect(error.partial).toBe(initialNativeSnapshot)
+  })
+
+  it("fails ended-early when the stream ends without a finishReason", () => {
+    const partial = Either.getOrThrow(stepNative(initialNativeSnapshot, text("cut")))
+    const result = finishNative(partial)
+    expect(Either.isLeft(result) && result.left.reason).toBe("ended-early")
+    expect(Either.isLeft(result) && result.left.partial).toBe(partial)
+    expect(failure([]).reason).toBe("ended-early")
+  })
+
+  it("fails out-of-order on new parts after a candidate finished, but accepts a trailing usage chunk", () => {
+    expect(failure([text("a"), finish, text("b")]).reason).toBe("out-of-order")
+    const response = Either.getOrThrow(accumulateNative([text("a"), finish, { usageMetadata: { totalTokenCount: 9 } }]))
+    expect(response.usageMetadata).toEqual({ totalTokenCount: 9 })
+  })
+
+  it("returns an IncompleteStream instance", () => {
+    expect(failure([text("a")])).toBeInstanceOf(IncompleteStream)
+  })
+})
