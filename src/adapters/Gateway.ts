@@ -2,18 +2,21 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"
 import * as HttpTransport from "./HttpTransport.js"
+import { nodeSocketOpener } from "./NodeWebSocket.js"
 import * as PlatformToken from "./PlatformToken.js"
 import * as Chat from "./groups/Chat.js"
 import * as Embeddings from "./groups/Embeddings.js"
 import * as Images from "./groups/Images.js"
+import * as Live from "./groups/Live.js"
 import * as Messages from "./groups/Messages.js"
 import * as Models from "./groups/Models.js"
 import * as Native from "./groups/Native.js"
 import * as Platform from "./groups/Platform.js"
+import * as Realtime from "./groups/Realtime.js"
 import * as Rerank from "./groups/Rerank.js"
 import * as Responses from "./groups/Responses.js"
 import * as Speech from "./groups/Speech.js"
@@ -31,6 +34,8 @@ export interface GatewayService {
   readonly speech: Speech.SpeechGroup
   readonly images: Images.ImagesGroup
   readonly video: Video.VideoGroup
+  readonly realtime: Realtime.RealtimeGroup
+  readonly live: Live.LiveGroup
   readonly platform: Platform.PlatformGroup
 }
 
@@ -43,6 +48,7 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
     const transport = yield* HttpTransport.fromConfig(config)
     const ctx = GroupContext.make(config, transport)
     const tokens = yield* PlatformToken.make(config, transport)
+    const open = Option.getOrElse(config.webSocket, () => nodeSocketOpener)
     return {
       models: yield* Models.make(ctx),
       messages: Messages.make(ctx),
@@ -54,6 +60,8 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
       speech: Speech.make(ctx),
       images: Images.make(ctx),
       video: Video.make(ctx),
+      realtime: Realtime.make(ctx, open),
+      live: Live.make(ctx, open),
       platform: Platform.make(ctx, tokens)
     }
   })

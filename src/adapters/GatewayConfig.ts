@@ -5,6 +5,7 @@
 import { Config, Option, Redacted } from "effect"
 import type { HttpClient } from "@effect/platform"
 import type { Layer } from "effect"
+import type { SocketOpener } from "./WebSocketSession.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
 export type NativeAuth = "bearer" | "x-vendor-api-key" | "query"
@@ -44,6 +45,8 @@ export interface GatewayConfigInput {
   readonly minPollIntervalMs?: number
   /** An HTTP client layer to use instead of `FetchHttpClient.layer` (tests, proxies). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
+  /** How WebSockets are opened (default: the Node `ws` package, which can send the key as a header). */
+  readonly webSocket?: SocketOpener
 }
 
 /** The resolved settings, every default applied. @category models */
@@ -65,6 +68,7 @@ export interface GatewayConfig {
   readonly embedConcurrency: number
   readonly minPollIntervalMs: number
   readonly httpClient: Option.Option<Layer.Layer<HttpClient.HttpClient>>
+  readonly webSocket: Option.Option<SocketOpener>
 }
 
 const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -94,7 +98,8 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   nativeAuth: input.nativeAuth ?? "bearer",
   embedConcurrency: Math.max(1, Math.floor(input.embedConcurrency ?? 4)),
   minPollIntervalMs: Math.max(0, input.minPollIntervalMs ?? 3_000),
-  httpClient: Option.fromNullable(input.httpClient)
+  httpClient: Option.fromNullable(input.httpClient),
+  webSocket: Option.fromNullable(input.webSocket)
 })
 
 /**

@@ -41,12 +41,19 @@ const applyToolCalls = (
       if (typeof fragment.id !== "string" || typeof name !== "string") {
         return `tool call ${fragment.index} continues before its first fragment (with id and name)`
       }
-      const call: ChatToolCall = { id: fragment.id, type: fragment.type ?? "function", function: { name, arguments: fragment.function?.arguments ?? "" } }
+      const call: ChatToolCall = {
+        id: fragment.id,
+        type: fragment.type ?? "function",
+        function: { name, arguments: fragment.function?.arguments ?? "" }
+      }
       outCalls = [...outCalls, call]
       outIndexes = [...outIndexes, fragment.index]
     } else {
       const piece = fragment.function?.arguments ?? ""
-      if (piece !== "") outCalls = replaceAt(outCalls, at, { ...current, function: { ...current.function, arguments: current.function.arguments + piece } })
+      if (piece !== "") {
+        const joined = { ...current.function, arguments: current.function.arguments + piece }
+        outCalls = replaceAt(outCalls, at, { ...current, function: joined })
+      }
     }
   }
   return { calls: outCalls, indexes: outIndexes }
@@ -101,8 +108,9 @@ export const stepChat = (snapshot: ChatSnapshot, event: ChatStreamEvent): Step<C
   if (snapshot.phase === "done") return Either.right(snapshot)
   switch (event.type) {
     case "error": {
-      const type = event.error.type ?? (event.error.code === undefined || event.error.code === null ? undefined : String(event.error.code))
-      return incomplete("openai", "error-event", `stream error${type === undefined ? "" : ` ${type}`}: ${event.error.message}`, snapshot, type)
+      const { code, message } = event.error
+      const type = event.error.type ?? (code === undefined || code === null ? "error" : String(code))
+      return incomplete("openai", "error-event", `stream error ${type}: ${message}`, snapshot, type)
     }
     case "done":
       return snapshot.completion === undefined

@@ -147,7 +147,8 @@ const DONE = "[DONE]"
  */
 export const decodeChatEventEither = (record: SseRecord): Either.Either<ChatStreamEvent, DecodeError> => {
   if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" })
-  return Either.flatMap(parseJsonText(record?.data, "openai", "chat completion chunk"), (payload): Either.Either<ChatStreamEvent, DecodeError> => {
+  const parsed = parseJsonText(record?.data, "openai", "chat completion chunk")
+  return Either.flatMap(parsed, (payload): Either.Either<ChatStreamEvent, DecodeError> => {
     if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] })
     if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload })
     return decodeChunkEvent({ type: "chunk", chunk: payload })

@@ -64,22 +64,25 @@ const appendPart =
       : `content part ${contentIndex} added, expected ${item.content.length}`
   }
 
-/** Appends to (or sets) a string field of a part of the given type. */
+/** Edits the string field of a part of the given type (appending a delta, or setting the full text). */
 const partText =
-  (type: "output_text" | "refusal", field: "text" | "refusal", piece: string, replace: boolean): PartEdit =>
-  (part) =>
-    part.type !== type
-      ? `content part is a ${part.type}, not ${type}`
-      : ({ ...part, [field]: replace ? piece : String((part as Readonly<Record<string, unknown>>)[field] ?? "") + piece } as ResponsesContentPart)
+  (type: "output_text" | "refusal", field: "text" | "refusal", edit: (text: string) => string): PartEdit =>
+  (part) => {
+    if (part.type !== type) return `content part is a ${part.type}, not ${type}`
+    const current = (part as Readonly<Record<string, unknown>>)[field]
+    return { ...part, [field]: edit(typeof current === "string" ? current : "") } as ResponsesContentPart
+  }
 
 /** Edits reasoning summary `summaryIndex` (created empty when it is the next one). */
 const editSummary =
   (summaryIndex: number, edit: (text: string) => string, type?: string): ItemEdit =>
   (item) => {
     if (!isResponsesItem(item, "reasoning")) return `output item is a ${item.type}, not reasoning`
-    const part = item.summary[summaryIndex] ?? (summaryIndex === item.summary.length ? { type: type ?? "summary_text", text: "" } : undefined)
+    const isNext = summaryIndex === item.summary.length
+    const part = item.summary[summaryIndex] ?? (isNext ? { type: type ?? "summary_text", text: "" } : undefined)
     if (part === undefined) return `no summary part ${summaryIndex}`
-    return { ...item, summary: replaceAt(item.summary, summaryIndex, { ...part, ...(type === undefined ? {} : { type }), text: edit(part.text) }) }
+    const edited = { ...part, ...(type === undefined ? {} : { type }), text: edit(part.text) }
+    return { ...item, summary: replaceAt(item.summary, summaryIndex, edited) }
   }
 
 /** Edits the arguments of a function call item. */
@@ -91,8 +94,8 @@ const editArguments =
       : `output item is a ${item.type}, not a function_call`
 
 /** The final response: the event's, keeping the streamed output when the event carries none. */
-const finalResponse = (streamed: ResponsesResponse | undefined, final: ResponsesResponse): ResponsesResponse =>
-  final.output.length === 0 && streamed !== undefined && streamed.output.length > 0 ? { ...final, output: streamed.output } : final
+const finalResponse = (streamed: ResponsesResponse, final: ResponsesResponse): ResponsesResponse =>
+  final.output.length === 0 && streamed.output.length > 0 ? { ...final, output: streamed.output } : final
 
 /**
  * One fold step: a fresh snapshot, or an `IncompleteStream` whose `partial` is the snapshot before
@@ -115,7 +118,8 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
   const { phase, response } = snapshot
   if (event.type === "unknown") return Either.right({ ...snapshot, sequenceNumber })
   if (event.type === "error") {
-    return incomplete("openai", "error-event", `stream error ${event.code ?? ""}: ${event.message}`.replace(" :", ":"), snapshot, event.code ?? "error")
+    const type = event.code ?? "error"
+    return incomplete("openai", "error-event", `stream error ${type}: ${event.message}`, snapshot, type)
   }
   if (phase === "completed" || phase === "incomplete") return outOfOrder(`${event.type} after the final event`)
   const next = (r: ResponsesResponse | string, nextPhase: ResponsesSnapshot["phase"] = "streaming"): Step<ResponsesSnapshot> =>
@@ -141,6 +145,9 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
       break
   }
   if (response === undefined) return outOfOrder(`${event.type} before response.created`)
+  // The item-level events all address `output[output_index]`, checked against their `item_id`.
+  const onItem = (ref: { readonly output_index: number; readonly item_id: string }, edit: ItemEdit) =>
+    next(editItem(response, ref.output_index, ref.item_id, edit))
   switch (event.type) {
     case "response.completed":
       return next(finalResponse(response, event.response), "completed")
@@ -155,27 +162,27 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
     case "response.output_item.done":
       return next(editItem(response, event.output_index, undefined, () => event.item))
     case "response.content_part.added":
-      return next(editItem(response, event.output_index, event.item_id, appendPart(event.content_index, event.part)))
+      return onItem(event, appendPart(event.content_index, event.part))
     case "response.content_part.done":
-      return next(editItem(response, event.output_index, event.item_id, editPart(event.content_index, () => event.part)))
+      return onItem(event, editPart(event.content_index, () => event.part))
     case "response.output_text.delta":
-      return next(editItem(response, event.output_index, event.item_id, editPart(event.content_index, partText("output_text", "text", event.delta, false))))
+      return onItem(event, editPart(event.content_index, partText("output_text", "text", (t) => t + event.delta)))
     case "response.output_text.done":
-      return next(editItem(response, event.output_index, event.item_id, editPart(event.content_index, partText("output_text", "text", event.text, true))))
+      return onItem(event, editPart(event.content_index, partText("output_text", "text", () => event.text)))
     case "response.refusal.delta":
-      return next(editItem(response, event.output_index, event.item_id, editPart(event.content_index, partText("refusal", "refusal", event.delta, false))))
+      return onItem(event, editPart(event.content_index, partText("refusal", "refusal", (t) => t + event.delta)))
     case "response.refusal.done":
-      return next(editItem(response, event.output_index, event.item_id, editPart(event.content_index, partText("refusal", "refusal", event.refusal, true))))
+      return onItem(event, editPart(event.content_index, partText("refusal", "refusal", () => event.refusal)))
     case "response.function_call_arguments.delta":
-      return next(editItem(response, event.output_index, event.item_id, editArguments((a) => a + event.delta)))
+      return onItem(event, editArguments((a) => a + event.delta))
     case "response.function_call_arguments.done":
-      return next(editItem(response, event.output_index, event.item_id, editArguments(() => event.arguments, event.name)))
+      return onItem(event, editArguments(() => event.arguments, event.name))
     case "response.reasoning_summary_part.added":
-      return next(editItem(response, event.output_index, event.item_id, editSummary(event.summary_index, () => event.part.text, event.part.type)))
+      return onItem(event, editSummary(event.summary_index, () => event.part.text, event.part.type))
     case "response.reasoning_summary_text.delta":
-      return next(editItem(response, event.output_index, event.item_id, editSummary(event.summary_index, (t) => t + event.delta)))
+      return onItem(event, editSummary(event.summary_index, (t) => t + event.delta))
     case "response.reasoning_summary_text.done":
-      return next(editItem(response, event.output_index, event.item_id, editSummary(event.summary_index, () => event.text)))
+      return onItem(event, editSummary(event.summary_index, () => event.text))
   }
 }
 

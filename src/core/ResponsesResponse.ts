@@ -171,9 +171,19 @@ export const ResponsesOutputTextDone = Schema.Struct({
   text: Schema.String
 })
 /** @category schemas */
-export const ResponsesRefusalDelta = Schema.Struct({ type: Schema.Literal("response.refusal.delta"), ...Seq, ...partRef, delta: Schema.String })
+export const ResponsesRefusalDelta = Schema.Struct({
+  type: Schema.Literal("response.refusal.delta"),
+  ...Seq,
+  ...partRef,
+  delta: Schema.String
+})
 /** @category schemas */
-export const ResponsesRefusalDone = Schema.Struct({ type: Schema.Literal("response.refusal.done"), ...Seq, ...partRef, refusal: Schema.String })
+export const ResponsesRefusalDone = Schema.Struct({
+  type: Schema.Literal("response.refusal.done"),
+  ...Seq,
+  ...partRef,
+  refusal: Schema.String
+})
 /** @category schemas */
 export const ResponsesFunctionCallArgumentsDelta = Schema.Struct({
   type: Schema.Literal("response.function_call_arguments.delta"),

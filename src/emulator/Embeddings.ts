@@ -52,7 +52,8 @@ export const embeddingsRoute: Route = {
     if (Array.isArray(b.input)) return bad(reply, 400, "This gateway takes one text per request: 'input' must be a string.", "input", "invalid_value")
     if (typeof b.input !== "string" || b.input.length === 0) return bad(reply, 400, "Invalid 'input': expected a non-empty string.", "input")
     const format = b.encoding_format ?? "float"
-    if (format !== "float" && format !== "base64") return bad(reply, 400, "Invalid 'encoding_format': expected 'float' or 'base64'.", "encoding_format", "invalid_value")
+    if (format !== "float" && format !== "base64")
+      return bad(reply, 400, "Invalid 'encoding_format': expected 'float' or 'base64'.", "encoding_format", "invalid_value")
     let dimensions = spec.dimensions
     if (b.dimensions !== undefined) {
       if (!spec.shortenable) return bad(reply, 400, "This model does not support specifying dimensions.", "dimensions")

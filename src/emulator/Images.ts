@@ -32,7 +32,8 @@ export const imagesRoute: Route = {
     if (!IMAGE_MODELS.includes(b.model)) return bad(reply, `Invalid 'model': ${b.model} is not an image model of this series (${IMAGE_MODELS.join(", ")}).`, "model")
     const hasContents = Array.isArray(b.contents) && b.contents.length > 0
     if (!hasContents && (typeof b.prompt !== "string" || b.prompt.length === 0)) return bad(reply, "Missing required parameter: 'prompt'.", "prompt")
-    if (b.response_format !== undefined && b.response_format !== "b64_json") return bad(reply, "Invalid 'response_format': only 'b64_json' is supported for this series.", "response_format")
+    if (b.response_format !== undefined && b.response_format !== "b64_json")
+      return bad(reply, "Invalid 'response_format': only 'b64_json' is supported for this series.", "response_format")
     const n = b.n ?? 1
     if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 4) return bad(reply, "Invalid 'n': must be an integer between 1 and 4.", "n")
     const size = aspectOf(b.size)

@@ -124,8 +124,16 @@ export const messageBody = (plan: MessagePlan): Obj => ({
   usage: plan.usage
 })
 
-const emptyBlock = (b: OutBlock): Obj =>
-  b.type === "text" ? { type: "text", text: "" } : b.type === "thinking" ? { type: "thinking", thinking: "", signature: "" } : { type: "tool_use", id: b.id, name: b.name, input: {} }
+const emptyBlock = (b: OutBlock): Obj => {
+  switch (b.type) {
+    case "text":
+      return { type: "text", text: "" }
+    case "thinking":
+      return { type: "thinking", thinking: "", signature: "" }
+    case "tool_use":
+      return { type: "tool_use", id: b.id, name: b.name, input: {} }
+  }
+}
 
 /** Streams a plan as protocol-notes §1.5 says: `event:` lines, a ping, deltas per token, cumulative usage. */
 export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: MessagePlan): Promise<void> => {

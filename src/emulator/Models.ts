@@ -72,9 +72,13 @@ export const listFormat = (headers: IncomingHttpHeaders, url: URL): ListFormat =
 /** Authenticates a models-list request with the key of its format (Bearer always works). */
 export const modelsAuth = (ctx: EmulatorContext, headers: IncomingHttpHeaders, url: URL): AuthResult => {
   const format = listFormat(headers, url)
-  const key =
-    bearerKey(headers) ??
-    (format === "messages" ? header(headers, "x-api-key") : format === "native" ? header(headers, "x-vendor-api-key") ?? url.searchParams.get("key") ?? undefined : undefined)
+  const formatKey =
+    format === "messages"
+      ? header(headers, "x-api-key")
+      : format === "native"
+        ? header(headers, "x-vendor-api-key") ?? url.searchParams.get("key") ?? undefined
+        : undefined
+  const key = bearerKey(headers) ?? formatKey
   const family = format === "messages" ? "messages" : format === "native" ? "native" : "openai"
   if (key === undefined) return { ok: false, ...authFailure(family, true) }
   const profile = ctx.options.keys.get(key)

@@ -46,7 +46,9 @@ interface NativePlan {
 const functionCallFor = (body: Obj, seed: string): Obj | undefined => {
   const cfg = isObj(body.toolConfig) && isObj(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {}
   if (cfg.mode === "NONE") return undefined
-  const decls = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => (isObj(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [])).filter(isObj)
+  const decls = (Array.isArray(body.tools) ? body.tools : [])
+    .flatMap((t) => (isObj(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []))
+    .filter(isObj)
   const allowed = Array.isArray(cfg.allowedFunctionNames) ? cfg.allowedFunctionNames.map(String) : undefined
   const decl = decls.find((d) => allowed === undefined || allowed.includes(String(d.name)))
   if (decl === undefined) return undefined
@@ -76,13 +78,15 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
   if (call !== undefined) push([call], 8)
   else if (modalities.includes("IMAGE")) {
     const cfg = isObj(g.imageConfig) ? g.imageConfig : {}
-    const { width, height } = imageDimensions(typeof cfg.aspectRatio === "string" ? cfg.aspectRatio : undefined, typeof cfg.imageSize === "string" ? cfg.imageSize : undefined)
+    const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined)
+    const { width, height } = imageDimensions(str(cfg.aspectRatio), str(cfg.imageSize))
     if (modalities.includes("TEXT")) push([{ text: replyWords(seed, 8).join(" ") }], 8)
     push([{ inlineData: { mimeType: "image/png", data: renderPng(seed, width, height).toString("base64") } }], 1290)
   } else {
     const responses = (body.contents as Array<Obj>).flatMap((c) => (c.parts as Array<Obj>).filter((p) => p.functionResponse !== undefined))
     const lastResponse = responses[responses.length - 1]
-    const prefix = isObj(lastResponse) && isObj(lastResponse.functionResponse) ? `The function returned ${canonicalJson(lastResponse.functionResponse.response)}. ` : ""
+    const fr = isObj(lastResponse) && isObj(lastResponse.functionResponse) ? lastResponse.functionResponse : undefined
+    const prefix = fr === undefined ? "" : `The function returned ${canonicalJson(fr.response)}. `
     let pieces = tokenPieces(prefix + replyWords(seed, ctx.options.text.replyWords).join(" "))
     const max = typeof g.maxOutputTokens === "number" ? g.maxOutputTokens : Infinity
     if (pieces.length > max) {
@@ -118,7 +122,7 @@ const prepare = (req: Parameters<Route["handle"]>[0], reply: Reply, ctx: Emulato
   const entry = findModel(parsed.base)
   if (entry === undefined || entry.ownedBy !== "zeta" || (entry.kind !== "text" && entry.kind !== "image"))
     return bad(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`)
-  if (!isObj(req.json)) return bad(400, req.jsonError === undefined ? "Invalid JSON payload received. Expected an object." : `Invalid JSON payload received. ${req.jsonError}`)
+  if (!isObj(req.json)) return bad(400, `Invalid JSON payload received. ${req.jsonError ?? "Expected an object."}`)
   const body = normaliseNative(req.json)
   const invalid = validateNative(body, parsed)
   if (invalid !== undefined) return bad(400, invalid)
@@ -136,7 +140,8 @@ const generateRoute: Route = {
     // Unary answers carry one text part where a stream carries several.
     const parts = p.chunks.flat().reduce<Array<Obj>>((acc, part) => {
       const prev = acc[acc.length - 1]
-      if (prev !== undefined && typeof prev.text === "string" && typeof part.text === "string" && prev.thought === part.thought) acc[acc.length - 1] = { ...prev, text: prev.text + part.text }
+      const joinable = prev !== undefined && typeof prev.text === "string" && typeof part.text === "string" && prev.thought === part.thought
+      if (joinable) acc[acc.length - 1] = { ...prev, text: String(prev.text) + String(part.text) }
       else acc.push(part)
       return acc
     }, [])

@@ -31,7 +31,10 @@ const camelKeys = (v: unknown): unknown => (isObj(v) ? Object.fromEntries(Object
 const camelParts = (content: unknown): unknown => {
   const c = camelKeys(content)
   if (!isObj(c) || !Array.isArray(c.parts)) return c
-  return { ...c, parts: c.parts.map((p) => Object.fromEntries(Object.entries(camelKeys(p) as Obj).map(([k, x]) => [k, k === "functionCall" || k === "functionResponse" ? x : camelKeys(x)]))) }
+  // Inside a part, rename the part's fields and those of `inlineData`/`fileData`, not function args or responses.
+  const part = (p: unknown): unknown =>
+    isObj(p) ? Object.fromEntries(Object.entries(camelKeys(p) as Obj).map(([k, x]) => [k, k === "functionCall" || k === "functionResponse" ? x : camelKeys(x)])) : p
+  return { ...c, parts: c.parts.map(part) }
 }
 
 /**
@@ -81,14 +84,16 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (g.topP !== undefined && (!isNum(g.topP) || g.topP < 0 || g.topP > 1)) return "* GenerateContentRequest.generation_config.top_p: must be between 0 and 1"
     if (g.maxOutputTokens !== undefined && (!isNum(g.maxOutputTokens) || !Number.isInteger(g.maxOutputTokens) || g.maxOutputTokens <= 0))
       return "* GenerateContentRequest.generation_config.max_output_tokens: must be a positive integer"
-    if (g.responseModalities !== undefined && !(Array.isArray(g.responseModalities) && g.responseModalities.every((x) => MODALITIES.includes(String(x).toUpperCase()))))
+    const modalities = g.responseModalities
+    if (modalities !== undefined && !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(String(x).toUpperCase()))))
       return "* GenerateContentRequest.generation_config.response_modalities: must be TEXT, IMAGE or AUDIO"
     const t = g.thinkingConfig
     if (t !== undefined) {
       if (!isObj(t)) return "* GenerateContentRequest.generation_config.thinking_config: must be an object"
       if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined) return "thinking_budget and thinking_level are not supported together."
       if (t.thinkingLevel !== undefined) {
-        if (!LEVELS.includes(String(t.thinkingLevel).toUpperCase())) return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
+        if (!LEVELS.includes(String(t.thinkingLevel).toUpperCase()))
+          return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
         if (model.base.startsWith("zeta-2.5")) return "Thinking level is not supported for this model."
       }
       if (t.thinkingBudget !== undefined) {
@@ -101,7 +106,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
   const tc = body.toolConfig
   if (tc !== undefined) {
     const mode = isObj(tc) && isObj(tc.functionCallingConfig) ? tc.functionCallingConfig.mode : undefined
-    if (mode !== undefined && !MODES.includes(String(mode))) return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
+    if (mode !== undefined && !MODES.includes(String(mode)))
+      return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
   }
   if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj))) return "* GenerateContentRequest.tools: must be an array of objects"
   return undefined

@@ -37,7 +37,10 @@ export const rerankRoute: Route = {
     if (typeof body !== "object" || body === null || Array.isArray(body)) return bad(reply, "We could not parse the JSON body of your request.", "body")
     const b = body as Record<string, unknown>
     if (typeof b.model !== "string" || b.model.length === 0) return bad(reply, "you must provide a model parameter", "model")
-    if (!b.model.startsWith("rerank")) return reply.json(404, errorBody("openai", 404, `The model \`${b.model}\` is not a rerank model.`, { param: "model", code: "model_not_found" }))
+    if (!b.model.startsWith("rerank")) {
+      const body = errorBody("openai", 404, `The model \`${b.model}\` is not a rerank model.`, { param: "model", code: "model_not_found" })
+      return reply.json(404, body)
+    }
     if (typeof b.query !== "string" || b.query.length === 0) return bad(reply, "Missing required parameter: 'query'.", "query")
     if (!Array.isArray(b.documents) || b.documents.length === 0) return bad(reply, "Missing required parameter: 'documents' (a non-empty array).", "documents")
     const docs = b.documents.map(docText)
@@ -46,7 +49,8 @@ export const rerankRoute: Route = {
     const texts = docs as Array<string>
     const topN = b.top_n ?? texts.length
     if (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1) return bad(reply, "Invalid 'top_n': must be a positive integer.", "top_n")
-    if (b.return_documents !== undefined && typeof b.return_documents !== "boolean") return bad(reply, "Invalid 'return_documents': must be a boolean.", "return_documents")
+    if (b.return_documents !== undefined && typeof b.return_documents !== "boolean")
+      return bad(reply, "Invalid 'return_documents': must be a boolean.", "return_documents")
     const query = b.query
     const results = texts
       .map((text, index) => ({ index, relevance_score: relevance(query, text), text }))

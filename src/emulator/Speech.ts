@@ -68,8 +68,10 @@ export const speechRoute: Route = {
     if (typeof body !== "object" || body === null || Array.isArray(body)) return bad(reply, "We could not parse the JSON body of your request.", "body")
     const b = body as Record<string, unknown>
     if (typeof b.model !== "string" || b.model.length === 0) return bad(reply, "you must provide a model parameter", "model")
-    if (findModel(b.model)?.kind !== "speech")
-      return reply.json(404, errorBody("openai", 404, `The model \`${b.model}\` does not exist or is not a speech model.`, { param: "model", code: "model_not_found" }))
+    if (findModel(b.model)?.kind !== "speech") {
+      const message = `The model \`${b.model}\` does not exist or is not a speech model.`
+      return reply.json(404, errorBody("openai", 404, message, { param: "model", code: "model_not_found" }))
+    }
     if (typeof b.input !== "string" || b.input.length === 0) return bad(reply, "Missing required parameter: 'input'.", "input")
     if (b.input.length > 4096) return bad(reply, "Invalid 'input': string too long. Expected a string with maximum length 4096.", "input")
     if (b.voice === undefined) return bad(reply, "Missing required parameter: 'voice'.", "voice")

@@ -21,6 +21,7 @@ import { speechRoute } from "./Speech.js"
 import { videoRoutes } from "./Video.js"
 
 export type { EmulatorOptions, Fault, KeyProfile } from "./Context.js"
+export { DEFAULT_KEY, RESTRICTED_KEY } from "./Context.js"
 
 /** A running emulator. */
 export interface Emulator {
@@ -41,7 +42,12 @@ export interface Emulator {
     snapshot(): Record<string, number>
     reset(): void
   }
-  /** Queues `fault` for the next `times` requests on `route` (a route name, or `*` for any). */
+  /**
+   * Queues `fault` for the next `times` requests on `route` (a route name, or `*` for any). Route
+   * names: `models`, `messages`, `count_tokens`, `native.generate`, `native.stream`, `native.embed`,
+   * `chat`, `responses`, `embeddings`, `rerank`, `speech`, `images`, and the video, platform,
+   * `realtime` and `live` routes (see their modules).
+   */
   inject(route: string, fault: Fault, times?: number): void
   clearFaults(): void
   /** Moves the virtual clock forward (needs `virtualClock: true`). */

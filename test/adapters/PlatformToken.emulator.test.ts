@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import type { AnyShootEasyBody } from "../../src/core/Platform.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 let emu: Emulator
@@ -26,7 +27,7 @@ const layer = () =>
     retryMaxDelayMs: 20
   })
 
-const easy = { size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] }
+const easy: AnyShootEasyBody = { size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] }
 
 describe("the platform token", () => {
   it("is fetched once for fifty concurrent calls after it expired", async () => {

@@ -80,6 +80,21 @@ describe("prompt caching", () => {
     expect((await usage(b)).cache_read_input_tokens).toBe(0)
   })
 
+  it("caches the whole prompt for a top-level cache_control and counts tools in the prefix", async () => {
+    const tool = { name: "lookup", description: longText("t", 2000), input_schema: { type: "object", properties: {} } }
+    const b = {
+      model: "epsilon-sonnet-4-5-20250929",
+      max_tokens: 64,
+      cache_control: { type: "ephemeral" },
+      tools: [tool],
+      messages: [{ role: "user", content: longText("u", 4000) }]
+    }
+    const first = await usage(b)
+    expect(first.cache_creation_input_tokens).toBeGreaterThan(1500)
+    expect(first.input_tokens).toBe(0)
+    expect((await usage(b)).cache_read_input_tokens).toBe(first.cache_creation_input_tokens)
+  })
+
   it("caches up to the last block marked with cache_control, not beyond", async () => {
     const b = {
       model: "epsilon-opus-4-5-20251101",

@@ -1,0 +1,155 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/Sse.js"
+import { chunkAt } from "../test/fixtures/sseStreams.js"
+
+/** What one run of a parser gave: its events and its retry calls, in order. */
+interface Outcome {
+  readonly events: ReadonlyArray<SseEvent>
+  readonly retries: ReadonlyArray<number>
+}
+
+const run = (chunks: ReadonlyArray<Uint8Array | string>, maxBufferSize?: number): Outcome => {
+  const retries: Array<number> = []
+  const parser = makeSseParser({ onRetry: (ms) => retries.push(ms), ...(maxBufferSize !== undefined ? { maxBufferSize } : {}) })
+  const events: Array<SseEvent> = []
+  for (const chunk of chunks) events.push(...parser.push(chunk))
+  events.push(...parser.end())
+  return { events, retries }
+}
+
+/**
+ * A deliberately naive reading of the WHATWG event-stream rules, for comparison: decode everything
+ * at once, split into lines with a regular expression, interpret each line.
+ */
+const reference = (bytes: Uint8Array): Outcome => {
+  let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+  if (text.startsWith("\uFEFF")) text = text.slice(1)
+  const lines = text.split(/\r\n|\r|\n/)
+  lines.pop() // the unterminated rest (or "" after a final line end) is discarded
+  const events: Array<SseEvent> = []
+  const retries: Array<number> = []
+  let data: Array<string> | undefined
+  let type = ""
+  let id = ""
+  for (const line of lines) {
+    if (line === "") {
+      if (data !== undefined) events.push({ event: type === "" ? "message" : type, data: data.join("\n"), id })
+      data = undefined
+      type = ""
+      continue
+    }
+    if (line.startsWith(":")) continue
+    const colon = line.indexOf(":")
+    const field = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? "" : line.slice(colon + 1)
+    if (value.startsWith(" ")) value = value.slice(1)
+    if (field === "data") (data ??= []).push(value)
+    else if (field === "event") type = value
+    else if (field === "id" && !value.includes("\0")) id = value
+    else if (field === "retry" && /^[0-9]+$/.test(value)) retries.push(Number.parseInt(value, 10))
+  }
+  return { events, retries }
+}
+
+const lineEnd = fc.constantFrom("\n", "\r\n", "\r")
+// Values mix ASCII with 2-, 3- and 4-byte characters, NUL and field-like text.
+const value = fc.string({
+  unit: fc.oneof(
+    fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 1 }),
+    fc.constantFrom("é", "€", "😀", "日", "\0", ":", " ", "\uFEFF", "data:")
+  ),
+  maxLength: 12
+}).map((s) => s.replace(/[\r\n]/g, ""))
+const line = fc.oneof(
+  value.map((v) => `data: ${v}`),
+  value.map((v) => `data:${v}`),
+  fc.constant("data"),
+  value.map((v) => `event: ${v}`),
+  value.map((v) => `id: ${v}`),
+  fc.constantFrom("id", "id:", "retry: 1000", "retry:5", "retry: x1", "retry:", ": comment", ":", "\uFEFFdata: bom"),
+  fc.nat(99_999).map((n) => `retry: ${n}`),
+  value.map((v) => `${v}: ${v}`),
+  fc.constant("")
+)
+/** A stream made of SSE-like lines with arbitrary line ends, a possible BOM and an unterminated tail. */
+const stream = fc
+  .tuple(fc.boolean(), fc.array(fc.tuple(line, lineEnd), { maxLength: 30 }), value)
+  .map(([bom, lines, tail]) => new TextEncoder().encode((bom ? "\uFEFF" : "") + lines.map(([l, e]) => l + e).join("") + tail))
+/** Cut points into a stream of `length` bytes (any, including inside CRLF and inside characters). */
+const cuts = fc.array(fc.nat(4096), { maxLength: 40 })
+
+describe("makeSseParser properties", () => {
+  it("gives the events and retries of the naive reference reading, however the bytes are chunked", () => {
+    fc.assert(
+      fc.property(stream, cuts, (bytes, offsets) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(run(chunks)).toEqual(reference(bytes))
+      })
+    )
+  })
+
+  it("gives the same outcome in 1-byte chunks as in one chunk", () => {
+    fc.assert(
+      fc.property(stream, (bytes) => {
+        const oneByte = Array.from(bytes, (b) => new Uint8Array([b]))
+        expect(run(oneByte)).toEqual(run([bytes]))
+      })
+    )
+  })
+
+  it("gives the same outcome from string chunks cut anywhere (even between surrogates) as from the bytes", () => {
+    fc.assert(
+      fc.property(stream, cuts, (bytes, offsets) => {
+        const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+        const pieces: Array<string> = []
+        let from = 0
+        for (const cut of [...new Set(offsets.map((o) => o % (text.length + 1)))].sort((a, b) => a - b)) {
+          pieces.push(text.slice(from, cut))
+          from = cut
+        }
+        pieces.push(text.slice(from))
+        expect(run(pieces)).toEqual(run([bytes]))
+      })
+    )
+  })
+
+  it("reads arbitrary bytes the same way however they are chunked, and never throws", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), cuts, (bytes, offsets) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(run(chunks)).toEqual(reference(bytes))
+      })
+    )
+  })
+
+  it("throws nothing but SseBufferOverflow on arbitrary input with a small buffer", () => {
+    fc.assert(
+      fc.property(fc.oneof(stream, fc.uint8Array({ maxLength: 300 })), cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        try {
+          run(chunks, max)
+        } catch (error) {
+          expect(error).toBeInstanceOf(SseBufferOverflow)
+        }
+      })
+    )
+  })
+
+  it("parses rendered events back to the same events (render → parse is the identity)", () => {
+    const oneLine = fc.string({ unit: "binary", maxLength: 16 }).map((s) => s.replace(/[\r\n]/g, ""))
+    const event = fc.record({
+      event: oneLine.filter((s) => s !== ""),
+      // Data may hold line feeds; CR is not representable (every parser reads it as LF).
+      data: fc.string({ unit: "binary", maxLength: 40 }).map((s) => s.replace(/\r/g, "\n")),
+      id: oneLine.map((s) => s.replace(/\0/g, ""))
+    })
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 8 }), cuts, (events, offsets) => {
+        const bytes = new TextEncoder().encode(events.map(renderSseEvent).join(""))
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(run(chunks).events).toEqual(events)
+      })
+    )
+  })
+})

@@ -1,0 +1,156 @@
+/**
+ * A scoped WebSocket session: connects (with a time limit), gives the server's frames as a
+ * `Stream` of Schema-decoded events, sends client events only after the core validated them, and
+ * closes the socket when the scope ends. A close other than 1000/1001 ends the stream with a typed
+ * `TransportError` carrying the close code; a refused upgrade is mapped like an HTTP error.
+ */
+import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
+import { toGatewayError } from "../core/ErrorEnvelope.js"
+import { TimeoutError, TransportError, type DecodeError, type Family, type GatewayError } from "../core/GatewayError.js"
+import type { InvalidRequest } from "../core/InvalidRequest.js"
+import { classifyTransport } from "./TransportFailure.js"
+
+/** What a session needs from a socket implementation (Node `ws`, or a browser `WebSocket`). @category models */
+export interface SocketLike {
+  readonly send: (data: string) => void
+  readonly close: (code?: number, reason?: string) => void
+  readonly isOpen: () => boolean
+  readonly isClosed: () => boolean
+  readonly on: (handlers: {
+    readonly open: () => void
+    readonly message: (data: string) => void
+    readonly close: (code: number, reason: string) => void
+    /** The upgrade was answered with an HTTP status instead. */
+    readonly refused: (status: number) => void
+    readonly error: (error: unknown) => void
+  }) => void
+}
+
+/** Opens a socket. @category models */
+export type SocketOpener = (
+  url: string,
+  options: { readonly headers: Readonly<Record<string, string>>; readonly protocols?: ReadonlyArray<string> }
+) => SocketLike
+
+/** An open session. @category models */
+export interface WebSocketSession<Server, Client> {
+  /** The server's events, decoded, in order. Consume it once. */
+  readonly events: Stream.Stream<Server, GatewayError>
+  /** The next server event; `None` when the session closed normally. */
+  readonly next: Effect.Effect<Server, Option.Option<GatewayError>>
+  /** Validates a client event with the core and sends it. */
+  readonly send: (event: Client) => Effect.Effect<void, GatewayError | InvalidRequest>
+}
+
+/** How to open one kind of session. @category models */
+export interface SessionOptions<Server> {
+  readonly family: Family
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly connectTimeoutMs: number
+  readonly decode: (frame: string) => Effect.Effect<Server, DecodeError>
+  readonly validate: (event: unknown) => Effect.Effect<unknown, InvalidRequest>
+  readonly open: SocketOpener
+}
+
+type Item =
+  | { readonly _tag: "Frame"; readonly data: string }
+  | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
+  | { readonly _tag: "Failed"; readonly error: GatewayError }
+
+// 1000 normal, 1001 going away, 1005 no status given: an orderly end, not a failure.
+const NORMAL_CLOSE = new Set([1000, 1001, 1005])
+
+/**
+ * Connects and returns the session; the socket closes when the scope closes.
+ * @category constructors
+ */
+export const connect = <Server, Client>(options: SessionOptions<Server>): Effect.Effect<WebSocketSession<Server, Client>, GatewayError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const queue = yield* Queue.unbounded<Item>()
+    const origin = (() => {
+      try {
+        return new URL(options.url).host
+      } catch {
+        return "(invalid url)"
+      }
+    })()
+    const socket = yield* Effect.acquireRelease(
+      Effect.async<SocketLike, GatewayError>((resume) => {
+        let opened = false
+        let socket: SocketLike
+        try {
+          socket = options.open(options.url, { headers: options.headers })
+        } catch {
+          resume(Effect.fail(new TransportError({ family: options.family, reason: "protocol", message: `cannot open a WebSocket to ${origin}` })))
+          return
+        }
+        socket.on({
+          open: () => {
+            opened = true
+            resume(Effect.succeed(socket))
+          },
+          message: (data) => Queue.unsafeOffer(queue, { _tag: "Frame", data }),
+          close: (code, reason) => {
+            if (!opened) {
+              resume(Effect.fail(new TransportError({ family: options.family, reason: "closed", closeCode: code, message: `closed before opening (${code})` })))
+            }
+            Queue.unsafeOffer(queue, { _tag: "Closed", code, reason })
+          },
+          refused: (status) => {
+            if (!opened) resume(Effect.fail(toGatewayError({ family: options.family, status })))
+          },
+          error: (cause) => {
+            const reason = classifyTransport(cause)
+            const error = new TransportError({ family: options.family, reason, message: `WebSocket to ${origin} failed` })
+            if (!opened) resume(Effect.fail(error))
+            else Queue.unsafeOffer(queue, { _tag: "Failed", error })
+          }
+        })
+        // Interrupted while connecting: drop the half-open socket.
+        return Effect.sync(() => socket.close())
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(options.connectTimeoutMs),
+          onTimeout: () =>
+            new TimeoutError({ family: options.family, phase: "connect", timeoutMs: options.connectTimeoutMs, message: `no WebSocket connection within ${options.connectTimeoutMs} ms` })
+        })
+      ),
+      (socket) =>
+        Effect.sync(() => {
+          if (!socket.isClosed()) socket.close(1000, "done")
+        }).pipe(Effect.zipRight(Queue.shutdown(queue)))
+    )
+
+    const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<GatewayError>> => {
+        switch (item._tag) {
+          case "Frame":
+            return Effect.mapError(options.decode(item.data), Option.some)
+          case "Failed":
+            return Effect.fail(Option.some(item.error))
+          case "Closed":
+            return NORMAL_CLOSE.has(item.code)
+              ? Effect.fail(Option.none())
+              : Effect.fail(
+                  Option.some(
+                    new TransportError({
+                      family: options.family,
+                      reason: "closed",
+                      closeCode: item.code,
+                      message: `the server closed the session with ${item.code}${item.reason ? `: ${item.reason.slice(0, 200)}` : ""}`
+                    })
+                  )
+                )
+        }
+      })
+    const events: Stream.Stream<Server, GatewayError> = Stream.repeatEffectOption(next)
+
+    const send = (event: Client) =>
+      Effect.flatMap(options.validate(event), (valid) =>
+        socket.isOpen()
+          ? Effect.sync(() => socket.send(JSON.stringify(valid)))
+          : Effect.fail(new TransportError({ family: options.family, reason: "closed", message: "the session is closed" }))
+      )
+
+    return { events, next, send }
+  })

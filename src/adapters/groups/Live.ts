@@ -1,0 +1,67 @@
+/**
+ * The `live` group: a scoped WebSocket session at `/ws/v1beta/models/{model}/liveStream` that sends
+ * the core-built `setup` first and is handed over only after the server's `setupComplete`.
+ */
+import { Duration, Effect, Option, Redacted, type Scope } from "effect"
+import { TimeoutError, TransportError, type GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage } from "../../core/Live.js"
+import type * as GroupContext from "../GroupContext.js"
+import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
+import { webSocketUrl } from "./Realtime.js"
+
+/** A live client message (`{clientContent}`, `{realtimeInput}`, `{toolResponse}`), validated when sent. @category models */
+export type LiveClientMessage = Readonly<Record<string, unknown>>
+
+/** Options of `live.connect`. @category models */
+export interface LiveConnectOptions {
+  readonly model: string
+  /** The `setup` fields besides the model (`generationConfig`, `systemInstruction`, …). */
+  readonly setup?: Readonly<Record<string, unknown>>
+}
+
+/** An open live session (after `setupComplete`). @category models */
+export type LiveSession = WebSocketSession<LiveServerMessage, LiveClientMessage>
+
+/** The `live` calls. @category models */
+export interface LiveGroup {
+  /** Opens a session for the scope's lifetime; succeeds once the server confirmed the setup. */
+  readonly connect: (options: LiveConnectOptions) => Effect.Effect<LiveSession, GatewayError | InvalidRequest, Scope.Scope>
+}
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGroup => ({
+  connect: (options) =>
+    Effect.gen(function* () {
+      const setup = yield* buildLiveSetup(options.model, options.setup ?? {})
+      const path = `/ws/v1beta/models/${encodeURIComponent(options.model)}/liveStream`
+      const query = ctx.config.nativeAuth === "query"
+      const session = yield* connect<LiveServerMessage, LiveClientMessage>({
+        family: "live",
+        url: webSocketUrl(ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)),
+        headers: query
+          ? {}
+          : ctx.config.nativeAuth === "x-vendor-api-key"
+            ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
+            : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` },
+        connectTimeoutMs: ctx.config.timeoutMs,
+        decode: decodeLiveServerMessage,
+        validate: validateLiveClientMessage,
+        open
+      })
+      yield* session.send(setup)
+      // Wait for setupComplete; anything the server says before it is not part of the session.
+      const waitSetup: Effect.Effect<void, GatewayError> = Effect.flatMap(
+        Effect.mapError(session.next, (o) =>
+          Option.getOrElse(o, () => new TransportError({ family: "live", reason: "closed", message: "the server closed the session before setupComplete" }))
+        ),
+        (message) => (message.setupComplete !== undefined ? Effect.void : waitSetup)
+      )
+      yield* Effect.timeoutFail(waitSetup, {
+        duration: Duration.millis(ctx.config.timeoutMs),
+        onTimeout: () =>
+          new TimeoutError({ family: "live", phase: "connect", timeoutMs: ctx.config.timeoutMs, message: `no setupComplete within ${ctx.config.timeoutMs} ms` })
+      })
+      return session
+    })
+})

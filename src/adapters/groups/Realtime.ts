@@ -1,0 +1,68 @@
+/**
+ * The `realtime` group: a scoped WebSocket session at `/v1/realtime?model=` whose event style (v1
+ * beta or v2 GA) follows the model; an initial `session.update` is built for that style, and every
+ * client event is validated for it before it is sent.
+ */
+import { Effect, Redacted, type Scope } from "effect"
+import type { GatewayError } from "../../core/GatewayError.js"
+import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import {
+  buildSessionUpdate,
+  decodeRealtimeServerEvent,
+  realtimeVersion,
+  validateRealtimeClientEvent,
+  type RealtimeServerEvent,
+  type RealtimeVersion
+} from "../../core/Realtime.js"
+import type * as GroupContext from "../GroupContext.js"
+import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
+
+/** A realtime client event (`{type: "response.create", …}`), validated when sent. @category models */
+export interface RealtimeClientEvent {
+  readonly type: string
+  readonly [field: string]: unknown
+}
+
+/** Options of `realtime.connect`. @category models */
+export interface RealtimeConnectOptions {
+  readonly model: string
+  /** Session fields for the first `session.update` (v1 `modalities`, v2 `output_modalities`, …). */
+  readonly session?: Readonly<Record<string, unknown>>
+}
+
+/** An open realtime session. @category models */
+export interface RealtimeSession extends WebSocketSession<RealtimeServerEvent, RealtimeClientEvent> {
+  readonly version: RealtimeVersion
+}
+
+/** The `realtime` calls. @category models */
+export interface RealtimeGroup {
+  /** Opens a session for the scope's lifetime. */
+  readonly connect: (options: RealtimeConnectOptions) => Effect.Effect<RealtimeSession, GatewayError | InvalidRequest, Scope.Scope>
+}
+
+/** `http(s)://host/...` → `ws(s)://host/...`. @category constructors */
+export const webSocketUrl = (httpUrl: string): string => httpUrl.replace(/^http(s?):\/\//i, (_, s: string) => `ws${s}://`)
+
+/** Builds the group. @category constructors */
+export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): RealtimeGroup => ({
+  connect: (options) =>
+    Effect.gen(function* () {
+      const version = yield* realtimeVersion(options.model)
+      const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session)
+      const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
+        family: "realtime",
+        url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
+        headers: {
+          authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
+          ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
+        },
+        connectTimeoutMs: ctx.config.timeoutMs,
+        decode: decodeRealtimeServerEvent,
+        validate: (event) => validateRealtimeClientEvent(options.model, event),
+        open
+      })
+      if (update !== undefined) yield* session.send(update as unknown as RealtimeClientEvent)
+      return { ...session, version }
+    })
+})

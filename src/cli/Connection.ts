@@ -1,0 +1,115 @@
+/**
+ * Which gateway a command talks to: the one in `UMG_BASE_URL`/`UMG_API_KEY`, or an embedded
+ * emulator (fast timings) when `--emulator` is given or no base URL is set — said on stderr, so
+ * nobody mistakes emulator answers for a real gateway's.
+ */
+import { Options } from "@effect/cli"
+import { Context, Effect, Layer, Option } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
+import { InvalidRequest } from "../core/InvalidRequest.js"
+import { startEmulator, type Emulator } from "../emulator/index.js"
+import * as Output from "./Output.js"
+
+/** The options every gateway command takes. @category options */
+export const commonOptions = {
+  json: Options.boolean("json").pipe(Options.withDescription("machine-readable output on stdout (JSON or JSON lines)")),
+  emulator: Options.boolean("emulator").pipe(
+    Options.withDescription("use an embedded emulator even when UMG_BASE_URL is set")
+  )
+}
+
+/** The parsed common options. @category models */
+export interface CommonOptions {
+  readonly json: boolean
+  readonly emulator: boolean
+}
+
+/** Where the command is connected. @category models */
+export interface ConnectionInfo {
+  readonly baseUrl: string
+  /** The embedded emulator, when the command runs against one (its counters prove what was sent). */
+  readonly embedded: Option.Option<Emulator>
+  /** The interval between two video polls: the spec's 5 s on a gateway, short on the fast emulator. */
+  readonly pollIntervalMs: number
+  /** The settings the gateway layer was built from (secrets are redacted by the adapters). */
+  readonly config: GatewayConfigInput
+}
+
+/** The connection of the running command. @category services */
+export class Connection extends Context.Tag("umg/cli/Connection")<Connection, ConnectionInfo>() {}
+
+// The fast emulator finishes a video task in about half a second; polling it every 5 s would make
+// the demo crawl, so against it (and only it) the poll interval is short.
+const EMULATOR_POLL_MS = 100
+
+/** Starts an emulator with fast timings, stopped when the scope closes. @category constructors */
+export const embeddedEmulator: Effect.Effect<Emulator, never, import("effect").Scope.Scope> = Effect.acquireRelease(
+  Effect.promise(() => startEmulator({ fast: true })),
+  (emulator) => Effect.promise(() => emulator.close())
+)
+
+/** The settings of a gateway client for an embedded emulator. @category constructors */
+export const emulatorConfig = (emulator: Emulator): GatewayConfigInput => ({
+  baseUrl: emulator.url,
+  apiKey: emulator.apiKey,
+  platformUrl: emulator.platformUrl,
+  platformUsername: emulator.platform.username,
+  platformPassword: emulator.platform.password,
+  minPollIntervalMs: EMULATOR_POLL_MS,
+  retryBaseDelayMs: 50
+})
+
+const envConfig = (baseUrl: string): Effect.Effect<GatewayConfigInput, InvalidRequest> => {
+  const env = process.env
+  const apiKey = env.UMG_API_KEY ?? ""
+  if (apiKey === "") {
+    return Effect.fail(
+      new InvalidRequest({ field: "UMG_API_KEY", rule: "required", message: "UMG_API_KEY must be set when UMG_BASE_URL is set" })
+    )
+  }
+  const optional = (name: string, key: keyof GatewayConfigInput) => {
+    const value = env[name]
+    return value !== undefined && value !== "" ? { [key]: value } : {}
+  }
+  return Effect.succeed({
+    baseUrl,
+    apiKey,
+    ...optional("UMG_PLATFORM_URL", "platformUrl"),
+    ...optional("UMG_PLATFORM_USERNAME", "platformUsername"),
+    ...optional("UMG_PLATFORM_PASSWORD", "platformPassword")
+  } as GatewayConfigInput)
+}
+
+/**
+ * The connection and the `Gateway` built on it for one command run. An embedded emulator lives as
+ * long as the layer.
+ * @category layers
+ */
+export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway, InvalidRequest> => {
+  const connection = Layer.scoped(
+    Connection,
+    Effect.gen(function* () {
+      const baseUrl = process.env.UMG_BASE_URL ?? ""
+      if (!options.emulator && baseUrl !== "") {
+        const config = yield* envConfig(baseUrl)
+        return { baseUrl, embedded: Option.none(), pollIntervalMs: 5_000, config }
+      }
+      const emulator = yield* embeddedEmulator
+      yield* Output.note(
+        Output.errColour.dim(
+          `umg: ${options.emulator ? "--emulator given" : "UMG_BASE_URL is not set"}: using an embedded emulator at ${emulator.url} (fast timings)`
+        )
+      )
+      return { baseUrl: emulator.url, embedded: Option.some(emulator), pollIntervalMs: EMULATOR_POLL_MS, config: emulatorConfig(emulator) }
+    })
+  )
+  const gateway = Layer.unwrapEffect(Effect.map(Connection, (c) => Gateway.layer(c.config)))
+  return Layer.provideMerge(gateway, connection)
+}
+
+/** Runs a command's program against the connection its options choose. @category constructors */
+export const run = <A, E>(
+  options: CommonOptions,
+  program: Effect.Effect<A, E, Connection | Gateway>
+): Effect.Effect<A, E | InvalidRequest> => Effect.provide(program, layer(options))

@@ -1,0 +1,112 @@
+/**
+ * How the `umg` command talks to people and to scripts: results on stdout (human text on a TTY,
+ * one JSON document or JSON lines with `--json`), notes and progress on stderr, colour only on a
+ * terminal and never when `NO_COLOR` is set.
+ */
+import { Effect } from "effect"
+
+/** The output mode of one command run. @category models */
+export interface OutputMode {
+  /** Machine-readable output on stdout. */
+  readonly json: boolean
+}
+
+// NO_COLOR (https://no-color.org): any non-empty value turns colour off.
+const colourAllowed = (stream: NodeJS.WriteStream): boolean =>
+  stream.isTTY === true && (process.env.NO_COLOR ?? "") === "" && process.env.TERM !== "dumb"
+
+const paint = (code: string, stream: NodeJS.WriteStream) => (text: string): string =>
+  colourAllowed(stream) ? `\x1b[${code}m${text}\x1b[0m` : text
+
+/** Colours for stdout text; plain when stdout is not a colour terminal. @category constructors */
+export const colour = {
+  bold: paint("1", process.stdout),
+  dim: paint("2", process.stdout),
+  green: paint("32", process.stdout),
+  red: paint("31", process.stdout),
+  yellow: paint("33", process.stdout),
+  cyan: paint("36", process.stdout)
+}
+
+/** Colours for stderr text (notes, progress, errors). @category constructors */
+export const errColour = {
+  bold: paint("1", process.stderr),
+  dim: paint("2", process.stderr),
+  green: paint("32", process.stderr),
+  red: paint("31", process.stderr),
+  yellow: paint("33", process.stderr)
+}
+
+/** Writes text to stdout as it is (streamed tokens). @category output */
+export const write = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(text))
+
+/** Writes one line to stdout. @category output */
+export const line = (text = ""): Effect.Effect<void> => write(`${text}\n`)
+
+/** Writes one line to stderr: notes that are not the result. @category output */
+export const note = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    clearProgress()
+    process.stderr.write(`${text}\n`)
+  })
+
+/** Writes one JSON document (or one JSON line) to stdout. @category output */
+export const json = (value: unknown): Effect.Effect<void> => line(JSON.stringify(value))
+
+/**
+ * Prints a result: the JSON form with `--json`, the human form otherwise.
+ * @category output
+ */
+export const result = (mode: OutputMode, value: unknown, human: () => string): Effect.Effect<void> =>
+  mode.json ? json(value) : line(human())
+
+let progressShown = false
+let lastProgress = ""
+
+/**
+ * Shows a progress line on stderr. On a terminal it is rewritten in place; elsewhere (logs, tests)
+ * each distinct line is written once, so a log does not fill with repeats.
+ * @category output
+ */
+export const progress = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (process.stderr.isTTY === true) {
+      process.stderr.write(`\r\x1b[K${text}`)
+      progressShown = true
+    } else if (text !== lastProgress) {
+      process.stderr.write(`${text}\n`)
+    }
+    lastProgress = text
+  })
+
+// Ends a rewritten progress line so the next stderr text starts on a fresh line.
+const clearProgress = (): void => {
+  if (progressShown) {
+    process.stderr.write("\n")
+    progressShown = false
+  }
+  lastProgress = ""
+}
+
+/** Ends the current progress line (if any). @category output */
+export const endProgress: Effect.Effect<void> = Effect.sync(clearProgress)
+
+/** A text progress bar of `width` cells, e.g. `[#####-----] 5/10`. @category output */
+export const bar = (done: number, total: number, width = 24): string => {
+  const ratio = total <= 0 ? 1 : Math.min(1, done / total)
+  const filled = Math.round(ratio * width)
+  return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total}`
+}
+
+/** Milliseconds as a short human duration (`850 ms`, `3.2 s`). @category output */
+export const duration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`)
+
+/** Rows as an aligned text table with a header row. @category output */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  // Widths ignore ANSI colour codes so coloured cells still line up.
+  const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "").length
+  const widths = header.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ""))))
+  const render = (cells: ReadonlyArray<string>) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat((widths[i] ?? 0) - visible(c)))).join("  ")
+  return [render(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(render)].join("\n")
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The `umg` command: parses the command line with @effect/cli, runs the chosen command and turns
+ * its outcome into an exit code (0 success, 2 invalid input, 1 gateway or network failure).
+ */
+import { Command } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect, Exit } from "effect"
+import { emulatorCommand } from "./emulator.js"
+import { describeReport, ExitCode, reportOf } from "./ExitCode.js"
+import * as Output from "./Output.js"
+import { videoCommand } from "./video.js"
+
+const umg = Command.make("umg").pipe(
+  Command.withDescription("the Unified Model Gateway from the command line (UMG_BASE_URL/UMG_API_KEY, or an embedded emulator)"),
+  Command.withSubcommands([videoCommand, emulatorCommand])
+)
+
+const cli = Command.run(umg, { name: "umg", version: "0.1.0" })
+
+// The mode is read from argv rather than from a parsed command: errors of the command line itself
+// happen before any command's options exist.
+const jsonMode = process.argv.includes("--json")
+
+const program = cli(process.argv).pipe(
+  Effect.catchAll((error) =>
+    Effect.gen(function* () {
+      const report = reportOf(error)
+      yield* Output.endProgress
+      // @effect/cli has printed its own message for a bad command line.
+      if (!report.type.startsWith("CommandLine.")) {
+        yield* jsonMode
+          ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))
+          : Output.note(Output.errColour.red(describeReport(report)))
+      }
+      process.exitCode = report.exitCode
+    })
+  ),
+  Effect.provide(NodeContext.layer)
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: false,
+  teardown: (exit, onExit) => {
+    const code = Exit.isSuccess(exit) ? Number(process.exitCode ?? ExitCode.ok) : Exit.isInterrupted(exit) ? 130 : ExitCode.failure
+    onExit(code)
+  }
+})

@@ -1,0 +1,277 @@
+/**
+ * `umg video`: builds the family's body from generic options (`--dry-run` prints it and sends
+ * nothing), submits, polls with a live progress line (status, elapsed, polls) and writes the video —
+ * from the task's `url` (beta, gamma, delta) or the E3 download (alpha). `umg video status ID` and
+ * `umg video download ID -o FILE` act on an existing task.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Clock, Data, Duration, Effect, Option } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import type { VideoInput } from "../adapters/groups/Video.js"
+import { VideoTaskFailed, TimeoutError, type GatewayError } from "../core/GatewayError.js"
+import { InvalidRequest } from "../core/InvalidRequest.js"
+import { buildVideoBody, type VideoBody } from "../core/VideoBody.js"
+import { videoFamilyOf } from "../core/VideoCatalog.js"
+import { isVideoTaskFinal, type VideoQueryResponse } from "../core/VideoTask.js"
+import * as Connection from "./Connection.js"
+import { imageInput, writeBytes, type FileWriteError } from "./LocalFiles.js"
+import * as Output from "./Output.js"
+
+/** Fetching a finished video's `url` failed. @category errors */
+export class VideoUrlDownloadError extends Data.TaggedError("VideoUrlDownloadError")<{
+  readonly status?: number
+  readonly message: string
+}> {}
+
+/** The generic options of one video request, as the command line gives them. @category models */
+export interface VideoRequestOptions {
+  readonly model: string
+  readonly prompt: Option.Option<string>
+  readonly duration: Option.Option<number>
+  readonly resolution: Option.Option<string>
+  readonly aspectRatio: Option.Option<string>
+  readonly image: Option.Option<string>
+  readonly lastFrame: Option.Option<string>
+  readonly reference: ReadonlyArray<string>
+  readonly seed: Option.Option<number>
+}
+
+const some = <A>(key: string, value: Option.Option<A>): Record<string, A> =>
+  Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [key]: v }) })
+
+/**
+ * The E1 input of the options: generic fields only, local image paths read as data URLs. The
+ * family's body is then built (and checked) by `buildVideoBody`.
+ * @category constructors
+ */
+export const videoInput = (o: VideoRequestOptions): Effect.Effect<VideoInput, InvalidRequest> =>
+  Effect.gen(function* () {
+    const image = Option.isSome(o.image) ? Option.some(yield* imageInput(o.image.value, "image")) : Option.none<string>()
+    const lastFrame = Option.isSome(o.lastFrame) ? Option.some(yield* imageInput(o.lastFrame.value, "last_frame")) : Option.none<string>()
+    const references = yield* Effect.forEach(o.reference, (r, i) => imageInput(r, `reference_images[${i}]`))
+    return {
+      model: o.model,
+      ...some("prompt", o.prompt),
+      ...some("duration", o.duration),
+      ...some("resolution", o.resolution),
+      ...some("aspect_ratio", o.aspectRatio),
+      ...some("image", image),
+      ...some("last_frame", lastFrame),
+      ...(references.length > 0 ? { reference_images: references } : {}),
+      ...some("seed", o.seed)
+    }
+  })
+
+/** A data URL shortened for display: bodies may carry megabytes of base64. @category output */
+export const shortenDataUrls = (value: unknown): unknown => {
+  if (typeof value === "string") return /^data:[^,]{0,80},/.test(value) && value.length > 96 ? `${value.slice(0, 64)}…(${value.length} chars)` : value
+  if (Array.isArray(value)) return value.map(shortenDataUrls)
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDataUrls(v)]))
+  return value
+}
+
+/** What one poll loop saw. @category models */
+export interface PollProgress {
+  readonly taskId: string
+  readonly status: string
+  readonly elapsedMs: number
+  readonly polls: number
+}
+
+/**
+ * Queries the task every `intervalMs` until it succeeds (or fails: `VideoTaskFailed`), calling
+ * `onProgress` after each query; gives up after `timeoutMs` with `TimeoutError`.
+ * @category constructors
+ */
+export const waitForVideo = (
+  taskId: string,
+  options: { readonly intervalMs: number; readonly timeoutMs: number; readonly onProgress: (p: PollProgress) => Effect.Effect<void> }
+): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, GatewayError, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    const start = yield* Clock.currentTimeMillis
+    let polls = 0
+    for (;;) {
+      const task = yield* gateway.video.get(taskId)
+      polls++
+      const elapsedMs = (yield* Clock.currentTimeMillis) - start
+      yield* options.onProgress({ taskId, status: task.status, elapsedMs, polls })
+      if (isVideoTaskFinal(task.status)) {
+        if (task.status === "failed") {
+          return yield* Effect.fail(
+            new VideoTaskFailed({ family: "video", taskId, code: task.error?.code ?? 0, message: task.error?.message ?? "the video task failed" })
+          )
+        }
+        return { task, polls, elapsedMs }
+      }
+      if (elapsedMs >= options.timeoutMs) {
+        return yield* Effect.fail(
+          new TimeoutError({ family: "video", phase: "poll", timeoutMs: options.timeoutMs, message: `task ${taskId} did not finish within ${options.timeoutMs} ms` })
+        )
+      }
+      yield* Effect.sleep(Duration.millis(options.intervalMs))
+    }
+  })
+
+/** The progress line of a poll loop. @category output */
+export const progressText = (p: PollProgress): string =>
+  `${p.taskId}  ${p.status.padEnd(11)}  ${Output.duration(p.elapsedMs).padStart(7)}  polls ${p.polls}`
+
+/** Fetches a finished video's URL. @category constructors */
+export const fetchUrl = (url: string): Effect.Effect<Uint8Array, VideoUrlDownloadError> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const response = await fetch(url, { signal })
+      if (!response.ok) throw new VideoUrlDownloadError({ status: response.status, message: `GET ${url} answered ${response.status}` })
+      return new Uint8Array(await response.arrayBuffer())
+    },
+    catch: (e) => (e instanceof VideoUrlDownloadError ? e : new VideoUrlDownloadError({ message: `GET ${url} failed: ${(e as Error).message}` }))
+  })
+
+/** The bytes of a succeeded task: E3 for alpha, the task's `url` otherwise. @category models */
+export interface SavedVideo {
+  readonly path: string
+  readonly bytes: number
+  readonly source: "download" | "url"
+  /** For alpha: the `size` E3 declared (the decoder has checked it against the bytes). */
+  readonly declaredSize?: number
+}
+
+/**
+ * Writes the video of a succeeded task to `path`: family alpha through E3 (size checked), the
+ * other families from the task's `url`.
+ * @category constructors
+ */
+export const saveVideo = (
+  model: string,
+  task: VideoQueryResponse,
+  path: string
+): Effect.Effect<SavedVideo, GatewayError | VideoUrlDownloadError | FileWriteError, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    if (videoFamilyOf(model) === "alpha") {
+      const video = yield* gateway.video.download(task.task_id)
+      yield* writeBytes(path, video.bytes)
+      return { path, bytes: video.bytes.length, source: "download" as const, declaredSize: video.size }
+    }
+    if (task.url === undefined) {
+      return yield* Effect.fail(new VideoUrlDownloadError({ message: `task ${task.task_id} succeeded without a url` }))
+    }
+    const bytes = yield* fetchUrl(task.url)
+    yield* writeBytes(path, bytes)
+    return { path, bytes: bytes.length, source: "url" as const }
+  })
+
+const text = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
+const int = (name: string, description: string) => Options.integer(name).pipe(Options.withDescription(description), Options.optional)
+
+const videoOptions = {
+  ...Connection.commonOptions,
+  model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("video model id, e.g. delta-1-5-pro-251215"), Options.optional),
+  prompt: text("prompt", "scene description"),
+  duration: int("duration", "seconds (allowed values depend on the model)"),
+  resolution: text("resolution", "480p, 720p, 1080p or 4k (model dependent)"),
+  aspectRatio: text("aspect-ratio", "16:9, 9:16, 1:1, 4:3, 3:4, 21:9 or adaptive (model dependent)"),
+  image: text("image", "first frame: a local image path, an http(s) URL or a data URL"),
+  lastFrame: text("last-frame", "last frame: a local image path or URL"),
+  reference: Options.text("reference").pipe(Options.withDescription("a reference image (repeatable)"), Options.repeated),
+  seed: int("seed", "random seed"),
+  noWait: Options.boolean("no-wait").pipe(Options.withDescription("print the task id after submitting and return")),
+  dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the body that would be sent and send nothing")),
+  output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the video (default <task_id>.mp4)"), Options.optional),
+  timeout: Options.integer("timeout").pipe(Options.withDescription("seconds to wait for the task (default 300)"), Options.withDefault(300))
+}
+
+type VideoCommandOptions = {
+  readonly [K in keyof typeof videoOptions]: (typeof videoOptions)[K] extends Options.Options<infer A> ? A : never
+}
+
+const missingModel = new InvalidRequest({ field: "model", rule: "required", message: "model is required: give -m MODEL (see `umg models`)" })
+
+/** The body `umg video` would send for these options (what `--dry-run` prints). @category constructors */
+export const dryRunBody = (o: VideoRequestOptions): Effect.Effect<VideoBody, InvalidRequest> =>
+  Effect.flatMap(videoInput(o), (input) => buildVideoBody(input))
+
+const runVideo = (o: VideoCommandOptions) =>
+  Effect.gen(function* () {
+    if (Option.isNone(o.model)) return yield* Effect.fail(missingModel)
+    const request: VideoRequestOptions = { ...o, model: o.model.value }
+    const input = yield* videoInput(request)
+    // Build before anything else: an invalid request fails here, before a connection is opened.
+    const body = yield* buildVideoBody(input)
+    if (o.dryRun) {
+      const shown = shortenDataUrls(body)
+      return yield* Output.result(o, { dryRun: true, body: shown }, () => JSON.stringify(shown, null, 2))
+    }
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const connection = yield* Connection.Connection
+        const submitted = yield* gateway.video.submit(input)
+        if (o.noWait) {
+          return yield* Output.result(o, submitted, () => `${submitted.task_id}  ${submitted.status}`)
+        }
+        yield* Output.note(Output.errColour.dim(`submitted ${submitted.task_id}`))
+        const done = yield* waitForVideo(submitted.task_id, {
+          intervalMs: connection.pollIntervalMs,
+          timeoutMs: o.timeout * 1000,
+          onProgress: (p) => Output.progress(progressText(p))
+        })
+        yield* Output.endProgress
+        const path = Option.getOrElse(o.output, () => `${submitted.task_id}.mp4`)
+        const saved = yield* saveVideo(request.model, done.task, path)
+        yield* Output.result(o, { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved }, () =>
+          `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
+        )
+      })
+    )
+  })
+
+const taskId = Args.text({ name: "TASK_ID" })
+
+const statusCommand = Command.make("status", { ...Connection.commonOptions, taskId }, (o) =>
+  Connection.run(
+    o,
+    Effect.flatMap(Gateway, (g) => g.video.get(o.taskId)).pipe(
+      Effect.flatMap((task) =>
+        Output.result(o, task, () =>
+          [task.task_id, task.status, task.url ?? "", task.error !== undefined ? `error ${task.error.code}: ${task.error.message}` : ""]
+            .filter((s) => s !== "")
+            .join("  ")
+        )
+      )
+    )
+  )
+).pipe(Command.withDescription("query a video task (E2)"))
+
+const downloadCommand = Command.make(
+  "download",
+  {
+    ...Connection.commonOptions,
+    taskId,
+    model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("the task's model (default: alpha, via E3)"), Options.optional),
+    output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the video"))
+  },
+  (o) =>
+    Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const task = yield* gateway.video.get(o.taskId)
+        if (task.status !== "succeeded") {
+          return yield* Effect.fail(new InvalidRequest({ field: "TASK_ID", rule: "succeeded", message: `task ${o.taskId} is ${task.status}, not succeeded` }))
+        }
+        // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
+        const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
+        const saved = yield* saveVideo(model, task, o.output)
+        yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
+      })
+    )
+).pipe(Command.withDescription("write a succeeded task's video to a file"))
+
+/** The `umg video` command with its `status` and `download` subcommands. @category commands */
+export const videoCommand = Command.make("video", videoOptions, runVideo).pipe(
+  Command.withDescription("generate a video: build the family's body, submit, poll with progress, save"),
+  Command.withSubcommands([statusCommand, downloadCommand])
+)
