@@ -176,7 +176,8 @@ export const messagesRoute: Route = {
   method: "POST",
   path: "/v1/messages",
   handle: async (req, reply, ctx) => {
-    const bad = (status: number, message: string): void => reply.json(status, errorBody("messages", status, message))
+    const requestId = req.requestId === undefined ? {} : { requestId: req.requestId }
+    const bad = (status: number, message: string): void => reply.json(status, errorBody("messages", status, message, requestId))
     if (!isObj(req.json)) return bad(400, req.jsonError === undefined ? "request body must be a JSON object" : `invalid JSON body: ${req.jsonError}`)
     const body = req.json
     const invalid = validateCreate(body)

@@ -23,6 +23,8 @@ export interface EmuRequest {
   readonly key?: string
   /** That key's profile. */
   readonly profile?: KeyProfile
+  /** The id the server put in this response's `request-id` / `x-request-id` header. */
+  readonly requestId?: string
 }
 
 /** How an SSE response frames its events: `\n` (default) or `\r\n` line ends (native content uses `\r\n\r\n`). */

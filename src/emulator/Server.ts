@@ -143,6 +143,7 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
       ...(parsed.jsonError === undefined ? {} : { jsonError: parsed.jsonError }),
       params,
       raw: req,
+      requestId,
       ...(auth?.ok === true ? { key: auth.key, profile: auth.profile } : {})
     }
     await route.handle(emuReq, makeReply(res, fault, base), ctx)
@@ -152,7 +153,11 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy()
       res.writeHead(500, { "content-type": "application/json", "access-control-allow-origin": "*" })
-      res.end(JSON.stringify(errorBody(familyOfPath(req.url ?? "/"), 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`)))
+      const family = familyOfPath(new URL(req.url ?? "/", "http://emulator.local").pathname)
+      // An emulator fault is the gateway's own internal error: `svc_api_error` in the messages family
+      // (an injected 500 stands for an upstream failure, `upstream_error`).
+      const details = family === "messages" ? { type: "svc_api_error" } : {}
+      res.end(JSON.stringify(errorBody(family, 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`, details)))
     })
   })
   server.on("connection", (socket) => {

@@ -101,6 +101,14 @@ describe("ChatAccumulator", () => {
     ])
   })
 
+  it("reads a usage chunk without choices", () => {
+    const usageChunk = Either.getOrThrow(
+      decodeChatEventEither(record({ id: "c", created: 1, model: "m", usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }))
+    )
+    const completion = Either.getOrThrow(accumulateChat([content("a"), stop(), usageChunk, done]))
+    expect(completion.usage).toEqual({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })
+  })
+
   it("ignores anything after [DONE]", () => {
     const completion = Either.getOrThrow(accumulateChat([content("a"), stop(), done, content("late"), { type: "error", error: { message: "x" } }]))
     expect(completion.choices[0]?.message.content).toBe("a")

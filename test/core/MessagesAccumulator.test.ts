@@ -99,6 +99,14 @@ describe("MessagesAccumulator", () => {
     expect(Either.getOrThrow(stepMessages(before, { type: "unknown", event: "x", data: {} }))).toBe(before)
   })
 
+  it("ignores a delta kind it does not know", () => {
+    const before = snapshotAfter([start, textStart(0)])
+    const after = Either.getOrThrow(
+      stepMessages(before, { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } })
+    )
+    expect(after.message).toBe(before.message)
+  })
+
   it("fails out-of-order on a delta for a block never started, with the partial snapshot", () => {
     const error = failure([start, textDelta(0, "x")])
     expect(error).toBeInstanceOf(IncompleteStream)

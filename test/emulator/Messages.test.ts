@@ -134,6 +134,7 @@ describe("POST /v1/messages", () => {
       expect(err.type).toBe("error")
       expect(err.error.type).toBe("invalid_request")
       expect(err.error.message).toContain(message)
+      expect((err as { request_id?: string }).request_id).toBe(res.headers.get("request-id"))
     })
 
   it("answers a body that is not JSON with 400 invalid_request", async () => {

@@ -164,6 +164,22 @@ describe("fault injection", () => {
     expect(await (await post("/v1/chat/completions", chat)).json()).toEqual({ custom: true })
   })
 
+  const rows: Array<[string, string, unknown, number, unknown]> = [
+    ["messages", "/v1/messages", message, 429, { type: "error", error: { type: "rate_limit_error" } }],
+    ["messages", "/v1/messages", message, 500, { type: "error", error: { type: "upstream_error" } }],
+    ["native.generate", "/v1beta/models/zeta-2.5-flash:generateContent", { contents: [{ parts: [{ text: "x" }] }] }, 429, { error: { code: 429, status: "RESOURCE_EXHAUSTED" } }],
+    ["native.generate", "/v1beta/models/zeta-2.5-flash:generateContent", { contents: [{ parts: [{ text: "x" }] }] }, 500, { error: { code: 500, status: "INTERNAL" } }],
+    ["chat", "/v1/chat/completions", chat, 429, { error: { code: "rate_limit_exceeded" } }],
+    ["chat", "/v1/chat/completions", chat, 500, { error: { type: "server_error" } }]
+  ]
+  for (const [route, path, body, status, expected] of rows)
+    it(`gives an injected ${status} on ${route} the family's error row`, async () => {
+      emu.inject(route, { kind: "status", status })
+      const res = await post(path, body)
+      expect(res.status).toBe(status)
+      expect(await res.json()).toMatchObject(expected as object)
+    })
+
   it("drops the connection before any byte and does not run the handler", async () => {
     emu.counters.reset()
     emu.inject("chat", { kind: "drop-before" })

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
+import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
+import { decodeSse } from "../../src/adapters/SseTransport.js"
+import { TransportError, type GatewayError } from "../../src/core/GatewayError.js"
+
+const enc = new TextEncoder()
+const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
+const start = frame("message_start", {
+  message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
+})
+const blockStart = frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
+const delta = (text: string) => frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
+const blockStop = frame("content_block_stop", { index: 0 })
+const messageDelta = frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } })
+const stop = frame("message_stop", {})
+const ping = frame("ping", {})
+const comment = enc.encode(": keep-alive\n\n")
+const full = [start, blockStart, delta("Hel"), delta("lo"), blockStop, messageDelta, stop]
+
+const timeouts = { firstEventMs: 1_000, idleMs: 500 }
+const events = (bytes: Stream.Stream<Uint8Array, GatewayError>) => decodeSse(bytes, messagesStreamSpec, timeouts)
+
+describe("SseTransport.decodeSse", () => {
+  it.effect("decodes a whole stream and drops pings", () =>
+    Effect.gen(function* () {
+      const out = yield* Stream.runCollect(events(Stream.fromIterable([start, ping, ...full.slice(1)])))
+      expect(Chunk.toReadonlyArray(out).map((e) => e.type)).toEqual([
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop"
+      ])
+    }))
+
+  it.effect("stops reading right after the final event", () =>
+    Effect.gen(function* () {
+      let pulledAfterFinal = false
+      const tail = Stream.fromEffect(Effect.sync(() => (pulledAfterFinal = true))).pipe(Stream.flatMap(() => Stream.never))
+      const bytes = Stream.concat(Stream.fromIterable(full), tail as Stream.Stream<Uint8Array>)
+      const out = yield* Stream.runCollect(events(bytes))
+      expect(Chunk.size(out)).toBe(7)
+      expect(pulledAfterFinal).toBe(false)
+    }))
+
+  it.effect("fails with IncompleteStream carrying the partial text when the connection is cut", () =>
+    Effect.gen(function* () {
+      const bytes = Stream.concat(
+        Stream.fromIterable([start, blockStart, delta("Hel")]),
+        Stream.fail(new TransportError({ family: "messages", reason: "reset", message: "connection lost" }))
+      )
+      const error = yield* Effect.flip(Stream.runDrain(events(bytes)))
+      expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "cut" })
+      const partial = error._tag === "IncompleteStream" ? (error.partial as { blocks: ReadonlyArray<{ block: { text: string } }> }) : undefined
+      expect(JSON.stringify(partial)).toContain("Hel")
+    }))
+
+  it.effect("fails with IncompleteStream ended-early when the stream ends before message_stop", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Stream.runDrain(events(Stream.fromIterable(full.slice(0, 5)))))
+      expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "ended-early" })
+    }))
+
+  it.effect("fails with IncompleteStream on an error event", () =>
+    Effect.gen(function* () {
+      const err = enc.encode(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`)
+      const error = yield* Effect.flip(Stream.runDrain(events(Stream.fromIterable([start, err]))))
+      expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "error-event", errorType: "overloaded_error" })
+    }))
+
+  it.effect("times out the first event even while pings and comments keep arriving", () =>
+    Effect.gen(function* () {
+      const keepAlive = Stream.repeatEffect(Effect.as(Effect.sleep("100 millis"), ping)).pipe(
+        Stream.merge(Stream.repeatEffect(Effect.as(Effect.sleep("70 millis"), comment)))
+      )
+      const fiber = yield* Effect.fork(Effect.flip(Stream.runDrain(events(keepAlive))))
+      yield* TestClock.adjust("999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 1000 })
+    }))
+
+  it.effect("times out an idle stream whose only traffic after the start is pings", () =>
+    Effect.gen(function* () {
+      const bytes = Stream.concat(
+        Stream.fromIterable([start, blockStart]),
+        Stream.repeatEffect(Effect.as(Effect.sleep("50 millis"), ping))
+      )
+      const fiber = yield* Effect.fork(Effect.flip(Stream.runDrain(events(bytes))))
+      yield* TestClock.adjust("499 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 500 })
+    }))
+
+  it.effect("resets the idle timer on every real event", () =>
+    Effect.gen(function* () {
+      const slow = (b: Uint8Array) => Stream.fromEffect(Effect.as(Effect.sleep("400 millis"), b))
+      const bytes = Stream.concat(Stream.make(start), Stream.concatAll(Chunk.fromIterable(full.slice(1).map(slow))))
+      const fiber = yield* Effect.fork(Effect.either(Stream.runCollect(events(bytes))))
+      yield* TestClock.adjust("3 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(Either.isRight(result) && Chunk.size(result.right)).toBe(7)
+    }))
+
+  it.effect("closes the body stream when the consumer is interrupted", () =>
+    Effect.gen(function* () {
+      let closed = false
+      const bytes = Stream.concat(Stream.make(start), Stream.never).pipe(Stream.ensuring(Effect.sync(() => (closed = true))))
+      const fiber = yield* Effect.fork(Stream.runDrain(events(bytes)))
+      yield* TestClock.adjust("10 millis")
+      yield* Fiber.interrupt(fiber)
+      expect(closed).toBe(true)
+    }))
+})
