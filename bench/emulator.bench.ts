@@ -22,13 +22,17 @@ const emulator = await startEmulator({ text: { tokenDelayMs: delay, replyWords: 
 const body = (i: number) =>
   JSON.stringify({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 1024, stream: true, messages: [{ role: "user", content: `bench request ${i}` }] })
 
+const firstByte: Array<number> = []
+
 const one = async (i: number): Promise<{ ok: boolean; events: number; bytes: number }> => {
+  const t0 = performance.now()
   try {
     const res = await fetch(`${emulator.url}/v1/messages`, {
       method: "POST",
       headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
       body: body(i)
     })
+    firstByte.push(performance.now() - t0) // headers arrive with the first event (flushHeaders)
     const text = await res.text()
     const events = text.split("\n\n").filter((e) => e.startsWith("event: ")).length
     return { ok: res.status === 200 && text.includes("event: message_stop"), events, bytes: text.length }
@@ -59,6 +63,9 @@ console.log(
     `${(events / seconds).toFixed(0)} events/s, ${(bytes / 1024 / 1024 / seconds).toFixed(2)} MiB/s ` +
     `(token delay ${delay} ms, ${words} words)`
 )
+const sorted = [...firstByte].sort((a, b) => a - b)
+const pct = (p: number): string => (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1)
+console.log(`time to headers: p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`)
 console.log(`counters: messages=${emulator.counters.get("messages")}`)
 await emulator.close()
 process.exitCode = errors > 0 ? 1 : 0

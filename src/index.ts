@@ -1,7 +1,22 @@
 /**
- * `umg`: the Effect face of the Unified Model Gateway client — the `Gateway` service and its config —
- * and, re-exported, the pure core.
+ * `umg`: the Effect face of the Unified Model Gateway client — the `Gateway` service, its config and
+ * the types of its calls — and, re-exported, the pure core.
  */
 export * from "./core/index.js"
 export { Gateway, type GatewayService } from "./adapters/Gateway.js"
 export * as GatewayConfig from "./adapters/GatewayConfig.js"
+export type { GatewayConfigInput, NativeAuth } from "./adapters/GatewayConfig.js"
+export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/WebSocketSession.js"
+export type { ChatGroup } from "./adapters/groups/Chat.js"
+export type { EmbeddingsGroup, EmbedManyOptions } from "./adapters/groups/Embeddings.js"
+export type { ImagesGroup } from "./adapters/groups/Images.js"
+export type { LiveClientMessage, LiveConnectOptions, LiveGroup, LiveSession } from "./adapters/groups/Live.js"
+export type { MessagesGroup, TokenCount } from "./adapters/groups/Messages.js"
+export type { ListModelsOptions, ModelsGroup } from "./adapters/groups/Models.js"
+export type { NativeGroup, NativeRequest } from "./adapters/groups/Native.js"
+export type { PlatformGroup } from "./adapters/groups/Platform.js"
+export type { RealtimeClientEvent, RealtimeConnectOptions, RealtimeGroup, RealtimeSession } from "./adapters/groups/Realtime.js"
+export type { RerankGroup } from "./adapters/groups/Rerank.js"
+export type { ResponsesGroup } from "./adapters/groups/Responses.js"
+export type { SpeechAudio, SpeechGroup } from "./adapters/groups/Speech.js"
+export type { GeneratedVideo, PollOptions, VideoGroup, VideoInput } from "./adapters/groups/Video.js"

@@ -2,7 +2,7 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { type Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"
 import * as HttpTransport from "./HttpTransport.js"
@@ -77,14 +77,14 @@ export class Gateway extends Context.Tag("umg/Gateway")<Gateway, GatewayService>
     return Layer.effect(Gateway, make(GatewayConfig.make(config)))
   }
   /** A layer from a `Config` of resolved settings. */
-  static layerConfig(config: typeof GatewayConfig.fromEnv): Layer.Layer<Gateway, import("effect").ConfigError.ConfigError> {
+  static layerConfig(config: Config.Config<GatewayConfig.GatewayConfig>): Layer.Layer<Gateway, ConfigError.ConfigError> {
     return Layer.effect(Gateway, Effect.flatMap(config, make))
   }
   /**
    * A layer from `UMG_BASE_URL`, `UMG_API_KEY` (required: building fails naming the variable),
    * `UMG_PLATFORM_URL`, `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`.
    */
-  static readonly layerFromEnv: Layer.Layer<Gateway, import("effect").ConfigError.ConfigError> = Layer.effect(
+  static readonly layerFromEnv: Layer.Layer<Gateway, ConfigError.ConfigError> = Layer.effect(
     Gateway,
     Effect.flatMap(GatewayConfig.fromEnv, make)
   )

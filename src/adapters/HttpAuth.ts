@@ -36,7 +36,7 @@ export const platformToken = (data: Redacted.Redacted<string>): Auth => {
 }
 
 /** Header names that hold a credential: redacted in spans and never sent across origins. @category models */
-export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api-key", "x-vendor-api-key", "cookie"]
+export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api-key", "x-vendor-api-key", "cookie", "set-cookie"]
 
 /** Sets the credential on a request. @category combinators */
 export const apply = (request: HttpClientRequest.HttpClientRequest, auth: Auth): HttpClientRequest.HttpClientRequest => {

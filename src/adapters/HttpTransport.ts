@@ -26,6 +26,11 @@ export interface TransportRequest {
   readonly kind: RetryPolicy.RequestKind
   /** Overrides the config's request time limit for this call. */
   readonly timeoutMs?: number
+  /**
+   * `fail`: a 429 is handed to the caller at once instead of being retried here (callers that
+   * pace themselves, like `embedMany`, need to see it). Default `retry`.
+   */
+  readonly onRateLimit?: "retry" | "fail"
 }
 
 /** A 2xx answer read whole. @category models */
@@ -192,6 +197,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     const attempt = (n: number): Effect.Effect<A, GatewayError> =>
       Effect.catchAll(run, (failure) => {
         if (failure._tag === "Final") return Effect.fail(failure.error)
+        if (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail") return Effect.fail(failure.error)
         return Effect.gen(function* () {
           const random = yield* Random.next
           const now = yield* Clock.currentTimeMillis

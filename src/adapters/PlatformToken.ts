@@ -1,10 +1,11 @@
 /**
  * The platform's E7 access token: fetched with the configured username and password, cached, and
  * replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
- * what says it expired). Single-flight: a `SynchronizedRef` serialises the fetches, and a refresh
- * names the token it replaces, so fifty callers refused together cause one E7 request.
+ * what says it expired). Single-flight: one fetch at a time, shared through a `Deferred` by every
+ * caller that asks meanwhile (its failure too), and a refresh names the token it replaces, so fifty
+ * callers refused together cause one E7 request.
  */
-import { Effect, Option, Redacted, Schema, SynchronizedRef } from "effect"
+import { Deferred, Effect, Option, Redacted, Ref, Schema } from "effect"
 import { platformEnvelopeError } from "../core/ErrorEnvelope.js"
 import { AuthenticationError, DecodeError, type GatewayError } from "../core/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
@@ -41,7 +42,11 @@ export const tokenPath = "/prod-api/v3/auth/getToken"
 /** Builds the token service. @category constructors */
 export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Effect<PlatformTokens> =>
   Effect.gen(function* () {
-    const ref = yield* SynchronizedRef.make<Option.Option<PlatformToken>>(Option.none())
+    type State = {
+      readonly token: Option.Option<PlatformToken>
+      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, GatewayError>>
+    }
+    const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
     let generation = 0
 
     const fetchToken: Effect.Effect<PlatformToken, GatewayError> = Effect.gen(function* () {
@@ -74,21 +79,45 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
       return { auth: HttpAuth.platformToken(value), value, generation }
     })
 
-    const current = SynchronizedRef.modifyEffect(ref, (cached) =>
-      Option.match(cached, {
-        onSome: (token) => Effect.succeed([token, cached] as const),
-        onNone: () => Effect.map(fetchToken, (token) => [token, Option.some(token)] as const)
+    /**
+     * The cached token when `usable` accepts it; otherwise the fetch in flight, or a new one that
+     * this caller starts. The fetch runs detached, so a caller interrupted while waiting does not
+     * cancel it for the others.
+     */
+    const obtain = (usable: (token: PlatformToken) => boolean): Effect.Effect<PlatformToken, GatewayError> =>
+      Effect.gen(function* () {
+        const mine = yield* Deferred.make<PlatformToken, GatewayError>()
+        const step = yield* Ref.modify(state, (s): readonly [
+          { readonly _tag: "Have"; readonly token: PlatformToken } | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, GatewayError> } | { readonly _tag: "Lead" },
+          State
+        ] => {
+          if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
+          if (Option.isSome(s.inflight)) return [{ _tag: "Wait", deferred: s.inflight.value }, s]
+          return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
+        })
+        if (step._tag === "Have") return step.token
+        if (step._tag === "Wait") return yield* Deferred.await(step.deferred)
+        yield* Effect.forkDaemon(
+          Effect.flatMap(Effect.exit(fetchToken), (exit) =>
+            Effect.zipRight(
+              Ref.update(state, (s) => ({
+                token: exit._tag === "Success" ? Option.some(exit.value) : s.token,
+                inflight: Option.none()
+              })),
+              Deferred.done(mine, exit)
+            )
+          )
+        )
+        return yield* Deferred.await(mine)
       })
-    )
 
-    const refresh = (stale: PlatformToken) =>
-      SynchronizedRef.modifyEffect(ref, (cached) =>
-        Option.isSome(cached) && cached.value.generation !== stale.generation
-          ? Effect.succeed([cached.value, cached] as const)
-          : Effect.map(fetchToken, (token) => [token, Option.some(token)] as const)
-      )
-
-    const login = SynchronizedRef.modifyEffect(ref, () => Effect.map(fetchToken, (token) => [token, Option.some(token)] as const))
+    const current = obtain(() => true)
+    const refresh = (stale: PlatformToken) => obtain((token) => token.generation !== stale.generation)
+    // A login replaces whatever is cached: no cached token is usable unless it came after this call.
+    const login = Effect.suspend(() => {
+      const floor = generation
+      return obtain((token) => token.generation > floor)
+    })
 
     return { current, refresh, login }
   })

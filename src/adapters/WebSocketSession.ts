@@ -58,6 +58,9 @@ type Item =
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
   | { readonly _tag: "Failed"; readonly error: GatewayError }
 
+/** Server frames held for a consumer that does not keep up; beyond it the session fails rather than grow without bound. */
+export const maxPendingFrames = 10_000
+
 // 1000 normal, 1001 going away, 1005 no status given: an orderly end, not a failure.
 const NORMAL_CLOSE = new Set([1000, 1001, 1005])
 
@@ -68,6 +71,8 @@ const NORMAL_CLOSE = new Set([1000, 1001, 1005])
 export const connect = <Server, Client>(options: SessionOptions<Server>): Effect.Effect<WebSocketSession<Server, Client>, GatewayError, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Item>()
+    // Frames offered and not yet taken (the queue itself is unbounded; this count bounds it).
+    let pending = 0
     const origin = (() => {
       try {
         return new URL(options.url).host
@@ -90,7 +95,21 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
             opened = true
             resume(Effect.succeed(socket))
           },
-          message: (data) => Queue.unsafeOffer(queue, { _tag: "Frame", data }),
+          message: (data) => {
+            if (pending >= maxPendingFrames) {
+              if (pending === maxPendingFrames) {
+                pending++
+                Queue.unsafeOffer(queue, {
+                  _tag: "Failed",
+                  error: new TransportError({ family: options.family, reason: "protocol", message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up` })
+                })
+                socket.close(1008, "client buffer full")
+              }
+              return
+            }
+            pending++
+            Queue.unsafeOffer(queue, { _tag: "Frame", data })
+          },
           close: (code, reason) => {
             if (!opened) {
               resume(Effect.fail(new TransportError({ family: options.family, reason: "closed", closeCode: code, message: `closed before opening (${code})` })))
@@ -125,6 +144,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<GatewayError>> => {
         switch (item._tag) {
           case "Frame":
+            pending--
             return Effect.mapError(options.decode(item.data), Option.some)
           case "Failed":
             return Effect.fail(Option.some(item.error))

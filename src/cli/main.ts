@@ -6,14 +6,33 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Exit } from "effect"
+import { chatCommand } from "./chat.js"
+import { embedCommand } from "./embed.js"
 import { emulatorCommand } from "./emulator.js"
 import { describeReport, ExitCode, reportOf } from "./ExitCode.js"
+import { imageCommand } from "./image.js"
+import { modelsCommand } from "./models.js"
 import * as Output from "./Output.js"
+import { platformCommand } from "./platform.js"
+import { rerankCommand } from "./rerank.js"
+import { speakCommand } from "./speak.js"
+import { tokensCommand } from "./tokens.js"
 import { videoCommand } from "./video.js"
 
 const umg = Command.make("umg").pipe(
   Command.withDescription("the Unified Model Gateway from the command line (UMG_BASE_URL/UMG_API_KEY, or an embedded emulator)"),
-  Command.withSubcommands([videoCommand, emulatorCommand])
+  Command.withSubcommands([
+    modelsCommand,
+    chatCommand,
+    tokensCommand,
+    embedCommand,
+    rerankCommand,
+    speakCommand,
+    imageCommand,
+    videoCommand,
+    platformCommand,
+    emulatorCommand
+  ])
 )
 
 const cli = Command.run(umg, { name: "umg", version: "0.1.0" })

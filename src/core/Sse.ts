@@ -119,8 +119,19 @@ const boundaryAtOrBefore = (bytes: Uint8Array, at: number): number => {
   return at
 }
 
-/** Big chunks are decoded and scanned in slices of this many bytes (see `pushBytes`). */
-const SLICE_BYTES = 1024 * 1024 * 1024
+/** Chunks bigger than this may be decoded and scanned in slices of this size (see `pushBytes`). */
+const SLICE_BYTES = 1024 * 1024
+
+/**
+ * True when the first 64 KiB from `from` are ASCII. A per-byte loop, but over a bounded sample and
+ * only for chunks over `SLICE_BYTES`, where it costs well under 1 % of decoding them.
+ */
+const asciiSample = (bytes: Uint8Array, from: number): boolean => {
+  const end = Math.min(bytes.length, from + 64 * 1024)
+  let any = 0
+  for (let i = from; i < end; i++) any |= bytes[i]!
+  return any < 0x80
+}
 
 /**
  * Creates a parser for one event stream. It holds the stream's state (pending line, event being
@@ -145,7 +156,6 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   let data = ""
   let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
   let eventType = ""
-  let typeSeen = "" // the last event type read, kept to be reused
   let lastId = ""
   let failure: SseBufferOverflow | undefined
   let out: Array<SseEvent> = []
@@ -194,13 +204,20 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       if (cut < head.length) carry = head.slice(cut)
       if (cut > 0) feed(simd.decode(cut === head.length ? head : head.subarray(0, cut)))
     }
-    // A big chunk in slices: each gets the decoder that suits it, and an ASCII slice stays a
-    // one-byte string even when a later part of the chunk is not ASCII (V8 would make the whole
-    // string two-byte, which is slower to build and to scan).
-    while (len - from > SLICE_BYTES) {
-      const to = boundaryAtOrBefore(chunk, from + SLICE_BYTES)
-      feed(decode(chunk.subarray(from, to)))
-      from = to
+    if (len - from > SLICE_BYTES) {
+      if (asciiSample(chunk, from)) {
+        // Likely ASCII throughout (a base64 image): one fast decode, one string, no joins.
+        useIcu = false
+      } else {
+        // Text with multi-byte characters decodes much faster in slices than in one call, each
+        // slice with the decoder that suits it. Slices stay above V8's large-object size, so the
+        // strings that events point into are never copied by the young-generation collector.
+        while (len - from > SLICE_BYTES) {
+          const to = boundaryAtOrBefore(chunk, from + SLICE_BYTES)
+          feed(decode(chunk.subarray(from, to)))
+          from = to
+        }
+      }
     }
     const cut = completeEnd(chunk, from, len)
     if (cut < len) carry = chunk.slice(cut)
@@ -244,10 +261,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     ) {
       const from = text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6
       // Streams repeat a few event names: reuse the last one rather than allocate its slice again.
-      // Streams repeat a few event names: events share one string per name, and the fresh slice
-      // dies young instead of being kept alive by every event.
-      const type = text.slice(from, end)
-      eventType = type === typeSeen ? typeSeen : (typeSeen = type)
+      eventType = text.slice(from, end)
       return
     }
     if (c === COLON) return // a comment
@@ -280,65 +294,63 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   const scan = (text: string, from: number, crFrom: number | undefined): void => {
     const len = text.length
     let pos = from
+    // `cr` and `lf` are the next CR and LF at or after `pos` (-1: none), each searched again only
+    // once passed, so a chunk with many LF lines and one late CR stays linear. Without CR (the
+    // common case) this is one `indexOf` per line.
     let cr = crFrom ?? text.indexOf("\r", pos)
-    if (cr === -1) {
-      // The common case: LF line ends only, one scan.
-      let lf = text.indexOf("\n", pos)
-      while (lf !== -1) {
-        // Blank lines and `data:` lines, most of a stream, are handled here without a call.
-        if (lf === pos) {
-          if (hasData) {
-            out.push({ event: eventType === "" ? "message" : eventType, data, id: lastId })
-            data = ""
-            hasData = false
-          }
-          eventType = ""
-        } else if (
-          !hasData && text.charCodeAt(pos) === 100 && text.charCodeAt(pos + 4) === COLON &&
-          text.charCodeAt(pos + 1) === 97 && text.charCodeAt(pos + 2) === 116 && text.charCodeAt(pos + 3) === 97 &&
-          lf - pos <= maxBufferSize
-        ) {
-          const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, lf)
-          if (text.charCodeAt(lf + 1) === LF) {
-            // A one-line event (most events): dispatch it now and skip its blank line, one
-            // `indexOf` fewer per event.
-            out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
-            eventType = ""
-            pos = lf + 2
-            lf = text.indexOf("\n", pos)
-            continue
-          }
-          data = value
-          hasData = true
-        } else {
-          processLine(text, pos, lf)
+    let lf = text.indexOf("\n", pos)
+    for (;;) {
+      let end: number
+      if (lf !== -1 && (cr === -1 || lf < cr)) end = lf
+      else if (cr !== -1) end = cr
+      else break
+      // Blank, `data:` and `event:` lines, nearly all of a stream, are handled here without a call.
+      if (end === pos) {
+        if (hasData) {
+          out.push({ event: eventType === "" ? "message" : eventType, data, id: lastId })
+          data = ""
+          hasData = false
         }
-        pos = lf + 1
-        lf = text.indexOf("\n", pos)
-      }
-    } else {
-      // Each of `cr` and `lf` is the next occurrence at or after `pos`, re-searched only once passed.
-      let lf = text.indexOf("\n", pos)
-      for (;;) {
-        let end: number
-        if (lf !== -1 && (cr === -1 || lf < cr)) end = lf
-        else if (cr !== -1) end = cr
-        else break
+        eventType = ""
+      } else if (
+        !hasData && text.charCodeAt(pos) === 100 && text.charCodeAt(pos + 4) === COLON &&
+        text.charCodeAt(pos + 1) === 97 && text.charCodeAt(pos + 2) === 116 && text.charCodeAt(pos + 3) === 97 &&
+        end - pos <= maxBufferSize
+      ) {
+        const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, end)
+        if (end === lf && text.charCodeAt(end + 1) === LF) {
+          // A one-line event (most events): dispatch it now and skip its blank line, one
+          // `indexOf` fewer per event.
+          out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
+          eventType = ""
+          pos = end + 2
+          lf = text.indexOf("\n", pos)
+          continue
+        }
+        data = value
+        hasData = true
+      } else if (
+        text.charCodeAt(pos) === 101 && text.charCodeAt(pos + 5) === COLON && text.charCodeAt(pos + 1) === 118 &&
+        text.charCodeAt(pos + 2) === 101 && text.charCodeAt(pos + 3) === 110 && text.charCodeAt(pos + 4) === 116 &&
+        end - pos <= maxBufferSize
+      ) {
+        eventType = text.slice(text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6, end)
+      } else {
         processLine(text, pos, end)
-        pos = end + 1
-        if (end === cr) {
-          if (pos === len) {
-            skipLF = true
-            break
-          }
-          if (lf === pos) {
-            pos++
-            lf = text.indexOf("\n", pos)
-          }
-          cr = text.indexOf("\r", pos)
-        } else {
+      }
+      pos = end + 1
+      if (end === cr) {
+        if (pos === len) {
+          skipLF = true
+          break
+        }
+        if (lf === pos) {
+          pos++
           lf = text.indexOf("\n", pos)
         }
+        cr = text.indexOf("\r", pos)
+      } else {
+        lf = text.indexOf("\n", pos)
       }
     }
     if (pos < len) {

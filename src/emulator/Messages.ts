@@ -9,7 +9,7 @@ import { findModel } from "./Models.js"
 import { validateCreate } from "./MessagesValidation.js"
 import { accountCache } from "./PromptCache.js"
 import type { Reply, Route } from "./Route.js"
-import { canonicalJson, hash32, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
+import { canonicalJson, hash32, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -71,7 +71,10 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
     stopReason = "tool_use"
   } else {
     const prefix = results.length > 0 ? `The tool returned: ${results.map((r) => resultText(r.content)).join("; ")}. ` : ""
-    let pieces = tokenPieces(prefix + replyWords(seed, ctx.options.text.replyWords).join(" "))
+    // `output_config.format` (structured output) makes the text JSON of its schema.
+    const format = isObj(body.output_config) && isObj(body.output_config.format) ? body.output_config.format : undefined
+    const text0 = format?.type === "json_schema" ? jsonReply(format.schema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+    let pieces = tokenPieces(text0)
     if (pieces.length > budget) {
       pieces = pieces.slice(0, budget)
       stopReason = "max_tokens"

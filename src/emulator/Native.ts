@@ -9,10 +9,13 @@ import { findModel } from "./Models.js"
 import { normaliseNative, parseNativeModel, thinkingOf, validateNative } from "./NativeRequest.js"
 import { imageDimensions, renderPng } from "./Png.js"
 import type { Reply, Route } from "./Route.js"
-import { canonicalJson, estimateTokens, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
+import { canonicalJson, estimateTokens, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const embedMessage =
+  "The native embedding request shape is not supported by this gateway; use POST /v1/embeddings with one text per request."
 
 /** Tokens counted for one inline image or file in a prompt. */
 const MEDIA_TOKENS = 258
@@ -87,7 +90,9 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
     const lastResponse = responses[responses.length - 1]
     const fr = isObj(lastResponse) && isObj(lastResponse.functionResponse) ? lastResponse.functionResponse : undefined
     const prefix = fr === undefined ? "" : `The function returned ${canonicalJson(fr.response)}. `
-    let pieces = tokenPieces(prefix + replyWords(seed, ctx.options.text.replyWords).join(" "))
+    const json = g.responseMimeType === "application/json"
+    const text = json ? jsonReply(g.responseJsonSchema ?? g.responseSchema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+    let pieces = tokenPieces(text)
     const max = typeof g.maxOutputTokens === "number" ? g.maxOutputTokens : Infinity
     if (pieces.length > max) {
       pieces = pieces.slice(0, max)
@@ -120,6 +125,7 @@ const prepare = (req: Parameters<Route["handle"]>[0], reply: Reply, ctx: Emulato
   const model = req.params.model ?? ""
   const parsed = parseNativeModel(model)
   const entry = findModel(parsed.base)
+  if (entry?.kind === "embedding") return bad(400, embedMessage)
   if (entry === undefined || entry.ownedBy !== "zeta" || (entry.kind !== "text" && entry.kind !== "image"))
     return bad(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`)
   if (!isObj(req.json)) return bad(400, `Invalid JSON payload received. ${req.jsonError ?? "Expected an object."}`)
@@ -179,9 +185,6 @@ const streamRoute: Route = {
     w.end()
   }
 }
-
-const embedMessage =
-  "The native embedding request shape is not supported by this gateway; use POST /v1/embeddings with one text per request."
 
 const embedRoute = (action: string): Route => ({
   name: "native.embed",

@@ -7,7 +7,7 @@ import type { EmulatorContext } from "./Context.js"
 import { errorBody } from "./Family.js"
 import { findModel } from "./Models.js"
 import type { Reply, Route } from "./Route.js"
-import { canonicalJson, estimateTokens, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
+import { canonicalJson, estimateTokens, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "./TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -28,6 +28,8 @@ export interface PlanInput {
   readonly toolChoice: unknown
   readonly toolOutput: string | undefined
   readonly maxTokens: unknown
+  /** Structured output asked for: the text is JSON (matching `schema` when given). */
+  readonly json: { readonly schema: unknown } | undefined
 }
 
 /** An OpenAI-style 4xx/5xx answer. */
@@ -60,10 +62,19 @@ export const planText = (ctx: EmulatorContext, input: PlanInput): TextPlan => {
     return { pieces: [], call: { id: newId("call_"), name: fn.name, arguments: args }, truncated: false, outputTokens: tokenPieces(args).length + 5 }
   }
   const prefix = input.toolOutput === undefined ? "" : `The tool returned: ${input.toolOutput}. `
-  const all = tokenPieces(prefix + replyWords(seed, ctx.options.text.replyWords).join(" "))
+  const text = input.json !== undefined ? jsonReply(input.json.schema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+  const all = tokenPieces(text)
   const max = typeof input.maxTokens === "number" && input.maxTokens > 0 ? input.maxTokens : Infinity
   const pieces = all.slice(0, max)
   return { pieces, call: undefined, truncated: all.length > max, outputTokens: pieces.length }
+}
+
+/** The structured output a `{type: "json_object" | "json_schema", …}` format asks for (chat nests the schema in `json_schema`). */
+export const jsonFormat = (format: unknown): PlanInput["json"] => {
+  if (!isObj(format)) return undefined
+  if (format.type === "json_object") return { schema: undefined }
+  if (format.type !== "json_schema") return undefined
+  return { schema: isObj(format.json_schema) ? format.json_schema.schema : format.schema }
 }
 
 /** The text of a message `content`: a string or an array of parts with `text`. */
@@ -164,7 +175,8 @@ export const chatRoute: Route = {
       tools: body.tools,
       toolChoice: body.tool_choice,
       toolOutput: last.role === "tool" ? contentText(last.content) : undefined,
-      maxTokens: body.max_completion_tokens ?? body.max_tokens
+      maxTokens: body.max_completion_tokens ?? body.max_tokens,
+      json: jsonFormat(body.response_format)
     })
     const input = estimateTokens(canonicalJson(messages)) + (body.tools === undefined ? 0 : estimateTokens(canonicalJson(body.tools)))
     const answer: ChatAnswer = {

@@ -3,7 +3,7 @@
  * §3.2 (`event:` lines, increasing `sequence_number`, no `[DONE]`), with function calls.
  */
 import type { EmulatorContext } from "./Context.js"
-import { modelProblem, openAiError, planText, type TextPlan } from "./OpenAiText.js"
+import { jsonFormat, modelProblem, openAiError, planText, type TextPlan } from "./OpenAiText.js"
 import type { Reply, Route } from "./Route.js"
 import { canonicalJson, estimateTokens, newId, pace } from "./TextGen.js"
 
@@ -110,7 +110,8 @@ export const responsesRoute: Route = {
       tools: body.tools,
       toolChoice: body.tool_choice,
       toolOutput: toolOutputOf(body.input),
-      maxTokens: body.max_output_tokens
+      maxTokens: body.max_output_tokens,
+      json: jsonFormat(isObj(body.text) ? body.text.format : undefined)
     })
     const s = shapes(ctx, body, p)
     if (body.stream !== true) return reply.json(200, s.response(s.status, [s.item("completed", true)], true))

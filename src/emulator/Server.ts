@@ -36,6 +36,15 @@ export interface EmulatorServer {
   close(): Promise<void>
 }
 
+/** The request target as a URL; a target that is not a valid path (`//`, spaces) reads as `/` so that it 404s. */
+const parseTarget = (target: string | undefined): URL => {
+  try {
+    return new URL(target ?? "/", "http://emulator.local")
+  } catch {
+    return new URL("/", "http://emulator.local")
+  }
+}
+
 const newRequestId = (): string => `req_${randomBytes(12).toString("hex")}`
 
 /** Reads the body up to `MAX_BODY_BYTES`; resolves `undefined` when it is too large. */
@@ -82,7 +91,7 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://emulator.local")
+    const url = parseTarget(req.url)
     const family = familyOfPath(url.pathname)
     const requestId = newRequestId()
     const idHeader = family === "messages" || family === "count_tokens" ? "request-id" : "x-request-id"
@@ -153,7 +162,7 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy()
       res.writeHead(500, { "content-type": "application/json", "access-control-allow-origin": "*" })
-      const family = familyOfPath(new URL(req.url ?? "/", "http://emulator.local").pathname)
+      const family = familyOfPath(parseTarget(req.url).pathname)
       // An emulator fault is the gateway's own internal error: `svc_api_error` in the messages family
       // (an injected 500 stands for an upstream failure, `upstream_error`).
       const details = family === "messages" ? { type: "svc_api_error" } : {}
@@ -168,7 +177,9 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
-    const url = new URL(req.url ?? "/", "http://emulator.local")
+    // After an upgrade Node no longer listens for socket errors; a reset peer must not crash the emulator.
+    socket.on("error", () => socket.destroy())
+    const url = parseTarget(req.url)
     const refuse = (status: number, body: unknown): void => {
       const payload = JSON.stringify(body)
       socket.end(
@@ -179,14 +190,23 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     const found = wsRouter.find(undefined, url.pathname)
     if (found.kind !== "found") return refuse(404, errorBody(familyOfPath(url.pathname), 404, `No WebSocket endpoint at ${url.pathname}`))
     const { route, params } = found
-    const decision = route.accept(req, url, ctx)
+    let decision: ReturnType<WsRoute["accept"]>
+    try {
+      decision = route.accept(req, url, ctx)
+    } catch (e) {
+      decision = { ok: false, status: 500, body: errorBody(familyOfPath(url.pathname), 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`) }
+    }
     if (!decision.ok) {
       ctx.counters.increment(`${route.name}.rejected`)
       return refuse(decision.status, decision.body)
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       ctx.counters.increment(route.name)
-      route.handle(ws, req, url, ctx, params)
+      try {
+        route.handle(ws, req, url, ctx, params)
+      } catch {
+        ws.close(1011, "emulator error")
+      }
     })
   })
 

@@ -101,6 +101,17 @@ export const sampleValue = (schema: unknown, name: string, seed: string): unknow
   }
 }
 
+/**
+ * A JSON reply for structured-output requests: every property of `schema` with a deterministic value
+ * (an object schema), or `{"answer": …}` when no schema is given (plain JSON mode).
+ */
+export const jsonReply = (schema: unknown, seed: string): string => {
+  const s = (schema ?? {}) as Record<string, unknown>
+  if (typeof s.properties !== "object" || s.properties === null) return JSON.stringify({ answer: replyWords(seed, 8).join(" ") })
+  const all = Object.keys(s.properties)
+  return JSON.stringify(sampleArgs({ ...s, required: all }, seed))
+}
+
 /** Arguments for a tool call: every required property of the schema, with a deterministic value. */
 export const sampleArgs = (schema: unknown, seed: string): Record<string, unknown> => {
   const s = (schema ?? {}) as Record<string, unknown>

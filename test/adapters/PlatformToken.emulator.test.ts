@@ -16,13 +16,13 @@ beforeEach(() => {
   emu.counters.reset()
 })
 
-const layer = () =>
+const layer = (password = emu.platform.password) =>
   Gateway.layer({
     baseUrl: emu.url,
     apiKey: emu.apiKey,
     platformUrl: emu.platformUrl,
     platformUsername: emu.platform.username,
-    platformPassword: emu.platform.password,
+    platformPassword: password,
     retryBaseDelayMs: 10,
     retryMaxDelayMs: 20
   })
@@ -60,5 +60,15 @@ describe("the platform token", () => {
     expect(error._tag).toBe("AuthenticationError")
     expect(emu.counters.get("platform.token")).toBe(2)
     expect(emu.counters.get("platform.anyShootEasy.rejected")).toBe(2)
+  })
+
+  it("shares one refused login among fifty concurrent callers", async () => {
+    const program = Effect.flatMap(Gateway, (g) =>
+      Effect.all(Array.from({ length: 50 }, () => Effect.flip(g.platform.anyShootEasy(easy))), { concurrency: "unbounded" })
+    )
+    const errors = await Effect.runPromise(Effect.provide(program, layer("not-the-password")))
+    expect(errors.every((e) => e._tag === "AuthenticationError")).toBe(true)
+    expect(emu.counters.get("platform.token")).toBe(1)
+    expect(emu.counters.get("platform.anyShootEasy")).toBe(0)
   })
 })

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 
 /** One scripted answer: a web `Response`, a transport failure with a Node-style error code, or no answer ever. */
 export type Scripted =
-  | { readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string>; readonly raw?: BodyInit }
+  | { readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string>; readonly raw?: BodyInit; readonly delayMs?: number }
   | { readonly fail: string }
   | { readonly hang: true }
 
@@ -34,9 +34,10 @@ export const makeFake = (script: ReadonlyArray<Scripted> | ((n: number, req: Rec
       return Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause }))
     }
     const raw = s.raw ?? (s.body === undefined ? null : JSON.stringify(s.body))
-    return Effect.succeed(
+    const response = Effect.sync(() =>
       HttpClientResponse.fromWeb(request, new Response(raw, { status: s.status, headers: { "content-type": "application/json", ...s.headers } }))
     )
+    return s.delayMs === undefined ? response : Effect.delay(response, `${s.delayMs} millis`)
   })
   return { client, requests }
 }

@@ -108,6 +108,12 @@ describe("POST /v1/messages", () => {
     expect(events.find((e) => e.type === "message_delta")!.delta.stop_reason).toBe("tool_use")
   })
 
+  it("answers JSON of the schema asked for by output_config.format", async () => {
+    const schema = { type: "object", properties: { city: { type: "string" }, score: { type: "number" } }, required: ["city"] }
+    const m = (await (await post("/v1/messages", { ...base, output_config: { format: { type: "json_schema", schema } } })).json()) as Msg
+    expect(Object.keys(JSON.parse(String(m.content[0]!.text)) as object).sort()).toEqual(["city", "score"])
+  })
+
   it("does not call a tool when tool_choice is none", async () => {
     const m = (await (await post("/v1/messages", { ...base, tools: [weather], tool_choice: { type: "none" } })).json()) as Msg
     expect(m.stop_reason).toBe("end_turn")

@@ -113,6 +113,14 @@ describe("native-content generate", () => {
     expect(res.candidates[0]!.content.parts![0]!.thought).toBe(true)
   })
 
+  it("answers JSON of the response schema when responseMimeType is application/json", async () => {
+    const responseSchema = { type: "OBJECT", properties: { title: { type: "STRING" }, year: { type: "INTEGER" } } }
+    const res = await answer(await generate("zeta-2.5-flash", { contents, generationConfig: { responseMimeType: "application/json", responseSchema } }))
+    const json = JSON.parse(res.candidates[0]!.content.parts![0]!.text!) as Record<string, unknown>
+    expect(Object.keys(json).sort()).toEqual(["title", "year"])
+    expect(typeof json.year).toBe("number")
+  })
+
   it("stops at maxOutputTokens with MAX_TOKENS", async () => {
     const res = await answer(await generate("zeta-2.5-flash", { contents, generationConfig: { maxOutputTokens: 2 } }))
     expect(res.candidates[0]!.finishReason).toBe("MAX_TOKENS")
@@ -150,5 +158,10 @@ describe("native-content generate", () => {
     const res = await post("/v1beta/models/zeta-embedding-001:embedContent", { content: { parts: [{ text: "x" }] } })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT" } })
+    const batch = await post("/v1beta/models/zeta-embedding-001:batchEmbedContents", { requests: [] })
+    expect(batch.status).toBe(400)
+    const viaGenerate = await generate("zeta-embedding-001", { contents })
+    expect(viaGenerate.status).toBe(400)
+    expect(await viaGenerate.json()).toMatchObject({ error: { message: expect.stringContaining("/v1/embeddings") } })
   })
 })

@@ -64,6 +64,18 @@ describe("POST /v1/chat/completions", () => {
     expect(second.choices[0].message.content).toContain("painted blue")
   })
 
+  it("answers JSON of the schema for json_schema and a JSON object for json_object", async () => {
+    const schema = { type: "object", properties: { name: { type: "string" }, count: { type: "integer" }, ok: { type: "boolean" } }, required: ["name", "count", "ok"], additionalProperties: false }
+    const r = (await (await post("/v1/chat/completions", { model: "gpt-4o", messages, response_format: { type: "json_schema", json_schema: { name: "t", schema } } })).json()) as Any
+    const parsed = JSON.parse(r.choices[0].message.content as string) as Any
+    expect(Object.keys(parsed).sort()).toEqual(["count", "name", "ok"])
+    expect(typeof parsed.count).toBe("number")
+    const o = (await (await post("/v1/chat/completions", { model: "gpt-4o", messages, response_format: { type: "json_object" } })).json()) as Any
+    expect(JSON.parse(o.choices[0].message.content as string)).toEqual({ answer: expect.any(String) })
+    const resp = (await (await post("/v1/responses", { model: "gpt-5", input: "x", text: { format: { type: "json_schema", name: "t", schema } } })).json()) as Any
+    expect(Object.keys(JSON.parse(resp.output[0].content[0].text as string) as object).sort()).toEqual(["count", "name", "ok"])
+  })
+
   it("stops at max_tokens with finish_reason length", async () => {
     const r = (await (await post("/v1/chat/completions", { model: "gpt-4o", messages, max_tokens: 2 })).json()) as Any
     expect(r.choices[0].finish_reason).toBe("length")

@@ -2,7 +2,9 @@ import { request } from "node:http"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { DEFAULT_KEY, makeContext } from "../../src/emulator/Context.js"
 import { compilePattern, Router } from "../../src/emulator/Router.js"
+import { makeServer } from "../../src/emulator/Server.js"
 import { jsonEvents, parseSse } from "./RawSse.js"
 
 let emu: Emulator
@@ -85,6 +87,19 @@ describe("the server", () => {
     expect(await res.json()).toMatchObject({ error: { code: 404, status: "NOT_FOUND" } })
   })
 
+  it("answers a request target that is not a valid path with 404 instead of failing", async () => {
+    const url = new URL(emu.url)
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: "//", method: "GET" }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on("error", reject)
+      req.end()
+    })
+    expect(status).toBe(404)
+  })
+
   it("answers a wrong method with 405 and an Allow header", async () => {
     const res = await fetch(`${emu.url}/v1/messages`, { headers: headers() })
     expect(res.status).toBe(405)
@@ -126,6 +141,21 @@ describe("the server", () => {
     })
     expect(status).toBe(413)
     expect(JSON.parse(body)).toMatchObject({ type: "error", error: { type: "request_too_large" } })
+  })
+})
+
+describe("a crashing route", () => {
+  it("answers 500 svc_api_error in the messages family, the gateway's internal error", async () => {
+    const ctx = makeContext({})
+    const server = makeServer(ctx, [{ name: "messages", method: "POST", path: "/v1/messages", handle: () => Promise.reject(new Error("boom")) }], [])
+    const port = await server.listen()
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${DEFAULT_KEY}` }, body: "{}" })
+      expect(res.status).toBe(500)
+      expect(await res.json()).toMatchObject({ type: "error", error: { type: "svc_api_error", message: expect.stringContaining("boom") } })
+    } finally {
+      await server.close()
+    }
   })
 })
 

@@ -84,6 +84,12 @@ describe("the OpenAI-style client", () => {
     expect(final.choices[0]!.message.tool_calls![0]).toMatchObject({ type: "function", function: { name: "paint" } })
   })
 
+  it("parses structured output with the parse helper", async () => {
+    const schema = { type: "object", properties: { colour: { type: "string" }, shade: { type: "integer" } }, required: ["colour", "shade"], additionalProperties: false }
+    const r = await openai.chat.completions.parse({ model: "gpt-4o", messages, response_format: { type: "json_schema", json_schema: { name: "paint", schema, strict: true } } })
+    expect(Object.keys(r.choices[0]!.message.parsed as unknown as object).sort()).toEqual(["colour", "shade"])
+  })
+
   it("parses a response and a response stream", async () => {
     const r = await openai.responses.create({ model: "gpt-5", input: "Hello", max_output_tokens: 100 })
     expect(r.output_text.length).toBeGreaterThan(0)

@@ -63,10 +63,12 @@ const makeLimiter = (max: number) =>
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
-  const send = (valid: EmbeddingsBody) =>
-    Effect.flatMap(ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/embeddings", valid)), (answer) => decodeEmbeddings(answer.body))
+  const send = (valid: EmbeddingsBody, onRateLimit: "retry" | "fail") =>
+    Effect.flatMap(ctx.transport.json({ ...GroupContext.post(ctx, "openai", "/v1/embeddings", valid), onRateLimit }), (answer) =>
+      decodeEmbeddings(answer.body)
+    )
 
-  const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body), send)
+  const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body), (valid) => send(valid, "retry"))
 
   const embedMany = (options: EmbedManyOptions) =>
     Effect.gen(function* () {
@@ -79,7 +81,8 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       const one = (body: EmbeddingsBody, attempt: number): Effect.Effect<Float32Array, GatewayError | InvalidRequest> =>
         Effect.acquireUseRelease(
           limiter.acquire,
-          () => Effect.either(send(body)),
+          // A 429 comes straight here (not retried by the transport) so the limit can shrink at once.
+          () => Effect.either(send(body, "fail")),
           (_, exit) =>
             limiter.release(
               exit._tag === "Success" && exit.value._tag === "Left" && exit.value.left._tag === "RateLimited"

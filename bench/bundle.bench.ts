@@ -1,0 +1,176 @@
+/**
+ * What umg costs in a web page: the bundle of one chat-streaming use, beside the same use written
+ * with the official OpenAI SDK, the official messages-style SDK and the Vercel AI SDK.
+ *
+ * Run: `npx tsx bench/bundle.bench.ts` (a few seconds; sizes do not depend on the machine).
+ *
+ * Each entry creates a client and streams one reply's text into a callback, the way a page would.
+ * Every entry is bundled the same way with esbuild: ESM, `platform: "browser"` (so a Node built-in
+ * fails the build instead of being polyfilled), tree-shaken, `NODE_ENV=production`. It prints the
+ * bundled size (not minified), the minified size and the minified+gzipped size (level 9), umg's
+ * ratio to each other library, and the inputs that weigh most in umg's minified bundle, so a size
+ * regression can be traced to the import that caused it.
+ */
+import { build, type Metafile } from "esbuild"
+import { fileURLToPath } from "node:url"
+import { gzipSync } from "node:zlib"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+interface Entry {
+  readonly name: string
+  readonly code: string
+}
+
+// Every entry: create a client, stream one reply, hand each text piece to the page.
+const entries: ReadonlyArray<Entry> = [
+  {
+    name: "umg (umg/rx + textDeltas)",
+    code: `
+      import { createGateway, textDeltas } from "umg/rx"
+      export const run = (baseUrl, apiKey, onText) => {
+        const gateway = createGateway({ baseUrl, apiKey })
+        return gateway.messages
+          .stream$({ model: "epsilon-sonnet-4-5", max_tokens: 512, messages: [{ role: "user", content: "Hello" }] })
+          .pipe(textDeltas())
+          .subscribe(onText)
+      }`
+  },
+  {
+    name: "umg (Effect: Gateway + Stream)",
+    code: `
+      import { Effect, Stream } from "effect"
+      import { Gateway } from "umg"
+      export const run = (baseUrl, apiKey, onText) =>
+        Effect.runFork(
+          Effect.flatMap(Gateway, (gateway) =>
+            Stream.runForEach(
+              gateway.messages.stream({ model: "epsilon-sonnet-4-5", max_tokens: 512, messages: [{ role: "user", content: "Hello" }] }),
+              (event) => Effect.sync(() => {
+                if (event.type === "content_block_delta" && event.delta.type === "text_delta") onText(event.delta.text)
+              })
+            )
+          ).pipe(Effect.provide(Gateway.layer({ baseUrl, apiKey })))
+        )`
+  },
+  {
+    name: "openai (chat.completions stream)",
+    code: `
+      import OpenAI from "openai"
+      export const run = async (baseURL, apiKey, onText) => {
+        const client = new OpenAI({ baseURL, apiKey, dangerouslyAllowBrowser: true })
+        const stream = await client.chat.completions.create({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "Hello" }] })
+        for await (const chunk of stream) onText(chunk.choices[0]?.delta?.content ?? "")
+      }`
+  },
+  {
+    name: "@anthropic-ai/sdk (messages stream)",
+    code: `
+      import Anthropic from "@anthropic-ai/sdk"
+      export const run = async (baseURL, apiKey, onText) => {
+        const client = new Anthropic({ baseURL, apiKey, dangerouslyAllowBrowser: true })
+        const stream = await client.messages.create({ model: "epsilon-sonnet-4-5", max_tokens: 512, stream: true, messages: [{ role: "user", content: "Hello" }] })
+        for await (const event of stream)
+          if (event.type === "content_block_delta" && event.delta.type === "text_delta") onText(event.delta.text)
+      }`
+  },
+  {
+    name: "ai + @ai-sdk/openai (streamText)",
+    code: `
+      import { streamText } from "ai"
+      import { createOpenAI } from "@ai-sdk/openai"
+      export const run = async (baseURL, apiKey, onText) => {
+        const openai = createOpenAI({ baseURL, apiKey })
+        const result = streamText({ model: openai.chat("gpt-4o"), prompt: "Hello" })
+        for await (const text of result.textStream) onText(text)
+      }`
+  }
+]
+
+interface Size {
+  readonly name: string
+  readonly bundled: number
+  readonly minified: number
+  readonly gzipped: number
+  readonly metafile: Metafile
+}
+
+// umg is bundled from its sources (the same modules `dist/` compiles), so no build step is needed;
+// the package.json `browser` map swaps the Node WebSocket file for the browser one, as for users.
+const alias = { "umg/rx": `${root}src/streams/index.ts`, umg: `${root}src/index.ts` }
+
+const bundle = async (entry: Entry, minify: boolean) => {
+  const result = await build({
+    stdin: { contents: entry.code, resolveDir: root, loader: "js", sourcefile: "entry.js" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify,
+    treeShaking: true,
+    metafile: true,
+    legalComments: "none",
+    define: { "process.env.NODE_ENV": '"production"' },
+    alias,
+    logLevel: "silent"
+  })
+  const file = result.outputFiles[0]
+  if (file === undefined) throw new Error(`no output for ${entry.name}`)
+  return { bytes: file.contents, metafile: result.metafile }
+}
+
+const measure = async (entry: Entry): Promise<Size | string> => {
+  try {
+    const plain = await bundle(entry, false)
+    const min = await bundle(entry, true)
+    const nodeWs = Object.keys(min.metafile.inputs).filter((p) => p.includes("node_modules/ws/"))
+    if (nodeWs.length > 0) return `pulls the Node ws package (${nodeWs[0]})`
+    return {
+      name: entry.name,
+      bundled: plain.bytes.byteLength,
+      minified: min.bytes.byteLength,
+      gzipped: gzipSync(min.bytes, { level: 9 }).byteLength,
+      metafile: min.metafile
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error)
+    return `build failed: ${message}`
+  }
+}
+
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`
+const pad = (s: string, n: number): string => s.padEnd(n)
+const lpad = (s: string, n: number): string => s.padStart(n)
+
+const results = await Promise.all(entries.map(async (e) => ({ entry: e, size: await measure(e) })))
+
+console.log("Chat-streaming use, bundled by esbuild for the browser (ESM, tree-shaken)\n")
+console.log(`${pad("library", 36)}${lpad("bundled", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}`)
+for (const { entry, size } of results) {
+  if (typeof size === "string") console.log(`${pad(entry.name, 36)}  ${size}`)
+  else console.log(`${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}`)
+}
+
+const ok = results.flatMap((r) => (typeof r.size === "string" ? [] : [r.size]))
+const umgSizes = ok.filter((s) => s.name.startsWith("umg"))
+const others = ok.filter((s) => !s.name.startsWith("umg"))
+for (const umg of umgSizes) {
+  console.log(`\n${umg.name}: ratio of min+gzip size to each (below 1 = smaller)`)
+  for (const other of others) console.log(`  vs ${pad(other.name, 36)} ${(umg.gzipped / other.gzipped).toFixed(2)}×`)
+}
+
+// Where umg's bytes come from, by package (or by umg folder), from esbuild's per-input output bytes.
+for (const umg of umgSizes) {
+  const byGroup = new Map<string, number>()
+  for (const output of Object.values(umg.metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?:dist\/(?:esm\/)?)?([^/]+)?/.exec(path)
+      const group = m === null ? (/src\/([^/]+)\//.exec(path)?.[1] ?? path).replace(/^/, "umg/") : m[1] === "effect" ? `effect/${m[2] ?? ""}` : (m[1] ?? path)
+      byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput)
+    }
+  }
+  const top = [...byGroup.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)
+  console.log(`\n${umg.name}: heaviest inputs (minified bytes before gzip)`)
+  for (const [group, bytes] of top) console.log(`  ${pad(group, 40)}${lpad(kb(bytes), 10)}`)
+}

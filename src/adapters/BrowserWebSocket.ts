@@ -1,0 +1,70 @@
+/**
+ * The browser's global `WebSocket` behind the `SocketOpener` interface; bundlers swap it in for
+ * `NodeWebSocket.ts` (package.json `browser` field), so a page never pulls the Node `ws` package.
+ */
+import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
+
+// A browser cannot set upgrade headers, so the key travels the two ways the gateway accepts from
+// browsers: the realtime subprotocol `openai-insecure-api-key.<key>` (OpenAI's browser convention)
+// and, for the native-content live socket, the `?key=` query parameter (spec: native-content auth).
+
+const bearerKey = (headers: Readonly<Record<string, string>>): string | undefined => {
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    if (lower === "authorization" && /^bearer\s+/i.test(value)) return value.replace(/^bearer\s+/i, "")
+    if (lower === "x-vendor-api-key") return value
+  }
+  return undefined
+}
+
+/** The URL and subprotocols that carry what the Node socket would have sent as headers. */
+const browserRequest = (
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  protocols: ReadonlyArray<string>
+): { readonly url: string; readonly protocols: Array<string> } => {
+  const key = bearerKey(headers)
+  if (key === undefined) return { url, protocols: [...protocols] }
+  if (new URL(url).pathname.endsWith("/v1/realtime")) {
+    const beta = Object.entries(headers).some(([n, v]) => n.toLowerCase() === "openai-beta" && v === "realtime=v1")
+    return { url, protocols: [...(protocols.length > 0 ? protocols : ["realtime"]), `openai-insecure-api-key.${key}`, ...(beta ? ["openai-beta.realtime-v1"] : [])] }
+  }
+  const withKey = new URL(url)
+  if (!withKey.searchParams.has("key")) withKey.searchParams.set("key", key)
+  return { url: withKey.toString(), protocols: [...protocols] }
+}
+
+/**
+ * Opens a socket with the global `WebSocket`. Binary frames are decoded as UTF-8 so sessions see
+ * the same text as with Node's `ws`. A browser hides the status of a refused upgrade: it reports an
+ * error and a 1006 close, which the session maps to a `TransportError`.
+ * @category constructors
+ */
+export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
+  const request = browserRequest(url, options.headers, options.protocols ?? [])
+  const socket = new globalThis.WebSocket(request.url, request.protocols)
+  socket.binaryType = "arraybuffer"
+  const decoder = new TextDecoder()
+  return {
+    send: (data) => socket.send(data),
+    close: (code, reason) => socket.close(code, reason),
+    isOpen: () => socket.readyState === WebSocket.OPEN,
+    isClosed: () => socket.readyState === WebSocket.CLOSED || socket.readyState === WebSocket.CLOSING,
+    on: (handlers) => {
+      socket.addEventListener("open", () => handlers.open())
+      socket.addEventListener("message", (event: MessageEvent<unknown>) => {
+        const data = event.data
+        handlers.message(typeof data === "string" ? data : data instanceof ArrayBuffer ? decoder.decode(data) : String(data))
+      })
+      socket.addEventListener("close", (event) => handlers.close(event.code, event.reason))
+      socket.addEventListener("error", () => handlers.error(new Error("WebSocket error")))
+    }
+  }
+}
+
+/**
+ * The name `Gateway.ts` imports from `NodeWebSocket.ts`: when a bundler replaces that file with this
+ * one, the default opener becomes the browser's.
+ * @category constructors
+ */
+export const nodeSocketOpener: SocketOpener = browserSocketOpener

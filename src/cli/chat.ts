@@ -1,0 +1,230 @@
+/**
+ * `umg chat`: one prompt to any text model. The model's family picks the endpoint (`routeFor`):
+ * epsilon → messages, zeta → native content, GPT-5/o-series → responses, others → chat
+ * completions. Tokens are printed as they arrive; thinking goes to stderr, dimmed.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Either, Option, Stream } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import type { NativeRequest } from "../adapters/groups/Native.js"
+import * as Accumulator from "../core/Accumulator.js"
+import { chatAccumulator } from "../core/ChatAccumulator.js"
+import type { GatewayError } from "../core/GatewayError.js"
+import { InvalidRequest } from "../core/InvalidRequest.js"
+import { buildMessagesBody, type MessagesBody } from "../core/Messages.js"
+import { messagesAccumulator } from "../core/MessagesAccumulator.js"
+import { buildNativeBody } from "../core/Native.js"
+import { nativeAccumulator } from "../core/NativeAccumulator.js"
+import { buildChatBody, buildResponsesBody, type ChatBody, type ResponsesBody } from "../core/OpenAiText.js"
+import { responsesAccumulator } from "../core/ResponsesAccumulator.js"
+import { routeFor } from "../core/Routing.js"
+import { textOf } from "../streams/textDeltas.js"
+import { thinkingOf } from "../streams/thinkingDeltas.js"
+import type { TokenEvent } from "../streams/TokenEvent.js"
+import * as Connection from "./Connection.js"
+import * as Output from "./Output.js"
+
+/** What a chat prompt asks for. @category models */
+export interface ChatRequest {
+  readonly model: string
+  readonly prompt: string
+  readonly system?: string
+  readonly maxTokens?: number
+  /** A thinking budget in tokens (messages `thinking.budget_tokens`, native `thinkingBudget`). */
+  readonly thinking?: number
+  readonly temperature?: number
+}
+
+/** A validated request, ready to stream on its family's endpoint. @category models */
+export type PreparedChat =
+  | { readonly family: "messages"; readonly body: MessagesBody }
+  | { readonly family: "native"; readonly request: NativeRequest }
+  | { readonly family: "chat"; readonly body: ChatBody }
+  | { readonly family: "responses"; readonly body: ResponsesBody }
+
+/** What a streamed reply ended with. @category models */
+export interface ChatOutcome {
+  readonly family: PreparedChat["family"]
+  readonly text: string
+  readonly thinking: string
+  /** The family's usage object, as the gateway reported it. */
+  readonly usage: unknown
+  readonly stop: string | undefined
+}
+
+const opt = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
+
+/**
+ * Builds and validates the family's body for a prompt: nothing is sent for an invalid request.
+ * @category constructors
+ */
+export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, InvalidRequest> => {
+  const route = routeFor(r.model)
+  const user = [{ role: "user", content: r.prompt }]
+  switch (route.capability) {
+    case "messages":
+      return Effect.map(
+        buildMessagesBody({
+          model: r.model,
+          max_tokens: r.maxTokens ?? (r.thinking !== undefined ? r.thinking + 1024 : 1024),
+          messages: user,
+          ...opt("system", r.system),
+          ...opt("temperature", r.temperature),
+          ...(r.thinking !== undefined ? { thinking: { type: "enabled", budget_tokens: r.thinking } } : {})
+        }),
+        (body) => ({ family: "messages" as const, body })
+      )
+    case "native": {
+      const generationConfig = {
+        ...opt("maxOutputTokens", r.maxTokens),
+        ...opt("temperature", r.temperature),
+        ...(r.thinking !== undefined ? { thinkingConfig: { includeThoughts: true, thinkingBudget: r.thinking } } : {})
+      }
+      return Effect.map(
+        buildNativeBody(r.model, {
+          contents: [{ role: "user", parts: [{ text: r.prompt }] }],
+          ...(r.system !== undefined ? { systemInstruction: { parts: [{ text: r.system }] } } : {}),
+          ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {})
+        }),
+        (body) => ({ family: "native" as const, request: { ...body, model: r.model } })
+      )
+    }
+    case "responses":
+      return Effect.map(
+        buildResponsesBody({
+          model: r.model,
+          max_output_tokens: r.maxTokens ?? 1024,
+          input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+          ...opt("temperature", r.temperature),
+          ...(r.thinking !== undefined ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } } : {})
+        }),
+        (body) => ({ family: "responses" as const, body })
+      )
+    case "chat":
+      return Effect.map(
+        buildChatBody({
+          model: r.model,
+          messages: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+          ...opt("max_tokens", r.maxTokens),
+          ...opt("temperature", r.temperature)
+        }),
+        (body) => ({ family: "chat" as const, body })
+      )
+    default:
+      return Effect.fail(
+        new InvalidRequest({
+          field: "model",
+          rule: "route",
+          message: `model: ${JSON.stringify(r.model)} is a ${route.capability} model, not a text model; use umg ${
+            route.capability === "embeddings" ? "embed" : route.capability === "speech" ? "speak" : route.capability === "images" ? "image" : route.capability
+          }`
+        })
+      )
+  }
+}
+
+// Folds the events with the family's accumulator while handing each to `onEvent`.
+const foldWith = <E extends TokenEvent, S, F>(
+  stream: Stream.Stream<E, GatewayError | InvalidRequest>,
+  acc: Accumulator.Accumulator<E, S, F>,
+  onEvent: (event: TokenEvent) => Effect.Effect<void>
+): Effect.Effect<F, GatewayError | InvalidRequest> =>
+  stream.pipe(
+    Stream.tap(onEvent),
+    Stream.runFold(Accumulator.seed(acc), Accumulator.scanStep(acc)),
+    Effect.flatMap((state) => {
+      const final = Accumulator.finishScan(acc)(state)
+      return Either.isLeft(final) ? Effect.fail(final.left) : Effect.succeed(final.right)
+    })
+  )
+
+/**
+ * Streams a prepared request, calling `onText`/`onThinking` for each piece as it arrives, and
+ * returns the whole reply with its usage.
+ * @category constructors
+ */
+export const streamChat = (
+  prepared: PreparedChat,
+  handlers: { readonly onText: (text: string) => Effect.Effect<void>; readonly onThinking: (text: string) => Effect.Effect<void> }
+): Effect.Effect<ChatOutcome, GatewayError | InvalidRequest, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    let text = ""
+    let thinking = ""
+    const onEvent = (event: TokenEvent) =>
+      Effect.gen(function* () {
+        for (const t of thinkingOf(event)) {
+          thinking += t
+          yield* handlers.onThinking(t)
+        }
+        for (const t of textOf(event)) {
+          text += t
+          yield* handlers.onText(t)
+        }
+      })
+    switch (prepared.family) {
+      case "messages": {
+        const m = yield* foldWith(gateway.messages.stream(prepared.body), messagesAccumulator, onEvent)
+        return { family: prepared.family, text, thinking, usage: m.usage, stop: m.stop_reason ?? undefined }
+      }
+      case "native": {
+        const r = yield* foldWith(gateway.native.stream(prepared.request), nativeAccumulator, onEvent)
+        return { family: prepared.family, text, thinking, usage: r.usageMetadata, stop: r.candidates?.[0]?.finishReason ?? undefined }
+      }
+      case "chat": {
+        const c = yield* foldWith(gateway.chat.stream(prepared.body), chatAccumulator, onEvent)
+        return { family: prepared.family, text, thinking, usage: c.usage, stop: c.choices[0]?.finish_reason ?? undefined }
+      }
+      case "responses": {
+        const r = yield* foldWith(gateway.responses.stream(prepared.body), responsesAccumulator, onEvent)
+        return { family: prepared.family, text, thinking, usage: r.usage, stop: r.status ?? undefined }
+      }
+    }
+  })
+
+/** The usage object as `key=value` pairs (numbers only). @category output */
+export const usageText = (usage: unknown): string =>
+  typeof usage === "object" && usage !== null
+    ? Object.entries(usage)
+        .filter(([, v]) => typeof v === "number")
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(" ")
+    : ""
+
+const options = {
+  ...Connection.commonOptions,
+  model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("model id; its family picks the endpoint")),
+  system: Options.text("system").pipe(Options.withDescription("system prompt"), Options.optional),
+  maxTokens: Options.integer("max-tokens").pipe(Options.withDescription("most tokens to generate"), Options.optional),
+  thinking: Options.integer("thinking").pipe(Options.withDescription("thinking budget in tokens (epsilon: > 1024)"), Options.optional),
+  temperature: Options.float("temperature").pipe(Options.withDescription("sampling temperature"), Options.optional),
+  prompt: Args.text({ name: "PROMPT" }).pipe(Args.withDescription("the user's message"))
+}
+
+/** The `umg chat` command. @category commands */
+export const chatCommand = Command.make("chat", options, (o) =>
+  Effect.gen(function* () {
+    const prepared = yield* prepareChat({
+      model: o.model,
+      prompt: o.prompt,
+      ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
+      ...Option.match(o.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) }),
+      ...Option.match(o.thinking, { onNone: () => ({}), onSome: (thinking) => ({ thinking }) }),
+      ...Option.match(o.temperature, { onNone: () => ({}), onSome: (temperature) => ({ temperature }) })
+    })
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        // With --json the result is one document at the end; without, the text streams to stdout.
+        const outcome = yield* streamChat(prepared, {
+          onText: (t) => (o.json ? Effect.void : Output.write(t)),
+          onThinking: (t) => (o.json ? Effect.void : Effect.sync(() => void process.stderr.write(Output.errColour.dim(t))))
+        })
+        if (o.json) return yield* Output.json({ model: o.model, ...outcome })
+        yield* Output.line()
+        yield* Output.note(Output.errColour.dim(`[${outcome.family}] stop=${outcome.stop ?? "?"} ${usageText(outcome.usage)}`))
+      })
+    )
+  })
+).pipe(Command.withDescription("send one prompt to a text model and stream the reply"))

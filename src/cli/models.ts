@@ -1,0 +1,34 @@
+/** `umg models`: the models this key may use (E11), in the list format asked for. */
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import { routeFor } from "../core/Routing.js"
+import * as Connection from "./Connection.js"
+import * as Output from "./Output.js"
+
+const options = {
+  ...Connection.commonOptions,
+  format: Options.choice("format", ["openai", "messages", "native"] as const).pipe(
+    Options.withDescription("the list format the gateway is asked for (chosen by headers)"),
+    Options.withDefault("openai" as const)
+  )
+}
+
+/** The `umg models` command. @category commands */
+export const modelsCommand = Command.make("models", options, (o) =>
+  Connection.run(
+    o,
+    Effect.gen(function* () {
+      const gateway = yield* Gateway
+      const models = yield* gateway.models.list({ format: o.format })
+      if (o.json) return yield* Output.json({ format: o.format, data: models })
+      yield* Output.line(
+        Output.table(
+          ["id", "owned_by", "endpoint"],
+          models.map((m) => [m.id, m.owned_by, Output.colour.dim(routeFor(m.id).path)])
+        )
+      )
+      yield* Output.note(Output.errColour.dim(`${models.length} models (${o.format} format)`))
+    })
+  )
+).pipe(Command.withDescription("list the models this key may use"))

@@ -1,0 +1,41 @@
+/** `umg rerank`: orders documents by relevance to a query (E13). */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import { buildRerankBody } from "../core/Rerank.js"
+import * as Connection from "./Connection.js"
+import * as Output from "./Output.js"
+
+const options = {
+  ...Connection.commonOptions,
+  model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("rerank model id, e.g. rerank-v1")),
+  query: Options.text("query").pipe(Options.withAlias("q"), Options.withDescription("what the documents are ranked against")),
+  topN: Options.integer("top-n").pipe(Options.withDescription("keep the best N (default all)"), Options.optional),
+  documents: Args.text({ name: "DOC" }).pipe(Args.withDescription("the documents"), Args.atLeast(1))
+}
+
+/** The `umg rerank` command. @category commands */
+export const rerankCommand = Command.make("rerank", options, (o) =>
+  Effect.gen(function* () {
+    const body = yield* buildRerankBody({
+      model: o.model,
+      query: o.query,
+      documents: o.documents,
+      ...Option.match(o.topN, { onNone: () => ({}), onSome: (top_n) => ({ top_n }) })
+    })
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const answer = yield* gateway.rerank.create(body)
+        if (o.json) return yield* Output.json(answer)
+        yield* Output.line(
+          Output.table(
+            ["rank", "score", "index", "document"],
+            answer.results.map((r, rank) => [String(rank + 1), r.relevance_score.toFixed(4), String(r.index), o.documents[r.index] ?? ""])
+          )
+        )
+      })
+    )
+  })
+).pipe(Command.withDescription("rank documents by relevance to a query"))

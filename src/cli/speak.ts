@@ -1,0 +1,42 @@
+/** `umg speak`: text to speech (E14), the audio written to a file. */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { Gateway } from "../adapters/Gateway.js"
+import { buildSpeechBody } from "../core/Speech.js"
+import * as Connection from "./Connection.js"
+import { writeBytes } from "./LocalFiles.js"
+import * as Output from "./Output.js"
+
+const options = {
+  ...Connection.commonOptions,
+  model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("speech model id, e.g. gpt-4o-mini-tts")),
+  voice: Options.text("voice").pipe(Options.withDescription("alloy, echo, fable, onyx, nova or shimmer")),
+  format: Options.text("format").pipe(Options.withDescription("mp3 (default), opus, aac, flac, wav or pcm"), Options.optional),
+  speed: Options.float("speed").pipe(Options.withDescription("0.25 to 4.0 (default 1.0)"), Options.optional),
+  output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the audio")),
+  text: Args.text({ name: "TEXT" })
+}
+
+/** The `umg speak` command. @category commands */
+export const speakCommand = Command.make("speak", options, (o) =>
+  Effect.gen(function* () {
+    const body = yield* buildSpeechBody({
+      model: o.model,
+      input: o.text,
+      voice: o.voice,
+      ...Option.match(o.format, { onNone: () => ({}), onSome: (response_format) => ({ response_format }) }),
+      ...Option.match(o.speed, { onNone: () => ({}), onSome: (speed) => ({ speed }) })
+    })
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const audio = yield* gateway.speech.create(body)
+        yield* writeBytes(o.output, audio.bytes)
+        yield* Output.result(o, { path: o.output, bytes: audio.bytes.length, contentType: audio.contentType }, () =>
+          `wrote ${audio.bytes.length} bytes of ${audio.contentType} to ${o.output}`
+        )
+      })
+    )
+  })
+).pipe(Command.withDescription("turn text into speech and write the audio to a file"))

@@ -1,0 +1,107 @@
+/**
+ * A WebSocket session (realtime or live) as Observables: connecting on subscribe, server events as
+ * `events$`, the lifecycle as `state$`, validated `send`, and the socket closed on unsubscribe.
+ */
+import { Cause, Effect, Exit, Option, type Scope, Stream } from "effect"
+import { BehaviorSubject, Observable, Subject } from "rxjs"
+import { TransportError, type Family } from "../core/GatewayError.js"
+import type { Runner } from "./Bridge.js"
+
+/** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */
+export type SessionState =
+  | { readonly status: "connecting" }
+  | { readonly status: "open" }
+  | { readonly status: "closed"; readonly by: "client" | "server"; readonly code?: number; readonly error?: unknown }
+
+/** A live session. @category models */
+export interface RxSession<Server, Client> {
+  /** The server's events, decoded, in order (hot: subscribe when the session is emitted to see them all). */
+  readonly events$: Observable<Server>
+  /** `connecting`, `open`, then `closed`; replays the current state to each new subscriber. */
+  readonly state$: Observable<SessionState>
+  /**
+   * Validates the client event with the core and sends it (once open, when still connecting).
+   * Eager: sending is an action, so it happens whether or not the promise is awaited; it rejects with
+   * `InvalidRequest` or a `TransportError` (closed).
+   */
+  readonly send: (event: Client) => Promise<void>
+}
+
+/** The adapter's session, as far as this wrapper needs it. */
+interface ScopedSession<Server, Client> {
+  readonly events: Stream.Stream<Server, unknown>
+  readonly send: (event: Client) => Effect.Effect<void, unknown>
+}
+
+const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+
+/**
+ * A cold Observable of one session: subscribing connects and emits the session at once (state
+ * `connecting`); it completes when the server ends the session normally, errors with the typed
+ * failure (a refused upgrade, a `TransportError` carrying the close code), and unsubscribing closes
+ * the socket (code 1000).
+ * @category constructors
+ */
+export const fromScopedSession = <Server, Client, R>(
+  run: Runner<R>,
+  family: Family,
+  connect: Effect.Effect<ScopedSession<Server, Client>, unknown, R | Scope.Scope>
+): Observable<RxSession<Server, Client>> =>
+  new Observable<RxSession<Server, Client>>((subscriber) => {
+    const state = new BehaviorSubject<SessionState>({ status: "connecting" })
+    const events = new Subject<Server>()
+    let open: ScopedSession<Server, Client> | undefined
+    let closing = false
+    const program = Effect.scoped(
+      Effect.gen(function* () {
+        const session = yield* connect
+        open = session
+        state.next({ status: "open" })
+        yield* Stream.runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
+      })
+    )
+    const fiber = run(program)
+    const closed = () => new TransportError({ family, reason: "closed", message: "the session is closed" })
+    const sendNow = (session: ScopedSession<Server, Client>, event: Client) =>
+      new Promise<void>((resolve, reject) =>
+        run(session.send(event) as Effect.Effect<void, unknown, R>).addObserver((exit) =>
+          Exit.isSuccess(exit) ? resolve() : reject(failureOf(exit.cause))
+        )
+      )
+    const send = (event: Client): Promise<void> => {
+      const current = state.getValue()
+      if (current.status === "open" && open !== undefined) return sendNow(open, event)
+      if (current.status === "closed") return Promise.reject(closed())
+      // Still connecting: send once open, or reject when the session ends first.
+      return new Promise<void>((resolve, reject) => {
+        const watch = state.subscribe((s) => {
+          if (s.status === "open" && open !== undefined) sendNow(open, event).then(resolve, reject)
+          else if (s.status === "closed") reject(closed())
+          else return
+          queueMicrotask(() => watch.unsubscribe())
+        })
+      })
+    }
+    fiber.addObserver((exit) => {
+      if (Exit.isSuccess(exit)) {
+        state.next({ status: "closed", by: "server" })
+        events.complete()
+        subscriber.complete()
+      } else if (Cause.isInterruptedOnly(exit.cause)) {
+        state.next({ status: "closed", by: "client", code: 1000 })
+        events.complete()
+      } else {
+        const error = failureOf(exit.cause)
+        const code = error instanceof TransportError ? error.closeCode : undefined
+        state.next({ status: "closed", by: closing ? "client" : "server", ...(code === undefined ? {} : { code }), error })
+        events.error(error)
+        subscriber.error(error)
+      }
+      state.complete()
+    })
+    subscriber.next({ events$: events.asObservable(), state$: state.asObservable(), send })
+    return () => {
+      closing = true
+      if (fiber.unsafePoll() === null) fiber.unsafeInterruptAsFork(fiber.id())
+    }
+  })

@@ -1,0 +1,122 @@
+/**
+ * `createGateway(config)`: the Observable face of the gateway — one `ManagedRuntime` built from
+ * `Gateway.layer(config)`, and the same groups as the Effect `Gateway` with each call a cold
+ * Observable (suffix `$`) whose unsubscription interrupts the fiber (the request, the poll, the socket).
+ */
+import { Effect, ManagedRuntime, Stream } from "effect"
+import type { Observable } from "rxjs"
+import { Gateway, type GatewayService } from "../adapters/Gateway.js"
+import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
+import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/Live.js"
+import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
+import type { LiveServerMessage } from "../core/Live.js"
+import type { RealtimeServerEvent } from "../core/Realtime.js"
+import { fromEffect, fromStream, type Runner } from "./Bridge.js"
+import { embedMany$, type EmbedManyRxOptions } from "./embedMany.js"
+import type { MapConcurrentEvent } from "./mapConcurrent.js"
+import { fromScopedSession, type RxSession } from "./RxSession.js"
+import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- type-level plumbing only */
+type Args<F> = F extends (...args: infer P) => any ? P : never
+type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any> ? A : F extends (...args: any) => Stream.Stream<infer A, any, any> ? A : never
+/** The Observable form of one Effect or Stream call: same arguments, its values. @category models */
+export type Rx<F> = (...args: Args<F>) => Observable<Value<F>>
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+type S = GatewayService
+
+/** The gateway's calls as cold Observables, grouped like the Effect `Gateway`. @category models */
+export interface RxGateway {
+  readonly models: { readonly list$: Rx<S["models"]["list"]>; readonly has$: Rx<S["models"]["has"]> }
+  readonly messages: {
+    readonly create$: Rx<S["messages"]["create"]>
+    /** Decoded events; pipe through `textDeltas()`, `accumulateMessage()`, `toolCalls()`. */
+    readonly stream$: Rx<S["messages"]["stream"]>
+    readonly countTokens$: Rx<S["messages"]["countTokens"]>
+  }
+  readonly native: { readonly generate$: Rx<S["native"]["generate"]>; readonly stream$: Rx<S["native"]["stream"]> }
+  readonly chat: { readonly create$: Rx<S["chat"]["create"]>; readonly stream$: Rx<S["chat"]["stream"]> }
+  readonly responses: { readonly create$: Rx<S["responses"]["create"]>; readonly stream$: Rx<S["responses"]["stream"]> }
+  readonly embeddings: {
+    readonly create$: Rx<S["embeddings"]["create"]>
+    /** One request per text through `mapConcurrent`: results with their index and progress, 429s respected. */
+    readonly embedMany$: (inputs: ReadonlyArray<string>, options: EmbedManyRxOptions) => Observable<MapConcurrentEvent<string, Float32Array>>
+  }
+  readonly rerank: { readonly create$: Rx<S["rerank"]["create"]> }
+  readonly speech: { readonly create$: Rx<S["speech"]["create"]>; readonly stream$: Rx<S["speech"]["stream"]> }
+  readonly images: { readonly generate$: Rx<S["images"]["generate"]> }
+  readonly video: RxVideoGroup
+  readonly realtime: {
+    /** Emits the session at once (state `connecting`); unsubscribing closes the socket. */
+    readonly connect$: (options: RealtimeConnectOptions | string) => Observable<RxSession<RealtimeServerEvent, RealtimeClientEvent>>
+  }
+  readonly live: {
+    /** Emits the session at once; it opens after the server's `setupComplete`; unsubscribing closes the socket. */
+    readonly connect$: (
+      options: LiveConnectOptions | string,
+      setup?: Readonly<Record<string, unknown>>
+    ) => Observable<RxSession<LiveServerMessage, LiveClientMessage>>
+  }
+  readonly platform: {
+    readonly login$: Rx<S["platform"]["login"]>
+    readonly textToVideo$: Rx<S["platform"]["textToVideo"]>
+    readonly anyShootEasy$: Rx<S["platform"]["anyShootEasy"]>
+    readonly anyShootAdvanced$: Rx<S["platform"]["anyShootAdvanced"]>
+  }
+  /** Frees the runtime (open connections and sockets included). Calls made afterwards fail. */
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * Builds the Rx gateway client. Nothing connects until a call is subscribed; every subscription is
+ * its own request (cold), and errors are the typed instances the Effect API fails with.
+ * @category constructors
+ */
+export const createGateway = (config: GatewayConfigInput): RxGateway => {
+  const runtime = ManagedRuntime.make(Gateway.layer(config))
+  const run: Runner<Gateway> = (effect) => runtime.runFork(effect)
+  const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): Observable<A> => fromEffect(run, Effect.flatMap(Gateway, f))
+  const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): Observable<A> => fromStream(run, Stream.unwrap(Effect.map(Gateway, f)))
+  return {
+    models: { list$: (options) => call((g) => g.models.list(options)), has$: (id) => call((g) => g.models.has(id)) },
+    messages: {
+      create$: (body) => call((g) => g.messages.create(body)),
+      stream$: (body) => stream((g) => g.messages.stream(body)),
+      countTokens$: (body) => call((g) => g.messages.countTokens(body))
+    },
+    native: { generate$: (request) => call((g) => g.native.generate(request)), stream$: (request) => stream((g) => g.native.stream(request)) },
+    chat: { create$: (body) => call((g) => g.chat.create(body)), stream$: (body) => stream((g) => g.chat.stream(body)) },
+    responses: { create$: (body) => call((g) => g.responses.create(body)), stream$: (body) => stream((g) => g.responses.stream(body)) },
+    embeddings: {
+      create$: (body) => call((g) => g.embeddings.create(body)),
+      embedMany$: (inputs, options) =>
+        embedMany$((body) => call((g) => g.embeddings.create(body)), inputs, options, Math.max(1, Math.floor(config.embedConcurrency ?? 4)))
+    },
+    rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
+    speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },
+    images: { generate$: (...args) => call((g) => g.images.generate(...args)) },
+    video: makeVideoGroup(call, Math.max(0, config.minPollIntervalMs ?? 3_000)),
+    realtime: {
+      connect$: (options) =>
+        fromScopedSession(run, "realtime", Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options)))
+    },
+    live: {
+      connect$: (options, setup) =>
+        fromScopedSession(
+          run,
+          "live",
+          Effect.flatMap(Gateway, (g) =>
+            g.live.connect(typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options)
+          )
+        )
+    },
+    platform: {
+      login$: () => call((g) => g.platform.login()),
+      textToVideo$: (body) => call((g) => g.platform.textToVideo(body)),
+      anyShootEasy$: (body) => call((g) => g.platform.anyShootEasy(body)),
+      anyShootAdvanced$: (body) => call((g) => g.platform.anyShootAdvanced(body))
+    },
+    dispose: () => runtime.dispose()
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "@effect/vitest"
+import { HttpClient } from "@effect/platform"
+import { Effect, Fiber, Layer, TestClock } from "effect"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { makeFake, type Recorded } from "./fakeHttp.js"
+
+// The vector of a text: its length and first char code, so the order of answers can be checked.
+const vectorOf = (text: string) => [text.length, text.charCodeAt(text.length - 1)]
+
+describe("embeddings.embedMany", () => {
+  it.effect("halves its concurrency on a 429, retries the text, and answers in input order", () =>
+    Effect.gen(function* () {
+      let inFlight = 0
+      let firstAfter429: number | undefined
+      let saw429 = false
+      const inputs = Array.from({ length: 20 }, (_, i) => `text ${String.fromCharCode(65 + i)}`)
+      const fake = makeFake((n: number, req: Recorded) => {
+        const input = (req.body as { input: string }).input
+        inFlight++
+        if (saw429 && firstAfter429 === undefined) firstAfter429 = inFlight
+        if (n === 8) {
+          saw429 = true
+          return { status: 429, body: { error: { message: "slow down", type: "requests" } }, headers: { "retry-after-ms": "100" } }
+        }
+        return {
+          status: 200,
+          delayMs: 50 + (n % 7) * 5,
+          body: { object: "list", model: "text-embedding-3-small", data: [{ object: "embedding", index: 0, embedding: vectorOf(input) }] }
+        }
+      })
+      const client = HttpClient.transformResponse(fake.client, (effect) => Effect.ensuring(effect, Effect.sync(() => inFlight--)))
+      const layer = Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, client) })
+      const fiber = yield* Effect.fork(
+        Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 8 })).pipe(Effect.provide(layer))
+      )
+      yield* TestClock.adjust("1 minute")
+      const vectors = yield* Fiber.join(fiber)
+      expect(vectors.map((v) => Array.from(v))).toEqual(inputs.map(vectorOf))
+      expect(fake.requests.length).toBe(21)
+      // Eight were in flight when the 429 came; the next request waited until at most three were.
+      expect(firstAfter429).toBeLessThanOrEqual(4)
+    }))
+
+  it.effect("validates every text before sending any", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([{ status: 200, body: {} }])
+      const layer = Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, fake.client) })
+      const error = yield* Effect.flip(
+        Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", ""] })).pipe(Effect.provide(layer))
+      )
+      expect(error._tag).toBe("InvalidRequest")
+      expect(fake.requests.length).toBe(0)
+    }))
+})

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Logger, LogLevel, Option, Redacted, TestClock, Tracer } from "effect"
+import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
+import * as HttpAuth from "../../src/adapters/HttpAuth.js"
+import * as HttpTransport from "../../src/adapters/HttpTransport.js"
+import { makeFake } from "./fakeHttp.js"
+
+const KEY = "sk-span-SECRET-999"
+
+// A tracer that keeps every attribute of every span, to search them for the key.
+const recordingTracer = () => {
+  const attributes: Array<[string, unknown]> = []
+  let n = 0
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attrs = new Map<string, unknown>()
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: `s${n++}`,
+        traceId: "t",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes: attrs,
+        links,
+        sampled: true,
+        kind,
+        end: () => {},
+        attribute: (k, v) => {
+          attrs.set(k, v)
+          attributes.push([k, v])
+        },
+        event: () => {},
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  return { tracer, attributes }
+}
+
+describe("secrets", () => {
+  it.effect("never reach span attributes or logs, whatever the auth style", () =>
+    Effect.gen(function* () {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ message, annotations }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
+      const { tracer, attributes } = recordingTracer()
+      const auths: ReadonlyArray<HttpAuth.Auth> = [
+        HttpAuth.bearer(Redacted.make(KEY)),
+        { _tag: "Header", header: "x-vendor-api-key", value: Redacted.make(KEY) },
+        { _tag: "Query", name: "key", value: Redacted.make(KEY) },
+        HttpAuth.platformToken(Redacted.make(`Bearer ${KEY}`))
+      ]
+      for (const auth of auths) {
+        const fake = makeFake([{ status: 500, body: { error: { message: "boom" } } }, { status: 200, body: {} }])
+        const transport = HttpTransport.make(GatewayConfig.make({ baseUrl: "http://gw.test", apiKey: KEY }), fake.client)
+        const fiber = yield* Effect.fork(
+          transport.json({ family: "openai", method: "POST", url: "http://gw.test/v1/embeddings", body: {}, auth, kind: "idempotent" }).pipe(
+            Effect.withSpan("call"),
+            Effect.withTracer(tracer),
+            Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+            Logger.withMinimumLogLevel(LogLevel.All)
+          )
+        )
+        yield* TestClock.adjust("10 seconds")
+        yield* Fiber.join(fiber)
+        expect(fake.requests.length).toBe(2)
+      }
+      expect(attributes.length).toBeGreaterThan(0)
+      expect(logs.length).toBeGreaterThan(0)
+      expect(JSON.stringify(attributes)).not.toContain(KEY)
+      expect(logs.join("\n")).not.toContain(KEY)
+    }))
+
+  it("are held Redacted in the config", () => {
+    const config = GatewayConfig.make({ baseUrl: "http://x", apiKey: KEY, platformPassword: "pw-SECRET" })
+    expect(String(config.apiKey)).not.toContain(KEY)
+    expect(JSON.stringify(config)).not.toContain(KEY)
+    expect(JSON.stringify(config)).not.toContain("pw-SECRET")
+    expect(Option.map(config.platformPassword, Redacted.value)).toEqual(Option.some("pw-SECRET"))
+  })
+})

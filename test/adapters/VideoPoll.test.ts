@@ -1,0 +1,65 @@
+import { describe, expect, it } from "@effect/vitest"
+import { HttpClient } from "@effect/platform"
+import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { makeFake } from "./fakeHttp.js"
+
+const task = (status: string, extra: object = {}) => ({ status: 200, body: { task_id: "video_1", status, format: "mp4", ...extra } })
+
+const gatewayWith = (fake: ReturnType<typeof makeFake>) =>
+  Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, fake.client) })
+
+describe("video.poll", () => {
+  it.effect("emits each status change once, querying every 5 s by default", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([task("queued"), task("queued"), task("in_progress"), task("in_progress"), task("succeeded", { url: "https://v.test/1.mp4" })])
+      const fiber = yield* Effect.fork(Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1"))).pipe(Effect.provide(gatewayWith(fake))))
+      yield* TestClock.adjust("4999 millis")
+      expect(fake.requests.length).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      expect(fake.requests.length).toBe(2)
+      yield* TestClock.adjust("20 seconds")
+      const out = yield* Fiber.join(fiber)
+      expect(Chunk.toReadonlyArray(out).map((t) => t.status)).toEqual(["queued", "in_progress", "succeeded"])
+      expect(fake.requests.length).toBe(5)
+    }))
+
+  it.effect("clamps an interval below 3 s to 3 s", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([task("queued"), task("succeeded")])
+      const fiber = yield* Effect.fork(
+        Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1", { intervalMs: 100 }))).pipe(Effect.provide(gatewayWith(fake)))
+      )
+      yield* TestClock.adjust("2999 millis")
+      expect(fake.requests.length).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(fiber)
+      expect(fake.requests.length).toBe(2)
+    }))
+
+  it.effect("gives up with a poll TimeoutError after the default 300 s", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([task("in_progress")])
+      const fiber = yield* Effect.fork(
+        Effect.flatMap(Gateway, (g) => Effect.flip(Stream.runDrain(g.video.poll("video_1")))).pipe(Effect.provide(gatewayWith(fake)))
+      )
+      yield* TestClock.adjust("301 seconds")
+      const error = yield* Fiber.join(fiber)
+      expect(error).toMatchObject({ _tag: "TimeoutError", phase: "poll", timeoutMs: 300_000 })
+      expect(fake.requests.length).toBe(60)
+    }))
+
+  it.effect("emits failed, then fails with VideoTaskFailed carrying the task's error", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([task("failed", { error: { code: 1301, message: "rejected" } })])
+      const result = yield* Effect.flatMap(Gateway, (g) =>
+        g.video.poll("video_1").pipe(
+          Stream.either,
+          Stream.runCollect
+        )
+      ).pipe(Effect.provide(gatewayWith(fake)))
+      const items = Chunk.toReadonlyArray(result)
+      expect(items[0]).toMatchObject({ _tag: "Right", right: { status: "failed" } })
+      expect(items[1]).toMatchObject({ _tag: "Left", left: { _tag: "VideoTaskFailed", code: 1301, taskId: "video_1" } })
+    }))
+})

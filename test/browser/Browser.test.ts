@@ -1,0 +1,219 @@
+/**
+ * The browser example driven in Debian's Chromium (headless, through playwright-core) against the
+ * emulator: tokens stream in, Stop cancels the stream down to the connection, and a video task is
+ * followed to `succeeded` and plays in a `<video>` element.
+ */
+import { existsSync } from "node:fs"
+import { mkdir, readFile } from "node:fs/promises"
+import { createServer as createHttpServer, type Server } from "node:http"
+import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from "node:net"
+import { extname, join } from "node:path"
+import { chromium, type Browser, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildExample, nodeOnlyInputs, type ExampleBuild } from "../../examples/browser/build.js"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+
+const CHROMIUM = "/usr/bin/chromium"
+// Without the background-networking flags Chromium's own connections are refused in the sandbox
+// this runs in, and the launch stalls.
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+// tmp/ is gitignored: the screenshots are for looking at, not for comparing.
+const SCREENSHOTS = join(process.cwd(), "tmp", "browser")
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".map": "application/json",
+  ".css": "text/css; charset=utf-8"
+}
+
+/** Serves the built page from `dir` on a free loopback port (another origin than the gateway's). */
+const serveStatic = async (dir: string): Promise<{ server: Server; url: string }> => {
+  const server = createHttpServer((req, res) => {
+    const name = new URL(req.url ?? "/", "http://page.local").pathname.replace(/^\/+/, "") || "index.html"
+    if (name.includes("..") || name.includes("/")) return void res.writeHead(404).end()
+    readFile(join(dir, name)).then(
+      (body) => res.writeHead(200, { "content-type": CONTENT_TYPES[extname(name)] ?? "application/octet-stream" }).end(body),
+      () => res.writeHead(404).end()
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no port")
+  return { server, url: `http://127.0.0.1:${address.port}` }
+}
+
+/** One TCP connection through the tap: what the gateway sent on it and who closed it first. */
+interface Tapped {
+  received: string
+  closedByBrowser: boolean
+  closed: boolean
+}
+
+/**
+ * A TCP relay in front of the emulator, so the test sees each connection as the emulator does:
+ * when the browser drops a connection, the relay drops the one to the emulator too.
+ */
+const tapGateway = async (port: number): Promise<{ server: TcpServer; url: string; connections: Array<Tapped>; sockets: Set<Socket> }> => {
+  const connections: Array<Tapped> = []
+  const sockets = new Set<Socket>()
+  const server = createTcpServer((browser) => {
+    const tapped: Tapped = { received: "", closedByBrowser: false, closed: false }
+    connections.push(tapped)
+    const upstream = connect(port, "127.0.0.1")
+    sockets.add(browser).add(upstream)
+    browser.on("data", (chunk: Buffer) => upstream.write(chunk))
+    upstream.on("data", (chunk: Buffer) => {
+      tapped.received += chunk.toString("utf8")
+      browser.write(chunk)
+    })
+    // Whichever side ends first (FIN or reset) closed the connection.
+    const browserEnded = () => {
+      if (!tapped.closed) tapped.closedByBrowser = true
+      tapped.closed = true
+      upstream.destroy()
+    }
+    const gatewayEnded = () => {
+      tapped.closed = true
+      browser.destroy()
+    }
+    browser.on("end", browserEnded).on("close", browserEnded)
+    upstream.on("end", gatewayEnded).on("close", gatewayEnded)
+    browser.on("error", () => upstream.destroy())
+    upstream.on("error", () => browser.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no port")
+  return { server, url: `http://127.0.0.1:${address.port}`, connections, sockets }
+}
+
+const textLength = (page: Page): Promise<number> => page.locator("#chat-output").evaluate((el) => el.textContent?.length ?? 0)
+
+/** Waits until the streamed text is longer than `than` characters, and returns the new length. */
+const growsBeyond = async (page: Page, than: number): Promise<number> => {
+  await page.waitForFunction((n) => (document.querySelector("#chat-output")?.textContent?.length ?? 0) > n, than)
+  return textLength(page)
+}
+
+describe("the browser example in Chromium", () => {
+  let built: ExampleBuild
+  let emulator: Emulator
+  let page: { server: Server; url: string }
+  let tap: Awaited<ReturnType<typeof tapGateway>>
+  let browser: Browser | undefined
+  const pageErrors: Array<string> = []
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/ensure-chromium.sh; .ci/run does it) to run the browser test`)
+    }
+    built = await buildExample()
+    // A 200-word reply at 20 ms a token streams for seconds: long enough to watch it grow and stop it.
+    emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 200 } })
+    tap = await tapGateway(emulator.port)
+    page = await serveStatic(built.outdir)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    for (const socket of tap?.sockets ?? []) socket.destroy()
+    await new Promise((resolve) => (tap === undefined ? resolve(undefined) : tap.server.close(resolve)))
+    await new Promise((resolve) => (page === undefined ? resolve(undefined) : page.server.close(resolve)))
+    await emulator?.close()
+  })
+
+  const open = async (): Promise<Page> => {
+    if (browser === undefined) throw new Error("Chromium did not start")
+    const tab = await browser.newPage({ viewport: { width: 1100, height: 760 } })
+    tab.on("pageerror", (error) => pageErrors.push(error.message))
+    const query = new URLSearchParams({ gateway: tap.url, key: emulator.apiKey, pollMs: "200" })
+    await tab.goto(`${page.url}/index.html?${query.toString()}`)
+    await tab.waitForSelector("#chat[data-ready='true']")
+    return tab
+  }
+
+  it("ships a bundle with no Node built-in and not the Node ws package", () => {
+    expect(nodeOnlyInputs(built.metafile)).toEqual([])
+    expect(Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/BrowserWebSocket.ts"))).toBe(true)
+    expect(Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))).toEqual([])
+  })
+
+  it("streams a messages-style reply token by token, and Stop closes the stream's connection", async () => {
+    const tab = await open()
+    await tab.fill("#chat-prompt", "Tell me about paper boats.")
+    await tab.click("#chat-send")
+    await tab.waitForSelector("#chat[data-state='streaming']")
+
+    // The text grows over several observations while the reply is still streaming.
+    const first = await growsBeyond(tab, 0)
+    const second = await growsBeyond(tab, first)
+    const third = await growsBeyond(tab, second)
+    expect(third).toBeGreaterThan(second)
+    expect(await tab.getAttribute("#chat", "data-state")).toBe("streaming")
+
+    const aborted = tab.waitForEvent("requestfailed", { predicate: (request) => request.url().endsWith("/v1/messages"), timeout: 10_000 })
+    await tab.click("#chat-stop")
+    await tab.waitForSelector("#chat[data-state='stopped']")
+    // The fetch was aborted in the browser…
+    expect((await aborted).failure()?.errorText).toContain("ERR_ABORTED")
+    // …and the connection that carried the stream was closed from the browser's side before the
+    // emulator reached `message_stop`.
+    await expect
+      .poll(() => tap.connections.filter((c) => c.received.includes("event: message_start")).map((c) => c.closedByBrowser))
+      .toEqual([true])
+    const stream = tap.connections.find((c) => c.received.includes("event: message_start"))
+    expect(stream?.received).not.toContain("event: message_stop")
+
+    // No piece arrives after Stop, even after many token intervals have passed.
+    const stopped = await textLength(tab)
+    await tab.waitForTimeout(400)
+    expect(await textLength(tab)).toBe(stopped)
+    expect(emulator.counters.get("messages")).toBe(1)
+    await mkdir(SCREENSHOTS, { recursive: true })
+    await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-stopped.png") })
+    await tab.close()
+  })
+
+  it("follows a video task to succeeded and plays the finished video", async () => {
+    const tab = await open()
+    await tab.selectOption("#video-model", "beta-3.1-fast-generate-001")
+    await tab.fill("#video-prompt", "A paper boat on a rainy street")
+    await tab.fill("#chat-prompt", "What is a paper boat made of?")
+    await tab.click("#chat-send")
+    await tab.click("#video-generate")
+
+    await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
+    expect(await tab.textContent("#video-status")).toBe("succeeded")
+    expect(Number(await tab.textContent("#video-polls"))).toBeGreaterThanOrEqual(1)
+    expect(await tab.textContent("#video-elapsed")).toMatch(/^\d+\.\d s$/)
+
+    // The <video> has a source the browser could open and read the metadata of (a real H.264 MP4).
+    await tab.waitForFunction(() => (document.querySelector<HTMLVideoElement>("#video-player")?.readyState ?? 0) >= 1)
+    const media = await tab.locator("#video-player").evaluate((el: HTMLVideoElement) => ({
+      src: el.currentSrc,
+      duration: el.duration,
+      width: el.videoWidth,
+      error: el.error?.code ?? null
+    }))
+    expect(media.error).toBeNull()
+    expect(media.src).toMatch(/^(http|blob):/)
+    expect(media.duration).toBeGreaterThan(0)
+    expect(media.width).toBeGreaterThan(0)
+
+    await tab.waitForSelector("#chat[data-state='done']", { timeout: 20_000 })
+    await mkdir(SCREENSHOTS, { recursive: true })
+    await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser.png"), fullPage: true })
+    expect(pageErrors).toEqual([])
+    await tab.close()
+  })
+})
