@@ -19,6 +19,8 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 
 interface Entry {
   readonly name: string
+  /** umg itself, a comparison SDK, or a reference point that is neither. */
+  readonly role: "umg" | "sdk" | "reference"
   readonly code: string
 }
 
@@ -26,6 +28,7 @@ interface Entry {
 const entries: ReadonlyArray<Entry> = [
   {
     name: "umg (umg/rx + textDeltas)",
+    role: "umg",
     code: `
       import { createGateway, textDeltas } from "umg/rx"
       export const run = (baseUrl, apiKey, onText) => {
@@ -38,6 +41,7 @@ const entries: ReadonlyArray<Entry> = [
   },
   {
     name: "umg (Effect: Gateway + Stream)",
+    role: "umg",
     code: `
       import { Effect, Stream } from "effect"
       import { Gateway } from "umg"
@@ -54,7 +58,29 @@ const entries: ReadonlyArray<Entry> = [
         )`
   },
   {
+    // What any Effect client of this shape pays before a line of umg: the runtime, Stream, Schema
+    // and the fetch HttpClient, decoding each SSE line with a one-field schema.
+    name: "floor: effect + platform, no umg",
+    role: "reference",
+    code: `
+      import { Effect, Schema, Stream } from "effect"
+      import { FetchHttpClient, HttpClient } from "@effect/platform"
+      const Delta = Schema.parseJson(Schema.Struct({ text: Schema.String }))
+      export const run = (baseUrl, apiKey, onText) =>
+        Effect.runFork(
+          Effect.flatMap(HttpClient.HttpClient, (client) =>
+            client.post(baseUrl + "/v1/messages", { headers: { "x-api-key": apiKey } }).pipe(
+              Effect.map((response) => Stream.splitLines(Stream.decodeText(response.stream))),
+              Stream.unwrap,
+              Stream.mapEffect((line) => Schema.decodeUnknown(Delta)(line.slice(6))),
+              Stream.runForEach((delta) => Effect.sync(() => onText(delta.text)))
+            )
+          ).pipe(Effect.provide(FetchHttpClient.layer))
+        )`
+  },
+  {
     name: "openai (chat.completions stream)",
+    role: "sdk",
     code: `
       import OpenAI from "openai"
       export const run = async (baseURL, apiKey, onText) => {
@@ -65,6 +91,7 @@ const entries: ReadonlyArray<Entry> = [
   },
   {
     name: "@anthropic-ai/sdk (messages stream)",
+    role: "sdk",
     code: `
       import Anthropic from "@anthropic-ai/sdk"
       export const run = async (baseURL, apiKey, onText) => {
@@ -76,6 +103,7 @@ const entries: ReadonlyArray<Entry> = [
   },
   {
     name: "ai + @ai-sdk/openai (streamText)",
+    role: "sdk",
     code: `
       import { streamText } from "ai"
       import { createOpenAI } from "@ai-sdk/openai"
@@ -89,6 +117,7 @@ const entries: ReadonlyArray<Entry> = [
 
 interface Size {
   readonly name: string
+  readonly role: Entry["role"]
   readonly bundled: number
   readonly minified: number
   readonly gzipped: number
@@ -128,6 +157,7 @@ const measure = async (entry: Entry): Promise<Size | string> => {
     if (nodeWs.length > 0) return `pulls the Node ws package (${nodeWs[0]})`
     return {
       name: entry.name,
+      role: entry.role,
       bundled: plain.bytes.byteLength,
       minified: min.bytes.byteLength,
       gzipped: gzipSync(min.bytes, { level: 9 }).byteLength,
@@ -153,24 +183,32 @@ for (const { entry, size } of results) {
 }
 
 const ok = results.flatMap((r) => (typeof r.size === "string" ? [] : [r.size]))
-const umgSizes = ok.filter((s) => s.name.startsWith("umg"))
-const others = ok.filter((s) => !s.name.startsWith("umg"))
+const umgSizes = ok.filter((s) => s.role === "umg")
+const others = ok.filter((s) => s.role !== "umg")
 for (const umg of umgSizes) {
   console.log(`\n${umg.name}: ratio of min+gzip size to each (below 1 = smaller)`)
   for (const other of others) console.log(`  vs ${pad(other.name, 36)} ${(umg.gzipped / other.gzipped).toFixed(2)}×`)
 }
 
-// Where umg's bytes come from, by package (or by umg folder), from esbuild's per-input output bytes.
+/** The part of the page an input belongs to. */
+const partOf = (path: string): string => {
+  if (path.includes("node_modules/effect/node_modules/fast-check/") || path.includes("node_modules/effect/node_modules/pure-rand/"))
+    return "fast-check (imported by effect/Schema)"
+  if (/node_modules\/effect\/dist\/esm\/(Schema|SchemaAST|ParseResult)\.js$/.test(path)) return "effect Schema"
+  if (/node_modules\/effect\/dist\/esm\/(internal\/(stream|channel|sink|take|pubsub|mailbox)|Stream|Channel|Sink)/.test(path)) return "effect Stream"
+  if (path.includes("node_modules/effect/")) return "effect runtime (Effect, Layer, Fiber, …)"
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
+  if (pkg !== null) return pkg[1] ?? path
+  const layer = /src\/([^/]+)\//.exec(path)
+  return layer === null ? path : `umg src/${layer[1] ?? ""}`
+}
+
+// Where umg's bytes come from, from esbuild's per-input output bytes.
 for (const umg of umgSizes) {
-  const byGroup = new Map<string, number>()
+  const byPart = new Map<string, number>()
   for (const output of Object.values(umg.metafile.outputs)) {
-    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?:dist\/(?:esm\/)?)?([^/]+)?/.exec(path)
-      const group = m === null ? (/src\/([^/]+)\//.exec(path)?.[1] ?? path).replace(/^/, "umg/") : m[1] === "effect" ? `effect/${m[2] ?? ""}` : (m[1] ?? path)
-      byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput)
-    }
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) byPart.set(partOf(path), (byPart.get(partOf(path)) ?? 0) + bytesInOutput)
   }
-  const top = [...byGroup.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)
-  console.log(`\n${umg.name}: heaviest inputs (minified bytes before gzip)`)
-  for (const [group, bytes] of top) console.log(`  ${pad(group, 40)}${lpad(kb(bytes), 10)}`)
+  console.log(`\n${umg.name}: where the minified bytes come from`)
+  for (const [part, bytes] of [...byPart.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${pad(part, 44)}${lpad(kb(bytes), 10)}`)
 }

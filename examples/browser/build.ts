@@ -1,14 +1,20 @@
 /**
  * Builds the browser example into `examples/browser/dist/`: one minified ESM bundle with source maps
- * for the browser platform, plus the page and its style sheet.
+ * for the browser platform, plus the page and its style sheet; `--serve` then serves it.
  *
- * Run: `npx tsx examples/browser/build.ts`. The build fails when anything pulls a Node built-in
+ * Run: `npx tsx examples/browser/build.ts [--serve [port]]`, with an emulator running
+ * (`npm run emulator -- --port 8787`), and open the printed address. The build fails when anything pulls a Node built-in
  * (esbuild refuses `node:*` and bare built-ins for the browser platform, and none is marked
  * external) or the Node `ws` package (the package.json `browser` map must have swapped
  * `NodeWebSocket.ts` for `BrowserWebSocket.ts`), so the page never ships Node polyfills.
+ * esbuild only strips types, so `typecheckExample` checks `main.ts` with its own tsconfig (DOM, no
+ * Node types); the browser test runs it.
  */
 import { build, type Metafile } from "esbuild"
-import { copyFile, mkdir, rm } from "node:fs/promises"
+import { execFile } from "node:child_process"
+import { copyFile, mkdir, readFile, rm } from "node:fs/promises"
+import { createServer, type Server } from "node:http"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 
 /** What a build produced. */
@@ -52,7 +58,49 @@ export const buildExample = async (outdir: string = `${here}dist`): Promise<Exam
   return { outdir, metafile: result.metafile, scriptBytes: script?.[1].bytes ?? 0 }
 }
 
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  map: "application/json",
+  css: "text/css; charset=utf-8"
+}
+
+/** Serves the files of `dir` (flat, no sub-folders) on loopback; `port` 0 picks a free one. */
+export const serveExample = async (dir: string, port = 0): Promise<{ readonly server: Server; readonly url: string }> => {
+  const server = createServer((req, res) => {
+    const name = new URL(req.url ?? "/", "http://page.local").pathname.slice(1) || "index.html"
+    // Only plain file names of the folder: no path can leave it.
+    if (!/^[\w.-]+$/.test(name) || name.startsWith(".")) return void res.writeHead(404).end()
+    readFile(`${dir}/${name}`).then(
+      (body) => res.writeHead(200, { "content-type": CONTENT_TYPES[name.split(".").pop() ?? ""] ?? "application/octet-stream" }).end(body),
+      () => res.writeHead(404).end()
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("the example server has no port")
+  return { server, url: `http://127.0.0.1:${address.port}` }
+}
+
+/** Type-checks the page's script; resolves to tsc's report, empty when there is no error. */
+export const typecheckExample = (): Promise<string> =>
+  new Promise((resolve) => {
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+    execFile(process.execPath, [tsc, "-p", `${here}tsconfig.json`, "--pretty", "false"], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve(error === null ? "" : `${stdout}${stderr}`.trim() || String(error))
+    )
+  })
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const built = await buildExample()
+  const [built, report] = await Promise.all([buildExample(), typecheckExample()])
   console.log(`built ${built.outdir} (main.js ${(built.scriptBytes / 1024).toFixed(1)} KiB minified)`)
+  if (report !== "") {
+    console.error(report)
+    process.exit(1)
+  }
+  const serve = process.argv.indexOf("--serve")
+  if (serve >= 0) {
+    const { url } = await serveExample(built.outdir, Number(process.argv[serve + 1] ?? "5173") || 5173)
+    console.log(`open ${url}/?gateway=http://127.0.0.1:8787&key=umg-emulator-key (Ctrl-C stops)`)
+  }
 }

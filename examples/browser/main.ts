@@ -3,13 +3,9 @@
  * unsubscribes, which aborts the fetch) and a video panel that follows a video task to the
  * finished video. The gateway's URL and key come from the page's query: `?gateway=…&key=…`.
  */
-import { Effect, ManagedRuntime, Stream } from "effect"
-import { EMPTY, type Observable, catchError, concat, defer, exhaustMap, fromEvent, map, of, startWith, switchMap, takeUntil, tap } from "rxjs"
-import { Gateway } from "../../src/adapters/Gateway.js"
-import { fromEffect, fromStream, type Runner } from "../../src/streams/Bridge.js"
-import { pollTask$ } from "../../src/streams/pollTask.js"
-import { textDeltas } from "../../src/streams/textDeltas.js"
-import { progressOf } from "../../src/streams/videoProgress.js"
+import { EMPTY, type Observable, catchError, concat, defer, exhaustMap, fromEvent, map, of, startWith, takeUntil, tap } from "rxjs"
+// A user of the package writes `from "umg/rx"`; the example imports the sources so it builds without `dist/`.
+import { createGateway, textDeltas, type VideoGenerateEvent } from "../../src/streams/index.js"
 
 const query = new URLSearchParams(location.search)
 const baseUrl = query.get("gateway") ?? "http://127.0.0.1:8787"
@@ -28,45 +24,38 @@ const errorText = (error: unknown): string =>
 
 // ---- the two gateway calls of the page ---------------------------------------------------------
 
-const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey, minPollIntervalMs: pollMs }))
-const run: Runner<Gateway> = (effect) => runtime.runFork(effect)
+const gateway = createGateway({ baseUrl, apiKey, minPollIntervalMs: pollMs })
 
 /** The text pieces of a streamed messages-style reply; unsubscribing aborts the request. */
 const replyText$ = (model: string, prompt: string): Observable<string> =>
-  fromStream(
-    run,
-    Stream.unwrap(Effect.map(Gateway, (gateway) => gateway.messages.stream({ model, max_tokens: 1024, messages: [{ role: "user", content: prompt }] })))
-  ).pipe(textDeltas())
+  gateway.messages.stream$({ model, max_tokens: 1024, messages: [{ role: "user", content: prompt }] }).pipe(textDeltas())
 
 /** What the video panel shows. */
 type VideoView =
+  | { readonly state: "submitting" | "cancelled" }
   | { readonly state: "running"; readonly status: string; readonly elapsedMs: number; readonly polls: number; readonly taskId: string }
-  | { readonly state: "succeeded"; readonly status: string; readonly elapsedMs: number; readonly polls: number; readonly taskId: string; readonly src: string }
+  | { readonly state: "succeeded"; readonly src: string }
   | { readonly state: "error"; readonly error: string }
 
-/** Submits a video task and follows it; ends with the finished video's address. */
+/** A `generate$` event as the panel shows it; the finished video becomes a playable address. */
+const videoView = (event: VideoGenerateEvent): VideoView => {
+  switch (event.type) {
+    case "submitted":
+      return { state: "running", status: "submitted", elapsedMs: 0, polls: 0, taskId: event.taskId }
+    case "progress":
+      return { state: "running", status: event.status, elapsedMs: event.elapsedMs, polls: event.polls, taskId: event.taskId }
+    case "done": {
+      // beta, gamma and delta give a URL; alpha's video arrives as bytes (E3) and plays from a blob.
+      const { url, download } = event.result
+      const src = url ?? (download === undefined ? undefined : URL.createObjectURL(new Blob([download.bytes.slice()], { type: "video/mp4" })))
+      return src === undefined ? { state: "error", error: "the task succeeded without a video" } : { state: "succeeded", src }
+    }
+  }
+}
+
+/** Submits a video task and follows it to the finished video. */
 const generateVideo$ = (model: string, prompt: string): Observable<VideoView> =>
-  fromEffect(run, Effect.flatMap(Gateway, (gateway) => gateway.video.submit({ model, prompt }))).pipe(
-    switchMap((submitted) =>
-      pollTask$(() => fromEffect(run, Effect.flatMap(Gateway, (gateway) => gateway.video.get(submitted.task_id))), {
-        intervalMs: Math.max(pollMs, 1),
-        minIntervalMs: pollMs
-      })
-    ),
-    switchMap((update) => {
-      const progress = progressOf(update)
-      const running: VideoView = { state: "running", ...progress }
-      if (update.task.status !== "succeeded") return of(running)
-      // beta and gamma give a URL; alpha's bytes are downloaded (E3) and played from a blob.
-      const src$ =
-        update.task.url !== undefined
-          ? of(update.task.url)
-          : fromEffect(run, Effect.flatMap(Gateway, (gateway) => gateway.video.download(update.task.task_id))).pipe(
-              map((download) => URL.createObjectURL(new Blob([download.bytes.slice()], { type: "video/mp4" })))
-            )
-      return concat(of(running), src$.pipe(map((src): VideoView => ({ ...progress, state: "succeeded", src }))))
-    })
-  )
+  gateway.video.generate$({ model, prompt }, { intervalMs: Math.max(pollMs, 1) }).pipe(map(videoView))
 
 // ---- chat --------------------------------------------------------------------------------------
 
@@ -136,9 +125,8 @@ const videoPolls = element<HTMLElement>("video-polls")
 const videoTask = element<HTMLElement>("video-task")
 const player = element<HTMLVideoElement>("video-player")
 
-type PanelView = VideoView | { readonly state: "submitting" | "cancelled" }
-
-const renderVideo = (view: PanelView): void => {
+const renderVideo = (view: VideoView): void => {
+  // `succeeded` keeps the last progress figures on screen; the status line says the task ended.
   video.dataset["state"] = view.state
   const busy = view.state === "running" || view.state === "submitting"
   videoGenerate.disabled = busy
@@ -152,15 +140,15 @@ const renderVideo = (view: PanelView): void => {
       videoStatus.textContent = `error: ${view.error}`
       return
     case "running":
-    case "succeeded":
       videoStatus.textContent = view.status
       videoElapsed.textContent = `${(view.elapsedMs / 1000).toFixed(1)} s`
       videoPolls.textContent = String(view.polls)
       videoTask.textContent = view.taskId
-      if (view.state === "succeeded" && player.src !== view.src) {
-        if (player.src.startsWith("blob:")) URL.revokeObjectURL(player.src)
-        player.src = view.src
-      }
+      return
+    case "succeeded":
+      videoStatus.textContent = "succeeded"
+      if (player.src.startsWith("blob:")) URL.revokeObjectURL(player.src)
+      player.src = view.src
   }
 }
 
@@ -171,8 +159,8 @@ fromEvent<SubmitEvent>(videoForm, "submit")
       generateVideo$(videoModel.value, videoPrompt.value.trim() || "A paper boat on a rainy street").pipe(
         // Cancel unsubscribes: the poll loop and any query in flight stop.
         takeUntil(fromEvent(videoCancel, "click").pipe(tap(() => renderVideo({ state: "cancelled" })))),
-        catchError((error: unknown) => of<PanelView>({ state: "error", error: errorText(error) })),
-        startWith<PanelView>({ state: "submitting" })
+        catchError((error: unknown) => of<VideoView>({ state: "error", error: errorText(error) })),
+        startWith<VideoView>({ state: "submitting" })
       )
     )
   )

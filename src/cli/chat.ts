@@ -106,6 +106,8 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
         buildChatBody({
           model: r.model,
           messages: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+          // Asks for the usage chunk at the end of the stream, so the reply's token counts are known.
+          stream_options: { include_usage: true },
           ...opt("max_tokens", r.maxTokens),
           ...opt("temperature", r.temperature)
         }),
@@ -216,10 +218,27 @@ export const chatCommand = Command.make("chat", options, (o) =>
     yield* Connection.run(
       o,
       Effect.gen(function* () {
-        // With --json the result is one document at the end; without, the text streams to stdout.
+        // With --json the result is one document at the end; without, the text streams to stdout
+        // and the thinking to stderr (dimmed), ended by a newline once the answer starts.
+        let thinkingOpen = false
         const outcome = yield* streamChat(prepared, {
-          onText: (t) => (o.json ? Effect.void : Output.write(t)),
-          onThinking: (t) => (o.json ? Effect.void : Effect.sync(() => void process.stderr.write(Output.errColour.dim(t))))
+          onText: (t) =>
+            o.json
+              ? Effect.void
+              : Effect.zipRight(
+                  Effect.sync(() => {
+                    if (thinkingOpen) process.stderr.write("\n")
+                    thinkingOpen = false
+                  }),
+                  Output.write(t)
+                ),
+          onThinking: (t) =>
+            o.json
+              ? Effect.void
+              : Effect.sync(() => {
+                  thinkingOpen = true
+                  process.stderr.write(Output.errColour.dim(t))
+                })
         })
         if (o.json) return yield* Output.json({ model: o.model, ...outcome })
         yield* Output.line()

@@ -7,6 +7,7 @@ import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Exit } from "effect"
 import { chatCommand } from "./chat.js"
+import { demoCommand } from "./demo.js"
 import { embedCommand } from "./embed.js"
 import { emulatorCommand } from "./emulator.js"
 import { describeReport, ExitCode, reportOf } from "./ExitCode.js"
@@ -14,6 +15,7 @@ import { imageCommand } from "./image.js"
 import { modelsCommand } from "./models.js"
 import * as Output from "./Output.js"
 import { platformCommand } from "./platform.js"
+import { realtimeCommand } from "./realtime.js"
 import { rerankCommand } from "./rerank.js"
 import { speakCommand } from "./speak.js"
 import { tokensCommand } from "./tokens.js"
@@ -30,8 +32,10 @@ const umg = Command.make("umg").pipe(
     speakCommand,
     imageCommand,
     videoCommand,
+    realtimeCommand,
     platformCommand,
-    emulatorCommand
+    emulatorCommand,
+    demoCommand
   ])
 )
 

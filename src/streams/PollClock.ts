@@ -88,6 +88,12 @@ export class PollClock {
   }
 
   private fire(bucket: Bucket): void {
+    // Host timers may fire a millisecond before the wall clock says so; "no sooner than" is a promise.
+    const early = bucket.at - this.now()
+    if (early > 0) {
+      bucket.action = this.scheduler.schedule(() => this.fire(bucket), early)
+      return
+    }
     if (this.buckets.get(bucket.at) === bucket) this.buckets.delete(bucket.at)
     const entries = [...bucket.entries]
     bucket.entries.clear()

@@ -4,13 +4,14 @@
  * followed to `succeeded` and plays in a `<video>` element.
  */
 import { existsSync } from "node:fs"
-import { mkdir, readFile } from "node:fs/promises"
-import { createServer as createHttpServer, type Server } from "node:http"
+import { mkdir } from "node:fs/promises"
+import type { Server } from "node:http"
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from "node:net"
-import { extname, join } from "node:path"
+import { join } from "node:path"
+import { build } from "esbuild"
 import { chromium, type Browser, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { buildExample, nodeOnlyInputs, type ExampleBuild } from "../../examples/browser/build.js"
+import { buildExample, nodeOnlyInputs, serveExample, typecheckExample, type ExampleBuild } from "../../examples/browser/build.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -28,28 +29,8 @@ const CHROMIUM_ARGS = [
 // tmp/ is gitignored: the screenshots are for looking at, not for comparing.
 const SCREENSHOTS = join(process.cwd(), "tmp", "browser")
 
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".map": "application/json",
-  ".css": "text/css; charset=utf-8"
-}
-
-/** Serves the built page from `dir` on a free loopback port (another origin than the gateway's). */
-const serveStatic = async (dir: string): Promise<{ server: Server; url: string }> => {
-  const server = createHttpServer((req, res) => {
-    const name = new URL(req.url ?? "/", "http://page.local").pathname.replace(/^\/+/, "") || "index.html"
-    if (name.includes("..") || name.includes("/")) return void res.writeHead(404).end()
-    readFile(join(dir, name)).then(
-      (body) => res.writeHead(200, { "content-type": CONTENT_TYPES[extname(name)] ?? "application/octet-stream" }).end(body),
-      () => res.writeHead(404).end()
-    )
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const address = server.address()
-  if (address === null || typeof address === "string") throw new Error("no port")
-  return { server, url: `http://127.0.0.1:${address.port}` }
-}
+// A browser test waits on a real browser and a loaded machine (CI runs files in parallel).
+const BROWSER_TEST_MS = 90_000
 
 /** One TCP connection through the tap: what the gateway sent on it and who closed it first. */
 interface Tapped {
@@ -96,6 +77,26 @@ const tapGateway = async (port: number): Promise<{ server: TcpServer; url: strin
   return { server, url: `http://127.0.0.1:${address.port}`, connections, sockets }
 }
 
+// Opens a realtime and a live session from the page with the default socket opener; in a browser
+// bundle that is the global WebSocket (package.json `browser` map), which cannot send headers.
+const SOCKET_PROBE = `
+  import { Effect } from "effect"
+  import { Gateway } from "./src/adapters/Gateway.js"
+  const firstEvents = (baseUrl, apiKey) =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const gateway = yield* Gateway
+          const realtime = yield* gateway.realtime.connect({ model: "gpt-realtime" })
+          const first = yield* realtime.next
+          yield* gateway.live.connect({ model: "zeta-live-2.5-flash-native-audio" })
+          return { realtime: first.type, live: "setupComplete" }
+        })
+      ).pipe(Effect.provide(Gateway.layer({ baseUrl, apiKey, maxRetries: 0 })))
+    )
+  window.umgSocketProbe = firstEvents
+`
+
 const textLength = (page: Page): Promise<number> => page.locator("#chat-output").evaluate((el) => el.textContent?.length ?? 0)
 
 /** Waits until the streamed text is longer than `than` characters, and returns the new length. */
@@ -107,20 +108,23 @@ const growsBeyond = async (page: Page, than: number): Promise<number> => {
 describe("the browser example in Chromium", () => {
   let built: ExampleBuild
   let emulator: Emulator
-  let page: { server: Server; url: string }
+  let page: { readonly server: Server; readonly url: string }
   let tap: Awaited<ReturnType<typeof tapGateway>>
   let browser: Browser | undefined
   const pageErrors: Array<string> = []
+  // esbuild does not type-check; tsc checks the page's script in a child process meanwhile.
+  let typecheck: Promise<string> = Promise.resolve("not started")
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/ensure-chromium.sh; .ci/run does it) to run the browser test`)
     }
+    typecheck = typecheckExample()
     built = await buildExample()
     // A 200-word reply at 20 ms a token streams for seconds: long enough to watch it grow and stop it.
     emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 200 } })
     tap = await tapGateway(emulator.port)
-    page = await serveStatic(built.outdir)
+    page = await serveExample(built.outdir)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   }, 120_000)
 
@@ -147,6 +151,30 @@ describe("the browser example in Chromium", () => {
     expect(Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/BrowserWebSocket.ts"))).toBe(true)
     expect(Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))).toEqual([])
   })
+
+  it("opens realtime and live sessions through the browser's own WebSocket", async () => {
+    const probe = await build({
+      stdin: { contents: SOCKET_PROBE, resolveDir: process.cwd(), loader: "ts", sourcefile: "socket-probe.ts" },
+      bundle: true,
+      write: false,
+      format: "iife",
+      platform: "browser",
+      metafile: true,
+      logLevel: "silent"
+    })
+    expect(nodeOnlyInputs(probe.metafile)).toEqual([])
+    const tab = await open()
+    await tab.addScriptTag({ content: probe.outputFiles[0]?.text ?? "" })
+    const before = { realtime: emulator.counters.get("realtime"), live: emulator.counters.get("live") }
+    const events = await tab.evaluate(
+      ([url, key]) => (window as unknown as { umgSocketProbe: (u: string, k: string) => Promise<unknown> }).umgSocketProbe(url, key),
+      [emulator.url, emulator.apiKey] as const
+    )
+    expect(events).toEqual({ realtime: "session.created", live: "setupComplete" })
+    expect(emulator.counters.get("realtime")).toBe(before.realtime + 1)
+    expect(emulator.counters.get("live")).toBe(before.live + 1)
+    await tab.close()
+  }, BROWSER_TEST_MS)
 
   it("streams a messages-style reply token by token, and Stop closes the stream's connection", async () => {
     const tab = await open()
@@ -182,9 +210,9 @@ describe("the browser example in Chromium", () => {
     await mkdir(SCREENSHOTS, { recursive: true })
     await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-stopped.png") })
     await tab.close()
-  })
+  }, BROWSER_TEST_MS)
 
-  it("follows a video task to succeeded and plays the finished video", async () => {
+  it("follows video tasks to succeeded and plays the finished videos, from a URL and from downloaded bytes", async () => {
     const tab = await open()
     await tab.selectOption("#video-model", "beta-3.1-fast-generate-001")
     await tab.fill("#video-prompt", "A paper boat on a rainy street")
@@ -206,14 +234,29 @@ describe("the browser example in Chromium", () => {
       error: el.error?.code ?? null
     }))
     expect(media.error).toBeNull()
-    expect(media.src).toMatch(/^(http|blob):/)
+    expect(media.src).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
     expect(media.duration).toBeGreaterThan(0)
     expect(media.width).toBeGreaterThan(0)
+
+    // alpha's video arrives as bytes (E3) and plays from a blob: address.
+    await tab.selectOption("#video-model", "alpha-2")
+    await tab.click("#video-generate")
+    await tab.waitForSelector("#video[data-state='running']")
+    await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
+    await tab.waitForFunction(() => {
+      const player = document.querySelector<HTMLVideoElement>("#video-player")
+      return player !== null && player.currentSrc.startsWith("blob:") && player.readyState >= 1
+    })
+    expect(emulator.counters.get("video.download")).toBe(1)
 
     await tab.waitForSelector("#chat[data-state='done']", { timeout: 20_000 })
     await mkdir(SCREENSHOTS, { recursive: true })
     await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser.png"), fullPage: true })
     expect(pageErrors).toEqual([])
     await tab.close()
-  })
+  }, BROWSER_TEST_MS)
+
+  it("type-checks the page's script against the library's types", async () => {
+    expect(await typecheck).toBe("")
+  }, 180_000)
 })

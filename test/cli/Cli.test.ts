@@ -1,0 +1,149 @@
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { bundleUmg, runUmg } from "./RunUmg.js"
+
+// One emulator and one bundle for the file; each test spawns the real command against them.
+let emulator: Emulator
+let umg: string
+let env: Record<string, string>
+const dir = mkdtempSync(join(tmpdir(), "umg-cli-test-"))
+const total = () => Object.values(emulator.counters.snapshot()).reduce((a, b) => a + b, 0)
+
+beforeAll(async () => {
+  ;[emulator, umg] = await Promise.all([startEmulator({ fast: true }), bundleUmg()])
+  env = {
+    UMG_BASE_URL: emulator.url,
+    UMG_API_KEY: emulator.apiKey,
+    UMG_PLATFORM_URL: emulator.platformUrl,
+    UMG_PLATFORM_USERNAME: emulator.platform.username,
+    UMG_PLATFORM_PASSWORD: emulator.platform.password
+  }
+}, 60_000)
+
+afterAll(async () => {
+  await emulator?.close()
+})
+
+describe("umg against UMG_BASE_URL", () => {
+  it("lists models as JSON with --json and as a table on a terminal-less stdout", async () => {
+    const [json, human] = await Promise.all([runUmg(umg, ["models", "--json"], env), runUmg(umg, ["models", "--format", "messages"], env)])
+    expect(json.code).toBe(0)
+    const parsed = JSON.parse(json.stdout) as { format: string; data: Array<{ id: string; object: string; owned_by: string }> }
+    expect(parsed.format).toBe("openai")
+    expect(parsed.data.map((m) => m.id)).toContain("epsilon-sonnet-4-5-20250929")
+    expect(parsed.data.every((m) => m.object === "model")).toBe(true)
+    expect(human.code).toBe(0)
+    expect(human.stdout).toMatch(/^id\s+owned_by\s+endpoint/)
+    expect(human.stdout).toContain("/v1/messages")
+    // Against a configured gateway the command does not mention an emulator.
+    expect(json.stderr).not.toContain("embedded emulator")
+  })
+
+  it("streams a messages reply and answers a zeta model with thinking on the native endpoint", async () => {
+    const before = emulator.counters.snapshot()
+    const [messages, native] = await Promise.all([
+      runUmg(umg, ["chat", "-m", "epsilon-sonnet-4-5-20250929", "Say hello"], env),
+      runUmg(umg, ["chat", "-m", "zeta-2.5-pro", "--thinking", "1024", "--json", "Say hello"], env)
+    ])
+    expect(messages.code).toBe(0)
+    expect(messages.stdout.trim().length).toBeGreaterThan(0)
+    expect(messages.stderr).toMatch(/\[messages\] stop=end_turn .*output_tokens=\d+/)
+    expect(native.code).toBe(0)
+    const reply = JSON.parse(native.stdout) as { family: string; text: string; thinking: string; stop: string }
+    expect(reply).toMatchObject({ family: "native", stop: "STOP" })
+    expect(reply.text.length).toBeGreaterThan(0)
+    expect(reply.thinking.length).toBeGreaterThan(0)
+    const after = emulator.counters.snapshot()
+    expect((after["messages"] ?? 0) - (before["messages"] ?? 0)).toBe(1)
+  })
+
+  it("rejects an invalid video request with exit 2, naming the field and the allowed values, and sends nothing", async () => {
+    const before = total()
+    const [human, json] = await Promise.all([
+      runUmg(umg, ["video", "-m", "delta-1-5-pro-251215", "--prompt", "a fox", "--resolution", "1080p"], env),
+      runUmg(umg, ["speak", "-m", "gpt-4o-mini-tts", "--voice", "bob", "-o", join(dir, "x.mp3"), "--json", "hi"], env)
+    ])
+    expect(human.code).toBe(2)
+    expect(human.stderr).toContain("resolution")
+    expect(human.stderr).toContain("allowed: 480p, 720p")
+    expect(json.code).toBe(2)
+    const error = (JSON.parse(json.stderr.trim().split("\n").pop()!) as { error: { field: string; type: string; message: string } }).error
+    expect(error).toMatchObject({ type: "InvalidRequest", field: "voice" })
+    expect(error.message).toContain("alloy")
+    expect(total()).toBe(before)
+    expect(existsSync(join(dir, "x.mp3"))).toBe(false)
+  })
+
+  it("prints the delta body with marker flags on --dry-run without a request", async () => {
+    const before = total()
+    const run = await runUmg(umg, ["video", "-m", "delta-1-5-pro-251215", "--prompt", "a fox", "--duration", "6", "--aspect-ratio", "9:16", "--seed", "7", "--dry-run", "--json"], env)
+    expect(run.code).toBe(0)
+    const out = JSON.parse(run.stdout) as { dryRun: boolean; body: { prompt: string; metadata: { content: Array<{ type: string; text?: string }> } } }
+    expect(out.dryRun).toBe(true)
+    expect(out.body.metadata.content[0]?.text).toMatch(/^a fox .*--ratio 9:16.*--dur 6.*--seed 7/)
+    expect(total()).toBe(before)
+  })
+
+  it("generates a video with progress on stderr and writes it; status and download act on the task", async () => {
+    const out = join(dir, "boat.mp4")
+    const run = await runUmg(umg, ["video", "-m", "gamma2.5-t2v-preview", "--prompt", "a boat", "--timeout", "60", "-o", out, "--json"], env)
+    expect(run.code).toBe(0)
+    const result = JSON.parse(run.stdout) as { task: { task_id: string; status: string }; polls: number; saved: { bytes: number; source: string } }
+    expect(result.task.status).toBe("succeeded")
+    expect(result.saved.source).toBe("url")
+    expect(statSync(out).size).toBe(result.saved.bytes)
+    expect(run.stderr).toMatch(/video_\S+\s+succeeded\s+.*polls \d+/)
+    const copy = join(dir, "copy.mp4")
+    const [status, download] = await Promise.all([
+      runUmg(umg, ["video", "status", result.task.task_id, "--json"], env),
+      runUmg(umg, ["video", "download", result.task.task_id, "-o", copy], env)
+    ])
+    expect(status.code).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({ task_id: result.task.task_id, status: "succeeded" })
+    expect(download.code).toBe(0)
+    expect(readFileSync(copy).equals(readFileSync(out))).toBe(true)
+  })
+
+  it("embeds lines from a file as ordered JSON lines with a progress bar on stderr", async () => {
+    const file = join(dir, "lines.txt")
+    writeFileSync(file, "alpha\n\nbeta\ngamma\n")
+    const run = await runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--dimensions", "8", "--concurrency", "2", "--file", file], env)
+    expect(run.code).toBe(0)
+    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { index: number; input: string; dimensions: number })
+    expect(lines.map((l) => [l.index, l.input, l.dimensions])).toEqual([
+      [0, "alpha", 8],
+      [1, "beta", 8],
+      [2, "gamma", 8]
+    ])
+    expect(run.stderr).toContain("3/3")
+  })
+
+  it("reports a gateway failure with exit 1, its type, status and request id, and never the key", async () => {
+    const secret = "sk-umg-test-secret-4242"
+    const run = await runUmg(umg, ["models"], { ...env, UMG_API_KEY: secret })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/AuthenticationError \(status 401.*request id \S+/)
+    expect(run.stdout + run.stderr).not.toContain(secret)
+  })
+})
+
+describe("umg demo", () => {
+  it("runs every step against its own embedded emulator and ends with the summary table", async () => {
+    const out = join(dir, "demo")
+    const run = await runUmg(umg, ["demo", "--out", out])
+    expect(run.stderr).toContain("embedded emulator")
+    const table = run.stdout.slice(run.stdout.lastIndexOf("step  "))
+    for (const step of ["models", "messages stream", "native stream with thinking", "chat + responses", "embeddings", "rerank", "speech + image", "delta video", "alpha video download", "realtime", "platform", "rejected request"]) {
+      expect(table).toContain(step)
+    }
+    expect(run.stdout).toMatch(/\d+ ok, 0 failed, \d+ skipped/)
+    expect(run.stdout).toContain("nothing was sent ✓")
+    expect(run.code).toBe(0)
+    expect(statSync(join(out, "delta.mp4")).size).toBeGreaterThan(0)
+    expect(statSync(join(out, "alpha.mp4")).size).toBeGreaterThan(0)
+  }, 90_000)
+})
