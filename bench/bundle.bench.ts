@@ -7,9 +7,10 @@
  * Each entry creates a client and streams one reply's text into a callback, the way a page would.
  * Every entry is bundled the same way with esbuild: ESM, `platform: "browser"` (so a Node built-in
  * fails the build instead of being polyfilled), tree-shaken, `NODE_ENV=production`. It prints the
- * bundled size (not minified), the minified size and the minified+gzipped size (level 9), umg's
- * ratio to each other library, and the inputs that weigh most in umg's minified bundle, so a size
- * regression can be traced to the import that caused it.
+ * raw size (bundled, not minified), the minified size and the minified+gzipped size (level 9), umg's
+ * ratio to each other library and to the floor any Effect client pays (runtime, Stream, Schema, fetch
+ * client, no umg), and what umg's minified bytes are made of, so a size regression can be traced to
+ * the import that caused it.
  */
 import { build, type Metafile } from "esbuild"
 import { fileURLToPath } from "node:url"
@@ -176,7 +177,7 @@ const lpad = (s: string, n: number): string => s.padStart(n)
 const results = await Promise.all(entries.map(async (e) => ({ entry: e, size: await measure(e) })))
 
 console.log("Chat-streaming use, bundled by esbuild for the browser (ESM, tree-shaken)\n")
-console.log(`${pad("library", 36)}${lpad("bundled", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}`)
+console.log(`${pad("library", 36)}${lpad("raw", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}`)
 for (const { entry, size } of results) {
   if (typeof size === "string") console.log(`${pad(entry.name, 36)}  ${size}`)
   else console.log(`${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}`)

@@ -6,9 +6,9 @@
  * makes the heap figure steadier). `POLL_BENCH_TASKS=n` changes the task count (default 10,000,
  * capped at 20,000). The whole run is bounded by a 110 s deadline.
  *
- * Timings: the interval is the spec's minimum, 3000 ms. The emulator runs on a virtual clock so
- * that submitting 10,000 tasks takes no task time; once every poll is running, the bench moves that
- * clock (queued → in_progress after ~4 s, → succeeded after ~8 s), so each task is queried 3–4
+ * Timings: the interval is the spec's minimum, 3000 ms. The tasks are seeded straight into the
+ * emulator's task store (submitting is not measured) on a virtual clock; once every poll is running,
+ * the bench moves that clock (queued → in_progress after ~4 s, → succeeded after ~8 s), so each task is queried 3–4
  * times. Polls are subscribed spread over the first interval, as tasks submitted over time would be.
  *
  * It prints, for comparison with nothing but itself and the intended cadence:
@@ -16,12 +16,13 @@
  *   by the tasks (client AND emulator, which share the process; garbage included without --expose-gc);
  * - CPU share: process CPU time / wall time over the poll phase (also both sides);
  * - cadence accuracy: the time between two queries of one task against the intended 3000 ms
- *   (mean, p50, p99, max, and the share inside the spec's 3–5 s);
+ *   (min, mean, p50, p99, max, and the share inside the spec's 3–5 s);
  * - timer sharing: the most scheduler actions the shared clock had armed at once, against the tasks.
  */
-import { firstValueFrom, lastValueFrom, type Subscription, tap, toArray } from "rxjs"
+import { firstValueFrom, type Subscription } from "rxjs"
 import { startEmulator } from "../src/emulator/index.js"
-import { createGateway, mapConcurrent, PollClock, pollTask$ } from "../src/streams/index.js"
+import { taskStoreOf } from "../src/emulator/VideoTasks.js"
+import { createGateway, PollClock, pollTask$ } from "../src/streams/index.js"
 
 const TASKS = Math.min(20_000, Math.max(1, Number(process.env.POLL_BENCH_TASKS ?? 10_000)))
 const INTERVAL_MS = 3_000
@@ -37,14 +38,12 @@ const benchStart = Date.now()
 const emu = await startEmulator({ virtualClock: true, video: { queuedMs: 4_000, inProgressMs: 4_000 } })
 const gw = createGateway({ baseUrl: emu.url, apiKey: emu.apiKey, timeoutMs: 30_000 })
 
-// 1. Submit every task (the virtual clock stands still, so none moves on meanwhile).
-const submitted = await lastValueFrom(
-  mapConcurrent(Array.from({ length: TASKS }, (_, i) => i), (i) => gw.video.submit$({ model: "gamma2.5-t2v-preview", prompt: `a calm sea ${i}` }), {
-    concurrency: 64
-  }).pipe(toArray())
-)
-const taskIds = submitted.flatMap((e) => (e.type === "result" ? [e.result.task_id] : []))
-console.log(`submitted ${taskIds.length} tasks in ${((Date.now() - benchStart) / 1000).toFixed(1)} s`)
+// 1. Seed the tasks straight into the emulator's store: submitting is not what is measured (and
+// 10,000 submits over HTTP would take most of the time budget on a busy machine).
+const store = taskStoreOf(emu.ctx)
+const taskIds = Array.from({ length: TASKS }, (_, i) => store.submit(emu.apiKey, "gamma2.5-t2v-preview", "gamma", `a calm sea ${i}`).id)
+const sample = await firstValueFrom(gw.video.get$(taskIds[0]!))
+console.log(`seeded ${taskIds.length} tasks (first one reads ${sample.status}) in ${((Date.now() - benchStart) / 1000).toFixed(1)} s`)
 
 // 2. Poll them all.
 const clock = PollClock.shared()
@@ -62,7 +61,12 @@ const allDone = new Promise<void>((resolve) => {
   taskIds.forEach((taskId, i) => {
     // Spread over the first interval, as tasks submitted over time would be.
     setTimeout(() => {
-      const fetch = () => gw.video.get$(taskId).pipe(tap({ subscribe: () => starts[i]!.push(clock.now()) }))
+      // Stamped when pollTask$ asks for the query (right after it noted the start), so a GC pause
+      // while the request is built does not show up as a short gap.
+      const fetch = () => {
+        starts[i]!.push(clock.now())
+        return gw.video.get$(taskId)
+      }
       subscriptions.push(
         pollTask$(fetch, { intervalMs: INTERVAL_MS }).subscribe({
           error: () => {
@@ -104,7 +108,7 @@ console.log(`outcome: ${outcome} — ${finished}/${taskIds.length} polls ended (
 console.log(`heap per task: ${((Math.max(peakHeap, heapBefore) - heapBefore) / taskIds.length / 1024).toFixed(2)} KiB (client + emulator${gc ? "" : ", no --expose-gc"})`)
 console.log(`CPU share: ${(((cpu.user + cpu.system) / 1000 / wallMs) * 100).toFixed(1)} % of one core over the poll phase (client + emulator)`)
 console.log(
-  `cadence (intended ${INTERVAL_MS} ms): mean ${mean.toFixed(0)} ms, p50 ${quantile(gaps, 0.5)} ms, p99 ${quantile(gaps, 0.99)} ms, max ${gaps.at(-1)} ms, ${(inSpec * 100).toFixed(2)} % inside 3–5 s`
+  `cadence (intended ${INTERVAL_MS} ms): min ${gaps[0]} ms, mean ${mean.toFixed(0)} ms, p50 ${quantile(gaps, 0.5)} ms, p99 ${quantile(gaps, 0.99)} ms, max ${gaps.at(-1)} ms, ${(inSpec * 100).toFixed(2)} % inside 3–5 s`
 )
 console.log(`timer sharing: at most ${peakTimers} armed scheduler actions for ${peakPending} pending poll callbacks (${taskIds.length} tasks)`)
 await firstValueFrom(gw.models.list$()).catch(() => undefined)

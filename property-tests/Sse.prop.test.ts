@@ -136,6 +136,24 @@ describe("makeSseParser properties", () => {
     )
   })
 
+  it("overflows, or not, whatever the chunking", () => {
+    const threw = (chunks: ReadonlyArray<Uint8Array>, max: number): boolean => {
+      try {
+        run(chunks, max)
+        return false
+      } catch (error) {
+        if (error instanceof SseBufferOverflow) return true
+        throw error
+      }
+    }
+    fc.assert(
+      fc.property(stream, cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(threw(chunks, max)).toBe(threw([bytes], max))
+      })
+    )
+  })
+
   it("parses rendered events back to the same events (render → parse is the identity)", () => {
     const oneLine = fc.string({ unit: "binary", maxLength: 16 }).map((s) => s.replace(/[\r\n]/g, ""))
     const event = fc.record({

@@ -8,7 +8,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import { InvalidRequest } from "../core/InvalidRequest.js"
-import { startEmulator, type Emulator } from "../emulator/index.js"
+import type { Emulator } from "../emulator/index.js"
 import * as Output from "./Output.js"
 
 /** The options every gateway command takes. @category options */
@@ -45,7 +45,8 @@ const EMULATOR_POLL_MS = 100
 
 /** Starts an emulator with fast timings, stopped when the scope closes. @category constructors */
 export const embeddedEmulator: Effect.Effect<Emulator, never, import("effect").Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(() => startEmulator({ fast: true })),
+  // Loaded on demand: a command against a real gateway never loads the emulator.
+  Effect.promise(() => import("../emulator/index.js").then((m) => m.startEmulator({ fast: true }))),
   (emulator) => Effect.promise(() => emulator.close())
 )
 
@@ -60,6 +61,18 @@ export const emulatorConfig = (emulator: Emulator): GatewayConfigInput => ({
   retryBaseDelayMs: 50
 })
 
+/**
+ * The video poll interval against `UMG_BASE_URL`: 5 s (the spec's 3–5 s rule) unless
+ * `UMG_POLL_INTERVAL_MS` asks for less — meant for an emulator with fast timings, not a gateway.
+ * `undefined` when the variable is not an integer from 10 to 5000.
+ */
+export const pollIntervalFromEnv = (): number | undefined => {
+  const raw = process.env.UMG_POLL_INTERVAL_MS
+  if (raw === undefined || raw === "") return 5_000
+  const n = Number(raw)
+  return Number.isInteger(n) && n >= 10 && n <= 5_000 ? n : undefined
+}
+
 const envConfig = (baseUrl: string): Effect.Effect<GatewayConfigInput, InvalidRequest> => {
   const env = process.env
   const apiKey = env.UMG_API_KEY ?? ""
@@ -72,9 +85,20 @@ const envConfig = (baseUrl: string): Effect.Effect<GatewayConfigInput, InvalidRe
     const value = env[name]
     return value !== undefined && value !== "" ? { [key]: value } : {}
   }
+  const interval = pollIntervalFromEnv()
+  if (interval === undefined) {
+    return Effect.fail(
+      new InvalidRequest({
+        field: "UMG_POLL_INTERVAL_MS",
+        rule: "range",
+        message: `UMG_POLL_INTERVAL_MS: ${JSON.stringify(env.UMG_POLL_INTERVAL_MS)} is not allowed; allowed: an integer from 10 to 5000 (milliseconds)`
+      })
+    )
+  }
   return Effect.succeed({
     baseUrl,
     apiKey,
+    minPollIntervalMs: Math.min(interval, 3_000),
     ...optional("UMG_PLATFORM_URL", "platformUrl"),
     ...optional("UMG_PLATFORM_USERNAME", "platformUsername"),
     ...optional("UMG_PLATFORM_PASSWORD", "platformPassword")
@@ -93,7 +117,7 @@ export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway,
       const baseUrl = process.env.UMG_BASE_URL ?? ""
       if (!options.emulator && baseUrl !== "") {
         const config = yield* envConfig(baseUrl)
-        return { baseUrl, embedded: Option.none(), pollIntervalMs: 5_000, config }
+        return { baseUrl, embedded: Option.none(), pollIntervalMs: pollIntervalFromEnv() ?? 5_000, config }
       }
       const emulator = yield* embeddedEmulator
       yield* Output.note(

@@ -55,6 +55,17 @@ export interface ChatOutcome {
 const opt = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
   (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
 
+// Where a model that is not a text model belongs instead.
+const otherCommand: Partial<Record<string, string>> = {
+  embeddings: "use umg embed",
+  rerank: "use umg rerank",
+  speech: "use umg speak",
+  images: "use umg image",
+  video: "use umg video",
+  realtime: "use umg realtime",
+  live: "the live audio socket is available from the library (Gateway.live)"
+}
+
 /**
  * Builds and validates the family's body for a prompt: nothing is sent for an invalid request.
  * @category constructors
@@ -118,9 +129,7 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
         new InvalidRequest({
           field: "model",
           rule: "route",
-          message: `model: ${JSON.stringify(r.model)} is a ${route.capability} model, not a text model; use umg ${
-            route.capability === "embeddings" ? "embed" : route.capability === "speech" ? "speak" : route.capability === "images" ? "image" : route.capability
-          }`
+          message: `model: ${JSON.stringify(r.model)} serves ${route.capability}, not text chat; ${otherCommand[route.capability] ?? "use a text model"}`
         })
       )
   }
@@ -184,6 +193,13 @@ export const streamChat = (
       }
     }
   })
+
+/** One count of a usage object (`output_tokens`, `thoughtsTokenCount`, …), when present. @category getters */
+export const usageCount = (usage: unknown, key: string): number | undefined => {
+  if (typeof usage !== "object" || usage === null) return undefined
+  const value: unknown = (usage as Readonly<Record<string, unknown>>)[key]
+  return typeof value === "number" ? value : undefined
+}
 
 /** The usage object as `key=value` pairs (numbers only). @category output */
 export const usageText = (usage: unknown): string =>

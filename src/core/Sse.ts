@@ -19,11 +19,16 @@
  *   chunks is linear rather than quadratic re-concatenation.
  * - Bytes are decoded by a non-streaming `TextDecoder` on a prefix that ends on a UTF-8 character
  *   boundary (at most 3 trailing bytes are carried to the next chunk). In Node the non-streaming
- *   decoder takes a SIMD fast path that is several times faster than the streaming one on
- *   ASCII-heavy text; on text with many multi-byte characters the streaming (ICU) decoder is
- *   faster, so the parser switches per chunk on what the previous chunk looked like. Splitting
- *   just before a byte that is not a UTF-8 continuation byte is always a decoder boundary, which
- *   is why both decoders give exactly the bytes' one decoding whatever the chunking.
+ *   decoder takes a SIMD fast path, many times faster than the streaming one on ASCII text; on
+ *   text with multi-byte characters Node's ICU decoder is faster, so the parser picks one per
+ *   chunk from what the previous chunk looked like (in browsers both are the same decoder).
+ *   Splitting just before a byte that is not a UTF-8 continuation byte is always a decoder
+ *   boundary, which is why the events are the same whatever the chunking and the decoder.
+ * - A chunk over 1 MiB that is not ASCII is decoded in 1 MiB slices (faster than one call, and
+ *   each slice is a separate string).
+ * - The blank, `data:` and `event:` lines that make up nearly all of a stream are recognised in
+ *   the scan loop itself, with `charCodeAt` tests rather than slicing the line; a one-line event
+ *   followed by its blank line is dispatched without searching for that blank line.
  */
 import { Data, Effect } from "effect"
 
@@ -41,8 +46,8 @@ export interface SseEvent {
 /** Options of `makeSseParser`. @category models */
 export interface SseParserOptions {
   /**
-   * The most UTF-16 code units that one line (field name included), or one event's data, may hold (default
-   * `defaultSseMaxBufferSize`, 128 Mi). Beyond it the parser fails with `SseBufferOverflow`.
+   * The most UTF-16 code units that one line (field name included), or one event's data, may hold
+   * (default `defaultSseMaxBufferSize`, 128 Mi). Beyond it the parser fails with `SseBufferOverflow`.
    */
   readonly maxBufferSize?: number
   /** Called for every valid `retry` field (digits only), in stream order, during `push`. Must not throw. */
@@ -142,7 +147,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   const maxBufferSize = options.maxBufferSize ?? defaultSseMaxBufferSize
   const onRetry = options.onRetry
   // Two decoders, each always called without `stream` (see the module comment): `simd` keeps
-  // Node's fast path, `icu` is put off it for good by one streaming call.
+  // Node's fast path, `icu` is put off it for good by one (empty) streaming call.
   const simd = new TextDecoder("utf-8", { ignoreBOM: true })
   const icu = new TextDecoder("utf-8", { ignoreBOM: true })
   icu.decode(new Uint8Array(0), { stream: true })
@@ -217,6 +222,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
         // Text with multi-byte characters decodes much faster in slices than in one call, each
         // slice with the decoder that suits it. Slices stay above V8's large-object size, so the
         // strings that events point into are never copied by the young-generation collector.
+        useIcu = true
         while (len - from > SLICE_BYTES) {
           const to = boundaryAtOrBefore(chunk, from + SLICE_BYTES)
           feed(decode(chunk.subarray(from, to)))
@@ -264,9 +270,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       c === 101 && text.charCodeAt(start + 5) === COLON && text.charCodeAt(start + 1) === 118 &&
       text.charCodeAt(start + 2) === 101 && text.charCodeAt(start + 3) === 110 && text.charCodeAt(start + 4) === 116
     ) {
-      const from = text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6
-      // Streams repeat a few event names: reuse the last one rather than allocate its slice again.
-      eventType = text.slice(from, end)
+      eventType = text.slice(text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
       return
     }
     if (c === COLON) return // a comment
@@ -323,13 +327,24 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
         end - pos <= maxBufferSize
       ) {
         const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, end)
+        // A one-line event (most events): dispatch it now and skip its blank line, which saves the
+        // searches for that line's end.
         if (end === lf && text.charCodeAt(end + 1) === LF) {
-          // A one-line event (most events): dispatch it now and skip its blank line, one
-          // `indexOf` fewer per event.
           out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
           eventType = ""
           pos = end + 2
           lf = text.indexOf("\n", pos)
+          continue
+        }
+        if (
+          end === cr && text.charCodeAt(end + 1) === LF && text.charCodeAt(end + 2) === CR &&
+          text.charCodeAt(end + 3) === LF
+        ) {
+          out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
+          eventType = ""
+          pos = end + 4
+          lf = text.indexOf("\n", pos)
+          cr = text.indexOf("\r", pos)
           continue
         }
         data = value
@@ -402,7 +417,10 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
         if (text.charCodeAt(pos) === LF) pos++
       }
     }
-    if (pos < len) scan(text, pos, crAfterPending !== undefined && (crAfterPending === -1 || crAfterPending >= pos) ? crAfterPending : undefined)
+    if (pos < len) {
+      const crStillAhead = crAfterPending !== undefined && (crAfterPending === -1 || crAfterPending >= pos)
+      scan(text, pos, crStillAhead ? crAfterPending : undefined)
+    }
   }
 
   const push = (chunk: Uint8Array | string): SseEvent[] => {

@@ -152,9 +152,8 @@ describe("makeSseParser: BOM", () => {
   })
 
   it("strips a BOM whose bytes arrive in separate chunks", () => {
-    expect(parseAll([new Uint8Array([0xef]), new Uint8Array([0xbb]), new Uint8Array(0), new Uint8Array([0xbf]), encode("data: x\n\n")])).toEqual([
-      message("x")
-    ])
+    const chunks = [[0xef], [0xbb], [], [0xbf]].map((bytes) => new Uint8Array(bytes))
+    expect(parseAll([...chunks, encode("data: x\n\n")])).toEqual([message("x")])
   })
 
   it("strips only the first BOM: a second one is part of the first field name", () => {
@@ -176,7 +175,8 @@ describe("makeSseParser: id", () => {
   })
 
   it("keeps the last event ID in force for later events until it is changed or emptied", () => {
-    expect(parseAll(["id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\nid\ndata: d\n\nid: 3\ndata: e\n\nid:\ndata: f\n\n"])).toEqual([
+    const stream = "id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\nid\ndata: d\n\nid: 3\ndata: e\n\nid:\ndata: f\n\n"
+    expect(parseAll([stream])).toEqual([
       message("a", "message", "1"),
       message("b", "message", "1"),
       message("c", "message", "2"),

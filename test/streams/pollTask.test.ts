@@ -1,4 +1,4 @@
-import type { ColdObservable } from "rxjs/internal/testing/ColdObservable"
+import type { Observable } from "rxjs"
 import { TestScheduler } from "rxjs/testing"
 import { describe, expect, it } from "vitest"
 import { NotFound, TimeoutError, VideoTaskFailed } from "../../src/core/GatewayError.js"
@@ -22,7 +22,7 @@ const makeScheduler = () => {
 }
 
 /** A fetch answering with the given cold observables in turn (the last one repeats). */
-const answers = (colds: ReadonlyArray<ColdObservable<PollableTask>>) => {
+const answers = (colds: ReadonlyArray<Observable<PollableTask>>) => {
   let i = 0
   return () => colds[Math.min(i++, colds.length - 1)]!
 }
@@ -191,5 +191,40 @@ describe("PollClock", () => {
     clock.schedule(() => (at = ts.now()), 3010, 3020)
     ts.flush()
     expect(at).toBe(3010)
+  })
+})
+
+describe("pollTask$ at scale", () => {
+  it("lets 10,000 polls spread over one interval share a few hundred timers, and frees them all on unsubscribe", () => {
+    const ts = makeScheduler()
+    const clock = new PollClock(ts, 50)
+    const subscriptions: Array<{ unsubscribe(): void }> = []
+    let queries = 0
+    ts.run(({ cold }) => {
+      const queued = cold("-a|", { a: T.q })
+      for (let i = 0; i < 10_000; i++) {
+        ts.schedule(() => {
+          subscriptions.push(
+            pollTask$(
+              () => {
+                queries++
+                return queued
+              },
+              { intervalMs: 3000, clock }
+            ).subscribe()
+          )
+        }, Math.floor((i * 3000) / 10_000))
+      }
+      ts.schedule(() => {
+        // Each poll holds two callbacks (its next query and its deadline)…
+        expect(clock.pending).toBe(20_000)
+        // …on one timer per 50 ms slot: 60 slots of next queries and 60 of deadlines at most.
+        expect(clock.timers).toBeLessThanOrEqual(122)
+        for (const s of subscriptions) s.unsubscribe()
+        expect(clock.pending).toBe(0)
+        expect(clock.timers).toBe(0)
+      }, 4_000)
+    })
+    expect(queries).toBe(20_000)
   })
 })

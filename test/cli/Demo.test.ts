@@ -1,0 +1,47 @@
+import { Effect, Layer, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import * as Connection from "../../src/cli/Connection.js"
+import { runDemo } from "../../src/cli/demo.js"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+let emulator: Emulator
+beforeAll(async () => {
+  emulator = await startEmulator({ fast: true })
+})
+afterAll(async () => {
+  await emulator?.close()
+})
+
+const layerFor = (e: Emulator) => {
+  const config = { ...Connection.emulatorConfig(e), maxRetries: 0 }
+  return Layer.merge(
+    Gateway.layer(config),
+    Layer.succeed(Connection.Connection, { baseUrl: e.url, embedded: Option.some(e), pollIntervalMs: 50, config })
+  )
+}
+
+describe("the demo", () => {
+  it("shows a failing step as failed and still runs every other step", async () => {
+    // The tour prints to stdout; keep the test output readable.
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true)
+    const writeErr = vi.spyOn(process.stderr, "write").mockImplementation(() => true)
+    try {
+      emulator.inject("rerank", { kind: "status", status: 500, body: { error: { message: "boom", type: "server_error" } } }, 5)
+      const out = mkdtempSync(join(tmpdir(), "umg-demo-test-"))
+      const results = await Effect.runPromise(Effect.provide(runDemo(out), layerFor(emulator)))
+      const byStep = Object.fromEntries(results.map((r) => [r.step, r]))
+      expect(byStep["rerank"]?.status).toBe("failed")
+      expect(byStep["rerank"]?.result).toContain("500")
+      expect(results.filter((r) => r.status === "ok").length).toBe(results.length - 1)
+      expect(results.map((r) => r.step).at(-1)).toBe("rejected request (validation)")
+    } finally {
+      write.mockRestore()
+      writeErr.mockRestore()
+      emulator.clearFaults()
+    }
+  }, 60_000)
+})

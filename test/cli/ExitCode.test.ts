@@ -1,0 +1,30 @@
+import { ValidationError } from "@effect/cli"
+import { HelpDoc } from "@effect/cli"
+import { describe, expect, it } from "vitest"
+import { describeReport, ExitCode, reportOf } from "../../src/cli/ExitCode.js"
+import { RateLimited, TransportError } from "../../src/core/GatewayError.js"
+import { InvalidRequest } from "../../src/core/InvalidRequest.js"
+
+describe("exit codes and failure reports", () => {
+  it("reports invalid input with exit 2, its field and rule, and says nothing was sent", () => {
+    const report = reportOf(new InvalidRequest({ field: "voice", rule: "one-of", message: 'voice: "bob" is not allowed; allowed: alloy, echo' }))
+    expect(report).toMatchObject({ exitCode: ExitCode.invalidInput, type: "InvalidRequest", field: "voice", rule: "one-of" })
+    expect(describeReport(report)).toBe('invalid input (field voice, rule one-of): voice: "bob" is not allowed; allowed: alloy, echo\nnothing was sent.')
+  })
+
+  it("reports a gateway answer with exit 1, its type, status, gateway type and request id", () => {
+    const report = reportOf(new RateLimited({ family: "messages", status: 429, type: "rate_limit_error", message: "slow down", requestId: "req_1" }))
+    expect(report.exitCode).toBe(ExitCode.failure)
+    expect(describeReport(report)).toBe("RateLimited (status 429, type rate_limit_error, family messages, request id req_1): slow down")
+  })
+
+  it("reports a network failure with exit 1 and no status", () => {
+    const report = reportOf(new TransportError({ family: "openai", reason: "connect", message: "connection refused" }))
+    expect(report).toMatchObject({ exitCode: 1, type: "TransportError", message: "connection refused" })
+    expect(report.status).toBeUndefined()
+  })
+
+  it("treats a bad command line as invalid input", () => {
+    expect(reportOf(ValidationError.missingValue(HelpDoc.p("Missing argument <PROMPT>"))).exitCode).toBe(ExitCode.invalidInput)
+  })
+})
