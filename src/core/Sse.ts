@@ -14,9 +14,9 @@
  * Performance notes (see `bench/sse.bench.ts`):
  * - Lines are found with `indexOf` scans, never a per-character loop, and each scan starts where
  *   the previous one stopped, so a chunk with many LF lines and one late CR stays linear.
- * - An unterminated line is kept as a rope (V8 cons strings) flattened once, when its end arrives;
- *   only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in 1-byte
- *   chunks is linear rather than quadratic re-concatenation.
+ * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
+ *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
+ *   1-byte chunks is linear rather than quadratic re-concatenation.
  * - Bytes are decoded by a non-streaming `TextDecoder` on a prefix that ends on a UTF-8 character
  *   boundary (at most 3 trailing bytes are carried to the next chunk). In Node the non-streaming
  *   decoder takes a SIMD fast path, many times faster than the streaming one on ASCII text; on
@@ -58,7 +58,8 @@ export interface SseParserOptions {
 export interface SseParser {
   /**
    * Feeds the next chunk and returns the events it completes. Throws `SseBufferOverflow`, and
-   * nothing else, when a line or an event's data grows past `maxBufferSize`.
+   * nothing else (short of an exception from `onRetry`), when a line or an event's data grows
+   * past `maxBufferSize`.
    */
   push(chunk: Uint8Array | string): SseEvent[]
   /**
@@ -124,18 +125,21 @@ const boundaryAtOrBefore = (bytes: Uint8Array, at: number): number => {
   return at
 }
 
+/** How many pieces of a pending line are joined as a rope before the rest go to an array. */
+const ROPE_PIECES = 32
+
 /** Chunks bigger than this may be decoded and scanned in slices of this size (see `pushBytes`). */
 const SLICE_BYTES = 1024 * 1024
 
 /**
- * True when the first 64 KiB from `from` are ASCII. A per-byte loop, but over a bounded sample and
- * only for chunks over `SLICE_BYTES`, where it costs well under 1 % of decoding them.
+ * True when the first 16 KiB from `from` are ASCII. A per-byte loop, but over a bounded sample,
+ * stopping at the first byte outside ASCII, and only for chunks over `SLICE_BYTES`, where it costs
+ * about 1 % of decoding them.
  */
 const asciiSample = (bytes: Uint8Array, from: number): boolean => {
-  const end = Math.min(bytes.length, from + 64 * 1024)
-  let any = 0
-  for (let i = from; i < end; i++) any |= bytes[i]!
-  return any < 0x80
+  const end = Math.min(bytes.length, from + 16 * 1024)
+  for (let i = from; i < end; i++) if (bytes[i]! >= 0x80) return false
+  return true
 }
 
 /**
@@ -156,10 +160,14 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   let carry: Uint8Array | undefined // an incomplete UTF-8 sequence from the end of the last chunk
   let started = false // the first character (a possible BOM) has been seen
   let skipLF = false // the last line ended with CR: a LF at the start of the next text belongs to it
-  // The unterminated line. Appending with `+` builds a V8 rope (a cons string: no copy), which is
-  // flattened once, in one pass, when the line is complete: linear, and cheaper than an array of
-  // pieces and `join` when a line arrives in many small chunks.
+  // The unterminated line. Its first pieces are appended with `+`, which builds a V8 rope (cons
+  // strings: no copy) flattened once when the line is complete, cheaper than `join` for the few
+  // pieces of a line cut by the network. Past `ROPE_PIECES` pieces (a big event in tiny chunks)
+  // they go to an array joined once, which keeps the garbage collector's work per piece constant.
   let pending = ""
+  let pendingPieces = 0
+  let pendingMore: Array<string> | undefined
+  let pendingLength = 0
   let data = ""
   let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
   let eventType = ""
@@ -181,6 +189,9 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     started = false
     skipLF = false
     pending = ""
+    pendingPieces = 0
+    pendingMore = undefined
+    pendingLength = 0
     data = ""
     hasData = false
     eventType = ""
@@ -233,6 +244,14 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     const cut = completeEnd(chunk, from, len)
     if (cut < len) carry = chunk.slice(cut)
     if (cut > from) feed(decode(from === 0 && cut === len ? chunk : chunk.subarray(from, cut)))
+  }
+
+  const appendPending = (piece: string): void => {
+    if (pendingMore !== undefined) pendingMore.push(piece)
+    else if (++pendingPieces <= ROPE_PIECES) pending += piece
+    else pendingMore = [pending, piece]
+    pendingLength += piece.length
+    if (pendingLength > maxBufferSize) overflow()
   }
 
   const dispatch = (): void => {
@@ -374,8 +393,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       }
     }
     if (pos < len) {
-      pending = pos === 0 ? text : text.slice(pos)
-      if (pending.length > maxBufferSize) overflow()
+      appendPending(pos === 0 ? text : text.slice(pos))
     }
   }
 
@@ -394,19 +412,28 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       skipLF = false
       if (text.charCodeAt(0) === LF) pos = 1
     }
-    if (pending.length > 0) {
+    if (pendingLength > 0) {
       // Complete the pending line first, joining it with only the head of this text.
       const lf = text.indexOf("\n", pos)
       const cr = text.indexOf("\r", pos)
       crAfterPending = cr
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
       if (end === -1) {
-        pending += pos === 0 ? text : text.slice(pos)
-        if (pending.length > maxBufferSize) overflow()
+        appendPending(pos === 0 ? text : text.slice(pos))
         return
       }
-      const line = pending + text.slice(pos, end)
+      const head = text.slice(pos, end)
+      let line: string
+      if (pendingMore === undefined) {
+        line = pending + head
+      } else {
+        pendingMore.push(head)
+        line = pendingMore.join("") // one copy, and a flat string
+      }
       pending = ""
+      pendingPieces = 0
+      pendingMore = undefined
+      pendingLength = 0
       processLine(line, 0, line.length)
       pos = end + 1
       if (end === cr) {

@@ -9,6 +9,12 @@ interface Entry {
   readonly run: () => void
 }
 
+interface Slot {
+  readonly start: (release: () => void) => void
+  running: boolean
+  released: boolean
+}
+
 interface Bucket {
   readonly at: number
   readonly entries: Set<Entry>
@@ -24,14 +30,21 @@ const shared = new WeakMap<SchedulerLike, PollClock>()
  */
 export class PollClock {
   private readonly buckets = new Map<number, Bucket>()
+  private readonly waiting = new Set<Slot>()
+  private running = 0
+  private draining = false
 
   /**
    * @param scheduler where time comes from and where the bucket actions run.
    * @param resolutionMs the grid: a callback whose window spans a grid point runs on it (0 = exact times).
+   * @param maxInFlight most queries of this clock's polls running at once; more wait their turn
+   *   (FIFO), so that a burst of thousands of polls queues in memory instead of piling up sockets
+   *   and timing out.
    */
   constructor(
     readonly scheduler: SchedulerLike = asyncScheduler,
-    readonly resolutionMs: number = 50
+    readonly resolutionMs: number = 50,
+    readonly maxInFlight: number = 256
   ) {}
 
   /** The clock shared by every poll on `scheduler` that does not bring its own. @category constructors */
@@ -56,6 +69,52 @@ export class PollClock {
   /** Scheduler actions currently armed (one per occupied grid slot). */
   get timers(): number {
     return this.buckets.size
+  }
+
+  /** Queries running, and queries waiting for a turn. */
+  get queries(): { readonly running: number; readonly waiting: number } {
+    return { running: this.running, waiting: this.waiting.size }
+  }
+
+  /**
+   * Starts a query now when fewer than `maxInFlight` run, else when one ends. `start` gets the
+   * `release` to call when its query ends (calling it twice is harmless). Unsubscribing the result
+   * gives up the turn while waiting, or releases it while running.
+   */
+  acquire(start: (release: () => void) => void): Subscription {
+    const slot: Slot = { start, running: false, released: false }
+    this.waiting.add(slot)
+    this.drain()
+    return new Subscription(() => this.release(slot))
+  }
+
+  private release(slot: Slot): void {
+    if (slot.released) return
+    slot.released = true
+    if (!slot.running) {
+      this.waiting.delete(slot)
+      return
+    }
+    this.running--
+    this.drain()
+  }
+
+  // A trampoline: a query that ends synchronously releases inside `start`, which must not recurse.
+  private drain(): void {
+    if (this.draining) return
+    this.draining = true
+    try {
+      for (const slot of this.waiting) {
+        if (this.running >= this.maxInFlight) break
+        this.waiting.delete(slot)
+        slot.running = true
+        this.running++
+        slot.start(() => this.release(slot))
+      }
+    } finally {
+      this.draining = false
+    }
+    if (this.running < this.maxInFlight && this.waiting.size > 0) this.drain()
   }
 
   /**

@@ -17,12 +17,11 @@ import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
 import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- type-level plumbing only */
+// `any` here only matches function shapes at the type level; no value is typed with it.
 type Args<F> = F extends (...args: infer P) => any ? P : never
 type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any> ? A : F extends (...args: any) => Stream.Stream<infer A, any, any> ? A : never
 /** The Observable form of one Effect or Stream call: same arguments, its values. @category models */
 export type Rx<F> = (...args: Args<F>) => Observable<Value<F>>
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 type S = GatewayService
 

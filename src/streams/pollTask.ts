@@ -3,7 +3,7 @@
  * task succeeds or fails, emitting each status change once, within a caller-chosen timeout, on the
  * shared `PollClock` so that many tasks share timers.
  */
-import { Observable, type SchedulerLike, type Subscription, take } from "rxjs"
+import { finalize, Observable, type SchedulerLike, type Subscription, take } from "rxjs"
 import { TimeoutError, VideoTaskFailed } from "../core/GatewayError.js"
 import { InvalidRequest } from "../core/InvalidRequest.js"
 import { PollClock } from "./PollClock.js"
@@ -47,8 +47,9 @@ const invalid = (field: string, message: string) => new InvalidRequest({ field, 
 /**
  * Polls `fetch` (a cold query of the task) and emits a `PollUpdate` for each status change;
  * completes after `succeeded`; after `failed` emits that update and errors with `VideoTaskFailed`.
- * A query starts `intervalMs` after the previous one started (never while one is in flight); a query
- * error ends the poll with that error. An interval outside `[minIntervalMs, 5000]` is refused with
+ * A query starts `intervalMs` after the previous one started (never while one is in flight, and
+ * only when the clock grants a turn: it bounds the queries of all its polls running at once); a
+ * query error ends the poll with that error. An interval outside `[minIntervalMs, 5000]` is refused with
  * `InvalidRequest` (`field: "intervalMs"`, `rule: "range"`) rather than silently changed.
  * Unsubscribing cancels the query in flight and the timers.
  * @category constructors
@@ -74,6 +75,7 @@ export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, op
     let taskId: string | undefined
     let next: Subscription | undefined
     let inFlight: Subscription | undefined
+    let turn: Subscription | undefined
 
     // One deadline per poll, allowed to fire up to one grid step late so that deadlines share timers too.
     const deadline = clock.schedule(
@@ -114,27 +116,31 @@ export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, op
     function poll(): void {
       if (subscriber.closed) return
       next = undefined
-      lastStart = clock.now()
-      polls++
-      let answered = false
-      inFlight = fetch()
-        .pipe(take(1))
-        .subscribe({
-          next: (task) => {
-            answered = true
-            onTask(task)
-          },
-          error: (e: unknown) => subscriber.error(e),
-          complete: () => {
-            if (!answered) subscriber.error(new TypeError("the task query completed without an answer"))
-          }
-        })
+      // The clock bounds the queries running at once; the interval counts from the real start.
+      turn = clock.acquire((release) => {
+        lastStart = clock.now()
+        polls++
+        let answered = false
+        inFlight = fetch()
+          .pipe(take(1), finalize(release))
+          .subscribe({
+            next: (task) => {
+              answered = true
+              onTask(task)
+            },
+            error: (e: unknown) => subscriber.error(e),
+            complete: () => {
+              if (!answered) subscriber.error(new TypeError("the task query completed without an answer"))
+            }
+          })
+      })
     }
 
     poll()
     return () => {
       deadline.unsubscribe()
       next?.unsubscribe()
+      turn?.unsubscribe()
       inFlight?.unsubscribe()
     }
   })
