@@ -14,9 +14,11 @@
  *
  * Reading it: the emulator and the client share one process, so the query rate the pair sustains
  * bounds the cadence. 10,000 tasks every 3 s need 3,333 queries/s; on a busy 2-core machine the
- * pair managed about 650/s through `createGateway` (raw `fetch` about 1,700/s), so at 10,000 tasks
- * the cadence numbers measure that overload, not the poll loop; `POLL_BENCH_TASKS=1000` shows the
- * cadence the loop keeps when the server keeps up.
+ * pair managed about 750/s through `createGateway` (raw `fetch` about 1,700/s), so at 10,000 tasks
+ * the cadence numbers measure that overload (queries wait their turn on the clock, none times out),
+ * not the poll loop; `POLL_BENCH_TASKS=1000` shows the cadence the loop keeps when the server keeps
+ * up. One such run: 10,000 tasks, all done in 39 s, 5.4 KiB heap per task, 120 % of one core,
+ * gaps of ~13 s, 122 timers for 12,583 callbacks; 1,000 tasks: gaps 3001–3072 ms, all inside 3–5 s.
  *
  * It prints, for comparison with nothing but itself and the intended cadence:
  * - heap per task: heap growth from before polling to a moment when every poll is live, divided
@@ -24,7 +26,8 @@
  * - CPU share: process CPU time / wall time over the poll phase (also both sides);
  * - cadence accuracy: the time between two queries of one task against the intended 3000 ms
  *   (min, mean, p50, p99, max, and the share inside the spec's 3–5 s);
- * - timer sharing: the most scheduler actions the shared clock had armed at once, against the tasks.
+ * - timer sharing: the most scheduler actions the shared clock had armed at once, against the tasks,
+ *   and the most queries that waited for a turn (the clock runs at most `maxInFlight` at once).
  */
 import { firstValueFrom, type Subscription } from "rxjs"
 import { startEmulator } from "../src/emulator/index.js"
@@ -61,6 +64,7 @@ const errorTags = new Map<string, number>()
 let failed = 0
 let peakTimers = 0
 let peakPending = 0
+let peakWaiting = 0
 let peakHeap = 0
 const heapBefore = heap()
 const cpuBefore = process.cpuUsage()
@@ -76,13 +80,16 @@ const allDone = new Promise<void>((resolve) => {
         starts[i]!.push(clock.now())
         return gw.video.get$(taskId)
       }
+      let seen = false
+      // Every task has answered once (or failed): let them all finish, so each is queried (at least) twice.
+      const firstOutcome = () => {
+        if (!seen && (seen = true) && ++answeredOnce === taskIds.length) emu.advanceTime(8_000)
+      }
       subscriptions.push(
         pollTask$(fetch, { intervalMs: INTERVAL_MS }).subscribe({
-          next: (update) => {
-            // Every task has answered once: let them all finish, so each is queried (at least) twice.
-            if (update.polls === 1 && ++answeredOnce === taskIds.length) emu.advanceTime(8_000)
-          },
+          next: firstOutcome,
           error: (e: unknown) => {
+            firstOutcome()
             const tag = typeof e === "object" && e !== null && "_tag" in e ? String(e._tag) : String(e)
             errorTags.set(tag, (errorTags.get(tag) ?? 0) + 1)
             failed++
@@ -99,6 +106,7 @@ const allDone = new Promise<void>((resolve) => {
 const sampler = setInterval(() => {
   peakTimers = Math.max(peakTimers, clock.timers)
   peakPending = Math.max(peakPending, clock.pending)
+  peakWaiting = Math.max(peakWaiting, clock.queries.waiting)
 }, 100)
 // Every poll is live (and none finished) half a second after the spread-out subscriptions end.
 const heapProbe = setTimeout(() => (peakHeap = heap()), INTERVAL_MS + 500)
@@ -124,6 +132,7 @@ console.log(
   `cadence (intended ${INTERVAL_MS} ms): min ${gaps[0]} ms, mean ${mean.toFixed(0)} ms, p50 ${quantile(gaps, 0.5)} ms, p99 ${quantile(gaps, 0.99)} ms, max ${gaps.at(-1)} ms, ${(inSpec * 100).toFixed(2)} % inside 3–5 s`
 )
 console.log(`timer sharing: at most ${peakTimers} armed scheduler actions for ${peakPending} pending poll callbacks (${taskIds.length} tasks)`)
+console.log(`query turns: at most ${peakWaiting} queries waited for one of the clock's ${clock.maxInFlight} turns`)
 await firstValueFrom(gw.models.list$()).catch(() => undefined)
 await gw.dispose()
 await emu.close()

@@ -33,7 +33,10 @@ export interface PollTaskOptions {
    * emulator with fast timings (tests, the bench); the 5 s ceiling stays.
    */
   readonly minIntervalMs?: number
-  /** Where time comes from (`TestScheduler` in tests); the shared clock of this scheduler is used. */
+  /**
+   * Where time comes from (`TestScheduler` in tests); the scheduler's shared clock is used (50 ms
+   * grid, at most 256 queries of all its polls at once).
+   */
   readonly scheduler?: SchedulerLike
   /** A clock of one's own instead of the scheduler's shared one (its grid decides the sharing). */
   readonly clock?: PollClock

@@ -167,6 +167,35 @@ describe("pollTask$", () => {
 })
 
 describe("PollClock", () => {
+  it("runs at most maxInFlight queries of its polls at once; the others wait their turn in order", () => {
+    const ts = makeScheduler()
+    ts.run(({ cold, expectSubscriptions, expectObservable }) => {
+      const clock = new PollClock(ts, 1, 1)
+      const slow = [0, 1, 2].map(() => cold("--a|", { a: T.s }))
+      const polls = slow.map((q) => pollTask$(() => q, { intervalMs: 3000, clock }))
+      const expected = ["2ms (a|)", "4ms (a|)", "6ms (a|)"]
+      polls.forEach((p, i) => expectObservable(p).toBe(expected[i]!, { a: update(T.s, 1, 2 * (i + 1)) }))
+      expectSubscriptions(slow[0]!.subscriptions).toBe("^-!")
+      expectSubscriptions(slow[1]!.subscriptions).toBe("--^-!")
+      expectSubscriptions(slow[2]!.subscriptions).toBe("----^-!")
+    })
+  })
+
+  it("gives up a waiting turn when the poll is unsubscribed", () => {
+    const ts = makeScheduler()
+    const clock = new PollClock(ts, 1, 1)
+    const started: Array<string> = []
+    const first = clock.acquire(() => started.push("first"))
+    const second = clock.acquire(() => started.push("second"))
+    const third = clock.acquire(() => started.push("third"))
+    expect(clock.queries).toEqual({ running: 1, waiting: 2 })
+    second.unsubscribe()
+    first.unsubscribe()
+    expect(started).toEqual(["first", "third"])
+    third.unsubscribe()
+    expect(clock.queries).toEqual({ running: 0, waiting: 0 })
+  })
+
   it("gives callbacks due in the same grid step one shared timer, and drops it when the last is cancelled", () => {
     const ts = makeScheduler()
     const clock = new PollClock(ts, 100)
