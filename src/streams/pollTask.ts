@@ -5,7 +5,7 @@
  */
 import { finalize, Observable, type SchedulerLike, type Subscription, take } from "rxjs"
 import { TimeoutError, VideoTaskFailed } from "../core/GatewayError.js"
-import { InvalidRequest } from "../core/InvalidRequest.js"
+import { checkPollSettings, pollingRule } from "../core/PollingRule.js"
 import { PollClock } from "./PollClock.js"
 
 /** What a poll needs of a task: its id, its status and, when failed, its error. @category models */
@@ -43,9 +43,7 @@ export interface PollTaskOptions {
 }
 
 /** The spec's ceiling: never more than 5 s between two queries. */
-const MAX_INTERVAL_MS = 5_000
-
-const invalid = (field: string, message: string) => new InvalidRequest({ field, rule: "range", message })
+const MAX_INTERVAL_MS = pollingRule.maxIntervalMs
 
 /**
  * Polls `fetch` (a cold query of the task) and emits a `PollUpdate` for each status change;
@@ -59,17 +57,12 @@ const invalid = (field: string, message: string) => new InvalidRequest({ field, 
  */
 export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, options: PollTaskOptions = {}): Observable<PollUpdate<T>> =>
   new Observable<PollUpdate<T>>((subscriber) => {
-    const intervalMs = options.intervalMs ?? MAX_INTERVAL_MS
-    const timeoutMs = options.timeoutMs ?? 300_000
-    const minIntervalMs = Math.min(options.minIntervalMs ?? 3_000, MAX_INTERVAL_MS)
-    if (!(intervalMs >= minIntervalMs && intervalMs <= MAX_INTERVAL_MS)) {
-      subscriber.error(invalid("intervalMs", `intervalMs must be between ${minIntervalMs} and ${MAX_INTERVAL_MS} ms (the gateway's polling rule), got ${intervalMs}`))
+    const checked = checkPollSettings(options, options.minIntervalMs)
+    if (checked._tag === "Left") {
+      subscriber.error(checked.left)
       return
     }
-    if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-      subscriber.error(invalid("timeoutMs", `timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`))
-      return
-    }
+    const { intervalMs, timeoutMs } = checked.right
     const clock = options.clock ?? PollClock.shared(options.scheduler)
     const start = clock.now()
     let polls = 0

@@ -24,11 +24,24 @@ describe("video.poll", () => {
       expect(fake.requests.length).toBe(5)
     }))
 
-  it.effect("clamps an interval below 3 s to 3 s", () =>
+  it.effect("refuses an interval outside 3–5 s with an InvalidRequest naming intervalMs, before any query", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([task("queued"), task("succeeded")])
+      for (const intervalMs of [100, 2999, 5001]) {
+        const error = yield* Effect.flatMap(Gateway, (g) => Effect.flip(Stream.runDrain(g.video.poll("video_1", { intervalMs })))).pipe(
+          Effect.provide(gatewayWith(fake))
+        )
+        expect(error).toMatchObject({ _tag: "InvalidRequest", field: "intervalMs", rule: "range" })
+        expect(error.message).toContain("allowed: 3000 to 5000")
+      }
+      expect(fake.requests.length).toBe(0)
+    }))
+
+  it.effect("queries every 3 s when asked for the spec's shortest interval", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("queued"), task("succeeded")])
       const fiber = yield* Effect.fork(
-        Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1", { intervalMs: 100 }))).pipe(Effect.provide(gatewayWith(fake)))
+        Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1", { intervalMs: 3000 }))).pipe(Effect.provide(gatewayWith(fake)))
       )
       yield* TestClock.adjust("2999 millis")
       expect(fake.requests.length).toBe(1)

@@ -6,6 +6,7 @@
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/GatewayError.js"
 import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { checkPollSettings } from "../../core/PollingRule.js"
 import { buildVideoBody } from "../../core/VideoBody.js"
 import { videoFamilyOf } from "../../core/VideoCatalog.js"
 import {
@@ -26,7 +27,7 @@ export interface VideoInput {
 
 /** Options of `video.poll`. @category models */
 export interface PollOptions {
-  /** Between two queries; clamped to 3000–5000 ms (default 5000). */
+  /** Between two queries: 3000–5000 ms (default 5000); outside that range the poll fails with `InvalidRequest`. */
   readonly intervalMs?: number
   /** Gives up with `TimeoutError` (phase `poll`) after this long (default 300 s). */
   readonly timeoutMs?: number
@@ -50,7 +51,7 @@ export interface VideoGroup {
    * Queries every `intervalMs` and emits each status change once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
    */
-  readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, GatewayError>
+  readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest>
   /** Submit, poll to the end, and download when the family is alpha. */
   readonly generate: (input: VideoInput, options?: PollOptions) => Effect.Effect<GeneratedVideo, GatewayError | InvalidRequest>
 }
@@ -94,12 +95,10 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       return yield* decodeVideoDownload(answer.body)
     })
 
-  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError> =>
+  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest> =>
     Stream.unwrap(
       Effect.gen(function* () {
-        const lo = Math.min(ctx.config.minPollIntervalMs, 5_000)
-        const intervalMs = Math.min(Math.max(options.intervalMs ?? 5_000, lo), 5_000)
-        const timeoutMs = Math.max(0, options.timeoutMs ?? 300_000)
+        const { intervalMs, timeoutMs } = yield* checkPollSettings(options, ctx.config.minPollIntervalMs)
         const start = yield* Clock.currentTimeMillis
         const timedOut = new TimeoutError({
           family: "video",
