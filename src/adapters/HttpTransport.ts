@@ -204,7 +204,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
           const decision = RetryPolicy.decide({
             failure:
               failure._tag === "Answer"
-                ? { _tag: "Status", status: failure.status, headers: failure.headers }
+                ? { _tag: "Status", status: failure.status, headers: failure.headers, errorType: "type" in failure.error ? failure.error.type : undefined }
                 : { _tag: "Transport", kind: failure.kind },
             attempt: n,
             kind: request.kind,

@@ -6,7 +6,13 @@
 
 /** How a request failed: an HTTP answer, or the connection (refused before sending, reset, timed out). @category models */
 export type RetryFailure =
-  | { readonly _tag: "Status"; readonly status: number; readonly headers: Readonly<Record<string, string | undefined>> }
+  | {
+      readonly _tag: "Status"
+      readonly status: number
+      readonly headers: Readonly<Record<string, string | undefined>>
+      /** The gateway's error type from the body, when it gave one (`insufficient_quota`, …). */
+      readonly errorType?: string | undefined
+    }
   | { readonly _tag: "Transport"; readonly kind: "connect" | "reset" | "timeout" }
 
 /**
@@ -44,7 +50,7 @@ export type RetryDecision =
 
 /** Why no retry. @category models */
 export type StopReason =
-  | "not-retryable" //     4xx other than 408/409/429
+  | "not-retryable" //     4xx other than 408/409/429, or a permanent error type
   | "budget-exhausted" //  no retries left
   | "server-said-no" //    `x-should-retry: false`
   | "may-have-acted" //    a paid submit whose failure does not prove the gateway did nothing
@@ -93,6 +99,13 @@ export const serverDelayMs = (
   return Math.max(0, date - now)
 }
 
+/**
+ * Error types that no wait will fix, whatever their status: a 429 `insufficient_quota` means the
+ * account is out of quota, not that it is sending too fast.
+ * @category decisions
+ */
+export const permanentErrorTypes: ReadonlySet<string> = new Set(["insufficient_quota"])
+
 /** Whether a status is transient: 408, 409, 429 and every 5xx. @category decisions */
 export const isRetryableStatus = (status: number): boolean =>
   status === 408 || status === 409 || status === 429 || status >= 500
@@ -134,6 +147,7 @@ export const decide = (input: RetryInput): RetryDecision => {
   const should = header(failure.headers, "x-should-retry")?.trim().toLowerCase()
   if (should === "false") return stop("server-said-no")
   if (should !== "true" && !isRetryableStatus(failure.status)) return stop("not-retryable")
+  if (should !== "true" && failure.errorType !== undefined && permanentErrorTypes.has(failure.errorType)) return stop("not-retryable")
   const server = serverDelayMs(failure.headers, input.now)
   if (server !== undefined) {
     if (server > budget.maxRetryAfterMs) return stop("retry-after-too-long")

@@ -75,3 +75,22 @@ describe("RetryPolicy.decide", () => {
     expect(decide(input({ ...paid, failure: { _tag: "Transport", kind: "timeout" } }))).toEqual({ _tag: "Stop", reason: "may-have-acted" })
   })
 })
+
+describe("permanent error types", () => {
+  const base = { attempt: 0, kind: "idempotent" as const, budget: defaultRetryBudget, random: 0, now: 0 }
+
+  it("does not retry a 429 whose type says the quota is exhausted", () => {
+    const decision = decide({ ...base, failure: { _tag: "Status", status: 429, headers: {}, errorType: "insufficient_quota" } })
+    expect(decision).toEqual({ _tag: "Stop", reason: "not-retryable" })
+  })
+
+  it("still retries an ordinary 429 rate limit", () => {
+    const decision = decide({ ...base, failure: { _tag: "Status", status: 429, headers: {}, errorType: "rate_limit_error" } })
+    expect(decision._tag).toBe("Retry")
+  })
+
+  it("lets x-should-retry: true override a permanent type", () => {
+    const decision = decide({ ...base, failure: { _tag: "Status", status: 429, headers: { "x-should-retry": "true" }, errorType: "insufficient_quota" } })
+    expect(decision._tag).toBe("Retry")
+  })
+})
