@@ -26,7 +26,7 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024
 
 const ALLOWED_HEADERS =
   "authorization, content-type, x-api-key, anthropic-version, anthropic-beta, x-vendor-api-key, openai-beta, openai-organization, openai-project"
-const EXPOSED_HEADERS = "request-id, x-request-id, retry-after"
+const EXPOSED_HEADERS = "request-id, x-request-id, retry-after, retry-after-ms, x-should-retry"
 
 /** A running server. */
 export interface EmulatorServer {

@@ -121,7 +121,9 @@ describe("the server", () => {
   it("adds CORS headers and a request id per family to every response", async () => {
     const m = await post("/v1/messages", message)
     expect(m.headers.get("access-control-allow-origin")).toBe("*")
-    expect(m.headers.get("access-control-expose-headers")).toContain("request-id")
+    // A page on another origin reads the request id and every header the retry policy honours.
+    const exposed = (m.headers.get("access-control-expose-headers") ?? "").split(/\s*,\s*/)
+    expect(exposed).toEqual(expect.arrayContaining(["request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"]))
     expect(m.headers.get("request-id")).toMatch(/^req_/)
     const c = await post("/v1/chat/completions", chat)
     expect(c.headers.get("x-request-id")).toMatch(/^req_/)
