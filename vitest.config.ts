@@ -1,3 +1,4 @@
+import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
 // CI asks for a JSON report (UMG_VITEST_JSON) to print "N passed, N failed"; property tests draw
@@ -5,6 +6,9 @@ import { defineConfig } from "vitest/config"
 const jsonReport = process.env.UMG_VITEST_JSON
 
 export default defineConfig({
+  // `umg-source` makes package.json `imports` (`#umg/socket`) resolve to the sources, as tsc does.
+  resolve: { conditions: ["umg-source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["umg-source", ...defaultServerConditions] } },
   test: {
     include: ["test/**/*.test.ts", "property-tests/**/*.prop.test.ts"],
     setupFiles: ["./test/setup/fast-check.ts"],

@@ -126,13 +126,15 @@ interface Size {
 }
 
 // umg is bundled from its sources (the same modules `dist/` compiles), so no build step is needed;
-// the package.json `browser` map swaps the Node WebSocket file for the browser one, as for users.
+// the package.json `imports` map (`#umg/socket`, `browser` condition) picks the browser WebSocket, as for users.
 const alias = { "umg/rx": `${root}src/streams/index.ts`, umg: `${root}src/index.ts` }
 
 const bundle = async (entry: Entry, minify: boolean) => {
   const result = await build({
     stdin: { contents: entry.code, resolveDir: root, loader: "js", sourcefile: "entry.js" },
     bundle: true,
+    // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
+    conditions: ["umg-source"],
     write: false,
     format: "esm",
     platform: "browser",

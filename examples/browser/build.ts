@@ -5,7 +5,7 @@
  * Run: `npx tsx examples/browser/build.ts [--serve [port]]`, with an emulator running
  * (`npm run emulator -- --port 8787`), and open the printed address. The build fails when anything pulls a Node built-in
  * (esbuild refuses `node:*` and bare built-ins for the browser platform, and none is marked
- * external) or the Node `ws` package (the package.json `browser` map must have swapped
+ * external) or the Node `ws` package (the package.json `imports` `#umg/socket` browser condition must have swapped
  * `NodeWebSocket.ts` for `BrowserWebSocket.ts`), so the page never ships Node polyfills.
  * esbuild only strips types, so `typecheckExample` checks `main.ts` with its own tsconfig (DOM, no
  * Node types); the browser test runs it.
@@ -41,6 +41,8 @@ export const buildExample = async (outdir: string = `${here}dist`): Promise<Exam
     entryPoints: [`${here}main.ts`],
     outdir,
     bundle: true,
+    // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
+    conditions: ["umg-source"],
     format: "esm",
     platform: "browser",
     target: ["chrome120", "firefox120", "safari17"],

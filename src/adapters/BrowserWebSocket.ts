@@ -1,6 +1,6 @@
 /**
  * The browser's global `WebSocket` behind the `SocketOpener` interface; bundlers swap it in for
- * `NodeWebSocket.ts` (package.json `browser` field), so a page never pulls the Node `ws` package.
+ * `NodeWebSocket.ts` (package.json `imports` `#umg/socket`, `browser` condition), so a page never pulls the Node `ws` package.
  */
 import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
 
@@ -62,9 +62,5 @@ export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
   }
 }
 
-/**
- * The name `Gateway.ts` imports from `NodeWebSocket.ts`: when a bundler replaces that file with this
- * one, the default opener becomes the browser's.
- * @category constructors
- */
-export const nodeSocketOpener: SocketOpener = browserSocketOpener
+/** The default opener in browsers (what `#umg/socket` resolves to under the `browser` condition). @category constructors */
+export const defaultSocketOpener: SocketOpener = browserSocketOpener

@@ -6,7 +6,9 @@ import { type Config, type ConfigError, Context, Effect, Layer, Option } from "e
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"
 import * as HttpTransport from "./HttpTransport.js"
-import { nodeSocketOpener } from "./NodeWebSocket.js"
+// The platform picks the socket opener: package.json `imports` maps `#umg/socket` to the Node `ws`
+// opener by default and to the browser's own WebSocket under the `browser` condition.
+import { defaultSocketOpener } from "#umg/socket"
 import * as PlatformToken from "./PlatformToken.js"
 import * as Chat from "./groups/Chat.js"
 import * as Embeddings from "./groups/Embeddings.js"
@@ -48,7 +50,7 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
     const transport = yield* HttpTransport.fromConfig(config)
     const ctx = GroupContext.make(config, transport)
     const tokens = yield* PlatformToken.make(config, transport)
-    const open = Option.getOrElse(config.webSocket, () => nodeSocketOpener)
+    const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
     return {
       models: yield* Models.make(ctx),
       messages: Messages.make(ctx),

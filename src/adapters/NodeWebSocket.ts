@@ -33,3 +33,6 @@ export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
     }
   }
 }
+
+/** The default opener on Node (what `#umg/socket` resolves to outside browsers). @category constructors */
+export const defaultSocketOpener: SocketOpener = nodeSocketOpener

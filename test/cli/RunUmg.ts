@@ -27,6 +27,8 @@ export const bundleUmg = async (): Promise<string> => {
   await build({
     entryPoints: [join(root, "src", "cli", "main.ts")],
     bundle: true,
+    // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
+    conditions: ["umg-source"],
     platform: "node",
     format: "esm",
     target: "node20",

@@ -1,0 +1,44 @@
+import { readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+import { describe, expect, it } from "vitest"
+
+// Bundlers choose the WebSocket transport through package.json `imports` conditions: `#umg/socket` is
+// Node's `ws` by default and the browser's own WebSocket under `browser`; `umg-source` points both
+// at the sources (tests, tsx, the example's build) and the rest at `dist/`.
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  imports: Record<string, Record<string, unknown>>
+}
+
+const inputsFor = async (platform: "node" | "browser", conditions: Array<string>): Promise<Array<string>> => {
+  const result = await build({
+    stdin: { contents: `export { defaultSocketOpener } from "#umg/socket"`, resolveDir: root, loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform,
+    conditions,
+    external: ["ws"],
+    metafile: true,
+    logLevel: "silent"
+  })
+  return Object.keys(result.metafile.inputs)
+}
+
+describe("the #umg/socket import conditions", () => {
+  it("resolve to the Node opener on Node and to the browser's WebSocket in browsers", async () => {
+    expect(await inputsFor("node", ["umg-source"])).toContain("src/adapters/NodeWebSocket.ts")
+    const browser = await inputsFor("browser", ["umg-source"])
+    expect(browser).toContain("src/adapters/BrowserWebSocket.ts")
+    expect(browser).not.toContain("src/adapters/NodeWebSocket.ts")
+  })
+
+  it("point the published package at the compiled files of the same two modules", () => {
+    const map = pkg.imports["#umg/socket"]!
+    expect(map["browser"]).toBe("./dist/adapters/BrowserWebSocket.js")
+    expect(map["default"]).toBe("./dist/adapters/NodeWebSocket.js")
+    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/BrowserWebSocket.ts", default: "./src/adapters/NodeWebSocket.ts" })
+  })
+})
