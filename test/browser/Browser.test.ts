@@ -156,6 +156,7 @@ describe("the browser example in Chromium", () => {
     const probe = await build({
       stdin: { contents: SOCKET_PROBE, resolveDir: process.cwd(), loader: "ts", sourcefile: "socket-probe.ts" },
       bundle: true,
+      conditions: ["umg-source"],
       write: false,
       format: "iife",
       platform: "browser",
