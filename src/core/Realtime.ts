@@ -140,35 +140,29 @@ export const buildSessionUpdate = (
     return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
   })
 
-/** The client event types of each style (protocol-notes §4.3). @category models */
+const v1ClientEventTypes: ReadonlyArray<string> = [
+  "session.update",
+  "transcription_session.update",
+  "input_audio_buffer.append",
+  "input_audio_buffer.commit",
+  "input_audio_buffer.clear",
+  "output_audio_buffer.clear",
+  "conversation.item.create",
+  "conversation.item.retrieve",
+  "conversation.item.truncate",
+  "conversation.item.delete",
+  "response.create",
+  "response.cancel"
+]
+
+/**
+ * The client event types of each style (protocol-notes §4.3): v2 has every v1 event but
+ * `transcription_session.update` (a `session.update` with `type: "transcription"` replaces it).
+ * @category models
+ */
 export const realtimeClientEventTypes: Readonly<Record<RealtimeVersion, ReadonlyArray<string>>> = {
-  v1: [
-    "session.update",
-    "transcription_session.update",
-    "input_audio_buffer.append",
-    "input_audio_buffer.commit",
-    "input_audio_buffer.clear",
-    "output_audio_buffer.clear",
-    "conversation.item.create",
-    "conversation.item.retrieve",
-    "conversation.item.truncate",
-    "conversation.item.delete",
-    "response.create",
-    "response.cancel"
-  ],
-  v2: [
-    "session.update",
-    "input_audio_buffer.append",
-    "input_audio_buffer.commit",
-    "input_audio_buffer.clear",
-    "output_audio_buffer.clear",
-    "conversation.item.create",
-    "conversation.item.retrieve",
-    "conversation.item.truncate",
-    "conversation.item.delete",
-    "response.create",
-    "response.cancel"
-  ]
+  v1: v1ClientEventTypes,
+  v2: v1ClientEventTypes.filter((type) => type !== "transcription_session.update")
 }
 
 const requiredField = (obj: Json, key: string) =>
