@@ -31,7 +31,7 @@
  */
 import { firstValueFrom, type Subscription } from "rxjs"
 import { startEmulator } from "../src/emulator/index.js"
-import { taskStoreOf } from "../src/emulator/VideoTasks.js"
+import { taskStoreOf } from "../src/emulator/video/VideoTasks.js"
 import { createGateway, PollClock, pollTask$ } from "../src/streams/index.js"
 
 const TASKS = Math.min(20_000, Math.max(1, Number(process.env.POLL_BENCH_TASKS ?? 10_000)))

@@ -27,7 +27,7 @@
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
-import { makeSseParser } from "../src/core/Sse.js"
+import { makeSseParser } from "../src/core/wire/Sse.js"
 import {
   chatChunksStream,
   chunkEvery,

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type MarkerFlags, markerFrameRates, markerRatios, markerResolutions, parseMarkerFlags, renderMarkerFlags } from "../src/core/MarkerFlags.js"
+import { type MarkerFlags, markerFrameRates, markerRatios, markerResolutions, parseMarkerFlags, renderMarkerFlags } from "../src/core/video/MarkerFlags.js"
 
 const parse = (text: string) => Effect.runSync(Effect.either(parseMarkerFlags(text)))
 

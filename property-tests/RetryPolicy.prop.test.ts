@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { decide, type RetryFailure, type RetryInput } from "../src/core/RetryPolicy.js"
+import { decide, type RetryFailure, type RetryInput } from "../src/core/gateway/RetryPolicy.js"
 
 const now = Date.UTC(2026, 0, 1)
 

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/Sse.js"
+import { makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/wire/Sse.js"
 import { chunkAt } from "../test/fixtures/sseStreams.js"
 
 /** What one run of a parser gave: its events and its retry calls, in order. */

@@ -1,11 +1,11 @@
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { InvalidRequest } from "../src/core/InvalidRequest.js"
-import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src/core/Messages.js"
-import { buildNativeBody, parseNativeModel } from "../src/core/Native.js"
-import { buildChatBody, buildResponsesBody } from "../src/core/OpenAiText.js"
-import { type Capability, ensureRoute, routeFor } from "../src/core/Routing.js"
+import { InvalidRequest } from "../src/core/errors/InvalidRequest.js"
+import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src/core/text/messages/Messages.js"
+import { buildNativeBody, parseNativeModel } from "../src/core/text/native/Native.js"
+import { buildChatBody, buildResponsesBody } from "../src/core/text/chat/OpenAiText.js"
+import { type Capability, ensureRoute, routeFor } from "../src/core/gateway/Routing.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
 const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))

@@ -1,9 +1,9 @@
 import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { buildVideoBody, foreignVideoFields, gammaSizes, videoBodySchemas, videoModeFields, videoResolutions, videoAspectRatios } from "../src/core/VideoBody.js"
-import { sanitize } from "../src/core/Rules.js"
-import { lookupVideoModel, type VideoModel, videoModelIds } from "../src/core/VideoCatalog.js"
+import { buildVideoBody, foreignVideoFields, gammaSizes, videoBodySchemas, videoModeFields, videoResolutions, videoAspectRatios } from "../src/core/video/VideoBody.js"
+import { sanitize } from "../src/core/validation/Rules.js"
+import { lookupVideoModel, type VideoModel, videoModelIds } from "../src/core/video/VideoCatalog.js"
 
 const models: ReadonlyArray<VideoModel> = videoModelIds().map((id) => Effect.runSync(lookupVideoModel(id)))
 const opt = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: undefined })

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
-import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily, type VideoModelLimits, videoModelIds } from "../src/core/VideoCatalog.js"
+import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily, type VideoModelLimits, videoModelIds } from "../src/core/video/VideoCatalog.js"
 
 /** The README markers around the generated block. */
 export const videoTableMarkers = { start: "<!-- video-models:start -->", end: "<!-- video-models:end -->" } as const

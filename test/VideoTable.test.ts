@@ -3,7 +3,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { currentVideoTable, renderVideoModelTable, replaceVideoTable } from "../scripts/video-table.js"
-import { makeVideoCatalog, videoModelIds } from "../src/core/VideoCatalog.js"
+import { makeVideoCatalog, videoModelIds } from "../src/core/video/VideoCatalog.js"
 
 const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "README.md"), "utf8")
 

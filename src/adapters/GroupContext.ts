@@ -3,7 +3,7 @@
  * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
  */
 import { Effect, Stream } from "effect"
-import type { Family, GatewayError } from "../core/GatewayError.js"
+import type { Family, GatewayError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "./HttpTransport.js"

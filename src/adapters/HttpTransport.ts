@@ -5,9 +5,9 @@
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, Option, Random, Stream } from "effect"
-import { toGatewayError } from "../core/ErrorEnvelope.js"
-import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/GatewayError.js"
-import * as RetryPolicy from "../core/RetryPolicy.js"
+import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
+import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"

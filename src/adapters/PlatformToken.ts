@@ -6,8 +6,8 @@
  * callers refused together cause one E7 request.
  */
 import { Deferred, Effect, Option, Redacted, Ref, Schema } from "effect"
-import { platformEnvelopeError } from "../core/ErrorEnvelope.js"
-import { AuthenticationError, DecodeError, type GatewayError } from "../core/GatewayError.js"
+import { platformEnvelopeError } from "../core/wire/ErrorEnvelope.js"
+import { AuthenticationError, DecodeError, type GatewayError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport } from "./HttpTransport.js"

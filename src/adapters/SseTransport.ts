@@ -5,9 +5,9 @@
  * cut or ends before its final event, and the connection released as soon as the final event arrives.
  */
 import { Chunk, Duration, Effect, Either, Option, Stream } from "effect"
-import type { Accumulator } from "../core/Accumulator.js"
-import { DecodeError, IncompleteStream, TimeoutError, type Family, type GatewayError } from "../core/GatewayError.js"
-import { makeSseParser, type SseEvent } from "../core/Sse.js"
+import type { Accumulator } from "../core/text/Accumulator.js"
+import { DecodeError, IncompleteStream, TimeoutError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import { makeSseParser, type SseEvent } from "../core/wire/Sse.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
 export interface SseStreamSpec<Event, Snapshot, Final> {

@@ -5,9 +5,9 @@
  * `TransportError` carrying the close code; a refused upgrade is mapped like an HTTP error.
  */
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
-import { toGatewayError } from "../core/ErrorEnvelope.js"
-import { TimeoutError, TransportError, type DecodeError, type Family, type GatewayError } from "../core/GatewayError.js"
-import type { InvalidRequest } from "../core/InvalidRequest.js"
+import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
+import { TimeoutError, TransportError, type DecodeError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { classifyTransport } from "./TransportFailure.js"
 
 /** What a session needs from a socket implementation (Node `ws`, or a browser `WebSocket`). @category models */

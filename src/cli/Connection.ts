@@ -7,7 +7,7 @@ import { Options } from "@effect/cli"
 import { Context, Effect, Layer, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
-import { InvalidRequest } from "../core/InvalidRequest.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import type { Emulator } from "../emulator/index.js"
 import * as Output from "./Output.js"
 

@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { dirname, extname } from "node:path"
 import { Data, Effect } from "effect"
-import { InvalidRequest } from "../core/InvalidRequest.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 
 /** Writing a result to disk failed. @category errors */
 export class FileWriteError extends Data.TaggedError("FileWriteError")<{ readonly path: string; readonly message: string }> {}

@@ -5,7 +5,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { startEmulator } from "../emulator/index.js"
-import { InvalidRequest } from "../core/InvalidRequest.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import * as Output from "./Output.js"
 
 const options = {

@@ -2,7 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { routeFor } from "../core/Routing.js"
+import { routeFor } from "../core/gateway/Routing.js"
 import * as Connection from "./Connection.js"
 import * as Output from "./Output.js"
 

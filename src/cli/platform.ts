@@ -6,7 +6,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Redacted } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildAnyShootAdvancedBody, buildAnyShootEasyBody, buildPlatformTextToVideoBody } from "../core/Platform.js"
+import { buildAnyShootAdvancedBody, buildAnyShootEasyBody, buildPlatformTextToVideoBody } from "../core/platform/Platform.js"
 import * as Connection from "./Connection.js"
 import { imageInput } from "./LocalFiles.js"
 import * as Output from "./Output.js"

@@ -6,9 +6,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { IncompleteStream, type GatewayError } from "../core/GatewayError.js"
-import type { InvalidRequest } from "../core/InvalidRequest.js"
-import { realtimeTextDelta, realtimeVersion } from "../core/Realtime.js"
+import { IncompleteStream, type GatewayError } from "../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { realtimeTextDelta, realtimeVersion } from "../core/realtime/Realtime.js"
 import * as Connection from "./Connection.js"
 import * as Output from "./Output.js"
 

@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildRerankBody } from "../core/Rerank.js"
+import { buildRerankBody } from "../core/media/Rerank.js"
 import * as Connection from "./Connection.js"
 import * as Output from "./Output.js"
 

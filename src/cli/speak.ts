@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildSpeechBody } from "../core/Speech.js"
+import { buildSpeechBody } from "../core/media/Speech.js"
 import * as Connection from "./Connection.js"
 import { writeBytes } from "./LocalFiles.js"
 import * as Output from "./Output.js"

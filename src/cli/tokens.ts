@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildCountTokensBody } from "../core/Messages.js"
+import { buildCountTokensBody } from "../core/text/messages/Messages.js"
 import * as Connection from "./Connection.js"
 import * as Output from "./Output.js"
 

@@ -4,7 +4,7 @@
  */
 import { Cause, Effect, Exit, Option, type Scope, Stream } from "effect"
 import { BehaviorSubject, Observable, Subject } from "rxjs"
-import { TransportError, type Family } from "../core/GatewayError.js"
+import { TransportError, type Family } from "../core/errors/GatewayError.js"
 import type { Runner } from "./Bridge.js"
 
 /** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */

@@ -1,7 +1,7 @@
 /** `embedMany$`: many texts embedded through `mapConcurrent` — one request per text, results with their index and progress, 429s respected. */
 import { Effect, Either } from "effect"
 import { defer, map, type Observable, throwError } from "rxjs"
-import { buildEmbeddingsBody, type DecodedEmbeddings, type EmbeddingsBody } from "../core/Embeddings.js"
+import { buildEmbeddingsBody, type DecodedEmbeddings, type EmbeddingsBody } from "../core/media/Embeddings.js"
 import { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"
 
 /** Options of `embedMany$`: the embeddings body without `input`, plus the batch settings. @category models */

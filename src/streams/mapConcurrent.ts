@@ -4,8 +4,8 @@
  * at a time) and retrying the same item — never dropping or duplicating one.
  */
 import { asyncScheduler, Observable, type SchedulerLike, Subscription, take } from "rxjs"
-import { RateLimited } from "../core/GatewayError.js"
-import { backoffMs, defaultRetryBudget } from "../core/RetryPolicy.js"
+import { RateLimited } from "../core/errors/GatewayError.js"
+import { backoffMs, defaultRetryBudget } from "../core/gateway/RetryPolicy.js"
 
 /** Options of `mapConcurrent`. @category models */
 export interface MapConcurrentOptions {

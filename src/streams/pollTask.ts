@@ -4,8 +4,8 @@
  * shared `PollClock` so that many tasks share timers.
  */
 import { finalize, Observable, type SchedulerLike, type Subscription, take } from "rxjs"
-import { TimeoutError, VideoTaskFailed } from "../core/GatewayError.js"
-import { checkPollSettings, pollingRule } from "../core/PollingRule.js"
+import { TimeoutError, VideoTaskFailed } from "../core/errors/GatewayError.js"
+import { checkPollSettings, pollingRule } from "../core/video/PollingRule.js"
 import { PollClock } from "./PollClock.js"
 
 /** What a poll needs of a task: its id, its status and, when failed, its error. @category models */

@@ -1,6 +1,6 @@
 /** `textDeltas()`: the answer's text as it streams, whichever of the four token-stream families produced the events. */
 import { type Observable, type OperatorFunction, mergeMap } from "rxjs"
-import { type TokenEvent, tokenText } from "../core/TokenEvent.js"
+import { type TokenEvent, tokenText } from "../core/text/TokenEvent.js"
 
 /** The pieces one event adds (see `tokenText` in the core). @category getters */
 export const textOf = tokenText

@@ -1,6 +1,6 @@
 /** `thinkingDeltas()`: the model's visible reasoning as it streams, across the token-stream families that send it. */
 import { type Observable, type OperatorFunction, mergeMap } from "rxjs"
-import { type TokenEvent, tokenThinking } from "../core/TokenEvent.js"
+import { type TokenEvent, tokenThinking } from "../core/text/TokenEvent.js"
 
 /** The pieces one event adds (see `tokenThinking` in the core). @category getters */
 export const thinkingOf = tokenThinking

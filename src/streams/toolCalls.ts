@@ -1,6 +1,6 @@
 /** `toolCalls()`: each complete tool call of a token stream as soon as it has finished, whichever family streamed it. */
 import { defer, mergeMap, type Observable, type OperatorFunction } from "rxjs"
-import { IncompleteStream } from "../core/GatewayError.js"
+import { IncompleteStream } from "../core/errors/GatewayError.js"
 import type { TokenEvent, TokenFamily } from "./TokenEvent.js"
 
 /**

@@ -8,7 +8,7 @@ import { Effect, Redacted } from "effect"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import * as HttpAuth from "../../src/adapters/HttpAuth.js"
 import * as HttpTransport from "../../src/adapters/HttpTransport.js"
-import type { Family, GatewayError } from "../../src/core/GatewayError.js"
+import type { Family, GatewayError } from "../../src/core/errors/GatewayError.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 let emu: Emulator

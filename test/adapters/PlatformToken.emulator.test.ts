@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
-import type { AnyShootEasyBody } from "../../src/core/Platform.js"
+import type { AnyShootEasyBody } from "../../src/core/platform/Platform.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 let emu: Emulator

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
 import { decodeSse } from "../../src/adapters/SseTransport.js"
-import { TransportError, type GatewayError } from "../../src/core/GatewayError.js"
+import { TransportError, type GatewayError } from "../../src/core/errors/GatewayError.js"
 
 const enc = new TextEncoder()
 const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)

@@ -2,8 +2,8 @@ import { ValidationError } from "@effect/cli"
 import { HelpDoc } from "@effect/cli"
 import { describe, expect, it } from "vitest"
 import { describeReport, ExitCode, reportOf } from "../../src/cli/ExitCode.js"
-import { RateLimited, TransportError } from "../../src/core/GatewayError.js"
-import { InvalidRequest } from "../../src/core/InvalidRequest.js"
+import { RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
+import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 
 describe("exit codes and failure reports", () => {
   it("reports invalid input with exit 2, its field and rule, and says nothing was sent", () => {

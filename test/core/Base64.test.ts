@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Base64 from "../../src/core/Base64.js"
+import * as Base64 from "../../src/core/wire/Base64.js"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

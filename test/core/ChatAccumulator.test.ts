@@ -1,14 +1,14 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { accumulateChat, type ChatSnapshot, finishChat, initialChatSnapshot, stepChat } from "../../src/core/ChatAccumulator.js"
+import { accumulateChat, type ChatSnapshot, finishChat, initialChatSnapshot, stepChat } from "../../src/core/text/chat/ChatAccumulator.js"
 import {
   type ChatCompletionChunk,
   type ChatStreamEvent,
   decodeChatCompletion,
   decodeChatEvent,
   decodeChatEventEither
-} from "../../src/core/ChatResponse.js"
-import { DecodeError, IncompleteStream } from "../../src/core/GatewayError.js"
+} from "../../src/core/text/chat/ChatResponse.js"
+import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import { chatTextStream, chatToolStream, record, toRecords } from "../fixtures/TextStreams.js"
 
 const events = (text: string): Array<ChatStreamEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeChatEventEither(r)))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Base64 from "../../src/core/Base64.js"
-import { buildEmbeddingsBody, decodeEmbeddings, embeddingModels, encodeEmbeddingBase64 } from "../../src/core/Embeddings.js"
+import * as Base64 from "../../src/core/wire/Base64.js"
+import { buildEmbeddingsBody, decodeEmbeddings, embeddingModels, encodeEmbeddingBase64 } from "../../src/core/media/Embeddings.js"
 
 const ok = (input: unknown, models?: typeof embeddingModels) => buildEmbeddingsBody(input, models)
 const bad = (input: unknown, models?: typeof embeddingModels) => Effect.flip(buildEmbeddingsBody(input, models))

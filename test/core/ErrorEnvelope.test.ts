@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { platformEnvelopeError, retryAfterMs, toGatewayError } from "../../src/core/ErrorEnvelope.js"
+import { platformEnvelopeError, retryAfterMs, toGatewayError } from "../../src/core/wire/ErrorEnvelope.js"
 
 const messagesBody = (type: string, message: string) => ({ type: "error", error: { type, message }, request_id: "req_body_1" })
 const nativeBody = (code: number, status: string, message: string) => ({ error: { code, message, status } })

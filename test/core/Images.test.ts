@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Base64 from "../../src/core/Base64.js"
-import { buildImagesBody, decodeImages, imageModels } from "../../src/core/Images.js"
+import * as Base64 from "../../src/core/wire/Base64.js"
+import { buildImagesBody, decodeImages, imageModels } from "../../src/core/media/Images.js"
 
 const base = { model: "zeta-2.5-flash-image", prompt: "a red fox in snow" }
 const bad = (input: unknown, models?: ReadonlyArray<string>) => Effect.flip(buildImagesBody(input, models))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { buildLiveSetup, decodeLiveServerMessage, liveAudioChunks, liveText, validateLiveClientMessage } from "../../src/core/Live.js"
+import { buildLiveSetup, decodeLiveServerMessage, liveAudioChunks, liveText, validateLiveClientMessage } from "../../src/core/realtime/Live.js"
 
 const model = "zeta-live-2.5-flash-native-audio"
 

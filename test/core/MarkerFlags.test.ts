@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mergeMarkerFlags, parseMarkerFlags, renderMarkerFlags } from "../../src/core/MarkerFlags.js"
+import { mergeMarkerFlags, parseMarkerFlags, renderMarkerFlags } from "../../src/core/video/MarkerFlags.js"
 
 const bad = (text: string) => Effect.flip(parseMarkerFlags(text))
 

@@ -1,7 +1,7 @@
 import { Chunk, Effect, Either, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { finishScan, scanStep, seed } from "../../src/core/Accumulator.js"
-import { IncompleteStream } from "../../src/core/GatewayError.js"
+import { finishScan, scanStep, seed } from "../../src/core/text/Accumulator.js"
+import { IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import {
   accumulateMessages,
   finishMessages,
@@ -9,8 +9,8 @@ import {
   messagesAccumulator,
   type MessagesSnapshot,
   stepMessages
-} from "../../src/core/MessagesAccumulator.js"
-import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/MessagesEvents.js"
+} from "../../src/core/text/messages/MessagesAccumulator.js"
+import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
 import { messagesTextStream, messagesThinkingToolStream, toRecords } from "../fixtures/TextStreams.js"
 
 const events = (text: string): Array<MessagesEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))

@@ -1,8 +1,8 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { DecodeError } from "../../src/core/GatewayError.js"
-import { decodeMessagesEvent, decodeMessagesEventEither } from "../../src/core/MessagesEvents.js"
-import { decodeMessage, messageText } from "../../src/core/MessagesResponse.js"
+import { DecodeError } from "../../src/core/errors/GatewayError.js"
+import { decodeMessagesEvent, decodeMessagesEventEither } from "../../src/core/text/messages/MessagesEvents.js"
+import { decodeMessage, messageText } from "../../src/core/text/messages/MessagesResponse.js"
 import { messagesThinkingToolStream, record, toRecords } from "../fixtures/TextStreams.js"
 
 const decodeAll = (text: string) => toRecords(text).map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { decodeModelList, modelListFormatFor, modelListHeaders, modelOwnerOf } from "../../src/core/Models.js"
+import { decodeModelList, modelListFormatFor, modelListHeaders, modelOwnerOf } from "../../src/core/gateway/Models.js"
 
 describe("decodeModelList", () => {
   it.effect("keeps the OpenAI format's four-field records", () =>

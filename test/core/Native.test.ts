@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { InvalidRequest } from "../../src/core/InvalidRequest.js"
-import { buildNativeBody, parseNativeModel } from "../../src/core/Native.js"
+import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
+import { buildNativeBody, parseNativeModel } from "../../src/core/text/native/Native.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

@@ -1,14 +1,14 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { DecodeError, IncompleteStream } from "../../src/core/GatewayError.js"
-import { accumulateNative, finishNative, initialNativeSnapshot, type NativeSnapshot, stepNative } from "../../src/core/NativeAccumulator.js"
+import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
+import { accumulateNative, finishNative, initialNativeSnapshot, type NativeSnapshot, stepNative } from "../../src/core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
   decodeNativeChunk,
   decodeNativeChunkEither,
   type NativeChunk,
   nativeText
-} from "../../src/core/NativeResponse.js"
+} from "../../src/core/text/native/NativeResponse.js"
 import { nativeStream, record, toRecords } from "../fixtures/TextStreams.js"
 
 const chunks = (): Array<NativeChunk> => toRecords(nativeStream).map((r) => Either.getOrThrow(decodeNativeChunkEither(r)))

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { InvalidRequest } from "../../src/core/InvalidRequest.js"
-import { buildChatBody, buildResponsesBody } from "../../src/core/OpenAiText.js"
+import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
+import { buildChatBody, buildResponsesBody } from "../../src/core/text/chat/OpenAiText.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

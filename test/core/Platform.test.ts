@@ -10,7 +10,7 @@ import {
   PlatformEnvelope,
   PlatformTextToVideoResponse,
   PlatformTokenResponse
-} from "../../src/core/Platform.js"
+} from "../../src/core/platform/Platform.js"
 
 const t2v = { model: "m", prompt: "a cat", duration: "5", aspect_ratio: "16:9" }
 

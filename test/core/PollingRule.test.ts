@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { checkPollSettings, pollingRule } from "../../src/core/PollingRule.js"
+import { checkPollSettings, pollingRule } from "../../src/core/video/PollingRule.js"
 
 describe("checkPollSettings", () => {
   it("defaults to a 5 s interval and a 300 s timeout", () => {

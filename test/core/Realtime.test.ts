@@ -9,7 +9,7 @@ import {
   realtimeTranscriptDelta,
   realtimeVersion,
   validateRealtimeClientEvent
-} from "../../src/core/Realtime.js"
+} from "../../src/core/realtime/Realtime.js"
 
 describe("realtimeVersion", () => {
   it.effect("reads the event style of each model from the table, which a user may extend", () =>

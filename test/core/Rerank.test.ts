@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { buildRerankBody, decodeRerank } from "../../src/core/Rerank.js"
+import { buildRerankBody, decodeRerank } from "../../src/core/media/Rerank.js"
 
 const base = { model: "rerank-v1", query: "capital of France", documents: ["Paris is the capital.", "Berlin is big."] }
 const bad = (input: unknown) => Effect.flip(buildRerankBody(input))

@@ -1,13 +1,13 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { DecodeError, IncompleteStream } from "../../src/core/GatewayError.js"
+import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import {
   accumulateResponses,
   finishResponses,
   initialResponsesSnapshot,
   type ResponsesSnapshot,
   stepResponses
-} from "../../src/core/ResponsesAccumulator.js"
+} from "../../src/core/text/responses/ResponsesAccumulator.js"
 import {
   decodeResponsesEvent,
   decodeResponsesEventEither,
@@ -15,7 +15,7 @@ import {
   type ResponsesEvent,
   type ResponsesResponse,
   responsesOutputText
-} from "../../src/core/ResponsesResponse.js"
+} from "../../src/core/text/responses/ResponsesResponse.js"
 import { record, responsesTextStream, toRecords } from "../fixtures/TextStreams.js"
 
 const events = (text: string): Array<ResponsesEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeResponsesEventEither(r)))

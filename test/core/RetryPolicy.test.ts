@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { backoffMs, decide, defaultRetryBudget, serverDelayMs, type RetryInput } from "../../src/core/RetryPolicy.js"
+import { backoffMs, decide, defaultRetryBudget, serverDelayMs, type RetryInput } from "../../src/core/gateway/RetryPolicy.js"
 
 const now = Date.UTC(2026, 0, 1)
 const status = (s: number, headers: Record<string, string> = {}): RetryInput["failure"] => ({ _tag: "Status", status: s, headers })

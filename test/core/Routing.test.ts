@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { InvalidRequest } from "../../src/core/InvalidRequest.js"
+import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import {
   type Capability,
   defaultRouteCatalog,
@@ -9,7 +9,7 @@ import {
   nativePaths,
   routeFor,
   routeForCapability
-} from "../../src/core/Routing.js"
+} from "../../src/core/gateway/Routing.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

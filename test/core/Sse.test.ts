@@ -8,7 +8,7 @@ import {
   SseBufferOverflow,
   type SseEvent,
   type SseParserOptions
-} from "../../src/core/Sse.js"
+} from "../../src/core/wire/Sse.js"
 import {
   chatChunksStream,
   chunkAt,

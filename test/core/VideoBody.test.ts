@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { AlphaBody, BetaBody, buildVideoBody, DeltaBody, GammaBody, videoBodySchemas } from "../../src/core/VideoBody.js"
-import { makeVideoCatalog } from "../../src/core/VideoCatalog.js"
+import { AlphaBody, BetaBody, buildVideoBody, DeltaBody, GammaBody, videoBodySchemas } from "../../src/core/video/VideoBody.js"
+import { makeVideoCatalog } from "../../src/core/video/VideoCatalog.js"
 
 const ok = (input: unknown) => buildVideoBody(input)
 const bad = (input: unknown) => Effect.flip(buildVideoBody(input))

@@ -9,7 +9,7 @@ import {
   VideoModelLimits,
   videoModelIds,
   withVideoModels
-} from "../../src/core/VideoCatalog.js"
+} from "../../src/core/video/VideoCatalog.js"
 
 const specIds = [
   "alpha-2",

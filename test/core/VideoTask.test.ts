@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { decodeVideoDownload, isVideoTaskFinal, VideoQueryResponse, VideoSubmitResponse } from "../../src/core/VideoTask.js"
+import { decodeVideoDownload, isVideoTaskFinal, VideoQueryResponse, VideoSubmitResponse } from "../../src/core/video/VideoTask.js"
 
 const download = (over: Record<string, unknown> = {}) => ({
   success: true,

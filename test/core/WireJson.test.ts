@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { DecodeError } from "../../src/core/GatewayError.js"
-import { decodeWith, JsonObject, JsonValue, opaqueTagged, parseJsonText, typedPayload } from "../../src/core/WireJson.js"
+import { DecodeError } from "../../src/core/errors/GatewayError.js"
+import { decodeWith, JsonObject, JsonValue, opaqueTagged, parseJsonText, typedPayload } from "../../src/core/wire/WireJson.js"
 
 const polluted = () => JSON.parse('{"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"b":[{"__proto__":{"p":1}}]}}')
 

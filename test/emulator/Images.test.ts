@@ -1,7 +1,7 @@
 import { inflateSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { crc32 } from "../../src/emulator/Png.js"
+import { crc32 } from "../../src/emulator/media/Png.js"
 
 let emu: Emulator
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { parseRange, SAMPLE_MP4, SAMPLE_MP4_B64, topLevelBoxes } from "../../src/emulator/Mp4.js"
+import { parseRange, SAMPLE_MP4, SAMPLE_MP4_B64, topLevelBoxes } from "../../src/emulator/video/Mp4.js"
 
 describe("the sample MP4", () => {
   it("parses as ISO-BMFF with ftyp first and moov and mdat present, covering every byte", () => {

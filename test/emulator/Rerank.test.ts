@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { relevance } from "../../src/emulator/Rerank.js"
+import { relevance } from "../../src/emulator/media/Rerank.js"
 
 let emu: Emulator
 beforeAll(async () => {

@@ -2,9 +2,9 @@ import { request } from "node:http"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { DEFAULT_KEY, makeContext } from "../../src/emulator/Context.js"
-import { compilePattern, Router } from "../../src/emulator/Router.js"
-import { makeServer } from "../../src/emulator/Server.js"
+import { DEFAULT_KEY, makeContext } from "../../src/emulator/server/Context.js"
+import { compilePattern, Router } from "../../src/emulator/server/Router.js"
+import { makeServer } from "../../src/emulator/server/Server.js"
 import { jsonEvents, parseSse } from "./RawSse.js"
 
 let emu: Emulator

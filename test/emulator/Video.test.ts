@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { topLevelBoxes } from "../../src/emulator/Mp4.js"
+import { topLevelBoxes } from "../../src/emulator/video/Mp4.js"
 
 // Raw HTTP against the emulator (not umg's client), on a virtual clock so the state machine is exact.
 let emu: Emulator

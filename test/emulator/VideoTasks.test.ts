@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { makeContext } from "../../src/emulator/Context.js"
-import { VideoTaskStore, violatesContentRule } from "../../src/emulator/VideoTasks.js"
+import { makeContext } from "../../src/emulator/server/Context.js"
+import { VideoTaskStore, violatesContentRule } from "../../src/emulator/video/VideoTasks.js"
 
 describe("VideoTaskStore", () => {
   it("computes each state from the clock alone, at the exact boundaries", () => {

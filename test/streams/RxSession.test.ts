@@ -1,7 +1,7 @@
 import { Effect, Queue, Stream } from "effect"
 import { lastValueFrom, take, toArray } from "rxjs"
 import { describe, expect, it } from "vitest"
-import { TransportError } from "../../src/core/GatewayError.js"
+import { TransportError } from "../../src/core/errors/GatewayError.js"
 import type { Runner } from "../../src/streams/Bridge.js"
 import { fromScopedSession, type SessionState } from "../../src/streams/RxSession.js"
 

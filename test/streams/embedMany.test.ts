@@ -1,7 +1,7 @@
 import { lastValueFrom, of, toArray } from "rxjs"
 import { describe, expect, it } from "vitest"
-import type { DecodedEmbeddings, EmbeddingsBody } from "../../src/core/Embeddings.js"
-import { InvalidRequest } from "../../src/core/InvalidRequest.js"
+import type { DecodedEmbeddings, EmbeddingsBody } from "../../src/core/media/Embeddings.js"
+import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { embedMany$ } from "../../src/streams/embedMany.js"
 
 const fake = (sent: Array<EmbeddingsBody>) => (body: EmbeddingsBody) => {

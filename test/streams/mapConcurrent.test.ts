@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { defer, finalize, map, mergeMap, type Observable, throwError, timer, toArray } from "rxjs"
 import { TestScheduler } from "rxjs/testing"
 import { describe, expect, it } from "vitest"
-import { RateLimited, ServerError } from "../../src/core/GatewayError.js"
+import { RateLimited, ServerError } from "../../src/core/errors/GatewayError.js"
 import { mapConcurrent, type MapConcurrentEvent } from "../../src/streams/mapConcurrent.js"
 
 const makeScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected))

@@ -1,8 +1,8 @@
 import type { Observable } from "rxjs"
 import { TestScheduler } from "rxjs/testing"
 import { describe, expect, it } from "vitest"
-import { NotFound, TimeoutError, VideoTaskFailed } from "../../src/core/GatewayError.js"
-import { InvalidRequest } from "../../src/core/InvalidRequest.js"
+import { NotFound, TimeoutError, VideoTaskFailed } from "../../src/core/errors/GatewayError.js"
+import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { PollClock } from "../../src/streams/PollClock.js"
 import { pollTask$, type PollableTask, type PollUpdate } from "../../src/streams/pollTask.js"
 

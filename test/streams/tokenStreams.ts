@@ -1,11 +1,11 @@
 // The protocol-notes example streams (test/fixtures/TextStreams.ts) decoded into the events the
 // `*.stream$` calls emit, shared by the token operator tests.
 import { Either } from "effect"
-import type { ChatStreamEvent } from "../../src/core/ChatResponse.js"
-import { decodeChatEventEither } from "../../src/core/ChatResponse.js"
-import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/MessagesEvents.js"
-import { decodeNativeChunkEither, type NativeChunk } from "../../src/core/NativeResponse.js"
-import { decodeResponsesEventEither, type ResponsesEvent } from "../../src/core/ResponsesResponse.js"
+import type { ChatStreamEvent } from "../../src/core/text/chat/ChatResponse.js"
+import { decodeChatEventEither } from "../../src/core/text/chat/ChatResponse.js"
+import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
+import { decodeNativeChunkEither, type NativeChunk } from "../../src/core/text/native/NativeResponse.js"
+import { decodeResponsesEventEither, type ResponsesEvent } from "../../src/core/text/responses/ResponsesResponse.js"
 import {
   chatTextStream,
   chatToolStream,

@@ -3,11 +3,11 @@
  * `data: [DONE]`, each body validated (and routed) by the core before it is sent.
  */
 import { Effect, type Stream } from "effect"
-import { chatAccumulator, type ChatSnapshot } from "../../core/ChatAccumulator.js"
-import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/ChatResponse.js"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildChatBody, type ChatBody } from "../../core/OpenAiText.js"
+import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAccumulator.js"
+import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/text/chat/ChatResponse.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildChatBody, type ChatBody } from "../../core/text/chat/OpenAiText.js"
 import * as GroupContext from "../GroupContext.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 

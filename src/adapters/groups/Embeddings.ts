@@ -4,10 +4,10 @@
  * dropping it, and answering in input order.
  */
 import { Duration, Effect, Ref } from "effect"
-import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody } from "../../core/Embeddings.js"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { backoffMs, defaultRetryBudget } from "../../core/RetryPolicy.js"
+import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody } from "../../core/media/Embeddings.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { backoffMs, defaultRetryBudget } from "../../core/gateway/RetryPolicy.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** The options of `embedMany`: an embeddings body with many inputs. @category models */

@@ -1,8 +1,8 @@
 /** The `images` group: POST `/v1/images/generations` (E15) for zeta image models, answered as decoded bytes. */
 import { Effect } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBody } from "../../core/Images.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBody } from "../../core/media/Images.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** The `images` calls. @category models */

@@ -3,9 +3,9 @@
  * the core-built `setup` first and is handed over only after the server's `setupComplete`.
  */
 import { Duration, Effect, Option, Redacted, type Scope } from "effect"
-import { TimeoutError, TransportError, type GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage } from "../../core/Live.js"
+import { TimeoutError, TransportError, type GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage } from "../../core/realtime/Live.js"
 import type * as GroupContext from "../GroupContext.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
 import { webSocketUrl } from "./Realtime.js"

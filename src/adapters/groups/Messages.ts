@@ -3,13 +3,13 @@
  * body validated by the core before it is sent.
  */
 import { Effect, Schema, type Stream } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildCountTokensBody, buildMessagesBody, type CountTokensBody, type MessagesBody } from "../../core/Messages.js"
-import { messagesAccumulator } from "../../core/MessagesAccumulator.js"
-import { decodeMessagesEventEither, type MessagesEvent } from "../../core/MessagesEvents.js"
-import { decodeMessage, type Message } from "../../core/MessagesResponse.js"
-import { decodeWith } from "../../core/WireJson.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildCountTokensBody, buildMessagesBody, type CountTokensBody, type MessagesBody } from "../../core/text/messages/Messages.js"
+import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulator.js"
+import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
+import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
+import { decodeWith } from "../../core/wire/WireJson.js"
 import * as GroupContext from "../GroupContext.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 

@@ -4,8 +4,8 @@
  * `ModelNotAvailable` when the key cannot use a model.
  */
 import { Duration, Effect, Redacted } from "effect"
-import { ModelNotAvailable, type GatewayError } from "../../core/GatewayError.js"
-import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/Models.js"
+import { ModelNotAvailable, type GatewayError } from "../../core/errors/GatewayError.js"
+import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
 import type * as GroupContext from "../GroupContext.js"
 
 /** Options of `models.list`. @category models */

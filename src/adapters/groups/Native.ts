@@ -4,17 +4,17 @@
  * `x-vendor-api-key` or `?key=`), each body validated by the core before it is sent.
  */
 import { Effect, type Stream } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildNativeBody, type NativeBody } from "../../core/Native.js"
-import { nativeAccumulator, type NativeSnapshot } from "../../core/NativeAccumulator.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildNativeBody, type NativeBody } from "../../core/text/native/Native.js"
+import { nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
   decodeNativeChunkEither,
   type GenerateContentResponse,
   type NativeChunk
-} from "../../core/NativeResponse.js"
-import { routeForCapability } from "../../core/Routing.js"
+} from "../../core/text/native/NativeResponse.js"
+import { routeForCapability } from "../../core/gateway/Routing.js"
 import * as GroupContext from "../GroupContext.js"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { TransportRequest } from "../HttpTransport.js"

@@ -4,9 +4,9 @@
  * The platform may answer HTTP 200 with a failing `code`: that is a `PlatformError` too.
  */
 import { Effect, Redacted, Schema } from "effect"
-import { platformEnvelopeError } from "../../core/ErrorEnvelope.js"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   AnyShootAdvancedResponse,
   AnyShootEasyResponse,
@@ -17,8 +17,8 @@ import {
   type AnyShootAdvancedBody,
   type AnyShootEasyBody,
   type PlatformTextToVideoBody
-} from "../../core/Platform.js"
-import { decodeWith } from "../../core/WireJson.js"
+} from "../../core/platform/Platform.js"
+import { decodeWith } from "../../core/wire/WireJson.js"
 import type * as GroupContext from "../GroupContext.js"
 import type { PlatformTokens } from "../PlatformToken.js"
 

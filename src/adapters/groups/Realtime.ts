@@ -4,8 +4,8 @@
  * client event is validated for it before it is sent.
  */
 import { Effect, Redacted, type Scope } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   buildSessionUpdate,
   decodeRealtimeServerEvent,
@@ -13,7 +13,7 @@ import {
   validateRealtimeClientEvent,
   type RealtimeServerEvent,
   type RealtimeVersion
-} from "../../core/Realtime.js"
+} from "../../core/realtime/Realtime.js"
 import type * as GroupContext from "../GroupContext.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
 

@@ -1,8 +1,8 @@
 /** The `rerank` group: POST `/v1/rerank` (E13), validated before sending, results checked against the documents. */
 import { Effect } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildRerankBody, decodeRerank, type RerankBody, type RerankResponse } from "../../core/Rerank.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildRerankBody, decodeRerank, type RerankBody, type RerankResponse } from "../../core/media/Rerank.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** The `rerank` calls. @category models */

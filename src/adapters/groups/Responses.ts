@@ -3,16 +3,16 @@
  * answer or an SSE stream ending with `response.completed`, each body validated by the core first.
  */
 import { Effect, type Stream } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildResponsesBody, type ResponsesBody } from "../../core/OpenAiText.js"
-import { responsesAccumulator } from "../../core/ResponsesAccumulator.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildResponsesBody, type ResponsesBody } from "../../core/text/chat/OpenAiText.js"
+import { responsesAccumulator } from "../../core/text/responses/ResponsesAccumulator.js"
 import {
   decodeResponsesEventEither,
   decodeResponsesResponse,
   type ResponsesEvent,
   type ResponsesResponse
-} from "../../core/ResponsesResponse.js"
+} from "../../core/text/responses/ResponsesResponse.js"
 import * as GroupContext from "../GroupContext.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 

@@ -1,8 +1,8 @@
 /** The `speech` group: POST `/v1/audio/speech` (E14), the audio whole (bytes and content type) or as a byte stream. */
 import { Effect, Stream } from "effect"
-import type { GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBody } from "../../core/Speech.js"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBody } from "../../core/media/Speech.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** Synthesised audio. @category models */

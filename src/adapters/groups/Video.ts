@@ -4,19 +4,19 @@
  * `data_url`), `poll` as a stream of status changes every 3–5 s with a timeout, and `generate`.
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
-import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/GatewayError.js"
-import type { InvalidRequest } from "../../core/InvalidRequest.js"
-import { checkPollSettings } from "../../core/PollingRule.js"
-import { buildVideoBody } from "../../core/VideoBody.js"
-import { videoFamilyOf } from "../../core/VideoCatalog.js"
+import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { checkPollSettings } from "../../core/video/PollingRule.js"
+import { buildVideoBody } from "../../core/video/VideoBody.js"
+import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import {
   decodeVideoDownload,
   isVideoTaskFinal,
   VideoQueryResponse,
   VideoSubmitResponse,
   type VideoDownload
-} from "../../core/VideoTask.js"
-import { decodeWith } from "../../core/WireJson.js"
+} from "../../core/video/VideoTask.js"
+import { decodeWith } from "../../core/wire/WireJson.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** An E1 request: `model` plus generic, mode and family-native fields. @category models */

@@ -1,8 +1,8 @@
 /** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
 import { Effect, Schema } from "effect"
-import type { InvalidRequest } from "../InvalidRequest.js"
-import { fail, type Json, optional, string } from "../Rules.js"
-import type { VideoModel } from "../VideoCatalog.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { fail, type Json, optional, string } from "../validation/Rules.js"
+import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
   eitherField,

@@ -1,9 +1,9 @@
 /** The family delta video body: `model`, maybe a top-level `prompt`, and `metadata.content` with one flagged text item and role-tagged images. */
 import { Effect, Schema } from "effect"
-import type { InvalidRequest } from "../InvalidRequest.js"
-import { mergeMarkerFlags, type MarkerFlags, type MarkerFlagName, parseMarkerFlags, renderMarkerFlags } from "../MarkerFlags.js"
-import { array, at, boolean, fail, type Json, listAllowed, optional, record, string } from "../Rules.js"
-import type { VideoModel } from "../VideoCatalog.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { mergeMarkerFlags, type MarkerFlags, type MarkerFlagName, parseMarkerFlags, renderMarkerFlags } from "./MarkerFlags.js"
+import { array, at, boolean, fail, type Json, listAllowed, optional, record, string } from "../validation/Rules.js"
+import type { VideoModel } from "./VideoCatalog.js"
 import { readFlagFields, readImages, type DeltaImage } from "./DeltaInput.js"
 import { allowedFor, readAudioRequest, rejectUnsupported, requirePrompt, unknownFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
 

@@ -1,9 +1,9 @@
 /** Reads a delta request's settings fields into marker flags and its images (generic or native) into role-tagged images, checking the model's modes. */
 import { Effect } from "effect"
-import type { InvalidRequest } from "../InvalidRequest.js"
-import { markerFrameRates, type MarkerFlags, markerRatios, markerResolutions } from "../MarkerFlags.js"
-import { array, at, boolean, fail, integerLike, type Json, listAllowed, oneOf, optional, record, sanitize } from "../Rules.js"
-import type { VideoModel } from "../VideoCatalog.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { markerFrameRates, type MarkerFlags, markerRatios, markerResolutions } from "./MarkerFlags.js"
+import { array, at, boolean, fail, integerLike, type Json, listAllowed, oneOf, optional, record, sanitize } from "../validation/Rules.js"
+import type { VideoModel } from "./VideoCatalog.js"
 import { readAspectRatio, readMedia, readResolution } from "./VideoFields.js"
 
 /** An image of a delta request, where it came from, and any extra keys its item carried. */

@@ -1,8 +1,8 @@
 /** The family gamma video body: text-to-video takes a `W*H` size, image-to-video an image and a resolution. */
 import { Effect, Schema } from "effect"
-import type { InvalidRequest } from "../InvalidRequest.js"
-import { boolean, fail, type Json, optional, string } from "../Rules.js"
-import type { VideoModel } from "../VideoCatalog.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { boolean, fail, type Json, optional, string } from "../validation/Rules.js"
+import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
   readAspectRatio,

@@ -1,8 +1,8 @@
 /** The fields a video request may carry (generic, mode and each family's native ones) and the checks every family shares. */
 import { Effect } from "effect"
-import type { InvalidRequest } from "../InvalidRequest.js"
-import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, number, optional, passthrough, sanitize, string } from "../Rules.js"
-import type { VideoFamily, VideoModel } from "../VideoCatalog.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, number, optional, passthrough, sanitize, string } from "../validation/Rules.js"
+import type { VideoFamily, VideoModel } from "./VideoCatalog.js"
 
 /** The generic E1 fields. @category models */
 export const videoGenericFields = ["model", "prompt", "image", "duration", "resolution", "aspect_ratio"] as const

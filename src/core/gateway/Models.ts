@@ -1,0 +1,162 @@
+/**
+ * The model list (E11) in its three formats (OpenAI, messages-style, native), which headers select
+ * which, and one decoder that normalises any of them to the four-field model record.
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { DecodeError } from "../errors/GatewayError.js"
+import { isRecord, sanitize } from "../validation/Rules.js"
+
+/** The model record: only these four fields. @category schemas */
+export const ModelRecord = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("model"),
+  created: Schema.Int,
+  owned_by: Schema.String
+})
+/** @category models */
+export type ModelRecord = typeof ModelRecord.Type
+
+/** OpenAI format: `{object: "list", data: [model record]}`. @category schemas */
+export const OpenAiModelList = Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(ModelRecord) })
+
+// RFC 3339 date-time, e.g. 2025-02-19T00:00:00Z or with an offset and fractional seconds.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** Messages-style format: `{data: [{type: "model", id, display_name, created_at}], has_more, first_id, last_id}`. @category schemas */
+export const MessagesModelList = Schema.Struct({
+  data: Schema.Array(
+    Schema.Struct({
+      type: Schema.Literal("model"),
+      id: Schema.String,
+      display_name: Schema.optional(Schema.String),
+      created_at: Schema.String.pipe(Schema.pattern(RFC3339, { message: () => "created_at must be an RFC 3339 date-time" }))
+    })
+  ),
+  has_more: Schema.optional(Schema.Boolean),
+  first_id: Schema.optional(Schema.NullOr(Schema.String)),
+  last_id: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+/** Native format: `{models: [{name: "models/<id>", displayName?, …}], nextPageToken?}`. @category schemas */
+export const NativeModelList = Schema.Struct({
+  models: Schema.Array(
+    Schema.Struct({
+      name: Schema.String.pipe(Schema.startsWith("models/")),
+      displayName: Schema.optional(Schema.String),
+      description: Schema.optional(Schema.String),
+      supportedGenerationMethods: Schema.optional(Schema.Array(Schema.String))
+    })
+  ),
+  nextPageToken: Schema.optional(Schema.String)
+})
+
+/** The three formats of `GET /v1/models`. @category models */
+export type ModelListFormat = "openai" | "messages" | "native"
+
+/** A decoded model list: the records, and whether (and from where) a next page can be asked for. @category models */
+export interface ModelList {
+  readonly data: ReadonlyArray<ModelRecord>
+  readonly hasMore: boolean
+  /** messages-style: the `last_id` to pass as `after_id`; native: the `nextPageToken`. */
+  readonly nextCursor?: string
+}
+
+// The neutral family words of the contract; a model id that starts with one is owned by it.
+const FAMILIES = ["epsilon", "zeta", "alpha", "beta", "gamma", "delta"] as const
+
+/**
+ * `owned_by` for formats that lack it: the contract's family word that begins the id (`epsilon-…`,
+ * `zeta-…`, `alpha-2`, `gamma2.5-…`), otherwise the family whose format listed it (messages-style →
+ * `epsilon`, native → `zeta`).
+ * @category accessors
+ */
+export const modelOwnerOf = (id: string, format: "messages" | "native"): string =>
+  FAMILIES.find((family) => id.startsWith(family)) ?? (format === "messages" ? "epsilon" : "zeta")
+
+const decoders = {
+  openai: Schema.decodeUnknownEither(OpenAiModelList),
+  messages: Schema.decodeUnknownEither(MessagesModelList),
+  native: Schema.decodeUnknownEither(NativeModelList)
+}
+
+const normalise = (format: ModelListFormat, json: unknown): Either.Either<ModelList, ParseResult.ParseError> => {
+  switch (format) {
+    case "openai":
+      return Either.map(decoders.openai(json), (list) => ({ data: list.data, hasMore: false }))
+    case "messages":
+      return Either.map(decoders.messages(json), (list) => ({
+        data: list.data.map((m) => ({
+          id: m.id,
+          object: "model" as const,
+          created: Math.floor(Date.parse(m.created_at.replace(" ", "T")) / 1000),
+          owned_by: modelOwnerOf(m.id, "messages")
+        })),
+        hasMore: list.has_more === true,
+        ...(list.has_more === true && typeof list.last_id === "string" ? { nextCursor: list.last_id } : {})
+      }))
+    case "native":
+      return Either.map(decoders.native(json), (list) => ({
+        // The native format carries no creation time; 0 says "unknown" and keeps `created` an integer.
+        data: list.models.map((m) => {
+          const id = m.name.slice("models/".length)
+          return { id, object: "model" as const, created: 0, owned_by: modelOwnerOf(id, "native") }
+        }),
+        hasMore: list.nextPageToken !== undefined && list.nextPageToken !== "",
+        ...(list.nextPageToken ? { nextCursor: list.nextPageToken } : {})
+      }))
+  }
+}
+
+/**
+ * Decodes a model list in any of the three formats into four-field records. `created` is integer
+ * seconds (messages-style `created_at` converted; native lists have none, so 0). Fails with
+ * `DecodeError`, never throws.
+ * @category decoding
+ */
+export const decodeModelList = (format: ModelListFormat, json: unknown): Effect.Effect<ModelList, DecodeError> =>
+  Effect.suspend(() => {
+    const failWith = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: `model list (${String(format)} format)`, message }))
+    if (format !== "openai" && format !== "messages" && format !== "native") return failWith(`unknown format ${JSON.stringify(String(format)).slice(0, 40)}`)
+    const result = normalise(format, isRecord(json) ? sanitize(json) : json)
+    if (Either.isLeft(result)) return failWith(ParseResult.TreeFormatter.formatErrorSync(result.left))
+    const bad = result.right.data.findIndex((m) => !Number.isSafeInteger(m.created))
+    return bad === -1 ? Effect.succeed(result.right) : failWith(`data[${bad}].created is not a valid time`)
+  })
+
+/** The `anthropic-version` a messages-style model list asks with. @category models */
+export const messagesApiVersion = "2023-06-01"
+
+/**
+ * The headers (and query) that make `GET /v1/models` answer in a format. Every gateway call carries
+ * `authorization: Bearer <key>`; messages-style adds `x-api-key` + `anthropic-version`; native adds
+ * `x-vendor-api-key` (a `?key=` query works too but puts the key in URLs and logs, so it is not used).
+ * The result holds the key: send it, never log it.
+ * @category constructors
+ */
+export const modelListHeaders = (format: ModelListFormat, key: string): Readonly<Record<string, string>> => {
+  const authorization = { authorization: `Bearer ${key}` }
+  switch (format) {
+    case "messages":
+      return { ...authorization, "x-api-key": key, "anthropic-version": messagesApiVersion }
+    case "native":
+      return { ...authorization, "x-vendor-api-key": key }
+    default:
+      return authorization
+  }
+}
+
+/**
+ * The format the gateway will answer in, read from request headers (lower-cased names) and query,
+ * by the rule of E11: `x-api-key` with `anthropic-version` → messages; `x-vendor-api-key` or `key` → native; else openai.
+ * @category routing
+ */
+export const modelListFormatFor = (
+  headers: Readonly<Record<string, string | undefined>>,
+  query: Readonly<Record<string, string | undefined>> = {}
+): ModelListFormat => {
+  // Pure and total: anything that is not a plain record reads as "no headers".
+  const has = (r: unknown, k: string) => isRecord(r) && Object.hasOwn(r, k) && typeof r[k] === "string"
+  if (has(headers, "x-api-key") && has(headers, "anthropic-version")) return "messages"
+  if (has(headers, "x-vendor-api-key") || has(query, "key")) return "native"
+  return "openai"
+}

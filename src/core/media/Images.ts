@@ -1,0 +1,126 @@
+/** The image generation body (E15, zeta image models) checked before sending, and its `b64_json` response decoded to bytes. */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import * as Base64 from "../wire/Base64.js"
+import { DecodeError } from "../errors/GatewayError.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { at, describe, fail, isRecord, notAllowed, number, oneOf, optional, passthrough, record, requiredString, sanitize, string } from "../validation/Rules.js"
+
+/** The zeta image models of E15. Extend it by passing `[...imageModels, "new-id"]` to `buildImagesBody`. @category models */
+export const imageModels: ReadonlyArray<string> = ["zeta-2.5-flash-image", "zeta-3-pro-image-preview"]
+
+/** The `image_size` values of the zeta image models. @category models */
+export const imageSizes = ["1K", "2K", "3K", "4K"] as const
+
+/** The request body of `POST /v1/images/generations`; unknown optional fields (`quality`, …) pass through. @category schemas */
+export const ImagesBody = Schema.Struct(
+  {
+    model: Schema.String,
+    prompt: Schema.optional(Schema.String),
+    response_format: Schema.Literal("b64_json"),
+    size: Schema.optional(Schema.String),
+    n: Schema.optional(Schema.Int),
+    image_size: Schema.optional(Schema.Literal(...imageSizes)),
+    mime_type: Schema.optional(Schema.String),
+    contents: Schema.optional(Schema.Unknown)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+/** @category models */
+export type ImagesBody = typeof ImagesBody.Type
+
+const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
+const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
+
+/**
+ * Validates an image request for a zeta image model. `prompt` is a non-empty string, required unless
+ * `contents` (image-to-image, multi-turn; its format is not shown, so it passes through sanitized) is
+ * given. `response_format` is set to `b64_json`, the only one this series answers; `size` is an
+ * aspect ratio such as `16:9`; `n` a positive integer; `image_size` 1K/2K/3K/4K; `mime_type` `image/…`.
+ * @category constructors
+ */
+export const buildImagesBody = (input: unknown, models: ReadonlyArray<string> = imageModels): Effect.Effect<ImagesBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const obj = yield* record(input, "")
+    const model = yield* requiredString(obj, "model")
+    if (!models.includes(model)) return yield* notAllowed("model", model, models, "image generation (zeta image models)")
+    const body: Record<string, unknown> = {
+      ...(sanitize(passthrough(obj, ["model", "prompt", "response_format", "size", "n", "image_size", "mime_type"])) as object),
+      model
+    }
+    const contents = optional(obj, "contents")
+    const prompt = optional(obj, "prompt")
+    if (prompt !== undefined || contents === undefined) body.prompt = yield* requiredString(obj, "prompt")
+    const format = optional(obj, "response_format")
+    body.response_format = format === undefined ? "b64_json" : yield* oneOf(format, "response_format", ["b64_json"], model)
+    const size = optional(obj, "size")
+    if (size !== undefined) {
+      const s = yield* string(size, "size")
+      if (!ASPECT_RATIO.test(s)) return yield* notAllowed("size", s, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4", model)
+      body.size = s
+    }
+    const n = optional(obj, "n")
+    if (n !== undefined) body.n = yield* number(n, "n", { integer: true, min: 1 })
+    const imageSize = optional(obj, "image_size")
+    if (imageSize !== undefined) body.image_size = yield* oneOf(imageSize, "image_size", imageSizes, model)
+    const mime = optional(obj, "mime_type")
+    if (mime !== undefined) {
+      const m = yield* string(mime, "mime_type")
+      if (!IMAGE_MIME.test(m))
+        return yield* fail("mime_type", "one-of", `mime_type: ${describe(m)} is not an image type; allowed: image/png, image/jpeg, image/webp, …`)
+      body.mime_type = m
+    }
+    return body as ImagesBody
+  })
+
+/** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */
+export const ImagesResponseItem = Schema.Struct({
+  b64_json: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  revised_prompt: Schema.optional(Schema.String)
+})
+
+/** The images response, in the OpenAI images shape (the contract does not show it; protocol-notes §3.7). @category schemas */
+export const ImagesResponse = Schema.Struct({
+  created: Schema.Number,
+  data: Schema.Array(ImagesResponseItem)
+})
+/** @category models */
+export type ImagesResponse = typeof ImagesResponse.Type
+
+/** A decoded image: its bytes, its MIME type when a `data:` URL named it, and the revised prompt if any. @category models */
+export interface DecodedImage {
+  readonly bytes: Uint8Array
+  readonly mimeType?: string
+  readonly revisedPrompt?: string
+}
+
+// Some gateways wrap b64_json in a data URL; the prefix is read, the base64 after it is still strict.
+const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,/
+
+const decodeResponse = Schema.decodeUnknownEither(ImagesResponse)
+
+/**
+ * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes.
+ * Fails with `DecodeError`, never throws.
+ * @category decoding
+ */
+export const decodeImages = (json: unknown): Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, DecodeError> =>
+  Effect.suspend(() => {
+    const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
+    const parsed = decodeResponse(isRecord(json) ? sanitize(json) : json)
+    if (Either.isLeft(parsed)) return fail(ParseResult.TreeFormatter.formatErrorSync(parsed.left))
+    const images: Array<DecodedImage> = []
+    for (const [i, item] of parsed.right.data.entries()) {
+      const field = `${at("data", i)}.b64_json`
+      if (item.b64_json === undefined) return fail(`${field} is missing${item.url !== undefined ? " (a url was sent; this series answers b64_json only)" : ""}`)
+      const prefix = DATA_URL.exec(item.b64_json)
+      const bytes = Base64.decode(prefix ? item.b64_json.slice(prefix[0].length) : item.b64_json)
+      if (Either.isLeft(bytes)) return fail(`${field}: ${bytes.left}`)
+      images.push({
+        bytes: bytes.right,
+        ...(prefix?.[1] !== undefined ? { mimeType: prefix[1] } : {}),
+        ...(item.revised_prompt !== undefined ? { revisedPrompt: item.revised_prompt } : {})
+      })
+    }
+    return Effect.succeed({ created: parsed.right.created, images })
+  })

@@ -1,0 +1,101 @@
+/** The rerank body (E13) checked before sending, and its response decoded against the documents that were sent. */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { DecodeError } from "../errors/GatewayError.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { array, at, boolean, describe, fail, isRecord, number, optional, passthrough, record, requiredString, sanitize } from "../validation/Rules.js"
+
+/** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
+export const RerankDocument = Schema.Union(
+  Schema.String,
+  Schema.Struct({ text: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+)
+/** @category models */
+export type RerankDocument = typeof RerankDocument.Type
+
+/** The rerank request body; unknown optional fields pass through. @category schemas */
+export const RerankBody = Schema.Struct(
+  {
+    model: Schema.String,
+    query: Schema.String,
+    documents: Schema.Array(RerankDocument),
+    top_n: Schema.optional(Schema.Int),
+    return_documents: Schema.optional(Schema.Boolean)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+/** @category models */
+export type RerankBody = typeof RerankBody.Type
+
+/**
+ * Validates a rerank request: `model`, a non-empty `query`, a non-empty `documents` array of strings
+ * or `{ text }` objects, `top_n` an integer from 1 to the number of documents (absent = all),
+ * `return_documents` a boolean (absent = false).
+ * @category constructors
+ */
+export const buildRerankBody = (input: unknown): Effect.Effect<RerankBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const obj = yield* record(input, "")
+    const model = yield* requiredString(obj, "model")
+    const query = yield* requiredString(obj, "query")
+    const docs = optional(obj, "documents")
+    if (docs === undefined) return yield* fail("documents", "required", "documents is required")
+    const list = yield* array(docs, "documents", { nonEmpty: true })
+    const documents: Array<RerankDocument> = []
+    for (const [i, doc] of list.entries()) {
+      if (typeof doc === "string") documents.push(doc)
+      else if (isRecord(doc) && typeof doc.text === "string") documents.push(sanitize(doc) as RerankDocument)
+      else
+        return yield* fail(at("documents", i), "type", `${at("documents", i)}: expected a string or an object with text, got ${describe(doc)}`)
+    }
+    const body: Record<string, unknown> = {
+      ...(sanitize(passthrough(obj, ["model", "query", "documents", "top_n", "return_documents"])) as object),
+      model,
+      query,
+      documents
+    }
+    const topN = optional(obj, "top_n")
+    if (topN !== undefined)
+      body.top_n = yield* number(topN, "top_n", { integer: true, min: 1, max: documents.length, context: `${documents.length} documents` })
+    const returnDocuments = optional(obj, "return_documents")
+    if (returnDocuments !== undefined) body.return_documents = yield* boolean(returnDocuments, "return_documents")
+    return body as RerankBody
+  })
+
+/** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */
+export const RerankResult = Schema.Struct({
+  index: Schema.NonNegativeInt,
+  relevance_score: Schema.Number.pipe(Schema.between(0, 1)),
+  document: Schema.optional(RerankDocument)
+})
+
+/** The rerank response; `model` and `usage` tolerated missing. @category schemas */
+export const RerankResponse = Schema.Struct({
+  model: Schema.optional(Schema.String),
+  results: Schema.Array(RerankResult),
+  usage: Schema.optional(Schema.Struct({ total_tokens: Schema.NonNegativeInt }))
+})
+/** @category models */
+export type RerankResponse = typeof RerankResponse.Type
+
+const decodeResponse = Schema.decodeUnknownEither(RerankResponse)
+
+/**
+ * Decodes a rerank response and checks every `index` points at one of the documents that were sent
+ * (give them, or their count), at most once. Fails with `DecodeError`, never throws.
+ * @category decoding
+ */
+export const decodeRerank = (json: unknown, documents: number | ReadonlyArray<unknown>): Effect.Effect<RerankResponse, DecodeError> =>
+  Effect.suspend(() => {
+    const documentCount = typeof documents === "number" ? documents : Array.isArray(documents) ? documents.length : 0
+    const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "rerank response", message }))
+    const parsed = decodeResponse(isRecord(json) ? sanitize(json) : json)
+    if (Either.isLeft(parsed)) return fail(ParseResult.TreeFormatter.formatErrorSync(parsed.left))
+    const seen = new Set<number>()
+    for (const [i, result] of parsed.right.results.entries()) {
+      if (result.index >= documentCount)
+        return fail(`results[${i}].index: ${result.index} is not one of the ${documentCount} documents sent`)
+      if (seen.has(result.index)) return fail(`results[${i}].index: ${result.index} appears twice`)
+      seen.add(result.index)
+    }
+    return Effect.succeed(parsed.right)
+  })

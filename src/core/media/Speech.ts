@@ -1,0 +1,75 @@
+/** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { fail, number, oneOf, optional, passthrough, record, requiredString, sanitize } from "../validation/Rules.js"
+
+/** The six voices of E14. @category models */
+export const speechVoices = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const
+/** @category models */
+export type SpeechVoice = (typeof speechVoices)[number]
+
+/** The six audio formats of E14; `mp3` is the gateway's default. @category models */
+export const speechFormats = ["mp3", "opus", "aac", "flac", "wav", "pcm"] as const
+/** @category models */
+export type SpeechFormat = (typeof speechFormats)[number]
+
+/** The request body of `POST /v1/audio/speech`; unknown optional fields (`instructions`, …) pass through. @category schemas */
+export const SpeechBody = Schema.Struct(
+  {
+    model: Schema.String,
+    input: Schema.String,
+    voice: Schema.Literal(...speechVoices),
+    response_format: Schema.optional(Schema.Literal(...speechFormats)),
+    speed: Schema.optional(Schema.Number.pipe(Schema.between(0.25, 4)))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+/** @category models */
+export type SpeechBody = typeof SpeechBody.Type
+
+/**
+ * Validates a speech request: `model`, non-empty `input`, one of the six voices, one of the six
+ * formats, `speed` from 0.25 to 4.0. Absent `response_format` and `speed` stay absent (the gateway
+ * defaults them to `mp3` and 1.0); use `speechFormatOf(body)` for the format that will come back.
+ * @category constructors
+ */
+export const buildSpeechBody = (input: unknown): Effect.Effect<SpeechBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const obj = yield* record(input, "")
+    const model = yield* requiredString(obj, "model")
+    const text = yield* requiredString(obj, "input")
+    const voiceGiven = optional(obj, "voice")
+    if (voiceGiven === undefined) return yield* fail("voice", "required", `voice is required; allowed: ${speechVoices.join(", ")}`)
+    const voice = yield* oneOf(voiceGiven, "voice", speechVoices)
+    const body: Record<string, unknown> = {
+      ...(sanitize(passthrough(obj, ["model", "input", "voice", "response_format", "speed"])) as object),
+      model,
+      input: text,
+      voice
+    }
+    const format = optional(obj, "response_format")
+    if (format !== undefined) body.response_format = yield* oneOf(format, "response_format", speechFormats)
+    const speed = optional(obj, "speed")
+    if (speed !== undefined) body.speed = yield* number(speed, "speed", { min: 0.25, max: 4 })
+    return body as SpeechBody
+  })
+
+/** The format a speech body will be answered in (`mp3` when it names none). @category accessors */
+export const speechFormatOf = (body: Pick<SpeechBody, "response_format">): SpeechFormat => body.response_format ?? "mp3"
+
+/**
+ * The `Content-Type` of each speech format, as the upstream API labels them. `pcm` is headerless
+ * 24 kHz 16-bit little-endian mono; it is labelled `audio/pcm` (the emulator uses the same table).
+ * @category models
+ */
+export const speechContentTypes: Readonly<Record<SpeechFormat, string>> = {
+  mp3: "audio/mpeg",
+  opus: "audio/opus",
+  aac: "audio/aac",
+  flac: "audio/flac",
+  wav: "audio/wav",
+  pcm: "audio/pcm"
+}
+
+/** The `Content-Type` of a speech format (`audio/mpeg` for the default `mp3`). @category accessors */
+export const speechContentType = (format: SpeechFormat = "mp3"): string => speechContentTypes[format]

@@ -1,0 +1,228 @@
+/** Live WebSocket messages (zeta live audio): the `setup` message, the other client messages checked, and the server message Schema. */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { DecodeError } from "../errors/GatewayError.js"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+
+/** The one response modality a live session may ask for. @category models */
+export const liveModalities = ["TEXT", "AUDIO"] as const
+
+/** The `setup` client message; everything beyond `model` and `generationConfig.responseModalities` passes through. @category schemas */
+export const LiveSetupMessage = Schema.Struct({
+  setup: Schema.Struct(
+    {
+      model: Schema.String.pipe(Schema.startsWith("models/")),
+      generationConfig: Schema.optional(
+        Schema.Struct(
+          { responseModalities: Schema.optional(Schema.Tuple(Schema.Literal(...liveModalities))) },
+          Schema.Record({ key: Schema.String, value: Schema.Unknown })
+        )
+      )
+    },
+    Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  )
+})
+/** @category models */
+export type LiveSetupMessage = typeof LiveSetupMessage.Type
+
+const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<LiveSetupMessage["setup"], InvalidRequest> =>
+  Effect.gen(function* () {
+    const out: Record<string, unknown> = { ...(sanitize(passthrough(setup, ["model", "generationConfig"])) as object), model }
+    const config = optional(setup, "generationConfig")
+    if (config !== undefined) {
+      const configPath = at(path, "generationConfig")
+      const c = yield* record(config, configPath)
+      const cfg: Record<string, unknown> = sanitize(passthrough(c, ["responseModalities"])) as Record<string, unknown>
+      const modalities = optional(c, "responseModalities")
+      if (modalities !== undefined) {
+        const field = at(configPath, "responseModalities")
+        const list = yield* array(modalities, field, { nonEmpty: true })
+        if (list.length !== 1)
+          return yield* fail(field, "exactly-one", `${field}: ${describe(modalities)} given; a live session takes exactly one of ${liveModalities.join(", ")}`)
+        cfg.responseModalities = [yield* oneOf(list[0], at(field, 0), liveModalities)]
+      }
+      out.generationConfig = cfg
+    }
+    return out as LiveSetupMessage["setup"]
+  })
+
+/** `models/<id>` from `<id>` (an id already prefixed is kept). */
+const modelPath = (model: string): string => (model.startsWith("models/") ? model : `models/${model}`)
+
+/**
+ * Builds the first message of a live session: `{setup: {model: "models/<id>", generationConfig?:
+ * {responseModalities: [TEXT | AUDIO]}, …}}`. A `setup.model` naming another model is refused.
+ * @category constructors
+ */
+export const buildLiveSetup = (model: unknown, setup: unknown = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
+  Effect.gen(function* () {
+    const id = yield* string(model, "model", { nonEmpty: true })
+    const obj = yield* record(setup ?? {}, "setup")
+    const given = optional(obj, "model")
+    if (given !== undefined && given !== id && given !== modelPath(id))
+      return yield* fail("setup.model", "conflict", `setup.model: ${describe(given)} does not match the session's model ${JSON.stringify(modelPath(id))}`)
+    return { setup: yield* checkSetup(modelPath(id), obj, "setup") }
+  })
+
+/** The four client message kinds; each message has exactly one of them as its only top-level key. @category models */
+export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
+
+const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
+
+const blob = (value: unknown, field: string) =>
+  Effect.gen(function* () {
+    const b = yield* record(value, field)
+    yield* string(optional(b, "data"), at(field, "data"))
+    yield* string(optional(b, "mimeType"), at(field, "mimeType"), { nonEmpty: true })
+  })
+
+/**
+ * Validates one client message: exactly one top-level key of `setup` | `clientContent` |
+ * `realtimeInput` | `toolResponse`, and that kind's shape (`setup.model`, `clientContent.turns`,
+ * `realtimeInput` blobs `{data, mimeType}`, `toolResponse.functionResponses`). Returns it sanitized.
+ * @category constructors
+ */
+export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
+  Effect.gen(function* () {
+    const obj = yield* record(message, "")
+    const keys = Object.keys(obj)
+    if (keys.length !== 1)
+      return yield* fail(
+        "(message)",
+        "exactly-one",
+        `a live message has exactly one top-level key of ${liveClientMessageKeys.join(", ")}; got ${
+          keys.length === 0 ? "none" : keys.slice(0, 5).map((k) => describe(k)).join(", ")
+        }`
+      )
+    const kind = yield* oneOf(keys[0], "(message)", liveClientMessageKeys, "a live client message")
+    const body = yield* record(obj[kind], kind)
+    switch (kind) {
+      case "setup": {
+        const model = yield* string(optional(body, "model"), "setup.model", { nonEmpty: true })
+        if (!model.startsWith("models/")) return yield* fail("setup.model", "format", `setup.model: ${describe(model)} must start with models/`)
+        return { setup: yield* checkSetup(model, body, "setup") }
+      }
+      case "clientContent": {
+        const turns = optional(body, "turns")
+        if (turns !== undefined) for (const [i, t] of (yield* array(turns, "clientContent.turns")).entries()) yield* record(t, at("clientContent.turns", i))
+        const complete = optional(body, "turnComplete")
+        if (complete !== undefined) yield* boolean(complete, "clientContent.turnComplete")
+        break
+      }
+      case "realtimeInput": {
+        const present = realtimeInputKeys.filter((k) => optional(body, k) !== undefined)
+        if (present.length === 0)
+          return yield* fail("realtimeInput", "required", `realtimeInput needs one of ${realtimeInputKeys.join(", ")}`)
+        for (const k of ["audio", "video"] as const) if (optional(body, k) !== undefined) yield* blob(body[k], `realtimeInput.${k}`)
+        const chunks = optional(body, "mediaChunks")
+        if (chunks !== undefined)
+          for (const [i, c] of (yield* array(chunks, "realtimeInput.mediaChunks")).entries()) yield* blob(c, at("realtimeInput.mediaChunks", i))
+        const text = optional(body, "text")
+        if (text !== undefined) yield* string(text, "realtimeInput.text")
+        break
+      }
+      case "toolResponse": {
+        const responses = yield* array(optional(body, "functionResponses"), "toolResponse.functionResponses", { nonEmpty: true })
+        for (const [i, r] of responses.entries()) yield* record(r, at("toolResponse.functionResponses", i))
+        break
+      }
+    }
+    return { [kind]: sanitize(body) }
+  })
+
+// ---- server messages ----------------------------------------------------------------------------
+
+const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** A part of a model turn: text, inline audio (`inlineData`), or anything newer (kept). @category schemas */
+export const LivePart = Schema.Struct(
+  {
+    text: Schema.optional(Schema.String),
+    thought: Schema.optional(Schema.Boolean),
+    inlineData: Schema.optional(Schema.Struct({ mimeType: Schema.String, data: Schema.String }, Extra))
+  },
+  Extra
+)
+
+const Transcription = Schema.Struct({ text: Schema.optional(Schema.String), finished: Schema.optional(Schema.Boolean) }, Extra)
+
+/** `serverContent`: a piece of the model's turn and the turn's lifecycle flags. @category schemas */
+export const LiveServerContent = Schema.Struct(
+  {
+    modelTurn: Schema.optional(Schema.Struct({ role: Schema.optional(Schema.String), parts: Schema.optional(Schema.Array(LivePart)) }, Extra)),
+    generationComplete: Schema.optional(Schema.Boolean),
+    turnComplete: Schema.optional(Schema.Boolean),
+    interrupted: Schema.optional(Schema.Boolean),
+    inputTranscription: Schema.optional(Transcription),
+    outputTranscription: Schema.optional(Transcription)
+  },
+  Extra
+)
+
+/** A live server message: one or more of its known members; unknown members are kept. @category schemas */
+export const LiveServerMessage = Schema.Struct(
+  {
+    setupComplete: Schema.optional(Extra),
+    serverContent: Schema.optional(LiveServerContent),
+    toolCall: Schema.optional(
+      Schema.Struct(
+        { functionCalls: Schema.Array(Schema.Struct({ id: Schema.optional(Schema.String), name: Schema.String, args: Schema.optional(Extra) }, Extra)) },
+        Extra
+      )
+    ),
+    toolCallCancellation: Schema.optional(Schema.Struct({ ids: Schema.Array(Schema.String) }, Extra)),
+    usageMetadata: Schema.optional(
+      Schema.Struct(
+        {
+          promptTokenCount: Schema.optional(Schema.Number),
+          responseTokenCount: Schema.optional(Schema.Number),
+          totalTokenCount: Schema.optional(Schema.Number)
+        },
+        Extra
+      )
+    ),
+    goAway: Schema.optional(Schema.Struct({ timeLeft: Schema.optional(Schema.String) }, Extra)),
+    sessionResumptionUpdate: Schema.optional(
+      Schema.Struct({ newHandle: Schema.optional(Schema.String), resumable: Schema.optional(Schema.Boolean) }, Extra)
+    )
+  },
+  Extra
+)
+/** @category models */
+export type LiveServerMessage = typeof LiveServerMessage.Type
+
+const decodeMessage = Schema.decodeUnknownEither(LiveServerMessage)
+
+/**
+ * Decodes one server frame: JSON text, UTF-8 bytes (servers may send JSON in binary frames) or a
+ * parsed object. Fails with `DecodeError`, never throws.
+ * @category decoding
+ */
+export const decodeLiveServerMessage = (frame: unknown): Effect.Effect<LiveServerMessage, DecodeError> =>
+  Effect.suspend(() => {
+    const failWith = (message: string) => Effect.fail(new DecodeError({ family: "live", what: "live server message", message }))
+    let json = frame
+    if (typeof frame === "string" || frame instanceof Uint8Array) {
+      try {
+        json = JSON.parse(typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame))
+      } catch {
+        return failWith("the frame is not UTF-8 JSON")
+      }
+    }
+    if (!isRecord(json)) return failWith(`expected a JSON object, got ${describe(json)}`)
+    const parsed = decodeMessage(sanitize(json))
+    return Either.isLeft(parsed) ? failWith(ParseResult.TreeFormatter.formatErrorSync(parsed.left)) : Effect.succeed(parsed.right)
+  })
+
+/** The text of a message's model turn (thought parts left out), or `undefined` when it has none. @category accessors */
+export const liveText = (message: LiveServerMessage): string | undefined => {
+  const parts = message.serverContent?.modelTurn?.parts ?? []
+  const texts = parts.filter((p) => p.text !== undefined && p.thought !== true).map((p) => p.text as string)
+  return texts.length === 0 ? undefined : texts.join("")
+}
+
+/** The base64 audio chunks (`inlineData` with an `audio/…` type) of a message's model turn. @category accessors */
+export const liveAudioChunks = (message: LiveServerMessage): ReadonlyArray<{ readonly mimeType: string; readonly data: string }> =>
+  (message.serverContent?.modelTurn?.parts ?? []).flatMap((p) =>
+    p.inlineData !== undefined && p.inlineData.mimeType.startsWith("audio/") ? [{ mimeType: p.inlineData.mimeType, data: p.inlineData.data }] : []
+  )

@@ -1,0 +1,509 @@
+/**
+ * The messages-style (epsilon) request bodies: create message (E8), count tokens (E9) and the
+ * two-round tool-use turn, validated before anything is sent.
+ */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "../../errors/InvalidRequest.js"
+import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
+import * as Rules from "../../validation/Rules.js"
+
+// ---------------------------------------------------------------------------------------------
+// Schemas. Every object keeps an index signature: fields the gateway grows pass through untouched.
+
+const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+
+/** The image media types the messages-style API takes in a base64 image source. @category models */
+export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
+
+/** `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour. @category schemas */
+export const MessagesCacheControl = Schema.Struct({ type: Schema.Literal("ephemeral", "persistent") }, Open)
+
+/** A text block, also the element of an array `system`. @category schemas */
+export const TextBlockParam = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, cache_control: opt(MessagesCacheControl) }, Open)
+
+/** An image block with a base64, url or file source. @category schemas */
+export const ImageBlockParam = Schema.Struct(
+  {
+    type: Schema.Literal("image"),
+    source: Schema.Union(
+      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: Schema.String }, Open),
+      Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }, Open),
+      Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String }, Open)
+    ),
+    cache_control: opt(MessagesCacheControl)
+  },
+  Open
+)
+
+/** A tool call echoed back in an assistant turn. @category schemas */
+export const ToolUseBlockParam = Schema.Struct(
+  { type: Schema.Literal("tool_use"), id: Schema.String, name: Schema.String, input: Open, cache_control: opt(MessagesCacheControl) },
+  Open
+)
+
+/** A tool's answer in a user turn. @category schemas */
+export const ToolResultBlockParam = Schema.Struct(
+  {
+    type: Schema.Literal("tool_result"),
+    tool_use_id: Schema.String,
+    content: opt(Schema.Union(Schema.String, Schema.Array(Open))),
+    is_error: opt(Schema.Boolean),
+    cache_control: opt(MessagesCacheControl)
+  },
+  Open
+)
+
+/** A thinking block echoed back unchanged (its `signature` is checked upstream). @category schemas */
+export const ThinkingBlockParam = Schema.Struct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String }, Open)
+
+/** A redacted thinking block echoed back unchanged. @category schemas */
+export const RedactedThinkingBlockParam = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: Schema.String }, Open)
+
+/** Any content block: the known kinds, or another kind passed through as is. @category schemas */
+export const ContentBlockParam = Schema.Union(
+  TextBlockParam,
+  ImageBlockParam,
+  ToolUseBlockParam,
+  ToolResultBlockParam,
+  ThinkingBlockParam,
+  RedactedThinkingBlockParam,
+  Schema.Struct({ type: Schema.String }, Open)
+)
+/** @category models */
+export type ContentBlockParam = typeof ContentBlockParam.Type
+
+/** One turn of the conversation. @category schemas */
+export const MessageParam = Schema.Struct(
+  { role: Schema.Literal("user", "assistant"), content: Schema.Union(Schema.String, Schema.Array(ContentBlockParam)) },
+  Open
+)
+/** @category models */
+export type MessageParam = typeof MessageParam.Type
+
+/** A function tool (`name`, `input_schema` of type object) or a server tool with its own `type`. @category schemas */
+export const MessagesTool = Schema.Union(
+  Schema.Struct(
+    {
+      name: Schema.String,
+      description: opt(Schema.String),
+      input_schema: Schema.Struct({ type: Schema.Literal("object") }, Open),
+      cache_control: opt(MessagesCacheControl)
+    },
+    Open
+  ),
+  Schema.Struct({ type: Schema.String, cache_control: opt(MessagesCacheControl) }, Open)
+)
+
+/** `tool_choice` in its four forms. @category schemas */
+export const MessagesToolChoice = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("auto", "any"), disable_parallel_tool_use: opt(Schema.Boolean) }, Open),
+  Schema.Struct({ type: Schema.Literal("none") }, Open),
+  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: opt(Schema.Boolean) }, Open)
+)
+
+/** Extended thinking: `enabled` with a budget, `disabled`, or `adaptive`. @category schemas */
+export const MessagesThinkingConfig = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int }, Open),
+  Schema.Struct({ type: Schema.Literal("disabled", "adaptive") }, Open)
+)
+
+const System = Schema.Union(Schema.String, Schema.Array(TextBlockParam))
+
+/** The body of POST `/v1/messages` (E8). @category schemas */
+export const MessagesBody = Schema.Struct(
+  {
+    model: Schema.String,
+    messages: Schema.Array(MessageParam),
+    max_tokens: Schema.Int,
+    system: opt(System),
+    temperature: opt(Schema.Number),
+    top_p: opt(Schema.Number),
+    top_k: opt(Schema.Int),
+    stop_sequences: opt(Schema.Array(Schema.String)),
+    stream: opt(Schema.Boolean),
+    tools: opt(Schema.Array(MessagesTool)),
+    tool_choice: opt(MessagesToolChoice),
+    thinking: opt(MessagesThinkingConfig),
+    metadata: opt(Open),
+    mcp_servers: opt(Schema.Array(Schema.Unknown)),
+    context_management: opt(Open),
+    cache_control: opt(MessagesCacheControl)
+  },
+  Open
+)
+/** @category models */
+export type MessagesBody = typeof MessagesBody.Type
+
+/** The body of POST `/v1/messages/count_tokens` (E9). @category schemas */
+export const CountTokensBody = Schema.Struct(
+  {
+    model: Schema.String,
+    messages: Schema.Array(MessageParam),
+    system: opt(System),
+    tools: opt(Schema.Array(MessagesTool)),
+    tool_choice: opt(MessagesToolChoice),
+    thinking: opt(MessagesThinkingConfig),
+    cache_control: opt(MessagesCacheControl)
+  },
+  Open
+)
+/** @category models */
+export type CountTokensBody = typeof CountTokensBody.Type
+
+// ---------------------------------------------------------------------------------------------
+// Validation: friendly messages naming the field, the value and what is allowed.
+
+type Check = Effect.Effect<void, InvalidRequest>
+const { at, ifPresent } = Rules
+
+/** A present string field (empty allowed). */
+const requiredText = (obj: Rules.Json, key: string, path: string): Effect.Effect<string, InvalidRequest> =>
+  Effect.flatMap(Rules.required(obj, key, path), (v) => Rules.string(v, at(path, key)))
+
+
+const cacheControl = (obj: Rules.Json, path: string): Check =>
+  ifPresent(obj, "cache_control", (v) =>
+    Effect.gen(function* () {
+      const field = at(path, "cache_control")
+      const cc = yield* Rules.record(v, field)
+      const type = yield* Rules.required(cc, "type", field)
+      yield* Rules.oneOf(type, at(field, "type"), ["ephemeral", "persistent"])
+    })
+  )
+
+/** Block kinds that belong to one side of the conversation only. */
+const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
+  tool_use: "assistant",
+  thinking: "assistant",
+  redacted_thinking: "assistant",
+  tool_result: "user"
+}
+
+const imageSource = (block: Rules.Json, path: string): Check =>
+  Effect.gen(function* () {
+    const field = at(path, "source")
+    const source = yield* Rules.record(yield* Rules.required(block, "source", path), field)
+    const type = yield* Rules.oneOf(yield* Rules.required(source, "type", field), at(field, "type"), ["base64", "url", "file"])
+    if (type === "base64") {
+      yield* Rules.oneOf(yield* Rules.required(source, "media_type", field), at(field, "media_type"), MessagesImageMediaTypes)
+      yield* Rules.requiredString(source, "data", field)
+    } else if (type === "url") yield* Rules.requiredString(source, "url", field)
+    else yield* Rules.requiredString(source, "file_id", field)
+  })
+
+const documentSource = (block: Rules.Json, path: string): Check =>
+  Effect.gen(function* () {
+    const field = at(path, "source")
+    const source = yield* Rules.record(yield* Rules.required(block, "source", path), field)
+    const type = yield* Rules.requiredString(source, "type", field)
+    if (type === "base64" || type === "text") {
+      yield* Rules.requiredString(source, "media_type", field)
+      yield* requiredText(source, "data", field)
+    } else if (type === "url") yield* Rules.requiredString(source, "url", field)
+    else if (type === "file") yield* Rules.requiredString(source, "file_id", field)
+  })
+
+/** One content block of a turn by `role`; kinds this client does not know pass through. */
+const contentBlock = (value: unknown, path: string, role: "user" | "assistant"): Check =>
+  Effect.gen(function* () {
+    const block = yield* Rules.record(value, path)
+    const type = yield* Rules.requiredString(block, "type", path)
+    const side = ONLY_IN[type]
+    if (side !== undefined && side !== role)
+      return yield* Rules.fail(
+        at(path, "type"),
+        "role",
+        `${at(path, "type")}: ${Rules.describe(type)} is not allowed in a ${role} turn; allowed in: ${side} turns`
+      )
+    switch (type) {
+      case "text":
+        yield* Rules.requiredString(block, "text", path)
+        break
+      case "image":
+        yield* imageSource(block, path)
+        break
+      case "document":
+        yield* documentSource(block, path)
+        break
+      case "tool_use":
+        yield* Rules.requiredString(block, "id", path)
+        yield* Rules.requiredString(block, "name", path)
+        yield* Rules.record(yield* Rules.required(block, "input", path), at(path, "input"))
+        break
+      case "tool_result":
+        yield* toolResult(block, path)
+        break
+      case "thinking":
+        yield* requiredText(block, "thinking", path)
+        yield* requiredText(block, "signature", path)
+        break
+      case "redacted_thinking":
+        yield* Rules.requiredString(block, "data", path)
+        break
+    }
+    yield* cacheControl(block, path)
+  })
+
+const toolResult = (block: Rules.Json, path: string): Check =>
+  Effect.gen(function* () {
+    yield* Rules.requiredString(block, "tool_use_id", path)
+    yield* ifPresent(block, "is_error", (v) => Rules.boolean(v, at(path, "is_error")))
+    const content = Rules.optional(block, "content")
+    if (content === undefined || typeof content === "string") return
+    const field = at(path, "content")
+    const items = yield* Rules.array(content, field)
+    for (const [i, item] of items.entries()) yield* contentBlock(item, at(field, i), "user")
+  })
+
+const content = (value: unknown, field: string, role: "user" | "assistant"): Check =>
+  Effect.gen(function* () {
+    if (typeof value === "string") return
+    if (!Array.isArray(value))
+      return yield* Rules.fail(field, "type", `${field}: expected a string or an array of content blocks, got ${Rules.describe(value)}`)
+    for (const [i, item] of value.entries()) yield* contentBlock(item, at(field, i), role)
+  })
+
+const messageParam = (value: unknown, path: string): Check =>
+  Effect.gen(function* () {
+    const message = yield* Rules.record(value, path)
+    const role = yield* Rules.oneOf(yield* Rules.required(message, "role", path), at(path, "role"), ["user", "assistant"])
+    yield* content(yield* Rules.required(message, "content", path), at(path, "content"), role)
+  })
+
+const messages = (body: Rules.Json): Check =>
+  Effect.gen(function* () {
+    const items = yield* Rules.array(yield* Rules.required(body, "messages"), "messages", { nonEmpty: true })
+    for (const [i, item] of items.entries()) yield* messageParam(item, at("messages", i))
+  })
+
+const system = (body: Rules.Json): Check =>
+  ifPresent(body, "system", (v) =>
+    Effect.gen(function* () {
+      if (typeof v === "string") return
+      if (!Array.isArray(v))
+        return yield* Rules.fail("system", "type", `system: expected a string or an array of text blocks, got ${Rules.describe(v)}`)
+      for (const [i, item] of v.entries()) {
+        const path = at("system", i)
+        const block = yield* Rules.record(item, path)
+        yield* Rules.oneOf(yield* Rules.required(block, "type", path), at(path, "type"), ["text"])
+        yield* Rules.requiredString(block, "text", path)
+        yield* cacheControl(block, path)
+      }
+    })
+  )
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
+
+/** Validates `tools` and answers the declared tool names (for `tool_choice.name`). */
+const tools = (body: Rules.Json): Effect.Effect<ReadonlyArray<string> | undefined, InvalidRequest> =>
+  Effect.gen(function* () {
+    const v = Rules.optional(body, "tools")
+    if (v === undefined) return undefined
+    const items = yield* Rules.array(v, "tools")
+    const names: Array<string> = []
+    for (const [i, item] of items.entries()) {
+      const path = at("tools", i)
+      const tool = yield* Rules.record(item, path)
+      const type = Rules.optional(tool, "type")
+      if (type !== undefined) yield* Rules.string(type, at(path, "type"), { nonEmpty: true })
+      let name: string | undefined
+      if (type !== undefined && type !== "custom") {
+        // A server tool (web search, code execution, …): its own type says what it needs.
+        const n = Rules.optional(tool, "name")
+        if (n !== undefined) name = yield* Rules.string(n, at(path, "name"), { nonEmpty: true })
+      } else {
+        name = yield* Rules.requiredString(tool, "name", path)
+        if (!TOOL_NAME.test(name))
+          return yield* Rules.notAllowed(at(path, "name"), name, "1 to 128 letters, digits, _ or -")
+        yield* ifPresent(tool, "description", (d) => Rules.string(d, at(path, "description")))
+        const schemaField = at(path, "input_schema")
+        const schema = yield* Rules.record(yield* Rules.required(tool, "input_schema", path), schemaField)
+        yield* Rules.oneOf(Rules.optional(schema, "type"), at(schemaField, "type"), ["object"])
+      }
+      yield* cacheControl(tool, path)
+      if (name !== undefined) {
+        if (names.includes(name))
+          return yield* Rules.fail(at(path, "name"), "unique", `${at(path, "name")}: ${Rules.describe(name)} is declared twice; tool names must be unique`)
+        names.push(name)
+      }
+    }
+    return names
+  })
+
+const toolChoice = (body: Rules.Json, declared: ReadonlyArray<string> | undefined): Check =>
+  ifPresent(body, "tool_choice", (v) =>
+    Effect.gen(function* () {
+      const choice = yield* Rules.record(v, "tool_choice")
+      const type = yield* Rules.oneOf(yield* Rules.required(choice, "type", "tool_choice"), "tool_choice.type", ["auto", "any", "none", "tool"])
+      yield* ifPresent(choice, "disable_parallel_tool_use", (d) => Rules.boolean(d, "tool_choice.disable_parallel_tool_use"))
+      if (type !== "tool") return
+      const name = yield* Rules.requiredString(choice, "name", "tool_choice")
+      if (declared !== undefined && !declared.includes(name))
+        return yield* Rules.notAllowed("tool_choice.name", name, declared.length === 0 ? "(no tools declared)" : declared, "the declared tools")
+    })
+  )
+
+const thinking = (body: Rules.Json, model: string, maxTokens: number | undefined): Check =>
+  ifPresent(body, "thinking", (v) =>
+    Effect.gen(function* () {
+      const config = yield* Rules.record(v, "thinking")
+      const type = yield* Rules.oneOf(yield* Rules.required(config, "type", "thinking"), "thinking.type", ["enabled", "disabled", "adaptive"])
+      if (type !== "enabled") return
+      const budget = yield* Rules.number(yield* Rules.required(config, "budget_tokens", "thinking"), "thinking.budget_tokens", {
+        min: 1024,
+        minExclusive: true,
+        integer: true,
+        context: model
+      })
+      // The budget is part of max_tokens (protocol notes 1.2), so it must leave room for the answer.
+      if (maxTokens !== undefined && budget >= maxTokens)
+        return yield* Rules.fail(
+          "thinking.budget_tokens",
+          "range",
+          `thinking.budget_tokens: ${budget} is out of range for ${model}; allowed: greater than 1024 and less than max_tokens (${maxTokens})`
+        )
+    })
+  )
+
+const common = (body: Rules.Json, model: string, maxTokens: number | undefined): Check =>
+  Effect.gen(function* () {
+    yield* messages(body)
+    yield* system(body)
+    const declared = yield* tools(body)
+    yield* toolChoice(body, declared)
+    yield* thinking(body, model, maxTokens)
+    yield* cacheControl(body, "")
+  })
+
+const generation = (body: Rules.Json, model: string): Check =>
+  Effect.gen(function* () {
+    yield* ifPresent(body, "temperature", (v) => Rules.number(v, "temperature", { min: 0, max: 1, context: model }))
+    yield* ifPresent(body, "top_p", (v) => Rules.number(v, "top_p", { min: 0, max: 1, context: model }))
+    yield* ifPresent(body, "top_k", (v) => Rules.number(v, "top_k", { min: 0, integer: true, context: model }))
+    yield* ifPresent(body, "stop_sequences", (v) =>
+      Effect.gen(function* () {
+        const items = yield* Rules.array(v, "stop_sequences")
+        for (const [i, s] of items.entries()) yield* Rules.string(s, at("stop_sequences", i), { nonEmpty: true })
+      })
+    )
+    yield* ifPresent(body, "stream", (v) => Rules.boolean(v, "stream"))
+    yield* ifPresent(body, "metadata", (v) => Rules.record(v, "metadata"))
+    yield* ifPresent(body, "mcp_servers", (v) => Rules.array(v, "mcp_servers"))
+    yield* ifPresent(body, "context_management", (v) => Rules.record(v, "context_management"))
+  })
+
+/**
+ * Copies a validated input into a body: every field sanitised (no `__proto__`-style keys at any
+ * depth), known fields given as `null` left out (null means "absent" to the rules), `drop` left out.
+ */
+const copy = (input: Rules.Json, known: ReadonlySet<string>, drop: ReadonlySet<string> = new Set()): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(Rules.passthrough(input, drop))) {
+    if (value === null && known.has(key)) continue
+    out[key] = Rules.sanitize(value)
+  }
+  return out
+}
+
+const MESSAGES_FIELDS = new Set(Object.keys(MessagesBody.fields))
+
+/** Output and generation controls the token counter does not take (protocol notes 1.7). */
+const NOT_COUNTED = new Set(["max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"])
+
+/**
+ * Builds the body of POST `/v1/messages` (E8) from untrusted input: `model` must be a messages
+ * (epsilon) model; `messages` non-empty; `max_tokens` an integer greater than 0; `temperature` and
+ * `top_p` 0–1; `thinking.budget_tokens` greater than 1024 and less than `max_tokens`; `tool_choice` in
+ * its four forms naming a declared tool; tools with `input_schema` objects; `cache_control`
+ * `ephemeral`/`persistent` wherever it appears. Unknown fields pass through untouched.
+ * @category constructors
+ */
+export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const body = yield* Rules.record(input, "")
+    const model = yield* Rules.requiredString(body, "model")
+    yield* ensureRoute(model, "messages", options)
+    const maxTokens = yield* Rules.number(yield* Rules.required(body, "max_tokens"), "max_tokens", {
+      min: 0,
+      minExclusive: true,
+      integer: true,
+      context: model
+    })
+    yield* common(body, model, maxTokens)
+    yield* generation(body, model)
+    return yield* Rules.conform(MessagesBody, copy(body, MESSAGES_FIELDS), "")
+  })
+
+/**
+ * Builds the body of POST `/v1/messages/count_tokens` (E9): `model` (a messages model) and
+ * `messages` required; `system`, `tools`, `tool_choice`, `thinking` optional and checked as for
+ * create. Output and generation controls (`max_tokens`, `stream`, `temperature`, `top_p`, `top_k`,
+ * `stop_sequences`, `metadata`, `service_tier`) are not counted, so they are dropped rather than
+ * refused: a create body can be counted as it is.
+ * @category constructors
+ */
+export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const body = yield* Rules.record(input, "")
+    const model = yield* Rules.requiredString(body, "model")
+    yield* ensureRoute(model, "countTokens", options)
+    yield* common(body, model, undefined)
+    return yield* Rules.conform(CountTokensBody, copy(body, MESSAGES_FIELDS, NOT_COUNTED), "")
+  })
+
+/**
+ * The second round of tool use: the conversation so far, then the assistant's turn exactly as it
+ * came back (every block kept and in order, thinking blocks included — altering them is refused
+ * upstream), then a user turn of `tool_result` blocks. Each result needs a `tool_use_id` naming a
+ * `tool_use` of that assistant turn, and every `tool_use` needs its result. A result may omit
+ * `type` (it is `tool_result`).
+ * @category constructors
+ */
+export const appendToolRound = (
+  conversation: unknown,
+  assistantContent: unknown,
+  toolResults: unknown
+): Effect.Effect<ReadonlyArray<MessageParam>, InvalidRequest> =>
+  Effect.gen(function* () {
+    const history = yield* Rules.array(conversation, "messages", { nonEmpty: true })
+    for (const [i, item] of history.entries()) yield* messageParam(item, at("messages", i))
+    const blocks = yield* Rules.array(assistantContent, "assistantContent", { nonEmpty: true })
+    const ids: Array<string> = []
+    for (const [i, item] of blocks.entries()) {
+      yield* contentBlock(item, at("assistantContent", i), "assistant")
+      if (Rules.isRecord(item) && item.type === "tool_use" && typeof item.id === "string") ids.push(item.id)
+    }
+    if (ids.length === 0)
+      return yield* Rules.fail("assistantContent", "tool-use", "assistantContent: holds no tool_use block; a tool round answers tool_use blocks")
+    const results = yield* Rules.array(toolResults, "toolResults", { nonEmpty: true })
+    const answered: Array<string> = []
+    const turn: Array<Record<string, unknown>> = []
+    for (const [i, item] of results.entries()) {
+      const path = at("toolResults", i)
+      const result = yield* Rules.record(item, path)
+      const type = Rules.optional(result, "type")
+      if (type !== undefined) yield* Rules.oneOf(type, at(path, "type"), ["tool_result"])
+      const block = { type: "tool_result", ...Rules.passthrough(result, ["type"]) }
+      yield* contentBlock(block, path, "user")
+      const id = yield* Rules.requiredString(result, "tool_use_id", path)
+      if (!ids.includes(id)) return yield* Rules.notAllowed(at(path, "tool_use_id"), id, ids, "the tool_use blocks of the assistant turn")
+      if (answered.includes(id))
+        return yield* Rules.fail(at(path, "tool_use_id"), "unique", `${at(path, "tool_use_id")}: ${Rules.describe(id)} is answered twice`)
+      answered.push(id)
+      turn.push(block)
+    }
+    const missing = ids.filter((id) => !answered.includes(id))
+    if (missing.length > 0)
+      return yield* Rules.fail(
+        "toolResults",
+        "complete",
+        `toolResults: no tool_result for ${missing.map((id) => Rules.describe(id)).join(", ")}; every tool_use of the assistant turn needs one`
+      )
+    const next = [
+      ...history.map((m) => Rules.sanitize(m)),
+      { role: "assistant", content: Rules.sanitize(blocks) },
+      { role: "user", content: Rules.sanitize(turn) }
+    ]
+    return yield* Rules.conform(Schema.Array(MessageParam), next, "messages")
+  })

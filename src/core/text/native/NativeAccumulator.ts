@@ -1,0 +1,132 @@
+/**
+ * The native-content (zeta) stream accumulator: a pure fold of stream chunks into one
+ * `GenerateContentResponse` (adjacent text parts joined, other parts kept, the latest cumulative
+ * usage), with an error chunk, a blocked prompt or a stream without `finishReason` as `IncompleteStream`.
+ */
+import { Either } from "effect"
+import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
+import type { GenerateContentResponse, NativeCandidate, NativeChunk, NativePart } from "./NativeResponse.js"
+
+/**
+ * The accumulated response. Chunks carry only their new parts, so the snapshot is itself a
+ * `GenerateContentResponse`; each candidate's `index` is set (to its position when a chunk omits it).
+ * @category models
+ */
+export type NativeSnapshot = GenerateContentResponse
+
+/** The snapshot before any chunk. @category constructors */
+export const initialNativeSnapshot: NativeSnapshot = {}
+
+/** A part that is only text (perhaps a thought, perhaps with a signature): such parts are joined. */
+const isTextPart = (part: NativePart): part is NativePart & { readonly text: string } =>
+  part.text !== undefined &&
+  part.inlineData === undefined &&
+  part.fileData === undefined &&
+  part.functionCall === undefined &&
+  part.functionResponse === undefined &&
+  part.executableCode === undefined &&
+  part.codeExecutionResult === undefined
+
+/**
+ * Appends a chunk's parts: a text part joins the previous one when both are text of the same kind
+ * (thought or not) and at most one of them carries a `thoughtSignature` (a signature is per part).
+ */
+const mergeParts = (parts: ReadonlyArray<NativePart>, added: ReadonlyArray<NativePart>): ReadonlyArray<NativePart> => {
+  if (added.length === 0) return parts
+  const out = parts.slice()
+  for (const part of added) {
+    const last = out[out.length - 1]
+    if (
+      last !== undefined &&
+      isTextPart(last) &&
+      isTextPart(part) &&
+      (last.thought === true) === (part.thought === true) &&
+      (last.thoughtSignature === undefined || part.thoughtSignature === undefined)
+    ) {
+      const signature = last.thoughtSignature ?? part.thoughtSignature
+      out[out.length - 1] = { ...last, text: last.text + part.text, ...(signature === undefined ? {} : { thoughtSignature: signature }) }
+    } else out.push(part)
+  }
+  return out
+}
+
+/** The later value when present, else the earlier one (optional fields stay absent, not undefined). */
+const later = <K extends keyof NativeCandidate>(key: K, prev: NativeCandidate, next: NativeCandidate) =>
+  next[key] !== undefined ? { [key]: next[key] } : prev[key] !== undefined ? { [key]: prev[key] } : {}
+
+/** Merges one candidate fragment into the accumulated candidate. */
+const mergeCandidate = (prev: NativeCandidate, next: NativeCandidate): NativeCandidate => {
+  const parts = mergeParts(prev.content?.parts ?? [], next.content?.parts ?? [])
+  const role = next.content?.role ?? prev.content?.role
+  return {
+    ...prev,
+    content: { ...(role === undefined ? {} : { role }), parts },
+    ...later("finishReason", prev, next),
+    ...later("safetyRatings", prev, next),
+    ...later("citationMetadata", prev, next),
+    ...later("groundingMetadata", prev, next),
+    ...later("avgLogprobs", prev, next),
+    ...later("finishMessage", prev, next)
+  }
+}
+
+/**
+ * One fold step: a fresh snapshot, or an `IncompleteStream` whose `partial` is the snapshot before
+ * `chunk` — `error-event` for a chunk with a top-level `error` or a `promptFeedback.blockReason`
+ * (the reason is the `errorType`), `out-of-order` for new parts on a candidate that had finished.
+ * Never throws.
+ * @category folding
+ */
+export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<NativeSnapshot> => {
+  if (chunk.error !== undefined) {
+    const type = chunk.error.status ?? (chunk.error.code === undefined ? "error" : String(chunk.error.code))
+    return incomplete("native", "error-event", `stream error ${type}: ${chunk.error.message ?? "(no message)"}`, snapshot, type)
+  }
+  const blockReason = chunk.promptFeedback?.blockReason
+  if (blockReason !== undefined) {
+    return incomplete("native", "error-event", `the prompt was blocked: ${blockReason}`, snapshot, blockReason)
+  }
+  let candidates = snapshot.candidates ?? []
+  const added = chunk.candidates ?? []
+  for (let position = 0; position < added.length; position++) {
+    const fragment = added[position]!
+    const index = fragment.index ?? position
+    const at = candidates.findIndex((c) => c.index === index)
+    const prev = candidates[at]
+    if (prev === undefined) {
+      candidates = [...candidates, mergeCandidate({ index }, fragment)]
+      continue
+    }
+    if (prev.finishReason !== undefined && (fragment.content?.parts?.length ?? 0) > 0) {
+      return incomplete("native", "out-of-order", `new parts for candidate ${index} after its finishReason`, snapshot)
+    }
+    candidates = replaceAt(candidates, at, mergeCandidate(prev, fragment))
+  }
+  const next: { -readonly [K in keyof NativeSnapshot]: NativeSnapshot[K] } = { ...snapshot }
+  if (added.length > 0) next.candidates = candidates
+  if (chunk.usageMetadata !== undefined) next.usageMetadata = chunk.usageMetadata
+  if (chunk.promptFeedback !== undefined) next.promptFeedback = chunk.promptFeedback
+  if (chunk.modelVersion !== undefined) next.modelVersion = chunk.modelVersion
+  if (chunk.createTime !== undefined) next.createTime = chunk.createTime
+  if (chunk.responseId !== undefined) next.responseId = chunk.responseId
+  return Either.right(next)
+}
+
+/** The final response, or `ended-early` unless every candidate got a `finishReason`. @category folding */
+export const finishNative = (snapshot: NativeSnapshot): Step<GenerateContentResponse> => {
+  const candidates = snapshot.candidates ?? []
+  return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
+    ? Either.right(snapshot)
+    : incomplete("native", "ended-early", "the stream ended before a finishReason", snapshot)
+}
+
+/** The native-content accumulator, for `scanStep` and `foldAll`. @category folding */
+export const nativeAccumulator: Accumulator<NativeChunk, NativeSnapshot, GenerateContentResponse> = {
+  family: "native",
+  initial: initialNativeSnapshot,
+  step: stepNative,
+  finish: finishNative
+}
+
+/** Folds a whole list of chunks into the final response. @category folding */
+export const accumulateNative = (chunks: Iterable<NativeChunk>): Step<GenerateContentResponse> => foldAll(nativeAccumulator, chunks)

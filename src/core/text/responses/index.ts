@@ -1,0 +1,3 @@
+/** OpenAI-style responses (E16): the response, stream events and their accumulator. */
+export * from "./ResponsesAccumulator.js"
+export * from "./ResponsesResponse.js"

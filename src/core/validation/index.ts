@@ -1,0 +1,2 @@
+/** The validation rules the body builders share: field paths, allowed values, ranges and their messages. */
+export * as Rules from "./Rules.js"

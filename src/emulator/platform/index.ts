@@ -1,0 +1,2 @@
+/** The platform-style endpoints (E4–E7): token, submits and envelopes. */
+export * from "./Platform.js"

@@ -1,0 +1,2 @@
+/** OpenAI-style chat completions (E16), the server side. */
+export * from "./OpenAiText.js"

@@ -1,0 +1,2 @@
+/** OpenAI-style responses (E16), the server side. */
+export * from "./Responses.js"

@@ -1,0 +1,185 @@
+/**
+ * The emulator's own check of an E1 video submit body: the model catalog, key access outcomes and
+ * each family's field rules as the spec states them (written independently of src/core).
+ */
+import type { KeyProfile } from "../server/Context.js"
+import { checkDeltaBody } from "./VideoDeltaRules.js"
+
+/** A video model family of the spec. */
+export type VideoFamily = "alpha" | "beta" | "gamma" | "delta"
+
+/** The video models the emulator knows, with their family. */
+export const VIDEO_MODELS: ReadonlyMap<string, VideoFamily> = new Map([
+  ["alpha-2", "alpha"],
+  ["beta-3.0-fast-generate-001", "beta"],
+  ["beta-3.1-fast-generate-001", "beta"],
+  ["beta-3.0-generate-preview", "beta"],
+  ["gamma2.5-t2v-preview", "gamma"],
+  ["gamma2.5-i2v-preview", "gamma"],
+  ["delta-1-0-lite-t2v-250428", "delta"],
+  ["delta-1-0-lite-i2v-250428", "delta"],
+  ["delta-1-0-pro-250528", "delta"],
+  ["delta-1-5-pro-251215", "delta"],
+  ["delta-1-5-pro-251215-noAudio", "delta"]
+])
+
+/** Models the restricted key gets a 404 "not found / no access" for (the spec's access outcomes). */
+const RESTRICTED_404: ReadonlySet<string> = new Set([
+  "delta-1-0-lite-t2v-250428",
+  "delta-1-0-lite-i2v-250428",
+  "beta-3.0-generate-preview"
+])
+
+/** Longest prompt accepted; the spec does not give one, so a generous bound. */
+export const MAX_PROMPT_CHARS = 10_000
+/** Longest media string (URL or base64 data URL) accepted. */
+export const MAX_MEDIA_CHARS = 20_000_000
+
+/** A rejected body: the HTTP status and the OpenAI-style error fields. */
+export interface VideoRejection {
+  readonly status: number
+  readonly message: string
+  readonly param: string | null
+  readonly code: string | null
+}
+
+/** An accepted body: what the task store needs to know. */
+export interface AcceptedVideo {
+  readonly model: string
+  readonly family: VideoFamily
+  /** The text the content rule looks at (prompt or delta text item). */
+  readonly prompt: string
+}
+
+/** The outcome of checking a submit body. */
+export type VideoCheck = { readonly ok: true; readonly value: AcceptedVideo } | ({ readonly ok: false } & VideoRejection)
+
+/** Builds a 400 rejection for `param`. */
+export const invalid = (param: string | null, message: string, code: string | null = "invalid_value"): VideoCheck => ({
+  ok: false,
+  status: 400,
+  message,
+  param,
+  code
+})
+
+type Body = Readonly<Record<string, unknown>>
+type Problem = VideoCheck | undefined
+
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v)
+const oneOf = (allowed: ReadonlyArray<string | number>, v: unknown): boolean => allowed.includes(v as string | number)
+const fmt = (allowed: ReadonlyArray<string | number>): string => allowed.join(", ")
+
+/** Checks an optional field with `ok`; `what` describes the rule for the message. */
+const optional = (body: Body, field: string, ok: (v: unknown) => boolean, what: string): Problem =>
+  body[field] === undefined || ok(body[field]) ? undefined : invalid(field, `${field} must be ${what}`)
+
+const mediaString = (v: unknown): boolean => typeof v === "string" && v.length > 0 && v.length <= MAX_MEDIA_CHARS
+const anyInt = (lo: number, hi: number) => (v: unknown) => isInt(v) && v >= lo && v <= hi
+const bool = (v: unknown): boolean => typeof v === "boolean"
+const inList = (allowed: ReadonlyArray<string | number>) => (v: unknown) => oneOf(allowed, v)
+
+const first = (...problems: ReadonlyArray<() => Problem>): Problem => {
+  for (const p of problems) {
+    const r = p()
+    if (r !== undefined) return r
+  }
+  return undefined
+}
+
+/** The generic E1 fields, checked for type and the generic allowed values on every family but delta. */
+const checkGeneric = (b: Body): Problem =>
+  first(
+    () => optional(b, "prompt", (v) => typeof v === "string" && v.length <= MAX_PROMPT_CHARS, `a string of at most ${MAX_PROMPT_CHARS} characters`),
+    () => optional(b, "image", mediaString, "a non-empty string (URL or base64 data URL)"),
+    () => optional(b, "duration", (v) => isInt(v) && v > 0 && v <= 60, "a positive integer number of seconds"),
+    () => optional(b, "resolution", inList(["480p", "720p", "1080p", "4k"]), `one of ${fmt(["480p", "720p", "1080p", "4k"])}`),
+    () =>
+      optional(b, "aspect_ratio", inList(["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"]), "one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, adaptive")
+  )
+
+/** Text-to-video needs a prompt; a request with an image may leave it out. */
+const needPrompt = (b: Body, hasImage: boolean): Problem =>
+  hasImage || (typeof b.prompt === "string" && b.prompt.trim() !== "") ? undefined : invalid("prompt", "prompt is required for text-to-video", "missing_required_parameter")
+
+const ALPHA_SECONDS = [4, 8, 12] as const
+const checkAlpha = (b: Body): Problem =>
+  first(
+    () =>
+      optional(b, "seconds", (v) => oneOf(ALPHA_SECONDS, typeof v === "string" ? Number(v) : v) && (typeof v !== "string" || /^\d+$/.test(v)), "4, 8 or 12 (string or integer)"),
+    () => optional(b, "size", inList(["720x1280", "1280x720"]), "720x1280 or 1280x720"),
+    () => optional(b, "input_reference", mediaString, "a non-empty string (URL or base64)"),
+    () => optional(b, "remix_from_video_id", (v) => typeof v === "string" && /^video_[A-Za-z0-9_-]{1,200}$/.test(v), "a video id starting with video_"),
+    () =>
+      b.remix_from_video_id !== undefined && (b.input_reference !== undefined || b.image !== undefined)
+        ? invalid("remix_from_video_id", "remix_from_video_id cannot be combined with an input image")
+        : undefined,
+    // Remix rewrites a video from a new prompt, so it needs the prompt too.
+    () => needPrompt(b, b.remix_from_video_id === undefined && (b.input_reference !== undefined || b.image !== undefined))
+  )
+
+const checkBeta = (model: string, b: Body): Problem =>
+  first(
+    () => optional(b, "durationSeconds", inList([4, 6, 8]), "one of 4, 6, 8"),
+    () => optional(b, "aspectRatio", inList(["16:9", "9:16"]), "16:9 or 9:16"),
+    () => optional(b, "resolution", inList(["720p", "1080p"]), "720p or 1080p"),
+    () => optional(b, "fps", anyInt(1, 120), "a positive integer"),
+    () => optional(b, "lastFrame", mediaString, "a non-empty string (URL or base64)"),
+    () => (b.lastFrame !== undefined && !model.startsWith("beta-3.1") ? invalid("lastFrame", `lastFrame is supported only by the 3.1 model, not ${model}`, "unsupported_parameter") : undefined),
+    () => (b.lastFrame !== undefined && b.image === undefined ? invalid("lastFrame", "lastFrame needs image as the first frame") : undefined),
+    () => optional(b, "generateAudio", bool, "a boolean"),
+    () => optional(b, "addWatermark", bool, "a boolean"),
+    () => optional(b, "personGeneration", inList(["allow_all", "allow_adult", "dont_allow"]), "one of allow_all, allow_adult, dont_allow"),
+    () => optional(b, "seed", anyInt(0, 4_294_967_295), "an integer 0-4294967295"),
+    () => optional(b, "sampleCount", anyInt(1, 4), "an integer 1-4"),
+    () => needPrompt(b, b.image !== undefined)
+  )
+
+const checkGamma = (model: string, b: Body): Problem => {
+  const i2v = model.includes("i2v")
+  return first(
+    () => optional(b, "duration", inList([5, 10]), "5 or 10"),
+    () => optional(b, "seed", anyInt(0, 2_147_483_647), "an integer 0-2147483647"),
+    () => optional(b, "smart_rewrite", bool, "a boolean"),
+    () => optional(b, "generate_audio", bool, "a boolean"),
+    () => optional(b, "audio_url", (v) => typeof v === "string" && /^https:\/\/[^\s/]+\S*$/.test(v) && v.length <= 4096, "an https URL"),
+    () =>
+      i2v
+        ? first(
+            () => (b.size !== undefined ? invalid("size", `size is for the text-to-video model; ${model} takes resolution`, "unsupported_parameter") : undefined),
+            () => optional(b, "resolution", inList(["480p", "720p", "1080p"]), "480p, 720p or 1080p"),
+            () => (b.image === undefined ? invalid("image", `${model} is image-to-video: image is required`, "missing_required_parameter") : undefined)
+          )
+        : first(
+            () => (b.image !== undefined ? invalid("image", `${model} is text-to-video and takes no image`, "unsupported_parameter") : undefined),
+            () => (b.resolution !== undefined ? invalid("resolution", `resolution is for the image-to-video model; ${model} takes size as width*height`, "unsupported_parameter") : undefined),
+            () => optional(b, "size", (v) => typeof v === "string" && /^[1-9]\d{1,3}\*[1-9]\d{1,3}$/.test(v), "width*height, e.g. 1280*720"),
+            () => needPrompt(b, false)
+          )
+  )
+}
+
+/**
+ * Checks a submit body for `profile`: unknown models are 400 for every key, the restricted key gets the
+ * spec's access outcomes, then the family's rules apply.
+ */
+export const checkVideoBody = (json: unknown, profile: KeyProfile): VideoCheck => {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return invalid(null, "request body must be a JSON object", "invalid_json")
+  const b = json as Body
+  if (typeof b.model !== "string" || b.model === "") return invalid("model", "model is required", "missing_required_parameter")
+  const model = b.model
+  const family = VIDEO_MODELS.get(model)
+  if (family === undefined) return invalid("model", `model not found: ${model.slice(0, 200)}`, "model_not_found")
+  if (profile === "restricted") {
+    if (model === "alpha-2") return invalid("model", "invalid api platform: 3", null)
+    if (RESTRICTED_404.has(model))
+      return { ok: false, status: 404, message: `model ${model} not found or no access`, param: "model", code: "model_not_found" }
+  }
+  if (family === "delta") return checkDeltaBody(model, b)
+  const problem = first(
+    () => checkGeneric(b),
+    () => (family === "alpha" ? checkAlpha(b) : family === "beta" ? checkBeta(model, b) : checkGamma(model, b))
+  )
+  if (problem !== undefined) return problem
+  return { ok: true, value: { model, family, prompt: typeof b.prompt === "string" ? b.prompt : "" } }
+}
