@@ -6,6 +6,7 @@ import { Config, Option, Redacted } from "effect"
 import type { HttpClient } from "@effect/platform"
 import type { Layer } from "effect"
 import type { SocketOpener } from "./WebSocketSession.js"
+import { type Limits, type LimitsInput, makeLimits } from "./Limits.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
 export type NativeAuth = "bearer" | "x-vendor-api-key" | "query"
@@ -47,6 +48,8 @@ export interface GatewayConfigInput {
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
   /** How WebSockets are opened (default: the Node `ws` package, which can send the key as a header). */
   readonly webSocket?: SocketOpener
+  /** Bounds on everything read from outside (see `Limits`); each defaults on its own. */
+  readonly limits?: LimitsInput
 }
 
 /** The resolved settings, every default applied. @category models */
@@ -69,6 +72,7 @@ export interface GatewayConfig {
   readonly minPollIntervalMs: number
   readonly httpClient: Option.Option<Layer.Layer<HttpClient.HttpClient>>
   readonly webSocket: Option.Option<SocketOpener>
+  readonly limits: Limits
 }
 
 const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -99,7 +103,8 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   embedConcurrency: Math.max(1, Math.floor(input.embedConcurrency ?? 4)),
   minPollIntervalMs: Math.max(0, input.minPollIntervalMs ?? 3_000),
   httpClient: Option.fromNullable(input.httpClient),
-  webSocket: Option.fromNullable(input.webSocket)
+  webSocket: Option.fromNullable(input.webSocket),
+  limits: makeLimits(input.limits)
 })
 
 /**

@@ -1,0 +1,52 @@
+/**
+ * The bounds on everything umg reads from outside — answers, error bodies, decompressed bytes,
+ * downloads, SSE lines and events, WebSocket frames, JSON nesting, redirects and the waits that have
+ * no other timeout — in one place, with their defaults. Every reader takes its bound from here.
+ */
+
+/** What a user may override; every field is optional. @category models */
+export interface LimitsInput {
+  /** Largest JSON answer body, after decompression (default 32 MiB). */
+  readonly maxResponseBytes?: number
+  /** Largest non-2xx body read for an error; the rest is discarded (default 64 KiB). */
+  readonly maxErrorBodyBytes?: number
+  /** Largest binary answer (speech audio, E3 video download) after decompression (default 512 MiB). */
+  readonly maxDownloadBytes?: number
+  /** Longest SSE line and largest pending SSE event (default 8 MiB). */
+  readonly maxSseEventBytes?: number
+  /** Largest WebSocket message accepted (default 16 MiB); a larger one closes the session with 1009. */
+  readonly maxFrameBytes?: number
+  /** Most WebSocket messages accepted per second (default 5,000); more closes the session with 1008. */
+  readonly maxFramesPerSecond?: number
+  /** Deepest JSON nesting decoded from an answer or a frame (default 64); deeper is a DecodeError. */
+  readonly maxJsonDepth?: number
+  /** Most redirects followed for one request (default 5). */
+  readonly maxRedirects?: number
+  /** Time limit of a WebSocket opening handshake (default 15 s). */
+  readonly webSocketHandshakeTimeoutMs?: number
+}
+
+/** The bounds in force, every default applied. @category models */
+export type Limits = { readonly [K in keyof LimitsInput]-?: number }
+
+/** The defaults. @category constructors */
+export const defaultLimits: Limits = {
+  maxResponseBytes: 32 * 1024 * 1024,
+  maxErrorBodyBytes: 64 * 1024,
+  maxDownloadBytes: 512 * 1024 * 1024,
+  maxSseEventBytes: 8 * 1024 * 1024,
+  maxFrameBytes: 16 * 1024 * 1024,
+  maxFramesPerSecond: 5_000,
+  maxJsonDepth: 64,
+  maxRedirects: 5,
+  webSocketHandshakeTimeoutMs: 15_000
+}
+
+/** Applies the defaults to a user's bounds. @category constructors */
+export const makeLimits = (input: LimitsInput | undefined): Limits => {
+  const out: Record<string, number> = { ...defaultLimits }
+  for (const [key, value] of Object.entries(input ?? {})) {
+    if (typeof value === "number" && Number.isFinite(value) && value > 0) out[key] = value
+  }
+  return out as Limits
+}
