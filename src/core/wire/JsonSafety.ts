@@ -1,0 +1,135 @@
+/**
+ * What makes a value safe to cross the wire, checked without recursion (so no input can overflow the
+ * stack): nesting depth of decoded JSON, and whether a value given to a builder is one that
+ * `JSON.stringify` sends unchanged (no BigInt, function, symbol, `undefined` in an array, non-finite
+ * number, cycle or shared-deep object, or nesting deeper than the bound).
+ */
+
+/** The default deepest nesting of JSON read or sent (see `Limits.maxJsonDepth`). @category models */
+export const defaultMaxJsonDepth = 64
+
+/**
+ * Whether `value` nests arrays/objects deeper than `maxDepth` (a top-level object is depth 1).
+ * Iterative, stops at the first too-deep container.
+ * @category predicates
+ */
+export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): boolean => {
+  if (value === null || typeof value !== "object") return false
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (depth > maxDepth) return true
+    if (Array.isArray(v)) {
+      for (const item of v) if (item !== null && typeof item === "object") stack.push([item, depth + 1])
+    } else {
+      for (const key in v as object) {
+        const item = (v as Record<string, unknown>)[key]
+        if (item !== null && typeof item === "object") stack.push([item, depth + 1])
+      }
+    }
+  }
+  return false
+}
+
+/** Why a value cannot be sent as JSON, and where. @category models */
+export interface UnsendableValue {
+  /** The path below the checked value, e.g. `tools[0].input_schema.default` (empty for the value itself). */
+  readonly path: string
+  readonly reason: string
+}
+
+const describe = (v: unknown): string | undefined => {
+  switch (typeof v) {
+    case "bigint":
+      return "a BigInt cannot be sent as JSON"
+    case "function":
+      return "a function cannot be sent as JSON"
+    case "symbol":
+      return "a symbol cannot be sent as JSON"
+    case "number":
+      return Number.isFinite(v) ? undefined : `${String(v)} cannot be sent as JSON`
+    default:
+      return undefined
+  }
+}
+
+const childPath = (path: string, key: string | number): string =>
+  typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? (path === "" ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`
+
+/**
+ * The first reason `value` is not plain JSON data that `JSON.stringify` sends as it is, or
+ * `undefined` when it is. `undefined` object members are allowed (they are omitted, as in JSON);
+ * `undefined` array items are not (they would become `null`). Objects with a `toJSON` method
+ * (such as `Date`) are refused too: what they send is not what was given. Never throws.
+ * @category predicates
+ */
+export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJsonDepth): UnsendableValue | undefined => {
+  const onPath = new Set<object>()
+  // Explicit stack of [value, path, depth, leaving?] so that cycles are told from shared references.
+  const stack: Array<{ v: unknown; path: string; depth: number; leave?: object }> = [{ v: value, path: "", depth: 0 }]
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    if (frame.leave !== undefined) {
+      onPath.delete(frame.leave)
+      continue
+    }
+    const { v, path, depth } = frame
+    const simple = describe(v)
+    if (simple !== undefined) return { path, reason: simple }
+    if (v === null || typeof v !== "object") continue
+    if (depth + 1 > maxDepth) return { path, reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
+    if (onPath.has(v)) return { path, reason: "a cycle (a value containing itself) cannot be sent as JSON" }
+    try {
+      if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
+        return { path, reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }
+      }
+      const isArray = Array.isArray(v)
+      if (!isArray) {
+        const proto = Object.getPrototypeOf(v)
+        if (proto !== Object.prototype && proto !== null) {
+          return { path, reason: "only plain objects and arrays can be sent as JSON" }
+        }
+      }
+      onPath.add(v)
+      stack.push({ v: undefined, path, depth, leave: v })
+      if (isArray) {
+        const arr = v as ReadonlyArray<unknown>
+        for (let i = arr.length - 1; i >= 0; i--) {
+          if (arr[i] === undefined) return { path: childPath(path, i), reason: "undefined in an array cannot be sent as JSON" }
+          stack.push({ v: arr[i], path: childPath(path, i), depth: depth + 1 })
+        }
+      } else {
+        if (Object.getOwnPropertySymbols(v).length > 0) return { path, reason: "symbol keys cannot be sent as JSON" }
+        const keys = Object.keys(v)
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i]!
+          const item = (v as Record<string, unknown>)[key]
+          if (item === undefined) continue
+          stack.push({ v: item, path: childPath(path, key), depth: depth + 1 })
+        }
+      }
+    } catch {
+      // A Proxy or getter that throws: not plain data.
+      return { path, reason: "a value whose properties cannot be read cannot be sent as JSON" }
+    }
+  }
+  return undefined
+}
+
+/**
+ * One id as one URL path segment: refuses the empty string, `.`, `..` and anything with `/` or `\`
+ * (which would move the request to another path), encodes the rest. `undefined` when refused.
+ * @category constructors
+ */
+export const pathSegment = (id: string): string | undefined => {
+  if (id === "" || id === "." || id === ".." || /[/\\]/.test(id)) return undefined
+  // A segment that decodes to a dot segment (`%2e%2E`) is refused as well.
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(id)
+  } catch {
+    decoded = id
+  }
+  if (decoded === "." || decoded === ".." || /[/\\]/.test(decoded)) return undefined
+  return encodeURIComponent(id)
+}
