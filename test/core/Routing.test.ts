@@ -158,3 +158,35 @@ describe("routeForCapability / ensureRoute", () => {
     expect(failure(ensureRoute("  ", "chat")).rule).toBe("non-empty")
   })
 })
+
+describe("the one model catalog", () => {
+  it("refuses a model of another family, naming its family and the endpoint that serves it", () => {
+    const e = failure(routeForCapability("rerank-v1", "embeddings"))
+    expect(e).toMatchObject({ field: "model", rule: "route" })
+    expect(e.message).toContain("is a rerank model, served by rerank (POST /v1/rerank)")
+    expect(e.message).toContain("cannot be sent to embeddings (POST /v1/embeddings)")
+    expect(failure(routeForCapability("alpha-2", "chat")).message).toContain("is a alpha video model")
+    expect(failure(routeForCapability("gpt-5-pro", "chat")).message).toContain("served only by /v1/responses")
+  })
+
+  it("refuses an id the catalog does not list, with the known models of that capability", () => {
+    const e = failure(routeForCapability("gpt-9", "chat"))
+    expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
+    expect(e.message).toContain("known: gpt-5, o3, o4-mini, gpt-4.1, gpt-4o, gpt-4o-mini;")
+    expect(e.message).toContain("allowUnknownModels")
+    // An id with a known family prefix but not listed is unknown too.
+    expect(failure(routeForCapability("epsilon-opus-9", "messages")).rule).toBe("unknown-model")
+  })
+
+  it("accepts unknown ids with allowUnknownModels, still refusing a model of another family", () => {
+    expect(success(routeForCapability("gpt-9", "chat", { allowUnknownModels: true })).path).toBe("/v1/chat/completions")
+    expect(success(routeForCapability("my-embedder", "embeddings", { allowUnknownModels: true })).path).toBe("/v1/embeddings")
+    expect(success(routeForCapability("epsilon-opus-9", "messages", { allowUnknownModels: true })).path).toBe("/v1/messages")
+    expect(failure(routeForCapability("rerank-v1", "embeddings", { allowUnknownModels: true })).rule).toBe("route")
+  })
+
+  it("knows a user's exact entries without the option", () => {
+    const catalog = extendRouteCatalog([{ match: { exact: "acme-embed-2" }, capabilities: ["embeddings"] }])
+    expect(success(routeForCapability("acme-embed-2", "embeddings", { catalog })).path).toBe("/v1/embeddings")
+  })
+})

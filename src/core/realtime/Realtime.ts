@@ -5,17 +5,18 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { realtimeStyles } from "../gateway/Routing.js"
 import { type Json, array, at, describe, fail, isRecord, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"
 
-/** Realtime models and their event style. Extend it by passing `{ ...realtimeModels, id: "v2" }`. @category models */
-export const realtimeModels: Readonly<Record<string, RealtimeVersion>> = {
-  "gpt-realtime": "v1",
-  "gpt-realtime-mini": "v1",
-  "gpt-realtime-2": "v2"
-}
+/**
+ * Realtime models and their event style, read from the one model catalog (`defaultRouteCatalog`).
+ * Extend it by passing `{ ...realtimeModels, id: "v2" }`.
+ * @category models
+ */
+export const realtimeModels: Readonly<Record<string, RealtimeVersion>> = realtimeStyles()
 
 /** The event style of a realtime model; an unknown model is an `InvalidRequest` listing the known ones. @category routing */
 export const realtimeVersion = (

@@ -1,0 +1,142 @@
+/**
+ * Closed bodies: a body's known fields are its Schema's fields, an unknown top-level field is refused
+ * naming the nearest known one, and fields the gateway accepts that umg does not know yet travel in
+ * one explicit, typed escape hatch, `extra`, merged into the body when it is built. The last step of
+ * every builder (`seal`) also checks that the body is plain JSON that can be sent unchanged.
+ */
+import { Effect, type Schema } from "effect"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { findUnsendable } from "../wire/JsonSafety.js"
+import { at, conform, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
+
+/** The name of the escape hatch. @category models */
+export const extraField = "extra"
+
+/**
+ * A body as callers write it: the closed body plus `extra`, fields the gateway accepts that umg does
+ * not know yet (merged into the body as they are; a key that names a known field is refused).
+ * @category models
+ */
+export type WithExtra<B> = B & { readonly extra?: Readonly<Record<string, unknown>> }
+
+/** The known top-level fields of a body Schema (a `Schema.Struct`). @category constructors */
+export const fieldsOf = (schema: { readonly fields: Readonly<Record<string, unknown>> }): ReadonlyArray<string> =>
+  Object.keys(schema.fields)
+
+// Optimal string alignment distance (a transposition counts as one edit: `temprature` ~ `temperature`).
+const distance = (a: string, b: string): number => {
+  const rows = a.length + 1
+  const cols = b.length + 1
+  const d: Array<Array<number>> = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i < rows; i++)
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
+      d[i]![j] = v
+    }
+  return d[a.length]![b.length]!
+}
+
+/**
+ * The known name closest to `name`, when it is close enough to be a likely misspelling (at most a
+ * third of the name's letters differ, case ignored), else `undefined`.
+ * @category constructors
+ */
+export const nearestName = (name: string, known: ReadonlyArray<string>): string | undefined => {
+  if (name.length > 64) return undefined
+  const lower = name.toLowerCase()
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of known) {
+    const d = distance(lower, candidate.toLowerCase())
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(Math.max(name.length, best.length) / 3)) ? best : undefined
+}
+
+const shown = (key: string): string => (key.length > 40 ? `${key.slice(0, 37)}...` : key)
+
+/**
+ * Refuses the first top-level field of `obj` that is neither known nor `extra`:
+ * "unknown field `temprature`; did you mean `temperature`?".
+ * @category validators
+ */
+export const refuseUnknownFields = (
+  obj: Json,
+  known: ReadonlyArray<string>,
+  path = "",
+  what = "this body"
+): Effect.Effect<void, InvalidRequest> => {
+  for (const key of Object.keys(obj)) {
+    if (key === extraField && path === "") continue
+    if (known.includes(key)) continue
+    const near = nearestName(key, known)
+    const field = at(path, key)
+    return fail(
+      field,
+      "unknown-field",
+      `unknown field \`${shown(key)}\`${path === "" ? "" : ` in ${path}`}; ${
+        near !== undefined ? `did you mean \`${near}\`?` : `${what} takes: ${known.join(", ")}`
+      } (fields umg does not know yet go in \`extra\`)`
+    )
+  }
+  return Effect.void
+}
+
+/**
+ * The `extra` object of a caller's body: a plain object whose keys name no known field, its values
+ * copied without unsafe keys. Empty when absent.
+ * @category validators
+ */
+export const readExtra = (obj: Json, known: ReadonlyArray<string>): Effect.Effect<Json, InvalidRequest> => {
+  const extra = optional(obj, extraField)
+  if (extra === undefined) return Effect.succeed({})
+  if (!isRecord(extra)) return fail(extraField, "type", `${extraField}: expected an object of fields to send as they are, got ${describe(extra)}`)
+  for (const key of Object.keys(extra)) {
+    if (known.includes(key))
+      return fail(
+        at(extraField, key),
+        "extra-known",
+        `${at(extraField, key)}: \`${shown(key)}\` is a field umg knows; set it on the body itself so it is checked`
+      )
+  }
+  return Effect.succeed(sanitize(extra) as Json)
+}
+
+/** Fails with an `InvalidRequest` on the first part of `value` that is not plain, sendable JSON. @category validators */
+export const sendable = (value: unknown, path = ""): Effect.Effect<void, InvalidRequest> => {
+  const problem = findUnsendable(value)
+  if (problem === undefined) return Effect.void
+  const field = problem.path === "" ? (path === "" ? "(body)" : path) : path === "" ? problem.path : problem.path.startsWith("[") ? `${path}${problem.path}` : `${path}.${problem.path}`
+  return fail(field, "json", `${field}: ${problem.reason}`)
+}
+
+/**
+ * The first and last steps of a closed builder in one: `open` checks that the input is an object
+ * with only known fields (plus `extra`) and plain JSON values; `seal` checks the built body against
+ * its Schema (no cast) and merges `extra` into it.
+ * @category constructors
+ */
+export const closedBody = <A, I>(schema: Schema.Schema<A, I, never> & { readonly fields: Readonly<Record<string, unknown>> }, what: string) => {
+  const known = fieldsOf(schema)
+  return {
+    known,
+    open: (input: unknown): Effect.Effect<Json, InvalidRequest> =>
+      Effect.gen(function* () {
+        if (!isRecord(input)) return yield* fail("(body)", "type", `the request: expected an object, got ${describe(input)}`)
+        yield* sendable(input)
+        yield* refuseUnknownFields(input, known, "", what)
+        return input
+      }),
+    seal: (input: Json, body: unknown): Effect.Effect<A, InvalidRequest> =>
+      Effect.gen(function* () {
+        const valid = yield* conform(schema, body, "")
+        const extra = yield* readExtra(input, known)
+        return Object.keys(extra).length === 0 ? valid : { ...valid, ...extra }
+      })
+  }
+}
