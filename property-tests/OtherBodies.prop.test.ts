@@ -96,9 +96,14 @@ describe("no builder or decoder of the other bodies throws", () => {
   it("builders never copy a __proto__ key into a body", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 3 }), (extra) => {
-        const input = JSON.parse(`{"model":"text-embedding-3-small","input":"x","__proto__":${JSON.stringify(extra)},"meta":{"__proto__":${JSON.stringify(extra)}}}`)
+        const input = JSON.parse(
+          `{"model":"text-embedding-3-small","input":"x","extra":{"__proto__":${JSON.stringify(extra)},"meta":{"__proto__":${JSON.stringify(extra)}}}}`
+        )
         const body = Effect.runSync(buildEmbeddingsBody(input))
         expect(JSON.stringify(body)).not.toContain("__proto__")
+        // At the top level a __proto__ key is an unknown field, refused.
+        const top = JSON.parse(`{"model":"text-embedding-3-small","input":"x","__proto__":${JSON.stringify(extra)}}`)
+        expect(Effect.runSync(Effect.flip(buildEmbeddingsBody(top))).rule).toBe("unknown-field")
       })
     )
   })

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest"
 import { InvalidRequest } from "../src/core/errors/InvalidRequest.js"
 import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src/core/text/messages/Messages.js"
 import { buildNativeBody, parseNativeModel } from "../src/core/text/native/Native.js"
-import { buildChatBody, buildResponsesBody } from "../src/core/text/chat/OpenAiText.js"
+import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
+import { buildResponsesBody } from "../src/core/text/responses/ResponsesBody.js"
 import { type Capability, ensureRoute, routeFor } from "../src/core/gateway/Routing.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
@@ -133,7 +134,8 @@ describe("text body builders never throw", () => {
   })
 })
 
-describe("valid bodies build and keep unknown fields untouched", () => {
+describe("valid bodies build; unknown fields travel only in extra", () => {
+  const unknownModels = { allowUnknownModels: true }
   it("messages bodies", () => {
     fc.assert(
       fc.property(
@@ -143,12 +145,17 @@ describe("valid bodies build and keep unknown fields untouched", () => {
         fc.array(fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.string({ minLength: 1 }) }), { minLength: 1, maxLength: 4 }),
         extras,
         (model, max_tokens, temperature, messages, extra) => {
-          const input = { ...extra, model, max_tokens, temperature, messages }
-          const body = Either.getOrThrow(outcome(buildMessagesBody(input)))
-          expect(body).toEqual(input)
-          for (const k of Object.keys(extra)) expect(body[k]).toEqual(extra[k])
-          const count = Either.getOrThrow(outcome(buildCountTokensBody(input)))
+          const input = { model, max_tokens, temperature, messages, extra }
+          const body = Either.getOrThrow(outcome(buildMessagesBody(input, unknownModels)))
+          expect(body).toEqual({ ...extra, model, max_tokens, temperature, messages })
+          const count = Either.getOrThrow(outcome(buildCountTokensBody(input, unknownModels)))
           expect(count).toEqual({ ...extra, model, messages })
+          // The same fields at the top level are refused, naming the first of them.
+          const firstUnknown = Object.keys(extra)[0]
+          if (firstUnknown !== undefined) {
+            const refused = outcome(buildMessagesBody({ ...extra, model, max_tokens, temperature, messages }, unknownModels))
+            expect(Either.isLeft(refused) && refused.left.rule === "unknown-field").toBe(true)
+          }
         }
       )
     )
@@ -165,9 +172,9 @@ describe("valid bodies build and keep unknown fields untouched", () => {
         }),
         extras,
         (model, temperature, contents, extra) => {
-          const input = { ...extra, contents, generationConfig: { temperature, x_knob: 1 } }
+          const input = { contents, generationConfig: { temperature, x_knob: 1 }, extra }
           const body = Either.getOrThrow(outcome(buildNativeBody(model, input)))
-          expect(body).toEqual(input)
+          expect(body).toEqual({ ...extra, contents, generationConfig: { temperature, x_knob: 1 } })
           expect("model" in body).toBe(false)
         }
       )
@@ -182,10 +189,9 @@ describe("valid bodies build and keep unknown fields untouched", () => {
         fc.integer({ min: 1, max: 100_000 }),
         extras,
         (model, messages, max_output_tokens, extra) => {
-          const chat = { ...extra, model, messages }
-          expect(Either.getOrThrow(outcome(buildChatBody(chat)))).toEqual(chat)
-          const responses = { ...extra, model, input: messages, max_output_tokens }
-          expect(Either.getOrThrow(outcome(buildResponsesBody(responses)))).toEqual(responses)
+          expect(Either.getOrThrow(outcome(buildChatBody({ model, messages, extra }, unknownModels)))).toEqual({ ...extra, model, messages })
+          const responses = { model, input: messages, max_output_tokens }
+          expect(Either.getOrThrow(outcome(buildResponsesBody({ ...responses, extra }, unknownModels)))).toEqual({ ...extra, ...responses })
         }
       )
     )
@@ -195,9 +201,9 @@ describe("valid bodies build and keep unknown fields untouched", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const input = JSON.parse(
-          `{"model":"epsilon-x","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"__proto__":{"a":1},"x_extra":{"__proto__":${JSON.stringify(value)},"b":2}}`
+          `{"model":"epsilon-opus-4-5-20251101","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"extra":{"__proto__":{"a":1},"x_extra":{"__proto__":${JSON.stringify(value)},"b":2}}}`
         )
-        const body = Either.getOrThrow(outcome(buildMessagesBody(input)))
+        const body = Either.getOrThrow(outcome(buildMessagesBody(input))) as Record<string, unknown>
         expect(Object.hasOwn(body, "__proto__")).toBe(false)
         expect(body.x_extra).toEqual({ b: 2 })
       })
@@ -221,7 +227,9 @@ describe("routing invariant", () => {
         for (const capability of built) {
           // The body's family is one of the model's capabilities, and its endpoint is that family's.
           expect(route.capabilities).toContain(capability)
-          const own = Either.getOrThrow(outcome(ensureRoute(model, capability)))
+          // A native id may carry a thinking suffix; the catalog lists its base id.
+          const id = capability === "native" ? Either.getOrThrow(outcome(parseNativeModel(model))).base : model
+          const own = Either.getOrThrow(outcome(ensureRoute(id, capability)))
           expect(own.capability).toBe(capability)
         }
         // Every capability the catalog does not list for the model is refused.

@@ -12,7 +12,7 @@ const url = fc.webUrl({ validSchemes: ["https"] })
 const prompt = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== "" && !s.includes("--") && !s.includes("[图"))
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
 const withExtra = (arb: fc.Arbitrary<Record<string, unknown>>) =>
-  fc.tuple(arb, opt(fc.jsonValue())).map(([req, extra]) => (extra === undefined ? req : { ...req, x_extra: extra }))
+  fc.tuple(arb, opt(fc.jsonValue())).map(([req, extra]) => (extra === undefined ? req : { ...req, extra: { x_extra: extra } }))
 
 /** A request of `model` drawn only from values its catalog entry allows. */
 const validRequest = (m: VideoModel): fc.Arbitrary<Record<string, unknown>> => {
@@ -80,8 +80,10 @@ describe("buildVideoBody properties", () => {
         for (const key of foreignVideoFields(m.family)) expect(body).not.toHaveProperty(key)
         if (m.family !== "beta" && m.family !== "gamma") for (const key of ["image", "resolution", "seed", "fps"]) expect(body).not.toHaveProperty(key)
         for (const key of videoModeFields) if (key !== "input_reference" && key !== "remix_from_video_id" && key !== "seed" && key !== "fps" && key !== "generate_audio") expect(body).not.toHaveProperty(key)
-        // Unknown fields pass through, minus any `__proto__`-style key at any depth.
-        expect(body.x_extra).toEqual(sanitize(req.x_extra))
+        // Fields in `extra` reach the body, minus any `__proto__`-style key at any depth.
+        const extra = req.extra as { x_extra?: unknown } | undefined
+        expect(body.x_extra).toEqual(sanitize(extra?.x_extra))
+        expect(body).not.toHaveProperty("extra")
       })
     )
   })

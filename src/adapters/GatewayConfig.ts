@@ -50,6 +50,11 @@ export interface GatewayConfigInput {
   readonly webSocket?: SocketOpener
   /** Bounds on everything read from outside (see `Limits`); each defaults on its own. */
   readonly limits?: LimitsInput
+  /**
+   * Send model ids the catalog does not list (for a gateway newer than umg) instead of refusing them
+   * before sending. A model of another family is refused either way. Default false.
+   */
+  readonly allowUnknownModels?: boolean
 }
 
 /** The resolved settings, every default applied. @category models */
@@ -73,6 +78,7 @@ export interface GatewayConfig {
   readonly httpClient: Option.Option<Layer.Layer<HttpClient.HttpClient>>
   readonly webSocket: Option.Option<SocketOpener>
   readonly limits: Limits
+  readonly allowUnknownModels: boolean
 }
 
 const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -104,7 +110,8 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   minPollIntervalMs: Math.max(0, input.minPollIntervalMs ?? 3_000),
   httpClient: Option.fromNullable(input.httpClient),
   webSocket: Option.fromNullable(input.webSocket),
-  limits: makeLimits(input.limits)
+  limits: makeLimits(input.limits),
+  allowUnknownModels: input.allowUnknownModels === true
 })
 
 /**

@@ -1,11 +1,11 @@
 /** `embedMany$`: many texts embedded through `mapConcurrent` — one request per text, results with their index and progress, 429s respected. */
 import { Effect, Either } from "effect"
 import { defer, map, type Observable, throwError } from "rxjs"
-import { buildEmbeddingsBody, type DecodedEmbeddings, type EmbeddingsBody } from "../core/media/Embeddings.js"
+import { buildEmbeddingsBody, type DecodedEmbeddings, type EmbeddingsBodyInput } from "../core/media/Embeddings.js"
 import { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"
 
 /** Options of `embedMany$`: the embeddings body without `input`, plus the batch settings. @category models */
-export type EmbedManyRxOptions = Omit<EmbeddingsBody, "input"> & Partial<MapConcurrentOptions>
+export type EmbedManyRxOptions = Omit<EmbeddingsBodyInput, "input"> & Partial<MapConcurrentOptions>
 
 /**
  * Embeds every input with `create` (one request each), at most `concurrency` at a time (default
@@ -14,7 +14,7 @@ export type EmbedManyRxOptions = Omit<EmbeddingsBody, "input"> & Partial<MapConc
  * @category constructors
  */
 export const embedMany$ = (
-  create: (body: EmbeddingsBody) => Observable<DecodedEmbeddings>,
+  create: (body: EmbeddingsBodyInput) => Observable<DecodedEmbeddings>,
   inputs: ReadonlyArray<string>,
   options: EmbedManyRxOptions,
   defaultConcurrency = 4
@@ -22,7 +22,7 @@ export const embedMany$ = (
   defer(() => {
     const { concurrency, maxRetries, scheduler, ...body } = options
     // `buildEmbeddingsBody` is pure core validation, so running it synchronously is safe.
-    const checked = Effect.runSync(Effect.either(Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...body, input } as EmbeddingsBody))))
+    const checked = Effect.runSync(Effect.either(Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...body, input } as EmbeddingsBodyInput))))
     if (Either.isLeft(checked)) return throwError(() => checked.left)
     const bodies = checked.right
     return mapConcurrent(

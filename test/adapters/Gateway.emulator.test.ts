@@ -215,7 +215,7 @@ describe("Gateway against the emulator", () => {
     const alpha = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "alpha-2", prompt: "x" })), { apiKey: key })
     expect(alpha).toMatchObject({ _tag: "BadRequest", status: 400 })
     expect(alpha.message).toContain("invalid api platform: 3")
-    const beta = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "beta-3.0-generate-preview", prompt: "x" })), { apiKey: key })
+    const beta = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "beta-3.0-generate-preview", prompt: "x" })), { apiKey: key, allowUnknownModels: true })
     expect(beta).toMatchObject({ status: 404 })
   })
 

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import * as Base64 from "../../src/core/wire/Base64.js"
 import { buildEmbeddingsBody, decodeEmbeddings, embeddingModels, encodeEmbeddingBase64 } from "../../src/core/media/Embeddings.js"
 
-const ok = (input: unknown, models?: typeof embeddingModels) => buildEmbeddingsBody(input, models)
-const bad = (input: unknown, models?: typeof embeddingModels) => Effect.flip(buildEmbeddingsBody(input, models))
+const ok = (input: unknown, models?: typeof embeddingModels) => buildEmbeddingsBody(input, models === undefined ? {} : { models })
+const bad = (input: unknown, models?: typeof embeddingModels) => Effect.flip(buildEmbeddingsBody(input, models === undefined ? {} : { models }))
 
 describe("buildEmbeddingsBody", () => {
   it.effect("builds the minimal body and leaves encoding_format to the gateway's default", () =>
@@ -17,9 +17,9 @@ describe("buildEmbeddingsBody", () => {
 
   it.effect("keeps an explicit float or base64 encoding and refuses any other, naming the allowed ones", () =>
     Effect.gen(function* () {
-      expect((yield* ok({ model: "m", input: "x", encoding_format: "base64" })).encoding_format).toBe("base64")
-      expect((yield* ok({ model: "m", input: "x", encoding_format: "float" })).encoding_format).toBe("float")
-      const e = yield* bad({ model: "m", input: "x", encoding_format: "int8" })
+      expect((yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "base64" })).encoding_format).toBe("base64")
+      expect((yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "float" })).encoding_format).toBe("float")
+      const e = yield* bad({ model: "text-embedding-3-small", input: "x", encoding_format: "int8" })
       expect(e).toMatchObject({ field: "encoding_format", rule: "one-of" })
       expect(e.message).toContain('"int8"')
       expect(e.message).toContain("float, base64")
@@ -37,9 +37,9 @@ describe("buildEmbeddingsBody", () => {
   it.effect("requires model and a non-empty string input", () =>
     Effect.gen(function* () {
       expect(yield* bad({ input: "x" })).toMatchObject({ field: "model", rule: "required" })
-      expect(yield* bad({ model: "m" })).toMatchObject({ field: "input", rule: "required" })
-      expect(yield* bad({ model: "m", input: "" })).toMatchObject({ field: "input" })
-      expect(yield* bad({ model: "m", input: 5 })).toMatchObject({ field: "input", rule: "type" })
+      expect(yield* bad({ model: "text-embedding-3-small" })).toMatchObject({ field: "input", rule: "required" })
+      expect(yield* bad({ model: "text-embedding-3-small", input: "" })).toMatchObject({ field: "input" })
+      expect(yield* bad({ model: "text-embedding-3-small", input: 5 })).toMatchObject({ field: "input", rule: "type" })
       expect(yield* bad("text")).toMatchObject({ rule: "type" })
     })
   )
@@ -67,20 +67,29 @@ describe("buildEmbeddingsBody", () => {
 
   it.effect("lets an unknown model carry any positive dimensions, and a user table bound them", () =>
     Effect.gen(function* () {
-      expect((yield* ok({ model: "zeta-embedding-001", input: "x", dimensions: 9999 })).dimensions).toBe(9999)
-      const table = { ...embeddingModels, "my-embed": { nativeDimensions: 256, supportsDimensions: true } }
-      expect((yield* ok({ model: "my-embed", input: "x", dimensions: 256 }, table)).dimensions).toBe(256)
-      expect(yield* bad({ model: "my-embed", input: "x", dimensions: 257 }, table)).toMatchObject({ rule: "range" })
+      const unknown = { allowUnknownModels: true }
+      expect((yield* buildEmbeddingsBody({ model: "my-new-embed", input: "x", dimensions: 9999 }, unknown)).dimensions).toBe(9999)
+      const models = { ...embeddingModels, "my-embed": { nativeDimensions: 256, supportsDimensions: true } }
+      expect((yield* buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 256 }, { ...unknown, models })).dimensions).toBe(256)
+      const e = yield* Effect.flip(buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 257 }, { ...unknown, models }))
+      expect(e).toMatchObject({ rule: "range" })
+      expect(yield* bad({ model: "my-embed", input: "x" })).toMatchObject({ rule: "unknown-model" })
+      expect((yield* ok({ model: "zeta-embedding-001", input: "x", dimensions: 3072 })).dimensions).toBe(3072)
     })
   )
 
-  it.effect("passes unknown fields through and drops prototype keys", () =>
+  it.effect("refuses unknown fields (a __proto__ key too), carries extra, and refuses another family's model", () =>
     Effect.gen(function* () {
-      const input = JSON.parse('{"model":"m","input":"x","user":"u1","__proto__":{"polluted":true}}')
-      const body = yield* ok(input)
-      expect(body.user).toBe("u1")
-      expect(Object.hasOwn(body, "__proto__")).toBe(false)
+      const input = JSON.parse('{"model":"text-embedding-3-small","input":"x","user":"u1","__proto__":{"polluted":true}}')
+      expect(yield* bad(input)).toMatchObject({ field: "__proto__", rule: "unknown-field" })
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+      const typo = yield* bad({ model: "text-embedding-3-small", input: "x", dimension: 8 })
+      expect(typo.message).toContain("unknown field `dimension`; did you mean `dimensions`?")
+      const body = yield* ok({ model: "text-embedding-3-small", input: "x", user: "u1", extra: { truncate: "END" } })
+      expect(body).toEqual({ model: "text-embedding-3-small", input: "x", user: "u1", truncate: "END" })
+      const other = yield* bad({ model: "epsilon-opus-4-5-20251101", input: "x" })
+      expect(other).toMatchObject({ field: "model", rule: "route" })
+      expect(other.message).toContain("is an epsilon (messages-style) model, served by messages (POST /v1/messages)")
     })
   )
 })
@@ -133,7 +142,7 @@ describe("decodeEmbeddings", () => {
       expect(e).toMatchObject({ _tag: "DecodeError", family: "openai", what: "embeddings response" })
       const two = {
         object: "list",
-        model: "m",
+        model: "text-embedding-3-small",
         data: [
           { object: "embedding", index: 1, embedding: [2] },
           { object: "embedding", index: 0, embedding: [1] }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Base64 from "../../src/core/wire/Base64.js"
+import { extendRouteCatalog } from "../../src/core/gateway/Routing.js"
 import { buildImagesBody, decodeImages, imageModels } from "../../src/core/media/Images.js"
 
 const base = { model: "zeta-2.5-flash-image", prompt: "a red fox in snow" }
-const bad = (input: unknown, models?: ReadonlyArray<string>) => Effect.flip(buildImagesBody(input, models))
+const bad = (input: unknown) => Effect.flip(buildImagesBody(input))
 
 describe("buildImagesBody", () => {
   it.effect("defaults response_format to b64_json", () =>
@@ -16,10 +17,15 @@ describe("buildImagesBody", () => {
   it.effect("refuses a model that is not a zeta image model, listing them", () =>
     Effect.gen(function* () {
       const e = yield* bad({ ...base, model: "dall-e-3" })
-      expect(e).toMatchObject({ field: "model", rule: "one-of" })
+      expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
       expect(e.message).toContain("zeta-2.5-flash-image, zeta-3-pro-image-preview")
-      const extended = [...imageModels, "zeta-4-image"]
-      expect((yield* buildImagesBody({ ...base, model: "zeta-4-image" }, extended)).model).toBe("zeta-4-image")
+      expect(imageModels).toEqual(["zeta-2.5-flash-image", "zeta-3-pro-image-preview"])
+      const other = yield* bad({ ...base, model: "gpt-4o-mini-tts" })
+      expect(other).toMatchObject({ field: "model", rule: "route" })
+      expect(other.message).toContain("is a speech model, served by speech (POST /v1/audio/speech)")
+      const catalog = extendRouteCatalog([{ match: { exact: "zeta-4-image" }, capabilities: ["images"] }])
+      expect((yield* buildImagesBody({ ...base, model: "zeta-4-image" }, { catalog })).model).toBe("zeta-4-image")
+      expect((yield* buildImagesBody({ ...base, model: "zeta-5-image" }, { allowUnknownModels: true })).model).toBe("zeta-5-image")
     })
   )
 

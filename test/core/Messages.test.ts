@@ -125,13 +125,25 @@ describe("buildMessagesBody: sampling and output controls", () => {
     expect(failure(build(withField({ mcp_servers: {} }))).field).toBe("mcp_servers")
   })
 
-  it("passes unknown fields through untouched and leaves out unsafe keys", () => {
-    const input = JSON.parse(`{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"service_tier":"auto","output_config":{"effort":"low"},"__proto__":{"polluted":true}}`)
-    const body = success(build(input))
+  it("refuses an unknown top-level field, naming the nearest known one", () => {
+    const e = failure(build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], temprature: 0.2 }))
+    expect(e).toMatchObject({ field: "temprature", rule: "unknown-field" })
+    expect(e.message).toContain("unknown field `temprature`; did you mean `temperature`?")
+    expect(failure(build(JSON.parse(`{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"__proto__":{"polluted":true}}`))).rule).toBe(
+      "unknown-field"
+    )
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it("sends fields umg does not know yet through extra, refusing a known field there", () => {
+    const input = JSON.parse(`{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"service_tier":"auto","extra":{"output_config":{"effort":"low"},"__proto__":{"polluted":true}}}`)
+    const body = success(build(input)) as Record<string, unknown>
     expect(body.service_tier).toBe("auto")
     expect(body.output_config).toEqual({ effort: "low" })
+    expect(Object.hasOwn(body, "extra")).toBe(false)
     expect(Object.hasOwn(body, "__proto__")).toBe(false)
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    const e = failure(build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], extra: { temperature: 3 } }))
+    expect(e).toMatchObject({ field: "extra.temperature", rule: "extra-known" })
   })
 
   it("leaves out known optional fields given as null", () => {

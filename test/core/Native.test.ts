@@ -340,9 +340,12 @@ describe("buildNativeBody: instructions, safety, tools, cache", () => {
     expect(failure(buildNativeBody("zeta-2.5-pro", withField({ cachedContent: 5 }))).field).toBe("cachedContent")
   })
 
-  it("passes unknown top-level fields through and leaves out unsafe keys", () => {
-    const input = JSON.parse('{"contents":[{"role":"user","parts":[{"text":"x"}]}],"labels":{"team":"a"},"__proto__":{"polluted":1}}')
-    const body = success(buildNativeBody("zeta-2.5-pro", input))
+  it("refuses unknown top-level fields and carries them in extra, leaving out unsafe keys", () => {
+    const e = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfg: {} }))
+    expect(e).toMatchObject({ field: "generationConfg", rule: "unknown-field" })
+    expect(e.message).toContain("did you mean `generationConfig`?")
+    const input = JSON.parse('{"contents":[{"role":"user","parts":[{"text":"x"}]}],"extra":{"labels":{"team":"a"},"__proto__":{"polluted":1}}}')
+    const body = success(buildNativeBody("zeta-2.5-pro", input)) as Record<string, unknown>
     expect(body.labels).toEqual({ team: "a" })
     expect(Object.hasOwn(body, "__proto__")).toBe(false)
   })

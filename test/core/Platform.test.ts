@@ -18,8 +18,11 @@ describe("buildPlatformTextToVideoBody (E4)", () => {
   it.effect("accepts the required fields and the optional ones, rendering an integer duration as a string", () =>
     Effect.gen(function* () {
       expect(yield* buildPlatformTextToVideoBody(t2v)).toEqual(t2v)
-      const body = yield* buildPlatformTextToVideoBody({ ...t2v, duration: 12, resolution: "1080p", return_url: true, req_key: "k", extra: 1 })
-      expect(body).toEqual({ ...t2v, duration: "12", resolution: "1080p", return_url: true, req_key: "k", extra: 1 })
+      const body = yield* buildPlatformTextToVideoBody({ ...t2v, duration: 12, resolution: "1080p", return_url: true, req_key: "k", extra: { note: 1 } })
+      expect(body).toEqual({ ...t2v, duration: "12", resolution: "1080p", return_url: true, req_key: "k", note: 1 })
+      const typo = yield* Effect.flip(buildPlatformTextToVideoBody({ ...t2v, duration: 5, aspectratio: "16:9" }))
+      expect(typo).toMatchObject({ field: "aspectratio", rule: "unknown-field" })
+      expect(typo.message).toContain("did you mean `aspect_ratio`?")
     })
   )
 

@@ -30,7 +30,7 @@ describe("buildSpeechBody", () => {
       expect(e).toMatchObject({ field: "voice", rule: "one-of" })
       expect(e.message).toContain('"marin"')
       expect(e.message).toContain("alloy, echo, fable, onyx, nova, shimmer")
-      expect(yield* bad({ model: "m", input: "x" })).toMatchObject({ field: "voice", rule: "required" })
+      expect(yield* bad({ model: "gpt-4o-mini-tts", input: "x" })).toMatchObject({ field: "voice", rule: "required" })
     })
   )
 

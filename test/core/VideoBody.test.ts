@@ -32,16 +32,21 @@ describe("buildVideoBody: any family", () => {
       yield* failsOn(null, "(body)", "expected an object")
       yield* failsOn([], "(body)", "expected an object")
       yield* failsOn({ prompt: "x" }, "model", "model is required")
-      yield* failsOn({ model: "epsilon-opus-4-5", prompt: "x" }, "model", '"epsilon-opus-4-5" is not a video model', "alpha-")
+      yield* failsOn({ model: "epsilon-opus-4-5", prompt: "x" }, "model", '"epsilon-opus-4-5" is an epsilon (messages-style) model', "POST /v1/messages")
+      yield* failsOn({ model: "my-thing", prompt: "x" }, "model", '"my-thing" is not a video model umg knows', "alpha-2")
     })
   )
 
-  it.effect("routes an id the catalog does not know by its prefix and that family's limits", () =>
+  it.effect("refuses an id the catalog does not list; with allowUnknownModels routes it by its prefix and that family's limits", () =>
     Effect.gen(function* () {
-      const body = yield* ok({ model: "beta-9-new", prompt: "x", duration: 6 })
+      yield* failsOn({ model: "beta-9-new", prompt: "x" }, "model", '"beta-9-new" is not a video model umg knows', "allowUnknownModels")
+      const unknown = { allowUnknownModels: true }
+      const body = yield* buildVideoBody({ model: "beta-9-new", prompt: "x", duration: 6 }, unknown)
       expect(body).toMatchObject({ model: "beta-9-new", durationSeconds: 6 })
-      yield* failsOn({ model: "alpha-3", prompt: "x", duration: 5 }, "duration", "alpha-3", "allowed: 4, 8, 12")
-      expect(yield* ok({ model: "gamma3-t2v", prompt: "x", duration: 10 })).toMatchObject({ duration: 10 })
+      const e = yield* Effect.flip(buildVideoBody({ model: "alpha-3", prompt: "x", duration: 5 }, unknown))
+      expect(e.field).toBe("duration")
+      expect(e.message).toContain("allowed: 4, 8, 12")
+      expect(yield* buildVideoBody({ model: "gamma3-t2v", prompt: "x", duration: 10 }, unknown)).toMatchObject({ duration: 10 })
     })
   )
 
@@ -64,13 +69,15 @@ describe("buildVideoBody: any family", () => {
     })
   )
 
-  it.effect("passes unknown fields through untouched but never an unsafe key", () =>
+  it.effect("refuses unknown fields naming the nearest, and carries extra fields but never an unsafe key", () =>
     Effect.gen(function* () {
-      const input = JSON.parse('{"model":"alpha-2","prompt":"x","negative_prompt":"rain","extra":{"a":[1,{"__proto__":{"p":1}}]},"__proto__":{"polluted":true}}')
-      const body = yield* ok(input)
+      yield* failsOn({ model: "alpha-2", prompt: "x", duraton: 4 }, "duraton", "unknown field `duraton`; did you mean `duration`?")
+      const input = JSON.parse('{"model":"alpha-2","prompt":"x","extra":{"negative_prompt":"rain","a":[1,{"__proto__":{"p":1}}],"__proto__":{"polluted":true}}}')
+      const body = (yield* ok(input)) as Record<string, unknown>
       expect(body.negative_prompt).toBe("rain")
-      expect(body.extra).toEqual({ a: [1, {}] })
+      expect(body.a).toEqual([1, {}])
       expect(Object.keys(body)).not.toContain("__proto__")
+      expect(Object.keys(body)).not.toContain("extra")
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     })
   )
@@ -307,7 +314,7 @@ describe("buildVideoBody: delta", () => {
 
   it.effect("passes unknown top-level and metadata fields through and checks generate_audio against the model", () =>
     Effect.gen(function* () {
-      const body = (yield* ok({ model: P15, prompt: "x", service_tier: "flex", metadata: { execution_expires_after: 3600 }, generate_audio: true })) as DeltaBody
+      const body = (yield* ok({ model: P15, prompt: "x", extra: { service_tier: "flex" }, metadata: { execution_expires_after: 3600 }, generate_audio: true })) as DeltaBody
       expect(body).toMatchObject({ service_tier: "flex", metadata: { execution_expires_after: 3600, generate_audio: true } })
       yield* failsOn({ model: P15S, prompt: "x", generate_audio: true }, "generate_audio", "silent video")
       yield* failsOn({ model: P15, prompt: "x", metadata: { generate_audio: false } }, "metadata.generate_audio", "always generates audio")

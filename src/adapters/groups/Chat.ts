@@ -7,19 +7,19 @@ import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAcc
 import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/text/chat/ChatResponse.js"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildChatBody, type ChatBody } from "../../core/text/chat/OpenAiText.js"
+import { buildChatBody, type ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import * as GroupContext from "../GroupContext.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** The `chat` calls. @category models */
 export interface ChatGroup {
   /** POST `/v1/chat/completions`: one completion. */
-  readonly create: (body: ChatBody) => Effect.Effect<ChatCompletion, GatewayError | InvalidRequest>
+  readonly create: (body: ChatBodyInput) => Effect.Effect<ChatCompletion, GatewayError | InvalidRequest>
   /**
    * POST `/v1/chat/completions` with `stream: true`: the decoded chunks and the final `done`; a cut
    * or a missing `[DONE]` fails with `IncompleteStream` carrying the accumulated snapshot.
    */
-  readonly stream: (body: ChatBody) => Stream.Stream<ChatStreamEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: ChatBodyInput) => Stream.Stream<ChatStreamEvent, GatewayError | InvalidRequest>
 }
 
 /** The chat SSE stream: `[DONE]` is final. @category models */
@@ -35,14 +35,14 @@ export const chatStreamSpec: SseStreamSpec<ChatStreamEvent, ChatSnapshot, ChatCo
 export const make = (ctx: GroupContext.GroupContext): ChatGroup => ({
   create: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildChatBody({ ...body, stream: false })
+      const valid = yield* buildChatBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid))
       return yield* decodeChatCompletion(answer.body)
     }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildChatBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid)),
+      Effect.map(buildChatBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid)),
       chatStreamSpec
     )
 })

@@ -4,14 +4,14 @@
  * dropping it, and answering in input order.
  */
 import { Duration, Effect, Ref } from "effect"
-import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody } from "../../core/media/Embeddings.js"
+import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody, type EmbeddingsBodyInput } from "../../core/media/Embeddings.js"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { backoffMs, defaultRetryBudget } from "../../core/gateway/RetryPolicy.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** The options of `embedMany`: an embeddings body with many inputs. @category models */
-export interface EmbedManyOptions extends Omit<EmbeddingsBody, "input"> {
+export interface EmbedManyOptions extends Omit<EmbeddingsBodyInput, "input"> {
   readonly inputs: ReadonlyArray<string>
   /** Most requests in flight (default: the config's `embedConcurrency`). */
   readonly concurrency?: number
@@ -22,7 +22,7 @@ export interface EmbedManyOptions extends Omit<EmbeddingsBody, "input"> {
 /** The `embeddings` calls. @category models */
 export interface EmbeddingsGroup {
   /** POST `/v1/embeddings` with one `input`. */
-  readonly create: (body: EmbeddingsBody) => Effect.Effect<DecodedEmbeddings, GatewayError | InvalidRequest>
+  readonly create: (body: EmbeddingsBodyInput) => Effect.Effect<DecodedEmbeddings, GatewayError | InvalidRequest>
   /** One vector per input, in input order; every input is validated before the first request. */
   readonly embedMany: (options: EmbedManyOptions) => Effect.Effect<ReadonlyArray<Float32Array>, GatewayError | InvalidRequest>
 }
@@ -68,13 +68,13 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       decodeEmbeddings(answer.body)
     )
 
-  const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body), (valid) => send(valid, "retry"))
+  const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => send(valid, "retry"))
 
   const embedMany = (options: EmbedManyOptions) =>
     Effect.gen(function* () {
       const { inputs, concurrency, maxRateLimitRetries, ...rest } = options
       // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
-      const bodies = yield* Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...rest, input }))
+      const bodies = yield* Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels }))
       const max = Math.max(1, Math.floor(concurrency ?? ctx.config.embedConcurrency))
       const limiter = yield* makeLimiter(max)
       const retries = maxRateLimitRetries ?? 8

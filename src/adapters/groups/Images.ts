@@ -1,7 +1,7 @@
 /** The `images` group: POST `/v1/images/generations` (E15) for zeta image models, answered as decoded bytes. */
 import { Effect } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
-import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBody } from "../../core/media/Images.js"
+import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBodyInput } from "../../core/media/Images.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as GroupContext from "../GroupContext.js"
 
@@ -9,7 +9,7 @@ import * as GroupContext from "../GroupContext.js"
 export interface ImagesGroup {
   /** Generates images; each `b64_json` is decoded strictly to bytes. */
   readonly generate: (
-    body: ImagesBody
+    body: ImagesBodyInput
   ) => Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, GatewayError | InvalidRequest>
 }
 
@@ -17,7 +17,7 @@ export interface ImagesGroup {
 export const make = (ctx: GroupContext.GroupContext): ImagesGroup => ({
   generate: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildImagesBody(body)
+      const valid = yield* buildImagesBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid))
       return yield* decodeImages(answer.body)
     })

@@ -5,7 +5,7 @@
 import { Effect, Schema, type Stream } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildCountTokensBody, buildMessagesBody, type CountTokensBody, type MessagesBody } from "../../core/text/messages/Messages.js"
+import { buildCountTokensBody, buildMessagesBody, type CountTokensBodyInput, type MessagesBodyInput } from "../../core/text/messages/Messages.js"
 import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulator.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
@@ -21,15 +21,15 @@ export interface TokenCount {
 /** The `messages` calls. @category models */
 export interface MessagesGroup {
   /** POST `/v1/messages`: one complete message. */
-  readonly create: (body: MessagesBody) => Effect.Effect<Message, GatewayError | InvalidRequest>
+  readonly create: (body: MessagesBodyInput) => Effect.Effect<Message, GatewayError | InvalidRequest>
   /**
    * POST `/v1/messages` with `stream: true`: the decoded events (pings dropped), ending after
    * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
    * accumulated snapshot.
    */
-  readonly stream: (body: MessagesBody) => Stream.Stream<MessagesEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: MessagesBodyInput) => Stream.Stream<MessagesEvent, GatewayError | InvalidRequest>
   /** POST `/v1/messages/count_tokens`. */
-  readonly countTokens: (body: CountTokensBody) => Effect.Effect<TokenCount, GatewayError | InvalidRequest>
+  readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, GatewayError | InvalidRequest>
 }
 
 const decodeTokenCount = decodeWith(Schema.Struct({ input_tokens: Schema.Number }), "count_tokens", "count_tokens response")
@@ -47,19 +47,19 @@ export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAcc
 export const make = (ctx: GroupContext.GroupContext): MessagesGroup => ({
   create: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildMessagesBody({ ...body, stream: false })
+      const valid = yield* buildMessagesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
       return yield* decodeMessage(answer.body)
     }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildMessagesBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)),
+      Effect.map(buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)),
       messagesStreamSpec
     ),
   countTokens: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildCountTokensBody(body)
+      const valid = yield* buildCountTokensBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid))
       return yield* decodeTokenCount(answer.body)
     })

@@ -6,7 +6,7 @@
 import { Effect, type Stream } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildNativeBody, type NativeBody } from "../../core/text/native/Native.js"
+import { buildNativeBody, type NativeBodyInput } from "../../core/text/native/Native.js"
 import { nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
@@ -21,7 +21,7 @@ import type { TransportRequest } from "../HttpTransport.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** A native-content call: the model (it goes in the path) and the body. @category models */
-export type NativeRequest = NativeBody & { readonly model: string }
+export type NativeRequest = NativeBodyInput & { readonly model: string }
 
 /** The `native` calls. @category models */
 export interface NativeGroup {
@@ -57,7 +57,7 @@ const request = (ctx: GroupContext.GroupContext, input: NativeRequest, stream: b
   Effect.gen(function* () {
     const { model, ...rest } = input
     const route = yield* routeForCapability(model, "native")
-    const body = yield* buildNativeBody(model, rest)
+    const body = yield* buildNativeBody(model, rest, { allowUnknownModels: ctx.config.allowUnknownModels })
     return {
       family: "native",
       method: "POST",

@@ -2,20 +2,20 @@
 import { Effect } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildRerankBody, decodeRerank, type RerankBody, type RerankResponse } from "../../core/media/Rerank.js"
+import { buildRerankBody, decodeRerank, type RerankBodyInput, type RerankResponse } from "../../core/media/Rerank.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** The `rerank` calls. @category models */
 export interface RerankGroup {
   /** POST `/v1/rerank`. */
-  readonly create: (body: RerankBody) => Effect.Effect<RerankResponse, GatewayError | InvalidRequest>
+  readonly create: (body: RerankBodyInput) => Effect.Effect<RerankResponse, GatewayError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): RerankGroup => ({
   create: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildRerankBody(body)
+      const valid = yield* buildRerankBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/rerank", valid))
       return yield* decodeRerank(answer.body, valid.documents.length)
     })

@@ -5,7 +5,7 @@
 import { Effect, type Stream } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildResponsesBody, type ResponsesBody } from "../../core/text/chat/OpenAiText.js"
+import { buildResponsesBody, type ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesAccumulator } from "../../core/text/responses/ResponsesAccumulator.js"
 import {
   decodeResponsesEventEither,
@@ -19,13 +19,13 @@ import type { SseStreamSpec } from "../SseTransport.js"
 /** The `responses` calls. @category models */
 export interface ResponsesGroup {
   /** POST `/v1/responses`: one response. */
-  readonly create: (body: ResponsesBody) => Effect.Effect<ResponsesResponse, GatewayError | InvalidRequest>
+  readonly create: (body: ResponsesBodyInput) => Effect.Effect<ResponsesResponse, GatewayError | InvalidRequest>
   /**
    * POST `/v1/responses` with `stream: true`: the decoded events up to the terminal one
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
-  readonly stream: (body: ResponsesBody) => Stream.Stream<ResponsesEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: ResponsesBodyInput) => Stream.Stream<ResponsesEvent, GatewayError | InvalidRequest>
 }
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])
@@ -43,14 +43,14 @@ export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responses
 export const make = (ctx: GroupContext.GroupContext): ResponsesGroup => ({
   create: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildResponsesBody({ ...body, stream: false })
+      const valid = yield* buildResponsesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
       return yield* decodeResponsesResponse(answer.body)
     }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildResponsesBody({ ...body, stream: true }), (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)),
+      Effect.map(buildResponsesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)),
       responsesStreamSpec
     )
 })

@@ -2,7 +2,7 @@
 import { Effect, Stream } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBody } from "../../core/media/Speech.js"
+import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBodyInput } from "../../core/media/Speech.js"
 import * as GroupContext from "../GroupContext.js"
 
 /** Synthesised audio. @category models */
@@ -15,22 +15,22 @@ export interface SpeechAudio {
 /** The `speech` calls. @category models */
 export interface SpeechGroup {
   /** The whole audio. */
-  readonly create: (body: SpeechBody) => Effect.Effect<SpeechAudio, GatewayError | InvalidRequest>
+  readonly create: (body: SpeechBodyInput) => Effect.Effect<SpeechAudio, GatewayError | InvalidRequest>
   /** The audio as it arrives (interrupting the stream aborts the request). */
-  readonly stream: (body: SpeechBody) => Stream.Stream<Uint8Array, GatewayError | InvalidRequest>
+  readonly stream: (body: SpeechBodyInput) => Stream.Stream<Uint8Array, GatewayError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): SpeechGroup => ({
   create: (body) =>
     Effect.gen(function* () {
-      const valid = yield* buildSpeechBody(body)
+      const valid = yield* buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
       const declared = answer.headers["content-type"]
       return { bytes: answer.bytes, contentType: declared ?? speechContentType(speechFormatOf(valid)) }
     }),
   stream: (body) =>
     Stream.unwrap(
-      Effect.flatMap(buildSpeechBody(body), (valid) => ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid)))
+      Effect.flatMap(buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid)))
     )
 })

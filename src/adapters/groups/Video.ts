@@ -63,7 +63,7 @@ const decodeQuery = decodeWith(VideoQueryResponse, "video", "video task")
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const submit = (input: VideoInput) =>
     Effect.gen(function* () {
-      const body = yield* buildVideoBody(input)
+      const body = yield* buildVideoBody(input, { allowUnknownModels: ctx.config.allowUnknownModels })
       const answer = yield* ctx.transport.json({
         ...GroupContext.post(ctx, "video", "/v1/video/generations", body),
         kind: "paid-submit"

@@ -87,8 +87,9 @@ export interface RouteEntry {
   /** Why this entry exists, quoted in errors (e.g. "the GPT-5 Pro family is served only by /v1/responses"). */
   readonly note?: string
   /**
-   * The ids of this entry the gateway is known to serve (an `exact` entry knows its own id). Another
-   * id the entry matches has a family but is unknown: refused unless `allowUnknownModels`.
+   * The ids of this entry the gateway is known to serve. Another id the entry matches has a family but
+   * is unknown: refused unless `allowUnknownModels`. Without a list, every id the entry matches is known
+   * (an exact entry, or a user's entry for a new family of ids).
    */
   readonly models?: ReadonlyArray<string>
 }
@@ -118,7 +119,7 @@ export const defaultRouteCatalog: RouteCatalog = [
   { match: { exact: "zeta-2.5-flash-image" }, capabilities: ["images", "native"] },
   { match: { exact: "zeta-3-pro-image-preview" }, capabilities: ["images", "native"] },
   { match: { prefix: "zeta-live-" }, capabilities: ["live"], models: ["zeta-live-2.5-flash-native-audio"] },
-  { match: { prefix: "zeta-" }, capabilities: ["native"], models: ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-3-pro-preview"] },
+  { match: { prefix: "zeta-" }, capabilities: ["native"], models: ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-2.5-flash-lite", "zeta-3-pro-preview"] },
   {
     match: { prefix: "epsilon-" },
     capabilities: ["messages", "countTokens"],
@@ -187,8 +188,8 @@ const matches = (match: ModelMatch, model: string): boolean => {
 export const entryFor = (model: string, options: RoutingOptions = {}): RouteEntry =>
   (options.catalog ?? defaultRouteCatalog).find((e) => matches(e.match, model)) ?? FALLBACK
 
-const listsModel = (entry: RouteEntry, model: string): boolean =>
-  ("exact" in entry.match && entry.match.exact === model) || (entry.models ?? []).includes(model)
+// An entry without a `models` list vouches for every id it matches (an exact entry, or a user's own).
+const listsModel = (entry: RouteEntry, model: string): boolean => entry.models === undefined || entry.models.includes(model)
 
 /** Whether the catalog lists a model id as one the gateway serves. @category catalog */
 export const isKnownModel = (model: string, options: RoutingOptions = {}): boolean => {

@@ -3,7 +3,9 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { at, describe, fail, isRecord, number, oneOf, optional, passthrough, record, requiredString, sanitize } from "../validation/Rules.js"
+import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { at, describe, fail, isRecord, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
 export interface EmbeddingModel {
@@ -20,7 +22,8 @@ export interface EmbeddingModel {
 export const embeddingModels: Readonly<Record<string, EmbeddingModel>> = {
   "text-embedding-3-small": { nativeDimensions: 1536, supportsDimensions: true },
   "text-embedding-3-large": { nativeDimensions: 3072, supportsDimensions: true },
-  "text-embedding-ada-002": { nativeDimensions: 1536, supportsDimensions: false }
+  "text-embedding-ada-002": { nativeDimensions: 1536, supportsDimensions: false },
+  "zeta-embedding-001": { nativeDimensions: 3072, supportsDimensions: true }
 }
 
 /** The two encodings of E12. @category models */
@@ -28,18 +31,26 @@ export const EncodingFormat = Schema.Literal("float", "base64")
 /** @category models */
 export type EncodingFormat = typeof EncodingFormat.Type
 
-/** The embeddings request body; unknown optional fields (`user`, …) pass through. @category schemas */
-export const EmbeddingsBody = Schema.Struct(
-  {
-    model: Schema.String,
-    input: Schema.String,
-    encoding_format: Schema.optional(EncodingFormat),
-    dimensions: Schema.optional(Schema.Int)
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
+/** The embeddings request body (closed: other fields go in `extra`). @category schemas */
+export const EmbeddingsBody = Schema.Struct({
+  model: Schema.String,
+  input: Schema.String,
+  encoding_format: Schema.optional(EncodingFormat),
+  dimensions: Schema.optional(Schema.Int),
+  user: Schema.optional(Schema.String)
+})
 /** @category models */
 export type EmbeddingsBody = typeof EmbeddingsBody.Type
+/** An embeddings body as callers write it, with the `extra` escape hatch. @category models */
+export type EmbeddingsBodyInput = WithExtra<EmbeddingsBody>
+
+/** Options of `buildEmbeddingsBody`: routing (catalog, `allowUnknownModels`) and the models' sizes. @category models */
+export interface EmbeddingsOptions extends RoutingOptions {
+  /** Native sizes per model (default `embeddingModels`); extend with `{ ...embeddingModels, id: {…} }`. */
+  readonly models?: Readonly<Record<string, EmbeddingModel>>
+}
+
+const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
 
 /**
  * Validates an embeddings request. `input` is ONE string (an array is refused and points to
@@ -48,13 +59,12 @@ export type EmbeddingsBody = typeof EmbeddingsBody.Type
  * `dimensions` is an integer from 1 to the model's native size, only for models that support it.
  * @category constructors
  */
-export const buildEmbeddingsBody = (
-  input: unknown,
-  models: Readonly<Record<string, EmbeddingModel>> = embeddingModels
-): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
+export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const obj = yield* record(input, "")
+    const models = options.models ?? embeddingModels
+    const obj = yield* embeddingsBody.open(input)
     const model = yield* requiredString(obj, "model")
+    yield* ensureRoute(model, "embeddings", options)
     const text = optional(obj, "input")
     if (Array.isArray(text))
       return yield* fail(
@@ -64,7 +74,9 @@ export const buildEmbeddingsBody = (
       )
     if (typeof text !== "string" || text.length === 0)
       return yield* fail("input", text === undefined ? "required" : "type", `input: expected a non-empty string, got ${describe(text)}`)
-    const body: Record<string, unknown> = { ...(sanitize(passthrough(obj, ["model", "input", "encoding_format", "dimensions"])) as object), model, input: text }
+    const body: Record<string, unknown> = { model, input: text }
+    const user = optional(obj, "user")
+    if (user !== undefined) body.user = sanitize(user)
     const format = optional(obj, "encoding_format")
     if (format !== undefined) body.encoding_format = yield* oneOf(format, "encoding_format", ["float", "base64"])
     const dims = optional(obj, "dimensions")
@@ -83,7 +95,7 @@ export const buildEmbeddingsBody = (
         context: model
       })
     }
-    return body as EmbeddingsBody
+    return yield* embeddingsBody.seal(obj, body)
   })
 
 /** One embedding as the gateway sends it: floats, or base64 of little-endian float32. @category schemas */

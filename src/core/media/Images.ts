@@ -3,30 +3,39 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { at, describe, fail, isRecord, notAllowed, number, oneOf, optional, passthrough, record, requiredString, sanitize, string } from "../validation/Rules.js"
+import { ensureRoute, knownModels, type RoutingOptions } from "../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { at, describe, fail, isRecord, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
 
-/** The zeta image models of E15. Extend it by passing `[...imageModels, "new-id"]` to `buildImagesBody`. @category models */
-export const imageModels: ReadonlyArray<string> = ["zeta-2.5-flash-image", "zeta-3-pro-image-preview"]
+/** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
+export const imageModels: ReadonlyArray<string> = knownModels("images")
 
 /** The `image_size` values of the zeta image models. @category models */
 export const imageSizes = ["1K", "2K", "3K", "4K"] as const
 
-/** The request body of `POST /v1/images/generations`; unknown optional fields (`quality`, …) pass through. @category schemas */
-export const ImagesBody = Schema.Struct(
-  {
-    model: Schema.String,
-    prompt: Schema.optional(Schema.String),
-    response_format: Schema.Literal("b64_json"),
-    size: Schema.optional(Schema.String),
-    n: Schema.optional(Schema.Int),
-    image_size: Schema.optional(Schema.Literal(...imageSizes)),
-    mime_type: Schema.optional(Schema.String),
-    contents: Schema.optional(Schema.Unknown)
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
+/**
+ * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`).
+ * `contents` stays open: its format is not shown.
+ * @category schemas
+ */
+export const ImagesBody = Schema.Struct({
+  model: Schema.String,
+  prompt: Schema.optional(Schema.String),
+  response_format: Schema.Literal("b64_json"),
+  size: Schema.optional(Schema.String),
+  quality: Schema.optional(Schema.String),
+  n: Schema.optional(Schema.Int),
+  image_size: Schema.optional(Schema.Literal(...imageSizes)),
+  mime_type: Schema.optional(Schema.String),
+  response_modalities: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
+  contents: Schema.optional(Schema.Unknown)
+})
 /** @category models */
 export type ImagesBody = typeof ImagesBody.Type
+/** An images body as callers write it (`response_format` may be left out), with `extra`. @category models */
+export type ImagesBodyInput = WithExtra<Omit<ImagesBody, "response_format"> & { readonly response_format?: "b64_json" }>
+
+const imagesBody = closedBody(ImagesBody, "an images body")
 
 const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
 const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
@@ -38,14 +47,15 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
  * aspect ratio such as `16:9`; `n` a positive integer; `image_size` 1K/2K/3K/4K; `mime_type` `image/…`.
  * @category constructors
  */
-export const buildImagesBody = (input: unknown, models: ReadonlyArray<string> = imageModels): Effect.Effect<ImagesBody, InvalidRequest> =>
+export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const obj = yield* record(input, "")
+    const obj = yield* imagesBody.open(input)
     const model = yield* requiredString(obj, "model")
-    if (!models.includes(model)) return yield* notAllowed("model", model, models, "image generation (zeta image models)")
-    const body: Record<string, unknown> = {
-      ...(sanitize(passthrough(obj, ["model", "prompt", "response_format", "size", "n", "image_size", "mime_type"])) as object),
-      model
+    yield* ensureRoute(model, "images", options)
+    const body: Record<string, unknown> = { model }
+    for (const key of ["quality", "response_modalities", "contents"]) {
+      const v = optional(obj, key)
+      if (v !== undefined) body[key] = sanitize(v)
     }
     const contents = optional(obj, "contents")
     const prompt = optional(obj, "prompt")
@@ -69,7 +79,7 @@ export const buildImagesBody = (input: unknown, models: ReadonlyArray<string> = 
         return yield* fail("mime_type", "one-of", `mime_type: ${describe(m)} is not an image type; allowed: image/png, image/jpeg, image/webp, …`)
       body.mime_type = m
     }
-    return body as ImagesBody
+    return yield* imagesBody.seal(obj, body)
   })
 
 /** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */

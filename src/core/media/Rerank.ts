@@ -2,7 +2,9 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { array, at, boolean, describe, fail, isRecord, number, optional, passthrough, record, requiredString, sanitize } from "../validation/Rules.js"
+import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { array, at, boolean, describe, fail, isRecord, number, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
 export const RerankDocument = Schema.Union(
@@ -12,19 +14,21 @@ export const RerankDocument = Schema.Union(
 /** @category models */
 export type RerankDocument = typeof RerankDocument.Type
 
-/** The rerank request body; unknown optional fields pass through. @category schemas */
-export const RerankBody = Schema.Struct(
-  {
-    model: Schema.String,
-    query: Schema.String,
-    documents: Schema.Array(RerankDocument),
-    top_n: Schema.optional(Schema.Int),
-    return_documents: Schema.optional(Schema.Boolean)
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
+/** The rerank request body (closed: other fields go in `extra`; a document object stays open). @category schemas */
+export const RerankBody = Schema.Struct({
+  model: Schema.String,
+  query: Schema.String,
+  documents: Schema.Array(RerankDocument),
+  top_n: Schema.optional(Schema.Int),
+  return_documents: Schema.optional(Schema.Boolean),
+  max_chunks_per_doc: Schema.optional(Schema.Int)
+})
 /** @category models */
 export type RerankBody = typeof RerankBody.Type
+/** A rerank body as callers write it, with the `extra` escape hatch. @category models */
+export type RerankBodyInput = WithExtra<RerankBody>
+
+const rerankBody = closedBody(RerankBody, "a rerank body")
 
 /**
  * Validates a rerank request: `model`, a non-empty `query`, a non-empty `documents` array of strings
@@ -32,10 +36,11 @@ export type RerankBody = typeof RerankBody.Type
  * `return_documents` a boolean (absent = false).
  * @category constructors
  */
-export const buildRerankBody = (input: unknown): Effect.Effect<RerankBody, InvalidRequest> =>
+export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const obj = yield* record(input, "")
+    const obj = yield* rerankBody.open(input)
     const model = yield* requiredString(obj, "model")
+    yield* ensureRoute(model, "rerank", options)
     const query = yield* requiredString(obj, "query")
     const docs = optional(obj, "documents")
     if (docs === undefined) return yield* fail("documents", "required", "documents is required")
@@ -47,18 +52,15 @@ export const buildRerankBody = (input: unknown): Effect.Effect<RerankBody, Inval
       else
         return yield* fail(at("documents", i), "type", `${at("documents", i)}: expected a string or an object with text, got ${describe(doc)}`)
     }
-    const body: Record<string, unknown> = {
-      ...(sanitize(passthrough(obj, ["model", "query", "documents", "top_n", "return_documents"])) as object),
-      model,
-      query,
-      documents
-    }
+    const body: Record<string, unknown> = { model, query, documents }
+    const chunks = optional(obj, "max_chunks_per_doc")
+    if (chunks !== undefined) body.max_chunks_per_doc = yield* number(chunks, "max_chunks_per_doc", { integer: true, min: 1 })
     const topN = optional(obj, "top_n")
     if (topN !== undefined)
       body.top_n = yield* number(topN, "top_n", { integer: true, min: 1, max: documents.length, context: `${documents.length} documents` })
     const returnDocuments = optional(obj, "return_documents")
     if (returnDocuments !== undefined) body.return_documents = yield* boolean(returnDocuments, "return_documents")
-    return body as RerankBody
+    return yield* rerankBody.seal(obj, body)
   })
 
 /** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */

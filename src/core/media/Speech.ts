@@ -1,7 +1,9 @@
 /** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { fail, number, oneOf, optional, passthrough, record, requiredString, sanitize } from "../validation/Rules.js"
+import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { fail, number, oneOf, optional, requiredString, string } from "../validation/Rules.js"
 
 /** The six voices of E14. @category models */
 export const speechVoices = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const
@@ -13,19 +15,22 @@ export const speechFormats = ["mp3", "opus", "aac", "flac", "wav", "pcm"] as con
 /** @category models */
 export type SpeechFormat = (typeof speechFormats)[number]
 
-/** The request body of `POST /v1/audio/speech`; unknown optional fields (`instructions`, …) pass through. @category schemas */
-export const SpeechBody = Schema.Struct(
-  {
-    model: Schema.String,
-    input: Schema.String,
-    voice: Schema.Literal(...speechVoices),
-    response_format: Schema.optional(Schema.Literal(...speechFormats)),
-    speed: Schema.optional(Schema.Number.pipe(Schema.between(0.25, 4)))
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
+/** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`). @category schemas */
+export const SpeechBody = Schema.Struct({
+  model: Schema.String,
+  input: Schema.String,
+  voice: Schema.Literal(...speechVoices),
+  response_format: Schema.optional(Schema.Literal(...speechFormats)),
+  speed: Schema.optional(Schema.Number.pipe(Schema.between(0.25, 4))),
+  /** Voice instructions (upstream `gpt-4o-mini-tts`). */
+  instructions: Schema.optional(Schema.String)
+})
 /** @category models */
 export type SpeechBody = typeof SpeechBody.Type
+/** A speech body as callers write it, with the `extra` escape hatch. @category models */
+export type SpeechBodyInput = WithExtra<SpeechBody>
+
+const speechBody = closedBody(SpeechBody, "a speech body")
 
 /**
  * Validates a speech request: `model`, non-empty `input`, one of the six voices, one of the six
@@ -33,25 +38,23 @@ export type SpeechBody = typeof SpeechBody.Type
  * defaults them to `mp3` and 1.0); use `speechFormatOf(body)` for the format that will come back.
  * @category constructors
  */
-export const buildSpeechBody = (input: unknown): Effect.Effect<SpeechBody, InvalidRequest> =>
+export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const obj = yield* record(input, "")
+    const obj = yield* speechBody.open(input)
     const model = yield* requiredString(obj, "model")
+    yield* ensureRoute(model, "speech", options)
     const text = yield* requiredString(obj, "input")
     const voiceGiven = optional(obj, "voice")
     if (voiceGiven === undefined) return yield* fail("voice", "required", `voice is required; allowed: ${speechVoices.join(", ")}`)
     const voice = yield* oneOf(voiceGiven, "voice", speechVoices)
-    const body: Record<string, unknown> = {
-      ...(sanitize(passthrough(obj, ["model", "input", "voice", "response_format", "speed"])) as object),
-      model,
-      input: text,
-      voice
-    }
+    const body: Record<string, unknown> = { model, input: text, voice }
+    const instructions = optional(obj, "instructions")
+    if (instructions !== undefined) body.instructions = yield* string(instructions, "instructions")
     const format = optional(obj, "response_format")
     if (format !== undefined) body.response_format = yield* oneOf(format, "response_format", speechFormats)
     const speed = optional(obj, "speed")
     if (speed !== undefined) body.speed = yield* number(speed, "speed", { min: 0.25, max: 4 })
-    return body as SpeechBody
+    return yield* speechBody.seal(obj, body)
   })
 
 /** The format a speech body will be answered in (`mp3` when it names none). @category accessors */

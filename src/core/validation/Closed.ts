@@ -60,6 +60,10 @@ export const nearestName = (name: string, known: ReadonlyArray<string>): string 
 
 const shown = (key: string): string => (key.length > 40 ? `${key.slice(0, 37)}...` : key)
 
+// A key that is not a plain name is written as `["…"]` so the field path is never empty or ambiguous.
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_$][\w$-]*$/.test(key) ? at(path, key) : `${path}[${JSON.stringify(shown(key))}]`
+
 /**
  * Refuses the first top-level field of `obj` that is neither known nor `extra`:
  * "unknown field `temprature`; did you mean `temperature`?".
@@ -75,7 +79,7 @@ export const refuseUnknownFields = (
     if (key === extraField && path === "") continue
     if (known.includes(key)) continue
     const near = nearestName(key, known)
-    const field = at(path, key)
+    const field = keyPath(path, key)
     return fail(
       field,
       "unknown-field",
@@ -99,9 +103,9 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>): Effect.Effec
   for (const key of Object.keys(extra)) {
     if (known.includes(key))
       return fail(
-        at(extraField, key),
+        keyPath(extraField, key),
         "extra-known",
-        `${at(extraField, key)}: \`${shown(key)}\` is a field umg knows; set it on the body itself so it is checked`
+        `${keyPath(extraField, key)}: \`${shown(key)}\` is a field umg knows; set it on the body itself so it is checked`
       )
   }
   return Effect.succeed(sanitize(extra) as Json)
@@ -121,8 +125,13 @@ export const sendable = (value: unknown, path = ""): Effect.Effect<void, Invalid
  * its Schema (no cast) and merges `extra` into it.
  * @category constructors
  */
-export const closedBody = <A, I>(schema: Schema.Schema<A, I, never> & { readonly fields: Readonly<Record<string, unknown>> }, what: string) => {
-  const known = fieldsOf(schema)
+export const closedBody = <A, I>(
+  schema: Schema.Schema<A, I, never> & { readonly fields: Readonly<Record<string, unknown>> },
+  what: string,
+  /** Input fields the builder reads that the built body does not carry (e.g. the native body's `model`). */
+  alsoAccepted: ReadonlyArray<string> = []
+) => {
+  const known = [...fieldsOf(schema), ...alsoAccepted]
   return {
     known,
     open: (input: unknown): Effect.Effect<Json, InvalidRequest> =>

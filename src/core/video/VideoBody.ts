@@ -1,13 +1,15 @@
 /** `buildVideoBody`: validates an E1 video request (generic, mode or native fields) and returns the body of its model's family. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { fail, record, requiredString } from "../validation/Rules.js"
+import { ensureRoute } from "../gateway/Routing.js"
+import { readExtra, refuseUnknownFields, sendable } from "../validation/Closed.js"
+import { describe, fail, type Json, record, requiredString } from "../validation/Rules.js"
 import { AlphaBody, buildAlphaBody } from "./Alpha.js"
 import { BetaBody, buildBetaBody } from "./Beta.js"
 import { buildDeltaBody, DeltaBody } from "./Delta.js"
 import { buildGammaBody, GammaBody } from "./Gamma.js"
-import { rejectForeignFields } from "./VideoFields.js"
-import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily } from "./VideoCatalog.js"
+import { rejectForeignFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
+import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily, videoModelIds } from "./VideoCatalog.js"
 
 export { AlphaBody, alphaSizes, buildAlphaBody } from "./Alpha.js"
 export { BetaBody, betaPersonGeneration, buildBetaBody } from "./Beta.js"
@@ -27,6 +29,11 @@ export const videoBodySchemas = { alpha: AlphaBody, beta: BetaBody, gamma: Gamma
 export interface BuildVideoBodyOptions {
   /** The model catalog to check against; the spec's models when absent. */
   readonly catalog?: VideoCatalog
+  /**
+   * Accept a video model id the catalog does not list (its family read from its prefix, with the
+   * family's defaults) for a gateway newer than umg. Default false.
+   */
+  readonly allowUnknownModels?: boolean
 }
 
 const builders = {
@@ -36,19 +43,43 @@ const builders = {
   delta: buildDeltaBody
 } as const satisfies Record<VideoFamily, unknown>
 
+const withoutExtra = (obj: Json): Json => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(obj)) if (key !== "extra") out[key] = obj[key]
+  return out
+}
+
 /**
  * Validates an untrusted E1 request and builds the body of its model's family: generic fields
  * (`duration`, `aspect_ratio`, …) become the family's own (`durationSeconds`, `size`, marker flags, …),
- * native fields are checked, another family's fields are refused, and unknown fields pass through.
- * Fails with `InvalidRequest` naming the field, the value and what the model allows; never throws.
+ * native fields are checked, another family's fields are refused by name, an unknown field is refused
+ * naming the nearest known one (fields umg does not know yet go in `extra`, merged into the body), a
+ * model of another capability names its family and endpoint, and a video id the catalog does not list
+ * is refused unless `allowUnknownModels`. Fails with `InvalidRequest` naming the field, the value and
+ * what the model allows; never throws.
  * @category constructors
  */
 export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = {}): Effect.Effect<VideoBody, InvalidRequest> =>
   Effect.gen(function* () {
     const obj = yield* record(input, "")
-    const model = yield* lookupVideoModel(yield* requiredString(obj, "model"), options.catalog ?? defaultVideoCatalog)
+    yield* sendable(obj)
+    const catalog = options.catalog ?? defaultVideoCatalog
+    const id = yield* requiredString(obj, "model")
+    // Another capability's model is named by the one catalog; unknown video ids are the video catalog's call.
+    yield* ensureRoute(id, "video", { allowUnknownModels: true })
+    if (!Object.hasOwn(catalog.entries, id) && options.allowUnknownModels !== true)
+      return yield* fail(
+        "model",
+        "unknown-model",
+        `model: ${describe(id)} is not a video model umg knows; known: ${videoModelIds(catalog).join(", ")}; for a model newer than umg's catalog pass allowUnknownModels: true`
+      )
+    const model = yield* lookupVideoModel(id, catalog)
     yield* rejectForeignFields(obj, model)
-    return yield* builders[model.family](obj, model)
+    const known = [...new Set([...videoGenericFields, ...videoModeFields, ...videoFamilyFields[model.family]])]
+    yield* refuseUnknownFields(obj, known, "", `a ${model.family} video request`)
+    const extra = yield* readExtra(obj, known)
+    const body = yield* builders[model.family](withoutExtra(obj), model)
+    return Object.keys(extra).length === 0 ? body : { ...body, ...extra }
   }).pipe(
     // Input such as a throwing getter or a revoked proxy is not a request; it must not become a defect.
     Effect.catchAllDefect(() => fail("(body)", "malformed", "the request could not be read as JSON data"))

@@ -31,7 +31,7 @@ export const CATALOG: ReadonlyArray<CatalogModel> = [
     "epsilon-sonnet-4-20250514",
     "epsilon-3-haiku-20240307"
   ]),
-  ...m("zeta", "text", ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-3-pro-preview"]),
+  ...m("zeta", "text", ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-2.5-flash-lite", "zeta-3-pro-preview"]),
   ...m("zeta", "image", ["zeta-2.5-flash-image", "zeta-3-pro-image-preview"]),
   ...m("zeta", "embedding", ["zeta-embedding-001"]),
   ...m("zeta", "live", ["zeta-live-2.5-flash-native-audio"]),

@@ -5,10 +5,14 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
 // ---------------------------------------------------------------------------------------------
-// Schemas. Every object keeps an index signature: fields the gateway grows pass through untouched.
+// Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
+// objects stay open where the spec and the upstream protocol leave them open: content blocks (which
+// upstream grows: citations, …), tool definitions and their `input_schema` (a JSON Schema),
+// `tool_use.input`, `metadata`, `context_management` and `mcp_servers` entries.
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
@@ -128,12 +132,14 @@ export const MessagesBody = Schema.Struct(
     metadata: opt(Open),
     mcp_servers: opt(Schema.Array(Schema.Unknown)),
     context_management: opt(Open),
-    cache_control: opt(MessagesCacheControl)
-  },
-  Open
+    cache_control: opt(MessagesCacheControl),
+    service_tier: opt(Schema.String)
+  }
 )
 /** @category models */
 export type MessagesBody = typeof MessagesBody.Type
+/** A messages body as callers write it, with the `extra` escape hatch. @category models */
+export type MessagesBodyInput = WithExtra<MessagesBody>
 
 /** The body of POST `/v1/messages/count_tokens` (E9). @category schemas */
 export const CountTokensBody = Schema.Struct(
@@ -145,11 +151,16 @@ export const CountTokensBody = Schema.Struct(
     tool_choice: opt(MessagesToolChoice),
     thinking: opt(MessagesThinkingConfig),
     cache_control: opt(MessagesCacheControl)
-  },
-  Open
+  }
 )
 /** @category models */
 export type CountTokensBody = typeof CountTokensBody.Type
+/**
+ * A count-tokens body as callers write it: a create body may be counted as it is (its output
+ * controls are dropped), plus `extra`.
+ * @category models
+ */
+export type CountTokensBodyInput = WithExtra<CountTokensBody & Partial<MessagesBody>>
 
 // ---------------------------------------------------------------------------------------------
 // Validation: friendly messages naming the field, the value and what is allowed.
@@ -407,6 +418,10 @@ const copy = (input: Rules.Json, known: ReadonlySet<string>, drop: ReadonlySet<s
 }
 
 const MESSAGES_FIELDS = new Set(Object.keys(MessagesBody.fields))
+const messagesBody = closedBody(MessagesBody, "a messages body")
+// A create body can be counted as it is: count tokens knows every create field and drops the uncounted ones.
+const countTokensBody = { ...closedBody(CountTokensBody, "a count-tokens body"), known: [...MESSAGES_FIELDS] }
+const countTokensOpen = closedBody(MessagesBody, "a count-tokens body").open
 
 /** Output and generation controls the token counter does not take (protocol notes 1.7). */
 const NOT_COUNTED = new Set(["max_tokens", "stream", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"])
@@ -421,7 +436,7 @@ const NOT_COUNTED = new Set(["max_tokens", "stream", "temperature", "top_p", "to
  */
 export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const body = yield* Rules.record(input, "")
+    const body = yield* messagesBody.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "messages", options)
     const maxTokens = yield* Rules.number(yield* Rules.required(body, "max_tokens"), "max_tokens", {
@@ -432,7 +447,7 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
     })
     yield* common(body, model, maxTokens)
     yield* generation(body, model)
-    return yield* Rules.conform(MessagesBody, copy(body, MESSAGES_FIELDS), "")
+    return yield* messagesBody.seal(body, copy(body, MESSAGES_FIELDS, new Set(["extra"])))
   })
 
 /**
@@ -445,11 +460,11 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
  */
 export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const body = yield* Rules.record(input, "")
+    const body = yield* countTokensOpen(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "countTokens", options)
     yield* common(body, model, undefined)
-    return yield* Rules.conform(CountTokensBody, copy(body, MESSAGES_FIELDS, NOT_COUNTED), "")
+    return yield* countTokensBody.seal(body, copy(body, MESSAGES_FIELDS, new Set([...NOT_COUNTED, "extra"])))
   })
 
 /**

@@ -5,6 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -208,11 +209,12 @@ export const NativeBody = Schema.Struct(
       )
     ),
     cachedContent: opt(Schema.String)
-  },
-  Open
+  }
 )
 /** @category models */
 export type NativeBody = typeof NativeBody.Type
+/** A native-content body as callers write it, with the `extra` escape hatch. @category models */
+export type NativeBodyInput = WithExtra<NativeBody>
 
 // ---------------------------------------------------------------------------------------------
 // Validation.
@@ -502,6 +504,7 @@ const toolConfig = (body: Rules.Json, declared: ReadonlyArray<string> | undefine
 
 /** Fields of the body whose `null` means "absent" (dropped), and `model`, which lives in the path. */
 const KNOWN = new Set(Object.keys(NativeBody.fields))
+const nativeBody = closedBody(NativeBody, "a native-content body", ["model"])
 
 /**
  * Builds the native-content body (E10) for a zeta model: the model must route to native content
@@ -514,8 +517,8 @@ const KNOWN = new Set(Object.keys(NativeBody.fields))
 export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
   Effect.gen(function* () {
     const parsed = yield* parseNativeModel(model)
-    yield* ensureRoute(parsed.id, "native", options)
-    const body = yield* Rules.record(input, "")
+    yield* ensureRoute(parsed.base, "native", options)
+    const body = yield* nativeBody.open(input)
     const given = Rules.optional(body, "model")
     if (given !== undefined && given !== parsed.id)
       return yield* Rules.fail(
@@ -532,7 +535,7 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
     yield* toolConfig(body, declared)
     yield* ifPresent(body, "cachedContent", (v) => Rules.string(v, "cachedContent", { nonEmpty: true }))
     const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(Rules.passthrough(body, ["model"]))) {
+    for (const [key, value] of Object.entries(Rules.passthrough(body, ["model", "extra"]))) {
       if (value === null && KNOWN.has(key)) continue
       out[key] = Rules.sanitize(value)
     }
@@ -543,6 +546,6 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
       if (normal.level !== undefined && Rules.isRecord(gc.thinkingConfig)) next.thinkingConfig = { ...gc.thinkingConfig, thinkingLevel: normal.level }
       out.generationConfig = next
     }
-    return yield* Rules.conform(NativeBody, out, "")
+    return yield* nativeBody.seal(body, out)
   })
 

@@ -1,7 +1,8 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
-import { buildChatBody, buildResponsesBody } from "../../src/core/text/chat/OpenAiText.js"
+import { buildChatBody } from "../../src/core/text/chat/ChatBody.js"
+import { buildResponsesBody } from "../../src/core/text/responses/ResponsesBody.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

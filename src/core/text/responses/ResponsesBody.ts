@@ -1,0 +1,117 @@
+/**
+ * The body of POST `/v1/responses` (E16), closed: the contract shows the minimal payload (`model`,
+ * `max_output_tokens`, `input[]` with `role` and `content`); the other fields are the upstream
+ * Responses fields (protocol-notes §3.2). Open, as upstream leaves them: typed `input` items other
+ * than messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
+ * `stream_options`.
+ */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "../../errors/InvalidRequest.js"
+import { ensureRoute } from "../../gateway/Routing.js"
+import { closedBody, type WithExtra } from "../../validation/Closed.js"
+import * as Rules from "../../validation/Rules.js"
+import type { TextBodyOptions } from "../chat/ChatBody.js"
+
+const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const { at, ifPresent } = Rules
+
+/** One `input` item of a responses body: a `{role, content}` message, or another typed item passed through. @category schemas */
+export const ResponsesInputItem = Schema.Union(
+  Schema.Struct({ role: Schema.String, content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)) }, Open),
+  Schema.Struct({ type: Schema.String }, Open)
+)
+
+/** The body of POST `/v1/responses`. @category schemas */
+export const ResponsesBody = Schema.Struct({
+  model: Schema.String,
+  input: opt(Schema.Union(Schema.String, Schema.Array(ResponsesInputItem))),
+  instructions: opt(Schema.String),
+  max_output_tokens: opt(Schema.Int),
+  stream: opt(Schema.Boolean),
+  stream_options: opt(Open),
+  temperature: opt(Schema.Number),
+  top_p: opt(Schema.Number),
+  top_logprobs: opt(Schema.Int),
+  tools: opt(Schema.Array(Open)),
+  tool_choice: opt(Schema.Union(Schema.String, Open)),
+  parallel_tool_calls: opt(Schema.Boolean),
+  max_tool_calls: opt(Schema.Int),
+  previous_response_id: opt(Schema.String),
+  conversation: opt(Schema.Union(Schema.String, Open)),
+  prompt: opt(Open),
+  reasoning: opt(Open),
+  text: opt(Open),
+  truncation: opt(Schema.String),
+  include: opt(Schema.Array(Schema.String)),
+  background: opt(Schema.Boolean),
+  store: opt(Schema.Boolean),
+  metadata: opt(Open),
+  service_tier: opt(Schema.String),
+  user: opt(Schema.String),
+  prompt_cache_key: opt(Schema.String),
+  safety_identifier: opt(Schema.String)
+})
+/** @category models */
+export type ResponsesBody = typeof ResponsesBody.Type
+/** A responses body as callers write it, with the `extra` escape hatch. @category models */
+export type ResponsesBodyInput = WithExtra<ResponsesBody>
+
+const responses = closedBody(ResponsesBody, "a responses body")
+
+const responsesInput = (value: unknown): Effect.Effect<void, InvalidRequest> =>
+  Effect.gen(function* () {
+    if (typeof value === "string") {
+      yield* Rules.string(value, "input", { nonEmpty: true })
+      return
+    }
+    if (!Array.isArray(value))
+      return yield* Rules.fail("input", "type", `input: expected a string or an array of {role, content} items, got ${Rules.describe(value)}`)
+    if (value.length === 0) return yield* Rules.fail("input", "non-empty", "input must not be empty")
+    for (const [i, item] of value.entries()) {
+      const path = at("input", i)
+      const it = yield* Rules.record(item, path)
+      const type = Rules.optional(it, "type")
+      // Typed items other than messages (function_call_output, reasoning, …) pass through.
+      if (type !== undefined && type !== "message") {
+        yield* Rules.string(type, at(path, "type"), { nonEmpty: true })
+        continue
+      }
+      yield* Rules.oneOf(yield* Rules.required(it, "role", path), at(path, "role"), ["user", "assistant", "system", "developer"])
+      const content = yield* Rules.required(it, "content", path)
+      if (typeof content !== "string" && !Array.isArray(content))
+        return yield* Rules.fail(at(path, "content"), "type", `${at(path, "content")}: expected a string or an array of content parts, got ${Rules.describe(content)}`)
+    }
+  })
+
+/** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
+const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"]
+
+/**
+ * Builds the body of POST `/v1/responses`: only its known fields (plus `extra`); `model` must take
+ * responses (GPT-5, GPT-5 Pro, o-series and the chat models the catalog lists; not epsilon or zeta),
+ * `input` a string or a non-empty array of `{role, content}` items (required unless `prompt`,
+ * `previous_response_id` or `conversation` stands in for it), `max_output_tokens` a positive integer,
+ * `stream` a boolean.
+ * @category constructors
+ */
+export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
+  Effect.gen(function* () {
+    const body = yield* responses.open(input)
+    const model = yield* Rules.requiredString(body, "model")
+    yield* ensureRoute(model, "responses", options)
+    const given = Rules.optional(body, "input")
+    if (given === undefined) {
+      if (!INPUT_SOURCES.some((k) => Rules.optional(body, k) !== undefined)) yield* Rules.required(body, "input")
+    } else yield* responsesInput(given)
+    yield* ifPresent(body, "max_output_tokens", (v) =>
+      Rules.number(v, "max_output_tokens", { min: 0, minExclusive: true, integer: true, context: model })
+    )
+    yield* ifPresent(body, "stream", (v) => Rules.boolean(v, "stream"))
+    const out: Record<string, unknown> = {}
+    for (const key of responses.known) {
+      const value = Rules.optional(body, key)
+      if (value !== undefined) out[key] = Rules.sanitize(value)
+    }
+    return yield* responses.seal(body, out)
+  })
