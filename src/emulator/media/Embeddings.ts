@@ -10,7 +10,9 @@ import { estimateTokens, hash32, seededRandom } from "../text/TextGen.js"
 export const EMBEDDING_MODELS: Readonly<Record<string, { readonly dimensions: number; readonly shortenable: boolean }>> = {
   "text-embedding-3-small": { dimensions: 1536, shortenable: true },
   "text-embedding-3-large": { dimensions: 3072, shortenable: true },
-  "text-embedding-ada-002": { dimensions: 1536, shortenable: false }
+  "text-embedding-ada-002": { dimensions: 1536, shortenable: false },
+  // Spec §6: zeta's embedding model is served here, never in the native shape.
+  "zeta-embedding-001": { dimensions: 3072, shortenable: true }
 }
 
 /** A deterministic unit vector for `(model, input)`; shortened vectors are cut then renormalised, as upstream. */

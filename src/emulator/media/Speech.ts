@@ -8,7 +8,8 @@ import { findModel } from "../gateway/Models.js"
 import type { Reply, Route } from "../server/Route.js"
 
 /** Voices the emulator accepts (the spec's six plus the newer upstream ones). */
-export const VOICES = ["alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar"]
+// E14 lists exactly six voices; upstream's newer ones are not part of the contract.
+export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"]
 
 /** Content type of each `response_format`. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {

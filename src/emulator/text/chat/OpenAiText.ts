@@ -36,11 +36,19 @@ export interface PlanInput {
 export const openAiError = (reply: Reply, status: number, message: string, param: string | null = null, code: string | null = null): void =>
   reply.json(status, errorBody("openai", status, message, { param, code }))
 
-/** The model check both endpoints make: any id except those of another capability (embeddings, video, …). */
-export const modelProblem = (model: unknown): string | undefined => {
-  if (typeof model !== "string" || model.length === 0) return "you must provide a model parameter"
+/**
+ * The model check both endpoints make: the model must be one of the catalogue's OpenAI-style text
+ * models (epsilon and zeta text models have their own endpoints); the GPT-5 Pro family is served only
+ * by `/v1/responses` (spec capability routing), so chat refuses it.
+ */
+export const modelProblem = (model: unknown, endpoint: "chat" | "responses"): { readonly status: number; readonly message: string } | undefined => {
+  if (typeof model !== "string" || model.length === 0) return { status: 400, message: "you must provide a model parameter" }
   const entry = findModel(model)
-  return entry !== undefined && entry.kind !== "text" ? `The model \`${model}\` does not support this endpoint.` : undefined
+  if (entry === undefined) return { status: 404, message: `The model \`${model}\` does not exist or you do not have access to it.` }
+  if (entry.kind !== "text" || entry.ownedBy !== "openai") return { status: 400, message: `The model \`${model}\` does not support this endpoint.` }
+  if (endpoint === "chat" && /^gpt-5(?:\.\d+)?-pro(?:-|$)/.test(model))
+    return { status: 400, message: `The model \`${model}\` is only supported in v1/responses and not in v1/chat/completions.` }
+  return undefined
 }
 
 const functionTools = (tools: unknown): Array<{ name: string; parameters: unknown }> =>
@@ -88,9 +96,9 @@ export const contentText = (content: unknown): string =>
 const CHAT_ROLES = ["system", "developer", "user", "assistant", "tool", "function"]
 const isPositiveInt = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v) && v > 0
 
-const chatProblem = (body: Obj): [string, string] | undefined => {
-  const m = modelProblem(body.model)
-  if (m !== undefined) return [m, "model"]
+const chatProblem = (body: Obj): [string, string, number?] | undefined => {
+  const m = modelProblem(body.model, "chat")
+  if (m !== undefined) return [m.message, "model", m.status]
   if (body.messages === undefined) return ["'messages' is a required property", "messages"]
   if (!Array.isArray(body.messages) || body.messages.length === 0) return ["[] is too short - 'messages'", "messages"]
   for (let i = 0; i < body.messages.length; i++) {
@@ -167,7 +175,7 @@ export const chatRoute: Route = {
     if (!isObj(req.json)) return openAiError(reply, 400, `We could not parse the JSON body of your request.${req.jsonError === undefined ? "" : ` ${req.jsonError}`}`)
     const body = req.json
     const problem = chatProblem(body)
-    if (problem !== undefined) return openAiError(reply, 400, problem[0], problem[1])
+    if (problem !== undefined) return openAiError(reply, problem[2] ?? 400, problem[0], problem[1], problem[2] === 404 ? "model_not_found" : null)
     const messages = body.messages as Array<Obj>
     const last = messages[messages.length - 1]!
     const plan = planText(ctx, {

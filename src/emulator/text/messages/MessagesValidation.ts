@@ -51,8 +51,13 @@ const checkTools = (tools: unknown, toolChoice: unknown): Invalid | undefined =>
 
 const checkSystem = (system: unknown): Invalid | undefined => {
   if (system === undefined || typeof system === "string") return undefined
-  if (Array.isArray(system) && system.every((b) => isObj(b) && b.type === "text" && typeof b.text === "string")) return undefined
-  return invalid("field system must be a string or an array of text blocks")
+  if (!Array.isArray(system) || !system.every((b) => isObj(b) && b.type === "text" && typeof b.text === "string"))
+    return invalid("field system must be a string or an array of text blocks")
+  for (let i = 0; i < system.length; i++) {
+    const problem = checkCacheControl((system[i] as Obj).cache_control, `system.${i}.cache_control`)
+    if (problem !== undefined) return problem
+  }
+  return undefined
 }
 
 const checkCacheControl = (cc: unknown, where: string): Invalid | undefined =>

@@ -75,6 +75,15 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (c.role !== undefined && c.role !== "user" && c.role !== "model") return `* GenerateContentRequest.contents[${i}].role: must be user or model`
     if (!Array.isArray(c.parts) || c.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty`
     if (!c.parts.every(isObj)) return `* GenerateContentRequest.contents[${i}].parts: each part must be an object`
+    for (let j = 0; j < c.parts.length; j++) {
+      const part = c.parts[j] as Obj
+      for (const media of ["inlineData", "fileData"] as const) {
+        const m = part[media]
+        if (m === undefined) continue
+        if (!isObj(m) || typeof m.mimeType !== "string" || m.mimeType.length === 0)
+          return `* GenerateContentRequest.contents[${i}].parts[${j}].${media}.mime_type: mime_type is not specified`
+      }
+    }
   }
   const g = body.generationConfig
   if (g !== undefined) {

@@ -10,9 +10,9 @@ import { canonicalJson, estimateTokens, newId, pace } from "../TextGen.js"
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 
-const problemOf = (body: Obj): [string, string] | undefined => {
-  const m = modelProblem(body.model)
-  if (m !== undefined) return [m, "model"]
+const problemOf = (body: Obj): [string, string, number?] | undefined => {
+  const m = modelProblem(body.model, "responses")
+  if (m !== undefined) return [m.message, "model", m.status]
   if (body.input === undefined) return ["Missing required parameter: 'input'.", "input"]
   if (!(typeof body.input === "string" || (Array.isArray(body.input) && body.input.length > 0)))
     return ["Invalid 'input': expected a string or a non-empty array.", "input"]
@@ -104,7 +104,7 @@ export const responsesRoute: Route = {
     if (!isObj(req.json)) return openAiError(reply, 400, "We could not parse the JSON body of your request.")
     const body = req.json
     const problem = problemOf(body)
-    if (problem !== undefined) return openAiError(reply, 400, problem[0], problem[1])
+    if (problem !== undefined) return openAiError(reply, problem[2] ?? 400, problem[0], problem[1], problem[2] === 404 ? "model_not_found" : null)
     const p = planText(ctx, {
       seed: { model: body.model, input: body.input, instructions: body.instructions, tools: body.tools },
       tools: body.tools,
