@@ -4,9 +4,9 @@
  */
 import type { KeyProfile } from "../server/Context.js"
 import { checkDeltaBody } from "./VideoDeltaRules.js"
+import { type AcceptedVideo, invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck, type VideoFamily, type VideoRejection } from "./VideoCheck.js"
 
-/** A video model family of the spec. */
-export type VideoFamily = "alpha" | "beta" | "gamma" | "delta"
+export { type AcceptedVideo, invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck, type VideoFamily, type VideoRejection }
 
 /** The video models the emulator knows, with their family. */
 export const VIDEO_MODELS: ReadonlyMap<string, VideoFamily> = new Map([
@@ -30,38 +30,6 @@ const RESTRICTED_404: ReadonlySet<string> = new Set([
   "beta-3.0-generate-preview"
 ])
 
-/** Longest prompt accepted; the spec does not give one, so a generous bound. */
-export const MAX_PROMPT_CHARS = 10_000
-/** Longest media string (URL or base64 data URL) accepted. */
-export const MAX_MEDIA_CHARS = 20_000_000
-
-/** A rejected body: the HTTP status and the OpenAI-style error fields. */
-export interface VideoRejection {
-  readonly status: number
-  readonly message: string
-  readonly param: string | null
-  readonly code: string | null
-}
-
-/** An accepted body: what the task store needs to know. */
-export interface AcceptedVideo {
-  readonly model: string
-  readonly family: VideoFamily
-  /** The text the content rule looks at (prompt or delta text item). */
-  readonly prompt: string
-}
-
-/** The outcome of checking a submit body. */
-export type VideoCheck = { readonly ok: true; readonly value: AcceptedVideo } | ({ readonly ok: false } & VideoRejection)
-
-/** Builds a 400 rejection for `param`. */
-export const invalid = (param: string | null, message: string, code: string | null = "invalid_value"): VideoCheck => ({
-  ok: false,
-  status: 400,
-  message,
-  param,
-  code
-})
 
 type Body = Readonly<Record<string, unknown>>
 type Problem = VideoCheck | undefined
