@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "property-tests/**/*.prop.test.ts"],
     setupFiles: ["./test/setup/fast-check.ts"],
+    // Every test must assert something: a test with no expect() fails instead of passing vacuously.
+    expect: { requireAssertions: true },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -95,7 +95,7 @@ describe("Gateway against the emulator", () => {
   it("creates and streams a chat completion", async () => {
     const body = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "Hi" }] }
     const completion = await run(Effect.flatMap(Gateway, (g) => g.chat.create(body)))
-    expect(completion.choices[0]?.message.content).toBeTruthy()
+    expect(completion.choices[0]?.message.content).toMatch(/\S/)
     const events = await run(Effect.flatMap(Gateway, (g) => Stream.runCollect(g.chat.stream(body))))
     expect(Chunk.toReadonlyArray(events).at(-1)?.type).toBe("done")
   })
@@ -181,7 +181,7 @@ describe("Gateway against the emulator", () => {
 
   it("generates a gamma video with its url", async () => {
     const video = await run(Effect.flatMap(Gateway, (g) => g.video.generate({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }, { intervalMs: 50 })))
-    expect(video.url).toBeTruthy()
+    expect(video.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+\.mp4$/)
     expect(video.download).toBeUndefined()
   })
 
@@ -234,9 +234,10 @@ describe("Gateway against the emulator", () => {
         })
       )
     )
-    expect(out.t2v.task_id).toBeTruthy()
-    expect(out.easy.url).toBeTruthy()
-    expect(out.advanced).toBeTruthy()
+    expect(out.t2v.task_id).toMatch(/^ptask_[0-9a-f]{24}$/)
+    expect(out.easy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/images\/\S+\.png$/)
+    expect(out.advanced).toMatch(/^ptask_[0-9a-f]{24}$/)
+    expect(out.advanced).not.toBe(out.t2v.task_id)
   })
 
   it("fails a platform call with wrong credentials without leaking the password", async () => {

@@ -105,8 +105,16 @@ describe("live session", () => {
     c.send({ setup: { generationConfig: { responseModalities: ["TEXT"] } } })
     c.send(turn("one"))
     c.send(turn("two"))
-    await c.until(turnComplete)
-    await c.until(turnComplete)
+    const text = (ms: Array<Msg>): string =>
+      ms.flatMap((m) => m.serverContent?.modelTurn?.parts ?? []).map((p: { text?: string }) => p.text ?? "").join("")
+    const first = await c.until(turnComplete)
+    const second = await c.until(turnComplete)
+    // Each turn is answered whole before the next: its own reply, then its own turnComplete.
+    expect(first.filter(turnComplete)).toHaveLength(1)
+    expect(second.filter(turnComplete)).toHaveLength(1)
+    expect(text(first)).toMatch(/\S/)
+    expect(text(second)).toMatch(/\S/)
+    expect(text(first)).not.toBe(text(second))
     c.ws.close()
   })
 
