@@ -10,15 +10,21 @@ export const defaultMaxJsonDepth = 64
 
 /**
  * Whether `value` nests arrays/objects deeper than `maxDepth` (a top-level object is depth 1).
- * Iterative, stops at the first too-deep container.
+ * Iterative, stops at the first too-deep container; a cycle counts as too deep. May throw where reading
+ * the value throws (a getter, a Proxy): callers that take any input catch.
  * @category predicates
  */
 export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): boolean => {
   if (value === null || typeof value !== "object") return false
-  const stack: Array<[unknown, number]> = [[value, 1]]
+  const stack: Array<[object, number]> = [[value, 1]]
+  // An object reached again no deeper than before adds nothing: skipping it keeps the walk linear
+  // for shared references (a DAG would otherwise be walked once per path, exponentially often).
+  const deepest = new Map<object, number>()
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
     if (depth > maxDepth) return true
+    if ((deepest.get(v) ?? 0) >= depth) continue
+    deepest.set(v, depth)
     if (Array.isArray(v)) {
       for (const item of v) if (item !== null && typeof item === "object") stack.push([item, depth + 1])
     } else {
