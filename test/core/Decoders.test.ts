@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest"
+import { DecodeError } from "../../src/core/errors/GatewayError.js"
+import { defaultMaxJsonDepth } from "../../src/core/wire/JsonSafety.js"
+import { parseJsonText } from "../../src/core/wire/WireJson.js"
+import { sanitize } from "../../src/core/validation/Rules.js"
+import {
+  BAD,
+  decoderCases,
+  deepArrayText,
+  fill,
+  findUnsafeKey,
+  goodValueFor,
+  HOLE,
+  inputOf,
+  protoAtDepthText,
+  runDecoder
+} from "../support/coreDecoders.js"
+import { expectNoSecret } from "../support/secrets.js"
+
+const secret = "sk-live-0123456789abcdefDECODE"
+
+describe.each(decoderCases)("the $name decoder", (c) => {
+  it("decodes its valid template (so the hostile cases below reach the field they aim at)", () => {
+    const result = runDecoder(c, inputOf(c, '{"k":[1,"x",null]}'))
+    expect(result).toMatchObject({ ok: true })
+  })
+
+  it("fails with a DecodeError naming the depth bound on 100,000 nested arrays, never a RangeError", () => {
+    const result = runDecoder(c, inputOf(c, deepArrayText(100_000)))
+    expect(result).toMatchObject({ ok: false })
+    const error = (result as { error: unknown }).error
+    expect(error).toBeInstanceOf(DecodeError)
+    expect((error as DecodeError).message).toContain(`deeper than ${defaultMaxJsonDepth} levels`)
+  })
+
+  it("fails the same way on 100,000 nested arrays given as a value at the top level", () => {
+    const deep = JSON.parse(deepArrayText(100_000))
+    const result = runDecoder(c, c.kind === "sse" ? { event: "message", data: deepArrayText(100_000) } : deep)
+    expect(result).toMatchObject({ ok: false })
+    expect((result as { error: unknown }).error).toBeInstanceOf(DecodeError)
+  })
+
+  it("refuses __proto__ at depth 70 by the bound, and drops it when a larger bound lets it through", () => {
+    const refused = runDecoder(c, inputOf(c, protoAtDepthText(70)))
+    expect(refused).toMatchObject({ ok: false })
+    const allowed = runDecoder(c, inputOf(c, protoAtDepthText(70)), { maxDepth: 200 })
+    if ("ok" in allowed && allowed.ok) {
+      expect(findUnsafeKey(allowed.value)).toBeUndefined()
+      expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
+    } else {
+      // Decoders that drop unknown fields never hold it; they still must not die.
+      expect(allowed).toMatchObject({ ok: false })
+    }
+  })
+
+  it("does not echo a secret-looking value that fails its schema", () => {
+    // An array holding the secret fails every typed field, and a formatter would print it whole.
+    const result = runDecoder(c, inputOf(c, "1", [secret, { token: secret }]))
+    expect(result).toMatchObject({ ok: false })
+    const error = (result as { error: unknown }).error
+    expect(error).toBeInstanceOf(DecodeError)
+    expect((error as DecodeError).message.length).toBeGreaterThan(0)
+    expectNoSecret(error, [secret])
+  })
+})
+
+describe("the shared decode path", () => {
+  it("never quotes text that is not JSON (the parser's own message does)", () => {
+    const result = parseJsonText(`{"key": ${secret}}`, "openai", "answer")
+    expect(result._tag).toBe("Left")
+    expectNoSecret(result, [secret])
+  })
+
+  it("keeps a __proto__ key 1,000 levels deep out of a sanitized copy, without recursion", () => {
+    const parsed = JSON.parse(protoAtDepthText(1_000))
+    expect(findUnsafeKey(parsed)).toBe("__proto__")
+    expect(findUnsafeKey(sanitize(parsed))).toBeUndefined()
+  })
+
+  it("fills templates as the tests above assume", () => {
+    expect(fill({ a: [HOLE, BAD] }, 1, 2)).toEqual({ a: [1, 2] })
+    expect(Object.keys(goodValueFor).sort()).toEqual(decoderCases.map((c) => c.name).sort())
+  })
+})
