@@ -1,12 +1,12 @@
 /** The embeddings body (E12) checked before sending, and its response decoded to `Float32Array`s, float or base64 alike. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
 import { closedBody, type WithExtra } from "../validation/Closed.js"
-import { at, describe, fail, isRecord, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
+import { at, describe, fail, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
 export interface EmbeddingModel {

@@ -1,12 +1,12 @@
 /** The image generation body (E15, zeta image models) checked before sending, and its `b64_json` response decoded to bytes. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, knownModels, type RoutingOptions } from "../gateway/Routing.js"
 import { closedBody, type WithExtra } from "../validation/Closed.js"
-import { at, describe, fail, isRecord, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
+import { at, describe, fail, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
 export const imageModels: ReadonlyArray<string> = knownModels("images")

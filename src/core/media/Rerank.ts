@@ -1,5 +1,5 @@
 /** The rerank body (E13) checked before sending, and its response decoded against the documents that were sent. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"

@@ -1,5 +1,5 @@
 /** Live WebSocket messages (zeta live audio): the `setup` message, the other client messages checked, and the server message Schema. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"

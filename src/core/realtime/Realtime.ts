@@ -2,12 +2,12 @@
  * Realtime WebSocket messages: which event style (v1 or v2) a model speaks, the `session.update` and
  * other client events checked for that style, and Schemas of the server events a client reads.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles } from "../gateway/Routing.js"
-import { type Json, array, at, describe, fail, isRecord, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, describe, fail, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"

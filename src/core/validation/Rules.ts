@@ -173,6 +173,8 @@ export const passthrough = (obj: Json, exclude: Iterable<string> = []): Record<s
  * Deep-copies JSON-like data (plain objects and arrays), dropping unsafe keys at every depth.
  * Non-JSON values are kept by reference. Iterative, so no nesting can overflow the stack; an object
  * met twice is copied once (a cycle stays a cycle, shared parts stay shared), so the work is linear.
+ * Reading a Proxy or a throwing getter throws here: code taking outside input checks it first
+ * (`findUnsendable`) or catches (the decoders' `decodeWith`).
  * @category constructors
  */
 export const sanitize = (value: unknown): unknown => {
