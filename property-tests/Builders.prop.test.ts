@@ -24,7 +24,11 @@ import {
   validateLiveClientMessage,
   validateRealtimeClientEvent
 } from "../src/core/index.js"
-import { fingerprint, hostile, runs } from "./hostile.js"
+import { fingerprint, hostileWith, runs } from "./hostile.js"
+
+// Shared references stay 12 levels deep here: a builder may accept them (JSON can repeat a value), and
+// the check below then runs JSON.stringify, which writes every one of the 2^levels paths.
+const hostile = hostileWith(12)
 
 /** Marks where a hostile value goes in a builder's valid input. */
 const HOLE = "$HOLE"

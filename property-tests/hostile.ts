@@ -60,8 +60,9 @@ const unsafeKeys = fc
   .constantFrom("__proto__", "constructor", "prototype")
   .chain((key) => fc.integer({ min: 1, max: 80 }).map((depth) => JSON.parse(`${'{"a":'.repeat(depth - 1)}{"${key}":{"polluted":true},"k":1}${"}".repeat(depth - 1)}`)))
 
-// Shared references 30 levels deep: 2^30 paths through 30 objects (a walker that follows every path hangs).
-const shared = fc.integer({ min: 2, max: 30 }).map((levels): unknown => {
+// Shared references up to `levels` deep: 2^levels paths through `levels` objects (a walker that
+// follows every path hangs; so does JSON.stringify, which is why builder properties keep it small).
+const sharedUpTo = (maxLevels: number) => fc.integer({ min: 2, max: maxLevels }).map((levels): unknown => {
   let v: unknown = { leaf: 1 }
   for (let i = 0; i < levels; i++) v = { l: v, r: v }
   return v
@@ -103,18 +104,21 @@ export const anything = fc.anything({
   maxDepth: 4
 })
 
-/** One hostile value of any of the kinds above. */
-export const hostile: fc.Arbitrary<unknown> = fc.oneof(
+/** One hostile value of any of the kinds above; shared references nest up to `sharedLevels` deep. */
+export const hostileWith = (sharedLevels: number): fc.Arbitrary<unknown> => fc.oneof(
   { weight: 4, arbitrary: anything },
   { weight: 2, arbitrary: deep },
   { weight: 2, arbitrary: cyclic },
-  { weight: 1, arbitrary: shared },
+  { weight: 1, arbitrary: sharedUpTo(sharedLevels) },
   { weight: 1, arbitrary: throwingGetter },
   { weight: 1, arbitrary: hostileProxy },
   { weight: 1, arbitrary: symbolKeyed },
   { weight: 2, arbitrary: unsafeKeys },
   { weight: 2, arbitrary: odd }
 )
+
+/** Hostile values for decoders: shared references 30 levels deep (2^30 paths) included. */
+export const hostile: fc.Arbitrary<unknown> = hostileWith(30)
 
 /** JSON text a hostile server could send: valid JSON, deep nesting, unsafe keys, truncated or junk text. */
 export const hostileText: fc.Arbitrary<string> = fc.oneof(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { DecodeError } from "../../src/core/errors/GatewayError.js"
-import { defaultMaxJsonDepth } from "../../src/core/wire/JsonSafety.js"
+import { defaultMaxJsonDepth, exceedsJsonDepth, findUnsendable } from "../../src/core/wire/JsonSafety.js"
 import { parseJsonText } from "../../src/core/wire/WireJson.js"
 import { sanitize } from "../../src/core/validation/Rules.js"
 import {
@@ -11,6 +11,7 @@ import {
   findUnsafeKey,
   goodValueFor,
   HOLE,
+  holeDepth,
   inputOf,
   protoAtDepthText,
   runDecoder
@@ -31,6 +32,14 @@ describe.each(decoderCases)("the $name decoder", (c) => {
     const error = (result as { error: unknown }).error
     expect(error).toBeInstanceOf(DecodeError)
     expect((error as DecodeError).message).toContain(`deeper than ${defaultMaxJsonDepth} levels`)
+  })
+
+  it("accepts input exactly as deep as the bound and refuses one level more", () => {
+    const levelsAtHole = defaultMaxJsonDepth - holeDepth(c) + 1
+    expect(runDecoder(c, inputOf(c, deepArrayText(levelsAtHole)))).toMatchObject({ ok: true })
+    const deeper = runDecoder(c, inputOf(c, deepArrayText(levelsAtHole + 1)))
+    expect(deeper).toMatchObject({ ok: false })
+    expect(((deeper as { error: DecodeError }).error).message).toContain(`deeper than ${defaultMaxJsonDepth} levels`)
   })
 
   it("fails the same way on 100,000 nested arrays given as a value at the top level", () => {
@@ -75,6 +84,27 @@ describe("the shared decode path", () => {
     const parsed = JSON.parse(protoAtDepthText(1_000))
     expect(findUnsafeKey(parsed)).toBe("__proto__")
     expect(findUnsafeKey(sanitize(parsed))).toBeUndefined()
+  })
+
+  it("walks shared references once: 40 levels of them (2^40 paths) decode, and JSON checks stay linear", () => {
+    let shared: unknown = { leaf: 1 }
+    for (let i = 0; i < 40; i++) shared = { l: shared, r: shared }
+    const responses = decoderCases.find((c) => c.name === "responses response")!
+    expect(runDecoder(responses, fill(responses.template, shared, 1), { maxDepth: 100 })).toMatchObject({ ok: true })
+    expect(findUnsendable(shared)).toBeUndefined()
+    let withBigInt: unknown = { leaf: 1n }
+    for (let i = 0; i < 40; i++) withBigInt = { l: withBigInt, r: withBigInt }
+    expect(findUnsendable(withBigInt)?.reason).toMatch(/BigInt/)
+  })
+
+  it("still refuses a shared object met again deeper than the bound", () => {
+    const s = { x: 1 }
+    let deep: unknown = s
+    for (let i = 0; i < 70; i++) deep = [deep]
+    for (const value of [{ a: s, b: deep }, { b: deep, a: s }]) {
+      expect(exceedsJsonDepth(value)).toBe(true)
+      expect(findUnsendable(value)?.reason).toMatch(/deeper than 64/)
+    }
   })
 
   it("fills templates as the tests above assume", () => {

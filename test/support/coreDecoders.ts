@@ -307,6 +307,20 @@ export const runDecoder = (
   }
 }
 
+/** How deep the hole of a decoder's template sits (the top-level value is depth 1; the hole's own value counts). */
+export const holeDepth = (c: DecoderCase): number => {
+  const input = inputOf(c, '{"__hole__":1}')
+  const root: unknown = typeof input === "string" ? JSON.parse(input) : c.kind === "sse" ? JSON.parse((input as { data: string }).data) : input
+  const stack: Array<[unknown, number]> = [[root, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== "object") continue
+    if (Object.hasOwn(v, "__hole__")) return depth
+    for (const item of Object.values(v)) stack.push([item, depth + 1])
+  }
+  throw new Error(`no hole in the template of ${c.name}`)
+}
+
 /** Text of `depth` nested arrays (`[[[…]]]`), as a hostile server would send it. */
 export const deepArrayText = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`
 

@@ -71,12 +71,17 @@ const childPath = (path: string, key: string | number): string =>
  */
 export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJsonDepth): UnsendableValue | undefined => {
   const onPath = new Set<object>()
+  // Objects already found clean, with the depth they were checked at: met again no deeper, they are
+  // skipped, so shared references cost one walk each instead of one per path (exponential in a DAG).
+  const cleanAt = new Map<object, number>()
   // Explicit stack of [value, path, depth, leaving?] so that cycles are told from shared references.
   const stack: Array<{ v: unknown; path: string; depth: number; leave?: object }> = [{ v: value, path: "", depth: 0 }]
   while (stack.length > 0) {
     const frame = stack.pop()!
     if (frame.leave !== undefined) {
       onPath.delete(frame.leave)
+      // Reaching the leave frame means nothing below was refused (the walk returns at the first refusal).
+      cleanAt.set(frame.leave, frame.depth)
       continue
     }
     const { v, path, depth } = frame
@@ -85,6 +90,8 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
     if (v === null || typeof v !== "object") continue
     if (depth + 1 > maxDepth) return { path, reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
     if (onPath.has(v)) return { path, reason: "a cycle (a value containing itself) cannot be sent as JSON" }
+    const clean = cleanAt.get(v)
+    if (clean !== undefined && depth <= clean) continue
     try {
       if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
         return { path, reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }

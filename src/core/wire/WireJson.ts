@@ -160,6 +160,13 @@ export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, family: Family, wh
 }
 
 /**
+ * The options for decoding a payload after wrapping it once (`{ type, chunk: payload }`): one level
+ * more, so the payload itself keeps the whole bound it was parsed with.
+ * @category decoding
+ */
+export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions => ({ maxDepth: maxDepthOf(options) + 1 })
+
+/**
  * Runs a decoder step that reads outside input (an SSE record's fields can be getters, a frame a
  * Proxy): whatever it throws becomes a `DecodeError`, so the decoder stays total.
  * @category decoding

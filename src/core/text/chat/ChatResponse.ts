@@ -5,7 +5,7 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { isRecord } from "../../validation/Rules.js"
-import { type DecodeOptions, decodeWith, guarded, JsonValue, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonValue, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
 
 /** Token usage (detail objects passed through). @category schemas */
 export const ChatUsage = Schema.Struct({
@@ -150,9 +150,10 @@ export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions
     if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" as const })
     const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
     return Either.flatMap(parsed, (payload): Either.Either<ChatStreamEvent, DecodeError> => {
-      if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, options)
-      if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, options)
-      return decodeChunkEvent({ type: "chunk", chunk: payload }, options)
+      const wrapped = wrappedOnce(options)
+      if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrapped)
+      if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrapped)
+      return decodeChunkEvent({ type: "chunk", chunk: payload }, wrapped)
     })
   })
 

@@ -6,7 +6,7 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { Message, MessagesContentBlock, MessagesUsage } from "./MessagesResponse.js"
-import { type DecodeOptions, decodeWith, guarded, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
 
 /** `message_start`: the message with empty content and `stop_reason: null`. @category schemas */
 export const MessagesMessageStart = Schema.Struct({ type: Schema.Literal("message_start"), message: Message })
@@ -138,7 +138,7 @@ export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOpt
       const typed = typedPayload(payload, record?.event)
       const decode = BY_TYPE.get(typed.type)
       return decode === undefined
-        ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: payload }, options)
+        ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: payload }, wrappedOnce(options))
         : decode(typed.payload, options)
     })
   )

@@ -5,7 +5,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { type DecodeOptions, decodeWith, guarded, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload, wrappedOnce } from "../../wire/WireJson.js"
 
 /** An `output_text` content part. @category schemas */
 export const ResponsesOutputText = Schema.Struct({
@@ -309,7 +309,7 @@ export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOp
       const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
       return decodeUnknownEvent(
         { type: "unknown", event: typed.type, data: payload, ...(typeof seq === "number" ? { sequence_number: seq } : {}) },
-        options
+        wrappedOnce(options)
       )
     })
   })
