@@ -104,9 +104,13 @@ export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
   } catch {
     return "does not match the expected shape"
   }
-  const shown = issues.slice(0, maxIssues).map((issue) => {
+  // A union reports every member's issue; the members whose `type` did not match say least, and
+  // the deepest issue is usually the one that tells what is wrong.
+  const wrongMember = (issue: ParseResult.ArrayFormatterIssue) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
+  const ranked = [...issues].sort((a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length)
+  const shown = ranked.slice(0, maxIssues).map((issue) => {
     const cut = issue.message.indexOf(", actual ")
-    const message = cut === -1 ? issue.message : issue.message.slice(0, cut)
+    const message = (cut === -1 ? issue.message : issue.message.slice(0, cut)).replace(/\bStruct \((?:Encoded|Type) side\)/g, "an object")
     return `${pathText(issue.path)}: ${redactText(message, [], maxIssueChars)}`
   })
   const more = issues.length > maxIssues ? ` (and ${issues.length - maxIssues} more)` : ""
