@@ -4,7 +4,9 @@ import { DecodeError } from "../src/core/errors/GatewayError.js"
 import { exceedsJsonDepth } from "../src/core/wire/JsonSafety.js"
 import { parseJsonText } from "../src/core/wire/WireJson.js"
 import { type DecoderCase, decoderCases, fill, findUnsafeKey, goodValueFor, HOLE, runDecoder } from "../test/support/coreDecoders.js"
-import { fingerprint, hostile, hostileText, runs } from "./hostile.js"
+import { fingerprint, type Hostile, hostile, hostileText, runs } from "./hostile.js"
+
+const isHostile = (v: unknown): v is Hostile => typeof v === "object" && v !== null && typeof (v as Hostile).build === "function"
 
 // Where a hostile value goes: the whole input, a passed-through field of a valid input, a typed field,
 // or (for decoders of text) the JSON text itself.
@@ -26,8 +28,9 @@ const placements = (c: DecoderCase): fc.Arbitrary<Placement> => {
   }
 }
 
-const inputFor = (c: DecoderCase, p: Placement): unknown => {
+const inputFor = (c: DecoderCase, placement: Placement): unknown => {
   const good = goodValueFor[c.name]
+  const p = { where: placement.where, value: isHostile(placement.value) ? placement.value.build() : placement.value }
   switch (p.where) {
     case "top":
       return p.value

@@ -5,6 +5,18 @@ import fc from "fast-check"
 /** The number of runs of every property here: at least 1,000, more when FC_RUNS asks for more. */
 export const runs = (): number => Math.max(1_000, fc.readConfigureGlobal().numRuns ?? 0)
 
+/**
+ * A hostile value as a recipe: properties build it fresh in each run, and fast-check prints the label
+ * (printing the value itself would run its throwing getters and Proxy traps, hiding the real failure).
+ */
+export interface Hostile {
+  readonly build: () => unknown
+  readonly [fc.toStringMethod]: () => string
+}
+
+const recipe = (label: () => string, build: () => unknown): Hostile => ({ build, [fc.toStringMethod]: label })
+const asIs = (value: unknown): Hostile => recipe(() => fc.stringify(value), () => value)
+
 /** `depth` nested containers around `leaf`, built without recursion (arrays, objects or both). */
 export const nest = (depth: number, leaf: unknown, shape: "array" | "object" | "mixed"): unknown => {
   let v = leaf
@@ -12,65 +24,84 @@ export const nest = (depth: number, leaf: unknown, shape: "array" | "object" | "
   return v
 }
 
-const cyclic = fc.constantFrom("self", "pair", "array").map((kind): unknown => {
-  if (kind === "self") {
-    const o: Record<string, unknown> = { type: "text", text: "x" }
-    o["self"] = o
-    return o
-  }
-  if (kind === "pair") {
-    const a: Record<string, unknown> = { name: "a" }
-    a["b"] = { back: a }
-    return a
-  }
-  const arr: Array<unknown> = [1]
-  arr.push(arr)
-  return arr
-})
-
-const throwingGetter = fc.string().map((s): unknown => {
-  const o: Record<string, unknown> = { ok: s }
-  Object.defineProperty(o, "bad", {
-    enumerable: true,
-    get() {
-      throw new Error("getter says no")
+const cyclic = fc.constantFrom("self", "pair", "array").map((kind) =>
+  recipe(
+    () => `a cyclic ${kind}`,
+    (): unknown => {
+      if (kind === "self") {
+        const o: Record<string, unknown> = { type: "text", text: "x" }
+        o["self"] = o
+        return o
+      }
+      if (kind === "pair") {
+        const a: Record<string, unknown> = { name: "a" }
+        a["b"] = { back: a }
+        return a
+      }
+      const arr: Array<unknown> = [1]
+      arr.push(arr)
+      return arr
     }
-  })
-  return o
-})
-
-const trap = () => {
-  throw new Error("trap says no")
-}
-const hostileProxy = fc.constantFrom("object", "array").map(
-  (kind): unknown =>
-    new Proxy(kind === "array" ? [] : {}, {
-      // Symbol reads are left alone: fast-check itself asks generated values for its clone symbol.
-      get: (_target, key) => (typeof key === "symbol" ? undefined : trap()),
-      has: (_target, key) => (typeof key === "symbol" ? false : trap()),
-      ownKeys: trap,
-      getOwnPropertyDescriptor: trap,
-      getPrototypeOf: trap
-    })
+  )
 )
 
-const symbolKeyed = fc.string().map((s): unknown => ({ [Symbol("k")]: s, v: 1 }))
+const throwingGetter = fc.string().map((s) =>
+  recipe(
+    () => `an object with a throwing getter (ok: ${JSON.stringify(s)})`,
+    (): unknown => {
+      const o: Record<string, unknown> = { ok: s }
+      Object.defineProperty(o, "bad", {
+        enumerable: true,
+        get() {
+          throw new Error("getter says no")
+        }
+      })
+      return o
+    }
+  )
+)
+
+const trap = (): never => {
+  throw new Error("trap says no")
+}
+const hostileProxy = fc.constantFrom("object", "array").map((kind) =>
+  recipe(
+    () => `a Proxy of an ${kind} whose every trap throws`,
+    (): unknown =>
+      new Proxy(kind === "array" ? [] : {}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+  )
+)
+
+const symbolKeyed = fc.string().map((s) => recipe(() => `an object with a symbol key (${JSON.stringify(s)})`, () => ({ [Symbol("k")]: s, v: 1 })))
 
 const unsafeKeys = fc
   .constantFrom("__proto__", "constructor", "prototype")
-  .chain((key) => fc.integer({ min: 1, max: 80 }).map((depth) => JSON.parse(`${'{"a":'.repeat(depth - 1)}{"${key}":{"polluted":true},"k":1}${"}".repeat(depth - 1)}`)))
+  .chain((key) =>
+    fc.integer({ min: 1, max: 80 }).map((depth) =>
+      recipe(
+        () => `${key} at depth ${depth}`,
+        () => JSON.parse(`${'{"a":'.repeat(depth - 1)}{"${key}":{"polluted":true},"k":1}${"}".repeat(depth - 1)}`)
+      )
+    )
+  )
 
 // Shared references up to `levels` deep: 2^levels paths through `levels` objects (a walker that
 // follows every path hangs; so does JSON.stringify, which is why builder properties keep it small).
-const sharedUpTo = (maxLevels: number) => fc.integer({ min: 2, max: maxLevels }).map((levels): unknown => {
-  let v: unknown = { leaf: 1 }
-  for (let i = 0; i < levels; i++) v = { l: v, r: v }
-  return v
-})
+const sharedUpTo = (maxLevels: number) =>
+  fc.integer({ min: 2, max: maxLevels }).map((levels) =>
+    recipe(
+      () => `shared references ${levels} levels deep`,
+      (): unknown => {
+        let v: unknown = { leaf: 1 }
+        for (let i = 0; i < levels; i++) v = { l: v, r: v }
+        return v
+      }
+    )
+  )
 
 const deep = fc
   .tuple(fc.integer({ min: 60, max: 3_000 }), fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">)
-  .map(([depth, shape]) => nest(depth, 1, shape))
+  .map(([depth, shape]) => recipe(() => `${depth} nested ${shape} levels`, () => nest(depth, 1, shape)))
 
 const odd = fc.constantFrom<unknown>(
   Number.NaN,
@@ -104,21 +135,27 @@ export const anything = fc.anything({
   maxDepth: 4
 })
 
+/** Values that JSON cannot carry as they are, but that can be read: shared references nest up to `sharedLevels` deep. */
+export const hostileData = (sharedLevels: number): fc.Arbitrary<Hostile> =>
+  fc.oneof(
+    { weight: 4, arbitrary: anything.map(asIs) },
+    { weight: 2, arbitrary: deep },
+    { weight: 2, arbitrary: cyclic },
+    { weight: 1, arbitrary: sharedUpTo(sharedLevels) },
+    { weight: 1, arbitrary: symbolKeyed },
+    { weight: 2, arbitrary: unsafeKeys },
+    { weight: 2, arbitrary: odd.map(asIs) }
+  )
+
+/** Values whose reading throws: an object with a throwing getter, a Proxy whose every trap throws. */
+export const hostileReads: fc.Arbitrary<Hostile> = fc.oneof(throwingGetter, hostileProxy)
+
 /** One hostile value of any of the kinds above; shared references nest up to `sharedLevels` deep. */
-export const hostileWith = (sharedLevels: number): fc.Arbitrary<unknown> => fc.oneof(
-  { weight: 4, arbitrary: anything },
-  { weight: 2, arbitrary: deep },
-  { weight: 2, arbitrary: cyclic },
-  { weight: 1, arbitrary: sharedUpTo(sharedLevels) },
-  { weight: 1, arbitrary: throwingGetter },
-  { weight: 1, arbitrary: hostileProxy },
-  { weight: 1, arbitrary: symbolKeyed },
-  { weight: 2, arbitrary: unsafeKeys },
-  { weight: 2, arbitrary: odd }
-)
+export const hostileWith = (sharedLevels: number): fc.Arbitrary<Hostile> =>
+  fc.oneof({ weight: 15, arbitrary: hostileData(sharedLevels) }, { weight: 2, arbitrary: hostileReads })
 
 /** Hostile values for decoders: shared references 30 levels deep (2^30 paths) included. */
-export const hostile: fc.Arbitrary<unknown> = hostileWith(30)
+export const hostile: fc.Arbitrary<Hostile> = hostileWith(30)
 
 /** JSON text a hostile server could send: valid JSON, deep nesting, unsafe keys, truncated or junk text. */
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
