@@ -80,6 +80,22 @@ describe("the shared decode path", () => {
     expectNoSecret(result, [secret])
   })
 
+  it("names the path and the expected type of refinement and literal failures, never the value", () => {
+    const cases: Array<[string, unknown, string]> = [
+      ["platform token response", { code: 200, msg: "ok", data: `Bearer ${secret} and more` }, "data: Expected a string matching the pattern"],
+      ["video task", { task_id: "t", status: secret }, 'status: Expected "submitted" | "queued"'],
+      ["rerank response", { results: [{ index: 0, relevance_score: 7 }] }, "results[0].relevance_score: Expected a number between 0 and 1"]
+    ]
+    for (const [name, input, expected] of cases) {
+      const result = runDecoder(decoderCases.find((c) => c.name === name)!, input)
+      const error = (result as { error: DecodeError }).error
+      expect(error).toBeInstanceOf(DecodeError)
+      expect(error.message).toContain(expected)
+      expect(error.message).not.toContain("actual")
+      expectNoSecret(error, [secret])
+    }
+  })
+
   it("keeps a __proto__ key 1,000 levels deep out of a sanitized copy, without recursion", () => {
     const parsed = JSON.parse(protoAtDepthText(1_000))
     expect(findUnsafeKey(parsed)).toBe("__proto__")

@@ -108,12 +108,22 @@ export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
   // the deepest issue is usually the one that tells what is wrong.
   const wrongMember = (issue: ParseResult.ArrayFormatterIssue) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
   const ranked = [...issues].sort((a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length)
-  const shown = ranked.slice(0, maxIssues).map((issue) => {
+  // One line per path: a union's alternatives at the same place read `Expected "a" | "b"`.
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of ranked) {
     const cut = issue.message.indexOf(", actual ")
     const message = (cut === -1 ? issue.message : issue.message.slice(0, cut)).replace(/\bStruct \((?:Encoded|Type) side\)/g, "an object")
-    return `${pathText(issue.path)}: ${redactText(message, [], maxIssueChars)}`
+    const where = pathText(issue.path)
+    byPath.set(where, [...(byPath.get(where) ?? []), message])
+  }
+  const lines = [...byPath].map(([where, messages]) => {
+    const expected = messages.filter((m) => m.startsWith("Expected ")).map((m) => m.slice("Expected ".length))
+    const other = messages.filter((m) => !m.startsWith("Expected "))
+    const text = [...other, ...(expected.length > 0 ? [`Expected ${expected.join(" | ")}`] : [])].join("; ")
+    return `${where}: ${redactText(text, [], maxIssueChars)}`
   })
-  const more = issues.length > maxIssues ? ` (and ${issues.length - maxIssues} more)` : ""
+  const shown = lines.slice(0, maxIssues)
+  const more = lines.length > maxIssues ? ` (and ${lines.length - maxIssues} more)` : ""
   return shown.length === 0 ? "does not match the expected shape" : `${shown.join("; ")}${more}`
 }
 
