@@ -123,6 +123,15 @@ describe("the shared decode path", () => {
     }
   })
 
+  it("ignores a maxDepth that is not a positive integer (and an index when used as a map callback)", () => {
+    const responses = decoderCases.find((c) => c.name === "responses response")!
+    const at64 = inputOf(responses, deepArrayText(defaultMaxJsonDepth - holeDepth(responses) + 1))
+    for (const options of [{ maxDepth: -1 }, { maxDepth: Number.NaN }, { maxDepth: 1.5 }, 3, "x", null]) {
+      expect(runDecoder(responses, at64, options as never)).toMatchObject({ ok: true })
+    }
+    expect(runDecoder(responses, at64, { maxDepth: 10 })).toMatchObject({ ok: false })
+  })
+
   it("fills templates as the tests above assume", () => {
     expect(fill({ a: [HOLE, BAD] }, 1, 2)).toEqual({ a: [1, 2] })
     expect(Object.keys(goodValueFor).sort()).toEqual(decoderCases.map((c) => c.name).sort())
