@@ -2,9 +2,10 @@
  * The model list (E11) in its three formats (OpenAI, messages-style, native), which headers select
  * which, and one decoder that normalises any of them to the four-field model record.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
-import { isRecord, sanitize } from "../validation/Rules.js"
+import { isRecord } from "../validation/Rules.js"
+import { type DecodeOptions, decodeWith } from "../wire/WireJson.js"
 
 /** The model record: only these four fields. @category schemas */
 export const ModelRecord = Schema.Struct({
@@ -74,17 +75,17 @@ export const modelOwnerOf = (id: string, format: "messages" | "native"): string 
   FAMILIES.find((family) => id.startsWith(family)) ?? (format === "messages" ? "epsilon" : "zeta")
 
 const decoders = {
-  openai: Schema.decodeUnknownEither(OpenAiModelList),
-  messages: Schema.decodeUnknownEither(MessagesModelList),
-  native: Schema.decodeUnknownEither(NativeModelList)
+  openai: decodeWith(OpenAiModelList, "openai", "model list (openai format)"),
+  messages: decodeWith(MessagesModelList, "openai", "model list (messages format)"),
+  native: decodeWith(NativeModelList, "openai", "model list (native format)")
 }
 
-const normalise = (format: ModelListFormat, json: unknown): Either.Either<ModelList, ParseResult.ParseError> => {
+const normalise = (format: ModelListFormat, json: unknown, options: DecodeOptions | undefined): Either.Either<ModelList, DecodeError> => {
   switch (format) {
     case "openai":
-      return Either.map(decoders.openai(json), (list) => ({ data: list.data, hasMore: false }))
+      return Either.map(decoders.openai(json, options), (list) => ({ data: list.data, hasMore: false }))
     case "messages":
-      return Either.map(decoders.messages(json), (list) => ({
+      return Either.map(decoders.messages(json, options), (list) => ({
         data: list.data.map((m) => ({
           id: m.id,
           object: "model" as const,
@@ -95,7 +96,7 @@ const normalise = (format: ModelListFormat, json: unknown): Either.Either<ModelL
         ...(list.has_more === true && typeof list.last_id === "string" ? { nextCursor: list.last_id } : {})
       }))
     case "native":
-      return Either.map(decoders.native(json), (list) => ({
+      return Either.map(decoders.native(json, options), (list) => ({
         // The native format carries no creation time; 0 says "unknown" and keeps `created` an integer.
         data: list.models.map((m) => {
           const id = m.name.slice("models/".length)
@@ -113,14 +114,16 @@ const normalise = (format: ModelListFormat, json: unknown): Either.Either<ModelL
  * `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeModelList = (format: ModelListFormat, json: unknown): Effect.Effect<ModelList, DecodeError> =>
+export const decodeModelList = (format: ModelListFormat, json: unknown, options?: DecodeOptions): Effect.Effect<ModelList, DecodeError> =>
   Effect.suspend(() => {
-    const failWith = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: `model list (${String(format)} format)`, message }))
-    if (format !== "openai" && format !== "messages" && format !== "native") return failWith(`unknown format ${JSON.stringify(String(format)).slice(0, 40)}`)
-    const result = normalise(format, isRecord(json) ? sanitize(json) : json)
-    if (Either.isLeft(result)) return failWith(ParseResult.TreeFormatter.formatErrorSync(result.left))
+    if (format !== "openai" && format !== "messages" && format !== "native")
+      return Effect.fail(new DecodeError({ family: "openai", what: "model list", message: "model list: unknown format (openai, messages or native)" }))
+    const result = normalise(format, json, options)
+    if (Either.isLeft(result)) return Effect.fail(result.left)
     const bad = result.right.data.findIndex((m) => !Number.isSafeInteger(m.created))
-    return bad === -1 ? Effect.succeed(result.right) : failWith(`data[${bad}].created is not a valid time`)
+    return bad === -1
+      ? Effect.succeed(result.right)
+      : Effect.fail(new DecodeError({ family: "openai", what: `model list (${format} format)`, message: `data[${bad}].created is not a valid time` }))
   })
 
 /** The `anthropic-version` a messages-style model list asks with. @category models */

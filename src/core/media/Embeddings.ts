@@ -1,11 +1,12 @@
 /** The embeddings body (E12) checked before sending, and its response decoded to `Float32Array`s, float or base64 alike. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
+import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
 import { closedBody, type WithExtra } from "../validation/Closed.js"
-import { at, describe, fail, isRecord, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
+import { at, describe, fail, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
 export interface EmbeddingModel {
@@ -141,17 +142,17 @@ export const encodeEmbeddingBase64 = (floats: ArrayLike<number>): string => {
 
 const decodeError = (message: string): DecodeError => new DecodeError({ family: "openai", what: "embeddings response", message })
 
-const decodeResponse = Schema.decodeUnknownEither(EmbeddingsResponse)
+const decodeResponse = decodeWith(EmbeddingsResponse, "openai", "embeddings response")
 
 /**
  * Decodes an embeddings response: float arrays become `Float32Array`s, base64 strings are decoded
  * strictly as little-endian float32 (length a multiple of 4 bytes). Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeEmbeddings = (json: unknown): Effect.Effect<DecodedEmbeddings, DecodeError> =>
+export const decodeEmbeddings = (json: unknown, options?: DecodeOptions): Effect.Effect<DecodedEmbeddings, DecodeError> =>
   Effect.suspend(() => {
-    const parsed = decodeResponse(isRecord(json) ? sanitize(json) : json)
-    if (Either.isLeft(parsed)) return Effect.fail(decodeError(ParseResult.TreeFormatter.formatErrorSync(parsed.left)))
+    const parsed = decodeResponse(json, options)
+    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
     const response = parsed.right
     const data: Array<{ index: number; embedding: Float32Array }> = []
     for (const [i, item] of response.data.entries()) {

@@ -1,11 +1,12 @@
 /** The image generation body (E15, zeta image models) checked before sending, and its `b64_json` response decoded to bytes. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
+import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, knownModels, type RoutingOptions } from "../gateway/Routing.js"
 import { closedBody, type WithExtra } from "../validation/Closed.js"
-import { at, describe, fail, isRecord, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
+import { at, describe, fail, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
 export const imageModels: ReadonlyArray<string> = knownModels("images")
@@ -107,18 +108,21 @@ export interface DecodedImage {
 // Some gateways wrap b64_json in a data URL; the prefix is read, the base64 after it is still strict.
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,/
 
-const decodeResponse = Schema.decodeUnknownEither(ImagesResponse)
+const decodeResponse = decodeWith(ImagesResponse, "openai", "images response")
 
 /**
  * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes.
  * Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeImages = (json: unknown): Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, DecodeError> =>
+export const decodeImages = (
+  json: unknown,
+  options?: DecodeOptions
+): Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, DecodeError> =>
   Effect.suspend(() => {
     const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
-    const parsed = decodeResponse(isRecord(json) ? sanitize(json) : json)
-    if (Either.isLeft(parsed)) return fail(ParseResult.TreeFormatter.formatErrorSync(parsed.left))
+    const parsed = decodeResponse(json, options)
+    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
     const images: Array<DecodedImage> = []
     for (const [i, item] of parsed.right.data.entries()) {
       const field = `${at("data", i)}.b64_json`

@@ -1,6 +1,7 @@
 /** The rerank body (E13) checked before sending, and its response decoded against the documents that were sent. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
+import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
 import { closedBody, type WithExtra } from "../validation/Closed.js"
@@ -79,19 +80,23 @@ export const RerankResponse = Schema.Struct({
 /** @category models */
 export type RerankResponse = typeof RerankResponse.Type
 
-const decodeResponse = Schema.decodeUnknownEither(RerankResponse)
+const decodeResponse = decodeWith(RerankResponse, "openai", "rerank response")
 
 /**
  * Decodes a rerank response and checks every `index` points at one of the documents that were sent
  * (give them, or their count), at most once. Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeRerank = (json: unknown, documents: number | ReadonlyArray<unknown>): Effect.Effect<RerankResponse, DecodeError> =>
+export const decodeRerank = (
+  json: unknown,
+  documents: number | ReadonlyArray<unknown>,
+  options?: DecodeOptions
+): Effect.Effect<RerankResponse, DecodeError> =>
   Effect.suspend(() => {
     const documentCount = typeof documents === "number" ? documents : Array.isArray(documents) ? documents.length : 0
     const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "rerank response", message }))
-    const parsed = decodeResponse(isRecord(json) ? sanitize(json) : json)
-    if (Either.isLeft(parsed)) return fail(ParseResult.TreeFormatter.formatErrorSync(parsed.left))
+    const parsed = decodeResponse(json, options)
+    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
     const seen = new Set<number>()
     for (const [i, result] of parsed.right.results.entries()) {
       if (result.index >= documentCount)

@@ -1,6 +1,7 @@
 /** Live WebSocket messages (zeta live audio): the `setup` message, the other client messages checked, and the server message Schema. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
+import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
@@ -191,28 +192,33 @@ export const LiveServerMessage = Schema.Struct(
 /** @category models */
 export type LiveServerMessage = typeof LiveServerMessage.Type
 
-const decodeMessage = Schema.decodeUnknownEither(LiveServerMessage)
+const decodeMessage = decodeWith(LiveServerMessage, "live", "live server message")
 
 /**
  * Decodes one server frame: JSON text, UTF-8 bytes (servers may send JSON in binary frames) or a
  * parsed object. Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeLiveServerMessage = (frame: unknown): Effect.Effect<LiveServerMessage, DecodeError> =>
-  Effect.suspend(() => {
-    const failWith = (message: string) => Effect.fail(new DecodeError({ family: "live", what: "live server message", message }))
-    let json = frame
-    if (typeof frame === "string" || frame instanceof Uint8Array) {
-      try {
-        json = JSON.parse(typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame))
-      } catch {
-        return failWith("the frame is not UTF-8 JSON")
+export const decodeLiveServerMessage = (frame: unknown, options?: DecodeOptions): Effect.Effect<LiveServerMessage, DecodeError> =>
+  Effect.suspend(() =>
+    guarded("live", "live server message", (): Either.Either<LiveServerMessage, DecodeError> => {
+      const failWith = (message: string) => Either.left(new DecodeError({ family: "live", what: "live server message", message }))
+      let json = frame
+      if (typeof frame === "string" || frame instanceof Uint8Array) {
+        let text: string
+        try {
+          text = typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame)
+        } catch {
+          return failWith("live server message: the frame is not UTF-8 text")
+        }
+        const parsed = parseJsonText(text, "live", "live server message", options)
+        if (Either.isLeft(parsed)) return Either.left(parsed.left)
+        json = parsed.right
       }
-    }
-    if (!isRecord(json)) return failWith(`expected a JSON object, got ${describe(json)}`)
-    const parsed = decodeMessage(sanitize(json))
-    return Either.isLeft(parsed) ? failWith(ParseResult.TreeFormatter.formatErrorSync(parsed.left)) : Effect.succeed(parsed.right)
-  })
+      if (!isRecord(json)) return failWith(`live server message: expected a JSON object, got ${Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`}`)
+      return decodeMessage(json, options)
+    })
+  )
 
 /** The text of a message's model turn (thought parts left out), or `undefined` when it has none. @category accessors */
 export const liveText = (message: LiveServerMessage): string | undefined => {

@@ -2,11 +2,12 @@
  * Realtime WebSocket messages: which event style (v1 or v2) a model speaks, the `session.update` and
  * other client events checked for that style, and Schemas of the server events a client reads.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
+import { decodeWith, type DecodeOptions, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles } from "../gateway/Routing.js"
-import { type Json, array, at, describe, fail, isRecord, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, describe, fail, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"
@@ -338,27 +339,19 @@ export const RealtimeServerEvent = Schema.Union(
 /** @category models */
 export type RealtimeServerEvent = typeof RealtimeServerEvent.Type
 
-const decodeEvent = Schema.decodeUnknownEither(RealtimeServerEvent)
+const decodeEvent = decodeWith(RealtimeServerEvent, "realtime", "realtime server event")
 
 /**
  * Decodes one server frame (JSON text or an already parsed object). A known type with wrong fields
  * is a `DecodeError`; an unknown type is kept whole. Never throws.
  * @category decoding
  */
-export const decodeRealtimeServerEvent = (frame: unknown): Effect.Effect<RealtimeServerEvent, DecodeError> =>
-  Effect.suspend(() => {
-    const fail = (message: string) => Effect.fail(new DecodeError({ family: "realtime", what: "realtime server event", message }))
-    let json = frame
-    if (typeof frame === "string") {
-      try {
-        json = JSON.parse(frame)
-      } catch {
-        return fail("the frame is not JSON")
-      }
-    }
-    const parsed = decodeEvent(isRecord(json) ? sanitize(json) : json)
-    return Either.isLeft(parsed) ? fail(ParseResult.TreeFormatter.formatErrorSync(parsed.left)) : Effect.succeed(parsed.right)
-  })
+export const decodeRealtimeServerEvent = (frame: unknown, options?: DecodeOptions): Effect.Effect<RealtimeServerEvent, DecodeError> =>
+  Effect.suspend(() =>
+    typeof frame === "string"
+      ? Either.flatMap(parseJsonText(frame, "realtime", "realtime server event", options), (json) => decodeEvent(json, options))
+      : decodeEvent(frame, options)
+  )
 
 const deltaOf = (event: RealtimeServerEvent, types: ReadonlyArray<string>): string | undefined =>
   types.includes(event.type) && "delta" in event && typeof event.delta === "string" ? event.delta : undefined

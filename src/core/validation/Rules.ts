@@ -169,16 +169,41 @@ export const passthrough = (obj: Json, exclude: Iterable<string> = []): Record<s
   return out
 }
 
-/** Deep-copies JSON-like data, dropping unsafe keys at every depth. Non-JSON values are kept by reference. @category constructors */
-export const sanitize = (value: unknown, depth = 0): unknown => {
-  if (depth > 64) return value
-  if (Array.isArray(value)) return value.map((v) => sanitize(v, depth + 1))
-  if (isRecord(value)) {
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) if (!UNSAFE_KEYS.has(key)) out[key] = sanitize(value[key], depth + 1)
-    return out
+/**
+ * Deep-copies JSON-like data (plain objects and arrays), dropping unsafe keys at every depth.
+ * Non-JSON values are kept by reference. Iterative, so no nesting can overflow the stack; an object
+ * met twice is copied once (a cycle stays a cycle, shared parts stay shared), so the work is linear.
+ * Reading a Proxy or a throwing getter throws here: code taking outside input checks it first
+ * (`findUnsendable`) or catches (the decoders' `decodeWith`).
+ * @category constructors
+ */
+export const sanitize = (value: unknown): unknown => {
+  if (!Array.isArray(value) && !isRecord(value)) return value
+  const copies = new Map<object, Array<unknown> | Record<string, unknown>>()
+  const pending: Array<readonly [object, Array<unknown> | Record<string, unknown>]> = []
+  const copyOf = (v: unknown): unknown => {
+    const isArray = Array.isArray(v)
+    if (!isArray && !isRecord(v)) return v
+    const known = copies.get(v)
+    if (known !== undefined) return known
+    const copy: Array<unknown> | Record<string, unknown> = isArray ? [] : {}
+    copies.set(v, copy)
+    pending.push([v, copy])
+    return copy
   }
-  return value
+  const root = copyOf(value)
+  while (pending.length > 0) {
+    const [source, copy] = pending.pop()!
+    if (Array.isArray(source)) {
+      const out = copy as Array<unknown>
+      for (let i = 0; i < source.length; i++) out.push(copyOf(source[i]))
+    } else {
+      const out = copy as Record<string, unknown>
+      const from = source as Json
+      for (const key of Object.keys(from)) if (!UNSAFE_KEYS.has(key)) out[key] = copyOf(from[key])
+    }
+  }
+  return root
 }
 
 /** Runs a check on an optional field only when it is present (not undefined or null). @category validators */

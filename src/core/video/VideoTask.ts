@@ -1,7 +1,8 @@
 /** Schemas of the video task responses (E1 submit, E2 query, E3 alpha download) and a strict decoder of the downloaded video. */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
+import { type DecodeOptions, decodeWith } from "../wire/WireJson.js"
 
 /** Every state a video task reports: `submitted` on submit, then `queued`, `in_progress`, `succeeded` or `failed`. @category models */
 export const VideoTaskStatus = Schema.Literal("submitted", "queued", "in_progress", "succeeded", "failed")
@@ -60,7 +61,7 @@ export interface VideoDownload {
 }
 
 const decodeError = (message: string) => new DecodeError({ family: "video", what: "video download", message })
-const decodeResult = Schema.decodeUnknownEither(VideoDownloadResult)
+const decodeResult = decodeWith(VideoDownloadResult, "video", "video download")
 
 /**
  * Decodes an E3 download result: the JSON must match the Schema, report success, carry strict base64
@@ -68,12 +69,12 @@ const decodeResult = Schema.decodeUnknownEither(VideoDownloadResult)
  * Never throws; every failure is a `DecodeError` of family `video`.
  * @category decoding
  */
-export const decodeVideoDownload = (json: unknown): Effect.Effect<VideoDownload, DecodeError> =>
+export const decodeVideoDownload = (json: unknown, options?: DecodeOptions): Effect.Effect<VideoDownload, DecodeError> =>
   Effect.gen(function* () {
-    const parsed = decodeResult(json)
-    if (Either.isLeft(parsed)) return yield* Effect.fail(decodeError(ParseResult.TreeFormatter.formatErrorSync(parsed.left)))
+    const parsed = decodeResult(json, options)
+    if (Either.isLeft(parsed)) return yield* Effect.fail(parsed.left)
     const result = parsed.right
-    if (!result.success) return yield* Effect.fail(decodeError(`the download of ${result.task_id} reported success: false`))
+    if (!result.success) return yield* Effect.fail(decodeError("the download reported success: false"))
     const bytes = Base64.decode(result.base64)
     if (Either.isLeft(bytes)) return yield* Effect.fail(decodeError(`base64 is not valid: ${bytes.left}`))
     if (bytes.right.length !== result.size)

@@ -10,15 +10,21 @@ export const defaultMaxJsonDepth = 64
 
 /**
  * Whether `value` nests arrays/objects deeper than `maxDepth` (a top-level object is depth 1).
- * Iterative, stops at the first too-deep container.
+ * Iterative, stops at the first too-deep container; a cycle counts as too deep. May throw where reading
+ * the value throws (a getter, a Proxy): callers that take any input catch.
  * @category predicates
  */
 export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): boolean => {
   if (value === null || typeof value !== "object") return false
-  const stack: Array<[unknown, number]> = [[value, 1]]
+  const stack: Array<[object, number]> = [[value, 1]]
+  // An object reached again no deeper than before adds nothing: skipping it keeps the walk linear
+  // for shared references (a DAG would otherwise be walked once per path, exponentially often).
+  const deepest = new Map<object, number>()
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
     if (depth > maxDepth) return true
+    if ((deepest.get(v) ?? 0) >= depth) continue
+    deepest.set(v, depth)
     if (Array.isArray(v)) {
       for (const item of v) if (item !== null && typeof item === "object") stack.push([item, depth + 1])
     } else {
@@ -65,12 +71,17 @@ const childPath = (path: string, key: string | number): string =>
  */
 export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJsonDepth): UnsendableValue | undefined => {
   const onPath = new Set<object>()
+  // Objects already found clean, with the depth they were checked at: met again no deeper, they are
+  // skipped, so shared references cost one walk each instead of one per path (exponential in a DAG).
+  const cleanAt = new Map<object, number>()
   // Explicit stack of [value, path, depth, leaving?] so that cycles are told from shared references.
   const stack: Array<{ v: unknown; path: string; depth: number; leave?: object }> = [{ v: value, path: "", depth: 0 }]
   while (stack.length > 0) {
     const frame = stack.pop()!
     if (frame.leave !== undefined) {
       onPath.delete(frame.leave)
+      // Reaching the leave frame means nothing below was refused (the walk returns at the first refusal).
+      cleanAt.set(frame.leave, frame.depth)
       continue
     }
     const { v, path, depth } = frame
@@ -79,6 +90,8 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
     if (v === null || typeof v !== "object") continue
     if (depth + 1 > maxDepth) return { path, reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
     if (onPath.has(v)) return { path, reason: "a cycle (a value containing itself) cannot be sent as JSON" }
+    const clean = cleanAt.get(v)
+    if (clean !== undefined && depth <= clean) continue
     try {
       if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
         return { path, reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }

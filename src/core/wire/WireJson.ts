@@ -1,11 +1,13 @@
 /**
  * Reading JSON from the wire safely: Schemas for values passed through opaquely (with
- * `__proto__`-style keys dropped), parsing one SSE record's `data`, and schema failures turned into
- * a `DecodeError`, shared by the response and stream-event decoders of the text families.
+ * `__proto__`-style keys dropped), parsing JSON text, and the one decode path every decoder of the
+ * core shares (depth bound, unsafe keys dropped, failures as a `DecodeError` that never quotes the value).
  */
 import { Either, ParseResult, Schema } from "effect"
 import { DecodeError, type Family } from "../errors/GatewayError.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
+import { redactText } from "../errors/Redact.js"
+import { defaultMaxJsonDepth, exceedsJsonDepth } from "./JsonSafety.js"
 
 // Why not `Schema.Record({ key: Schema.String, value: Schema.Unknown })` for opaque objects: its
 // decoder assigns every key with `out[key] = …`, so an own `__proto__` key (which `JSON.parse`
@@ -57,26 +59,139 @@ export interface SseRecord {
   readonly data: string
 }
 
-/** Parses JSON text; never throws. @category decoding */
-export const parseJsonText = (text: unknown, family: Family, what: string): Either.Either<unknown, DecodeError> => {
-  if (typeof text !== "string") return Either.left(new DecodeError({ family, what, message: `${what}: expected text data` }))
+/**
+ * Options of every decoder: `maxDepth` is the deepest nesting accepted (adapters pass
+ * `config.limits.maxJsonDepth`; default `defaultMaxJsonDepth`, 64).
+ * @category models
+ */
+export interface DecodeOptions {
+  readonly maxDepth?: number
+}
+
+// Decoders are also passed as callbacks (`array.map(decode)`), so a non-object second argument is ignored.
+const maxDepthOf = (options: unknown): number => {
+  const n = typeof options === "object" && options !== null ? (options as DecodeOptions).maxDepth : undefined
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : defaultMaxJsonDepth
+}
+
+const depthMessage = (what: string, maxDepth: number): string => `${what}: nesting deeper than ${maxDepth} levels (the JSON depth bound)`
+
+// How much of one schema issue an error message carries; the value itself never (see formatDecodeIssues).
+const maxIssues = 3
+const maxIssueChars = 160
+
+// An input key is shown in a path only when it reads as a field name; anything else could be the
+// value an attacker (or an echoing server) chose, such as a key.
+const pathText = (path: ReadonlyArray<PropertyKey>): string =>
+  path.length === 0
+    ? "(top level)"
+    : path
+        .map((k, i) =>
+          typeof k === "number" ? `[${k}]` : typeof k === "string" && /^[A-Za-z_$][\w$-]{0,39}$/.test(k) ? (i === 0 ? k : `.${k}`) : "[…]"
+        )
+        .join("")
+
+/**
+ * What a schema failure says in an error: the path and the expected type of the first few issues,
+ * never the offending value (a 200 answer failing its schema can carry the API key). Effect's
+ * formatters append `, actual <value>`; that part is cut, and the rest is bounded by `redactText`.
+ * @category decoding
+ */
+export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
+  let issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>
   try {
-    return Either.right(JSON.parse(text))
+    issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  } catch {
+    return "does not match the expected shape"
+  }
+  // A union reports every member's issue; the members whose `type` did not match say least, and
+  // the deepest issue is usually the one that tells what is wrong.
+  const wrongMember = (issue: ParseResult.ArrayFormatterIssue) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
+  const ranked = [...issues].sort((a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length)
+  // One line per path: a union's alternatives at the same place read `Expected "a" | "b"`.
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of ranked) {
+    const cut = issue.message.indexOf(", actual ")
+    const message = (cut === -1 ? issue.message : issue.message.slice(0, cut)).replace(/\bStruct \((?:Encoded|Type) side\)/g, "an object")
+    const where = pathText(issue.path)
+    byPath.set(where, [...(byPath.get(where) ?? []), message])
+  }
+  const lines = [...byPath].map(([where, messages]) => {
+    const expected = messages.filter((m) => m.startsWith("Expected ")).map((m) => m.slice("Expected ".length))
+    const other = messages.filter((m) => !m.startsWith("Expected "))
+    const text = [...other, ...(expected.length > 0 ? [`Expected ${expected.join(" | ")}`] : [])].join("; ")
+    return `${where}: ${redactText(text, [], maxIssueChars)}`
+  })
+  const shown = lines.slice(0, maxIssues)
+  const more = lines.length > maxIssues ? ` (and ${lines.length - maxIssues} more)` : ""
+  return shown.length === 0 ? "does not match the expected shape" : `${shown.join("; ")}${more}`
+}
+
+/**
+ * Parses JSON text and checks its nesting against the depth bound; never throws. The parser's own
+ * message is not kept (it quotes the text), only the position it names.
+ * @category decoding
+ */
+export const parseJsonText = (
+  text: unknown,
+  family: Family,
+  what: string,
+  options?: DecodeOptions
+): Either.Either<unknown, DecodeError> => {
+  if (typeof text !== "string") return Either.left(new DecodeError({ family, what, message: `${what}: expected text data` }))
+  const maxDepth = maxDepthOf(options)
+  try {
+    const json: unknown = JSON.parse(text)
+    return exceedsJsonDepth(json, maxDepth)
+      ? Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+      : Either.right(json)
   } catch (e) {
-    return Either.left(
-      new DecodeError({ family, what, message: `${what}: data is not JSON (${e instanceof Error ? e.message : "parse error"})` })
-    )
+    const position = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined
+    return Either.left(new DecodeError({ family, what, message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}` }))
   }
 }
 
-/** Decodes an unknown value with a Schema, mapping a parse failure to a `DecodeError`; never throws. @category decoding */
-export const decodeWith =
-  <A, I>(schema: Schema.Schema<A, I>, family: Family, what: string) =>
-  (input: unknown): Either.Either<A, DecodeError> =>
-    Either.mapLeft(
-      Schema.decodeUnknownEither(schema)(input),
-      (e) => new DecodeError({ family, what, message: `${what}: ${ParseResult.TreeFormatter.formatErrorSync(e)}` })
-    )
+/**
+ * Decodes an unknown value with a Schema, mapping any failure to a `DecodeError`; never throws, on
+ * any input. The one shared decode path: the value is first checked against the depth bound (a cycle
+ * counts as too deep), then copied without `__proto__`/`constructor`/`prototype` keys, then decoded;
+ * a value that cannot be read (a throwing getter, a Proxy) is a `DecodeError` too.
+ * @category decoding
+ */
+export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, family: Family, what: string) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (input: unknown, options?: DecodeOptions): Either.Either<A, DecodeError> => {
+    const fail = (message: string) => Either.left(new DecodeError({ family, what, message: `${what}: ${message}` }))
+    const maxDepth = maxDepthOf(options)
+    try {
+      if (exceedsJsonDepth(input, maxDepth)) return Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+      const result = decode(sanitize(input))
+      return Either.isRight(result) ? Either.right(result.right) : fail(formatDecodeIssues(result.left))
+    } catch {
+      return fail("the value could not be read as JSON data")
+    }
+  }
+}
+
+/**
+ * The options for decoding a payload after wrapping it once (`{ type, chunk: payload }`): one level
+ * more, so the payload itself keeps the whole bound it was parsed with.
+ * @category decoding
+ */
+export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions => ({ maxDepth: maxDepthOf(options) + 1 })
+
+/**
+ * Runs a decoder step that reads outside input (an SSE record's fields can be getters, a frame a
+ * Proxy): whatever it throws becomes a `DecodeError`, so the decoder stays total.
+ * @category decoding
+ */
+export const guarded = <A>(family: Family, what: string, run: () => Either.Either<A, DecodeError>): Either.Either<A, DecodeError> => {
+  try {
+    return run()
+  } catch {
+    return Either.left(new DecodeError({ family, what, message: `${what}: the value could not be read as JSON data` }))
+  }
+}
 
 /**
  * The `type` of an event payload: its own `type`, else the SSE `event` name (then also set on the

@@ -5,7 +5,7 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { isRecord } from "../../validation/Rules.js"
-import { decodeWith, JsonValue, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonValue, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
 
 /** Token usage (detail objects passed through). @category schemas */
 export const ChatUsage = Schema.Struct({
@@ -128,7 +128,7 @@ export const ChatStreamEvent = Schema.Union(ChatChunkEvent, ChatDoneEvent, ChatE
 export type ChatStreamEvent = Schema.Schema.Type<typeof ChatStreamEvent>
 
 /** Decodes a non-stream chat completions body (already parsed JSON); never throws. @category decoding */
-export const decodeChatCompletion: (body: unknown) => Either.Either<ChatCompletion, DecodeError> = decodeWith(
+export const decodeChatCompletion: (body: unknown, options?: DecodeOptions) => Either.Either<ChatCompletion, DecodeError> = decodeWith(
   ChatCompletion,
   "openai",
   "chat completion"
@@ -145,15 +145,18 @@ const DONE = "[DONE]"
  * SSE event named `error`) → `{ type: "error" }`, anything else must be a chunk. Never throws.
  * @category decoding
  */
-export const decodeChatEventEither = (record: SseRecord): Either.Either<ChatStreamEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" })
-  const parsed = parseJsonText(record?.data, "openai", "chat completion chunk")
-  return Either.flatMap(parsed, (payload): Either.Either<ChatStreamEvent, DecodeError> => {
-    if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] })
-    if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload })
-    return decodeChunkEvent({ type: "chunk", chunk: payload })
+export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ChatStreamEvent, DecodeError> =>
+  guarded("openai", "chat completion chunk", () => {
+    if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" as const })
+    const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
+    return Either.flatMap(parsed, (payload): Either.Either<ChatStreamEvent, DecodeError> => {
+      const wrapped = wrappedOnce(options)
+      if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrapped)
+      if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrapped)
+      return decodeChunkEvent({ type: "chunk", chunk: payload }, wrapped)
+    })
   })
-}
 
 /** Decodes one SSE record into a chat stream event, failing with a `DecodeError` (family `openai`). @category decoding */
-export const decodeChatEvent = (record: SseRecord): Effect.Effect<ChatStreamEvent, DecodeError> => decodeChatEventEither(record)
+export const decodeChatEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ChatStreamEvent, DecodeError> =>
+  decodeChatEventEither(record, options)

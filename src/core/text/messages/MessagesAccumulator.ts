@@ -7,7 +7,8 @@ import { Either } from "effect"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
 import type { MessagesDeltaUsage, MessagesEvent } from "./MessagesEvents.js"
 import { isMessagesBlock, type Message, type MessagesContentBlock, type MessagesUsage } from "./MessagesResponse.js"
-import { isRecord } from "../../validation/Rules.js"
+import { isRecord, sanitize } from "../../validation/Rules.js"
+import { parseJsonText } from "../../wire/WireJson.js"
 
 /** How far one content block has come. @category models */
 export interface MessagesBlockProgress {
@@ -74,12 +75,10 @@ const applyDelta = (
 /** Parses a tool block's input JSON at its stop; `""` means the block's own (empty) input. */
 const closeInput = (block: MessagesContentBlock, json: string): MessagesContentBlock | string => {
   if (!takesInputJson(block) || json === "") return block
-  let input: unknown
-  try {
-    input = JSON.parse(json)
-  } catch (e) {
-    return e instanceof Error ? e.message : "not JSON"
-  }
+  // The shared parse bounds the nesting and never quotes the text; sanitize drops `__proto__`-style keys.
+  const parsed = parseJsonText(json, "messages", "tool input")
+  if (Either.isLeft(parsed)) return parsed.left.message
+  const input = sanitize(parsed.right)
   return isRecord(input) ? { ...block, input } : "the input is not a JSON object"
 }
 

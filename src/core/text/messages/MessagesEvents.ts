@@ -6,7 +6,7 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { Message, MessagesContentBlock, MessagesUsage } from "./MessagesResponse.js"
-import { decodeWith, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
 
 /** `message_start`: the message with empty content and `stop_reason: null`. @category schemas */
 export const MessagesMessageStart = Schema.Struct({ type: Schema.Literal("message_start"), message: Message })
@@ -111,7 +111,7 @@ export const MessagesEvent = Schema.Union(
 /** @category models */
 export type MessagesEvent = Schema.Schema.Type<typeof MessagesEvent>
 
-type EventDecoder = (payload: unknown) => Either.Either<MessagesEvent, DecodeError>
+type EventDecoder = (payload: unknown, options?: DecodeOptions) => Either.Either<MessagesEvent, DecodeError>
 
 /** One decoder per known event type, so a malformed event's error names only its own shape. */
 const BY_TYPE: ReadonlyMap<string, EventDecoder> = new Map<string, EventDecoder>([
@@ -132,15 +132,17 @@ const decodeUnknownEvent = decodeWith(MessagesUnknownEvent, "messages", "message
  * SSE `event` name when the payload has none); an unknown type gives `MessagesUnknownEvent`.
  * @category decoding
  */
-export const decodeMessagesEventEither = (record: SseRecord): Either.Either<MessagesEvent, DecodeError> =>
-  Either.flatMap(parseJsonText(record?.data, "messages", "messages event"), (payload) => {
-    const typed = typedPayload(payload, record?.event)
-    const decode = BY_TYPE.get(typed.type)
-    return decode === undefined
-      ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: payload })
-      : decode(typed.payload)
-  })
+export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<MessagesEvent, DecodeError> =>
+  guarded("messages", "messages event", () =>
+    Either.flatMap(parseJsonText(record?.data, "messages", "messages event", options), (payload) => {
+      const typed = typedPayload(payload, record?.event)
+      const decode = BY_TYPE.get(typed.type)
+      return decode === undefined
+        ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: payload }, wrappedOnce(options))
+        : decode(typed.payload, options)
+    })
+  )
 
 /** Decodes one SSE record into an event, failing with a `DecodeError` (family `messages`). @category decoding */
-export const decodeMessagesEvent = (record: SseRecord): Effect.Effect<MessagesEvent, DecodeError> =>
-  decodeMessagesEventEither(record)
+export const decodeMessagesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<MessagesEvent, DecodeError> =>
+  decodeMessagesEventEither(record, options)

@@ -5,7 +5,7 @@
 import type { Either } from "effect"
 import { Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { decodeWith, JsonObject, JsonValue, opaqueTagged } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, JsonObject, JsonValue, opaqueTagged } from "../../wire/WireJson.js"
 
 /** A text block; `citations` appear when the request enabled them. @category schemas */
 export const MessagesTextBlock = Schema.Struct({
@@ -112,7 +112,7 @@ export const Message = Schema.Struct({
 export type Message = Schema.Schema.Type<typeof Message>
 
 /** Decodes a non-stream messages-style response body (already parsed JSON); never throws. @category decoding */
-export const decodeMessage: (body: unknown) => Either.Either<Message, DecodeError> = decodeWith(
+export const decodeMessage: (body: unknown, options?: DecodeOptions) => Either.Either<Message, DecodeError> = decodeWith(
   Message,
   "messages",
   "messages response"

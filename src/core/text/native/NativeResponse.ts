@@ -4,7 +4,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { decodeWith, JsonObject, JsonValue, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonObject, JsonValue, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
 
 /** Base64 bytes with their MIME type (images and audio out, media in). @category schemas */
 export const NativeBlob = Schema.Struct({ mimeType: Schema.String, data: Schema.String })
@@ -121,7 +121,7 @@ export const NativeChunk = Schema.Struct({
 export type NativeChunk = Schema.Schema.Type<typeof NativeChunk>
 
 /** Decodes a unary native-content response body (already parsed JSON); never throws. @category decoding */
-export const decodeGenerateContentResponse: (body: unknown) => Either.Either<GenerateContentResponse, DecodeError> = decodeWith(
+export const decodeGenerateContentResponse: (body: unknown, options?: DecodeOptions) => Either.Either<GenerateContentResponse, DecodeError> = decodeWith(
   GenerateContentResponse,
   "native",
   "native-content response"
@@ -130,11 +130,14 @@ export const decodeGenerateContentResponse: (body: unknown) => Either.Either<Gen
 const decodeChunkValue = decodeWith(NativeChunk, "native", "native-content stream chunk")
 
 /** Decodes one SSE record (data-only, no `[DONE]`) into a chunk; never throws. @category decoding */
-export const decodeNativeChunkEither = (record: SseRecord): Either.Either<NativeChunk, DecodeError> =>
-  Either.flatMap(parseJsonText(record?.data, "native", "native-content stream chunk"), decodeChunkValue)
+export const decodeNativeChunkEither = (record: SseRecord, options?: DecodeOptions): Either.Either<NativeChunk, DecodeError> =>
+  guarded("native", "native-content stream chunk", () =>
+    Either.flatMap(parseJsonText(record?.data, "native", "native-content stream chunk", options), (json) => decodeChunkValue(json, options))
+  )
 
 /** Decodes one SSE record into a chunk, failing with a `DecodeError` (family `native`). @category decoding */
-export const decodeNativeChunk = (record: SseRecord): Effect.Effect<NativeChunk, DecodeError> => decodeNativeChunkEither(record)
+export const decodeNativeChunk = (record: SseRecord, options?: DecodeOptions): Effect.Effect<NativeChunk, DecodeError> =>
+  decodeNativeChunkEither(record, options)
 
 /** The concatenated non-thought text of the first candidate. @category getters */
 export const nativeText = (response: GenerateContentResponse): string => {

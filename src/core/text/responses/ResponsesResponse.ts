@@ -5,7 +5,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { decodeWith, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload, wrappedOnce } from "../../wire/WireJson.js"
 
 /** An `output_text` content part. @category schemas */
 export const ResponsesOutputText = Schema.Struct({
@@ -263,7 +263,7 @@ export const ResponsesEvent = Schema.Union(
 /** @category models */
 export type ResponsesEvent = Schema.Schema.Type<typeof ResponsesEvent>
 
-type EventDecoder = (payload: unknown) => Either.Either<ResponsesEvent, DecodeError>
+type EventDecoder = (payload: unknown, options?: DecodeOptions) => Either.Either<ResponsesEvent, DecodeError>
 const entry = <A extends ResponsesEvent, I>(type: A["type"], schema: Schema.Schema<A, I>): [string, EventDecoder] => [
   type,
   decodeWith(schema, "openai", `${type} event`)
@@ -299,28 +299,27 @@ const decodeUnknownEvent = decodeWith(ResponsesUnknownEvent, "openai", "response
  * event name) → its event; any other type → `ResponsesUnknownEvent`. Never throws.
  * @category decoding
  */
-export const decodeResponsesEventEither = (record: SseRecord): Either.Either<ResponsesEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Either.right({ type: "done" })
-  return Either.flatMap(parseJsonText(record?.data, "openai", "responses event"), (payload) => {
-    const typed = typedPayload(payload, record?.event)
-    const decode = BY_TYPE.get(typed.type)
-    if (decode !== undefined) return decode(typed.payload)
-    const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
-    return decodeUnknownEvent({
-      type: "unknown",
-      event: typed.type,
-      data: payload,
-      ...(typeof seq === "number" ? { sequence_number: seq } : {})
+export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ResponsesEvent, DecodeError> =>
+  guarded("openai", "responses event", () => {
+    if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Either.right({ type: "done" as const })
+    return Either.flatMap(parseJsonText(record?.data, "openai", "responses event", options), (payload) => {
+      const typed = typedPayload(payload, record?.event)
+      const decode = BY_TYPE.get(typed.type)
+      if (decode !== undefined) return decode(typed.payload, options)
+      const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
+      return decodeUnknownEvent(
+        { type: "unknown", event: typed.type, data: payload, ...(typeof seq === "number" ? { sequence_number: seq } : {}) },
+        wrappedOnce(options)
+      )
     })
   })
-}
 
 /** Decodes one SSE record into a responses event, failing with a `DecodeError` (family `openai`). @category decoding */
-export const decodeResponsesEvent = (record: SseRecord): Effect.Effect<ResponsesEvent, DecodeError> =>
-  decodeResponsesEventEither(record)
+export const decodeResponsesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ResponsesEvent, DecodeError> =>
+  decodeResponsesEventEither(record, options)
 
 /** Decodes a non-stream responses body (already parsed JSON); never throws. @category decoding */
-export const decodeResponsesResponse: (body: unknown) => Either.Either<ResponsesResponse, DecodeError> = decodeWith(
+export const decodeResponsesResponse: (body: unknown, options?: DecodeOptions) => Either.Either<ResponsesResponse, DecodeError> = decodeWith(
   ResponsesResponse,
   "openai",
   "responses response"
