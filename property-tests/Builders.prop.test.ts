@@ -228,8 +228,14 @@ const builders: ReadonlyArray<BuilderCase> = [
   {
     name: "appendToolRound",
     build: (input) => {
-      const [conversation, assistant, results] = Array.isArray(input) ? input : [input, input, input]
-      return appendToolRound(conversation, assistant, results)
+      // The harness must not read a hostile input itself: a throwing Proxy is passed as all three arguments.
+      let args: [unknown, unknown, unknown] = [input, input, input]
+      try {
+        if (Array.isArray(input)) args = [input[0], input[1], input[2]]
+      } catch {
+        args = [input, input, input]
+      }
+      return appendToolRound(...args)
     },
     templates: [
       [[{ role: "user", content: "hi" }], [{ type: "tool_use", id: "t1", name: "f", input: { q: HOLE } }], [{ tool_use_id: "t1", content: "ok" }]],

@@ -25,7 +25,9 @@ describe("buildImagesBody", () => {
       expect(other.message).toContain("is a speech model, served by speech (POST /v1/audio/speech)")
       const catalog = extendRouteCatalog([{ match: { exact: "zeta-4-image" }, capabilities: ["images"] }])
       expect((yield* buildImagesBody({ ...base, model: "zeta-4-image" }, { catalog })).model).toBe("zeta-4-image")
-      expect((yield* buildImagesBody({ ...base, model: "zeta-5-image" }, { allowUnknownModels: true })).model).toBe("zeta-5-image")
+      expect((yield* buildImagesBody({ ...base, model: "acme-image-1" }, { allowUnknownModels: true })).model).toBe("acme-image-1")
+      // A zeta id stays in the zeta native family even with the option: the family is known by its prefix.
+      expect((yield* bad({ ...base, model: "zeta-5-image" })).rule).toBe("route")
     })
   )
 

@@ -5,7 +5,7 @@ import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { at, describe, fail, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
@@ -61,7 +61,7 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
  * @category constructors
  */
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const models = options.models ?? embeddingModels
     const obj = yield* embeddingsBody.open(input)
     const model = yield* requiredString(obj, "model")
@@ -97,7 +97,7 @@ export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions =
       })
     }
     return yield* embeddingsBody.seal(obj, body)
-  })
+  }))
 
 /** One embedding as the gateway sends it: floats, or base64 of little-endian float32. @category schemas */
 export const EmbeddingItem = Schema.Struct({

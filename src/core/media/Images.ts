@@ -5,7 +5,7 @@ import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, knownModels, type RoutingOptions } from "../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { at, describe, fail, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
@@ -49,7 +49,7 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
  * @category constructors
  */
 export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* imagesBody.open(input)
     const model = yield* requiredString(obj, "model")
     yield* ensureRoute(model, "images", options)
@@ -81,7 +81,7 @@ export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): E
       body.mime_type = m
     }
     return yield* imagesBody.seal(obj, body)
-  })
+  }))
 
 /** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */
 export const ImagesResponseItem = Schema.Struct({

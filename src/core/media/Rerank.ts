@@ -4,7 +4,7 @@ import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { array, at, boolean, describe, fail, isRecord, number, optional, requiredString, sanitize } from "../validation/Rules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
@@ -38,7 +38,7 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
  * @category constructors
  */
 export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* rerankBody.open(input)
     const model = yield* requiredString(obj, "model")
     yield* ensureRoute(model, "rerank", options)
@@ -62,7 +62,7 @@ export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): E
     const returnDocuments = optional(obj, "return_documents")
     if (returnDocuments !== undefined) body.return_documents = yield* boolean(returnDocuments, "return_documents")
     return yield* rerankBody.seal(obj, body)
-  })
+  }))
 
 /** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */
 export const RerankResult = Schema.Struct({

@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { fail, number, oneOf, optional, requiredString, string } from "../validation/Rules.js"
 
 /** The six voices of E14. @category models */
@@ -39,7 +39,7 @@ const speechBody = closedBody(SpeechBody, "a speech body")
  * @category constructors
  */
 export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* speechBody.open(input)
     const model = yield* requiredString(obj, "model")
     yield* ensureRoute(model, "speech", options)
@@ -55,7 +55,7 @@ export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): E
     const speed = optional(obj, "speed")
     if (speed !== undefined) body.speed = yield* number(speed, "speed", { min: 0.25, max: 4 })
     return yield* speechBody.seal(obj, body)
-  })
+  }))
 
 /** The format a speech body will be answered in (`mp3` when it names none). @category accessors */
 export const speechFormatOf = (body: Pick<SpeechBody, "response_format">): SpeechFormat => body.response_format ?? "mp3"

@@ -1,7 +1,7 @@
 /** The platform-style bodies (E4 text-to-video, E5/E6 Any Shoot, E7 credentials), their builders and the `{code, msg, data}` responses. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { closedBody, refuseUnknownFields, type WithExtra } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads, refuseUnknownFields } from "../validation/Closed.js"
 import { array, at, boolean, fail, integerLike, notAllowed, optional, record, requiredString, sanitize, string } from "../validation/Rules.js"
 
 // The platform bodies are closed: E4–E6 list every field (anything else goes in `extra`). E5's
@@ -82,7 +82,7 @@ const anyShootAdvanced = closedBody(AnyShootAdvancedBody, "an Any Shoot advanced
 
 /** Validates an E4 body; `duration` may be given as an integer and is sent as a string. @category constructors */
 export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<PlatformTextToVideoBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* textToVideo.open(input)
     const body: Record<string, unknown> = { model: yield* requiredString(obj, "model"), prompt: yield* requiredString(obj, "prompt") }
     const rawDuration = optional(obj, "duration")
@@ -98,11 +98,11 @@ export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<Plat
     const reqKey = optional(obj, "req_key")
     if (reqKey !== undefined) body.req_key = yield* string(reqKey, "req_key")
     return yield* textToVideo.seal(obj, body)
-  })
+  }))
 
 /** Validates an E5 body: `size` as `<width>x<height>`, contents each with parts of text and/or image. @category constructors */
 export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEasyBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* anyShootEasy.open(input)
     const size = yield* requiredString(obj, "size")
     if (!/^[1-9]\d*x[1-9]\d*$/.test(size)) return yield* notAllowed("size", size, "<width>x<height>, e.g. 1024x1024")
@@ -132,11 +132,11 @@ export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEas
       outContents.push({ parts: outParts })
     }
     return yield* anyShootEasy.seal(obj, { size, contents: outContents })
-  })
+  }))
 
 /** Validates an E6 body: four required image URLs. @category constructors */
 export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShootAdvancedBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* anyShootAdvanced.open(input)
     const body: Record<string, unknown> = {}
     for (const key of anyShootAdvancedFields) {
@@ -145,11 +145,11 @@ export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShoo
       body[key] = url
     }
     return yield* anyShootAdvanced.seal(obj, body)
-  })
+  }))
 
 /** Validates E7 credentials; the password never appears in an error message. @category constructors */
 export const buildPlatformCredentials = (input: unknown): Effect.Effect<PlatformCredentials, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const obj = yield* record(input, "")
     const username = yield* requiredString(obj, "username")
     const password = optional(obj, "password")
@@ -157,4 +157,4 @@ export const buildPlatformCredentials = (input: unknown): Effect.Effect<Platform
     if (typeof password !== "string") return yield* fail("password", "type", "password: expected a string")
     if (password === "") return yield* fail("password", "non-empty", "password must not be empty")
     return { username, password }
-  })
+  }))

@@ -3,6 +3,7 @@ import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { guardReads, sendable, sendableResult } from "../validation/Closed.js"
 import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The one response modality a live session may ask for. @category models */
@@ -56,14 +57,16 @@ const modelPath = (model: string): string => (model.startsWith("models/") ? mode
  * @category constructors
  */
 export const buildLiveSetup = (model: unknown, setup: unknown = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
-  Effect.gen(function* () {
+  sendableResult(guardReads(Effect.gen(function* () {
+    yield* sendable(model, "model")
+    yield* sendable(setup, "")
     const id = yield* string(model, "model", { nonEmpty: true })
     const obj = yield* record(setup ?? {}, "setup")
     const given = optional(obj, "model")
     if (given !== undefined && given !== id && given !== modelPath(id))
       return yield* fail("setup.model", "conflict", `setup.model: ${describe(given)} does not match the session's model ${JSON.stringify(modelPath(id))}`)
     return { setup: yield* checkSetup(modelPath(id), obj, "setup") }
-  })
+  })))
 
 /** The four client message kinds; each message has exactly one of them as its only top-level key. @category models */
 export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
@@ -84,7 +87,8 @@ const blob = (value: unknown, field: string) =>
  * @category constructors
  */
 export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
+    yield* sendable(message, "")
     const obj = yield* record(message, "")
     const keys = Object.keys(obj)
     if (keys.length !== 1)
@@ -129,7 +133,7 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
       }
     }
     return { [kind]: sanitize(body) }
-  })
+  }))
 
 // ---- server messages ----------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles } from "../gateway/Routing.js"
+import { guardReads, sendable, sendableResult } from "../validation/Closed.js"
 import { type Json, array, at, describe, fail, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
@@ -136,11 +137,13 @@ export const buildSessionUpdate = (
   session: unknown,
   models: Readonly<Record<string, RealtimeVersion>> = realtimeModels
 ): Effect.Effect<RealtimeSessionUpdate, InvalidRequest> =>
-  Effect.gen(function* () {
+  sendableResult(guardReads(Effect.gen(function* () {
+    yield* sendable(model, "model")
+    yield* sendable(session, "")
     const version = yield* realtimeVersion(model, models)
     const obj = yield* record(session ?? {}, "session")
     return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
-  })
+  })))
 
 const v1ClientEventTypes: ReadonlyArray<string> = [
   "session.update",
@@ -181,7 +184,9 @@ export const validateRealtimeClientEvent = (
   event: unknown,
   models: Readonly<Record<string, RealtimeVersion>> = realtimeModels
 ): Effect.Effect<Json, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
+    yield* sendable(model, "model")
+    yield* sendable(event, "")
     const version = yield* realtimeVersion(model, models)
     const obj = yield* record(event, "")
     const type = yield* oneOf(optional(obj, "type"), "type", realtimeClientEventTypes[version], `realtime ${version}`)
@@ -230,7 +235,7 @@ export const validateRealtimeClientEvent = (
       }
     }
     return out
-  })
+  }))
 
 // ---- server events -------------------------------------------------------------------------------
 

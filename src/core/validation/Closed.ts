@@ -111,6 +111,22 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>): Effect.Effec
   return Effect.succeed(sanitize(extra) as Json)
 }
 
+/**
+ * The last line of defence of every builder: untrusted input whose reading throws (a getter, a
+ * revoked Proxy) is a malformed request, an `InvalidRequest`, never a defect.
+ * @category combinators
+ */
+export const guardReads = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
+  Effect.catchAllDefect(effect, () => fail("(body)", "malformed", "the request could not be read as JSON data (a property threw when read)"))
+
+/**
+ * Checks what a builder built as well as what it was given: a message that wraps its input (a
+ * `session.update` around a session) nests one or two levels deeper than the input did.
+ * @category combinators
+ */
+export const sendableResult = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
+  Effect.tap(effect, (out) => sendable(out))
+
 /** Fails with an `InvalidRequest` on the first part of `value` that is not plain, sendable JSON. @category validators */
 export const sendable = (value: unknown, path = ""): Effect.Effect<void, InvalidRequest> => {
   const problem = findUnsendable(value)

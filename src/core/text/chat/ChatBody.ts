@@ -8,7 +8,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -92,7 +92,7 @@ export type TextBodyOptions = RoutingOptions
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const body = yield* chat.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "chat", options)
@@ -109,4 +109,4 @@ export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Ef
     // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
     out.messages = items.map((m) => (Rules.isRecord(m) && Rules.optional(m, "content") === undefined ? { ...Rules.sanitize(m) as object, content: null } : Rules.sanitize(m)))
     return yield* chat.seal(body, out)
-  })
+  }))

@@ -5,7 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads, sendable, sendableResult } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -435,7 +435,7 @@ const NOT_COUNTED = new Set(["max_tokens", "stream", "temperature", "top_p", "to
  * @category constructors
  */
 export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const body = yield* messagesBody.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "messages", options)
@@ -448,7 +448,7 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
     yield* common(body, model, maxTokens)
     yield* generation(body, model)
     return yield* messagesBody.seal(body, copy(body, MESSAGES_FIELDS, new Set(["extra"])))
-  })
+  }))
 
 /**
  * Builds the body of POST `/v1/messages/count_tokens` (E9): `model` (a messages model) and
@@ -459,13 +459,13 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
  * @category constructors
  */
 export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const body = yield* countTokensOpen(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "countTokens", options)
     yield* common(body, model, undefined)
     return yield* countTokensBody.seal(body, copy(body, MESSAGES_FIELDS, new Set([...NOT_COUNTED, "extra"])))
-  })
+  }))
 
 /**
  * The second round of tool use: the conversation so far, then the assistant's turn exactly as it
@@ -480,7 +480,10 @@ export const appendToolRound = (
   assistantContent: unknown,
   toolResults: unknown
 ): Effect.Effect<ReadonlyArray<MessageParam>, InvalidRequest> =>
-  Effect.gen(function* () {
+  sendableResult(guardReads(Effect.gen(function* () {
+    yield* sendable(conversation, "conversation")
+    yield* sendable(assistantContent, "assistantContent")
+    yield* sendable(toolResults, "toolResults")
     const history = yield* Rules.array(conversation, "messages", { nonEmpty: true })
     for (const [i, item] of history.entries()) yield* messageParam(item, at("messages", i))
     const blocks = yield* Rules.array(assistantContent, "assistantContent", { nonEmpty: true })
@@ -521,4 +524,4 @@ export const appendToolRound = (
       { role: "user", content: Rules.sanitize(turn) }
     ]
     return yield* Rules.conform(Schema.Array(MessageParam), next, "messages")
-  })
+  })))

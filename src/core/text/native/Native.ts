@@ -5,7 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -515,7 +515,7 @@ const nativeBody = closedBody(NativeBody, "a native-content body", ["model"])
  * @category constructors
  */
 export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const parsed = yield* parseNativeModel(model)
     yield* ensureRoute(parsed.base, "native", options)
     const body = yield* nativeBody.open(input)
@@ -547,5 +547,5 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
       out.generationConfig = next
     }
     return yield* nativeBody.seal(body, out)
-  })
+  }))
 

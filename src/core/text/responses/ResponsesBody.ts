@@ -8,7 +8,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
-import { closedBody, type WithExtra } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 import type { TextBodyOptions } from "../chat/ChatBody.js"
 
@@ -96,7 +96,7 @@ const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"]
  * @category constructors
  */
 export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  guardReads(Effect.gen(function* () {
     const body = yield* responses.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "responses", options)
@@ -114,4 +114,4 @@ export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}
       if (value !== undefined) out[key] = Rules.sanitize(value)
     }
     return yield* responses.seal(body, out)
-  })
+  }))
