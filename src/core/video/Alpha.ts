@@ -1,7 +1,7 @@
 /** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { fail, type Json, optional, string } from "../validation/Rules.js"
+import { conform, fail, type Json, optional, string } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -15,7 +15,6 @@ import {
   rejectUnsupported,
   requireMode,
   requirePrompt,
-  unknownFields,
   videoFamilyFields,
   videoGenericFields,
   videoModeFields
@@ -33,8 +32,7 @@ export const AlphaBody = Schema.Struct(
     size: Schema.optional(Schema.Literal("720x1280", "1280x720")),
     input_reference: Schema.optional(Schema.NonEmptyString),
     remix_from_video_id: Schema.optional(Schema.String.pipe(Schema.startsWith("video_")))
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }
 )
 /** @category models */
 export type AlphaBody = typeof AlphaBody.Type
@@ -84,7 +82,7 @@ export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<Al
     const audio = optional(input, "generate_audio")
     if (audio !== undefined) yield* readAudioRequest(audio, "generate_audio", model)
 
-    return { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.alpha]), ...body } as AlphaBody
+    return yield* conform(AlphaBody, body, "")
   })
 
 const sizeOfRatio = (ratio: string, model: VideoModel): Effect.Effect<string, InvalidRequest> => {

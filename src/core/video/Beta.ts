@@ -1,7 +1,7 @@
 /** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, fail, type Json, number, oneOf, optional, string } from "../validation/Rules.js"
+import { boolean, conform, fail, type Json, number, oneOf, optional, string } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -16,7 +16,6 @@ import {
   rejectUnsupported,
   requireMode,
   requirePrompt,
-  unknownFields,
   videoFamilyFields,
   videoGenericFields,
   videoModeFields
@@ -41,8 +40,7 @@ export const BetaBody = Schema.Struct(
     addWatermark: Schema.optional(Schema.Boolean),
     seed: Schema.optional(Schema.Int.pipe(Schema.between(0, 4294967295))),
     sampleCount: Schema.optional(Schema.Int.pipe(Schema.between(1, 4)))
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }
 )
 /** @category models */
 export type BetaBody = typeof BetaBody.Type
@@ -91,5 +89,5 @@ export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<Bet
     const persons = optional(input, "personGeneration")
     body.personGeneration = persons === undefined ? "allow_all" : yield* oneOf(persons, "personGeneration", betaPersonGeneration, model.id)
 
-    return { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.beta]), ...body } as BetaBody
+    return yield* conform(BetaBody, body, "")
   })

@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { mergeMarkerFlags, type MarkerFlags, type MarkerFlagName, parseMarkerFlags, renderMarkerFlags } from "./MarkerFlags.js"
-import { array, at, boolean, fail, type Json, listAllowed, optional, record, string } from "../validation/Rules.js"
+import { array, at, boolean, conform, fail, type Json, listAllowed, optional, record, string } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import { readFlagFields, readImages, type DeltaImage } from "./DeltaInput.js"
 import { allowedFor, readAudioRequest, rejectUnsupported, requirePrompt, unknownFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
@@ -40,9 +40,9 @@ export const DeltaBody = Schema.Struct(
       },
       Schema.Record({ key: Schema.String, value: Schema.Unknown })
     )
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }
 )
+
 /** @category models */
 export type DeltaBody = typeof DeltaBody.Type
 
@@ -137,7 +137,7 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
     const body: Record<string, unknown> = { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.delta]), model: model.id }
     if (model.topLevelPrompt && rendered !== "") body.prompt = rendered
     body.metadata = meta
-    return body as DeltaBody
+    return yield* conform(DeltaBody, body, "")
   })
 
 const imageItem = (image: DeltaImage): Record<string, unknown> => ({

@@ -1,7 +1,7 @@
 /** The family gamma video body: text-to-video takes a `W*H` size, image-to-video an image and a resolution. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, fail, type Json, optional, string } from "../validation/Rules.js"
+import { boolean, conform, fail, type Json, optional, string } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -14,7 +14,6 @@ import {
   rejectUnsupported,
   requireMode,
   requirePrompt,
-  unknownFields,
   videoFamilyFields,
   videoGenericFields,
   videoModeFields
@@ -43,8 +42,7 @@ export const GammaBody = Schema.Struct(
     audio_url: Schema.optional(Schema.String.pipe(Schema.startsWith("https://"))),
     seed: Schema.optional(Schema.Int.pipe(Schema.between(0, gammaMaxSeed))),
     image: Schema.optional(Schema.NonEmptyString)
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }
 )
 /** @category models */
 export type GammaBody = typeof GammaBody.Type
@@ -96,7 +94,7 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
     const rewrite = optional(input, "smart_rewrite")
     if (rewrite !== undefined) body.smart_rewrite = yield* boolean(rewrite, "smart_rewrite")
 
-    return { ...unknownFields(input, [...videoGenericFields, ...videoModeFields, ...videoFamilyFields.gamma]), ...body } as GammaBody
+    return yield* conform(GammaBody, body, "")
   })
 
 /** The text-to-video `size`: given natively, or mapped from resolution × aspect ratio (defaults 720p, 16:9). */
