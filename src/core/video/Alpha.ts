@@ -14,6 +14,7 @@ import {
   readResolution,
   rejectUnsupported,
   requireMode,
+  promptMissing,
   requirePrompt,
   videoFamilyFields,
   videoGenericFields,
@@ -78,7 +79,7 @@ export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<Al
       if (image) return yield* fail("remix_from_video_id", "conflict", `remix_from_video_id cannot be combined with ${image.field}; a remix starts from the video`)
       body.remix_from_video_id = id
     }
-    if (body.prompt === undefined && !image) yield* requirePrompt(model)
+    if (promptMissing(body.prompt) && !image) yield* requirePrompt(model)
     const audio = optional(input, "generate_audio")
     if (audio !== undefined) yield* readAudioRequest(audio, "generate_audio", model)
 

@@ -15,6 +15,7 @@ import {
   readSeed,
   rejectUnsupported,
   requireMode,
+  promptMissing,
   requirePrompt,
   videoFamilyFields,
   videoGenericFields,
@@ -66,7 +67,7 @@ export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<Bet
     if (image) {
       yield* requireMode(model, "i2v", image.field, "a first frame image")
       body.image = image.value
-    } else if (body.prompt === undefined) yield* requirePrompt(model)
+    } else if (promptMissing(body.prompt)) yield* requirePrompt(model)
     const last = yield* eitherField(input, ["last_frame", "lastFrame"], readMedia)
     if (last) {
       if (!model.firstLastFrame)

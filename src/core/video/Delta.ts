@@ -117,7 +117,7 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
 
     const images = yield* readImages(input, content, model, text?.prompt ?? "")
     const plain = text?.prompt ?? ""
-    if (plain === "" && images.length === 0) yield* requirePrompt(model)
+    if (plain.trim() === "" && images.length === 0) yield* requirePrompt(model)
     const rendered = renderMarkerFlags(plain, flags)
 
     const meta: Record<string, unknown> = { ...unknownFields(metadata, metadataFields) }

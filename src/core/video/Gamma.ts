@@ -13,6 +13,7 @@ import {
   readSeed,
   rejectUnsupported,
   requireMode,
+  promptMissing,
   requirePrompt,
   videoFamilyFields,
   videoGenericFields,
@@ -76,7 +77,7 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
       if (resolution !== undefined) body.resolution = resolution
     } else {
       if (!model.modes.includes("t2v")) return yield* fail("image", "required", `image is required for ${model.id} (image-to-video)`)
-      if (body.prompt === undefined) yield* requirePrompt(model)
+      if (promptMissing(body.prompt)) yield* requirePrompt(model)
       const size = yield* sizeFor(input, resolution, model)
       if (size !== undefined) body.size = size
     }

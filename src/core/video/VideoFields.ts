@@ -138,6 +138,9 @@ export const requireMode = (model: VideoModel, mode: VideoModel["modes"][number]
     ? Effect.void
     : fail(field, "mode", `${field}: ${what} is not supported by ${model.id}; its modes: ${listAllowed(model.modes)}`)
 
+/** Whether a prompt is missing for text-to-video: absent, or only white space. */
+export const promptMissing = (prompt: unknown): boolean => typeof prompt !== "string" || prompt.trim() === ""
+
 /** Text-to-video needs a prompt: fails on `prompt` when there is neither prompt nor media to start from. */
 export const requirePrompt = (model: VideoModel): Effect.Effect<never, InvalidRequest> =>
   fail("prompt", "required", `prompt is required for text-to-video with ${model.id}`)

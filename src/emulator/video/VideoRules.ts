@@ -66,6 +66,42 @@ const checkGeneric = (b: Body): Problem =>
       optional(b, "aspect_ratio", inList(["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"]), "one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, adaptive")
   )
 
+/** What each model allows of the generic E1 fields (spec E1 and the family tables), by model id. */
+const genericLimits = (model: string, family: VideoFamily): { durations: ReadonlyArray<number>; resolutions: ReadonlyArray<string>; ratios: ReadonlyArray<string> } => {
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+  const five = ["16:9", "9:16", "1:1", "4:3", "3:4"]
+  switch (family) {
+    case "alpha":
+      return { durations: [4, 8, 12], resolutions: ["720p"], ratios: ["16:9", "9:16"] }
+    case "beta":
+      return { durations: [4, 6, 8], resolutions: ["720p", "1080p"], ratios: ["16:9", "9:16"] }
+    case "gamma":
+      // The image-to-video model takes its ratio from the image.
+      return { durations: [5, 10], resolutions: ["480p", "720p", "1080p"], ratios: model.includes("i2v") ? [] : five }
+    case "delta":
+      if (model.startsWith("delta-1-5-pro")) return { durations: range(4, 12), resolutions: ["480p", "720p"], ratios: [...five, "adaptive"] }
+      return { durations: range(2, 12), resolutions: ["480p", "720p", "1080p"], ratios: model.includes("lite-t2v") ? five : [...five, "adaptive"] }
+  }
+}
+
+/** The generic fields against the model's own allowed values (a generic field is translated to the family's). */
+const checkGenericFor = (model: string, family: VideoFamily, b: Body): Problem => {
+  const limits = genericLimits(model, family)
+  return first(
+    () => optional(b, "duration", inList(limits.durations), `one of ${fmt(limits.durations)} for ${model}`),
+    () => optional(b, "resolution", inList(limits.resolutions), `one of ${fmt(limits.resolutions)} for ${model}`),
+    () =>
+      limits.ratios.length === 0 && b.aspect_ratio !== undefined
+        ? invalid("aspect_ratio", `${model} takes its aspect ratio from the image`, "unsupported_parameter")
+        : optional(b, "aspect_ratio", inList(limits.ratios), `one of ${fmt(limits.ratios)} for ${model}`),
+    // 480p sizes exist only for the wide and square ratios of the text-to-video model.
+    () =>
+      family === "gamma" && b.resolution === "480p" && (b.aspect_ratio === "4:3" || b.aspect_ratio === "3:4")
+        ? invalid("aspect_ratio", `${String(b.aspect_ratio)} has no 480p size for ${model}`)
+        : undefined
+  )
+}
+
 /** Text-to-video needs a prompt; a request with an image may leave it out. */
 const needPrompt = (b: Body, hasImage: boolean): Problem =>
   hasImage || (typeof b.prompt === "string" && b.prompt.trim() !== "") ? undefined : invalid("prompt", "prompt is required for text-to-video", "missing_required_parameter")
@@ -143,9 +179,13 @@ export const checkVideoBody = (json: unknown, profile: KeyProfile): VideoCheck =
     if (RESTRICTED_404.has(model))
       return { ok: false, status: 404, message: `model ${model} not found or no access`, param: "model", code: "model_not_found" }
   }
+  const generic = first(
+    () => checkGeneric(b),
+    () => checkGenericFor(model, family, b)
+  )
+  if (generic !== undefined) return generic
   if (family === "delta") return checkDeltaBody(model, b)
   const problem = first(
-    () => checkGeneric(b),
     () => (family === "alpha" ? checkAlpha(b) : family === "beta" ? checkBeta(model, b) : checkGamma(model, b))
   )
   if (problem !== undefined) return problem

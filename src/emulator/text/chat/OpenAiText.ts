@@ -99,6 +99,7 @@ const isPositiveInt = (v: unknown): boolean => typeof v === "number" && Number.i
 const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   const m = modelProblem(body.model, "chat")
   if (m !== undefined) return [m.message, "model", m.status]
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean") return [`Invalid type for 'stream': expected a boolean.`, "stream"]
   if (body.messages === undefined) return ["'messages' is a required property", "messages"]
   if (!Array.isArray(body.messages) || body.messages.length === 0) return ["[] is too short - 'messages'", "messages"]
   for (let i = 0; i < body.messages.length; i++) {

@@ -1,0 +1,170 @@
+// The client and the emulator are two independent readings of the spec; this property holds them to
+// each other: over generated bodies of each family — valid values, values just outside the allowed
+// ones, other families' and unknown models, missing required fields — the client's builder accepts a
+// body exactly when the emulator answers it with 2xx. (No unknown top-level fields: the gateway ignores
+// those while the client refuses them, by design.)
+import { Effect, Either } from "effect"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildEmbeddingsBody } from "../src/core/media/Embeddings.js"
+import { buildRerankBody } from "../src/core/media/Rerank.js"
+import { buildSpeechBody } from "../src/core/media/Speech.js"
+import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
+import { buildCountTokensBody, buildMessagesBody } from "../src/core/text/messages/Messages.js"
+import { buildNativeBody } from "../src/core/text/native/Native.js"
+import { buildVideoBody } from "../src/core/video/VideoBody.js"
+import { startEmulator, type Emulator } from "../src/emulator/index.js"
+
+let emu: Emulator
+beforeAll(async () => {
+  emu = await startEmulator({ fast: true })
+})
+afterAll(() => emu.close())
+
+const status = async (path: string, body: unknown): Promise<number> => {
+  const res = await fetch(`${emu.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  await res.arrayBuffer()
+  return res.status
+}
+
+/** Present with a value, or absent. */
+const maybe = <A>(arb: fc.Arbitrary<A>): fc.Arbitrary<A | undefined> => fc.option(arb, { nil: undefined })
+const record = (fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> =>
+  fc.record(fields).map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)))
+
+const someModels = fc.constantFrom(
+  "epsilon-sonnet-4-5-20250929",
+  "zeta-2.5-flash",
+  "gpt-4o-mini",
+  "gpt-5-pro",
+  "text-embedding-3-small",
+  "text-embedding-ada-002",
+  "zeta-embedding-001",
+  "rerank-v1",
+  "gpt-4o-mini-tts",
+  "beta-3.1-fast-generate-001",
+  "gpt-9",
+  "epsilon-opus-9"
+)
+
+/**
+ * What the client does with `input` (builds a body, or refuses it), and what the emulator answers: for
+ * the body the client would send when it builds one, else for the input as it was given.
+ */
+const agree = async (path: string, input: Record<string, unknown>, build: Effect.Effect<unknown, unknown>): Promise<void> => {
+  const built = Effect.runSync(Effect.either(build))
+  const clientAccepts = Either.isRight(built)
+  const body = Either.isRight(built) ? built.right : input
+  const code = await status(path, body)
+  expect({ body, client: clientAccepts ? "accepts" : "refuses", emulator: code }).toEqual({
+    body,
+    client: clientAccepts ? "accepts" : "refuses",
+    emulator: clientAccepts ? 200 : expect.toSatisfy((c: number) => c >= 400 && c < 500)
+  })
+}
+
+const runs = { numRuns: 60 }
+
+describe("the client accepts a body exactly when the emulator answers 2xx", () => {
+  it("embeddings", async () => {
+    const body = record({
+      model: fc.oneof(someModels, fc.constant(undefined)),
+      input: fc.oneof(fc.constant("hello"), fc.constant(""), fc.constant(undefined)),
+      encoding_format: maybe(fc.constantFrom("float", "base64", "int8")),
+      dimensions: maybe(fc.constantFrom(0, 1, 256, 1536, 1537, 3072, 3073, 2.5))
+    })
+    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/embeddings", b, buildEmbeddingsBody(b))), runs)
+  })
+
+  it("rerank", async () => {
+    const body = record({
+      model: fc.oneof(someModels, fc.constant(undefined)),
+      query: fc.oneof(fc.constant("q"), fc.constant(""), fc.constant(undefined)),
+      documents: fc.oneof(fc.constant(["a", "b", "c"]), fc.constant([]), fc.constant(undefined)),
+      top_n: maybe(fc.constantFrom(0, 1, 3, 4, 1.5)),
+      return_documents: maybe(fc.constantFrom(true, false, "yes"))
+    })
+    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/rerank", b, buildRerankBody(b))), runs)
+  })
+
+  it("speech", async () => {
+    const body = record({
+      model: fc.oneof(someModels, fc.constant(undefined)),
+      input: fc.oneof(fc.constant("hello"), fc.constant(""), fc.constant(undefined)),
+      voice: fc.oneof(fc.constantFrom("alloy", "echo", "fable", "onyx", "nova", "shimmer", "ash", "coral"), fc.constant(undefined)),
+      response_format: maybe(fc.constantFrom("mp3", "opus", "aac", "flac", "wav", "pcm", "ogg")),
+      speed: maybe(fc.constantFrom(0.2, 0.25, 1, 4, 4.1))
+    })
+    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/audio/speech", b, buildSpeechBody(b))), runs)
+  })
+
+  it("messages", async () => {
+    const body = record({
+      model: fc.oneof(someModels, fc.constant(undefined)),
+      max_tokens: fc.oneof(fc.constantFrom(0, 1, 4096, 2.5), fc.constant(undefined)),
+      messages: fc.oneof(
+        fc.constant([{ role: "user", content: "hi" }]),
+        fc.constant([]),
+        fc.constant([{ role: "system", content: "hi" }]),
+        fc.constant(undefined)
+      ),
+      temperature: maybe(fc.constantFrom(0, 0.5, 1, 1.5, -0.1)),
+      top_p: maybe(fc.constantFrom(0, 1, 1.1)),
+      system: maybe(fc.constantFrom("be brief", [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }], [{ type: "text", text: "s", cache_control: { type: "x" } }]))
+    })
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        await agree("/v1/messages", b, buildMessagesBody(b))
+      }),
+      runs
+    )
+  })
+
+  it("chat", async () => {
+    const body = record({
+      model: fc.oneof(someModels, fc.constant(undefined)),
+      messages: fc.oneof(
+        fc.constant([{ role: "user", content: "hi" }]),
+        fc.constant([]),
+        fc.constant([{ role: "robot", content: "hi" }]),
+        fc.constant([{ role: "user" }]),
+        fc.constant(undefined)
+      ),
+      stream: maybe(fc.constantFrom(false, "no"))
+    })
+    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/chat/completions", b, buildChatBody(b))), runs)
+  })
+
+  it("native content", async () => {
+    const model = fc.constantFrom("zeta-2.5-flash", "zeta-2.5-pro", "zeta-3-pro-preview", "zeta-embedding-001", "epsilon-sonnet-4-5-20250929", "zeta-9")
+    const body = record({
+      contents: fc.oneof(
+        fc.constant([{ role: "user", parts: [{ text: "hi" }] }]),
+        fc.constant([]),
+        fc.constant([{ role: "robot", parts: [{ text: "hi" }] }]),
+        fc.constant([{ role: "user", parts: [{ inlineData: { data: "AAAA" } }] }]),
+        fc.constant(undefined)
+      ),
+      generationConfig: maybe(fc.constantFrom({ temperature: 0 }, { temperature: 2 }, { temperature: 2.5 }, { topP: 1.5 }, { maxOutputTokens: 0 }))
+    })
+    await fc.assert(
+      fc.asyncProperty(model, body, (m, b) => agree(`/v1beta/models/${m}:generateContent`, b, buildNativeBody(m, b))),
+      runs
+    )
+  })
+
+  it("video submit", async () => {
+    const body = record({
+      model: fc.oneof(fc.constantFrom("beta-3.1-fast-generate-001", "gamma2.5-t2v-preview", "delta-1-5-pro-251215", "gpt-4o-mini", "beta-9"), fc.constant(undefined)),
+      prompt: maybe(fc.constantFrom("a calm sea", "")),
+      duration: maybe(fc.constantFrom(4, 5, 6, 8, 10, 13)),
+      resolution: maybe(fc.constantFrom("480p", "720p", "1080p", "4k", "8k")),
+      aspect_ratio: maybe(fc.constantFrom("16:9", "9:16", "1:1", "5:4"))
+    })
+    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/video/generations", b, buildVideoBody(b))), runs)
+  })
+})
