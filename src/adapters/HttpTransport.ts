@@ -4,7 +4,8 @@
  * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Clock, Duration, Effect, Option, Random, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Random, Redacted, Stream } from "effect"
+import { redactText } from "../core/errors/Redact.js"
 import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
 import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
@@ -67,7 +68,27 @@ export interface HttpTransport {
 export const requestIdOf = (headers: Headers.Headers): string | undefined =>
   headers["request-id"] ?? headers["x-request-id"] ?? headers["x-amzn-requestid"] ?? undefined
 
-const MAX_REDIRECTS = 5
+/**
+ * Every secret a request could see echoed back: the API key, the platform password, the values of
+ * the configured extra headers, and the request's own credential (a platform token).
+ * @category accessors
+ */
+export const secretsOf = (config: GatewayConfig, auth?: HttpAuth.Auth): ReadonlyArray<string> => {
+  const out = [Redacted.value(config.apiKey), ...Object.values(config.headers)]
+  if (Option.isSome(config.platformPassword)) out.push(Redacted.value(config.platformPassword.value))
+  const values =
+    auth === undefined
+      ? []
+      : auth._tag === "Bearer"
+        ? [Redacted.value(auth.token)]
+        : auth._tag === "Header" || auth._tag === "Query"
+          ? [Redacted.value(auth.value)]
+          : auth._tag === "Headers"
+            ? Object.values(Redacted.value(auth.headers))
+            : []
+  for (const value of values) out.push(value, value.replace(/^bearer\s+/i, ""))
+  return out
+}
 
 type AttemptFailure =
   | { readonly _tag: "Answer"; readonly error: GatewayError; readonly status: number; readonly headers: Headers.Headers }
@@ -80,6 +101,22 @@ const originOf = (url: string): string => {
   } catch {
     return "(invalid url)"
   }
+}
+
+/** A redirect's target, or `undefined` when the location cannot be parsed (a bad host, a port past 65535, …). */
+const redirectTarget = (location: string, base: string): string | undefined => {
+  try {
+    const next = new URL(location, base)
+    return next.protocol === "http:" || next.protocol === "https:" ? next.toString() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const declaredLength = (headers: Headers.Headers): number | undefined => {
+  const v = headers["content-length"]
+  if (v === undefined || !/^\d{1,16}$/.test(v.trim())) return undefined
+  return Number(v.trim())
 }
 
 /**
@@ -137,15 +174,16 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         Effect.flatMap((response) => {
           const location = response.headers["location"]
           if (response.status >= 300 && response.status < 400 && location !== undefined) {
-            if (hops >= MAX_REDIRECTS) {
-              return Effect.fail<AttemptFailure>({
-                _tag: "Final",
-                error: new TransportError({ family: request.family, reason: "protocol", message: `more than ${MAX_REDIRECTS} redirects` })
-              })
-            }
-            const next = new URL(location, url).toString()
+            const protocolError = (message: string) =>
+              Effect.fail<AttemptFailure>({ _tag: "Final", error: new TransportError({ family: request.family, reason: "protocol", message }) })
+            if (hops >= config.limits.maxRedirects) return protocolError(`more than ${config.limits.maxRedirects} redirects`)
+            const next = redirectTarget(location, url)
+            if (next === undefined) return protocolError(`a redirect (${response.status}) to a location that is not an http(s) URL`)
             // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
             const keep = response.status === 307 || response.status === 308
+            // A body (which may hold a password or be a paid submit) is never re-sent to another origin.
+            if (keep && withBody && request.body !== undefined && originOf(next) !== origin)
+              return protocolError(`refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`)
             return loop(next, keep ? method : "GET", keep && withBody, hops + 1)
           }
           if (response.status === 0) {
@@ -155,17 +193,78 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
             })
           }
           if (response.status >= 200 && response.status < 300) return Effect.succeed(response)
-          return readError(request.family, response)
+          return readError(request, response)
         })
       )
     }
     return loop(request.url, request.method, true, 0)
   }
 
-  // A non-2xx answer: read its body (bounded by the attempt's time limit) and map it once, here.
-  const readError = (family: Family, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AttemptFailure> =>
-    Effect.zip(Effect.orElseSucceed(response.text, () => ""), Clock.currentTimeMillis).pipe(
-      Effect.flatMap(([text, now]) => {
+  /**
+   * Reads a body whole, stopping at `limit` bytes as they arrive — after decompression, so a bomb
+   * stops at the bound — and before reading when the declared length is already over it. `truncate`
+   * keeps the first `limit` bytes instead of failing (error bodies).
+   */
+  const readBounded = (
+    family: Family,
+    url: string,
+    response: HttpClientResponse.HttpClientResponse,
+    limit: number,
+    what: string,
+    truncate = false
+  ): Effect.Effect<Uint8Array, AttemptFailure> => {
+    const tooLarge = (): AttemptFailure => ({
+      _tag: "Final",
+      error: new TransportError({ family, reason: "too-large", message: `the ${what} is larger than its bound of ${limit} bytes (limits in the config)` })
+    })
+    const declared = declaredLength(response.headers)
+    if (!truncate && declared !== undefined && declared > limit) return Effect.fail(tooLarge())
+    let size = 0
+    let over = false
+    const parts: Array<Uint8Array> = []
+    return response.stream.pipe(
+      Stream.mapError((e): AttemptFailure => transportError(family, url, e.cause ?? e)),
+      // Stops pulling (which cancels the body) at the first byte past the bound.
+      Stream.takeWhile((chunk) => {
+        if (size + chunk.length > limit) {
+          parts.push(chunk.subarray(0, limit - size))
+          size = limit
+          over = true
+          return false
+        }
+        parts.push(chunk)
+        size += chunk.length
+        return true
+      }),
+      Stream.runDrain,
+      Effect.flatMap(() => {
+        if (over && !truncate) return Effect.fail(tooLarge())
+        const out = new Uint8Array(size)
+        let at = 0
+        for (const part of parts) {
+          out.set(part, at)
+          at += part.length
+        }
+        return Effect.succeed(out)
+      })
+    )
+  }
+
+  const decoder = new TextDecoder()
+
+  // A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
+  // secret the server may have echoed, and map it once, here.
+  const readError = (request: TransportRequest, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AttemptFailure> =>
+    Effect.zip(
+      Effect.orElseSucceed(
+        Effect.map(readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true), (b) => decoder.decode(b)),
+        () => ""
+      ),
+      Clock.currentTimeMillis
+    ).pipe(
+      Effect.flatMap(([raw, now]) => {
+        const family = request.family
+        const text = redactText(raw, secretsOf(config, request.auth), config.limits.maxErrorBodyBytes)
         let body: unknown = text
         try {
           body = text === "" ? undefined : JSON.parse(text)
@@ -233,9 +332,9 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       request,
       withTimeout(
         Effect.flatMap(sendOnce(request), (response) =>
-          response.text.pipe(
-            Effect.mapError((e) => transportError(request.family, request.url, e.cause ?? e)),
-            Effect.flatMap((text) => {
+          readBounded(request.family, request.url, response, config.limits.maxResponseBytes, `${request.family} answer`).pipe(
+            Effect.flatMap((bytes) => {
+              const text = decoder.decode(bytes)
               try {
                 const body: unknown = text === "" ? undefined : JSON.parse(text)
                 const requestId = requestIdOf(response.headers)
@@ -262,12 +361,11 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       request,
       withTimeout(
         Effect.flatMap(sendOnce(request), (response) =>
-          response.arrayBuffer.pipe(
-            Effect.mapError((e) => transportError(request.family, request.url, e.cause ?? e)),
+          readBounded(request.family, request.url, response, config.limits.maxDownloadBytes, `${request.family} download`).pipe(
             Effect.map((buffer) => ({
               status: response.status,
               headers: response.headers,
-              bytes: new Uint8Array(buffer),
+              bytes: buffer,
               contentType: response.headers["content-type"] ?? "application/octet-stream"
             }))
           )

@@ -29,6 +29,7 @@ beforeAll(async () => {
     seenByOrigin.push({ url: req.url ?? "", headers: req.headers })
     if (req.url?.startsWith("/same")) return void res.writeHead(307, { location: "/final" }).end()
     if (req.url?.startsWith("/final")) return void res.writeHead(200, { "content-type": "application/json" }).end("{}")
+    if (req.url?.startsWith("/see-other")) return void res.writeHead(303, { location: `${target.url}/elsewhere` }).end()
     res.writeHead(307, { location: `${target.url}/elsewhere` }).end()
   })
 })
@@ -45,7 +46,19 @@ const send = (path: string, auth: HttpAuth.Auth) =>
   )
 
 describe("redirects", () => {
-  it("follow a cross-origin redirect without the key, the token or the extra headers", async () => {
+  it("refuse to re-send a credentialed POST body to another origin on 307", async () => {
+    seenByTarget.length = 0
+    const exit = await Effect.runPromiseExit(
+      Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY })), (t) =>
+        t.json({ family: "openai", method: "POST", url: `${origin.url}/v1/chat/completions`, body: { a: 1 }, auth: HttpAuth.bearer(Redacted.make(KEY)), kind: "idempotent" })
+      )
+    )
+    expect(exit._tag).toBe("Failure")
+    expect(JSON.stringify(exit)).toContain("another origin")
+    expect(seenByTarget).toEqual([])
+  })
+
+  it("follow a cross-origin 303 (a GET without the body) without the key, the token or the extra headers", async () => {
     for (const auth of [
       HttpAuth.bearer(Redacted.make(KEY)),
       HttpAuth.platformToken(Redacted.make(`Bearer ${KEY}`)),
@@ -53,7 +66,7 @@ describe("redirects", () => {
       { _tag: "Query" as const, name: "key", value: Redacted.make(KEY) }
     ]) {
       seenByTarget.length = 0
-      await send("/v1/chat/completions", auth)
+      await send("/see-other", auth)
       expect(seenByTarget.length).toBe(1)
       const seen = seenByTarget[0]!
       expect(JSON.stringify(seen)).not.toContain(KEY)

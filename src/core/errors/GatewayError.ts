@@ -92,7 +92,8 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
  */
 export class TransportError extends Data.TaggedError("TransportError")<{
   readonly family: Family
-  readonly reason: "connect" | "reset" | "aborted" | "closed" | "protocol"
+  /** `too-large`: an answer past its bound (`limits` in the config), stopped while reading. */
+  readonly reason: "connect" | "reset" | "aborted" | "closed" | "protocol" | "too-large"
   readonly message: string
   readonly closeCode?: number
 }> {}

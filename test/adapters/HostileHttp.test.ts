@@ -1,0 +1,191 @@
+// Hostile HTTP peers built for real: a node:http server that sends decompression bombs, declares a
+// 2 GiB answer, echoes the key, redirects to unparsable places or across origins with a password in
+// the body. Each test asserts the bound held (memory measured), the error's type, and that no secret
+// shows anywhere in the error.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+import { Effect, Exit, Cause, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { expectNoSecret } from "../support/secrets.js"
+
+const KEY = "sk-hostile-test-key-0123456789abcdef"
+const PASSWORD = "pw-hostile-platform-secret-42"
+
+type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void
+const servers: Array<Server> = []
+const serve = async (handler: Handler): Promise<string> => {
+  const server = createServer((req, res) => handler(req, res, new URL(req.url ?? "/", "http://x")))
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections()
+    await new Promise((r) => s.close(r))
+  }
+})
+
+const failureOf = async <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}): Promise<unknown> => {
+  const layer = Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, platformUrl: baseUrl, platformUsername: "u", platformPassword: PASSWORD, ...extra })
+  const exit = await Effect.runPromiseExit(Effect.provide(effect, layer))
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const failure = Cause.failureOption(exit.cause)
+  // A defect (a thrown TypeError, a stack overflow) is never an acceptable answer to outside input.
+  if (Option.isNone(failure)) throw new Error(`a defect, not a typed error: ${Cause.pretty(exit.cause).slice(0, 300)}`)
+  return failure.value
+}
+const listModels = Effect.flatMap(Gateway, (g) => g.models.list())
+
+// A JSON answer that inflates to `mib` MiB of spaces inside a string.
+const bombJson = (mib: number): Buffer => {
+  const inner = Buffer.alloc(mib * 1024 * 1024, 0x20)
+  return Buffer.concat([Buffer.from('{"object":"list","data":[],"pad":"'), inner, Buffer.from('"}')])
+}
+
+const rssGrowthMiB = async (run: () => Promise<unknown>): Promise<number> => {
+  global.gc?.()
+  const before = process.memoryUsage().rss
+  let peak = before
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5)
+  try {
+    await run()
+  } finally {
+    clearInterval(timer)
+  }
+  peak = Math.max(peak, process.memoryUsage().rss)
+  return (peak - before) / (1024 * 1024)
+}
+
+describe("a hostile gateway over HTTP", () => {
+  let gzipBomb: Buffer
+  let brotliBomb: Buffer
+  beforeAll(() => {
+    gzipBomb = gzipSync(bombJson(400), { level: 9 })
+    brotliBomb = brotliCompressSync(bombJson(500), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
+  })
+
+  it("stops a gzip bomb at the answer bound, with a typed error", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+      res.end(gzipBomb)
+    })
+    let error: unknown
+    const growth = await rssGrowthMiB(async () => {
+      error = await failureOf(listModels, url, { limits: { maxResponseBytes: 8 * 1024 * 1024 } })
+    })
+    expect(gzipBomb.length).toBeLessThan(1024 * 1024)
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
+    expect(growth).toBeLessThan(150)
+  })
+
+  it("stops a brotli bomb (about 1 KiB on the wire) instead of inflating it and succeeding", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "br" })
+      res.end(brotliBomb)
+    })
+    let error: unknown
+    const growth = await rssGrowthMiB(async () => {
+      error = await failureOf(listModels, url, { limits: { maxResponseBytes: 8 * 1024 * 1024 } })
+    })
+    expect(brotliBomb.length).toBeLessThan(4096)
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
+    expect(growth).toBeLessThan(150)
+  })
+
+  it("refuses an answer that declares 2 GiB before reading it", async () => {
+    let written = 0
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(2 * 1024 * 1024 * 1024) })
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      const pump = () => {
+        while (written < 256 * 1024 * 1024 && res.write(chunk)) written += chunk.length
+      }
+      res.on("drain", pump)
+      pump()
+    })
+    const error = await failureOf(listModels, url)
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
+    expect((error as Error).message).toContain("bound")
+  })
+
+  it("keeps an echoed key out of an authentication error, from an HTML page and from JSON", async () => {
+    const html = await serve((req, res) => {
+      res.writeHead(401, { "content-type": "text/html" })
+      res.end(`<html><body>Key ${req.headers.authorization} is not valid (${KEY})</body></html>`)
+    })
+    const json = await serve((req, res) => {
+      res.writeHead(401, { "content-type": "application/json" })
+      res.end(JSON.stringify({ error: { type: "authentication_error", message: `invalid key ${String(req.headers.authorization).slice(7)}` } }))
+    })
+    for (const url of [html, json]) {
+      const error = await failureOf(listModels, url)
+      expect(error).toMatchObject({ _tag: "AuthenticationError", status: 401 })
+      expectNoSecret(error, [KEY])
+    }
+  })
+
+  it("keeps a key out of the DecodeError of a 200 answer that fails its schema", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ object: "list", data: [{ id: { leaked: KEY }, object: "model", created: KEY, owned_by: 1 }] }))
+    })
+    const error = await failureOf(listModels, url)
+    expect(error).toMatchObject({ _tag: "DecodeError" })
+    expectNoSecret(error, [KEY])
+  })
+
+  it("answers 100,000-deep JSON with a DecodeError, not a stack overflow", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(`{"object":"list","data":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+    })
+    expect(await failureOf(listModels, url)).toMatchObject({ _tag: "DecodeError" })
+  })
+
+  it.each(["http://[::1", "http://127.0.0.1:99999/", "http://%zz/", "javascript:alert(1)"])(
+    "turns a redirect to %s into a typed error, not a defect",
+    async (location) => {
+      const url = await serve((_req, res) => {
+        res.writeHead(302, { location })
+        res.end()
+      })
+      expect(await failureOf(listModels, url)).toMatchObject({ _tag: "TransportError", reason: "protocol" })
+    }
+  )
+
+  it("never re-sends the token request, with the password in its body, to another origin on 307/308", async () => {
+    let reached = 0
+    const other = await serve((req, res) => {
+      reached++
+      req.resume()
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ code: 200, msg: "ok", data: "Bearer stolen" }))
+    })
+    for (const status of [307, 308]) {
+      const url = await serve((req, res) => {
+        req.resume()
+        res.writeHead(status, { location: `${other}/prod-api/v3/auth/getToken` })
+        res.end()
+      })
+      const error = await failureOf(Effect.flatMap(Gateway, (g) => g.platform.login()), url)
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "protocol" })
+      expect((error as Error).message).toContain("another origin")
+      expectNoSecret(error, [KEY, PASSWORD])
+    }
+    expect(reached).toBe(0)
+  })
+
+  it("keeps an error body's echoed password out of the error, and reads at most the error-body bound", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(500, { "content-type": "application/json" })
+      res.end(JSON.stringify({ error: { type: "server_error", message: `db said ${PASSWORD} ${"x".repeat(200_000)}` } }))
+    })
+    const error = await failureOf(listModels, url, { limits: { maxErrorBodyBytes: 4096 } })
+    expect(error).toMatchObject({ status: 500 })
+    expectNoSecret(error, [KEY, PASSWORD])
+    expect((error as Error).message.length).toBeLessThan(1000)
+  })
+})
