@@ -36,8 +36,8 @@ describe("POST /v1/rerank", () => {
     expect(relevance("red apple", "green pear")).toBe(0)
   })
 
-  it("answers missing query, missing documents and a bad top_n with 400", async () => {
-    for (const body of [{ model: "rerank-v1", documents }, { model: "rerank-v1", query: "x" }, { model: "rerank-v1", query: "x", documents, top_n: 0 }]) {
+  it("answers missing query, missing documents and a bad top_n (0, or more than the documents) with 400", async () => {
+    for (const body of [{ model: "rerank-v1", documents }, { model: "rerank-v1", query: "x" }, { model: "rerank-v1", query: "x", documents, top_n: 0 }, { model: "rerank-v1", query: "x", documents, top_n: documents.length + 1 }]) {
       const res = await rerank(body)
       expect(res.status).toBe(400)
       expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error" } })

@@ -49,6 +49,8 @@ export const rerankRoute: Route = {
     const texts = docs as Array<string>
     const topN = b.top_n ?? texts.length
     if (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1) return bad(reply, "Invalid 'top_n': must be a positive integer.", "top_n")
+    // More results than documents cannot be given; the client refuses it too.
+    if (topN > texts.length) return bad(reply, `Invalid 'top_n': ${topN} is more than the ${texts.length} documents given.`, "top_n")
     if (b.return_documents !== undefined && typeof b.return_documents !== "boolean")
       return bad(reply, "Invalid 'return_documents': must be a boolean.", "return_documents")
     const query = b.query
