@@ -86,7 +86,7 @@ export interface PollProgress {
 export const waitForVideo = (
   taskId: string,
   options: { readonly intervalMs: number; readonly timeoutMs: number; readonly onProgress: (p: PollProgress) => Effect.Effect<void> }
-): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, GatewayError, Gateway> =>
+): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, GatewayError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     const start = yield* Clock.currentTimeMillis
@@ -146,7 +146,7 @@ export const saveVideo = (
   model: string,
   task: VideoQueryResponse,
   path: string
-): Effect.Effect<SavedVideo, GatewayError | VideoUrlDownloadError | FileWriteError, Gateway> =>
+): Effect.Effect<SavedVideo, GatewayError | InvalidRequest | VideoUrlDownloadError | FileWriteError, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     if (videoFamilyOf(model) === "alpha") {

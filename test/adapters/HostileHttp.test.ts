@@ -189,3 +189,26 @@ describe("a hostile gateway over HTTP", () => {
     expect((error as Error).message.length).toBeLessThan(1000)
   })
 })
+
+describe("video task ids placed in a URL", () => {
+  it("refuses `.`, `..` and slashes, typed by a user or returned by a submit answer, and sends nothing for them", async () => {
+    const paths: Array<string> = []
+    const url = await serve((req, res) => {
+      paths.push(req.url ?? "")
+      req.resume()
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ task_id: "..", status: "submitted", format: "mp4" }))
+    })
+    for (const id of [".", "..", "a/../../v1/models", "%2e%2e"]) {
+      const error = await failureOf(Effect.flatMap(Gateway, (g) => g.video.get(id)), url)
+      expect(error).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
+    }
+    expect(paths).toEqual([])
+    const fromAnswer = await failureOf(
+      Effect.flatMap(Gateway, (g) => g.video.generate({ model: "beta-3.1-fast-generate-001", prompt: "a calm sea" }, { intervalMs: 3000 })),
+      url
+    )
+    expect(fromAnswer).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
+    expect(paths).toEqual(["/v1/video/generations"])
+  })
+})

@@ -3,18 +3,17 @@
  * emulator: tokens stream in, Stop cancels the stream down to the connection, and a video task is
  * followed to `succeeded` and plays in a `<video>` element.
  */
-import { existsSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import type { Server } from "node:http"
 import { createServer as createTcpServer, connect, type Server as TcpServer, type Socket } from "node:net"
 import { join } from "node:path"
 import { build } from "esbuild"
 import { chromium, type Browser, type Page } from "playwright-core"
+import { findOrInstallChromium } from "../support/chromium.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildExample, nodeOnlyInputs, serveExample, typecheckExample, type ExampleBuild } from "../../examples/browser/build.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
-const CHROMIUM = "/usr/bin/chromium"
 // Without the background-networking flags Chromium's own connections are refused in the sandbox
 // this runs in, and the launch stalls.
 const CHROMIUM_ARGS = [
@@ -116,17 +115,16 @@ describe("the browser example in Chromium", () => {
   let typecheck: Promise<string> = Promise.resolve("not started")
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (scripts/ensure-chromium.sh; .ci/run does it) to run the browser test`)
-    }
+    const executablePath = findOrInstallChromium()
     typecheck = typecheckExample()
     built = await buildExample()
     // A 200-word reply at 20 ms a token streams for seconds: long enough to watch it grow and stop it.
     emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 200 } })
     tap = await tapGateway(emulator.port)
     page = await serveExample(built.outdir)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  }, 120_000)
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+    // Installing Chromium on a fresh machine takes a few minutes, once.
+  }, 900_000)
 
   afterAll(async () => {
     await browser?.close()

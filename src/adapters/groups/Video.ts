@@ -5,7 +5,8 @@
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/errors/GatewayError.js"
-import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { pathSegment } from "../../core/wire/JsonSafety.js"
 import { checkPollSettings } from "../../core/video/PollingRule.js"
 import { buildVideoBody } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
@@ -45,8 +46,8 @@ export interface GeneratedVideo {
 /** The `video` calls. @category models */
 export interface VideoGroup {
   readonly submit: (input: VideoInput) => Effect.Effect<VideoSubmitResponse, GatewayError | InvalidRequest>
-  readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, GatewayError>
-  readonly download: (taskId: string) => Effect.Effect<VideoDownload, GatewayError>
+  readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, GatewayError | InvalidRequest>
+  readonly download: (taskId: string) => Effect.Effect<VideoDownload, GatewayError | InvalidRequest>
   /**
    * Queries every `intervalMs` and emits each status change once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
@@ -58,6 +59,19 @@ export interface VideoGroup {
 
 const decodeSubmit = decodeWith(VideoSubmitResponse, "video", "video submit response")
 const decodeQuery = decodeWith(VideoQueryResponse, "video", "video task")
+
+/**
+ * A task id as one URL path segment: `.`, `..` and ids with slashes (typed by a user or returned by a
+ * submit answer) would move the request out of `/v1/video/generations/{id}`, so they are refused.
+ */
+const taskSegment = (taskId: unknown): Effect.Effect<string, InvalidRequest> => {
+  const segment = typeof taskId === "string" ? pathSegment(taskId) : undefined
+  return segment === undefined
+    ? Effect.fail(
+        new InvalidRequest({ field: "task_id", rule: "path-segment", message: "task_id: not a task id (empty, `.`, `..` or holding a slash); it must be one path segment" })
+      )
+    : Effect.succeed(segment)
+}
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
@@ -73,10 +87,11 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
 
   const get = (taskId: string) =>
     Effect.gen(function* () {
+      const segment = yield* taskSegment(taskId)
       const answer = yield* ctx.transport.json({
         family: "video",
         method: "GET",
-        url: ctx.gatewayUrl(`/v1/video/generations/${encodeURIComponent(taskId)}`),
+        url: ctx.gatewayUrl(`/v1/video/generations/${segment}`),
         auth: ctx.apiAuth,
         kind: "idempotent"
       })
@@ -85,10 +100,11 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
 
   const download = (taskId: string) =>
     Effect.gen(function* () {
+      const segment = yield* taskSegment(taskId)
       const answer = yield* ctx.transport.json({
         family: "video",
         method: "GET",
-        url: ctx.gatewayUrl(`/v1/video/generations/download?id=${encodeURIComponent(taskId)}`),
+        url: ctx.gatewayUrl(`/v1/video/generations/download?id=${segment}`),
         auth: ctx.apiAuth,
         kind: "idempotent"
       })
@@ -108,7 +124,7 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
         })
         type State = { readonly first: boolean; readonly last: string | undefined; readonly done: boolean }
         // One query per step; a step emits the task only when its status changed.
-        const step = (state: State): Effect.Effect<Option.Option<readonly [Option.Option<VideoQueryResponse>, State]>, GatewayError> =>
+        const step = (state: State): Effect.Effect<Option.Option<readonly [Option.Option<VideoQueryResponse>, State]>, GatewayError | InvalidRequest> =>
           Effect.gen(function* () {
             if (state.done) return Option.none()
             if (!state.first) yield* Effect.sleep(Duration.millis(intervalMs))
