@@ -1,7 +1,7 @@
 /**
  * Which gateway a command talks to: the one in `UMG_BASE_URL`/`UMG_API_KEY`, or an embedded
- * emulator (fast timings) when `--emulator` is given or no base URL is set — said on stderr, so
- * nobody mistakes emulator answers for a real gateway's.
+ * emulator (fast timings) when `--emulator` is given — said on stderr, so nobody mistakes emulator
+ * answers for a real gateway's. Without either, a command refuses to run (exit 2) rather than fake.
  */
 import { Options } from "@effect/cli"
 import { Context, Effect, Layer, Option } from "effect"
@@ -119,12 +119,17 @@ export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway,
         const config = yield* envConfig(baseUrl)
         return { baseUrl, embedded: Option.none(), pollIntervalMs: pollIntervalFromEnv() ?? 5_000, config }
       }
-      const emulator = yield* embeddedEmulator
-      yield* Output.note(
-        Output.errColour.dim(
-          `umg: ${options.emulator ? "--emulator given" : "UMG_BASE_URL is not set"}: using an embedded emulator at ${emulator.url} (fast timings)`
+      // Answers from an emulator are never given as a gateway's: without a gateway, only --emulator runs one.
+      if (!options.emulator)
+        return yield* Effect.fail(
+          new InvalidRequest({
+            field: "UMG_BASE_URL",
+            rule: "required",
+            message: "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway, or pass --emulator to use an embedded emulator"
+          })
         )
-      )
+      const emulator = yield* embeddedEmulator
+      yield* Output.note(Output.errColour.dim(`umg: using an embedded emulator at ${emulator.url} (fast timings): its answers are made up, not a gateway's`))
       return { baseUrl: emulator.url, embedded: Option.some(emulator), pollIntervalMs: EMULATOR_POLL_MS, config: emulatorConfig(emulator) }
     })
   )

@@ -300,7 +300,9 @@ const options = {
 export const demoCommand = Command.make("demo", options, (o) =>
   Effect.gen(function* () {
     const out = Option.isSome(o.out) ? o.out.value : yield* Effect.promise(() => mkdtemp(join(tmpdir(), "umg-demo-")))
-    const results = yield* Connection.run({ json: false, emulator: o.emulator }, runDemo(out))
+    // The demo is the one command that runs on an embedded emulator without --emulator (when no gateway is set).
+    const embedded = o.emulator || (process.env.UMG_BASE_URL ?? "") === ""
+    const results = yield* Connection.run({ json: false, emulator: embedded }, runDemo(out))
     if (results.some((r) => r.status === "failed")) process.exitCode = ExitCode.failure
   })
 ).pipe(Command.withDescription("a tour of every capability (embedded emulator unless UMG_BASE_URL is set)"))

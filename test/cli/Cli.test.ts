@@ -32,6 +32,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+describe("umg without a gateway", () => {
+  it("never fakes: a command without UMG_BASE_URL exits 2 naming UMG_BASE_URL and --emulator, and sends nothing", async () => {
+    const { UMG_BASE_URL: _unset, ...withoutGateway } = env
+    const before = total()
+    for (const args of [["chat", "--model", "gpt-4o-mini", "hello there"], ["models"]]) {
+      const run = await runUmg(umg, args, withoutGateway)
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain("UMG_BASE_URL")
+      expect(run.stderr).toContain("--emulator")
+      expect(run.stdout).toBe("")
+    }
+    expect(total()).toBe(before)
+  })
+})
+
 describe("umg against UMG_BASE_URL", () => {
   it("lists models as JSON with --json and as a table on a terminal-less stdout", async () => {
     const before = emulator.counters.get("models")
@@ -51,7 +66,7 @@ describe("umg against UMG_BASE_URL", () => {
     // Against a configured gateway the command does not mention an emulator; --emulator overrides it.
     expect(json.stderr).not.toContain("embedded emulator")
     expect(embedded.code).toBe(0)
-    expect(embedded.stderr).toContain("--emulator given: using an embedded emulator")
+    expect(embedded.stderr).toContain("using an embedded emulator")
     expect(emulator.counters.get("models") - before).toBe(2)
   })
 
