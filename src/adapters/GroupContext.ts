@@ -26,7 +26,7 @@ export const make = (config: GatewayConfig, transport: HttpTransport): GroupCont
   transport,
   gatewayUrl: (path) => `${config.baseUrl}${path.startsWith("/") ? path : `/${path}`}`,
   apiAuth: HttpAuth.bearer(config.apiKey),
-  sseTimeouts: { firstEventMs: config.streamFirstByteTimeoutMs, idleMs: config.streamIdleTimeoutMs }
+  sseTimeouts: { firstEventMs: config.streamFirstByteTimeoutMs, idleMs: config.streamIdleTimeoutMs, maxEventBytes: config.limits.maxSseEventBytes }
 })
 
 /** A JSON POST to the gateway with the API key, retried as idempotent. @category constructors */

@@ -18,17 +18,22 @@ export interface SseStreamSpec<Event, Snapshot, Final> {
   readonly isKeepAlive: (record: SseEvent) => boolean
   /** Records that end the stream but carry no event (e.g. `data: [DONE]`): reading stops, nothing is emitted. */
   readonly isTerminator?: (record: SseEvent) => boolean
-  /** The event after which nothing more is read; `undefined`: the stream ends when the server ends it. */
-  readonly isFinal?: (event: Event) => boolean
+  /**
+   * The event after which nothing more is read (`snapshot` already includes it); `undefined`: the
+   * stream ends when the server ends it.
+   */
+  readonly isFinal?: (event: Event, snapshot: Snapshot) => boolean
   readonly accumulator: Accumulator<Event, Snapshot, Final>
 }
 
-/** The stream's time limits. @category models */
+/** The stream's time limits, and the bound on one line or event. @category models */
 export interface SseTimeouts {
   /** Until the first event (after the answer's headers). */
   readonly firstEventMs: number
   /** Between two events; keep-alives do not count. */
   readonly idleMs: number
+  /** The longest line and the largest pending event (`limits.maxSseEventBytes`); past it, a `DecodeError`. */
+  readonly maxEventBytes?: number
 }
 
 /**
@@ -72,9 +77,13 @@ export const withEventTimeouts = <A>(
  * `DecodeError`).
  * @category constructors
  */
-export const sseRecords = (bytes: Stream.Stream<Uint8Array, GatewayError>, family: Family): Stream.Stream<SseEvent, GatewayError> =>
+export const sseRecords = (
+  bytes: Stream.Stream<Uint8Array, GatewayError>,
+  family: Family,
+  maxEventBytes?: number
+): Stream.Stream<SseEvent, GatewayError> =>
   Stream.suspend(() => {
-    const parser = makeSseParser()
+    const parser = makeSseParser(maxEventBytes === undefined ? {} : { maxBufferSize: maxEventBytes })
     return bytes.pipe(
       Stream.mapEffect((chunk) =>
         Effect.mapError(parser.pushEffect(chunk), (e) => new DecodeError({ family, what: "event stream", message: e.message }))
@@ -104,7 +113,8 @@ export const decodeSse = <Event, Snapshot, Final>(
     let started = false
     const records = sseRecords(
       Stream.tap(bytes, () => Effect.sync(() => (started = true))),
-      spec.family
+      spec.family,
+      timeouts.maxEventBytes
     ).pipe(Stream.filter((r) => !spec.isKeepAlive(r)))
     const terminated = spec.isTerminator
       ? Stream.takeUntil(records, (r) => {
@@ -128,7 +138,7 @@ export const decodeSse = <Event, Snapshot, Final>(
         })
       ),
       Stream.takeUntil((event) => {
-        const final = spec.isFinal?.(event) ?? false
+        const final = spec.isFinal?.(event, snapshot) ?? false
         if (final) done = true
         return final
       })

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
-import { Effect, Exit, Cause, Option } from "effect"
+import { Cause, Effect, Exit, Option, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { expectNoSecret } from "../support/secrets.js"
@@ -210,5 +210,46 @@ describe("video task ids placed in a URL", () => {
     )
     expect(fromAnswer).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
     expect(paths).toEqual(["/v1/video/generations"])
+  })
+})
+
+describe("a hostile gateway over SSE", () => {
+  const nativeChunk = (text: string, finish?: string) =>
+    `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })}\r\n\r\n`
+
+  it("completes a native stream at its final chunk even when the server keeps the socket open", async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write(nativeChunk("Hello"))
+      res.write(nativeChunk(" world", "STOP"))
+      // …and never ends the response.
+    })
+    const layer = Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0, streamIdleTimeoutMs: 60_000 })
+    const started = Date.now()
+    const chunks = await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(Gateway, (g) => Stream.runCollect(g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] }))),
+        layer
+      )
+    )
+    expect([...chunks].length).toBe(2)
+    // It ended at the final chunk, not at the 60 s idle limit.
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it("refuses an SSE line past the event bound with a DecodeError that does not echo the line", async () => {
+    const url = await serve((req, res) => {
+      req.resume()
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.end(`data: {"leak":"${KEY}${"x".repeat(2 * 1024 * 1024)}"}\n\n`)
+    })
+    const error = await failureOf(
+      Effect.flatMap(Gateway, (g) => Stream.runDrain(g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] }))),
+      url,
+      { limits: { maxSseEventBytes: 64 * 1024 } }
+    )
+    expect(error).toMatchObject({ _tag: "DecodeError" })
+    expectNoSecret(error, [KEY])
   })
 })

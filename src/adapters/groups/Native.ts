@@ -34,11 +34,20 @@ export interface NativeGroup {
   readonly stream: (request: NativeRequest) => Stream.Stream<NativeChunk, GatewayError | InvalidRequest>
 }
 
-/** The native SSE stream: no final event; the accumulator checks every candidate finished. @category models */
+/**
+ * The native SSE stream has no final event of its own: it is over once every candidate has its
+ * `finishReason` (and then nothing more is read, so a server that keeps the socket open after the last
+ * chunk cannot turn a complete answer into an idle timeout).
+ * @category models
+ */
 export const nativeStreamSpec: SseStreamSpec<NativeChunk, NativeSnapshot, GenerateContentResponse> = {
   family: "native",
   decode: decodeNativeChunkEither,
   isKeepAlive: (record) => record.event === "ping",
+  isFinal: (_chunk, snapshot) => {
+    const candidates = snapshot.candidates ?? []
+    return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
+  },
   accumulator: nativeAccumulator
 }
 
