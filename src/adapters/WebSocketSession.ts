@@ -5,6 +5,7 @@
  * `TransportError` carrying the close code; a refused upgrade is mapped like an HTTP error.
  */
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
+import { redactText } from "../core/errors/Redact.js"
 import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
 import { TimeoutError, TransportError, type DecodeError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
@@ -47,7 +48,13 @@ export interface SessionOptions<Server> {
   readonly family: Family
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** Time limit of the opening handshake (`limits.webSocketHandshakeTimeoutMs`). */
   readonly connectTimeoutMs: number
+  /** The largest message and the most messages a second accepted (`limits`); past either the session ends. */
+  readonly maxFrameBytes?: number
+  readonly maxFramesPerSecond?: number
+  /** Secrets a close reason may echo; they are redacted before the reason reaches an error. */
+  readonly secrets?: ReadonlyArray<string>
   readonly decode: (frame: string) => Effect.Effect<Server, DecodeError>
   readonly validate: (event: unknown) => Effect.Effect<unknown, InvalidRequest>
   readonly open: SocketOpener
@@ -80,8 +87,22 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
         return "(invalid url)"
       }
     })()
+    const maxFrameBytes = options.maxFrameBytes ?? Infinity
+    const maxFramesPerSecond = options.maxFramesPerSecond ?? Infinity
+    let windowStart = 0
+    let framesInWindow = 0
+    let ended = false
+    // Ends the session from our side: the consumer gets `error`, the server gets `code`.
+    const endWith = (socket: SocketLike, code: number, error: GatewayError) => {
+      if (ended) return
+      ended = true
+      Queue.unsafeOffer(queue, { _tag: "Failed", error })
+      socket.close(code, code === 1009 ? "message too big" : "policy violation")
+    }
     const socket = yield* Effect.acquireRelease(
-      Effect.async<SocketLike, GatewayError>((resume) => {
+      // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
+      // neither its time limit nor the caller's interruption could ever stop a server that never answers.
+      Effect.interruptible(Effect.async<SocketLike, GatewayError>((resume) => {
         let opened = false
         let socket: SocketLike
         try {
@@ -96,6 +117,26 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
             resume(Effect.succeed(socket))
           },
           message: (data) => {
+            if (ended) return
+            if (data.length > maxFrameBytes) {
+              return endWith(
+                socket,
+                1009,
+                new TransportError({ family: options.family, reason: "too-large", message: `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)` })
+              )
+            }
+            const now = performance.now()
+            if (now - windowStart >= 1000) {
+              windowStart = now
+              framesInWindow = 0
+            }
+            if (++framesInWindow > maxFramesPerSecond) {
+              return endWith(
+                socket,
+                1008,
+                new TransportError({ family: options.family, reason: "protocol", message: `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)` })
+              )
+            }
             if (pending >= maxPendingFrames) {
               if (pending === maxPendingFrames) {
                 pending++
@@ -134,7 +175,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
           onTimeout: () =>
             new TimeoutError({ family: options.family, phase: "connect", timeoutMs: options.connectTimeoutMs, message: `no WebSocket connection within ${options.connectTimeoutMs} ms` })
         })
-      ),
+      )),
       (socket) =>
         Effect.sync(() => {
           if (!socket.isClosed()) socket.close(1000, "done")
@@ -157,7 +198,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
                       family: options.family,
                       reason: "closed",
                       closeCode: item.code,
-                      message: `the server closed the session with ${item.code}${item.reason ? `: ${item.reason.slice(0, 200)}` : ""}`
+                      message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
                     })
                   )
                 )

@@ -7,6 +7,7 @@ import { TimeoutError, TransportError, type GatewayError } from "../../core/erro
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage } from "../../core/realtime/Live.js"
 import type * as GroupContext from "../GroupContext.js"
+import { secretsOf } from "../HttpTransport.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
 import { webSocketUrl } from "./Realtime.js"
 
@@ -44,7 +45,10 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
           : ctx.config.nativeAuth === "x-vendor-api-key"
             ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
             : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` },
-        connectTimeoutMs: ctx.config.timeoutMs,
+        connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+        maxFrameBytes: ctx.config.limits.maxFrameBytes,
+        maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
+        secrets: secretsOf(ctx.config),
         decode: decodeLiveServerMessage,
         validate: validateLiveClientMessage,
         open

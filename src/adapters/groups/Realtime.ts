@@ -15,6 +15,7 @@ import {
   type RealtimeVersion
 } from "../../core/realtime/Realtime.js"
 import type * as GroupContext from "../GroupContext.js"
+import { secretsOf } from "../HttpTransport.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
 
 /** A realtime client event (`{type: "response.create", …}`), validated when sent. @category models */
@@ -57,7 +58,10 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
           authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
           ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
         },
-        connectTimeoutMs: ctx.config.timeoutMs,
+        connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+        maxFrameBytes: ctx.config.limits.maxFrameBytes,
+        maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
+        secrets: secretsOf(ctx.config),
         decode: decodeRealtimeServerEvent,
         validate: (event) => validateRealtimeClientEvent(options.model, event),
         open

@@ -1,0 +1,124 @@
+// Hostile WebSocket peers built for real: a TCP server that accepts and never answers the upgrade, and
+// a `ws` server that sends oversized messages, floods, deep frames, and closes with the key in its
+// reason. Each must end the session with a typed error, release the socket, and show no secret.
+import { createServer, type Socket } from "node:net"
+import type { AddressInfo } from "node:net"
+import { Cause, Effect, Exit, Option, Stream } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { WebSocketServer, type WebSocket } from "ws"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { expectNoSecret } from "../support/secrets.js"
+
+const KEY = "sk-ws-hostile-0123456789abcdef"
+const closers: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const close of closers) await close()
+})
+
+const failureOf = async (effect: Effect.Effect<unknown, unknown, Gateway>, baseUrl: string, limits: Record<string, number> = {}): Promise<unknown> => {
+  const exit = await Effect.runPromiseExit(Effect.provide(effect, Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, limits })))
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) throw new Error(`a defect, not a typed error: ${Cause.pretty(exit.cause).slice(0, 300)}`)
+  return failure.value
+}
+
+const wsServer = async (onConnection: (ws: WebSocket) => void): Promise<string> => {
+  const server = new WebSocketServer({ port: 0, host: "127.0.0.1" })
+  server.on("connection", onConnection)
+  await new Promise<void>((r) => server.once("listening", () => r()))
+  closers.push(() => new Promise<void>((r) => {
+    for (const c of server.clients) c.terminate()
+    server.close(() => r())
+  }))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const drainRealtime = Effect.scoped(
+  Effect.flatMap(Gateway, (g) => Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runDrain(s.events)))
+)
+
+describe("a hostile WebSocket peer", () => {
+  it("that accepts TCP but never answers the upgrade fails the handshake in time and releases the socket", async () => {
+    const sockets: Array<Socket> = []
+    let closed = 0
+    const server = createServer((socket) => {
+      sockets.push(socket)
+      socket.on("close", () => closed++)
+      socket.on("data", () => undefined) // read the upgrade request, answer nothing
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    closers.push(() => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy()
+      server.close(() => r())
+    }))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const started = Date.now()
+    const error = await failureOf(drainRealtime, url, { webSocketHandshakeTimeoutMs: 300 })
+    expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect" })
+    expect(Date.now() - started).toBeLessThan(5_000)
+    await expect.poll(() => closed, { timeout: 3_000 }).toBe(1)
+    expectNoSecret(error, [KEY])
+  })
+
+  it("that sends a message past the frame bound ends the session with a typed error (and closes 1009)", async () => {
+    let closeCode = 0
+    const url = await wsServer((ws) => {
+      ws.on("close", (code) => (closeCode = code))
+      ws.send(JSON.stringify({ type: "response.text.delta", delta: "x".repeat(200_000) }))
+    })
+    const error = await failureOf(drainRealtime, url, { maxFrameBytes: 64 * 1024 })
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
+    await expect.poll(() => closeCode, { timeout: 3_000 }).toBe(1009)
+  })
+
+  it("that floods messages past the rate bound ends the session (and closes 1008)", async () => {
+    let closeCode = 0
+    const url = await wsServer((ws) => {
+      ws.on("close", (code) => (closeCode = code))
+      for (let i = 0; i < 500; i++) ws.send(JSON.stringify({ type: "response.text.delta", delta: "x" }))
+    })
+    const error = await failureOf(drainRealtime, url, { maxFramesPerSecond: 100 })
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "protocol" })
+    await expect.poll(() => closeCode, { timeout: 3_000 }).toBe(1008)
+  })
+
+  it("that sends a 100,000-deep frame is a DecodeError, not a stack overflow", async () => {
+    const url = await wsServer((ws) => ws.send(`{"type":"x","v":${"[".repeat(100_000)}${"]".repeat(100_000)}}`))
+    expect(await failureOf(drainRealtime, url)).toMatchObject({ _tag: "DecodeError" })
+  })
+
+  it("that echoes the key in a close reason or a wrong-typed field never puts it in the error", async () => {
+    const closing = await wsServer((ws) => ws.close(4000, `bad key ${KEY}`))
+    const closeError = await failureOf(drainRealtime, closing)
+    expect(closeError).toMatchObject({ _tag: "TransportError", reason: "closed", closeCode: 4000 })
+    expectNoSecret(closeError, [KEY])
+    const wrongType = await wsServer((ws) => ws.send(JSON.stringify({ type: "error", error: { message: { key: KEY }, type: 5 } })))
+    const decodeError = await failureOf(drainRealtime, wrongType)
+    expectNoSecret(decodeError, [KEY])
+  })
+})
+
+describe("umg/rx against a server that never answers the upgrade", () => {
+  it("closes the half-open socket at once when the subscriber unsubscribes", async () => {
+    const { createGateway } = await import("../../src/streams/createGateway.js")
+    const sockets: Array<Socket> = []
+    let closed = 0
+    const server = createServer((socket) => {
+      sockets.push(socket)
+      socket.on("close", () => closed++)
+      socket.on("data", () => undefined)
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    closers.push(() => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy()
+      server.close(() => r())
+    }))
+    const gateway = createGateway({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: KEY })
+    const subscription = gateway.realtime.connect$("gpt-realtime").subscribe({ error: () => undefined })
+    await expect.poll(() => sockets.length, { timeout: 3_000 }).toBe(1)
+    subscription.unsubscribe()
+    await expect.poll(() => closed, { timeout: 3_000 }).toBe(1)
+    await gateway.dispose()
+  })
+})
