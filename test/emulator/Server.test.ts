@@ -112,15 +112,35 @@ describe("the server", () => {
       headers: { origin: "http://localhost:5173", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, x-api-key, anthropic-version, x-vendor-api-key" }
     })
     expect(res.status).toBe(204)
-    expect(res.headers.get("access-control-allow-origin")).toBe("*")
+    expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5173")
     expect(res.headers.get("access-control-allow-methods")).toContain("POST")
     expect(res.headers.get("access-control-allow-headers")).toContain("x-vendor-api-key")
     expect(res.headers.get("access-control-allow-headers")).toContain("authorization")
   })
 
+  it("never reflects the requested headers, and allows only loopback origins unless widened", async () => {
+    const preflight = (origin: string, asked: string) =>
+      fetch(`${emu.url}/v1/messages`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": asked } })
+    const huge = `x-${"a".repeat(8_000)}`
+    const res = await preflight("http://127.0.0.1:8080", huge)
+    expect(res.headers.get("access-control-allow-headers")).not.toContain(huge)
+    expect((res.headers.get("access-control-allow-headers") ?? "").length).toBeLessThan(400)
+    const foreign = await preflight("https://evil.example", "authorization")
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull()
+    const wide = await startEmulator({ fast: true, corsOrigins: ["https://app.example"] })
+    try {
+      const ok = await fetch(`${wide.url}/v1/models`, { headers: { origin: "https://app.example", authorization: `Bearer ${wide.apiKey}` } })
+      expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example")
+      const other = await fetch(`${wide.url}/v1/models`, { headers: { origin: "https://evil.example", authorization: `Bearer ${wide.apiKey}` } })
+      expect(other.headers.get("access-control-allow-origin")).toBeNull()
+    } finally {
+      await wide.close()
+    }
+  })
+
   it("adds CORS headers and a request id per family to every response", async () => {
-    const m = await post("/v1/messages", message)
-    expect(m.headers.get("access-control-allow-origin")).toBe("*")
+    const m = await post("/v1/messages", message, { ...headers(), origin: "http://localhost:5173" })
+    expect(m.headers.get("access-control-allow-origin")).toBe("http://localhost:5173")
     // A page on another origin reads the request id and every header the retry policy honours.
     const exposed = (m.headers.get("access-control-expose-headers") ?? "").split(/\s*,\s*/)
     expect(exposed).toEqual(expect.arrayContaining(["request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"]))
@@ -130,7 +150,7 @@ describe("the server", () => {
     expect(c.headers.get("request-id")).toBeNull()
   })
 
-  it("rejects a body declared larger than 64 MiB with 413 in the family's shape", async () => {
+  it("rejects a body declared larger than its route's bound (32 MiB) with 413 in the family's shape", async () => {
     const url = new URL(`${emu.url}/v1/messages`)
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers(), "content-length": String(70 * 1024 * 1024) } }, (res) => {

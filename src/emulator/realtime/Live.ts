@@ -4,6 +4,7 @@
  * `serverContent` parts (text, or PCM16 24 kHz audio as `inlineData`), `generationComplete`, then
  * `turnComplete` with Live-style `usageMetadata`. As upstream, failures close the socket (1007/1008).
  */
+import { MAX_JSON_DEPTH, tooDeep } from "../server/JsonDepth.js"
 import type { RawData, WebSocket } from "ws"
 import { authenticate } from "../server/Auth.js"
 import type { EmulatorContext } from "../server/Context.js"
@@ -58,6 +59,7 @@ class LiveSession {
     } catch {
       return this.invalid("Invalid JSON payload.")
     }
+    if (tooDeep(msg, MAX_JSON_DEPTH)) return this.invalid(`A message may nest at most ${MAX_JSON_DEPTH} levels.`)
     if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return this.invalid("A message must be a JSON object.")
     const keys = Object.keys(msg)
     if (keys.length !== 1 || !CLIENT_KEYS.has(keys[0]!)) return this.invalid(`A message has exactly one of setup, clientContent, realtimeInput, toolResponse; got ${keys.join(", ").slice(0, 80)}.`)

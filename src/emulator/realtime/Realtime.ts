@@ -3,6 +3,7 @@
  * `gpt-realtime-mini`, v2 (GA names, `session.type: "realtime"`) for `gpt-realtime-2`. Replies are
  * deterministic text and/or PCM16 24 kHz audio built from the conversation's user text.
  */
+import { MAX_JSON_DEPTH, tooDeep } from "../server/JsonDepth.js"
 import type { IncomingMessage } from "node:http"
 import type { RawData, WebSocket } from "ws"
 import { authFailure, bearerKey } from "../server/Auth.js"
@@ -90,6 +91,7 @@ class RealtimeSession {
     } catch {
       return this.error({ code: "invalid_json", message: "the event is not valid JSON" }, undefined)
     }
+    if (tooDeep(event, MAX_JSON_DEPTH)) return this.error({ code: "invalid_event", message: `an event may nest at most ${MAX_JSON_DEPTH} levels` }, undefined)
     if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string")
       return this.error({ code: "invalid_event", message: "an event must be a JSON object with a string type", param: "type" }, undefined)
     const e = event as Record<string, unknown>

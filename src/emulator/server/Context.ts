@@ -47,6 +47,12 @@ export interface EmulatorOptions {
   readonly fast?: boolean
   /** Use a virtual clock that only moves with `advanceTime(ms)`. */
   readonly virtualClock?: boolean
+  /**
+   * Origins a browser page may call the emulator from: by default loopback pages only
+   * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`, which covers the browser example);
+   * a list adds exact origins, `"*"` allows any.
+   */
+  readonly corsOrigins?: "*" | ReadonlyArray<string>
 }
 
 export interface ResolvedOptions {
@@ -56,6 +62,7 @@ export interface ResolvedOptions {
   readonly platform: { readonly username: string; readonly password: string; readonly tokenTtlMs: number }
   readonly video: { readonly queuedMs: number; readonly inProgressMs: number }
   readonly text: { readonly replyWords: number; readonly tokenDelayMs: number }
+  readonly corsOrigins: "*" | ReadonlyArray<string>
 }
 
 export const DEFAULT_KEY = "umg-emulator-key"
@@ -67,6 +74,7 @@ export const resolveOptions = (o: EmulatorOptions = {}): ResolvedOptions => {
   const fast = o.fast === true
   return {
     port: o.port ?? 0,
+    corsOrigins: o.corsOrigins ?? [],
     host: o.host ?? "127.0.0.1",
     keys: new Map(Object.entries(o.keys ?? { [DEFAULT_KEY]: "full", [RESTRICTED_KEY]: "restricted" })),
     platform: {

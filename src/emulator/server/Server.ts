@@ -19,13 +19,33 @@ import { errorBody, familyOfPath, type Family } from "./Family.js"
 import { modelsAuth } from "../gateway/Models.js"
 import { makeReply } from "./Respond.js"
 import type { EmuRequest, Route, WsRoute } from "./Route.js"
+import { MAX_JSON_DEPTH, tooDeep } from "./JsonDepth.js"
 import { Router } from "./Router.js"
 
-/** Largest request body the emulator reads; larger bodies get 413 in the route family's shape. */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024
+/**
+ * Largest request body the emulator reads, per route (the contract shows no maximum request size, so
+ * these are the emulator's own, documented in the README): 32 MiB where bodies carry media (text
+ * routes with images, video submits, images), 1 MiB for the platform routes and anything read with
+ * GET. Larger bodies get 413 in the route family's shape and are never buffered.
+ */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024
+export const MAX_SMALL_BODY_BYTES = 1024 * 1024
+const bodyLimitOf = (route: Route, family: Family): number =>
+  route.method === "GET" || family === "platform" ? MAX_SMALL_BODY_BYTES : MAX_BODY_BYTES
 
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/
+
+/** The `access-control-allow-origin` to answer `origin` with, or none (the page is not allowed). */
+const allowedOrigin = (origin: string | undefined, policy: "*" | ReadonlyArray<string>): string | undefined => {
+  if (policy === "*") return "*"
+  if (origin === undefined) return undefined
+  return LOOPBACK_ORIGIN.test(origin) || policy.includes(origin) ? origin : undefined
+}
+
+// The request headers a page may send (a fixed list: what a page asks for is never reflected back);
+// `b3`/`traceparent`/`tracestate` are the tracing headers @effect/platform's client adds.
 const ALLOWED_HEADERS =
-  "authorization, content-type, x-api-key, anthropic-version, anthropic-beta, x-vendor-api-key, openai-beta, openai-organization, openai-project"
+  "authorization, content-type, accept, x-api-key, anthropic-version, anthropic-beta, x-vendor-api-key, openai-beta, openai-organization, openai-project, b3, traceparent, tracestate"
 const EXPOSED_HEADERS = "request-id, x-request-id, retry-after, retry-after-ms, x-should-retry"
 
 /** A running server. */
@@ -47,16 +67,16 @@ const parseTarget = (target: string | undefined): URL => {
 
 const newRequestId = (): string => `req_${randomBytes(12).toString("hex")}`
 
-/** Reads the body up to `MAX_BODY_BYTES`; resolves `undefined` when it is too large. */
-const readBody = (req: IncomingMessage): Promise<Buffer | undefined> =>
+/** Reads the body up to `limit` bytes; resolves `undefined` when it is too large. */
+const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | undefined> =>
   new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? "0")
-    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return resolve(undefined)
+    if (Number.isFinite(declared) && declared > limit) return resolve(undefined)
     const chunks: Array<Buffer> = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
       size += chunk.byteLength
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.removeAllListeners("data")
         req.pause()
         resolve(undefined)
@@ -95,7 +115,12 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     const family = familyOfPath(url.pathname)
     const requestId = newRequestId()
     const idHeader = family === "messages" || family === "count_tokens" ? "request-id" : "x-request-id"
-    const base = { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSED_HEADERS, [idHeader]: requestId }
+    const allow = allowedOrigin(typeof req.headers.origin === "string" ? req.headers.origin : undefined, ctx.options.corsOrigins)
+    const base: Record<string, string> = {
+      ...(allow === undefined ? {} : { "access-control-allow-origin": allow, vary: "origin" }),
+      "access-control-expose-headers": EXPOSED_HEADERS,
+      [idHeader]: requestId
+    }
     const fail = (status: number, message: string, headers: Record<string, string> = {}, body?: unknown): void => {
       if (res.headersSent) return
       const payload = JSON.stringify(body ?? errorBody(family, status, message, { requestId }))
@@ -104,11 +129,11 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     }
 
     if (req.method === "OPTIONS") {
-      const asked = req.headers["access-control-request-headers"]
+      // A fixed list of allowed headers: requested headers are never reflected back.
       res.writeHead(204, {
         ...base,
         "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-        "access-control-allow-headers": typeof asked === "string" && asked.length > 0 ? asked : ALLOWED_HEADERS,
+        "access-control-allow-headers": ALLOWED_HEADERS,
         "access-control-max-age": "600"
       })
       return void res.end()
@@ -119,10 +144,11 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     if (found.kind === "method-not-allowed") return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: found.allowed.join(", ") })
     const { route, params } = found
 
-    const body = await readBody(req)
+    const limit = bodyLimitOf(route, family)
+    const body = await readBody(req, limit)
     if (body === undefined) {
       ctx.counters.increment(`${route.name}.rejected`)
-      return fail(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { connection: "close" })
+      return fail(413, `Request body larger than ${limit} bytes`, { connection: "close" })
     }
 
     const auth = authOf(ctx, route, req, url, family)
@@ -141,8 +167,12 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
       return void req.socket.destroy()
     }
 
-    ctx.counters.increment(route.name)
     const parsed = parseJson(body)
+    if (parsed.json !== undefined && tooDeep(parsed.json, MAX_JSON_DEPTH)) {
+      ctx.counters.increment(`${route.name}.rejected`)
+      return fail(400, `Request JSON nests deeper than ${MAX_JSON_DEPTH} levels`)
+    }
+    ctx.counters.increment(route.name)
     const emuReq: EmuRequest = {
       method: req.method ?? "GET",
       url,
@@ -161,7 +191,7 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return void res.destroy()
-      res.writeHead(500, { "content-type": "application/json", "access-control-allow-origin": "*" })
+      res.writeHead(500, { "content-type": "application/json" })
       const family = familyOfPath(parseTarget(req.url).pathname)
       // An emulator fault is the gateway's own internal error: `svc_api_error` in the messages family
       // (an injected 500 stands for an upstream failure, `upstream_error`).

@@ -9,6 +9,12 @@ const closeReason = (reason: string): string => {
   return out
 }
 
+/**
+ * Bytes the emulator lets wait in one socket's send buffer: a client that never reads while asking for
+ * large answers gets its socket closed (1008) rather than the emulator holding its answers in memory.
+ */
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024
+
 /** Sends JSON messages on one socket; `send` returns false once the socket is (being) closed. */
 export interface WsSender {
   send(message: unknown): boolean
@@ -45,6 +51,10 @@ export const makeWsSender = (ws: WebSocket, ctx: EmulatorContext, routeName: str
   return {
     send: (message) => {
       if (!isOpen() || applyFault()) return false
+      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        close(1008, "client is not reading: send buffer full")
+        return false
+      }
       ws.send(JSON.stringify(message))
       sent++
       return true
