@@ -6,6 +6,7 @@
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, Option, Random, Redacted, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
+import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
 import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
 import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
@@ -337,6 +338,15 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
               const text = decoder.decode(bytes)
               try {
                 const body: unknown = text === "" ? undefined : JSON.parse(text)
+                if (exceedsJsonDepth(body, config.limits.maxJsonDepth))
+                  return Effect.fail<AttemptFailure>({
+                    _tag: "Final",
+                    error: new DecodeError({
+                      family: request.family,
+                      what: `${request.family} response`,
+                      message: `the ${request.family} response nests deeper than ${config.limits.maxJsonDepth} levels (limits.maxJsonDepth)`
+                    })
+                  })
                 const requestId = requestIdOf(response.headers)
                 return Effect.succeed<JsonAnswer>({
                   status: response.status,

@@ -18,7 +18,10 @@ export interface LimitsInput {
   readonly maxFrameBytes?: number
   /** Most WebSocket messages accepted per second (default 5,000); more closes the session with 1008. */
   readonly maxFramesPerSecond?: number
-  /** Deepest JSON nesting decoded from an answer or a frame (default 64); deeper is a DecodeError. */
+  /**
+   * Deepest JSON nesting accepted in an answer (default 64, checked as soon as it is parsed); deeper is
+   * a DecodeError. It can be lowered; the decoders never accept more than 64 levels whatever is set.
+   */
   readonly maxJsonDepth?: number
   /** Most redirects followed for one request (default 5). */
   readonly maxRedirects?: number

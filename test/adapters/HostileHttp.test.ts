@@ -253,3 +253,15 @@ describe("a hostile gateway over SSE", () => {
     expectNoSecret(error, [KEY])
   })
 })
+
+describe("the JSON depth bound of the config", () => {
+  it("refuses an answer deeper than limits.maxJsonDepth as soon as it is parsed", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(`{"object":"list","data":[],"x":${"[".repeat(20)}${"]".repeat(20)}}`)
+    })
+    const error = await failureOf(listModels, url, { limits: { maxJsonDepth: 10 } })
+    expect(error).toMatchObject({ _tag: "DecodeError" })
+    expect((error as Error).message).toContain("deeper than 10 levels")
+  })
+})
