@@ -1,0 +1,91 @@
+// Installing umg elsewhere, as a user would: pack the package (its `prepare` builds dist/), install the
+// tarball into a fresh project without dev dependencies, then import every entry point from ESM, from
+// CommonJS `require`, type-check a file importing each under `tsc --strict`, and run the `umg` bin.
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
+const entries = ["umg", "umg/core", "umg/rx", "umg/emulator"] as const
+let work: string
+let project: string
+
+const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) => {
+  const out = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" } })
+  return { code: out.status ?? -1, stdout: out.stdout ?? "", stderr: out.stderr ?? "" }
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "umg-install-"))
+  const packed = run("npm", ["pack", "--pack-destination", work], root)
+  if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr.slice(-1000)}`)
+  const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"))
+  if (tarball === undefined) throw new Error("npm pack made no tarball")
+  project = join(work, "app")
+  execFileSync("mkdir", ["-p", project])
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "app", private: true, version: "1.0.0" }))
+  const installed = run("npm", ["install", "--omit=dev", "--no-package-lock", join(work, tarball)], project)
+  if (installed.code !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr.slice(-1000)}`)
+}, 600_000)
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+})
+
+describe("umg installed from its packed tarball", () => {
+  it("imports every entry point from ESM", () => {
+    const script = `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if (Object.keys(m).length === 0) throw new Error(e + " exports nothing") }
+const { Gateway } = await import("umg"); const { buildChatBody } = await import("umg/core"); const { createGateway } = await import("umg/rx"); const { startEmulator } = await import("umg/emulator")
+console.log([typeof Gateway, typeof buildChatBody, typeof createGateway, typeof startEmulator].join(","))`
+    const out = run(process.execPath, ["--input-type=module", "-e", script], project)
+    expect(out.stderr).toBe("")
+    expect(out.stdout.trim()).toBe("function,function,function,function")
+  })
+
+  it("requires every entry point from CommonJS", () => {
+    const script = `for (const e of ${JSON.stringify(entries)}) { const m = require(e); if (Object.keys(m).length === 0) throw new Error(e + " exports nothing") }
+console.log(typeof require("umg/core").buildChatBody)`
+    const out = run(process.execPath, ["-e", script], project)
+    expect(out.code, out.stderr).toBe(0)
+    expect(out.stdout.trim()).toBe("function")
+  })
+
+  it("type-checks a file importing each entry point under tsc --strict", () => {
+    writeFileSync(
+      join(project, "main.ts"),
+      `import { Gateway } from "umg"\nimport { buildChatBody, type ChatBodyInput } from "umg/core"\nimport { createGateway } from "umg/rx"\nimport { startEmulator } from "umg/emulator"\n` +
+        `const body: ChatBodyInput = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }\nexport const all = [Gateway, buildChatBody(body), createGateway, startEmulator]\n`
+    )
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          noEmit: true,
+          skipLibCheck: false,
+          // The consumer's own Node types (a dev dependency of theirs), taken from this repository.
+          typeRoots: [join(root, "node_modules/@types")],
+          types: ["node"]
+        },
+        files: ["main.ts"]
+      })
+    )
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+    const out = run(process.execPath, [tsc, "-p", "tsconfig.json"], project)
+    expect(out.stdout + out.stderr).toBe("")
+    expect(out.code).toBe(0)
+  })
+
+  it("runs the umg bin", () => {
+    const out = run(join(project, "node_modules/.bin/umg"), ["--help"], project)
+    expect(out.code, out.stderr).toBe(0)
+    expect(out.stdout).toContain("umg")
+  })
+})
