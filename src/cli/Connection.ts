@@ -95,9 +95,29 @@ const envConfig = (baseUrl: string): Effect.Effect<GatewayConfigInput, InvalidRe
       })
     )
   }
+  // Every numeric UMG_* variable is checked, and named, rather than silently ignored.
+  const numbers: Record<string, number> = {}
+  for (const [name, key, min, max] of [
+    ["UMG_TIMEOUT_MS", "timeoutMs", 1, 3_600_000],
+    ["UMG_MAX_RETRIES", "maxRetries", 0, 20]
+  ] as const) {
+    const raw = env[name]
+    if (raw === undefined || raw === "") continue
+    const n = Number(raw)
+    if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(n) || n < min || n > max)
+      return Effect.fail(
+        new InvalidRequest({ field: name, rule: "range", message: `${name}: ${JSON.stringify(raw.slice(0, 40))} is not allowed; allowed: an integer from ${min} to ${max}` })
+      )
+    numbers[key] = n
+  }
+  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
+    return Effect.fail(
+      new InvalidRequest({ field: "UMG_BASE_URL", rule: "url", message: `UMG_BASE_URL: ${JSON.stringify(baseUrl.slice(0, 80))} is not an http(s) URL, e.g. https://gateway.example.com` })
+    )
   return Effect.succeed({
     baseUrl,
     apiKey,
+    ...numbers,
     minPollIntervalMs: Math.min(interval, 3_000),
     ...optional("UMG_PLATFORM_URL", "platformUrl"),
     ...optional("UMG_PLATFORM_USERNAME", "platformUsername"),

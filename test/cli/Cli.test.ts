@@ -45,6 +45,14 @@ describe("umg without a gateway", () => {
     }
     expect(total()).toBe(before)
   })
+
+  it("checks every UMG_* variable and names it: a bad timeout, retry count or URL is exit 2", async () => {
+    for (const [name, value] of [["UMG_TIMEOUT_MS", "abc"], ["UMG_MAX_RETRIES", "-1"], ["UMG_BASE_URL", "gateway.example.com"]] as const) {
+      const run = await runUmg(umg, ["models"], { ...env, [name]: value })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(name)
+    }
+  })
 })
 
 describe("umg against UMG_BASE_URL", () => {
