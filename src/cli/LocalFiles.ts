@@ -3,7 +3,8 @@
  * through), results are written to the paths named with `-o`, and input lists are read line by line.
  * A missing input file is invalid input (exit 2, nothing sent); a failed write is a failure (exit 1).
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { constants } from "node:fs"
+import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { dirname, extname } from "node:path"
 import { Data, Effect } from "effect"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
@@ -53,10 +54,37 @@ export const readLines = (path: string, field: string): Effect.Effect<ReadonlyAr
     catch: (e) => new InvalidRequest({ field, rule: "file", message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}` })
   }).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
 
-/** Writes bytes to `path`, creating its folder. @category constructors */
+/** `-` as an output path: standard output. @category predicates */
+export const isStdout = (path: string): boolean => path === "-"
+
+/**
+ * Checks, before anything is paid for, that a result can be written to `path`: its folder can be made
+ * and written to, and the path is not a folder or a read-only file. `-` (stdout) always can.
+ * @category validators
+ */
+export const ensureWritable = (path: string, field = "output"): Effect.Effect<void, InvalidRequest> =>
+  isStdout(path)
+    ? Effect.void
+    : Effect.tryPromise({
+        try: async () => {
+          await mkdir(dirname(path), { recursive: true })
+          await access(dirname(path), constants.W_OK)
+          const existing = await stat(path).catch(() => undefined)
+          if (existing?.isDirectory()) throw new Error("it is a folder")
+          if (existing !== undefined) await access(path, constants.W_OK)
+        },
+        catch: (e) =>
+          new InvalidRequest({ field, rule: "writable", message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent` })
+      })
+
+/** Writes bytes to `path` (creating its folder), or to standard output for `-`. @category constructors */
 export const writeBytes = (path: string, bytes: Uint8Array): Effect.Effect<void, FileWriteError> =>
   Effect.tryPromise({
     try: async () => {
+      if (isStdout(path)) {
+        await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (e) => (e ? reject(e) : resolve())))
+        return
+      }
       await mkdir(dirname(path), { recursive: true })
       await writeFile(path, bytes)
     },

@@ -25,7 +25,21 @@ export const emulatorCommand = Command.make("emulator", options, (o) =>
     yield* Effect.scoped(
       Effect.gen(function* () {
         const emulator = yield* Effect.acquireRelease(
-          Effect.promise(() => startEmulator({ port: o.port, host: o.host, fast: o.fast })),
+          Effect.tryPromise({
+            try: () => startEmulator({ port: o.port, host: o.host, fast: o.fast }),
+            // A busy port is the user's to fix: one line, exit 2, no stack trace.
+            catch: (e) => {
+              const code = (e as { code?: unknown }).code
+              return new InvalidRequest({
+                field: "port",
+                rule: "listen",
+                message:
+                  code === "EADDRINUSE"
+                    ? `port: ${o.port} on ${o.host} is already in use; pass --port 0 for a free one, or another port`
+                    : `port: cannot listen on ${o.host}:${o.port} (${String(code ?? (e as Error).message)})`
+              })
+            }
+          }),
           (e) => Effect.promise(() => e.close())
         )
         const info = {

@@ -5,14 +5,14 @@ import { Gateway } from "../adapters/Gateway.js"
 import { DecodeError } from "../core/errors/GatewayError.js"
 import { buildImagesBody } from "../core/media/Images.js"
 import * as Connection from "./Connection.js"
-import { writeBytes } from "./LocalFiles.js"
+import { ensureWritable, isStdout, writeBytes } from "./LocalFiles.js"
 import * as Output from "./Output.js"
 
 const options = {
   ...Connection.commonOptions,
   model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("zeta-2.5-flash-image or zeta-3-pro-image-preview")),
   size: Options.text("size").pipe(Options.withDescription("aspect ratio such as 16:9 or 1:1"), Options.optional),
-  output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the image")),
+  output: Options.text("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the image (- for stdout)")),
   prompt: Args.text({ name: "PROMPT" })
 }
 
@@ -24,6 +24,8 @@ export const imageCommand = Command.make("image", options, (o) =>
       prompt: o.prompt,
       ...Option.match(o.size, { onNone: () => ({}), onSome: (size) => ({ size }) })
     })
+    // The call costs money: the output is checked before it is made.
+    yield* ensureWritable(o.output)
     yield* Connection.run(
       o,
       Effect.gen(function* () {
@@ -34,9 +36,10 @@ export const imageCommand = Command.make("image", options, (o) =>
           return yield* Effect.fail(new DecodeError({ family: "openai", what: "images response", message: "the answer holds no image" }))
         }
         yield* writeBytes(o.output, first.bytes)
-        yield* Output.result(o, { path: o.output, bytes: first.bytes.length, mimeType: first.mimeType ?? null, images: answer.images.length }, () =>
-          `wrote ${first.bytes.length} bytes${first.mimeType !== undefined ? ` of ${first.mimeType}` : ""} to ${o.output}`
-        )
+        const summary = `wrote ${first.bytes.length} bytes${first.mimeType !== undefined ? ` of ${first.mimeType}` : ""} to ${isStdout(o.output) ? "stdout" : o.output}`
+        // With `-o -` stdout carries the image itself; the summary goes to stderr.
+        if (isStdout(o.output)) yield* Output.note(summary)
+        else yield* Output.result(o, { path: o.output, bytes: first.bytes.length, mimeType: first.mimeType ?? null, images: answer.images.length }, () => summary)
       })
     )
   })

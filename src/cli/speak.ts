@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import { buildSpeechBody } from "../core/media/Speech.js"
 import * as Connection from "./Connection.js"
-import { writeBytes } from "./LocalFiles.js"
+import { ensureWritable, isStdout, writeBytes } from "./LocalFiles.js"
 import * as Output from "./Output.js"
 
 const options = {
@@ -13,7 +13,7 @@ const options = {
   voice: Options.text("voice").pipe(Options.withDescription("alloy, echo, fable, onyx, nova or shimmer")),
   format: Options.text("format").pipe(Options.withDescription("mp3 (default), opus, aac, flac, wav or pcm"), Options.optional),
   speed: Options.float("speed").pipe(Options.withDescription("0.25 to 4.0 (default 1.0)"), Options.optional),
-  output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the audio")),
+  output: Options.text("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the audio (- for stdout)")),
   text: Args.text({ name: "TEXT" })
 }
 
@@ -27,15 +27,18 @@ export const speakCommand = Command.make("speak", options, (o) =>
       ...Option.match(o.format, { onNone: () => ({}), onSome: (response_format) => ({ response_format }) }),
       ...Option.match(o.speed, { onNone: () => ({}), onSome: (speed) => ({ speed }) })
     })
+    // The call costs money: the output is checked before it is made.
+    yield* ensureWritable(o.output)
     yield* Connection.run(
       o,
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const audio = yield* gateway.speech.create(body)
         yield* writeBytes(o.output, audio.bytes)
-        yield* Output.result(o, { path: o.output, bytes: audio.bytes.length, contentType: audio.contentType }, () =>
-          `wrote ${audio.bytes.length} bytes of ${audio.contentType} to ${o.output}`
-        )
+        const summary = `wrote ${audio.bytes.length} bytes of ${audio.contentType} to ${isStdout(o.output) ? "stdout" : o.output}`
+        // With `-o -` stdout carries the audio itself; the summary goes to stderr.
+        if (isStdout(o.output)) yield* Output.note(summary)
+        else yield* Output.result(o, { path: o.output, bytes: audio.bytes.length, contentType: audio.contentType }, () => summary)
       })
     )
   })

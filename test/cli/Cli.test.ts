@@ -215,3 +215,34 @@ describe("umg demo", () => {
     expect(statSync(join(out, "alpha.mp4")).size).toBeGreaterThan(0)
   }, 90_000)
 })
+
+describe("umg output files and ports", () => {
+  it("checks the output path before paying for speech or an image, and writes to stdout with -o -", async () => {
+    // A path under a regular file can never be written: its "folder" is a file.
+    const blocker = join(dir, "not-a-folder.txt")
+    writeFileSync(blocker, "x")
+    const before = total()
+    for (const args of [
+      ["speak", "--model", "gpt-4o-mini-tts", "--voice", "alloy", "-o", join(blocker, "out.mp3"), "hello"],
+      ["image", "--model", "zeta-2.5-flash-image", "-o", join(blocker, "out.png"), "a fox"]
+    ]) {
+      const run = await runUmg(umg, args, env)
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain("output")
+    }
+    expect(total()).toBe(before)
+    const toStdout = await runUmg(umg, ["speak", "--model", "gpt-4o-mini-tts", "--voice", "alloy", "--format", "wav", "-o", "-", "hello"], env)
+    expect(toStdout.code).toBe(0)
+    expect(toStdout.stdout.startsWith("RIFF")).toBe(true)
+    expect(toStdout.stderr).toContain("to stdout")
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false)
+  })
+
+  it("says in one line, exit 2, that the emulator's port is busy", async () => {
+    const busy = await runUmg(umg, ["emulator", "--port", String(emulator.port)], env)
+    expect(busy.code).toBe(2)
+    expect(busy.stderr.trim().split("\n").filter((l) => l.trim() !== "").length).toBeLessThanOrEqual(2)
+    expect(busy.stderr).toContain("already in use")
+    expect(busy.stderr).not.toContain("    at ")
+  })
+})
