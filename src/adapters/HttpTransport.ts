@@ -4,7 +4,7 @@
  * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Clock, Duration, Effect, Option, Random, Redacted, Stream } from "effect"
+import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
 import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
 import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
@@ -396,11 +396,24 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 }
 
 /**
- * The transport over the config's HTTP client layer, or `FetchHttpClient` (Node 20 and browsers).
+ * The transport over the `HttpClient` of the context (a Node, undici or tracing client the user
+ * provides, or the fetch client `Gateway.layer` provides).
+ * @category constructors
+ */
+export const fromContext = (config: GatewayConfig): Effect.Effect<HttpTransport, never, HttpClient.HttpClient> =>
+  Effect.map(HttpClient.HttpClient, (client) => make(config, client))
+
+/**
+ * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else
+ * `FetchHttpClient` (Node 20 and browsers).
+ * @category constructors
+ */
+export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.HttpClient> =>
+  Option.getOrElse(config.httpClient, () => FetchHttpClient.layer)
+
+/**
+ * The transport over the config's HTTP client layer, or `FetchHttpClient`.
  * @category constructors
  */
 export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>
-  HttpClient.HttpClient.pipe(
-    Effect.map((client) => make(config, client)),
-    Effect.provide(Option.getOrElse(config.httpClient, () => FetchHttpClient.layer))
-  )
+  Effect.provide(fromContext(config), clientLayerOf(config))
