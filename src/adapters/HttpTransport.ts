@@ -220,6 +220,14 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     })
     const declared = declaredLength(response.headers)
     if (!truncate && declared !== undefined && declared > limit) return Effect.fail(tooLarge())
+    // Fast path: an uncompressed body whose declared length is within the bound cannot grow past it
+    // (the HTTP parser stops at Content-Length), so it is read at once without a web stream.
+    const encoding = response.headers["content-encoding"]
+    if (declared !== undefined && declared <= limit && (encoding === undefined || encoding.trim().toLowerCase() === "identity"))
+      return Effect.map(
+        Effect.mapError(response.arrayBuffer, (e): AttemptFailure => transportError(family, url, e.cause ?? e)),
+        (buffer) => new Uint8Array(buffer)
+      )
     let size = 0
     let over = false
     const parts: Array<Uint8Array> = []
