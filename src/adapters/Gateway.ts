@@ -2,6 +2,7 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
+import type { HttpClient } from "@effect/platform"
 import { type Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"
@@ -42,12 +43,14 @@ export interface GatewayService {
 }
 
 /**
- * Builds the service from resolved settings.
+ * Builds the service from resolved settings over the `HttpClient` of the context.
  * @category constructors
  */
-export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService> =>
+export const makeWithHttpClient = (
+  config: GatewayConfig.GatewayConfig
+): Effect.Effect<GatewayService, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
-    const transport = yield* HttpTransport.fromConfig(config)
+    const transport = yield* HttpTransport.fromContext(config)
     const ctx = GroupContext.make(config, transport)
     const tokens = yield* PlatformToken.make(config, transport)
     const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
@@ -69,6 +72,14 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
   })
 
 /**
+ * Builds the service from resolved settings over the config's `httpClient` layer, or the fetch
+ * client when none is given.
+ * @category constructors
+ */
+export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService> =>
+  Effect.provide(makeWithHttpClient(config), HttpTransport.clientLayerOf(config))
+
+/**
  * The gateway client. `Gateway.layer(config)` from settings, `Gateway.layerFromEnv` from the
  * `UMG_*` environment variables.
  * @category services
@@ -77,6 +88,15 @@ export class Gateway extends Context.Tag("umg/Gateway")<Gateway, GatewayService>
   /** A layer from settings (an API key given as a string is wrapped in `Redacted`). */
   static layer(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway> {
     return Layer.effect(Gateway, make(GatewayConfig.make(config)))
+  }
+  /**
+   * A layer from settings that requires an `HttpClient` (like `@effect/ai-openai`'s
+   * `OpenAiClient.layer`), so a Node, undici or tracing client can be brought:
+   * `Gateway.layerWithoutHttpClient(config).pipe(Layer.provide(NodeHttpClient.layerUndici))`.
+   * `Gateway.layer(config)` is this with the fetch client provided.
+   */
+  static layerWithoutHttpClient(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway, never, HttpClient.HttpClient> {
+    return Layer.effect(Gateway, makeWithHttpClient(GatewayConfig.make(config)))
   }
   /** A layer from a `Config` of resolved settings. */
   static layerConfig(config: Config.Config<GatewayConfig.GatewayConfig>): Layer.Layer<Gateway, ConfigError.ConfigError> {

@@ -44,7 +44,10 @@ export interface GatewayConfigInput {
    * against an emulator with fast timings.
    */
   readonly minPollIntervalMs?: number
-  /** An HTTP client layer to use instead of `FetchHttpClient.layer` (tests, proxies). */
+  /**
+   * An HTTP client layer to use instead of `FetchHttpClient.layer` with `Gateway.layer`. Prefer
+   * `Gateway.layerWithoutHttpClient(config)` and provide the client as a layer.
+   */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
   /** How WebSockets are opened (default: the Node `ws` package, which can send the key as a header). */
   readonly webSocket?: SocketOpener

@@ -4,7 +4,7 @@
  * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
  */
 import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Clock, Duration, Effect, Option, Random, Redacted, Stream } from "effect"
+import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Schedule, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
 import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
 import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
@@ -220,6 +220,14 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     })
     const declared = declaredLength(response.headers)
     if (!truncate && declared !== undefined && declared > limit) return Effect.fail(tooLarge())
+    // Fast path: an uncompressed body whose declared length is within the bound cannot grow past it
+    // (the HTTP parser stops at Content-Length), so it is read at once without a web stream.
+    const encoding = response.headers["content-encoding"]
+    if (declared !== undefined && declared <= limit && (encoding === undefined || encoding.trim().toLowerCase() === "identity"))
+      return Effect.map(
+        Effect.mapError(response.arrayBuffer, (e): AttemptFailure => transportError(family, url, e.cause ?? e)),
+        (buffer) => new Uint8Array(buffer)
+      )
     let size = 0
     let over = false
     const parts: Array<Uint8Array> = []
@@ -292,36 +300,48 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       })
     })
 
-  // Attempts `run` until it succeeds or `RetryPolicy` says stop; the delay runs on the Effect clock.
-  const retrying = <A>(request: TransportRequest, run: Effect.Effect<A, AttemptFailure>): Effect.Effect<A, GatewayError> => {
-    const attempt = (n: number): Effect.Effect<A, GatewayError> =>
-      Effect.catchAll(run, (failure) => {
-        if (failure._tag === "Final") return Effect.fail(failure.error)
-        if (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail") return Effect.fail(failure.error)
-        return Effect.gen(function* () {
-          const random = yield* Random.next
-          const now = yield* Clock.currentTimeMillis
-          const decision = RetryPolicy.decide({
-            failure:
-              failure._tag === "Answer"
-                ? { _tag: "Status", status: failure.status, headers: failure.headers, errorType: "type" in failure.error ? failure.error.type : undefined }
-                : { _tag: "Transport", kind: failure.kind },
-            attempt: n,
-            kind: request.kind,
-            budget,
-            random,
-            now
-          })
-          if (decision._tag === "Stop") return yield* Effect.fail(failure.error)
-          yield* Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
-            Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) })
-          )
-          yield* Effect.sleep(Duration.millis(decision.delayMs))
-          return yield* attempt(n + 1)
-        })
+  // The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
+  // Random and Clock; a `Final` failure and a 429 the caller paces itself stop at once.
+  const decisionFor = (request: TransportRequest, failure: AttemptFailure, n: number): Effect.Effect<RetryPolicy.RetryDecision> => {
+    if (failure._tag === "Final" || (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail"))
+      return Effect.succeed<RetryPolicy.RetryDecision>({ _tag: "Stop", reason: "not-retryable" })
+    return Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
+      RetryPolicy.decide({
+        failure:
+          failure._tag === "Answer"
+            ? { _tag: "Status", status: failure.status, headers: failure.headers, errorType: "type" in failure.error ? failure.error.type : undefined }
+            : { _tag: "Transport", kind: failure.kind },
+        attempt: n,
+        kind: request.kind,
+        budget,
+        random,
+        now
       })
-    return attempt(0)
+    )
   }
+
+  // The retry schedule, composed once per request from the policy's decisions: it recurs while the
+  // policy says retry, after the delay the policy gives (Retry-After, retry-after-ms, jitter).
+  const retrySchedule = (request: TransportRequest) =>
+    Schedule.identity<AttemptFailure>().pipe(
+      Schedule.zipWith(Schedule.count, (failure, n) => [failure, n] as const),
+      Schedule.mapEffect(([failure, n]) =>
+        Effect.map(decisionFor(request, failure, n), (decision) => ({ failure, n, decision }))
+      ),
+      Schedule.whileOutput(({ decision }) => decision._tag === "Retry"),
+      Schedule.addDelay(({ decision }) => Duration.millis(decision._tag === "Retry" ? decision.delayMs : 0)),
+      Schedule.tapOutput(({ decision, failure, n }) =>
+        decision._tag === "Retry"
+          ? Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
+              Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) })
+            )
+          : Effect.void
+      )
+    )
+
+  // Attempts `run` until it succeeds or the retry schedule stops; the delay runs on the Effect clock.
+  const retrying = <A>(request: TransportRequest, run: Effect.Effect<A, AttemptFailure>): Effect.Effect<A, GatewayError> =>
+    Effect.mapError(Effect.retry(run, retrySchedule(request)), (failure) => failure.error)
 
   const decodeFailure = (family: Family, what: string): AttemptFailure => ({
     _tag: "Final",
@@ -396,11 +416,24 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 }
 
 /**
- * The transport over the config's HTTP client layer, or `FetchHttpClient` (Node 20 and browsers).
+ * The transport over the `HttpClient` of the context (a Node, undici or tracing client the user
+ * provides, or the fetch client `Gateway.layer` provides).
+ * @category constructors
+ */
+export const fromContext = (config: GatewayConfig): Effect.Effect<HttpTransport, never, HttpClient.HttpClient> =>
+  Effect.map(HttpClient.HttpClient, (client) => make(config, client))
+
+/**
+ * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else
+ * `FetchHttpClient` (Node 20 and browsers).
+ * @category constructors
+ */
+export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.HttpClient> =>
+  Option.getOrElse(config.httpClient, () => FetchHttpClient.layer)
+
+/**
+ * The transport over the config's HTTP client layer, or `FetchHttpClient`.
  * @category constructors
  */
 export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>
-  HttpClient.HttpClient.pipe(
-    Effect.map((client) => make(config, client)),
-    Effect.provide(Option.getOrElse(config.httpClient, () => FetchHttpClient.layer))
-  )
+  Effect.provide(fromContext(config), clientLayerOf(config))

@@ -29,7 +29,7 @@ describe("embeddings.embedMany", () => {
         }
       })
       const client = HttpClient.transformResponse(fake.client, (effect) => Effect.ensuring(effect, Effect.sync(() => inFlight--)))
-      const layer = Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, client) })
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, client)))
       const fiber = yield* Effect.fork(
         Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 8 })).pipe(Effect.provide(layer))
       )
@@ -44,7 +44,7 @@ describe("embeddings.embedMany", () => {
   it.effect("validates every text before sending any", () =>
     Effect.gen(function* () {
       const fake = makeFake([{ status: 200, body: {} }])
-      const layer = Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, fake.client) })
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client)))
       const error = yield* Effect.flip(
         Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", ""] })).pipe(Effect.provide(layer))
       )
