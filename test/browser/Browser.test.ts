@@ -134,15 +134,27 @@ describe("the browser example in Chromium", () => {
     await emulator?.close()
   })
 
-  const open = async (): Promise<Page> => {
+  const open = async (width = 1100): Promise<Page> => {
     if (browser === undefined) throw new Error("Chromium did not start")
-    const tab = await browser.newPage({ viewport: { width: 1100, height: 760 } })
+    const tab = await browser.newPage({ viewport: { width, height: 760 } })
     tab.on("pageerror", (error) => pageErrors.push(error.message))
     const query = new URLSearchParams({ gateway: tap.url, key: emulator.apiKey, pollMs: "200" })
     await tab.goto(`${page.url}/index.html?${query.toString()}`)
     await tab.waitForSelector("#chat[data-ready='true']")
     return tab
   }
+
+  it("fits a 390 px phone screen with no horizontal overflow", async () => {
+    const tab = await open(390)
+    try {
+      const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+      expect(widths.client).toBe(390)
+      expect(widths.scroll).toBeLessThanOrEqual(390)
+      await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-390.png") })
+    } finally {
+      await tab.close()
+    }
+  })
 
   it("ships a bundle with no Node built-in and not the Node ws package", () => {
     expect(nodeOnlyInputs(built.metafile)).toEqual([])
