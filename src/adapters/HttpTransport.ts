@@ -28,6 +28,8 @@ export interface TransportRequest {
   readonly kind: RetryPolicy.RequestKind
   /** Overrides the config's request time limit for this call. */
   readonly timeoutMs?: number
+  /** The bound on this answer's size, when it is a download (E3) rather than an ordinary answer. */
+  readonly maxBytes?: number
   /**
    * `fail`: a 429 is handed to the caller at once instead of being retried here (callers that
    * pace themselves, like `embedMany`, need to see it). Default `retry`.
@@ -353,7 +355,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       request,
       withTimeout(
         Effect.flatMap(sendOnce(request), (response) =>
-          readBounded(request.family, request.url, response, config.limits.maxResponseBytes, `${request.family} answer`).pipe(
+          readBounded(request.family, request.url, response, request.maxBytes ?? config.limits.maxResponseBytes, `${request.family} answer`).pipe(
             Effect.flatMap((bytes) => {
               const text = decoder.decode(bytes)
               try {

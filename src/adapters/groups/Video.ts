@@ -106,7 +106,9 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
         method: "GET",
         url: ctx.gatewayUrl(`/v1/video/generations/download?id=${segment}`),
         auth: ctx.apiAuth,
-        kind: "idempotent"
+        kind: "idempotent",
+        // The E3 answer carries the whole video as base64 (4/3 of its size, twice: base64 and data_url).
+        maxBytes: ctx.config.limits.maxDownloadBytes
       })
       return yield* decodeVideoDownload(answer.body)
     })
