@@ -11,6 +11,7 @@ import { demoCommand } from "./demo.js"
 import { embedCommand } from "./embed.js"
 import { emulatorCommand } from "./emulator.js"
 import { describeReport, ExitCode, reportOf } from "./ExitCode.js"
+import { withHelpConsole } from "./HelpConsole.js"
 import { imageCommand } from "./image.js"
 import { modelsCommand } from "./models.js"
 import * as Output from "./Output.js"
@@ -22,7 +23,9 @@ import { tokensCommand } from "./tokens.js"
 import { videoCommand } from "./video.js"
 
 const umg = Command.make("umg").pipe(
-  Command.withDescription("the Unified Model Gateway from the command line (UMG_BASE_URL/UMG_API_KEY, or an embedded emulator)"),
+  Command.withDescription(
+    "the Unified Model Gateway from the command line. Set UMG_BASE_URL and UMG_API_KEY to your gateway, or pass --emulator to use an embedded emulator. Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130 interrupted."
+  ),
   Command.withSubcommands([
     modelsCommand,
     chatCommand,
@@ -46,6 +49,8 @@ const cli = Command.run(umg, { name: "umg", version: "0.1.0" })
 const jsonMode = process.argv.includes("--json")
 
 const program = cli(process.argv).pipe(
+  // @effect/cli prints help and command-line errors through the Console: plain, wrapped, `umg …`.
+  withHelpConsole,
   Effect.catchAll((error) =>
     Effect.gen(function* () {
       const report = reportOf(error)

@@ -246,3 +246,20 @@ describe("umg output files and ports", () => {
     expect(busy.stderr).not.toContain("    at ")
   })
 })
+
+describe("umg help", () => {
+  it("is plain text wrapped to 80 columns when piped, with usage lines written `umg <command>` and the exit codes", async () => {
+    const { NO_COLOR: _n, ...colourable } = { ...env, NO_COLOR: "" }
+    for (const args of [["--help"], ["speak", "--help"], ["video", "--help"]]) {
+      const run = await runUmg(umg, args, colourable)
+      expect(run.code).toBe(0)
+      expect(run.stdout).not.toMatch(/\u001b\[/)
+      for (const line of run.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80)
+      expect(run.stdout).not.toMatch(/^\$ /m)
+    }
+    const top = await runUmg(umg, ["--help"], colourable)
+    expect(top.stdout).toContain("Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130")
+    const speak = await runUmg(umg, ["speak", "--help"], colourable)
+    expect(speak.stdout).toMatch(/^umg speak /m)
+  })
+})
