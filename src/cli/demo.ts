@@ -183,7 +183,7 @@ const steps: ReadonlyArray<Step> = [
       })
   },
   {
-    name: "alpha video download (E3)",
+    name: "alpha video download",
     run: (out) =>
       Effect.gen(function* () {
         const gateway = yield* Gateway

@@ -243,14 +243,14 @@ const statusCommand = Command.make("status", { ...Connection.commonOptions, task
       )
     )
   )
-).pipe(Command.withDescription("query a video task (E2)"))
+).pipe(Command.withDescription("query a video task by its id"))
 
 const downloadCommand = Command.make(
   "download",
   {
     ...Connection.commonOptions,
     taskId,
-    model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("the task's model (default: alpha, via E3)"), Options.optional),
+    model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("the task's model (default: alpha, whose video is downloaded from the gateway)"), Options.optional),
     output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the video"))
   },
   (o) =>

@@ -263,3 +263,12 @@ describe("umg help", () => {
     expect(speak.stdout).toMatch(/^umg speak /m)
   })
 })
+
+describe("umg help text", () => {
+  it("names no spec codes (E2, E7, …) a user does not know", async () => {
+    for (const args of [["--help"], ["platform", "--help"], ["video", "--help"], ["video", "get", "--help"], ["platform", "token", "--help"]]) {
+      const run = await runUmg(umg, args, env)
+      expect(run.stdout).not.toMatch(/\bE\d{1,2}\b/)
+    }
+  })
+})
