@@ -6,6 +6,7 @@ import type { HttpClient } from "@effect/platform"
 import { type Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"
+import { traceGroup } from "./Telemetry.js"
 import * as HttpTransport from "./HttpTransport.js"
 // The platform picks the socket opener: package.json `imports` maps `#umg/socket` to the Node `ws`
 // opener by default and to the browser's own WebSocket under the `browser` condition.
@@ -55,19 +56,19 @@ export const makeWithHttpClient = (
     const tokens = yield* PlatformToken.make(config, transport)
     const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
     return {
-      models: yield* Models.make(ctx),
-      messages: Messages.make(ctx),
-      native: Native.make(ctx),
-      chat: Chat.make(ctx),
-      responses: Responses.make(ctx),
-      embeddings: Embeddings.make(ctx),
-      rerank: Rerank.make(ctx),
-      speech: Speech.make(ctx),
-      images: Images.make(ctx),
-      video: Video.make(ctx),
-      realtime: Realtime.make(ctx, open),
-      live: Live.make(ctx, open),
-      platform: Platform.make(ctx, tokens)
+      models: traceGroup("models", yield* Models.make(ctx)),
+      messages: traceGroup("messages", Messages.make(ctx)),
+      native: traceGroup("native", Native.make(ctx)),
+      chat: traceGroup("chat", Chat.make(ctx)),
+      responses: traceGroup("responses", Responses.make(ctx)),
+      embeddings: traceGroup("embeddings", Embeddings.make(ctx)),
+      rerank: traceGroup("rerank", Rerank.make(ctx)),
+      speech: traceGroup("speech", Speech.make(ctx)),
+      images: traceGroup("images", Images.make(ctx)),
+      video: traceGroup("video", Video.make(ctx)),
+      realtime: traceGroup("realtime", Realtime.make(ctx, open)),
+      live: traceGroup("live", Live.make(ctx, open)),
+      platform: traceGroup("platform", Platform.make(ctx, tokens))
     }
   })
 

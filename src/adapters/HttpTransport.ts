@@ -195,8 +195,14 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
               error: new TransportError({ family: request.family, reason: "protocol", message: "a redirect this runtime cannot follow" })
             })
           }
-          if (response.status >= 200 && response.status < 300) return Effect.succeed(response)
-          return readError(request, response)
+          // The call's span (Telemetry) gets the status and the gateway's request id — never a header's value otherwise.
+          const requestId = requestIdOf(response.headers)
+          const annotate = Effect.annotateCurrentSpan({
+            "http.response.status_code": response.status,
+            ...(requestId !== undefined ? { "umg.gateway.request_id": requestId.slice(0, 200) } : {})
+          })
+          if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
+          return Effect.zipRight(annotate, readError(request, response))
         })
       )
     }

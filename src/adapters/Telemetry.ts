@@ -1,0 +1,114 @@
+/**
+ * Spans the Effect way, in one place: every call of every group runs in a span named for it
+ * (`umg.chat.create`, …) carrying the OpenTelemetry GenAI semantic-convention attributes —
+ * `gen_ai.operation.name`, `gen_ai.system` (the family), `gen_ai.request.model`, and
+ * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them; the transport adds the
+ * HTTP status and the gateway's request id. No attribute ever holds a body, a key or a token: only
+ * the model id, counts, a status and an id are read.
+ */
+import { Effect, Stream } from "effect"
+
+/** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
+const operations: Readonly<Record<string, string>> = {
+  "messages.create": "chat",
+  "messages.stream": "chat",
+  "messages.countTokens": "count_tokens",
+  "native.generate": "generate_content",
+  "native.stream": "generate_content",
+  "chat.create": "chat",
+  "chat.stream": "chat",
+  "responses.create": "chat",
+  "responses.stream": "chat",
+  "embeddings.create": "embeddings",
+  "embeddings.embedMany": "embeddings",
+  "rerank.create": "rerank",
+  "speech.create": "text_to_speech",
+  "speech.stream": "text_to_speech",
+  "images.generate": "image_generation",
+  "video.submit": "video_generation",
+  "video.get": "video_generation",
+  "video.download": "video_generation",
+  "video.poll": "video_generation",
+  "video.generate": "video_generation",
+  "realtime.connect": "realtime",
+  "live.connect": "realtime",
+  "models.list": "list_models",
+  "models.has": "list_models"
+}
+
+/** The family (`gen_ai.system`) of each group. */
+const systems: Readonly<Record<string, string>> = {
+  messages: "epsilon",
+  native: "zeta",
+  chat: "openai",
+  responses: "openai",
+  embeddings: "openai",
+  rerank: "rerank",
+  speech: "openai",
+  images: "zeta",
+  video: "video",
+  realtime: "openai",
+  live: "zeta",
+  models: "gateway",
+  platform: "platform"
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined)
+
+/** Token counts of an answer in any family's usage shape, when it has them. @category accessors */
+export const usageOf = (answer: unknown): { readonly input?: number; readonly output?: number } => {
+  if (typeof answer !== "object" || answer === null) return {}
+  const a = answer as Record<string, unknown>
+  const usage = (a.usage ?? a.usageMetadata ?? (typeof a.message === "object" && a.message !== null ? (a.message as Record<string, unknown>).usage : undefined)) as
+    | Record<string, unknown>
+    | undefined
+  if (typeof usage !== "object" || usage === null) return {}
+  const input = num(usage.input_tokens) ?? num(usage.prompt_tokens) ?? num(usage.promptTokenCount)
+  const output = num(usage.output_tokens) ?? num(usage.completion_tokens) ?? num(usage.candidatesTokenCount)
+  return { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }
+}
+
+const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
+  const first = args[0]
+  if (typeof first === "string") return undefined
+  if (typeof first === "object" && first !== null && typeof (first as { model?: unknown }).model === "string") return (first as { model: string }).model
+  return undefined
+}
+
+const annotateUsage = (answer: unknown) => {
+  const usage = usageOf(answer)
+  const attributes: Record<string, number> = {}
+  if (usage.input !== undefined) attributes["gen_ai.usage.input_tokens"] = usage.input
+  if (usage.output !== undefined) attributes["gen_ai.usage.output_tokens"] = usage.output
+  return Object.keys(attributes).length === 0 ? Effect.void : Effect.annotateCurrentSpan(attributes)
+}
+
+/**
+ * The group with every call wrapped in its span. Effects get the span around them (usage annotated
+ * from the answer); streams get it around the whole stream.
+ * @category combinators
+ */
+export const traceGroup = <G extends object>(group: string, calls: G): G => {
+  const out: Record<string, unknown> = {}
+  for (const [method, call] of Object.entries(calls)) {
+    if (typeof call !== "function") {
+      out[method] = call
+      continue
+    }
+    const name = `umg.${group}.${method}`
+    const operation = operations[`${group}.${method}`] ?? method
+    out[method] = (...args: Array<unknown>) => {
+      const result: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
+      const model = modelOf(args)
+      const attributes = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.system": systems[group] ?? group,
+        ...(model !== undefined ? { "gen_ai.request.model": model } : {})
+      }
+      if (Effect.isEffect(result)) return Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes })
+      if (Stream.StreamTypeId in (result as object)) return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, { kind: "client", attributes })
+      return result
+    }
+  }
+  return out as G
+}

@@ -1,0 +1,82 @@
+// Every gateway call is a span with the OpenTelemetry GenAI attributes, read here from an in-memory
+// tracer (Effect's own `Tracer` interface) while calls run against the emulator — and no attribute
+// holds the key.
+import { Effect, Layer, Stream, Tracer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+
+interface Recorded {
+  readonly name: string
+  readonly attributes: Map<string, unknown>
+  ended: boolean
+}
+
+const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
+  Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      const recorded: Recorded = { name, attributes, ended: false }
+      spans.push(recorded)
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: `span${spans.length}`,
+        traceId: "trace",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes,
+        links,
+        sampled: true,
+        kind,
+        end: () => void (recorded.ended = true),
+        attribute: (key, value) => void attributes.set(key, value),
+        event: () => undefined,
+        addLinks: () => undefined
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+
+let emu: Emulator
+beforeAll(async () => {
+  emu = await startEmulator({ fast: true })
+})
+afterAll(() => emu.close())
+
+describe("gateway calls as spans", () => {
+  it("carry the GenAI attributes, the HTTP status and the request id, and never the key", async () => {
+    const spans: Array<Recorded> = []
+    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const g = yield* Gateway
+          yield* g.messages.create({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user", content: "hi" }] })
+          yield* g.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
+          yield* Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }))
+          yield* g.embeddings.create({ model: "text-embedding-3-small", input: "x" })
+        }),
+        layer
+      )
+    )
+    const byName = (name: string) => spans.find((s) => s.name === name)
+    const messages = byName("umg.messages.create")
+    expect(messages?.attributes.get("gen_ai.operation.name")).toBe("chat")
+    expect(messages?.attributes.get("gen_ai.system")).toBe("epsilon")
+    expect(messages?.attributes.get("gen_ai.request.model")).toBe("epsilon-sonnet-4-5-20250929")
+    expect(messages?.attributes.get("gen_ai.usage.input_tokens")).toEqual(expect.any(Number))
+    expect(messages?.attributes.get("gen_ai.usage.output_tokens")).toEqual(expect.any(Number))
+    expect(messages?.attributes.get("http.response.status_code")).toBe(200)
+    expect(messages?.attributes.get("umg.gateway.request_id")).toMatch(/^req_/)
+    expect(byName("umg.chat.create")?.attributes.get("gen_ai.usage.input_tokens")).toEqual(expect.any(Number))
+    expect(byName("umg.chat.stream")?.attributes.get("gen_ai.request.model")).toBe("gpt-4o-mini")
+    expect(byName("umg.embeddings.create")?.attributes.get("gen_ai.operation.name")).toBe("embeddings")
+    for (const span of spans) {
+      expect(span.ended, span.name).toBe(true)
+      for (const value of span.attributes.values()) expect(String(value)).not.toContain(emu.apiKey)
+    }
+  })
+})
