@@ -179,7 +179,25 @@ const videoOptions = {
   noWait: Options.boolean("no-wait").pipe(Options.withDescription("print the task id after submitting and return")),
   dryRun: Options.boolean("dry-run").pipe(Options.withDescription("print the body that would be sent and send nothing")),
   output: Options.file("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the video (default <task_id>.mp4)"), Options.optional),
-  timeout: Options.integer("timeout").pipe(Options.withDescription("seconds to wait for the task (default 300)"), Options.withDefault(300))
+  timeout: Options.text("timeout").pipe(
+    Options.withDescription("the whole command's deadline: 300 (seconds), 90s, 5m or 1500ms (default 300)"),
+    Options.withDefault("300")
+  )
+}
+
+/** `--timeout` in milliseconds: a number of seconds, or a number with `ms`, `s` or `m`; the error names the flag. @category constructors */
+export const parseTimeout = (raw: string): Effect.Effect<number, InvalidRequest> => {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim())
+  const ms = m === null ? Number.NaN : Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1_000)
+  return Number.isFinite(ms) && ms >= 1 && ms <= 24 * 3_600_000
+    ? Effect.succeed(Math.round(ms))
+    : Effect.fail(
+        new InvalidRequest({
+          field: "--timeout",
+          rule: "duration",
+          message: `--timeout: ${JSON.stringify(raw.slice(0, 40))} is not a duration; allowed: seconds (300), or a number with ms, s or m (1500ms, 90s, 5m), up to 24 h`
+        })
+      )
 }
 
 type VideoCommandOptions = {
@@ -197,6 +215,7 @@ const runVideo = (o: VideoCommandOptions) =>
     if (Option.isNone(o.model)) return yield* Effect.fail(missingModel)
     const request: VideoRequestOptions = { ...o, model: o.model.value }
     const input = yield* videoInput(request)
+    const deadlineMs = yield* parseTimeout(o.timeout)
     // Build before anything else: an invalid request fails here, before a connection is opened.
     const body = yield* buildVideoBody(input)
     if (o.dryRun) {
@@ -215,7 +234,7 @@ const runVideo = (o: VideoCommandOptions) =>
         yield* Output.note(Output.errColour.dim(`submitted ${submitted.task_id}`))
         const done = yield* waitForVideo(submitted.task_id, {
           intervalMs: connection.pollIntervalMs,
-          timeoutMs: o.timeout * 1000,
+          timeoutMs: deadlineMs,
           onProgress: (p) => Output.progress(progressText(p))
         })
         yield* Output.endProgress
@@ -224,7 +243,13 @@ const runVideo = (o: VideoCommandOptions) =>
         yield* Output.result(o, { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved }, () =>
           `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
         )
-      })
+      }).pipe(
+        // The deadline is the whole command's: connecting, submitting, polling and saving together.
+        Effect.timeoutFail({
+          duration: deadlineMs,
+          onTimeout: () => new TimeoutError({ family: "video", phase: "poll", timeoutMs: deadlineMs, message: `umg video did not finish within its --timeout of ${deadlineMs} ms` })
+        })
+      )
     )
   })
 
