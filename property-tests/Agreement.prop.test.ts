@@ -13,6 +13,7 @@ import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
 import { buildCountTokensBody, buildMessagesBody } from "../src/core/text/messages/Messages.js"
 import { buildNativeBody } from "../src/core/text/native/Native.js"
 import { buildVideoBody } from "../src/core/video/VideoBody.js"
+import { postStatus } from "../test/support/emulatorStatus.js"
 import { startEmulator, type Emulator } from "../src/emulator/index.js"
 
 let emu: Emulator
@@ -21,15 +22,7 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-const status = async (path: string, body: unknown): Promise<number> => {
-  const res = await fetch(`${emu.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  await res.arrayBuffer()
-  return res.status
-}
+const status = (path: string, body: unknown): Promise<number> => postStatus(emu, path, body)
 
 /** Present with a value, or absent. */
 const maybe = <A>(arb: fc.Arbitrary<A>): fc.Arbitrary<A | undefined> => fc.option(arb, { nil: undefined })

@@ -7,6 +7,7 @@ import { buildSpeechBody } from "../../src/core/media/Speech.js"
 import { buildChatBody } from "../../src/core/text/chat/ChatBody.js"
 import { buildMessagesBody } from "../../src/core/text/messages/Messages.js"
 import { buildNativeBody } from "../../src/core/text/native/Native.js"
+import { postStatus } from "../support/emulatorStatus.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 let emu: Emulator
@@ -15,15 +16,7 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-const post = async (path: string, body: unknown): Promise<number> => {
-  const res = await fetch(`${emu.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  await res.arrayBuffer()
-  return res.status
-}
+const post = (path: string, body: unknown): Promise<number> => postStatus(emu, path, body)
 const accepts = (effect: Effect.Effect<unknown, unknown>): boolean => Either.isRight(Effect.runSync(Effect.either(effect)))
 
 describe("client and emulator agree on", () => {
