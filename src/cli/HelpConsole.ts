@@ -36,16 +36,25 @@ export const wrapLine = (line: string, width: number): Array<string> => {
   return out
 }
 
+/** The words of the command line before the options: `umg video status --help` → `video status`. */
+const commandPath: ReadonlyArray<string> = process.argv.slice(2).filter((a) => !a.startsWith("-"))
+
+/** The parent commands of `command` on `path` (`status` on `video status` → `video`). */
+const parentsOf = (command: string, path: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const at = path.indexOf(command)
+  return at > 0 ? path.slice(0, at) : []
+}
+
 /** Help text as it should reach the user. @category rendering */
 export const renderHelp = (text: string, plain: boolean, width: number): string => {
   let lastHeading = ""
   return (plain ? text.replace(ANSI, "") : text)
     .split("\n")
     .map((line) => {
-      const bare = line.replace(ANSI, "").trim()
       let out = line.replace(/^(\s*)\$ /, "$1")
-      // A subcommand's usage line is printed without the program: `speak …` is `umg speak …`.
-      if (lastHeading === "USAGE" && bare !== "" && !bare.startsWith("umg")) out = `umg ${out.trimStart()}`
+      const bare = out.replace(ANSI, "").trim()
+      // A subcommand's usage line is printed without the program and its parents: `status …` is `umg video status …`.
+      if (lastHeading === "USAGE" && bare !== "" && !bare.startsWith("umg")) out = `${["umg", ...parentsOf(bare.split(" ")[0] ?? "", commandPath)].join(" ")} ${out.trimStart()}`
       if (bare !== "") lastHeading = bare
       return out
     })

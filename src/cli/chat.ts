@@ -263,4 +263,4 @@ export const chatCommand = Command.make("chat", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("send one prompt to a text model and stream the reply"))
+).pipe(Command.withDescription(`send one prompt to a text model and stream the reply. Example: umg chat -m gpt-4o-mini "Say hello"`))

@@ -305,4 +305,4 @@ export const demoCommand = Command.make("demo", options, (o) =>
     const results = yield* Connection.run({ json: false, emulator: embedded }, runDemo(out))
     if (results.some((r) => r.status === "failed")) process.exitCode = ExitCode.failure
   })
-).pipe(Command.withDescription("a tour of every capability (embedded emulator unless UMG_BASE_URL is set)"))
+).pipe(Command.withDescription(`a tour of every capability (embedded emulator unless UMG_BASE_URL is set). Example: umg demo --out demo-files`))

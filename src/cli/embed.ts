@@ -98,4 +98,4 @@ export const embedCommand = Command.make("embed", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("embed texts; one JSON line per input, in order"))
+).pipe(Command.withDescription(`embed texts; one JSON line per input, in order. Example: umg embed -m text-embedding-3-small "first text" "second text"`))

@@ -67,4 +67,4 @@ export const emulatorCommand = Command.make("emulator", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("run the local gateway emulator in the foreground"))
+).pipe(Command.withDescription(`run the local gateway emulator in the foreground. Example: umg emulator --port 8787 --fast`))

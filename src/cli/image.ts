@@ -43,4 +43,4 @@ export const imageCommand = Command.make("image", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("generate an image and write it to a file"))
+).pipe(Command.withDescription(`generate an image and write it to a file. Example: umg image -m zeta-2.5-flash-image -o fox.png "a red fox in snow"`))

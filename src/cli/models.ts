@@ -31,4 +31,4 @@ export const modelsCommand = Command.make("models", options, (o) =>
       yield* Output.note(Output.errColour.dim(`${models.length} models (${o.format} format)`))
     })
   )
-).pipe(Command.withDescription("list the models this key may use"))
+).pipe(Command.withDescription(`list the models this key may use. Example: umg models --format messages`))

@@ -22,7 +22,7 @@ const loginCommand = Command.make("login", { ...Connection.commonOptions }, (o) 
       yield* Output.result(o, { loggedIn: true, tokenLength: length }, () => `${Output.colour.green("✓")} logged in (a ${length}-character token; not shown)`)
     })
   )
-).pipe(Command.withDescription("get a platform token with UMG_PLATFORM_USERNAME and UMG_PLATFORM_PASSWORD"))
+).pipe(Command.withDescription(`get a platform token with UMG_PLATFORM_USERNAME and UMG_PLATFORM_PASSWORD. Example: umg platform login`))
 
 const textToVideoCommand = Command.make(
   "text-to-video",
@@ -52,7 +52,7 @@ const textToVideoCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("submit a platform text-to-video task"))
+).pipe(Command.withDescription(`submit a platform text-to-video task. Example: umg platform text-to-video -m MODEL --prompt "a paper boat" --duration 5 --aspect-ratio 16:9`))
 
 const url = (name: string) => Options.text(name).pipe(Options.withDescription(`${name} (URL; advanced mode)`), Options.optional)
 
@@ -99,7 +99,7 @@ const shootCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription("Any Shoot: creative mode, or advanced mode with the four image URLs"))
+).pipe(Command.withDescription(`Any Shoot: creative mode, or advanced mode with the four image URLs. Example: umg platform shoot --size 1024x1024 --text "on a beach" --image https://example.com/product.png`))
 
 /** The `umg platform` command group. @category commands */
 export const platformCommand = Command.make("platform").pipe(

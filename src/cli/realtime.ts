@@ -98,4 +98,4 @@ export const realtimeCommand = Command.make("realtime", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("one text turn over the realtime WebSocket, deltas printed as they arrive"))
+).pipe(Command.withDescription(`one text turn over the realtime WebSocket, deltas printed as they arrive. Example: umg realtime -m gpt-realtime "Say hello"`))

@@ -38,4 +38,4 @@ export const rerankCommand = Command.make("rerank", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("rank documents by relevance to a query"))
+).pipe(Command.withDescription(`rank documents by relevance to a query. Example: umg rerank -m rerank-v1 -q "capital of France" "Paris is in France" "Berlin is in Germany"`))

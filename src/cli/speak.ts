@@ -42,4 +42,4 @@ export const speakCommand = Command.make("speak", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("turn text into speech and write the audio to a file"))
+).pipe(Command.withDescription(`turn text into speech and write the audio to a file. Example: umg speak -m gpt-4o-mini-tts --voice alloy -o hello.mp3 "Hello there"`))

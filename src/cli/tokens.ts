@@ -30,4 +30,4 @@ export const tokensCommand = Command.make("tokens", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription("count the input tokens of a prompt (epsilon models)"))
+).pipe(Command.withDescription(`count the input tokens of a prompt (epsilon models). Example: umg tokens -m epsilon-sonnet-4-5-20250929 "How many tokens is this?"`))

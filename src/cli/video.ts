@@ -268,7 +268,7 @@ const statusCommand = Command.make("status", { ...Connection.commonOptions, task
       )
     )
   )
-).pipe(Command.withDescription("query a video task by its id"))
+).pipe(Command.withDescription(`query a video task by its id. Example: umg video status video_abc123`))
 
 const downloadCommand = Command.make(
   "download",
@@ -293,10 +293,10 @@ const downloadCommand = Command.make(
         yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
       })
     )
-).pipe(Command.withDescription("write a succeeded task's video to a file"))
+).pipe(Command.withDescription("write a succeeded task's video to a file. Example: umg video download -o out.mp4 video_abc123"))
 
 /** The `umg video` command with its `status` and `download` subcommands. @category commands */
 export const videoCommand = Command.make("video", videoOptions, runVideo).pipe(
-  Command.withDescription("generate a video: build the family's body, submit, poll with progress, save"),
+  Command.withDescription(`generate a video: build the family's body, submit, poll with progress, save. Example: umg video -m beta-3.1-fast-generate-001 --prompt "a calm sea" --duration 8 --timeout 5m`),
   Command.withSubcommands([statusCommand, downloadCommand])
 )

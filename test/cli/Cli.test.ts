@@ -292,3 +292,24 @@ describe("umg video --timeout", () => {
     }
   })
 })
+
+describe("umg help examples", () => {
+  it("gives each command one example, written as it is typed", async () => {
+    for (const [args, example] of [
+      [["chat", "--help"], "Example: umg chat -m gpt-4o-mini"],
+      [["video", "status", "--help"], "Example: umg video status"],
+      [["speak", "--help"], "Example: umg speak -m gpt-4o-mini-tts"]
+    ] as const) {
+      const run = await runUmg(umg, [...args], env)
+      expect(run.stdout.replace(/\s+/g, " ")).toContain(example)
+    }
+    const status = await runUmg(umg, ["video", "status", "--help"], env)
+    expect(status.stdout).toMatch(/^umg video status /m)
+  })
+
+  it("runs the chat example as written, against the emulator", async () => {
+    const run = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "Say hello"], env)
+    expect(run.code).toBe(0)
+    expect(run.stdout.trim().length).toBeGreaterThan(0)
+  })
+})
