@@ -6,7 +6,8 @@ import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src
 import { buildNativeBody, parseNativeModel } from "../src/core/text/native/Native.js"
 import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
 import { buildResponsesBody } from "../src/core/text/responses/ResponsesBody.js"
-import { type Capability, ensureRoute, routeFor } from "../src/core/gateway/Routing.js"
+import { ensureRoute, routeFor } from "../src/core/gateway/Routing.js"
+import { type Capability } from "../src/core/gateway/Catalog.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
 const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Base64 from "../../src/core/wire/Base64.js"
+import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 import { buildEmbeddingsBody, decodeEmbeddings, embeddingModels, encodeEmbeddingBase64 } from "../../src/core/media/Embeddings.js"
 
-const ok = (input: unknown, models?: typeof embeddingModels) => buildEmbeddingsBody(input, models === undefined ? {} : { models })
-const bad = (input: unknown, models?: typeof embeddingModels) => Effect.flip(buildEmbeddingsBody(input, models === undefined ? {} : { models }))
+const ok = (input: unknown) => buildEmbeddingsBody(input)
+const bad = (input: unknown) => Effect.flip(buildEmbeddingsBody(input))
 
 describe("buildEmbeddingsBody", () => {
   it.effect("builds the minimal body and leaves encoding_format to the gateway's default", () =>
@@ -65,15 +66,16 @@ describe("buildEmbeddingsBody", () => {
     })
   )
 
-  it.effect("lets an unknown model carry any positive dimensions, and a user table bound them", () =>
+  it.effect("lets an unknown model carry any positive dimensions, and a user's catalog entry bound them", () =>
     Effect.gen(function* () {
       const unknown = { allowUnknownModels: true }
       expect((yield* buildEmbeddingsBody({ model: "my-new-embed", input: "x", dimensions: 9999 }, unknown)).dimensions).toBe(9999)
-      const models = { ...embeddingModels, "my-embed": { nativeDimensions: 256, supportsDimensions: true } }
-      expect((yield* buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 256 }, { ...unknown, models })).dimensions).toBe(256)
-      const e = yield* Effect.flip(buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 257 }, { ...unknown, models }))
+      const catalog = extendRouteCatalog([{ match: { exact: "my-embed" }, capabilities: ["embeddings"], embedding: { nativeDimensions: 256, supportsDimensions: true } }])
+      expect((yield* buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 256 }, { catalog })).dimensions).toBe(256)
+      const e = yield* Effect.flip(buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 257 }, { catalog }))
       expect(e).toMatchObject({ rule: "range" })
       expect(yield* bad({ model: "my-embed", input: "x" })).toMatchObject({ rule: "unknown-model" })
+      expect(embeddingModels["zeta-embedding-001"]).toEqual({ nativeDimensions: 3072, supportsDimensions: true })
       expect((yield* ok({ model: "zeta-embedding-001", input: "x", dimensions: 3072 })).dimensions).toBe(3072)
     })
   )

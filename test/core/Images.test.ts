@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Base64 from "../../src/core/wire/Base64.js"
-import { extendRouteCatalog } from "../../src/core/gateway/Routing.js"
+import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 import { buildImagesBody, decodeImages, imageModels } from "../../src/core/media/Images.js"
 
 const base = { model: "zeta-2.5-flash-image", prompt: "a red fox in snow" }

@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../../src/core/text/messages/Messages.js"
-import { extendRouteCatalog } from "../../src/core/gateway/Routing.js"
+import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

@@ -10,17 +10,33 @@ import {
   realtimeVersion,
   validateRealtimeClientEvent
 } from "../../src/core/realtime/Realtime.js"
+import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 
 describe("realtimeVersion", () => {
-  it.effect("reads the event style of each model from the table, which a user may extend", () =>
+  it.effect("reads the event style of each model from the one catalog, which a user may extend", () =>
     Effect.gen(function* () {
       expect(yield* realtimeVersion("gpt-realtime")).toBe("v1")
       expect(yield* realtimeVersion("gpt-realtime-mini")).toBe("v1")
       expect(yield* realtimeVersion("gpt-realtime-2")).toBe("v2")
-      expect(yield* realtimeVersion("gpt-realtime-3", { ...realtimeModels, "gpt-realtime-3": "v2" })).toBe("v2")
-      const e = yield* Effect.flip(realtimeVersion("gpt-4o"))
-      expect(e).toMatchObject({ field: "model", rule: "one-of" })
-      for (const id of ["gpt-realtime", "gpt-realtime-mini", "gpt-realtime-2"]) expect(e.message).toContain(id)
+      expect(realtimeModels).toEqual({ "gpt-realtime-2": "v2", "gpt-realtime": "v1", "gpt-realtime-mini": "v1" })
+      const catalog = extendRouteCatalog([{ match: { exact: "gpt-realtime-3" }, capabilities: ["realtime"], realtime: "v2" }])
+      expect(yield* realtimeVersion("gpt-realtime-3", { catalog })).toBe("v2")
+    })
+  )
+
+  it.effect("refuses another family's model naming its family and endpoint, and an unlisted one unless allowUnknownModels", () =>
+    Effect.gen(function* () {
+      const chat = yield* Effect.flip(realtimeVersion("gpt-4o"))
+      expect(chat).toMatchObject({ field: "model", rule: "route" })
+      expect(chat.message).toContain("is a chat model")
+      expect(chat.message).toContain("POST /v1/chat/completions")
+      const live = yield* Effect.flip(buildSessionUpdate("zeta-live-2.5-flash-native-audio", {}))
+      expect(live.message).toContain("GET /ws/v1beta/models/zeta-live-2.5-flash-native-audio/liveStream")
+      const unknown = yield* Effect.flip(realtimeVersion("gpt-realtime-9"))
+      expect(unknown).toMatchObject({ field: "model", rule: "unknown-model" })
+      for (const id of ["gpt-realtime", "gpt-realtime-mini", "gpt-realtime-2"]) expect(unknown.message).toContain(id)
+      expect(yield* realtimeVersion("gpt-realtime-9", { allowUnknownModels: true })).toBe("v1")
+      expect(yield* Effect.flip(realtimeVersion("gpt-9"))).toMatchObject({ rule: "unknown-model" })
     })
   )
 })
@@ -76,6 +92,53 @@ describe("buildSessionUpdate", () => {
       expect(yield* Effect.flip(buildSessionUpdate("gpt-realtime", { modalities: ["video"] }))).toMatchObject({ field: "session.modalities[0]", rule: "one-of" })
       expect(yield* Effect.flip(buildSessionUpdate("gpt-realtime", { modalities: [] }))).toMatchObject({ field: "session.modalities", rule: "non-empty" })
       expect(yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { output_modalities: ["text", "audio"] }))).toMatchObject({ rule: "max-items" })
+    })
+  )
+})
+
+describe("closed realtime sessions and events", () => {
+  it.effect("refuses an unknown session field naming the nearest known one, per style", () =>
+    Effect.gen(function* () {
+      const v1 = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { modalites: ["text"] }))
+      expect(v1).toMatchObject({ field: "session.modalites", rule: "unknown-field" })
+      expect(v1.message).toContain("unknown field `modalites` in session; did you mean `modalities`?")
+      const v2 = yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { instrucions: "hi" }))
+      expect(v2.message).toContain("did you mean `instructions`?")
+      const none = yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { zzzzzzzz: 1 }))
+      expect(none.message).not.toContain("did you mean")
+      const audio = yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { audio: { output: { voise: "marin" } } }))
+      expect(audio).toMatchObject({ field: "session.audio.output.voise", rule: "unknown-field" })
+      expect(audio.message).toContain("did you mean `voice`?")
+      const typed = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { instructions: 5 }))
+      expect(typed).toMatchObject({ field: "session.instructions", rule: "schema" })
+    })
+  )
+
+  it.effect("merges session.extra into the session and refuses a key that names a known field", () =>
+    Effect.gen(function* () {
+      const ok = yield* buildSessionUpdate("gpt-realtime-2", { output_modalities: ["text"], extra: { new_knob: true } })
+      expect(ok.session).toEqual({ type: "realtime", output_modalities: ["text"], new_knob: true })
+      const clash = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { extra: { voice: "alloy" } }))
+      expect(clash).toMatchObject({ field: "session.extra.voice", rule: "extra-known" })
+    })
+  )
+
+  it.effect("refuses an unknown top-level event field or response field, and merges an event's extra", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(validateRealtimeClientEvent("gpt-realtime", { type: "input_audio_buffer.append", audio: "AAAA", audoi: "x" }))
+      expect(e).toMatchObject({ field: "audoi", rule: "unknown-field" })
+      expect(e.message).toContain("did you mean `audio`?")
+      const r = yield* Effect.flip(validateRealtimeClientEvent("gpt-realtime-2", { type: "response.create", response: { instruction: "x" } }))
+      expect(r).toMatchObject({ field: "response.instruction", rule: "unknown-field" })
+      const extra = yield* validateRealtimeClientEvent("gpt-realtime", { type: "input_audio_buffer.commit", extra: { trace: "t1" } })
+      expect(extra).toEqual({ type: "input_audio_buffer.commit", trace: "t1" })
+    })
+  )
+
+  it.effect("refuses values that cannot be sent as JSON, naming the path", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { instructions: 1n }))
+      expect(e).toMatchObject({ field: "session.instructions", rule: "json" })
     })
   )
 })

@@ -1,15 +1,8 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
-import {
-  type Capability,
-  defaultRouteCatalog,
-  ensureRoute,
-  extendRouteCatalog,
-  nativePaths,
-  routeFor,
-  routeForCapability
-} from "../../src/core/gateway/Routing.js"
+import { ensureRoute, nativePaths, routeFor, routeForCapability } from "../../src/core/gateway/Routing.js"
+import { type Capability, defaultRouteCatalog, extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = Effect.runSync(Effect.either(effect))

@@ -12,6 +12,7 @@ import {
   realtimeVersion,
   validateRealtimeClientEvent,
   type RealtimeServerEvent,
+  type RealtimeSessionInput,
   type RealtimeVersion
 } from "../../core/realtime/Realtime.js"
 import type * as GroupContext from "../GroupContext.js"
@@ -27,8 +28,8 @@ export interface RealtimeClientEvent {
 /** Options of `realtime.connect`. @category models */
 export interface RealtimeConnectOptions {
   readonly model: string
-  /** Session fields for the first `session.update` (v1 `modalities`, v2 `output_modalities`, …). */
-  readonly session?: Readonly<Record<string, unknown>>
+  /** Session fields for the first `session.update` (v1 `modalities`, v2 `output_modalities`, …; `extra` for fields umg does not know). */
+  readonly session?: RealtimeSessionInput
 }
 
 /** An open realtime session. @category models */
@@ -49,8 +50,9 @@ export const webSocketUrl = (httpUrl: string): string => httpUrl.replace(/^http(
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): RealtimeGroup => ({
   connect: (options) =>
     Effect.gen(function* () {
-      const version = yield* realtimeVersion(options.model)
-      const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session)
+      const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
+      const version = yield* realtimeVersion(options.model, routing)
+      const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
       const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
         family: "realtime",
         url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
@@ -63,7 +65,7 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
         maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
         secrets: secretsOf(ctx.config),
         decode: decodeRealtimeServerEvent,
-        validate: (event) => validateRealtimeClientEvent(options.model, event),
+        validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
         open
       })
       if (update !== undefined) yield* session.send(update as unknown as RealtimeClientEvent)

@@ -1,34 +1,12 @@
 /**
- * Which endpoint, and which body shape, a model id goes to: routing is data (an ordered catalog of
- * model-id patterns) that a user extends for new ids, so one family's body never reaches another
- * family's endpoint.
+ * Which endpoint, and which body shape, a model id goes to, read from the one model catalog
+ * (`Catalog.ts`), so one family's body never reaches another family's endpoint.
  */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import * as Rules from "../validation/Rules.js"
-import { videoFamilyFromPrefix, videoModels } from "../video/VideoCatalog.js"
-
-/**
- * What a request asks the gateway to do; each capability has one endpoint and one body shape.
- * `countTokens` is the messages family's token counter.
- * @category models
- */
-export const Capability = Schema.Literal(
-  "messages",
-  "countTokens",
-  "native",
-  "chat",
-  "responses",
-  "embeddings",
-  "rerank",
-  "speech",
-  "images",
-  "video",
-  "realtime",
-  "live"
-)
-/** @category models */
-export type Capability = typeof Capability.Type
+import { videoFamilyFromPrefix } from "../video/VideoCatalog.js"
+import { Capability, entryFor, knownModels, listsModel, type RouteEntry, type RoutingOptions, unmatchedEntry } from "./Catalog.js"
 
 /** The name of a request body's shape, as the per-family builders produce it. @category models */
 export const BodyShape = Schema.Literal(
@@ -68,152 +46,6 @@ export const Route = Schema.Struct({
 })
 /** @category models */
 export type Route = typeof Route.Type
-
-/** How a catalog entry matches a model id. @category models */
-export type ModelMatch =
-  | { readonly exact: string }
-  | { readonly prefix: string }
-  | { readonly pattern: RegExp }
-
-/**
- * One catalog line: the ids it matches, the capabilities those models may use (the first is the
- * preferred one, `routeFor`'s answer), and for realtime the event style.
- * @category models
- */
-export interface RouteEntry {
-  readonly match: ModelMatch
-  readonly capabilities: readonly [Capability, ...Array<Capability>]
-  readonly realtime?: "v1" | "v2"
-  /** Why this entry exists, quoted in errors (e.g. "the GPT-5 Pro family is served only by /v1/responses"). */
-  readonly note?: string
-  /**
-   * The ids of this entry the gateway is known to serve. Another id the entry matches has a family but
-   * is unknown: refused unless `allowUnknownModels`. Without a list, every id the entry matches is known
-   * (an exact entry, or a user's entry for a new family of ids).
-   */
-  readonly models?: ReadonlyArray<string>
-}
-
-/** An ordered list of entries; the first entry that matches a model id wins. @category models */
-export type RouteCatalog = ReadonlyArray<RouteEntry>
-
-/** The entry of a model id nothing in the catalog matches: no family, no known model. */
-const FALLBACK: RouteEntry = { match: { pattern: /^/ }, capabilities: ["chat", "responses"] }
-
-const videoIds = (prefix: string): ReadonlyArray<string> => Object.keys(videoModels).filter((id) => videoFamilyFromPrefix(id) !== undefined && id.startsWith(prefix))
-
-/**
- * The gateway's model catalog (gateway-api.md "Capability routing" and the model ids of E1, E8, E10–E16):
- * every known model id with the capabilities it may use, specific entries before general ones. The one
- * list of model ids: realtime styles and video ids are read from here too (video limits per id live in
- * `VideoCatalog`, keyed by the same ids).
- * @category catalog
- */
-export const defaultRouteCatalog: RouteCatalog = [
-  {
-    match: { prefix: "zeta-embedding-" },
-    capabilities: ["embeddings"],
-    models: ["zeta-embedding-001"],
-    note: "zeta embedding models use /v1/embeddings, never the native shape"
-  },
-  { match: { exact: "zeta-2.5-flash-image" }, capabilities: ["images", "native"] },
-  { match: { exact: "zeta-3-pro-image-preview" }, capabilities: ["images", "native"] },
-  { match: { prefix: "zeta-live-" }, capabilities: ["live"], models: ["zeta-live-2.5-flash-native-audio"] },
-  { match: { prefix: "zeta-" }, capabilities: ["native"], models: ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-2.5-flash-lite", "zeta-3-pro-preview"] },
-  {
-    match: { prefix: "epsilon-" },
-    capabilities: ["messages", "countTokens"],
-    models: [
-      "epsilon-opus-4-5-20251101",
-      "epsilon-haiku-4-5-20251001",
-      "epsilon-sonnet-4-5-20250929",
-      "epsilon-opus-4-1-20250805",
-      "epsilon-sonnet-4-20250514",
-      "epsilon-3-haiku-20240307"
-    ]
-  },
-  {
-    match: { prefix: "text-embedding-" },
-    capabilities: ["embeddings"],
-    models: ["text-embedding-3-small", "text-embedding-3-large", "text-embedding-ada-002"]
-  },
-  { match: { prefix: "rerank-" }, capabilities: ["rerank"], models: ["rerank-v1"] },
-  { match: { exact: "gpt-4o-mini-tts" }, capabilities: ["speech"] },
-  { match: { prefix: "tts-" }, capabilities: ["speech"], models: ["tts-1", "tts-1-hd"] },
-  { match: { exact: "gpt-realtime-2" }, capabilities: ["realtime"], realtime: "v2" },
-  { match: { prefix: "gpt-realtime" }, capabilities: ["realtime"], realtime: "v1", models: ["gpt-realtime", "gpt-realtime-mini"] },
-  {
-    match: { pattern: /^gpt-5(?:\.\d+)?-pro(?:-|$)/ },
-    capabilities: ["responses"],
-    models: ["gpt-5-pro"],
-    note: "the GPT-5 Pro family is served only by /v1/responses"
-  },
-  { match: { pattern: /^(?:gpt-5(?:[.-]|$)|o\d)/ }, capabilities: ["responses", "chat"], models: ["gpt-5", "o3", "o4-mini"] },
-  { match: { pattern: /^(?:gpt-4|gpt-3\.5|chatgpt-)/ }, capabilities: ["chat", "responses"], models: ["gpt-4.1", "gpt-4o", "gpt-4o-mini"] },
-  { match: { prefix: "alpha-" }, capabilities: ["video"], models: videoIds("alpha-") },
-  { match: { prefix: "beta-" }, capabilities: ["video"], models: videoIds("beta-") },
-  { match: { prefix: "gamma" }, capabilities: ["video"], models: videoIds("gamma") },
-  { match: { prefix: "delta-" }, capabilities: ["video"], models: videoIds("delta-") }
-]
-
-/**
- * A catalog with the user's entries in front of the base catalog, so they win over the defaults.
- * @category catalog
- */
-export const extendRouteCatalog = (entries: RouteCatalog, base: RouteCatalog = defaultRouteCatalog): RouteCatalog => [
-  ...entries,
-  ...base
-]
-
-/** Options of the routing functions. @category models */
-export interface RoutingOptions {
-  /** The catalog to route with; `defaultRouteCatalog` when absent. */
-  readonly catalog?: RouteCatalog
-  /**
-   * Accept model ids the catalog does not list (for a gateway newer than umg). A model of another
-   * family is still refused; an id with no known family may go to any capability. Default false.
-   */
-  readonly allowUnknownModels?: boolean
-}
-
-const matches = (match: ModelMatch, model: string): boolean => {
-  if ("exact" in match) return model === match.exact
-  if ("prefix" in match) return model.startsWith(match.prefix)
-  // A user's RegExp may be global/sticky; reset so `test` does not depend on a previous call.
-  match.pattern.lastIndex = 0
-  return match.pattern.test(model)
-}
-
-/** The catalog entry of a model id (the fallback chat entry when nothing matches). @category catalog */
-export const entryFor = (model: string, options: RoutingOptions = {}): RouteEntry =>
-  (options.catalog ?? defaultRouteCatalog).find((e) => matches(e.match, model)) ?? FALLBACK
-
-// An entry without a `models` list vouches for every id it matches (an exact entry, or a user's own).
-const listsModel = (entry: RouteEntry, model: string): boolean => entry.models === undefined || entry.models.includes(model)
-
-/** Whether the catalog lists a model id as one the gateway serves. @category catalog */
-export const isKnownModel = (model: string, options: RoutingOptions = {}): boolean => {
-  const entry = entryFor(model, options)
-  return entry !== FALLBACK && listsModel(entry, model)
-}
-
-/** The model ids the catalog lists for a capability, in catalog order. @category catalog */
-export const knownModels = (capability: Capability, options: RoutingOptions = {}): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  for (const entry of options.catalog ?? defaultRouteCatalog) {
-    if (!entry.capabilities.includes(capability)) continue
-    const ids = "exact" in entry.match ? [entry.match.exact] : (entry.models ?? [])
-    for (const id of ids) if (!out.includes(id) && entryFor(id, options) === entry) out.push(id)
-  }
-  return out
-}
-
-/** The realtime event style of every realtime model the catalog lists. @category catalog */
-export const realtimeStyles = (options: RoutingOptions = {}): Readonly<Record<string, "v1" | "v2">> => {
-  const out: Record<string, "v1" | "v2"> = Object.create(null)
-  for (const id of knownModels("realtime", options)) out[id] = entryFor(id, options).realtime ?? "v1"
-  return out
-}
 
 /** What a capability's models are called in errors ("a rerank model"). */
 const familyNames: Readonly<Record<Capability, string>> = {
@@ -340,7 +172,7 @@ export const routeForCapability = (
         }; for a model newer than umg's catalog pass allowUnknownModels: true`
       )
     }
-    if (entry === FALLBACK) {
+    if (entry === unmatchedEntry) {
       return options.allowUnknownModels === true ? Effect.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
     }
     if (entry.capabilities.includes(capability)) {

@@ -4,28 +4,19 @@ import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
+import { ensureRoute } from "../gateway/Routing.js"
+import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { at, describe, fail, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
 
-/** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
-export interface EmbeddingModel {
-  readonly nativeDimensions: number
-  readonly supportsDimensions: boolean
-}
-
 /**
- * The embedding models of E12. Extend it by passing `{ ...embeddingModels, "my-model": {…} }` to
- * `buildEmbeddingsBody`. A model not in the table may carry any positive `dimensions` (its native
- * size is unknown here, so only the gateway can refuse a size too large).
+ * The embedding models of E12 and their native sizes, read from the one model catalog. Extend the
+ * catalog (`extendRouteCatalog([{ match: { exact: id }, capabilities: ["embeddings"], embedding: {…} }])`)
+ * and pass it as `catalog`. A model the catalog has no size for may carry any positive `dimensions`
+ * (only the gateway can refuse a size too large).
  * @category models
  */
-export const embeddingModels: Readonly<Record<string, EmbeddingModel>> = {
-  "text-embedding-3-small": { nativeDimensions: 1536, supportsDimensions: true },
-  "text-embedding-3-large": { nativeDimensions: 3072, supportsDimensions: true },
-  "text-embedding-ada-002": { nativeDimensions: 1536, supportsDimensions: false },
-  "zeta-embedding-001": { nativeDimensions: 3072, supportsDimensions: true }
-}
+export const embeddingModels: Readonly<Record<string, EmbeddingModel>> = embeddingSizes()
 
 /** The two encodings of E12. @category models */
 export const EncodingFormat = Schema.Literal("float", "base64")
@@ -45,11 +36,8 @@ export type EmbeddingsBody = typeof EmbeddingsBody.Type
 /** An embeddings body as callers write it, with the `extra` escape hatch. @category models */
 export type EmbeddingsBodyInput = WithExtra<EmbeddingsBody>
 
-/** Options of `buildEmbeddingsBody`: routing (catalog, `allowUnknownModels`) and the models' sizes. @category models */
-export interface EmbeddingsOptions extends RoutingOptions {
-  /** Native sizes per model (default `embeddingModels`); extend with `{ ...embeddingModels, id: {…} }`. */
-  readonly models?: Readonly<Record<string, EmbeddingModel>>
-}
+/** Options of `buildEmbeddingsBody`: the catalog (with the models' sizes) and `allowUnknownModels`. @category models */
+export type EmbeddingsOptions = RoutingOptions
 
 const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
 
@@ -62,7 +50,6 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
  */
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
-    const models = options.models ?? embeddingModels
     const obj = yield* embeddingsBody.open(input)
     const model = yield* requiredString(obj, "model")
     yield* ensureRoute(model, "embeddings", options)
@@ -82,7 +69,7 @@ export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions =
     if (format !== undefined) body.encoding_format = yield* oneOf(format, "encoding_format", ["float", "base64"])
     const dims = optional(obj, "dimensions")
     if (dims !== undefined) {
-      const known = Object.hasOwn(models, model) ? models[model] : undefined
+      const known = embeddingModelOf(model, options)
       if (known !== undefined && !known.supportsDimensions)
         return yield* fail(
           "dimensions",

@@ -1,7 +1,8 @@
 /** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { ensureRoute, type RoutingOptions } from "../gateway/Routing.js"
+import { ensureRoute } from "../gateway/Routing.js"
+import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
 import { fail, number, oneOf, optional, requiredString, string } from "../validation/Rules.js"
 

@@ -6,28 +6,32 @@ import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { realtimeStyles } from "../gateway/Routing.js"
-import { guardReads, sendable, sendableResult } from "../validation/Closed.js"
-import { type Json, array, at, describe, fail, notAllowed, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
+import { routeForCapability } from "../gateway/Routing.js"
+import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import { type Json, array, at, conform, describe, fail, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"
 
 /**
- * Realtime models and their event style, read from the one model catalog (`defaultRouteCatalog`).
- * Extend it by passing `{ ...realtimeModels, id: "v2" }`.
+ * Options of the realtime builders: the one model catalog (extend it with
+ * `extendRouteCatalog([{ match: { exact: id }, capabilities: ["realtime"], realtime: "v2" }])`) and
+ * `allowUnknownModels` (an unlisted `gpt-realtime…` id takes its entry's style).
  * @category models
  */
+export type RealtimeOptions = RoutingOptions
+
+/** Realtime models and their event style, read from the one model catalog. @category models */
 export const realtimeModels: Readonly<Record<string, RealtimeVersion>> = realtimeStyles()
 
-/** The event style of a realtime model; an unknown model is an `InvalidRequest` listing the known ones. @category routing */
-export const realtimeVersion = (
-  model: unknown,
-  models: Readonly<Record<string, RealtimeVersion>> = realtimeModels
-): Effect.Effect<RealtimeVersion, InvalidRequest> => {
-  if (typeof model === "string" && Object.hasOwn(models, model)) return Effect.succeed(models[model]!)
-  return notAllowed("model", model, Object.keys(models), "realtime")
-}
+/**
+ * The event style of a realtime model, from the catalog: a model of another family is refused naming
+ * its family and endpoint, an unlisted one listing the known realtime models (unless `allowUnknownModels`).
+ * @category routing
+ */
+export const realtimeVersion = (model: unknown, options: RealtimeOptions = {}): Effect.Effect<RealtimeVersion, InvalidRequest> =>
+  Effect.map(routeForCapability(model, "realtime", options), (route) => (route.shape === "realtime-v2" ? "v2" : "v1"))
 
 // v1 session fields that v2 moved, and where to (the message tells the caller what to write instead).
 const movedInV2: Readonly<Record<string, string>> = {
@@ -51,6 +55,85 @@ const v2Only: Readonly<Record<string, string>> = {
 }
 
 const modalityValues = ["text", "audio"] as const
+
+const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Modalities = Schema.Array(Schema.Literal(...modalityValues))
+const TokenCap = Schema.Union(Schema.Int, Schema.Literal("inf"))
+
+/*
+ * Closed sessions (protocol-notes §4.2): the top level of each style's session is closed. Open, as
+ * upstream leaves them: transcription, turn detection and noise reduction settings, audio formats
+ * (v2 objects), `tools` items, `tool_choice` objects, `tracing`, `prompt`, `reasoning`. The v2
+ * `audio` object is closed at its first two levels (`input`/`output` and their members).
+ */
+
+/** The session of a realtime v1 `session.update` (flat). @category schemas */
+export const RealtimeSessionV1 = Schema.Struct({
+  model: opt(Schema.String),
+  modalities: opt(Modalities),
+  instructions: opt(Schema.String),
+  voice: opt(Schema.String),
+  speed: opt(Schema.Number),
+  input_audio_format: opt(Schema.String),
+  output_audio_format: opt(Schema.String),
+  input_audio_transcription: opt(Schema.NullOr(Open)),
+  turn_detection: opt(Schema.NullOr(Open)),
+  input_audio_noise_reduction: opt(Schema.NullOr(Open)),
+  max_response_output_tokens: opt(TokenCap),
+  temperature: opt(Schema.Number),
+  tools: opt(Schema.Array(Open)),
+  tool_choice: opt(Schema.Union(Schema.String, Open)),
+  tracing: opt(Schema.Union(Schema.String, Open, Schema.Null))
+})
+/** @category models */
+export type RealtimeSessionV1 = typeof RealtimeSessionV1.Type
+
+const RealtimeAudioInputV2 = Schema.Struct({
+  format: opt(Open),
+  transcription: opt(Schema.NullOr(Open)),
+  turn_detection: opt(Schema.NullOr(Open)),
+  noise_reduction: opt(Schema.NullOr(Open))
+})
+const RealtimeAudioOutputV2 = Schema.Struct({ format: opt(Open), voice: opt(Schema.String), speed: opt(Schema.Number) })
+
+/** The `audio` object of a v2 session: `input` and `output`, each with its known members. @category schemas */
+export const RealtimeAudioV2 = Schema.Struct({ input: opt(RealtimeAudioInputV2), output: opt(RealtimeAudioOutputV2) })
+
+/** The session of a realtime v2 `session.update` (nested, `type: "realtime"`). @category schemas */
+export const RealtimeSessionV2 = Schema.Struct({
+  type: Schema.Literal("realtime"),
+  model: opt(Schema.String),
+  output_modalities: opt(Schema.Tuple(Schema.Literal(...modalityValues))),
+  audio: opt(RealtimeAudioV2),
+  instructions: opt(Schema.String),
+  max_output_tokens: opt(TokenCap),
+  tools: opt(Schema.Array(Open)),
+  tool_choice: opt(Schema.Union(Schema.String, Open)),
+  tracing: opt(Schema.Union(Schema.String, Open, Schema.Null)),
+  include: opt(Schema.Array(Schema.String)),
+  prompt: opt(Schema.NullOr(Open)),
+  truncation: opt(Schema.Union(Schema.String, Open)),
+  reasoning: opt(Open),
+  parallel_tool_calls: opt(Schema.Boolean)
+})
+/** @category models */
+export type RealtimeSessionV2 = typeof RealtimeSessionV2.Type
+
+/**
+ * A session as callers write it for `buildSessionUpdate`: either style's fields (v2's `type` may be
+ * left out), plus `extra` for fields umg does not know yet (merged into the session).
+ * @category models
+ */
+export type RealtimeSessionInput =
+  | WithExtra<RealtimeSessionV1>
+  | WithExtra<Omit<RealtimeSessionV2, "type"> & { readonly type?: "realtime"; readonly modalities?: ReadonlyArray<"text" | "audio"> }>
+
+/** The `response` of a `response.create` event, per style (protocol-notes §4.2); its members stay open. */
+const responseFields: Readonly<Record<RealtimeVersion, ReadonlyArray<string>>> = {
+  v1: ["modalities", "voice", "output_audio_format", "temperature", "max_response_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata"],
+  v2: ["output_modalities", "audio", "max_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata", "prompt", "parallel_tool_calls", "reasoning"]
+}
 
 const checkRenames = (
   obj: Json,
@@ -104,43 +187,72 @@ const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Ef
     return { output_modalities: list }
   })
 
-/** A `session.update` client event, v1 or v2 shape; fields beyond those checked pass through. @category schemas */
+/** A `session.update` client event, v1 or v2 session. @category schemas */
 export const RealtimeSessionUpdate = Schema.Struct({
   type: Schema.Literal("session.update"),
   event_id: Schema.optional(Schema.String),
-  session: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  session: Schema.Union(RealtimeSessionV2, RealtimeSessionV1)
 })
 /** @category models */
 export type RealtimeSessionUpdate = typeof RealtimeSessionUpdate.Type
 
-const checkSession = (session: Json, path: string, version: RealtimeVersion): Effect.Effect<Record<string, unknown>, InvalidRequest> =>
+const sessionFieldsV1 = fieldsOf(RealtimeSessionV1)
+const sessionFieldsV2 = fieldsOf(RealtimeSessionV2)
+
+// The v2 `audio` object, closed at its first two levels.
+const checkAudio = (session: Json, path: string): Effect.Effect<void, InvalidRequest> =>
   Effect.gen(function* () {
-    const rest = sanitize(passthrough(session, ["modalities", "output_modalities", "type"])) as Record<string, unknown>
+    const audio = optional(session, "audio")
+    if (audio === undefined) return
+    const audioPath = at(path, "audio")
+    const a = yield* record(audio, audioPath)
+    yield* refuseUnknownFields(a, fieldsOf(RealtimeAudioV2), audioPath, "audio", false)
+    for (const side of ["input", "output"] as const) {
+      const inner = optional(a, side)
+      if (inner === undefined) continue
+      const innerPath = at(audioPath, side)
+      const fields = fieldsOf(side === "input" ? RealtimeAudioInputV2 : RealtimeAudioOutputV2)
+      yield* refuseUnknownFields(yield* record(inner, innerPath), fields, innerPath, innerPath, false)
+    }
+  })
+
+const checkSession = (session: Json, path: string, version: RealtimeVersion): Effect.Effect<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
+  Effect.gen(function* () {
+    const rest = sanitize(passthrough(session, ["modalities", "output_modalities", "type", extraField])) as Record<string, unknown>
     if (version === "v1") {
       yield* checkRenames(session, path, v2Only, "v1")
-      return { ...rest, ...(yield* outputModalities(session, path, "v1")) }
+      yield* refuseUnknownFields(session, sessionFieldsV1, path, "a realtime v1 session", true)
+      const extra = yield* readExtra(session, sessionFieldsV1, path)
+      const valid = yield* conform(RealtimeSessionV1, { ...rest, ...(yield* outputModalities(session, path, "v1")) }, path)
+      return { ...valid, ...extra }
     }
     yield* checkRenames(session, path, movedInV2, "v2")
+    yield* refuseUnknownFields(session, [...sessionFieldsV2, "modalities"], path, "a realtime v2 session", true)
     const type = optional(session, "type")
     if (type !== undefined) yield* oneOf(type, at(path, "type"), ["realtime"], "realtime v2 session.update")
-    return { type: "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) }
+    yield* checkAudio(session, path)
+    const extra = yield* readExtra(session, [...sessionFieldsV2, "modalities"], path)
+    const valid = yield* conform(RealtimeSessionV2, { type: "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) }, path)
+    return { ...valid, ...extra }
   })
 
 /**
  * Builds the `session.update` event for the model's style: v1 `{type, session: {modalities, …}}`
  * (flat, no `session.type`), v2 `{type, session: {type: "realtime", output_modalities?, …}}` (never
- * `modalities`). Fields of the other style are refused with a message naming the right field.
+ * `modalities`). Fields of the other style are refused with a message naming the right field; an
+ * unknown session field is refused naming the nearest known one (`session.extra` carries fields umg
+ * does not know yet); the model must be a realtime model of the catalog.
  * @category constructors
  */
 export const buildSessionUpdate = (
   model: unknown,
   session: unknown,
-  models: Readonly<Record<string, RealtimeVersion>> = realtimeModels
+  options: RealtimeOptions = {}
 ): Effect.Effect<RealtimeSessionUpdate, InvalidRequest> =>
   sendableResult(guardReads(Effect.gen(function* () {
     yield* sendable(model, "model")
-    yield* sendable(session, "")
-    const version = yield* realtimeVersion(model, models)
+    yield* sendable(session, "session")
+    const version = yield* realtimeVersion(model, options)
     const obj = yield* record(session ?? {}, "session")
     return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
   })))
@@ -170,29 +282,53 @@ export const realtimeClientEventTypes: Readonly<Record<RealtimeVersion, Readonly
   v2: v1ClientEventTypes.filter((type) => type !== "transcription_session.update")
 }
 
+/**
+ * The top-level fields of each client event (protocol-notes §4.3), besides `type` and `event_id`.
+ * Closed at the top; `item` (conversation items) and the `transcription_session.update` session stay
+ * open, as the notes leave them.
+ */
+const clientEventFields: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "session.update": ["session"],
+  "transcription_session.update": ["session"],
+  "input_audio_buffer.append": ["audio"],
+  "input_audio_buffer.commit": [],
+  "input_audio_buffer.clear": [],
+  "output_audio_buffer.clear": [],
+  "conversation.item.create": ["item", "previous_item_id"],
+  "conversation.item.retrieve": ["item_id"],
+  "conversation.item.truncate": ["item_id", "content_index", "audio_end_ms"],
+  "conversation.item.delete": ["item_id"],
+  "response.create": ["response"],
+  "response.cancel": ["response_id"]
+}
+
 const requiredField = (obj: Json, key: string) =>
   optional(obj, key) === undefined ? fail(key, "required", `${key} is required`) : Effect.succeed(obj[key])
 
 /**
- * Validates one client event for the model's style: a known `type`, its required fields
- * (`audio`, `item`, `item_id`, `content_index`, `audio_end_ms`, …) and, for `session.update` and
- * `response.create`, the v1/v2 field names. Returns the event sanitized (unsafe keys dropped).
+ * Validates one client event for the model's style: a known `type`, only that event's fields (plus
+ * `extra`, merged), its required fields (`audio`, `item`, `item_id`, `content_index`,
+ * `audio_end_ms`, …) and, for `session.update` and `response.create`, the v1/v2 field names.
+ * Returns the event sanitized (unsafe keys dropped).
  * @category constructors
  */
 export const validateRealtimeClientEvent = (
   model: unknown,
   event: unknown,
-  models: Readonly<Record<string, RealtimeVersion>> = realtimeModels
+  options: RealtimeOptions = {}
 ): Effect.Effect<Json, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     yield* sendable(model, "model")
     yield* sendable(event, "")
-    const version = yield* realtimeVersion(model, models)
+    const version = yield* realtimeVersion(model, options)
     const obj = yield* record(event, "")
     const type = yield* oneOf(optional(obj, "type"), "type", realtimeClientEventTypes[version], `realtime ${version}`)
+    const known = ["type", "event_id", ...(clientEventFields[type] ?? [])]
+    yield* refuseUnknownFields(obj, known, "", `a ${type} event`)
+    const extra = yield* readExtra(obj, known)
     const eventId = optional(obj, "event_id")
     if (eventId !== undefined) yield* string(eventId, "event_id")
-    const out = sanitize(obj) as Record<string, unknown>
+    const out = sanitize(passthrough(obj, [extraField])) as Record<string, unknown>
     switch (type) {
       case "session.update":
         out.session = yield* checkSession(yield* record(yield* requiredField(obj, "session"), "session"), "session", version)
@@ -225,6 +361,7 @@ export const validateRealtimeClientEvent = (
         const rest = sanitize(passthrough(r, ["modalities", "output_modalities"])) as Record<string, unknown>
         if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
         else yield* checkRenames(r, "response", movedInV2, "v2")
+        yield* refuseUnknownFields(r, [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])], "response", `a realtime ${version} response`, false)
         out.response = { ...rest, ...(yield* outputModalities(r, "response", version)) }
         break
       }
@@ -234,7 +371,7 @@ export const validateRealtimeClientEvent = (
         break
       }
     }
-    return out
+    return { ...out, ...extra }
   }))
 
 // ---- server events -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 import { Effect, type Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
+import { refuseNestedUnknown } from "./NestedFields.js"
 import { at, conform, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
 
 /** The name of the escape hatch. @category models */
@@ -73,10 +74,12 @@ export const refuseUnknownFields = (
   obj: Json,
   known: ReadonlyArray<string>,
   path = "",
-  what = "this body"
+  what = "this body",
+  /** Whether this object may carry the `extra` escape hatch (the top level of a body does). */
+  extraAllowed = path === ""
 ): Effect.Effect<void, InvalidRequest> => {
   for (const key of Object.keys(obj)) {
-    if (key === extraField && path === "") continue
+    if (key === extraField && extraAllowed) continue
     if (known.includes(key)) continue
     const near = nearestName(key, known)
     const field = keyPath(path, key)
@@ -85,7 +88,7 @@ export const refuseUnknownFields = (
       "unknown-field",
       `unknown field \`${shown(key)}\`${path === "" ? "" : ` in ${path}`}; ${
         near !== undefined ? `did you mean \`${near}\`?` : `${what} takes: ${known.join(", ")}`
-      } (fields umg does not know yet go in \`extra\`)`
+      }${extraAllowed ? ` (fields umg does not know yet go in \`${path === "" ? extraField : at(path, extraField)}\`)` : ""}`
     )
   }
   return Effect.void
@@ -96,16 +99,17 @@ export const refuseUnknownFields = (
  * copied without unsafe keys. Empty when absent.
  * @category validators
  */
-export const readExtra = (obj: Json, known: ReadonlyArray<string>): Effect.Effect<Json, InvalidRequest> => {
+export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): Effect.Effect<Json, InvalidRequest> => {
   const extra = optional(obj, extraField)
   if (extra === undefined) return Effect.succeed({})
-  if (!isRecord(extra)) return fail(extraField, "type", `${extraField}: expected an object of fields to send as they are, got ${describe(extra)}`)
+  const field = at(path, extraField)
+  if (!isRecord(extra)) return fail(field, "type", `${field}: expected an object of fields to send as they are, got ${describe(extra)}`)
   for (const key of Object.keys(extra)) {
     if (known.includes(key))
       return fail(
-        keyPath(extraField, key),
+        keyPath(field, key),
         "extra-known",
-        `${keyPath(extraField, key)}: \`${shown(key)}\` is a field umg knows; set it on the body itself so it is checked`
+        `${keyPath(field, key)}: \`${shown(key)}\` is a field umg knows; set it on ${path === "" ? "the body" : path} itself so it is checked`
       )
   }
   return Effect.succeed(sanitize(extra) as Json)
@@ -137,7 +141,8 @@ export const sendable = (value: unknown, path = ""): Effect.Effect<void, Invalid
 
 /**
  * The first and last steps of a closed builder in one: `open` checks that the input is an object
- * with only known fields (plus `extra`) and plain JSON values; `seal` checks the built body against
+ * with only known fields (plus `extra`), nothing unknown inside the nested objects its Schema
+ * closes, and plain JSON values; `seal` checks the built body against
  * its Schema (no cast) and merges `extra` into it.
  * @category constructors
  */
@@ -155,6 +160,8 @@ export const closedBody = <A, I>(
         if (!isRecord(input)) return yield* fail("(body)", "type", `the request: expected an object, got ${describe(input)}`)
         yield* sendable(input)
         yield* refuseUnknownFields(input, known, "", what)
+        // Inside: the objects the Schema closes (no index signature) take only their own keys.
+        yield* refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
         return input
       }),
     seal: (input: Json, body: unknown): Effect.Effect<A, InvalidRequest> =>

@@ -7,7 +7,8 @@
  */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
-import { ensureRoute, type RoutingOptions } from "../../gateway/Routing.js"
+import { ensureRoute } from "../../gateway/Routing.js"
+import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
 
