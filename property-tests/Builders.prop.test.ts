@@ -170,8 +170,9 @@ const builders: ReadonlyArray<BuilderCase> = [
     name: "buildSessionUpdate",
     build: (input) => buildSessionUpdate("gpt-realtime", input),
     templates: [
-      { modalities: ["text"], tools: HOLE },
-      { instructions: "be brief", input_audio_transcription: HOLE },
+      { modalities: ["text"], tools: [{ type: "function", name: "f", parameters: HOLE }] },
+      { instructions: "be brief", input_audio_transcription: { model: HOLE } },
+      { modalities: ["text"], extra: { x: HOLE } },
       { modalities: ["text"], turn_detection: { type: "server_vad", extra: { x: HOLE } } }
     ]
   },
@@ -181,7 +182,8 @@ const builders: ReadonlyArray<BuilderCase> = [
     templates: [
       { type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "hi", extra: { x: HOLE } }] } },
       { type: "response.create", response: { metadata: HOLE } },
-      { type: "session.update", session: { type: "realtime", tools: HOLE } },
+      { type: "session.update", session: { type: "realtime", tools: [{ type: "function", name: "f", parameters: HOLE }] } },
+      { type: "response.create", extra: { x: HOLE } },
       typed({ type: "input_audio_buffer.append", audio: "AAAA", event_id: HOLE }, "e1")
     ]
   },

@@ -173,10 +173,13 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         }),
         extras,
         (model, temperature, contents, extra) => {
-          const input = { contents, generationConfig: { temperature, x_knob: 1 }, extra }
+          const input = { contents, generationConfig: { temperature, seed: 1 }, extra }
           const body = Either.getOrThrow(outcome(buildNativeBody(model, input)))
-          expect(body).toEqual({ ...extra, contents, generationConfig: { temperature, x_knob: 1 } })
+          expect(body).toEqual({ ...extra, contents, generationConfig: { temperature, seed: 1 } })
           expect("model" in body).toBe(false)
+          // generationConfig is closed (protocol-notes §2.2 lists its members): an unknown key is refused by path.
+          const refused = outcome(buildNativeBody(model, { contents, generationConfig: { temperature, x_knob: 1 } }))
+          expect(Either.isLeft(refused) && refused.left).toMatchObject({ field: "generationConfig.x_knob", rule: "unknown-field" })
         }
       )
     )

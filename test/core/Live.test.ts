@@ -41,6 +41,56 @@ describe("buildLiveSetup", () => {
   )
 })
 
+describe("buildLiveSetup: closed setup and the catalog", () => {
+  it.effect("refuses an unknown setup or generationConfig field naming the nearest known one", () =>
+    Effect.gen(function* () {
+      const top = yield* Effect.flip(buildLiveSetup(model, { systemInstructions: { parts: [] } }))
+      expect(top).toMatchObject({ field: "setup.systemInstructions", rule: "unknown-field" })
+      expect(top.message).toContain("did you mean `systemInstruction`?")
+      const nested = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { temprature: 0.2 } }))
+      expect(nested).toMatchObject({ field: "setup.generationConfig.temprature", rule: "unknown-field" })
+      expect(nested.message).toContain("unknown field `temprature` in setup.generationConfig; did you mean `temperature`?")
+      const thinking = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { thinkingConfig: { thinkingBudjet: 0 } } }))
+      expect(thinking).toMatchObject({ field: "setup.generationConfig.thinkingConfig.thinkingBudjet", rule: "unknown-field" })
+      const far = yield* Effect.flip(buildLiveSetup(model, { qqqqqqqqqq: 1 }))
+      expect(far.message).not.toContain("did you mean")
+    })
+  )
+
+  it.effect("merges extra into the setup and refuses a key that names a known field", () =>
+    Effect.gen(function* () {
+      const msg = yield* buildLiveSetup(model, { extra: { newKnob: { on: true } } })
+      expect(msg).toEqual({ setup: { model: `models/${model}`, newKnob: { on: true } } })
+      const clash = yield* Effect.flip(buildLiveSetup(model, { extra: { tools: [] } }))
+      expect(clash).toMatchObject({ field: "setup.extra.tools", rule: "extra-known" })
+    })
+  )
+
+  it.effect("refuses another family's model naming its family and endpoint, and an unlisted one unless allowUnknownModels", () =>
+    Effect.gen(function* () {
+      const native = yield* Effect.flip(buildLiveSetup("zeta-2.5-flash"))
+      expect(native).toMatchObject({ field: "model", rule: "route" })
+      expect(native.message).toContain("zeta (native-content) model")
+      expect(native.message).toContain(":generateContent")
+      const unknown = yield* Effect.flip(buildLiveSetup("zeta-live-9"))
+      expect(unknown).toMatchObject({ rule: "unknown-model" })
+      expect(unknown.message).toContain(model)
+      expect(yield* buildLiveSetup("zeta-live-9", {}, { allowUnknownModels: true })).toEqual({ setup: { model: "models/zeta-live-9" } })
+    })
+  )
+
+  it.effect("refuses an unknown member of a client message kind, and carries its extra", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(validateLiveClientMessage({ clientContent: { turns: [], turnComplet: true } }))
+      expect(e).toMatchObject({ field: "clientContent.turnComplet", rule: "unknown-field" })
+      expect(e.message).toContain("did you mean `turnComplete`?")
+      expect(yield* validateLiveClientMessage({ realtimeInput: { audioStreamEnd: true, extra: { x: 1 } } })).toEqual({
+        realtimeInput: { audioStreamEnd: true, x: 1 }
+      })
+    })
+  )
+})
+
 describe("validateLiveClientMessage", () => {
   it.effect("accepts each kind of client message", () =>
     Effect.gen(function* () {

@@ -5,7 +5,7 @@
 import { Duration, Effect, Option, Redacted, type Scope } from "effect"
 import { TimeoutError, TransportError, type GatewayError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage } from "../../core/realtime/Live.js"
+import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage, type LiveSetupInput } from "../../core/realtime/Live.js"
 import type * as GroupContext from "../GroupContext.js"
 import { secretsOf } from "../HttpTransport.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
@@ -17,8 +17,8 @@ export type LiveClientMessage = Readonly<Record<string, unknown>>
 /** Options of `live.connect`. @category models */
 export interface LiveConnectOptions {
   readonly model: string
-  /** The `setup` fields besides the model (`generationConfig`, `systemInstruction`, …). */
-  readonly setup?: Readonly<Record<string, unknown>>
+  /** The `setup` fields besides the model (`generationConfig`, `systemInstruction`, …; `extra` for fields umg does not know). */
+  readonly setup?: LiveSetupInput
 }
 
 /** An open live session (after `setupComplete`). @category models */
@@ -34,7 +34,7 @@ export interface LiveGroup {
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGroup => ({
   connect: (options) =>
     Effect.gen(function* () {
-      const setup = yield* buildLiveSetup(options.model, options.setup ?? {})
+      const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, { allowUnknownModels: ctx.config.allowUnknownModels })
       const path = `/ws/v1beta/models/${encodeURIComponent(options.model)}/liveStream`
       const query = ctx.config.nativeAuth === "query"
       const session = yield* connect<LiveServerMessage, LiveClientMessage>({

@@ -3,33 +3,75 @@ import { Effect, Either, Schema } from "effect"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { guardReads, sendable, sendableResult } from "../validation/Closed.js"
-import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { routeForCapability } from "../gateway/Routing.js"
+import type { RoutingOptions } from "../gateway/Catalog.js"
+import { NativeThinkingConfig } from "../text/native/Native.js"
+import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import { refuseNestedUnknown } from "../validation/NestedFields.js"
+import { type Json, array, at, boolean, conform, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
 
 /** The one response modality a live session may ask for. @category models */
 export const liveModalities = ["TEXT", "AUDIO"] as const
 
-/** The `setup` client message; everything beyond `model` and `generationConfig.responseModalities` passes through. @category schemas */
-export const LiveSetupMessage = Schema.Struct({
-  setup: Schema.Struct(
-    {
-      model: Schema.String.pipe(Schema.startsWith("models/")),
-      generationConfig: Schema.optional(
-        Schema.Struct(
-          { responseModalities: Schema.optional(Schema.Tuple(Schema.Literal(...liveModalities))) },
-          Schema.Record({ key: Schema.String, value: Schema.Unknown })
-        )
-      )
-    },
-    Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  )
+const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+
+/*
+ * Closed, from protocol-notes §5.2 (and §2.2/§2.6 for the generation and thinking config the live
+ * setup shares with native content): `setup`, its `generationConfig` and `thinkingConfig`. Open, as
+ * the notes leave them: `speechConfig`, `systemInstruction` parts, `tools`, `realtimeInputConfig`,
+ * the transcription configs, `sessionResumption`, `contextWindowCompression`, `proactivity`.
+ */
+
+/** `setup.generationConfig`: one response modality, and the sampling and audio settings. @category schemas */
+export const LiveGenerationConfig = Schema.Struct({
+  responseModalities: opt(Schema.Tuple(Schema.Literal(...liveModalities))),
+  speechConfig: opt(Open),
+  temperature: opt(Schema.Number),
+  topP: opt(Schema.Number),
+  topK: opt(Schema.Number),
+  candidateCount: opt(Schema.Int),
+  maxOutputTokens: opt(Schema.Int),
+  presencePenalty: opt(Schema.Number),
+  frequencyPenalty: opt(Schema.Number),
+  seed: opt(Schema.Int),
+  mediaResolution: opt(Schema.String),
+  thinkingConfig: opt(NativeThinkingConfig),
+  enableAffectiveDialog: opt(Schema.Boolean)
 })
+
+/** The `setup` of a live session (the model as `models/<id>`). @category schemas */
+export const LiveSetup = Schema.Struct({
+  model: Schema.String.pipe(Schema.startsWith("models/")),
+  generationConfig: opt(LiveGenerationConfig),
+  systemInstruction: opt(Open),
+  tools: opt(Schema.Array(Open)),
+  realtimeInputConfig: opt(Open),
+  inputAudioTranscription: opt(Open),
+  outputAudioTranscription: opt(Open),
+  sessionResumption: opt(Open),
+  contextWindowCompression: opt(Open),
+  proactivity: opt(Open)
+})
+/** @category models */
+export type LiveSetup = typeof LiveSetup.Type
+
+/** A setup as callers write it for `buildLiveSetup` (the model comes from its own argument), with `extra`. @category models */
+export type LiveSetupInput = WithExtra<Omit<LiveSetup, "model"> & { readonly model?: string }>
+
+/** The `setup` client message. @category schemas */
+export const LiveSetupMessage = Schema.Struct({ setup: LiveSetup })
 /** @category models */
 export type LiveSetupMessage = typeof LiveSetupMessage.Type
 
-const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<LiveSetupMessage["setup"], InvalidRequest> =>
+const setupFields = fieldsOf(LiveSetup)
+
+const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<LiveSetup, InvalidRequest> =>
   Effect.gen(function* () {
-    const out: Record<string, unknown> = { ...(sanitize(passthrough(setup, ["model", "generationConfig"])) as object), model }
+    yield* refuseUnknownFields(setup, setupFields, path, "a live setup", true)
+    yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) => refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false))
+    const extra = yield* readExtra(setup, setupFields, path)
+    const out: Record<string, unknown> = { ...(sanitize(passthrough(setup, ["model", "generationConfig", extraField])) as object), model }
     const config = optional(setup, "generationConfig")
     if (config !== undefined) {
       const configPath = at(path, "generationConfig")
@@ -45,22 +87,31 @@ const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<Liv
       }
       out.generationConfig = cfg
     }
-    return out as LiveSetupMessage["setup"]
+    const valid = yield* conform(LiveSetup, out, path)
+    return { ...valid, ...extra }
   })
 
 /** `models/<id>` from `<id>` (an id already prefixed is kept). */
 const modelPath = (model: string): string => (model.startsWith("models/") ? model : `models/${model}`)
 
+/** Options of `buildLiveSetup`: the one model catalog and `allowUnknownModels`. @category models */
+export type LiveOptions = RoutingOptions
+
 /**
  * Builds the first message of a live session: `{setup: {model: "models/<id>", generationConfig?:
- * {responseModalities: [TEXT | AUDIO]}, …}}`. A `setup.model` naming another model is refused.
+ * {responseModalities: [TEXT | AUDIO]}, …}}`. The model must be a live model of the catalog (another
+ * family's model names its family and endpoint; an unlisted one is refused unless
+ * `allowUnknownModels`); a `setup.model` naming another model is refused; an unknown setup or
+ * `generationConfig` field is refused naming the nearest known one (`extra` carries fields umg does
+ * not know yet, merged into the setup).
  * @category constructors
  */
-export const buildLiveSetup = (model: unknown, setup: unknown = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
+export const buildLiveSetup = (model: unknown, setup: unknown = {}, options: LiveOptions = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
   sendableResult(guardReads(Effect.gen(function* () {
     yield* sendable(model, "model")
-    yield* sendable(setup, "")
+    yield* sendable(setup, "setup")
     const id = yield* string(model, "model", { nonEmpty: true })
+    yield* routeForCapability(id.startsWith("models/") ? id.slice("models/".length) : id, "live", options)
     const obj = yield* record(setup ?? {}, "setup")
     const given = optional(obj, "model")
     if (given !== undefined && given !== id && given !== modelPath(id))
@@ -72,6 +123,15 @@ export const buildLiveSetup = (model: unknown, setup: unknown = {}): Effect.Effe
 export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
 
 const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
+
+// The members of each kind after setup (protocol-notes §5.3), closed at their top (plus `extra`);
+// turns, blobs and function responses inside stay open.
+const kindFields: Readonly<Record<(typeof liveClientMessageKeys)[number], ReadonlyArray<string>>> = {
+  setup: [],
+  clientContent: ["turns", "turnComplete"],
+  realtimeInput: realtimeInputKeys,
+  toolResponse: ["functionResponses"]
+}
 
 const blob = (value: unknown, field: string) =>
   Effect.gen(function* () {
@@ -101,6 +161,7 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
       )
     const kind = yield* oneOf(keys[0], "(message)", liveClientMessageKeys, "a live client message")
     const body = yield* record(obj[kind], kind)
+    if (kind !== "setup") yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
     switch (kind) {
       case "setup": {
         const model = yield* string(optional(body, "model"), "setup.model", { nonEmpty: true })
@@ -132,7 +193,7 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
         break
       }
     }
-    return { [kind]: sanitize(body) }
+    return { [kind]: { ...(sanitize(passthrough(body, [extraField])) as object), ...(yield* readExtra(body, kindFields[kind], kind)) } }
   }))
 
 // ---- server messages ----------------------------------------------------------------------------

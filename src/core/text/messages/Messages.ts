@@ -11,9 +11,14 @@ import * as Rules from "../../validation/Rules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
-// objects stay open where the spec and the upstream protocol leave them open: content blocks (which
-// upstream grows: citations, …), tool definitions and their `input_schema` (a JSON Schema),
-// `tool_use.input`, `metadata`, `context_management` and `mcp_servers` entries.
+// objects, decided from E8 and protocol-notes §1.2: closed where they name every member — a message
+// (`role`, `content`), `cache_control` (`type`, upstream's `ttl`), an image `source` (base64 / url /
+// file), a function tool (`name`, `description`, `input_schema`, `cache_control`, `strict`,
+// `type: "custom"`), `tool_choice` (its four forms) and `thinking` (`type`, `budget_tokens`,
+// `display`). Open where they leave them open: content blocks (upstream grows them: citations, …),
+// server tools, `input_schema` (a JSON Schema), `tool_use.input`, `metadata`, `context_management`
+// and `mcp_servers` entries. A closed object is refused key by key (`NestedFields`), naming the
+// nearest known key.
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
@@ -22,7 +27,7 @@ const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exac
 export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
 
 /** `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour. @category schemas */
-export const MessagesCacheControl = Schema.Struct({ type: Schema.Literal("ephemeral", "persistent") }, Open)
+export const MessagesCacheControl = Schema.Struct({ type: Schema.Literal("ephemeral", "persistent"), ttl: opt(Schema.String) })
 
 /** A text block, also the element of an array `system`. @category schemas */
 export const TextBlockParam = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, cache_control: opt(MessagesCacheControl) }, Open)
@@ -32,9 +37,9 @@ export const ImageBlockParam = Schema.Struct(
   {
     type: Schema.Literal("image"),
     source: Schema.Union(
-      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: Schema.String }, Open),
-      Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }, Open),
-      Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String }, Open)
+      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: Schema.String }),
+      Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }),
+      Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String })
     ),
     cache_control: opt(MessagesCacheControl)
   },
@@ -79,38 +84,40 @@ export const ContentBlockParam = Schema.Union(
 export type ContentBlockParam = typeof ContentBlockParam.Type
 
 /** One turn of the conversation. @category schemas */
-export const MessageParam = Schema.Struct(
-  { role: Schema.Literal("user", "assistant"), content: Schema.Union(Schema.String, Schema.Array(ContentBlockParam)) },
-  Open
-)
+export const MessageParam = Schema.Struct({
+  role: Schema.Literal("user", "assistant"),
+  content: Schema.Union(Schema.String, Schema.Array(ContentBlockParam))
+})
 /** @category models */
 export type MessageParam = typeof MessageParam.Type
 
 /** A function tool (`name`, `input_schema` of type object) or a server tool with its own `type`. @category schemas */
 export const MessagesTool = Schema.Union(
-  Schema.Struct(
-    {
-      name: Schema.String,
-      description: opt(Schema.String),
-      input_schema: Schema.Struct({ type: Schema.Literal("object") }, Open),
-      cache_control: opt(MessagesCacheControl)
-    },
-    Open
-  ),
+  Schema.Struct({
+    type: opt(Schema.Literal("custom")),
+    name: Schema.String,
+    description: opt(Schema.String),
+    input_schema: Schema.Struct({ type: Schema.Literal("object") }, Open),
+    cache_control: opt(MessagesCacheControl),
+    strict: opt(Schema.Boolean)
+  }),
   Schema.Struct({ type: Schema.String, cache_control: opt(MessagesCacheControl) }, Open)
 )
 
 /** `tool_choice` in its four forms. @category schemas */
 export const MessagesToolChoice = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("auto", "any"), disable_parallel_tool_use: opt(Schema.Boolean) }, Open),
-  Schema.Struct({ type: Schema.Literal("none") }, Open),
-  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: opt(Schema.Boolean) }, Open)
+  Schema.Struct({ type: Schema.Literal("auto", "any"), disable_parallel_tool_use: opt(Schema.Boolean) }),
+  Schema.Struct({ type: Schema.Literal("none") }),
+  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: opt(Schema.Boolean) })
 )
 
-/** Extended thinking: `enabled` with a budget, `disabled`, or `adaptive`. @category schemas */
+const ThinkingDisplay = Schema.Literal("summarized", "omitted")
+
+/** Extended thinking: `enabled` with a budget, `adaptive` (each with `display`), or `disabled`. @category schemas */
 export const MessagesThinkingConfig = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int }, Open),
-  Schema.Struct({ type: Schema.Literal("disabled", "adaptive") }, Open)
+  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int, display: opt(ThinkingDisplay) }),
+  Schema.Struct({ type: Schema.Literal("adaptive"), display: opt(ThinkingDisplay) }),
+  Schema.Struct({ type: Schema.Literal("disabled") })
 )
 
 const System = Schema.Union(Schema.String, Schema.Array(TextBlockParam))

@@ -130,52 +130,65 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
 }
 
 // ---------------------------------------------------------------------------------------------
-// Schemas of the body. Every object keeps an index signature: fields the gateway grows pass through.
+// Schemas of the body. The top level is closed (E10's fields; anything else goes in `extra`). Nested
+// objects, decided from E10 and protocol-notes §2.2/§2.6: closed where they name every member — a
+// turn (`role`, `parts`), `inlineData` (`mimeType`, `data`), `fileData` (`mimeType`, `fileUri`),
+// `generationConfig` (the §2.2 list), `thinkingConfig` (`includeThoughts`, `thinkingBudget`,
+// `thinkingLevel`), `imageConfig` (`aspectRatio`, `imageSize`, `imageOutputOptions.mimeType`),
+// `systemInstruction` (`parts`, upstream's `role`), a safety setting (`category`, `threshold`) and
+// `toolConfig.functionCallingConfig` (`mode`, `allowedFunctionNames`). Open: a part (upstream adds
+// `thought`, `thoughtSignature`, …), `functionCall`/`functionResponse`, tools and their `parameters`,
+// `speechConfig`, `responseSchema`/`responseJsonSchema` (a schema).
 
 /** One part of a turn: the known kinds, or another kind (`thought`, `executableCode`, …) passed through. @category schemas */
 export const NativePartParam = Schema.Union(
   Schema.Struct({ text: Schema.String }, Open),
-  Schema.Struct({ inlineData: Schema.Struct({ mimeType: Schema.String, data: Schema.String }, Open) }, Open),
-  Schema.Struct({ fileData: Schema.Struct({ mimeType: Schema.String, fileUri: Schema.String }, Open) }, Open),
+  Schema.Struct({ inlineData: Schema.Struct({ mimeType: Schema.String, data: Schema.String }) }, Open),
+  Schema.Struct({ fileData: Schema.Struct({ mimeType: Schema.String, fileUri: Schema.String }) }, Open),
   Schema.Struct({ functionCall: Schema.Struct({ name: Schema.String, args: opt(Open) }, Open) }, Open),
   Schema.Struct({ functionResponse: Schema.Struct({ name: Schema.String, response: Open }, Open) }, Open),
   Open
 )
 
 /** One turn: `role` `user` or `model` (absent means `user`), and its parts. @category schemas */
-export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: Schema.Array(NativePartParam) }, Open)
+export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: Schema.Array(NativePartParam) })
 
 /** `generationConfig.thinkingConfig`. @category schemas */
-export const NativeThinkingConfig = Schema.Struct(
-  { includeThoughts: opt(Schema.Boolean), thinkingBudget: opt(Schema.Int), thinkingLevel: opt(Schema.String) },
-  Open
-)
+export const NativeThinkingConfig = Schema.Struct({
+  includeThoughts: opt(Schema.Boolean),
+  thinkingBudget: opt(Schema.Int),
+  thinkingLevel: opt(Schema.String)
+})
 
 /** `generationConfig.imageConfig` for image output. @category schemas */
-export const NativeImageConfig = Schema.Struct(
-  {
-    aspectRatio: opt(Schema.String),
-    imageSize: opt(Schema.String),
-    imageOutputOptions: opt(Schema.Struct({ mimeType: opt(Schema.String) }, Open))
-  },
-  Open
-)
+export const NativeImageConfig = Schema.Struct({
+  aspectRatio: opt(Schema.String),
+  imageSize: opt(Schema.String),
+  imageOutputOptions: opt(Schema.Struct({ mimeType: opt(Schema.String) }))
+})
 
 /** `generationConfig`. @category schemas */
-export const NativeGenerationConfig = Schema.Struct(
-  {
-    temperature: opt(Schema.Number),
-    topP: opt(Schema.Number),
-    topK: opt(Schema.Number),
-    maxOutputTokens: opt(Schema.Int),
-    stopSequences: opt(Schema.Array(Schema.String)),
-    responseMimeType: opt(Schema.String),
-    responseModalities: opt(Schema.Array(Schema.String)),
-    thinkingConfig: opt(NativeThinkingConfig),
-    imageConfig: opt(NativeImageConfig)
-  },
-  Open
-)
+export const NativeGenerationConfig = Schema.Struct({
+  temperature: opt(Schema.Number),
+  topP: opt(Schema.Number),
+  topK: opt(Schema.Number),
+  candidateCount: opt(Schema.Int),
+  maxOutputTokens: opt(Schema.Int),
+  stopSequences: opt(Schema.Array(Schema.String)),
+  presencePenalty: opt(Schema.Number),
+  frequencyPenalty: opt(Schema.Number),
+  seed: opt(Schema.Int),
+  responseMimeType: opt(Schema.String),
+  responseSchema: opt(Open),
+  responseJsonSchema: opt(Schema.Unknown),
+  responseModalities: opt(Schema.Array(Schema.String)),
+  responseLogprobs: opt(Schema.Boolean),
+  logprobs: opt(Schema.Int),
+  mediaResolution: opt(Schema.String),
+  speechConfig: opt(Open),
+  thinkingConfig: opt(NativeThinkingConfig),
+  imageConfig: opt(NativeImageConfig)
+})
 
 /** A tools element: function declarations, or a `vendorSearch` grounding entry on its own, or another tool. @category schemas */
 export const NativeTool = Schema.Union(
@@ -196,18 +209,15 @@ export const NativeBody = Schema.Struct(
   {
     contents: Schema.Array(NativeContentParam),
     generationConfig: opt(NativeGenerationConfig),
-    systemInstruction: opt(Schema.Struct({ parts: Schema.Array(Schema.Struct({ text: Schema.String }, Open)) }, Open)),
-    safetySettings: opt(Schema.Array(Schema.Struct({ category: Schema.String, threshold: Schema.String }, Open))),
+    systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: Schema.Array(Schema.Struct({ text: Schema.String }, Open)) })),
+    safetySettings: opt(Schema.Array(Schema.Struct({ category: Schema.String, threshold: Schema.String }))),
     tools: opt(Schema.Array(NativeTool)),
     toolConfig: opt(
-      Schema.Struct(
-        {
-          functionCallingConfig: opt(
-            Schema.Struct({ mode: opt(Schema.Literal("AUTO", "ANY", "NONE")), allowedFunctionNames: opt(Schema.Array(Schema.String)) }, Open)
-          )
-        },
-        Open
-      )
+      Schema.Struct({
+        functionCallingConfig: opt(
+          Schema.Struct({ mode: opt(Schema.Literal("AUTO", "ANY", "NONE")), allowedFunctionNames: opt(Schema.Array(Schema.String)) })
+        )
+      })
     ),
     cachedContent: opt(Schema.String)
   }
