@@ -188,15 +188,28 @@ describe("buildNativeBody: generationConfig", () => {
   it("names the path of a known nested field given as null", () => {
     const e = failure(buildNativeBody("zeta-2.5-pro", gen({ temperature: null })))
     expect(e.field).toBe("generationConfig.temperature")
-    expect(e.rule).toBe("schema")
-    expect(e.message).toContain("generationConfig.temperature: Expected number")
+    expect(e.rule).toBe("type")
+    expect(e.message).toBe("generationConfig.temperature: expected a number, got null")
   })
 
-  it("passes unknown generationConfig fields through", () => {
+  it("passes the other generationConfig fields of protocol-notes §2.2 through", () => {
     expect(success(buildNativeBody("zeta-2.5-pro", gen({ seed: 7, responseMimeType: "application/json" }))).generationConfig).toEqual({
       seed: 7,
       responseMimeType: "application/json"
     })
+  })
+
+  it("refuses an unknown generationConfig, thinkingConfig or inlineData key naming the nearest known one (the spec lists their members)", () => {
+    const e = failure(buildNativeBody("zeta-2.5-pro", gen({ temprature: 0.2 })))
+    expect(e).toMatchObject({ field: "generationConfig.temprature", rule: "unknown-field" })
+    expect(e.message).toBe("unknown field `temprature` in generationConfig; did you mean `temperature`?")
+    const t = failure(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudgt: 2048 })))
+    expect(t).toMatchObject({ field: "generationConfig.thinkingConfig.thinkingBudgt", rule: "unknown-field" })
+    const parts = [{ inlineData: { mimeType: "image/png", data: "AAAA", mimetype: "x" } }]
+    const i = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts }] }))
+    expect(i).toMatchObject({ field: "contents[0].parts[0].inlineData.mimetype", rule: "unknown-field" })
+    // A part itself stays open (upstream adds thought, thoughtSignature, …).
+    expect(success(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "hi", thoughtSignature: "s" }] }] })).contents).toHaveLength(1)
   })
 })
 

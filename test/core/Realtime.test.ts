@@ -110,7 +110,7 @@ describe("closed realtime sessions and events", () => {
       expect(audio).toMatchObject({ field: "session.audio.output.voise", rule: "unknown-field" })
       expect(audio.message).toContain("did you mean `voice`?")
       const typed = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { instructions: 5 }))
-      expect(typed).toMatchObject({ field: "session.instructions", rule: "schema" })
+      expect(typed).toMatchObject({ field: "session.instructions", rule: "type", message: "session.instructions: expected a string, got 5" })
     })
   )
 

@@ -8,7 +8,8 @@ import type { RoutingOptions } from "../gateway/Catalog.js"
 import { NativeThinkingConfig } from "../text/native/Native.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
-import { type Json, array, at, boolean, conform, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { conform } from "../validation/FieldRules.js"
 
 /** The one response modality a live session may ask for. @category models */
 export const liveModalities = ["TEXT", "AUDIO"] as const

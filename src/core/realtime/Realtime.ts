@@ -9,7 +9,8 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
-import { type Json, array, at, conform, describe, fail, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, describe, fail, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { conform } from "../validation/FieldRules.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"

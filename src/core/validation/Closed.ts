@@ -8,7 +8,8 @@ import { Effect, type Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
-import { at, conform, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
+import { at, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
+import { conform } from "./FieldRules.js"
 
 /** The name of the escape hatch. @category models */
 export const extraField = "extra"

@@ -3,7 +3,7 @@
  * against a rule, and fail with an `InvalidRequest` whose message names the field, what was given and
  * what is allowed.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect } from "effect"
 import { InvalidRequest } from "../errors/InvalidRequest.js"
 
 /** A plain JSON-like object (not an array, not null). @category guards */
@@ -214,18 +214,4 @@ export const ifPresent = (
 ): Effect.Effect<void, InvalidRequest> => {
   const v = optional(obj, key)
   return v === undefined ? Effect.void : Effect.asVoid(check(v))
-}
-
-/**
- * The last check of a builder: the body's own schema, which narrows the type without a cast and
- * catches a rule a builder forgot; the failure names the first offending path under `field`.
- * @category validators
- */
-export const conform = <A, I>(schema: Schema.Schema<A, I, never>, value: unknown, field: string): Effect.Effect<A, InvalidRequest> => {
-  if (Schema.is(schema)(value)) return Effect.succeed(value)
-  const result = Schema.validateEither(schema)(value)
-  const issue = Either.isLeft(result) ? ParseResult.ArrayFormatter.formatErrorSync(result.left)[0] : undefined
-  const where = (issue?.path ?? []).reduce<string>((p, k) => at(p, typeof k === "number" ? k : String(k)), field)
-  const name = where === "" ? "(body)" : where
-  return fail(name, "schema", `${where === "" ? "the request" : where}: ${issue?.message ?? "does not match the expected shape"}`)
 }

@@ -2,3 +2,4 @@
 export * as Rules from "./Rules.js"
 export * from "./Closed.js"
 export * from "./NestedFields.js"
+export * from "./FieldRules.js"

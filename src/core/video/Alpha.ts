@@ -1,7 +1,8 @@
 /** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { conform, fail, type Json, optional, string } from "../validation/Rules.js"
+import { fail, type Json, optional, string } from "../validation/Rules.js"
+import { conform } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,

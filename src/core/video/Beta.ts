@@ -1,7 +1,8 @@
 /** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, conform, fail, type Json, number, oneOf, optional, string } from "../validation/Rules.js"
+import { boolean, fail, type Json, number, oneOf, optional, string } from "../validation/Rules.js"
+import { conform } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,

@@ -1,7 +1,8 @@
 /** The family gamma video body: text-to-video takes a `W*H` size, image-to-video an image and a resolution. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, conform, fail, type Json, optional, string } from "../validation/Rules.js"
+import { boolean, fail, type Json, optional, string } from "../validation/Rules.js"
+import { conform } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,

@@ -8,6 +8,7 @@ import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads, sendable, sendableResult } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
+import { conform } from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
@@ -531,5 +532,5 @@ export const appendToolRound = (
       { role: "assistant", content: Rules.sanitize(blocks) },
       { role: "user", content: Rules.sanitize(turn) }
     ]
-    return yield* Rules.conform(Schema.Array(MessageParam), next, "messages")
+    return yield* conform(Schema.Array(MessageParam), next, "messages")
   })))

@@ -1,0 +1,198 @@
+/**
+ * Rules carried by a body's Schema: a refinement annotated with its rule name and message (`range`,
+ * `non-empty`, …), and `conform`, which checks a value against the Schema and turns its first failure
+ * into an `InvalidRequest` with the same messages as the `Rules` vocabulary (field path, value given,
+ * values allowed). So a rule is written once, in the Schema that also gives the body its type.
+ */
+import { Effect, Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import { at, describe, fail, listAllowed } from "./Rules.js"
+
+/** The annotation key of a rule carried by a refinement. @category annotations */
+export const RuleAnnotationId: unique symbol = Symbol.for("umg/core/RuleAnnotation")
+
+/** A rule as a refinement carries it: its stable name and its message. @category models */
+export interface RuleAnnotation {
+  readonly rule: string
+  /** The message for `field` given `value`; `context` (a model id) says what the rule depends on. */
+  readonly message: (field: string, value: unknown, context: string | undefined) => string
+}
+
+const ruleOf = (ast: AST.AST): RuleAnnotation | undefined => ast.annotations[RuleAnnotationId] as RuleAnnotation | undefined
+
+/** Attaches a rule to a predicate: the refinement fails with that rule's name and message. @category constructors */
+export const withRule =
+  <A>(predicate: (a: A) => boolean, annotation: RuleAnnotation) =>
+  <I, R>(self: Schema.Schema<A, I, R>): Schema.filter<Schema.Schema<A, I, R>> =>
+    self.pipe(Schema.filter(predicate, { [RuleAnnotationId]: annotation }))
+
+/** Bounds of `range` (each inclusive unless `minExclusive`). @category models */
+export interface Bounds {
+  readonly min?: number
+  readonly max?: number
+  readonly minExclusive?: boolean
+}
+
+/** The allowed part of a range message: `0 to 2`, `greater than 0`, `at least 1 and at most 4`. */
+const allowedText = ({ min, max, minExclusive }: Bounds): string => {
+  if (min !== undefined && max !== undefined && !minExclusive) return `${min} to ${max}`
+  const lower = min === undefined ? "" : minExclusive ? `greater than ${min}` : `at least ${min}`
+  const upper = max === undefined ? "" : `at most ${max}`
+  return [lower, upper].filter(Boolean).join(" and ")
+}
+
+/**
+ * A number within bounds: "temperature: 3 is out of range for gpt-4o; allowed: 0 to 2" (rule `range`).
+ * @category constructors
+ */
+export const range =
+  (bounds: Bounds) =>
+  <I, R>(self: Schema.Schema<number, I, R>): Schema.filter<Schema.Schema<number, I, R>> =>
+    withRule<number>(
+      (n) =>
+        (bounds.min === undefined || (bounds.minExclusive ? n > bounds.min : n >= bounds.min)) && (bounds.max === undefined || n <= bounds.max),
+      {
+        rule: "range",
+        message: (field, value, context) => `${field}: ${describe(value)} is out of range${context ? ` for ${context}` : ""}; allowed: ${allowedText(bounds)}`
+      }
+    )(self)
+
+/** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
+export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
+
+/** A non-empty array: "messages must not be empty" (rule `non-empty`). @category constructors */
+export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
+  withRule<ReadonlyArray<Schema.Schema.Type<S>>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
+    Schema.Array(item) as unknown as Schema.Schema<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>, never>
+  )
+
+// ---- failures ------------------------------------------------------------------------------------
+
+const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
+  if (AST.isLiteral(ast)) return [ast.literal]
+  if (!AST.isUnion(ast)) return undefined
+  const out: Array<AST.LiteralValue> = []
+  for (const m of ast.types) {
+    if (AST.isLiteral(m)) out.push(m.literal)
+    else if (!AST.isUndefinedKeyword(m)) return undefined
+  }
+  return out
+}
+
+const isInt = (ast: AST.AST): boolean =>
+  Option.getOrUndefined(AST.getSchemaIdAnnotation(ast)) === Schema.IntSchemaId
+
+// What a type is called in "expected …" messages.
+const kindOf = (ast: AST.AST): string | undefined => {
+  if (AST.isRefinement(ast)) return isInt(ast) ? "an integer" : kindOf(ast.from)
+  switch (ast._tag) {
+    case "StringKeyword":
+      return "a string"
+    case "NumberKeyword":
+      return "a number"
+    case "BooleanKeyword":
+      return "true or false"
+    case "TypeLiteral":
+      return "an object"
+    case "TupleType":
+      return "an array"
+    default:
+      return undefined
+  }
+}
+
+interface Leaf {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly issue: ParseResult.ParseIssue
+}
+
+// The first failure, with its path; a union of literals is one failure (`one-of`), and an optional
+// field's union with `undefined` is seen through.
+const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Leaf => {
+  for (let i = 0; i < 256; i++) {
+    switch (issue._tag) {
+      case "Pointer":
+        path = [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])]
+        issue = issue.issue
+        continue
+      case "Composite": {
+        const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
+        if (literalsOf(issue.ast) !== undefined) return { path, issue }
+        // An optional field's union with undefined: the failure of the other member is the one that matters.
+        const real = issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
+        issue = real
+        continue
+      }
+      case "Refinement":
+        if (issue.kind === "Predicate") return { path, issue }
+        issue = issue.issue
+        continue
+      case "Transformation":
+        issue = issue.issue
+        continue
+      default:
+        return { path, issue }
+    }
+  }
+  return { path, issue }
+}
+
+const rendered = (field: string): string => (field === "" ? "the request" : field)
+
+/** The `InvalidRequest` of a Schema failure at `field`, in the words of `Rules`. */
+const invalidRequest = (
+  error: ParseResult.ParseError,
+  field: string,
+  context: string | undefined
+): { readonly field: string; readonly rule: string; readonly message: string } => {
+  const leaf = firstLeaf(error.issue, [])
+  const where = leaf.path.reduce<string>((p, k) => at(p, typeof k === "number" ? k : String(k)), field)
+  const name = where === "" ? "(body)" : where
+  const issue = leaf.issue
+  const ctx = context ? ` for ${context}` : ""
+  switch (issue._tag) {
+    case "Missing": {
+      const allowed = literalsOf(issue.ast.type)
+      return { field: name, rule: "required", message: `${rendered(where)} is required${allowed ? `; allowed: ${listAllowed(allowed)}` : ""}` }
+    }
+    case "Composite": {
+      const allowed = literalsOf(issue.ast) ?? []
+      return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
+    }
+    case "Refinement": {
+      const rule = ruleOf(issue.ast)
+      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
+      if (isInt(issue.ast)) return { field: name, rule: "type", message: `${rendered(where)}: expected an integer, got ${describe(issue.actual)}` }
+      break
+    }
+    case "Type": {
+      const allowed = literalsOf(issue.ast)
+      if (allowed !== undefined)
+        return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
+      const kind = kindOf(issue.ast)
+      if (kind !== undefined) return { field: name, rule: "type", message: `${rendered(where)}: expected ${kind}, got ${describe(issue.actual)}` }
+      break
+    }
+  }
+  const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  return { field: name, rule: "schema", message: `${rendered(where)}: ${first?.message ?? "does not match the expected shape"}` }
+}
+
+/**
+ * The check of a value against its Schema, the one place a body's rules live: it narrows the type
+ * without a cast, and its first failure becomes an `InvalidRequest` naming the path under `field`,
+ * the value given and the values allowed (`context`, a model id, is named where a rule depends on it).
+ * @category validators
+ */
+export const conform = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  value: unknown,
+  field: string,
+  context?: string
+): Effect.Effect<A, InvalidRequest> => {
+  if (Schema.is(schema)(value)) return Effect.succeed(value)
+  const result = Schema.validateEither(schema)(value)
+  if (Either.isRight(result)) return Effect.succeed(result.right)
+  const { field: name, message, rule } = invalidRequest(result.left, field, context)
+  return fail(name, rule, message)
+}
