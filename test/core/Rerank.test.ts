@@ -27,7 +27,8 @@ describe("buildRerankBody", () => {
       expect(yield* bad({ ...base, documents: [] })).toMatchObject({ field: "documents", rule: "non-empty" })
       expect(yield* bad({ ...base, documents: "one" })).toMatchObject({ field: "documents", rule: "type" })
       expect(yield* bad({ ...base, documents: ["a", 3] })).toMatchObject({ field: "documents[1]", rule: "type" })
-      expect(yield* bad({ ...base, documents: [{ title: "no text" }] })).toMatchObject({ field: "documents[0]" })
+      expect(yield* bad({ ...base, documents: [{ title: "no text" }] })).toMatchObject({ field: "documents[0].text", rule: "required" })
+      expect((yield* bad({ ...base, documents: ["a", 3] })).message).toBe("documents[1]: expected a string or an object with text, got 3")
     })
   )
 

@@ -7,7 +7,8 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { at, describe, fail, number, oneOf, optional, requiredString, sanitize } from "../validation/Rules.js"
+import { NonEmpty, range } from "../validation/FieldRules.js"
+import { at, describe, fail, optional, requiredString } from "../validation/Rules.js"
 
 /**
  * The embedding models of E12 and their native sizes, read from the one model catalog. Extend the
@@ -23,12 +24,12 @@ export const EncodingFormat = Schema.Literal("float", "base64")
 /** @category models */
 export type EncodingFormat = typeof EncodingFormat.Type
 
-/** The embeddings request body (closed: other fields go in `extra`). @category schemas */
+/** The embeddings request body (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const EmbeddingsBody = Schema.Struct({
   model: Schema.String,
-  input: Schema.String,
+  input: NonEmpty,
   encoding_format: Schema.optional(EncodingFormat),
-  dimensions: Schema.optional(Schema.Int),
+  dimensions: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
   user: Schema.optional(Schema.String)
 })
 /** @category models */
@@ -42,10 +43,11 @@ export type EmbeddingsOptions = RoutingOptions
 const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
 
 /**
- * Validates an embeddings request. `input` is ONE string (an array is refused and points to
- * `embedMany`). `encoding_format` is left out when not given, so the gateway's default (`float`)
- * applies and the minimal payload stays minimal; `decodeEmbeddings` reads both encodings anyway.
- * `dimensions` is an integer from 1 to the model's native size, only for models that support it.
+ * Validates an embeddings request: `model` an embedding model of the catalog; `input` ONE non-empty
+ * string (an array is refused and points to `embedMany`); `encoding_format` float or base64, left out
+ * when not given, so the gateway's default (`float`) applies and the minimal payload stays minimal
+ * (`decodeEmbeddings` reads both encodings anyway); `dimensions` an integer from 1 to the model's
+ * native size (from the catalog), only for models that support it.
  * @category constructors
  */
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
@@ -55,35 +57,19 @@ export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions =
     yield* ensureRoute(model, "embeddings", options)
     const text = optional(obj, "input")
     if (Array.isArray(text))
+      return yield* fail("input", "one-text", `input: ${describe(text)} given; one request embeds one string; use embedMany for several texts`)
+    const body = yield* embeddingsBody.seal(obj, embeddingsBody.pick(obj), model)
+    const known = embeddingModelOf(model, options)
+    if (body.dimensions === undefined || known === undefined) return body
+    if (!known.supportsDimensions)
       return yield* fail(
-        "input",
-        "one-text",
-        `input: ${describe(text)} given; one request embeds one string; use embedMany for several texts`
+        "dimensions",
+        "not-supported",
+        `dimensions: ${body.dimensions} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
       )
-    if (typeof text !== "string" || text.length === 0)
-      return yield* fail("input", text === undefined ? "required" : "type", `input: expected a non-empty string, got ${describe(text)}`)
-    const body: Record<string, unknown> = { model, input: text }
-    const user = optional(obj, "user")
-    if (user !== undefined) body.user = sanitize(user)
-    const format = optional(obj, "encoding_format")
-    if (format !== undefined) body.encoding_format = yield* oneOf(format, "encoding_format", ["float", "base64"])
-    const dims = optional(obj, "dimensions")
-    if (dims !== undefined) {
-      const known = embeddingModelOf(model, options)
-      if (known !== undefined && !known.supportsDimensions)
-        return yield* fail(
-          "dimensions",
-          "not-supported",
-          `dimensions: ${describe(dims)} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
-        )
-      body.dimensions = yield* number(dims, "dimensions", {
-        integer: true,
-        min: 1,
-        ...(known !== undefined ? { max: known.nativeDimensions } : {}),
-        context: model
-      })
-    }
-    return yield* embeddingsBody.seal(obj, body)
+    if (body.dimensions > known.nativeDimensions)
+      return yield* fail("dimensions", "range", `dimensions: ${body.dimensions} is out of range for ${model}; allowed: 1 to ${known.nativeDimensions}`)
+    return body
   }))
 
 /** One embedding as the gateway sends it: floats, or base64 of little-endian float32. @category schemas */

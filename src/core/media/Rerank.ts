@@ -6,7 +6,8 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { array, at, boolean, describe, fail, isRecord, number, optional, requiredString, sanitize } from "../validation/Rules.js"
+import { expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
+import { fail, requiredString } from "../validation/Rules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
 export const RerankDocument = Schema.Union(
@@ -16,14 +17,16 @@ export const RerankDocument = Schema.Union(
 /** @category models */
 export type RerankDocument = typeof RerankDocument.Type
 
-/** The rerank request body (closed: other fields go in `extra`; a document object stays open). @category schemas */
+const PositiveInt = Schema.Int.pipe(range({ min: 1 }))
+
+/** The rerank request body (closed: other fields go in `extra`; a document object stays open); its rules live here. @category schemas */
 export const RerankBody = Schema.Struct({
   model: Schema.String,
-  query: Schema.String,
-  documents: Schema.Array(RerankDocument),
-  top_n: Schema.optional(Schema.Int),
+  query: NonBlank,
+  documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
+  top_n: Schema.optional(PositiveInt),
   return_documents: Schema.optional(Schema.Boolean),
-  max_chunks_per_doc: Schema.optional(Schema.Int)
+  max_chunks_per_doc: Schema.optional(PositiveInt)
 })
 /** @category models */
 export type RerankBody = typeof RerankBody.Type
@@ -33,36 +36,21 @@ export type RerankBodyInput = WithExtra<RerankBody>
 const rerankBody = closedBody(RerankBody, "a rerank body")
 
 /**
- * Validates a rerank request: `model`, a non-empty `query`, a non-empty `documents` array of strings
- * or `{ text }` objects, `top_n` an integer from 1 to the number of documents (absent = all),
- * `return_documents` a boolean (absent = false).
+ * Validates a rerank request: `model` a rerank model of the catalog, then the Schema's rules (a
+ * non-empty `query`, a non-empty `documents` array of strings or `{ text }` objects, integers of at
+ * least 1 for `top_n` and `max_chunks_per_doc`, a boolean `return_documents`), and `top_n` at most
+ * the number of documents (absent = all).
  * @category constructors
  */
 export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* rerankBody.open(input)
-    const model = yield* requiredString(obj, "model")
-    yield* ensureRoute(model, "rerank", options)
-    const query = yield* requiredString(obj, "query")
-    const docs = optional(obj, "documents")
-    if (docs === undefined) return yield* fail("documents", "required", "documents is required")
-    const list = yield* array(docs, "documents", { nonEmpty: true })
-    const documents: Array<RerankDocument> = []
-    for (const [i, doc] of list.entries()) {
-      if (typeof doc === "string") documents.push(doc)
-      else if (isRecord(doc) && typeof doc.text === "string") documents.push(sanitize(doc) as RerankDocument)
-      else
-        return yield* fail(at("documents", i), "type", `${at("documents", i)}: expected a string or an object with text, got ${describe(doc)}`)
-    }
-    const body: Record<string, unknown> = { model, query, documents }
-    const chunks = optional(obj, "max_chunks_per_doc")
-    if (chunks !== undefined) body.max_chunks_per_doc = yield* number(chunks, "max_chunks_per_doc", { integer: true, min: 1 })
-    const topN = optional(obj, "top_n")
-    if (topN !== undefined)
-      body.top_n = yield* number(topN, "top_n", { integer: true, min: 1, max: documents.length, context: `${documents.length} documents` })
-    const returnDocuments = optional(obj, "return_documents")
-    if (returnDocuments !== undefined) body.return_documents = yield* boolean(returnDocuments, "return_documents")
-    return yield* rerankBody.seal(obj, body)
+    yield* ensureRoute(yield* requiredString(obj, "model"), "rerank", options)
+    const body = yield* rerankBody.seal(obj, rerankBody.pick(obj))
+    const count = body.documents.length
+    if (body.top_n !== undefined && body.top_n > count)
+      return yield* fail("top_n", "range", `top_n: ${body.top_n} is out of range for ${count} documents; allowed: 1 to ${count}`)
+    return body
   }))
 
 /** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */

@@ -4,7 +4,8 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { fail, number, oneOf, optional, requiredString, string } from "../validation/Rules.js"
+import { NonBlank, range } from "../validation/FieldRules.js"
+import { requiredString } from "../validation/Rules.js"
 
 /** The six voices of E14. @category models */
 export const speechVoices = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const
@@ -16,13 +17,13 @@ export const speechFormats = ["mp3", "opus", "aac", "flac", "wav", "pcm"] as con
 /** @category models */
 export type SpeechFormat = (typeof speechFormats)[number]
 
-/** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`). @category schemas */
+/** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const SpeechBody = Schema.Struct({
   model: Schema.String,
-  input: Schema.String,
+  input: NonBlank,
   voice: Schema.Literal(...speechVoices),
   response_format: Schema.optional(Schema.Literal(...speechFormats)),
-  speed: Schema.optional(Schema.Number.pipe(Schema.between(0.25, 4))),
+  speed: Schema.optional(Schema.Number.pipe(range({ min: 0.25, max: 4 }))),
   /** Voice instructions (upstream `gpt-4o-mini-tts`). */
   instructions: Schema.optional(Schema.String)
 })
@@ -34,28 +35,17 @@ export type SpeechBodyInput = WithExtra<SpeechBody>
 const speechBody = closedBody(SpeechBody, "a speech body")
 
 /**
- * Validates a speech request: `model`, non-empty `input`, one of the six voices, one of the six
- * formats, `speed` from 0.25 to 4.0. Absent `response_format` and `speed` stay absent (the gateway
- * defaults them to `mp3` and 1.0); use `speechFormatOf(body)` for the format that will come back.
+ * Validates a speech request: `model` a speech model of the catalog, then the Schema's rules:
+ * non-empty `input`, one of the six voices, one of the six formats, `speed` from 0.25 to 4.0.
+ * Absent `response_format` and `speed` stay absent (the gateway defaults them to `mp3` and 1.0);
+ * use `speechFormatOf(body)` for the format that will come back.
  * @category constructors
  */
 export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* speechBody.open(input)
-    const model = yield* requiredString(obj, "model")
-    yield* ensureRoute(model, "speech", options)
-    const text = yield* requiredString(obj, "input")
-    const voiceGiven = optional(obj, "voice")
-    if (voiceGiven === undefined) return yield* fail("voice", "required", `voice is required; allowed: ${speechVoices.join(", ")}`)
-    const voice = yield* oneOf(voiceGiven, "voice", speechVoices)
-    const body: Record<string, unknown> = { model, input: text, voice }
-    const instructions = optional(obj, "instructions")
-    if (instructions !== undefined) body.instructions = yield* string(instructions, "instructions")
-    const format = optional(obj, "response_format")
-    if (format !== undefined) body.response_format = yield* oneOf(format, "response_format", speechFormats)
-    const speed = optional(obj, "speed")
-    if (speed !== undefined) body.speed = yield* number(speed, "speed", { min: 0.25, max: 4 })
-    return yield* speechBody.seal(obj, body)
+    yield* ensureRoute(yield* requiredString(obj, "model"), "speech", options)
+    return yield* speechBody.seal(obj, speechBody.pick(obj))
   }))
 
 /** The format a speech body will be answered in (`mp3` when it names none). @category accessors */

@@ -165,9 +165,19 @@ export const closedBody = <A, I>(
         yield* refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
         return input
       }),
-    seal: (input: Json, body: unknown): Effect.Effect<A, InvalidRequest> =>
+    /** The known fields of the input that are given (null means absent), copied without unsafe keys. */
+    pick: (input: Json): Record<string, unknown> => {
+      const out: Record<string, unknown> = {}
+      for (const key of fieldsOf(schema)) {
+        const value = optional(input, key)
+        if (value !== undefined) out[key] = sanitize(value)
+      }
+      return out
+    },
+    /** The body checked against the Schema (its rules; `context`, the model, is named where a rule depends on it) with `extra` merged. */
+    seal: (input: Json, body: unknown, context?: string): Effect.Effect<A, InvalidRequest> =>
       Effect.gen(function* () {
-        const valid = yield* conform(schema, body, "")
+        const valid = yield* conform(schema, body, "", context)
         const extra = yield* readExtra(input, known)
         return Object.keys(extra).length === 0 ? valid : { ...valid, ...extra }
       })

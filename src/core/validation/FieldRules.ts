@@ -26,6 +26,18 @@ export const withRule =
   <I, R>(self: Schema.Schema<A, I, R>): Schema.filter<Schema.Schema<A, I, R>> =>
     self.pipe(Schema.filter(predicate, { [RuleAnnotationId]: annotation }))
 
+/**
+ * Names what a union takes, for a value of none of its kinds: "documents[1]: expected a string or an
+ * object with text, got 3" (rule `type`). A value of one member's kind is reported by that member.
+ * @category constructors
+ */
+export const expected =
+  (what: string) =>
+  <S extends Schema.Schema.Any>(self: S): S =>
+    self.annotations({
+      [RuleAnnotationId]: { rule: "type", message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}` } satisfies RuleAnnotation
+    }) as S
+
 /** Bounds of `range` (each inclusive unless `minExclusive`). @category models */
 export interface Bounds {
   readonly min?: number
@@ -60,10 +72,13 @@ export const range =
 /** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
 
+/** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
+export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
+
 /** A non-empty array: "messages must not be empty" (rule `non-empty`). @category constructors */
 export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
   withRule<ReadonlyArray<Schema.Schema.Type<S>>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
-    Schema.Array(item) as unknown as Schema.Schema<ReadonlyArray<Schema.Schema.Type<S>>, ReadonlyArray<Schema.Schema.Encoded<S>>, never>
+    Schema.Array(item)
   )
 
 // ---- failures ------------------------------------------------------------------------------------
@@ -118,9 +133,11 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
       case "Composite": {
         const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
         if (literalsOf(issue.ast) !== undefined) return { path, issue }
-        // An optional field's union with undefined: the failure of the other member is the one that matters.
-        const real = issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
-        issue = real
+        // A union's members: the one whose kind the value has (its failure is not a plain type
+        // mismatch) says what is wrong; when none has, the union's own `expected` message does.
+        const inner = issues.find((i) => i._tag !== "Type")
+        if (inner === undefined && ruleOf(issue.ast) !== undefined) return { path, issue }
+        issue = inner ?? issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
         continue
       }
       case "Refinement":
@@ -156,6 +173,8 @@ const invalidRequest = (
       return { field: name, rule: "required", message: `${rendered(where)} is required${allowed ? `; allowed: ${listAllowed(allowed)}` : ""}` }
     }
     case "Composite": {
+      const rule = ruleOf(issue.ast)
+      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
       const allowed = literalsOf(issue.ast) ?? []
       return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
     }
@@ -166,6 +185,8 @@ const invalidRequest = (
       break
     }
     case "Type": {
+      const rule = ruleOf(issue.ast)
+      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
       const allowed = literalsOf(issue.ast)
       if (allowed !== undefined)
         return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
