@@ -116,6 +116,10 @@ const kindOf = (ast: AST.AST): string | undefined => {
   }
 }
 
+// A member that failed only because the value is of another kind (a string given an array).
+const kindMismatch = (issue: ParseResult.ParseIssue): boolean =>
+  issue._tag === "Type" || ((issue._tag === "Refinement" || issue._tag === "Transformation") && issue.kind !== "Predicate" && kindMismatch(issue.issue))
+
 interface Leaf {
   readonly path: ReadonlyArray<PropertyKey>
   readonly issue: ParseResult.ParseIssue
@@ -135,7 +139,7 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
         if (literalsOf(issue.ast) !== undefined) return { path, issue }
         // A union's members: the one whose kind the value has (its failure is not a plain type
         // mismatch) says what is wrong; when none has, the union's own `expected` message does.
-        const inner = issues.find((i) => i._tag !== "Type")
+        const inner = issues.find((i) => !kindMismatch(i))
         if (inner === undefined && ruleOf(issue.ast) !== undefined) return { path, issue }
         issue = inner ?? issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
         continue
@@ -166,7 +170,6 @@ const invalidRequest = (
   const where = leaf.path.reduce<string>((p, k) => at(p, typeof k === "number" ? k : String(k)), field)
   const name = where === "" ? "(body)" : where
   const issue = leaf.issue
-  const ctx = context ? ` for ${context}` : ""
   switch (issue._tag) {
     case "Missing": {
       const allowed = literalsOf(issue.ast.type)
@@ -176,7 +179,7 @@ const invalidRequest = (
       const rule = ruleOf(issue.ast)
       if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
       const allowed = literalsOf(issue.ast) ?? []
-      return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
+      return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
     }
     case "Refinement": {
       const rule = ruleOf(issue.ast)
@@ -189,7 +192,7 @@ const invalidRequest = (
       if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
       const allowed = literalsOf(issue.ast)
       if (allowed !== undefined)
-        return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed${ctx}; allowed: ${listAllowed(allowed)}` }
+        return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
       const kind = kindOf(issue.ast)
       if (kind !== undefined) return { field: name, rule: "type", message: `${rendered(where)}: expected ${kind}, got ${describe(issue.actual)}` }
       break

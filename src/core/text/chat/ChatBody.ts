@@ -10,18 +10,22 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
+import { expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-const { at, ifPresent } = Rules
+const { at } = Rules
 
 /** The roles of a chat message. @category models */
 export const ChatRoles = ["system", "developer", "user", "assistant", "tool", "function"] as const
 
 /** One chat message: a role and its content (`null` only for an assistant turn of tool calls). @category schemas */
 export const ChatMessageParam = Schema.Struct(
-  { role: Schema.Literal(...ChatRoles), content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown), Schema.Null) },
+  {
+    role: Schema.Literal(...ChatRoles),
+    content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown), Schema.Null).pipe(expected("a string or an array of content parts"))
+  },
   Open
 )
 /** @category models */
@@ -30,11 +34,11 @@ export type ChatMessageParam = typeof ChatMessageParam.Type
 /** The body of POST `/v1/chat/completions`. @category schemas */
 export const ChatBody = Schema.Struct({
   model: Schema.String,
-  messages: Schema.Array(ChatMessageParam),
+  messages: nonEmptyArray(ChatMessageParam),
   stream: opt(Schema.Boolean),
   stream_options: opt(Open),
-  temperature: opt(Schema.Number),
-  top_p: opt(Schema.Number),
+  temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
+  top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
   n: opt(Schema.Int),
   stop: opt(Schema.Union(Schema.String, Schema.Array(Schema.String), Schema.Null)),
   max_tokens: opt(Schema.Int),
@@ -69,18 +73,9 @@ export type ChatBodyInput = WithExtra<ChatBody>
 
 const chat = closedBody(ChatBody, "a chat completions body")
 
-const chatMessage = (value: unknown, path: string): Effect.Effect<void, InvalidRequest> =>
-  Effect.gen(function* () {
-    const m = yield* Rules.record(value, path)
-    const role = yield* Rules.oneOf(yield* Rules.required(m, "role", path), at(path, "role"), ChatRoles)
-    const field = at(path, "content")
-    const content = Object.hasOwn(m, "content") ? m.content : undefined
-    // An assistant turn that only calls tools carries `content: null` (or none).
-    const callsTools = role === "assistant" && (Rules.optional(m, "tool_calls") !== undefined || Rules.optional(m, "function_call") !== undefined)
-    if ((content === undefined || content === null) && !callsTools) return yield* Rules.fail(field, "required", `${field} is required`)
-    if (content !== undefined && content !== null && typeof content !== "string" && !Array.isArray(content))
-      return yield* Rules.fail(field, "type", `${field}: expected a string or an array of content parts, got ${Rules.describe(content)}`)
-  })
+// An assistant turn that only calls tools carries `content: null` (or none).
+const callsTools = (m: Rules.Json): boolean =>
+  m.role === "assistant" && (Rules.optional(m, "tool_calls") !== undefined || Rules.optional(m, "function_call") !== undefined)
 
 /** Options of the text builders. @category models */
 export type TextBodyOptions = RoutingOptions
@@ -88,8 +83,9 @@ export type TextBodyOptions = RoutingOptions
 /**
  * Builds the body of POST `/v1/chat/completions`: only its known fields (plus `extra`); `model` must
  * be a chat model the catalog lists (the GPT-5 Pro family is refused with "use responses"; epsilon
- * and zeta models are refused too), `messages` non-empty, each with a `role` and `content`; `stream`
- * a boolean; `temperature` 0–2 and `top_p` 0–1 when given.
+ * and zeta models are refused too); then the Schema's rules: `messages` non-empty, each with a `role`
+ * and `content`, `stream` a boolean, `temperature` 0–2 and `top_p` 0–1 when given. `content` may be
+ * null or left out only on an assistant turn that calls tools (sent as `content: null`).
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
@@ -97,17 +93,12 @@ export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Ef
     const body = yield* chat.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "chat", options)
-    const items = yield* Rules.array(yield* Rules.required(body, "messages"), "messages", { nonEmpty: true })
-    for (const [i, item] of items.entries()) yield* chatMessage(item, at("messages", i))
-    yield* ifPresent(body, "stream", (v) => Rules.boolean(v, "stream"))
-    yield* ifPresent(body, "temperature", (v) => Rules.number(v, "temperature", { min: 0, max: 2 }))
-    yield* ifPresent(body, "top_p", (v) => Rules.number(v, "top_p", { min: 0, max: 1 }))
-    const out: Record<string, unknown> = {}
-    for (const key of chat.known) {
-      const value = Rules.optional(body, key)
-      if (value !== undefined) out[key] = Rules.sanitize(value)
-    }
+    const out = chat.pick(body)
     // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
-    out.messages = items.map((m) => (Rules.isRecord(m) && Rules.optional(m, "content") === undefined ? { ...Rules.sanitize(m) as object, content: null } : Rules.sanitize(m)))
-    return yield* chat.seal(body, out)
+    if (Array.isArray(out.messages))
+      out.messages = out.messages.map((m: unknown) => (Rules.isRecord(m) && callsTools(m) && Rules.optional(m, "content") === undefined ? { ...m, content: null } : m))
+    const valid = yield* chat.seal(body, out, model)
+    const missing = valid.messages.findIndex((m) => m.content === null && !callsTools(m))
+    if (missing !== -1) return yield* Rules.fail(at(at("messages", missing), "content"), "required", `${at(at("messages", missing), "content")} is required`)
+    return valid
   }))

@@ -9,25 +9,36 @@ import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
+import { expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import * as Rules from "../../validation/Rules.js"
 import type { TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-const { at, ifPresent } = Rules
+
+/** The roles of a responses message item. @category models */
+export const ResponsesRoles = ["user", "assistant", "system", "developer"] as const
 
 /** One `input` item of a responses body: a `{role, content}` message, or another typed item passed through. @category schemas */
 export const ResponsesInputItem = Schema.Union(
-  Schema.Struct({ role: Schema.String, content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)) }, Open),
-  Schema.Struct({ type: Schema.String }, Open)
-)
+  Schema.Struct(
+    {
+      type: opt(Schema.Literal("message")),
+      role: Schema.Literal(...ResponsesRoles),
+      content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)).pipe(expected("a string or an array of content parts"))
+    },
+    Open
+  ),
+  // Typed items other than messages (function_call_output, reasoning, …) pass through.
+  Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => t !== "message")) }, Open)
+).pipe(expected("a {role, content} message or a typed item"))
 
 /** The body of POST `/v1/responses`. @category schemas */
 export const ResponsesBody = Schema.Struct({
   model: Schema.String,
-  input: opt(Schema.Union(Schema.String, Schema.Array(ResponsesInputItem))),
+  input: opt(Schema.Union(NonBlank, nonEmptyArray(ResponsesInputItem)).pipe(expected("a string or an array of {role, content} items"))),
   instructions: opt(Schema.String),
-  max_output_tokens: opt(Schema.Int),
+  max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
   stream: opt(Schema.Boolean),
   stream_options: opt(Open),
   temperature: opt(Schema.Number),
@@ -59,40 +70,15 @@ export type ResponsesBodyInput = WithExtra<ResponsesBody>
 
 const responses = closedBody(ResponsesBody, "a responses body")
 
-const responsesInput = (value: unknown): Effect.Effect<void, InvalidRequest> =>
-  Effect.gen(function* () {
-    if (typeof value === "string") {
-      yield* Rules.string(value, "input", { nonEmpty: true })
-      return
-    }
-    if (!Array.isArray(value))
-      return yield* Rules.fail("input", "type", `input: expected a string or an array of {role, content} items, got ${Rules.describe(value)}`)
-    if (value.length === 0) return yield* Rules.fail("input", "non-empty", "input must not be empty")
-    for (const [i, item] of value.entries()) {
-      const path = at("input", i)
-      const it = yield* Rules.record(item, path)
-      const type = Rules.optional(it, "type")
-      // Typed items other than messages (function_call_output, reasoning, …) pass through.
-      if (type !== undefined && type !== "message") {
-        yield* Rules.string(type, at(path, "type"), { nonEmpty: true })
-        continue
-      }
-      yield* Rules.oneOf(yield* Rules.required(it, "role", path), at(path, "role"), ["user", "assistant", "system", "developer"])
-      const content = yield* Rules.required(it, "content", path)
-      if (typeof content !== "string" && !Array.isArray(content))
-        return yield* Rules.fail(at(path, "content"), "type", `${at(path, "content")}: expected a string or an array of content parts, got ${Rules.describe(content)}`)
-    }
-  })
-
 /** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
 const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"]
 
 /**
  * Builds the body of POST `/v1/responses`: only its known fields (plus `extra`); `model` must take
- * responses (GPT-5, GPT-5 Pro, o-series and the chat models the catalog lists; not epsilon or zeta),
- * `input` a string or a non-empty array of `{role, content}` items (required unless `prompt`,
- * `previous_response_id` or `conversation` stands in for it), `max_output_tokens` a positive integer,
- * `stream` a boolean.
+ * responses (GPT-5, GPT-5 Pro, o-series and the chat models the catalog lists; not epsilon or zeta);
+ * `input` required unless `prompt`, `previous_response_id` or `conversation` stands in for it; then
+ * the Schema's rules: `input` a non-empty string or a non-empty array of `{role, content}` items (or
+ * typed items), `max_output_tokens` a positive integer, `stream` a boolean.
  * @category constructors
  */
 export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
@@ -100,18 +86,6 @@ export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}
     const body = yield* responses.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "responses", options)
-    const given = Rules.optional(body, "input")
-    if (given === undefined) {
-      if (!INPUT_SOURCES.some((k) => Rules.optional(body, k) !== undefined)) yield* Rules.required(body, "input")
-    } else yield* responsesInput(given)
-    yield* ifPresent(body, "max_output_tokens", (v) =>
-      Rules.number(v, "max_output_tokens", { min: 0, minExclusive: true, integer: true, context: model })
-    )
-    yield* ifPresent(body, "stream", (v) => Rules.boolean(v, "stream"))
-    const out: Record<string, unknown> = {}
-    for (const key of responses.known) {
-      const value = Rules.optional(body, key)
-      if (value !== undefined) out[key] = Rules.sanitize(value)
-    }
-    return yield* responses.seal(body, out)
+    if (Rules.optional(body, "input") === undefined && !INPUT_SOURCES.some((k) => Rules.optional(body, k) !== undefined)) yield* Rules.required(body, "input")
+    return yield* responses.seal(body, responses.pick(body), model)
   }))
