@@ -14,9 +14,9 @@ import {
   buildAnyShootEasyBody,
   buildPlatformTextToVideoBody,
   PlatformTextToVideoResponse,
-  type AnyShootAdvancedBody,
-  type AnyShootEasyBody,
-  type PlatformTextToVideoBody
+  type AnyShootAdvancedInput,
+  type AnyShootEasyInput,
+  type PlatformTextToVideoInput
 } from "../../core/platform/Platform.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
 import type * as GroupContext from "../GroupContext.js"
@@ -27,11 +27,11 @@ export interface PlatformGroup {
   /** Fetches a fresh E7 token (later calls use it); the value stays `Redacted`. */
   readonly login: () => Effect.Effect<Redacted.Redacted<string>, GatewayError>
   /** E4: `data.task_id` of the submitted text-to-video task. */
-  readonly textToVideo: (body: PlatformTextToVideoBody) => Effect.Effect<{ readonly task_id: string }, GatewayError | InvalidRequest>
+  readonly textToVideo: (body: PlatformTextToVideoInput) => Effect.Effect<{ readonly task_id: string }, GatewayError | InvalidRequest>
   /** E5: `data.url` of the generated image. */
-  readonly anyShootEasy: (body: AnyShootEasyBody) => Effect.Effect<{ readonly url: string }, GatewayError | InvalidRequest>
+  readonly anyShootEasy: (body: AnyShootEasyInput) => Effect.Effect<{ readonly url: string }, GatewayError | InvalidRequest>
   /** E6: the task id. */
-  readonly anyShootAdvanced: (body: AnyShootAdvancedBody) => Effect.Effect<string, GatewayError | InvalidRequest>
+  readonly anyShootAdvanced: (body: AnyShootAdvancedInput) => Effect.Effect<string, GatewayError | InvalidRequest>
 }
 
 const isRefused = (e: GatewayError): boolean =>

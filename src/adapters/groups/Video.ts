@@ -8,7 +8,7 @@ import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/err
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
 import { checkPollSettings } from "../../core/video/PollingRule.js"
-import { buildVideoBody } from "../../core/video/VideoBody.js"
+import { buildVideoBody, type VideoRequest } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import {
   decodeVideoDownload,
@@ -20,11 +20,8 @@ import {
 import { decodeWith } from "../../core/wire/WireJson.js"
 import * as GroupContext from "../GroupContext.js"
 
-/** An E1 request: `model` plus generic, mode and family-native fields. @category models */
-export interface VideoInput {
-  readonly model: string
-  readonly [field: string]: unknown
-}
+/** An E1 request: `model` plus generic, mode and family-native fields (closed; `extra` for fields umg does not know). @category models */
+export type VideoInput = VideoRequest
 
 /** Options of `video.poll`. @category models */
 export interface PollOptions {

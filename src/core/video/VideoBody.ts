@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
-import { readExtra, refuseUnknownFields, sendable } from "../validation/Closed.js"
+import { readExtra, refuseUnknownFields, sendable, type WithExtra } from "../validation/Closed.js"
 import { describe, fail, type Json, record, requiredString } from "../validation/Rules.js"
 import { AlphaBody, buildAlphaBody } from "./Alpha.js"
 import { BetaBody, buildBetaBody } from "./Beta.js"
@@ -24,6 +24,51 @@ export type VideoBody = AlphaBody | BetaBody | GammaBody | DeltaBody
 
 /** Each family's body Schema, for decoding a body of a known family. @category models */
 export const videoBodySchemas = { alpha: AlphaBody, beta: BetaBody, gamma: GammaBody, delta: DeltaBody } as const
+
+/**
+ * An E1 request as callers write it, closed: `model`, the generic and mode fields every family
+ * understands (or refuses by name), each family's own fields, and `extra` for fields umg does not
+ * know yet. A misspelled field is a compile error here and an `InvalidRequest` naming the nearest
+ * known field at run time. `metadata` (delta) and reference images stay open, as E1 leaves them.
+ * @category models
+ */
+export type VideoRequest = WithExtra<{
+  readonly model: string
+  // generic (E1)
+  readonly prompt?: string
+  readonly image?: string
+  readonly duration?: number | string
+  readonly resolution?: string
+  readonly aspect_ratio?: string
+  // modes
+  readonly last_frame?: string
+  readonly reference_images?: ReadonlyArray<unknown>
+  readonly input_reference?: string
+  readonly remix_from_video_id?: string
+  readonly seed?: number
+  readonly fps?: number
+  readonly watermark?: boolean
+  readonly camera_fixed?: boolean
+  readonly generate_audio?: boolean
+  readonly callback_url?: string
+  readonly return_last_frame?: boolean
+  // family alpha
+  readonly seconds?: number | string
+  readonly size?: string
+  // family beta
+  readonly durationSeconds?: number | string
+  readonly aspectRatio?: string
+  readonly lastFrame?: string
+  readonly generateAudio?: boolean
+  readonly personGeneration?: string
+  readonly addWatermark?: boolean
+  readonly sampleCount?: number
+  // family gamma
+  readonly smart_rewrite?: boolean
+  readonly audio_url?: string
+  // family delta
+  readonly metadata?: Readonly<Record<string, unknown>>
+}>
 
 /** Options of `buildVideoBody`. @category models */
 export interface BuildVideoBodyOptions {
