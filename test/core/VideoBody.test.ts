@@ -55,10 +55,10 @@ describe("buildVideoBody: any family", () => {
   it.effect("takes a user's catalog entry over the built-in limits", () =>
     Effect.gen(function* () {
       const catalog = makeVideoCatalog({ [B30]: { durations: [8] }, "my-video": { family: "gamma" } })
-      yield* Effect.flip(buildVideoBody({ model: B30, prompt: "x", duration: 4 }, { catalog })).pipe(
+      yield* Effect.flip(buildVideoBody({ model: B30, prompt: "x", duration: 4 }, { videoCatalog: catalog })).pipe(
         Effect.tap((e) => Effect.sync(() => expect(e.message).toContain("allowed: 8")))
       )
-      expect(yield* buildVideoBody({ model: "my-video", prompt: "x", duration: 5 }, { catalog })).toMatchObject({ model: "my-video", duration: 5 })
+      expect(yield* buildVideoBody({ model: "my-video", prompt: "x", duration: 5 }, { videoCatalog: catalog })).toMatchObject({ model: "my-video", duration: 5 })
     })
   )
 

@@ -1,6 +1,7 @@
 /** `buildVideoBody`: validates an E1 video request (generic, mode or native fields) and returns the body of its model's family. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
+import type { RoutingOptions } from "../gateway/Catalog.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { readExtra, refuseUnknownFields, sendable, type WithExtra } from "../validation/Closed.js"
 import { describe, fail, type Json, record, requiredString } from "../validation/Rules.js"
@@ -70,15 +71,15 @@ export type VideoRequest = WithExtra<{
   readonly metadata?: Readonly<Record<string, unknown>>
 }>
 
-/** Options of `buildVideoBody`. @category models */
-export interface BuildVideoBodyOptions {
-  /** The model catalog to check against; the spec's models when absent. */
-  readonly catalog?: VideoCatalog
-  /**
-   * Accept a video model id the catalog does not list (its family read from its prefix, with the
-   * family's defaults) for a gateway newer than umg. Default false.
-   */
-  readonly allowUnknownModels?: boolean
+/**
+ * Options of `buildVideoBody`: the one model catalog (`catalog`, which names every family's models)
+ * and `allowUnknownModels`, as for every builder, plus `videoCatalog`, the per-model video limits
+ * keyed by the same ids (extend it with `makeVideoCatalog` for a new video model).
+ * @category models
+ */
+export interface BuildVideoBodyOptions extends RoutingOptions {
+  /** The video limits to check against; the spec's models when absent. */
+  readonly videoCatalog?: VideoCatalog
 }
 
 const builders = {
@@ -108,10 +109,10 @@ export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = 
   Effect.gen(function* () {
     const obj = yield* record(input, "")
     yield* sendable(obj)
-    const catalog = options.catalog ?? defaultVideoCatalog
+    const catalog = options.videoCatalog ?? defaultVideoCatalog
     const id = yield* requiredString(obj, "model")
     // Another capability's model is named by the one catalog; unknown video ids are the video catalog's call.
-    yield* ensureRoute(id, "video", { allowUnknownModels: true })
+    yield* ensureRoute(id, "video", { ...options, allowUnknownModels: true })
     if (!Object.hasOwn(catalog.entries, id) && options.allowUnknownModels !== true)
       return yield* fail(
         "model",
