@@ -161,3 +161,15 @@ describe("decodeLiveServerMessage", () => {
     })
   )
 })
+
+describe("buildLiveSetup: generationConfig rules shared with native content", () => {
+  it.effect("refuses a temperature outside 0 to 2 and a fractional maxOutputTokens, naming the path", () =>
+    Effect.gen(function* () {
+      const hot = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { temperature: 3 } }))
+      expect(hot).toMatchObject({ field: "setup.generationConfig.temperature", rule: "range" })
+      expect(hot.message).toBe("setup.generationConfig.temperature: 3 is out of range; allowed: 0 to 2")
+      const tokens = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { maxOutputTokens: 1.5 } }))
+      expect(tokens).toMatchObject({ field: "setup.generationConfig.maxOutputTokens", rule: "type" })
+    })
+  )
+})

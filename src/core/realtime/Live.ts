@@ -5,7 +5,7 @@ import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import type { RoutingOptions } from "../gateway/Catalog.js"
-import { NativeThinkingConfig } from "../text/native/Native.js"
+import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Native.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
@@ -28,14 +28,7 @@ const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exac
 export const LiveGenerationConfig = Schema.Struct({
   responseModalities: opt(Schema.Tuple(Schema.Literal(...liveModalities))),
   speechConfig: opt(Open),
-  temperature: opt(Schema.Number),
-  topP: opt(Schema.Number),
-  topK: opt(Schema.Number),
-  candidateCount: opt(Schema.Int),
-  maxOutputTokens: opt(Schema.Int),
-  presencePenalty: opt(Schema.Number),
-  frequencyPenalty: opt(Schema.Number),
-  seed: opt(Schema.Int),
+  ...nativeSamplingFields,
   mediaResolution: opt(Schema.String),
   thinkingConfig: opt(NativeThinkingConfig),
   enableAffectiveDialog: opt(Schema.Boolean)

@@ -8,7 +8,7 @@ import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads, sendable, sendableResult } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
-import { conform } from "../../validation/FieldRules.js"
+import { conform, NonBlank, range } from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
@@ -128,12 +128,12 @@ export const MessagesBody = Schema.Struct(
   {
     model: Schema.String,
     messages: Schema.Array(MessageParam),
-    max_tokens: Schema.Int,
+    max_tokens: Schema.Int.pipe(range({ min: 0, minExclusive: true })),
     system: opt(System),
-    temperature: opt(Schema.Number),
-    top_p: opt(Schema.Number),
-    top_k: opt(Schema.Int),
-    stop_sequences: opt(Schema.Array(Schema.String)),
+    temperature: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+    top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+    top_k: opt(Schema.Int.pipe(range({ min: 0 }))),
+    stop_sequences: opt(Schema.Array(NonBlank)),
     stream: opt(Schema.Boolean),
     tools: opt(Schema.Array(MessagesTool)),
     tool_choice: opt(MessagesToolChoice),
@@ -364,53 +364,29 @@ const toolChoice = (body: Rules.Json, declared: ReadonlyArray<string> | undefine
     })
   )
 
-const thinking = (body: Rules.Json, model: string, maxTokens: number | undefined): Check =>
+const thinking = (body: Rules.Json, model: string): Check =>
   ifPresent(body, "thinking", (v) =>
     Effect.gen(function* () {
       const config = yield* Rules.record(v, "thinking")
       const type = yield* Rules.oneOf(yield* Rules.required(config, "type", "thinking"), "thinking.type", ["enabled", "disabled", "adaptive"])
       if (type !== "enabled") return
-      const budget = yield* Rules.number(yield* Rules.required(config, "budget_tokens", "thinking"), "thinking.budget_tokens", {
+      yield* Rules.number(yield* Rules.required(config, "budget_tokens", "thinking"), "thinking.budget_tokens", {
         min: 1024,
         minExclusive: true,
         integer: true,
         context: model
       })
-      // The budget is part of max_tokens (protocol notes 1.2), so it must leave room for the answer.
-      if (maxTokens !== undefined && budget >= maxTokens)
-        return yield* Rules.fail(
-          "thinking.budget_tokens",
-          "range",
-          `thinking.budget_tokens: ${budget} is out of range for ${model}; allowed: greater than 1024 and less than max_tokens (${maxTokens})`
-        )
     })
   )
 
-const common = (body: Rules.Json, model: string, maxTokens: number | undefined): Check =>
+const common = (body: Rules.Json, model: string): Check =>
   Effect.gen(function* () {
     yield* messages(body)
     yield* system(body)
     const declared = yield* tools(body)
     yield* toolChoice(body, declared)
-    yield* thinking(body, model, maxTokens)
+    yield* thinking(body, model)
     yield* cacheControl(body, "")
-  })
-
-const generation = (body: Rules.Json, model: string): Check =>
-  Effect.gen(function* () {
-    yield* ifPresent(body, "temperature", (v) => Rules.number(v, "temperature", { min: 0, max: 1, context: model }))
-    yield* ifPresent(body, "top_p", (v) => Rules.number(v, "top_p", { min: 0, max: 1, context: model }))
-    yield* ifPresent(body, "top_k", (v) => Rules.number(v, "top_k", { min: 0, integer: true, context: model }))
-    yield* ifPresent(body, "stop_sequences", (v) =>
-      Effect.gen(function* () {
-        const items = yield* Rules.array(v, "stop_sequences")
-        for (const [i, s] of items.entries()) yield* Rules.string(s, at("stop_sequences", i), { nonEmpty: true })
-      })
-    )
-    yield* ifPresent(body, "stream", (v) => Rules.boolean(v, "stream"))
-    yield* ifPresent(body, "metadata", (v) => Rules.record(v, "metadata"))
-    yield* ifPresent(body, "mcp_servers", (v) => Rules.array(v, "mcp_servers"))
-    yield* ifPresent(body, "context_management", (v) => Rules.record(v, "context_management"))
   })
 
 /**
@@ -448,15 +424,16 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
     const body = yield* messagesBody.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "messages", options)
-    const maxTokens = yield* Rules.number(yield* Rules.required(body, "max_tokens"), "max_tokens", {
-      min: 0,
-      minExclusive: true,
-      integer: true,
-      context: model
-    })
-    yield* common(body, model, maxTokens)
-    yield* generation(body, model)
-    return yield* messagesBody.seal(body, copy(body, MESSAGES_FIELDS, new Set(["extra"])))
+    yield* common(body, model)
+    const valid = yield* messagesBody.seal(body, copy(body, MESSAGES_FIELDS, new Set(["extra"])), model)
+    // The thinking budget is part of max_tokens (protocol notes 1.2), so it must leave room for the answer.
+    if (valid.thinking?.type === "enabled" && valid.thinking.budget_tokens >= valid.max_tokens)
+      return yield* Rules.fail(
+        "thinking.budget_tokens",
+        "range",
+        `thinking.budget_tokens: ${valid.thinking.budget_tokens} is out of range for ${model}; allowed: greater than 1024 and less than max_tokens (${valid.max_tokens})`
+      )
+    return valid
   }))
 
 /**
@@ -472,8 +449,8 @@ export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {
     const body = yield* countTokensOpen(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "countTokens", options)
-    yield* common(body, model, undefined)
-    return yield* countTokensBody.seal(body, copy(body, MESSAGES_FIELDS, new Set([...NOT_COUNTED, "extra"])))
+    yield* common(body, model)
+    return yield* countTokensBody.seal(body, copy(body, MESSAGES_FIELDS, new Set([...NOT_COUNTED, "extra"])), model)
   }))
 
 /**

@@ -7,6 +7,7 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
+import { NonBlank, range } from "../../validation/FieldRules.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -167,18 +168,23 @@ export const NativeImageConfig = Schema.Struct({
   imageOutputOptions: opt(Schema.Struct({ mimeType: opt(Schema.String) }))
 })
 
-/** `generationConfig`. @category schemas */
-export const NativeGenerationConfig = Schema.Struct({
-  temperature: opt(Schema.Number),
-  topP: opt(Schema.Number),
-  topK: opt(Schema.Number),
-  candidateCount: opt(Schema.Int),
-  maxOutputTokens: opt(Schema.Int),
-  stopSequences: opt(Schema.Array(Schema.String)),
+/** The sampling fields of a `generationConfig`, native content's and a live setup's alike, with their rules. @category schemas */
+export const nativeSamplingFields = {
+  temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
+  topP: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+  topK: opt(Schema.Int.pipe(range({ min: 0 }))),
+  candidateCount: opt(Schema.Int.pipe(range({ min: 1 }))),
+  maxOutputTokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
   presencePenalty: opt(Schema.Number),
   frequencyPenalty: opt(Schema.Number),
-  seed: opt(Schema.Int),
-  responseMimeType: opt(Schema.String),
+  seed: opt(Schema.Int)
+}
+
+/** `generationConfig`. @category schemas */
+export const NativeGenerationConfig = Schema.Struct({
+  ...nativeSamplingFields,
+  stopSequences: opt(Schema.Array(Schema.String)),
+  responseMimeType: opt(NonBlank),
   responseSchema: opt(Open),
   responseJsonSchema: opt(Schema.Unknown),
   responseModalities: opt(Schema.Array(Schema.String)),
@@ -387,18 +393,8 @@ const generationConfig = (
   Effect.gen(function* () {
     const f = "generationConfig"
     const gc = yield* Rules.record(value, f)
-    yield* ifPresent(gc, "temperature", (v) => Rules.number(v, at(f, "temperature"), { min: 0, max: 2, context: model.id }))
-    yield* ifPresent(gc, "topP", (v) => Rules.number(v, at(f, "topP"), { min: 0, max: 1, context: model.id }))
-    yield* ifPresent(gc, "topK", (v) => Rules.number(v, at(f, "topK"), { min: 0, integer: true, context: model.id }))
-    yield* ifPresent(gc, "maxOutputTokens", (v) => Rules.number(v, at(f, "maxOutputTokens"), { min: 0, minExclusive: true, integer: true, context: model.id }))
-    yield* ifPresent(gc, "candidateCount", (v) => Rules.number(v, at(f, "candidateCount"), { min: 1, integer: true, context: model.id }))
-    yield* ifPresent(gc, "stopSequences", (v) =>
-      Effect.gen(function* () {
-        const items = yield* Rules.array(v, at(f, "stopSequences"))
-        for (const [i, s] of items.entries()) yield* Rules.string(s, at(at(f, "stopSequences"), i))
-      })
-    )
-    yield* ifPresent(gc, "responseMimeType", (v) => Rules.string(v, at(f, "responseMimeType"), { nonEmpty: true }))
+    // temperature, topP, topK, maxOutputTokens, candidateCount, stopSequences and responseMimeType:
+    // their rules live in `NativeGenerationConfig`, checked when the body is sealed.
     let modalities: Array<string> | undefined
     const mv = Rules.optional(gc, "responseModalities")
     if (mv !== undefined) {
@@ -557,6 +553,6 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
       if (normal.level !== undefined && Rules.isRecord(gc.thinkingConfig)) next.thinkingConfig = { ...gc.thinkingConfig, thinkingLevel: normal.level }
       out.generationConfig = next
     }
-    return yield* nativeBody.seal(body, out)
+    return yield* nativeBody.seal(body, out, parsed.id)
   }))
 
