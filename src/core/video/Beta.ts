@@ -1,8 +1,8 @@
 /** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, fail, type Json, number, oneOf, optional, string } from "../validation/Rules.js"
-import { conform } from "../validation/FieldRules.js"
+import { boolean, fail, type Json, oneOf, optional, string } from "../validation/Rules.js"
+import { conform, range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -13,7 +13,6 @@ import {
   readFirstFrame,
   readMedia,
   readResolution,
-  readSeed,
   rejectUnsupported,
   requireMode,
   promptMissing,
@@ -34,14 +33,14 @@ export const BetaBody = Schema.Struct(
     durationSeconds: Schema.optional(Schema.Literal(4, 6, 8)),
     aspectRatio: Schema.optional(Schema.Literal("16:9", "9:16")),
     resolution: Schema.optional(Schema.Literal("720p", "1080p")),
-    fps: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    fps: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
     image: Schema.optional(Schema.NonEmptyString),
     lastFrame: Schema.optional(Schema.NonEmptyString),
     generateAudio: Schema.optional(Schema.Boolean),
     personGeneration: Schema.optional(Schema.Literal(...betaPersonGeneration)),
     addWatermark: Schema.optional(Schema.Boolean),
-    seed: Schema.optional(Schema.Int.pipe(Schema.between(0, 4294967295))),
-    sampleCount: Schema.optional(Schema.Int.pipe(Schema.between(1, 4)))
+    seed: Schema.optional(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
+    sampleCount: Schema.optional(Schema.Int.pipe(range({ min: 1, max: 4 })))
   }
 )
 /** @category models */
@@ -77,19 +76,20 @@ export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<Bet
       body.lastFrame = last.value
     }
 
+    // fps, seed and sampleCount: their rules live in `BetaBody`.
     const fps = optional(input, "fps")
-    if (fps !== undefined) body.fps = yield* number(fps, "fps", { integer: true, min: 1 })
+    if (fps !== undefined) body.fps = fps
     const seed = optional(input, "seed")
-    if (seed !== undefined) body.seed = yield* readSeed(seed, "seed", 4294967295, model)
+    if (seed !== undefined) body.seed = seed
     const watermark = yield* eitherField(input, ["watermark", "addWatermark"], boolean)
     if (watermark) body.addWatermark = watermark.value
     // The fast models ignore generateAudio (they always include audio); it is still sent as given.
     const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], boolean)
     if (audio) body.generateAudio = audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
     const samples = optional(input, "sampleCount")
-    if (samples !== undefined) body.sampleCount = yield* number(samples, "sampleCount", { integer: true, min: 1, max: 4, context: model.id })
+    if (samples !== undefined) body.sampleCount = samples
     const persons = optional(input, "personGeneration")
     body.personGeneration = persons === undefined ? "allow_all" : yield* oneOf(persons, "personGeneration", betaPersonGeneration, model.id)
 
-    return yield* conform(BetaBody, body, "")
+    return yield* conform(BetaBody, body, "", model.id)
   })

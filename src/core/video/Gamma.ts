@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { boolean, fail, type Json, optional, string } from "../validation/Rules.js"
-import { conform } from "../validation/FieldRules.js"
+import { conform, range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -11,7 +11,6 @@ import {
   readDuration,
   readFirstFrame,
   readResolution,
-  readSeed,
   rejectUnsupported,
   requireMode,
   promptMissing,
@@ -42,7 +41,7 @@ export const GammaBody = Schema.Struct(
     smart_rewrite: Schema.optional(Schema.Boolean),
     generate_audio: Schema.optional(Schema.Boolean),
     audio_url: Schema.optional(Schema.String.pipe(Schema.startsWith("https://"))),
-    seed: Schema.optional(Schema.Int.pipe(Schema.between(0, gammaMaxSeed))),
+    seed: Schema.optional(Schema.Int.pipe(range({ min: 0, max: gammaMaxSeed }))),
     image: Schema.optional(Schema.NonEmptyString)
   }
 )
@@ -84,7 +83,8 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
     }
 
     const seed = optional(input, "seed")
-    if (seed !== undefined) body.seed = yield* readSeed(seed, "seed", gammaMaxSeed, model)
+    // Its rule (an integer from 0 to gammaMaxSeed) lives in `GammaBody`.
+    if (seed !== undefined) body.seed = seed
     const audioUrl = optional(input, "audio_url")
     if (audioUrl !== undefined) {
       const url = yield* string(audioUrl, "audio_url")
@@ -96,7 +96,7 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
     const rewrite = optional(input, "smart_rewrite")
     if (rewrite !== undefined) body.smart_rewrite = yield* boolean(rewrite, "smart_rewrite")
 
-    return yield* conform(GammaBody, body, "")
+    return yield* conform(GammaBody, body, "", model.id)
   })
 
 /** The text-to-video `size`: given natively, or mapped from resolution × aspect ratio (defaults 720p, 16:9). */

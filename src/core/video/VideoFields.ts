@@ -1,7 +1,7 @@
 /** The fields a video request may carry (generic, mode and each family's native ones) and the checks every family shares. */
 import { Effect } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, number, optional, passthrough, sanitize, string } from "../validation/Rules.js"
+import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, optional, passthrough, sanitize, string } from "../validation/Rules.js"
 import type { VideoFamily, VideoModel } from "./VideoCatalog.js"
 
 /** The generic E1 fields. @category models */
@@ -117,10 +117,6 @@ export const readAspectRatio = (value: unknown, field: string, model: VideoModel
       allowedFor(v, field, videoAspectRatios as ReadonlyArray<string>, model)
     )
   )
-
-/** An integer seed within a family's range. */
-export const readSeed = (value: unknown, field: string, max: number, model: VideoModel, min = 0): Effect.Effect<number, InvalidRequest> =>
-  number(value, field, { integer: true, min, max, context: model.id })
 
 /** `generate_audio` checked against what the model can do (sound always, never, or on request). */
 export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Effect.Effect<boolean, InvalidRequest> =>
