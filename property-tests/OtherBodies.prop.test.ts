@@ -2,14 +2,16 @@ import fc from "fast-check"
 import { Effect, Either, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Base64 from "../src/core/wire/Base64.js"
-import { buildEmbeddingsBody, decodeEmbeddings, encodeEmbeddingBase64 } from "../src/core/media/Embeddings.js"
+import type { InvalidRequest } from "../src/core/errors/InvalidRequest.js"
+import { buildEmbeddingsBody, decodeEmbeddings, EmbeddingsBody, encodeEmbeddingBase64 } from "../src/core/media/Embeddings.js"
+import { fieldsOf } from "../src/core/validation/Closed.js"
 import { platformEnvelopeError, toGatewayError } from "../src/core/wire/ErrorEnvelope.js"
-import { buildImagesBody, decodeImages } from "../src/core/media/Images.js"
-import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage } from "../src/core/realtime/Live.js"
+import { buildImagesBody, decodeImages, ImagesBody } from "../src/core/media/Images.js"
+import { buildLiveSetup, decodeLiveServerMessage, LiveSetup, validateLiveClientMessage } from "../src/core/realtime/Live.js"
 import { decodeModelList, modelListFormatFor } from "../src/core/gateway/Models.js"
-import { buildSessionUpdate, decodeRealtimeServerEvent, realtimeTextDelta, validateRealtimeClientEvent } from "../src/core/realtime/Realtime.js"
-import { buildRerankBody, decodeRerank } from "../src/core/media/Rerank.js"
-import { buildSpeechBody } from "../src/core/media/Speech.js"
+import { buildSessionUpdate, decodeRealtimeServerEvent, RealtimeSessionV1, RealtimeSessionV2, realtimeTextDelta, validateRealtimeClientEvent } from "../src/core/realtime/Realtime.js"
+import { buildRerankBody, decodeRerank, RerankBody } from "../src/core/media/Rerank.js"
+import { buildSpeechBody, SpeechBody } from "../src/core/media/Speech.js"
 
 /** Runs an Effect and says whether it ended without a defect (a success or a typed failure). */
 const endsCleanly = (effect: Effect.Effect<unknown, unknown>): boolean => Exit.isSuccess(Effect.runSyncExit(Effect.either(effect)))
@@ -163,6 +165,32 @@ describe("toGatewayError", () => {
           expect(shown).not.toContain(value)
         }
       })
+    )
+  })
+})
+
+describe("closed bodies", () => {
+  const bodies: ReadonlyArray<readonly [string, (input: Record<string, unknown>) => Effect.Effect<unknown, InvalidRequest>, Record<string, unknown>, ReadonlyArray<string>]> = [
+    ["embeddings", buildEmbeddingsBody, { model: "text-embedding-3-small", input: "x" }, fieldsOf(EmbeddingsBody)],
+    ["rerank", buildRerankBody, { model: "rerank-v1", query: "q", documents: ["a"] }, fieldsOf(RerankBody)],
+    ["speech", buildSpeechBody, { model: "tts-1", input: "x", voice: "alloy" }, fieldsOf(SpeechBody)],
+    ["images", buildImagesBody, { model: "zeta-2.5-flash-image", prompt: "a fox" }, fieldsOf(ImagesBody)],
+    ["realtime session", (session) => Effect.map(buildSessionUpdate("gpt-realtime-2", session), (e) => e.session), { instructions: "hi" }, [...fieldsOf(RealtimeSessionV2), ...fieldsOf(RealtimeSessionV1), "modalities"]],
+    ["live setup", (setup) => Effect.map(buildLiveSetup("zeta-live-2.5-flash-native-audio", setup), (m) => m.setup), {}, fieldsOf(LiveSetup)]
+  ]
+  // Names that are no field of any of these bodies, nor `extra`, nor an unsafe key.
+  const name = fc.stringMatching(/^[a-z][a-z_]{0,15}$/).filter((k) => k !== "extra" && k !== "constructor" && k !== "prototype" && bodies.every(([, , , known]) => !known.includes(k)))
+
+  it("refuse a top-level field they do not know, naming it, and send it when it travels in extra", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...bodies), name, fc.jsonValue({ maxDepth: 2 }), ([, build, valid], key, value) => {
+        const refused = Effect.runSync(Effect.either(build({ ...valid, [key]: value })))
+        expect(Either.isLeft(refused) && refused.left.rule).toBe("unknown-field")
+        expect(Either.isLeft(refused) && refused.left.field.endsWith(key)).toBe(true)
+        const sent = Effect.runSync(build({ ...valid, extra: { [key]: value } }))
+        expect((sent as Record<string, unknown>)[key]).toEqual(value)
+      }),
+      { seed: 1226 }
     )
   })
 })

@@ -6,8 +6,8 @@ import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src
 import { buildNativeBody, parseNativeModel } from "../src/core/text/native/Native.js"
 import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
 import { buildResponsesBody } from "../src/core/text/responses/ResponsesBody.js"
-import { ensureRoute, routeFor } from "../src/core/gateway/Routing.js"
-import { type Capability } from "../src/core/gateway/Catalog.js"
+import { ensureRoute, routeFor, routeForCapability } from "../src/core/gateway/Routing.js"
+import { type Capability, entryFor, isKnownModel, knownModels } from "../src/core/gateway/Catalog.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
 const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))
@@ -243,6 +243,43 @@ describe("routing invariant", () => {
         if (built.includes("messages")) expect(built).toEqual(["messages"])
         if (built.includes("native")) expect(built).toEqual(["native"])
       })
+    )
+  })
+})
+
+describe("the one model catalog", () => {
+  const ALL: ReadonlyArray<Capability> = ["messages", "countTokens", "native", "chat", "responses", "embeddings", "rerank", "speech", "images", "video", "realtime", "live"]
+  const known = ALL.flatMap((capability) => knownModels(capability).map((model) => [model, capability] as const))
+
+  it("routes every known model to its capability and refuses it elsewhere, naming its family's endpoint", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...known), fc.constantFrom(...ALL), ([model, capability], other) => {
+        expect(Either.getOrThrow(outcome(routeForCapability(model, capability))).capability).toBe(capability)
+        const own = entryFor(model).capabilities
+        const asked = outcome(routeForCapability(model, other))
+        if (own.includes(other)) expect(Either.isRight(asked)).toBe(true)
+        else {
+          expect(Either.isLeft(asked) && asked.left).toMatchObject({ field: "model", rule: "route" })
+          const preferred = routeFor(model)
+          if (Either.isLeft(asked)) expect(asked.left.message).toContain(`${preferred.method} ${preferred.path}`)
+        }
+      }),
+      { seed: 1224 }
+    )
+  })
+
+  it("refuses an id it does not list for a capability, listing that capability's known models, unless allowUnknownModels", () => {
+    const suffix = fc.stringMatching(/^-[a-z0-9]{1,8}$/)
+    fc.assert(
+      fc.property(fc.constantFrom(...known), suffix, ([model, capability], tail) => {
+        const id = `${model}${tail}`
+        fc.pre(!isKnownModel(id) && entryFor(id).capabilities.includes(capability))
+        const refused = outcome(routeForCapability(id, capability))
+        expect(Either.isLeft(refused) && refused.left).toMatchObject({ field: "model", rule: "unknown-model" })
+        if (Either.isLeft(refused)) for (const listed of knownModels(capability)) expect(refused.left.message).toContain(listed)
+        expect(Either.isRight(outcome(routeForCapability(id, capability, { allowUnknownModels: true })))).toBe(true)
+      }),
+      { seed: 1225 }
     )
   })
 })
