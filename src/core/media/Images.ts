@@ -7,7 +7,8 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { at, describe, fail, notAllowed, number, oneOf, optional, requiredString, sanitize, string } from "../validation/Rules.js"
+import { matching, NonBlank, range } from "../validation/FieldRules.js"
+import { at, fail, requiredString } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
 export const imageModels: ReadonlyArray<string> = knownModels("images")
@@ -15,20 +16,25 @@ export const imageModels: ReadonlyArray<string> = knownModels("images")
 /** The `image_size` values of the zeta image models. @category models */
 export const imageSizes = ["1K", "2K", "3K", "4K"] as const
 
+const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
+const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
+
 /**
- * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`).
- * `contents` stays open: its format is not shown.
+ * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`), with
+ * its rules: `prompt` non-empty, `size` an aspect ratio, `n` a positive integer, `image_size`
+ * 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`. `contents` stays open: its
+ * format is not shown.
  * @category schemas
  */
 export const ImagesBody = Schema.Struct({
   model: Schema.String,
-  prompt: Schema.optional(Schema.String),
+  prompt: Schema.optional(NonBlank),
   response_format: Schema.Literal("b64_json"),
-  size: Schema.optional(Schema.String),
+  size: Schema.optional(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
   quality: Schema.optional(Schema.String),
-  n: Schema.optional(Schema.Int),
+  n: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
   image_size: Schema.optional(Schema.Literal(...imageSizes)),
-  mime_type: Schema.optional(Schema.String),
+  mime_type: Schema.optional(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
   response_modalities: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
   contents: Schema.optional(Schema.Unknown)
 })
@@ -39,14 +45,11 @@ export type ImagesBodyInput = WithExtra<Omit<ImagesBody, "response_format"> & { 
 
 const imagesBody = closedBody(ImagesBody, "an images body")
 
-const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
-const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
-
 /**
- * Validates an image request for a zeta image model. `prompt` is a non-empty string, required unless
- * `contents` (image-to-image, multi-turn; its format is not shown, so it passes through sanitized) is
- * given. `response_format` is set to `b64_json`, the only one this series answers; `size` is an
- * aspect ratio such as `16:9`; `n` a positive integer; `image_size` 1K/2K/3K/4K; `mime_type` `image/…`.
+ * Validates an image request for a zeta image model (from the catalog), then the Schema's rules.
+ * `prompt` is required unless `contents` (image-to-image, multi-turn; its format is not shown, so it
+ * passes through sanitized) is given. `response_format` is set to `b64_json`, the only one this
+ * series answers.
  * @category constructors
  */
 export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
@@ -54,34 +57,10 @@ export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): E
     const obj = yield* imagesBody.open(input)
     const model = yield* requiredString(obj, "model")
     yield* ensureRoute(model, "images", options)
-    const body: Record<string, unknown> = { model }
-    for (const key of ["quality", "response_modalities", "contents"]) {
-      const v = optional(obj, key)
-      if (v !== undefined) body[key] = sanitize(v)
-    }
-    const contents = optional(obj, "contents")
-    const prompt = optional(obj, "prompt")
-    if (prompt !== undefined || contents === undefined) body.prompt = yield* requiredString(obj, "prompt")
-    const format = optional(obj, "response_format")
-    body.response_format = format === undefined ? "b64_json" : yield* oneOf(format, "response_format", ["b64_json"], model)
-    const size = optional(obj, "size")
-    if (size !== undefined) {
-      const s = yield* string(size, "size")
-      if (!ASPECT_RATIO.test(s)) return yield* notAllowed("size", s, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4", model)
-      body.size = s
-    }
-    const n = optional(obj, "n")
-    if (n !== undefined) body.n = yield* number(n, "n", { integer: true, min: 1 })
-    const imageSize = optional(obj, "image_size")
-    if (imageSize !== undefined) body.image_size = yield* oneOf(imageSize, "image_size", imageSizes, model)
-    const mime = optional(obj, "mime_type")
-    if (mime !== undefined) {
-      const m = yield* string(mime, "mime_type")
-      if (!IMAGE_MIME.test(m))
-        return yield* fail("mime_type", "one-of", `mime_type: ${describe(m)} is not an image type; allowed: image/png, image/jpeg, image/webp, …`)
-      body.mime_type = m
-    }
-    return yield* imagesBody.seal(obj, body)
+    const body = imagesBody.pick(obj)
+    if (body.prompt === undefined && body.contents === undefined) return yield* fail("prompt", "required", "prompt is required (or contents)")
+    if (body.response_format === undefined) body.response_format = "b64_json"
+    return yield* imagesBody.seal(obj, body, model)
   }))
 
 /** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */

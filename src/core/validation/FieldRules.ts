@@ -72,6 +72,22 @@ export const range =
 /** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
 
+/**
+ * A string of a described form: "size: \"1024x1024\" is not allowed for M; allowed: an aspect ratio
+ * such as 16:9" (rule `one-of`).
+ * @category constructors
+ */
+export const matching =
+  (pattern: RegExp, allowed: string) =>
+  <I, R>(self: Schema.Schema<string, I, R>): Schema.filter<Schema.Schema<string, I, R>> =>
+    withRule<string>((s) => {
+      pattern.lastIndex = 0
+      return pattern.test(s)
+    }, {
+      rule: "one-of",
+      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
+    })(self)
+
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
 
