@@ -116,6 +116,16 @@ const isInt = (ast: AST.AST): boolean =>
 // What a type is called in "expected …" messages.
 const kindOf = (ast: AST.AST): string | undefined => {
   if (AST.isRefinement(ast)) return isInt(ast) ? "an integer" : kindOf(ast.from)
+  if (AST.isUnion(ast)) {
+    const kinds: Array<string> = []
+    for (const member of ast.types) {
+      if (AST.isUndefinedKeyword(member)) continue
+      const kind = kindOf(member)
+      if (kind === undefined) return undefined
+      if (!kinds.includes(kind)) kinds.push(kind)
+    }
+    return kinds.length > 0 ? kinds.join(" or ") : undefined
+  }
   switch (ast._tag) {
     case "StringKeyword":
       return "a string"
@@ -127,6 +137,8 @@ const kindOf = (ast: AST.AST): string | undefined => {
       return "an object"
     case "TupleType":
       return "an array"
+    case "Literal":
+      return ast.literal === null ? "null" : typeof ast.literal === "string" ? "a string" : typeof ast.literal === "number" ? "a number" : undefined
     default:
       return undefined
   }
@@ -136,9 +148,65 @@ const kindOf = (ast: AST.AST): string | undefined => {
 const kindMismatch = (issue: ParseResult.ParseIssue): boolean =>
   issue._tag === "Type" || ((issue._tag === "Refinement" || issue._tag === "Transformation") && issue.kind !== "Predicate" && kindMismatch(issue.issue))
 
+// A member of a tagged union that failed only on its tag (`type: "none"` given `"auto"`): the member
+// the value meant failed elsewhere, and that failure is the one to report.
+const tagMismatch = (issue: ParseResult.ParseIssue, tags: ReadonlyArray<PropertyKey>): boolean => {
+  if (issue._tag !== "Composite") return false
+  const inner: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
+  const only = inner.length === 1 ? inner[0] : undefined
+  if (only?._tag !== "Pointer" || !tags.includes(Array.isArray(only.path) ? only.path[0] : only.path)) return false
+  const at = only.issue
+  return (at._tag === "Type" || at._tag === "Composite") && literalsOf(at.ast) !== undefined
+}
+
+// The tags of a union: keys that at least two of its object members type as literals (`type`).
+const tagsOf = (union: AST.AST): ReadonlyArray<PropertyKey> => {
+  if (!AST.isUnion(union)) return []
+  const counts = new Map<PropertyKey, number>()
+  for (const member of union.types) {
+    const node = AST.isRefinement(member) ? member.from : member
+    if (!AST.isTypeLiteral(node)) continue
+    for (const p of node.propertySignatures) if (literalsOf(p.type) !== undefined) counts.set(p.name, (counts.get(p.name) ?? 0) + 1)
+  }
+  return [...counts].filter(([, n]) => n >= 2).map(([k]) => k)
+}
+
 interface Leaf {
   readonly path: ReadonlyArray<PropertyKey>
   readonly issue: ParseResult.ParseIssue
+}
+
+// Every member of a tagged union refused the tag: one failure on the tag, listing every member's values.
+const mergedTags = (
+  union: AST.AST,
+  tags: ReadonlyArray<PropertyKey>,
+  issues: ReadonlyArray<ParseResult.ParseIssue>,
+  path: ReadonlyArray<PropertyKey>
+): Leaf | undefined => {
+  let key: PropertyKey | undefined
+  let actual: unknown
+  const values: Array<AST.LiteralValue> = []
+  for (const issue of issues) {
+    if (!tagMismatch(issue, tags) || issue._tag !== "Composite") return undefined
+    const pointer = (Array.isArray(issue.issues) ? issue.issues[0] : issue.issues) as ParseResult.Pointer
+    const k = Array.isArray(pointer.path) ? pointer.path[0] : pointer.path
+    if (key !== undefined && k !== key) return undefined
+    key = k
+    actual = pointer.issue.actual
+    for (const v of literalsOf((pointer.issue as ParseResult.Type).ast) ?? []) if (!values.includes(v)) values.push(v)
+  }
+  if (key === undefined) return undefined
+  // In the order the union declares its members.
+  if (AST.isUnion(union)) {
+    const ordered: Array<AST.LiteralValue> = []
+    for (const member of union.types) {
+      const node = AST.isRefinement(member) ? member.from : member
+      const p = AST.isTypeLiteral(node) ? node.propertySignatures.find((ps) => ps.name === key) : undefined
+      for (const v of (p && literalsOf(p.type)) ?? []) if (!ordered.includes(v)) ordered.push(v)
+    }
+    if (values.every((v) => ordered.includes(v))) values.splice(0, values.length, ...ordered)
+  }
+  return { path: [...path, key], issue: new ParseResult.Type(AST.Union.make(values.map((v) => new AST.Literal(v))), actual) }
 }
 
 // The first failure, with its path; a union of literals is one failure (`one-of`), and an optional
@@ -155,7 +223,10 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
         if (literalsOf(issue.ast) !== undefined) return { path, issue }
         // A union's members: the one whose kind the value has (its failure is not a plain type
         // mismatch) says what is wrong; when none has, the union's own `expected` message does.
-        const inner = issues.find((i) => !kindMismatch(i))
+        const tags = tagsOf(issue.ast)
+        const merged = mergedTags(issue.ast, tags, issues, path)
+        if (merged !== undefined) return merged
+        const inner = issues.find((i) => !kindMismatch(i) && !tagMismatch(i, tags)) ?? issues.find((i) => !kindMismatch(i))
         if (inner === undefined && ruleOf(issue.ast) !== undefined) return { path, issue }
         issue = inner ?? issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
         continue

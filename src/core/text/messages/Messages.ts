@@ -31,16 +31,16 @@ export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", 
 export const MessagesCacheControl = Schema.Struct({ type: Schema.Literal("ephemeral", "persistent"), ttl: opt(Schema.String) })
 
 /** A text block, also the element of an array `system`. @category schemas */
-export const TextBlockParam = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, cache_control: opt(MessagesCacheControl) }, Open)
+export const TextBlockParam = Schema.Struct({ type: Schema.Literal("text"), text: NonBlank, cache_control: opt(MessagesCacheControl) }, Open)
 
 /** An image block with a base64, url or file source. @category schemas */
 export const ImageBlockParam = Schema.Struct(
   {
     type: Schema.Literal("image"),
     source: Schema.Union(
-      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: Schema.String }),
-      Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }),
-      Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String })
+      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: NonBlank }),
+      Schema.Struct({ type: Schema.Literal("url"), url: NonBlank }),
+      Schema.Struct({ type: Schema.Literal("file"), file_id: NonBlank })
     ),
     cache_control: opt(MessagesCacheControl)
   },
@@ -49,16 +49,23 @@ export const ImageBlockParam = Schema.Struct(
 
 /** A tool call echoed back in an assistant turn. @category schemas */
 export const ToolUseBlockParam = Schema.Struct(
-  { type: Schema.Literal("tool_use"), id: Schema.String, name: Schema.String, input: Open, cache_control: opt(MessagesCacheControl) },
+  { type: Schema.Literal("tool_use"), id: NonBlank, name: NonBlank, input: Open, cache_control: opt(MessagesCacheControl) },
   Open
+)
+
+/** A block inside a tool result: text, an image, or another kind (a document, …) passed through. @category schemas */
+export const ToolResultContentBlock = Schema.Union(
+  TextBlockParam,
+  ImageBlockParam,
+  Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => t !== "text" && t !== "image")) }, Open)
 )
 
 /** A tool's answer in a user turn. @category schemas */
 export const ToolResultBlockParam = Schema.Struct(
   {
     type: Schema.Literal("tool_result"),
-    tool_use_id: Schema.String,
-    content: opt(Schema.Union(Schema.String, Schema.Array(Open))),
+    tool_use_id: NonBlank,
+    content: opt(Schema.Union(Schema.String, Schema.Array(ToolResultContentBlock))),
     is_error: opt(Schema.Boolean),
     cache_control: opt(MessagesCacheControl)
   },
@@ -69,7 +76,10 @@ export const ToolResultBlockParam = Schema.Struct(
 export const ThinkingBlockParam = Schema.Struct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String }, Open)
 
 /** A redacted thinking block echoed back unchanged. @category schemas */
-export const RedactedThinkingBlockParam = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: Schema.String }, Open)
+export const RedactedThinkingBlockParam = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: NonBlank }, Open)
+
+/** The block kinds the Schemas above describe; any other kind passes through as is. */
+const KNOWN_BLOCKS: ReadonlyArray<string> = ["text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking"]
 
 /** Any content block: the known kinds, or another kind passed through as is. @category schemas */
 export const ContentBlockParam = Schema.Union(
@@ -79,7 +89,7 @@ export const ContentBlockParam = Schema.Union(
   ToolResultBlockParam,
   ThinkingBlockParam,
   RedactedThinkingBlockParam,
-  Schema.Struct({ type: Schema.String }, Open)
+  Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => !KNOWN_BLOCKS.includes(t))) }, Open)
 )
 /** @category models */
 export type ContentBlockParam = typeof ContentBlockParam.Type
@@ -116,9 +126,9 @@ const ThinkingDisplay = Schema.Literal("summarized", "omitted")
 
 /** Extended thinking: `enabled` with a budget, `adaptive` (each with `display`), or `disabled`. @category schemas */
 export const MessagesThinkingConfig = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int, display: opt(ThinkingDisplay) }),
-  Schema.Struct({ type: Schema.Literal("adaptive"), display: opt(ThinkingDisplay) }),
-  Schema.Struct({ type: Schema.Literal("disabled") })
+  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int.pipe(range({ min: 1024, minExclusive: true })), display: opt(ThinkingDisplay) }),
+  Schema.Struct({ type: Schema.Literal("disabled") }),
+  Schema.Struct({ type: Schema.Literal("adaptive"), display: opt(ThinkingDisplay) })
 )
 
 const System = Schema.Union(Schema.String, Schema.Array(TextBlockParam))
@@ -182,16 +192,6 @@ const requiredText = (obj: Rules.Json, key: string, path: string): Effect.Effect
   Effect.flatMap(Rules.required(obj, key, path), (v) => Rules.string(v, at(path, key)))
 
 
-const cacheControl = (obj: Rules.Json, path: string): Check =>
-  ifPresent(obj, "cache_control", (v) =>
-    Effect.gen(function* () {
-      const field = at(path, "cache_control")
-      const cc = yield* Rules.record(v, field)
-      const type = yield* Rules.required(cc, "type", field)
-      yield* Rules.oneOf(type, at(field, "type"), ["ephemeral", "persistent"])
-    })
-  )
-
 /** Block kinds that belong to one side of the conversation only. */
 const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
   tool_use: "assistant",
@@ -199,18 +199,6 @@ const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
   redacted_thinking: "assistant",
   tool_result: "user"
 }
-
-const imageSource = (block: Rules.Json, path: string): Check =>
-  Effect.gen(function* () {
-    const field = at(path, "source")
-    const source = yield* Rules.record(yield* Rules.required(block, "source", path), field)
-    const type = yield* Rules.oneOf(yield* Rules.required(source, "type", field), at(field, "type"), ["base64", "url", "file"])
-    if (type === "base64") {
-      yield* Rules.oneOf(yield* Rules.required(source, "media_type", field), at(field, "media_type"), MessagesImageMediaTypes)
-      yield* Rules.requiredString(source, "data", field)
-    } else if (type === "url") yield* Rules.requiredString(source, "url", field)
-    else yield* Rules.requiredString(source, "file_id", field)
-  })
 
 const documentSource = (block: Rules.Json, path: string): Check =>
   Effect.gen(function* () {
@@ -236,33 +224,9 @@ const contentBlock = (value: unknown, path: string, role: "user" | "assistant"):
         "role",
         `${at(path, "type")}: ${Rules.describe(type)} is not allowed in a ${role} turn; allowed in: ${side} turns`
       )
-    switch (type) {
-      case "text":
-        yield* Rules.requiredString(block, "text", path)
-        break
-      case "image":
-        yield* imageSource(block, path)
-        break
-      case "document":
-        yield* documentSource(block, path)
-        break
-      case "tool_use":
-        yield* Rules.requiredString(block, "id", path)
-        yield* Rules.requiredString(block, "name", path)
-        yield* Rules.record(yield* Rules.required(block, "input", path), at(path, "input"))
-        break
-      case "tool_result":
-        yield* toolResult(block, path)
-        break
-      case "thinking":
-        yield* requiredText(block, "thinking", path)
-        yield* requiredText(block, "signature", path)
-        break
-      case "redacted_thinking":
-        yield* Rules.requiredString(block, "data", path)
-        break
-    }
-    yield* cacheControl(block, path)
+    // text, image, tool_use, thinking and redacted_thinking blocks: their rules live in their Schemas.
+    if (type === "document") yield* documentSource(block, path)
+    else if (type === "tool_result") yield* toolResult(block, path)
   })
 
 const toolResult = (block: Rules.Json, path: string): Check =>
@@ -297,22 +261,6 @@ const messages = (body: Rules.Json): Check =>
     for (const [i, item] of items.entries()) yield* messageParam(item, at("messages", i))
   })
 
-const system = (body: Rules.Json): Check =>
-  ifPresent(body, "system", (v) =>
-    Effect.gen(function* () {
-      if (typeof v === "string") return
-      if (!Array.isArray(v))
-        return yield* Rules.fail("system", "type", `system: expected a string or an array of text blocks, got ${Rules.describe(v)}`)
-      for (const [i, item] of v.entries()) {
-        const path = at("system", i)
-        const block = yield* Rules.record(item, path)
-        yield* Rules.oneOf(yield* Rules.required(block, "type", path), at(path, "type"), ["text"])
-        yield* Rules.requiredString(block, "text", path)
-        yield* cacheControl(block, path)
-      }
-    })
-  )
-
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 
 /** Validates `tools` and answers the declared tool names (for `tool_choice.name`). */
@@ -341,7 +289,6 @@ const tools = (body: Rules.Json): Effect.Effect<ReadonlyArray<string> | undefine
         const schema = yield* Rules.record(yield* Rules.required(tool, "input_schema", path), schemaField)
         yield* Rules.oneOf(Rules.optional(schema, "type"), at(schemaField, "type"), ["object"])
       }
-      yield* cacheControl(tool, path)
       if (name !== undefined) {
         if (names.includes(name))
           return yield* Rules.fail(at(path, "name"), "unique", `${at(path, "name")}: ${Rules.describe(name)} is declared twice; tool names must be unique`)
@@ -351,42 +298,21 @@ const tools = (body: Rules.Json): Effect.Effect<ReadonlyArray<string> | undefine
     return names
   })
 
+// tool_choice's forms and thinking's shape and budget are rules of their Schemas; the name a
+// tool_choice gives must be a declared tool, and the budget must leave room in max_tokens.
 const toolChoice = (body: Rules.Json, declared: ReadonlyArray<string> | undefined): Check =>
   ifPresent(body, "tool_choice", (v) =>
     Effect.gen(function* () {
-      const choice = yield* Rules.record(v, "tool_choice")
-      const type = yield* Rules.oneOf(yield* Rules.required(choice, "type", "tool_choice"), "tool_choice.type", ["auto", "any", "none", "tool"])
-      yield* ifPresent(choice, "disable_parallel_tool_use", (d) => Rules.boolean(d, "tool_choice.disable_parallel_tool_use"))
-      if (type !== "tool") return
-      const name = yield* Rules.requiredString(choice, "name", "tool_choice")
-      if (declared !== undefined && !declared.includes(name))
-        return yield* Rules.notAllowed("tool_choice.name", name, declared.length === 0 ? "(no tools declared)" : declared, "the declared tools")
+      if (!Rules.isRecord(v) || v.type !== "tool" || typeof v.name !== "string" || declared === undefined) return
+      if (!declared.includes(v.name))
+        return yield* Rules.notAllowed("tool_choice.name", v.name, declared.length === 0 ? "(no tools declared)" : declared, "the declared tools")
     })
   )
 
-const thinking = (body: Rules.Json, model: string): Check =>
-  ifPresent(body, "thinking", (v) =>
-    Effect.gen(function* () {
-      const config = yield* Rules.record(v, "thinking")
-      const type = yield* Rules.oneOf(yield* Rules.required(config, "type", "thinking"), "thinking.type", ["enabled", "disabled", "adaptive"])
-      if (type !== "enabled") return
-      yield* Rules.number(yield* Rules.required(config, "budget_tokens", "thinking"), "thinking.budget_tokens", {
-        min: 1024,
-        minExclusive: true,
-        integer: true,
-        context: model
-      })
-    })
-  )
-
-const common = (body: Rules.Json, model: string): Check =>
+const common = (body: Rules.Json): Check =>
   Effect.gen(function* () {
     yield* messages(body)
-    yield* system(body)
-    const declared = yield* tools(body)
-    yield* toolChoice(body, declared)
-    yield* thinking(body, model)
-    yield* cacheControl(body, "")
+    yield* toolChoice(body, yield* tools(body))
   })
 
 /**
@@ -424,7 +350,7 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
     const body = yield* messagesBody.open(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "messages", options)
-    yield* common(body, model)
+    yield* common(body)
     const valid = yield* messagesBody.seal(body, copy(body, MESSAGES_FIELDS, new Set(["extra"])), model)
     // The thinking budget is part of max_tokens (protocol notes 1.2), so it must leave room for the answer.
     if (valid.thinking?.type === "enabled" && valid.thinking.budget_tokens >= valid.max_tokens)
@@ -449,7 +375,7 @@ export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {
     const body = yield* countTokensOpen(input)
     const model = yield* Rules.requiredString(body, "model")
     yield* ensureRoute(model, "countTokens", options)
-    yield* common(body, model)
+    yield* common(body)
     return yield* countTokensBody.seal(body, copy(body, MESSAGES_FIELDS, new Set([...NOT_COUNTED, "extra"])), model)
   }))
 
