@@ -9,7 +9,7 @@ import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Nativ
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
-import { conform } from "../validation/FieldRules.js"
+import { conform } from "../validation/Conform.js"
 
 /** The one response modality a live session may ask for. @category models */
 export const liveModalities = ["TEXT", "AUDIO"] as const

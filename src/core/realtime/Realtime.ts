@@ -10,7 +10,7 @@ import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { type Json, array, at, describe, fail, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
-import { conform } from "../validation/FieldRules.js"
+import { conform } from "../validation/Conform.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"

@@ -9,7 +9,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
 import { at, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
-import { conform } from "./FieldRules.js"
+import { conform } from "./Conform.js"
 
 /** The name of the escape hatch. @category models */
 export const extraField = "extra"

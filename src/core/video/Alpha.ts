@@ -2,7 +2,7 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { fail, type Json, optional, string } from "../validation/Rules.js"
-import { conform } from "../validation/FieldRules.js"
+import { conform } from "../validation/Conform.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,

@@ -2,7 +2,8 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { boolean, fail, type Json, oneOf, optional, string } from "../validation/Rules.js"
-import { conform, range } from "../validation/FieldRules.js"
+import { conform } from "../validation/Conform.js"
+import { range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,

@@ -8,7 +8,8 @@ import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads, sendable, sendableResult } from "../../validation/Closed.js"
 import * as Rules from "../../validation/Rules.js"
-import { conform, NonBlank, range } from "../../validation/FieldRules.js"
+import { conform } from "../../validation/Conform.js"
+import { NonBlank, range } from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
