@@ -7,7 +7,7 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
-import { NonBlank, range } from "../../validation/FieldRules.js"
+import { matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import * as Rules from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -141,18 +141,28 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
 // `thought`, `thoughtSignature`, …), `functionCall`/`functionResponse`, tools and their `parameters`,
 // `speechConfig`, `responseSchema`/`responseJsonSchema` (a schema).
 
-/** One part of a turn: the known kinds, or another kind (`thought`, `executableCode`, …) passed through. @category schemas */
-export const NativePartParam = Schema.Union(
-  Schema.Struct({ text: Schema.String }, Open),
-  Schema.Struct({ inlineData: Schema.Struct({ mimeType: Schema.String, data: Schema.String }) }, Open),
-  Schema.Struct({ fileData: Schema.Struct({ mimeType: Schema.String, fileUri: Schema.String }) }, Open),
-  Schema.Struct({ functionCall: Schema.Struct({ name: Schema.String, args: opt(Open) }, Open) }, Open),
-  Schema.Struct({ functionResponse: Schema.Struct({ name: Schema.String, response: Open }, Open) }, Open),
+/**
+ * One part of a turn: one data kind (text, inline data, file data, a function call or response, code)
+ * and its flags; a part stays open to kinds upstream adds (its members are checked where known).
+ * @category schemas
+ */
+export const NativePartParam = Schema.Struct(
+  {
+    text: opt(Schema.String),
+    inlineData: opt(Schema.Struct({ mimeType: NonBlank, data: NonBlank })),
+    fileData: opt(Schema.Struct({ mimeType: NonBlank, fileUri: NonBlank })),
+    functionCall: opt(Schema.Struct({ name: NonBlank, args: opt(Open) }, Open)),
+    functionResponse: opt(Schema.Struct({ name: NonBlank, response: Open }, Open)),
+    executableCode: opt(Open),
+    codeExecutionResult: opt(Open),
+    thought: opt(Schema.Boolean),
+    thoughtSignature: opt(Schema.String)
+  },
   Open
 )
 
 /** One turn: `role` `user` or `model` (absent means `user`), and its parts. @category schemas */
-export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: Schema.Array(NativePartParam) })
+export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: nonEmptyArray(NativePartParam) })
 
 /** `generationConfig.thinkingConfig`. @category schemas */
 export const NativeThinkingConfig = Schema.Struct({
@@ -210,13 +220,23 @@ export const NativeTool = Schema.Union(
   Open
 )
 
+/** The thresholds of a safety setting. @category models */
+export const nativeSafetyThresholds = ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "HARM_BLOCK_THRESHOLD_UNSPECIFIED", "OFF"] as const
+
 /** The body of POST `/v1beta/models/{model}:generateContent` and `:streamGenerateContent` (E10). @category schemas */
 export const NativeBody = Schema.Struct(
   {
-    contents: Schema.Array(NativeContentParam),
+    contents: nonEmptyArray(NativeContentParam),
     generationConfig: opt(NativeGenerationConfig),
-    systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: Schema.Array(Schema.Struct({ text: Schema.String }, Open)) })),
-    safetySettings: opt(Schema.Array(Schema.Struct({ category: Schema.String, threshold: Schema.String }))),
+    systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(Schema.Struct({ text: NonBlank }, Open)) })),
+    safetySettings: opt(
+      Schema.Array(
+        Schema.Struct({
+          category: Schema.String.pipe(matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")),
+          threshold: Schema.Literal(...nativeSafetyThresholds)
+        })
+      )
+    ),
     tools: opt(Schema.Array(NativeTool)),
     toolConfig: opt(
       Schema.Struct({
@@ -239,62 +259,19 @@ export type NativeBodyInput = WithExtra<NativeBody>
 /** The data kinds of a part; a part holds at most one of them. */
 const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"]
 
-const part = (value: unknown, path: string): Check =>
-  Effect.gen(function* () {
-    const p = yield* Rules.record(value, path)
-    const kinds = PART_KINDS.filter((k) => Rules.optional(p, k) !== undefined)
-    if (kinds.length > 1)
-      return yield* Rules.fail(path, "one-of", `${path}: holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}`)
-    if (kinds.length === 0 && Object.keys(Rules.passthrough(p)).length === 0)
-      return yield* Rules.fail(path, "non-empty", `${path}: an empty part; a part holds one of ${PART_KINDS.join(", ")}`)
-    yield* ifPresent(p, "text", (v) => Rules.string(v, at(path, "text")))
-    yield* ifPresent(p, "inlineData", (v) =>
-      Effect.gen(function* () {
-        const field = at(path, "inlineData")
-        const d = yield* Rules.record(v, field)
-        yield* Rules.requiredString(d, "mimeType", field)
-        yield* Rules.requiredString(d, "data", field)
-      })
-    )
-    yield* ifPresent(p, "fileData", (v) =>
-      Effect.gen(function* () {
-        const field = at(path, "fileData")
-        const d = yield* Rules.record(v, field)
-        yield* Rules.requiredString(d, "mimeType", field)
-        yield* Rules.requiredString(d, "fileUri", field)
-      })
-    )
-    yield* ifPresent(p, "functionCall", (v) =>
-      Effect.gen(function* () {
-        const field = at(path, "functionCall")
-        const d = yield* Rules.record(v, field)
-        yield* Rules.requiredString(d, "name", field)
-        yield* ifPresent(d, "args", (a) => Rules.record(a, at(field, "args")))
-      })
-    )
-    yield* ifPresent(p, "functionResponse", (v) =>
-      Effect.gen(function* () {
-        const field = at(path, "functionResponse")
-        const d = yield* Rules.record(v, field)
-        yield* Rules.requiredString(d, "name", field)
-        yield* Rules.record(yield* Rules.required(d, "response", field), at(field, "response"))
-      })
-    )
-    yield* ifPresent(p, "thought", (v) => Rules.boolean(v, at(path, "thought")))
-    yield* ifPresent(p, "thoughtSignature", (v) => Rules.string(v, at(path, "thoughtSignature")))
-  })
-
-const contents = (body: Rules.Json): Check =>
-  Effect.gen(function* () {
-    const items = yield* Rules.array(yield* Rules.required(body, "contents"), "contents", { nonEmpty: true })
-    for (const [i, item] of items.entries()) {
-      const path = at("contents", i)
-      const c = yield* Rules.record(item, path)
-      yield* ifPresent(c, "role", (r) => Rules.oneOf(r, at(path, "role"), ["user", "model"]))
-      const parts = yield* Rules.array(yield* Rules.required(c, "parts", path), at(path, "parts"), { nonEmpty: true })
-      for (const [j, p] of parts.entries()) yield* part(p, at(at(path, "parts"), j))
+// A part's members are rules of `NativePartParam`; that it holds exactly one data kind is this rule.
+const oneKindPerPart = (body: NativeBody): Check => {
+  for (const [i, content] of body.contents.entries())
+    for (const [j, p] of content.parts.entries()) {
+      const path = at(at(at("contents", i), "parts"), j)
+      const kinds = PART_KINDS.filter((k) => Object.hasOwn(p, k) && p[k] !== undefined)
+      if (kinds.length > 1)
+        return Rules.fail(path, "one-of", `${path}: holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}`)
+      if (kinds.length === 0 && Object.keys(p).length === 0)
+        return Rules.fail(path, "non-empty", `${path}: an empty part; a part holds one of ${PART_KINDS.join(", ")}`)
     }
-  })
+  return Effect.void
+}
 
 const TC = "generationConfig.thinkingConfig"
 
@@ -413,36 +390,6 @@ const generationConfig = (
     return { ...(level !== undefined ? { level } : {}), ...(modalities !== undefined ? { modalities } : {}) }
   })
 
-const systemInstruction = (body: Rules.Json): Check =>
-  ifPresent(body, "systemInstruction", (v) =>
-    Effect.gen(function* () {
-      const f = "systemInstruction"
-      const si = yield* Rules.record(v, f)
-      const parts = yield* Rules.array(yield* Rules.required(si, "parts", f), at(f, "parts"), { nonEmpty: true })
-      for (const [i, p] of parts.entries()) {
-        const path = at(at(f, "parts"), i)
-        yield* Rules.requiredString(yield* Rules.record(p, path), "text", path)
-      }
-    })
-  )
-
-const THRESHOLDS = ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "HARM_BLOCK_THRESHOLD_UNSPECIFIED", "OFF"]
-
-const safetySettings = (body: Rules.Json): Check =>
-  ifPresent(body, "safetySettings", (v) =>
-    Effect.gen(function* () {
-      const items = yield* Rules.array(v, "safetySettings")
-      for (const [i, item] of items.entries()) {
-        const path = at("safetySettings", i)
-        const s = yield* Rules.record(item, path)
-        const category = yield* Rules.requiredString(s, "category", path)
-        if (!/^HARM_CATEGORY_[A-Z_]+$/.test(category))
-          return yield* Rules.notAllowed(at(path, "category"), category, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")
-        yield* Rules.oneOf(yield* Rules.required(s, "threshold", path), at(path, "threshold"), THRESHOLDS)
-      }
-    })
-  )
-
 /** Tool kinds that must each be their own tools element. */
 const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"]
 const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
@@ -533,11 +480,8 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
         "path",
         `model: ${Rules.describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`
       )
-    yield* contents(body)
     const gv = Rules.optional(body, "generationConfig")
     const normal = gv === undefined ? {} : yield* generationConfig(gv, parsed)
-    yield* systemInstruction(body)
-    yield* safetySettings(body)
     const declared = yield* tools(body)
     yield* toolConfig(body, declared)
     yield* ifPresent(body, "cachedContent", (v) => Rules.string(v, "cachedContent", { nonEmpty: true }))
@@ -553,6 +497,8 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
       if (normal.level !== undefined && Rules.isRecord(gc.thinkingConfig)) next.thinkingConfig = { ...gc.thinkingConfig, thinkingLevel: normal.level }
       out.generationConfig = next
     }
-    return yield* nativeBody.seal(body, out, parsed.id)
+    const valid = yield* nativeBody.seal(body, out, parsed.id)
+    yield* oneKindPerPart(valid)
+    return valid
   }))
 
