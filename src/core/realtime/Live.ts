@@ -8,7 +8,7 @@ import type { RoutingOptions } from "../gateway/Catalog.js"
 import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Native.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
-import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, copyFields, record, string } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 
 /** The one response modality a live session may ask for. @category models */
@@ -65,12 +65,12 @@ const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<Liv
     yield* refuseUnknownFields(setup, setupFields, path, "a live setup", true)
     yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) => refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false))
     const extra = yield* readExtra(setup, setupFields, path)
-    const out: Record<string, unknown> = { ...(sanitize(passthrough(setup, ["model", "generationConfig", extraField])) as object), model }
+    const out: Record<string, unknown> = { ...copyFields(setup, ["model", "generationConfig", extraField]), model }
     const config = optional(setup, "generationConfig")
     if (config !== undefined) {
       const configPath = at(path, "generationConfig")
       const c = yield* record(config, configPath)
-      const cfg: Record<string, unknown> = sanitize(passthrough(c, ["responseModalities"])) as Record<string, unknown>
+      const cfg: Record<string, unknown> = copyFields(c, ["responseModalities"])
       const modalities = optional(c, "responseModalities")
       if (modalities !== undefined) {
         const field = at(configPath, "responseModalities")
@@ -187,7 +187,7 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
         break
       }
     }
-    return { [kind]: { ...(sanitize(passthrough(body, [extraField])) as object), ...(yield* readExtra(body, kindFields[kind], kind)) } }
+    return { [kind]: { ...copyFields(body, [extraField]), ...(yield* readExtra(body, kindFields[kind], kind)) } }
   }))
 
 // ---- server messages ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
-import { type Json, array, at, describe, fail, number, oneOf, optional, passthrough, record, sanitize, string } from "../validation/Rules.js"
+import { type Json, array, at, describe, fail, number, oneOf, optional, copyFields, record, string } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
@@ -219,7 +219,7 @@ const checkAudio = (session: Json, path: string): Effect.Effect<void, InvalidReq
 
 const checkSession = (session: Json, path: string, version: RealtimeVersion): Effect.Effect<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
   Effect.gen(function* () {
-    const rest = sanitize(passthrough(session, ["modalities", "output_modalities", "type", extraField])) as Record<string, unknown>
+    const rest = copyFields(session, ["modalities", "output_modalities", "type", extraField])
     if (version === "v1") {
       yield* checkRenames(session, path, v2Only, "v1")
       yield* refuseUnknownFields(session, sessionFieldsV1, path, "a realtime v1 session", true)
@@ -329,7 +329,7 @@ export const validateRealtimeClientEvent = (
     const extra = yield* readExtra(obj, known)
     const eventId = optional(obj, "event_id")
     if (eventId !== undefined) yield* string(eventId, "event_id")
-    const out = sanitize(passthrough(obj, [extraField])) as Record<string, unknown>
+    const out = copyFields(obj, [extraField])
     switch (type) {
       case "session.update":
         out.session = yield* checkSession(yield* record(yield* requiredField(obj, "session"), "session"), "session", version)
@@ -359,7 +359,7 @@ export const validateRealtimeClientEvent = (
         const response = optional(obj, "response")
         if (response === undefined) break
         const r = yield* record(response, "response")
-        const rest = sanitize(passthrough(r, ["modalities", "output_modalities"])) as Record<string, unknown>
+        const rest = copyFields(r, ["modalities", "output_modalities"])
         if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
         else yield* checkRenames(r, "response", movedInV2, "v2")
         yield* refuseUnknownFields(r, [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])], "response", `a realtime ${version} response`, false)

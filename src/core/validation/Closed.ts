@@ -8,7 +8,7 @@ import { Effect, type Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
-import { at, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
+import { at, copyFields, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
 import { conform } from "./Conform.js"
 
 /** The name of the escape hatch. @category models */
@@ -113,7 +113,7 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): E
         `${keyPath(field, key)}: \`${shown(key)}\` is a field umg knows; set it on ${path === "" ? "the body" : path} itself so it is checked`
       )
   }
-  return Effect.succeed(sanitize(extra) as Json)
+  return Effect.succeed(copyFields(extra))
 }
 
 /**

@@ -170,6 +170,17 @@ export const passthrough = (obj: Json, exclude: Iterable<string> = []): Record<s
 }
 
 /**
+ * The own fields of untrusted input, deep-copied without unsafe keys (`passthrough` then `sanitize`
+ * of each value), leaving out the given keys.
+ * @category constructors
+ */
+export const copyFields = (obj: Json, exclude: Iterable<string> = []): Record<string, unknown> => {
+  const out = passthrough(obj, exclude)
+  for (const key of Object.keys(out)) out[key] = sanitize(out[key])
+  return out
+}
+
+/**
  * Deep-copies JSON-like data (plain objects and arrays), dropping unsafe keys at every depth.
  * Non-JSON values are kept by reference. Iterative, so no nesting can overflow the stack; an object
  * met twice is copied once (a cycle stays a cycle, shared parts stay shared), so the work is linear.
