@@ -6,18 +6,8 @@
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ruleOf } from "./FieldRules.js"
+import { literalsOf } from "./NestedFields.js"
 import { at, describe, fail, listAllowed } from "./Rules.js"
-
-const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
-  if (AST.isLiteral(ast)) return [ast.literal]
-  if (!AST.isUnion(ast)) return undefined
-  const out: Array<AST.LiteralValue> = []
-  for (const m of ast.types) {
-    if (AST.isLiteral(m)) out.push(m.literal)
-    else if (!AST.isUndefinedKeyword(m)) return undefined
-  }
-  return out
-}
 
 const isInt = (ast: AST.AST): boolean =>
   Option.getOrUndefined(AST.getSchemaIdAnnotation(ast)) === Schema.IntSchemaId
@@ -64,8 +54,8 @@ const tagMismatch = (issue: ParseResult.ParseIssue, tags: ReadonlyArray<Property
   const inner: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues) ? issue.issues : [issue.issues as ParseResult.ParseIssue]
   const only = inner.length === 1 ? inner[0] : undefined
   if (only?._tag !== "Pointer" || !tags.includes(Array.isArray(only.path) ? only.path[0] : only.path)) return false
-  const at = only.issue
-  return (at._tag === "Type" || at._tag === "Composite") && literalsOf(at.ast) !== undefined
+  const tagIssue = only.issue
+  return (tagIssue._tag === "Type" || tagIssue._tag === "Composite") && literalsOf(tagIssue.ast) !== undefined
 }
 
 // The tags of a union: keys that at least two of its object members type as literals (`type`).

@@ -28,8 +28,8 @@ const isMatch = (ast: AST.AST, value: unknown): boolean => {
   }
 }
 
-// The literal values a property must take, when its type is a literal (or a union of literals).
-const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
+/** The literal values a Schema node takes, when it is a literal or a union of literals (`undefined` aside). @category accessors */
+export const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
   const node = unwrap(ast)
   if (AST.isLiteral(node)) return [node.literal]
   if (AST.isUnion(node)) {
