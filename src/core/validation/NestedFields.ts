@@ -20,9 +20,16 @@ const unwrap = (ast: AST.AST): AST.AST => {
   return node
 }
 
+// One compiled guard per Schema node: compiling is the expensive part, and the nodes are shared.
+const guards = new WeakMap<AST.AST, (u: unknown) => boolean>()
 const isMatch = (ast: AST.AST, value: unknown): boolean => {
+  let guard = guards.get(ast)
+  if (guard === undefined) {
+    guard = Schema.is(Schema.make(ast))
+    guards.set(ast, guard)
+  }
   try {
-    return Schema.is(Schema.make(ast))(value)
+    return guard(value)
   } catch {
     return false
   }
