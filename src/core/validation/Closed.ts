@@ -141,10 +141,10 @@ export const sendable = (value: unknown, path = ""): Effect.Effect<void, Invalid
 }
 
 /**
- * The first and last steps of a closed builder in one: `open` checks that the input is an object
- * with only known fields (plus `extra`), nothing unknown inside the nested objects its Schema
- * closes, and plain JSON values; `seal` checks the built body against
- * its Schema (no cast) and merges `extra` into it.
+ * The shared steps of a closed builder: `open` checks that the input is an object of plain JSON
+ * values (`findUnsendable`, once) with only known fields (plus `extra`) and nothing unknown inside the
+ * nested objects its Schema closes; `pick` copies the known fields given; `seal` checks the built body
+ * against its Schema, where the body's rules live (no cast), and merges `extra` into it.
  * @category constructors
  */
 export const closedBody = <A, I>(
