@@ -99,6 +99,12 @@ export const make = (options: PollerOptions = {}): Poller => {
   let driving = false
   let sleepingUntil = Number.POSITIVE_INFINITY
   let wake: (() => void) | undefined
+  // A wake-up asked for before the driver's wait was armed (its fibers start later): taken by that wait.
+  let woken = false
+  const requestWake = () => {
+    if (wake !== undefined) wake()
+    else woken = true
+  }
 
   const now = () => clock!.unsafeCurrentTimeMillis()
   const slotOf = (t: number) => Math.ceil(t / gridMs) * gridMs
@@ -116,7 +122,7 @@ export const make = (options: PollerOptions = {}): Poller => {
     if (set === undefined) slots.set(key, new Set([entry]))
     else set.add(entry)
     entry.slot = key
-    if (key < sleepingUntil) wake?.()
+    if (key < sleepingUntil) requestWake()
   }
 
   // Ends a poll; `result` is undefined when its caller interrupted it (there is no one to resume).
@@ -131,7 +137,7 @@ export const make = (options: PollerOptions = {}): Poller => {
     entry.fiber = undefined
     if (result !== undefined) entry.resume(result)
     // Nothing left: let a driver sleeping toward a far deadline end now, not then.
-    if (slots.size === 0) wake?.()
+    if (slots.size === 0) requestWake()
   }
 
   const timedOut = (entry: Entry) =>
@@ -231,6 +237,10 @@ export const make = (options: PollerOptions = {}): Poller => {
   }
 
   const wakeUp = Effect.async<void>((resume) => {
+    if (woken) {
+      woken = false
+      return resume(Effect.void)
+    }
     const mine = () => {
       if (wake === mine) wake = undefined
       resume(Effect.void)
@@ -243,6 +253,8 @@ export const make = (options: PollerOptions = {}): Poller => {
 
   const drive: Effect.Effect<void> = Effect.gen(function* () {
     for (;;) {
+      // Everything is looked at afresh below, so an earlier request to wake is answered already.
+      woken = false
       fireDue(now())
       if (slots.size === 0) {
         driving = false

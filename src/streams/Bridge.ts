@@ -1,7 +1,8 @@
 /**
  * The Effect → Observable bridge every `$` call of `umg/rx` is built on: work starts on subscribe,
- * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), and a
- * failure arrives as the same typed error instance the Effect API fails with.
+ * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), a
+ * failure arrives as the same typed error instance the Effect API fails with, and a fiber
+ * interrupted by someone else (the gateway disposed) still ends its subscriber with an error.
  */
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { Fiber } from "effect"
@@ -9,7 +10,17 @@ import { Observable } from "rxjs"
 import type { Subscriber } from "rxjs"
 
 /** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
-export type Runner<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Fiber.RuntimeFiber<A, E>
+export interface Runner<R> {
+  <A, E>(effect: Effect.Effect<A, E, R>): Fiber.RuntimeFiber<A, E>
+  /**
+   * The error given to a subscriber still listening when its fiber was interrupted by someone else
+   * than itself (the gateway disposed); by default Effect's `InterruptedException`.
+   */
+  readonly interrupted?: () => unknown
+}
+
+/** What a subscriber still listening gets for a fiber it did not interrupt itself. @category getters */
+export const interruptionError = <R>(run: Runner<R>, cause: Cause.Cause<unknown>): unknown => run.interrupted?.() ?? Cause.squash(cause)
 
 /** The error an Observable delivers for a failed fiber: the typed failure itself, else the defect. */
 const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
@@ -27,6 +38,9 @@ const observe = <A, E, R>(
       subscriber.complete()
     } else if (!Cause.isInterruptedOnly(exit.cause)) {
       subscriber.error(errorOf(exit.cause))
+    } else if (!subscriber.closed) {
+      // Not our unsubscription (that closes the subscriber first): never leave it waiting in silence.
+      subscriber.error(interruptionError(run, exit.cause))
     }
   })
   // Teardown runs on unsubscribe and after complete/error; interrupting a finished fiber is a no-op.
@@ -54,6 +68,22 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
       run,
       subscriber,
       Stream.runForEach(stream, (a) => Effect.sync(() => subscriber.next(a))),
+      () => undefined
+    )
+  )
+
+/**
+ * A cold Observable of an effect that emits as it runs: `f` gets `emit` (values go to the subscriber
+ * at once, in order), and the Observable completes when the effect succeeds or errors with its typed
+ * failure. Unsubscribing interrupts the fiber.
+ * @category constructors
+ */
+export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>): Observable<A> =>
+  new Observable<A>((subscriber) =>
+    observe(
+      run,
+      subscriber,
+      Effect.suspend(() => f((a) => subscriber.next(a))),
       () => undefined
     )
   )

@@ -33,6 +33,20 @@ describe("the video poller (TestClock)", () => {
       expect(last).toMatchObject({ task: { status: "succeeded" }, polls: 4, elapsedMs: 13_000 })
     }))
 
+  it.effect("schedules the next query on time when an answer comes back at once (synchronously)", () =>
+    Effect.gen(function* () {
+      const poller = VideoPoller.make()
+      const starts: Array<number> = []
+      const query = Effect.map(Clock.currentTimeMillis, (t) => {
+        starts.push(t)
+        return task(starts.length < 3 ? "queued" : "succeeded")
+      })
+      const fiber = yield* Effect.fork(poller.watch({ query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(fiber)
+      expect(starts).toEqual([0, 3_000, 6_000])
+    }))
+
   it.effect("reports each answer, saying whether its status changed (the first always does)", () =>
     Effect.gen(function* () {
       const poller = VideoPoller.make()
