@@ -6,7 +6,7 @@
  */
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { Fiber } from "effect"
-import { Observable } from "rxjs"
+import { Observable, take } from "rxjs"
 import type { Subscriber } from "rxjs"
 
 /** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
@@ -87,3 +87,27 @@ export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) 
       () => undefined
     )
   )
+
+/**
+ * The other way round, for the rx operators that hand a caller's Observables to the adapters' rules
+ * (`pollTask$`, `mapConcurrent`): an effect of the first value of a cold Observable, failing with
+ * its error, dying when it completes empty; interrupting it unsubscribes.
+ * @category constructors
+ */
+export const firstValueEffect = <A>(source: () => Observable<A>, what: string): Effect.Effect<A, unknown> =>
+  Effect.async<A, unknown>((resume) => {
+    let done = false
+    const once = (effect: Effect.Effect<A, unknown>) => {
+      if (done) return
+      done = true
+      resume(effect)
+    }
+    const subscription = source()
+      .pipe(take(1))
+      .subscribe({
+        next: (value) => once(Effect.succeed(value)),
+        error: (error: unknown) => once(Effect.fail(error)),
+        complete: () => once(Effect.die(new TypeError(`${what} completed without a value`)))
+      })
+    return Effect.sync(() => subscription.unsubscribe())
+  })

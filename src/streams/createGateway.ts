@@ -14,7 +14,7 @@ import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/gr
 import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
 import { fromEffect, fromEmitting, fromStream, type Runner } from "./Bridge.js"
-import { embedMany$, type EmbedManyRxOptions } from "./embedMany.js"
+import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
@@ -42,7 +42,7 @@ export interface RxGateway {
   readonly responses: { readonly create$: Rx<S["responses"]["create"]>; readonly stream$: Rx<S["responses"]["stream"]> }
   readonly embeddings: {
     readonly create$: Rx<S["embeddings"]["create"]>
-    /** One request per text through `mapConcurrent`: results with their index and progress, 429s respected. */
+    /** `embeddings.embedMany`'s events: one request per text, results with their index and progress, 429s met by adapting. */
     readonly embedMany$: (inputs: ReadonlyArray<string>, options: EmbedManyRxOptions) => Observable<MapConcurrentEvent<string, Float32Array>>
   }
   readonly rerank: { readonly create$: Rx<S["rerank"]["create"]> }
@@ -111,7 +111,7 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     embeddings: {
       create$: (body) => call((g) => g.embeddings.create(body)),
       embedMany$: (inputs, options) =>
-        embedMany$((body) => call((g) => g.embeddings.create(body)), inputs, options, Math.max(1, Math.floor(config.embedConcurrency ?? 4)))
+        emitting<MapConcurrentEvent<string, Float32Array>, unknown>((g, emit) => g.embeddings.embedMany(embedManyOptions(inputs, options, emit)))
     },
     rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
     speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },

@@ -15,4 +15,4 @@ export { makePoller, type PollableTask, type Poller, pollTask$, type PollTaskOpt
 export { progressOf, videoProgress, type VideoProgress } from "./videoProgress.js"
 export { type RxVideoGroup, type VideoGenerateEvent, type VideoPollOptions } from "./videoGroup.js"
 export { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"
-export { embedMany$, type EmbedManyRxOptions } from "./embedMany.js"
+export { type EmbedManyRxOptions } from "./embedMany.js"

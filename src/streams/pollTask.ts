@@ -4,11 +4,11 @@
  * status change once, within a caller-chosen timeout. It adds no polling rule of its own.
  */
 import { Effect } from "effect"
-import { type Observable, take } from "rxjs"
+import type { Observable } from "rxjs"
 import * as VideoPoller from "../adapters/VideoPoller.js"
 import type { PollableTask, Poller, PollUpdate } from "../adapters/VideoPoller.js"
 import { checkPollSettings } from "../core/video/PollingRule.js"
-import { fromEmitting, type Runner } from "./Bridge.js"
+import { firstValueEffect, fromEmitting, type Runner } from "./Bridge.js"
 
 export type { PollableTask, Poller, PollUpdate }
 
@@ -32,25 +32,6 @@ export interface PollTaskOptions {
 
 const runDetached: Runner<never> = (effect) => Effect.runFork(effect)
 
-/** A cold task query as an effect: its first value, its error, or a defect when it ends without one. */
-const queryOf = <T>(fetch: () => Observable<T>): Effect.Effect<T, unknown> =>
-  Effect.async<T, unknown>((resume) => {
-    let done = false
-    const once = (effect: Effect.Effect<T, unknown>) => {
-      if (done) return
-      done = true
-      resume(effect)
-    }
-    const subscription = fetch()
-      .pipe(take(1))
-      .subscribe({
-        next: (task) => once(Effect.succeed(task)),
-        error: (error: unknown) => once(Effect.fail(error)),
-        complete: () => once(Effect.die(new TypeError("the task query completed without an answer")))
-      })
-    return Effect.sync(() => subscription.unsubscribe())
-  })
-
 /**
  * Polls `fetch` (a cold query of the task) and emits a `PollUpdate` for each status change;
  * completes after `succeeded`; after `failed` emits that update and errors with `VideoTaskFailed`.
@@ -64,7 +45,7 @@ export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, op
   fromEmitting(runDetached, (emit: (update: PollUpdate<T>) => void) =>
     Effect.flatMap(checkPollSettings(options, options.minIntervalMs), ({ intervalMs, timeoutMs }) =>
       (options.poller ?? VideoPoller.make()).watch({
-        query: queryOf(fetch),
+        query: firstValueEffect(fetch, "the task query"),
         intervalMs,
         timeoutMs,
         onQuery: (update, changed) => (changed ? emit(update) : undefined)
