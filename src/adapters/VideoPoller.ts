@@ -45,6 +45,16 @@ export interface Poller {
    * Interrupting it stops the poll and interrupts its query in flight.
    */
   readonly watch: <T extends PollableTask, E>(request: PollRequest<T, E>) => Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>
+  /**
+   * `watch` without a fiber of its own, for callers following thousands of tasks: the poll runs on
+   * `runtime` (its queries, and the driver when this poll starts it), `onEnd` gets its outcome once,
+   * and the returned function stops it (after which `onEnd` is not called).
+   */
+  readonly start: <T extends PollableTask, E>(
+    runtime: Runtime.Runtime<never>,
+    request: PollRequest<T, E>,
+    onEnd: (exit: Exit.Exit<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>) => void
+  ) => () => void
   /** Polls not ended, queries running, queries waiting for a turn, and distinct wake-up times armed. */
   readonly stats: () => { readonly polls: number; readonly running: number; readonly waiting: number; readonly slots: number }
 }
@@ -57,7 +67,7 @@ export interface PollerOptions {
   readonly gridMs?: number
 }
 
-type Resume = (effect: Effect.Effect<PollUpdate<PollableTask>, unknown>) => void
+type OnEnd = (exit: Exit.Exit<PollUpdate<PollableTask>, unknown>) => void
 
 // A poll's whole state: a plain object of a few hundred bytes, not a fiber or a stream.
 interface Entry {
@@ -67,7 +77,7 @@ interface Entry {
   readonly start: number
   readonly deadline: number
   readonly onQuery: ((update: PollUpdate<PollableTask>, changed: boolean) => void) | undefined
-  readonly resume: Resume
+  readonly onEnd: OnEnd
   taskId: string | undefined
   polls: number
   lastStart: number
@@ -125,8 +135,8 @@ export const make = (options: PollerOptions = {}): Poller => {
     if (key < sleepingUntil) requestWake()
   }
 
-  // Ends a poll; `result` is undefined when its caller interrupted it (there is no one to resume).
-  const finish = (entry: Entry, result: Effect.Effect<PollUpdate<PollableTask>, unknown> | undefined) => {
+  // Ends a poll; `result` is undefined when its caller stopped it (there is no one to tell).
+  const finish = (entry: Entry, result: Exit.Exit<PollUpdate<PollableTask>, unknown> | undefined) => {
     if (entry.state === "done") return
     if (entry.state === "waiting") waiting.delete(entry)
     entry.state = "done"
@@ -135,7 +145,7 @@ export const make = (options: PollerOptions = {}): Poller => {
     // A query still running is interrupted; its turn is given back when it has really stopped.
     entry.fiber?.unsafeInterruptAsFork(entry.fiber.id())
     entry.fiber = undefined
-    if (result !== undefined) entry.resume(result)
+    if (result !== undefined) entry.onEnd(result)
     // Nothing left: let a driver sleeping toward a far deadline end now, not then.
     if (slots.size === 0) requestWake()
   }
@@ -152,7 +162,7 @@ export const make = (options: PollerOptions = {}): Poller => {
     running--
     if (entry.state !== "done") {
       entry.fiber = undefined
-      if (Exit.isFailure(exit)) finish(entry, Effect.failCause(exit.cause))
+      if (Exit.isFailure(exit)) finish(entry, Exit.failCause(exit.cause))
       else {
         const task = exit.value
         const changed = task.status !== entry.lastStatus
@@ -165,12 +175,12 @@ export const make = (options: PollerOptions = {}): Poller => {
         } catch (error) {
           thrown = { error }
         }
-        if (thrown !== undefined) finish(entry, Effect.die(thrown.error))
-        else if (task.status === "succeeded") finish(entry, Effect.succeed(update))
+        if (thrown !== undefined) finish(entry, Exit.die(thrown.error))
+        else if (task.status === "succeeded") finish(entry, Exit.succeed(update))
         else if (task.status === "failed") {
           finish(
             entry,
-            Effect.fail(
+            Exit.fail(
               new VideoTaskFailed({ family: "video", taskId: task.task_id, code: task.error?.code ?? 0, message: task.error?.message ?? "the video task failed" })
             )
           )
@@ -223,7 +233,7 @@ export const make = (options: PollerOptions = {}): Poller => {
       slots.delete(key)
       for (const entry of set) {
         entry.slot = undefined
-        if (t >= entry.deadline) finish(entry, Effect.fail(timedOut(entry)))
+        if (t >= entry.deadline) finish(entry, Exit.fail(timedOut(entry)))
         else if (entry.state === "scheduled") enqueue(entry)
       }
     }
@@ -268,42 +278,49 @@ export const make = (options: PollerOptions = {}): Poller => {
     }
   })
 
+  const start = <T extends PollableTask, E>(
+    rt: Runtime.Runtime<never>,
+    request: PollRequest<T, E>,
+    onEnd: (exit: Exit.Exit<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>) => void
+  ): (() => void) => {
+    if (!driving) {
+      runtime = rt
+      clock = Runtime.runSync(rt)(Effect.clock)
+    }
+    const begun = now()
+    const entry: Entry = {
+      query: request.query as Effect.Effect<PollableTask, unknown>,
+      gapMs: queryGapMs(request.intervalMs),
+      timeoutMs: request.timeoutMs,
+      start: begun,
+      deadline: begun + request.timeoutMs,
+      onQuery: request.onQuery as Entry["onQuery"],
+      onEnd: onEnd as unknown as OnEnd,
+      taskId: request.taskId,
+      polls: 0,
+      lastStart: begun,
+      lastStatus: undefined,
+      slot: undefined,
+      state: "waiting",
+      fiber: undefined
+    }
+    polls++
+    enqueue(entry)
+    if (!driving) {
+      driving = true
+      Runtime.runFork(runtime!)(drive)
+    }
+    pump()
+    return () => finish(entry, undefined)
+  }
+
   const watch = <T extends PollableTask, E>(request: PollRequest<T, E>): Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed> =>
     Effect.flatMap(Effect.runtime<never>(), (rt) =>
-      Effect.flatMap(Effect.clock, (c) =>
-        Effect.async<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>((resume) => {
-          if (!driving) {
-            runtime = rt
-            clock = c
-          }
-          const start = now()
-          const entry: Entry = {
-            query: request.query as Effect.Effect<PollableTask, unknown>,
-            gapMs: queryGapMs(request.intervalMs),
-            timeoutMs: request.timeoutMs,
-            start,
-            deadline: start + request.timeoutMs,
-            onQuery: request.onQuery as Entry["onQuery"],
-            resume: resume as unknown as Resume,
-            taskId: request.taskId,
-            polls: 0,
-            lastStart: start,
-            lastStatus: undefined,
-            slot: undefined,
-            state: "waiting",
-            fiber: undefined
-          }
-          polls++
-          enqueue(entry)
-          if (!driving) {
-            driving = true
-            Runtime.runFork(runtime!)(drive)
-          }
-          pump()
-          return Effect.sync(() => finish(entry, undefined))
-        })
-      )
+      Effect.async<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>((resume) => {
+        const stop = start(rt, request, resume)
+        return Effect.sync(stop)
+      })
     )
 
-  return { watch, stats: () => ({ polls, running, waiting: waiting.size, slots: slots.size }) }
+  return { start, watch, stats: () => ({ polls, running, waiting: waiting.size, slots: slots.size }) }
 }

@@ -17,6 +17,11 @@ export interface Runner<R> {
    * than itself (the gateway disposed); by default Effect's `InterruptedException`.
    */
   readonly interrupted?: () => unknown
+  /**
+   * For work that is not a fiber (a poll registered with the gateway's shared driver): `stop` is
+   * called with the error to deliver if the runner is disposed first; the result unregisters it.
+   */
+  readonly track?: (stop: (error: unknown) => void) => () => void
 }
 
 /** What a subscriber still listening gets for a fiber it did not interrupt itself. @category getters */
@@ -110,4 +115,53 @@ export const firstValueEffect = <A>(source: () => Observable<A>, what: string): 
         complete: () => once(Effect.die(new TypeError(`${what} completed without a value`)))
       })
     return Effect.sync(() => subscription.unsubscribe())
+  })
+
+/**
+ * A cold Observable of work registered with a shared driver rather than run as a fiber of its own
+ * (what keeps thousands of `poll$` subscriptions to a few hundred bytes each): `register` is run on
+ * subscribe and succeeds with the function that stops the work; the work emits through `emit` and
+ * reports its end through `end` (success completes, failure errors). Unsubscribing stops it.
+ * @category constructors
+ */
+export const fromRegistration = <A, B, E, R>(
+  run: Runner<R>,
+  register: (emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E, R>
+): Observable<A> =>
+  new Observable<A>((subscriber) => {
+    let stop: (() => void) | undefined
+    let untrack: (() => void) | undefined
+    let ended = false
+    const end = (exit: Exit.Exit<B, E>) => {
+      ended = true
+      untrack?.()
+      if (Exit.isSuccess(exit)) subscriber.complete()
+      else subscriber.error(Cause.isInterruptedOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
+    }
+    // Held only until the registration is done: a finished fiber kept per subscription costs kilobytes.
+    let fiber: Fiber.RuntimeFiber<() => void, E> | undefined = run(
+      register(
+        (a) => subscriber.next(a),
+        end
+      )
+    )
+    fiber.addObserver((exit) => {
+      fiber = undefined
+      if (Exit.isSuccess(exit)) {
+        stop = exit.value
+        if (subscriber.closed) return stop()
+        if (!ended && run.track !== undefined) {
+          untrack = run.track((error) => {
+            stop?.()
+            subscriber.error(error)
+          })
+        }
+      } else if (!Cause.isInterruptedOnly(exit.cause)) subscriber.error(errorOf(exit.cause))
+      else if (!subscriber.closed) subscriber.error(interruptionError(run, exit.cause))
+    })
+    return () => {
+      untrack?.()
+      if (stop !== undefined) stop()
+      else fiber?.unsafeInterruptAsFork(fiber.id())
+    }
   })

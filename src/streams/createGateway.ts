@@ -13,7 +13,7 @@ import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/L
 import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
 import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
-import { fromEffect, fromEmitting, fromStream, type Runner } from "./Bridge.js"
+import { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
@@ -80,8 +80,10 @@ export interface RxGateway {
  */
 export const createGateway = (config: GatewayConfigInput): RxGateway => {
   const runtime = ManagedRuntime.make(Gateway.layer(config))
-  // Every fiber in flight, so that dispose can interrupt them (a ManagedRuntime does not).
+  // Every fiber in flight, so that dispose can interrupt them (a ManagedRuntime does not), and every
+  // poll registered with the gateway's shared driver (not a fiber), so that dispose can stop it.
   const live = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+  const registered = new Set<(error: unknown) => void>()
   let disposing: Promise<void> | undefined
   const disposed = () => new GatewayDisposed({ message: "the gateway was disposed" })
   const run: Runner<Gateway> = Object.assign(
@@ -92,7 +94,13 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
       fiber.addObserver(() => live.delete(fiber))
       return fiber
     },
-    { interrupted: () => (disposing !== undefined ? disposed() : undefined) }
+    {
+      interrupted: () => (disposing !== undefined ? disposed() : undefined),
+      track: (stop: (error: unknown) => void) => {
+        registered.add(stop)
+        return () => void registered.delete(stop)
+      }
+    }
   )
   const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): Observable<A> => fromEffect(run, Effect.flatMap(Gateway, f))
   const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): Observable<A> =>
@@ -116,7 +124,7 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
     speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },
     images: { generate$: (...args) => call((g) => g.images.generate(...args)) },
-    video: makeVideoGroup(call, emitting),
+    video: makeVideoGroup(call, emitting, (f) => fromRegistration(run, (emit, end) => Effect.flatMap(Gateway, (g) => f(g, emit, end)))),
     realtime: {
       connect$: (options) =>
         fromScopedSession(run, "realtime", Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options)))
@@ -139,6 +147,8 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     },
     dispose: () =>
       (disposing ??= (async () => {
+        for (const stop of [...registered]) stop(disposed())
+        registered.clear()
         await Effect.runPromise(Fiber.interruptAll([...live]))
         await runtime.dispose()
       })())

@@ -8,7 +8,7 @@ import type { Observable } from "rxjs"
 import * as VideoPoller from "../adapters/VideoPoller.js"
 import type { PollableTask, Poller, PollUpdate } from "../adapters/VideoPoller.js"
 import { checkPollSettings } from "../core/video/PollingRule.js"
-import { firstValueEffect, fromEmitting, type Runner } from "./Bridge.js"
+import { firstValueEffect, fromRegistration, type Runner } from "./Bridge.js"
 
 export type { PollableTask, Poller, PollUpdate }
 
@@ -42,13 +42,14 @@ const runDetached: Runner<never> = (effect) => Effect.runFork(effect)
  * @category constructors
  */
 export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, options: PollTaskOptions = {}): Observable<PollUpdate<T>> =>
-  fromEmitting(runDetached, (emit: (update: PollUpdate<T>) => void) =>
+  fromRegistration(runDetached, (emit: (update: PollUpdate<T>) => void, end) =>
     Effect.flatMap(checkPollSettings(options, options.minIntervalMs), ({ intervalMs, timeoutMs }) =>
-      (options.poller ?? VideoPoller.make()).watch({
-        query: firstValueEffect(fetch, "the task query"),
-        intervalMs,
-        timeoutMs,
-        onQuery: (update, changed) => (changed ? emit(update) : undefined)
-      })
+      Effect.map(Effect.runtime<never>(), (runtime) =>
+        (options.poller ?? VideoPoller.make()).start(
+          runtime,
+          { query: firstValueEffect(fetch, "the task query"), intervalMs, timeoutMs, onQuery: (update, changed) => (changed ? emit(update) : undefined) },
+          end
+        )
+      )
     )
   )

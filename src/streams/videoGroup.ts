@@ -1,5 +1,5 @@
 /** The `video` group of `umg/rx`: submit, query, download, `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
-import { Effect } from "effect"
+import { Effect, type Exit } from "effect"
 import type { Observable } from "rxjs"
 import type { GatewayService } from "../adapters/Gateway.js"
 import type { GeneratedVideo, PollOptions, VideoInput } from "../adapters/groups/Video.js"
@@ -24,27 +24,33 @@ export interface RxVideoGroup {
   readonly submit$: (input: VideoInput) => Observable<VideoSubmitResponse>
   readonly get$: (taskId: string) => Observable<VideoQueryResponse>
   readonly download$: (taskId: string) => Observable<VideoDownload>
-  /** Each status change once (`video.wait`); completes after `succeeded`, errors with `VideoTaskFailed` after `failed`. */
+  /** Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed` after `failed`. */
   readonly poll$: (taskId: string, options?: VideoPollOptions) => Observable<VideoQueryResponse>
   /** `video.generate`: submit, poll (with progress) and, for alpha, download. */
   readonly generate$: (input: VideoInput, options?: VideoPollOptions) => Observable<VideoGenerateEvent>
 }
 
 /**
- * Builds the group over two runners of gateway effects: `call` (one value, the effect's result) and
- * `emitting` (the values the effect emits as it runs; it completes when the effect succeeds).
+ * Builds the group over three runners of gateway effects: `call` (one value, the effect's result),
+ * `emitting` (the values the effect emits as it runs; it completes when the effect succeeds) and
+ * `registering` (work the effect registers with a shared driver, stopped on unsubscribe).
  * @category constructors
  */
 export const makeVideoGroup = (
   call: <A, E>(f: (g: GatewayService) => Effect.Effect<A, E>) => Observable<A>,
-  emitting: <A, E>(f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>) => Observable<A>
+  emitting: <A, E>(f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>) => Observable<A>,
+  registering: <A, B, E>(
+    f: (g: GatewayService, emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E>
+  ) => Observable<A>
 ): RxVideoGroup => ({
   submit$: (input) => call((g) => g.video.submit(input)),
   get$: (taskId) => call((g) => g.video.get(taskId)),
   download$: (taskId) => call((g) => g.video.download(taskId)),
-  // `wait`, not the `poll` stream: a fiber per poll and no stream machinery, so thousands of polls stay small.
+  // `follow`, not the `poll` stream: no fiber and no stream per poll, so thousands of polls stay small.
   poll$: (taskId, options) =>
-    emitting<VideoQueryResponse, unknown>((g, emit) => g.video.wait(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) })),
+    registering<VideoQueryResponse, unknown, unknown>((g, emit, end) =>
+      g.video.follow(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) }, end)
+    ),
   generate$: (input, options) =>
     emitting<VideoGenerateEvent, unknown>((g, emit) =>
       Effect.tap(

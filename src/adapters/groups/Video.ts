@@ -3,7 +3,7 @@
  * act), query (E2), download (E3, alpha only, strictly decoded and checked against `size` and
  * `data_url`), `poll` as a stream of status changes every 3–5 s with a timeout, and `generate`.
  */
-import { Effect, Stream } from "effect"
+import { Cause, Effect, Either, Exit, Option, Stream } from "effect"
 import type { GatewayError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
@@ -74,6 +74,24 @@ export interface VideoGroup {
    * follow many tasks: no stream, one shared driver for all the gateway's polls.
    */
   readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, GatewayError | InvalidRequest>
+  /**
+   * `wait` for many tasks with one fiber: each task's outcome in input order (its last update, or
+   * its typed error: `VideoTaskFailed`, `TimeoutError`, a query's error). `onQuery` sees every answer
+   * of every task. Fails at once (`InvalidRequest`) on bad settings. Interrupting it stops every poll.
+   */
+  readonly waitAll: (
+    taskIds: ReadonlyArray<string>,
+    options?: WaitOptions
+  ) => Effect.Effect<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>, InvalidRequest>
+  /**
+   * Starts `wait` without a fiber of its own (how umg/rx follows thousands of tasks in a few hundred
+   * bytes each): succeeds at once with the function that stops the poll; `onEnd` gets the outcome.
+   */
+  readonly follow: (
+    taskId: string,
+    options: WaitOptions,
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+  ) => Effect.Effect<() => void, InvalidRequest>
   /**
    * `wait` as a stream of the task at each status change, each once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
@@ -153,6 +171,59 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       })
     )
 
+  const follow = (
+    taskId: string,
+    options: WaitOptions,
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+  ): Effect.Effect<() => void, InvalidRequest> =>
+    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.map(Effect.runtime<never>(), (runtime) =>
+        poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+          runtime,
+          { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+          onEnd
+        )
+      )
+    )
+
+  const waitAll = (taskIds: ReadonlyArray<string>, options: WaitOptions = {}) =>
+    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+        Effect.async<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>>((resume) => {
+          const results = new Array<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>(taskIds.length)
+          let left = taskIds.length
+          if (left === 0) return resume(Effect.succeed(results))
+          const stops: Array<() => void> = []
+          const stopAll = () => {
+            for (const stop of stops) stop()
+          }
+          taskIds.forEach((taskId, i) => {
+            stops.push(
+              poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+                runtime,
+                { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+                (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => {
+                  if (Exit.isSuccess(exit)) results[i] = Either.right(exit.value)
+                  else {
+                    const failure = Cause.failureOption(exit.cause)
+                    // A defect (an `onQuery` that threw) ends the whole wait, as it would a single one.
+                    if (Option.isNone(failure)) {
+                      left = -1
+                      stopAll()
+                      return resume(Effect.failCause(exit.cause as Cause.Cause<never>))
+                    }
+                    results[i] = Either.left(failure.value)
+                  }
+                  if (--left === 0) resume(Effect.succeed(results))
+                }
+              )
+            )
+          })
+          return Effect.sync(stopAll)
+        })
+      )
+    )
+
   const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest> =>
     Stream.asyncScoped<VideoQueryResponse, GatewayError | InvalidRequest>((emit) =>
       Effect.forkScoped(
@@ -175,5 +246,5 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       return { task, ...(task.url !== undefined ? { url: task.url } : {}) } satisfies GeneratedVideo
     })
 
-  return { submit, get, download, wait, poll, generate }
+  return { submit, get, download, wait, waitAll, follow, poll, generate }
 }
