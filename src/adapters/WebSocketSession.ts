@@ -1,8 +1,9 @@
 /**
  * A scoped WebSocket session: connects (with a time limit), gives the server's frames as a
  * `Stream` of Schema-decoded events, sends client events only after the core validated them, and
- * closes the socket when the scope ends. A close other than 1000/1001 ends the stream with a typed
- * `TransportError` carrying the close code; a refused upgrade is mapped like an HTTP error.
+ * closes the socket when the scope ends. A close other than 1000/1001/1005 ends the stream with a
+ * typed `TransportError` carrying the close code (its reason redacted); an orderly close ends it and
+ * its code is reported by `closeCode`; a refused upgrade is mapped like an HTTP error.
  */
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
@@ -41,6 +42,8 @@ export interface WebSocketSession<Server, Client> {
   readonly next: Effect.Effect<Server, Option.Option<GatewayError>>
   /** Validates a client event with the core and sends it. */
   readonly send: (event: Client) => Effect.Effect<void, GatewayError | InvalidRequest>
+  /** The code the socket closed with (1000, 1001, 1005 for an orderly end), `None` while it is open. */
+  readonly closeCode: Effect.Effect<Option.Option<number>>
 }
 
 /** How to open one kind of session. @category models */
@@ -92,6 +95,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     let windowStart = 0
     let framesInWindow = 0
     let ended = false
+    let closedWith: number | undefined
     // Ends the session from our side: the consumer gets `error`, the server gets `code`.
     const endWith = (socket: SocketLike, code: number, error: GatewayError) => {
       if (ended) return
@@ -152,6 +156,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
             Queue.unsafeOffer(queue, { _tag: "Frame", data })
           },
           close: (code, reason) => {
+            closedWith = code
             if (!opened) {
               resume(Effect.fail(new TransportError({ family: options.family, reason: "closed", closeCode: code, message: `closed before opening (${code})` })))
             }
@@ -213,5 +218,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
           : Effect.fail(new TransportError({ family: options.family, reason: "closed", message: "the session is closed" }))
       )
 
-    return { events, next, send }
+    const closeCode = Effect.sync(() => Option.fromNullable(closedWith))
+
+    return { events, next, send, closeCode }
   })

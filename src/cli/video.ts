@@ -5,14 +5,14 @@
  * `umg video download ID -o FILE` act on an existing task.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Clock, Data, Duration, Effect, Option } from "effect"
+import { Data, Effect, Option, Runtime } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import { VideoTaskFailed, TimeoutError, type GatewayError } from "../core/errors/GatewayError.js"
+import { TimeoutError, type GatewayError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { buildVideoBody, type VideoBody } from "../core/video/VideoBody.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
-import { isVideoTaskFinal, type VideoQueryResponse } from "../core/video/VideoTask.js"
+import type { VideoQueryResponse } from "../core/video/VideoTask.js"
 import * as Connection from "./Connection.js"
 import { imageInput, writeBytes, type FileWriteError } from "./LocalFiles.js"
 import * as Output from "./Output.js"
@@ -79,8 +79,9 @@ export interface PollProgress {
 }
 
 /**
- * Queries the task every `intervalMs` until it succeeds (or fails: `VideoTaskFailed`), calling
- * `onProgress` after each query; gives up after `timeoutMs` with `TimeoutError`.
+ * Follows the task with the gateway's one poll loop (`video.wait`) until it succeeds (or fails:
+ * `VideoTaskFailed`), calling `onProgress` after each query; gives up after `timeoutMs` with
+ * `TimeoutError`.
  * @category constructors
  */
 export const waitForVideo = (
@@ -89,28 +90,13 @@ export const waitForVideo = (
 ): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, GatewayError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
-    const start = yield* Clock.currentTimeMillis
-    let polls = 0
-    for (;;) {
-      const task = yield* gateway.video.get(taskId)
-      polls++
-      const elapsedMs = (yield* Clock.currentTimeMillis) - start
-      yield* options.onProgress({ taskId, status: task.status, elapsedMs, polls })
-      if (isVideoTaskFinal(task.status)) {
-        if (task.status === "failed") {
-          return yield* Effect.fail(
-            new VideoTaskFailed({ family: "video", taskId, code: task.error?.code ?? 0, message: task.error?.message ?? "the video task failed" })
-          )
-        }
-        return { task, polls, elapsedMs }
-      }
-      if (elapsedMs >= options.timeoutMs) {
-        return yield* Effect.fail(
-          new TimeoutError({ family: "video", phase: "poll", timeoutMs: options.timeoutMs, message: `task ${taskId} did not finish within ${options.timeoutMs} ms` })
-        )
-      }
-      yield* Effect.sleep(Duration.millis(options.intervalMs))
-    }
+    // The progress line is printed synchronously from the poll's callback, on this fiber's runtime.
+    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
+    return yield* gateway.video.wait(taskId, {
+      intervalMs: options.intervalMs,
+      timeoutMs: options.timeoutMs,
+      onQuery: (u) => runSync(options.onProgress({ taskId, status: u.task.status, elapsedMs: u.elapsedMs, polls: u.polls }))
+    })
   })
 
 /** The progress line of a poll loop. @category output */

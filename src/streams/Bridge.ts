@@ -1,15 +1,31 @@
 /**
  * The Effect → Observable bridge every `$` call of `umg/rx` is built on: work starts on subscribe,
- * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), and a
- * failure arrives as the same typed error instance the Effect API fails with.
+ * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), a
+ * failure arrives as the same typed error instance the Effect API fails with, and a fiber
+ * interrupted by someone else (the gateway disposed) still ends its subscriber with an error.
  */
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { Fiber } from "effect"
-import { Observable } from "rxjs"
+import { Observable, take } from "rxjs"
 import type { Subscriber } from "rxjs"
 
 /** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
-export type Runner<R> = <A, E>(effect: Effect.Effect<A, E, R>) => Fiber.RuntimeFiber<A, E>
+export interface Runner<R> {
+  <A, E>(effect: Effect.Effect<A, E, R>): Fiber.RuntimeFiber<A, E>
+  /**
+   * The error given to a subscriber still listening when its fiber was interrupted by someone else
+   * than itself (the gateway disposed); by default Effect's `InterruptedException`.
+   */
+  readonly interrupted?: () => unknown
+  /**
+   * For work that is not a fiber (a poll registered with the gateway's shared driver): `stop` is
+   * called with the error to deliver if the runner is disposed first; the result unregisters it.
+   */
+  readonly track?: (stop: (error: unknown) => void) => () => void
+}
+
+/** What a subscriber still listening gets for a fiber it did not interrupt itself. @category getters */
+export const interruptionError = <R>(run: Runner<R>, cause: Cause.Cause<unknown>): unknown => run.interrupted?.() ?? Cause.squash(cause)
 
 /** The error an Observable delivers for a failed fiber: the typed failure itself, else the defect. */
 const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
@@ -27,6 +43,9 @@ const observe = <A, E, R>(
       subscriber.complete()
     } else if (!Cause.isInterruptedOnly(exit.cause)) {
       subscriber.error(errorOf(exit.cause))
+    } else if (!subscriber.closed) {
+      // Not our unsubscription (that closes the subscriber first): never leave it waiting in silence.
+      subscriber.error(interruptionError(run, exit.cause))
     }
   })
   // Teardown runs on unsubscribe and after complete/error; interrupting a finished fiber is a no-op.
@@ -57,3 +76,92 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
       () => undefined
     )
   )
+
+/**
+ * A cold Observable of an effect that emits as it runs: `f` gets `emit` (values go to the subscriber
+ * at once, in order), and the Observable completes when the effect succeeds or errors with its typed
+ * failure. Unsubscribing interrupts the fiber.
+ * @category constructors
+ */
+export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>): Observable<A> =>
+  new Observable<A>((subscriber) =>
+    observe(
+      run,
+      subscriber,
+      Effect.suspend(() => f((a) => subscriber.next(a))),
+      () => undefined
+    )
+  )
+
+/**
+ * The other way round, for the rx operators that hand a caller's Observables to the adapters' rules
+ * (`pollTask$`, `mapConcurrent`): an effect of the first value of a cold Observable, failing with
+ * its error, dying when it completes empty; interrupting it unsubscribes.
+ * @category constructors
+ */
+export const firstValueEffect = <A>(source: () => Observable<A>, what: string): Effect.Effect<A, unknown> =>
+  Effect.async<A, unknown>((resume) => {
+    let done = false
+    const once = (effect: Effect.Effect<A, unknown>) => {
+      if (done) return
+      done = true
+      resume(effect)
+    }
+    const subscription = source()
+      .pipe(take(1))
+      .subscribe({
+        next: (value) => once(Effect.succeed(value)),
+        error: (error: unknown) => once(Effect.fail(error)),
+        complete: () => once(Effect.die(new TypeError(`${what} completed without a value`)))
+      })
+    return Effect.sync(() => subscription.unsubscribe())
+  })
+
+/**
+ * A cold Observable of work registered with a shared driver rather than run as a fiber of its own
+ * (what keeps thousands of `poll$` subscriptions to a few hundred bytes each): `register` is run on
+ * subscribe and succeeds with the function that stops the work; the work emits through `emit` and
+ * reports its end through `end` (success completes, failure errors). Unsubscribing stops it.
+ * @category constructors
+ */
+export const fromRegistration = <A, B, E, R>(
+  run: Runner<R>,
+  register: (emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E, R>
+): Observable<A> =>
+  new Observable<A>((subscriber) => {
+    let stop: (() => void) | undefined
+    let untrack: (() => void) | undefined
+    let ended = false
+    const end = (exit: Exit.Exit<B, E>) => {
+      ended = true
+      untrack?.()
+      if (Exit.isSuccess(exit)) subscriber.complete()
+      else subscriber.error(Cause.isInterruptedOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
+    }
+    // Held only until the registration is done: a finished fiber kept per subscription costs kilobytes.
+    let fiber: Fiber.RuntimeFiber<() => void, E> | undefined = run(
+      register(
+        (a) => subscriber.next(a),
+        end
+      )
+    )
+    fiber.addObserver((exit) => {
+      fiber = undefined
+      if (Exit.isSuccess(exit)) {
+        stop = exit.value
+        if (subscriber.closed) return stop()
+        if (!ended && run.track !== undefined) {
+          untrack = run.track((error) => {
+            stop?.()
+            subscriber.error(error)
+          })
+        }
+      } else if (!Cause.isInterruptedOnly(exit.cause)) subscriber.error(errorOf(exit.cause))
+      else if (!subscriber.closed) subscriber.error(interruptionError(run, exit.cause))
+    })
+    return () => {
+      untrack?.()
+      if (stop !== undefined) stop()
+      else fiber?.unsafeInterruptAsFork(fiber.id())
+    }
+  })

@@ -5,7 +5,7 @@
 import { Cause, Effect, Exit, Option, type Scope, Stream } from "effect"
 import { BehaviorSubject, Observable, Subject } from "rxjs"
 import { TransportError, type Family } from "../core/errors/GatewayError.js"
-import type { Runner } from "./Bridge.js"
+import { interruptionError, type Runner } from "./Bridge.js"
 
 /** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */
 export type SessionState =
@@ -31,6 +31,8 @@ export interface RxSession<Server, Client> {
 interface ScopedSession<Server, Client> {
   readonly events: Stream.Stream<Server, unknown>
   readonly send: (event: Client) => Effect.Effect<void, unknown>
+  /** The code of an orderly close, when the socket knows it. */
+  readonly closeCode?: Effect.Effect<Option.Option<number>>
 }
 
 const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
@@ -58,6 +60,7 @@ export const fromScopedSession = <Server, Client, R>(
         open = session
         state.next({ status: "open" })
         yield* Stream.runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
+        return session.closeCode === undefined ? Option.none<number>() : yield* session.closeCode
       })
     )
     const fiber = run(program)
@@ -84,12 +87,18 @@ export const fromScopedSession = <Server, Client, R>(
     }
     fiber.addObserver((exit) => {
       if (Exit.isSuccess(exit)) {
-        state.next({ status: "closed", by: "server" })
+        state.next({ status: "closed", by: "server", ...Option.match(exit.value, { onNone: () => ({}), onSome: (code) => ({ code }) }) })
         events.complete()
         subscriber.complete()
-      } else if (Cause.isInterruptedOnly(exit.cause)) {
+      } else if (Cause.isInterruptedOnly(exit.cause) && closing) {
         state.next({ status: "closed", by: "client", code: 1000 })
         events.complete()
+      } else if (Cause.isInterruptedOnly(exit.cause)) {
+        // Interrupted by someone else (the gateway disposed): the socket is closed; say so, never go silent.
+        const error = interruptionError(run, exit.cause)
+        state.next({ status: "closed", by: "client", code: 1000, error })
+        events.error(error)
+        subscriber.error(error)
       } else {
         const error = failureOf(exit.cause)
         const code = error instanceof TransportError ? error.closeCode : undefined

@@ -1,9 +1,11 @@
 /**
  * `createGateway(config)`: the Observable face of the gateway — one `ManagedRuntime` built from
  * `Gateway.layer(config)`, and the same groups as the Effect `Gateway` with each call a cold
- * Observable (suffix `$`) whose unsubscription interrupts the fiber (the request, the poll, the socket).
+ * Observable (suffix `$`) running the service's Effect or Stream on that runtime: unsubscribing
+ * interrupts the fiber (the request, the poll, the socket), and disposing interrupts every fiber in
+ * flight, each subscriber getting `GatewayDisposed`.
  */
-import { Effect, ManagedRuntime, Stream } from "effect"
+import { Effect, Fiber, ManagedRuntime, Stream } from "effect"
 import type { Observable } from "rxjs"
 import { Gateway, type GatewayService } from "../adapters/Gateway.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
@@ -11,8 +13,9 @@ import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/L
 import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
 import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
-import { fromEffect, fromStream, type Runner } from "./Bridge.js"
-import { embedMany$, type EmbedManyRxOptions } from "./embedMany.js"
+import { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
+import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
+import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
 import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
@@ -39,7 +42,7 @@ export interface RxGateway {
   readonly responses: { readonly create$: Rx<S["responses"]["create"]>; readonly stream$: Rx<S["responses"]["stream"]> }
   readonly embeddings: {
     readonly create$: Rx<S["embeddings"]["create"]>
-    /** One request per text through `mapConcurrent`: results with their index and progress, 429s respected. */
+    /** `embeddings.embedMany`'s events: one request per text, results with their index and progress, 429s met by adapting. */
     readonly embedMany$: (inputs: ReadonlyArray<string>, options: EmbedManyRxOptions) => Observable<MapConcurrentEvent<string, Float32Array>>
   }
   readonly rerank: { readonly create$: Rx<S["rerank"]["create"]> }
@@ -63,7 +66,10 @@ export interface RxGateway {
     readonly anyShootEasy$: Rx<S["platform"]["anyShootEasy"]>
     readonly anyShootAdvanced$: Rx<S["platform"]["anyShootAdvanced"]>
   }
-  /** Frees the runtime (open connections and sockets included). Calls made afterwards fail. */
+  /**
+   * Interrupts every call in flight (their requests aborted, sockets closed; each subscriber gets
+   * `GatewayDisposed`), then frees the runtime. Calls made afterwards fail with `GatewayDisposed`.
+   */
   readonly dispose: () => Promise<void>
 }
 
@@ -74,8 +80,31 @@ export interface RxGateway {
  */
 export const createGateway = (config: GatewayConfigInput): RxGateway => {
   const runtime = ManagedRuntime.make(Gateway.layer(config))
-  const run: Runner<Gateway> = (effect) => runtime.runFork(effect)
+  // Every fiber in flight, so that dispose can interrupt them (a ManagedRuntime does not), and every
+  // poll registered with the gateway's shared driver (not a fiber), so that dispose can stop it.
+  const live = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+  const registered = new Set<(error: unknown) => void>()
+  let disposing: Promise<void> | undefined
+  const disposed = () => new GatewayDisposed({ message: "the gateway was disposed" })
+  const run: Runner<Gateway> = Object.assign(
+    <A, E>(effect: Effect.Effect<A, E, Gateway>): Fiber.RuntimeFiber<A, E> => {
+      if (disposing !== undefined) return Effect.runFork(Effect.fail(disposed())) as unknown as Fiber.RuntimeFiber<A, E>
+      const fiber = runtime.runFork(effect)
+      live.add(fiber)
+      fiber.addObserver(() => live.delete(fiber))
+      return fiber
+    },
+    {
+      interrupted: () => (disposing !== undefined ? disposed() : undefined),
+      track: (stop: (error: unknown) => void) => {
+        registered.add(stop)
+        return () => void registered.delete(stop)
+      }
+    }
+  )
   const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): Observable<A> => fromEffect(run, Effect.flatMap(Gateway, f))
+  const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): Observable<A> =>
+    fromEmitting(run, (emit: (a: A) => void) => Effect.flatMap(Gateway, (g) => f(g, emit)))
   const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): Observable<A> => fromStream(run, Stream.unwrap(Effect.map(Gateway, f)))
   return {
     models: { list$: (options) => call((g) => g.models.list(options)), has$: (id) => call((g) => g.models.has(id)) },
@@ -90,12 +119,12 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     embeddings: {
       create$: (body) => call((g) => g.embeddings.create(body)),
       embedMany$: (inputs, options) =>
-        embedMany$((body) => call((g) => g.embeddings.create(body)), inputs, options, Math.max(1, Math.floor(config.embedConcurrency ?? 4)))
+        emitting<MapConcurrentEvent<string, Float32Array>, unknown>((g, emit) => g.embeddings.embedMany(embedManyOptions(inputs, options, emit)))
     },
     rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
     speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },
     images: { generate$: (...args) => call((g) => g.images.generate(...args)) },
-    video: makeVideoGroup(call, Math.max(0, config.minPollIntervalMs ?? 3_000)),
+    video: makeVideoGroup(call, emitting, (f) => fromRegistration(run, (emit, end) => Effect.flatMap(Gateway, (g) => f(g, emit, end)))),
     realtime: {
       connect$: (options) =>
         fromScopedSession(run, "realtime", Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options)))
@@ -116,6 +145,12 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
       anyShootEasy$: (body) => call((g) => g.platform.anyShootEasy(body)),
       anyShootAdvanced$: (body) => call((g) => g.platform.anyShootAdvanced(body))
     },
-    dispose: () => runtime.dispose()
+    dispose: () =>
+      (disposing ??= (async () => {
+        for (const stop of [...registered]) stop(disposed())
+        registered.clear()
+        await Effect.runPromise(Fiber.interruptAll([...live]))
+        await runtime.dispose()
+      })())
   }
 }

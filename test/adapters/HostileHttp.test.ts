@@ -210,6 +210,14 @@ describe("video task ids placed in a URL", () => {
     )
     expect(fromAnswer).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
     expect(paths).toEqual(["/v1/video/generations"])
+    // E3 takes the id in its query: refused the same way, and any other id encoded.
+    for (const id of [".", ".."]) {
+      expect(await failureOf(Effect.flatMap(Gateway, (g) => g.video.download(id)), url)).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
+      expect(await failureOf(Effect.flatMap(Gateway, (g) => Stream.runDrain(g.video.poll(id, { intervalMs: 3000 }))), url)).toMatchObject({ _tag: "InvalidRequest" })
+    }
+    expect(paths).toEqual(["/v1/video/generations"])
+    await failureOf(Effect.flatMap(Gateway, (g) => g.video.download("x y&z=1")), url)
+    expect(paths.at(-1)).toBe("/v1/video/generations/download?id=x%20y%26z%3D1")
   })
 })
 

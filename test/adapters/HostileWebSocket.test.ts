@@ -88,6 +88,39 @@ describe("a hostile WebSocket peer", () => {
     expect(await failureOf(drainRealtime, url)).toMatchObject({ _tag: "DecodeError" })
   })
 
+  it("that sends a frame deeper than a lowered limits.maxJsonDepth is a DecodeError (the configured bound, not only 64)", async () => {
+    const nested = (depth: number) => `{"type":"response.text.delta","delta":"x","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`
+    const shallow = await wsServer((ws) => {
+      ws.send(nested(10))
+      ws.close(1000)
+    })
+    // Ten levels pass the default bound…
+    const collect = Effect.scoped(Effect.flatMap(Gateway, (g) => Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runCollect(s.events))))
+    const events = await Effect.runPromise(Effect.provide(collect, Gateway.layer({ baseUrl: shallow, apiKey: KEY, maxRetries: 0 })))
+    expect([...events].map((e) => e.type)).toEqual(["response.text.delta"])
+    // …and fail a bound lowered to 8.
+    const deep = await wsServer((ws) => ws.send(nested(10)))
+    const error = await failureOf(drainRealtime, deep, { maxJsonDepth: 8 })
+    expect(error).toMatchObject({ _tag: "DecodeError", message: expect.stringContaining("8 levels") })
+  })
+
+  it("that closes in an orderly way (1000, 1001, 1005) ends the events and reports the close code", async () => {
+    for (const code of [1000, 1001, 1005]) {
+      const url = await wsServer((ws) => (code === 1005 ? ws.close() : ws.close(code, "bye")))
+      const closeCode = await Effect.runPromise(
+        Effect.provide(
+          Effect.scoped(
+            Effect.flatMap(Gateway, (g) =>
+              Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Effect.zipRight(Stream.runDrain(s.events), s.closeCode))
+            )
+          ),
+          Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0 })
+        )
+      )
+      expect(closeCode).toEqual(Option.some(code))
+    }
+  })
+
   it("that echoes the key in a close reason or a wrong-typed field never puts it in the error", async () => {
     const closing = await wsServer((ws) => ws.close(4000, `bad key ${KEY}`))
     const closeError = await failureOf(drainRealtime, closing)
@@ -96,6 +129,23 @@ describe("a hostile WebSocket peer", () => {
     const wrongType = await wsServer((ws) => ws.send(JSON.stringify({ type: "error", error: { message: { key: KEY }, type: 5 } })))
     const decodeError = await failureOf(drainRealtime, wrongType)
     expectNoSecret(decodeError, [KEY])
+  })
+})
+
+describe("umg/rx against an orderly close", () => {
+  it("completes the session and reports who closed it with which code", async () => {
+    const { createGateway } = await import("../../src/streams/createGateway.js")
+    const url = await wsServer((ws) => ws.close(1001, "going away"))
+    const gateway = createGateway({ baseUrl: url, apiKey: KEY })
+    const states: Array<unknown> = []
+    let completed = false
+    gateway.realtime.connect$("gpt-realtime").subscribe({
+      next: (session) => session.state$.subscribe((s) => states.push(s)),
+      complete: () => (completed = true)
+    })
+    await expect.poll(() => completed, { timeout: 3_000 }).toBe(true)
+    expect(states.at(-1)).toEqual({ status: "closed", by: "server", code: 1001 })
+    await gateway.dispose()
   })
 })
 

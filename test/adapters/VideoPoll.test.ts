@@ -10,11 +10,11 @@ const gatewayWith = (fake: ReturnType<typeof makeFake>) =>
   Gateway.layer({ baseUrl: "http://gw.test", apiKey: "k", httpClient: Layer.succeed(HttpClient.HttpClient, fake.client) })
 
 describe("video.poll", () => {
-  it.effect("emits each status change once, querying every 5 s by default", () =>
+  it.effect("emits each status change once, querying every 4 s by default", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("queued"), task("queued"), task("in_progress"), task("in_progress"), task("succeeded", { url: "https://v.test/1.mp4" })])
       const fiber = yield* Effect.fork(Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1"))).pipe(Effect.provide(gatewayWith(fake))))
-      yield* TestClock.adjust("4999 millis")
+      yield* TestClock.adjust("3999 millis")
       expect(fake.requests.length).toBe(1)
       yield* TestClock.adjust("1 millis")
       expect(fake.requests.length).toBe(2)
@@ -59,7 +59,8 @@ describe("video.poll", () => {
       yield* TestClock.adjust("301 seconds")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "poll", timeoutMs: 300_000 })
-      expect(fake.requests.length).toBe(60)
+      // Queries at 0, 4 s, …, 296 s: the one due at 300 s is the deadline.
+      expect(fake.requests.length).toBe(75)
     }))
 
   it.effect("emits failed, then fails with VideoTaskFailed carrying the task's error", () =>

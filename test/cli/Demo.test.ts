@@ -17,7 +17,8 @@ afterAll(async () => {
 })
 
 const layerFor = (e: Emulator) => {
-  const config = { ...Connection.emulatorConfig(e), maxRetries: 0 }
+  // Polls every 50 ms: the floor is lowered to match (video.wait refuses an interval below it).
+  const config = { ...Connection.emulatorConfig(e), maxRetries: 0, minPollIntervalMs: 50 }
   return Layer.merge(
     Gateway.layer(config),
     Layer.succeed(Connection.Connection, { baseUrl: e.url, embedded: Option.some(e), pollIntervalMs: 50, config })

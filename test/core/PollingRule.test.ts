@@ -1,10 +1,17 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { checkPollSettings, pollingRule } from "../../src/core/video/PollingRule.js"
+import { checkPollSettings, pollingRule, queryGapMs } from "../../src/core/video/PollingRule.js"
 
 describe("checkPollSettings", () => {
-  it("defaults to a 5 s interval and a 300 s timeout", () => {
-    expect(checkPollSettings({})).toEqual(Either.right({ intervalMs: 5000, timeoutMs: 300_000 }))
+  it("defaults to a 4 s interval (the middle of 3–5 s) and a 300 s timeout", () => {
+    expect(checkPollSettings({})).toEqual(Either.right({ intervalMs: 4000, timeoutMs: 300_000 }))
+  })
+
+  it("aims a 5 s interval a little early, since timers only fire late; shorter ones as asked", () => {
+    expect(queryGapMs(5000)).toBe(5000 - pollingRule.latenessAllowanceMs)
+    expect(queryGapMs(4000)).toBe(4000)
+    expect(queryGapMs(3000)).toBe(3000)
+    expect(queryGapMs(50)).toBe(50)
   })
 
   it("accepts both ends of the spec's 3–5 s range", () => {

@@ -49,7 +49,8 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
         maxFrameBytes: ctx.config.limits.maxFrameBytes,
         maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
         secrets: secretsOf(ctx.config),
-        decode: decodeLiveServerMessage,
+        // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
+        decode: (frame) => decodeLiveServerMessage(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
         validate: validateLiveClientMessage,
         open
       })

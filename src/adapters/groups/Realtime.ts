@@ -64,7 +64,8 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
         maxFrameBytes: ctx.config.limits.maxFrameBytes,
         maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
         secrets: secretsOf(ctx.config),
-        decode: decodeRealtimeServerEvent,
+        // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
+        decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
         validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
         open
       })

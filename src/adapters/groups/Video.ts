@@ -3,8 +3,8 @@
  * act), query (E2), download (E3, alpha only, strictly decoded and checked against `size` and
  * `data_url`), `poll` as a stream of status changes every 3–5 s with a timeout, and `generate`.
  */
-import { Clock, Duration, Effect, Option, Stream } from "effect"
-import { TimeoutError, VideoTaskFailed, type GatewayError } from "../../core/errors/GatewayError.js"
+import { Cause, Effect, Either, Exit, Option, Stream } from "effect"
+import type { GatewayError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
 import { checkPollSettings } from "../../core/video/PollingRule.js"
@@ -12,23 +12,42 @@ import { buildVideoBody, type VideoRequest } from "../../core/video/VideoBody.js
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import {
   decodeVideoDownload,
-  isVideoTaskFinal,
   VideoQueryResponse,
   VideoSubmitResponse,
   type VideoDownload
 } from "../../core/video/VideoTask.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
 import * as GroupContext from "../GroupContext.js"
+import * as VideoPoller from "../VideoPoller.js"
+import type { PollUpdate } from "../VideoPoller.js"
 
 /** An E1 request: `model` plus generic, mode and family-native fields (closed; `extra` for fields umg does not know). @category models */
 export type VideoInput = VideoRequest
 
 /** Options of `video.poll`. @category models */
 export interface PollOptions {
-  /** Between two queries: 3000–5000 ms (default 5000); outside that range the poll fails with `InvalidRequest`. */
+  /**
+   * From one query's start to the next: 3000–5000 ms (default 4000); outside that range the poll
+   * fails with `InvalidRequest`. Asked for 5000, queries aim 250 ms early (timers only fire late).
+   */
   readonly intervalMs?: number
   /** Gives up with `TimeoutError` (phase `poll`) after this long (default 300 s). */
   readonly timeoutMs?: number
+}
+
+/** One answer of a poll: the task, the queries so far and the time since polling began. @category models */
+export type VideoPollUpdate = PollUpdate<VideoQueryResponse>
+
+/** Options of `video.wait`. @category models */
+export interface WaitOptions extends PollOptions {
+  /** Called after every query (progress lines, UIs); `changed` is true when the status is new. */
+  readonly onQuery?: (update: VideoPollUpdate, changed: boolean) => void
+}
+
+/** Options of `video.generate`. @category models */
+export interface GenerateOptions extends WaitOptions {
+  /** Called once the task is submitted, before the first query. */
+  readonly onSubmitted?: (submitted: VideoSubmitResponse) => void
 }
 
 /** What `video.generate` ends with: the succeeded task, and for alpha the downloaded video. @category models */
@@ -46,12 +65,37 @@ export interface VideoGroup {
   readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, GatewayError | InvalidRequest>
   readonly download: (taskId: string) => Effect.Effect<VideoDownload, GatewayError | InvalidRequest>
   /**
-   * Queries every `intervalMs` and emits each status change once; ends after `succeeded`; after
+   * Queries at once, then every `intervalMs` from each query's start, until the task ends: succeeds
+   * with the last update after `succeeded`; fails with `VideoTaskFailed` after `failed`, with
+   * `TimeoutError` (phase `poll`) after `timeoutMs`, or with a query's own error. The cheapest way to
+   * follow many tasks: no stream, one shared driver for all the gateway's polls.
+   */
+  readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, GatewayError | InvalidRequest>
+  /**
+   * `wait` for many tasks with one fiber: each task's outcome in input order (its last update, or
+   * its typed error: `VideoTaskFailed`, `TimeoutError`, a query's error). `onQuery` sees every answer
+   * of every task. Fails at once (`InvalidRequest`) on bad settings. Interrupting it stops every poll.
+   */
+  readonly waitAll: (
+    taskIds: ReadonlyArray<string>,
+    options?: WaitOptions
+  ) => Effect.Effect<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>, InvalidRequest>
+  /**
+   * Starts `wait` without a fiber of its own (how umg/rx follows thousands of tasks in a few hundred
+   * bytes each): succeeds at once with the function that stops the poll; `onEnd` gets the outcome.
+   */
+  readonly follow: (
+    taskId: string,
+    options: WaitOptions,
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+  ) => Effect.Effect<() => void, InvalidRequest>
+  /**
+   * `wait` as a stream of the task at each status change, each once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
    */
   readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest>
   /** Submit, poll to the end, and download when the family is alpha. */
-  readonly generate: (input: VideoInput, options?: PollOptions) => Effect.Effect<GeneratedVideo, GatewayError | InvalidRequest>
+  readonly generate: (input: VideoInput, options?: GenerateOptions) => Effect.Effect<GeneratedVideo, GatewayError | InvalidRequest>
 }
 
 const decodeSubmit = decodeWith(VideoSubmitResponse, "video", "video submit response")
@@ -110,56 +154,88 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       return yield* decodeVideoDownload(answer.body)
     })
 
-  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest> =>
-    Stream.unwrap(
-      Effect.gen(function* () {
-        const { intervalMs, timeoutMs } = yield* checkPollSettings(options, ctx.config.minPollIntervalMs)
-        const start = yield* Clock.currentTimeMillis
-        const timedOut = new TimeoutError({
-          family: "video",
-          phase: "poll",
-          timeoutMs,
-          message: `task ${taskId} did not finish within ${timeoutMs} ms`
-        })
-        type State = { readonly first: boolean; readonly last: string | undefined; readonly done: boolean }
-        // One query per step; a step emits the task only when its status changed.
-        const step = (state: State): Effect.Effect<Option.Option<readonly [Option.Option<VideoQueryResponse>, State]>, GatewayError | InvalidRequest> =>
-          Effect.gen(function* () {
-            if (state.done) return Option.none()
-            if (!state.first) yield* Effect.sleep(Duration.millis(intervalMs))
-            const remaining = start + timeoutMs - (yield* Clock.currentTimeMillis)
-            if (remaining <= 0) return yield* Effect.fail(timedOut)
-            const task = yield* Effect.timeoutFail(get(taskId), { duration: Duration.millis(remaining), onTimeout: () => timedOut })
-            const changed = task.status !== state.last
-            const next: State = { first: false, last: task.status, done: isVideoTaskFinal(task.status) }
-            return Option.some([changed ? Option.some(task) : Option.none(), next] as const)
-          })
-        const failedToError = (task: VideoQueryResponse) =>
-          task.status === "failed"
-            ? Stream.fail(
-                new VideoTaskFailed({
-                  family: "video",
-                  taskId: task.task_id,
-                  code: task.error?.code ?? 0,
-                  message: task.error?.message ?? "the video task failed"
-                })
-              )
-            : Stream.empty
-        let lastTask: VideoQueryResponse | undefined
-        const initial: State = { first: true, last: undefined, done: false }
-        const changes = Stream.unfoldEffect(initial, step).pipe(
-          Stream.filterMap((o) => o),
-          Stream.tap((task) => Effect.sync(() => (lastTask = task)))
-        )
-        return Stream.concat(changes, Stream.suspend(() => (lastTask === undefined ? Stream.empty : failedToError(lastTask))))
+  // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
+  const poller = VideoPoller.make()
+
+  const wait = (taskId: string, options: WaitOptions = {}): Effect.Effect<VideoPollUpdate, GatewayError | InvalidRequest> =>
+    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      poller.watch({
+        query: get(taskId),
+        intervalMs,
+        timeoutMs,
+        taskId,
+        ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery })
       })
     )
 
-  const generate = (input: VideoInput, options?: PollOptions) =>
+  const follow = (
+    taskId: string,
+    options: WaitOptions,
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+  ): Effect.Effect<() => void, InvalidRequest> =>
+    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.map(Effect.runtime<never>(), (runtime) =>
+        poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+          runtime,
+          { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+          onEnd
+        )
+      )
+    )
+
+  const waitAll = (taskIds: ReadonlyArray<string>, options: WaitOptions = {}) =>
+    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+        Effect.async<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>>((resume) => {
+          const results = new Array<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>(taskIds.length)
+          let left = taskIds.length
+          if (left === 0) return resume(Effect.succeed(results))
+          const stops: Array<() => void> = []
+          const stopAll = () => {
+            for (const stop of stops) stop()
+          }
+          taskIds.forEach((taskId, i) => {
+            stops.push(
+              poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+                runtime,
+                { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+                (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => {
+                  if (Exit.isSuccess(exit)) results[i] = Either.right(exit.value)
+                  else {
+                    const failure = Cause.failureOption(exit.cause)
+                    // A defect (an `onQuery` that threw) ends the whole wait, as it would a single one.
+                    if (Option.isNone(failure)) {
+                      left = -1
+                      stopAll()
+                      return resume(Effect.failCause(exit.cause as Cause.Cause<never>))
+                    }
+                    results[i] = Either.left(failure.value)
+                  }
+                  if (--left === 0) resume(Effect.succeed(results))
+                }
+              )
+            )
+          })
+          return Effect.sync(stopAll)
+        })
+      )
+    )
+
+  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest> =>
+    Stream.asyncScoped<VideoQueryResponse, GatewayError | InvalidRequest>((emit) =>
+      Effect.forkScoped(
+        Effect.matchCauseEffect(
+          wait(taskId, { ...options, onQuery: (update, changed) => (changed ? void emit.single(update.task) : undefined) }),
+          { onSuccess: () => Effect.promise(() => emit.end()), onFailure: (cause) => Effect.promise(() => emit.halt(cause)) }
+        )
+      )
+    )
+
+  const generate = (input: VideoInput, options: GenerateOptions = {}) =>
     Effect.gen(function* () {
       const submitted = yield* submit(input)
-      const last = yield* Stream.runLast(poll(submitted.task_id, options))
-      const task = Option.getOrThrow(last)
+      options.onSubmitted?.(submitted)
+      const { task } = yield* wait(submitted.task_id, options)
       if (videoFamilyOf(input.model) === "alpha") {
         const video = yield* download(task.task_id)
         return { task, download: video } satisfies GeneratedVideo
@@ -167,5 +243,5 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       return { task, ...(task.url !== undefined ? { url: task.url } : {}) } satisfies GeneratedVideo
     })
 
-  return { submit, get, download, poll, generate }
+  return { submit, get, download, wait, waitAll, follow, poll, generate }
 }
