@@ -51,6 +51,15 @@ export const reportOf = (error: unknown): FailureReport => {
   }
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
     const message = stringField(error, "message") ?? error._tag
+    if (error._tag === "BatchInvalidInput") {
+      const line = numberField(error, "line")
+      const field = stringField(error, "field")
+      return { exitCode: ExitCode.invalidInput, type: "BatchInvalidInput", message, ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}) }
+    }
+    // The store (locked, unreachable, another batch under the id): a configuration problem.
+    if (error._tag === "BatchMismatch" || error._tag === "BatchNotFound" || error._tag === "BatchStoreError") {
+      return { exitCode: ExitCode.invalidInput, type: error._tag, message }
+    }
     if (error._tag === "InvalidRequest") {
       const field = stringField(error, "field")
       const rule = stringField(error, "rule")
@@ -81,6 +90,7 @@ export const reportOf = (error: unknown): FailureReport => {
 
 /** The one-paragraph human form of a report. @category output */
 export const describeReport = (report: FailureReport): string => {
+  if (report.type.startsWith("Batch") && report.type !== "BatchInvalidInput") return `${report.type}: ${report.message}`
   if (report.exitCode === ExitCode.invalidInput) {
     const where = report.field !== undefined && report.field !== "" ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})` : ""
     return `invalid input${where}: ${report.message}\nnothing was sent.`

@@ -6,6 +6,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Exit } from "effect"
+import { batchCommand } from "./batch.js"
 import { chatCommand } from "./chat.js"
 import { demoCommand } from "./demo.js"
 import { embedCommand } from "./embed.js"
@@ -35,6 +36,7 @@ const umg = Command.make("umg").pipe(
     speakCommand,
     imageCommand,
     videoCommand,
+    batchCommand,
     realtimeCommand,
     platformCommand,
     emulatorCommand,

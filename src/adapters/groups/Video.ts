@@ -8,7 +8,7 @@ import type { GatewayError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
 import { checkPollSettings } from "../../core/video/PollingRule.js"
-import { buildVideoBody, type VideoRequest } from "../../core/video/VideoBody.js"
+import { buildVideoBody, type VideoBody, type VideoRequest } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import {
   decodeVideoDownload,
@@ -61,6 +61,11 @@ export interface GeneratedVideo {
 
 /** The `video` calls. @category models */
 export interface VideoGroup {
+  /**
+   * Checks an input as `submit` would and returns the family's body, sending nothing: the check a
+   * batch runs over every input before the first submit.
+   */
+  readonly check: (input: VideoInput) => Effect.Effect<VideoBody, InvalidRequest>
   readonly submit: (input: VideoInput) => Effect.Effect<VideoSubmitResponse, GatewayError | InvalidRequest>
   readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, GatewayError | InvalidRequest>
   readonly download: (taskId: string) => Effect.Effect<VideoDownload, GatewayError | InvalidRequest>
@@ -116,9 +121,11 @@ const taskSegment = (taskId: unknown): Effect.Effect<string, InvalidRequest> => 
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
+  const check = (input: VideoInput) => buildVideoBody(input, { allowUnknownModels: ctx.config.allowUnknownModels })
+
   const submit = (input: VideoInput) =>
     Effect.gen(function* () {
-      const body = yield* buildVideoBody(input, { allowUnknownModels: ctx.config.allowUnknownModels })
+      const body = yield* check(input)
       const answer = yield* ctx.transport.json({
         ...GroupContext.post(ctx, "video", "/v1/video/generations", body),
         kind: "paid-submit"
@@ -243,5 +250,5 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       return { task, ...(task.url !== undefined ? { url: task.url } : {}) } satisfies GeneratedVideo
     })
 
-  return { submit, get, download, wait, waitAll, follow, poll, generate }
+  return { check, submit, get, download, wait, waitAll, follow, poll, generate }
 }

@@ -1,0 +1,362 @@
+/**
+ * `umg/batch`: durable video batches. `Batch.video` checks every input, stores the batch (or finds
+ * it again by id), starts its slot workflows and returns a handle whose `progress` streams the
+ * counts per state and whose `results` waits for one result per input, in input order.
+ * `Batch.layer({ store })` runs the workflows: on a SQLite file in this process (`Batch.sqlite`),
+ * or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch worker` processes
+ * share the slots and take over those of a runner that died.
+ */
+import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as RunnerHealth from "@effect/cluster/RunnerHealth"
+import * as Runners from "@effect/cluster/Runners"
+import * as Sharding from "@effect/cluster/Sharding"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as SocketRunner from "@effect/cluster/SocketRunner"
+import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
+import { layerClientProtocol, layerSocketServer } from "@effect/platform-node/NodeClusterSocket"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import { SqlClient } from "@effect/sql"
+import { LibsqlClient } from "@effect/sql-libsql"
+import { PgClient } from "@effect/sql-pg"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { mkdirSync, realpathSync } from "node:fs"
+import { createServer } from "node:net"
+import { basename, dirname, resolve } from "node:path"
+import { Gateway } from "../adapters/Gateway.js"
+import type { VideoInput } from "../adapters/groups/Video.js"
+import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError, redactStoreUrl } from "./BatchError.js"
+import * as FileLock from "./FileLock.js"
+import * as Slot from "./Slot.js"
+import * as Store from "./Store.js"
+
+export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
+export type { BatchError } from "./BatchError.js"
+export { LineStates, type Counts, type LineState } from "./Store.js"
+
+/** Where batches are kept. @category models */
+export type StoreConfig =
+  | { readonly _tag: "sqlite"; readonly path: string }
+  | {
+      readonly _tag: "postgres"
+      readonly url: string
+      /** How other runners reach this one (default `localhost` and a free port). */
+      readonly runnerHost?: string
+      readonly runnerPort?: number
+      /** The address to listen on, when it differs from `runnerHost` (e.g. `0.0.0.0`). */
+      readonly listenHost?: string
+    }
+
+/** The default SQLite file, under the current folder. @category constants */
+export const defaultSqlitePath = ".umg/batches.db"
+
+/** A SQLite file (default `.umg/batches.db`): one process, embedded, nothing to install. @category constructors */
+export const sqlite = (path: string = defaultSqlitePath): StoreConfig => ({ _tag: "sqlite", path })
+
+/** A PostgreSQL database (`postgres://…`): several processes or machines share the work. @category constructors */
+export const postgres = (url: string, runner: { readonly runnerHost?: string; readonly runnerPort?: number; readonly listenHost?: string } = {}): StoreConfig => ({
+  _tag: "postgres",
+  url,
+  ...runner
+})
+
+/** A store from a command-line value: a `postgres://` URL or a SQLite path. @category constructors */
+export const storeOf = (value: string): StoreConfig => (/^postgres(ql)?:\/\//i.test(value) ? postgres(value) : sqlite(value))
+
+/** How a line ended. @category models */
+export interface BatchResult {
+  /** The input's line (1-based). */
+  readonly line: number
+  readonly status: "succeeded" | "failed" | "unknown"
+  readonly taskId: string | null
+  /** The video's URL (beta, gamma, delta). */
+  readonly url?: string
+  /** Where the alpha video was written. */
+  readonly file?: string
+  /** Why the line failed, or why its fate is unknown. */
+  readonly error?: string
+}
+
+/** A batch being run or followed. @category models */
+export interface BatchHandle {
+  readonly id: string
+  readonly total: number
+  /** The counts now, then every `progressIntervalMs` (default 500 ms), ending with the one where every line is final. */
+  readonly progress: Stream.Stream<Store.Counts, BatchStoreError>
+  /** Waits for every line to be final: one result per input, in input order. */
+  readonly results: Effect.Effect<ReadonlyArray<BatchResult>, BatchStoreError>
+  /** The counts now. */
+  readonly counts: Effect.Effect<Store.Counts, BatchStoreError>
+}
+
+/** What `Batch.video` takes. @category models */
+export interface VideoBatchOptions {
+  /** Names the batch; when it exists (same inputs) the batch resumes. Default: a digest of the inputs. */
+  readonly id?: string
+  /** The inputs, as `gateway.video.generate` takes them. */
+  readonly inputs: ReadonlyArray<VideoInput>
+  /** The line of each input (1-based, as in a JSON Lines file); default 1, 2, 3… */
+  readonly lines?: ReadonlyArray<number>
+  /** Lines in flight at once (default 4). */
+  readonly concurrency?: number
+  /** Where alpha videos are written (default `.umg/videos/<id>`). */
+  readonly dir?: string
+  /** Submit the `unknown` lines again (each may then exist twice at the gateway). */
+  readonly resubmitUnknown?: boolean
+}
+
+/** The batch service. @category models */
+export interface BatchService {
+  readonly video: (options: VideoBatchOptions) => Effect.Effect<BatchHandle, BatchInvalidInput | BatchMismatch | BatchStoreError>
+  readonly attach: (id: string) => Effect.Effect<BatchHandle, BatchNotFound | BatchStoreError>
+  readonly status: (id: string) => Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError>
+}
+
+/** The batch service's tag. @category tags */
+export class Batches extends Context.Tag("umg/batch/Batches")<Batches, BatchService>() {}
+
+/** Settings of `Batch.layer`. @category models */
+export interface LayerOptions {
+  readonly store?: StoreConfig
+  /** How long one task may run before its line fails (default 1 hour). */
+  readonly taskTimeoutMs?: number
+  /** From one query's start to the next (default the gateway's rule, 4000 ms). */
+  readonly pollIntervalMs?: number
+  /** How often `progress` reads the counts (default 500 ms). */
+  readonly progressIntervalMs?: number
+}
+
+/** A digest of inputs and their lines: the default id and the check that an id keeps its inputs. @category getters */
+export const digestOf = (entries: ReadonlyArray<{ readonly line: number; readonly input: string }>): string => {
+  const hash = createHash("sha256")
+  for (const e of entries) hash.update(`${e.line}\n${e.input}\n`)
+  return hash.digest("hex")
+}
+
+const maxConcurrency = 1_000
+
+const invalid = (field: string, message: string) => new BatchInvalidInput({ line: 0, field, rule: "batch-option", message })
+
+const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>) =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    const sql = yield* SqlClient.SqlClient
+    const provide = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provideService(effect, SqlClient.SqlClient, sql)
+
+    const handle = (record: Store.BatchRecord): BatchHandle => {
+      const counts = provide(Store.counts(record.id))
+      return {
+        id: record.id,
+        total: record.lines,
+        counts,
+        progress: Stream.repeatEffectWithSchedule(counts, Schedule.spaced(Duration.millis(settings.progressIntervalMs))).pipe(
+          Stream.takeUntil(Store.isDone)
+        ),
+        results: Effect.repeat(counts, { until: Store.isDone, schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs)) }).pipe(
+          Effect.zipRight(provide(Store.lines(record.id))),
+          Effect.map((rows) =>
+            rows.map((r) => ({
+              line: r.line,
+              status: r.state === "succeeded" || r.state === "failed" ? r.state : "unknown",
+              taskId: r.taskId,
+              ...(r.url === null ? {} : { url: r.url }),
+              ...(r.file === null ? {} : { file: r.file }),
+              ...(r.error === null ? {} : { error: r.error })
+            }))
+          )
+        )
+      }
+    }
+
+    return { gateway, provide, handle }
+  })
+
+/** Starts (or finds running) the slot workflows of the batch's current round. */
+const startSlots = (record: Store.BatchRecord) =>
+  Effect.forEach(
+    Array.from({ length: Math.min(record.concurrency, record.lines) }, (_, slot) => slot),
+    (slot) => Slot.SlotWorkflow.execute({ batchId: record.id, round: record.round, slot }, { discard: true }),
+    { concurrency: 16, discard: true }
+  )
+
+const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>) =>
+  Layer.effect(
+    Batches,
+    Effect.gen(function* () {
+      const { gateway, provide, handle } = yield* make(settings)
+      const engineContext = yield* Effect.context<WorkflowEngine>()
+
+      const video: BatchService["video"] = (options) =>
+        Effect.gen(function* () {
+          const concurrency = options.concurrency ?? 4
+          if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > maxConcurrency)
+            return yield* Effect.fail(invalid("concurrency", `concurrency: ${concurrency} is not allowed; a whole number from 1 to ${maxConcurrency}`))
+          if (options.inputs.length === 0) return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
+          const lines = options.lines ?? options.inputs.map((_, i) => i + 1)
+          if (lines.length !== options.inputs.length) return yield* Effect.fail(invalid("lines", "lines: one line number per input"))
+          // Every input is checked as submit would check it, before anything is stored or sent.
+          const entries: Array<{ line: number; input: string }> = []
+          for (let i = 0; i < options.inputs.length; i++) {
+            const line = lines[i]!
+            const checked = yield* Effect.either(gateway.video.check(options.inputs[i]!))
+            if (checked._tag === "Left")
+              return yield* Effect.fail(
+                new BatchInvalidInput({ line, field: checked.left.field, rule: checked.left.rule, message: `line ${line}: ${checked.left.message}` })
+              )
+            entries.push({ line, input: JSON.stringify(options.inputs[i]) })
+          }
+          const digest = digestOf(entries)
+          const id = options.id ?? digest.slice(0, 16)
+          if (id.length === 0 || id.length > 200) return yield* Effect.fail(invalid("id", "id: 1 to 200 characters"))
+          const dir = resolve(options.dir ?? `.umg/videos/${id.replace(/[^A-Za-z0-9._-]/g, "_")}`)
+          let record = yield* provide(Store.create({ id, digest, concurrency, dir, lines: entries }))
+          if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(id))) > 0) record = yield* Effect.orDie(provide(Store.get(id)))
+          yield* Effect.provide(startSlots(record), engineContext)
+          return handle(record)
+        })
+
+      const attach: BatchService["attach"] = (id) => Effect.map(provide(Store.get(id)), handle)
+      const status: BatchService["status"] = (id) => Effect.zipRight(provide(Store.get(id)), provide(Store.counts(id)))
+      return { video, attach, status } satisfies BatchService
+    })
+  )
+
+// Cluster timings for batches: a dead runner's slots move within seconds, not a minute.
+const shardingTimings: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+  shardsPerGroup: 64,
+  entityMessagePollInterval: Duration.seconds(2),
+  refreshAssignmentsInterval: Duration.seconds(2),
+  shardLockRefreshInterval: Duration.seconds(2),
+  shardLockExpiration: Duration.seconds(10),
+  runnerHealthCheckInterval: Duration.seconds(3),
+  entityMaxIdleTime: Duration.minutes(5)
+}
+
+const storeError = (store: StoreConfig) => (e: unknown) =>
+  e instanceof BatchStoreError
+    ? e
+    : new BatchStoreError({
+        reason: "unreachable",
+        message: `batch store ${store._tag === "sqlite" ? store.path : redactStoreUrl(store.url)}: ${redactStoreUrl(String((e as { message?: unknown })?.message ?? e)).slice(0, 300)}`
+      })
+
+/** The SQL client of a store, its tables made; a SQLite file is locked to this process when `lock`. */
+const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlClient, BatchStoreError> => {
+  const client: Layer.Layer<SqlClient.SqlClient, unknown> =
+    store._tag === "postgres"
+      ? PgClient.layer({ url: Redacted.make(store.url), maxConnections: 8 })
+      : Layer.unwrapScoped(
+          Effect.gen(function* () {
+            const absolute = resolve(store.path)
+            yield* Effect.try({
+              try: () => mkdirSync(dirname(absolute), { recursive: true }),
+              catch: (e) => new BatchStoreError({ reason: "unreachable", message: `batch store ${store.path}: cannot make its folder (${(e as Error).message})` })
+            })
+            if (lock) yield* FileLock.acquire(resolve(realpathSync(dirname(absolute)), basename(absolute)))
+            return LibsqlClient.layer({ url: `file:${absolute}`, intMode: "bigint" })
+          })
+        ).pipe(
+          Layer.tap((ctx) => {
+            const sql = Context.get(ctx, SqlClient.SqlClient)
+            return Effect.all([sql`PRAGMA journal_mode = WAL`, sql`PRAGMA busy_timeout = 5000`, sql`PRAGMA synchronous = NORMAL`], { discard: true })
+          })
+        )
+  return client.pipe(
+    Layer.tap((ctx) => Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient))),
+    Layer.mapError(storeError(store))
+  )
+}
+
+/** SQLite: a cluster of this one process. */
+const singleRunner = Sharding.layer.pipe(
+  Layer.provideMerge(Runners.layerNoop),
+  Layer.provideMerge(SqlMessageStorage.layer),
+  Layer.provide([SqlRunnerStorage.layer, RunnerHealth.layerNoop]),
+  Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) }))
+)
+
+/** A free TCP port on the runner's host, for runners not told one. */
+const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
+  Effect.async((resume) => {
+    const server = createServer()
+    server.once("error", (e) => resume(Effect.fail(new BatchStoreError({ reason: "unreachable", message: `batch runner: no free port on ${host} (${e.message})` }))))
+    server.listen(0, host, () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
+/** PostgreSQL: a runner of the cluster, reachable by the others over a socket. */
+const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const host = store.runnerHost ?? "localhost"
+      const port = store.runnerPort ?? (yield* freePort(store.listenHost ?? host))
+      const config = ShardingConfig.layer({
+        ...shardingTimings,
+        runnerAddress: Option.some(RunnerAddress.make(host, port)),
+        runnerListenAddress: Option.some(RunnerAddress.make(store.listenHost ?? host, port))
+      })
+      return SocketRunner.layer.pipe(
+        Layer.provide([layerSocketServer, layerClientProtocol]),
+        Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
+        Layer.provideMerge(SqlMessageStorage.layer),
+        Layer.provide(SqlRunnerStorage.layer),
+        Layer.provide(config),
+        Layer.provide(RpcSerialization.layerNdjson)
+      )
+    })
+  )
+
+/**
+ * Runs batches: the store, the workflow engine on @effect/cluster, the slot workflows and the
+ * `Batches` service. Needs a `Gateway`. With a PostgreSQL store this process is a runner of the
+ * cluster and runs slots of any batch of that database.
+ * @category layers
+ */
+export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchStoreError, Gateway> => {
+  const store = options.store ?? sqlite()
+  const settings = {
+    taskTimeoutMs: options.taskTimeoutMs ?? 3_600_000,
+    progressIntervalMs: options.progressIntervalMs ?? 500
+  }
+  const cluster = store._tag === "sqlite" ? singleRunner : socketRunner(store)
+  const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster))
+  const slots = Slot.layer({ taskTimeoutMs: settings.taskTimeoutMs, ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }) })
+  return Layer.mergeAll(serviceLayer(settings), slots).pipe(
+    Layer.provide(engine),
+    Layer.provide(sqlLayer(store, true)),
+    Layer.mapError(storeError(store))
+  ) as Layer.Layer<Batches, BatchStoreError, Gateway>
+}
+
+/** Checks the inputs, stores the batch (or finds it by id), starts it and returns its handle. @category constructors */
+export const video = (options: VideoBatchOptions) => Effect.flatMap(Batches, (b) => b.video(options))
+
+/** Follows an existing batch (started here or elsewhere). @category constructors */
+export const attach = (id: string) => Effect.flatMap(Batches, (b) => b.attach(id))
+
+/** The counts of a batch. @category getters */
+export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id))
+
+/**
+ * The counts of a batch, read from its store without running anything (a SQLite store is read
+ * even while the process running the batch holds it).
+ * @category getters
+ */
+export const readStatus = (store: StoreConfig, id: string): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
+  Effect.provide(Effect.zipRight(Store.get(id), Store.counts(id)), sqlLayer(store, false))
+
+/**
+ * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
+ * @category layers
+ */
+export const worker = (options: LayerOptions & { readonly store: StoreConfig }): Effect.Effect<never, BatchStoreError, Gateway> =>
+  Layer.launch(layer(options))
+
+/** A store for messages: the SQLite path, or the URL without its password. @category getters */
+export const describeStore = (store: StoreConfig): string => (store._tag === "sqlite" ? store.path : redactStoreUrl(store.url))

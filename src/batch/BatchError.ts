@@ -1,0 +1,40 @@
+/**
+ * The failures of `umg/batch`: an input that cannot be sent (nothing of the batch was), an id reused
+ * for other inputs, an id that does not exist, and a store that cannot be used (locked by another
+ * process, unreachable, corrupt). Messages never hold a store password.
+ */
+import { Data } from "effect"
+
+/** An input failed the checks `video.submit` runs; nothing of the batch was sent. @category errors */
+export class BatchInvalidInput extends Data.TaggedError("BatchInvalidInput")<{
+  /** The input's line (1-based; the input's position when no lines were given). */
+  readonly line: number
+  /** The field path inside the input, such as `duration`. */
+  readonly field: string
+  readonly rule: string
+  readonly message: string
+}> {}
+
+/** The batch id exists for other inputs (another file, or the same file changed). @category errors */
+export class BatchMismatch extends Data.TaggedError("BatchMismatch")<{
+  readonly id: string
+  readonly message: string
+}> {}
+
+/** No batch has this id in the store. @category errors */
+export class BatchNotFound extends Data.TaggedError("BatchNotFound")<{
+  readonly id: string
+  readonly message: string
+}> {}
+
+/** The store cannot be used: locked by another process, unreachable, or failing a statement. @category errors */
+export class BatchStoreError extends Data.TaggedError("BatchStoreError")<{
+  readonly reason: "locked" | "unreachable" | "statement"
+  readonly message: string
+}> {}
+
+/** Every failure of the batch API. @category errors */
+export type BatchError = BatchInvalidInput | BatchMismatch | BatchNotFound | BatchStoreError
+
+/** A store address for messages: the password of a `postgres://` URL replaced by `***`. @category getters */
+export const redactStoreUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@")

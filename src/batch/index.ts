@@ -1,0 +1,9 @@
+/**
+ * `umg/batch`: durable video batches on @effect/workflow and @effect/cluster — SQLite in one
+ * process, PostgreSQL for many. Each input is submitted at most once across crashes, restarts and
+ * runners; a submit whose answer was lost is reported `unknown`, never sent again unless asked.
+ */
+export * as Batch from "./Batch.js"
+export type { BatchHandle, BatchResult, BatchService, LayerOptions, StoreConfig, VideoBatchOptions } from "./Batch.js"
+export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError, type BatchError } from "./BatchError.js"
+export type { Counts, LineState } from "./Store.js"
