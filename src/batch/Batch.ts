@@ -178,7 +178,12 @@ const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>
 const startSlots = (record: Store.BatchRecord) =>
   Effect.forEach(
     Array.from({ length: Math.min(record.concurrency, record.lines) }, (_, slot) => slot),
-    (slot) => Slot.SlotWorkflow.execute({ batchId: record.id, round: record.round, slot }, { discard: true }),
+    (slot) =>
+      Effect.flatMap(
+        Slot.SlotWorkflow.execute({ batchId: record.id, round: record.round, slot }, { discard: true }),
+        // A slot stopped by a shutdown (Ctrl-C) is suspended, not done: resume it.
+        (executionId) => Slot.SlotWorkflow.resume(executionId)
+      ),
     { concurrency: 16, discard: true }
   )
 

@@ -9,6 +9,7 @@
  * and resumes following its `running` one. Slots are @effect/workflow workflows run by
  * @effect/cluster, which restarts them after a crash and moves them when a runner dies.
  */
+import * as Sharding from "@effect/cluster/Sharding"
 import { SqlClient } from "@effect/sql"
 import * as Workflow from "@effect/workflow/Workflow"
 import { Cause, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
@@ -183,10 +184,21 @@ export const runSlot = (
     }
   })
 
-/** The slot workflow's handler: a store that fails a statement is tried again with backoff. @category layers */
+/** Completes once this process's cluster runner begins to shut down (Ctrl-C, the scope closing). */
+const shutdownStarted = Effect.flatMap(Sharding.Sharding, (sharding) =>
+  Effect.repeat(sharding.isShutdown, { until: (stopped) => stopped, schedule: Schedule.spaced(Duration.millis(100)) })
+)
+
+/**
+ * The slot workflow's handler. When the runner shuts down, the slot stops at once instead of being
+ * waited for: it claims nothing more, and a submit in flight first gets its answer recorded (that
+ * step is uninterruptible), so after Ctrl-C no line is left `submitting`; the cluster re-delivers
+ * the slot on the next run. A store that fails a statement is tried again with backoff.
+ * @category layers
+ */
 export const layer = (settings: SlotSettings) =>
   SlotWorkflow.toLayer(({ batchId, slot }) =>
-    runSlot(batchId, slot, settings).pipe(
+    Effect.raceFirst(Effect.interruptible(runSlot(batchId, slot, settings)), Effect.zipRight(shutdownStarted, Effect.interrupt)).pipe(
       Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
       Effect.retry(Schedule.exponential(Duration.millis(500)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(30))))),
       Effect.orDie

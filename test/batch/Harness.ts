@@ -1,0 +1,124 @@
+/**
+ * What the batch tests run against: the real emulator, and in front of it a counting proxy (a
+ * `node:http` server) that records every video submit that reached the gateway, by prompt — the
+ * witness that no line was ever submitted twice, whatever happened to the processes of the batch.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer, request, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startEmulator } from "../../src/emulator/index.js"
+
+export interface Gateway {
+  /** The proxy's address: UMG_BASE_URL of the batch processes. */
+  readonly url: string
+  readonly apiKey: string
+  /** Submits that reached the emulator, by prompt. */
+  readonly submits: Map<string, number>
+  /** Prompts whose submits the proxy swallows: never forwarded, never answered (a gateway gone silent). */
+  readonly hold: Set<string>
+  close(): Promise<void>
+}
+
+/** The emulator with video tasks of `taskMs` in all, behind a counting proxy. */
+export const startGateway = async (taskMs = 600): Promise<Gateway> => {
+  const emulator = await startEmulator({ fast: true, video: { queuedMs: Math.round(taskMs / 3), inProgressMs: Math.round((2 * taskMs) / 3) } })
+  const target = new URL(emulator.url)
+  const submits = new Map<string, number>()
+  const hold = new Set<string>()
+  const server: Server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const body = Buffer.concat(chunks)
+      if (req.method === "POST" && req.url === "/v1/video/generations" && hold.has(String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt))) return
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          // Counted when the gateway has taken the submit (it answered), as a gateway bills.
+          if (req.method === "POST" && req.url === "/v1/video/generations" && (answer.statusCode ?? 500) < 300) {
+            const prompt = String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt)
+            submits.set(prompt, (submits.get(prompt) ?? 0) + 1)
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        }
+      )
+      upstream.on("error", () => res.destroy())
+      upstream.end(body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey: emulator.apiKey,
+    submits,
+    hold,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await emulator.close()
+    }
+  }
+}
+
+/** A temporary folder with an input file of `n` lines (`prompt` = `line N`), alpha every third line. */
+export const inputFile = (n: number, dir = mkdtempSync(join(tmpdir(), "umg-batch-"))): { readonly dir: string; readonly file: string } => {
+  const lines = Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ model: i % 3 === 0 ? "alpha-2" : "beta-3.0-fast-generate-001", prompt: `line ${i + 1}` })
+  )
+  const file = join(dir, "inputs.jsonl")
+  writeFileSync(file, `${lines.join("\n")}\n`)
+  return { dir, file }
+}
+
+/** A running `umg` process with its output so far. */
+export interface Running {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly done: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+/** Starts `node <bundle> ...args` in `cwd` with the gateway's variables (and nothing else of UMG_*). */
+export const startUmg = (bundle: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>): Running => {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
+  const child = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...base, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  return { child, stdout: () => stdout, stderr: () => stderr, done }
+}
+
+/** Resolves when `predicate` holds for the process's stderr, or when it ends. */
+export const waitForStderr = async (run: Running, predicate: (stderr: string) => boolean, timeoutMs = 30_000): Promise<boolean> => {
+  const end = Date.now() + timeoutMs
+  let ended = false
+  void run.done.then(() => (ended = true))
+  while (Date.now() < end && !ended) {
+    if (predicate(run.stderr())) return true
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return predicate(run.stderr())
+}
+
+/** The results a finished batch wrote: one object per line. */
+export const parseResults = (text: string): Array<{ line: number; status: string; task_id: string | null; url?: string; file?: string; error?: string }> =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l))
+
+/** A seeded generator (mulberry32), so the kill moments are the same on every run. */
+export const seeded = (seed: number) => () => {
+  seed |= 0
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
