@@ -14,6 +14,7 @@ import { SqlClient } from "@effect/sql"
 import * as Workflow from "@effect/workflow/Workflow"
 import { Cause, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
 import { writeFile, rename, mkdir } from "node:fs/promises"
+import { hostname } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
@@ -22,6 +23,9 @@ import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
 import type { BatchStoreError } from "./BatchError.js"
 import * as Store from "./Store.js"
+
+/** This process, as recorded on the lines it claims. */
+const runnerName = `${hostname()}:${process.pid}`
 
 /** The workflow of one slot of one round of a batch. @category workflows */
 export const SlotWorkflow = Workflow.make({
@@ -137,7 +141,7 @@ const submitNext = (batchId: string, slot: number): Effect.Effect<Step, BatchSto
   Effect.uninterruptible(
     Effect.gen(function* () {
       const gateway = yield* Gateway
-      const claimed = yield* Store.claim(batchId, slot)
+      const claimed = yield* Store.claim(batchId, slot, runnerName)
       if (Option.isNone(claimed)) return { _tag: "Done" } as const
       const { line, input } = claimed.value
       const sent = yield* Effect.exit(gateway.video.submit(JSON.parse(input) as VideoInput))

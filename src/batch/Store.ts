@@ -69,9 +69,16 @@ const statement = <A, R>(what: string, effect: Effect.Effect<A, SqlError, R>): E
 /** Creates the two tables and their index when missing. @category constructors */
 export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // Several runners may start at once on a new PostgreSQL database: CREATE TABLE IF NOT EXISTS races
+  // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
+  const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    sql.onDialectOrElse({
+      pg: () => sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(7212260001)`, effect)),
+      orElse: () => effect
+    })
   yield* statement(
     "creating tables",
-    Effect.all([
+    serialized(Effect.all([
       sql`CREATE TABLE IF NOT EXISTS umg_batches (
         id TEXT PRIMARY KEY,
         digest TEXT NOT NULL,
@@ -87,6 +94,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
         input TEXT NOT NULL,
         state TEXT NOT NULL,
         slot INTEGER,
+        runner TEXT,
         task_id TEXT,
         url TEXT,
         file TEXT,
@@ -96,7 +104,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
       )`,
       sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
       sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_slot ON umg_batch_lines (batch_id, slot, state)`
-    ], { discard: true })
+    ], { discard: true }))
   )
 })
 
@@ -254,16 +262,17 @@ export const openSlot = (
 /**
  * Claims the first `pending` line for a slot (state `submitting`, one more submit counted). The
  * update only matches a line still `pending`, so two claimers never get the same line; when another
- * claimer won the race the claim is tried again, and `None` means no line is pending.
+ * claimer won the race the claim is tried again, and `None` means no line is pending. `runner`
+ * (host and process) is recorded for audits: which process submitted which line.
  * @category mutations
  */
-export const claim = (id: string, slot: number): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
+export const claim = (id: string, slot: number, runner: string): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "claiming a line",
       Effect.gen(function* () {
         for (;;) {
-          const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batch_lines SET state = 'submitting', slot = ${slot}, submits = submits + 1
+          const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batch_lines SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
             WHERE batch_id = ${id} AND state = 'pending'
               AND line = (SELECT MIN(line) FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending')
             RETURNING line, input`

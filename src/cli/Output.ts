@@ -12,7 +12,7 @@ export interface OutputMode {
 }
 
 // NO_COLOR (https://no-color.org): any non-empty value turns colour off.
-const colourAllowed = (stream: NodeJS.WriteStream): boolean =>
+export const colourAllowed = (stream: NodeJS.WriteStream): boolean =>
   stream.isTTY === true && (process.env.NO_COLOR ?? "") === "" && process.env.TERM !== "dumb"
 
 const paint = (code: string, stream: NodeJS.WriteStream) => (text: string): string =>

@@ -5,7 +5,7 @@
  */
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Logger } from "effect"
 import { batchCommand } from "./batch.js"
 import { chatCommand } from "./chat.js"
 import { demoCommand } from "./demo.js"
@@ -66,11 +66,14 @@ const program = cli(process.argv).pipe(
       process.exitCode = report.exitCode
     })
   ),
-  Effect.provide(NodeContext.layer)
+  Effect.provide(NodeContext.layer),
+  // Log lines (the cluster runner of `umg batch`) go to stderr: stdout carries results only.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: Output.colourAllowed(process.stderr) })))
 )
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: false,
+  disablePrettyLogger: true,
   teardown: (exit, onExit) => {
     const code = Exit.isSuccess(exit) ? Number(process.exitCode ?? ExitCode.ok) : Exit.isInterrupted(exit) ? 130 : ExitCode.failure
     onExit(code)
