@@ -16,3 +16,4 @@ export { progressOf, videoProgress, type VideoProgress } from "./videoProgress.j
 export { type RxVideoGroup, type VideoGenerateEvent, type VideoPollOptions } from "./videoGroup.js"
 export { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"
 export { type EmbedManyRxOptions } from "./embedMany.js"
+export { batchObservables, type BatchLike, type RxBatch } from "./batchObservables.js"
