@@ -40,7 +40,8 @@ describe("the README", () => {
         umg: ["src/index.ts"],
         "umg/core": ["src/core/index.ts"],
         "umg/rx": ["src/streams/index.ts"],
-        "umg/emulator": ["src/emulator/index.ts"]
+        "umg/emulator": ["src/emulator/index.ts"],
+        "umg/batch": ["src/batch/index.ts"]
       }
     }
     const program = ts.createProgram(files, options)

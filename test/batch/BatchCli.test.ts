@@ -100,6 +100,19 @@ describe("umg batch video (SQLite)", () => {
     expect(submitted("other").size).toBe(0)
   }, 120_000)
 
+  it("never prints a store password: an unreachable PostgreSQL is a store error (exit 2) with the URL redacted", async () => {
+    const { dir } = tagged(1, "secret")
+    const status = startUmg(bundle, ["batch", "status", "x", "--store", "postgres://umg:s3cr3t-pw@127.0.0.1:1/umg"], dir, {})
+    expect((await status.done).code).toBe(2)
+    expect(status.stderr()).toMatch(/BatchStoreError/)
+    expect(status.stderr()).toMatch(/postgres:\/\/umg:\*\*\*@127\.0\.0\.1:1\/umg/)
+    expect(status.stderr() + status.stdout()).not.toMatch(/s3cr3t/)
+    // A worker needs a shared PostgreSQL store.
+    const worker = startUmg(bundle, ["batch", "worker", "--store", join(dir, "b.db")], dir, env)
+    expect((await worker.done).code).toBe(2)
+    expect(worker.stderr()).toMatch(/postgres:\/\//)
+  }, 60_000)
+
   it("lets one process use a SQLite store at a time: a second one gets a clear error (exit 2)", async () => {
     const { dir, file } = tagged(6, "locked")
     gateway.hold.add("locked line 1")
