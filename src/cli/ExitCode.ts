@@ -1,9 +1,10 @@
 /**
- * The exit codes of `umg` and how a failure is reported: 0 success, 2 invalid input (rejected
- * before anything was sent, naming the field and what is allowed), 1 a gateway or network failure
- * (its type, HTTP status, message and request id — never a key or token).
+ * The exit codes of `umg` and how a failure is reported: 0 success, 2 invalid input or a bad
+ * command line (rejected before anything was sent, naming the field or flag and what is allowed),
+ * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
+ * token).
  */
-import { ValidationError } from "@effect/cli"
+import { HelpDoc, ValidationError } from "@effect/cli"
 
 /** The exit codes. @category models */
 export const ExitCode = {
@@ -46,8 +47,9 @@ const numberField = (value: object, key: string): number | undefined => {
  */
 export const reportOf = (error: unknown): FailureReport => {
   if (ValidationError.isValidationError(error)) {
-    // @effect/cli has already printed its own message (and the help) for a bad command line.
-    return { exitCode: ExitCode.invalidInput, type: `CommandLine.${error._tag}`, message: "invalid command line" }
+    // @effect/cli's own text; the CLI names the flag and its allowed values instead (UsageError.ts).
+    const text = HelpDoc.toAnsiText(error.error).replace(/\u001b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim()
+    return { exitCode: ExitCode.invalidInput, type: "UsageError", message: text === "" ? "invalid command line" : text }
   }
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
     const message = stringField(error, "message") ?? error._tag
@@ -59,6 +61,12 @@ export const reportOf = (error: unknown): FailureReport => {
     // The store (locked, unreachable, another batch under the id): a configuration problem.
     if (error._tag === "BatchMismatch" || error._tag === "BatchNotFound" || error._tag === "BatchStoreError") {
       return { exitCode: ExitCode.invalidInput, type: error._tag, message }
+    }
+    if (error._tag === "UsageError") {
+      // A bad command line (UsageError.ts): its message is one line naming the command and the flag.
+      const field = stringField(error, "field")
+      const rule = stringField(error, "rule")
+      return { exitCode: ExitCode.invalidInput, type: "UsageError", message, ...(field !== undefined ? { field } : {}), ...(rule !== undefined ? { rule } : {}) }
     }
     if (error._tag === "InvalidRequest") {
       const field = stringField(error, "field")
@@ -91,6 +99,8 @@ export const reportOf = (error: unknown): FailureReport => {
 /** The one-paragraph human form of a report. @category output */
 export const describeReport = (report: FailureReport): string => {
   if (report.type.startsWith("Batch") && report.type !== "BatchInvalidInput") return `${report.type}: ${report.message}`
+  // A rejected command line is one line that already names the command, the flag and what it allows.
+  if (report.type === "UsageError") return report.message
   if (report.exitCode === ExitCode.invalidInput) {
     const where = report.field !== undefined && report.field !== "" ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})` : ""
     return `invalid input${where}: ${report.message}\nnothing was sent.`

@@ -2,7 +2,9 @@
  * The console @effect/cli prints its help and its command-line errors through, made to follow the
  * terminal conventions @effect/cli does not: plain text (no ANSI colour) under `NO_COLOR` or when
  * the output is not a terminal, lines wrapped to the terminal's width (80 columns when not a
- * terminal), and usage lines written `umg <command> …` rather than `$ <command>`.
+ * terminal), and usage lines written `umg <command> …` rather than `$ <command>`. @effect/cli's
+ * messages for a rejected command line are not printed: they name neither the flag nor what it
+ * allows, and `main` prints its own one-line explanation of the same error (UsageError.ts).
  */
 import { Console, Effect } from "effect"
 
@@ -69,7 +71,8 @@ const render = (args: ReadonlyArray<unknown>, stream: NodeJS.WriteStream): strin
 export const helpConsoleOf = (base: Console.Console): Console.Console => ({
   ...base,
   log: (...args) => Effect.sync(() => void process.stdout.write(`${render(args, process.stdout)}\n`)),
-  error: (...args) => Effect.sync(() => void process.stderr.write(`${render(args, process.stderr)}\n`)),
+  // @effect/cli prints only its command-line errors through `error` (and then fails with the error).
+  error: () => Effect.void,
   unsafe: {
     ...base.unsafe,
     log: (...args) => void process.stdout.write(`${render(args, process.stdout)}\n`),

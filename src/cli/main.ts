@@ -1,68 +1,40 @@
 #!/usr/bin/env node
 /**
  * The `umg` command: parses the command line with @effect/cli, runs the chosen command and turns
- * its outcome into an exit code (0 success, 2 invalid input, 1 gateway or network failure).
+ * its outcome into an exit code (0 success, 2 invalid input or a bad command line, 1 gateway or
+ * network failure).
  */
-import { Command } from "@effect/cli"
+import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect, Exit, Logger } from "effect"
-import { batchCommand } from "./batch.js"
-import { chatCommand } from "./chat.js"
-import { demoCommand } from "./demo.js"
-import { embedCommand } from "./embed.js"
-import { emulatorCommand } from "./emulator.js"
+import { umg, umgSpec } from "./Commands.js"
 import { describeReport, ExitCode, reportOf } from "./ExitCode.js"
 import { withHelpConsole } from "./HelpConsole.js"
-import { imageCommand } from "./image.js"
-import { modelsCommand } from "./models.js"
 import * as Output from "./Output.js"
-import { platformCommand } from "./platform.js"
-import { realtimeCommand } from "./realtime.js"
-import { rerankCommand } from "./rerank.js"
-import { speakCommand } from "./speak.js"
-import { tokensCommand } from "./tokens.js"
-import { videoCommand } from "./video.js"
-
-const umg = Command.make("umg").pipe(
-  Command.withDescription(
-    "the Unified Model Gateway from the command line. Set UMG_BASE_URL and UMG_API_KEY to your gateway, or pass --emulator to use an embedded emulator. Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130 interrupted."
-  ),
-  Command.withSubcommands([
-    modelsCommand,
-    chatCommand,
-    tokensCommand,
-    embedCommand,
-    rerankCommand,
-    speakCommand,
-    imageCommand,
-    videoCommand,
-    batchCommand,
-    realtimeCommand,
-    platformCommand,
-    emulatorCommand,
-    demoCommand
-  ])
-)
+import { check, explain } from "./UsageError.js"
 
 const cli = Command.run(umg, { name: "umg", version: "0.1.0" })
+const args = process.argv.slice(2)
 
 // The mode is read from argv rather than from a parsed command: errors of the command line itself
 // happen before any command's options exist.
 const jsonMode = process.argv.includes("--json")
 
-const program = cli(process.argv).pipe(
-  // @effect/cli prints help and command-line errors through the Console: plain, wrapped, `umg …`.
+// A line umg can see is wrong is refused before @effect/cli parses it: @effect/cli would take an
+// unknown flag for an argument of a command that has one (`umg chat -m M --tmperature 1 hi`).
+const refused = check(umgSpec, args)
+
+const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(process.argv)).pipe(
+  // @effect/cli prints help through the Console: plain, wrapped, `umg …` (its own error texts are dropped).
   withHelpConsole,
   Effect.catchAll((error) =>
     Effect.gen(function* () {
-      const report = reportOf(error)
+      // A rejected command line is explained here, once for every command: the flag, what it allows, the usage.
+      const report = reportOf(ValidationError.isValidationError(error) ? explain(umgSpec, args, error) : error)
       yield* Output.endProgress
-      // @effect/cli has printed its own message for a bad command line.
-      if (!report.type.startsWith("CommandLine.")) {
-        yield* jsonMode
-          ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))
-          : Output.note(Output.errColour.red(describeReport(report)))
-      }
+      yield* jsonMode
+        ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))
+        : Output.note(Output.errColour.red(describeReport(report)))
       process.exitCode = report.exitCode
     })
   ),

@@ -6,7 +6,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Redacted } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildAnyShootAdvancedBody, buildAnyShootEasyBody, buildPlatformTextToVideoBody } from "../core/platform/Platform.js"
+import { buildAnyShootAdvancedBody, buildAnyShootEasyBody, buildPlatformTextToVideoBody, platformVideoDurations } from "../core/platform/Platform.js"
 import * as Connection from "./Connection.js"
 import { imageInput } from "./LocalFiles.js"
 import * as Output from "./Output.js"
@@ -30,7 +30,7 @@ const textToVideoCommand = Command.make(
     ...Connection.commonOptions,
     model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("model id")),
     prompt: Options.text("prompt").pipe(Options.withDescription("scene description")),
-    duration: Options.text("duration").pipe(Options.withDescription("3, 5, 8, 10 or 12 seconds"), Options.withDefault("5")),
+    duration: Options.choice("duration", platformVideoDurations).pipe(Options.withDescription("seconds"), Options.withDefault("5" as const)),
     aspectRatio: Options.text("aspect-ratio").pipe(Options.withDescription("e.g. 16:9"), Options.withDefault("16:9")),
     resolution: Options.text("resolution").pipe(Options.withDescription("e.g. 720p"), Options.optional)
   },

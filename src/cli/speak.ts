@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { buildSpeechBody } from "../core/media/Speech.js"
+import { buildSpeechBody, speechFormats, speechVoices } from "../core/media/Speech.js"
 import * as Connection from "./Connection.js"
 import { ensureWritable, isStdout, writeBytes } from "./LocalFiles.js"
 import * as Output from "./Output.js"
@@ -10,8 +10,8 @@ import * as Output from "./Output.js"
 const options = {
   ...Connection.commonOptions,
   model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("speech model id, e.g. gpt-4o-mini-tts")),
-  voice: Options.text("voice").pipe(Options.withDescription("alloy, echo, fable, onyx, nova or shimmer")),
-  format: Options.text("format").pipe(Options.withDescription("mp3 (default), opus, aac, flac, wav or pcm"), Options.optional),
+  voice: Options.choice("voice", speechVoices).pipe(Options.withDescription("the voice")),
+  format: Options.choice("format", speechFormats).pipe(Options.withDescription("the audio format (default mp3)"), Options.optional),
   speed: Options.float("speed").pipe(Options.withDescription("0.25 to 4.0 (default 1.0)"), Options.optional),
   output: Options.text("output").pipe(Options.withAlias("o"), Options.withDescription("where to write the audio (- for stdout)")),
   text: Args.text({ name: "TEXT" })

@@ -12,6 +12,7 @@ import { TimeoutError, type GatewayError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { buildVideoBody, type VideoBody } from "../core/video/VideoBody.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
+import { videoAspectRatios, videoResolutions } from "../core/video/VideoFields.js"
 import type { VideoQueryResponse } from "../core/video/VideoTask.js"
 import * as Connection from "./Connection.js"
 import { imageInput, writeBytes, type FileWriteError } from "./LocalFiles.js"
@@ -156,8 +157,8 @@ const videoOptions = {
   model: Options.text("model").pipe(Options.withAlias("m"), Options.withDescription("video model id, e.g. delta-1-5-pro-251215"), Options.optional),
   prompt: text("prompt", "scene description"),
   duration: int("duration", "seconds (allowed values depend on the model)"),
-  resolution: text("resolution", "480p, 720p, 1080p or 4k (model dependent)"),
-  aspectRatio: text("aspect-ratio", "16:9, 9:16, 1:1, 4:3, 3:4, 21:9 or adaptive (model dependent)"),
+  resolution: Options.choice("resolution", videoResolutions).pipe(Options.withDescription("the resolution (each model allows some)"), Options.optional),
+  aspectRatio: Options.choice("aspect-ratio", videoAspectRatios).pipe(Options.withDescription("the aspect ratio (each model allows some)"), Options.optional),
   image: text("image", "first frame: a local image path, an http(s) URL or a data URL"),
   lastFrame: text("last-frame", "last frame: a local image path or URL"),
   reference: Options.text("reference").pipe(Options.withDescription("a reference image (repeatable)"), Options.repeated),

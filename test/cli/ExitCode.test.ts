@@ -2,6 +2,7 @@ import { ValidationError } from "@effect/cli"
 import { HelpDoc } from "@effect/cli"
 import { describe, expect, it } from "vitest"
 import { describeReport, ExitCode, reportOf } from "../../src/cli/ExitCode.js"
+import { UsageError } from "../../src/cli/UsageError.js"
 import { RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 
@@ -22,6 +23,12 @@ describe("exit codes and failure reports", () => {
     const report = reportOf(new TransportError({ family: "openai", reason: "connect", message: "connection refused" }))
     expect(report).toMatchObject({ exitCode: 1, type: "TransportError", message: "connection refused" })
     expect(report.status).toBeUndefined()
+  })
+
+  it("reports a bad command line with exit 2 in one line, the flag as its field", () => {
+    const report = reportOf(new UsageError({ command: "umg video", field: "--resolution", rule: "one-of", message: 'umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k' }))
+    expect(report).toMatchObject({ exitCode: ExitCode.invalidInput, type: "UsageError", field: "--resolution", rule: "one-of" })
+    expect(describeReport(report)).toBe('umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k')
   })
 
   it("treats a bad command line as invalid input", () => {
