@@ -37,61 +37,33 @@ export interface SseTimeouts {
 }
 
 /**
- * Fails with a `TimeoutError` when the first element takes longer than `firstMs`, or a later one
- * longer than `idleMs` after the previous. Each pull is timed, so an upstream that only sends
- * (filtered) keep-alives still times out.
- * @category combinators
+ * The first-event and idle time limits as one watchdog per stream: it sleeps until the current
+ * deadline, and when it wakes either fails (no event came) or sleeps again until the deadline the
+ * events since have moved. Arriving events only write a timestamp; keep-alives do not.
  */
-export const withEventTimeouts = <A>(
-  stream: Stream.Stream<A, GatewayError>,
+const watchdog = (
   family: Family,
-  timeouts: SseTimeouts
-): Stream.Stream<A, GatewayError> =>
-  Stream.unwrapScoped(
-    Effect.map(Stream.toPull(stream), (pull) => {
-      let first = true
-      // An empty chunk (everything filtered) is no progress: keep pulling under the same limit.
-      const nonEmpty = Effect.repeat(pull, { until: (chunk) => Chunk.isNonEmpty(chunk) })
-      const pullTimed = Effect.suspend(() => {
-        const ms = first ? timeouts.firstEventMs : timeouts.idleMs
-        const phase = first ? "first-byte" : "idle"
-        return Effect.timeoutFail(nonEmpty, {
-          duration: Duration.millis(ms),
-          onTimeout: () =>
-            Option.some<GatewayError>(
-              new TimeoutError({
-                family,
-                phase,
-                timeoutMs: ms,
-                message: first ? `no event within ${ms} ms` : `no event for ${ms} ms`
-              })
-            )
-        }).pipe(Effect.tap(() => Effect.sync(() => (first = false))))
-      })
-      return Stream.repeatEffectChunkOption(pullTimed)
+  timeouts: SseTimeouts,
+  lastEventAt: () => number | undefined,
+  startedAt: number
+): Effect.Effect<never, GatewayError> =>
+  Effect.flatMap(Effect.clock, (clock) =>
+    Effect.suspend(function loop(): Effect.Effect<never, GatewayError> {
+      const last = lastEventAt()
+      const first = last === undefined
+      const ms = first ? timeouts.firstEventMs : timeouts.idleMs
+      const left = (first ? startedAt : last) + ms - clock.unsafeCurrentTimeMillis()
+      if (left > 0) return Effect.zipRight(Effect.sleep(Duration.millis(left)), Effect.suspend(loop))
+      return Effect.fail(
+        new TimeoutError({
+          family,
+          phase: first ? "first-byte" : "idle",
+          timeoutMs: ms,
+          message: first ? `no event within ${ms} ms` : `no event for ${ms} ms`
+        })
+      )
     })
   )
-
-/**
- * The raw SSE records of a byte stream (the core parser; a line past its buffer limit is a
- * `DecodeError`).
- * @category constructors
- */
-export const sseRecords = (
-  bytes: Stream.Stream<Uint8Array, GatewayError>,
-  family: Family,
-  maxEventBytes?: number
-): Stream.Stream<SseEvent, GatewayError> =>
-  Stream.suspend(() => {
-    const parser = makeSseParser(maxEventBytes === undefined ? {} : { maxBufferSize: maxEventBytes })
-    return bytes.pipe(
-      Stream.mapEffect((chunk) =>
-        Effect.mapError(parser.pushEffect(chunk), (e) => new DecodeError({ family, what: "event stream", message: e.message }))
-      ),
-      Stream.concat(Stream.sync(() => parser.end())),
-      Stream.flattenIterables
-    )
-  })
 
 /**
  * The decoded events of an SSE body. Fails with `IncompleteStream` (`partial`: the accumulated
@@ -99,6 +71,9 @@ export const sseRecords = (
  * accumulator rejects an event (an `error` event, events out of order); with `TimeoutError` on a
  * first-event or idle time limit; with `DecodeError` on a malformed event. Stops reading — which
  * aborts the request — right after the final event.
+ *
+ * Each chunk of bytes is parsed, decoded and accumulated in one synchronous step that emits the
+ * chunk's events together; the time limits are one watchdog per stream, not a timer per pull.
  * @category constructors
  */
 export const decodeSse = <Event, Snapshot, Final>(
@@ -106,66 +81,109 @@ export const decodeSse = <Event, Snapshot, Final>(
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
 ): Stream.Stream<Event, GatewayError> =>
-  Stream.suspend(() => {
-    const acc = spec.accumulator
-    let snapshot = acc.initial
-    let done = false
-    let started = false
-    const records = sseRecords(
-      Stream.tap(bytes, () => Effect.sync(() => (started = true))),
-      spec.family,
-      timeouts.maxEventBytes
-    ).pipe(Stream.filter((r) => !spec.isKeepAlive(r)))
-    const terminated = spec.isTerminator
-      ? Stream.takeUntil(records, (r) => {
-          const t = spec.isTerminator!(r)
-          if (t) done = true
-          return t
-        }).pipe(Stream.filter((r) => !spec.isTerminator!(r)))
-      : records
-    const events = withEventTimeouts(terminated, spec.family, timeouts).pipe(
-      Stream.mapEffect((record) =>
-        Either.match(spec.decode(record), {
-          onLeft: (e) => Effect.fail<GatewayError>(e),
-          onRight: (event) =>
-            Either.match(acc.step(snapshot, event), {
-              onLeft: (e) => Effect.fail<GatewayError>(e),
-              onRight: (next) => {
-                snapshot = next
-                return Effect.succeed(event)
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const clock = yield* Effect.clock
+      const pull = yield* Stream.toPull(bytes)
+      const acc = spec.accumulator
+      const parser = makeSseParser(timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes })
+      let snapshot = acc.initial
+      let started = false
+      // `final`: the final event or a terminator came; `ended`: nothing more is emitted.
+      let final = false
+      let ended = false
+      let failure: GatewayError | undefined
+      let lastEventAt: number | undefined
+
+      /** Steps the records of one chunk; stops at a failure or at the end of the stream. */
+      const step = (records: ReadonlyArray<SseEvent>, out: Array<Event>): void => {
+        for (const record of records) {
+          if (spec.isKeepAlive(record)) continue
+          if (spec.isTerminator?.(record) === true) {
+            final = true
+            return
+          }
+          const decoded = spec.decode(record)
+          if (Either.isLeft(decoded)) {
+            failure = decoded.left
+            return
+          }
+          const next = acc.step(snapshot, decoded.right)
+          if (Either.isLeft(next)) {
+            failure = next.left
+            return
+          }
+          snapshot = next.right
+          out.push(decoded.right)
+          lastEventAt = clock.unsafeCurrentTimeMillis()
+          if (spec.isFinal?.(decoded.right, snapshot) === true) {
+            final = true
+            return
+          }
+        }
+      }
+
+      const parse = (f: () => ReadonlyArray<SseEvent>): ReadonlyArray<SseEvent> => {
+        try {
+          return f()
+        } catch (e) {
+          failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
+          return []
+        }
+      }
+
+      /**
+       * The end: after the last byte, the parser's last record; then the accumulator's verdict
+       * (ended early?), unless the family's final event ended the stream.
+       */
+      const finish = (): Chunk.Chunk<Event> => {
+        const out: Array<Event> = []
+        if (!final && failure === undefined) step(parse(() => parser.end()), out)
+        if (failure === undefined && !(final && spec.isFinal !== undefined)) {
+          const verdict = acc.finish(snapshot)
+          if (Either.isLeft(verdict)) failure = verdict.left
+        }
+        ended = true
+        return Chunk.unsafeFromArray(out)
+      }
+
+      const cut = (error: GatewayError): GatewayError =>
+        error._tag === "TransportError" && error.reason === "reset" && started
+          ? new IncompleteStream({ family: spec.family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: snapshot })
+          : error
+
+      const next: Effect.Effect<Chunk.Chunk<Event>, Option.Option<GatewayError>> = Effect.suspend(() => {
+        if (failure !== undefined) {
+          const error = failure
+          failure = undefined
+          ended = true
+          return Effect.fail(Option.some(error))
+        }
+        if (ended) return Effect.fail(Option.none())
+        // The final event or a terminator came: nothing more is read (the request is released).
+        if (final) return Effect.sync(finish)
+        return Effect.matchEffect(pull, {
+          onFailure: (error) =>
+            Option.isNone(error) ? Effect.succeed(finish()) : Effect.fail(Option.some(cut(error.value))),
+          onSuccess: (chunk) =>
+            Effect.sync(() => {
+              started = true
+              const out: Array<Event> = []
+              for (const piece of chunk) {
+                step(parse(() => parser.push(piece)), out)
+                if (final || failure !== undefined) break
               }
+              return Chunk.unsafeFromArray(out)
             })
         })
-      ),
-      Stream.takeUntil((event) => {
-        const final = spec.isFinal?.(event, snapshot) ?? false
-        if (final) done = true
-        return final
       })
-    )
-    const ending = Stream.suspend(() => {
-      if (done && spec.isFinal !== undefined) return Stream.empty
-      return Either.match(acc.finish(snapshot), {
-        onLeft: (e) => Stream.fail<GatewayError>(e),
-        onRight: () => Stream.empty
-      })
+
+      const startedAt = clock.unsafeCurrentTimeMillis()
+      return Stream.repeatEffectChunkOption(next).pipe(
+        Stream.interruptWhen(watchdog(spec.family, timeouts, () => lastEventAt, startedAt))
+      )
     })
-    return Stream.concat(events, ending).pipe(
-      Stream.catchAll((error): Stream.Stream<never, GatewayError> => {
-        if (error._tag === "TransportError" && error.reason === "reset" && started) {
-          return Stream.fail(
-            new IncompleteStream({
-              family: spec.family,
-              reason: "cut",
-              message: `the stream was cut before its end (${error.message})`,
-              partial: snapshot
-            })
-          )
-        }
-        return Stream.fail(error)
-      })
-    )
-  })
+  )
 
 /**
  * Runs an SSE body to its final value (the accumulator's `finish`), failing as `decodeSse` does.

@@ -152,8 +152,16 @@ const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>
         id: record.id,
         total: record.lines,
         counts,
-        progress: Stream.repeatEffectWithSchedule(counts, Schedule.spaced(Duration.millis(settings.progressIntervalMs))).pipe(
-          Stream.takeUntil(Store.isDone)
+        // The counts are read by one loop and shown by a steady tick: a slow read (a store busy with
+        // the batch's own writes) delays the numbers, never the updates.
+        progress: Stream.unwrap(
+          Effect.map(counts, (first) => {
+            let latest = first
+            const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
+            const ticks = Stream.repeatEffectWithSchedule(Effect.sync(() => latest), every).pipe(Stream.takeUntil(Store.isDone))
+            const reads = Stream.repeatEffectWithSchedule(Effect.map(counts, (c) => void (latest = c)), every).pipe(Stream.drain)
+            return Stream.merge(ticks, reads, { haltStrategy: "left" })
+          })
         ),
         results: Effect.repeat(counts, { until: Store.isDone, schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs)) }).pipe(
           Effect.zipRight(provide(Store.lines(record.id))),
