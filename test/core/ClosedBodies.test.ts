@@ -197,8 +197,11 @@ describe.each(families)("the $name body", (family) => {
     expect(input).toEqual(family.valid)
   })
 
-  it.runIf(family.wrongFamily !== undefined)("refuses a model of another family, naming its family and endpoint", () => {
-    const [model, words, endpoint] = family.wrongFamily!
+  // Platform bodies carry no catalog model (E5, E6) or one the catalog does not list (E4): these cases
+  // exist only for the families that have them, so nothing is reported as skipped.
+  const wrongFamily = family.wrongFamily
+  if (wrongFamily !== undefined) it("refuses a model of another family, naming its family and endpoint", () => {
+    const [model, words, endpoint] = wrongFamily
     const e = refusal(family.build({ ...family.valid, model }))
     expect(e).toMatchObject({ field: "model", rule: "route" })
     expect(e.message).toContain(words)
@@ -207,8 +210,9 @@ describe.each(families)("the $name body", (family) => {
     expect(refusal(family.build({ ...family.valid, model }, { allowUnknownModels: true }))).toMatchObject({ rule: "route" })
   })
 
-  it.runIf(family.unknown !== undefined)("refuses a model the catalog does not know, listing the known ones, unless allowUnknownModels", () => {
-    const [model, listed] = family.unknown!
+  const unknown = family.unknown
+  if (unknown !== undefined) it("refuses a model the catalog does not know, listing the known ones, unless allowUnknownModels", () => {
+    const [model, listed] = unknown
     const e = refusal(family.build({ ...family.valid, model }))
     expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
     expect(e.message).toContain("known: ")

@@ -2,7 +2,7 @@
 // tarball into a fresh project without dev dependencies, then import every entry point from ESM, from
 // CommonJS `require`, type-check a file importing each under `tsc --strict`, and run the `umg` bin.
 import { execFileSync, spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -10,7 +10,10 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
-const entries = ["umg", "umg/core", "umg/rx", "umg/emulator"] as const
+// Every entry point of the exports map (a new one is covered without editing this test).
+const entries = Object.keys((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> }).exports)
+  .filter((k) => k !== "./package.json")
+  .map((k) => (k === "." ? "umg" : `umg/${k.slice(2)}`))
 let work: string
 let project: string
 
@@ -56,8 +59,8 @@ console.log(typeof require("umg/core").buildChatBody)`
   it("type-checks a file importing each entry point under tsc --strict", () => {
     writeFileSync(
       join(project, "main.ts"),
-      `import { Gateway } from "umg"\nimport { buildChatBody, type ChatBodyInput } from "umg/core"\nimport { createGateway } from "umg/rx"\nimport { startEmulator } from "umg/emulator"\n` +
-        `const body: ChatBodyInput = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }\nexport const all = [Gateway, buildChatBody(body), createGateway, startEmulator]\n`
+      `import { Gateway } from "umg"\nimport { buildChatBody, type ChatBodyInput } from "umg/core"\nimport { createGateway } from "umg/rx"\nimport { startEmulator } from "umg/emulator"\nimport { Batch } from "umg/batch"\n` +
+        `const body: ChatBodyInput = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }\nexport const all = [Gateway, buildChatBody(body), createGateway, startEmulator, Batch.video, Batch.layer({ store: Batch.sqlite() })]\n`
     )
     writeFileSync(
       join(project, "tsconfig.json"),
