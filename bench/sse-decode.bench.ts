@@ -1,0 +1,114 @@
+/**
+ * The CPU of umg's SSE decoding stage (`decodeSse`: parse, Schema-decode each event, accumulate the
+ * message, time limits) per event, in memory, against the baseline a user would write by hand — a
+ * `TextDecoder` feeding eventsource-parser and `JSON.parse` of each event's data — on the same
+ * 2,006-event messages stream, delivered either as one chunk per event (how tokens arrive) or as one
+ * big chunk. Each contender runs in its own process; the order alternates per repetition; the ratio
+ * is taken per repetition and the median and spread are printed. Nothing is asserted.
+ *
+ * Run: `node --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`, default 5).
+ */
+import { fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+const ROLE = process.env.SSE_DECODE_ROLE ?? "main"
+const REPS = Number(process.env.SSE_DECODE_REPS ?? 5)
+const RUNS = 100
+
+const frames = (): Array<Uint8Array> => {
+  const enc = new TextEncoder()
+  const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
+  const out = [
+    frame("message_start", {
+      message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
+    }),
+    frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
+  ]
+  for (let i = 0; i < 2_000; i++) out.push(frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: "token " } }))
+  out.push(
+    frame("content_block_stop", { index: 0 }),
+    frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
+    frame("message_stop", {})
+  )
+  return out
+}
+
+const runContender = async () => {
+  const contender = process.env.SSE_DECODE_CONTENDER!
+  const shape = process.env.SSE_DECODE_SHAPE!
+  const all = frames()
+  const big = new Uint8Array(all.reduce((n, f) => n + f.length, 0))
+  let at = 0
+  for (const f of all) {
+    big.set(f, at)
+    at += f.length
+  }
+  const chunks = shape === "big" ? [big] : all
+  let once: () => Promise<number>
+  if (contender === "umg") {
+    const { Effect, Stream } = await import("effect")
+    const { messagesStreamSpec } = await import("../src/adapters/groups/Messages.js")
+    const { decodeSse } = await import("../src/adapters/SseTransport.js")
+    const timeouts = { firstEventMs: 30_000, idleMs: 60_000 }
+    once = async () => {
+      let n = 0
+      await Effect.runPromise(Stream.runForEach(decodeSse(Stream.fromIterable(chunks), messagesStreamSpec, timeouts), () => Effect.sync(() => void n++)))
+      return n
+    }
+  } else {
+    const { createParser } = await import("eventsource-parser")
+    once = async () => {
+      let n = 0
+      const decoder = new TextDecoder()
+      const parser = createParser({
+        onEvent: (event) => {
+          JSON.parse(event.data)
+          n++
+        }
+      })
+      for (const chunk of chunks) {
+        parser.feed(decoder.decode(chunk, { stream: true }))
+        // One await per chunk, as a `for await` over a body's reader does.
+        await undefined
+      }
+      return n
+    }
+  }
+  for (let i = 0; i < 30; i++) await once()
+  const cpu = process.cpuUsage()
+  let events = 0
+  for (let i = 0; i < RUNS; i++) events += await once()
+  const used = process.cpuUsage(cpu)
+  process.send?.({ usPerEvent: (used.user + used.system) / events })
+}
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+const runMain = async () => {
+  const self = fileURLToPath(import.meta.url)
+  const measure = (contender: string, shape: string) =>
+    new Promise<number>((resolve) => {
+      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--import", "tsx"] })
+      child.once("message", (m) => resolve((m as { usPerEvent: number }).usPerEvent))
+    })
+  for (const shape of ["one event per chunk", "one big chunk"]) {
+    const key = shape === "one big chunk" ? "big" : "event"
+    const ratios: Array<number> = []
+    const umg: Array<number> = []
+    const base: Array<number> = []
+    for (let rep = 0; rep < REPS; rep++) {
+      const order = rep % 2 === 0 ? ["umg", "baseline"] : ["baseline", "umg"]
+      const got: Record<string, number> = {}
+      for (const c of order) got[c] = await measure(c, key)
+      umg.push(got.umg!)
+      base.push(got.baseline!)
+      ratios.push(got.umg! / got.baseline!)
+    }
+    console.log(
+      `${shape}: umg decodeSse ${median(umg).toFixed(2)} µs/event, eventsource-parser + JSON.parse ${median(base).toFixed(2)} µs/event; ratio median ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+    )
+  }
+}
+
+if (ROLE === "child") void runContender().then(() => process.exit(0))
+else void runMain()
