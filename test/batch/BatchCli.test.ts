@@ -154,9 +154,16 @@ describe("umg batch video (SQLite)", () => {
     const store = join(dir, "b.db")
     gateway.hold.add("lost line 2")
     const run = startUmg(bundle, ["batch", "video", file, "--store", store, "--concurrency", "2"], dir, env)
-    // Line 2's submit is held by the proxy; the other lines finish.
+    // Line 2's submit is held by the proxy; the other lines finish (read from the store meanwhile).
     expect(await waitForStderr(run, (s) => /batch \S+:/.test(s))).toBe(true)
-    await new Promise((r) => setTimeout(r, 3_000))
+    const id = /batch (\S+):/.exec(run.stderr())![1]!
+    const until = Date.now() + 60_000
+    for (;;) {
+      const status = startUmg(bundle, ["batch", "status", id, "--store", store, "--json"], dir, {})
+      await status.done
+      if ((JSON.parse(status.stdout() || "{}") as { succeeded?: number }).succeeded === 3 || Date.now() > until) break
+      await new Promise((r) => setTimeout(r, 200))
+    }
     run.child.kill("SIGKILL")
     await run.done
     gateway.hold.delete("lost line 2")
