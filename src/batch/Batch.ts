@@ -303,6 +303,30 @@ const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
     })
   })
 
+/**
+ * The cluster's SQL storage, built under a PostgreSQL advisory lock: runners starting at once on a
+ * new database would otherwise race to create the cluster's tables (PostgreSQL refuses concurrent
+ * CREATE TABLE IF NOT EXISTS). The lock is held on a reserved connection only while building.
+ */
+const clusterStorage = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const storage = Layer.merge(SqlMessageStorage.layer, SqlRunnerStorage.layer)
+    // Built in the layer's own scope (it lives as long as the runner), while the lock's scope ends here.
+    const outer = yield* Effect.scope
+    const built = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const conn = yield* sql.reserve
+        yield* Effect.acquireRelease(conn.executeRaw("SELECT pg_advisory_lock(7212260002)", []), () =>
+          Effect.ignore(conn.executeRaw("SELECT pg_advisory_unlock(7212260002)", []))
+        )
+        return yield* Layer.buildWithScope(storage, outer)
+      })
+    )
+    return Layer.succeedContext(built)
+  })
+)
+
 /** PostgreSQL: a runner of the cluster, reachable by the others over a socket. */
 const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
   Layer.unwrapEffect(
@@ -317,8 +341,7 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
       return SocketRunner.layer.pipe(
         Layer.provide([layerSocketServer, layerClientProtocol]),
         Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
-        Layer.provideMerge(SqlMessageStorage.layer),
-        Layer.provide(SqlRunnerStorage.layer),
+        Layer.provideMerge(clusterStorage),
         Layer.provide(config),
         Layer.provide(RpcSerialization.layerNdjson)
       )
