@@ -23,7 +23,7 @@ import { PgClient } from "@effect/sql-pg"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { mkdirSync, realpathSync } from "node:fs"
+import { existsSync, mkdirSync, realpathSync } from "node:fs"
 import { createServer } from "node:net"
 import { basename, dirname, resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
@@ -385,7 +385,9 @@ export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id
  * @category getters
  */
 export const readStatus = (store: StoreConfig, id: string): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
-  Effect.provide(Effect.zipRight(Store.get(id), Store.counts(id)), sqlLayer(store, false))
+  store._tag === "sqlite" && !existsSync(resolve(store.path))
+    ? Effect.fail(new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` }))
+    : Effect.provide(Effect.zipRight(Store.get(id), Store.counts(id)), sqlLayer(store, false))
 
 /**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
