@@ -13,7 +13,6 @@ import * as Sharding from "@effect/cluster/Sharding"
 import { SqlClient } from "@effect/sql"
 import * as Workflow from "@effect/workflow/Workflow"
 import { Cause, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
-import { writeFile, rename, mkdir } from "node:fs/promises"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
@@ -21,6 +20,7 @@ import type { VideoInput } from "../adapters/groups/Video.js"
 import type { GatewayError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
+import { writeAtomically } from "./AtomicFile.js"
 import type { BatchStoreError } from "./BatchError.js"
 import * as Store from "./Store.js"
 
@@ -58,18 +58,6 @@ const describeCause = (cause: Cause.Cause<unknown>): string =>
   Option.match(Cause.failureOption(cause), {
     onNone: () => `defect: ${String(Cause.squash(cause)).slice(0, 300)}`,
     onSome: (e) => describe(e as { _tag: string; message?: string })
-  })
-
-/** Writes a file whole or not at all (a temporary name, then a rename). */
-const writeAtomically = (path: string, bytes: Uint8Array) =>
-  Effect.tryPromise({
-    try: async () => {
-      await mkdir(join(path, ".."), { recursive: true })
-      const tmp = `${path}.${process.pid}.tmp`
-      await writeFile(tmp, bytes)
-      await rename(tmp, path)
-    },
-    catch: (e) => new Error(`cannot write ${path}: ${(e as Error).message}`)
   })
 
 const modelOf = (input: string): string => {

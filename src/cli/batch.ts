@@ -7,10 +7,11 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { readFile, rename, writeFile } from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { writeAtomically } from "../batch/AtomicFile.js"
 import * as Batch from "../batch/Batch.js"
 import type { Counts } from "../batch/Store.js"
 import * as Connection from "./Connection.js"
@@ -62,17 +63,6 @@ export const resultLine = (r: Batch.BatchResult): string =>
     ...(r.url !== undefined ? { url: r.url } : {}),
     ...(r.file !== undefined ? { file: r.file } : {}),
     ...(r.error !== undefined ? { error: r.error } : {})
-  })
-
-/** Writes a file whole or not at all. */
-const writeAtomically = (path: string, text: string) =>
-  Effect.tryPromise({
-    try: async () => {
-      const tmp = `${path}.${process.pid}.tmp`
-      await writeFile(tmp, text)
-      await rename(tmp, path)
-    },
-    catch: (e) => new InvalidRequest({ field: "--out", rule: "writable", message: `--out: cannot write ${path} (${(e as Error).message})` })
   })
 
 const store = Options.text("store").pipe(
@@ -153,7 +143,8 @@ const videoCommand = Command.make(
             yield* Fiber.join(shown)
             yield* Output.endProgress
             const body = results.map(resultLine).join("\n") + "\n"
-            if (Option.isSome(out)) yield* writeAtomically(out.value, body)
+            if (Option.isSome(out))
+              yield* Effect.mapError(writeAtomically(out.value, body), (e) => new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` }))
             else yield* Output.write(body)
             const failed = results.filter((r) => r.status !== "succeeded").length
             if (failed > 0) {

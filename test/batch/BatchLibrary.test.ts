@@ -72,7 +72,7 @@ describe("Batch (Effect)", () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
     const runtime = ManagedRuntime.make(batchLayer(dir))
     try {
-      const handle = await runtime.runPromise(Batch.video({ id: "rx", inputs: inputs(4, "rx"), concurrency: 2 }))
+      const handle = await runtime.runPromise(Batch.video({ id: "rx", inputs: inputs(4, "rx"), concurrency: 2, dir: join(dir, "videos") }))
       const rx = batchObservables(handle, runtime.runFork)
       const progress = await lastValueFrom(rx.progress$.pipe(toArray()))
       const results = await lastValueFrom(rx.results$)
