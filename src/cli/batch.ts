@@ -6,7 +6,6 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
-import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
@@ -123,14 +122,15 @@ const videoCommand = Command.make(
       const lines = yield* parseLines(text)
       const out = Option.filter(o.out, (p) => !isStdout(p))
       if (Option.isSome(out)) yield* ensureWritable(out.value, "--out")
-      const id = Option.getOrElse(o.id, () => createHash("sha256").update(text).digest("hex").slice(0, 16))
       yield* Connection.run(
         o,
         Effect.gen(function* () {
           const connection = yield* Connection.Connection
           const program = Effect.gen(function* () {
+            // Without --id the batch is named by the digest of its lines (Batch.video's default), so
+            // rerunning the same file resumes it.
             const batch = yield* Batch.video({
-              id,
+              ...Option.match(o.id, { onNone: () => ({}), onSome: (id) => ({ id }) }),
               inputs: lines.map((l) => l.input),
               lines: lines.map((l) => l.line),
               concurrency: o.concurrency,
