@@ -253,7 +253,7 @@ const storeError = (store: StoreConfig) => (e: unknown) =>
     ? e
     : new BatchStoreError({
         reason: "unreachable",
-        message: `batch store ${store._tag === "sqlite" ? store.path : redactStoreUrl(store.url)}: ${redactStoreUrl(String((e as { message?: unknown })?.message ?? e)).slice(0, 300)}`
+        message: `batch store ${describeStore(store)}: ${redactStoreUrl(String((e as { message?: unknown })?.message ?? e)).slice(0, 300)}`
       })
 
 /** The SQL client of a store, its tables made; a SQLite file is locked to this process when `lock`. */

@@ -19,6 +19,7 @@ import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import type { GatewayError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { errorProvesNotActed } from "../core/gateway/RetryPolicy.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
 import { writeAtomically } from "./AtomicFile.js"
 import type { BatchStoreError } from "./BatchError.js"
@@ -45,9 +46,8 @@ export interface SlotSettings {
 
 type SubmitFailure = GatewayError | InvalidRequest
 
-/** A submit failure that proves nothing was sent or charged: the line goes back to `pending`. */
-const notSent = (e: SubmitFailure): boolean =>
-  (e._tag === "TransportError" && e.reason === "connect") || e._tag === "RateLimited"
+/** A submit failure that proves nothing was sent or charged (the transport's own rule): the line goes back to `pending`. */
+const notSent = (e: SubmitFailure): boolean => errorProvesNotActed(e)
 
 /** A submit failure after which the gateway may have made a task: the line becomes `unknown`. */
 const maybeSent = (e: SubmitFailure): boolean => e._tag === "TransportError" || e._tag === "TimeoutError" || e._tag === "DecodeError" || e._tag === "IncompleteStream"

@@ -6,6 +6,7 @@ import { LibsqlClient } from "@effect/sql-libsql"
 import { PgClient } from "@effect/sql-pg"
 import { Chunk, Effect, Layer, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import { mkdtempSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { lastValueFrom, toArray } from "rxjs"
@@ -66,6 +67,27 @@ describe("Batch (Effect)", () => {
     expect(error.message).toMatch(/^line 9: /)
     expect(missing).toBeInstanceOf(BatchNotFound)
     expect(concurrency).toMatchObject({ _tag: "BatchInvalidInput", field: "concurrency" })
+  }, 60_000)
+
+  it("gives a line back when its submit provably never reached the gateway (connection refused): pending, not failed or unknown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
+    // A port that was just free: nothing listens, so the connection is refused (ECONNREFUSED).
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    })
+    const closed = Gateway.layer({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "k", maxRetries: 0, minPollIntervalMs: 10 })
+    const layer = Batch.layer({ store: Batch.sqlite(join(dir, "batches.db")), pollIntervalMs: 20 }).pipe(Layer.provide(closed))
+    const counts = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* Batch.video({ id: "refused", inputs: inputs(3, "refused"), concurrency: 2 })
+        yield* Effect.sleep("1500 millis")
+        return yield* Batch.status("refused")
+      }).pipe(Effect.provide(layer))
+    )
+    expect(counts).toMatchObject({ pending: 3, submitting: 0, running: 0, failed: 0, unknown: 0 })
   }, 60_000)
 
   it("umg/rx projects a handle: progress$ until done, results$ once", async () => {

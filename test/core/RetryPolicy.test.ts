@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { backoffMs, decide, defaultRetryBudget, serverDelayMs, type RetryInput } from "../../src/core/gateway/RetryPolicy.js"
+import { backoffMs, decide, defaultRetryBudget, errorProvesNotActed, serverDelayMs, type RetryInput } from "../../src/core/gateway/RetryPolicy.js"
+import { RateLimited, ServerError, TimeoutError, TransportError } from "../../src/core/errors/GatewayError.js"
 
 const now = Date.UTC(2026, 0, 1)
 const status = (s: number, headers: Record<string, string> = {}): RetryInput["failure"] => ({ _tag: "Status", status: s, headers })
@@ -92,5 +93,15 @@ describe("permanent error types", () => {
   it("lets x-should-retry: true override a permanent type", () => {
     const decision = decide({ ...base, failure: { _tag: "Status", status: 429, headers: { "x-should-retry": "true" }, errorType: "insufficient_quota" } })
     expect(decision._tag).toBe("Retry")
+  })
+})
+
+describe("errorProvesNotActed (the same rule, read from a call's typed error)", () => {
+  it("holds for a connection never made and for a 429 answer, nothing else", () => {
+    expect(errorProvesNotActed(new TransportError({ family: "video", reason: "connect", message: "refused" }))).toBe(true)
+    expect(errorProvesNotActed(new RateLimited({ family: "video", status: 429, message: "slow down" }))).toBe(true)
+    expect(errorProvesNotActed(new TransportError({ family: "video", reason: "reset", message: "lost" }))).toBe(false)
+    expect(errorProvesNotActed(new TimeoutError({ family: "video", phase: "request", timeoutMs: 1, message: "late" }))).toBe(false)
+    expect(errorProvesNotActed(new ServerError({ family: "video", status: 500, message: "oops" }))).toBe(false)
   })
 })

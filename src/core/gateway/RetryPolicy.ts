@@ -129,6 +129,17 @@ export const backoffMs = (attempt: number, budget: RetryBudget, random: number):
 export const provesNotActed = (failure: RetryFailure): boolean =>
   failure._tag === "Transport" ? failure.kind === "connect" : failure.status === 429
 
+/**
+ * The same proof read from the typed error a call ended with (after its own retries): a connection
+ * never made, or an answer with status 429. Batches use it to give such a line back instead of
+ * counting it as submitted.
+ * @category decisions
+ */
+export const errorProvesNotActed = (error: { readonly _tag: string; readonly reason?: string; readonly status?: number }): boolean =>
+  error._tag === "TransportError"
+    ? provesNotActed({ _tag: "Transport", kind: error.reason === "connect" ? "connect" : "reset" })
+    : error.status !== undefined && provesNotActed({ _tag: "Status", status: error.status, headers: {} })
+
 const stop = (reason: StopReason): RetryDecision => ({ _tag: "Stop", reason })
 
 /**
