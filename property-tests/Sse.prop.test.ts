@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/wire/Sse.js"
+import { createSseParser, makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/wire/Sse.js"
 import { chunkAt } from "../test/fixtures/sseStreams.js"
 
 /** What one run of a parser gave: its events and its retry calls, in order. */
@@ -16,6 +16,38 @@ const run = (chunks: ReadonlyArray<Uint8Array | string>, maxBufferSize?: number)
   for (const chunk of chunks) events.push(...parser.push(chunk))
   events.push(...parser.end())
   return { events, retries }
+}
+
+/** The same run through the callback face, recording events and retries in one log, in order. */
+const runCallbacks = (
+  chunks: ReadonlyArray<Uint8Array | string>,
+  maxBufferSize?: number
+): { readonly outcome: Outcome; readonly log: ReadonlyArray<SseEvent | number>; readonly overflow: boolean } => {
+  const events: Array<SseEvent> = []
+  const retries: Array<number> = []
+  const log: Array<SseEvent | number> = []
+  const parser = createSseParser(
+    {
+      onEvent: (event) => {
+        events.push(event)
+        log.push(event)
+      },
+      onRetry: (ms) => {
+        retries.push(ms)
+        log.push(ms)
+      }
+    },
+    maxBufferSize !== undefined ? { maxBufferSize } : {}
+  )
+  let overflow = false
+  try {
+    for (const chunk of chunks) parser.feed(chunk)
+  } catch (error) {
+    if (!(error instanceof SseBufferOverflow)) throw error
+    overflow = true
+  }
+  parser.end()
+  return { outcome: { events, retries }, log, overflow }
 }
 
 /**
@@ -85,6 +117,46 @@ describe("makeSseParser properties", () => {
       fc.property(stream, cuts, (bytes, offsets) => {
         const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
         expect(run(chunks)).toEqual(reference(bytes))
+      })
+    )
+  })
+
+  it("hands the callbacks, during each feed, the events that push returns for the same chunk", () => {
+    fc.assert(
+      fc.property(stream, cuts, (bytes, offsets) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const pushRetries: Array<number> = []
+        const pushed = makeSseParser({ onRetry: (ms) => void pushRetries.push(ms) })
+        let fed: Array<SseEvent> = []
+        const feedRetries: Array<number> = []
+        const callbacks = createSseParser({ onEvent: (event) => void fed.push(event), onRetry: (ms) => void feedRetries.push(ms) })
+        for (const chunk of chunks) {
+          fed = []
+          callbacks.feed(chunk)
+          expect(fed).toEqual(pushed.push(chunk))
+          expect(feedRetries).toEqual(pushRetries)
+        }
+      })
+    )
+  })
+
+  it("gives the same callbacks, in the same order, for any chunking of a stream as for one chunk", () => {
+    fc.assert(
+      fc.property(stream, cuts, (bytes, offsets) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(runCallbacks(chunks).log).toEqual(runCallbacks([bytes]).log)
+      })
+    )
+  })
+
+  it("gives the callbacks the same events and overflow, whatever the chunking, with a small buffer", () => {
+    fc.assert(
+      fc.property(stream, cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const whole = runCallbacks([bytes], max)
+        const cut = runCallbacks(chunks, max)
+        expect(cut.overflow).toBe(whole.overflow)
+        expect(cut.log).toEqual(whole.log)
       })
     )
   })

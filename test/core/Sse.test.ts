@@ -2,6 +2,7 @@ import { it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
+  createSseParser,
   defaultSseMaxBufferSize,
   makeSseParser,
   renderSseEvent,
@@ -354,6 +355,72 @@ describe("makeSseParser: realistic streams", () => {
   it("parses a messages-style stream fed one byte at a time", () => {
     const fixture = messagesStream({ seed: 17, targetBytes: 16 * 1024 })
     expect(parseAll(chunkEvery(fixture.bytes, 1))).toEqual(fixture.events)
+  })
+})
+
+describe("createSseParser (callbacks)", () => {
+  it("hands each event to onEvent during the feed that completes it", () => {
+    const seen: Array<string> = []
+    const parser = createSseParser({ onEvent: (event) => void seen.push(`${event.event}:${event.data}`) })
+    parser.feed("event: a\ndata: 1\n")
+    expect(seen).toEqual([])
+    parser.feed("\ndata: 2\n\ndata: 3")
+    expect(seen).toEqual(["a:1", "message:2"])
+    parser.end()
+    expect(seen).toEqual(["a:1", "message:2"])
+  })
+
+  it("calls onRetry in stream order between the events", () => {
+    const seen: Array<string> = []
+    const parser = createSseParser({
+      onEvent: (event) => void seen.push(event.data),
+      onRetry: (ms) => void seen.push(`retry ${ms}`)
+    })
+    parser.feed(encode("data: x\n\nretry: 250\nretry: 2x\ndata: y\n\n"))
+    expect(seen).toEqual(["x", "retry 250", "y"])
+  })
+
+  it("has handed over the events before an overflow, then throws the same overflow until end()", () => {
+    const seen: Array<string> = []
+    const parser = createSseParser({ onEvent: (event) => void seen.push(event.data) }, { maxBufferSize: 8 })
+    expect(() => parser.feed("data: 1\n\ndata: 123456789\n\n")).toThrow(SseBufferOverflow)
+    expect(seen).toEqual(["1"])
+    let again: unknown
+    try {
+      parser.feed("data: 2\n\n")
+    } catch (error) {
+      again = error
+    }
+    expect(again).toBeInstanceOf(SseBufferOverflow)
+    expect(seen).toEqual(["1"])
+    parser.end()
+    parser.feed("data: 3\n\n")
+    expect(seen).toEqual(["1", "3"])
+  })
+
+  it("lets a handler's exception through, and stays failed with it until end()", () => {
+    const boom = new Error("boom")
+    const seen: Array<string> = []
+    const parser = createSseParser({
+      onEvent: (event) => {
+        if (event.data === "bad") throw boom
+        seen.push(event.data)
+      }
+    })
+    expect(() => parser.feed("data: bad\n\ndata: lost\n\n")).toThrow(boom)
+    expect(() => parser.feed("data: also lost\n\n")).toThrow(boom)
+    parser.end()
+    parser.feed("data: ok\n\n")
+    expect(seen).toEqual(["ok"])
+  })
+
+  it("forgets the stream on end(): the pending line, the event being built and the last event ID", () => {
+    const seen: Array<SseEvent> = []
+    const parser = createSseParser({ onEvent: (event) => void seen.push(event) })
+    parser.feed("id: 7\ndata: a\n\nevent: t\ndata: half")
+    parser.end()
+    parser.feed("data: b\n\n")
+    expect(seen).toEqual([message("a", "message", "7"), message("b")])
   })
 })
 

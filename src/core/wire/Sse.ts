@@ -3,13 +3,16 @@
  * any chunking, and its inverse `renderSseEvent`; every streaming endpoint of the gateway reads
  * through it.
  *
+ * Two faces, one implementation: `createSseParser` hands each event to a callback as soon as it is
+ * complete (the hot path: no array per chunk), and `makeSseParser` (DESIGN.md's public shape)
+ * wraps it, collecting each chunk's events into the array `push` returns.
+ *
  * Overflow design: the pending text is bounded by `maxBufferSize`. Going past it is reported as the
- * one documented, typed error `SseBufferOverflow`: `push` throws it (and only it), and `pushEffect`
- * returns it in the error channel. We keep DESIGN.md's array-returning `push` because callers on
- * the hot path (the SSE adapter, RxJS operators, tests) want plain arrays without wrapping every
- * chunk in an Effect; the alternative of recording the failure in the parser and returning `[]`
- * would let a truncated stream end silently when a caller forgets to look. After an overflow the
- * parser is failed: every later `push` reports the same error until `end()` resets it.
+ * one documented, typed error `SseBufferOverflow`: `feed` and `push` throw it (and only it), and
+ * `pushEffect` returns it in the error channel. Throwing rather than recording the failure in the
+ * parser and going on silently keeps a truncated stream from ending quietly when a caller forgets
+ * to look. After an overflow the parser is failed: every later `feed` or `push` reports the same
+ * error until `end()` resets it.
  *
  * Performance notes (see `bench/sse.bench.ts`):
  * - Lines are found with `indexOf` scans, never a per-character loop, and each scan starts where
@@ -43,18 +46,55 @@ export interface SseEvent {
   readonly id: string
 }
 
-/** Options of `makeSseParser`. @category models */
-export interface SseParserOptions {
+/**
+ * What a callback parser (`createSseParser`) calls. Both are called synchronously, during `feed`,
+ * in stream order.
+ * @category models
+ */
+export interface SseHandlers {
+  /** Called for every dispatched event. */
+  readonly onEvent: (event: SseEvent) => void
+  /** Called for every valid `retry` field (digits only); a retry line needs no event. */
+  readonly onRetry?: ((ms: number) => void) | undefined
+}
+
+/** Options of `createSseParser`. @category models */
+export interface SseLimits {
   /**
    * The most UTF-16 code units that one line (field name included), or one event's data, may hold
    * (default `defaultSseMaxBufferSize`, 128 Mi). Beyond it the parser fails with `SseBufferOverflow`.
    */
-  readonly maxBufferSize?: number
-  /** Called for every valid `retry` field (digits only), in stream order, during `push`. Must not throw. */
-  readonly onRetry?: (ms: number) => void
+  readonly maxBufferSize?: number | undefined
 }
 
-/** An incremental SSE parser. @category models */
+/**
+ * An incremental SSE parser that hands each event to `SseHandlers.onEvent` as soon as it is
+ * complete: no array per chunk. The core that `makeSseParser` wraps.
+ * @category models
+ */
+export interface SseCallbackParser {
+  /**
+   * Feeds the next chunk (bytes in any chunking, or text), calling the handlers for what it
+   * completes. Throws `SseBufferOverflow`, and nothing else (short of an exception from a
+   * handler), when a line or an event's data grows past `maxBufferSize`; the events before the
+   * overflow have been handed over. After a throw (an overflow or a handler's exception) the parser
+   * is failed: every later `feed` throws the same error until `end()`.
+   */
+  feed(chunk: Uint8Array | string): void
+  /**
+   * Ends the stream: a final event without its blank line is discarded (WHATWG), so no handler is
+   * called; the parser is then reset to a fresh stream (and un-failed). Never throws.
+   */
+  end(): void
+}
+
+/** Options of `makeSseParser`. @category models */
+export interface SseParserOptions extends SseLimits {
+  /** Called for every valid `retry` field (digits only), in stream order, during `push`. Must not throw. */
+  readonly onRetry?: ((ms: number) => void) | undefined
+}
+
+/** An incremental SSE parser returning each chunk's events as an array. @category models */
 export interface SseParser {
   /**
    * Feeds the next chunk and returns the events it completes. Throws `SseBufferOverflow`, and
@@ -143,13 +183,21 @@ const asciiSample = (bytes: Uint8Array, from: number): boolean => {
 }
 
 /**
- * Creates a parser for one event stream. It holds the stream's state (pending line, event being
- * built, last event ID), so use one parser per connection.
+ * Creates a callback parser for one event stream: each event goes to `handlers.onEvent` during the
+ * `feed` that completes it. It holds the stream's state (pending line, event being built, last
+ * event ID), so use one parser per connection.
+ *
+ * ```ts
+ * const parser = createSseParser({ onEvent: (event) => console.log(event.event, event.data) })
+ * for await (const chunk of body) parser.feed(chunk)
+ * parser.end()
+ * ```
  * @category constructors
  */
-export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
+export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}): SseCallbackParser => {
   const maxBufferSize = options.maxBufferSize ?? defaultSseMaxBufferSize
-  const onRetry = options.onRetry
+  const onEvent = handlers.onEvent
+  const onRetry = handlers.onRetry
   // Two decoders, each always called without `stream` (see the module comment): `simd` keeps
   // Node's fast path, `icu` is put off it for good by one (empty) streaming call.
   const simd = new TextDecoder("utf-8", { ignoreBOM: true })
@@ -172,8 +220,8 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
   let eventType = ""
   let lastId = ""
-  let failure: SseBufferOverflow | undefined
-  let out: Array<SseEvent> = []
+  let failed = false // after a throw: every `feed` throws `failure` again until `end()`
+  let failure: unknown
 
   const overflow = (): never => {
     failure = new SseBufferOverflow({
@@ -210,7 +258,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     const len = chunk.length
     if (len === 1 && carry === undefined && chunk[0]! < 0x80) {
       // One ASCII byte: V8's cached one-character string, without a decoder call.
-      return feed(String.fromCharCode(chunk[0]!))
+      return feedText(String.fromCharCode(chunk[0]!))
     }
     let from = 0
     if (carry !== undefined) {
@@ -223,7 +271,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       carry = undefined
       const cut = from === len ? completeEnd(head, 0, head.length) : head.length
       if (cut < head.length) carry = head.slice(cut)
-      if (cut > 0) feed(simd.decode(cut === head.length ? head : head.subarray(0, cut)))
+      if (cut > 0) feedText(simd.decode(cut === head.length ? head : head.subarray(0, cut)))
     }
     if (len - from > SLICE_BYTES) {
       if (asciiSample(chunk, from)) {
@@ -236,14 +284,14 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
         useIcu = true
         while (len - from > SLICE_BYTES) {
           const to = boundaryAtOrBefore(chunk, from + SLICE_BYTES)
-          feed(decode(chunk.subarray(from, to)))
+          feedText(decode(chunk.subarray(from, to)))
           from = to
         }
       }
     }
     const cut = completeEnd(chunk, from, len)
     if (cut < len) carry = chunk.slice(cut)
-    if (cut > from) feed(decode(from === 0 && cut === len ? chunk : chunk.subarray(from, cut)))
+    if (cut > from) feedText(decode(from === 0 && cut === len ? chunk : chunk.subarray(from, cut)))
   }
 
   const appendPending = (piece: string): void => {
@@ -256,7 +304,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
 
   const dispatch = (): void => {
     if (hasData) {
-      out.push({ event: eventType === "" ? "message" : eventType, data, id: lastId })
+      onEvent({ event: eventType === "" ? "message" : eventType, data, id: lastId })
       data = ""
       hasData = false
     }
@@ -335,7 +383,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
       // Blank, `data:` and `event:` lines, nearly all of a stream, are handled here without a call.
       if (end === pos) {
         if (hasData) {
-          out.push({ event: eventType === "" ? "message" : eventType, data, id: lastId })
+          onEvent({ event: eventType === "" ? "message" : eventType, data, id: lastId })
           data = ""
           hasData = false
         }
@@ -349,7 +397,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
         // A one-line event (most events): dispatch it now and skip its blank line, which saves the
         // searches for that line's end.
         if (end === lf && text.charCodeAt(end + 1) === LF) {
-          out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
+          onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
           eventType = ""
           pos = end + 2
           lf = text.indexOf("\n", pos)
@@ -359,7 +407,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
           end === cr && text.charCodeAt(end + 1) === LF && text.charCodeAt(end + 2) === CR &&
           text.charCodeAt(end + 3) === LF
         ) {
-          out.push({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
+          onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
           eventType = ""
           pos = end + 4
           lf = text.indexOf("\n", pos)
@@ -397,7 +445,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     }
   }
 
-  const feed = (input: string): void => {
+  const feedText = (input: string): void => {
     let text = input
     if (!started) {
       if (text.length === 0) return
@@ -450,28 +498,62 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
     }
   }
 
-  const push = (chunk: Uint8Array | string): SseEvent[] => {
-    if (failure !== undefined) throw failure
-    out = []
-    if (typeof chunk === "string") {
-      if (carry !== undefined) {
-        // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
-        const rest = carry
-        carry = undefined
-        feed(simd.decode(rest))
-      }
-      feed(chunk)
-    } else {
-      pushBytes(chunk)
-    }
-    return out
+  const fail = (error: unknown): never => {
+    // An overflow has already reset the parser; any other throw (from a handler) leaves it mid-line.
+    if (!(error instanceof SseBufferOverflow)) reset()
+    failed = true
+    failure = error
+    throw error
   }
 
   return {
-    push,
+    feed: (chunk) => {
+      if (failed) throw failure
+      try {
+        if (typeof chunk === "string") {
+          if (carry !== undefined) {
+            // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
+            const rest = carry
+            carry = undefined
+            feedText(simd.decode(rest))
+          }
+          feedText(chunk)
+        } else {
+          pushBytes(chunk)
+        }
+      } catch (error) {
+        fail(error)
+      }
+    },
     end: () => {
+      failed = false
       failure = undefined
       reset()
+    }
+  }
+}
+
+/**
+ * Creates a parser for one event stream that returns each chunk's events as an array: a thin
+ * wrapper of `createSseParser`, for callers that want plain arrays. It holds the stream's state, so
+ * use one parser per connection.
+ * @category constructors
+ */
+export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
+  let out: Array<SseEvent> = []
+  const parser = createSseParser(
+    { onEvent: (event) => void out.push(event), onRetry: options.onRetry },
+    { maxBufferSize: options.maxBufferSize }
+  )
+  const push = (chunk: Uint8Array | string): SseEvent[] => {
+    const events: Array<SseEvent> = (out = [])
+    parser.feed(chunk)
+    return events
+  }
+  return {
+    push,
+    end: () => {
+      parser.end()
       return []
     },
     pushEffect: (chunk) =>
