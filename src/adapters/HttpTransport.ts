@@ -13,6 +13,11 @@ import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"
+import * as Deadline from "./Deadline.js"
+import * as LeanClient from "./LeanClient.js"
+// The platform picks the default client: package.json `imports` maps `#umg/http` to the lean
+// `node:http` client in Node and to `FetchHttpClient` under the `browser` condition.
+import { defaultHttpClientLayer } from "#umg/http"
 
 /** One request as a group describes it. @category models */
 export interface TransportRequest {
@@ -128,6 +133,7 @@ const declaredLength = (headers: Headers.Headers): number | undefined => {
  * @category constructors
  */
 export const make = (config: GatewayConfig, client: HttpClient.HttpClient): HttpTransport => {
+  const lean = LeanClient.isLean(client)
   const budget: RetryPolicy.RetryBudget = {
     maxRetries: config.maxRetries,
     baseDelayMs: config.retryBaseDelayMs,
@@ -169,9 +175,15 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       const req = build(request, url, sameOrigin, method, withBody)
       // A `?key=` credential would land in a span's url attribute: send such requests untraced.
       const traced = !(sameOrigin && request.auth._tag === "Query")
-      return client.execute(req).pipe(
-        Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-        Effect.locally(Headers.currentRedactedNames, HttpAuth.secretHeaderNames),
+      // The platform's clients need telling not to follow redirects and which headers to keep out of
+      // their spans; umg's own Node client follows none and makes no span.
+      const sent = lean
+        ? client.execute(req)
+        : client.execute(req).pipe(
+            Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+            Effect.locally(Headers.currentRedactedNames, HttpAuth.secretHeaderNames)
+          )
+      return sent.pipe(
         traced ? (e) => e : Effect.withTracerEnabled(false),
         Effect.mapError((e) => transportError(request.family, url, e.cause ?? e)),
         Effect.flatMap((response) => {
@@ -187,7 +199,8 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
             // A body (which may hold a password or be a paid submit) is never re-sent to another origin.
             if (keep && withBody && request.body !== undefined && originOf(next) !== origin)
               return protocolError(`refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`)
-            return loop(next, keep ? method : "GET", keep && withBody, hops + 1)
+            // The redirect's own body is read (a little) or dropped, so its connection is freed.
+            return Effect.zipRight(Effect.ignore(readBounded(request.family, url, response, 64 * 1024, "redirect body", true)), loop(next, keep ? method : "GET", keep && withBody, hops + 1))
           }
           if (response.status === 0) {
             return Effect.fail<AttemptFailure>({
@@ -299,14 +312,11 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     ms: number,
     phase: "request" | "first-byte"
   ): Effect.Effect<A, AttemptFailure> =>
-    Effect.timeoutFail(effect, {
-      duration: Duration.millis(ms),
-      onTimeout: (): AttemptFailure => ({
-        _tag: "Transport",
-        kind: "timeout",
-        error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
-      })
-    })
+    Deadline.timeoutFail(effect, ms, (): AttemptFailure => ({
+      _tag: "Transport",
+      kind: "timeout",
+      error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
+    }))
 
   // The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
   // Random and Clock; a `Final` failure and a 429 the caller paces itself stop at once.
@@ -348,8 +358,18 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     )
 
   // Attempts `run` until it succeeds or the retry schedule stops; the delay runs on the Effect clock.
+  // The schedule is only built once an attempt has failed: most requests succeed at once.
   const retrying = <A>(request: TransportRequest, run: Effect.Effect<A, AttemptFailure>): Effect.Effect<A, GatewayError> =>
-    Effect.mapError(Effect.retry(run, retrySchedule(request)), (failure) => failure.error)
+    Effect.catchAll(run, (first) =>
+      Effect.flatMap(Schedule.driver(retrySchedule(request)), (driver) => {
+        const again = (failure: AttemptFailure): Effect.Effect<A, GatewayError> =>
+          Effect.matchEffect(driver.next(failure), {
+            onFailure: () => Effect.fail(failure.error),
+            onSuccess: () => Effect.catchAll(run, again)
+          })
+        return again(first)
+      })
+    )
 
   const decodeFailure = (family: Family, what: string): AttemptFailure => ({
     _tag: "Final",
@@ -432,15 +452,15 @@ export const fromContext = (config: GatewayConfig): Effect.Effect<HttpTransport,
   Effect.map(HttpClient.HttpClient, (client) => make(config, client))
 
 /**
- * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else
- * `FetchHttpClient` (Node 20 and browsers).
+ * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else the
+ * platform's default (`#umg/http`): umg's lean `node:http` client in Node, `FetchHttpClient` in browsers.
  * @category constructors
  */
 export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.HttpClient> =>
-  Option.getOrElse(config.httpClient, () => FetchHttpClient.layer)
+  Option.getOrElse(config.httpClient, () => defaultHttpClientLayer)
 
 /**
- * The transport over the config's HTTP client layer, or `FetchHttpClient`.
+ * The transport over the config's HTTP client layer, or the platform's default.
  * @category constructors
  */
 export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>

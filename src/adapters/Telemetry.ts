@@ -108,8 +108,8 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
         "gen_ai.system": systems[group] ?? group,
         ...(model !== undefined ? { "gen_ai.request.model": model } : {})
       }
-      if (Effect.isEffect(result)) return Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes })
-      if (Stream.StreamTypeId in (result as object)) return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, { kind: "client", attributes })
+      if (Effect.isEffect(result)) return Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes, captureStackTrace: false })
+      if (Stream.StreamTypeId in (result as object)) return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, { kind: "client", attributes, captureStackTrace: false })
       return result
     }
   }
