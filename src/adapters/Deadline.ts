@@ -5,7 +5,7 @@
  * Under any other Clock (a `TestClock` in tests) it is `Effect.timeoutFail` itself, so virtual time
  * keeps working.
  */
-import { Clock, Duration, Effect, Fiber } from "effect"
+import { type Clock, Duration, Effect, Fiber, type Scope } from "effect"
 
 // The clock every fiber has unless one is provided: time limits under it may use the host's timers.
 const liveClock = Effect.runSync(Effect.clock)
@@ -39,5 +39,40 @@ export const timeoutFail = <A, E, R>(effect: Effect.Effect<A, E, R>, ms: number,
           () => Fiber.interrupt(child)
         )
       )
+    )
+  })
+
+/**
+ * A watchdog for a moving deadline: `msLeft()` says how long until it passes (`undefined`: stop
+ * watching); when it has passed, `expire()` is called once. It wakes only when the deadline it last
+ * read comes, so a deadline moved a thousand times between costs nothing. One host timer under the
+ * live clock, one sleeping fiber under any other; stopped when the scope closes.
+ * @category constructors
+ */
+export const watch = (msLeft: () => number | undefined, expire: () => void): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.clockWith((clock: Clock.Clock) => {
+    if (clock !== liveClock) {
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        const left = msLeft()
+        if (left === undefined) return Effect.void
+        if (left <= 0) return Effect.sync(expire)
+        return Effect.zipRight(Effect.sleep(Duration.millis(left)), loop)
+      })
+      return Effect.asVoid(Effect.forkScoped(loop))
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const tick = (): void => {
+      timer = undefined
+      const left = msLeft()
+      if (left === undefined) return
+      if (left <= 0) return expire()
+      timer = setTimeout(tick, left)
+      // A stream waiting on a server must not keep the process alive by its watchdog alone.
+      timer.unref?.()
+    }
+    return Effect.acquireRelease(Effect.sync(tick), () =>
+      Effect.sync(() => {
+        if (timer !== undefined) clearTimeout(timer)
+      })
     )
   })

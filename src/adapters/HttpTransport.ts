@@ -3,7 +3,7 @@
  * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
  * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
  */
-import { FetchHttpClient, Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { FetchHttpClient, Headers, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Schedule, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
 import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
@@ -13,6 +13,7 @@ import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"
+import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
 import * as LeanClient from "./LeanClient.js"
 // The platform picks the default client: package.json `imports` maps `#umg/http` to the lean
@@ -437,7 +438,10 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
   const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, GatewayError> =>
     Effect.map(
       retrying(request, withTimeout(sendOnce(request), request.family, config.streamFirstByteTimeoutMs, "first-byte")),
-      (response) => Stream.mapError(response.stream, (e) => transportError(request.family, request.url, e.cause ?? e).error)
+      (response) => {
+        const lost = (e: HttpClientError.ResponseError) => transportError(request.family, request.url, e.cause ?? e).error
+        return ByteSource.withSource(Stream.mapError(response.stream, lost), ByteSource.mapError(ByteSource.of(response.stream), lost))
+      }
     )
 
   return { json, bytes, open }

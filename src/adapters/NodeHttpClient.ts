@@ -18,6 +18,7 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import type { Readable } from "node:stream"
 import * as Zlib from "node:zlib"
+import * as ByteSource from "./ByteSource.js"
 import * as LeanClient from "./LeanClient.js"
 
 /** Settings of the connection pool. @category models */
@@ -155,109 +156,51 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     )
   }
 
-  /**
-   * The body as it arrives. Chunks are buffered while nobody pulls (the socket is paused past 64 KiB)
-   * and a pull takes every buffered chunk at once, so a consumer slower than the network pays one
-   * step per pull, not one per chunk. Ending the stream early closes the connection.
-   */
-  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return Stream.unwrapScoped(
-      Effect.map(
-        Effect.acquireRelease(
-          Effect.sync(() => new BodyReader(this.body, this.source, (cause) => this.fail(cause))),
-          (reader) =>
-            Effect.sync(() => {
-              reader.detach()
+  /** The body as callbacks straight from the socket's events (what the SSE decoder reads). */
+  readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = {
+    start: (sink) =>
+      Effect.acquireRelease(
+        Effect.sync((): ByteSource.ByteFlow => {
+          const body = this.body
+          let over = false
+          const onData = (chunk: Buffer) => void sink.chunk(chunk)
+          const onEnd = () => {
+            if (over) return
+            over = true
+            sink.end()
+          }
+          const onError = (cause: unknown) => {
+            if (over) return
+            over = true
+            sink.fail(this.fail(cause))
+          }
+          const onClose = () => {
+            if (!this.source.complete) onError(new Error("the connection closed before the answer's end"))
+          }
+          body.on("data", onData).on("end", onEnd).on("error", onError)
+          this.source.on("close", onClose)
+          return {
+            pause: () => void body.pause(),
+            resume: () => void body.resume(),
+            close: () => {
+              over = true
+              body.off("data", onData).off("end", onEnd).off("error", onError)
+              this.source.off("close", onClose)
               this.abandon()
-            })
-        ),
-        (reader) => Stream.repeatEffectChunkOption(reader.pull)
+            }
+          }
+        }),
+        (flow) => Effect.sync(flow.close)
       )
-    )
+  }
+
+  /** The body as it arrives (`ByteSource.toStream` over `bodySource`, marked with it). */
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return ByteSource.withSource(ByteSource.toStream(this.bodySource), this.bodySource)
   }
 
   toJSON(): unknown {
     return HttpIncomingMessage.inspect(this, { _id: "@effect/platform/HttpClientResponse", request: this.request.toJSON(), status: this.status })
-  }
-}
-
-const HIGH_WATER = 64 * 1024
-
-/** Buffers a readable between pulls; one waiting pull at a time. */
-class BodyReader {
-  private chunks: Array<Uint8Array> = []
-  private buffered = 0
-  private done = false
-  private error: HttpClientError.ResponseError | undefined
-  private waiting: ((effect: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<HttpClientError.ResponseError>>) => void) | undefined
-
-  constructor(
-    private readonly body: Readable,
-    private readonly source: Http.IncomingMessage,
-    private readonly fail: (cause: unknown) => HttpClientError.ResponseError
-  ) {
-    body.on("data", this.onData).on("end", this.onEnd).on("error", this.onError)
-    source.on("close", this.onClose)
-  }
-
-  private readonly onData = (chunk: Buffer): void => {
-    this.chunks.push(chunk)
-    this.buffered += chunk.length
-    if (this.waiting !== undefined) this.wake()
-    else if (this.buffered > HIGH_WATER) this.body.pause()
-  }
-
-  private readonly onEnd = (): void => {
-    this.done = true
-    this.wake()
-  }
-
-  private readonly onError = (cause: unknown): void => {
-    if (this.error === undefined && !this.done) this.error = this.fail(cause)
-    this.wake()
-  }
-
-  private readonly onClose = (): void => {
-    if (!this.source.complete) this.onError(new Error("the connection closed before the answer's end"))
-  }
-
-  private take(): Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<HttpClientError.ResponseError>> | undefined {
-    if (this.chunks.length > 0) {
-      const out = Chunk.unsafeFromArray(this.chunks)
-      this.chunks = []
-      this.buffered = 0
-      if (this.body.isPaused()) this.body.resume()
-      return Effect.succeed(out)
-    }
-    if (this.error !== undefined) return Effect.fail(Option.some(this.error))
-    if (this.done) return Effect.fail(Option.none())
-    return undefined
-  }
-
-  private wake(): void {
-    const resume = this.waiting
-    if (resume === undefined) return
-    const next = this.take()
-    if (next === undefined) return
-    this.waiting = undefined
-    resume(next)
-  }
-
-  readonly pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<HttpClientError.ResponseError>> = Effect.suspend(
-    () =>
-      this.take() ??
-      Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<HttpClientError.ResponseError>>((resume) => {
-        this.waiting = resume
-        return Effect.sync(() => {
-          this.waiting = undefined
-        })
-      })
-  )
-
-  detach(): void {
-    this.body.off("data", this.onData).off("end", this.onEnd).off("error", this.onError)
-    this.source.off("close", this.onClose)
-    this.waiting = undefined
   }
 }
 

@@ -4,7 +4,9 @@
  * comments do not satisfy, a typed `IncompleteStream` (with everything received) when the stream is
  * cut or ends before its final event, and the connection released as soon as the final event arrives.
  */
-import { Chunk, Duration, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
+import * as ByteSource from "./ByteSource.js"
+import * as Deadline from "./Deadline.js"
 import type { Accumulator } from "../core/text/Accumulator.js"
 import { DecodeError, IncompleteStream, TimeoutError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
 import { createSseParser, type SseEvent } from "../core/wire/Sse.js"
@@ -36,7 +38,7 @@ export interface SseTimeouts {
   readonly maxEventBytes?: number
 }
 
-/** Decoded events held for the consumer before the reader waits for it to catch up. */
+/** Decoded events held for the consumer before the body is paused. */
 const MAX_PENDING = 4096
 
 /**
@@ -44,14 +46,15 @@ const MAX_PENDING = 4096
  * snapshot) when the connection is lost mid-way, the server ends before the final event, or the
  * accumulator rejects an event (an `error` event, events out of order); with `TimeoutError` on a
  * first-event or idle time limit; with `DecodeError` on a malformed event. Stops reading — which
- * aborts the request — right after the final event.
+ * releases the connection — right after the final event.
  *
- * One reader fiber per stream pulls the bytes and parses, decodes and accumulates each chunk in one
- * synchronous step (the parser's callbacks), handing the chunk's events to the consumer together;
- * the consumer takes everything decoded since its last pull at once. The time limits are one
- * watchdog fiber per stream that sleeps until the deadline the last event set (keep-alives do not
- * move it) and only wakes when that deadline passes or moved: a time limit per read raced two fibers
- * on every read, which cost more than the whole rest of the stream when tokens arrive one per read.
+ * The body is read as callbacks (`ByteSource`): each chunk is parsed, decoded and accumulated in one
+ * synchronous step as it arrives, and the consumer takes everything decoded since its last pull at
+ * once (the body is paused while it lags `MAX_PENDING` events behind). The time limits are one
+ * watchdog per stream (`Deadline.watch`) that wakes only when the deadline the last event set has
+ * passed (keep-alives do not move it). Measured against a time limit per read (`timeoutFail` raced two
+ * fibers on every read) and a reader fiber per stream, this costs a fraction of the CPU per event
+ * when tokens arrive one per read and of the memory per open stream.
  * @category constructors
  */
 export const decodeSse = <Event, Snapshot, Final>(
@@ -73,9 +76,9 @@ export const decodeSse = <Event, Snapshot, Final>(
       let lastEventAt: number | undefined
       const startedAt = clock.unsafeCurrentTimeMillis()
       let pending: Array<Event> = []
-      // The consumer waiting for events, and the reader waiting for the consumer to catch up.
       let consumer: ((next: Effect.Effect<Chunk.Chunk<Event>, Option.Option<GatewayError>>) => void) | undefined
-      let reader: (() => void) | undefined
+      let flow: ByteSource.ByteFlow | undefined
+      let paused = false
 
       const onRecord = (record: SseEvent): void => {
         if (final || failure !== undefined) return
@@ -101,18 +104,8 @@ export const decodeSse = <Event, Snapshot, Final>(
       }
       const parser = createSseParser({ onEvent: onRecord }, timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes })
 
-      const feed = (piece: Uint8Array): void => {
-        try {
-          parser.feed(piece)
-        } catch (e) {
-          if (failure === undefined) failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
-        }
-      }
-
       /** The end of the bytes: the accumulator's verdict (ended early?), unless the final event ended the stream. */
       const finish = (): void => {
-        if (ended) return
-        ended = true
         if (failure === undefined && !final) parser.end()
         if (failure === undefined && !(final && spec.isFinal !== undefined)) {
           const verdict = acc.finish(snapshot)
@@ -120,21 +113,29 @@ export const decodeSse = <Event, Snapshot, Final>(
         }
       }
 
+      /** Nothing more is read: the connection is released at once (kept for reuse if the body was whole). */
+      const stop = (): void => {
+        if (ended) return
+        ended = true
+        flow?.close()
+      }
+
       /** What the consumer gets now: the pending events, else the failure (once), else the end; `undefined`: wait. */
       const take = (): Effect.Effect<Chunk.Chunk<Event>, Option.Option<GatewayError>> | undefined => {
         if (pending.length > 0) {
           const out = Chunk.unsafeFromArray(pending)
           pending = []
-          const wake = reader
-          reader = undefined
-          wake?.()
+          if (paused && !ended) {
+            paused = false
+            flow?.resume()
+          }
           return Effect.succeed(out)
         }
         if (failure !== undefined && !failed) {
           failed = true
           return Effect.fail(Option.some(failure))
         }
-        if (ended || failed) return Effect.fail(Option.none())
+        if (ended) return Effect.fail(Option.none())
         return undefined
       }
 
@@ -152,61 +153,54 @@ export const decodeSse = <Event, Snapshot, Final>(
           ? new IncompleteStream({ family: spec.family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: snapshot })
           : error
 
-      const pull = yield* Stream.toPull(bytes)
-      // The reader: pull, decode, hand over; it stops (which ends the request) at the final event, a
-      // failure or the end of the bytes, and waits while the consumer has MAX_PENDING events unread.
-      const read: Effect.Effect<void> = Effect.suspend(() => {
-        if (final || failure !== undefined) {
-          if (failure === undefined) finish()
-          ended = true
-          notify()
-          return Effect.void
-        }
-        if (pending.length >= MAX_PENDING)
-          return Effect.zipRight(
-            Effect.async<void>((resume) => {
-              reader = () => resume(Effect.void)
-              return Effect.sync(() => {
-                reader = undefined
-              })
-            }),
-            read
-          )
-        return Effect.matchEffect(pull, {
-          onFailure: (error) => {
-            if (Option.isNone(error)) finish()
-            else if (failure === undefined) failure = cut(error.value)
-            ended = true
-            notify()
-            return Effect.void
-          },
-          onSuccess: (chunk) => {
-            started = true
-            for (const piece of chunk) {
-              feed(piece)
-              if (final || failure !== undefined) break
-            }
-            notify()
-            return read
+      flow = yield* ByteSource.of(bytes).start({
+        chunk: (piece) => {
+          if (ended) return
+          started = true
+          try {
+            parser.feed(piece)
+          } catch (e) {
+            if (failure === undefined) failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
           }
-        })
+          if (final || failure !== undefined) {
+            if (failure === undefined) finish()
+            stop()
+          } else if (pending.length >= MAX_PENDING && !paused) {
+            paused = true
+            flow?.pause()
+          }
+          notify()
+        },
+        end: () => {
+          if (ended) return
+          finish()
+          stop()
+          notify()
+        },
+        fail: (error) => {
+          if (ended) return
+          if (failure === undefined) failure = cut(error)
+          stop()
+          notify()
+        }
       })
+      // A source may have ended while starting (a body already read); the final event may have come too.
+      if (ended) flow.close()
 
-      // The watchdog: sleeps until the current deadline; fails the stream only if no event moved it.
-      const watch: Effect.Effect<void> = Effect.suspend(() => {
-        if (ended || final || failure !== undefined) return Effect.void
-        const first = lastEventAt === undefined
-        const ms = first ? timeouts.firstEventMs : timeouts.idleMs
-        const left = (first ? startedAt : lastEventAt!) + ms - clock.unsafeCurrentTimeMillis()
-        if (left > 0) return Effect.zipRight(Effect.sleep(Duration.millis(left)), watch)
-        failure = new TimeoutError({ family: spec.family, phase: first ? "first-byte" : "idle", timeoutMs: ms, message: first ? `no event within ${ms} ms` : `no event for ${ms} ms` })
-        ended = true
-        notify()
-        return Effect.void
-      })
-
-      yield* Effect.forkScoped(read)
-      yield* Effect.forkScoped(watch)
+      yield* Deadline.watch(
+        () => {
+          if (ended) return undefined
+          const ms = lastEventAt === undefined ? timeouts.firstEventMs : timeouts.idleMs
+          return (lastEventAt ?? startedAt) + ms - clock.unsafeCurrentTimeMillis()
+        },
+        () => {
+          const first = lastEventAt === undefined
+          const ms = first ? timeouts.firstEventMs : timeouts.idleMs
+          failure = new TimeoutError({ family: spec.family, phase: first ? "first-byte" : "idle", timeoutMs: ms, message: first ? `no event within ${ms} ms` : `no event for ${ms} ms` })
+          stop()
+          notify()
+        }
+      )
 
       return Stream.repeatEffectChunkOption(
         Effect.suspend(

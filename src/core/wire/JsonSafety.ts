@@ -37,6 +37,45 @@ export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJs
   return false
 }
 
+/**
+ * The nesting depth of a tree that `JSON.parse` just made, or `-1` when it holds a key that must not
+ * reach a decoder (`__proto__`, `constructor`, `prototype`) or nests deeper than `maxDepth`. Such a
+ * tree has no cycles, shared parts, getters or Proxies, so one plain walk with no bookkeeping answers
+ * what `exceedsJsonDepth` and a sanitising copy would, at a fraction of their cost per stream event.
+ * @category predicates
+ */
+export const parsedTreeDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): number => {
+  if (value === null || typeof value !== "object") return 0
+  const values: Array<unknown> = [value]
+  const depths: Array<number> = [1]
+  let deepest = 1
+  while (values.length > 0) {
+    const v = values.pop() as object
+    const depth = depths.pop()!
+    if (depth > maxDepth) return -1
+    if (depth > deepest) deepest = depth
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i]
+        if (item !== null && typeof item === "object") {
+          values.push(item)
+          depths.push(depth + 1)
+        }
+      }
+    } else {
+      for (const key in v) {
+        if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
+        const item = (v as Record<string, unknown>)[key]
+        if (item !== null && typeof item === "object") {
+          values.push(item)
+          depths.push(depth + 1)
+        }
+      }
+    }
+  }
+  return deepest
+}
+
 /** Why a value cannot be sent as JSON, and where. @category models */
 export interface UnsendableValue {
   /** The path below the checked value, e.g. `tools[0].input_schema.default` (empty for the value itself). */

@@ -7,7 +7,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { DecodeError, type Family } from "../errors/GatewayError.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
 import { redactText } from "../errors/Redact.js"
-import { defaultMaxJsonDepth, exceedsJsonDepth } from "./JsonSafety.js"
+import { defaultMaxJsonDepth, exceedsJsonDepth, parsedTreeDepth } from "./JsonSafety.js"
 
 // Why not `Schema.Record({ key: Schema.String, value: Schema.Unknown })` for opaque objects: its
 // decoder assigns every key with `out[key] = …`, so an own `__proto__` key (which `JSON.parse`
@@ -128,6 +128,12 @@ export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
 }
 
 /**
+ * Trees made by `parseJsonText` with no unsafe key, by their depth: a decoder given one of them skips
+ * the depth walk and the sanitising copy (both already answered by the one walk after parsing).
+ */
+const parsedTrees = new WeakMap<object, number>()
+
+/**
  * Parses JSON text and checks its nesting against the depth bound; never throws. The parser's own
  * message is not kept (it quotes the text), only the position it names.
  * @category decoding
@@ -142,6 +148,13 @@ export const parseJsonText = (
   const maxDepth = maxDepthOf(options)
   try {
     const json: unknown = JSON.parse(text)
+    if (json === null || typeof json !== "object") return Either.right(json)
+    const depth = parsedTreeDepth(json, maxDepth)
+    if (depth !== -1) {
+      parsedTrees.set(json, depth)
+      return Either.right(json)
+    }
+    // Too deep, or a key a decoder must not see: the general check tells which.
     return exceedsJsonDepth(json, maxDepth)
       ? Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
       : Either.right(json)
@@ -164,8 +177,11 @@ export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, family: Family, wh
     const fail = (message: string) => Either.left(new DecodeError({ family, what, message: `${what}: ${message}` }))
     const maxDepth = maxDepthOf(options)
     try {
-      if (exceedsJsonDepth(input, maxDepth)) return Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
-      const result = decode(sanitize(input))
+      // A tree `parseJsonText` just parsed and found clean is decoded as it is: no walk, no copy.
+      const parsedDepth = typeof input === "object" && input !== null ? parsedTrees.get(input) : undefined
+      if (parsedDepth !== undefined ? parsedDepth > maxDepth : exceedsJsonDepth(input, maxDepth))
+        return Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+      const result = decode(parsedDepth !== undefined ? input : sanitize(input))
       return Either.isRight(result) ? Either.right(result.right) : fail(formatDecodeIssues(result.left))
     } catch {
       return fail("the value could not be read as JSON data")

@@ -1,0 +1,168 @@
+/**
+ * A response body as callbacks: chunks, end and failure pushed to a sink, with pause, resume and
+ * close. The SSE decoder reads bodies this way so that a stream costs one consumer and no fiber of
+ * its own: umg's Node client hands over its socket's events directly (a body stream marked with its
+ * source), and any other `HttpClient`'s body stream is drained into the sink by one fiber.
+ */
+import { Chunk, Effect, Option, type Scope, Stream } from "effect"
+
+/** Where a body's bytes go. Called synchronously, in order; nothing after `end` or `fail`. @category models */
+export interface ByteSink<E> {
+  readonly chunk: (bytes: Uint8Array) => void
+  readonly end: () => void
+  readonly fail: (error: E) => void
+}
+
+/** A started body: flow control and release. @category models */
+export interface ByteFlow {
+  readonly pause: () => void
+  readonly resume: () => void
+  /** Stops reading and releases the connection (kept for reuse only when the body was read whole). */
+  readonly close: () => void
+}
+
+/** A body that can be started into a sink; the flow is closed when the scope closes. @category models */
+export interface ByteSource<E> {
+  readonly start: (sink: ByteSink<E>) => Effect.Effect<ByteFlow, never, Scope.Scope>
+}
+
+const SourceTypeId: unique symbol = Symbol.for("umg/adapters/ByteSource")
+
+/** Marks a body stream with the source it reads from. @category constructors */
+export const withSource = <E>(stream: Stream.Stream<Uint8Array, E>, source: ByteSource<E>): Stream.Stream<Uint8Array, E> =>
+  Object.assign(stream, { [SourceTypeId]: source })
+
+/** The source a body stream is marked with. @category accessors */
+const markedSource = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> | undefined =>
+  (stream as { [SourceTypeId]?: ByteSource<E> })[SourceTypeId]
+
+/** The same source with its failures mapped. @category combinators */
+export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): ByteSource<E2> => ({
+  start: (sink) => source.start({ chunk: sink.chunk, end: sink.end, fail: (error) => sink.fail(f(error)) })
+})
+
+/**
+ * Any body stream as a source: one fiber pulls it into the sink, waiting while paused. For streams
+ * not marked with a source of their own (another `HttpClient`, a test's fake body).
+ * @category constructors
+ */
+export const fromStream = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => ({
+  start: (sink) =>
+    Effect.gen(function* () {
+      let paused = false
+      let wake: (() => void) | undefined
+      const pull = yield* Stream.toPull(stream)
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        if (paused)
+          return Effect.zipRight(
+            Effect.async<void>((resume) => {
+              wake = () => resume(Effect.void)
+              return Effect.sync(() => {
+                wake = undefined
+              })
+            }),
+            loop
+          )
+        return Effect.matchEffect(pull, {
+          onFailure: (error) => Effect.sync(() => (Option.isNone(error) ? sink.end() : sink.fail(error.value))),
+          onSuccess: (chunk) => {
+            for (const bytes of chunk) sink.chunk(bytes)
+            return loop
+          }
+        })
+      })
+      const fiber = yield* Effect.forkScoped(loop)
+      return {
+        pause: () => {
+          paused = true
+        },
+        resume: () => {
+          paused = false
+          const w = wake
+          wake = undefined
+          w?.()
+        },
+        close: () => fiber.unsafeInterruptAsFork(fiber.id())
+      }
+    })
+})
+
+/** The source of a body stream: its own when marked, else `fromStream`. @category constructors */
+export const of = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => markedSource(stream) ?? fromStream(stream)
+
+/** Bytes buffered for a stream's consumer before the source is paused. */
+const HIGH_WATER = 64 * 1024
+
+/**
+ * A source as a stream: chunks are buffered while nobody pulls (the source is paused past 64 KiB)
+ * and a pull takes every buffered chunk at once, so a consumer slower than the network pays one step
+ * per pull, not one per chunk. Ending the stream early closes the source.
+ * @category constructors
+ */
+export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      let chunks: Array<Uint8Array> = []
+      let buffered = 0
+      let done = false
+      let failure: Option.Option<E> = Option.none()
+      let waiting: ((next: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<E>>) => void) | undefined
+      let flow: ByteFlow | undefined
+      let paused = false
+
+      const take = (): Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<E>> | undefined => {
+        if (chunks.length > 0) {
+          const out = Chunk.unsafeFromArray(chunks)
+          chunks = []
+          buffered = 0
+          if (paused) {
+            paused = false
+            flow?.resume()
+          }
+          return Effect.succeed(out)
+        }
+        if (Option.isSome(failure)) return Effect.fail(failure)
+        if (done) return Effect.fail(Option.none())
+        return undefined
+      }
+      const wake = (): void => {
+        const resume = waiting
+        if (resume === undefined) return
+        const next = take()
+        if (next === undefined) return
+        waiting = undefined
+        resume(next)
+      }
+      flow = yield* source.start({
+        chunk: (bytes) => {
+          chunks.push(bytes)
+          buffered += bytes.length
+          if (waiting !== undefined) wake()
+          else if (buffered > HIGH_WATER && !paused) {
+            paused = true
+            flow?.pause()
+          }
+        },
+        end: () => {
+          done = true
+          wake()
+        },
+        fail: (error) => {
+          failure = Option.some(error)
+          wake()
+        }
+      })
+      return Stream.repeatEffectChunkOption(
+        Effect.suspend(
+          () =>
+            take() ??
+            Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<E>>((resume) => {
+              waiting = resume
+              return Effect.sync(() => {
+                waiting = undefined
+              })
+            })
+        )
+      )
+    })
+  )
