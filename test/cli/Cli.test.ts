@@ -280,14 +280,15 @@ describe("umg video --timeout", () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("--timeout")
     expect(bad.stderr).toContain("90s")
-    // A slow emulator task (several seconds) against a 1 s deadline: the command ends near 1 s, failed.
-    const slow = await startEmulator({ video: { queuedMs: 3_000, inProgressMs: 3_000 } })
+    // A slow emulator task (20 s) against a 1 s deadline: the command ends long before the task
+    // would (its process start-up alone can take seconds on a loaded machine), failed.
+    const slow = await startEmulator({ video: { queuedMs: 10_000, inProgressMs: 10_000 } })
     try {
       const started = Date.now()
       const run = await runUmg(umg, ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "1s"], { ...env, UMG_BASE_URL: slow.url, UMG_API_KEY: slow.apiKey })
       expect(run.code).toBe(1)
       expect(run.stderr).toMatch(/timeout|did not finish/i)
-      expect(Date.now() - started).toBeLessThan(4_000)
+      expect(Date.now() - started).toBeLessThan(8_000)
     } finally {
       await slow.close()
     }
