@@ -6,14 +6,16 @@
  * big chunk. Each contender runs in its own process; the order alternates per repetition; the ratio
  * is taken per repetition and the median and spread are printed. Nothing is asserted.
  *
- * Run: `node --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`, default 5).
+ * Run: `node --conditions=umg-source --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`,
+ * default 5; `BENCH_QUICK=1`: 2 repetitions of 30 runs each instead of 100).
  */
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
 const ROLE = process.env.SSE_DECODE_ROLE ?? "main"
-const REPS = Number(process.env.SSE_DECODE_REPS ?? 5)
-const RUNS = 100
+const QUICK = process.env.BENCH_QUICK === "1"
+const REPS = Number(process.env.SSE_DECODE_REPS ?? (QUICK ? 2 : 5))
+const RUNS = QUICK ? 30 : 100
 
 const frames = (): Array<Uint8Array> => {
   const enc = new TextEncoder()
@@ -88,7 +90,7 @@ const runMain = async () => {
   const self = fileURLToPath(import.meta.url)
   const measure = (contender: string, shape: string) =>
     new Promise<number>((resolve) => {
-      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--import", "tsx"] })
+      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--conditions=umg-source", "--import", "tsx"] })
       child.once("message", (m) => resolve((m as { usPerEvent: number }).usPerEvent))
     })
   for (const shape of ["one event per chunk", "one big chunk"]) {
