@@ -31,7 +31,7 @@ import { BENCH_API_KEY } from "./harness/fakeGateway.js"
 import { chatBody, chatCompletionFixture, modelListFixture } from "./harness/fixtures.js"
 
 const REPS = Math.max(1, Number(process.env.REQUESTS_REPS ?? (QUICK ? 2 : 5)))
-const PLAN = QUICK ? { warm: 50, measured: 150 } : { warm: 300, measured: 2_000 }
+const PLAN = QUICK ? { warm: 80, measured: 100 } : { warm: 300, measured: 2_000 }
 
 const CONTENDERS = ["fetch", "node:http", "sdk", "effect", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
