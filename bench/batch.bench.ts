@@ -11,7 +11,8 @@
  * It also reports the batch process's peak RSS and the longest gap between two progress updates.
  *
  * Run: `node --conditions=umg-source --import tsx bench/batch.bench.ts` (10,000 lines, 3
- * repetitions, a few minutes); `BATCH_BENCH_QUICK=1` for 1,000 lines and one repetition;
+ * repetitions, a few minutes); `BATCH_BENCH_QUICK=1` for 1,000 lines and one repetition, `BENCH_QUICK=1`
+ * (`npm run bench:quick`) for 500 lines and one repetition;
  * `BATCH_BENCH_LINES`, `BATCH_BENCH_REPS`, `BATCH_BENCH_CONCURRENCY` override. Nothing is asserted.
  */
 import { fork } from "node:child_process"
@@ -21,8 +22,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const ROLE = process.env.BATCH_BENCH_ROLE ?? "main"
-const QUICK = process.env.BATCH_BENCH_QUICK === "1"
-const LINES = Number(process.env.BATCH_BENCH_LINES ?? (QUICK ? 1_000 : 10_000))
+const QUICKEST = process.env.BENCH_QUICK === "1"
+const QUICK = QUICKEST || process.env.BATCH_BENCH_QUICK === "1"
+const LINES = Number(process.env.BATCH_BENCH_LINES ?? (QUICKEST ? 500 : QUICK ? 1_000 : 10_000))
 const REPS = Number(process.env.BATCH_BENCH_REPS ?? (QUICK ? 1 : 3))
 const CONCURRENCY = Number(process.env.BATCH_BENCH_CONCURRENCY ?? 100)
 const POLL_MS = 20

@@ -2,7 +2,8 @@
  * Load on the emulator's video task endpoints: 10,000 live tasks in one emulator.
  *
  * Run: `npx tsx bench/emulator-video.bench.ts` (about 10–40 s). `VIDEO_BENCH_TASKS=n` changes the
- * task count (capped at 50,000), `VIDEO_BENCH_CONCURRENCY=n` the requests in flight (default 64).
+ * task count (capped at 50,000; `BENCH_QUICK=1` makes the default 1,000), `VIDEO_BENCH_CONCURRENCY=n`
+ * the requests in flight (default 64).
  *
  * It starts one emulator with short timings (queued 500 ms, in progress 1 s), submits every task
  * over raw HTTP (a tenth of the prompts trip the content rule), then polls every unfinished task in
@@ -12,7 +13,7 @@
  */
 import { startEmulator } from "../src/emulator/index.js"
 
-const TASKS = Math.min(50_000, Math.max(1, Number(process.env.VIDEO_BENCH_TASKS ?? 10_000)))
+const TASKS = Math.min(50_000, Math.max(1, Number(process.env.VIDEO_BENCH_TASKS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000))))
 const CONCURRENCY = Math.min(512, Math.max(1, Number(process.env.VIDEO_BENCH_CONCURRENCY ?? 64)))
 const DEADLINE_MS = 120_000
 

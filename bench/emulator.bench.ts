@@ -5,6 +5,7 @@
  * against earlier runs on the same machine.
  *
  * Run: npx tsx bench/emulator.bench.ts [--concurrency 200] [--rounds 3] [--delay 2] [--words 48]
+ * (`BENCH_QUICK=1`: 50 streams, one round, unless the flags say otherwise).
  */
 import { startEmulator } from "../src/emulator/index.js"
 
@@ -13,8 +14,9 @@ const arg = (name: string, fallback: number): number => {
   const v = i >= 0 ? Number(process.argv[i + 1]) : fallback
   return Number.isFinite(v) ? v : fallback
 }
-const concurrency = arg("concurrency", 200)
-const rounds = arg("rounds", 3)
+const quick = process.env.BENCH_QUICK === "1"
+const concurrency = arg("concurrency", quick ? 50 : 200)
+const rounds = arg("rounds", quick ? 1 : 3)
 const delay = arg("delay", 2)
 const words = arg("words", 48)
 

@@ -2,35 +2,27 @@
  * The CPU of umg's SSE decoding stage (`decodeSse`: parse, Schema-decode each event, accumulate the
  * message, time limits) per event, in memory, against the baseline a user would write by hand — a
  * `TextDecoder` feeding eventsource-parser and `JSON.parse` of each event's data — on the same
- * 2,006-event messages stream, delivered either as one chunk per event (how tokens arrive) or as one
- * big chunk. Each contender runs in its own process; the order alternates per repetition; the ratio
- * is taken per repetition and the median and spread are printed. Nothing is asserted.
+ * 2,006-event messages stream (`bench/harness/fixtures.ts`, the one bench/text-streams.bench.ts
+ * serves), delivered either as one chunk per event (how tokens arrive) or as one big chunk. Each
+ * contender runs in its own process; the order alternates per repetition; the ratio is taken per
+ * repetition and the median and spread are printed. Nothing is asserted.
  *
- * Run: `node --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`, default 5).
+ * Run: `node --conditions=umg-source --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`,
+ * default 5; `BENCH_QUICK=1`: 2 repetitions of 20 runs each instead of 100, after 10 to warm up).
  */
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
 
 const ROLE = process.env.SSE_DECODE_ROLE ?? "main"
-const REPS = Number(process.env.SSE_DECODE_REPS ?? 5)
-const RUNS = 100
+const QUICK = process.env.BENCH_QUICK === "1"
+const REPS = Number(process.env.SSE_DECODE_REPS ?? (QUICK ? 2 : 5))
+const RUNS = QUICK ? 20 : 100
 
+const fixture = messagesStreamFixture()
 const frames = (): Array<Uint8Array> => {
   const enc = new TextEncoder()
-  const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
-  const out = [
-    frame("message_start", {
-      message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-    }),
-    frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
-  ]
-  for (let i = 0; i < 2_000; i++) out.push(frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: "token " } }))
-  out.push(
-    frame("content_block_stop", { index: 0 }),
-    frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
-    frame("message_stop", {})
-  )
-  return out
+  return fixture.frames.map((frame) => enc.encode(renderFrame(frame)))
 }
 
 const runContender = async () => {
@@ -74,10 +66,14 @@ const runContender = async () => {
       return n
     }
   }
-  for (let i = 0; i < 30; i++) await once()
+  for (let i = 0; i < (QUICK ? 10 : 30); i++) await once()
   const cpu = process.cpuUsage()
   let events = 0
-  for (let i = 0; i < RUNS; i++) events += await once()
+  for (let i = 0; i < RUNS; i++) {
+    await once()
+    // Per event on the wire: umg drops the ping, the baseline parses it; both divide by the same count.
+    events += fixture.events
+  }
   const used = process.cpuUsage(cpu)
   process.send?.({ usPerEvent: (used.user + used.system) / events })
 }
@@ -88,7 +84,7 @@ const runMain = async () => {
   const self = fileURLToPath(import.meta.url)
   const measure = (contender: string, shape: string) =>
     new Promise<number>((resolve) => {
-      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--import", "tsx"] })
+      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--conditions=umg-source", "--import", "tsx"] })
       child.once("message", (m) => resolve((m as { usPerEvent: number }).usPerEvent))
     })
   for (const shape of ["one event per chunk", "one big chunk"]) {

@@ -4,15 +4,16 @@
  * per open stream, and how long interrupting all of them takes until the server sees every socket
  * closed.
  *
- * Run: `node --expose-gc --import tsx bench/streams-many.bench.ts` (`STREAMS=n` changes the count,
- * default 10,000). It prints figures; nothing is asserted. Bounded: it gives up after 120 s.
+ * Run: `node --expose-gc --conditions=umg-source --import tsx bench/streams-many.bench.ts` (`STREAMS=n`
+ * changes the count, default 10,000; `BENCH_QUICK=1` makes it 1,000). It prints figures; nothing is
+ * asserted. Bounded: it gives up after 120 s.
  */
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Effect, Fiber, Stream } from "effect"
 import { Gateway } from "../src/adapters/Gateway.js"
 
-const streams = Math.min(Number(process.env.STREAMS ?? 10_000), 20_000)
+const streams = Math.min(Number(process.env.STREAMS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000)), 20_000)
 const deadline = Date.now() + 120_000
 const server = spawn(process.execPath, [fileURLToPath(new URL("./harness/sseServer.mjs", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] })
 const port: number = await new Promise((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))))
