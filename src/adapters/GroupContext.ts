@@ -2,12 +2,12 @@
  * What every call group shares: the resolved config, the HTTP transport, URL joining, the gateway
  * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
  */
-import { Effect, Stream } from "effect"
+import { Effect, type Stream } from "effect"
 import type { Family, GatewayError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "./HttpTransport.js"
-import { decodeSse, type SseStreamSpec, type SseTimeouts } from "./SseTransport.js"
+import { decodeSseOf, type SseStreamSpec, type SseTimeouts } from "./SseTransport.js"
 
 /** The shared parts of the groups. @category models */
 export interface GroupContext {
@@ -48,6 +48,8 @@ export const sse = <E, Event, Snapshot, Final>(
   request: Effect.Effect<TransportRequest, E>,
   spec: SseStreamSpec<Event, Snapshot, Final>
 ): Stream.Stream<Event, GatewayError | E> =>
-  Stream.unwrap(
-    Effect.flatMap(request, (req) => Effect.map(ctx.transport.open(req), (bytes) => decodeSse(bytes, spec, ctx.sseTimeouts)))
+  decodeSseOf(
+    Effect.flatMap(request, (req) => ctx.transport.open(req)),
+    spec,
+    ctx.sseTimeouts
   )

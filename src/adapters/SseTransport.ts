@@ -61,9 +61,22 @@ export const decodeSse = <Event, Snapshot, Final>(
   bytes: Stream.Stream<Uint8Array, GatewayError>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, GatewayError> =>
+): Stream.Stream<Event, GatewayError> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
+
+/**
+ * `decodeSse` of the body an effect opens (sending the request, waiting for its headers) when the
+ * stream starts: one stream layer for the whole call, where unwrapping the opened body into
+ * `decodeSse` would add one more to every pull and to every open stream's memory.
+ * @category constructors
+ */
+export const decodeSseOf = <Event, Snapshot, Final, E>(
+  open: Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, E>,
+  spec: SseStreamSpec<Event, Snapshot, Final>,
+  timeouts: SseTimeouts
+): Stream.Stream<Event, GatewayError | E> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
+      const bytes = yield* open
       const clock = yield* Effect.clock
       const acc = spec.accumulator
       let snapshot = acc.initial
