@@ -27,6 +27,7 @@
 import { once } from "node:events"
 import { Agent, request, type IncomingMessage } from "node:http"
 import { askGateway, cpuOf, main, pool, QUICK, report, type CellResult } from "./harness/contest.js"
+import { gatewayModule, rxModule } from "./harness/umg.js"
 import { BENCH_API_KEY } from "./harness/fakeGateway.js"
 import { chatBody, chatCompletionFixture, modelListFixture } from "./harness/fixtures.js"
 
@@ -122,7 +123,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Run
     }
     case "effect": {
       const { Effect, ManagedRuntime } = await import("effect")
-      const { Gateway } = await import("../src/adapters/Gateway.js")
+      const { Gateway } = await gatewayModule()
       const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
       const gateway = await runtime.runPromise(Gateway)
       return (call, n, inFlight, t) =>
@@ -138,7 +139,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Run
         )
     }
     case "rx": {
-      const { createGateway } = await import("../src/streams/index.js")
+      const { createGateway } = await rxModule()
       const { lastValueFrom, mergeMap, range, tap } = await import("rxjs")
       const gateway = createGateway({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 })
       return async (call, n, inFlight, t) => {

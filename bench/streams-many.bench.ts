@@ -1,65 +1,173 @@
 /**
- * 10,000 concurrent SSE streams through `gateway.messages.stream`, against a fake gateway in another
- * process (bench/harness/sseServer.mjs) that keeps every stream open: how much memory the client holds
- * per open stream, and how long interrupting all of them takes until the server sees every socket
- * closed.
+ * 10,000 concurrent SSE streams, against a fake gateway in another process
+ * (bench/harness/sseServer.mjs) that keeps every stream open and sends a text delta every 500 ms: how
+ * much memory the client holds per open stream, and how long stopping all of them takes until the
+ * server sees every socket closed. Contenders, each in its own process, one after another:
+ * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (what the
+ *   streams themselves need: a socket, a parser, the decoded events);
+ * - raw fetch: `fetch` + eventsource-parser + `JSON.parse`;
+ * - umg over fetch: `gateway.messages.stream` with `httpClient: FetchHttpClient.layer`;
+ * - umg: `gateway.messages.stream` with the default client (`node:http` in Node).
+ * Each stream reads every event (umg decodes, validates and accumulates it; the raw ones parse it and
+ * keep the text). Stopping is `destroy()` / `AbortController.abort()` for the raw ones and fiber
+ * interruption for umg.
  *
  * Run: `node --expose-gc --conditions=umg-source --import tsx bench/streams-many.bench.ts` (`STREAMS=n`
- * changes the count, default 10,000; `BENCH_QUICK=1` makes it 1,000). It prints figures; nothing is
- * asserted. Bounded: it gives up after 120 s.
+ * changes the count, default 10,000; `BENCH_QUICK=1` makes it 1,000; `STREAMS_CONTENDERS=a,b` picks
+ * contenders). It prints a table; nothing is asserted. Each contender gives up after 120 s.
  */
-import { spawn } from "node:child_process"
+import { fork, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Effect, Fiber, Stream } from "effect"
-import { Gateway } from "../src/adapters/Gateway.js"
+import { gatewayModule } from "./harness/umg.js"
 
+const ROLE = process.env.STREAMS_ROLE ?? "main"
 const streams = Math.min(Number(process.env.STREAMS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000)), 20_000)
-const deadline = Date.now() + 120_000
-const server = spawn(process.execPath, [fileURLToPath(new URL("./harness/sseServer.mjs", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] })
-const port: number = await new Promise((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))))
-const baseUrl = `http://127.0.0.1:${port}`
-const openOnServer = async (): Promise<number> => ((await (await fetch(`${baseUrl}/stats`)).json()) as { open: number }).open
+const CONTENDERS = ["raw node:http", "raw fetch", "umg over fetch", "umg"] as const
+type Contender = (typeof CONTENDERS)[number]
 
-const mib = (n: number) => (n / (1024 * 1024)).toFixed(1)
-const gc = () => (globalThis as { gc?: () => void }).gc?.()
+interface Result {
+  readonly contender: string
+  readonly started: number
+  readonly openOnServer: number
+  readonly rssPerStreamKiB: number
+  readonly heapPerStreamKiB: number
+  readonly stopMs: number
+  readonly closedMs: number
+}
 
-gc()
-const before = process.memoryUsage()
-let firstEvents = 0
-const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] }
-const layer = Gateway.layer({ baseUrl, apiKey: "bench-key", maxRetries: 0, streamFirstByteTimeoutMs: 110_000, streamIdleTimeoutMs: 110_000 })
+const runContender = async (contender: Contender): Promise<Result> => {
+  const deadline = Date.now() + 120_000
+  const baseUrl = process.env.STREAMS_BASE_URL!
+  const openOnServer = async (): Promise<number> => ((await (await fetch(`${baseUrl}/stats`)).json()) as { open: number }).open
+  const gc = () => (globalThis as { gc?: () => void }).gc?.()
+  const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] }
+  let firstEvents = 0
+  let stop: () => Promise<void>
 
-const program = Effect.gen(function* () {
-  const gateway = yield* Gateway
-  const one = gateway.messages.stream(body).pipe(
-    Stream.tap((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))),
-    Stream.runDrain
-  )
-  const fibers = yield* Effect.forEach(Array.from({ length: streams }), () => Effect.fork(one))
-  while (firstEvents < streams && Date.now() < deadline) yield* Effect.sleep("200 millis")
+  const { createParser } = await import("eventsource-parser")
+  const rawStream = (read: (onText: (text: string) => void) => void) => {
+    let text = ""
+    const parser = createParser({
+      onEvent: (e) => {
+        const json = JSON.parse(e.data) as { type: string; delta?: { text?: string } }
+        if (json.type === "message_start") firstEvents++
+        text += json.delta?.text ?? ""
+      }
+    })
+    read((chunk) => parser.feed(chunk))
+    return () => text
+  }
+  gc()
+  const before = process.memoryUsage()
+  if (contender === "raw node:http") {
+    const http = await import("node:http")
+    const agent = new http.Agent({ keepAlive: true })
+    const requests: Array<import("node:http").ClientRequest> = []
+    for (let i = 0; i < streams; i++) {
+      const req = http.request(`${baseUrl}/v1/messages`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
+        rawStream((feed) => {
+          res.setEncoding("utf8")
+          res.on("data", feed)
+        })
+      })
+      req.on("error", () => {})
+      req.end(JSON.stringify(body))
+      requests.push(req)
+    }
+    stop = async () => {
+      for (const req of requests) req.destroy()
+    }
+  } else if (contender === "raw fetch") {
+    const controllers: Array<AbortController> = []
+    const done: Array<Promise<void>> = []
+    for (let i = 0; i < streams; i++) {
+      const controller = new AbortController()
+      controllers.push(controller)
+      done.push(
+        (async () => {
+          const res = await fetch(`${baseUrl}/v1/messages`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" }, signal: controller.signal })
+          const decoder = new TextDecoder()
+          let feed: (text: string) => void = () => {}
+          rawStream((f) => (feed = f))
+          for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) feed(decoder.decode(chunk, { stream: true }))
+        })().catch(() => {})
+      )
+    }
+    stop = async () => {
+      for (const c of controllers) c.abort()
+      await Promise.all(done)
+    }
+  } else {
+    const { Effect, Fiber, Stream } = await import("effect")
+    const { FetchHttpClient } = await import("@effect/platform")
+    const { Gateway } = await gatewayModule()
+    const layer = Gateway.layer({
+      baseUrl,
+      apiKey: "bench-key",
+      maxRetries: 0,
+      streamFirstByteTimeoutMs: 110_000,
+      streamIdleTimeoutMs: 110_000,
+      ...(contender === "umg over fetch" ? { httpClient: FetchHttpClient.layer } : {})
+    })
+    const gateway = await Effect.runPromise(Effect.provide(Gateway, layer))
+    const one = gateway.messages.stream(body).pipe(
+      Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined)))
+    )
+    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.fork(one)))
+    stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
+  }
+  while (firstEvents < streams && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
   gc()
   const during = process.memoryUsage()
-  const open = yield* Effect.promise(openOnServer)
-  const started = performance.now()
-  yield* Fiber.interruptAll(fibers)
-  const interrupted = performance.now() - started
-  let closedAt = interrupted
+  const open = await openOnServer()
+  const t0 = performance.now()
+  await stop()
+  const stopMs = performance.now() - t0
+  let closedMs = Number.NaN
   while (Date.now() < deadline) {
-    if ((yield* Effect.promise(openOnServer)) === 0) {
-      closedAt = performance.now() - started
+    if ((await openOnServer()) === 0) {
+      closedMs = performance.now() - t0
       break
     }
-    yield* Effect.sleep("50 millis")
+    await new Promise((r) => setTimeout(r, 50))
   }
-  return { during, open, interrupted, closedAt }
-})
+  return {
+    contender,
+    started: firstEvents,
+    openOnServer: open,
+    rssPerStreamKiB: (during.rss - before.rss) / streams / 1024,
+    heapPerStreamKiB: (during.heapUsed - before.heapUsed) / streams / 1024,
+    stopMs,
+    closedMs
+  }
+}
 
-const result = await Effect.runPromise(Effect.provide(program, layer))
-gc()
-const after = process.memoryUsage()
-console.log(`streams: ${streams}; every stream's first event seen: ${firstEvents === streams}; open on the server while running: ${result.open}`)
-console.log(`client RSS growth while all are open: ${mib(result.during.rss - before.rss)} MiB (${((result.during.rss - before.rss) / streams / 1024).toFixed(1)} KiB per stream); heap growth ${mib(result.during.heapUsed - before.heapUsed)} MiB`)
-console.log(`interrupting all: ${result.interrupted.toFixed(0)} ms until every fiber ended, ${result.closedAt.toFixed(0)} ms until the server saw every socket closed`)
-console.log(`after: RSS ${mib(after.rss)} MiB, heap ${mib(after.heapUsed)} MiB`)
-server.kill()
-process.exit(0)
+if (ROLE === "contender") {
+  const result = await runContender(process.env.STREAMS_CONTENDER as Contender)
+  process.send!(result, () => process.exit(0))
+} else {
+  const picked = (process.env.STREAMS_CONTENDERS?.split(",") ?? CONTENDERS) as ReadonlyArray<Contender>
+  const rows: Array<Result> = []
+  for (const contender of picked) {
+    // A fresh server per contender, so no contender sees sockets another left behind.
+    const server = spawn(process.execPath, [fileURLToPath(new URL("./harness/sseServer.mjs", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] })
+    const port: number = await new Promise((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))))
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      execArgv: ["--expose-gc", "--max-old-space-size=8192", "--conditions=umg-source", "--import", "tsx"],
+      env: { ...process.env, STREAMS_ROLE: "contender", STREAMS_CONTENDER: contender, STREAMS_BASE_URL: `http://127.0.0.1:${port}` }
+    })
+    const result = await new Promise<Result | undefined>((resolve) => {
+      child.once("message", (m) => resolve(m as Result))
+      child.once("exit", () => resolve(undefined))
+    })
+    server.kill()
+    if (result === undefined) console.log(`${contender}: the contender process ended without a result`)
+    else rows.push(result)
+  }
+  const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "—")
+  console.log(`\n${streams.toLocaleString("en")} concurrent SSE streams, each contender in its own process (${new Date().toISOString().slice(0, 16)} UTC)\n`)
+  console.log("| contender | streams started | RSS per open stream | heap per open stream | stop all (client) | until the server saw every socket closed |")
+  console.log("|---|---|---|---|---|---|")
+  for (const r of rows)
+    console.log(`| ${r.contender} | ${r.started} (${r.openOnServer} open on the server) | ${fmt(r.rssPerStreamKiB)} KiB | ${fmt(r.heapPerStreamKiB)} KiB | ${fmt(r.stopMs, 0)} ms | ${fmt(r.closedMs, 0)} ms |`)
+}

@@ -30,6 +30,7 @@
 import { once } from "node:events"
 import { Agent, request } from "node:http"
 import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
+import { gatewayModule, rxModule } from "./harness/umg.js"
 import { BENCH_API_KEY, type Delivery } from "./harness/fakeGateway.js"
 import { chatStreamBody, chatStreamFixture, messagesBody, messagesStreamFixture } from "./harness/fixtures.js"
 
@@ -151,7 +152,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
     }
     case "effect": {
       const { Effect, ManagedRuntime, Stream } = await import("effect")
-      const { Gateway } = await import("../src/adapters/Gateway.js")
+      const { Gateway } = await gatewayModule()
       const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
       const gateway = await runtime.runPromise(Gateway)
       return (family, t) =>
@@ -162,7 +163,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
             )
     }
     case "rx": {
-      const { createGateway } = await import("../src/streams/index.js")
+      const { createGateway } = await rxModule()
       const gateway = createGateway({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 })
       return (family, t) =>
         new Promise<void>((resolve, reject) => {

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, type as osType } from "node:os"
 import { fileURLToPath } from "node:url"
 import { control, startFakeGateway, type FakeGateway } from "./fakeGateway.js"
+import { umgBuild } from "./umg.js"
 
 /** `BENCH_QUICK=1`: fewer repetitions, events and requests (`npm run bench:quick`). */
 export const QUICK = process.env.BENCH_QUICK === "1"
@@ -236,7 +237,7 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
 /** Date, CPU, cores and Node version: what a figure depends on. */
 export const machineFacts = (): string => {
   const cpu = cpus()
-  return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC · ${cpu[0]?.model.trim() ?? "unknown CPU"} · ${cpu.length} cores · ${osType()} · Node ${process.version}${QUICK ? " · quick mode (BENCH_QUICK=1)" : ""}`
+  return `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC · ${cpu[0]?.model.trim() ?? "unknown CPU"} · ${cpu.length} cores · ${osType()} · Node ${process.version}${QUICK ? " · quick mode (BENCH_QUICK=1)" : ""} · ${umgBuild}`
 }
 
 /** Writes a bench's markdown to `bench/results/<name>.md` (machine facts under its title). */
