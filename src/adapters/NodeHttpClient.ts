@@ -70,7 +70,11 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     this.headers = headersOf(source)
     const inflater = inflaterFor(this.headers["content-encoding"])
     this.body = inflater === undefined ? source : source.pipe(inflater)
-    if (inflater !== undefined) source.on("error", (e) => inflater.destroy(e))
+    if (inflater !== undefined) {
+      source.on("error", (e) => inflater.destroy(e))
+      // A reader that stopped early has let go of the inflater; its late error must not be uncaught.
+      inflater.on("error", () => {})
+    }
   }
 
   private fail(cause: unknown, description?: string): HttpClientError.ResponseError {
