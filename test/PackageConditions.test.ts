@@ -12,15 +12,19 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   imports: Record<string, Record<string, unknown>>
 }
 
-const inputsFor = async (platform: "node" | "browser", conditions: Array<string>): Promise<Array<string>> => {
+const inputsFor = async (
+  platform: "node" | "browser",
+  conditions: Array<string>,
+  contents = `export { defaultSocketOpener } from "#umg/socket"`
+): Promise<Array<string>> => {
   const result = await build({
-    stdin: { contents: `export { defaultSocketOpener } from "#umg/socket"`, resolveDir: root, loader: "ts" },
+    stdin: { contents, resolveDir: root, loader: "ts" },
     bundle: true,
     write: false,
     format: "esm",
     platform,
     conditions,
-    external: ["ws"],
+    external: ["ws", "@effect/platform", "effect"],
     metafile: true,
     logLevel: "silent"
   })
@@ -40,5 +44,22 @@ describe("the #umg/socket import conditions", () => {
     expect(map["browser"]).toBe("./dist/adapters/BrowserWebSocket.js")
     expect(map["default"]).toBe("./dist/adapters/NodeWebSocket.js")
     expect(map["umg-source"]).toEqual({ browser: "./src/adapters/BrowserWebSocket.ts", default: "./src/adapters/NodeWebSocket.ts" })
+  })
+})
+
+describe("the #umg/http import conditions", () => {
+  const http = `export { defaultHttpClientLayer } from "#umg/http"`
+  it("resolve to umg's node:http client on Node and to the fetch client in browsers, which never pulls node:http", async () => {
+    expect(await inputsFor("node", ["umg-source"], http)).toContain("src/adapters/NodeHttpClient.ts")
+    const browser = await inputsFor("browser", ["umg-source"], http)
+    expect(browser).toContain("src/adapters/BrowserHttpClient.ts")
+    expect(browser).not.toContain("src/adapters/NodeHttpClient.ts")
+  })
+
+  it("point the published package at the compiled files of the same two modules", () => {
+    const map = pkg.imports["#umg/http"]!
+    expect(map["browser"]).toBe("./dist/adapters/BrowserHttpClient.js")
+    expect(map["default"]).toBe("./dist/adapters/NodeHttpClient.js")
+    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/BrowserHttpClient.ts", default: "./src/adapters/NodeHttpClient.ts" })
   })
 })

@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { gzipSync } from "node:zlib"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
+
+// umg's Node client against a real node:http server on loopback that counts its connections.
+const servers: Array<Server> = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
+})
+
+const serve = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+  let connections = 0
+  let open = 0
+  const server = createServer(handler)
+  server.on("connection", (socket) => {
+    connections++
+    open++
+    socket.on("close", () => open--)
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections, open: () => open }
+}
+
+const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
+
+describe("NodeHttpClient", () => {
+  it("reuses one keep-alive connection for requests made one after another", async () => {
+    const server = await serve((_req, res) => res.end(JSON.stringify({ ok: true })))
+    const bodies = await run(Effect.forEach(Array.from({ length: 20 }), () => Effect.flatMap(HttpClient.get(`${server.url}/x`), (r) => r.json)))
+    expect(bodies).toEqual(Array.from({ length: 20 }, () => ({ ok: true })))
+    expect(server.connections()).toBe(1)
+  })
+
+  it("inflates an answer a server compressed although it was not asked to", async () => {
+    const body = JSON.stringify({ text: "hello ".repeat(1000) })
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+      res.end(gzipSync(body))
+    })
+    const answer = await run(Effect.flatMap(HttpClient.get(server.url), (r) => r.text))
+    expect(answer).toBe(body)
+  })
+
+  it("sends the request body and headers as given", async () => {
+    let seen: { method?: string; type?: string; body: string } = { body: "" }
+    const server = await serve((req, res) => {
+      let body = ""
+      req.on("data", (c: Buffer) => (body += c.toString()))
+      req.on("end", () => {
+        seen = { method: req.method, type: req.headers["content-type"], body }
+        res.end("{}")
+      })
+    })
+    await run(Effect.flatMap(HttpClient.execute(HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(server.url), { a: 1 })), (r) => r.json))
+    expect(seen).toEqual({ method: "POST", type: "application/json", body: '{"a":1}' })
+  })
+
+  it("closes the connection of a body abandoned mid-way, and keeps none open after the layer ends", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write("data: 1\n\n")
+      // never ends
+    })
+    const first = await run(Effect.flatMap(HttpClient.get(server.url), (r) => Stream.runHead(r.stream)))
+    expect(first._tag).toBe("Some")
+    for (let i = 0; i < 50 && server.open() > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(server.open()).toBe(0)
+  })
+
+  it("fails with a transport RequestError, not a defect, when nothing listens", async () => {
+    const server = await serve((_req, res) => res.end())
+    const url = server.url
+    await new Promise((r) => servers.pop()!.close(r))
+    const exit = await Effect.runPromiseExit(Effect.provide(HttpClient.get(url), NodeHttpClient.layerWith()))
+    expect(exit._tag).toBe("Failure")
+    expect(JSON.stringify(exit)).toContain("RequestError")
+  })
+})
