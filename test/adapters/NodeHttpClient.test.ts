@@ -47,7 +47,7 @@ describe("NodeHttpClient", () => {
   })
 
   it("sends the request body and headers as given", async () => {
-    let seen: { method?: string; type?: string; body: string } = { body: "" }
+    let seen: { method?: string | undefined; type?: string | undefined; body: string } = { body: "" }
     const server = await serve((req, res) => {
       let body = ""
       req.on("data", (c: Buffer) => (body += c.toString()))
