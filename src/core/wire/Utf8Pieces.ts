@@ -126,8 +126,16 @@ const DENSE_SLICE = 1024 * 1024
  */
 const DENSE_BYTES_PER_RUN = 256
 
+/** Sizes that tests make small, to reach the slicing and the switch to dense text with small inputs. */
+export interface Utf8PiecesTuning {
+  readonly asciiSlice?: number
+  readonly denseSlice?: number
+}
+
 /** Creates a decoder for one byte stream. @internal */
-export const makeUtf8Pieces = (): Utf8Pieces => {
+export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
+  const asciiSlice = tuning.asciiSlice ?? ASCII_SLICE
+  const denseSlice = tuning.denseSlice ?? DENSE_SLICE
   // `fast` is only ever given ASCII or short runs; `icu` is put off Node's ASCII fast path for good
   // by one (empty) streaming call: on text dense in multi-byte characters its ICU path is the
   // faster one (in browsers both are the same decoder). Neither is ever left mid-stream.
@@ -153,19 +161,19 @@ export const makeUtf8Pieces = (): Utf8Pieces => {
       return
     }
     let at = from
-    while (to - at > ASCII_SLICE) {
-      sink(fast.decode(bytes.subarray(at, at + ASCII_SLICE)))
-      at += ASCII_SLICE
+    while (to - at > asciiSlice) {
+      sink(fast.decode(bytes.subarray(at, at + asciiSlice)))
+      at += asciiSlice
     }
     sink(fast.decode(at === 0 && to === bytes.length ? bytes : bytes.subarray(at, to)))
   }
 
-  /** Decodes `[from, to)` (on boundaries) in one call per slice of `DENSE_SLICE`; returns how many UTF-16 units it made. */
+  /** Decodes `[from, to)` (on boundaries) in one call per slice of `denseSlice`; returns how many UTF-16 units it made. */
   const whole = (bytes: Uint8Array, from: number, to: number, sink: TextSink): number => {
     let units = 0
     let at = from
-    while (to - at > DENSE_SLICE) {
-      const cut = boundaryAtOrBefore(bytes, at + DENSE_SLICE)
+    while (to - at > denseSlice) {
+      const cut = boundaryAtOrBefore(bytes, at + denseSlice)
       const text = icu.decode(bytes.subarray(at, cut))
       units += text.length
       sink(text)
