@@ -134,6 +134,14 @@ const SPACE = 32
 const COLON = 58
 const BOM = 0xfeff
 
+/**
+ * Byte chunks shorter than this are gathered (up to `GATHER_BYTES`) until one holds a line end,
+ * then decoded and scanned together: a network can deliver a stream a few bytes at a time, and
+ * a decoder call and a scan per few bytes cost far more than copying them.
+ */
+const SMALL_CHUNK = 64
+const GATHER_BYTES = 4096
+
 /** How many pieces of a pending line are joined as a rope before the rest go to an array. */
 const ROPE_PIECES = 32
 
@@ -154,6 +162,8 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   const onEvent = handlers.onEvent
   const onRetry = handlers.onRetry
   const utf8 = makeUtf8Pieces()
+  let gathered: Uint8Array | undefined // small chunks not yet decoded (none holds a line end)
+  let gatheredLength = 0
   let started = false // the first character (a possible BOM) has been seen
   let skipLF = false // the last line ended with CR: a LF at the start of the next text belongs to it
   // The unterminated line. Its first pieces are appended with `+`, which builds a V8 rope (cons
@@ -182,6 +192,7 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
 
   const reset = (): void => {
     utf8.reset()
+    gatheredLength = 0
     started = false
     skipLF = false
     pending = ""
@@ -398,6 +409,37 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     }
   }
 
+  /** Decodes and scans the gathered small chunks. */
+  const releaseGathered = (): void => {
+    if (gatheredLength === 0) return
+    const length = gatheredLength
+    gatheredLength = 0
+    utf8.push(gathered!.subarray(0, length), feedText)
+  }
+
+  const feedBytes = (chunk: Uint8Array): void => {
+    const length = chunk.length
+    if (length >= SMALL_CHUNK) {
+      releaseGathered()
+      utf8.push(chunk, feedText)
+      return
+    }
+    gathered ??= new Uint8Array(GATHER_BYTES)
+    let lineEnd = false
+    for (let i = 0; i < length; i++) {
+      const byte = chunk[i]!
+      if (byte === LF || byte === CR) lineEnd = true
+      gathered[gatheredLength + i] = byte
+    }
+    gatheredLength += length
+    // Released at once when a line ends, so that its event is handed over during this `feed`;
+    // and before the gathered bytes could make the pending line overflow (a byte is at most one
+    // code unit), so that the overflow is reported when it would be without gathering.
+    if (lineEnd || gatheredLength > GATHER_BYTES - SMALL_CHUNK || gatheredLength + pendingLength > maxBufferSize) {
+      releaseGathered()
+    }
+  }
+
   const fail = (error: unknown): never => {
     // An overflow has already reset the parser; any other throw (from a handler) leaves it mid-line.
     if (!(error instanceof SseBufferOverflow)) reset()
@@ -411,11 +453,12 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       if (failed) throw failure
       try {
         if (typeof chunk === "string") {
+          releaseGathered()
           // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
           utf8.flush(feedText)
           feedText(chunk)
         } else {
-          utf8.push(chunk, feedText)
+          feedBytes(chunk)
         }
       } catch (error) {
         fail(error)
