@@ -11,7 +11,9 @@
  * non-ASCII bytes in between — usually one character — is decoded by hand when it is valid UTF-8
  * (by `TextDecoder` otherwise, so invalid bytes become U+FFFD exactly as the standard says). Text
  * dense in multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is
- * faster there; the decoder switches by itself.
+ * faster there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
+ * slice's length telling whether it was ASCII (so a base64 image never pays the scan). The decoder
+ * switches between the three by itself.
  *
  * Every cut it makes is a decoder boundary (just before an ASCII byte, or after a complete
  * sequence), so the text is the same whatever the chunking, only cut into other pieces.
@@ -145,6 +147,9 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
 
   let carry: Uint8Array | undefined // an incomplete sequence from the end of the last chunk
   let dense = false // the last chunk was dense in multi-byte characters: decode this one whole
+  // The last chunk was all ASCII: decode this one straight away too, and look at the text's
+  // length rather than at the bytes (a base64 image or an ASCII-only stream never pays the scan).
+  let allAscii = true // (a stream starts hoping for ASCII: a wrong guess costs one slice's slower decoding)
 
   /** Decodes ASCII bytes `[from, to)`. */
   const ascii = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
@@ -184,6 +189,27 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
     return units + text.length
   }
 
+  /**
+   * Decodes `[from, to)` (on boundaries) slice by slice, as long as the slices come out ASCII
+   * (as many code units as bytes); from the first that does not, run by run. That slice's text is
+   * right all the same, only slower to make.
+   */
+  const optimistic = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
+    let at = from
+    while (at < to) {
+      const cut = to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
+      const text = fast.decode(at === 0 && cut === bytes.length ? bytes : bytes.subarray(at, cut))
+      const wasAscii = text.length === cut - at
+      sink(text)
+      at = cut
+      if (!wasAscii) {
+        allAscii = false
+        if (at < to) runs(bytes, at, to, sink)
+        return
+      }
+    }
+  }
+
   /** Decodes `[from, to)`, which starts and ends on boundaries, run by run. */
   const runs = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
     // A view of the chunk's aligned words: four bytes tested for a high bit at a time.
@@ -211,7 +237,10 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
       }
       while (high < to && bytes[high]! < 0x80) high++
       if (high > pos) ascii(bytes, pos, high, sink)
-      if (high === to) return
+      if (high === to) {
+        allAscii = count === 0
+        return
+      }
       let stop = high + 1
       while (stop < to && bytes[stop]! >= 0x80) stop++
       // `high` follows an ASCII byte or a boundary, and `stop` is an ASCII byte or the end: both
@@ -250,6 +279,8 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
         const units = whole(chunk, from, cut, sink)
         // Each multi-byte character makes fewer units than bytes: few of them, back to run by run.
         dense = (cut - from - units) * DENSE_BYTES_PER_RUN >= cut - from
+      } else if (allAscii) {
+        optimistic(chunk, from, cut, sink)
       } else {
         runs(chunk, from, cut, sink)
       }
@@ -263,6 +294,7 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
     reset: () => {
       carry = undefined
       dense = false
+      allAscii = true
     }
   }
 }
