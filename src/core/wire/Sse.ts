@@ -20,15 +20,13 @@
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
  *   1-byte chunks is linear rather than quadratic re-concatenation.
- * - Bytes are decoded by a non-streaming `TextDecoder` on a prefix that ends on a UTF-8 character
- *   boundary (at most 3 trailing bytes are carried to the next chunk). In Node the non-streaming
- *   decoder takes a SIMD fast path, many times faster than the streaming one on ASCII text; on
- *   text with multi-byte characters Node's ICU decoder is faster, so the parser picks one per
- *   chunk from what the previous chunk looked like (in browsers both are the same decoder).
- *   Splitting just before a byte that is not a UTF-8 continuation byte is always a decoder
- *   boundary, which is why the events are the same whatever the chunking and the decoder.
- * - A chunk over 1 MiB that is not ASCII is decoded in 1 MiB slices (faster than one call, and
- *   each slice is a separate string).
+ * - Bytes are decoded by `Utf8Pieces` (see there): ASCII runs through `TextDecoder`'s one-byte
+ *   fast path, the few multi-byte characters by hand, so the text of a chunk comes as a few
+ *   pieces, each scanned in turn; every cut is a decoder boundary, which is why the events are the
+ *   same whatever the chunking.
+ * - Byte chunks under 64 bytes are gathered until one ends a line (or 4 KiB are held), then
+ *   decoded and scanned together: a stream fed a few bytes at a time costs a copy per chunk, not a
+ *   decoder call and a scan.
  * - The blank, `data:` and `event:` lines that make up nearly all of a stream are recognised in
  *   the scan loop itself, with `charCodeAt` tests rather than slicing the line; a one-line event
  *   followed by its blank line is dispatched without searching for that blank line.
