@@ -1,211 +1,252 @@
 /**
- * Throughput of umg's SSE parser (`makeSseParser` in `src/core/Sse.ts`).
+ * Throughput of umg's SSE parser (`createSseParser` in `src/core/wire/Sse.ts`) against
+ * eventsource-parser 3.x, both doing exactly the same work.
  *
- * Run: `npx tsx bench/sse.bench.ts` (or `npm run bench:sse`); about a minute on an idle machine.
- * `SSE_BENCH_QUICK=1` makes it shorter and noisier.
+ * Run: `npm run bench:sse` (or `npx tsx bench/sse.bench.ts`): a few minutes. `BENCH_QUICK=1` (or
+ * `SSE_BENCH_QUICK=1`): fewer repetitions and smaller streams, well under a minute.
+ * `SSE_BENCH_ONLY=CRLF` runs only the cells whose "stream / chunks" label contains that text.
  *
- * In the same run and on the same seeded streams (`test/fixtures/sseStreams.ts`: messages-style
- * token deltas, OpenAI-style chat chunks, messages with CRLF line ends, one huge base64 image
- * event), each cut three ways (random 1–16 KiB chunks as a network delivers them, tiny random
- * 1–32 byte chunks, one chunk), it compares:
- * - umg: `makeSseParser().push(bytes)` for every chunk;
- * - eventsource-parser 3.x: a streaming `TextDecoder` feeding `createParser().feed(text)`, the way
- *   its own `EventSourceParserStream` does, each chunk's events collected in an array (the
- *   contract of umg's `push`);
- * - decode-and-scan: a bare bound, `TextDecoder` over the whole input plus one `indexOf` scan for
- *   newlines (no events built, chunking ignored).
- * It prints MB/s, events/s and the ratios, checks issue 4's targets (realistic chunks: at least
- * the lower of 1.3× eventsource-parser and 90 % of decode-and-scan; tiny chunks and one chunk: not
- * slower than eventsource-parser), and checks linearity: a 1 MB event in 1-byte chunks against one
- * chunk, and 1 MB against 256 KB in 1-byte chunks (linear ≈ 4× the time, quadratic ≈ 16×).
+ * Contenders, each fed the same `Uint8Array` chunks and consuming events the same way (a callback
+ * that counts the events and sums `data.length`, so neither builds an array per chunk):
+ * - umg: `createSseParser({ onEvent }).feed(chunk)` for every chunk, then `end()`;
+ * - eventsource-parser: one streaming `TextDecoder` feeding `createParser({ onEvent }).feed(text)`,
+ *   the way its own `EventSourceParserStream` reads bytes, then the decoder's flush.
  *
- * Method: each cell (one stream, one cut) runs in a fresh child process; there the parsers warm up,
- * then run in turn (alternating which goes first, so both see the same machine), and each keeps
- * its best run in CPU time of the process, which stays meaningful when other work shares the
- * machine. The scan baseline is measured in the realistic cell of each stream.
+ * Streams (seeded, from `test/fixtures/sseStreams.ts`, the generators the SSE tests use):
+ * messages-style token deltas, OpenAI-style chat chunks, messages with CRLF line ends, and 1 MB
+ * events (a native-content image answer: a 1 MB base64 event between two small ones, repeated).
+ * Chunkings: random 1–16 KiB chunks (as a network delivers them), random 1–7-byte chunks (on a
+ * prefix of the stream), and the whole stream as one chunk.
+ *
+ * Method: for every stream × chunking cell, each contender runs in its own child process (fork),
+ * warms up, then measures repetitions on request; the parent alternates which contender goes first
+ * in each repetition, so both see the same machine. A repetition is the CPU time of the child
+ * (`process.cpuUsage`) over several parses of the cell's chunks. The ratio (eventsource-parser time
+ * / umg time: > 1 means umg is faster) is taken per repetition; the median and the spread (min–max)
+ * are printed. The children check that both contenders saw the same number of events and the same
+ * total data length. Nothing is asserted on time.
  */
-import { execFileSync } from "node:child_process"
+import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { createParser, type EventSourceMessage } from "eventsource-parser"
-import { makeSseParser } from "../src/core/wire/Sse.js"
 import {
   chatChunksStream,
-  chunkEvery,
   chunkRandomly,
   hugeEventStream,
   messagesStream,
   type SseFixture
 } from "../test/fixtures/sseStreams.js"
 
-const quick = process.env.SSE_BENCH_QUICK === "1"
-const MB = 1024 * 1024
+const quick = process.env.BENCH_QUICK === "1" || process.env.SSE_BENCH_QUICK === "1"
+const KiB = 1024
+const MiB = 1024 * KiB
 
-type Impl = "umg" | "esp" | "scan"
-type Chunking = "realistic" | "tiny" | "one" | "linear-1MB-whole" | "linear-1MB-bytes" | "linear-256KB-bytes"
+type Contender = "umg" | "esp"
+const contenders: ReadonlyArray<Contender> = ["umg", "esp"]
+const names: Record<Contender, string> = { umg: "umg", esp: "eventsource-parser" }
 
-const umg = (chunks: ReadonlyArray<Uint8Array>): number => {
-  const parser = makeSseParser()
-  let events = 0
-  for (const chunk of chunks) events += parser.push(chunk).length
-  return events + parser.end().length
-}
+const streamBytes = quick ? 2 * MiB : 4 * MiB
+const tinyBytes = quick ? 128 * KiB : 512 * KiB
 
-const eventsourceParser = (chunks: ReadonlyArray<Uint8Array>): number => {
-  let events = 0
-  let batch: Array<EventSourceMessage> = []
-  const parser = createParser({ onEvent: (event) => void batch.push(event) })
-  const decoder = new TextDecoder()
-  for (const chunk of chunks) {
-    batch = []
-    parser.feed(decoder.decode(chunk, { stream: true }))
-    events += batch.length
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
   }
-  batch = []
-  parser.feed(decoder.decode())
-  return events + batch.length
+  return out
 }
 
-const decodeAndScan = (bytes: Uint8Array): number => {
-  const text = new TextDecoder().decode(bytes)
-  let lines = 0
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++
-  return lines
-}
-
-const streamBytes = quick ? 2 * MB : 4 * MB
-const tinyBytes = quick ? MB / 4 : MB / 2
-const streams: Record<string, () => SseFixture> = {
-  messages: () => messagesStream({ seed: 1, targetBytes: streamBytes }),
-  "chat chunks": () => chatChunksStream({ seed: 2, targetBytes: streamBytes }),
-  "messages (CRLF)": () => messagesStream({ seed: 3, targetBytes: streamBytes, lineEnd: "\r\n" }),
-  "one huge event": () => hugeEventStream({ seed: 4, imageBytes: streamBytes })
-}
-
-const bigEvent = (size: number): Uint8Array => new TextEncoder().encode(`data: ${"x".repeat(size)}\n\n`)
-
-/** The chunks of one measurement, and the events a correct parser finds in them (-1: not checked). */
-const chunksFor = (stream: string, chunking: Chunking): { chunks: Array<Uint8Array>; bytes: Uint8Array; events: number } => {
-  if (chunking === "linear-1MB-whole") return { chunks: [bigEvent(MB)], bytes: bigEvent(MB), events: 1 }
-  if (chunking === "linear-1MB-bytes") return { chunks: chunkEvery(bigEvent(MB), 1), bytes: bigEvent(MB), events: 1 }
-  if (chunking === "linear-256KB-bytes") return { chunks: chunkEvery(bigEvent(MB / 4), 1), bytes: bigEvent(MB / 4), events: 1 }
-  const fixture = streams[stream]!()
-  if (chunking === "realistic") return { chunks: chunkRandomly(fixture.bytes, 1, 16 * 1024, 7), bytes: fixture.bytes, events: fixture.events.length }
-  if (chunking === "one") return { chunks: [fixture.bytes], bytes: fixture.bytes, events: fixture.events.length }
-  // Tiny chunks are slow for every parser: a prefix of the stream, cut after a line end.
-  const prefix = fixture.events.length > 3 ? fixture.bytes.subarray(0, fixture.bytes.indexOf(10, tinyBytes) + 1) : fixture.bytes
-  return { chunks: chunkRandomly(prefix, 1, 32, 8), bytes: prefix, events: -1 }
-}
-
-const cpuSeconds = (): number => {
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1e6
-}
-
-/** In a child: umg and eventsource-parser (and decode-and-scan) on one cut of one stream. */
-const measure = (stream: string, chunking: Chunking): void => {
-  const { chunks, bytes, events: expected } = chunksFor(stream, chunking)
-  const runs: Record<Impl, () => number> = {
-    umg: () => umg(chunks),
-    esp: () => eventsourceParser(chunks),
-    scan: () => decodeAndScan(bytes)
+const streams: Record<string, () => Uint8Array> = {
+  "messages": () => messagesStream({ seed: 1, targetBytes: streamBytes }).bytes,
+  "OpenAI chat": () => chatChunksStream({ seed: 2, targetBytes: streamBytes }).bytes,
+  "messages CRLF": () => messagesStream({ seed: 3, targetBytes: streamBytes, lineEnd: "\r\n" }).bytes,
+  "1 MB events": () => {
+    const parts: Array<SseFixture> = []
+    for (let seed = 4; parts.length < streamBytes / MiB; seed++) parts.push(hugeEventStream({ seed, imageBytes: MiB }))
+    return concat(parts.map((p) => p.bytes))
   }
-  const impls: Array<Impl> = chunking === "realistic" ? ["umg", "esp", "scan"] : ["umg", "esp"]
-  const results: Partial<Record<Impl, number>> = {}
-  for (let i = 0; i < 2; i++) for (const impl of impls) results[impl] = runs[impl]() // warm-up
-  if (expected >= 0 && results.umg !== expected) {
-    throw new Error(`umg parsed ${results.umg} events of ${stream} (${chunking}), expected ${expected}`)
-  }
-  // Interleaved runs, in turn first and last, so that both parsers see the same machine.
-  const best: Record<Impl, number> = { umg: Infinity, esp: Infinity, scan: Infinity }
-  const budget = quick ? 0.3 : 0.8
-  let spent = 0
-  for (let i = 0; i < 40 && (i < 5 || spent < budget); i++) {
-    for (const impl of i % 2 === 0 ? impls : [...impls].reverse()) {
-      const start = cpuSeconds()
-      results[impl] = runs[impl]()
-      const seconds = cpuSeconds() - start
-      spent += seconds
-      best[impl] = Math.min(best[impl], seconds)
-    }
-  }
-  const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-  const out: Partial<Record<Impl, Measurement>> = {}
-  for (const impl of impls) {
-    out[impl] = { seconds: best[impl], bytes: impl === "scan" ? bytes.length : size, events: results[impl] ?? 0 }
-  }
-  process.stdout.write(JSON.stringify(out))
 }
 
-interface Measurement {
-  readonly seconds: number
-  readonly bytes: number
-  readonly events: number
+const chunkings: Record<string, (bytes: Uint8Array) => Array<Uint8Array>> = {
+  "1–16 KiB": (bytes) => chunkRandomly(bytes, 1, 16 * KiB, 7),
+  "1–7 B": (bytes) => {
+    // Tiny chunks cost every parser a call per chunk: a prefix of the stream, cut after a line end.
+    const end = bytes.length > tinyBytes ? bytes.indexOf(10, tinyBytes) + 1 : bytes.length
+    return chunkRandomly(bytes.subarray(0, end === 0 ? bytes.length : end), 1, 7, 8)
+  },
+  "one chunk": (bytes) => [bytes]
 }
 
-/** In the parent: runs the measurements of one cell in a fresh child process. */
-const inChild = (stream: string, chunking: Chunking): Partial<Record<Impl, Measurement>> =>
-  JSON.parse(
-    execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--measure", stream, chunking], {
-      encoding: "utf8",
-      env: process.env,
-      maxBuffer: 1024 * 1024
+/** What one parse of a cell consumed: the check that both contenders did the same work. */
+interface Tally {
+  events: number
+  dataLength: number
+}
+
+const umgParse = async (): Promise<(chunks: ReadonlyArray<Uint8Array>, tally: Tally) => void> => {
+  const { createSseParser } = await import("../src/core/wire/Sse.js")
+  return (chunks, tally) => {
+    const parser = createSseParser({
+      onEvent: (event) => {
+        tally.events++
+        tally.dataLength += event.data.length
+      }
     })
-  ) as Partial<Record<Impl, Measurement>>
-
-const fmt = (n: number, width: number, digits = 0): string => n.toFixed(digits).padStart(width)
-const mbs = (m: Measurement): number => m.bytes / MB / m.seconds
-
-const main = (): void => {
-  const misses: Array<string> = []
-  console.log(`SSE parser throughput: best of several runs, CPU time, one process per cell; MB = 2^20 bytes${quick ? " [quick]" : ""}\n`)
-  console.log("stream             chunking          umg MB/s   esp MB/s  scan MB/s  umg ev/s  umg/esp  umg/scan  target")
-  const labels: Record<"realistic" | "tiny" | "one", string> = {
-    realistic: "1–16 KiB random",
-    tiny: "1–32 B random",
-    one: "one chunk"
+    for (let i = 0; i < chunks.length; i++) parser.feed(chunks[i]!)
+    parser.end()
   }
+}
+
+const espParse = async (): Promise<(chunks: ReadonlyArray<Uint8Array>, tally: Tally) => void> => {
+  const { createParser } = await import("eventsource-parser")
+  return (chunks, tally) => {
+    const parser = createParser({
+      onEvent: (event) => {
+        tally.events++
+        tally.dataLength += event.data.length
+      }
+    })
+    const decoder = new TextDecoder()
+    for (let i = 0; i < chunks.length; i++) parser.feed(decoder.decode(chunks[i]!, { stream: true }))
+    parser.feed(decoder.decode())
+    parser.reset()
+  }
+}
+
+type ToChild = { readonly run: true }
+type FromChild =
+  | { readonly ready: true; readonly tally: Tally; readonly bytes: number; readonly parses: number }
+  | { readonly seconds: number }
+
+/** In a child: one contender on one cell. Warms up, then answers each `run` with a repetition's CPU time. */
+const child = async (contender: Contender, stream: string, chunking: string): Promise<void> => {
+  const chunks = chunkings[chunking]!(streams[stream]!())
+  const bytes = chunks.reduce((n, c) => n + c.length, 0)
+  const parse = contender === "umg" ? await umgParse() : await espParse()
+  const cpu = (): number => {
+    const { user, system } = process.cpuUsage()
+    return (user + system) / 1e6
+  }
+  // Warm up for at least 0.3 s of CPU (and 5 parses); size a repetition from the warm-up's speed.
+  const tally: Tally = { events: 0, dataLength: 0 }
+  let warm = 0
+  const start = cpu()
+  while (warm < 5 || cpu() - start < (quick ? 0.2 : 0.4)) {
+    const t: Tally = { events: 0, dataLength: 0 }
+    parse(chunks, t)
+    Object.assign(tally, t)
+    warm++
+  }
+  const perParse = (cpu() - start) / warm
+  const parses = Math.max(1, Math.round((quick ? 0.1 : 0.25) / perParse))
+  const send = (message: FromChild): void => void process.send!(message)
+  send({ ready: true, tally, bytes, parses })
+  process.on("message", (message: ToChild) => {
+    if (!message.run) return
+    const sink: Tally = { events: 0, dataLength: 0 }
+    const t0 = cpu()
+    for (let i = 0; i < parses; i++) parse(chunks, sink)
+    send({ seconds: (cpu() - t0) / parses })
+  })
+}
+
+/** A forked contender, and a way to ask it for one repetition. */
+interface Runner {
+  readonly ready: Extract<FromChild, { ready: true }>
+  readonly run: () => Promise<number>
+  readonly close: () => void
+}
+
+const spawn = (contender: Contender, stream: string, chunking: string): Promise<Runner> =>
+  new Promise((resolve, reject) => {
+    const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child", contender, stream, chunking], {
+      execArgv: process.execArgv,
+      env: process.env
+    })
+    let pending: ((seconds: number) => void) | undefined
+    proc.on("error", reject)
+    proc.on("exit", (code) => {
+      if (code !== 0 && code !== null) reject(new Error(`${contender} child exited with ${code}`))
+    })
+    proc.on("message", (message: FromChild) => {
+      if ("ready" in message) {
+        resolve({
+          ready: message,
+          run: () =>
+            new Promise<number>((done) => {
+              pending = done
+              proc.send({ run: true } satisfies ToChild)
+            }),
+          close: () => void proc.kill()
+        })
+      } else {
+        pending?.(message.seconds)
+      }
+    })
+  })
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+const pad = (text: string, width: number): string => text.padEnd(width)
+const num = (n: number, width: number, digits = 0): string => n.toFixed(digits).padStart(width)
+
+const main = async (): Promise<void> => {
+  const reps = quick ? 5 : 11
+  console.log(
+    `SSE parser: umg createSseParser vs eventsource-parser (TextDecoder + createParser), same chunks, same consumer;\n` +
+      `one process per contender per cell, CPU time, order alternated per repetition, ${reps} repetitions;` +
+      ` ratio = esp time / umg time per repetition (> 1: umg faster); MB = 2^20 bytes${quick ? " [quick]" : ""}\n`
+  )
+  console.log(`${pad("stream", 14)} ${pad("chunks", 10)} ${"umg MB/s".padStart(9)} ${"esp MB/s".padStart(9)}  ratio median (min–max)   bar`)
+  const rows: Array<string> = []
+  // `SSE_BENCH_ONLY=text`: only the cells whose "stream / chunks" label contains `text`.
+  const only = process.env.SSE_BENCH_ONLY
   for (const stream of Object.keys(streams)) {
-    let scan = NaN
-    for (const chunking of ["realistic", "tiny", "one"] as const) {
-      const cell = inChild(stream, chunking)
-      const ours = cell.umg!
-      const theirs = cell.esp!
-      if (cell.scan !== undefined) scan = mbs(cell.scan)
-      const oursMBs = mbs(ours)
-      const theirsMBs = mbs(theirs)
-      const target = chunking === "realistic" ? Math.min(1.3 * theirsMBs, 0.9 * scan) : theirsMBs
-      const verdict = oursMBs >= target ? "ok" : "MISS"
-      if (verdict === "MISS") misses.push(`${stream} / ${labels[chunking]}: ${oursMBs.toFixed(0)} < ${target.toFixed(0)} MB/s`)
-      console.log(
-        `${stream.padEnd(18)} ${labels[chunking].padEnd(16)} ${fmt(oursMBs, 9)} ${fmt(theirsMBs, 10)} ${fmt(scan, 10)} ${
-          fmt(ours.events / ours.seconds, 9)
-        } ${fmt(oursMBs / theirsMBs, 7, 2)}× ${fmt(oursMBs / scan, 7, 2)}×  ${verdict} (≥ ${target.toFixed(0)})`
-      )
+    for (const chunking of Object.keys(chunkings)) {
+      if (only !== undefined && !`${stream} / ${chunking}`.includes(only)) continue
+      // Both start (and warm up) at once, which halves the start-up time; only the repetitions,
+      // one at a time, are measured.
+      const [umg, esp] = await Promise.all([spawn("umg", stream, chunking), spawn("esp", stream, chunking)])
+      const runners = { umg, esp }
+      const a = runners.umg.ready
+      const b = runners.esp.ready
+      if (a.tally.events !== b.tally.events || a.tally.dataLength !== b.tally.dataLength) {
+        throw new Error(`${stream} / ${chunking}: umg saw ${JSON.stringify(a.tally)}, eventsource-parser ${JSON.stringify(b.tally)}`)
+      }
+      const seconds: Record<Contender, Array<number>> = { umg: [], esp: [] }
+      const ratios: Array<number> = []
+      for (let rep = 0; rep < reps; rep++) {
+        const order = rep % 2 === 0 ? contenders : [...contenders].reverse()
+        const got: Partial<Record<Contender, number>> = {}
+        for (const c of order) got[c] = await runners[c].run()
+        seconds.umg.push(got.umg!)
+        seconds.esp.push(got.esp!)
+        ratios.push(got.esp! / got.umg!)
+      }
+      runners.umg.close()
+      runners.esp.close()
+      const bar = chunking === "1–16 KiB" ? 1.3 : 1.0
+      const r = median(ratios)
+      const line = `${pad(stream, 14)} ${pad(chunking, 10)} ${num(a.bytes / MiB / median(seconds.umg), 9)} ${
+        num(b.bytes / MiB / median(seconds.esp), 9)
+      }  ${num(r, 5, 2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})   ${
+        r >= bar ? "≥" : "<"
+      } ${bar.toFixed(1)}×  ${a.tally.events} events`
+      console.log(line)
+      rows.push(line)
     }
   }
-
-  console.log("\nlinearity (one 1 MB event)          umg ms   esp ms")
-  const linear = (label: string, chunking: Chunking): { umg: number; esp: number } => {
-    const cell = inChild("", chunking)
-    const ours = cell.umg!.seconds * 1000
-    const theirs = cell.esp!.seconds * 1000
-    console.log(`${label.padEnd(34)} ${fmt(ours, 8, 1)} ${fmt(theirs, 8, 1)}`)
-    return { umg: ours, esp: theirs }
-  }
-  const whole = linear("1 MB, one chunk", "linear-1MB-whole")
-  const bytewise = linear("1 MB, 1-byte chunks", "linear-1MB-bytes")
-  const quarter = linear("256 KB, 1-byte chunks", "linear-256KB-bytes")
-  const scaling = bytewise.umg / quarter.umg
-  console.log(
-    `1-byte chunks / one chunk: umg ${(bytewise.umg / whole.umg).toFixed(0)}×, esp ${(bytewise.esp / whole.esp).toFixed(0)}× ` +
-      "(a per-call cost, not a quadratic one: see the next line)"
-  )
-  console.log(`1 MB / 256 KB in 1-byte chunks: umg ${scaling.toFixed(2)}×, esp ${(bytewise.esp / quarter.esp).toFixed(2)}× (linear ≈ 4, quadratic ≈ 16)`)
-  if (scaling > 8) misses.push(`linearity: 1 MB / 256 KB in 1-byte chunks took ${scaling.toFixed(1)}×`)
-
-  console.log(misses.length === 0 ? "\nall targets met" : `\ntargets missed:\n  ${misses.join("\n  ")}`)
+  console.log(`\n(${names.umg} vs ${names.esp}; events and data length checked equal in every cell)`)
 }
 
 const args = process.argv.slice(2)
-if (args[0] === "--measure") measure(args[1]!, args[2] as Chunking)
-else main()
+if (args[0] === "--child") void child(args[1] as Contender, args[2]!, args[3]!)
+else void main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -370,6 +370,23 @@ describe("createSseParser (callbacks)", () => {
     expect(seen).toEqual(["a:1", "message:2"])
   })
 
+  it("hands over an event during the 1-byte feed that ends it, and no sooner", () => {
+    const seen: Array<string> = []
+    const parser = createSseParser({ onEvent: (event) => void seen.push(event.data), onRetry: (ms) => void seen.push(`retry ${ms}`) })
+    const bytes = encode("data: é\n\nretry: 7\ndata: 😀\r\n\r\n")
+    const after: Array<number> = []
+    for (let i = 0; i < bytes.length; i++) {
+      parser.feed(bytes.subarray(i, i + 1))
+      after.push(seen.length)
+    }
+    expect(seen).toEqual(["é", "retry 7", "😀"])
+    // "data: é\n\n" is 10 bytes: the event comes with the 10th; the retry with its line feed; the
+    // last event with the CR of its blank line (byte 34 of 35).
+    expect(after.indexOf(1)).toBe(9)
+    expect(after.indexOf(2)).toBe(18)
+    expect(after.indexOf(3)).toBe(bytes.length - 2)
+  })
+
   it("calls onRetry in stream order between the events", () => {
     const seen: Array<string> = []
     const parser = createSseParser({

@@ -20,20 +20,19 @@
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
  *   1-byte chunks is linear rather than quadratic re-concatenation.
- * - Bytes are decoded by a non-streaming `TextDecoder` on a prefix that ends on a UTF-8 character
- *   boundary (at most 3 trailing bytes are carried to the next chunk). In Node the non-streaming
- *   decoder takes a SIMD fast path, many times faster than the streaming one on ASCII text; on
- *   text with multi-byte characters Node's ICU decoder is faster, so the parser picks one per
- *   chunk from what the previous chunk looked like (in browsers both are the same decoder).
- *   Splitting just before a byte that is not a UTF-8 continuation byte is always a decoder
- *   boundary, which is why the events are the same whatever the chunking and the decoder.
- * - A chunk over 1 MiB that is not ASCII is decoded in 1 MiB slices (faster than one call, and
- *   each slice is a separate string).
+ * - Bytes are decoded by `Utf8Pieces` (see there): ASCII runs through `TextDecoder`'s one-byte
+ *   fast path, the few multi-byte characters by hand, so the text of a chunk comes as a few
+ *   pieces, each scanned in turn; every cut is a decoder boundary, which is why the events are the
+ *   same whatever the chunking.
+ * - Byte chunks under 64 bytes are gathered until one ends a line (or 4 KiB are held), then
+ *   decoded and scanned together: a stream fed a few bytes at a time costs a copy per chunk, not a
+ *   decoder call and a scan.
  * - The blank, `data:` and `event:` lines that make up nearly all of a stream are recognised in
  *   the scan loop itself, with `charCodeAt` tests rather than slicing the line; a one-line event
  *   followed by its blank line is dispatched without searching for that blank line.
  */
 import { Data, Effect } from "effect"
+import { makeUtf8Pieces } from "./Utf8Pieces.js"
 
 /**
  * One dispatched event: `event` is `"message"` when the stream set no type, `id` the last event ID
@@ -133,54 +132,16 @@ const SPACE = 32
 const COLON = 58
 const BOM = 0xfeff
 
-/** True for a UTF-8 continuation byte (`10xxxxxx`). */
-const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80
-
 /**
- * The end of the longest prefix of `bytes[from, end)` that ends on a UTF-8 boundary. Only the last
- * three bytes are looked at: if one of them leads a sequence that needs more bytes than follow it,
- * the cut goes just before it. Invalid leads are cut off too, which is harmless: any cut before a
- * non-continuation byte is a decoder boundary.
+ * Byte chunks shorter than this are gathered (up to `GATHER_BYTES`) until one holds a line end,
+ * then decoded and scanned together: a network can deliver a stream a few bytes at a time, and
+ * a decoder call and a scan per few bytes cost far more than copying them.
  */
-const completeEnd = (bytes: Uint8Array, from: number, end: number): number => {
-  const stop = end - from >= 3 ? end - 3 : from
-  for (let i = end - 1; i >= stop; i--) {
-    const b = bytes[i]!
-    if (b < 0x80) return end
-    if (b >= 0xc0) {
-      const needed = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1
-      return end - 1 - i < needed ? i : end
-    }
-  }
-  return end
-}
-
-/**
- * A decoder boundary at or just before `at`: the nearest of `at`, `at - 1`, `at - 2`, `at - 3` that
- * holds a non-continuation byte, or `at` itself when the three bytes before it are continuation
- * bytes (no sequence is longer than four bytes, so one must have ended there).
- */
-const boundaryAtOrBefore = (bytes: Uint8Array, at: number): number => {
-  for (let i = at; i > at - 4; i--) if (!isContinuation(bytes[i]!)) return i
-  return at
-}
+const SMALL_CHUNK = 64
+const GATHER_BYTES = 4096
 
 /** How many pieces of a pending line are joined as a rope before the rest go to an array. */
 const ROPE_PIECES = 32
-
-/** Chunks bigger than this may be decoded and scanned in slices of this size (see `pushBytes`). */
-const SLICE_BYTES = 1024 * 1024
-
-/**
- * True when the first 16 KiB from `from` are ASCII. A per-byte loop, but over a bounded sample,
- * stopping at the first byte outside ASCII, and only for chunks over `SLICE_BYTES`, where it costs
- * about 1 % of decoding them.
- */
-const asciiSample = (bytes: Uint8Array, from: number): boolean => {
-  const end = Math.min(bytes.length, from + 16 * 1024)
-  for (let i = from; i < end; i++) if (bytes[i]! >= 0x80) return false
-  return true
-}
 
 /**
  * Creates a callback parser for one event stream: each event goes to `handlers.onEvent` during the
@@ -198,14 +159,9 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   const maxBufferSize = options.maxBufferSize ?? defaultSseMaxBufferSize
   const onEvent = handlers.onEvent
   const onRetry = handlers.onRetry
-  // Two decoders, each always called without `stream` (see the module comment): `simd` keeps
-  // Node's fast path, `icu` is put off it for good by one (empty) streaming call.
-  const simd = new TextDecoder("utf-8", { ignoreBOM: true })
-  const icu = new TextDecoder("utf-8", { ignoreBOM: true })
-  icu.decode(new Uint8Array(0), { stream: true })
-  let useIcu = false
-
-  let carry: Uint8Array | undefined // an incomplete UTF-8 sequence from the end of the last chunk
+  const utf8 = makeUtf8Pieces()
+  let gathered: Uint8Array | undefined // small chunks not yet decoded (none holds a line end)
+  let gatheredLength = 0
   let started = false // the first character (a possible BOM) has been seen
   let skipLF = false // the last line ended with CR: a LF at the start of the next text belongs to it
   // The unterminated line. Its first pieces are appended with `+`, which builds a V8 rope (cons
@@ -233,7 +189,8 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   }
 
   const reset = (): void => {
-    carry = undefined
+    utf8.reset()
+    gatheredLength = 0
     started = false
     skipLF = false
     pending = ""
@@ -244,54 +201,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     hasData = false
     eventType = ""
     lastId = ""
-  }
-
-  /** Decodes bytes that start and end on UTF-8 boundaries, with the decoder that suits them. */
-  const decode = (bytes: Uint8Array): string => {
-    const text = (useIcu ? icu : simd).decode(bytes)
-    // After bytes outside ASCII, the ICU decoder is the faster one for the next slice.
-    useIcu = text.length !== bytes.length
-    return text
-  }
-
-  const pushBytes = (chunk: Uint8Array): void => {
-    const len = chunk.length
-    if (len === 1 && carry === undefined && chunk[0]! < 0x80) {
-      // One ASCII byte: V8's cached one-character string, without a decoder call.
-      return feedText(String.fromCharCode(chunk[0]!))
-    }
-    let from = 0
-    if (carry !== undefined) {
-      // Complete the carried sequence with this chunk's leading continuation bytes (at most 3):
-      // just after them is a boundary, so the rest of the chunk is decoded without copying it.
-      while (from < 3 && from < len && isContinuation(chunk[from]!)) from++
-      const head = new Uint8Array(carry.length + from)
-      head.set(carry)
-      head.set(chunk.subarray(0, from), carry.length)
-      carry = undefined
-      const cut = from === len ? completeEnd(head, 0, head.length) : head.length
-      if (cut < head.length) carry = head.slice(cut)
-      if (cut > 0) feedText(simd.decode(cut === head.length ? head : head.subarray(0, cut)))
-    }
-    if (len - from > SLICE_BYTES) {
-      if (asciiSample(chunk, from)) {
-        // Likely ASCII throughout (a base64 image): one fast decode, one string, no joins.
-        useIcu = false
-      } else {
-        // Text with multi-byte characters decodes much faster in slices than in one call, each
-        // slice with the decoder that suits it. Slices stay above V8's large-object size, so the
-        // strings that events point into are never copied by the young-generation collector.
-        useIcu = true
-        while (len - from > SLICE_BYTES) {
-          const to = boundaryAtOrBefore(chunk, from + SLICE_BYTES)
-          feedText(decode(chunk.subarray(from, to)))
-          from = to
-        }
-      }
-    }
-    const cut = completeEnd(chunk, from, len)
-    if (cut < len) carry = chunk.slice(cut)
-    if (cut > from) feedText(decode(from === 0 && cut === len ? chunk : chunk.subarray(from, cut)))
   }
 
   const appendPending = (piece: string): void => {
@@ -498,6 +407,37 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     }
   }
 
+  /** Decodes and scans the gathered small chunks. */
+  const releaseGathered = (): void => {
+    if (gatheredLength === 0) return
+    const length = gatheredLength
+    gatheredLength = 0
+    utf8.push(gathered!.subarray(0, length), feedText)
+  }
+
+  const feedBytes = (chunk: Uint8Array): void => {
+    const length = chunk.length
+    if (length >= SMALL_CHUNK) {
+      releaseGathered()
+      utf8.push(chunk, feedText)
+      return
+    }
+    gathered ??= new Uint8Array(GATHER_BYTES)
+    let lineEnd = false
+    for (let i = 0; i < length; i++) {
+      const byte = chunk[i]!
+      if (byte === LF || byte === CR) lineEnd = true
+      gathered[gatheredLength + i] = byte
+    }
+    gatheredLength += length
+    // Released at once when a line ends, so that its event is handed over during this `feed`;
+    // and before the gathered bytes could make the pending line overflow (a byte is at most one
+    // code unit), so that the overflow is reported when it would be without gathering.
+    if (lineEnd || gatheredLength > GATHER_BYTES - SMALL_CHUNK || gatheredLength + pendingLength > maxBufferSize) {
+      releaseGathered()
+    }
+  }
+
   const fail = (error: unknown): never => {
     // An overflow has already reset the parser; any other throw (from a handler) leaves it mid-line.
     if (!(error instanceof SseBufferOverflow)) reset()
@@ -511,15 +451,12 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       if (failed) throw failure
       try {
         if (typeof chunk === "string") {
-          if (carry !== undefined) {
-            // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
-            const rest = carry
-            carry = undefined
-            feedText(simd.decode(rest))
-          }
+          releaseGathered()
+          // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
+          utf8.flush(feedText)
           feedText(chunk)
         } else {
-          pushBytes(chunk)
+          feedBytes(chunk)
         }
       } catch (error) {
         fail(error)
