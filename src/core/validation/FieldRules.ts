@@ -11,9 +11,13 @@ export const RuleAnnotationId: unique symbol = Symbol.for("umg/core/RuleAnnotati
 
 /** A rule as a refinement carries it: its stable name and its message. @category models */
 export interface RuleAnnotation {
-  readonly rule: string
-  /** The message for `field` given `value`; `context` (a model id) says what the rule depends on. */
-  readonly message: (field: string, value: unknown, context: string | undefined) => string
+  /** The rule's name, or, for a rule that names a value's kind, the name for the value given. */
+  readonly rule: string | ((value: unknown) => string)
+  /**
+   * The message for `field` given `value`; `context` (a model id) says what the rule depends on;
+   * `detail` is what a rule across fields (`acrossFields`) found.
+   */
+  readonly message: (field: string, value: unknown, context: string | undefined, detail: string | undefined) => string
 }
 
 /** The rule a Schema node carries, if any. @category annotations */
@@ -36,6 +40,28 @@ export const expected =
     self.annotations({
       [RuleAnnotationId]: { rule: "type", message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}` } satisfies RuleAnnotation
     }) as S
+
+/**
+ * A rule across the fields of a struct, reported at the field it names: `check` returns that field's
+ * key and a detail for the message (or `undefined` when the struct keeps the rule), e.g. "top_n: 5 is
+ * out of range for 3 documents; allowed: 1 to 3" (rule `range`).
+ * @category constructors
+ */
+export const acrossFields = <S extends Schema.Schema.Any>(
+  self: S,
+  rule: string,
+  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey; readonly detail: string } | undefined,
+  message: (field: string, detail: string) => string
+): Schema.filter<S> =>
+  self.pipe(
+    Schema.filter(
+      (a: Schema.Schema.Type<S>) => {
+        const found = check(a)
+        return found === undefined ? true : { path: [found.key], message: found.detail }
+      },
+      { [RuleAnnotationId]: { rule, message: (field, _value, _context, detail) => message(field, detail ?? "") } satisfies RuleAnnotation }
+    )
+  )
 
 /** Bounds of `range` (each inclusive unless `minExclusive`). @category models */
 export interface Bounds {
