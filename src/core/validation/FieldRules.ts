@@ -4,7 +4,7 @@
  * gives the body its type; `conform` (Conform.ts) reports them in the words of `Rules`.
  */
 import { Schema, type SchemaAST as AST } from "effect"
-import { describe } from "./Rules.js"
+import { describe, listAllowed } from "./Rules.js"
 
 /** The annotation key of a rule carried by a refinement. @category annotations */
 export const RuleAnnotationId: unique symbol = Symbol.for("umg/core/RuleAnnotation")
@@ -121,3 +121,24 @@ export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
   withRule<ReadonlyArray<Schema.Schema.Type<S>>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
     Schema.Array(item)
   )
+
+/**
+ * One of fixed values: "personGeneration: \"x\" is not allowed for M; allowed: allow_all, …" (rule
+ * `one-of`; the model is named when `conform` is given one).
+ * @category constructors
+ */
+export const oneOf = <const L extends ReadonlyArray<AST.LiteralValue>>(...values: L) =>
+  Schema.Literal(...values).annotations({
+    [RuleAnnotationId]: {
+      rule: "one-of",
+      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${listAllowed(values)}`
+    } satisfies RuleAnnotation
+  })
+
+/** A plain object whose members stay open ("item: expected an object, got 5", rule `type`). @category schemas */
+export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An integer, named as one for a value of any other kind: "seed: expected an integer, got \"x\"" (rule `type`). @category schemas */
+export const Integer = Schema.Number.annotations({
+  [RuleAnnotationId]: { rule: "type", message: (field, value) => `${field}: expected an integer, got ${describe(value)}` } satisfies RuleAnnotation
+}).pipe(Schema.int())
