@@ -131,7 +131,7 @@ describe("field rules live in the body Schemas", () => {
         rule: "one-of",
         message: `personGeneration: "nobody" is not allowed for ${beta}; allowed: allow_all, allow_adult, dont_allow`
       })
-      expect((yield* buildVideoBody({ model: beta, prompt: "a cat", duration: "8" })).durationSeconds).toBe(8)
+      expect(yield* buildVideoBody({ model: beta, prompt: "a cat", duration: "8" })).toMatchObject({ durationSeconds: 8 })
       const word = yield* Effect.flip(buildVideoBody({ model: beta, prompt: "a cat", duration: "eight" }))
       expect(word).toMatchObject({ field: "duration", rule: "type", message: 'duration: expected an integer, got "eight"' })
     })

@@ -315,15 +315,20 @@ const clientEventSchemas = {
 
 type ClientEventType = keyof typeof clientEventSchemas
 
+const eventTypeRule = (version: RealtimeVersion): RuleAnnotation => ({
+  rule: "one-of",
+  message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime ${version}; allowed: ${realtimeClientEventTypes[version].join(", ")}`
+})
+
 // The event type a style takes: "type: \"x\" is not allowed for realtime v2; allowed: session.update, …".
+const isClientEventType = (type: string): type is ClientEventType => Object.hasOwn(clientEventSchemas, type)
 const eventTypeSchema = (version: RealtimeVersion) =>
   Schema.Struct({
-    type: Schema.Literal(...(realtimeClientEventTypes[version] as ReadonlyArray<ClientEventType>)).annotations({
-      [RuleAnnotationId]: {
-        rule: "one-of",
-        message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime ${version}; allowed: ${realtimeClientEventTypes[version].join(", ")}`
-      } satisfies RuleAnnotation
-    })
+    type: Schema.String.annotations({ [RuleAnnotationId]: eventTypeRule(version) }).pipe(
+      Schema.filter((type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type), {
+        [RuleAnnotationId]: eventTypeRule(version)
+      })
+    )
   })
 const eventTypes = { v1: eventTypeSchema("v1"), v2: eventTypeSchema("v2") }
 

@@ -4,7 +4,7 @@ import { conform } from "../validation/Conform.js"
 import { nonEmptyArray, oneOf, OpenObject } from "../validation/FieldRules.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { markerFrameRates, type MarkerFlags, markerRatios, markerResolutions } from "./MarkerFlags.js"
-import { at, fail, type Json, listAllowed, optional, sanitize } from "../validation/Rules.js"
+import { at, copyFields, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import { readAspectRatio, readInteger, readMedia, readResolution, readSwitch } from "./VideoFields.js"
 
@@ -63,10 +63,8 @@ const nativeImages = (content: ReadonlyArray<unknown>): Effect.Effect<ReadonlyAr
       const url = yield* readMedia(optional(imageUrl, "url"), at(at(path, "image_url"), "url"))
       const rawRole = optional(item, "role")
       const role = rawRole === undefined ? undefined : yield* conform(ImageRole, rawRole, at(path, "role"))
-      const extra = sanitize(item) as Record<string, unknown>
-      const urlExtra = sanitize(imageUrl) as Record<string, unknown>
-      for (const k of ["type", "image_url", "role"]) delete extra[k]
-      delete urlExtra.url
+      const extra = copyFields(item, ["type", "image_url", "role"])
+      const urlExtra = copyFields(imageUrl, ["url"])
       out.push({ url, role, field: path, extra, urlExtra })
     }
     return out
