@@ -126,6 +126,7 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): E
 export const ModelId = NonBlank
 
 const ModelOnly = Schema.Struct({ model: ModelId })
+const isModelId = Schema.is(ModelId)
 
 /**
  * The `model` of a body, read before the rest so that routing can refuse a model of another family
@@ -134,6 +135,8 @@ const ModelOnly = Schema.Struct({ model: ModelId })
  */
 export const readModel = (input: Json): Effect.Effect<string, InvalidRequest> => {
   const model = optional(input, "model")
+  // The common case without building an object; a failure is reported through the Schema as usual.
+  if (isModelId(model)) return Effect.succeed(model)
   return Effect.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
 }
 

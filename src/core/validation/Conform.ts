@@ -206,6 +206,18 @@ const invalidRequest = (
   return { field: name, rule: "schema", message: `${rendered(where)}: ${first?.message ?? "does not match the expected shape"}` }
 }
 
+// Builders are on the request path: each Schema's guard is made once, not per request.
+const guards = new WeakMap<object, (u: unknown) => boolean>()
+const guardOf = <A, I>(schema: Schema.Schema<A, I, never>): ((u: unknown) => u is A) => {
+  let guard = guards.get(schema)
+  if (guard === undefined) {
+    guard = Schema.is(schema)
+    guards.set(schema, guard)
+  }
+  // The guard stored for this schema is `Schema.is(schema)`, a guard for A.
+  return guard as (u: unknown) => u is A
+}
+
 /**
  * The check of a value against its Schema, the one place a body's rules live: it narrows the type
  * without a cast, and its first failure becomes an `InvalidRequest` naming the path under `field`,
@@ -218,7 +230,7 @@ export const conform = <A, I>(
   field: string,
   context?: string
 ): Effect.Effect<A, InvalidRequest> => {
-  if (Schema.is(schema)(value)) return Effect.succeed(value)
+  if (guardOf(schema)(value)) return Effect.succeed(value)
   const result = Schema.validateEither(schema)(value)
   if (Either.isRight(result)) return Effect.succeed(result.right)
   const { field: name, message, rule } = invalidRequest(result.left, field, context)
