@@ -6,9 +6,9 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { NonEmpty, range } from "../validation/FieldRules.js"
-import { at, describe, fail, optional, requiredString } from "../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
+import { at, describe, fail } from "../validation/Rules.js"
 
 /**
  * The embedding models of E12 and their native sizes, read from the one model catalog. Extend the
@@ -24,10 +24,21 @@ export const EncodingFormat = Schema.Literal("float", "base64")
 /** @category models */
 export type EncodingFormat = typeof EncodingFormat.Type
 
+// One request embeds one string: an array is pointed to `embedMany`, any other kind named as usual.
+const OneText = Schema.String.annotations({
+  [RuleAnnotationId]: {
+    rule: (value) => (Array.isArray(value) ? "one-text" : "type"),
+    message: (field, value) =>
+      Array.isArray(value)
+        ? `${field}: ${describe(value)} given; one request embeds one string; use embedMany for several texts`
+        : `${field}: expected a string, got ${describe(value)}`
+  } satisfies RuleAnnotation
+}).pipe(withRule((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` }))
+
 /** The embeddings request body (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const EmbeddingsBody = Schema.Struct({
-  model: Schema.String,
-  input: NonEmpty,
+  model: ModelId,
+  input: OneText,
   encoding_format: Schema.optional(EncodingFormat),
   dimensions: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
   user: Schema.optional(Schema.String)
@@ -53,11 +64,8 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* embeddingsBody.open(input)
-    const model = yield* requiredString(obj, "model")
+    const model = yield* readModel(obj)
     yield* ensureRoute(model, "embeddings", options)
-    const text = optional(obj, "input")
-    if (Array.isArray(text))
-      return yield* fail("input", "one-text", `input: ${describe(text)} given; one request embeds one string; use embedMany for several texts`)
     const body = yield* embeddingsBody.seal(obj, embeddingsBody.pick(obj), model)
     const known = embeddingModelOf(model, options)
     if (body.dimensions === undefined || known === undefined) return body

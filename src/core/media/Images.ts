@@ -6,9 +6,9 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { matching, NonBlank, range } from "../validation/FieldRules.js"
-import { at, fail, requiredString } from "../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { acrossFields, matching, NonBlank, range } from "../validation/FieldRules.js"
+import { at } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
 export const imageModels: ReadonlyArray<string> = knownModels("images")
@@ -22,22 +22,27 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
 /**
  * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`), with
  * its rules: `prompt` non-empty, `size` an aspect ratio, `n` a positive integer, `image_size`
- * 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`. `contents` stays open: its
- * format is not shown.
+ * 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`, and `prompt` unless `contents`.
+ * `contents` stays open: its format is not shown.
  * @category schemas
  */
-export const ImagesBody = Schema.Struct({
-  model: Schema.String,
-  prompt: Schema.optional(NonBlank),
-  response_format: Schema.Literal("b64_json"),
-  size: Schema.optional(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
-  quality: Schema.optional(Schema.String),
-  n: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
-  image_size: Schema.optional(Schema.Literal(...imageSizes)),
-  mime_type: Schema.optional(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
-  response_modalities: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
-  contents: Schema.optional(Schema.Unknown)
-})
+export const ImagesBody = acrossFields(
+  Schema.Struct({
+    model: ModelId,
+    prompt: Schema.optional(NonBlank),
+    response_format: Schema.Literal("b64_json"),
+    size: Schema.optional(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
+    quality: Schema.optional(Schema.String),
+    n: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
+    image_size: Schema.optional(Schema.Literal(...imageSizes)),
+    mime_type: Schema.optional(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
+    response_modalities: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
+    contents: Schema.optional(Schema.Unknown)
+  }),
+  "required",
+  (body) => (body.prompt === undefined && body.contents === undefined ? { key: "prompt", detail: "" } : undefined),
+  (field) => `${field} is required (or contents)`
+)
 /** @category models */
 export type ImagesBody = typeof ImagesBody.Type
 /** An images body as callers write it (`response_format` may be left out), with `extra`. @category models */
@@ -55,10 +60,9 @@ const imagesBody = closedBody(ImagesBody, "an images body")
 export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* imagesBody.open(input)
-    const model = yield* requiredString(obj, "model")
+    const model = yield* readModel(obj)
     yield* ensureRoute(model, "images", options)
     const body = imagesBody.pick(obj)
-    if (body.prompt === undefined && body.contents === undefined) return yield* fail("prompt", "required", "prompt is required (or contents)")
     if (body.response_format === undefined) body.response_format = "b64_json"
     return yield* imagesBody.seal(obj, body, model)
   }))

@@ -5,9 +5,8 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
-import { fail, requiredString } from "../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
 export const RerankDocument = Schema.Union(
@@ -19,15 +18,27 @@ export type RerankDocument = typeof RerankDocument.Type
 
 const PositiveInt = Schema.Int.pipe(range({ min: 1 }))
 
-/** The rerank request body (closed: other fields go in `extra`; a document object stays open); its rules live here. @category schemas */
-export const RerankBody = Schema.Struct({
-  model: Schema.String,
-  query: NonBlank,
-  documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
-  top_n: Schema.optional(PositiveInt),
-  return_documents: Schema.optional(Schema.Boolean),
-  max_chunks_per_doc: Schema.optional(PositiveInt)
-})
+/**
+ * The rerank request body (closed: other fields go in `extra`; a document object stays open); its
+ * rules live here, `top_n` at most the number of documents among them.
+ * @category schemas
+ */
+export const RerankBody = acrossFields(
+  Schema.Struct({
+    model: ModelId,
+    query: NonBlank,
+    documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
+    top_n: Schema.optional(PositiveInt),
+    return_documents: Schema.optional(Schema.Boolean),
+    max_chunks_per_doc: Schema.optional(PositiveInt)
+  }),
+  "range",
+  (body) =>
+    body.top_n !== undefined && body.top_n > body.documents.length
+      ? { key: "top_n", detail: `${body.top_n} is out of range for ${body.documents.length} documents; allowed: 1 to ${body.documents.length}` }
+      : undefined,
+  (field, detail) => `${field}: ${detail}`
+)
 /** @category models */
 export type RerankBody = typeof RerankBody.Type
 /** A rerank body as callers write it, with the `extra` escape hatch. @category models */
@@ -38,19 +49,15 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
 /**
  * Validates a rerank request: `model` a rerank model of the catalog, then the Schema's rules (a
  * non-empty `query`, a non-empty `documents` array of strings or `{ text }` objects, integers of at
- * least 1 for `top_n` and `max_chunks_per_doc`, a boolean `return_documents`), and `top_n` at most
- * the number of documents (absent = all).
+ * least 1 for `top_n` and `max_chunks_per_doc`, a boolean `return_documents`, `top_n` at most the
+ * number of documents; absent = all).
  * @category constructors
  */
 export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* rerankBody.open(input)
-    yield* ensureRoute(yield* requiredString(obj, "model"), "rerank", options)
-    const body = yield* rerankBody.seal(obj, rerankBody.pick(obj))
-    const count = body.documents.length
-    if (body.top_n !== undefined && body.top_n > count)
-      return yield* fail("top_n", "range", `top_n: ${body.top_n} is out of range for ${count} documents; allowed: 1 to ${count}`)
-    return body
+    yield* ensureRoute(yield* readModel(obj), "rerank", options)
+    return yield* rerankBody.seal(obj, rerankBody.pick(obj))
   }))
 
 /** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */

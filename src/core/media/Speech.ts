@@ -3,9 +3,8 @@ import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
 import { NonBlank, range } from "../validation/FieldRules.js"
-import { requiredString } from "../validation/Rules.js"
 
 /** The six voices of E14. @category models */
 export const speechVoices = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const
@@ -19,7 +18,7 @@ export type SpeechFormat = (typeof speechFormats)[number]
 
 /** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const SpeechBody = Schema.Struct({
-  model: Schema.String,
+  model: ModelId,
   input: NonBlank,
   voice: Schema.Literal(...speechVoices),
   response_format: Schema.optional(Schema.Literal(...speechFormats)),
@@ -44,7 +43,7 @@ const speechBody = closedBody(SpeechBody, "a speech body")
 export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* speechBody.open(input)
-    yield* ensureRoute(yield* requiredString(obj, "model"), "speech", options)
+    yield* ensureRoute(yield* readModel(obj), "speech", options)
     return yield* speechBody.seal(obj, speechBody.pick(obj))
   }))
 

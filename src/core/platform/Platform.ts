@@ -2,8 +2,9 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
-import { matching, NonBlank, nonEmptyArray } from "../validation/FieldRules.js"
-import { at, fail, optional, record, requiredString } from "../validation/Rules.js"
+import { conform } from "../validation/Conform.js"
+import { matching, NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
+import { isRecord, optional } from "../validation/Rules.js"
 
 // The platform bodies are closed: E4–E6 list every field (anything else goes in `extra`). E5's
 // content parts are closed too (`text` and/or `image`).
@@ -27,7 +28,9 @@ export type PlatformTextToVideoBody = typeof PlatformTextToVideoBody.Type
 export type PlatformTextToVideoInput = WithExtra<Omit<PlatformTextToVideoBody, "duration"> & { readonly duration: PlatformTextToVideoBody["duration"] | number }>
 
 /** One part of an E5 content: text and/or an image (Base64 or URL). @category models */
-export const AnyShootPart = Schema.Struct({ text: Schema.optional(Schema.String), image: Schema.optional(NonBlank) })
+export const AnyShootPart = Schema.Struct({ text: Schema.optional(Schema.String), image: Schema.optional(NonBlank) }).pipe(
+  withRule((part) => part.text !== undefined || part.image !== undefined, { rule: "required", message: (field) => `${field} needs text and/or image` })
+)
 /** E5: the Any Shoot creative (easy) mode body. @category models */
 export const AnyShootEasyBody = Schema.Struct({
   size: Schema.String.pipe(matching(/^[1-9]\d*x[1-9]\d*$/, "<width>x<height>, e.g. 1024x1024")),
@@ -53,8 +56,13 @@ export type AnyShootAdvancedBody = typeof AnyShootAdvancedBody.Type
 /** An E6 body as callers write it, with `extra`. @category models */
 export type AnyShootAdvancedInput = WithExtra<AnyShootAdvancedBody>
 
-/** E7: the credentials that buy a platform token. @category models */
-export const PlatformCredentials = Schema.Struct({ username: Schema.NonEmptyString, password: Schema.NonEmptyString })
+// The password is a secret: its rules never render the value given.
+const Password = Schema.String.annotations({
+  [RuleAnnotationId]: { rule: "type", message: (field) => `${field}: expected a string` } satisfies RuleAnnotation
+}).pipe(withRule((p) => p !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` }))
+
+/** E7: the credentials that buy a platform token; a failure on `password` never shows it. @category models */
+export const PlatformCredentials = Schema.Struct({ username: NonBlank, password: Password })
 /** @category models */
 export type PlatformCredentials = typeof PlatformCredentials.Type
 
@@ -86,20 +94,13 @@ export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<Plat
 
 /**
  * Validates an E5 body by its Schema (`size` as `<width>x<height>`, non-empty contents of non-empty
- * parts, closed); each part needs text and/or an image.
+ * parts, each with text and/or an image, closed).
  * @category constructors
  */
 export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEasyBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const obj = yield* anyShootEasy.open(input)
-    const body = yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
-    for (const [i, content] of body.contents.entries())
-      for (const [j, part] of content.parts.entries())
-        if (part.text === undefined && part.image === undefined) {
-          const path = at(at(at("contents", i), "parts"), j)
-          return yield* fail(path, "required", `${path} needs text and/or image`)
-        }
-    return body
+    return yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
   }))
 
 /** Validates an E6 body by its Schema: four required http(s) image URLs. @category constructors */
@@ -109,14 +110,18 @@ export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShoo
     return yield* anyShootAdvanced.seal(obj, anyShootAdvanced.pick(obj))
   }))
 
-/** Validates E7 credentials; the password never appears in an error message. @category constructors */
+/**
+ * Validates E7 credentials by their Schema (other fields are left out; null means absent); the
+ * password never appears in an error message.
+ * @category constructors
+ */
 export const buildPlatformCredentials = (input: unknown): Effect.Effect<PlatformCredentials, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
-    const obj = yield* record(input, "")
-    const username = yield* requiredString(obj, "username")
-    const password = optional(obj, "password")
-    if (password === undefined) return yield* fail("password", "required", "password is required")
-    if (typeof password !== "string") return yield* fail("password", "type", "password: expected a string")
-    if (password === "") return yield* fail("password", "non-empty", "password must not be empty")
-    return { username, password }
+  guardReads(Effect.suspend(() => {
+    if (!isRecord(input)) return conform(PlatformCredentials, input, "")
+    const given: Record<string, unknown> = {}
+    for (const key of ["username", "password"] as const) {
+      const value = optional(input, key)
+      if (value !== undefined) given[key] = value
+    }
+    return conform(PlatformCredentials, given, "")
   }))

@@ -8,8 +8,9 @@ import type { RoutingOptions } from "../gateway/Catalog.js"
 import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Native.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
-import { type Json, array, at, boolean, describe, fail, isRecord, oneOf, optional, copyFields, record, string } from "../validation/Rules.js"
+import { type Json, describe, fail, isRecord, optional, copyFields } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
+import { NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 
 /** The one response modality a live session may ask for. @category models */
 export const liveModalities = ["TEXT", "AUDIO"] as const
@@ -24,9 +25,26 @@ const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exac
  * the transcription configs, `sessionResumption`, `contextWindowCompression`, `proactivity`.
  */
 
+type LiveModality = (typeof liveModalities)[number]
+
+// "setup.generationConfig.responseModalities: an array of 2 given; a live session takes exactly one of
+// TEXT, AUDIO" (rule `exactly-one`; `non-empty` for none).
+const exactlyOneModality: RuleAnnotation = {
+  rule: (value) => (Array.isArray(value) && value.length === 0 ? "non-empty" : "exactly-one"),
+  message: (field, value) =>
+    Array.isArray(value) && value.length === 0
+      ? `${field} must not be empty`
+      : `${field}: ${describe(value)} given; a live session takes exactly one of ${liveModalities.join(", ")}`
+}
+
+/** `setup.generationConfig.responseModalities`: exactly one of TEXT, AUDIO. @category schemas */
+export const LiveResponseModalities = Schema.Array(Schema.Literal(...liveModalities)).pipe(
+  Schema.filter((list): list is readonly [LiveModality] => list.length === 1, { [RuleAnnotationId]: exactlyOneModality })
+)
+
 /** `setup.generationConfig`: one response modality, and the sampling and audio settings. @category schemas */
 export const LiveGenerationConfig = Schema.Struct({
-  responseModalities: opt(Schema.Tuple(Schema.Literal(...liveModalities))),
+  responseModalities: opt(LiveResponseModalities),
   speechConfig: opt(Open),
   ...nativeSamplingFields,
   mediaResolution: opt(Schema.String),
@@ -36,7 +54,9 @@ export const LiveGenerationConfig = Schema.Struct({
 
 /** The `setup` of a live session (the model as `models/<id>`). @category schemas */
 export const LiveSetup = Schema.Struct({
-  model: Schema.String.pipe(Schema.startsWith("models/")),
+  model: NonBlank.pipe(
+    withRule((m) => m.startsWith("models/"), { rule: "format", message: (field, value) => `${field}: ${describe(value)} must start with models/` })
+  ),
   generationConfig: opt(LiveGenerationConfig),
   systemInstruction: opt(Open),
   tools: opt(Schema.Array(Open)),
@@ -60,28 +80,20 @@ export type LiveSetupMessage = typeof LiveSetupMessage.Type
 
 const setupFields = fieldsOf(LiveSetup)
 
-const checkSetup = (model: string, setup: Json, path: string): Effect.Effect<LiveSetup, InvalidRequest> =>
+// The given fields of an object (null means absent), copied without unsafe keys and without `extra`.
+const givenFields = (obj: Json): Record<string, unknown> => {
+  const out = copyFields(obj, [extraField])
+  for (const key of Object.keys(out)) if (out[key] === null) delete out[key]
+  return out
+}
+
+// A setup checked against its Schema (where its rules live), closed at the top and inside, `extra` merged.
+const checkSetup = (setup: Json, path: string, model?: string): Effect.Effect<LiveSetup, InvalidRequest> =>
   Effect.gen(function* () {
     yield* refuseUnknownFields(setup, setupFields, path, "a live setup", true)
     yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) => refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false))
     const extra = yield* readExtra(setup, setupFields, path)
-    const out: Record<string, unknown> = { ...copyFields(setup, ["model", "generationConfig", extraField]), model }
-    const config = optional(setup, "generationConfig")
-    if (config !== undefined) {
-      const configPath = at(path, "generationConfig")
-      const c = yield* record(config, configPath)
-      const cfg: Record<string, unknown> = copyFields(c, ["responseModalities"])
-      const modalities = optional(c, "responseModalities")
-      if (modalities !== undefined) {
-        const field = at(configPath, "responseModalities")
-        const list = yield* array(modalities, field, { nonEmpty: true })
-        if (list.length !== 1)
-          return yield* fail(field, "exactly-one", `${field}: ${describe(modalities)} given; a live session takes exactly one of ${liveModalities.join(", ")}`)
-        cfg.responseModalities = [yield* oneOf(list[0], at(field, 0), liveModalities)]
-      }
-      out.generationConfig = cfg
-    }
-    const valid = yield* conform(LiveSetup, out, path)
+    const valid = yield* conform(LiveSetup, model === undefined ? givenFields(setup) : { ...givenFields(setup), model }, path)
     return { ...valid, ...extra }
   })
 
@@ -104,46 +116,73 @@ export const buildLiveSetup = (model: unknown, setup: unknown = {}, options: Liv
   sendableResult(guardReads(Effect.gen(function* () {
     yield* sendable(model, "model")
     yield* sendable(setup, "setup")
-    const id = yield* string(model, "model", { nonEmpty: true })
+    const id = yield* conform(NonBlank, model, "model")
     yield* routeForCapability(id.startsWith("models/") ? id.slice("models/".length) : id, "live", options)
-    const obj = yield* record(setup ?? {}, "setup")
+    const obj = yield* conform(Open, setup ?? {}, "setup")
     const given = optional(obj, "model")
     if (given !== undefined && given !== id && given !== modelPath(id))
       return yield* fail("setup.model", "conflict", `setup.model: ${describe(given)} does not match the session's model ${JSON.stringify(modelPath(id))}`)
-    return { setup: yield* checkSetup(modelPath(id), obj, "setup") }
+    return { setup: yield* checkSetup(obj, "setup", modelPath(id)) }
   })))
 
 /** The four client message kinds; each message has exactly one of them as its only top-level key. @category models */
 export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
 
+const MessageKind = Schema.Literal(...liveClientMessageKeys).annotations({
+  [RuleAnnotationId]: {
+    rule: "one-of",
+    message: (field, value) => `${field}: ${describe(value)} is not allowed for a live client message; allowed: ${liveClientMessageKeys.join(", ")}`
+  } satisfies RuleAnnotation
+})
+
+/** A media blob of `realtimeInput`: base64 `data` and its `mimeType` (other members kept). @category schemas */
+export const LiveBlob = Schema.Struct({ data: Schema.String, mimeType: NonBlank }, Open)
+
 const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
 
-// The members of each kind after setup (protocol-notes §5.3), closed at their top (plus `extra`);
-// turns, blobs and function responses inside stay open.
-const kindFields: Readonly<Record<(typeof liveClientMessageKeys)[number], ReadonlyArray<string>>> = {
-  setup: [],
-  clientContent: ["turns", "turnComplete"],
-  realtimeInput: realtimeInputKeys,
-  toolResponse: ["functionResponses"]
-}
+/*
+ * The members of each kind after setup (protocol-notes §5.3), closed at their top (plus `extra`);
+ * turns, blobs and function responses inside stay open.
+ */
 
-const blob = (value: unknown, field: string) =>
-  Effect.gen(function* () {
-    const b = yield* record(value, field)
-    yield* string(optional(b, "data"), at(field, "data"))
-    yield* string(optional(b, "mimeType"), at(field, "mimeType"), { nonEmpty: true })
+/** `clientContent`: turns (open) and whether the turn is complete. @category schemas */
+export const LiveClientContent = Schema.Struct({ turns: opt(Schema.Array(Open)), turnComplete: opt(Schema.Boolean) })
+
+/** `realtimeInput`: at least one of its members; blobs are `{data, mimeType}`. @category schemas */
+export const LiveRealtimeInput = Schema.Struct({
+  audio: opt(LiveBlob),
+  mediaChunks: opt(Schema.Array(LiveBlob)),
+  video: opt(LiveBlob),
+  text: opt(Schema.String),
+  audioStreamEnd: opt(Schema.Unknown),
+  activityStart: opt(Schema.Unknown),
+  activityEnd: opt(Schema.Unknown)
+}).pipe(
+  Schema.filter((input) => realtimeInputKeys.some((k) => input[k] !== undefined), {
+    [RuleAnnotationId]: { rule: "required", message: (field) => `${field} needs one of ${realtimeInputKeys.join(", ")}` } satisfies RuleAnnotation
   })
+)
+
+/** `toolResponse`: a non-empty list of function responses (open). @category schemas */
+export const LiveToolResponse = Schema.Struct({ functionResponses: nonEmptyArray(Open) })
+
+const kindFields = {
+  clientContent: fieldsOf(LiveClientContent),
+  realtimeInput: fieldsOf(LiveRealtimeInput),
+  toolResponse: fieldsOf(LiveToolResponse)
+} as const
 
 /**
  * Validates one client message: exactly one top-level key of `setup` | `clientContent` |
- * `realtimeInput` | `toolResponse`, and that kind's shape (`setup.model`, `clientContent.turns`,
- * `realtimeInput` blobs `{data, mimeType}`, `toolResponse.functionResponses`). Returns it sanitized.
+ * `realtimeInput` | `toolResponse`, and that kind's Schema (`setup.model`, `clientContent.turns`,
+ * `realtimeInput` blobs `{data, mimeType}`, `toolResponse.functionResponses`). Returns it sanitized
+ * (a null member is absent).
  * @category constructors
  */
 export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     yield* sendable(message, "")
-    const obj = yield* record(message, "")
+    const obj = yield* conform(Open, message, "")
     const keys = Object.keys(obj)
     if (keys.length !== 1)
       return yield* fail(
@@ -153,41 +192,19 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
           keys.length === 0 ? "none" : keys.slice(0, 5).map((k) => describe(k)).join(", ")
         }`
       )
-    const kind = yield* oneOf(keys[0], "(message)", liveClientMessageKeys, "a live client message")
-    const body = yield* record(obj[kind], kind)
-    if (kind !== "setup") yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
-    switch (kind) {
-      case "setup": {
-        const model = yield* string(optional(body, "model"), "setup.model", { nonEmpty: true })
-        if (!model.startsWith("models/")) return yield* fail("setup.model", "format", `setup.model: ${describe(model)} must start with models/`)
-        return { setup: yield* checkSetup(model, body, "setup") }
-      }
-      case "clientContent": {
-        const turns = optional(body, "turns")
-        if (turns !== undefined) for (const [i, t] of (yield* array(turns, "clientContent.turns")).entries()) yield* record(t, at("clientContent.turns", i))
-        const complete = optional(body, "turnComplete")
-        if (complete !== undefined) yield* boolean(complete, "clientContent.turnComplete")
-        break
-      }
-      case "realtimeInput": {
-        const present = realtimeInputKeys.filter((k) => optional(body, k) !== undefined)
-        if (present.length === 0)
-          return yield* fail("realtimeInput", "required", `realtimeInput needs one of ${realtimeInputKeys.join(", ")}`)
-        for (const k of ["audio", "video"] as const) if (optional(body, k) !== undefined) yield* blob(body[k], `realtimeInput.${k}`)
-        const chunks = optional(body, "mediaChunks")
-        if (chunks !== undefined)
-          for (const [i, c] of (yield* array(chunks, "realtimeInput.mediaChunks")).entries()) yield* blob(c, at("realtimeInput.mediaChunks", i))
-        const text = optional(body, "text")
-        if (text !== undefined) yield* string(text, "realtimeInput.text")
-        break
-      }
-      case "toolResponse": {
-        const responses = yield* array(optional(body, "functionResponses"), "toolResponse.functionResponses", { nonEmpty: true })
-        for (const [i, r] of responses.entries()) yield* record(r, at("toolResponse.functionResponses", i))
-        break
-      }
-    }
-    return { [kind]: { ...copyFields(body, [extraField]), ...(yield* readExtra(body, kindFields[kind], kind)) } }
+    const kind = yield* conform(MessageKind, keys[0], "(message)")
+    const body = yield* conform(Open, obj[kind], kind)
+    if (kind === "setup") return { setup: yield* checkSetup(body, "setup") }
+    yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
+    const extra = yield* readExtra(body, kindFields[kind], kind)
+    const given = givenFields(body)
+    const valid =
+      kind === "clientContent"
+        ? yield* conform(LiveClientContent, given, kind)
+        : kind === "realtimeInput"
+          ? yield* conform(LiveRealtimeInput, given, kind)
+          : yield* conform(LiveToolResponse, given, kind)
+    return { [kind]: { ...valid, ...extra } }
   }))
 
 // ---- server messages ----------------------------------------------------------------------------

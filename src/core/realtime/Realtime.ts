@@ -9,8 +9,10 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
-import { type Json, array, at, describe, fail, number, oneOf, optional, copyFields, record, string } from "../validation/Rules.js"
+import { type Json, at, describe, fail, optional, copyFields } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
+import { NonBlank, range, type RuleAnnotation, RuleAnnotationId } from "../validation/FieldRules.js"
+import { refuseNestedUnknown } from "../validation/NestedFields.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
 export type RealtimeVersion = "v1" | "v2"
@@ -59,8 +61,36 @@ const modalityValues = ["text", "audio"] as const
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-const Modalities = Schema.Array(Schema.Literal(...modalityValues))
+
 const TokenCap = Schema.Union(Schema.Int, Schema.Literal("inf"))
+const Modality = Schema.Literal(...modalityValues)
+type Modality = typeof Modality.Type
+
+// How many modalities a list may hold: "session.modalities must not be empty" (rule `non-empty`),
+// "session.output_modalities: 2 items given; allowed: at most 1" (rule `max-items`).
+const countRule = (max: number): RuleAnnotation => ({
+  rule: (value) => (Array.isArray(value) && value.length === 0 ? "non-empty" : "max-items"),
+  message: (field, value) =>
+    Array.isArray(value) && value.length === 0 ? `${field} must not be empty` : `${field}: ${Array.isArray(value) ? value.length : 0} items given; allowed: at most ${max}`
+})
+
+// A modality listed twice: "session.modalities[1]: \"text\" is listed twice" (rule `unique`).
+const listedTwice = (list: ReadonlyArray<Modality>) => {
+  const twice = list.findIndex((m, i) => list.indexOf(m) !== i)
+  return twice < 0 ? true : { path: [twice], message: describe(list[twice]) }
+}
+const uniqueRule: RuleAnnotation = { rule: "unique", message: (field, _value, _context, detail) => `${field}: ${detail ?? ""} is listed twice` }
+
+/** v1 `modalities`: text and/or audio, each once. @category schemas */
+export const RealtimeModalitiesV1 = Schema.Array(Modality).pipe(
+  Schema.filter((list) => list.length >= 1 && list.length <= 2, { [RuleAnnotationId]: countRule(2) }),
+  Schema.filter(listedTwice, { [RuleAnnotationId]: uniqueRule })
+)
+
+/** v2 `output_modalities`: exactly one of text, audio (audio includes its transcript). @category schemas */
+export const RealtimeOutputModalitiesV2 = Schema.Array(Modality).pipe(
+  Schema.filter((list): list is readonly [Modality] => list.length === 1, { [RuleAnnotationId]: countRule(1) })
+)
 
 /*
  * Closed sessions (protocol-notes §4.2): the top level of each style's session is closed. Open, as
@@ -72,7 +102,7 @@ const TokenCap = Schema.Union(Schema.Int, Schema.Literal("inf"))
 /** The session of a realtime v1 `session.update` (flat). @category schemas */
 export const RealtimeSessionV1 = Schema.Struct({
   model: opt(Schema.String),
-  modalities: opt(Modalities),
+  modalities: opt(RealtimeModalitiesV1),
   instructions: opt(Schema.String),
   voice: opt(Schema.String),
   speed: opt(Schema.Number),
@@ -103,9 +133,14 @@ export const RealtimeAudioV2 = Schema.Struct({ input: opt(RealtimeAudioInputV2),
 
 /** The session of a realtime v2 `session.update` (nested, `type: "realtime"`). @category schemas */
 export const RealtimeSessionV2 = Schema.Struct({
-  type: Schema.Literal("realtime"),
+  type: Schema.Literal("realtime").annotations({
+    [RuleAnnotationId]: {
+      rule: "one-of",
+      message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime v2 session.update; allowed: realtime`
+    } satisfies RuleAnnotation
+  }),
   model: opt(Schema.String),
-  output_modalities: opt(Schema.Tuple(Schema.Literal(...modalityValues))),
+  output_modalities: opt(RealtimeOutputModalitiesV2),
   audio: opt(RealtimeAudioV2),
   instructions: opt(Schema.String),
   max_output_tokens: opt(TokenCap),
@@ -151,18 +186,6 @@ const checkRenames = (
   return Effect.void
 }
 
-const modalities = (value: unknown, field: string, exactlyOne: boolean): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
-  Effect.gen(function* () {
-    const list = yield* array(value, field, { nonEmpty: true, maxItems: exactlyOne ? 1 : 2 })
-    const out: Array<string> = []
-    for (const [i, m] of list.entries()) {
-      const v = yield* oneOf(m, at(field, i), modalityValues)
-      if (out.includes(v)) return yield* fail(at(field, i), "unique", `${at(field, i)}: ${describe(v)} is listed twice`)
-      out.push(v)
-    }
-    return out
-  })
-
 /**
  * The output modalities of a v1-style or v2-style config, translated for `version`. For v2, a v1
  * `modalities` is translated to `output_modalities` only when it names one modality (unambiguous);
@@ -172,12 +195,12 @@ const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Ef
   Effect.gen(function* () {
     const v1 = optional(obj, "modalities")
     const v2 = optional(obj, "output_modalities")
-    if (version === "v1") return v1 === undefined ? {} : { modalities: yield* modalities(v1, at(path, "modalities"), false) }
+    if (version === "v1") return v1 === undefined ? {} : { modalities: yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities")) }
     if (v1 !== undefined && v2 !== undefined)
       return yield* fail(at(path, "modalities"), "wrong-version", `${at(path, "modalities")} is not part of realtime v2; give output_modalities only`)
-    if (v2 !== undefined) return { output_modalities: yield* modalities(v2, at(path, "output_modalities"), true) }
+    if (v2 !== undefined) return { output_modalities: yield* conform(RealtimeOutputModalitiesV2, v2, at(path, "output_modalities")) }
     if (v1 === undefined) return {}
-    const list = yield* modalities(v1, at(path, "modalities"), false)
+    const list = yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities"))
     if (list.length !== 1)
       return yield* fail(
         at(path, "modalities"),
@@ -200,23 +223,6 @@ export type RealtimeSessionUpdate = typeof RealtimeSessionUpdate.Type
 const sessionFieldsV1 = fieldsOf(RealtimeSessionV1)
 const sessionFieldsV2 = fieldsOf(RealtimeSessionV2)
 
-// The v2 `audio` object, closed at its first two levels.
-const checkAudio = (session: Json, path: string): Effect.Effect<void, InvalidRequest> =>
-  Effect.gen(function* () {
-    const audio = optional(session, "audio")
-    if (audio === undefined) return
-    const audioPath = at(path, "audio")
-    const a = yield* record(audio, audioPath)
-    yield* refuseUnknownFields(a, fieldsOf(RealtimeAudioV2), audioPath, "audio", false)
-    for (const side of ["input", "output"] as const) {
-      const inner = optional(a, side)
-      if (inner === undefined) continue
-      const innerPath = at(audioPath, side)
-      const fields = fieldsOf(side === "input" ? RealtimeAudioInputV2 : RealtimeAudioOutputV2)
-      yield* refuseUnknownFields(yield* record(inner, innerPath), fields, innerPath, innerPath, false)
-    }
-  })
-
 const checkSession = (session: Json, path: string, version: RealtimeVersion): Effect.Effect<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
   Effect.gen(function* () {
     const rest = copyFields(session, ["modalities", "output_modalities", "type", extraField])
@@ -229,11 +235,11 @@ const checkSession = (session: Json, path: string, version: RealtimeVersion): Ef
     }
     yield* checkRenames(session, path, movedInV2, "v2")
     yield* refuseUnknownFields(session, [...sessionFieldsV2, "modalities"], path, "a realtime v2 session", true)
-    const type = optional(session, "type")
-    if (type !== undefined) yield* oneOf(type, at(path, "type"), ["realtime"], "realtime v2 session.update")
-    yield* checkAudio(session, path)
+    // Inside: the `audio` object is closed at its first two levels (its Schema says which).
+    yield* refuseNestedUnknown(RealtimeSessionV2, session, (obj, keys, inner) => refuseUnknownFields(obj, keys, at(path, inner), at(path, inner), false))
     const extra = yield* readExtra(session, [...sessionFieldsV2, "modalities"], path)
-    const valid = yield* conform(RealtimeSessionV2, { type: "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) }, path)
+    const type = optional(session, "type")
+    const valid = yield* conform(RealtimeSessionV2, { type: type ?? "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) }, path)
     return { ...valid, ...extra }
   })
 
@@ -254,7 +260,7 @@ export const buildSessionUpdate = (
     yield* sendable(model, "model")
     yield* sendable(session, "session")
     const version = yield* realtimeVersion(model, options)
-    const obj = yield* record(session ?? {}, "session")
+    const obj = yield* conform(Open, session ?? {}, "session")
     return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
   })))
 
@@ -283,34 +289,61 @@ export const realtimeClientEventTypes: Readonly<Record<RealtimeVersion, Readonly
   v2: v1ClientEventTypes.filter((type) => type !== "transcription_session.update")
 }
 
+const NonNegativeInt = Schema.Int.pipe(range({ min: 0 }))
+
 /**
- * The top-level fields of each client event (protocol-notes §4.3), besides `type` and `event_id`.
- * Closed at the top; `item` (conversation items) and the `transcription_session.update` session stay
- * open, as the notes leave them.
+ * Each client event's Schema (protocol-notes §4.3), its rules with it: closed at the top (besides
+ * `type` and `event_id`); `item` (conversation items) and the `transcription_session.update` session
+ * stay open, as the notes leave them. The `session.update` session and the `response.create` response
+ * are checked by their style's rules (`checkSession`, the v1/v2 response fields).
  */
-const clientEventFields: Readonly<Record<string, ReadonlyArray<string>>> = {
-  "session.update": ["session"],
-  "transcription_session.update": ["session"],
-  "input_audio_buffer.append": ["audio"],
-  "input_audio_buffer.commit": [],
-  "input_audio_buffer.clear": [],
-  "output_audio_buffer.clear": [],
-  "conversation.item.create": ["item", "previous_item_id"],
-  "conversation.item.retrieve": ["item_id"],
-  "conversation.item.truncate": ["item_id", "content_index", "audio_end_ms"],
-  "conversation.item.delete": ["item_id"],
-  "response.create": ["response"],
-  "response.cancel": ["response_id"]
+const clientEvent = <F extends Schema.Struct.Fields>(fields: F) => Schema.Struct({ type: Schema.String, event_id: opt(Schema.String), ...fields })
+const clientEventSchemas = {
+  "session.update": clientEvent({ session: Open }),
+  "transcription_session.update": clientEvent({ session: Open }),
+  "input_audio_buffer.append": clientEvent({ audio: NonBlank }),
+  "input_audio_buffer.commit": clientEvent({}),
+  "input_audio_buffer.clear": clientEvent({}),
+  "output_audio_buffer.clear": clientEvent({}),
+  "conversation.item.create": clientEvent({ item: Open, previous_item_id: opt(Schema.String) }),
+  "conversation.item.retrieve": clientEvent({ item_id: NonBlank }),
+  "conversation.item.truncate": clientEvent({ item_id: NonBlank, content_index: NonNegativeInt, audio_end_ms: NonNegativeInt }),
+  "conversation.item.delete": clientEvent({ item_id: NonBlank }),
+  "response.create": clientEvent({ response: opt(Open) }),
+  "response.cancel": clientEvent({ response_id: opt(Schema.String) })
+} as const
+
+type ClientEventType = keyof typeof clientEventSchemas
+
+const eventTypeRule = (version: RealtimeVersion): RuleAnnotation => ({
+  rule: "one-of",
+  message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime ${version}; allowed: ${realtimeClientEventTypes[version].join(", ")}`
+})
+
+// The event type a style takes: "type: \"x\" is not allowed for realtime v2; allowed: session.update, …".
+const isClientEventType = (type: string): type is ClientEventType => Object.hasOwn(clientEventSchemas, type)
+const eventTypeSchema = (version: RealtimeVersion) =>
+  Schema.Struct({
+    type: Schema.String.annotations({ [RuleAnnotationId]: eventTypeRule(version) }).pipe(
+      Schema.filter((type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type), {
+        [RuleAnnotationId]: eventTypeRule(version)
+      })
+    )
+  })
+const eventTypes = { v1: eventTypeSchema("v1"), v2: eventTypeSchema("v2") }
+
+// The given fields of an event (null means absent), copied without unsafe keys.
+const givenFields = (obj: Json): Json => {
+  const out = copyFields(obj, [extraField])
+  for (const key of Object.keys(out)) if (out[key] === null) delete out[key]
+  return out
 }
 
-const requiredField = (obj: Json, key: string) =>
-  optional(obj, key) === undefined ? fail(key, "required", `${key} is required`) : Effect.succeed(obj[key])
-
 /**
- * Validates one client event for the model's style: a known `type`, only that event's fields (plus
- * `extra`, merged), its required fields (`audio`, `item`, `item_id`, `content_index`,
- * `audio_end_ms`, …) and, for `session.update` and `response.create`, the v1/v2 field names.
- * Returns the event sanitized (unsafe keys dropped).
+ * Validates one client event for the model's style: a known `type`, then that event's Schema (only
+ * its fields, plus `extra`, merged; its required fields `audio`, `item`, `item_id`, `content_index`,
+ * `audio_end_ms`, …) and, for `session.update` and `response.create`, the v1/v2 field names. Returns
+ * the event sanitized (unsafe keys dropped; a null top-level field is absent).
  * @category constructors
  */
 export const validateRealtimeClientEvent = (
@@ -322,55 +355,21 @@ export const validateRealtimeClientEvent = (
     yield* sendable(model, "model")
     yield* sendable(event, "")
     const version = yield* realtimeVersion(model, options)
-    const obj = yield* record(event, "")
-    const type = yield* oneOf(optional(obj, "type"), "type", realtimeClientEventTypes[version], `realtime ${version}`)
-    const known = ["type", "event_id", ...(clientEventFields[type] ?? [])]
+    const obj = yield* conform(Open, event, "")
+    const { type } = yield* conform(eventTypes[version], { type: optional(obj, "type") }, "")
+    const schema: Schema.Schema.AnyNoContext = clientEventSchemas[type]
+    const known = fieldsOf(clientEventSchemas[type])
     yield* refuseUnknownFields(obj, known, "", `a ${type} event`)
     const extra = yield* readExtra(obj, known)
-    const eventId = optional(obj, "event_id")
-    if (eventId !== undefined) yield* string(eventId, "event_id")
-    const out = copyFields(obj, [extraField])
-    switch (type) {
-      case "session.update":
-        out.session = yield* checkSession(yield* record(yield* requiredField(obj, "session"), "session"), "session", version)
-        break
-      case "transcription_session.update":
-        yield* record(yield* requiredField(obj, "session"), "session")
-        break
-      case "input_audio_buffer.append":
-        yield* string(yield* requiredField(obj, "audio"), "audio", { nonEmpty: true })
-        break
-      case "conversation.item.create": {
-        yield* record(yield* requiredField(obj, "item"), "item")
-        const previous = optional(obj, "previous_item_id")
-        if (previous !== undefined) yield* string(previous, "previous_item_id")
-        break
-      }
-      case "conversation.item.retrieve":
-      case "conversation.item.delete":
-        yield* string(yield* requiredField(obj, "item_id"), "item_id", { nonEmpty: true })
-        break
-      case "conversation.item.truncate":
-        yield* string(yield* requiredField(obj, "item_id"), "item_id", { nonEmpty: true })
-        yield* number(yield* requiredField(obj, "content_index"), "content_index", { integer: true, min: 0 })
-        yield* number(yield* requiredField(obj, "audio_end_ms"), "audio_end_ms", { integer: true, min: 0 })
-        break
-      case "response.create": {
-        const response = optional(obj, "response")
-        if (response === undefined) break
-        const r = yield* record(response, "response")
-        const rest = copyFields(r, ["modalities", "output_modalities"])
-        if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
-        else yield* checkRenames(r, "response", movedInV2, "v2")
-        yield* refuseUnknownFields(r, [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])], "response", `a realtime ${version} response`, false)
-        out.response = { ...rest, ...(yield* outputModalities(r, "response", version)) }
-        break
-      }
-      case "response.cancel": {
-        const id = optional(obj, "response_id")
-        if (id !== undefined) yield* string(id, "response_id")
-        break
-      }
+    const out: Record<string, unknown> = { ...(yield* conform(schema, givenFields(obj), "")) }
+    if (type === "session.update") out.session = yield* checkSession(yield* conform(Open, out.session, "session"), "session", version)
+    if (type === "response.create" && out.response !== undefined) {
+      const r = yield* conform(Open, out.response, "response")
+      const rest = copyFields(r, ["modalities", "output_modalities"])
+      if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
+      else yield* checkRenames(r, "response", movedInV2, "v2")
+      yield* refuseUnknownFields(r, [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])], "response", `a realtime ${version} response`, false)
+      out.response = { ...rest, ...(yield* outputModalities(r, "response", version)) }
     }
     return { ...out, ...extra }
   }))

@@ -4,12 +4,13 @@
  * one explicit, typed escape hatch, `extra`, merged into the body when it is built. The last step of
  * every builder (`seal`) also checks that the body is plain JSON that can be sent unchanged.
  */
-import { Effect, type Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
 import { at, copyFields, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
 import { conform } from "./Conform.js"
+import { NonBlank } from "./FieldRules.js"
 
 /** The name of the escape hatch. @category models */
 export const extraField = "extra"
@@ -21,9 +22,14 @@ export const extraField = "extra"
  */
 export type WithExtra<B> = B & { readonly extra?: Readonly<Record<string, unknown>> }
 
-/** The known top-level fields of a body Schema (a `Schema.Struct`). @category constructors */
-export const fieldsOf = (schema: { readonly fields: Readonly<Record<string, unknown>> }): ReadonlyArray<string> =>
-  Object.keys(schema.fields)
+/** A `Schema.Struct`, or one refined by a rule across its fields (`acrossFields`). @category models */
+export type StructLike =
+  | { readonly fields: Readonly<Record<string, unknown>> }
+  | { readonly from: StructLike }
+
+/** The known top-level fields of a body Schema (a `Schema.Struct`, refined or not). @category constructors */
+export const fieldsOf = (schema: StructLike): ReadonlyArray<string> =>
+  "fields" in schema ? Object.keys(schema.fields) : fieldsOf(schema.from)
 
 // Optimal string alignment distance (a transposition counts as one edit: `temprature` ~ `temperature`).
 const distance = (a: string, b: string): number => {
@@ -116,6 +122,24 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): E
   return Effect.succeed(copyFields(extra))
 }
 
+/** A body's `model`: a non-blank id (the catalog then says which family it belongs to). @category schemas */
+export const ModelId = NonBlank
+
+const ModelOnly = Schema.Struct({ model: ModelId })
+const isModelId = Schema.is(ModelId)
+
+/**
+ * The `model` of a body, read before the rest so that routing can refuse a model of another family
+ * first: "model is required", "model: expected a string, got 5". Null means absent.
+ * @category validators
+ */
+export const readModel = (input: Json): Effect.Effect<string, InvalidRequest> => {
+  const model = optional(input, "model")
+  // The common case without building an object; a failure is reported through the Schema as usual.
+  if (isModelId(model)) return Effect.succeed(model)
+  return Effect.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
+}
+
 /**
  * The last line of defence of every builder: untrusted input whose reading throws (a getter, a
  * revoked Proxy) is a malformed request, an `InvalidRequest`, never a defect.
@@ -148,7 +172,7 @@ export const sendable = (value: unknown, path = ""): Effect.Effect<void, Invalid
  * @category constructors
  */
 export const closedBody = <A, I>(
-  schema: Schema.Schema<A, I, never> & { readonly fields: Readonly<Record<string, unknown>> },
+  schema: Schema.Schema<A, I, never> & StructLike,
   what: string,
   /** Input fields the builder reads that the built body does not carry (e.g. the native body's `model`). */
   alsoAccepted: ReadonlyArray<string> = []

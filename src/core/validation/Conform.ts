@@ -5,7 +5,7 @@
  */
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { ruleOf } from "./FieldRules.js"
+import { type RuleAnnotation, ruleOf } from "./FieldRules.js"
 import { literalsOf } from "./NestedFields.js"
 import { at, describe, fail, listAllowed } from "./Rules.js"
 
@@ -131,6 +131,11 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
         continue
       }
       case "Refinement":
+        // A rule across fields points at the field it names (`acrossFields`).
+        if (issue.kind === "Predicate" && issue.issue._tag === "Pointer" && ruleOf(issue.ast) !== undefined) {
+          issue = issue.issue
+          continue
+        }
         if (issue.kind === "Predicate") return { path, issue }
         issue = issue.issue
         continue
@@ -145,6 +150,19 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
 }
 
 const rendered = (field: string): string => (field === "" ? "the request" : field)
+
+// The failure a rule annotation describes.
+const byRule = (
+  rule: RuleAnnotation,
+  name: string,
+  where: string,
+  issue: ParseResult.ParseIssue,
+  context: string | undefined
+): { readonly field: string; readonly rule: string; readonly message: string } => ({
+  field: name,
+  rule: typeof rule.rule === "function" ? rule.rule(issue.actual) : rule.rule,
+  message: rule.message(rendered(where), issue.actual, context, issue._tag === "Type" ? issue.message : undefined)
+})
 
 /** The `InvalidRequest` of a Schema failure at `field`, in the words of `Rules`. */
 const invalidRequest = (
@@ -163,19 +181,19 @@ const invalidRequest = (
     }
     case "Composite": {
       const rule = ruleOf(issue.ast)
-      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
+      if (rule !== undefined) return byRule(rule, name, where, issue, context)
       const allowed = literalsOf(issue.ast) ?? []
       return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
     }
     case "Refinement": {
       const rule = ruleOf(issue.ast)
-      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
+      if (rule !== undefined) return byRule(rule, name, where, issue, context)
       if (isInt(issue.ast)) return { field: name, rule: "type", message: `${rendered(where)}: expected an integer, got ${describe(issue.actual)}` }
       break
     }
     case "Type": {
       const rule = ruleOf(issue.ast)
-      if (rule !== undefined) return { field: name, rule: rule.rule, message: rule.message(rendered(where), issue.actual, context) }
+      if (rule !== undefined) return byRule(rule, name, where, issue, context)
       const allowed = literalsOf(issue.ast)
       if (allowed !== undefined)
         return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
@@ -186,6 +204,18 @@ const invalidRequest = (
   }
   const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
   return { field: name, rule: "schema", message: `${rendered(where)}: ${first?.message ?? "does not match the expected shape"}` }
+}
+
+// Builders are on the request path: each Schema's guard is made once, not per request.
+const guards = new WeakMap<object, (u: unknown) => boolean>()
+const guardOf = <A, I>(schema: Schema.Schema<A, I, never>): ((u: unknown) => u is A) => {
+  let guard = guards.get(schema)
+  if (guard === undefined) {
+    guard = Schema.is(schema)
+    guards.set(schema, guard)
+  }
+  // The guard stored for this schema is `Schema.is(schema)`, a guard for A.
+  return guard as (u: unknown) => u is A
 }
 
 /**
@@ -200,7 +230,7 @@ export const conform = <A, I>(
   field: string,
   context?: string
 ): Effect.Effect<A, InvalidRequest> => {
-  if (Schema.is(schema)(value)) return Effect.succeed(value)
+  if (guardOf(schema)(value)) return Effect.succeed(value)
   const result = Schema.validateEither(schema)(value)
   if (Either.isRight(result)) return Effect.succeed(result.right)
   const { field: name, message, rule } = invalidRequest(result.left, field, context)

@@ -4,16 +4,20 @@
  * gives the body its type; `conform` (Conform.ts) reports them in the words of `Rules`.
  */
 import { Schema, type SchemaAST as AST } from "effect"
-import { describe } from "./Rules.js"
+import { describe, listAllowed } from "./Rules.js"
 
 /** The annotation key of a rule carried by a refinement. @category annotations */
 export const RuleAnnotationId: unique symbol = Symbol.for("umg/core/RuleAnnotation")
 
 /** A rule as a refinement carries it: its stable name and its message. @category models */
 export interface RuleAnnotation {
-  readonly rule: string
-  /** The message for `field` given `value`; `context` (a model id) says what the rule depends on. */
-  readonly message: (field: string, value: unknown, context: string | undefined) => string
+  /** The rule's name, or, for a rule that names a value's kind, the name for the value given. */
+  readonly rule: string | ((value: unknown) => string)
+  /**
+   * The message for `field` given `value`; `context` (a model id) says what the rule depends on;
+   * `detail` is what a rule across fields (`acrossFields`) found.
+   */
+  readonly message: (field: string, value: unknown, context: string | undefined, detail: string | undefined) => string
 }
 
 /** The rule a Schema node carries, if any. @category annotations */
@@ -36,6 +40,28 @@ export const expected =
     self.annotations({
       [RuleAnnotationId]: { rule: "type", message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}` } satisfies RuleAnnotation
     }) as S
+
+/**
+ * A rule across the fields of a struct, reported at the field it names: `check` returns that field's
+ * key and a detail for the message (or `undefined` when the struct keeps the rule), e.g. "top_n: 5 is
+ * out of range for 3 documents; allowed: 1 to 3" (rule `range`).
+ * @category constructors
+ */
+export const acrossFields = <S extends Schema.Schema.Any>(
+  self: S,
+  rule: string,
+  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey; readonly detail: string } | undefined,
+  message: (field: string, detail: string) => string
+): Schema.filter<S> =>
+  self.pipe(
+    Schema.filter(
+      (a: Schema.Schema.Type<S>) => {
+        const found = check(a)
+        return found === undefined ? true : { path: [found.key], message: found.detail }
+      },
+      { [RuleAnnotationId]: { rule, message: (field, _value, _context, detail) => message(field, detail ?? "") } satisfies RuleAnnotation }
+    )
+  )
 
 /** Bounds of `range` (each inclusive unless `minExclusive`). @category models */
 export interface Bounds {
@@ -95,3 +121,24 @@ export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
   withRule<ReadonlyArray<Schema.Schema.Type<S>>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
     Schema.Array(item)
   )
+
+/**
+ * One of fixed values: "personGeneration: \"x\" is not allowed for M; allowed: allow_all, …" (rule
+ * `one-of`; the model is named when `conform` is given one).
+ * @category constructors
+ */
+export const oneOf = <const L extends ReadonlyArray<AST.LiteralValue>>(...values: L) =>
+  Schema.Literal(...values).annotations({
+    [RuleAnnotationId]: {
+      rule: "one-of",
+      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${listAllowed(values)}`
+    } satisfies RuleAnnotation
+  })
+
+/** A plain object whose members stay open ("item: expected an object, got 5", rule `type`). @category schemas */
+export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An integer, named as one for a value of any other kind: "seed: expected an integer, got \"x\"" (rule `type`). @category schemas */
+export const Integer = Schema.Number.annotations({
+  [RuleAnnotationId]: { rule: "type", message: (field, value) => `${field}: expected an integer, got ${describe(value)}` } satisfies RuleAnnotation
+}).pipe(Schema.int())

@@ -1,7 +1,7 @@
 /** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { fail, type Json, optional, string } from "../validation/Rules.js"
+import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
@@ -12,6 +12,7 @@ import {
   readDuration,
   readFirstFrame,
   readMedia,
+  readText,
   readResolution,
   rejectUnsupported,
   requireMode,
@@ -47,7 +48,7 @@ export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<Al
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")
-    if (prompt !== undefined) body.prompt = yield* string(prompt, "prompt")
+    if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
     const seconds = yield* eitherField(input, ["duration", "seconds"], readDuration)
     if (seconds) body.seconds = String(yield* allowedFor(seconds.value, seconds.field, model.durations, model, "none", seconds.given))
@@ -58,7 +59,7 @@ export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<Al
     const ratioSize = ratio === undefined ? undefined : yield* sizeOfRatio(yield* readAspectRatio(ratio, "aspect_ratio", model), model)
     const nativeSize = optional(input, "size")
     if (nativeSize !== undefined) {
-      const size = yield* string(nativeSize, "size")
+      const size = yield* readText(nativeSize, "size")
       const allowed = model.aspectRatios.flatMap((r) => (alphaSizes[r] ? [alphaSizes[r]] : []))
       yield* allowedFor(size, "size", allowed, model)
       if (ratioSize !== undefined && ratioSize !== size)

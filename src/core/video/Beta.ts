@@ -1,9 +1,9 @@
 /** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, fail, type Json, oneOf, optional, string } from "../validation/Rules.js"
+import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
-import { range } from "../validation/FieldRules.js"
+import { oneOf, range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
@@ -13,6 +13,8 @@ import {
   readDuration,
   readFirstFrame,
   readMedia,
+  readSwitch,
+  readText,
   readResolution,
   rejectUnsupported,
   requireMode,
@@ -38,7 +40,7 @@ export const BetaBody = Schema.Struct(
     image: Schema.optional(Schema.NonEmptyString),
     lastFrame: Schema.optional(Schema.NonEmptyString),
     generateAudio: Schema.optional(Schema.Boolean),
-    personGeneration: Schema.optional(Schema.Literal(...betaPersonGeneration)),
+    personGeneration: Schema.optional(oneOf(...betaPersonGeneration)),
     addWatermark: Schema.optional(Schema.Boolean),
     seed: Schema.optional(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
     sampleCount: Schema.optional(Schema.Int.pipe(range({ min: 1, max: 4 })))
@@ -55,7 +57,7 @@ export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<Bet
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")
-    if (prompt !== undefined) body.prompt = yield* string(prompt, "prompt")
+    if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
     const duration = yield* eitherField(input, ["duration", "durationSeconds"], readDuration)
     if (duration) body.durationSeconds = yield* allowedFor(duration.value, duration.field, model.durations, model, "none", duration.given)
@@ -82,15 +84,15 @@ export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<Bet
     if (fps !== undefined) body.fps = fps
     const seed = optional(input, "seed")
     if (seed !== undefined) body.seed = seed
-    const watermark = yield* eitherField(input, ["watermark", "addWatermark"], boolean)
+    const watermark = yield* eitherField(input, ["watermark", "addWatermark"], readSwitch)
     if (watermark) body.addWatermark = watermark.value
     // The fast models ignore generateAudio (they always include audio); it is still sent as given.
-    const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], boolean)
+    const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], readSwitch)
     if (audio) body.generateAudio = audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
     const samples = optional(input, "sampleCount")
     if (samples !== undefined) body.sampleCount = samples
-    const persons = optional(input, "personGeneration")
-    body.personGeneration = persons === undefined ? "allow_all" : yield* oneOf(persons, "personGeneration", betaPersonGeneration, model.id)
+    // Its rule (one of betaPersonGeneration) lives in `BetaBody`.
+    body.personGeneration = optional(input, "personGeneration") ?? "allow_all"
 
     return yield* conform(BetaBody, body, "", model.id)
   })

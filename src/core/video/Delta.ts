@@ -2,11 +2,23 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { mergeMarkerFlags, type MarkerFlags, type MarkerFlagName, parseMarkerFlags, renderMarkerFlags } from "./MarkerFlags.js"
-import { array, at, boolean, fail, type Json, listAllowed, optional, record, string } from "../validation/Rules.js"
+import { at, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
+import { nonEmptyArray, OpenObject } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import { readFlagFields, readImages, type DeltaImage } from "./DeltaInput.js"
-import { allowedFor, readAudioRequest, rejectUnsupported, requirePrompt, unknownFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
+import {
+  allowedFor,
+  readAudioRequest,
+  readSwitch,
+  readText,
+  rejectUnsupported,
+  requirePrompt,
+  unknownFields,
+  videoFamilyFields,
+  videoGenericFields,
+  videoModeFields
+} from "./VideoFields.js"
 
 /** The roles an image of a delta request may take. @category models */
 export const deltaImageRoles = ["first_frame", "last_frame", "reference_image"] as const
@@ -47,6 +59,9 @@ export const DeltaBody = Schema.Struct(
 /** @category models */
 export type DeltaBody = typeof DeltaBody.Type
 
+// `metadata.content` as given: a non-empty list, each item read below.
+const ContentGiven = nonEmptyArray(Schema.Unknown)
+
 const flagSpelling: Readonly<Record<MarkerFlagName, string>> = {
   resolution: "rs",
   ratio: "ratio",
@@ -72,20 +87,20 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
   Effect.gen(function* () {
     yield* rejectUnsupported(input, ["remix_from_video_id"], model)
     const rawMetadata = optional(input, "metadata")
-    const metadata = rawMetadata === undefined ? {} : yield* record(rawMetadata, "metadata")
+    const metadata = rawMetadata === undefined ? {} : yield* conform(OpenObject, rawMetadata, "metadata")
     const rawContent = optional(metadata, "content")
-    const content = rawContent === undefined ? [] : yield* array(rawContent, "metadata.content", { nonEmpty: true })
+    const content = rawContent === undefined ? [] : yield* conform(ContentGiven, rawContent, "metadata.content")
 
     // The text: the top-level prompt and/or the content's one text item, which must say the same.
     let text: { readonly prompt: string; readonly flags: MarkerFlags; readonly field: string } | undefined
     const prompt = optional(input, "prompt")
-    if (prompt !== undefined) text = { ...(yield* parseMarkerFlags(yield* string(prompt, "prompt"), "prompt")), field: "prompt" }
+    if (prompt !== undefined) text = { ...(yield* parseMarkerFlags(yield* readText(prompt, "prompt"), "prompt")), field: "prompt" }
     for (let i = 0; i < content.length; i++) {
-      const item = yield* record(content[i], at("metadata.content", i))
+      const item = yield* conform(OpenObject, content[i], at("metadata.content", i))
       if (item.type !== "text") continue
       const field = at(at("metadata.content", i), "text")
       if (text?.field.startsWith("metadata")) return yield* fail(at("metadata.content", i), "one-text-item", `metadata.content[${i}]: a second text item; allowed: one text item`)
-      const parsed = yield* parseMarkerFlags(yield* string(item.text, field), field)
+      const parsed = yield* parseMarkerFlags(yield* readText(item.text, field), field)
       if (text === undefined) text = { ...parsed, field }
       else {
         if (parsed.prompt !== text.prompt)
@@ -123,13 +138,13 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
 
     const meta: Record<string, unknown> = { ...unknownFields(metadata, metadataFields) }
     meta.content = [...(rendered === "" ? [] : [{ type: "text", text: rendered }]), ...images.map(imageItem)]
-    const lastFrame = yield* sameSetting(input, metadata, "return_last_frame", boolean)
+    const lastFrame = yield* sameSetting(input, metadata, "return_last_frame", readSwitch)
     if (lastFrame !== undefined) {
       if (!model.returnLastFrame) return yield* fail(lastFrame.field, "unsupported", `${lastFrame.field} is not supported by ${model.id}; allowed on the 1.5 pro series`)
       meta.return_last_frame = lastFrame.value
     }
     const callback = yield* sameSetting(input, metadata, "callback_url", (v, f) =>
-      Effect.flatMap(string(v, f), (s) => (/^https?:\/\/\S+$/i.test(s) ? Effect.succeed(s) : fail(f, "url", `${f}: ${JSON.stringify(s.slice(0, 60))} is not allowed; allowed: an http(s) URL`)))
+      Effect.flatMap(readText(v, f), (s) => (/^https?:\/\/\S+$/i.test(s) ? Effect.succeed(s) : fail(f, "url", `${f}: ${JSON.stringify(s.slice(0, 60))} is not allowed; allowed: an http(s) URL`)))
     )
     if (callback !== undefined) meta.callback_url = callback.value
     const audio = yield* sameSetting(input, metadata, "generate_audio", (v, f) => readAudioRequest(v, f, model))

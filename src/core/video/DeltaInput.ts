@@ -1,10 +1,12 @@
 /** Reads a delta request's settings fields into marker flags and its images (generic or native) into role-tagged images, checking the model's modes. */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { conform } from "../validation/Conform.js"
+import { nonEmptyArray, oneOf, OpenObject } from "../validation/FieldRules.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { markerFrameRates, type MarkerFlags, markerRatios, markerResolutions } from "./MarkerFlags.js"
-import { array, at, boolean, fail, integerLike, type Json, listAllowed, oneOf, optional, record, sanitize } from "../validation/Rules.js"
+import { at, copyFields, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
-import { readAspectRatio, readMedia, readResolution } from "./VideoFields.js"
+import { readAspectRatio, readInteger, readMedia, readResolution, readSwitch } from "./VideoFields.js"
 
 /** An image of a delta request, where it came from, and any extra keys its item carried. */
 export interface DeltaImage {
@@ -17,30 +19,36 @@ export interface DeltaImage {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
+// The values a delta flag can carry at all (after the model's own list).
+const FlagResolution = oneOf(...markerResolutions)
+const FlagRatio = oneOf(...markerRatios)
+const FlagFrameRate = oneOf(...markerFrameRates)
+
 /** The generic settings fields (`resolution`, `aspect_ratio`, `duration`, `fps`, `seed`, `watermark`, `camera_fixed`) as flags. */
 export const readFlagFields = (input: Json, model: VideoModel): Effect.Effect<MarkerFlags, InvalidRequest> =>
   Effect.gen(function* () {
     const flags: Mutable<MarkerFlags> = {}
     const resolution = optional(input, "resolution")
     // The model's list first (the clearer message), then the values a delta flag can carry at all.
-    if (resolution !== undefined) flags.resolution = yield* oneOf(yield* readResolution(resolution, "resolution", model), "resolution", markerResolutions, model.id)
+    if (resolution !== undefined) flags.resolution = yield* conform(FlagResolution, yield* readResolution(resolution, "resolution", model), "resolution", model.id)
     const ratio = optional(input, "aspect_ratio")
-    if (ratio !== undefined) flags.ratio = yield* oneOf(yield* readAspectRatio(ratio, "aspect_ratio", model), "aspect_ratio", markerRatios, model.id)
+    if (ratio !== undefined) flags.ratio = yield* conform(FlagRatio, yield* readAspectRatio(ratio, "aspect_ratio", model), "aspect_ratio", model.id)
     const duration = optional(input, "duration")
-    if (duration !== undefined) flags.duration = yield* integerLike(duration, "duration")
+    if (duration !== undefined) flags.duration = yield* readInteger(duration, "duration")
     const fps = optional(input, "fps")
-    if (fps !== undefined) flags.framespersecond = yield* oneOf(fps, "fps", markerFrameRates, model.id)
+    if (fps !== undefined) flags.framespersecond = yield* conform(FlagFrameRate, fps, "fps", model.id)
     const seed = optional(input, "seed")
-    if (seed !== undefined) flags.seed = yield* integerLike(seed, "seed")
+    if (seed !== undefined) flags.seed = yield* readInteger(seed, "seed")
     const watermark = optional(input, "watermark")
-    if (watermark !== undefined) flags.watermark = yield* boolean(watermark, "watermark")
+    if (watermark !== undefined) flags.watermark = yield* readSwitch(watermark, "watermark")
     const cameraFixed = optional(input, "camera_fixed")
-    if (cameraFixed !== undefined) flags.camerafixed = yield* boolean(cameraFixed, "camera_fixed")
+    if (cameraFixed !== undefined) flags.camerafixed = yield* readSwitch(cameraFixed, "camera_fixed")
     return flags
   })
 
-const imageRoles = ["first_frame", "last_frame", "reference_image"] as const
-const itemTypes = ["text", "image_url"] as const
+const ImageRole = oneOf("first_frame", "last_frame", "reference_image")
+const ItemType = oneOf("text", "image_url")
+const ReferenceImages = nonEmptyArray(Schema.Unknown)
 
 /** The images of `metadata.content` (native form). */
 const nativeImages = (content: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<DeltaImage>, InvalidRequest> =>
@@ -48,17 +56,15 @@ const nativeImages = (content: ReadonlyArray<unknown>): Effect.Effect<ReadonlyAr
     const out: Array<DeltaImage> = []
     for (let i = 0; i < content.length; i++) {
       const path = at("metadata.content", i)
-      const item = yield* record(content[i], path)
-      const type = yield* oneOf(item.type, at(path, "type"), itemTypes)
+      const item = yield* conform(OpenObject, content[i], path)
+      const type = yield* conform(ItemType, item.type, at(path, "type"))
       if (type !== "image_url") continue
-      const imageUrl = yield* record(optional(item, "image_url"), at(path, "image_url"))
+      const imageUrl = yield* conform(OpenObject, optional(item, "image_url"), at(path, "image_url"))
       const url = yield* readMedia(optional(imageUrl, "url"), at(at(path, "image_url"), "url"))
       const rawRole = optional(item, "role")
-      const role = rawRole === undefined ? undefined : yield* oneOf(rawRole, at(path, "role"), imageRoles)
-      const extra = sanitize(item) as Record<string, unknown>
-      const urlExtra = sanitize(imageUrl) as Record<string, unknown>
-      for (const k of ["type", "image_url", "role"]) delete extra[k]
-      delete urlExtra.url
+      const role = rawRole === undefined ? undefined : yield* conform(ImageRole, rawRole, at(path, "role"))
+      const extra = copyFields(item, ["type", "image_url", "role"])
+      const urlExtra = copyFields(imageUrl, ["url"])
       out.push({ url, role, field: path, extra, urlExtra })
     }
     return out
@@ -79,7 +85,7 @@ const genericImages = (input: Json): Effect.Effect<ReadonlyArray<DeltaImage>, In
     if (last !== undefined) out.push({ url: yield* readMedia(last, "last_frame"), role: "last_frame", field: "last_frame", extra: {}, urlExtra: {} })
     const refs = optional(input, "reference_images")
     if (refs !== undefined) {
-      const list = yield* array(refs, "reference_images", { nonEmpty: true })
+      const list = yield* conform(ReferenceImages, refs, "reference_images")
       for (let i = 0; i < list.length; i++)
         out.push({ url: yield* readMedia(list[i], at("reference_images", i)), role: "reference_image", field: at("reference_images", i), extra: {}, urlExtra: {} })
     }

@@ -1,7 +1,7 @@
 /** The family gamma video body: text-to-video takes a `W*H` size, image-to-video an image and a resolution. */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, fail, type Json, optional, string } from "../validation/Rules.js"
+import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 import { range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
@@ -12,6 +12,8 @@ import {
   readDuration,
   readFirstFrame,
   readResolution,
+  readSwitch,
+  readText,
   rejectUnsupported,
   requireMode,
   promptMissing,
@@ -61,7 +63,7 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")
-    if (prompt !== undefined) body.prompt = yield* string(prompt, "prompt")
+    if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
     const duration = optional(input, "duration")
     if (duration !== undefined) body.duration = yield* allowedFor(yield* readDuration(duration, "duration"), "duration", model.durations, model, "none", duration)
 
@@ -88,14 +90,14 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
     if (seed !== undefined) body.seed = seed
     const audioUrl = optional(input, "audio_url")
     if (audioUrl !== undefined) {
-      const url = yield* string(audioUrl, "audio_url")
+      const url = yield* readText(audioUrl, "audio_url")
       if (!/^https:\/\/\S+$/i.test(url)) return yield* fail("audio_url", "https", `audio_url: ${JSON.stringify(url.slice(0, 60))} is not allowed; allowed: an HTTPS URL`)
       body.audio_url = url
     }
     const audio = optional(input, "generate_audio")
     if (audio !== undefined) body.generate_audio = yield* readAudioRequest(audio, "generate_audio", model)
     const rewrite = optional(input, "smart_rewrite")
-    if (rewrite !== undefined) body.smart_rewrite = yield* boolean(rewrite, "smart_rewrite")
+    if (rewrite !== undefined) body.smart_rewrite = yield* readSwitch(rewrite, "smart_rewrite")
 
     return yield* conform(GammaBody, body, "", model.id)
   })
@@ -117,7 +119,7 @@ const sizeFor = (input: Json, resolution: string | undefined, model: VideoModel)
     }
     const rawSize = optional(input, "size")
     if (rawSize === undefined) return mapped
-    const size = yield* allowedFor(yield* string(rawSize, "size"), "size", sizesOf(model), model)
+    const size = yield* allowedFor(yield* readText(rawSize, "size"), "size", sizesOf(model), model)
     if (mapped !== undefined && mapped !== size)
       return yield* fail("size", "conflict", `size: "${size}" disagrees with resolution × aspect_ratio (${mapped}); give one of them`)
     return size

@@ -3,8 +3,10 @@ import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import type { RoutingOptions } from "../gateway/Catalog.js"
 import { ensureRoute } from "../gateway/Routing.js"
-import { readExtra, refuseUnknownFields, sendable, type WithExtra } from "../validation/Closed.js"
-import { describe, fail, type Json, record, requiredString } from "../validation/Rules.js"
+import { readExtra, readModel, refuseUnknownFields, sendable, type WithExtra } from "../validation/Closed.js"
+import { conform } from "../validation/Conform.js"
+import { OpenObject } from "../validation/FieldRules.js"
+import { describe, fail, type Json } from "../validation/Rules.js"
 import { AlphaBody, buildAlphaBody } from "./Alpha.js"
 import { BetaBody, buildBetaBody } from "./Beta.js"
 import { buildDeltaBody, DeltaBody } from "./Delta.js"
@@ -107,10 +109,10 @@ const withoutExtra = (obj: Json): Json => {
  */
 export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = {}): Effect.Effect<VideoBody, InvalidRequest> =>
   Effect.gen(function* () {
-    const obj = yield* record(input, "")
+    const obj = yield* conform(OpenObject, input, "")
     yield* sendable(obj)
     const catalog = options.videoCatalog ?? defaultVideoCatalog
-    const id = yield* requiredString(obj, "model")
+    const id = yield* readModel(obj)
     // Another capability's model is named by the one catalog; unknown video ids are the video catalog's call.
     yield* ensureRoute(id, "video", { ...options, allowUnknownModels: true })
     if (!Object.hasOwn(catalog.entries, id) && options.allowUnknownModels !== true)

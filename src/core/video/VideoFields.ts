@@ -1,7 +1,9 @@
 /** The fields a video request may carry (generic, mode and each family's native ones) and the checks every family shares. */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { boolean, describe, fail, integerLike, type Json, listAllowed, notAllowed, optional, passthrough, sanitize, string } from "../validation/Rules.js"
+import { conform } from "../validation/Conform.js"
+import { Integer, NonBlank } from "../validation/FieldRules.js"
+import { copyFields, describe, fail, type Json, listAllowed, notAllowed, optional } from "../validation/Rules.js"
 import type { VideoFamily, VideoModel } from "./VideoCatalog.js"
 
 /** The generic E1 fields. @category models */
@@ -88,11 +90,27 @@ export const allowedFor = <A extends string | number>(
 ): Effect.Effect<A, InvalidRequest> =>
   allowed.includes(value) ? Effect.succeed(value) : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
 
+/** A string of media: a URL or a Base64 data URL, not empty. @category schemas */
+export const VideoMedia = NonBlank
+
+// E1 writes integers such as a duration either way: 8 or "8".
+const DIGITS = /^-?\d{1,15}$/
+const integerGiven = (value: unknown): unknown => (typeof value === "string" && DIGITS.test(value.trim()) ? Number(value.trim()) : value)
+
+/** An integer, also when written as a string of digits (`"8"`): "duration: expected an integer, got 1.5". */
+export const readInteger = (value: unknown, field: string): Effect.Effect<number, InvalidRequest> => conform(Integer, integerGiven(value), field)
+
 /** A duration in seconds: an integer, or a string of digits. */
-export const readDuration = (value: unknown, field: string): Effect.Effect<number, InvalidRequest> => integerLike(value, field)
+export const readDuration = readInteger
+
+/** A string: "prompt: expected a string, got 5". */
+export const readText = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => conform(Schema.String, value, field)
+
+/** A boolean: "watermark: expected true or false, got \"yes\"". */
+export const readSwitch = (value: unknown, field: string): Effect.Effect<boolean, InvalidRequest> => conform(Schema.Boolean, value, field)
 
 /** A string of media: a URL or a Base64 data URL, not empty. */
-export const readMedia = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => string(value, field, { nonEmpty: true })
+export const readMedia = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => conform(VideoMedia, value, field)
 
 /** The first-frame image of i2v, given as `image` or `input_reference` (the same image twice is fine). */
 export const readFirstFrame = (input: Json, nativeName = "image"): Effect.Effect<{ readonly value: string; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
@@ -105,13 +123,13 @@ export const videoAspectRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "
 
 /** A resolution the model allows (checked against the model, then against the generic E1 list). */
 export const readResolution = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
-  Effect.flatMap(string(value, field), (v) =>
+  Effect.flatMap(readText(value, field), (v) =>
     Effect.zipRight(allowedFor(v, field, model.resolutions, model), allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model))
   )
 
 /** An aspect ratio the model allows (an empty model list means the image sets the ratio). */
 export const readAspectRatio = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
-  Effect.flatMap(string(value, field), (v) =>
+  Effect.flatMap(readText(value, field), (v) =>
     Effect.zipRight(
       allowedFor(v, field, model.aspectRatios, model, "none (the image sets the ratio)"),
       allowedFor(v, field, videoAspectRatios as ReadonlyArray<string>, model)
@@ -120,7 +138,7 @@ export const readAspectRatio = (value: unknown, field: string, model: VideoModel
 
 /** `generate_audio` checked against what the model can do (sound always, never, or on request). */
 export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Effect.Effect<boolean, InvalidRequest> =>
-  Effect.flatMap(boolean(value, field), (v) =>
+  Effect.flatMap(readSwitch(value, field), (v) =>
     model.audio === "always" && !v
       ? fail(field, "audio", `${field}: false is not allowed for ${model.id}, which always generates audio; allowed: true`)
       : model.audio === "none" && v
@@ -142,8 +160,4 @@ export const requirePrompt = (model: VideoModel): Effect.Effect<never, InvalidRe
   fail("prompt", "required", `prompt is required for text-to-video with ${model.id}`)
 
 /** The fields no family rule knows, copied untouched (unsafe keys dropped at every depth). */
-export const unknownFields = (input: Json, known: Iterable<string>): Record<string, unknown> => {
-  const out = passthrough(input, known)
-  for (const key of Object.keys(out)) out[key] = sanitize(out[key])
-  return out
-}
+export const unknownFields = (input: Json, known: Iterable<string>): Record<string, unknown> => copyFields(input, known)
