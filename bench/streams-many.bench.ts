@@ -171,7 +171,10 @@ if (ROLE === "contender") {
     })
     server.kill()
     if (result === undefined) console.log(`${contender}: the contender process ended without a result`)
-    else rows.push(result)
+    else {
+      rows.push(result)
+      console.log(`${contender}: ${JSON.stringify(result)}`)
+    }
   }
   const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "—")
   console.log(`\n${streams.toLocaleString("en")} concurrent SSE streams, each contender in its own process (${new Date().toISOString().slice(0, 16)} UTC)\n`)
