@@ -10,7 +10,8 @@
  * 10,000 tasks, two repetitions with the contenders' order rotated; `POLL_BENCH_TASKS=n`,
  * `POLL_BENCH_REPS=n` and `POLL_BENCH_ONLY=fetch,effect,…` override; `POLL_BENCH_CPU_PROF=dir` runs
  * each client under `--cpu-prof`, `POLL_BENCH_SNAPSHOT=dir` writes heap snapshots (slow: minutes)).
- * It prints figures and ratios; nothing is asserted.
+ * It prints figures and ratios; nothing is asserted. `bench/harness/pollParts.ts` measures the
+ * poller's own CPU (a free query instead of HTTP) and each face's heap per task without sockets.
  *
  * Each client first polls 20 warm-up tasks to their end through the same path (so code is compiled
  * and pools exist before anything is measured). Then every task is started at once, queried at umg's default cadence (4 s from one query's start to the
