@@ -2,7 +2,7 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { type Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./GroupContext.js"

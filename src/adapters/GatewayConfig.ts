@@ -3,7 +3,7 @@
  * `Redacted` so they never print), retry and timeout budgets, extra headers and native-content auth.
  */
 import { Config, Option, Redacted } from "effect"
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Layer } from "effect"
 import type { SocketOpener } from "./WebSocketSession.js"
 import { type Limits, type LimitsInput, makeLimits } from "./Limits.js"

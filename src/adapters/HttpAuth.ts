@@ -3,7 +3,7 @@
  * or the platform's ready-made `Bearer …` token, or a `?key=` query parameter), applied at the last
  * moment so the secret stays `Redacted` everywhere else.
  */
-import { HttpClientRequest } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Redacted } from "effect"
 
 /** A request's credential. @category models */

@@ -3,7 +3,13 @@
  * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
  * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
  */
-import { FetchHttpClient, Headers, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+// Submodules, not the package's index: the index also loads the HTTP API docs UIs (megabytes of strings).
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Schedule, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
 import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"

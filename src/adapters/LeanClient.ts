@@ -3,7 +3,7 @@
  * their own, so the transport can skip the settings the platform's clients need for that. A module of
  * its own so the transport can ask without importing `node:http` into a browser bundle.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 
 const LeanClientTypeId: unique symbol = Symbol.for("umg/adapters/LeanClient")
 

@@ -12,7 +12,16 @@
  * compressed answer a server sends anyway as it is read, so a byte bound counted by the reader holds
  * after decompression. Trace context is propagated from the current span when a tracer is on.
  */
-import { Cookies, Headers, HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, HttpIncomingMessage, HttpTraceContext, UrlParams } from "@effect/platform"
+// Submodules, not the package's index: the index also loads the HTTP API docs UIs (megabytes of strings).
+import * as Cookies from "@effect/platform/Cookies"
+import type * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as UrlParams from "@effect/platform/UrlParams"
 import { Chunk, Context, Effect, FiberRef, Inspectable, Layer, Option, Stream, Tracer } from "effect"
 import * as Http from "node:http"
 import * as Https from "node:https"
