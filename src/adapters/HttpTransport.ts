@@ -256,33 +256,60 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         Effect.mapError(response.arrayBuffer, (e): AttemptFailure => transportError(family, url, e.cause ?? e)),
         (buffer) => new Uint8Array(buffer)
       )
-    let size = 0
-    let over = false
-    const parts: Array<Uint8Array> = []
-    return response.stream.pipe(
-      Stream.mapError((e): AttemptFailure => transportError(family, url, e.cause ?? e)),
-      // Stops pulling (which cancels the body) at the first byte past the bound.
-      Stream.takeWhile((chunk) => {
-        if (size + chunk.length > limit) {
-          parts.push(chunk.subarray(0, limit - size))
-          size = limit
-          over = true
-          return false
+    // Otherwise the body is counted as it arrives (callbacks from the body's source, no stream step
+    // per chunk) and reading stops — which closes the connection — at the first byte past the bound.
+    return Effect.scoped(
+      Effect.suspend(() => {
+        let size = 0
+        let over = false
+        const parts: Array<Uint8Array> = []
+        let outcome: Effect.Effect<Uint8Array, AttemptFailure> | undefined
+        let settle: ((outcome: Effect.Effect<Uint8Array, AttemptFailure>) => void) | undefined
+        let flow: ByteSource.ByteFlow | undefined
+        const finish = (result: Effect.Effect<Uint8Array, AttemptFailure>): void => {
+          if (outcome !== undefined) return
+          outcome = result
+          settle?.(result)
         }
-        parts.push(chunk)
-        size += chunk.length
-        return true
-      }),
-      Stream.runDrain,
-      Effect.flatMap(() => {
-        if (over && !truncate) return Effect.fail(tooLarge())
-        const out = new Uint8Array(size)
-        let at = 0
-        for (const part of parts) {
-          out.set(part, at)
-          at += part.length
+        const whole = (): Effect.Effect<Uint8Array, AttemptFailure> => {
+          if (over && !truncate) return Effect.fail(tooLarge())
+          const out = new Uint8Array(size)
+          let at = 0
+          for (const part of parts) {
+            out.set(part, at)
+            at += part.length
+          }
+          return Effect.succeed(out)
         }
-        return Effect.succeed(out)
+        return Effect.flatMap(
+          ByteSource.of(response.stream).start({
+            chunk: (chunk) => {
+              if (outcome !== undefined) return
+              if (size + chunk.length > limit) {
+                parts.push(chunk.subarray(0, limit - size))
+                size = limit
+                over = true
+                flow?.close()
+                return finish(whole())
+              }
+              parts.push(chunk)
+              size += chunk.length
+            },
+            end: () => finish(whole()),
+            fail: (e) => finish(Effect.fail(transportError(family, url, e.cause ?? e)))
+          }),
+          (started) => {
+            flow = started
+            if (outcome !== undefined) {
+              started.close()
+              return outcome
+            }
+            return Effect.async<Uint8Array, AttemptFailure>((resume) => {
+              if (outcome !== undefined) return resume(outcome)
+              settle = resume
+            })
+          }
+        )
       })
     )
   }
