@@ -90,6 +90,39 @@ export const fromStream = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<
 /** The source of a body stream: its own when marked, else `fromStream`. @category constructors */
 export const of = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => markedSource(stream) ?? fromStream(stream)
 
+/**
+ * A stream's pull over state that callbacks fill: `take()` says what the consumer gets now (a chunk,
+ * the end or a failure) or `undefined` to wait; `wake()`, called after the state changed, resumes a
+ * waiting pull with what `take()` then gives. The one hand-over between a source's callbacks and a
+ * stream's consumer (`toStream`, and the SSE decoder's events).
+ * @category constructors
+ */
+export const handoff = <A, E>(take: () => Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> | undefined) => {
+  let waiting: ((next: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>) => void) | undefined
+  return {
+    /** Whether a pull is waiting. */
+    waiting: (): boolean => waiting !== undefined,
+    wake: (): void => {
+      const resume = waiting
+      if (resume === undefined) return
+      const next = take()
+      if (next === undefined) return
+      waiting = undefined
+      resume(next)
+    },
+    pull: Effect.suspend(
+      () =>
+        take() ??
+        Effect.async<Chunk.Chunk<A>, Option.Option<E>>((resume) => {
+          waiting = resume
+          return Effect.sync(() => {
+            waiting = undefined
+          })
+        })
+    )
+  }
+}
+
 /** Bytes buffered for a stream's consumer before the source is paused. */
 const HIGH_WATER = 64 * 1024
 
@@ -106,7 +139,6 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
       let buffered = 0
       let done = false
       let failure: Option.Option<E> = Option.none()
-      let waiting: ((next: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<E>>) => void) | undefined
       let flow: ByteFlow | undefined
       let paused = false
 
@@ -125,19 +157,12 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
         if (done) return Effect.fail(Option.none())
         return undefined
       }
-      const wake = (): void => {
-        const resume = waiting
-        if (resume === undefined) return
-        const next = take()
-        if (next === undefined) return
-        waiting = undefined
-        resume(next)
-      }
+      const { pull, wake, waiting } = handoff(take)
       flow = yield* source.start({
         chunk: (bytes) => {
           chunks.push(bytes)
           buffered += bytes.length
-          if (waiting !== undefined) wake()
+          if (waiting()) wake()
           else if (buffered > HIGH_WATER && !paused) {
             paused = true
             flow?.pause()
@@ -152,17 +177,6 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
           wake()
         }
       })
-      return Stream.repeatEffectChunkOption(
-        Effect.suspend(
-          () =>
-            take() ??
-            Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<E>>((resume) => {
-              waiting = resume
-              return Effect.sync(() => {
-                waiting = undefined
-              })
-            })
-        )
-      )
+      return Stream.repeatEffectChunkOption(pull)
     })
   )

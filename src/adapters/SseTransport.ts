@@ -89,7 +89,6 @@ export const decodeSseOf = <Event, Snapshot, Final, E>(
       let lastEventAt: number | undefined
       const startedAt = clock.unsafeCurrentTimeMillis()
       let pending: Array<Event> = []
-      let consumer: ((next: Effect.Effect<Chunk.Chunk<Event>, Option.Option<GatewayError>>) => void) | undefined
       let flow: ByteSource.ByteFlow | undefined
       let paused = false
 
@@ -152,14 +151,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E>(
         return undefined
       }
 
-      const notify = (): void => {
-        const resume = consumer
-        if (resume === undefined) return
-        const next = take()
-        if (next === undefined) return
-        consumer = undefined
-        resume(next)
-      }
+      const { pull, wake: notify } = ByteSource.handoff(take)
 
       const cut = (error: GatewayError): GatewayError =>
         error._tag === "TransportError" && error.reason === "reset" && started
@@ -215,18 +207,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E>(
         }
       )
 
-      return Stream.repeatEffectChunkOption(
-        Effect.suspend(
-          () =>
-            take() ??
-            Effect.async<Chunk.Chunk<Event>, Option.Option<GatewayError>>((resume) => {
-              consumer = resume
-              return Effect.sync(() => {
-                consumer = undefined
-              })
-            })
-        )
-      )
+      return Stream.repeatEffectChunkOption(pull)
     })
   )
 
