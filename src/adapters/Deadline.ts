@@ -68,7 +68,7 @@ export const watch = (msLeft: () => number | undefined, expire: () => void): Eff
       if (left <= 0) return expire()
       timer = setTimeout(tick, left)
       // A stream waiting on a server must not keep the process alive by its watchdog alone.
-      timer.unref?.()
+      ;(timer as unknown as { unref?: () => void }).unref?.()
     }
     return Effect.acquireRelease(Effect.sync(tick), () =>
       Effect.sync(() => {
