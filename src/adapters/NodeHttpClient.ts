@@ -217,7 +217,8 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 }
 
-const bodyBytes = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.Effect<Uint8Array | string | undefined, HttpClientError.RequestError, never> | Uint8Array | string | undefined => {
+/** The bytes of a body sent as it is (the stream and form-data bodies are read whole first, in `make`). */
+const bodyBytes = (body: HttpClientRequest.HttpClientRequest["body"]): Uint8Array | string | undefined => {
   switch (body._tag) {
     case "Empty":
       return undefined
@@ -270,7 +271,7 @@ export const make = (agents: { readonly http: Http.Agent; readonly https: Https.
                 : Effect.promise(() => new Response(body.formData).arrayBuffer().then((b) => Buffer.from(b)))
             return Effect.flatMap(Effect.mapError(whole, (cause) => requestError(request, cause, "Encode")), (bytes) => exchange(agents, request, url, headers, bytes))
           }
-          return exchange(agents, request, url, headers, bodyBytes(body) as Uint8Array | string | undefined)
+          return exchange(agents, request, url, headers, bodyBytes(body))
         })
       ),
     Effect.succeed
