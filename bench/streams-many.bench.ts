@@ -6,6 +6,10 @@
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (what the
  *   streams themselves need: a socket, a parser, the decoded events);
  * - raw fetch: `fetch` + eventsource-parser + `JSON.parse`;
+ * - Effect floor: the raw node:http stream as an Effect `Stream` (`Stream.repeatEffectChunkOption`
+ *   over the parsed events, the request destroyed by `Stream.ensuring`), run by `Stream.runForEach`
+ *   in a daemon fiber and stopped by interrupting it — what any Effect stream consumed the way umg's
+ *   users consume one costs, before decoding, validating, accumulating and time limits;
  * - umg over fetch: `gateway.messages.stream` with `httpClient: FetchHttpClient.layer`;
  * - umg: `gateway.messages.stream` with the default client (`node:http` in Node).
  * Each stream reads every event (umg decodes, validates and accumulates it; the raw ones parse it and
@@ -18,11 +22,12 @@
  */
 import { fork, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import type * as Fx from "effect"
 import { gatewayModule } from "./harness/umg.js"
 
 const ROLE = process.env.STREAMS_ROLE ?? "main"
 const streams = Math.min(Number(process.env.STREAMS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000)), 20_000)
-const CONTENDERS = ["raw node:http", "raw fetch", "umg over fetch", "umg"] as const
+const CONTENDERS = ["raw node:http", "raw fetch", "Effect floor", "umg over fetch", "umg"] as const
 type Contender = (typeof CONTENDERS)[number]
 
 interface Result {
@@ -117,6 +122,51 @@ const runContender = async (contender: Contender): Promise<Result> => {
       for (const c of controllers) c.abort()
       await Promise.all(done)
     }
+  } else if (contender === "Effect floor") {
+    const { Chunk } = await import("effect")
+    const agent = new http.Agent({ keepAlive: true })
+    const floorStream = () =>
+      Stream.suspend(() => {
+        let pending: Array<{ type: string }> = []
+        let waiting: ((next: Fx.Effect.Effect<Fx.Chunk.Chunk<{ type: string }>>) => void) | undefined
+        let req: import("node:http").ClientRequest | undefined
+        const parser = createParser({
+          onEvent: (e) => {
+            pending.push(JSON.parse(e.data) as { type: string })
+            const resume = waiting
+            if (resume === undefined) return
+            waiting = undefined
+            const out = Chunk.unsafeFromArray(pending)
+            pending = []
+            resume(Effect.succeed(out))
+          }
+        })
+        const pull = Effect.suspend(() => {
+          if (req === undefined) {
+            req = http.request(`${baseUrl}/v1/messages`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
+              res.setEncoding("utf8")
+              res.on("data", (chunk: string) => parser.feed(chunk))
+            })
+            req.on("error", () => {})
+            req.end(JSON.stringify(body))
+          }
+          if (pending.length > 0) {
+            const out = Chunk.unsafeFromArray(pending)
+            pending = []
+            return Effect.succeed(out)
+          }
+          return Effect.async<Fx.Chunk.Chunk<{ type: string }>>((resume) => {
+            waiting = resume
+            return Effect.sync(() => {
+              waiting = undefined
+            })
+          })
+        })
+        return Stream.repeatEffectChunk(pull).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
+      })
+    const one = floorStream().pipe(Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))))
+    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDaemon(one)))
+    stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
   } else {
     const one = gateway!.messages.stream(body).pipe(
       Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined)))

@@ -5,6 +5,7 @@
  * source), and any other `HttpClient`'s body stream is drained into the sink by one fiber.
  */
 import { Chunk, Effect, Option, type Scope, Stream } from "effect"
+import * as LeanStream from "./LeanStream.js"
 
 /** Where a body's bytes go. Called synchronously, in order; nothing after `end` or `fail`. @category models */
 export interface ByteSink<E> {
@@ -133,7 +134,7 @@ const HIGH_WATER = 64 * 1024
  * @category constructors
  */
 export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E> =>
-  Stream.unwrapScoped(
+  LeanStream.fromScopedPull(
     Effect.gen(function* () {
       let chunks: Array<Uint8Array> = []
       let buffered = 0
@@ -177,6 +178,6 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
           wake()
         }
       })
-      return Stream.repeatEffectChunkOption(pull)
+      return pull
     })
   )

@@ -6,6 +6,7 @@
  * keeps working.
  */
 import { type Clock, Duration, Effect, Fiber, type Scope } from "effect"
+import * as LeanStream from "./LeanStream.js"
 
 // The clock every fiber has unless one is provided: time limits under it may use the host's timers.
 const liveClock = Effect.runSync(Effect.clock)
@@ -70,9 +71,7 @@ export const watch = (msLeft: () => number | undefined, expire: () => void): Eff
       // A stream waiting on a server must not keep the process alive by its watchdog alone.
       ;(timer as unknown as { unref?: () => void }).unref?.()
     }
-    return Effect.acquireRelease(Effect.sync(tick), () =>
-      Effect.sync(() => {
-        if (timer !== undefined) clearTimeout(timer)
-      })
-    )
+    return LeanStream.acquireSync(tick, () => {
+      if (timer !== undefined) clearTimeout(timer)
+    })
   })

@@ -7,6 +7,7 @@ import type { Family, GatewayError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "./HttpTransport.js"
+import * as Telemetry from "./Telemetry.js"
 import { decodeSseOf, type SseStreamSpec, type SseTimeouts } from "./SseTransport.js"
 
 /** The shared parts of the groups. @category models */
@@ -48,8 +49,10 @@ export const sse = <E, Event, Snapshot, Final>(
   request: Effect.Effect<TransportRequest, E>,
   spec: SseStreamSpec<Event, Snapshot, Final>
 ): Stream.Stream<Event, GatewayError | E> =>
-  decodeSseOf(
-    Effect.flatMap(request, (req) => ctx.transport.open(req)),
-    spec,
-    ctx.sseTimeouts
+  Telemetry.spannable((span) =>
+    decodeSseOf(
+      Telemetry.inSpanScoped(span, Effect.flatMap(request, (req) => ctx.transport.open(req))),
+      spec,
+      ctx.sseTimeouts
+    )
   )

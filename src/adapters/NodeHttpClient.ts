@@ -28,6 +28,7 @@ import * as Https from "node:https"
 import type { Readable } from "node:stream"
 import * as Zlib from "node:zlib"
 import * as ByteSource from "./ByteSource.js"
+import * as LeanStream from "./LeanStream.js"
 import * as LeanClient from "./LeanClient.js"
 
 /** Settings of the connection pool. @category models */
@@ -172,8 +173,8 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   /** The body as callbacks straight from the socket's events (what the SSE decoder reads). */
   readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = {
     start: (sink) =>
-      Effect.acquireRelease(
-        Effect.sync((): ByteSource.ByteFlow => {
+      LeanStream.acquireSync(
+        (): ByteSource.ByteFlow => {
           const body = this.body
           let over = false
           const onData = (chunk: Buffer) => void sink.chunk(chunk)
@@ -202,8 +203,8 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
               this.abandon()
             }
           }
-        }),
-        (flow) => Effect.sync(flow.close)
+        },
+        (flow) => flow.close()
       )
   }
 
@@ -295,19 +296,26 @@ const exchange = (
       return
     }
     let settled = false
+    // Once settled, the request's listeners must not hold `resume`: it holds the waiting fiber, which
+    // would stay in memory (with everything it refers to) as long as the response is open.
+    let settle: typeof resume | undefined = resume
+    const once = (outcome: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>) => {
+      const done = settle
+      settled = true
+      settle = undefined
+      done?.(outcome)
+    }
+    // A later error (the connection lost while the body is read) reaches the body's reader through the
+    // response; this listener only keeps it from being an uncaught 'error' event.
     nodeRequest.on("error", (cause) => {
-      if (settled) return
-      settled = true
-      resume(Effect.fail(requestError(request, cause)))
+      if (!settled) once(Effect.fail(requestError(request, cause)))
     })
-    nodeRequest.once("response", (message) => {
-      settled = true
-      resume(Effect.succeed(new NodeResponse(request, message, nodeRequest)))
-    })
+    nodeRequest.once("response", (message) => once(Effect.succeed(new NodeResponse(request, message, nodeRequest))))
     nodeRequest.end(body)
     return Effect.sync(() => {
       if (!settled) {
         settled = true
+        settle = undefined
         nodeRequest.destroy()
       }
     })

@@ -4,9 +4,10 @@
  * comments do not satisfy, a typed `IncompleteStream` (with everything received) when the stream is
  * cut or ends before its final event, and the connection released as soon as the final event arrives.
  */
-import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Effect, Either, Option, type Scope, Stream } from "effect"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
+import * as LeanStream from "./LeanStream.js"
 import type { Accumulator } from "../core/text/Accumulator.js"
 import { DecodeError, IncompleteStream, TimeoutError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
 import { createSseParser, type SseEvent } from "../core/wire/Sse.js"
@@ -66,15 +67,16 @@ export const decodeSse = <Event, Snapshot, Final>(
 /**
  * `decodeSse` of the body an effect opens (sending the request, waiting for its headers) when the
  * stream starts: one stream layer for the whole call, where unwrapping the opened body into
- * `decodeSse` would add one more to every pull and to every open stream's memory.
+ * `decodeSse` would add one more to every pull and to every open stream's memory. `open` runs in the
+ * stream's scope (closed when the stream ends), so it may hold scoped resources such as its span.
  * @category constructors
  */
-export const decodeSseOf = <Event, Snapshot, Final, E>(
-  open: Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, E>,
+export const decodeSseOf = <Event, Snapshot, Final, E, R>(
+  open: Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, E, R>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, GatewayError | E> =>
-  Stream.unwrapScoped(
+): Stream.Stream<Event, GatewayError | E, Exclude<R, Scope.Scope>> =>
+  LeanStream.fromScopedPull(
     Effect.gen(function* () {
       const bytes = yield* open
       const clock = yield* Effect.clock
@@ -207,7 +209,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E>(
         }
       )
 
-      return Stream.repeatEffectChunkOption(pull)
+      return pull
     })
   )
 

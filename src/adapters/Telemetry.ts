@@ -6,7 +6,7 @@
  * HTTP status and the gateway's request id. No attribute ever holds a body, a key or a token: only
  * the model id, counts, a status and an id are read.
  */
-import { Effect, Stream } from "effect"
+import { Effect, type Scope, Stream, type Tracer } from "effect"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
 const operations: Readonly<Record<string, string>> = {
@@ -86,6 +86,32 @@ const annotateUsage = (answer: unknown) => {
   return Object.keys(attributes).length === 0 ? Effect.void : Effect.annotateCurrentSpan(attributes)
 }
 
+/** A call's span: its name and options. @category models */
+export interface CallSpan {
+  readonly name: string
+  readonly options: Tracer.SpanOptions
+}
+
+const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
+
+/**
+ * A stream that can open its call's span itself, when it starts: `build(span)` gives the stream in
+ * that span, `build(undefined)` without one. `traceGroup` uses it instead of `Stream.withSpan`,
+ * which puts the stream inside two more stream layers (an acquire-use-release around it) — memory
+ * that every open stream pays.
+ * @category constructors
+ */
+export const spannable = <A, E, R>(build: (span: CallSpan | undefined) => Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  Object.assign(build(undefined), { [SpannableTypeId]: build })
+
+/**
+ * `effect` run with the call's span as its parent, the span ending when the scope closes (with the
+ * scope's exit); `effect` itself when there is no span.
+ * @category combinators
+ */
+export const inSpanScoped = <A, E, R>(span: CallSpan | undefined, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Scope.Scope> =>
+  span === undefined ? effect : Effect.flatMap(Effect.makeSpanScoped(span.name, span.options), (made) => Effect.withParentSpan(effect, made))
+
 /**
  * The group with every call wrapped in its span. Effects get the span around them (usage annotated
  * from the answer); streams get it around the whole stream.
@@ -109,7 +135,12 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
         ...(model !== undefined ? { "gen_ai.request.model": model } : {})
       }
       if (Effect.isEffect(result)) return Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes, captureStackTrace: false })
-      if (Stream.StreamTypeId in (result as object)) return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, { kind: "client", attributes, captureStackTrace: false })
+      if (Stream.StreamTypeId in (result as object)) {
+        const options: Tracer.SpanOptions = { kind: "client", attributes, captureStackTrace: false }
+        const build = (result as { [SpannableTypeId]?: (span: CallSpan | undefined) => unknown })[SpannableTypeId]
+        if (build !== undefined) return build({ name, options })
+        return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, options)
+      }
       return result
     }
   }

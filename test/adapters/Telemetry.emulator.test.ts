@@ -1,7 +1,7 @@
 // Every gateway call is a span with the OpenTelemetry GenAI attributes, read here from an in-memory
 // tracer (Effect's own `Tracer` interface) while calls run against the emulator — and no attribute
 // holds the key.
-import { Effect, Layer, Stream, Tracer } from "effect"
+import { Effect, Exit, Layer, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
@@ -10,6 +10,7 @@ interface Recorded {
   readonly name: string
   readonly attributes: Map<string, unknown>
   ended: boolean
+  exit?: unknown
 }
 
 const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
@@ -30,7 +31,10 @@ const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
         links,
         sampled: true,
         kind,
-        end: () => void (recorded.ended = true),
+        end: (_endTime, exit) => {
+          recorded.ended = true
+          recorded.exit = exit
+        },
         attribute: (key, value) => void attributes.set(key, value),
         event: () => undefined,
         addLinks: () => undefined
@@ -78,5 +82,36 @@ describe("gateway calls as spans", () => {
       expect(span.ended, span.name).toBe(true)
       for (const value of span.attributes.values()) expect(String(value)).not.toContain(emu.apiKey)
     }
+  })
+
+  it("give a stream its span when it starts, the status on it, ended however the stream ends", async () => {
+    const spans: Array<Recorded> = []
+    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
+    const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const g = yield* Gateway
+          const stream = g.messages.stream(body)
+          // Building the stream starts nothing: the span comes with the first pull.
+          expect(spans).toHaveLength(0)
+          yield* Stream.runDrain(stream)
+          // Stopped after the first event: the span still ends.
+          yield* Stream.runDrain(Stream.take(g.messages.stream(body), 1))
+          // Refused before sending: the span ends with the failure.
+          yield* Effect.flip(Stream.runDrain(g.messages.stream({ ...body, max_tokens: -1 })))
+        }),
+        layer
+      )
+    )
+    const streams = spans.filter((s) => s.name === "umg.messages.stream")
+    expect(streams).toHaveLength(3)
+    for (const span of streams) expect(span.ended).toBe(true)
+    expect(streams[0]!.attributes.get("http.response.status_code")).toBe(200)
+    expect(streams[0]!.attributes.get("gen_ai.system")).toBe("epsilon")
+    expect(streams[1]!.attributes.get("http.response.status_code")).toBe(200)
+    expect(streams[2]!.attributes.has("http.response.status_code")).toBe(false)
+    expect(Exit.isFailure(streams[2]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
+    expect(Exit.isSuccess(streams[0]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
   })
 })
