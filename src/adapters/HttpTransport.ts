@@ -346,11 +346,17 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     ms: number,
     phase: "request" | "first-byte"
   ): Effect.Effect<A, AttemptFailure> =>
-    Deadline.timeoutFail(effect, ms, (): AttemptFailure => ({
-      _tag: "Transport",
-      kind: "timeout",
-      error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
-    }))
+    Deadline.timeoutFail(
+      effect,
+      ms,
+      (): AttemptFailure => ({
+        _tag: "Transport",
+        kind: "timeout",
+        error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
+      }),
+      // An attempt waits on nothing but its client's requests: umg's own client ends them at the limit.
+      { expiry: lean }
+    )
 
   // The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
   // Random and Clock; a `Final` failure and a 429 the caller paces itself stop at once.

@@ -258,6 +258,7 @@ export const make = (agents: { readonly http: Http.Agent; readonly https: Https.
         Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
           const url = urlOf(request)
           if (url === undefined) return Effect.fail(requestError(request, new Error("invalid URL"), "InvalidUrl"))
+          const expiry = fiber.getFiberRef(LeanClient.currentExpiry)
           let headers: Record<string, string> = request.headers as Record<string, string>
           if (fiber.getFiberRef(FiberRef.currentTracerEnabled) && fiber.getFiberRef(HttpClient.currentTracerPropagation)) {
             const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
@@ -270,9 +271,9 @@ export const make = (agents: { readonly http: Http.Agent; readonly https: Https.
               body._tag === "Stream"
                 ? Effect.map(Stream.runCollect(body.stream), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
                 : Effect.promise(() => new Response(body.formData).arrayBuffer().then((b) => Buffer.from(b)))
-            return Effect.flatMap(Effect.mapError(whole, (cause) => requestError(request, cause, "Encode")), (bytes) => exchange(agents, request, url, headers, bytes))
+            return Effect.flatMap(Effect.mapError(whole, (cause) => requestError(request, cause, "Encode")), (bytes) => exchange(agents, request, url, headers, bytes, expiry))
           }
-          return exchange(agents, request, url, headers, bodyBytes(body))
+          return exchange(agents, request, url, headers, bodyBytes(body), expiry)
         })
       ),
     Effect.succeed
@@ -284,7 +285,8 @@ const exchange = (
   request: HttpClientRequest.HttpClientRequest,
   url: URL,
   headers: Record<string, string>,
-  body: Uint8Array | string | undefined
+  body: Uint8Array | string | undefined,
+  expiry: LeanClient.Expiry | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
   Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
     const secure = url.protocol === "https:"
@@ -311,6 +313,8 @@ const exchange = (
       if (!settled) once(Effect.fail(requestError(request, cause)))
     })
     nodeRequest.once("response", (message) => once(Effect.succeed(new NodeResponse(request, message, nodeRequest))))
+    // Past the time limit the request is destroyed, whether its answer is awaited or being read.
+    expiry?.onExpire(() => nodeRequest.destroy(new Error("the time limit passed")))
     nodeRequest.end(body)
     return Effect.sync(() => {
       if (!settled) {

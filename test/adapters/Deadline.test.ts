@@ -1,6 +1,7 @@
-import { Effect, Exit, Fiber, TestClock, TestContext } from "effect"
+import { Effect, Exit, Fiber, FiberRef, TestClock, TestContext } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Deadline from "../../src/adapters/Deadline.js"
+import * as LeanClient from "../../src/adapters/LeanClient.js"
 
 // The time limits on the live clock use a host timer (no raced fibers); under a TestClock they are
 // Effect's own. Both must fail with the given error, interrupt what they bound, and pass a value through.
@@ -17,6 +18,20 @@ describe("Deadline.timeoutFail", () => {
   it("on the live clock passes a value and a failure of the effect through", async () => {
     expect(await Effect.runPromise(Deadline.timeoutFail(Effect.succeed(7), 1_000, () => "late"))).toBe(7)
     expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late"))).toEqual(Exit.fail("own"))
+  })
+
+  it("with an expiry, cancels what waits under it at the limit and fails with the given error, in the caller's fiber", async () => {
+    // What a lean client's request does: register a cancel that fails the wait.
+    const waitOnRequest = Effect.flatMap(FiberRef.get(LeanClient.currentExpiry), (expiry) =>
+      Effect.async<never, string>((resume) => expiry?.onExpire(() => resume(Effect.fail("request destroyed"))))
+    )
+    const started = Date.now()
+    expect(await Effect.runPromiseExit(Deadline.timeoutFail(waitOnRequest, 50, () => "too slow", { expiry: true }))).toEqual(Exit.fail("too slow"))
+    expect(Date.now() - started).toBeLessThan(2_000)
+    // Before the limit: the effect's own outcome, and no expiry is left behind.
+    expect(await Effect.runPromise(Deadline.timeoutFail(Effect.succeed(7), 1_000, () => "late", { expiry: true }))).toBe(7)
+    expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late", { expiry: true }))).toEqual(Exit.fail("own"))
+    expect(await Effect.runPromise(FiberRef.get(LeanClient.currentExpiry))).toBeUndefined()
   })
 
   it("under a TestClock follows virtual time", async () => {
