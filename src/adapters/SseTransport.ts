@@ -89,6 +89,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
       let failure: GatewayError | undefined
       let failed = false
       let lastEventAt: number | undefined
+      let arrived = false
       const startedAt = clock.unsafeCurrentTimeMillis()
       let pending: Array<Event> = []
       let flow: ByteSource.ByteFlow | undefined
@@ -113,7 +114,8 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
         }
         snapshot = next.right
         pending.push(decoded.right)
-        lastEventAt = clock.unsafeCurrentTimeMillis()
+        // The time of arrival is read once per chunk (in `chunk`), not once per event.
+        arrived = true
         if (spec.isFinal?.(decoded.right, snapshot) === true) final = true
       }
       const parser = createSseParser({ onEvent: onRecord }, timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes })
@@ -168,6 +170,10 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
             parser.feed(piece)
           } catch (e) {
             if (failure === undefined) failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
+          }
+          if (arrived) {
+            arrived = false
+            lastEventAt = clock.unsafeCurrentTimeMillis()
           }
           if (final || failure !== undefined) {
             if (failure === undefined) finish()
