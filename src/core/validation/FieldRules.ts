@@ -42,24 +42,28 @@ export const expected =
     }) as S
 
 /**
- * A rule across the fields of a struct, reported at the field it names: `check` returns that field's
- * key and a detail for the message (or `undefined` when the struct keeps the rule), e.g. "top_n: 5 is
- * out of range for 3 documents; allowed: 1 to 3" (rule `range`).
+ * A rule across the fields of a struct (or the items of an array), reported at the field it names:
+ * `check` returns that field's key, or its path below the value (`[1, "type"]`; `[]` for the value
+ * itself), and a detail for the message (or `undefined` when the value keeps the rule), e.g. "top_n: 5
+ * is out of range for 3 documents; allowed: 1 to 3" (rule `range`). `message` is also given the
+ * context `conform` names (a model id).
  * @category constructors
  */
 export const acrossFields = <S extends Schema.Schema.Any>(
   self: S,
   rule: string,
-  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey; readonly detail: string } | undefined,
-  message: (field: string, detail: string) => string
+  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
+  message: (field: string, detail: string, context: string | undefined) => string
 ): Schema.filter<S> =>
   self.pipe(
     Schema.filter(
       (a: Schema.Schema.Type<S>) => {
         const found = check(a)
-        return found === undefined ? true : { path: [found.key], message: found.detail }
+        if (found === undefined) return true
+        const path: ReadonlyArray<PropertyKey> = Array.isArray(found.key) ? found.key : [found.key as PropertyKey]
+        return { path, message: found.detail }
       },
-      { [RuleAnnotationId]: { rule, message: (field, _value, _context, detail) => message(field, detail ?? "") } satisfies RuleAnnotation }
+      { [RuleAnnotationId]: { rule, message: (field, _value, context, detail) => message(field, detail ?? "", context) } satisfies RuleAnnotation }
     )
   )
 
