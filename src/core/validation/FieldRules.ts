@@ -117,6 +117,19 @@ export const matching =
       message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
     })(self)
 
+/**
+ * A string of a described form, named the same way for a value of another kind: "imageSize: 5 is not
+ * allowed for M; allowed: 1K, 2K, 4K" (rule `one-of`).
+ * @category constructors
+ */
+export const described = (pattern: RegExp, allowed: string): Schema.filter<Schema.Schema<string>> =>
+  Schema.String.annotations({
+    [RuleAnnotationId]: {
+      rule: "one-of",
+      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
+    } satisfies RuleAnnotation
+  }).pipe(matching(pattern, allowed))
+
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
 
