@@ -7,9 +7,9 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, guardReads, ModelId, readModel, sendable, sendableResult } from "../../validation/Closed.js"
-import { at, describe, fail, isRecord, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
+import { at, describe, fail, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
 import { conform } from "../../validation/Conform.js"
-import { acrossFields, expected, matching, NonBlank, nonEmptyArray, OpenObject, range } from "../../validation/FieldRules.js"
+import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
@@ -18,9 +18,11 @@ import { acrossFields, expected, matching, NonBlank, nonEmptyArray, OpenObject, 
 // file), a function tool (`name`, `description`, `input_schema`, `cache_control`, `strict`,
 // `type: "custom"`), `tool_choice` (its four forms) and `thinking` (`type`, `budget_tokens`,
 // `display`). Open where they leave them open: content blocks (upstream grows them: citations, …),
-// server tools, `input_schema` (a JSON Schema), `tool_use.input`, `metadata`, `context_management`
-// and `mcp_servers` entries. A closed object is refused key by key (`NestedFields`), naming the
-// nearest known key.
+// document sources, server tools, `input_schema` (a JSON Schema), `tool_use.input`, `metadata`,
+// `context_management` and `mcp_servers` entries. A closed object is refused key by key
+// (`NestedFields`), naming the nearest known key. The rules across fields (a turn's blocks of its own
+// side, unique tool names, a declared `tool_choice`, the thinking budget within `max_tokens`) are
+// refinements of these Schemas too, so a Schema alone refuses what its builder refuses.
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
@@ -88,21 +90,21 @@ const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
   tool_result: "user"
 }
 
-/** The blocks of a turn by `role`: a block of the other side only is refused (rule `role`), naming where it is allowed. */
-const blocksOf = <S extends Schema.Schema<{ readonly type: string }, any, never>>(block: S, role: "user" | "assistant") =>
-  acrossFields(
-    Schema.Array(block),
-    "role",
-    (blocks) => {
-      for (const [i, b] of blocks.entries()) {
-        const side = ONLY_IN[b.type]
-        if (side !== undefined && side !== role)
-          return { key: [i, "type"], detail: `${describe(b.type)} is not allowed in a ${role} turn; allowed in: ${side} turns` }
-      }
-      return undefined
-    },
-    detailed
-  )
+type Side = "user" | "assistant"
+
+/** The rule of a turn's side: a block of the other side only is refused (rule `role`), naming where it is allowed. */
+const ofSide = (role: Side) => (blocks: ReadonlyArray<{ readonly type: string }>) => {
+  for (const [i, b] of blocks.entries()) {
+    const side = ONLY_IN[b.type]
+    if (side !== undefined && side !== role)
+      return { key: [i, "type"], detail: `${describe(b.type)} is not allowed in ${role === "user" ? "a" : "an"} ${role} turn; allowed in: ${side} turns` }
+  }
+  return undefined
+}
+
+/** The blocks of a turn by `role`, each of that side. */
+const blocksOf = <A extends { readonly type: string }, I>(block: Schema.Schema<A, I, never>, role: Side) =>
+  acrossFields(Schema.Array(block), "role", ofSide(role), detailed)
 
 // A tool result nested in a tool result, passed through with its own fields checked.
 const NestedToolResult = Schema.Struct({ type: Schema.Literal("tool_result"), tool_use_id: NonBlank, is_error: opt(Schema.Boolean) }, Open)
@@ -149,17 +151,11 @@ export const ContentBlockParam = Schema.Union(
 /** @category models */
 export type ContentBlockParam = typeof ContentBlockParam.Type
 
-const turnContent = (role: "user" | "assistant") =>
+const turnContent = (role: Side) =>
   Schema.Union(Schema.String, blocksOf(ContentBlockParam, role)).pipe(expected("a string or an array of content blocks"))
 
-/** The content of an assistant turn, as `appendToolRound` takes it: blocks of an assistant turn. @category schemas */
-export const AssistantContent = nonEmptyArray(ContentBlockParam).pipe((self) =>
-  acrossFields(self, "role", (blocks) => {
-    for (const [i, b] of blocks.entries())
-      if (ONLY_IN[b.type] === "user") return { key: [i, "type"], detail: `${describe(b.type)} is not allowed in a assistant turn; allowed in: user turns` }
-    return undefined
-  }, (field, detail) => `${field}: ${detail}`)
-)
+/** The content of an assistant turn, as `appendToolRound` takes it: blocks of an assistant turn, at least one. @category schemas */
+export const AssistantContent = acrossFields(nonEmptyArray(ContentBlockParam), "role", ofSide("assistant"), detailed)
 
 /** One turn of the conversation: its blocks belong to its side (`tool_use` in an assistant turn, `tool_result` in a user turn). @category schemas */
 export const MessageParam = Schema.Union(
