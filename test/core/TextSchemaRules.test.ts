@@ -210,3 +210,42 @@ describe("chat and responses: rules across fields live in the body Schemas", () 
     })
   )
 })
+
+describe("conform reports the text Schemas' failures as the old rules did", () => {
+  it.effect("an array where a union of objects is expected is named as such, not by a missing tag", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [user, [1]] })))
+      expect(e).toMatchObject({ field: "messages[1]", rule: "type", message: "messages[1]: expected an object, got an array of 1" })
+      const block = yield* Effect.flip(buildMessagesBody(messages({ messages: [{ role: "user", content: [[1]] }] })))
+      expect(block).toMatchObject({ field: "messages[0].content[0]", rule: "type", message: "messages[0].content[0]: expected an object, got an array of 1" })
+    })
+  )
+
+  it.effect("a block without a type is refused plainly: other kinds pass through, so no list of kinds is given", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [{ role: "user", content: [{ text: "x" }] }] })))
+      expect(e).toMatchObject({ field: "messages[0].content[0].type", rule: "required", message: "messages[0].content[0].type is required" })
+    })
+  )
+
+  it.effect("a server tool with a bad name is reported as a server tool, not as a function tool of another type", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(buildMessagesBody(messages({ tools: [{ type: "web_search_20250305", name: "" }] })))
+      expect(e).toMatchObject({ field: "tools[0].name", rule: "non-empty", message: "tools[0].name must not be empty" })
+      const custom = yield* Effect.flip(buildMessagesBody(messages({ tools: [{ name: "has space", input_schema: { type: "object" } }] })))
+      expect(custom).toMatchObject({ field: "tools[0].name", rule: "one-of" })
+      expect(custom.message).toContain("allowed: 1 to 128 letters, digits, _ or -")
+    })
+  )
+
+  it.effect("a string of a described form names what is allowed for a value of any kind", () =>
+    Effect.gen(function* () {
+      const e = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, generationConfig: { imageConfig: { imageSize: 5 } } }))
+      expect(e).toMatchObject({
+        field: "generationConfig.imageConfig.imageSize",
+        rule: "one-of",
+        message: "generationConfig.imageConfig.imageSize: 5 is not allowed for zeta-2.5-pro; allowed: 1K, 2K, 4K (an uppercase K)"
+      })
+    })
+  )
+})

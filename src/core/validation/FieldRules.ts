@@ -60,7 +60,7 @@ export const acrossFields = <S extends Schema.Schema.Any>(
       (a: Schema.Schema.Type<S>) => {
         const found = check(a)
         if (found === undefined) return true
-        const path: ReadonlyArray<PropertyKey> = Array.isArray(found.key) ? found.key : [found.key as PropertyKey]
+        const path: ReadonlyArray<PropertyKey> = typeof found.key === "object" ? found.key : [found.key]
         return { path, message: found.detail }
       },
       { [RuleAnnotationId]: { rule, message: (field, _value, context, detail) => message(field, detail ?? "", context) } satisfies RuleAnnotation }
