@@ -1,8 +1,8 @@
-// One validation path: the builders of the media, platform, realtime/live and video families check a
-// body through its Schema (`conform`), never through the validators of the older Rules DSL. The
-// sources are parsed with the TypeScript compiler: a named or namespaced use of one of those
-// validators in these folders fails this test. Rules.ts keeps what every path shares (`describe`,
-// `fail`, `notAllowed`, the copying of untrusted values).
+// One validation path: every builder of src/core checks a body through its Schema (`conform`,
+// `closedBody`), never through the validators of the older Rules DSL, which are gone. The sources are
+// parsed with the TypeScript compiler: a named or namespaced use of one of those validators anywhere
+// in src/core fails this test, and so does Rules.ts exporting one again. Rules.ts keeps what every
+// path shares (`describe`, `fail`, `notAllowed`, `at`, the copying of untrusted values).
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -10,7 +10,15 @@ import ts from "typescript"
 import { describe, expect, it } from "vitest"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
-const folders = ["media", "platform", "realtime", "video"].map((f) => join(root, "src/core", f))
+const core = join(root, "src/core")
+
+/** Every TypeScript source under a folder, recursively. */
+const sourcesUnder = (folder: string): ReadonlyArray<string> =>
+  readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) return sourcesUnder(path)
+    return entry.isFile() && entry.name.endsWith(".ts") ? [path] : []
+  })
 
 /** The validators of the Rules DSL that a Schema's rules replace. */
 const dslValidators = ["record", "required", "requiredString", "string", "boolean", "number", "integerLike", "oneOf", "array", "ifPresent"]
@@ -44,14 +52,30 @@ describe("one validation path", () => {
     expect(dslValidatorsUsed("c.ts", 'import { describe, fail } from "../validation/Rules.js"')).toEqual([])
   })
 
-  it("media, platform, realtime and video builders use no Rules DSL validator", () => {
+  it("no source of src/core uses a Rules DSL validator", () => {
+    const files = sourcesUnder(core)
+    // The walk reaches the nested folders (text/messages, text/native, …), not only the top ones.
+    expect(files.some((f) => f.endsWith(join("text", "messages", "Messages.ts")))).toBe(true)
+    expect(files.some((f) => f.endsWith(join("gateway", "Routing.ts")))).toBe(true)
     const offenders: Array<string> = []
-    for (const folder of folders)
-      for (const name of readdirSync(folder).filter((n) => n.endsWith(".ts"))) {
-        const file = join(folder, name)
-        const used = dslValidatorsUsed(file, readFileSync(file, "utf8"))
-        if (used.length > 0) offenders.push(`${relative(root, file)}: ${used.join(", ")}`)
-      }
+    for (const file of files) {
+      const used = dslValidatorsUsed(file, readFileSync(file, "utf8"))
+      if (used.length > 0) offenders.push(`${relative(root, file)}: ${used.join(", ")}`)
+    }
     expect(offenders).toEqual([])
+  })
+
+  it("Rules.ts exports none of the DSL validators", () => {
+    const file = join(core, "validation", "Rules.ts")
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+    const exported = source.statements.flatMap((statement) =>
+      ts.isVariableStatement(statement) && statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+        ? statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []))
+        : ts.isFunctionDeclaration(statement) && statement.name !== undefined && statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+          ? [statement.name.text]
+          : []
+    )
+    expect(exported).toContain("describe")
+    expect(exported.filter((name) => dslValidators.includes(name))).toEqual([])
   })
 })

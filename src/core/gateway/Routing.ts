@@ -4,7 +4,9 @@
  */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import * as Rules from "../validation/Rules.js"
+import { ModelId } from "../validation/Closed.js"
+import { conform } from "../validation/Conform.js"
+import { describe, fail } from "../validation/Rules.js"
 import { videoFamilyFromPrefix } from "../video/VideoCatalog.js"
 import { Capability, entryFor, knownModels, listsModel, type RouteEntry, type RoutingOptions, unmatchedEntry } from "./Catalog.js"
 
@@ -160,14 +162,14 @@ export const routeForCapability = (
   capability: Capability,
   options: RoutingOptions = {}
 ): Effect.Effect<Route, InvalidRequest> =>
-  Effect.flatMap(Rules.string(model, "model", { nonEmpty: true }), (id) => {
+  Effect.flatMap(conform(ModelId, model, "model"), (id) => {
     const entry = entryFor(id, options)
     const unknownId = (): Effect.Effect<never, InvalidRequest> => {
       const known = knownModels(capability, options)
-      return Rules.fail(
+      return fail(
         "model",
         "unknown-model",
-        `model: ${Rules.describe(id)} is not a model umg knows for ${describeCapability(capability, entry, id)}; known: ${
+        `model: ${describe(id)} is not a model umg knows for ${describeCapability(capability, entry, id)}; known: ${
           known.length > 0 ? known.join(", ") : "none"
         }; for a model newer than umg's catalog pass allowUnknownModels: true`
       )
@@ -180,10 +182,10 @@ export const routeForCapability = (
       return Effect.succeed(makeRoute(id, capability, entry))
     }
     const served = entry.capabilities.map((c) => describeCapability(c, entry, id)).join(" or ")
-    return Rules.fail(
+    return fail(
       "model",
       "route",
-      `model: ${Rules.describe(id)} is ${familyOf(id, entry)}, served by ${served}; it cannot be sent to ${describeCapability(
+      `model: ${describe(id)} is ${familyOf(id, entry)}, served by ${served}; it cannot be sent to ${describeCapability(
         capability,
         entry,
         id

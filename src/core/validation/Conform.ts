@@ -7,7 +7,7 @@ import { Effect, Either, Option, ParseResult, Schema, SchemaAST as AST } from "e
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type RuleAnnotation, ruleOf } from "./FieldRules.js"
 import { literalsOf } from "./NestedFields.js"
-import { at, describe, fail, listAllowed } from "./Rules.js"
+import { at, describe, fail, isRecord, listAllowed } from "./Rules.js"
 
 const isInt = (ast: AST.AST): boolean =>
   Option.getOrUndefined(AST.getSchemaIdAnnotation(ast)) === Schema.IntSchemaId
@@ -55,19 +55,26 @@ const tagMismatch = (issue: ParseResult.ParseIssue, tags: ReadonlyArray<Property
   const only = inner.length === 1 ? inner[0] : undefined
   if (only?._tag !== "Pointer" || !tags.includes(Array.isArray(only.path) ? only.path[0] : only.path)) return false
   const tagIssue = only.issue
+  // A missing tag counts too: the member that does not need one (an open "other kind") says more.
+  if (tagIssue._tag === "Missing") return literalsOf(tagIssue.ast.type) !== undefined
   return (tagIssue._tag === "Type" || tagIssue._tag === "Composite") && literalsOf(tagIssue.ast) !== undefined
 }
 
-// The tags of a union: keys that at least two of its object members type as literals (`type`).
+// The tags of a union: keys that at least two of its object members declare, at least one of them as
+// literals (`type`: "custom" in one member, any other name in another).
 const tagsOf = (union: AST.AST): ReadonlyArray<PropertyKey> => {
   if (!AST.isUnion(union)) return []
   const counts = new Map<PropertyKey, number>()
+  const literal = new Set<PropertyKey>()
   for (const member of union.types) {
     const node = AST.isRefinement(member) ? member.from : member
     if (!AST.isTypeLiteral(node)) continue
-    for (const p of node.propertySignatures) if (literalsOf(p.type) !== undefined) counts.set(p.name, (counts.get(p.name) ?? 0) + 1)
+    for (const p of node.propertySignatures) {
+      counts.set(p.name, (counts.get(p.name) ?? 0) + 1)
+      if (literalsOf(p.type) !== undefined) literal.add(p.name)
+    }
   }
-  return [...counts].filter(([, n]) => n >= 2).map(([k]) => k)
+  return [...counts].filter(([k, n]) => n >= 2 && literal.has(k)).map(([k]) => k)
 }
 
 interface Leaf {
@@ -88,6 +95,7 @@ const mergedTags = (
   for (const issue of issues) {
     if (!tagMismatch(issue, tags) || issue._tag !== "Composite") return undefined
     const pointer = (Array.isArray(issue.issues) ? issue.issues[0] : issue.issues) as ParseResult.Pointer
+    if (pointer.issue._tag === "Missing") return undefined
     const k = Array.isArray(pointer.path) ? pointer.path[0] : pointer.path
     if (key !== undefined && k !== key) return undefined
     key = k
@@ -125,9 +133,13 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
         const tags = tagsOf(issue.ast)
         const merged = mergedTags(issue.ast, tags, issues, path)
         if (merged !== undefined) return merged
-        const inner = issues.find((i) => !kindMismatch(i) && !tagMismatch(i, tags)) ?? issues.find((i) => !kindMismatch(i))
+        // An array reaches the tag lookup of a union of objects too; for it, a tag is not what is wrong.
+        const tagged = isRecord(issue.actual) ? issues : issues.filter((i) => !tagMismatch(i, tags))
+        if (tagged.length === 0) return { path, issue: new ParseResult.Type(issue.ast, issue.actual) }
+        const pool = tagged
+        const inner = pool.find((i) => !kindMismatch(i) && !tagMismatch(i, tags)) ?? pool.find((i) => !kindMismatch(i))
         if (inner === undefined && ruleOf(issue.ast) !== undefined) return { path, issue }
-        issue = inner ?? issues.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? issues[0]!
+        issue = inner ?? pool.find((i) => !(i._tag === "Type" && AST.isUndefinedKeyword(i.ast))) ?? pool[0]!
         continue
       }
       case "Refinement":
@@ -136,6 +148,9 @@ const firstLeaf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
           issue = issue.issue
           continue
         }
+        // …or at the value itself (an empty path): its detail is the inner issue's message.
+        if (issue.kind === "Predicate" && issue.issue._tag === "Type" && issue.issue.message !== undefined && ruleOf(issue.ast) !== undefined)
+          return { path, issue: issue.issue }
         if (issue.kind === "Predicate") return { path, issue }
         issue = issue.issue
         continue
@@ -183,6 +198,7 @@ const invalidRequest = (
       const rule = ruleOf(issue.ast)
       if (rule !== undefined) return byRule(rule, name, where, issue, context)
       const allowed = literalsOf(issue.ast) ?? []
+      if (issue.actual === undefined) return { field: name, rule: "required", message: `${rendered(where)} is required; allowed: ${listAllowed(allowed)}` }
       return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
     }
     case "Refinement": {
@@ -195,6 +211,8 @@ const invalidRequest = (
       const rule = ruleOf(issue.ast)
       if (rule !== undefined) return byRule(rule, name, where, issue, context)
       const allowed = literalsOf(issue.ast)
+      if (allowed !== undefined && issue.actual === undefined)
+        return { field: name, rule: "required", message: `${rendered(where)} is required; allowed: ${listAllowed(allowed)}` }
       if (allowed !== undefined)
         return { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(issue.actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
       const kind = kindOf(issue.ast)

@@ -42,24 +42,28 @@ export const expected =
     }) as S
 
 /**
- * A rule across the fields of a struct, reported at the field it names: `check` returns that field's
- * key and a detail for the message (or `undefined` when the struct keeps the rule), e.g. "top_n: 5 is
- * out of range for 3 documents; allowed: 1 to 3" (rule `range`).
+ * A rule across the fields of a struct (or the items of an array), reported at the field it names:
+ * `check` returns that field's key, or its path below the value (`[1, "type"]`; `[]` for the value
+ * itself), and a detail for the message (or `undefined` when the value keeps the rule), e.g. "top_n: 5
+ * is out of range for 3 documents; allowed: 1 to 3" (rule `range`). `message` is also given the
+ * context `conform` names (a model id).
  * @category constructors
  */
 export const acrossFields = <S extends Schema.Schema.Any>(
   self: S,
   rule: string,
-  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey; readonly detail: string } | undefined,
-  message: (field: string, detail: string) => string
+  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
+  message: (field: string, detail: string, context: string | undefined) => string
 ): Schema.filter<S> =>
   self.pipe(
     Schema.filter(
       (a: Schema.Schema.Type<S>) => {
         const found = check(a)
-        return found === undefined ? true : { path: [found.key], message: found.detail }
+        if (found === undefined) return true
+        const path: ReadonlyArray<PropertyKey> = typeof found.key === "object" ? found.key : [found.key]
+        return { path, message: found.detail }
       },
-      { [RuleAnnotationId]: { rule, message: (field, _value, _context, detail) => message(field, detail ?? "") } satisfies RuleAnnotation }
+      { [RuleAnnotationId]: { rule, message: (field, _value, context, detail) => message(field, detail ?? "", context) } satisfies RuleAnnotation }
     )
   )
 
@@ -112,6 +116,19 @@ export const matching =
       rule: "one-of",
       message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
     })(self)
+
+/**
+ * A string of a described form, named the same way for a value of another kind: "imageSize: 5 is not
+ * allowed for M; allowed: 1K, 2K, 4K" (rule `one-of`).
+ * @category constructors
+ */
+export const described = (pattern: RegExp, allowed: string): Schema.filter<Schema.Schema<string>> =>
+  Schema.String.annotations({
+    [RuleAnnotationId]: {
+      rule: "one-of",
+      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
+    } satisfies RuleAnnotation
+  }).pipe(matching(pattern, allowed))
 
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)

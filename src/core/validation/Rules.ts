@@ -1,7 +1,7 @@
 /**
- * The small vocabulary every body builder validates with: read a field of untrusted input, check it
- * against a rule, and fail with an `InvalidRequest` whose message names the field, what was given and
- * what is allowed.
+ * What every validation path shares: field paths, the rendering of a value and of the values allowed,
+ * the `InvalidRequest` failures built from them, and the copying of untrusted values without unsafe
+ * keys. The rules themselves live in the body Schemas (FieldRules.ts, Conform.ts).
  */
 import { Effect } from "effect"
 import { InvalidRequest } from "../errors/InvalidRequest.js"
@@ -58,99 +58,8 @@ export const notAllowed = (
     }`
   )
 
-/** The input must be a plain object. @category validators */
-export const record = (value: unknown, field: string): Effect.Effect<Json, InvalidRequest> =>
-  isRecord(value)
-    ? Effect.succeed(value)
-    : fail(field === "" ? "(body)" : field, "type", `${field === "" ? "the request" : field}: expected an object, got ${describe(value)}`)
-
-/** A required field is present (not undefined or null). @category validators */
-export const required = (obj: Json, key: string, path = ""): Effect.Effect<unknown, InvalidRequest> => {
-  const field = at(path, key)
-  const v = Object.hasOwn(obj, key) ? obj[key] : undefined
-  return v === undefined || v === null ? fail(field, "required", `${field} is required`) : Effect.succeed(v)
-}
-
-/** A required non-empty string. @category validators */
-export const requiredString = (obj: Json, key: string, path = ""): Effect.Effect<string, InvalidRequest> =>
-  Effect.flatMap(required(obj, key, path), (v) => string(v, at(path, key), { nonEmpty: true }))
-
-/** Reads an optional field: `undefined` when absent or null. @category validators */
+/** Reads an optional field of untrusted input: `undefined` when absent or null (null means absent). @category accessors */
 export const optional = (obj: Json, key: string): unknown => (Object.hasOwn(obj, key) && obj[key] !== null ? obj[key] : undefined)
-
-/** A string value, optionally non-empty. @category validators */
-export const string = (
-  value: unknown,
-  field: string,
-  options: { readonly nonEmpty?: boolean } = {}
-): Effect.Effect<string, InvalidRequest> => {
-  if (typeof value !== "string") return fail(field, "type", `${field}: expected a string, got ${describe(value)}`)
-  if (options.nonEmpty && value.trim() === "") return fail(field, "non-empty", `${field} must not be empty`)
-  return Effect.succeed(value)
-}
-
-/** A boolean value. @category validators */
-export const boolean = (value: unknown, field: string): Effect.Effect<boolean, InvalidRequest> =>
-  typeof value === "boolean" ? Effect.succeed(value) : fail(field, "type", `${field}: expected true or false, got ${describe(value)}`)
-
-/** A finite number within `[min, max]` (either bound optional, each inclusive unless told). @category validators */
-export const number = (
-  value: unknown,
-  field: string,
-  range: {
-    readonly min?: number
-    readonly max?: number
-    readonly minExclusive?: boolean
-    readonly integer?: boolean
-    readonly context?: string
-  } = {}
-): Effect.Effect<number, InvalidRequest> => {
-  const kind = range.integer ? "an integer" : "a number"
-  if (typeof value !== "number" || !Number.isFinite(value) || (range.integer && !Number.isInteger(value)))
-    return fail(field, "type", `${field}: expected ${kind}, got ${describe(value)}`)
-  const { min, max } = range
-  const belowMin = min !== undefined && (range.minExclusive ? value <= min : value < min)
-  const aboveMax = max !== undefined && value > max
-  if (belowMin || aboveMax) {
-    const lower = min === undefined ? "" : range.minExclusive ? `greater than ${min}` : `at least ${min}`
-    const upper = max === undefined ? "" : `at most ${max}`
-    const allowed = min !== undefined && max !== undefined && !range.minExclusive ? `${min} to ${max}` : [lower, upper].filter(Boolean).join(" and ")
-    return fail(
-      field,
-      "range",
-      `${field}: ${describe(value)} is out of range${range.context ? ` for ${range.context}` : ""}; allowed: ${allowed}`
-    )
-  }
-  return Effect.succeed(value)
-}
-
-/** An integer, also accepted when written as a string of digits (`"8"`). @category validators */
-export const integerLike = (value: unknown, field: string): Effect.Effect<number, InvalidRequest> => {
-  if (typeof value === "string" && /^-?\d{1,15}$/.test(value.trim())) return Effect.succeed(Number(value.trim()))
-  return number(value, field, { integer: true })
-}
-
-/** One of a fixed set of values (compared with `===`). @category validators */
-export const oneOf = <const A extends string | number | boolean>(
-  value: unknown,
-  field: string,
-  allowed: ReadonlyArray<A>,
-  context?: string
-): Effect.Effect<A, InvalidRequest> =>
-  (allowed as ReadonlyArray<unknown>).includes(value) ? Effect.succeed(value as A) : notAllowed(field, value, allowed, context)
-
-/** A non-empty array (or any array with `allowEmpty`). @category validators */
-export const array = (
-  value: unknown,
-  field: string,
-  options: { readonly nonEmpty?: boolean; readonly maxItems?: number } = {}
-): Effect.Effect<ReadonlyArray<unknown>, InvalidRequest> => {
-  if (!Array.isArray(value)) return fail(field, "type", `${field}: expected an array, got ${describe(value)}`)
-  if (options.nonEmpty && value.length === 0) return fail(field, "non-empty", `${field} must not be empty`)
-  if (options.maxItems !== undefined && value.length > options.maxItems)
-    return fail(field, "max-items", `${field}: ${value.length} items given; allowed: at most ${options.maxItems}`)
-  return Effect.succeed(value)
-}
 
 /**
  * Copies the own enumerable fields of untrusted input, leaving out the given keys and any
@@ -215,14 +124,4 @@ export const sanitize = (value: unknown): unknown => {
     }
   }
   return root
-}
-
-/** Runs a check on an optional field only when it is present (not undefined or null). @category validators */
-export const ifPresent = (
-  obj: Json,
-  key: string,
-  check: (value: unknown) => Effect.Effect<unknown, InvalidRequest>
-): Effect.Effect<void, InvalidRequest> => {
-  const v = optional(obj, key)
-  return v === undefined ? Effect.void : Effect.asVoid(check(v))
 }

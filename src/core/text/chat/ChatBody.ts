@@ -9,31 +9,38 @@ import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
-import { expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
-import * as Rules from "../../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../../validation/Closed.js"
+import { acrossFields, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { isRecord, type Json, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-const { at } = Rules
 
 /** The roles of a chat message. @category models */
 export const ChatRoles = ["system", "developer", "user", "assistant", "tool", "function"] as const
 
+// An assistant turn that only calls tools carries `content: null` (or none).
+const callsTools = (m: Json): boolean => m.role === "assistant" && (optional(m, "tool_calls") !== undefined || optional(m, "function_call") !== undefined)
+
 /** One chat message: a role and its content (`null` only for an assistant turn of tool calls). @category schemas */
-export const ChatMessageParam = Schema.Struct(
-  {
-    role: Schema.Literal(...ChatRoles),
-    content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown), Schema.Null).pipe(expected("a string or an array of content parts"))
-  },
-  Open
+export const ChatMessageParam = acrossFields(
+  Schema.Struct(
+    {
+      role: Schema.Literal(...ChatRoles),
+      content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown), Schema.Null).pipe(expected("a string or an array of content parts"))
+    },
+    Open
+  ),
+  "required",
+  (m) => (m.content === null && !callsTools(m) ? { key: "content", detail: "" } : undefined),
+  (field) => `${field} is required`
 )
 /** @category models */
 export type ChatMessageParam = typeof ChatMessageParam.Type
 
 /** The body of POST `/v1/chat/completions`. @category schemas */
 export const ChatBody = Schema.Struct({
-  model: Schema.String,
+  model: ModelId,
   messages: nonEmptyArray(ChatMessageParam),
   stream: opt(Schema.Boolean),
   stream_options: opt(Open),
@@ -73,10 +80,6 @@ export type ChatBodyInput = WithExtra<ChatBody>
 
 const chat = closedBody(ChatBody, "a chat completions body")
 
-// An assistant turn that only calls tools carries `content: null` (or none).
-const callsTools = (m: Rules.Json): boolean =>
-  m.role === "assistant" && (Rules.optional(m, "tool_calls") !== undefined || Rules.optional(m, "function_call") !== undefined)
-
 /** Options of the text builders. @category models */
 export type TextBodyOptions = RoutingOptions
 
@@ -91,14 +94,11 @@ export type TextBodyOptions = RoutingOptions
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const body = yield* chat.open(input)
-    const model = yield* Rules.requiredString(body, "model")
+    const model = yield* readModel(body)
     yield* ensureRoute(model, "chat", options)
     const out = chat.pick(body)
     // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
     if (Array.isArray(out.messages))
-      out.messages = out.messages.map((m: unknown) => (Rules.isRecord(m) && callsTools(m) && Rules.optional(m, "content") === undefined ? { ...m, content: null } : m))
-    const valid = yield* chat.seal(body, out, model)
-    const missing = valid.messages.findIndex((m) => m.content === null && !callsTools(m))
-    if (missing !== -1) return yield* Rules.fail(at(at("messages", missing), "content"), "required", `${at(at("messages", missing), "content")} is required`)
-    return valid
+      out.messages = out.messages.map((m: unknown) => (isRecord(m) && callsTools(m) && optional(m, "content") === undefined ? { ...m, content: null } : m))
+    return yield* chat.seal(body, out, model)
   }))

@@ -6,14 +6,16 @@ import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
-import { matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
-import * as Rules from "../../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId } from "../../validation/Closed.js"
+import { conform } from "../../validation/Conform.js"
+import { acrossFields, described, Integer, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { describe, fail, isRecord, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-const { at, ifPresent } = Rules
 type Check = Effect.Effect<void, InvalidRequest>
+// The message of a rule across fields: the field, then what the rule found.
+const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
 // ---------------------------------------------------------------------------------------------
 // Model ids and their thinking suffixes.
@@ -92,7 +94,7 @@ const SUFFIXES_TEXT = "-thinking, -thinking-<budget>, -nothinking, -thinking-low
  */
 export const parseNativeModel = (model: unknown): Effect.Effect<NativeModel, InvalidRequest> =>
   Effect.gen(function* () {
-    const id = yield* Rules.string(model, "model", { nonEmpty: true })
+    const id = yield* conform(ModelId, model, "model")
     const m = SUFFIX.exec(id)
     const base = m === null ? id : id.slice(0, m.index)
     const modelClass = classOf(base)
@@ -104,14 +106,14 @@ export const parseNativeModel = (model: unknown): Effect.Effect<NativeModel, Inv
     else if (/^\d{1,9}$/.test(word)) suffix = { _tag: "budget", budget: Number(word) }
     else if (word === "low" || word === "high") suffix = { _tag: "level", level: word === "low" ? "LOW" : "HIGH" }
     else if (modelClass === "other") return { id, base: id, modelClass: classOf(id) } // e.g. a `-thinking-exp` model name
-    else return yield* Rules.notAllowed("model", id, SUFFIXES_TEXT, `the suffix -thinking-${word}`)
+    else return yield* notAllowed("model", id, SUFFIXES_TEXT, `the suffix -thinking-${word}`)
     if (modelClass !== "other") yield* suffixFitsClass(id, base, modelClass, suffix)
     return { id, base, modelClass, suffix }
   })
 
 const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suffix: NativeSuffix): Check => {
   const profile = profileOf(base)
-  const refuse = (allowed: string) => Rules.notAllowed("model", id, allowed, `the ${modelClass} class (${base})`)
+  const refuse = (allowed: string) => notAllowed("model", id, allowed, `the ${modelClass} class (${base})`)
   switch (suffix._tag) {
     case "thinking":
       return Effect.void
@@ -141,9 +143,13 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
 // `thought`, `thoughtSignature`, …), `functionCall`/`functionResponse`, tools and their `parameters`,
 // `speechConfig`, `responseSchema`/`responseJsonSchema` (a schema).
 
+/** The data kinds of a part; a part holds at most one of them. */
+const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"] as const
+
 /**
- * One part of a turn: one data kind (text, inline data, file data, a function call or response, code)
- * and its flags; a part stays open to kinds upstream adds (its members are checked where known).
+ * One part of a turn: exactly one data kind (text, inline data, file data, a function call or
+ * response, code) and its flags; a part stays open to kinds upstream adds (its members are checked
+ * where known).
  * @category schemas
  */
 export const NativePartParam = Schema.Struct(
@@ -159,23 +165,43 @@ export const NativePartParam = Schema.Struct(
     thoughtSignature: opt(Schema.String)
   },
   Open
+).pipe(
+  (self) =>
+    acrossFields(
+      self,
+      "one-of",
+      (part) => {
+        const kinds = PART_KINDS.filter((k) => part[k] !== undefined)
+        return kinds.length > 1 ? { key: [], detail: `holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}` } : undefined
+      },
+      detailed
+    ),
+  (self) =>
+    acrossFields(
+      self,
+      "non-empty",
+      (part) => (Object.keys(part).length === 0 ? { key: [], detail: `an empty part; a part holds one of ${PART_KINDS.join(", ")}` } : undefined),
+      detailed
+    )
 )
 
 /** One turn: `role` `user` or `model` (absent means `user`), and its parts. @category schemas */
 export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: nonEmptyArray(NativePartParam) })
 
-/** `generationConfig.thinkingConfig`. @category schemas */
+/** `generationConfig.thinkingConfig` (what a model takes is `nativeThinkingConfigFor`'s). @category schemas */
 export const NativeThinkingConfig = Schema.Struct({
   includeThoughts: opt(Schema.Boolean),
-  thinkingBudget: opt(Schema.Int),
-  thinkingLevel: opt(Schema.String)
+  thinkingBudget: opt(Integer.pipe(range({ min: -1 }))),
+  thinkingLevel: opt(NonBlank)
 })
+
+const IMAGE_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"] as const
 
 /** `generationConfig.imageConfig` for image output. @category schemas */
 export const NativeImageConfig = Schema.Struct({
-  aspectRatio: opt(Schema.String),
-  imageSize: opt(Schema.String),
-  imageOutputOptions: opt(Schema.Struct({ mimeType: opt(Schema.String) }))
+  aspectRatio: opt(Schema.Literal(...IMAGE_RATIOS)),
+  imageSize: opt(described(/^[1-9]\d?K$/, "1K, 2K, 4K (an uppercase K)")),
+  imageOutputOptions: opt(Schema.Struct({ mimeType: opt(described(/^image\/[a-z0-9.+-]+$/, "an image MIME type such as image/png or image/jpeg")) }))
 })
 
 /** The sampling fields of a `generationConfig`, native content's and a live setup's alike, with their rules. @category schemas */
@@ -190,6 +216,9 @@ export const nativeSamplingFields = {
   seed: opt(Schema.Int)
 }
 
+/** The output modalities, in the enum form that is sent (`image` is accepted and sent as `IMAGE`). @category models */
+export const nativeModalities = ["TEXT", "IMAGE", "AUDIO"] as const
+
 /** `generationConfig`. @category schemas */
 export const NativeGenerationConfig = Schema.Struct({
   ...nativeSamplingFields,
@@ -197,7 +226,7 @@ export const NativeGenerationConfig = Schema.Struct({
   responseMimeType: opt(NonBlank),
   responseSchema: opt(Open),
   responseJsonSchema: opt(Schema.Unknown),
-  responseModalities: opt(Schema.Array(Schema.String)),
+  responseModalities: opt(nonEmptyArray(Schema.Literal(...nativeModalities))),
   responseLogprobs: opt(Schema.Boolean),
   logprobs: opt(Schema.Int),
   mediaResolution: opt(Schema.String),
@@ -206,47 +235,126 @@ export const NativeGenerationConfig = Schema.Struct({
   imageConfig: opt(NativeImageConfig)
 })
 
-/** A tools element: function declarations, or a `vendorSearch` grounding entry on its own, or another tool. @category schemas */
-export const NativeTool = Schema.Union(
-  Schema.Struct(
-    {
-      functionDeclarations: Schema.Array(
-        Schema.Struct({ name: Schema.String, description: opt(Schema.String), parameters: opt(Open) }, Open)
+/** Tool kinds that must each be their own tools element. */
+const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"] as const
+const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
+
+/**
+ * A tools element: function declarations, a `vendorSearch` grounding entry, or another tool; a
+ * grounding or code tool is its own element, never mixed with function declarations.
+ * @category schemas
+ */
+export const NativeTool = Schema.Struct(
+  {
+    functionDeclarations: opt(
+      Schema.Array(
+        Schema.Struct(
+          {
+            name: NonBlank.pipe(matching(FUNCTION_NAME, "a letter or _ then up to 127 letters, digits, _ . : or -")),
+            description: opt(Schema.String),
+            parameters: opt(Open)
+          },
+          Open
+        )
       )
-    },
-    Open
-  ),
-  Schema.Struct({ vendorSearch: Open }, Open),
+    ),
+    vendorSearch: opt(Open)
+  },
   Open
+).pipe((self) =>
+  acrossFields(
+    self,
+    "own-element",
+    (tool) => {
+      const other = tool.functionDeclarations === undefined ? undefined : OWN_ELEMENT.find((k) => tool[k] !== undefined && tool[k] !== null)
+      return other === undefined
+        ? undefined
+        : { key: other, detail: `must be its own tools element, not mixed with functionDeclarations; allowed: [{functionDeclarations: [...]}, {${other}: {}}]` }
+    },
+    detailed
+  )
 )
 
 /** The thresholds of a safety setting. @category models */
 export const nativeSafetyThresholds = ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "HARM_BLOCK_THRESHOLD_UNSPECIFIED", "OFF"] as const
 
-/** The body of POST `/v1beta/models/{model}:generateContent` and `:streamGenerateContent` (E10). @category schemas */
-export const NativeBody = Schema.Struct(
-  {
-    contents: nonEmptyArray(NativeContentParam),
-    generationConfig: opt(NativeGenerationConfig),
-    systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(Schema.Struct({ text: NonBlank }, Open)) })),
-    safetySettings: opt(
-      Schema.Array(
-        Schema.Struct({
-          category: Schema.String.pipe(matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")),
-          threshold: Schema.Literal(...nativeSafetyThresholds)
-        })
-      )
-    ),
-    tools: opt(Schema.Array(NativeTool)),
-    toolConfig: opt(
+const FC = ["toolConfig", "functionCallingConfig", "allowedFunctionNames"] as const
+
+/** The function names the tools of a body declare, or `undefined` when it has no tools. */
+const declaredFunctions = (tools: ReadonlyArray<typeof NativeTool.Type> | undefined): ReadonlyArray<string> | undefined =>
+  tools?.flatMap((tool) => (tool.functionDeclarations ?? []).map((d) => d.name))
+
+/**
+ * The body of POST `/v1beta/models/{model}:generateContent` and `:streamGenerateContent` (E10), with
+ * its rules across fields: function names declared once; `allowedFunctionNames` only in mode ANY and
+ * naming declared functions.
+ * @category schemas
+ */
+export const NativeBody = Schema.Struct({
+  contents: nonEmptyArray(NativeContentParam),
+  generationConfig: opt(NativeGenerationConfig),
+  systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(Schema.Struct({ text: NonBlank }, Open)) })),
+  safetySettings: opt(
+    Schema.Array(
       Schema.Struct({
-        functionCallingConfig: opt(
-          Schema.Struct({ mode: opt(Schema.Literal("AUTO", "ANY", "NONE")), allowedFunctionNames: opt(Schema.Array(Schema.String)) })
-        )
+        category: Schema.String.pipe(matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")),
+        threshold: Schema.Literal(...nativeSafetyThresholds)
       })
+    )
+  ),
+  tools: opt(Schema.Array(NativeTool)),
+  toolConfig: opt(
+    Schema.Struct({
+      functionCallingConfig: opt(
+        Schema.Struct({ mode: opt(Schema.Literal("AUTO", "ANY", "NONE")), allowedFunctionNames: opt(Schema.Array(NonBlank)) })
+      )
+    })
+  ),
+  cachedContent: opt(NonBlank)
+}).pipe(
+  (self) =>
+    acrossFields(
+      self,
+      "unique",
+      (body) => {
+        const names: Array<string> = []
+        for (const [i, tool] of (body.tools ?? []).entries())
+          for (const [j, d] of (tool.functionDeclarations ?? []).entries()) {
+            if (names.includes(d.name))
+              return { key: ["tools", i, "functionDeclarations", j, "name"], detail: `${describe(d.name)} is declared twice; function names must be unique` }
+            names.push(d.name)
+          }
+        return undefined
+      },
+      detailed
     ),
-    cachedContent: opt(Schema.String)
-  }
+  // Upstream reads the allowed names only in ANY mode; elsewhere they would be silently ignored.
+  (self) =>
+    acrossFields(
+      self,
+      "mode",
+      (body) => {
+        const fc = body.toolConfig?.functionCallingConfig
+        return fc?.allowedFunctionNames !== undefined && fc.mode !== "ANY"
+          ? { key: FC, detail: `only allowed with mode ANY; mode is ${describe(fc.mode)}` }
+          : undefined
+      },
+      detailed
+    ),
+  (self) =>
+    acrossFields(
+      self,
+      "one-of",
+      (body) => {
+        const declared = declaredFunctions(body.tools)
+        const names = body.toolConfig?.functionCallingConfig?.allowedFunctionNames ?? []
+        const i = declared === undefined ? -1 : names.findIndex((n) => !declared.includes(n))
+        if (declared === undefined || i === -1) return undefined
+        const allowed = declared.length === 0 ? "(no functions declared)" : listAllowed(declared)
+        return { key: [...FC, i], detail: `${describe(names[i])} is not allowed for the declared functions; allowed: ${allowed}` }
+      },
+      detailed
+    )
 )
 /** @category models */
 export type NativeBody = typeof NativeBody.Type
@@ -254,218 +362,113 @@ export type NativeBody = typeof NativeBody.Type
 export type NativeBodyInput = WithExtra<NativeBody>
 
 // ---------------------------------------------------------------------------------------------
-// Validation.
-
-/** The data kinds of a part; a part holds at most one of them. */
-const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"]
-
-// A part's members are rules of `NativePartParam`; that it holds exactly one data kind is this rule.
-const oneKindPerPart = (body: NativeBody): Check => {
-  for (const [i, content] of body.contents.entries())
-    for (const [j, p] of content.parts.entries()) {
-      const path = at(at(at("contents", i), "parts"), j)
-      const kinds = PART_KINDS.filter((k) => Object.hasOwn(p, k) && p[k] !== undefined)
-      if (kinds.length > 1)
-        return Rules.fail(path, "one-of", `${path}: holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}`)
-      if (kinds.length === 0 && Object.keys(p).length === 0)
-        return Rules.fail(path, "non-empty", `${path}: an empty part; a part holds one of ${PART_KINDS.join(", ")}`)
-    }
-  return Effect.void
-}
+// What a model takes in its thinkingConfig.
 
 const TC = "generationConfig.thinkingConfig"
 
-const contradiction = (field: string, value: unknown, model: NativeModel, allowed: string): Effect.Effect<never, InvalidRequest> =>
-  Rules.fail(
-    field,
-    "contradiction",
-    `${field}: ${Rules.describe(value)} contradicts the suffix of the model ${model.id}; allowed: ${allowed}, or a model id without the suffix`
-  )
+type ThinkingConfig = typeof NativeThinkingConfig.Type
+type Found = { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined
 
-/** Validates `thinkingConfig` against the model class and suffix; answers the level normalised to upper case. */
-const thinkingConfig = (value: unknown, model: NativeModel): Effect.Effect<string | undefined, InvalidRequest> =>
-  Effect.gen(function* () {
-    const tc = yield* Rules.record(value, TC)
-    yield* ifPresent(tc, "includeThoughts", (v) => Rules.boolean(v, at(TC, "includeThoughts")))
-    const budget = Rules.optional(tc, "thinkingBudget")
-    const levelGiven = Rules.optional(tc, "thinkingLevel")
-    if (budget !== undefined && levelGiven !== undefined)
-      return yield* Rules.fail(TC, "exclusive", `${TC}: thinkingBudget and thinkingLevel are both set; allowed: one of them`)
-    const profile = profileOf(model.base)
-    let level: string | undefined
-    if (budget !== undefined) {
-      const field = at(TC, "thinkingBudget")
-      if (model.modelClass === "3")
-        return yield* Rules.notAllowed(field, budget, `thinkingLevel (${(profile.levels ?? ["LOW", "HIGH"]).join(", ")})`, `${model.id} (3 class)`)
-      const n = yield* Rules.number(budget, field, { integer: true, min: -1, context: model.id })
-      if (!budgetAllowed(profile, n))
-        return yield* Rules.fail(field, "range", `${field}: ${n} is out of range for ${model.id}; allowed: ${profile.budgetText ?? "-1 or more"}`)
-    }
-    if (levelGiven !== undefined) {
-      const field = at(TC, "thinkingLevel")
-      if (model.modelClass === "2.5") return yield* Rules.notAllowed(field, levelGiven, "thinkingBudget", `${model.id} (2.5 class)`)
-      const text = yield* Rules.string(levelGiven, field, { nonEmpty: true })
-      // Upstream examples write "low"/"high", the SDK enum "LOW"/"HIGH": accept both, send the enum form.
-      level = text.toUpperCase()
-      const levels = model.modelClass === "3" ? (profile.levels ?? ["LOW", "HIGH"]) : undefined
-      if (levels !== undefined && !levels.includes(level)) return yield* Rules.notAllowed(field, levelGiven, levels, model.id)
-    }
-    yield* suffixAgrees(tc, model, level)
-    return level
-  })
+const contradiction = (key: keyof ThinkingConfig, value: unknown, model: NativeModel, allowed: string): Found => ({
+  key,
+  detail: `${describe(value)} contradicts the suffix of the model ${model.id}; allowed: ${allowed}, or a model id without the suffix`
+})
 
-const suffixAgrees = (tc: Rules.Json, model: NativeModel, level: string | undefined): Check => {
-  const suffix = model.suffix
-  if (suffix === undefined) return Effect.void
-  const budget = Rules.optional(tc, "thinkingBudget")
-  const fBudget = at(TC, "thinkingBudget")
-  const fLevel = at(TC, "thinkingLevel")
-  switch (suffix._tag) {
-    case "nothinking":
-      if (budget !== undefined && budget !== 0) return contradiction(fBudget, budget, model, "0")
-      if (level !== undefined && level !== "MINIMAL") return contradiction(fLevel, tc.thinkingLevel, model, "MINIMAL")
-      if (Rules.optional(tc, "includeThoughts") === true) return contradiction(at(TC, "includeThoughts"), true, model, "false")
-      return Effect.void
-    case "thinking":
-      if (budget === 0) return contradiction(fBudget, budget, model, "-1 or a budget greater than 0")
-      if (level === "MINIMAL") return contradiction(fLevel, tc.thinkingLevel, model, "LOW, HIGH")
-      return Effect.void
-    case "budget":
-      return budget !== undefined && budget !== suffix.budget ? contradiction(fBudget, budget, model, String(suffix.budget)) : Effect.void
-    case "level":
-      return level !== undefined && level !== suffix.level ? contradiction(fLevel, tc.thinkingLevel, model, suffix.level) : Effect.void
-  }
+/** The rules of a model's thinkingConfig, in the order they are checked: each rule's name and its check. */
+const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc: ThinkingConfig) => Found]> => {
+  const profile = profileOf(model.base)
+  const levels = model.modelClass === "3" ? (profile.levels ?? ["LOW", "HIGH"]) : undefined
+  const upper = (tc: ThinkingConfig) => tc.thinkingLevel?.toUpperCase()
+  return [
+    ["exclusive", (tc) => (tc.thinkingBudget !== undefined && tc.thinkingLevel !== undefined ? { key: [], detail: "thinkingBudget and thinkingLevel are both set; allowed: one of them" } : undefined)],
+    [
+      "one-of",
+      (tc) => {
+        if (tc.thinkingBudget !== undefined && model.modelClass === "3")
+          return { key: "thinkingBudget", detail: `${describe(tc.thinkingBudget)} is not allowed for ${model.id} (3 class); allowed: thinkingLevel (${listAllowed(levels ?? [])})` }
+        if (tc.thinkingLevel !== undefined && model.modelClass === "2.5")
+          return { key: "thinkingLevel", detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id} (2.5 class); allowed: thinkingBudget` }
+        // Upstream examples write "low"/"high", the SDK enum "LOW"/"HIGH": both are taken, the enum form is sent.
+        const level = upper(tc)
+        if (level !== undefined && levels !== undefined && !levels.includes(level))
+          return { key: "thinkingLevel", detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id}; allowed: ${listAllowed(levels)}` }
+        return undefined
+      }
+    ],
+    [
+      "range",
+      (tc) =>
+        tc.thinkingBudget !== undefined && !budgetAllowed(profile, tc.thinkingBudget)
+          ? { key: "thinkingBudget", detail: `${tc.thinkingBudget} is out of range for ${model.id}; allowed: ${profile.budgetText ?? "-1 or more"}` }
+          : undefined
+    ],
+    [
+      "contradiction",
+      (tc) => {
+        const { thinkingBudget: budget } = tc
+        const level = upper(tc)
+        switch (model.suffix?._tag) {
+          case undefined:
+            return undefined
+          case "nothinking":
+            if (budget !== undefined && budget !== 0) return contradiction("thinkingBudget", budget, model, "0")
+            if (level !== undefined && level !== "MINIMAL") return contradiction("thinkingLevel", tc.thinkingLevel, model, "MINIMAL")
+            if (tc.includeThoughts === true) return contradiction("includeThoughts", true, model, "false")
+            return undefined
+          case "thinking":
+            if (budget === 0) return contradiction("thinkingBudget", budget, model, "-1 or a budget greater than 0")
+            if (level === "MINIMAL") return contradiction("thinkingLevel", tc.thinkingLevel, model, "LOW, HIGH")
+            return undefined
+          case "budget":
+            return budget !== undefined && budget !== model.suffix.budget ? contradiction("thinkingBudget", budget, model, String(model.suffix.budget)) : undefined
+          case "level":
+            return level !== undefined && level !== model.suffix.level ? contradiction("thinkingLevel", tc.thinkingLevel, model, model.suffix.level) : undefined
+        }
+      }
+    ]
+  ]
 }
 
-const IMAGE_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
+// Builders are on the request path: a model's Schema is made once (a bounded cache of model ids).
+const thinkingSchemas = new Map<string, Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>()
 
-const imageConfig = (value: unknown): Check =>
-  Effect.gen(function* () {
-    const f = "generationConfig.imageConfig"
-    const ic = yield* Rules.record(value, f)
-    yield* ifPresent(ic, "aspectRatio", (v) => Rules.oneOf(v, at(f, "aspectRatio"), IMAGE_RATIOS))
-    yield* ifPresent(ic, "imageSize", (v) =>
-      typeof v === "string" && /^[1-9]\d?K$/.test(v) ? Effect.void : Rules.notAllowed(at(f, "imageSize"), v, "1K, 2K, 4K (an uppercase K)")
-    )
-    yield* ifPresent(ic, "imageOutputOptions", (v) =>
-      Effect.gen(function* () {
-        const g = at(f, "imageOutputOptions")
-        const o = yield* Rules.record(v, g)
-        yield* ifPresent(o, "mimeType", (m) =>
-          typeof m === "string" && /^image\/[a-z0-9.+-]+$/.test(m)
-            ? Effect.void
-            : Rules.notAllowed(at(g, "mimeType"), m, "an image MIME type such as image/png or image/jpeg")
-        )
-      })
-    )
-  })
-
-const MODALITIES = ["TEXT", "IMAGE", "AUDIO"] as const
-
-/** Validates `generationConfig`; answers the normalised enum fields to write back. */
-const generationConfig = (
-  value: unknown,
-  model: NativeModel
-): Effect.Effect<{ readonly level?: string; readonly modalities?: ReadonlyArray<string> }, InvalidRequest> =>
-  Effect.gen(function* () {
-    const f = "generationConfig"
-    const gc = yield* Rules.record(value, f)
-    // temperature, topP, topK, maxOutputTokens, candidateCount, stopSequences and responseMimeType:
-    // their rules live in `NativeGenerationConfig`, checked when the body is sealed.
-    let modalities: Array<string> | undefined
-    const mv = Rules.optional(gc, "responseModalities")
-    if (mv !== undefined) {
-      const items = yield* Rules.array(mv, at(f, "responseModalities"), { nonEmpty: true })
-      modalities = []
-      for (const [i, m] of items.entries()) {
-        // Accept `image` as well as `IMAGE`; the enum form is what is sent.
-        const upper = typeof m === "string" ? m.toUpperCase() : m
-        if (!(MODALITIES as ReadonlyArray<unknown>).includes(upper)) return yield* Rules.notAllowed(at(at(f, "responseModalities"), i), m, MODALITIES)
-        modalities.push(String(upper))
-      }
-    }
-    const tv = Rules.optional(gc, "thinkingConfig")
-    const level = tv === undefined ? undefined : yield* thinkingConfig(tv, model)
-    yield* ifPresent(gc, "imageConfig", imageConfig)
-    return { ...(level !== undefined ? { level } : {}), ...(modalities !== undefined ? { modalities } : {}) }
-  })
-
-/** Tool kinds that must each be their own tools element. */
-const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"]
-const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
-
-/** Validates `tools`; answers the declared function names. */
-const tools = (body: Rules.Json): Effect.Effect<ReadonlyArray<string> | undefined, InvalidRequest> =>
-  Effect.gen(function* () {
-    const v = Rules.optional(body, "tools")
-    if (v === undefined) return undefined
-    const items = yield* Rules.array(v, "tools")
-    const names: Array<string> = []
-    for (const [i, item] of items.entries()) {
-      const path = at("tools", i)
-      const tool = yield* Rules.record(item, path)
-      const decls = Rules.optional(tool, "functionDeclarations")
-      const others = OWN_ELEMENT.filter((k) => Rules.optional(tool, k) !== undefined)
-      if (decls !== undefined && others.length > 0)
-        return yield* Rules.fail(
-          at(path, others[0]!),
-          "own-element",
-          `${at(path, others[0]!)}: must be its own tools element, not mixed with functionDeclarations; allowed: [{functionDeclarations: [...]}, {${others[0]}: {}}]`
-        )
-      yield* ifPresent(tool, "vendorSearch", (s) => Rules.record(s, at(path, "vendorSearch")))
-      if (decls === undefined) continue
-      const df = at(path, "functionDeclarations")
-      const list = yield* Rules.array(decls, df)
-      for (const [j, d] of list.entries()) {
-        const dp = at(df, j)
-        const decl = yield* Rules.record(d, dp)
-        const name = yield* Rules.requiredString(decl, "name", dp)
-        if (!FUNCTION_NAME.test(name))
-          return yield* Rules.notAllowed(at(dp, "name"), name, "a letter or _ then up to 127 letters, digits, _ . : or -")
-        if (names.includes(name))
-          return yield* Rules.fail(at(dp, "name"), "unique", `${at(dp, "name")}: ${Rules.describe(name)} is declared twice; function names must be unique`)
-        names.push(name)
-        yield* ifPresent(decl, "description", (s) => Rules.string(s, at(dp, "description")))
-        yield* ifPresent(decl, "parameters", (s) => Rules.record(s, at(dp, "parameters")))
-      }
-    }
-    return names
-  })
-
-const toolConfig = (body: Rules.Json, declared: ReadonlyArray<string> | undefined): Check =>
-  ifPresent(body, "toolConfig", (v) =>
-    Effect.gen(function* () {
-      const tc = yield* Rules.record(v, "toolConfig")
-      const fv = Rules.optional(tc, "functionCallingConfig")
-      if (fv === undefined) return
-      const f = "toolConfig.functionCallingConfig"
-      const fc = yield* Rules.record(fv, f)
-      const mv = Rules.optional(fc, "mode")
-      const mode = mv === undefined ? undefined : yield* Rules.oneOf(mv, at(f, "mode"), ["AUTO", "ANY", "NONE"])
-      const av = Rules.optional(fc, "allowedFunctionNames")
-      if (av === undefined) return
-      const af = at(f, "allowedFunctionNames")
-      // Upstream reads the allowed names only in ANY mode; elsewhere they would be silently ignored.
-      if (mode !== "ANY") return yield* Rules.fail(af, "mode", `${af}: only allowed with mode ANY; mode is ${Rules.describe(mode)}`)
-      const names = yield* Rules.array(av, af)
-      for (const [i, n] of names.entries()) {
-        const name = yield* Rules.string(n, at(af, i), { nonEmpty: true })
-        if (declared !== undefined && !declared.includes(name))
-          return yield* Rules.notAllowed(at(af, i), name, declared.length === 0 ? "(no functions declared)" : declared, "the declared functions")
-      }
-    })
+/**
+ * The thinkingConfig a zeta model takes, as a Schema: its class says budget (2.5) or level (3), its
+ * profile the budgets and levels allowed, and its suffix what an explicit setting must agree with
+ * ("thinkingBudget: 0 contradicts the suffix of the model zeta-2.5-flash-thinking; …").
+ * @category schemas
+ */
+export const nativeThinkingConfigFor = (model: NativeModel): Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded> => {
+  const known = thinkingSchemas.get(model.id)
+  if (known !== undefined) return known
+  const schema = thinkingChecks(model).reduce<Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>(
+    (self, [rule, check]) => acrossFields(self, rule, check, detailed),
+    NativeThinkingConfig
   )
+  if (thinkingSchemas.size >= 256) thinkingSchemas.clear()
+  thinkingSchemas.set(model.id, schema)
+  return schema
+}
 
-/** Fields of the body whose `null` means "absent" (dropped), and `model`, which lives in the path. */
-const KNOWN = new Set(Object.keys(NativeBody.fields))
+// ---------------------------------------------------------------------------------------------
+// The builder.
+
 const nativeBody = closedBody(NativeBody, "a native-content body", ["model"])
+
+// `image` is taken for `IMAGE`; a value of no modality is left as given, for the Schema to name.
+const modality = (m: unknown): unknown => {
+  const upper = typeof m === "string" ? m.toUpperCase() : m
+  return nativeModalities.some((x) => x === upper) ? upper : m
+}
 
 /**
  * Builds the native-content body (E10) for a zeta model: the model must route to native content
  * (not an embedding, image or live model), its thinking suffix must fit its class and agree with an
- * explicit `thinkingConfig`. The body never carries the model (it is in the path: `nativePaths`
- * of Routing, with the id kept as given, suffix included, since the gateway reads thinking there); a `model` field in the input must equal the model given and is left out.
- * `thinkingLevel` and `responseModalities` are sent in upper case. Unknown fields pass through.
+ * explicit `thinkingConfig` (`nativeThinkingConfigFor`). The body never carries the model (it is in
+ * the path: `nativePaths` of Routing, with the id kept as given, suffix included, since the gateway
+ * reads thinking there); a `model` field in the input must equal the model given and is left out.
+ * `thinkingLevel` and `responseModalities` are sent in upper case. Fields umg does not know yet travel
+ * in `extra`.
  * @category constructors
  */
 export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
@@ -473,32 +476,19 @@ export const buildNativeBody = (model: unknown, input: unknown, options: Routing
     const parsed = yield* parseNativeModel(model)
     yield* ensureRoute(parsed.base, "native", options)
     const body = yield* nativeBody.open(input)
-    const given = Rules.optional(body, "model")
+    const given = optional(body, "model")
     if (given !== undefined && given !== parsed.id)
-      return yield* Rules.fail(
-        "model",
-        "path",
-        `model: ${Rules.describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`
-      )
-    const gv = Rules.optional(body, "generationConfig")
-    const normal = gv === undefined ? {} : yield* generationConfig(gv, parsed)
-    const declared = yield* tools(body)
-    yield* toolConfig(body, declared)
-    yield* ifPresent(body, "cachedContent", (v) => Rules.string(v, "cachedContent", { nonEmpty: true }))
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(Rules.passthrough(body, ["model", "extra"]))) {
-      if (value === null && KNOWN.has(key)) continue
-      out[key] = Rules.sanitize(value)
-    }
+      return yield* fail("model", "path", `model: ${describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`)
+    const out = nativeBody.pick(body)
     const gc = out.generationConfig
-    if (Rules.isRecord(gc)) {
-      const next: Record<string, unknown> = { ...gc }
-      if (normal.modalities !== undefined) next.responseModalities = normal.modalities
-      if (normal.level !== undefined && Rules.isRecord(gc.thinkingConfig)) next.thinkingConfig = { ...gc.thinkingConfig, thinkingLevel: normal.level }
-      out.generationConfig = next
-    }
+    if (isRecord(gc) && Array.isArray(gc.responseModalities)) out.generationConfig = { ...gc, responseModalities: gc.responseModalities.map(modality) }
+    // What the model takes in thinkingConfig is checked first: the model is the first thing a caller chose.
+    const thinking = isRecord(gc) ? gc.thinkingConfig : undefined
+    if (thinking !== undefined) yield* conform(nativeThinkingConfigFor(parsed), thinking, TC, parsed.id)
     const valid = yield* nativeBody.seal(body, out, parsed.id)
-    yield* oneKindPerPart(valid)
-    return valid
+    const tc = valid.generationConfig?.thinkingConfig
+    const level = tc?.thinkingLevel?.toUpperCase()
+    return level === undefined || valid.generationConfig === undefined
+      ? valid
+      : { ...valid, generationConfig: { ...valid.generationConfig, thinkingConfig: { ...tc, thinkingLevel: level } } }
   }))
-

@@ -8,9 +8,8 @@
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
-import { type WithExtra, closedBody, guardReads } from "../../validation/Closed.js"
-import { expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
-import * as Rules from "../../validation/Rules.js"
+import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../../validation/Closed.js"
+import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import type { TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -33,45 +32,50 @@ export const ResponsesInputItem = Schema.Union(
   Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => t !== "message")) }, Open)
 ).pipe(expected("a {role, content} message or a typed item"))
 
-/** The body of POST `/v1/responses`. @category schemas */
-export const ResponsesBody = Schema.Struct({
-  model: Schema.String,
-  input: opt(Schema.Union(NonBlank, nonEmptyArray(ResponsesInputItem)).pipe(expected("a string or an array of {role, content} items"))),
-  instructions: opt(Schema.String),
-  max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
-  stream: opt(Schema.Boolean),
-  stream_options: opt(Open),
-  temperature: opt(Schema.Number),
-  top_p: opt(Schema.Number),
-  top_logprobs: opt(Schema.Int),
-  tools: opt(Schema.Array(Open)),
-  tool_choice: opt(Schema.Union(Schema.String, Open)),
-  parallel_tool_calls: opt(Schema.Boolean),
-  max_tool_calls: opt(Schema.Int),
-  previous_response_id: opt(Schema.String),
-  conversation: opt(Schema.Union(Schema.String, Open)),
-  prompt: opt(Open),
-  reasoning: opt(Open),
-  text: opt(Open),
-  truncation: opt(Schema.String),
-  include: opt(Schema.Array(Schema.String)),
-  background: opt(Schema.Boolean),
-  store: opt(Schema.Boolean),
-  metadata: opt(Open),
-  service_tier: opt(Schema.String),
-  user: opt(Schema.String),
-  prompt_cache_key: opt(Schema.String),
-  safety_identifier: opt(Schema.String)
-})
+/** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
+const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as const
+
+/** The body of POST `/v1/responses`: `input` is required unless `prompt`, `previous_response_id` or `conversation` stands in for it. @category schemas */
+export const ResponsesBody = acrossFields(
+  Schema.Struct({
+    model: ModelId,
+    input: opt(Schema.Union(NonBlank, nonEmptyArray(ResponsesInputItem)).pipe(expected("a string or an array of {role, content} items"))),
+    instructions: opt(Schema.String),
+    max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
+    stream: opt(Schema.Boolean),
+    stream_options: opt(Open),
+    temperature: opt(Schema.Number),
+    top_p: opt(Schema.Number),
+    top_logprobs: opt(Schema.Int),
+    tools: opt(Schema.Array(Open)),
+    tool_choice: opt(Schema.Union(Schema.String, Open)),
+    parallel_tool_calls: opt(Schema.Boolean),
+    max_tool_calls: opt(Schema.Int),
+    previous_response_id: opt(Schema.String),
+    conversation: opt(Schema.Union(Schema.String, Open)),
+    prompt: opt(Open),
+    reasoning: opt(Open),
+    text: opt(Open),
+    truncation: opt(Schema.String),
+    include: opt(Schema.Array(Schema.String)),
+    background: opt(Schema.Boolean),
+    store: opt(Schema.Boolean),
+    metadata: opt(Open),
+    service_tier: opt(Schema.String),
+    user: opt(Schema.String),
+    prompt_cache_key: opt(Schema.String),
+    safety_identifier: opt(Schema.String)
+  }),
+  "required",
+  (body) => (body.input === undefined && INPUT_SOURCES.every((k) => body[k] === undefined) ? { key: "input", detail: "" } : undefined),
+  (field) => `${field} is required`
+)
 /** @category models */
 export type ResponsesBody = typeof ResponsesBody.Type
 /** A responses body as callers write it, with the `extra` escape hatch. @category models */
 export type ResponsesBodyInput = WithExtra<ResponsesBody>
 
 const responses = closedBody(ResponsesBody, "a responses body")
-
-/** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
-const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"]
 
 /**
  * Builds the body of POST `/v1/responses`: only its known fields (plus `extra`); `model` must take
@@ -84,8 +88,7 @@ const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"]
 export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
   guardReads(Effect.gen(function* () {
     const body = yield* responses.open(input)
-    const model = yield* Rules.requiredString(body, "model")
+    const model = yield* readModel(body)
     yield* ensureRoute(model, "responses", options)
-    if (Rules.optional(body, "input") === undefined && !INPUT_SOURCES.some((k) => Rules.optional(body, k) !== undefined)) yield* Rules.required(body, "input")
     return yield* responses.seal(body, responses.pick(body), model)
   }))
