@@ -9,6 +9,7 @@ import { decodeMessage } from "../src/core/text/messages/MessagesResponse.js"
 import { accumulateNative } from "../src/core/text/native/NativeAccumulator.js"
 import { decodeGenerateContentResponse, decodeNativeChunkEither, type NativeChunk, type NativePart } from "../src/core/text/native/NativeResponse.js"
 import { accumulateResponses } from "../src/core/text/responses/ResponsesAccumulator.js"
+import { sanitize } from "../src/core/validation/Rules.js"
 import { decodeResponsesEventEither, decodeResponsesResponse, type ResponsesEvent } from "../src/core/text/responses/ResponsesResponse.js"
 
 /** Splits a string at arbitrary points into at least one piece (pieces may be empty). */
@@ -78,7 +79,8 @@ describe("Accumulators", () => {
         expect(message.content).toEqual([
           { type: "thinking", thinking, signature: "sig" },
           { type: "text", text },
-          { type: "tool_use", id: "t", name: "f", input: JSON.parse(json) }
+          // Unsafe keys (`__proto__`, `constructor`, `prototype`) are dropped at every depth, by design.
+          { type: "tool_use", id: "t", name: "f", input: sanitize(JSON.parse(json)) }
         ])
         expect(message.usage).toEqual({ input_tokens: 3, output_tokens: 9 })
       })
