@@ -39,7 +39,7 @@ import {
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { toAnswerError, toGatewayError, toPlatformAnswerError } from "../../src/core/wire/ErrorEnvelope.js"
 import type { Observable } from "rxjs"
-import { createGateway, type GatewayDisposed, type ObservableError, type RxGateway } from "../../src/streams/index.js"
+import { createGateway, type GatewayDisposed, type ObservableError, type RxBatch, type RxGateway } from "../../src/streams/index.js"
 
 type S = GatewayService
 // `any` only matches function shapes at the type level.
@@ -221,6 +221,8 @@ describe("umg/rx: each Observable's errors", () => {
     expectTypeOf<RxError<G["live"]["connect$"]>>().toEqualTypeOf<SessionOpenError | SessionError | InvalidRequest | GatewayDisposed>()
     type Session = ReturnType<G["live"]["connect$"]> extends Observable<infer X> ? X : never
     expectTypeOf<ObservableError<Session["events$"]>>().toEqualTypeOf<SessionError | GatewayDisposed>()
+    // A batch handle's Observables carry the handle's own error type.
+    expectTypeOf<ObservableError<RxBatch<number, string, TimeoutError>["results$"]>>().toEqualTypeOf<TimeoutError>()
     const rx = createGateway({ baseUrl: "http://gw.test", apiKey: "k" })
     for (const [group, calls] of Object.entries(rx)) {
       if (typeof calls === "function") continue

@@ -5,6 +5,8 @@
  *
  * Every error carries the endpoint `family`, and where the gateway gave them the HTTP `status`,
  * the gateway's own error `type`, its `message` and the `requestId`. None ever carries a secret.
+ * The unions at the end name what each kind of call can fail with (`RequestError`, `StreamError`,
+ * …), so a call's error channel lists only the failures it can really produce.
  */
 import { Data } from "effect"
 
