@@ -19,7 +19,6 @@ import {
   DecodeError,
   TimeoutError,
   TransportError,
-  type AnswerError,
   type Family,
   type GatewayResponseError,
   type PlatformRequestError,
