@@ -3,7 +3,7 @@
  * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
  */
 import { Effect, type Stream } from "effect"
-import type { Family, GatewayError } from "../core/errors/GatewayError.js"
+import type { Family, StreamError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "./HttpTransport.js"
@@ -48,7 +48,7 @@ export const sse = <E, Event, Snapshot, Final>(
   ctx: GroupContext,
   request: Effect.Effect<TransportRequest, E>,
   spec: SseStreamSpec<Event, Snapshot, Final>
-): Stream.Stream<Event, GatewayError | E> =>
+): Stream.Stream<Event, StreamError | E> =>
   Telemetry.spannable((span) =>
     decodeSseOf(
       Telemetry.inSpanScoped(span, Effect.flatMap(request, (req) => ctx.transport.open(req))),

@@ -1,7 +1,8 @@
 /**
  * The one place that sends a gateway or platform request: credential, extra headers, JSON body,
  * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
- * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toGatewayError`.
+ * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toAnswerError` (or, for
+ * the platform endpoints, `toPlatformAnswerError`).
  */
 // Submodules, not the package's index: the index also loads the HTTP API docs UIs (megabytes of strings).
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -13,8 +14,16 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Schedule, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
 import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
-import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
-import { DecodeError, TimeoutError, TransportError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../core/wire/ErrorEnvelope.js"
+import {
+  DecodeError,
+  TimeoutError,
+  TransportError,
+  type Family,
+  type GatewayResponseError,
+  type PlatformRequestError,
+  type RequestError
+} from "../core/errors/GatewayError.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
@@ -65,18 +74,25 @@ export interface BytesAnswer {
   readonly contentType: string
 }
 
-/** The transport the groups use. @category models */
+/**
+ * The transport the groups use. An error answer of `json`, `bytes` and `open` is mapped by
+ * `toAnswerError` (never a `PlatformError`, whatever the family); `platformJson` is `json` for the
+ * platform endpoints, whose error answers may also be a `PlatformError`.
+ * @category models
+ */
 export interface HttpTransport {
   /** Sends and reads a JSON answer, with retries. */
-  readonly json: (request: TransportRequest) => Effect.Effect<JsonAnswer, GatewayError>
+  readonly json: (request: TransportRequest) => Effect.Effect<JsonAnswer, RequestError>
+  /** `json` for a platform endpoint (E4–E7): a failing platform envelope under a non-error status is a `PlatformError`. */
+  readonly platformJson: (request: TransportRequest) => Effect.Effect<JsonAnswer, PlatformRequestError>
   /** Sends and reads a binary answer, with retries. */
-  readonly bytes: (request: TransportRequest) => Effect.Effect<BytesAnswer, GatewayError>
+  readonly bytes: (request: TransportRequest) => Effect.Effect<BytesAnswer, RequestError>
   /**
    * Sends and waits for a 2xx answer's headers (each attempt bounded by the first-byte limit, with
    * retries), then gives its body as a byte stream; once the body flows, a failure ends the stream
    * with a `TransportError`. Ending or interrupting the stream aborts the request.
    */
-  readonly open: (request: TransportRequest) => Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, GatewayError>
+  readonly open: (request: TransportRequest) => Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError>
 }
 
 /** The request id a gateway answer carries in its headers. @category accessors */
@@ -105,10 +121,14 @@ export const secretsOf = (config: GatewayConfig, auth?: HttpAuth.Auth): Readonly
   return out
 }
 
-type AttemptFailure =
-  | { readonly _tag: "Answer"; readonly error: GatewayError; readonly status: number; readonly headers: Headers.Headers }
-  | { readonly _tag: "Transport"; readonly error: GatewayError; readonly kind: TransportKind | "timeout" }
-  | { readonly _tag: "Final"; readonly error: GatewayError }
+/** How one error answer is mapped: `toAnswerError`, or `toPlatformAnswerError` for the platform endpoints. */
+type Classify<A extends GatewayResponseError> = (answer: ErrorAnswer) => A
+
+/** One attempt's failure; `A` is what its classifier makes of an error answer (`never`: no answer read). */
+type AttemptFailure<A extends GatewayResponseError = never> =
+  | { readonly _tag: "Answer"; readonly error: A; readonly status: number; readonly headers: Headers.Headers }
+  | { readonly _tag: "Transport"; readonly error: TransportError | TimeoutError; readonly kind: TransportKind | "timeout" }
+  | { readonly _tag: "Final"; readonly error: TransportError | DecodeError }
 
 const originOf = (url: string): string => {
   try {
@@ -159,7 +179,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     return req
   }
 
-  const transportError = (family: Family, url: string, cause: unknown): AttemptFailure => {
+  const transportError = (family: Family, url: string, cause: unknown): AttemptFailure & { readonly error: TransportError } => {
     const kind = classifyTransport(cause)
     const what = kind === "connect" ? "could not connect to" : "connection lost with"
     return {
@@ -170,14 +190,17 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
   }
 
   // One attempt: send, follow same- or cross-origin redirects by hand, return the final 2xx answer.
-  const sendOnce = (request: TransportRequest): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> => {
+  const sendOnce = <A extends GatewayResponseError>(
+    request: TransportRequest,
+    classify: Classify<A>
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
     const origin = originOf(request.url)
     const loop = (
       url: string,
       method: "GET" | "POST",
       withBody: boolean,
       hops: number
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> => {
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
       const sameOrigin = originOf(url) === origin
       const req = build(request, url, sameOrigin, method, withBody)
       // A `?key=` credential would land in a span's url attribute: send such requests untraced.
@@ -222,7 +245,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
             ...(requestId !== undefined ? { "umg.gateway.request_id": requestId.slice(0, 200) } : {})
           })
           if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
-          return Effect.zipRight(annotate, readError(request, response))
+          return Effect.zipRight(annotate, readError(request, response, classify))
         })
       )
     }
@@ -318,7 +341,11 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 
   // A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
   // secret the server may have echoed, and map it once, here.
-  const readError = (request: TransportRequest, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AttemptFailure> =>
+  const readError = <A extends GatewayResponseError>(
+    request: TransportRequest,
+    response: HttpClientResponse.HttpClientResponse,
+    classify: Classify<A>
+  ): Effect.Effect<never, AttemptFailure<A>> =>
     Effect.zip(
       Effect.orElseSucceed(
         Effect.map(readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true), (b) => decoder.decode(b)),
@@ -335,21 +362,21 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         } catch {
           // Not JSON: the mapping gets the text.
         }
-        const error = toGatewayError({ family, status: response.status, headers: { ...response.headers }, body, now })
-        return Effect.fail<AttemptFailure>({ _tag: "Answer", error, status: response.status, headers: response.headers })
+        const error = classify({ family, status: response.status, headers: { ...response.headers }, body, now })
+        return Effect.fail<AttemptFailure<A>>({ _tag: "Answer", error, status: response.status, headers: response.headers })
       })
     )
 
-  const withTimeout = <A>(
-    effect: Effect.Effect<A, AttemptFailure>,
+  const withTimeout = <R, A extends GatewayResponseError>(
+    effect: Effect.Effect<R, AttemptFailure<A>>,
     family: Family,
     ms: number,
     phase: "request" | "first-byte"
-  ): Effect.Effect<A, AttemptFailure> =>
+  ): Effect.Effect<R, AttemptFailure<A>> =>
     Deadline.timeoutFail(
       effect,
       ms,
-      (): AttemptFailure => ({
+      (): AttemptFailure<A> => ({
         _tag: "Transport",
         kind: "timeout",
         error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
@@ -360,7 +387,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 
   // The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
   // Random and Clock; a `Final` failure and a 429 the caller paces itself stop at once.
-  const decisionFor = (request: TransportRequest, failure: AttemptFailure, n: number): Effect.Effect<RetryPolicy.RetryDecision> => {
+  const decisionFor = <A extends GatewayResponseError>(request: TransportRequest, failure: AttemptFailure<A>, n: number): Effect.Effect<RetryPolicy.RetryDecision> => {
     if (failure._tag === "Final" || (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail"))
       return Effect.succeed<RetryPolicy.RetryDecision>({ _tag: "Stop", reason: "not-retryable" })
     return Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
@@ -380,8 +407,8 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 
   // The retry schedule, composed once per request from the policy's decisions: it recurs while the
   // policy says retry, after the delay the policy gives (Retry-After, retry-after-ms, jitter).
-  const retrySchedule = (request: TransportRequest) =>
-    Schedule.identity<AttemptFailure>().pipe(
+  const retrySchedule = <A extends GatewayResponseError>(request: TransportRequest) =>
+    Schedule.identity<AttemptFailure<A>>().pipe(
       Schedule.zipWith(Schedule.count, (failure, n) => [failure, n] as const),
       Schedule.mapEffect(([failure, n]) =>
         Effect.map(decisionFor(request, failure, n), (decision) => ({ failure, n, decision }))
@@ -399,10 +426,13 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 
   // Attempts `run` until it succeeds or the retry schedule stops; the delay runs on the Effect clock.
   // The schedule is only built once an attempt has failed: most requests succeed at once.
-  const retrying = <A>(request: TransportRequest, run: Effect.Effect<A, AttemptFailure>): Effect.Effect<A, GatewayError> =>
+  const retrying = <R, A extends GatewayResponseError>(
+    request: TransportRequest,
+    run: Effect.Effect<R, AttemptFailure<A>>
+  ): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> =>
     Effect.catchAll(run, (first) =>
-      Effect.flatMap(Schedule.driver(retrySchedule(request)), (driver) => {
-        const again = (failure: AttemptFailure): Effect.Effect<A, GatewayError> =>
+      Effect.flatMap(Schedule.driver(retrySchedule<A>(request)), (driver) => {
+        const again = (failure: AttemptFailure<A>): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> =>
           Effect.matchEffect(driver.next(failure), {
             onFailure: () => Effect.fail(failure.error),
             onSuccess: () => Effect.catchAll(run, again)
@@ -416,18 +446,21 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     error: new DecodeError({ family, what, message: `the ${what} is not valid JSON` })
   })
 
-  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, GatewayError> =>
+  const jsonWith = <A extends GatewayResponseError>(
+    request: TransportRequest,
+    classify: Classify<A>
+  ): Effect.Effect<JsonAnswer, A | TimeoutError | TransportError | DecodeError> =>
     retrying(
       request,
       withTimeout(
-        Effect.flatMap(sendOnce(request), (response) =>
+        Effect.flatMap(sendOnce(request, classify), (response) =>
           readBounded(request.family, request.url, response, request.maxBytes ?? config.limits.maxResponseBytes, `${request.family} answer`).pipe(
             Effect.flatMap((bytes) => {
               const text = decoder.decode(bytes)
               try {
                 const body: unknown = text === "" ? undefined : JSON.parse(text)
                 if (exceedsJsonDepth(body, config.limits.maxJsonDepth))
-                  return Effect.fail<AttemptFailure>({
+                  return Effect.fail<AttemptFailure<A>>({
                     _tag: "Final",
                     error: new DecodeError({
                       family: request.family,
@@ -454,11 +487,15 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       )
     )
 
-  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, GatewayError> =>
+  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError> => jsonWith(request, toAnswerError)
+
+  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError> => jsonWith(request, toPlatformAnswerError)
+
+  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError> =>
     retrying(
       request,
       withTimeout(
-        Effect.flatMap(sendOnce(request), (response) =>
+        Effect.flatMap(sendOnce(request, toAnswerError), (response) =>
           readBounded(request.family, request.url, response, config.limits.maxDownloadBytes, `${request.family} download`).pipe(
             Effect.map((buffer) => ({
               status: response.status,
@@ -474,16 +511,16 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       )
     )
 
-  const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, GatewayError> =>
+  const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError> =>
     Effect.map(
-      retrying(request, withTimeout(sendOnce(request), request.family, config.streamFirstByteTimeoutMs, "first-byte")),
+      retrying(request, withTimeout(sendOnce(request, toAnswerError), request.family, config.streamFirstByteTimeoutMs, "first-byte")),
       (response) => {
         const lost = (e: HttpClientError.ResponseError) => transportError(request.family, request.url, e.cause ?? e).error
         return ByteSource.withSource(Stream.mapError(response.stream, lost), ByteSource.mapError(ByteSource.of(response.stream), lost))
       }
     )
 
-  return { json, bytes, open }
+  return { json, platformJson, bytes, open }
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Deferred, Effect, Option, Redacted, Ref, Schema } from "effect"
 import { platformEnvelopeError } from "../core/wire/ErrorEnvelope.js"
-import { AuthenticationError, DecodeError, type GatewayError } from "../core/errors/GatewayError.js"
+import { AuthenticationError, DecodeError, type PlatformRequestError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport } from "./HttpTransport.js"
@@ -23,14 +23,14 @@ export interface PlatformToken {
 /** The token service. @category models */
 export interface PlatformTokens {
   /** The cached token, fetched first when there is none. */
-  readonly current: Effect.Effect<PlatformToken, GatewayError>
+  readonly current: Effect.Effect<PlatformToken, PlatformRequestError>
   /**
    * A token other than `stale`: when the cache still holds `stale`, fetches a new one (once, however
    * many callers ask at the same time); when it holds a newer one, returns that.
    */
-  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, GatewayError>
+  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, PlatformRequestError>
   /** Fetches a new token now, replacing the cached one. */
-  readonly login: Effect.Effect<PlatformToken, GatewayError>
+  readonly login: Effect.Effect<PlatformToken, PlatformRequestError>
 }
 
 const TokenEnvelope = Schema.Struct({ code: Schema.Int, msg: Schema.optional(Schema.NullOr(Schema.String)), data: Schema.String })
@@ -44,12 +44,12 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
   Effect.gen(function* () {
     type State = {
       readonly token: Option.Option<PlatformToken>
-      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, GatewayError>>
+      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, PlatformRequestError>>
     }
     const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
     let generation = 0
 
-    const fetchToken: Effect.Effect<PlatformToken, GatewayError> = Effect.gen(function* () {
+    const fetchToken: Effect.Effect<PlatformToken, PlatformRequestError> = Effect.gen(function* () {
       if (Option.isNone(config.platformUrl) || Option.isNone(config.platformUsername) || Option.isNone(config.platformPassword)) {
         return yield* Effect.fail(
           new AuthenticationError({
@@ -58,7 +58,7 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
           })
         )
       }
-      const answer = yield* transport.json({
+      const answer = yield* transport.platformJson({
         family: "platform",
         method: "POST",
         url: `${config.platformUrl.value}${tokenPath}`,
@@ -84,11 +84,11 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
      * this caller starts. The fetch runs detached, so a caller interrupted while waiting does not
      * cancel it for the others.
      */
-    const obtain = (usable: (token: PlatformToken) => boolean): Effect.Effect<PlatformToken, GatewayError> =>
+    const obtain = (usable: (token: PlatformToken) => boolean): Effect.Effect<PlatformToken, PlatformRequestError> =>
       Effect.gen(function* () {
-        const mine = yield* Deferred.make<PlatformToken, GatewayError>()
+        const mine = yield* Deferred.make<PlatformToken, PlatformRequestError>()
         const step = yield* Ref.modify(state, (s): readonly [
-          { readonly _tag: "Have"; readonly token: PlatformToken } | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, GatewayError> } | { readonly _tag: "Lead" },
+          { readonly _tag: "Have"; readonly token: PlatformToken } | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError> } | { readonly _tag: "Lead" },
           State
         ] => {
           if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]

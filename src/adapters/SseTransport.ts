@@ -9,7 +9,7 @@ import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
 import * as LeanStream from "./LeanStream.js"
 import type { Accumulator } from "../core/text/Accumulator.js"
-import { DecodeError, IncompleteStream, TimeoutError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import { DecodeError, IncompleteStream, TimeoutError, TransportError, type Family } from "../core/errors/GatewayError.js"
 import { createSseParser, type SseEvent } from "../core/wire/Sse.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
@@ -39,6 +39,14 @@ export interface SseTimeouts {
   readonly maxEventBytes?: number
 }
 
+/**
+ * What decoding an SSE body adds to its bytes' own failures `B`: a malformed event, a time limit, a
+ * stream that did not complete. (A body's `TransportError` of reason `reset` after the first byte
+ * becomes an `IncompleteStream` of reason `cut`.)
+ * @category models
+ */
+export type SseError<B> = B | DecodeError | TimeoutError | IncompleteStream
+
 /** Decoded events held for the consumer before the body is paused. */
 const MAX_PENDING = 4096
 
@@ -58,11 +66,11 @@ const MAX_PENDING = 4096
  * when tokens arrive one per read and of the memory per open stream.
  * @category constructors
  */
-export const decodeSse = <Event, Snapshot, Final>(
-  bytes: Stream.Stream<Uint8Array, GatewayError>,
+export const decodeSse = <Event, Snapshot, Final, B>(
+  bytes: Stream.Stream<Uint8Array, B>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, GatewayError> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
+): Stream.Stream<Event, SseError<B>> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
 
 /**
  * `decodeSse` of the body an effect opens (sending the request, waiting for its headers) when the
@@ -71,11 +79,11 @@ export const decodeSse = <Event, Snapshot, Final>(
  * stream's scope (closed when the stream ends), so it may hold scoped resources such as its span.
  * @category constructors
  */
-export const decodeSseOf = <Event, Snapshot, Final, E, R>(
-  open: Effect.Effect<Stream.Stream<Uint8Array, GatewayError>, E, R>,
+export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
+  open: Effect.Effect<Stream.Stream<Uint8Array, B>, E, R>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, GatewayError | E, Exclude<R, Scope.Scope>> =>
+): Stream.Stream<Event, SseError<B> | E, Exclude<R, Scope.Scope>> =>
   LeanStream.fromScopedPull(
     Effect.gen(function* () {
       const bytes = yield* open
@@ -86,7 +94,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
       // `final`: the final event or a terminator came; `ended`: nothing more will be decoded.
       let final = false
       let ended = false
-      let failure: GatewayError | undefined
+      let failure: SseError<B> | undefined
       let failed = false
       let lastEventAt: number | undefined
       let arrived = false
@@ -137,7 +145,7 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
       }
 
       /** What the consumer gets now: the pending events, else the failure (once), else the end; `undefined`: wait. */
-      const take = (): Effect.Effect<Chunk.Chunk<Event>, Option.Option<GatewayError>> | undefined => {
+      const take = (): Effect.Effect<Chunk.Chunk<Event>, Option.Option<SseError<B>>> | undefined => {
         if (pending.length > 0) {
           const out = Chunk.unsafeFromArray(pending)
           pending = []
@@ -157,8 +165,8 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
 
       const { pull, wake: notify } = ByteSource.handoff(take)
 
-      const cut = (error: GatewayError): GatewayError =>
-        error._tag === "TransportError" && error.reason === "reset" && started
+      const cut = (error: B): SseError<B> =>
+        error instanceof TransportError && error.reason === "reset" && started
           ? new IncompleteStream({ family: spec.family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: snapshot })
           : error
 
@@ -223,11 +231,11 @@ export const decodeSseOf = <Event, Snapshot, Final, E, R>(
  * Runs an SSE body to its final value (the accumulator's `finish`), failing as `decodeSse` does.
  * @category constructors
  */
-export const foldSse = <Event, Snapshot, Final>(
-  bytes: Stream.Stream<Uint8Array, GatewayError>,
+export const foldSse = <Event, Snapshot, Final, B>(
+  bytes: Stream.Stream<Uint8Array, B>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Effect.Effect<Final, GatewayError> =>
+): Effect.Effect<Final, SseError<B>> =>
   Effect.suspend(() => {
     let snapshot = spec.accumulator.initial
     return Stream.runForEach(decodeSse(bytes, spec, timeouts), (event) =>

@@ -7,8 +7,8 @@
  */
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
-import { toGatewayError } from "../core/wire/ErrorEnvelope.js"
-import { TimeoutError, TransportError, type DecodeError, type Family, type GatewayError } from "../core/errors/GatewayError.js"
+import { toAnswerError } from "../core/wire/ErrorEnvelope.js"
+import { TimeoutError, TransportError, type DecodeError, type Family, type SessionError, type SessionOpenError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { classifyTransport } from "./TransportFailure.js"
 
@@ -37,11 +37,11 @@ export type SocketOpener = (
 /** An open session. @category models */
 export interface WebSocketSession<Server, Client> {
   /** The server's events, decoded, in order. Consume it once. */
-  readonly events: Stream.Stream<Server, GatewayError>
+  readonly events: Stream.Stream<Server, SessionError>
   /** The next server event; `None` when the session closed normally. */
-  readonly next: Effect.Effect<Server, Option.Option<GatewayError>>
-  /** Validates a client event with the core and sends it. */
-  readonly send: (event: Client) => Effect.Effect<void, GatewayError | InvalidRequest>
+  readonly next: Effect.Effect<Server, Option.Option<SessionError>>
+  /** Validates a client event with the core and sends it; a closed session fails with `TransportError`. */
+  readonly send: (event: Client) => Effect.Effect<void, TransportError | InvalidRequest>
   /** The code the socket closed with (1000, 1001, 1005 for an orderly end), `None` while it is open. */
   readonly closeCode: Effect.Effect<Option.Option<number>>
 }
@@ -66,7 +66,7 @@ export interface SessionOptions<Server> {
 type Item =
   | { readonly _tag: "Frame"; readonly data: string }
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
-  | { readonly _tag: "Failed"; readonly error: GatewayError }
+  | { readonly _tag: "Failed"; readonly error: TransportError }
 
 /** Server frames held for a consumer that does not keep up; beyond it the session fails rather than grow without bound. */
 export const maxPendingFrames = 10_000
@@ -78,7 +78,7 @@ const NORMAL_CLOSE = new Set([1000, 1001, 1005])
  * Connects and returns the session; the socket closes when the scope closes.
  * @category constructors
  */
-export const connect = <Server, Client>(options: SessionOptions<Server>): Effect.Effect<WebSocketSession<Server, Client>, GatewayError, Scope.Scope> =>
+export const connect = <Server, Client>(options: SessionOptions<Server>): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Item>()
     // Frames offered and not yet taken (the queue itself is unbounded; this count bounds it).
@@ -97,7 +97,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     let ended = false
     let closedWith: number | undefined
     // Ends the session from our side: the consumer gets `error`, the server gets `code`.
-    const endWith = (socket: SocketLike, code: number, error: GatewayError) => {
+    const endWith = (socket: SocketLike, code: number, error: TransportError) => {
       if (ended) return
       ended = true
       Queue.unsafeOffer(queue, { _tag: "Failed", error })
@@ -106,7 +106,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     const socket = yield* Effect.acquireRelease(
       // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
       // neither its time limit nor the caller's interruption could ever stop a server that never answers.
-      Effect.interruptible(Effect.async<SocketLike, GatewayError>((resume) => {
+      Effect.interruptible(Effect.async<SocketLike, SessionOpenError>((resume) => {
         let opened = false
         let socket: SocketLike
         try {
@@ -163,7 +163,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
             Queue.unsafeOffer(queue, { _tag: "Closed", code, reason })
           },
           refused: (status) => {
-            if (!opened) resume(Effect.fail(toGatewayError({ family: options.family, status })))
+            if (!opened) resume(Effect.fail(toAnswerError({ family: options.family, status })))
           },
           error: (cause) => {
             const reason = classifyTransport(cause)
@@ -187,7 +187,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
         }).pipe(Effect.zipRight(Queue.shutdown(queue)))
     )
 
-    const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<GatewayError>> => {
+    const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<SessionError>> => {
         switch (item._tag) {
           case "Frame":
             pending--
@@ -209,7 +209,7 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
                 )
         }
       })
-    const events: Stream.Stream<Server, GatewayError> = Stream.repeatEffectOption(next)
+    const events: Stream.Stream<Server, SessionError> = Stream.repeatEffectOption(next)
 
     const send = (event: Client) =>
       Effect.flatMap(options.validate(event), (valid) =>

@@ -17,7 +17,7 @@ import { hostname } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import type { GatewayError } from "../core/errors/GatewayError.js"
+import type { RequestError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { errorProvesNotActed } from "../core/gateway/RetryPolicy.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
@@ -44,13 +44,14 @@ export interface SlotSettings {
   readonly taskTimeoutMs: number
 }
 
-type SubmitFailure = GatewayError | InvalidRequest
+/** What `video.submit` can fail with. */
+type SubmitFailure = RequestError | InvalidRequest
 
 /** A submit failure that proves nothing was sent or charged (the transport's own rule): the line goes back to `pending`. */
 const notSent = (e: SubmitFailure): boolean => errorProvesNotActed(e)
 
 /** A submit failure after which the gateway may have made a task: the line becomes `unknown`. */
-const maybeSent = (e: SubmitFailure): boolean => e._tag === "TransportError" || e._tag === "TimeoutError" || e._tag === "DecodeError" || e._tag === "IncompleteStream"
+const maybeSent = (e: SubmitFailure): boolean => e._tag === "TransportError" || e._tag === "TimeoutError" || e._tag === "DecodeError"
 
 const describe = (e: { readonly _tag: string; readonly message?: string }): string => `${e._tag}: ${e.message ?? ""}`.slice(0, 500)
 

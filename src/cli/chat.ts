@@ -9,7 +9,7 @@ import { Gateway } from "../adapters/Gateway.js"
 import type { NativeRequest } from "../adapters/groups/Native.js"
 import * as Accumulator from "../core/text/Accumulator.js"
 import { chatAccumulator } from "../core/text/chat/ChatAccumulator.js"
-import type { GatewayError } from "../core/errors/GatewayError.js"
+import type { StreamError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { buildMessagesBody, type MessagesBody } from "../core/text/messages/Messages.js"
 import { messagesAccumulator } from "../core/text/messages/MessagesAccumulator.js"
@@ -138,10 +138,10 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
 
 // Folds the events with the family's accumulator while handing each to `onEvent`.
 const foldWith = <E extends TokenEvent, S, F>(
-  stream: Stream.Stream<E, GatewayError | InvalidRequest>,
+  stream: Stream.Stream<E, StreamError | InvalidRequest>,
   acc: Accumulator.Accumulator<E, S, F>,
   onEvent: (event: TokenEvent) => Effect.Effect<void>
-): Effect.Effect<F, GatewayError | InvalidRequest> =>
+): Effect.Effect<F, StreamError | InvalidRequest> =>
   stream.pipe(
     Stream.tap(onEvent),
     Stream.runFold(Accumulator.seed(acc), Accumulator.scanStep(acc)),
@@ -159,7 +159,7 @@ const foldWith = <E extends TokenEvent, S, F>(
 export const streamChat = (
   prepared: PreparedChat,
   handlers: { readonly onText: (text: string) => Effect.Effect<void>; readonly onThinking: (text: string) => Effect.Effect<void> }
-): Effect.Effect<ChatOutcome, GatewayError | InvalidRequest, Gateway> =>
+): Effect.Effect<ChatOutcome, StreamError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     let text = ""

@@ -6,7 +6,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import { buildEmbeddingsBody, type EmbeddingsBody } from "../core/media/Embeddings.js"
-import type { GatewayError } from "../core/errors/GatewayError.js"
+import type { RequestError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import * as Connection from "./Connection.js"
 import { readLines } from "./LocalFiles.js"
@@ -28,7 +28,7 @@ export interface EmbeddingLine {
 export const embedLines = (
   options: { readonly model: string; readonly inputs: ReadonlyArray<string>; readonly dimensions?: number; readonly concurrency: number },
   handlers: { readonly onLine: (line: EmbeddingLine) => Effect.Effect<void>; readonly onProgress: (done: number, total: number) => Effect.Effect<void> }
-): Effect.Effect<number, GatewayError | InvalidRequest, Gateway> =>
+): Effect.Effect<number, RequestError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     if (options.inputs.length === 0) {
       return yield* Effect.fail(new InvalidRequest({ field: "input", rule: "required", message: "input: give at least one text (TEXT… or --file lines.txt)" }))

@@ -6,7 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
-import { IncompleteStream, type GatewayError } from "../core/errors/GatewayError.js"
+import { IncompleteStream, type SessionError, type SessionOpenError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { realtimeTextDelta, realtimeVersion } from "../core/realtime/Realtime.js"
 import * as Connection from "./Connection.js"
@@ -30,7 +30,7 @@ export const realtimeTurn = (
   model: string,
   text: string,
   onDelta: (delta: string) => Effect.Effect<void>
-): Effect.Effect<RealtimeTurn, GatewayError | InvalidRequest, Gateway> =>
+): Effect.Effect<RealtimeTurn, SessionOpenError | SessionError | IncompleteStream | InvalidRequest, Gateway> =>
   Effect.scoped(
     Effect.gen(function* () {
       const gateway = yield* Gateway

@@ -8,7 +8,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Data, Effect, Option, Runtime } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import { TimeoutError, type GatewayError } from "../core/errors/GatewayError.js"
+import { TimeoutError, type RequestError, type VideoWaitError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { buildVideoBody, type VideoBody } from "../core/video/VideoBody.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
@@ -88,7 +88,7 @@ export interface PollProgress {
 export const waitForVideo = (
   taskId: string,
   options: { readonly intervalMs: number; readonly timeoutMs: number; readonly onProgress: (p: PollProgress) => Effect.Effect<void> }
-): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, GatewayError | InvalidRequest, Gateway> =>
+): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, VideoWaitError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     // The progress line is printed synchronously from the poll's callback, on this fiber's runtime.
@@ -133,7 +133,7 @@ export const saveVideo = (
   model: string,
   task: VideoQueryResponse,
   path: string
-): Effect.Effect<SavedVideo, GatewayError | InvalidRequest | VideoUrlDownloadError | FileWriteError, Gateway> =>
+): Effect.Effect<SavedVideo, RequestError | InvalidRequest | VideoUrlDownloadError | FileWriteError, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     if (videoFamilyOf(model) === "alpha") {

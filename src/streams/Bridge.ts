@@ -8,6 +8,7 @@ import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { Fiber } from "effect"
 import { Observable, take } from "rxjs"
 import type { Subscriber } from "rxjs"
+import type { TypedObservable } from "./TypedObservable.js"
 
 /** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
 export interface Runner<R> {
@@ -56,10 +57,11 @@ const observe = <A, E, R>(
 
 /**
  * A cold Observable of one effect: emits its value once and completes, or errors with its typed
- * failure. Unsubscribing before it finishes interrupts the fiber.
+ * failure `E` (or, interrupted by someone else, the runner's `interrupted` error). Unsubscribing
+ * before it finishes interrupts the fiber.
  * @category constructors
  */
-export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, R>): Observable<A> =>
+export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, R>): TypedObservable<A, E> =>
   new Observable<A>((subscriber) => observe(run, subscriber, effect, (a) => subscriber.next(a)))
 
 /**
@@ -67,7 +69,7 @@ export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, 
  * errors with its typed failure. Unsubscribing interrupts the fiber that drives the stream.
  * @category constructors
  */
-export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): Observable<A> =>
+export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> =>
   new Observable<A>((subscriber) =>
     observe(
       run,
@@ -83,7 +85,7 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
  * failure. Unsubscribing interrupts the fiber.
  * @category constructors
  */
-export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>): Observable<A> =>
+export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>): TypedObservable<A, E> =>
   new Observable<A>((subscriber) =>
     observe(
       run,
@@ -127,7 +129,7 @@ export const firstValueEffect = <A>(source: () => Observable<A>, what: string): 
 export const fromRegistration = <A, B, E, R>(
   run: Runner<R>,
   register: (emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E, R>
-): Observable<A> =>
+): TypedObservable<A, E> =>
   new Observable<A>((subscriber) => {
     let stop: (() => void) | undefined
     let untrack: (() => void) | undefined

@@ -6,6 +6,7 @@ import { Cause, Effect, Exit, Option, type Scope, Stream } from "effect"
 import { BehaviorSubject, Observable, Subject } from "rxjs"
 import { TransportError, type Family } from "../core/errors/GatewayError.js"
 import { interruptionError, type Runner } from "./Bridge.js"
+import type { TypedObservable } from "./TypedObservable.js"
 
 /** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */
 export type SessionState =
@@ -13,10 +14,10 @@ export type SessionState =
   | { readonly status: "open" }
   | { readonly status: "closed"; readonly by: "client" | "server"; readonly code?: number; readonly error?: unknown }
 
-/** A live session. @category models */
-export interface RxSession<Server, Client> {
+/** A live session; `E`: what its events may fail with. @category models */
+export interface RxSession<Server, Client, E = unknown> {
   /** The server's events, decoded, in order (hot: subscribe when the session is emitted to see them all). */
-  readonly events$: Observable<Server>
+  readonly events$: TypedObservable<Server, E>
   /** `connecting`, `open`, then `closed`; replays the current state to each new subscriber. */
   readonly state$: Observable<SessionState>
   /**
@@ -27,9 +28,9 @@ export interface RxSession<Server, Client> {
   readonly send: (event: Client) => Promise<void>
 }
 
-/** The adapter's session, as far as this wrapper needs it. */
-interface ScopedSession<Server, Client> {
-  readonly events: Stream.Stream<Server, unknown>
+/** The adapter's session, as far as this wrapper needs it; `E`: what its events may fail with. */
+interface ScopedSession<Server, Client, E> {
+  readonly events: Stream.Stream<Server, E>
   readonly send: (event: Client) => Effect.Effect<void, unknown>
   /** The code of an orderly close, when the socket knows it. */
   readonly closeCode?: Effect.Effect<Option.Option<number>>
@@ -41,18 +42,19 @@ const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cau
  * A cold Observable of one session: subscribing connects and emits the session at once (state
  * `connecting`); it completes when the server ends the session normally, errors with the typed
  * failure (a refused upgrade, a `TransportError` carrying the close code), and unsubscribing closes
- * the socket (code 1000).
+ * the socket (code 1000). Typed errors: `C` (opening) or `E` (the events), as `events$` delivers `E`;
+ * a fiber interrupted by someone else gives the runner's `interrupted` error to both.
  * @category constructors
  */
-export const fromScopedSession = <Server, Client, R>(
+export const fromScopedSession = <Server, Client, E, C, R>(
   run: Runner<R>,
   family: Family,
-  connect: Effect.Effect<ScopedSession<Server, Client>, unknown, R | Scope.Scope>
-): Observable<RxSession<Server, Client>> =>
-  new Observable<RxSession<Server, Client>>((subscriber) => {
+  connect: Effect.Effect<ScopedSession<Server, Client, E>, C, R | Scope.Scope>
+): TypedObservable<RxSession<Server, Client, E>, C | E> =>
+  new Observable<RxSession<Server, Client, E>>((subscriber) => {
     const state = new BehaviorSubject<SessionState>({ status: "connecting" })
     const events = new Subject<Server>()
-    let open: ScopedSession<Server, Client> | undefined
+    let open: ScopedSession<Server, Client, E> | undefined
     let closing = false
     const program = Effect.scoped(
       Effect.gen(function* () {
@@ -65,7 +67,7 @@ export const fromScopedSession = <Server, Client, R>(
     )
     const fiber = run(program)
     const closed = () => new TransportError({ family, reason: "closed", message: "the session is closed" })
-    const sendNow = (session: ScopedSession<Server, Client>, event: Client) =>
+    const sendNow = (session: ScopedSession<Server, Client, E>, event: Client) =>
       new Promise<void>((resolve, reject) =>
         run(session.send(event) as Effect.Effect<void, unknown, R>).addObserver((exit) =>
           Exit.isSuccess(exit) ? resolve() : reject(failureOf(exit.cause))

@@ -6,8 +6,8 @@
  */
 import { Effect } from "effect"
 import type { Fiber, Stream } from "effect"
-import type { Observable } from "rxjs"
 import { fromEffect, fromStream, type Runner } from "./Bridge.js"
+import type { TypedObservable } from "./TypedObservable.js"
 
 /** What a batch handle offers (`Batch.video` and `Batch.attach` return one). @category models */
 export interface BatchLike<P, R, E> {
@@ -17,8 +17,8 @@ export interface BatchLike<P, R, E> {
 
 /** The Observables of a batch. @category models */
 export interface RxBatch<P, R, E> {
-  readonly progress$: Observable<P>
-  readonly results$: Observable<R>
+  readonly progress$: TypedObservable<P, E>
+  readonly results$: TypedObservable<R, E>
   /** The typed failures these Observables may deliver. */
   readonly _errors?: E
 }

@@ -6,25 +6,32 @@
  * flight, each subscriber getting `GatewayDisposed`.
  */
 import { Effect, Fiber, ManagedRuntime, Stream } from "effect"
-import type { Observable } from "rxjs"
 import { Gateway, type GatewayService } from "../adapters/Gateway.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/Live.js"
 import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
 import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
+import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import type { RequestError, SessionError, SessionOpenError } from "../core/errors/GatewayError.js"
 import { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
+import type { TypedObservable } from "./TypedObservable.js"
 import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
 
 // `any` here only matches function shapes at the type level; no value is typed with it.
 type Args<F> = F extends (...args: infer P) => any ? P : never
 type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any> ? A : F extends (...args: any) => Stream.Stream<infer A, any, any> ? A : never
-/** The Observable form of one Effect or Stream call: same arguments, its values. @category models */
-export type Rx<F> = (...args: Args<F>) => Observable<Value<F>>
+type Failure<F> = F extends (...args: any) => Effect.Effect<any, infer E, any> ? E : F extends (...args: any) => Stream.Stream<any, infer E, any> ? E : never
+/**
+ * The Observable form of one Effect or Stream call: same arguments, its values, and its error union
+ * plus `GatewayDisposed` (the gateway disposed under it).
+ * @category models
+ */
+export type Rx<F> = (...args: Args<F>) => TypedObservable<Value<F>, Failure<F> | GatewayDisposed>
 
 type S = GatewayService
 
@@ -43,22 +50,36 @@ export interface RxGateway {
   readonly embeddings: {
     readonly create$: Rx<S["embeddings"]["create"]>
     /** `embeddings.embedMany`'s events: one request per text, results with their index and progress, 429s met by adapting. */
-    readonly embedMany$: (inputs: ReadonlyArray<string>, options: EmbedManyRxOptions) => Observable<MapConcurrentEvent<string, Float32Array>>
+    readonly embedMany$: (
+      inputs: ReadonlyArray<string>,
+      options: EmbedManyRxOptions
+    ) => TypedObservable<MapConcurrentEvent<string, Float32Array>, RequestError | InvalidRequest | GatewayDisposed>
   }
   readonly rerank: { readonly create$: Rx<S["rerank"]["create"]> }
   readonly speech: { readonly create$: Rx<S["speech"]["create"]>; readonly stream$: Rx<S["speech"]["stream"]> }
   readonly images: { readonly generate$: Rx<S["images"]["generate"]> }
   readonly video: RxVideoGroup
   readonly realtime: {
-    /** Emits the session at once (state `connecting`); unsubscribing closes the socket. */
-    readonly connect$: (options: RealtimeConnectOptions | string) => Observable<RxSession<RealtimeServerEvent, RealtimeClientEvent>>
+    /**
+     * Emits the session at once (state `connecting`); unsubscribing closes the socket. Errors as the
+     * session's `events$` do, or with what opening it failed with.
+     */
+    readonly connect$: (
+      options: RealtimeConnectOptions | string
+    ) => TypedObservable<
+      RxSession<RealtimeServerEvent, RealtimeClientEvent, SessionError | GatewayDisposed>,
+      SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
+    >
   }
   readonly live: {
     /** Emits the session at once; it opens after the server's `setupComplete`; unsubscribing closes the socket. */
     readonly connect$: (
       options: LiveConnectOptions | string,
       setup?: Readonly<Record<string, unknown>>
-    ) => Observable<RxSession<LiveServerMessage, LiveClientMessage>>
+    ) => TypedObservable<
+      RxSession<LiveServerMessage, LiveClientMessage, SessionError | GatewayDisposed>,
+      SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
+    >
   }
   readonly platform: {
     readonly login$: Rx<S["platform"]["login"]>
@@ -102,10 +123,12 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
       }
     }
   )
-  const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): Observable<A> => fromEffect(run, Effect.flatMap(Gateway, f))
-  const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): Observable<A> =>
+  // Each adds `GatewayDisposed`: what `run` fails with once disposing, and what `interrupted` gives then.
+  const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): TypedObservable<A, E | GatewayDisposed> => fromEffect(run, Effect.flatMap(Gateway, f))
+  const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): TypedObservable<A, E | GatewayDisposed> =>
     fromEmitting(run, (emit: (a: A) => void) => Effect.flatMap(Gateway, (g) => f(g, emit)))
-  const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): Observable<A> => fromStream(run, Stream.unwrap(Effect.map(Gateway, f)))
+  const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): TypedObservable<A, E | GatewayDisposed> =>
+    fromStream(run, Stream.unwrap(Effect.map(Gateway, f)))
   return {
     models: { list$: (options) => call((g) => g.models.list(options)), has$: (id) => call((g) => g.models.has(id)) },
     messages: {
@@ -119,7 +142,7 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     embeddings: {
       create$: (body) => call((g) => g.embeddings.create(body)),
       embedMany$: (inputs, options) =>
-        emitting<MapConcurrentEvent<string, Float32Array>, unknown>((g, emit) => g.embeddings.embedMany(embedManyOptions(inputs, options, emit)))
+        emitting((g, emit: (event: MapConcurrentEvent<string, Float32Array>) => void) => g.embeddings.embedMany(embedManyOptions(inputs, options, emit)))
     },
     rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
     speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },

@@ -5,6 +5,7 @@
 export { createGateway, type Rx, type RxGateway } from "./createGateway.js"
 export { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
 export { GatewayDisposed } from "./GatewayDisposed.js"
+export { type ObservableError, type TypedObservable } from "./TypedObservable.js"
 export { fromScopedSession, type RxSession, type SessionState } from "./RxSession.js"
 export { type TokenEvent, type TokenFamily, tokenFamilyOf } from "./TokenEvent.js"
 export { textDeltas, textOf } from "./textDeltas.js"

@@ -1,9 +1,12 @@
 /** The `video` group of `umg/rx`: submit, query, download, `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
 import { Effect, type Exit } from "effect"
-import type { Observable } from "rxjs"
 import type { GatewayService } from "../adapters/Gateway.js"
 import type { GeneratedVideo, PollOptions, VideoInput } from "../adapters/groups/Video.js"
 import type { VideoDownload, VideoQueryResponse, VideoSubmitResponse } from "../core/video/VideoTask.js"
+import type { RequestError, VideoWaitError } from "../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import type { GatewayDisposed } from "./GatewayDisposed.js"
+import type { TypedObservable } from "./TypedObservable.js"
 import { progressOf, type VideoProgress } from "./videoProgress.js"
 
 /** Options of `poll$` and `generate$` (`intervalMs` 3000–5000, default 4000; `timeoutMs` default 300 s). @category models */
@@ -19,15 +22,15 @@ export type VideoGenerateEvent =
   | ({ readonly type: "progress" } & VideoProgress)
   | { readonly type: "done"; readonly taskId: string; readonly result: GeneratedVideo }
 
-/** The `video` calls of `umg/rx`. @category models */
+/** The `video` calls of `umg/rx`, each erroring with its Effect call's union plus `GatewayDisposed`. @category models */
 export interface RxVideoGroup {
-  readonly submit$: (input: VideoInput) => Observable<VideoSubmitResponse>
-  readonly get$: (taskId: string) => Observable<VideoQueryResponse>
-  readonly download$: (taskId: string) => Observable<VideoDownload>
+  readonly submit$: (input: VideoInput) => TypedObservable<VideoSubmitResponse, RequestError | InvalidRequest | GatewayDisposed>
+  readonly get$: (taskId: string) => TypedObservable<VideoQueryResponse, RequestError | InvalidRequest | GatewayDisposed>
+  readonly download$: (taskId: string) => TypedObservable<VideoDownload, RequestError | InvalidRequest | GatewayDisposed>
   /** Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed` after `failed`. */
-  readonly poll$: (taskId: string, options?: VideoPollOptions) => Observable<VideoQueryResponse>
+  readonly poll$: (taskId: string, options?: VideoPollOptions) => TypedObservable<VideoQueryResponse, VideoWaitError | InvalidRequest | GatewayDisposed>
   /** `video.generate`: submit, poll (with progress) and, for alpha, download. */
-  readonly generate$: (input: VideoInput, options?: VideoPollOptions) => Observable<VideoGenerateEvent>
+  readonly generate$: (input: VideoInput, options?: VideoPollOptions) => TypedObservable<VideoGenerateEvent, VideoWaitError | InvalidRequest | GatewayDisposed>
 }
 
 /**
@@ -37,22 +40,22 @@ export interface RxVideoGroup {
  * @category constructors
  */
 export const makeVideoGroup = (
-  call: <A, E>(f: (g: GatewayService) => Effect.Effect<A, E>) => Observable<A>,
-  emitting: <A, E>(f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>) => Observable<A>,
+  call: <A, E>(f: (g: GatewayService) => Effect.Effect<A, E>) => TypedObservable<A, E | GatewayDisposed>,
+  emitting: <A, E>(f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>) => TypedObservable<A, E | GatewayDisposed>,
   registering: <A, B, E>(
     f: (g: GatewayService, emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E>
-  ) => Observable<A>
+  ) => TypedObservable<A, E | GatewayDisposed>
 ): RxVideoGroup => ({
   submit$: (input) => call((g) => g.video.submit(input)),
   get$: (taskId) => call((g) => g.video.get(taskId)),
   download$: (taskId) => call((g) => g.video.download(taskId)),
   // `follow`, not the `poll` stream: no fiber and no stream per poll, so thousands of polls stay small.
   poll$: (taskId, options) =>
-    registering<VideoQueryResponse, unknown, unknown>((g, emit, end) =>
+    registering((g, emit: (task: VideoQueryResponse) => void, end: (exit: Exit.Exit<unknown, VideoWaitError | InvalidRequest>) => void) =>
       g.video.follow(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) }, end)
     ),
   generate$: (input, options) =>
-    emitting<VideoGenerateEvent, unknown>((g, emit) =>
+    emitting((g, emit: (event: VideoGenerateEvent) => void) =>
       Effect.tap(
         g.video.generate(input, {
           ...options,

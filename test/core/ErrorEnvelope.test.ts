@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { platformEnvelopeError, retryAfterMs, toGatewayError } from "../../src/core/wire/ErrorEnvelope.js"
+import { platformEnvelopeError, retryAfterMs, toAnswerError, toGatewayError, toPlatformAnswerError } from "../../src/core/wire/ErrorEnvelope.js"
 
 const messagesBody = (type: string, message: string) => ({ type: "error", error: { type, message }, request_id: "req_body_1" })
 const nativeBody = (code: number, status: string, message: string) => ({ error: { code, message, status } })
@@ -123,6 +123,24 @@ describe("toGatewayError: messages, request ids and secrets", () => {
     const e = toGatewayError({ family: "platform", status: 200, headers: {}, body: { code: 500, msg: "task rejected", data: null } })
     expect(e._tag).toBe("PlatformError")
     expect(e).toMatchObject({ family: "platform", code: 500, type: "500", message: "task rejected" })
+  })
+
+  it("never makes a PlatformError of another family's answer: a platform-style body under a non-error status is a ServerError", () => {
+    const body = { code: 401, msg: "token expired", data: null }
+    for (const family of ["messages", "count_tokens", "native", "openai", "video", "realtime", "live"] as const) {
+      const e = toGatewayError({ family, status: 200, headers: {}, body })
+      expect(e).toMatchObject({ _tag: "ServerError", family, status: 200, type: "401", message: "token expired" })
+      expect(toGatewayError({ family, headers: {}, body })._tag).toBe("ServerError")
+    }
+  })
+
+  it("maps as toAnswerError for every family but platform, and as toPlatformAnswerError for platform", () => {
+    const body = { code: 500, msg: "task rejected", data: null }
+    expect(toAnswerError({ family: "platform", status: 200, headers: {}, body })._tag).toBe("ServerError")
+    expect(toPlatformAnswerError({ family: "platform", status: 200, headers: {}, body })._tag).toBe("PlatformError")
+    // An error status decides first, for the platform as for every family.
+    expect(toGatewayError({ family: "platform", status: 401, headers: {}, body })._tag).toBe("AuthenticationError")
+    expect(toGatewayError({ family: "video", status: 404, headers: {}, body })._tag).toBe("NotFound")
   })
 })
 

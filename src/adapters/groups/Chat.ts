@@ -5,7 +5,7 @@
 import { Effect, type Stream } from "effect"
 import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAccumulator.js"
 import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/text/chat/ChatResponse.js"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildChatBody, type ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import * as GroupContext from "../GroupContext.js"
@@ -14,12 +14,12 @@ import type { SseStreamSpec } from "../SseTransport.js"
 /** The `chat` calls. @category models */
 export interface ChatGroup {
   /** POST `/v1/chat/completions`: one completion. */
-  readonly create: (body: ChatBodyInput) => Effect.Effect<ChatCompletion, GatewayError | InvalidRequest>
+  readonly create: (body: ChatBodyInput) => Effect.Effect<ChatCompletion, RequestError | InvalidRequest>
   /**
    * POST `/v1/chat/completions` with `stream: true`: the decoded chunks and the final `done`; a cut
    * or a missing `[DONE]` fails with `IncompleteStream` carrying the accumulated snapshot.
    */
-  readonly stream: (body: ChatBodyInput) => Stream.Stream<ChatStreamEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: ChatBodyInput) => Stream.Stream<ChatStreamEvent, StreamError | InvalidRequest>
 }
 
 /** The chat SSE stream: `[DONE]` is final. @category models */

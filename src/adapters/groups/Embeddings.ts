@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody, type EmbeddingsBodyInput } from "../../core/media/Embeddings.js"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { type AdaptiveEvent, mapAdaptive } from "../AdaptiveConcurrency.js"
 import * as GroupContext from "../GroupContext.js"
@@ -27,9 +27,9 @@ export type EmbedManyEvent = AdaptiveEvent<string, Float32Array>
 /** The `embeddings` calls. @category models */
 export interface EmbeddingsGroup {
   /** POST `/v1/embeddings` with one `input`. */
-  readonly create: (body: EmbeddingsBodyInput) => Effect.Effect<DecodedEmbeddings, GatewayError | InvalidRequest>
+  readonly create: (body: EmbeddingsBodyInput) => Effect.Effect<DecodedEmbeddings, RequestError | InvalidRequest>
   /** One vector per input, in input order; every input is validated before the first request. */
-  readonly embedMany: (options: EmbedManyOptions) => Effect.Effect<ReadonlyArray<Float32Array>, GatewayError | InvalidRequest>
+  readonly embedMany: (options: EmbedManyOptions) => Effect.Effect<ReadonlyArray<Float32Array>, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */

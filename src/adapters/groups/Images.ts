@@ -1,6 +1,6 @@
 /** The `images` group: POST `/v1/images/generations` (E15) for zeta image models, answered as decoded bytes. */
 import { Effect } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBodyInput } from "../../core/media/Images.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as GroupContext from "../GroupContext.js"
@@ -10,7 +10,7 @@ export interface ImagesGroup {
   /** Generates images; each `b64_json` is decoded strictly to bytes. */
   readonly generate: (
     body: ImagesBodyInput
-  ) => Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, GatewayError | InvalidRequest>
+  ) => Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */

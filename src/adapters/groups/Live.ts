@@ -3,7 +3,7 @@
  * the core-built `setup` first and is handed over only after the server's `setupComplete`.
  */
 import { Duration, Effect, Option, Redacted, type Scope } from "effect"
-import { TimeoutError, TransportError, type GatewayError } from "../../core/errors/GatewayError.js"
+import { TimeoutError, TransportError, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage, type LiveSetupInput } from "../../core/realtime/Live.js"
 import type * as GroupContext from "../GroupContext.js"
@@ -26,8 +26,11 @@ export type LiveSession = WebSocketSession<LiveServerMessage, LiveClientMessage>
 
 /** The `live` calls. @category models */
 export interface LiveGroup {
-  /** Opens a session for the scope's lifetime; succeeds once the server confirmed the setup. */
-  readonly connect: (options: LiveConnectOptions) => Effect.Effect<LiveSession, GatewayError | InvalidRequest, Scope.Scope>
+  /**
+   * Opens a session for the scope's lifetime; succeeds once the server confirmed the setup (what it
+   * sends before that may fail it as a session's events do, and its wait is bounded by `timeoutMs`).
+   */
+  readonly connect: (options: LiveConnectOptions) => Effect.Effect<LiveSession, SessionOpenError | SessionError | InvalidRequest, Scope.Scope>
 }
 
 /** Builds the group. @category constructors */
@@ -56,7 +59,7 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
       })
       yield* session.send(setup)
       // Wait for setupComplete; anything the server says before it is not part of the session.
-      const waitSetup: Effect.Effect<void, GatewayError> = Effect.flatMap(
+      const waitSetup: Effect.Effect<void, SessionError> = Effect.flatMap(
         Effect.mapError(session.next, (o) =>
           Option.getOrElse(o, () => new TransportError({ family: "live", reason: "closed", message: "the server closed the session before setupComplete" }))
         ),

@@ -3,7 +3,7 @@
  * body validated by the core before it is sent.
  */
 import { Effect, Schema, type Stream } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildCountTokensBody, buildMessagesBody, type CountTokensBodyInput, type MessagesBodyInput } from "../../core/text/messages/Messages.js"
 import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulator.js"
@@ -21,15 +21,15 @@ export interface TokenCount {
 /** The `messages` calls. @category models */
 export interface MessagesGroup {
   /** POST `/v1/messages`: one complete message. */
-  readonly create: (body: MessagesBodyInput) => Effect.Effect<Message, GatewayError | InvalidRequest>
+  readonly create: (body: MessagesBodyInput) => Effect.Effect<Message, RequestError | InvalidRequest>
   /**
    * POST `/v1/messages` with `stream: true`: the decoded events (pings dropped), ending after
    * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
    * accumulated snapshot.
    */
-  readonly stream: (body: MessagesBodyInput) => Stream.Stream<MessagesEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: MessagesBodyInput) => Stream.Stream<MessagesEvent, StreamError | InvalidRequest>
   /** POST `/v1/messages/count_tokens`. */
-  readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, GatewayError | InvalidRequest>
+  readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
 }
 
 const decodeTokenCount = decodeWith(Schema.Struct({ input_tokens: Schema.Number }), "count_tokens", "count_tokens response")

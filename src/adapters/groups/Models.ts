@@ -4,7 +4,7 @@
  * `ModelNotAvailable` when the key cannot use a model.
  */
 import { Duration, Effect, Redacted } from "effect"
-import { ModelNotAvailable, type GatewayError } from "../../core/errors/GatewayError.js"
+import { ModelNotAvailable, type ModelCheckError, type RequestError } from "../../core/errors/GatewayError.js"
 import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
 import type * as GroupContext from "../GroupContext.js"
 
@@ -19,9 +19,9 @@ export interface ListModelsOptions {
 /** The `models` calls. @category models */
 export interface ModelsGroup {
   /** Every model this key may use. */
-  readonly list: (options?: ListModelsOptions) => Effect.Effect<ReadonlyArray<ModelRecord>, GatewayError>
+  readonly list: (options?: ListModelsOptions) => Effect.Effect<ReadonlyArray<ModelRecord>, RequestError>
   /** Succeeds when the key may use `id`; otherwise fails with `ModelNotAvailable`. */
-  readonly has: (id: string) => Effect.Effect<void, GatewayError>
+  readonly has: (id: string) => Effect.Effect<void, ModelCheckError>
 }
 
 /** How long a fetched list is reused. */

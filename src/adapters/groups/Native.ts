@@ -4,7 +4,7 @@
  * `x-vendor-api-key` or `?key=`), each body validated by the core before it is sent.
  */
 import { Effect, type Stream } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildNativeBody, type NativeBodyInput } from "../../core/text/native/Native.js"
 import { nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
@@ -26,12 +26,12 @@ export type NativeRequest = NativeBodyInput & { readonly model: string }
 /** The `native` calls. @category models */
 export interface NativeGroup {
   /** POST `/v1beta/models/{model}:generateContent`. */
-  readonly generate: (request: NativeRequest) => Effect.Effect<GenerateContentResponse, GatewayError | InvalidRequest>
+  readonly generate: (request: NativeRequest) => Effect.Effect<GenerateContentResponse, RequestError | InvalidRequest>
   /**
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
    * every candidate finished, else `IncompleteStream` with the merged snapshot.
    */
-  readonly stream: (request: NativeRequest) => Stream.Stream<NativeChunk, GatewayError | InvalidRequest>
+  readonly stream: (request: NativeRequest) => Stream.Stream<NativeChunk, StreamError | InvalidRequest>
 }
 
 /**

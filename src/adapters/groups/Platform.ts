@@ -5,7 +5,7 @@
  */
 import { Effect, Redacted, Schema } from "effect"
 import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { PlatformRequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   AnyShootAdvancedResponse,
@@ -25,16 +25,16 @@ import type { PlatformTokens } from "../PlatformToken.js"
 /** The `platform` calls. @category models */
 export interface PlatformGroup {
   /** Fetches a fresh E7 token (later calls use it); the value stays `Redacted`. */
-  readonly login: () => Effect.Effect<Redacted.Redacted<string>, GatewayError>
+  readonly login: () => Effect.Effect<Redacted.Redacted<string>, PlatformRequestError>
   /** E4: `data.task_id` of the submitted text-to-video task. */
-  readonly textToVideo: (body: PlatformTextToVideoInput) => Effect.Effect<{ readonly task_id: string }, GatewayError | InvalidRequest>
+  readonly textToVideo: (body: PlatformTextToVideoInput) => Effect.Effect<{ readonly task_id: string }, PlatformRequestError | InvalidRequest>
   /** E5: `data.url` of the generated image. */
-  readonly anyShootEasy: (body: AnyShootEasyInput) => Effect.Effect<{ readonly url: string }, GatewayError | InvalidRequest>
+  readonly anyShootEasy: (body: AnyShootEasyInput) => Effect.Effect<{ readonly url: string }, PlatformRequestError | InvalidRequest>
   /** E6: the task id. */
-  readonly anyShootAdvanced: (body: AnyShootAdvancedInput) => Effect.Effect<string, GatewayError | InvalidRequest>
+  readonly anyShootAdvanced: (body: AnyShootAdvancedInput) => Effect.Effect<string, PlatformRequestError | InvalidRequest>
 }
 
-const isRefused = (e: GatewayError): boolean =>
+const isRefused = (e: PlatformRequestError): boolean =>
   e._tag === "AuthenticationError" || (e._tag === "PlatformError" && e.code === 401)
 
 /** Builds the group. @category constructors */
@@ -42,11 +42,11 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
   const platformUrl = (path: string) =>
     ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : `${ctx.config.baseUrl}${path}`
 
-  const call = <A, I>(path: string, body: unknown, response: Schema.Schema<A, I>, what: string): Effect.Effect<A, GatewayError> => {
+  const call = <A, I>(path: string, body: unknown, response: Schema.Schema<A, I>, what: string): Effect.Effect<A, PlatformRequestError> => {
     const decode = decodeWith(response, "platform", what)
     const send = (auth: GroupContext.GroupContext["apiAuth"]) =>
       Effect.gen(function* () {
-        const answer = yield* ctx.transport.json({
+        const answer = yield* ctx.transport.platformJson({
           family: "platform",
           method: "POST",
           url: platformUrl(path),

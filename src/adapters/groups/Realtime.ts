@@ -4,7 +4,7 @@
  * client event is validated for it before it is sent.
  */
 import { Effect, Redacted, type Scope } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { SessionOpenError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   buildSessionUpdate,
@@ -40,7 +40,7 @@ export interface RealtimeSession extends WebSocketSession<RealtimeServerEvent, R
 /** The `realtime` calls. @category models */
 export interface RealtimeGroup {
   /** Opens a session for the scope's lifetime. */
-  readonly connect: (options: RealtimeConnectOptions) => Effect.Effect<RealtimeSession, GatewayError | InvalidRequest, Scope.Scope>
+  readonly connect: (options: RealtimeConnectOptions) => Effect.Effect<RealtimeSession, SessionOpenError | InvalidRequest, Scope.Scope>
 }
 
 /** `http(s)://host/...` → `ws(s)://host/...`. @category constructors */

@@ -1,6 +1,6 @@
 /** The `rerank` group: POST `/v1/rerank` (E13), validated before sending, results checked against the documents. */
 import { Effect } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildRerankBody, decodeRerank, type RerankBodyInput, type RerankResponse } from "../../core/media/Rerank.js"
 import * as GroupContext from "../GroupContext.js"
@@ -8,7 +8,7 @@ import * as GroupContext from "../GroupContext.js"
 /** The `rerank` calls. @category models */
 export interface RerankGroup {
   /** POST `/v1/rerank`. */
-  readonly create: (body: RerankBodyInput) => Effect.Effect<RerankResponse, GatewayError | InvalidRequest>
+  readonly create: (body: RerankBodyInput) => Effect.Effect<RerankResponse, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */

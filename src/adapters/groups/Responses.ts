@@ -3,7 +3,7 @@
  * answer or an SSE stream ending with `response.completed`, each body validated by the core first.
  */
 import { Effect, type Stream } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildResponsesBody, type ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesAccumulator } from "../../core/text/responses/ResponsesAccumulator.js"
@@ -19,13 +19,13 @@ import type { SseStreamSpec } from "../SseTransport.js"
 /** The `responses` calls. @category models */
 export interface ResponsesGroup {
   /** POST `/v1/responses`: one response. */
-  readonly create: (body: ResponsesBodyInput) => Effect.Effect<ResponsesResponse, GatewayError | InvalidRequest>
+  readonly create: (body: ResponsesBodyInput) => Effect.Effect<ResponsesResponse, RequestError | InvalidRequest>
   /**
    * POST `/v1/responses` with `stream: true`: the decoded events up to the terminal one
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
-  readonly stream: (body: ResponsesBodyInput) => Stream.Stream<ResponsesEvent, GatewayError | InvalidRequest>
+  readonly stream: (body: ResponsesBodyInput) => Stream.Stream<ResponsesEvent, StreamError | InvalidRequest>
 }
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])

@@ -1,6 +1,6 @@
 /** The `speech` group: POST `/v1/audio/speech` (E14), the audio whole (bytes and content type) or as a byte stream. */
 import { Effect, Stream } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBodyInput } from "../../core/media/Speech.js"
 import * as GroupContext from "../GroupContext.js"
@@ -15,9 +15,9 @@ export interface SpeechAudio {
 /** The `speech` calls. @category models */
 export interface SpeechGroup {
   /** The whole audio. */
-  readonly create: (body: SpeechBodyInput) => Effect.Effect<SpeechAudio, GatewayError | InvalidRequest>
+  readonly create: (body: SpeechBodyInput) => Effect.Effect<SpeechAudio, RequestError | InvalidRequest>
   /** The audio as it arrives (interrupting the stream aborts the request). */
-  readonly stream: (body: SpeechBodyInput) => Stream.Stream<Uint8Array, GatewayError | InvalidRequest>
+  readonly stream: (body: SpeechBodyInput) => Stream.Stream<Uint8Array, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */

@@ -4,7 +4,7 @@
  * `data_url`), `poll` as a stream of status changes every 3–5 s with a timeout, and `generate`.
  */
 import { Cause, Effect, Either, Exit, Option, Stream } from "effect"
-import type { GatewayError } from "../../core/errors/GatewayError.js"
+import type { RequestError, VideoWaitError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
 import { checkPollSettings } from "../../core/video/PollingRule.js"
@@ -66,9 +66,9 @@ export interface VideoGroup {
    * batch runs over every input before the first submit.
    */
   readonly check: (input: VideoInput) => Effect.Effect<VideoBody, InvalidRequest>
-  readonly submit: (input: VideoInput) => Effect.Effect<VideoSubmitResponse, GatewayError | InvalidRequest>
-  readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, GatewayError | InvalidRequest>
-  readonly download: (taskId: string) => Effect.Effect<VideoDownload, GatewayError | InvalidRequest>
+  readonly submit: (input: VideoInput) => Effect.Effect<VideoSubmitResponse, RequestError | InvalidRequest>
+  readonly get: (taskId: string) => Effect.Effect<VideoQueryResponse, RequestError | InvalidRequest>
+  readonly download: (taskId: string) => Effect.Effect<VideoDownload, RequestError | InvalidRequest>
   /**
    * Queries at once, then every `intervalMs` from each query's start, until the task ends: succeeds
    * with the last update after `succeeded`; fails with `VideoTaskFailed` after `failed`, with
@@ -77,7 +77,7 @@ export interface VideoGroup {
    * has its span, about 15 KiB a task (bench/poll.bench.ts): for thousands of tasks use `waitAll`
    * (about 1.5 KiB a task) or `follow`.
    */
-  readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, GatewayError | InvalidRequest>
+  readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest>
   /**
    * `wait` for many tasks with one fiber: each task's outcome in input order (its last update, or
    * its typed error: `VideoTaskFailed`, `TimeoutError`, a query's error). `onQuery` sees every answer
@@ -86,7 +86,7 @@ export interface VideoGroup {
   readonly waitAll: (
     taskIds: ReadonlyArray<string>,
     options?: WaitOptions
-  ) => Effect.Effect<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>, InvalidRequest>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>, InvalidRequest>
   /**
    * Starts `wait` without a fiber of its own (how umg/rx follows thousands of tasks in a few hundred
    * bytes each): succeeds at once with the function that stops the poll; `onEnd` gets the outcome.
@@ -94,15 +94,15 @@ export interface VideoGroup {
   readonly follow: (
     taskId: string,
     options: WaitOptions,
-    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => void
   ) => Effect.Effect<() => void, InvalidRequest>
   /**
    * `wait` as a stream of the task at each status change, each once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
    */
-  readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest>
+  readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest>
   /** Submit, poll to the end, and download when the family is alpha. */
-  readonly generate: (input: VideoInput, options?: GenerateOptions) => Effect.Effect<GeneratedVideo, GatewayError | InvalidRequest>
+  readonly generate: (input: VideoInput, options?: GenerateOptions) => Effect.Effect<GeneratedVideo, VideoWaitError | InvalidRequest>
 }
 
 const decodeSubmit = decodeWith(VideoSubmitResponse, "video", "video submit response")
@@ -166,7 +166,7 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
   const poller = VideoPoller.make()
 
-  const wait = (taskId: string, options: WaitOptions = {}): Effect.Effect<VideoPollUpdate, GatewayError | InvalidRequest> =>
+  const wait = (taskId: string, options: WaitOptions = {}): Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest> =>
     Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
       poller.watch({
         query: get(taskId),
@@ -180,11 +180,11 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const follow = (
     taskId: string,
     options: WaitOptions,
-    onEnd: (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => void
+    onEnd: (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => void
   ): Effect.Effect<() => void, InvalidRequest> =>
     Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
       Effect.map(Effect.runtime<never>(), (runtime) =>
-        poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+        poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
           runtime,
           { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
           onEnd
@@ -195,8 +195,8 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const waitAll = (taskIds: ReadonlyArray<string>, options: WaitOptions = {}) =>
     Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
       Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-        Effect.async<ReadonlyArray<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>>((resume) => {
-          const results = new Array<Either.Either<VideoPollUpdate, GatewayError | InvalidRequest>>(taskIds.length)
+        Effect.async<ReadonlyArray<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>>((resume) => {
+          const results = new Array<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>(taskIds.length)
           let left = taskIds.length
           if (left === 0) return resume(Effect.succeed(results))
           const stops: Array<() => void> = []
@@ -205,10 +205,10 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
           }
           taskIds.forEach((taskId, i) => {
             stops.push(
-              poller.start<VideoQueryResponse, GatewayError | InvalidRequest>(
+              poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
                 runtime,
                 { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
-                (exit: Exit.Exit<VideoPollUpdate, GatewayError | InvalidRequest>) => {
+                (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => {
                   if (Exit.isSuccess(exit)) results[i] = Either.right(exit.value)
                   else {
                     const failure = Cause.failureOption(exit.cause)
@@ -230,8 +230,8 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       )
     )
 
-  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, GatewayError | InvalidRequest> =>
-    Stream.asyncScoped<VideoQueryResponse, GatewayError | InvalidRequest>((emit) =>
+  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest> =>
+    Stream.asyncScoped<VideoQueryResponse, VideoWaitError | InvalidRequest>((emit) =>
       Effect.forkScoped(
         Effect.matchCauseEffect(
           wait(taskId, { ...options, onQuery: (update, changed) => (changed ? void emit.single(update.task) : undefined) }),

@@ -5,6 +5,8 @@
  *
  * Every error carries the endpoint `family`, and where the gateway gave them the HTTP `status`,
  * the gateway's own error `type`, its `message` and the `requestId`. None ever carries a secret.
+ * The unions at the end name what each kind of call can fail with (`RequestError`, `StreamError`,
+ * …), so a call's error channel lists only the failures it can really produce.
  */
 import { Data } from "effect"
 
@@ -122,8 +124,11 @@ export class IncompleteStream extends Data.TaggedError("IncompleteStream")<{
   readonly errorType?: string
 }> {}
 
-/** Everything the gateway can answer with. @category errors */
-export type GatewayResponseError =
+/**
+ * An HTTP error answer of the gateway (401, 403, 404, 429, other 4xx, `upstream_error`, 5xx).
+ * @category errors
+ */
+export type AnswerError =
   | AuthenticationError
   | PermissionDenied
   | NotFound
@@ -131,10 +136,41 @@ export type GatewayResponseError =
   | BadRequest
   | UpstreamError
   | ServerError
-  | PlatformError
+
+/**
+ * What one HTTP request to the gateway can fail with: an error answer, a time limit, the connection,
+ * or an answer that does not decode. Every single-answer call (`chat.create`, `video.get`, …).
+ * @category errors
+ */
+export type RequestError = AnswerError | TimeoutError | TransportError | DecodeError
+
+/** What a platform call (E4–E7) can fail with: a request's errors, or a platform envelope whose `code` is not 200. @category errors */
+export type PlatformRequestError = RequestError | PlatformError
+
+/** What a streamed answer (`messages.stream`, `chat.stream`, …) can fail with: a request's errors, or a stream that did not complete. @category errors */
+export type StreamError = RequestError | IncompleteStream
+
+/** What opening a WebSocket session can fail with: its upgrade refused with an HTTP error, no handshake in time, or the connection. @category errors */
+export type SessionOpenError = AnswerError | TimeoutError | TransportError
+
+/** What an open WebSocket session's events can fail with: the socket closed abnormally or a bound passed, or a frame that does not decode. @category errors */
+export type SessionError = TransportError | DecodeError
+
+/** What waiting for a video task (`video.wait`, `poll`, `generate`) can fail with: its queries' errors, or the task `failed` (`VideoTaskFailed`). @category errors */
+export type VideoWaitError = RequestError | VideoTaskFailed
+
+/** What checking a model against `GET /v1/models` (`models.has`) can fail with: the list request's errors, or `ModelNotAvailable`. @category errors */
+export type ModelCheckError = RequestError | ModelNotAvailable
+
+/** Everything the gateway can answer with: an `AnswerError` or a `PlatformError`. @category errors */
+export type GatewayResponseError = AnswerError | PlatformError
 
 /** Everything that can go wrong on the way. @category errors */
 export type GatewayTransportError = TimeoutError | TransportError | DecodeError | IncompleteStream
 
-/** Every failure of a gateway call (client-side validation, `InvalidRequest`, is separate). @category errors */
+/**
+ * Every failure of any gateway call (client-side validation, `InvalidRequest`, is separate): the union
+ * of all the unions above. Each call's error channel names the narrower union it can really produce.
+ * @category errors
+ */
 export type GatewayError = GatewayResponseError | GatewayTransportError | VideoTaskFailed | ModelNotAvailable

@@ -7,6 +7,7 @@ import {
   AuthenticationError,
   BadRequest,
   type Family,
+  type AnswerError,
   type GatewayErrorInfo,
   type GatewayResponseError,
   NotFound,
@@ -230,19 +231,10 @@ export interface ErrorAnswer {
   readonly now?: number
 }
 
-/**
- * Maps an error answer to its typed error, the same way for every family. By status: 401 →
- * `AuthenticationError` (so is count-tokens' `Invalid token`, whatever the status), 403 →
- * `PermissionDenied`, 404 → `NotFound`, 429 → `RateLimited` (with `retryAfterMs`), other 4xx →
- * `BadRequest`, 5xx → `ServerError`, or `UpstreamError` when the body's type is `upstream_error`.
- * A platform envelope with a non-200 `code` under a non-error status is a `PlatformError`; any
- * other non-error status is mapped by the body's type. `type` and `message` come from the envelope
- * (`message` capped at 500 characters, with a fallback when the body is not an envelope); `requestId`
- * from the `request-id` / `x-request-id` header or a `request_id` body field. No other header value
- * is ever copied. Total: never throws.
- * @category errors
- */
-export const toGatewayError = (answer: ErrorAnswer): GatewayResponseError => {
+// The one mapping behind `toAnswerError` and `toPlatformAnswerError`: `onPlatformCode` is how a
+// platform envelope's failing `code` under a non-error status is told; without it such a body is
+// mapped by its type like any other, so the result type says whether a `PlatformError` can come out.
+const classify = <P = never>(answer: ErrorAnswer, onPlatformCode?: (info: GatewayErrorInfo, code: number) => P): AnswerError | P => {
   const input: Partial<ErrorAnswer> = isRecord(answer) ? answer : {}
   const family: Family = (families as ReadonlyArray<unknown>).includes(input.family) ? (input.family as Family) : "openai"
   const status = typeof input.status === "number" && Number.isInteger(input.status) ? input.status : undefined
@@ -284,7 +276,7 @@ export const toGatewayError = (answer: ErrorAnswer): GatewayResponseError => {
     if (status < 500) return new BadRequest(info)
     return said.type === "upstream_error" ? new UpstreamError(info) : new ServerError(info)
   }
-  if (said.platformCode !== undefined) return new PlatformError({ ...info, code: said.platformCode })
+  if (said.platformCode !== undefined && onPlatformCode !== undefined) return onPlatformCode(info, said.platformCode)
   switch (said.type !== undefined && Object.hasOwn(byType, said.type) ? byType[said.type] : undefined) {
     case "auth":
       return new AuthenticationError(info)
@@ -301,6 +293,42 @@ export const toGatewayError = (answer: ErrorAnswer): GatewayResponseError => {
     default:
       return new ServerError(info)
   }
+}
+
+/**
+ * Maps an error answer of a gateway endpoint (every family but `platform`) to its typed error, the
+ * same way for every family. By status: 401 → `AuthenticationError` (so is count-tokens' `Invalid
+ * token`, whatever the status), 403 → `PermissionDenied`, 404 → `NotFound`, 429 → `RateLimited`
+ * (with `retryAfterMs`), other 4xx → `BadRequest`, 5xx → `ServerError`, or `UpstreamError` when the
+ * body's type is `upstream_error`. Any other status (or none) is mapped by the body's type, else
+ * `ServerError`; a platform-style `{code, msg}` body is not a `PlatformError` here (only platform
+ * endpoints answer with that envelope). `type` and `message` come from the envelope (`message` capped
+ * at 500 characters, with a fallback when the body is not an envelope); `requestId` from the
+ * `request-id` / `x-request-id` header or a `request_id` body field. No other header value is ever
+ * copied. Total: never throws.
+ * @category errors
+ */
+export const toAnswerError = (answer: ErrorAnswer): AnswerError => classify(answer)
+
+/**
+ * `toAnswerError` for a platform endpoint (E4–E7): also a platform envelope with a non-200 `code`
+ * under a non-error status is a `PlatformError`.
+ * @category errors
+ */
+export const toPlatformAnswerError = (answer: ErrorAnswer): GatewayResponseError =>
+  classify(answer, (info, code) => new PlatformError({ ...info, code }))
+
+/**
+ * Maps an error answer to its typed error: `toPlatformAnswerError` for the `platform` family,
+ * `toAnswerError` for every other, so only a platform answer can be a `PlatformError` (and the
+ * result type says so when the family is known).
+ * @category errors
+ */
+export function toGatewayError(answer: ErrorAnswer & { readonly family: "platform" }): GatewayResponseError
+export function toGatewayError(answer: ErrorAnswer & { readonly family: Exclude<Family, "platform"> }): AnswerError
+export function toGatewayError(answer: ErrorAnswer): GatewayResponseError
+export function toGatewayError(answer: ErrorAnswer): GatewayResponseError {
+  return isRecord(answer) && answer.family === "platform" ? toPlatformAnswerError(answer) : toAnswerError(answer)
 }
 
 /**
