@@ -4,7 +4,7 @@
  * `response.done`. The model picks the event style (v1 or v2).
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
 import { IncompleteStream, type SessionError, type SessionOpenError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"

@@ -38,7 +38,9 @@ const words = (c: CommandSpec) => c.path.split(" ").slice(1)
 const long = (f: FlagSpec) => f.names[f.names.length - 1]!
 const flagsOf = (value: string) => commands.flatMap((c) => c.flags.filter((f) => f.value === value).map((f) => [c, f] as const))
 
-describe("umg command-line errors", () => {
+// Each test spawns up to dozens of umg processes, eight at a time: about 2 s each on a loaded 2-core
+// machine, so they get more than the suite's default 30 s (what they check does not depend on time).
+describe("umg command-line errors", { timeout: 120_000 }, () => {
   it("names a choice option and lists its allowed values: umg video --resolution 9000p", async () => {
     const args = ["video", "--resolution", "9000p", "x"]
     const message = expectUsageError(await runUmg(umg, args), args)

@@ -38,7 +38,8 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 })
 
-describe("umg installed from its packed tarball", () => {
+// tsc and Node processes on the installed package: slow on a loaded machine, so more than 30 s each.
+describe("umg installed from its packed tarball", { timeout: 120_000 }, () => {
   it("imports every entry point from ESM", () => {
     const script = `for (const e of ${JSON.stringify(entries)}) { const m = await import(e); if (Object.keys(m).length === 0) throw new Error(e + " exports nothing") }
 const { Gateway } = await import("umg"); const { buildChatBody } = await import("umg/core"); const { createGateway } = await import("umg/rx"); const { startEmulator } = await import("umg/emulator")

@@ -17,10 +17,7 @@ import {
   rejectUnsupported,
   requireMode,
   promptMissing,
-  requirePrompt,
-  videoFamilyFields,
-  videoGenericFields,
-  videoModeFields
+  requirePrompt
 } from "./VideoFields.js"
 
 /** The sizes alpha renders at 720p, by aspect ratio. @category models */

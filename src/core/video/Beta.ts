@@ -19,10 +19,7 @@ import {
   rejectUnsupported,
   requireMode,
   promptMissing,
-  requirePrompt,
-  videoFamilyFields,
-  videoGenericFields,
-  videoModeFields
+  requirePrompt
 } from "./VideoFields.js"
 
 /** Who may appear in a beta video; `allow_all` when not given. @category models */

@@ -17,10 +17,7 @@ import {
   rejectUnsupported,
   requireMode,
   promptMissing,
-  requirePrompt,
-  videoFamilyFields,
-  videoGenericFields,
-  videoModeFields
+  requirePrompt
 } from "./VideoFields.js"
 
 /** The real text-to-video sizes by resolution and aspect ratio (protocol-notes §6.3). @category models */
