@@ -226,21 +226,3 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       return pull
     })
   )
-
-/**
- * Runs an SSE body to its final value (the accumulator's `finish`), failing as `decodeSse` does.
- * @category constructors
- */
-export const foldSse = <Event, Snapshot, Final, B>(
-  bytes: Stream.Stream<Uint8Array, B>,
-  spec: SseStreamSpec<Event, Snapshot, Final>,
-  timeouts: SseTimeouts
-): Effect.Effect<Final, SseError<B>> =>
-  Effect.suspend(() => {
-    let snapshot = spec.accumulator.initial
-    return Stream.runForEach(decodeSse(bytes, spec, timeouts), (event) =>
-      Effect.sync(() => {
-        snapshot = Either.getOrElse(spec.accumulator.step(snapshot, event), () => snapshot)
-      })
-    ).pipe(Effect.flatMap(() => spec.accumulator.finish(snapshot)))
-  })

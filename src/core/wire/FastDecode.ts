@@ -51,8 +51,11 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       const literal = ast.literal
       return (input) => (input === literal ? input : NoMatch)
     }
-    case "Suspend":
-      return (input) => compileWith(ast.f(), memo)(input)
+    case "Suspend": {
+      // Resolved on first use (the suspended schema may not exist yet when this one is compiled).
+      let target: Fast | undefined
+      return (input) => (target ??= compileWith(ast.f(), memo))(input)
+    }
     case "Refinement": {
       const from = compileWith(ast.from, memo)
       return (input) => {
