@@ -3,7 +3,7 @@
  * fields of a model record, every page followed, cached for a while; `has(id)` fails fast with
  * `ModelNotAvailable` when the key cannot use a model.
  */
-import { Duration, Effect, Redacted } from "effect"
+import { Cache, Duration, Effect, Redacted } from "effect"
 import { ModelNotAvailable, type ModelCheckError, type RequestError } from "../../core/errors/GatewayError.js"
 import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
 import type * as GroupContext from "../GroupContext.js"
@@ -51,16 +51,13 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
         }
         return out as ReadonlyArray<ModelRecord>
       })
-    const caches = {
-      openai: yield* Effect.cachedInvalidateWithTTL(fetchAll("openai"), CACHE_TTL),
-      messages: yield* Effect.cachedInvalidateWithTTL(fetchAll("messages"), CACHE_TTL),
-      native: yield* Effect.cachedInvalidateWithTTL(fetchAll("native"), CACHE_TTL)
-    }
+    // One cache for the three formats: concurrent reads of a stale format share one fetch; a failure
+    // is not kept (the next call asks again); `refresh` asks the gateway itself, never waits behind
+    // another caller's fetch, and leaves its answer for the next read.
+    const cache = yield* Cache.make({ capacity: 3, timeToLive: CACHE_TTL, lookup: fetchAll })
     const list = (options: ListModelsOptions = {}) => {
-      const [cached, invalidate] = caches[options.format ?? "openai"]
-      // A failure is not kept: the next call asks again.
-      const read = Effect.tapError(cached, () => invalidate)
-      return options.refresh === true ? Effect.zipRight(invalidate, read) : read
+      const format = options.format ?? "openai"
+      return options.refresh === true ? Effect.tap(fetchAll(format), (models) => cache.set(format, models)) : Effect.tapError(cache.get(format), () => cache.invalidate(format))
     }
     const has = (id: string) =>
       Effect.flatMap(list(), (models) =>
