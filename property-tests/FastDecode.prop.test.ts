@@ -101,4 +101,15 @@ describe("the fast decoding path", () => {
     expect(fast(delta)).toEqual({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } })
     expect(fast({ ...delta, index: "0" })).toBe(FastDecode.NoMatch)
   })
+
+  it("gives back the parsed tree itself when the Schema keeps all of it, and a copy when it drops a key", () => {
+    const fast = FastDecode.compile(Text.MessagesContentBlockDelta.ast)
+    const whole = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } }
+    expect(fast(whole)).toBe(whole)
+    const nestedExtra = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi", extra: 1 } }
+    const decoded = fast(nestedExtra) as typeof whole
+    expect(decoded).not.toBe(nestedExtra)
+    expect(decoded).toEqual(whole)
+    expect(nestedExtra.delta.extra).toBe(1)
+  })
 })

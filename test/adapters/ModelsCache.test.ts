@@ -51,7 +51,7 @@ describe("the model list cache", () => {
       Effect.gen(function* () {
         if (++arrived === 8) yield* gate.open
         yield* gate.await
-        return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(list(["a"]).body), { headers: { "content-type": "application/json" } }))
+        return HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ object: "list", data: [{ id: "a", object: "model", created: 1, owned_by: "x" }] }), { headers: { "content-type": "application/json" } }))
       })
     )
     const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k", maxRetries: 0 }).pipe(

@@ -31,7 +31,9 @@ const compileWith = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
   const self: Fast = (input) => compiled(input)
   memo.set(ast, self)
   compiled = build(ast, memo)
-  return self
+  // Later uses call the compiled function directly (only a recursive schema keeps the indirection).
+  memo.set(ast, compiled)
+  return compiled
 }
 
 const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
@@ -90,24 +92,29 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       return (input) => {
         if (!Array.isArray(input)) return NoMatch
         if (rest === undefined && input.length > elements.length) return NoMatch
-        const out: Array<unknown> = []
+        // The input itself while every element decodes to itself; a copy from the first that does not.
+        let out: Array<unknown> | undefined
         for (let i = 0; i < elements.length; i++) {
           const element = elements[i]!
           if (i >= input.length) {
             if (element.optional) continue
             return NoMatch
           }
-          const value = element.fast(input[i])
+          const raw: unknown = input[i]
+          const value = element.fast(raw)
           if (value === NoMatch || value === Unknown) return value
-          out.push(value)
+          if (out === undefined && value !== raw) out = input.slice(0, i)
+          if (out !== undefined) out.push(value)
         }
         if (rest !== undefined)
           for (let i = elements.length; i < input.length; i++) {
-            const value = rest(input[i])
+            const raw: unknown = input[i]
+            const value = rest(raw)
             if (value === NoMatch || value === Unknown) return value
-            out.push(value)
+            if (out === undefined && value !== raw) out = input.slice(0, i)
+            if (out !== undefined) out.push(value)
           }
-        return out
+        return out ?? input
       }
     }
     case "TypeLiteral": {
@@ -118,23 +125,46 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       const properties = ast.propertySignatures.map((p) => ({ name: p.name as string, optional: p.isOptional, fast: compileWith(p.type, memo) }))
       const expected = new Set(properties.map((p) => p.name))
       const index = ast.indexSignatures.length === 1 ? compileWith(ast.indexSignatures[0]!.type, memo) : undefined
+      /** A fresh object with the properties before `end` the input has (each decoded to itself). */
+      const copyBefore = (input: Record<string, unknown>, end: number): Record<string, unknown> => {
+        const out: Record<string, unknown> = {}
+        for (let j = 0; j < end; j++) {
+          const name = properties[j]!.name
+          if (hasOwn.call(input, name)) out[name] = input[name]
+        }
+        return out
+      }
       return (input) => {
         if (!isPlainRecord(input)) return NoMatch
-        const out: Record<string, unknown> = {}
-        for (const property of properties) {
-          const present = hasOwn.call(input, property.name)
-          if (!present && property.optional) continue
-          const value = property.fast(input[property.name])
+        // The input itself when every property decodes to itself and it has no other key (the common
+        // case for parsed JSON: no allocation); a copy from the first property that differs.
+        let out: Record<string, unknown> | undefined
+        let present = 0
+        for (let i = 0; i < properties.length; i++) {
+          const property = properties[i]!
+          const has = hasOwn.call(input, property.name)
+          if (!has && property.optional) continue
+          const raw = input[property.name]
+          const value = property.fast(raw)
           if (value === NoMatch || value === Unknown) return value
-          out[property.name] = value
+          if (has) present++
+          if (out === undefined && (value !== raw || !has)) out = copyBefore(input, i)
+          if (out !== undefined) out[property.name] = value
         }
-        if (index !== undefined)
+        if (index !== undefined) {
+          out ??= copyBefore(input, properties.length)
           for (const key of Object.keys(input)) {
             const value = index(input[key])
             if (value === NoMatch || value === Unknown) return value
             if (!expected.has(key)) out[key] = value
           }
-        return out
+          return out
+        }
+        if (out !== undefined) return out
+        let keys = 0
+        for (const key in input) if (hasOwn.call(input, key)) keys++
+        // Keys the schema does not name are dropped, as the Schema drops them.
+        return keys === present ? input : copyBefore(input, properties.length)
       }
     }
     case "Declaration": {
