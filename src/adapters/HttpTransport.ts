@@ -31,6 +31,7 @@ import { classifyTransport, type TransportKind } from "./TransportFailure.js"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
 import * as LeanClient from "./LeanClient.js"
+import * as Telemetry from "./Telemetry.js"
 // The platform picks the default client: package.json `imports` maps `#umg/http` to the lean
 // `node:http` client in Node and to `FetchHttpClient` under the `browser` condition.
 import { defaultHttpClientLayer } from "#umg/http"
@@ -240,7 +241,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
           }
           // The call's span (Telemetry) gets the status and the gateway's request id — never a header's value otherwise.
           const requestId = requestIdOf(response.headers)
-          const annotate = Effect.annotateCurrentSpan({
+          const annotate = Telemetry.annotate({
             "http.response.status_code": response.status,
             ...(requestId !== undefined ? { "umg.gateway.request_id": requestId.slice(0, 200) } : {})
           })

@@ -6,7 +6,7 @@
  * HTTP status and the gateway's request id. No attribute ever holds a body, a key or a token: only
  * the model id, counts, a status and an id are read.
  */
-import { Effect, type Scope, Stream, type Tracer } from "effect"
+import { Effect, Option, type Scope, Stream, Tracer } from "effect"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
 const operations: Readonly<Record<string, string>> = {
@@ -78,12 +78,23 @@ const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
   return undefined
 }
 
+/**
+ * Sets attributes on the current span, when there is one. (`Effect.annotateCurrentSpan` builds and
+ * drops a `NoSuchElementException`, stack and all, on every untraced call: about 30 µs.)
+ * @category tracing
+ */
+export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.Effect<void> =>
+  Effect.map(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
+    if (Option.isNone(parent) || parent.value._tag !== "Span") return
+    for (const key in attributes) parent.value.attribute(key, attributes[key])
+  })
+
 const annotateUsage = (answer: unknown) => {
   const usage = usageOf(answer)
   const attributes: Record<string, number> = {}
   if (usage.input !== undefined) attributes["gen_ai.usage.input_tokens"] = usage.input
   if (usage.output !== undefined) attributes["gen_ai.usage.output_tokens"] = usage.output
-  return Object.keys(attributes).length === 0 ? Effect.void : Effect.annotateCurrentSpan(attributes)
+  return Object.keys(attributes).length === 0 ? Effect.void : annotate(attributes)
 }
 
 /** A call's span: its name and options. @category models */

@@ -1,0 +1,25 @@
+// `Telemetry.annotate` sets attributes on the current span and is a no-op (not a failure) without one.
+import { Effect, Tracer } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Telemetry from "../../src/adapters/Telemetry.js"
+
+describe("Telemetry.annotate", () => {
+  it("sets the attributes on the span the call runs in", async () => {
+    const span = await Effect.runPromise(
+      Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call")
+    )
+    expect(span.attributes.get("http.response.status_code")).toBe(200)
+    expect(span.attributes.get("umg.gateway.request_id")).toBe("req_1")
+  })
+
+  it("does nothing, and does not fail, outside any span", async () => {
+    const exit = await Effect.runPromiseExit(Telemetry.annotate({ a: 1 }))
+    expect(exit._tag).toBe("Success")
+  })
+
+  it("leaves an external (remote) parent span alone", async () => {
+    const external = Tracer.externalSpan({ traceId: "t", spanId: "s" })
+    const exit = await Effect.runPromiseExit(Effect.withParentSpan(Telemetry.annotate({ a: 1 }), external))
+    expect(exit._tag).toBe("Success")
+  })
+})
