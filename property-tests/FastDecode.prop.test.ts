@@ -61,6 +61,33 @@ const mutated = (base: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
     return copy
   })
 
+/** Checks the fast path against the Schema on generated inputs; returns how often it answered. */
+const checkAgreement = (name: string, schema: Schema.Schema.AnyNoContext, numRuns = 60): { matches: number; total: number } => {
+  let matches = 0
+  let total = 0
+  const fast = FastDecode.compile(schema.ast)
+  const decode = Schema.decodeUnknownEither(schema)
+  const values = encodedValues(schema)
+  fc.assert(
+    fc.property(fc.oneof(values, values, mutated(values), fc.jsonValue({ maxDepth: 3 })), (raw) => {
+      const input = asJson(raw)
+      const quick = fast(input)
+      const full = decode(input)
+      total++
+      if (quick === FastDecode.Unknown) return
+      if (quick === FastDecode.NoMatch) {
+        expect(Either.isLeft(full), `${name}: the fast path refused what the Schema accepts: ${JSON.stringify(input)}`).toBe(true)
+        return
+      }
+      matches++
+      expect(Either.isRight(full), `${name}: the fast path accepted what the Schema refuses: ${JSON.stringify(input)}`).toBe(true)
+      if (Either.isRight(full)) expect(quick, name).toEqual(full.right)
+    }),
+    { numRuns, seed: Number(process.env.FC_SEED ?? 20261121) }
+  )
+  return { matches, total }
+}
+
 describe("the fast decoding path", () => {
   it("finds the core's Schemas (the check below is not empty)", () => {
     expect(schemas.length).toBeGreaterThan(40)
@@ -70,29 +97,24 @@ describe("the fast decoding path", () => {
     let matches = 0
     let total = 0
     for (const [name, schema] of schemas) {
-      const fast = FastDecode.compile(schema.ast)
-      const decode = Schema.decodeUnknownEither(schema)
-      const values = encodedValues(schema)
-      fc.assert(
-        fc.property(fc.oneof(values, values, mutated(values), fc.jsonValue({ maxDepth: 3 })), (raw) => {
-          const input = asJson(raw)
-          const quick = fast(input)
-          const full = decode(input)
-          total++
-          if (quick === FastDecode.Unknown) return
-          if (quick === FastDecode.NoMatch) {
-            expect(Either.isLeft(full), `${name}: the fast path refused what the Schema accepts: ${JSON.stringify(input)}`).toBe(true)
-            return
-          }
-          matches++
-          expect(Either.isRight(full), `${name}: the fast path accepted what the Schema refuses: ${JSON.stringify(input)}`).toBe(true)
-          if (Either.isRight(full)) expect(quick, name).toEqual(full.right)
-        }),
-        { numRuns: 60, seed: Number(process.env.FC_SEED ?? 20261121) }
-      )
+      const counts = checkAgreement(name, schema)
+      matches += counts.matches
+      total += counts.total
     }
     // Most generated values are valid, and most valid values are plain data the fast path decodes.
     expect(matches / total).toBeGreaterThan(0.2)
+  })
+
+  it("agrees on structs whose keys are defaulted, renamed or made required, and on a union two members accept alike", () => {
+    const shapes: Array<[string, Schema.Schema.AnyNoContext]> = [
+      ["default", Schema.Struct({ a: Schema.String, list: Schema.optionalWith(Schema.Array(Schema.Number), { default: () => [] }) })],
+      ["nested default", Schema.Struct({ inner: Schema.Struct({ n: Schema.optionalWith(Schema.Number, { default: () => 1 }) }) })],
+      ["renamed", Schema.Struct({ b: Schema.propertySignature(Schema.String).pipe(Schema.fromKey("b_raw")), c: Schema.optional(Schema.Boolean) })],
+      ["made required", Schema.Struct({ d: Schema.optionalToRequired(Schema.String, Schema.String, { decode: (o) => (o._tag === "Some" ? o.value : "none"), encode: (s) => ({ _tag: "Some", value: s }) as never }) })],
+      ["null or anything", Schema.Struct({ x: Schema.NullOr(Schema.Unknown), y: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))) })]
+    ]
+    // Each shape is decoded by the fast path itself often enough, not only handed to the Schema.
+    for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200).matches, name).toBeGreaterThan(20)
   })
 
   it("decodes a messages text delta itself, and leaves a mismatch to the Schema", () => {

@@ -72,14 +72,15 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
     }
     case "Union": {
       const members = ast.types.map((member) => compileWith(member, memo))
-      // The one member that accepts the input; two that do leave the choice to the Schema.
+      // The one member that accepts the input; two that give different values leave the choice to the Schema.
       return (input) => {
         let found: Result = NoMatch
         for (const member of members) {
           const out = member(input)
           if (out === Unknown) return Unknown
           if (out === NoMatch) continue
-          if (found !== NoMatch) return Unknown
+          // Two members giving the very same value (`null` for a `NullOr(Unknown)`) leave no choice.
+          if (found !== NoMatch && found !== out) return Unknown
           found = out
         }
         return found
@@ -185,6 +186,7 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       }
     }
     case "Transformation": {
+      if (ast.transformation._tag === "TypeLiteralTransformation") return typeLiteralTransformation(ast, ast.transformation, memo)
       if (ast.transformation._tag !== "FinalTransformation") return unknownAlways
       const from = compileWith(ast.from, memo)
       const to = compileWith(ast.to, memo)
@@ -204,6 +206,52 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
     default:
       // Template literals, enums, symbols, other transformations: the Schema decodes them.
       return unknownAlways
+  }
+}
+
+/**
+ * A struct whose property signatures transform (`Schema.optionalWith(..., { default })`, renamed
+ * keys): the encoded side decoded, each transformed key moved or defaulted into a fresh object, then
+ * the type side checked. Transformations that feed one another are left to the Schema.
+ */
+const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.TypeLiteralTransformation, memo: Map<AST.AST, Fast>): Fast => {
+  const steps = transformation.propertySignatureTransformations
+  const fromKeys = new Set<PropertyKey>(steps.map((step) => step.from))
+  if (fromKeys.size !== steps.length || steps.some((step) => typeof step.from !== "string" || typeof step.to !== "string")) return unknownAlways
+  if (steps.some((step) => step.to !== step.from && fromKeys.has(step.to))) return unknownAlways
+  const from = compileWith(ast.from, memo)
+  // The decoded side already holds type-side values: only the moved or defaulted ones are checked
+  // against the type side (walking the whole struct twice, as the Schema does, doubled the cost).
+  const target = ast.to._tag === "TypeLiteral" ? ast.to : undefined
+  const typeOf = new Map<string, Fast>()
+  const required = new Set<string>()
+  for (const step of steps) {
+    const signature = target?.propertySignatures.find((p) => p.name === step.to)
+    if (signature === undefined) return unknownAlways
+    typeOf.set(step.to as string, compileWith(signature.type, memo))
+    if (!signature.isOptional) required.add(step.to as string)
+  }
+  return (input) => {
+    const decoded = from(input)
+    if (decoded === NoMatch || decoded === Unknown) return decoded
+    if (!isPlainRecord(decoded)) return Unknown
+    // A fresh object (the decoded side may be the parsed input itself), built without `delete`.
+    const out: Record<string, unknown> = {}
+    for (const key in decoded) if (hasOwn.call(decoded, key) && !fromKeys.has(key)) out[key] = decoded[key]
+    try {
+      for (const step of steps) {
+        const name = step.from as string
+        const moved = step.decode(hasOwn.call(decoded, name) ? Option.some(decoded[name]) : Option.none())
+        if (Option.isSome(moved)) {
+          const value = typeOf.get(step.to as string)!(moved.value)
+          if (value === NoMatch || value === Unknown) return value
+          out[step.to as string] = value
+        } else if (required.has(step.to as string)) return Unknown
+      }
+    } catch {
+      return Unknown
+    }
+    return out
   }
 }
 

@@ -134,7 +134,7 @@ export const decodeChatCompletion: (body: unknown, options?: DecodeOptions) => E
   "chat completion"
 )
 
-const decodeChunkEvent = decodeWith(ChatChunkEvent, "openai", "chat completion chunk")
+const decodeChunk = decodeWith(ChatCompletionChunk, "openai", "chat completion chunk")
 const decodeErrorEvent = decodeWith(ChatErrorEvent, "openai", "chat stream error")
 
 /** The literal data of the final event. */
@@ -153,7 +153,9 @@ export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions
       const wrapped = wrappedOnce(options)
       if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrapped)
       if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrapped)
-      return decodeChunkEvent({ type: "chunk", chunk: payload }, wrapped)
+      // The chunk is decoded as parsed (a wrapper object would cost the parsed tree its clean mark: one
+      // more walk and a copy per event), then wrapped.
+      return Either.map(decodeChunk(payload, options), (chunk) => ({ type: "chunk" as const, chunk }))
     })
   })
 
