@@ -13,7 +13,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect, type Layer, Option, Random, Redacted, Schedule, Stream } from "effect"
 import { redactText } from "../core/errors/Redact.js"
-import { exceedsJsonDepth } from "../core/wire/JsonSafety.js"
+import { parseJsonTree, TooDeep } from "../core/wire/WireJson.js"
 import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../core/wire/ErrorEnvelope.js"
 import {
   DecodeError,
@@ -459,8 +459,9 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
             Effect.flatMap((bytes) => {
               const text = decoder.decode(bytes)
               try {
-                const body: unknown = text === "" ? undefined : JSON.parse(text)
-                if (exceedsJsonDepth(body, config.limits.maxJsonDepth))
+                // Parsed and checked once: the group's decoder then takes the tree as it is (no second walk, no copy).
+                const body: unknown = text === "" ? undefined : parseJsonTree(text, config.limits.maxJsonDepth)
+                if (body === TooDeep)
                   return Effect.fail<AttemptFailure<A>>({
                     _tag: "Final",
                     error: new DecodeError({

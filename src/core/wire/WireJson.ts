@@ -138,6 +138,28 @@ export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
 let parsedTree: object | undefined
 let parsedTreeDepthOf = 0
 
+/** What `parseJsonTree` gives for a tree nested deeper than the bound. @category decoding */
+export const TooDeep: unique symbol = Symbol.for("umg/core/WireJson/TooDeep")
+
+/**
+ * Parses JSON text (throwing the parser's own error) and checks its nesting: the tree, or `TooDeep`.
+ * A tree found clean is marked, so the decoder it is handed to next skips the depth walk and the
+ * sanitising copy. The one parse of answers (the transport) and of stream events (`parseJsonText`).
+ * @category decoding
+ */
+export const parseJsonTree = (text: string, maxDepth: number): unknown => {
+  const json: unknown = JSON.parse(text)
+  if (json === null || typeof json !== "object") return json
+  const depth = parsedTreeDepth(json, maxDepth)
+  if (depth !== -1) {
+    parsedTree = json
+    parsedTreeDepthOf = depth
+    return json
+  }
+  // Too deep, or a key a decoder must not see: the general check tells which.
+  return exceedsJsonDepth(json, maxDepth) ? TooDeep : json
+}
+
 /**
  * Parses JSON text and checks its nesting against the depth bound; never throws. The parser's own
  * message is not kept (it quotes the text), only the position it names.
@@ -152,18 +174,8 @@ export const parseJsonText = (
   if (typeof text !== "string") return Either.left(new DecodeError({ family, what, message: `${what}: expected text data` }))
   const maxDepth = maxDepthOf(options)
   try {
-    const json: unknown = JSON.parse(text)
-    if (json === null || typeof json !== "object") return Either.right(json)
-    const depth = parsedTreeDepth(json, maxDepth)
-    if (depth !== -1) {
-      parsedTree = json
-      parsedTreeDepthOf = depth
-      return Either.right(json)
-    }
-    // Too deep, or a key a decoder must not see: the general check tells which.
-    return exceedsJsonDepth(json, maxDepth)
-      ? Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
-      : Either.right(json)
+    const json = parseJsonTree(text, maxDepth)
+    return json === TooDeep ? Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) })) : Either.right(json)
   } catch (e) {
     const position = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined
     return Either.left(new DecodeError({ family, what, message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}` }))
