@@ -1,16 +1,25 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { makeUtf8Pieces, type Utf8PiecesTuning } from "../src/core/wire/Utf8Pieces.js"
+import { makeUtf8Pieces, unmask, type Utf8PiecesTuning, type Utf8Runs } from "../src/core/wire/Utf8Pieces.js"
 import { chunkAt } from "../test/fixtures/sseStreams.js"
 
 /** What the standard decoder makes of all the bytes at once. */
 const reference = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
 
-/** The pieces of every chunk, then the flush, joined. */
+/** The pieces of every chunk (a masked piece with its runs put back), then the flush, joined. */
 const decodeChunks = (chunks: ReadonlyArray<Uint8Array>, tuning?: Utf8PiecesTuning): string => {
   const decoder = makeUtf8Pieces(tuning)
   const pieces: Array<string> = []
-  const sink = (text: string): void => void pieces.push(text)
+  const sink = (text: string, runs?: Utf8Runs): void => {
+    if (runs === undefined) return void pieces.push(text)
+    // A masked piece is a one-byte string, its runs' placeholders ASCII and never a line end.
+    for (let i = 0; i < runs.count; i++) {
+      const placeholders = text.slice(runs.start[i], runs.end[i])
+      expect(placeholders).toMatch(/^[\x20-\x7e]+$/)
+    }
+    expect(text).toMatch(/^[\x00-\x7f]*$/)
+    pieces.push(unmask(text, 0, text.length, runs, 0))
+  }
   for (const chunk of chunks) decoder.push(chunk, sink)
   decoder.flush(sink)
   return pieces.join("")
