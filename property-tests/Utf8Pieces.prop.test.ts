@@ -92,6 +92,33 @@ describe("Utf8Pieces properties", () => {
     )
   })
 
+  it("decodes the same when a long line sends the rest of a chunk to the ICU decoder whole", () => {
+    // Lines long and short, with CR, LF or CRLF ends, and runs of multi-byte or invalid bytes
+    // before and after them; small slices and a small long-line bound reach the switch.
+    const line = fc.tuple(
+      fc.oneof(fc.nat(200).map((n) => "y".repeat(n)), fc.string({ unit: "binary-ascii", maxLength: 20 })),
+      fc.constantFrom("\n", "\r", "\r\n", "")
+    ).map(([text, end]) => new TextEncoder().encode(text.replace(/[\r\n]/g, "") + end))
+    const lines = fc.array(fc.oneof({ weight: 3, arbitrary: line }, { weight: 1, arbitrary: piece }), { maxLength: 12 })
+      .map((parts) => {
+        const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+        let at = 0
+        for (const p of parts) {
+          bytes.set(p, at)
+          at += p.length
+        }
+        return bytes
+      })
+    const small = fc.record({ asciiSlice: fc.integer({ min: 4, max: 32 }), longLine: fc.integer({ min: 8, max: 128 }) })
+    fc.assert(
+      fc.property(lines, fc.array(fc.nat(2048), { maxLength: 4 }), small, (bytes, offsets, sizes) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(decodeChunks(chunks, sizes)).toBe(reference(bytes))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("decodes chunks that start at any byte offset of their buffer (the four-byte scan's alignment)", () => {
     fc.assert(
       fc.property(stream, fc.nat(7), cuts, (bytes, shift, offsets) => {

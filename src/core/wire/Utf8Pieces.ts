@@ -166,16 +166,28 @@ const DENSE_SLICE = 1024 * 1024
  */
 const DENSE_BYTES_PER_RUN = 256
 
+/**
+ * A chunk whose ASCII text has a line longer than a slice is decoded from that line on in one call
+ * by the ICU decoder, when at least this many bytes remain. Slicing gains nothing there: the slices
+ * of a long line are joined into one large string all the same, in V8's large-object space, whose
+ * fresh memory costs page faults (system time: on a small VM, several times the decoding). Node
+ * makes the string of an ICU decoding external from about this size on (1 MB of UTF-16), its memory
+ * from `malloc`, which is much cheaper; it is what a `TextDecoder` fed whole chunks does.
+ */
+const LONG_LINE = 512 * 1024
+
 /** Sizes that tests make small, to reach the slicing and the switch to dense text with small inputs. */
 export interface Utf8PiecesTuning {
   readonly asciiSlice?: number
   readonly denseSlice?: number
+  readonly longLine?: number
 }
 
 /** Creates a decoder for one byte stream. @internal */
 export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
   const asciiSlice = tuning.asciiSlice ?? ASCII_SLICE
   const denseSlice = tuning.denseSlice ?? DENSE_SLICE
+  const longLine = tuning.longLine ?? LONG_LINE
   // `fast` is only ever given ASCII or short runs; `icu` is put off Node's ASCII fast path for good
   // by one (empty) streaming call: on text dense in multi-byte characters its ICU path is the
   // faster one (in browsers both are the same decoder). Neither is ever left mid-stream.
@@ -237,19 +249,41 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
    */
   const optimistic = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
     let at = from
+    let ahead: string | undefined // the slice at `at`, when it has been decoded already
     while (at < to) {
-      const cut = to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
-      const text = fast.decode(at === 0 && cut === bytes.length ? bytes : bytes.subarray(at, cut))
-      const wasAscii = text.length === cut - at
-      sink(text)
-      at = cut
-      if (!wasAscii) {
+      const cut = sliceEnd(bytes, at, to)
+      const text = ahead ?? fast.decode(at === 0 && cut === bytes.length ? bytes : bytes.subarray(at, cut))
+      ahead = undefined
+      if (text.length !== cut - at) {
+        sink(text)
         allAscii = false
-        if (at < to) runs(bytes, at, to, sink)
+        if (cut < to) runs(bytes, cut, to, sink)
         return
       }
+      if (to - at > longLine) {
+        const next = sliceEnd(bytes, cut, to)
+        ahead = fast.decode(bytes.subarray(cut, next))
+        if (ahead.length === next - cut && ahead.indexOf("\n") === -1 && ahead.indexOf("\r") === -1) {
+          // The last line of this slice runs on past the next one: a long line (a base64 image,
+          // say), whose slices would be joined into one large string. The rest of the chunk is
+          // decoded in one ICU call instead, into one string that Node makes external.
+          const start = at + Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1
+          if (to - start >= longLine) {
+            // `start` follows a line end (ASCII) or is `at`: a boundary.
+            if (start > at) sink(text.slice(0, start - at))
+            sink(icu.decode(bytes.subarray(start, to)))
+            return
+          }
+        }
+      }
+      sink(text)
+      at = cut
     }
   }
+
+  /** Where the slice that starts at `at` (on a boundary) ends: at most `asciiSlice` bytes on, on a boundary. */
+  const sliceEnd = (bytes: Uint8Array, at: number, to: number): number =>
+    to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
 
   /** Decodes `[from, to)`, which starts and ends on boundaries, run by run, a slice of `asciiSlice` bytes at a time. */
   const runs = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
