@@ -350,7 +350,7 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
         masked = scratch.subarray(0, to - from)
         masked.set(bytes.subarray(from, to))
       }
-      masked.fill(PLACEHOLDER, high - from, stop - from)
+      for (let k = high - from; k < stop - from; k++) masked[k] = PLACEHOLDER
       // `high` follows an ASCII byte or a boundary, and `stop` is an ASCII byte or the end: both
       // are boundaries, so the run decodes alone.
       const text = stop - high <= MAX_HAND_RUN ? decodeValid(bytes, high, stop) : undefined
