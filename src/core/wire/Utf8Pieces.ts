@@ -11,11 +11,12 @@
  * placeholders in a copy that one decoder call turns into a one-byte string, and each run — usually
  * one character — is decoded apart, by hand when it is valid UTF-8 (by `TextDecoder` otherwise, so
  * invalid bytes become U+FFFD exactly as the standard says); the sink gets the masked text and the
- * runs (see `TextSink`), and puts back only the runs of the lines it keeps. Text
- * dense in multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is
- * faster there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
- * slice's length telling whether it was ASCII (so a base64 image never pays the scan). The decoder
- * switches between the three by itself.
+ * runs (see `TextSink`), and puts back only the runs of the lines it keeps. Text dense in
+ * multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is faster
+ * there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
+ * slice's length telling whether it was ASCII (so a base64 image never pays the scan), except that
+ * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`). The decoder
+ * switches between these by itself.
  *
  * Every cut it makes is a decoder boundary (just before an ASCII byte, or after a complete
  * sequence), so the text is the same whatever the chunking, only cut into other pieces.
