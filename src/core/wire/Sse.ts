@@ -19,8 +19,7 @@
  *   the previous one stopped, so a chunk with many LF lines and one late CR stays linear.
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
- *   1-byte chunks is linear rather than quadratic re-concatenation. A long line is joined by
- *   `joinLong` (see there), which spares the page faults of a fresh large string.
+ *   1-byte chunks is linear rather than quadratic re-concatenation.
  * - Bytes are decoded by `Utf8Pieces` (see there): a chunk of mostly ASCII comes as one one-byte
  *   string with its few multi-byte characters masked by placeholders, and the runs they stand for.
  *   Lines are found and fields recognised on the masked text (line ends and field names are
@@ -34,7 +33,6 @@
  *   followed by its blank line is dispatched without searching for that blank line.
  */
 import { Data, Effect } from "effect"
-import { joinLong, LONG_JOIN } from "./LongJoin.js"
 import { makeUtf8Pieces, unmask, type Utf8Runs } from "./Utf8Pieces.js"
 
 /**
@@ -184,7 +182,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   let runs: Utf8Runs | undefined
   let runIndex = 0
   let nextRun = Infinity
-  let fedText = false // a string chunk was fed since the last reset: it may hold lone surrogates
   let failed = false // after a throw: every `feed` throws `failure` again until `end()`
   let failure: unknown
 
@@ -199,7 +196,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
 
   const reset = (): void => {
     utf8.reset()
-    fedText = false
     gatheredLength = 0
     started = false
     skipLF = false
@@ -416,9 +412,7 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         line = pending + head
       } else {
         pendingMore.push(head)
-        const units = pendingLength + head.length
-        // One copy, and a flat string; a long line decoded from bytes (well-formed) via `joinLong`.
-        line = units >= LONG_JOIN && !fedText ? joinLong(pendingMore, units) : pendingMore.join("")
+        line = pendingMore.join("") // one copy, and a flat string
       }
       pending = ""
       pendingPieces = 0
@@ -484,7 +478,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       if (failed) throw failure
       try {
         if (typeof chunk === "string") {
-          fedText = true
           releaseGathered()
           // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
           utf8.flush(feedText)
