@@ -1,16 +1,25 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { makeUtf8Pieces, type Utf8PiecesTuning } from "../src/core/wire/Utf8Pieces.js"
+import { makeUtf8Pieces, unmask, type Utf8PiecesTuning, type Utf8Runs } from "../src/core/wire/Utf8Pieces.js"
 import { chunkAt } from "../test/fixtures/sseStreams.js"
 
 /** What the standard decoder makes of all the bytes at once. */
 const reference = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
 
-/** The pieces of every chunk, then the flush, joined. */
+/** The pieces of every chunk (a masked piece with its runs put back), then the flush, joined. */
 const decodeChunks = (chunks: ReadonlyArray<Uint8Array>, tuning?: Utf8PiecesTuning): string => {
   const decoder = makeUtf8Pieces(tuning)
   const pieces: Array<string> = []
-  const sink = (text: string): void => void pieces.push(text)
+  const sink = (text: string, runs?: Utf8Runs): void => {
+    if (runs === undefined) return void pieces.push(text)
+    // A masked piece is a one-byte string, its runs' placeholders ASCII and never a line end.
+    for (let i = 0; i < runs.count; i++) {
+      const placeholders = text.slice(runs.start[i], runs.end[i])
+      expect(placeholders).toMatch(/^[\x20-\x7e]+$/)
+    }
+    expect(text).toMatch(/^[\x00-\x7f]*$/)
+    pieces.push(unmask(text, 0, text.length, runs, 0))
+  }
   for (const chunk of chunks) decoder.push(chunk, sink)
   decoder.flush(sink)
   return pieces.join("")
@@ -80,6 +89,33 @@ describe("Utf8Pieces properties", () => {
         const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
         expect(decodeChunks(chunks, sizes ?? undefined)).toBe(reference(bytes))
       })
+    )
+  })
+
+  it("decodes the same when a long line sends the rest of a chunk to the ICU decoder whole", () => {
+    // Lines long and short, with CR, LF or CRLF ends, and runs of multi-byte or invalid bytes
+    // before and after them; small slices and a small long-line bound reach the switch.
+    const line = fc.tuple(
+      fc.oneof(fc.nat(200).map((n) => "y".repeat(n)), fc.string({ unit: "binary-ascii", maxLength: 20 })),
+      fc.constantFrom("\n", "\r", "\r\n", "")
+    ).map(([text, end]) => new TextEncoder().encode(text.replace(/[\r\n]/g, "") + end))
+    const lines = fc.array(fc.oneof({ weight: 3, arbitrary: line }, { weight: 1, arbitrary: piece }), { maxLength: 12 })
+      .map((parts) => {
+        const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+        let at = 0
+        for (const p of parts) {
+          bytes.set(p, at)
+          at += p.length
+        }
+        return bytes
+      })
+    const small = fc.record({ asciiSlice: fc.integer({ min: 4, max: 32 }), longLine: fc.integer({ min: 8, max: 128 }) })
+    fc.assert(
+      fc.property(lines, fc.array(fc.nat(2048), { maxLength: 4 }), small, (bytes, offsets, sizes) => {
+        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        expect(decodeChunks(chunks, sizes)).toBe(reference(bytes))
+      }),
+      { numRuns: 300 }
     )
   })
 

@@ -352,6 +352,23 @@ describe("makeSseParser: realistic streams", () => {
     })
   }
 
+  it("parses a long line with multi-byte characters in byte chunks", () => {
+    let image = ""
+    while (image.length < 700 * 1024) image += "QUJD+/é日😀" + String(image.length)
+    const text = `event: image\ndata: ${image}\n\ndata: after\n\n`
+    const expected = [{ event: "image", data: image, id: "" }, { event: "message", data: "after", id: "" }]
+    expect(parseAll(chunkRandomly(encode(text), 1, 16 * 1024, 3))).toEqual(expected)
+    expect(parseAll(chunkRandomly(encode(text), 1, 3000, 4))).toEqual(expected)
+    expect(parseAll([encode(text)])).toEqual(expected)
+  })
+
+  it("keeps a lone surrogate in a long line fed as text, among byte chunks", () => {
+    const half = "y".repeat(300 * 1024)
+    const pieces = Array.from({ length: 40 }, (_, i) => half.slice(i * 7680, (i + 1) * 7680))
+    const chunks = ["data: ", ...pieces, "\uD800", ...pieces.map(encode), "\n\n"]
+    expect(parseAll(chunks)).toEqual([{ event: "message", data: `${half}\uD800${half}`, id: "" }])
+  })
+
   it("parses a messages-style stream fed one byte at a time", () => {
     const fixture = messagesStream({ seed: 17, targetBytes: 16 * 1024 })
     expect(parseAll(chunkEvery(fixture.bytes, 1))).toEqual(fixture.events)

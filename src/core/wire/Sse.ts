@@ -20,10 +20,11 @@
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
  *   1-byte chunks is linear rather than quadratic re-concatenation.
- * - Bytes are decoded by `Utf8Pieces` (see there): ASCII runs through `TextDecoder`'s one-byte
- *   fast path, the few multi-byte characters by hand, so the text of a chunk comes as a few
- *   pieces, each scanned in turn; every cut is a decoder boundary, which is why the events are the
- *   same whatever the chunking.
+ * - Bytes are decoded by `Utf8Pieces` (see there): a chunk of mostly ASCII comes as one one-byte
+ *   string with its few multi-byte characters masked by placeholders, and the runs they stand for.
+ *   Lines are found and fields recognised on the masked text (line ends and field names are
+ *   ASCII); a line that holds a run is interpreted with its runs put back (`real`). Every cut is a
+ *   decoder boundary, which is why the events are the same whatever the chunking.
  * - Byte chunks under 64 bytes are gathered until one ends a line (or 4 KiB are held), then
  *   decoded and scanned together: a stream fed a few bytes at a time costs a copy per chunk, not a
  *   decoder call and a scan.
@@ -32,7 +33,7 @@
  *   followed by its blank line is dispatched without searching for that blank line.
  */
 import { Data, Effect } from "effect"
-import { makeUtf8Pieces } from "./Utf8Pieces.js"
+import { makeUtf8Pieces, unmask, type Utf8Runs } from "./Utf8Pieces.js"
 
 /**
  * One dispatched event: `event` is `"message"` when the stream set no type, `id` the last event ID
@@ -176,6 +177,11 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
   let eventType = ""
   let lastId = ""
+  // The runs of non-ASCII characters of the masked piece being scanned (see `TextSink`), and the
+  // next one not yet put back: its index, and where it starts (Infinity: none).
+  let runs: Utf8Runs | undefined
+  let runIndex = 0
+  let nextRun = Infinity
   let failed = false // after a throw: every `feed` throws `failure` again until `end()`
   let failure: unknown
 
@@ -228,6 +234,18 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       data = value
       hasData = true
     }
+  }
+
+  /**
+   * The text of `text[from, to)`: a slice, or, when runs of the masked piece being scanned fall in
+   * it, the slice with them put back (and passed).
+   */
+  const real = (text: string, from: number, to: number): string => {
+    if (nextRun >= to) return from === 0 && to === text.length ? text : text.slice(from, to)
+    const value = unmask(text, from, to, runs!, runIndex)
+    while (runIndex < runs!.count && runs!.start[runIndex]! < to) runIndex++
+    nextRun = runIndex < runs!.count ? runs!.start[runIndex]! : Infinity
+    return value
   }
 
   /** Interprets the line `text[start, end)` (no line break in it). */
@@ -290,7 +308,11 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       else if (cr !== -1) end = cr
       else break
       // Blank, `data:` and `event:` lines, nearly all of a stream, are handled here without a call.
-      if (end === pos) {
+      if (nextRun < end) {
+        // The line holds non-ASCII characters, masked: interpreted with them put back.
+        const line = real(text, pos, end)
+        processLine(line, 0, line.length)
+      } else if (end === pos) {
         if (hasData) {
           onEvent({ event: eventType === "" ? "message" : eventType, data, id: lastId })
           data = ""
@@ -350,15 +372,20 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       }
     }
     if (pos < len) {
-      appendPending(pos === 0 ? text : text.slice(pos))
+      appendPending(real(text, pos, len))
     }
   }
 
-  const feedText = (input: string): void => {
+  const feedText = (input: string, masked?: Utf8Runs): void => {
     let text = input
+    runs = masked
+    runIndex = 0
+    nextRun = masked === undefined || masked.count === 0 ? Infinity : masked.start[0]!
     if (!started) {
       if (text.length === 0) return
       started = true
+      // A masked BOM is a placeholder: the first piece of a stream is unmasked whole.
+      if (nextRun === 0) text = real(text, 0, text.length)
       if (text.charCodeAt(0) === BOM) text = text.slice(1)
     }
     const len = text.length
@@ -376,10 +403,10 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       crAfterPending = cr
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
       if (end === -1) {
-        appendPending(pos === 0 ? text : text.slice(pos))
+        appendPending(real(text, pos, len))
         return
       }
-      const head = text.slice(pos, end)
+      const head = real(text, pos, end)
       let line: string
       if (pendingMore === undefined) {
         line = pending + head

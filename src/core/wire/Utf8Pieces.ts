@@ -6,21 +6,42 @@
  * Why pieces rather than one string per chunk: `TextDecoder` makes a one-byte (Latin-1) string
  * from ASCII bytes many times faster than a two-byte string from text with a few multi-byte
  * characters (in Node 20, about 7 GB/s against 1 GB/s on 8 KiB of model output with one accent
- * per kilobyte, and the parser's scans then run on the smaller string). So the ASCII runs of a
- * chunk are decoded alone, found by testing four bytes at a time for a high bit, and each run of
- * non-ASCII bytes in between — usually one character — is decoded by hand when it is valid UTF-8
- * (by `TextDecoder` otherwise, so invalid bytes become U+FFFD exactly as the standard says). Text
- * dense in multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is
- * faster there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
- * slice's length telling whether it was ASCII (so a base64 image never pays the scan). The decoder
- * switches between the three by itself.
+ * per kilobyte, and the parser's scans then run on the smaller string). So the runs of non-ASCII
+ * bytes of a chunk, found by testing four bytes at a time for a high bit, are masked by ASCII
+ * placeholders in a copy that one decoder call turns into a one-byte string, and each run — usually
+ * one character — is decoded apart, by hand when it is valid UTF-8 (by `TextDecoder` otherwise, so
+ * invalid bytes become U+FFFD exactly as the standard says); the sink gets the masked text and the
+ * runs (see `TextSink`), and puts back only the runs of the lines it keeps. Text dense in
+ * multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is faster
+ * there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
+ * slice's length telling whether it was ASCII (so a base64 image never pays the scan), except that
+ * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`). The decoder
+ * switches between these by itself.
  *
  * Every cut it makes is a decoder boundary (just before an ASCII byte, or after a complete
  * sequence), so the text is the same whatever the chunking, only cut into other pieces.
  */
 
-/** Receives the text of a chunk, piece by piece, in order. */
-export type TextSink = (text: string) => void
+/**
+ * Where the non-ASCII characters of a masked piece are: run `i` is the placeholders
+ * `[start[i], end[i])` of the piece (one per byte, in order, never CR or LF), which stand for
+ * `text[i]`. Only `count` entries are meaningful, and only during the sink's call (the arrays are
+ * reused for the next piece).
+ */
+export interface Utf8Runs {
+  count: number
+  readonly start: Array<number>
+  readonly end: Array<number>
+  readonly text: Array<string>
+}
+
+/**
+ * Receives the text of a chunk, piece by piece, in order. Without `runs` a piece is its text; with
+ * `runs` it is masked: one ASCII placeholder per byte of each run of non-ASCII characters, so that
+ * it stays a one-byte string whose positions are the bytes' (fast to scan for line ends, which are
+ * ASCII), and `runs` tells what the placeholders stand for (`unmask` puts it back).
+ */
+export type TextSink = (text: string, runs?: Utf8Runs) => void
 
 /** An incremental decoder of one byte stream. */
 export interface Utf8Pieces {
@@ -33,6 +54,21 @@ export interface Utf8Pieces {
   flush(sink: TextSink): void
   /** Forgets the carried bytes. */
   reset(): void
+}
+
+/**
+ * The text of `masked[from, to)` with runs `first` onwards (the first of them starting at or after
+ * `from`) put back, up to the first run that starts at or after `to`. Runs never straddle a line
+ * end, so a caller cutting at line ends cuts between runs.
+ */
+export const unmask = (masked: string, from: number, to: number, runs: Utf8Runs, first: number): string => {
+  let text = ""
+  let at = from
+  for (let i = first; i < runs.count && runs.start[i]! < to; i++) {
+    text += masked.slice(at, runs.start[i]) + runs.text[i]!
+    at = runs.end[i]!
+  }
+  return text + masked.slice(at, to)
 }
 
 /** True for a UTF-8 continuation byte (`10xxxxxx`). */
@@ -110,6 +146,9 @@ const decodeValid = (bytes: Uint8Array, from: number, to: number): string | unde
   return text
 }
 
+/** What `slice` puts in place of non-ASCII bytes before decoding a slice (any ASCII byte would do). */
+const PLACEHOLDER = 0x3f
+
 /** Runs of non-ASCII bytes longer than this go to `TextDecoder` (decoding by hand is for a few characters). */
 const MAX_HAND_RUN = 48
 
@@ -128,16 +167,28 @@ const DENSE_SLICE = 1024 * 1024
  */
 const DENSE_BYTES_PER_RUN = 256
 
+/**
+ * A chunk whose ASCII text has a line longer than a slice is decoded from that line on in one call
+ * by the ICU decoder, when at least this many bytes remain. Slicing gains nothing there: the slices
+ * of a long line are joined into one large string all the same, in V8's large-object space, whose
+ * fresh memory costs page faults (system time: on a small VM, several times the decoding). Node
+ * makes the string of an ICU decoding external from about this size on (1 MB of UTF-16), its memory
+ * from `malloc`, which is much cheaper; it is what a `TextDecoder` fed whole chunks does.
+ */
+const LONG_LINE = 512 * 1024
+
 /** Sizes that tests make small, to reach the slicing and the switch to dense text with small inputs. */
 export interface Utf8PiecesTuning {
   readonly asciiSlice?: number
   readonly denseSlice?: number
+  readonly longLine?: number
 }
 
 /** Creates a decoder for one byte stream. @internal */
 export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
   const asciiSlice = tuning.asciiSlice ?? ASCII_SLICE
   const denseSlice = tuning.denseSlice ?? DENSE_SLICE
+  const longLine = tuning.longLine ?? LONG_LINE
   // `fast` is only ever given ASCII or short runs; `icu` is put off Node's ASCII fast path for good
   // by one (empty) streaming call: on text dense in multi-byte characters its ICU path is the
   // faster one (in browsers both are the same decoder). Neither is ever left mid-stream.
@@ -150,6 +201,9 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
   // The last chunk was all ASCII: decode this one straight away too, and look at the text's
   // length rather than at the bytes (a base64 image or an ASCII-only stream never pays the scan).
   let allAscii = true // (a stream starts hoping for ASCII: a wrong guess costs one slice's slower decoding)
+  // For `slice`: the masked copy of a slice, and where its runs of non-ASCII bytes are and their text.
+  let scratch = new Uint8Array(0)
+  const found: Utf8Runs = { count: 0, start: [], end: [], text: [] }
 
   /** Decodes ASCII bytes `[from, to)`. */
   const ascii = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
@@ -196,21 +250,43 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
    */
   const optimistic = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
     let at = from
+    let ahead: string | undefined // the slice at `at`, when it has been decoded already
     while (at < to) {
-      const cut = to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
-      const text = fast.decode(at === 0 && cut === bytes.length ? bytes : bytes.subarray(at, cut))
-      const wasAscii = text.length === cut - at
-      sink(text)
-      at = cut
-      if (!wasAscii) {
+      const cut = sliceEnd(bytes, at, to)
+      const text = ahead ?? fast.decode(at === 0 && cut === bytes.length ? bytes : bytes.subarray(at, cut))
+      ahead = undefined
+      if (text.length !== cut - at) {
+        sink(text)
         allAscii = false
-        if (at < to) runs(bytes, at, to, sink)
+        if (cut < to) runs(bytes, cut, to, sink)
         return
       }
+      if (to - at > longLine) {
+        const next = sliceEnd(bytes, cut, to)
+        ahead = fast.decode(bytes.subarray(cut, next))
+        if (ahead.length === next - cut && ahead.indexOf("\n") === -1 && ahead.indexOf("\r") === -1) {
+          // The last line of this slice runs on past the next one: a long line (a base64 image,
+          // say), whose slices would be joined into one large string. The rest of the chunk is
+          // decoded in one ICU call instead, into one string that Node makes external.
+          const start = at + Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1
+          if (to - start >= longLine) {
+            // `start` follows a line end (ASCII) or is `at`: a boundary.
+            if (start > at) sink(text.slice(0, start - at))
+            sink(icu.decode(bytes.subarray(start, to)))
+            return
+          }
+        }
+      }
+      sink(text)
+      at = cut
     }
   }
 
-  /** Decodes `[from, to)`, which starts and ends on boundaries, run by run. */
+  /** Where the slice that starts at `at` (on a boundary) ends: at most `asciiSlice` bytes on, on a boundary. */
+  const sliceEnd = (bytes: Uint8Array, at: number, to: number): number =>
+    to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
+
+  /** Decodes `[from, to)`, which starts and ends on boundaries, run by run, a slice of `asciiSlice` bytes at a time. */
   const runs = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
     // A view of the chunk's aligned words: four bytes tested for a high bit at a time.
     const base = bytes.byteOffset
@@ -218,9 +294,40 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
     const words = bytes.length - wordsAt >= 32
       ? new Uint32Array(bytes.buffer, base + wordsAt, (bytes.length - wordsAt) >>> 2)
       : undefined
-    let pos = from
+    let at = from
     let count = 0
-    while (pos < to) {
+    while (at < to) {
+      const cut = to - at > asciiSlice ? boundaryAtOrBefore(bytes, at + asciiSlice) : to
+      count += slice(bytes, words, wordsAt, at, cut, sink)
+      at = cut
+      if (count >= 8 && count * DENSE_BYTES_PER_RUN > at - from && at < to) {
+        dense = true
+        whole(bytes, at, to, sink)
+        return
+      }
+    }
+    allAscii = count === 0
+  }
+
+  /**
+   * Decodes `[from, to)` (on boundaries, at most `asciiSlice` bytes) as one piece; returns how many
+   * runs of non-ASCII bytes it held. When there are some, the bytes are copied with each run masked
+   * by ASCII placeholders, so that one decoder call makes a one-byte string of the bytes' positions,
+   * and the runs, decoded apart, go with it (see `TextSink`): one decoder call per slice, whatever
+   * the number of accented characters in it, and a one-byte string to scan.
+   */
+  const slice = (
+    bytes: Uint8Array,
+    words: Uint32Array | undefined,
+    wordsAt: number,
+    from: number,
+    to: number,
+    sink: TextSink
+  ): number => {
+    let count = 0
+    let pos = from
+    let masked: Uint8Array | undefined
+    for (;;) {
       // The first byte at or after `pos` with its high bit set, or `to`.
       let high = pos
       if (words !== undefined && to - pos >= 32) {
@@ -236,24 +343,31 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
         }
       }
       while (high < to && bytes[high]! < 0x80) high++
-      if (high > pos) ascii(bytes, pos, high, sink)
-      if (high === to) {
-        allAscii = count === 0
-        return
-      }
+      if (high === to) break
       let stop = high + 1
       while (stop < to && bytes[stop]! >= 0x80) stop++
+      if (masked === undefined) {
+        if (scratch.length < to - from) scratch = new Uint8Array(Math.max(to - from, asciiSlice + 4))
+        masked = scratch.subarray(0, to - from)
+        masked.set(bytes.subarray(from, to))
+      }
+      for (let k = high - from; k < stop - from; k++) masked[k] = PLACEHOLDER
       // `high` follows an ASCII byte or a boundary, and `stop` is an ASCII byte or the end: both
       // are boundaries, so the run decodes alone.
       const text = stop - high <= MAX_HAND_RUN ? decodeValid(bytes, high, stop) : undefined
-      sink(text ?? fast.decode(bytes.subarray(high, stop)))
+      found.start[count] = high - from
+      found.end[count] = stop - from
+      found.text[count] = text ?? fast.decode(bytes.subarray(high, stop))
+      count++
       pos = stop
-      if (++count >= 8 && count * DENSE_BYTES_PER_RUN > pos - from && pos < to) {
-        dense = true
-        whole(bytes, pos, to, sink)
-        return
-      }
     }
+    if (masked === undefined) {
+      ascii(bytes, from, to, sink)
+      return 0
+    }
+    found.count = count
+    sink(fast.decode(masked), found)
+    return count
   }
 
   return {
