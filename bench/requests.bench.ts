@@ -33,8 +33,8 @@ import { chatBody, chatCompletionFixture, modelListFixture } from "./harness/fix
 
 const REPS = Math.max(1, Number(process.env.REQUESTS_REPS ?? (QUICK ? 2 : 5)))
 // Full size warms each cell up with as many requests as it measures: umg's first 2,000 requests at 32 in flight
-// cost it about twice the steady state (the heap is still sizing its young generation), where fetch settles
-// within a few hundred. The figures are the steady state of a long-running process, for every contender.
+// cost it about twice its later ones, and fetch's first few hundred cost it more too. The figures are the
+// steady state of a long-running process, for every contender alike.
 const PLAN = QUICK ? { warm: 80, measured: 100 } : { warm: 2_000, measured: 2_000 }
 
 const CONTENDERS = ["fetch", "node:http", "sdk", "effect", "rx"] as const
