@@ -297,6 +297,8 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         }
         const whole = (): Effect.Effect<Uint8Array, AttemptFailure> => {
           if (over && !truncate) return Effect.fail(tooLarge())
+          // One part (the usual answer, read in one go) is the body itself: no copy.
+          if (parts.length === 1 && parts[0]!.length === size) return Effect.succeed(parts[0]!)
           const out = new Uint8Array(size)
           let at = 0
           for (const part of parts) {
