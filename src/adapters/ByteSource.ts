@@ -25,6 +25,11 @@ export interface ByteFlow {
 /** A body that can be started into a sink; the flow is closed when the scope closes. @category models */
 export interface ByteSource<E> {
   readonly start: (sink: ByteSink<E>) => Effect.Effect<ByteFlow, never, Scope.Scope>
+  /**
+   * Starts it at once, outside any scope, for a source that needs no fiber (umg's Node client): the
+   * caller closes the flow. A one-shot read (a JSON answer) spares a scope's making and closing.
+   */
+  readonly open?: (sink: ByteSink<E>) => ByteFlow
 }
 
 const SourceTypeId: unique symbol = Symbol.for("umg/adapters/ByteSource")
@@ -38,8 +43,19 @@ const markedSource = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> | 
   (stream as { [SourceTypeId]?: ByteSource<E> })[SourceTypeId]
 
 /** The same source with its failures mapped. @category combinators */
-export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): ByteSource<E2> => ({
-  start: (sink) => source.start({ chunk: sink.chunk, end: sink.end, fail: (error) => sink.fail(f(error)) })
+export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): ByteSource<E2> => {
+  const mapped = (sink: ByteSink<E2>): ByteSink<E> => ({ chunk: sink.chunk, end: sink.end, fail: (error) => sink.fail(f(error)) })
+  const open = source.open
+  return {
+    start: (sink) => source.start(mapped(sink)),
+    ...(open !== undefined ? { open: (sink: ByteSink<E2>) => open(mapped(sink)) } : {})
+  }
+}
+
+/** A source that starts synchronously: `open`, and `start` as `open` with the flow closed with the scope. @category constructors */
+export const fromOpen = <E>(open: (sink: ByteSink<E>) => ByteFlow): ByteSource<E> => ({
+  open,
+  start: (sink) => LeanStream.acquireSync(() => open(sink), (flow) => flow.close())
 })
 
 /**

@@ -282,60 +282,94 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       )
     // Otherwise the body is counted as it arrives (callbacks from the body's source, no stream step
     // per chunk) and reading stops — which closes the connection — at the first byte past the bound.
+    // `settle` gets the outcome once; `flow` is the started body.
+    const collect = (settle: (outcome: Effect.Effect<Uint8Array, AttemptFailure>) => void, flow: () => ByteSource.ByteFlow | undefined): ByteSource.ByteSink<HttpClientError.ResponseError> => {
+      let size = 0
+      let over = false
+      let settled = false
+      const parts: Array<Uint8Array> = []
+      const finish = (result: Effect.Effect<Uint8Array, AttemptFailure>): void => {
+        if (settled) return
+        settled = true
+        settle(result)
+      }
+      const whole = (): Effect.Effect<Uint8Array, AttemptFailure> => {
+        if (over && !truncate) return Effect.fail(tooLarge())
+        // One part (the usual answer, read in one go) is the body itself: no copy.
+        if (parts.length === 1 && parts[0]!.length === size) return Effect.succeed(parts[0]!)
+        const out = new Uint8Array(size)
+        let at = 0
+        for (const part of parts) {
+          out.set(part, at)
+          at += part.length
+        }
+        return Effect.succeed(out)
+      }
+      return {
+        chunk: (chunk) => {
+          if (settled) return
+          if (size + chunk.length > limit) {
+            parts.push(chunk.subarray(0, limit - size))
+            size = limit
+            over = true
+            flow()?.close()
+            return finish(whole())
+          }
+          parts.push(chunk)
+          size += chunk.length
+        },
+        end: () => finish(whole()),
+        fail: (e) => finish(Effect.fail(transportError(family, url, e.cause ?? e)))
+      }
+    }
+    const source = ByteSource.of(response.stream)
+    const open = source.open
+    // A source that starts at once is read without a scope: the flow is closed when the read ends
+    // or is interrupted.
+    if (open !== undefined)
+      return Effect.async<Uint8Array, AttemptFailure>((resume) => {
+        let flow: ByteSource.ByteFlow | undefined
+        let outcome: Effect.Effect<Uint8Array, AttemptFailure> | undefined
+        flow = open(
+          collect(
+            (result) => {
+              outcome = result
+              if (flow === undefined) return
+              flow.close()
+              resume(result)
+            },
+            () => flow
+          )
+        )
+        if (outcome !== undefined) {
+          flow.close()
+          return resume(outcome)
+        }
+        return Effect.sync(() => flow?.close())
+      })
     return Effect.scoped(
       Effect.suspend(() => {
-        let size = 0
-        let over = false
-        const parts: Array<Uint8Array> = []
         let outcome: Effect.Effect<Uint8Array, AttemptFailure> | undefined
         let settle: ((outcome: Effect.Effect<Uint8Array, AttemptFailure>) => void) | undefined
         let flow: ByteSource.ByteFlow | undefined
-        const finish = (result: Effect.Effect<Uint8Array, AttemptFailure>): void => {
-          if (outcome !== undefined) return
-          outcome = result
-          settle?.(result)
-        }
-        const whole = (): Effect.Effect<Uint8Array, AttemptFailure> => {
-          if (over && !truncate) return Effect.fail(tooLarge())
-          // One part (the usual answer, read in one go) is the body itself: no copy.
-          if (parts.length === 1 && parts[0]!.length === size) return Effect.succeed(parts[0]!)
-          const out = new Uint8Array(size)
-          let at = 0
-          for (const part of parts) {
-            out.set(part, at)
-            at += part.length
-          }
-          return Effect.succeed(out)
-        }
-        return Effect.flatMap(
-          ByteSource.of(response.stream).start({
-            chunk: (chunk) => {
-              if (outcome !== undefined) return
-              if (size + chunk.length > limit) {
-                parts.push(chunk.subarray(0, limit - size))
-                size = limit
-                over = true
-                flow?.close()
-                return finish(whole())
-              }
-              parts.push(chunk)
-              size += chunk.length
-            },
-            end: () => finish(whole()),
-            fail: (e) => finish(Effect.fail(transportError(family, url, e.cause ?? e)))
-          }),
-          (started) => {
-            flow = started
-            if (outcome !== undefined) {
-              started.close()
-              return outcome
-            }
-            return Effect.async<Uint8Array, AttemptFailure>((resume) => {
-              if (outcome !== undefined) return resume(outcome)
-              settle = resume
-            })
-          }
+        const sink = collect(
+          (result) => {
+            outcome = result
+            settle?.(result)
+          },
+          () => flow
         )
+        return Effect.flatMap(source.start(sink), (started) => {
+          flow = started
+          if (outcome !== undefined) {
+            started.close()
+            return outcome
+          }
+          return Effect.async<Uint8Array, AttemptFailure>((resume) => {
+            if (outcome !== undefined) return resume(outcome)
+            settle = resume
+          })
+        })
       })
     )
   }

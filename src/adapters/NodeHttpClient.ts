@@ -171,42 +171,36 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   /** The body as callbacks straight from the socket's events (what the SSE decoder reads). */
-  readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = {
-    start: (sink) =>
-      LeanStream.acquireSync(
-        (): ByteSource.ByteFlow => {
-          const body = this.body
-          let over = false
-          const onData = (chunk: Buffer) => void sink.chunk(chunk)
-          const onEnd = () => {
-            if (over) return
-            over = true
-            sink.end()
-          }
-          const onError = (cause: unknown) => {
-            if (over) return
-            over = true
-            sink.fail(this.fail(cause))
-          }
-          const onClose = () => {
-            if (!this.source.complete) onError(new Error("the connection closed before the answer's end"))
-          }
-          body.on("data", onData).on("end", onEnd).on("error", onError)
-          this.source.on("close", onClose)
-          return {
-            pause: () => void body.pause(),
-            resume: () => void body.resume(),
-            close: () => {
-              over = true
-              body.off("data", onData).off("end", onEnd).off("error", onError)
-              this.source.off("close", onClose)
-              this.abandon()
-            }
-          }
-        },
-        (flow) => flow.close()
-      )
-  }
+  readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = ByteSource.fromOpen((sink): ByteSource.ByteFlow => {
+    const body = this.body
+    let over = false
+    const onData = (chunk: Buffer) => void sink.chunk(chunk)
+    const onEnd = () => {
+      if (over) return
+      over = true
+      sink.end()
+    }
+    const onError = (cause: unknown) => {
+      if (over) return
+      over = true
+      sink.fail(this.fail(cause))
+    }
+    const onClose = () => {
+      if (!this.source.complete) onError(new Error("the connection closed before the answer's end"))
+    }
+    body.on("data", onData).on("end", onEnd).on("error", onError)
+    this.source.on("close", onClose)
+    return {
+      pause: () => void body.pause(),
+      resume: () => void body.resume(),
+      close: () => {
+        over = true
+        body.off("data", onData).off("end", onEnd).off("error", onError)
+        this.source.off("close", onClose)
+        this.abandon()
+      }
+    }
+  })
 
   /** The body as it arrives (`ByteSource.toStream` over `bodySource`, marked with it). */
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
