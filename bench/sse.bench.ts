@@ -213,7 +213,6 @@ const main = async (): Promise<void> => {
       ` ratio = esp time / umg time per repetition (> 1: umg faster); MB = 2^20 bytes${quick ? " [quick]" : ""}\n`
   )
   console.log(`${pad("stream", 14)} ${pad("chunks", 10)} ${"umg MB/s".padStart(9)} ${"esp MB/s".padStart(9)}  ratio median (min–max)   bar`)
-  const rows: Array<string> = []
   // `SSE_BENCH_ONLY=text`: only the cells whose "stream / chunks" label contains `text`.
   const only = process.env.SSE_BENCH_ONLY
   for (const stream of Object.keys(streams)) {
@@ -248,7 +247,6 @@ const main = async (): Promise<void> => {
         r >= bar ? "≥" : "<"
       } ${bar.toFixed(1)}×  ${a.tally.events} events`
       console.log(line)
-      rows.push(line)
     }
   }
   console.log(`\n(${names.umg} vs ${names.esp}; events and data length checked equal in every cell)`)
