@@ -111,35 +111,24 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     return Option.fromNullable(this.source.socket?.remoteAddress)
   }
 
-  /** The whole body, read once and kept for `arrayBuffer`, `text` and `json`. */
+  /** The whole body, read once (through `bodySource`) and kept for `arrayBuffer`, `text` and `json`. */
   private get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
     if (this.whole !== undefined) return Effect.succeed(this.whole)
     return Effect.async<Uint8Array, HttpClientError.ResponseError>((resume) => {
-      const parts: Array<Buffer> = []
-      const body = this.body
-      const onData = (chunk: Buffer) => void parts.push(chunk)
-      const onEnd = () => {
-        cleanup()
-        this.whole = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
-        resume(Effect.succeed(this.whole))
-      }
-      const onError = (cause: unknown) => {
-        cleanup()
-        resume(Effect.fail(this.fail(cause)))
-      }
-      const onClose = () => {
-        if (!this.source.complete) onError(new Error("the connection closed before the answer's end"))
-      }
-      const cleanup = () => {
-        body.off("data", onData).off("end", onEnd).off("error", onError)
-        this.source.off("close", onClose)
-      }
-      body.on("data", onData).on("end", onEnd).on("error", onError)
-      this.source.on("close", onClose)
-      return Effect.sync(() => {
-        cleanup()
-        this.abandon()
+      const parts: Array<Uint8Array> = []
+      const flow = this.openBody({
+        chunk: (chunk) => void parts.push(chunk),
+        end: () => {
+          flow.close()
+          this.whole = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+          resume(Effect.succeed(this.whole))
+        },
+        fail: (error) => {
+          flow.close()
+          resume(Effect.fail(error))
+        }
       })
+      return Effect.sync(() => flow.close())
     })
   }
 
@@ -171,7 +160,10 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   /** The body as callbacks straight from the socket's events (what the SSE decoder reads). */
-  readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = ByteSource.fromOpen((sink): ByteSource.ByteFlow => {
+  readonly bodySource: ByteSource.ByteSource<HttpClientError.ResponseError> = ByteSource.fromOpen((sink) => this.openBody(sink))
+
+  /** Starts the body into a sink: its listeners, removed (and the connection released) by `close`. */
+  private openBody(sink: ByteSource.ByteSink<HttpClientError.ResponseError>): ByteSource.ByteFlow {
     const body = this.body
     let over = false
     const onData = (chunk: Buffer) => void sink.chunk(chunk)
@@ -200,7 +192,7 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
         this.abandon()
       }
     }
-  })
+  }
 
   /** The body as it arrives (`ByteSource.toStream` over `bodySource`, marked with it). */
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
