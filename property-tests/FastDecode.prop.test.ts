@@ -111,10 +111,23 @@ describe("the fast decoding path", () => {
       ["nested default", Schema.Struct({ inner: Schema.Struct({ n: Schema.optionalWith(Schema.Number, { default: () => 1 }) }) })],
       ["renamed", Schema.Struct({ b: Schema.propertySignature(Schema.String).pipe(Schema.fromKey("b_raw")), c: Schema.optional(Schema.Boolean) })],
       ["made required", Schema.Struct({ d: Schema.optionalToRequired(Schema.String, Schema.String, { decode: (o) => (o._tag === "Some" ? o.value : "none"), encode: (s) => ({ _tag: "Some", value: s }) as never }) })],
-      ["null or anything", Schema.Struct({ x: Schema.NullOr(Schema.Unknown), y: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))) })]
+      ["null or anything", Schema.Struct({ x: Schema.NullOr(Schema.Unknown), y: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))) })],
+      // Members that accept the same input with different values: the Schema's order decides.
+      ["tagged member after an untagged one", Schema.Union(Schema.Struct({ type: Schema.String }), Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number }))],
+      ["overlapping untagged members", Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number }))]
     ]
     // Each shape is decoded by the fast path itself often enough, not only handed to the Schema.
     for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200).matches, name).toBeGreaterThan(20)
+  })
+
+  it("takes the union member the Schema takes: a tagged member before an untagged one that also accepts", () => {
+    const schema = Schema.Union(Schema.Struct({ type: Schema.String }), Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number }))
+    const fast = FastDecode.compile(schema.ast)
+    const input = { type: "a", v: 1 }
+    expect(Schema.decodeUnknownSync(schema)(input)).toEqual({ type: "a", v: 1 })
+    expect(fast(input)).toEqual({ type: "a", v: 1 })
+    // Another tag: only the untagged member accepts it, and drops `v`.
+    expect(fast({ type: "b", v: 1 })).toEqual({ type: "b" })
   })
 
   it("decodes a messages text delta itself, and leaves a mismatch to the Schema", () => {

@@ -8,7 +8,7 @@
  * whose input more than one member accepts, or anything else it does not model. Measured on the messages stream's
  * events: about a tenth of the Schema's decoding time for a text delta.
  */
-import { Either, Option, SchemaAST as AST } from "effect"
+import { Either, Option, ParseResult, SchemaAST as AST } from "effect"
 
 /** The fast path's answer when the input does not match (the Schema's own decode then says why). */
 export const NoMatch: unique symbol = Symbol.for("umg/core/FastDecode/NoMatch")
@@ -19,6 +19,23 @@ type Result = unknown
 type Fast = (input: unknown) => Result
 
 const unknownAlways: Fast = () => Unknown
+
+/** The options every declaration and refinement is called with: the Schema's defaults. */
+const noOptions: AST.ParseOptions = {}
+
+/**
+ * The order in which the Schema's own union decoding tries its members (`ParseResult.getSearchTree`:
+ * by the literal tags the input carries, then the untagged members), taken from Effect itself so the
+ * fast path follows the very same rule; exported by Effect's module but left out of its typings, so
+ * looked up, and without it unions fall back to trying every member.
+ */
+interface SearchTree {
+  readonly keys: { readonly [key: PropertyKey]: { readonly buckets: { readonly [literal: string]: ReadonlyArray<AST.AST> } } }
+  readonly otherwise: ReadonlyArray<AST.AST>
+}
+const searchTreeOf = ((ParseResult as unknown as { getSearchTree?: unknown }).getSearchTree ?? undefined) as
+  | ((members: ReadonlyArray<AST.AST>, isDecoding: boolean) => SearchTree)
+  | undefined
 const hasOwn = Object.prototype.hasOwnProperty
 
 const isPlainRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -64,26 +81,57 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
         const out = from(input)
         if (out === NoMatch || out === Unknown) return out
         try {
-          return Option.isNone(ast.filter(out, {}, ast)) ? out : NoMatch
+          return Option.isNone(ast.filter(out, noOptions, ast)) ? out : NoMatch
         } catch {
           return Unknown
         }
       }
     }
     case "Union": {
-      const members = ast.types.map((member) => compileWith(member, memo))
-      // The one member that accepts the input; two that give different values leave the choice to the Schema.
-      return (input) => {
-        let found: Result = NoMatch
+      const compiled = new Map(ast.types.map((member) => [member, compileWith(member, memo)] as const))
+      const tree = searchTreeOf?.(ast.types, true)
+      if (tree === undefined) {
+        // Without the Schema's own member order: the one member that accepts the input; two that
+        // give different values leave the choice to the Schema.
+        const members = [...compiled.values()]
+        return (input) => {
+          let found: Result = NoMatch
+          for (const member of members) {
+            const out = member(input)
+            if (out === Unknown) return Unknown
+            if (out === NoMatch) continue
+            // Two members giving the very same value (`null` for a `NullOr(Unknown)`) leave no choice.
+            if (found !== NoMatch && found !== out) return Unknown
+            found = out
+          }
+          return found
+        }
+      }
+      // The Schema's own order: the members whose literal (a `type` tag) the input carries, then the
+      // members without one; the first that accepts the input is the answer, as in the Schema.
+      const byKey = Reflect.ownKeys(tree.keys).map((key) => ({
+        key,
+        buckets: new Map(Object.entries(tree.keys[key]!.buckets).map(([literal, members]) => [literal, members.map((m) => compiled.get(m)!)] as const))
+      }))
+      const otherwise = tree.otherwise.map((m) => compiled.get(m)!)
+      const first = (members: ReadonlyArray<Fast>, input: unknown): Result => {
         for (const member of members) {
           const out = member(input)
-          if (out === Unknown) return Unknown
-          if (out === NoMatch) continue
-          // Two members giving the very same value (`null` for a `NullOr(Unknown)`) leave no choice.
-          if (found !== NoMatch && found !== out) return Unknown
-          found = out
+          if (out !== NoMatch) return out
         }
-        return found
+        return NoMatch
+      }
+      return (input) => {
+        if (byKey.length > 0 && typeof input === "object" && input !== null) {
+          for (const { key, buckets } of byKey) {
+            if (!hasOwn.call(input, key)) continue
+            const bucket = buckets.get(String((input as Record<PropertyKey, unknown>)[key]))
+            if (bucket === undefined) continue
+            const out = first(bucket, input)
+            if (out !== NoMatch) return out
+          }
+        }
+        return first(otherwise, input)
       }
     }
     case "TupleType": {
@@ -178,7 +226,7 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       }
       return (input) => {
         try {
-          const result = parse(input, {}, ast)
+          const result = parse(input, noOptions, ast)
           return Either.isEither(result) ? (Either.isRight(result) ? result.right : NoMatch) : Unknown
         } catch {
           return Unknown
@@ -195,7 +243,7 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
         const decoded = from(input)
         if (decoded === NoMatch || decoded === Unknown) return decoded
         try {
-          const result: unknown = decode(decoded, {}, ast, input)
+          const result: unknown = decode(decoded, noOptions, ast, input)
           if (!Either.isEither(result)) return Unknown
           return Either.isRight(result) ? to(result.right) : NoMatch
         } catch {
@@ -223,35 +271,42 @@ const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.
   // The decoded side already holds type-side values: only the moved or defaulted ones are checked
   // against the type side (walking the whole struct twice, as the Schema does, doubled the cost).
   const target = ast.to._tag === "TypeLiteral" ? ast.to : undefined
-  const typeOf = new Map<string, Fast>()
-  const required = new Set<string>()
+  const plan: Array<{ readonly from: string; readonly to: string; readonly decode: (o: Option.Option<unknown>) => Option.Option<unknown>; readonly type: Fast; readonly required: boolean }> = []
   for (const step of steps) {
     const signature = target?.propertySignatures.find((p) => p.name === step.to)
     if (signature === undefined) return unknownAlways
-    typeOf.set(step.to as string, compileWith(signature.type, memo))
-    if (!signature.isOptional) required.add(step.to as string)
+    plan.push({ from: step.from as string, to: step.to as string, decode: step.decode, type: compileWith(signature.type, memo), required: !signature.isOptional })
   }
   return (input) => {
     const decoded = from(input)
     if (decoded === NoMatch || decoded === Unknown) return decoded
     if (!isPlainRecord(decoded)) return Unknown
-    // A fresh object (the decoded side may be the parsed input itself), built without `delete`.
-    const out: Record<string, unknown> = {}
-    for (const key in decoded) if (hasOwn.call(decoded, key) && !fromKeys.has(key)) out[key] = decoded[key]
+    // The decoded side itself while every step keeps its key and value (a default whose key is
+    // there); a fresh object, built without `delete`, from the first step that moves or fills one.
+    let out: Record<string, unknown> | undefined
     try {
-      for (const step of steps) {
-        const name = step.from as string
-        const moved = step.decode(hasOwn.call(decoded, name) ? Option.some(decoded[name]) : Option.none())
+      for (let i = 0; i < plan.length; i++) {
+        const step = plan[i]!
+        const has = hasOwn.call(decoded, step.from)
+        const moved = step.decode(has ? Option.some(decoded[step.from]) : Option.none())
+        let value: unknown
         if (Option.isSome(moved)) {
-          const value = typeOf.get(step.to as string)!(moved.value)
+          value = step.type(moved.value)
           if (value === NoMatch || value === Unknown) return value
-          out[step.to as string] = value
-        } else if (required.has(step.to as string)) return Unknown
+        } else if (step.required) return Unknown
+        if (out === undefined) {
+          if (Option.isSome(moved) && has && step.to === step.from && value === decoded[step.from]) continue
+          out = {}
+          for (const key in decoded) if (hasOwn.call(decoded, key) && !fromKeys.has(key)) out[key] = decoded[key]
+          // The steps before this one kept their key and value.
+          for (let j = 0; j < i; j++) out[plan[j]!.to] = decoded[plan[j]!.to]
+        }
+        if (Option.isSome(moved)) out[step.to] = value
       }
     } catch {
       return Unknown
     }
-    return out
+    return out ?? decoded
   }
 }
 

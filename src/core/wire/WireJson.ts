@@ -193,8 +193,8 @@ export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, family: Family, wh
   const decode = Schema.decodeUnknownEither(schema)
   // Compiled from the Schema's AST on first use; the Schema decodes whatever it cannot tell.
   let fast: ((input: unknown) => unknown) | undefined
+  const fail = (message: string) => Either.left(new DecodeError({ family, what, message: `${what}: ${message}` }))
   return (input: unknown, options?: DecodeOptions): Either.Either<A, DecodeError> => {
-    const fail = (message: string) => Either.left(new DecodeError({ family, what, message: `${what}: ${message}` }))
     const maxDepth = maxDepthOf(options)
     try {
       // A tree `parseJsonText` just parsed and found clean is decoded as it is: no walk, no copy.
