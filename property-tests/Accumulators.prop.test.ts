@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { accumulateChat } from "../src/core/text/chat/ChatAccumulator.js"
 import { type ChatStreamEvent, decodeChatCompletion, decodeChatEventEither } from "../src/core/text/chat/ChatResponse.js"
-import { accumulateMessages } from "../src/core/text/messages/MessagesAccumulator.js"
+import { accumulateMessages, initialMessagesSnapshot, messagesFolder, type MessagesSnapshot, stepMessages } from "../src/core/text/messages/MessagesAccumulator.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../src/core/text/messages/MessagesEvents.js"
 import { decodeMessage } from "../src/core/text/messages/MessagesResponse.js"
 import { accumulateNative } from "../src/core/text/native/NativeAccumulator.js"
@@ -182,6 +182,63 @@ describe("Accumulators", () => {
         const result = accumulateMessages(events)
         expect(Either.isEither(result)).toBe(true)
       })
+    )
+  })
+
+  it("fold a whole messages stream in one draft as one step per event does, and never change a snapshot handed out", () => {
+    const pool: Array<MessagesEvent> = [
+      { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t", name: "f", input: {} } },
+      { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+      { type: "content_block_start", index: 2, content_block: { type: "thinking", thinking: "", signature: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":' } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "1}" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "x" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "y" } },
+      { type: "content_block_delta", index: 1, delta: { type: "citations_delta", citation: { type: "char_location", cited_text: "c" } } },
+      { type: "content_block_delta", index: 2, delta: { type: "thinking_delta", thinking: "t" } },
+      { type: "content_block_delta", index: 2, delta: { type: "signature_delta", signature: "s" } },
+      { type: "content_block_delta", index: 1, delta: { type: "future_delta", x: 1 } as never },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_stop", index: 1 },
+      { type: "content_block_stop", index: 2 },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2, cache_read_input_tokens: 4 } },
+      { type: "message_stop" },
+      { type: "ping" }
+    ]
+    // Streams in a valid order (start, three blocks, their deltas interleaved, stops, stop), and streams
+    // in any order at all (mostly failing early, with the partial snapshot).
+    const [start, tool, text, thinking] = pool
+    const deltas = pool.filter((e) => e.type === "content_block_delta" || e.type === "ping")
+    const closing = pool.filter((e) => e.type === "content_block_stop" || e.type === "message_delta" || e.type === "message_stop")
+    const valid = fc.array(fc.constantFrom(...deltas), { maxLength: 34 }).map((middle) => [start!, tool!, text!, thinking!, ...middle, ...closing])
+    const anyOrder = fc.array(fc.constantFrom(...pool.slice(1)), { maxLength: 40 }).map((rest) => [start!, ...rest])
+    const stream = fc.oneof(valid, anyOrder)
+    fc.assert(
+      fc.property(stream, fc.array(fc.boolean(), { minLength: 42, maxLength: 42 }), (events, takes) => {
+        const folder = messagesFolder(initialMessagesSnapshot)
+        let reference: MessagesSnapshot = initialMessagesSnapshot
+        const handedOut: Array<[MessagesSnapshot, MessagesSnapshot]> = []
+        for (const [i, event] of events.entries()) {
+          const failure = folder.push(event)
+          const step = stepMessages(reference, event)
+          if (Either.isLeft(step)) {
+            expect(failure?.message).toBe(step.left.message)
+            expect(failure?.partial).toEqual(step.left.partial)
+            break
+          }
+          expect(failure).toBeUndefined()
+          reference = step.right
+          if (takes[i] === true) {
+            const snapshot = folder.snapshot()
+            expect(snapshot).toEqual(reference)
+            handedOut.push([snapshot, structuredClone(snapshot)])
+          }
+        }
+        expect(folder.snapshot()).toEqual(reference)
+        for (const [snapshot, copy] of handedOut) expect(snapshot).toEqual(copy)
+      }),
+      { numRuns: 300 }
     )
   })
 

@@ -8,7 +8,7 @@ import { Chunk, Effect, Either, Option, type Scope, Stream } from "effect"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
 import * as LeanStream from "./LeanStream.js"
-import type { Accumulator } from "../core/text/Accumulator.js"
+import { type Accumulator, folderOf } from "../core/text/Accumulator.js"
 import { DecodeError, IncompleteStream, TimeoutError, TransportError, type Family } from "../core/errors/GatewayError.js"
 import { createSseParser, type SseEvent } from "../core/wire/Sse.js"
 
@@ -22,10 +22,10 @@ export interface SseStreamSpec<Event, Snapshot, Final> {
   /** Records that end the stream but carry no event (e.g. `data: [DONE]`): reading stops, nothing is emitted. */
   readonly isTerminator?: (record: SseEvent) => boolean
   /**
-   * The event after which nothing more is read (`snapshot` already includes it); `undefined`: the
-   * stream ends when the server ends it.
+   * The event after which nothing more is read (`snapshot()`, the state so far, already includes it;
+   * read it only when the event alone cannot tell); `undefined`: the stream ends when the server ends it.
    */
-  readonly isFinal?: (event: Event, snapshot: Snapshot) => boolean
+  readonly isFinal?: (event: Event, snapshot: () => Snapshot) => boolean
   readonly accumulator: Accumulator<Event, Snapshot, Final>
 }
 
@@ -89,7 +89,8 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       const bytes = yield* open
       const clock = yield* Effect.clock
       const acc = spec.accumulator
-      let snapshot = acc.initial
+      // One folder for the whole stream: the snapshot is only read for the end, a failure or `isFinal`.
+      const folder = folderOf(acc)
       let started = false
       // `final`: the final event or a terminator came; `ended`: nothing more will be decoded.
       let final = false
@@ -115,16 +116,15 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
           failure = decoded.left
           return
         }
-        const next = acc.step(snapshot, decoded.right)
-        if (Either.isLeft(next)) {
-          failure = next.left
+        const misfit = folder.push(decoded.right)
+        if (misfit !== undefined) {
+          failure = misfit
           return
         }
-        snapshot = next.right
         pending.push(decoded.right)
         // The time of arrival is read once per chunk (in `chunk`), not once per event.
         arrived = true
-        if (spec.isFinal?.(decoded.right, snapshot) === true) final = true
+        if (spec.isFinal?.(decoded.right, folder.snapshot) === true) final = true
       }
       const parser = createSseParser({ onEvent: onRecord }, timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes })
 
@@ -132,7 +132,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       const finish = (): void => {
         if (failure === undefined && !final) parser.end()
         if (failure === undefined && !(final && spec.isFinal !== undefined)) {
-          const verdict = acc.finish(snapshot)
+          const verdict = acc.finish(folder.snapshot())
           if (Either.isLeft(verdict)) failure = verdict.left
         }
       }
@@ -167,7 +167,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
 
       const cut = (error: B): SseError<B> =>
         error instanceof TransportError && error.reason === "reset" && started
-          ? new IncompleteStream({ family: spec.family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: snapshot })
+          ? new IncompleteStream({ family: spec.family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: folder.snapshot() })
           : error
 
       flow = yield* ByteSource.of(bytes).start({

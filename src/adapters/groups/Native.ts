@@ -45,7 +45,7 @@ export const nativeStreamSpec: SseStreamSpec<NativeChunk, NativeSnapshot, Genera
   decode: decodeNativeChunkEither,
   isKeepAlive: (record) => record.event === "ping",
   isFinal: (_chunk, snapshot) => {
-    const candidates = snapshot.candidates ?? []
+    const candidates = snapshot().candidates ?? []
     return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
   },
   accumulator: nativeAccumulator

@@ -25,7 +25,52 @@ export interface Accumulator<Event, Snapshot, Final> {
   readonly initial: Snapshot
   readonly step: (snapshot: Snapshot, event: Event) => Step<Snapshot>
   readonly finish: (snapshot: Snapshot) => Step<Final>
+  /**
+   * A folder of its own, starting at a snapshot: for accumulators whose `step` is derived from one
+   * (a draft changed in place between snapshots). Without it, `folderOf` folds with `step`.
+   */
+  readonly folder?: (from: Snapshot) => Folder<Event, Snapshot>
 }
+
+/**
+ * A fold owned by one consumer that reads the snapshot only now and then (a transport wanting the
+ * final or partial value, not every intermediate one). `push` applies an event, or returns why it
+ * does not fit (an `IncompleteStream` whose `partial` is the snapshot before it; the folder is then
+ * left as it was). `snapshot()` is the state so far, immutable: later events never change it.
+ * @category models
+ */
+export interface Folder<Event, Snapshot> {
+  readonly push: (event: Event) => IncompleteStream | undefined
+  readonly snapshot: () => Snapshot
+}
+
+/** The accumulator's folder from its initial snapshot: its own, else one over `step`. @category constructors */
+export const folderOf = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Folder<Event, Snapshot> => {
+  if (acc.folder !== undefined) return acc.folder(acc.initial)
+  let snapshot = acc.initial
+  return {
+    push: (event) => {
+      const next = acc.step(snapshot, event)
+      if (Either.isLeft(next)) return next.left
+      snapshot = next.right
+      return undefined
+    },
+    snapshot: () => snapshot
+  }
+}
+
+/**
+ * The pure step of a folder-made accumulator: a folder from `snapshot`, one event, its snapshot. One
+ * rule for both uses: the folder's `push`.
+ * @category constructors
+ */
+export const stepOf =
+  <Event, Snapshot>(folder: (from: Snapshot) => Folder<Event, Snapshot>) =>
+  (snapshot: Snapshot, event: Event): Step<Snapshot> => {
+    const draft = folder(snapshot)
+    const failure = draft.push(event)
+    return failure === undefined ? Either.right(draft.snapshot()) : Either.left(failure)
+  }
 
 /** The seed of a `scan`: the accumulator's initial snapshot as a successful step. @category constructors */
 export const seed = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Step<Snapshot> => Either.right(acc.initial)
@@ -55,14 +100,23 @@ export const foldAll = <Event, Snapshot, Final>(
   acc: Accumulator<Event, Snapshot, Final>,
   events: Iterable<Event>
 ): Step<Final> => {
-  let snapshot = acc.initial
+  const folder = folderOf(acc)
   for (const event of events) {
-    const next = acc.step(snapshot, event)
-    if (Either.isLeft(next)) return Either.left(next.left)
-    snapshot = next.right
+    const failure = folder.push(event)
+    if (failure !== undefined) return Either.left(failure)
   }
-  return acc.finish(snapshot)
+  return acc.finish(folder.snapshot())
 }
+
+/** The failure of a fold; `partial` is the snapshot before the offending event. @category constructors */
+export const incompleteStream = (
+  family: Family,
+  reason: IncompleteStream["reason"],
+  message: string,
+  partial: unknown,
+  errorType?: string
+): IncompleteStream =>
+  new IncompleteStream(errorType === undefined ? { family, reason, message, partial } : { family, reason, message, partial, errorType })
 
 /** Builds the failure of a step; `partial` is the snapshot before the offending event. @category constructors */
 export const incomplete = (
@@ -71,10 +125,7 @@ export const incomplete = (
   message: string,
   partial: unknown,
   errorType?: string
-): Either.Either<never, IncompleteStream> =>
-  Either.left(
-    new IncompleteStream(errorType === undefined ? { family, reason, message, partial } : { family, reason, message, partial, errorType })
-  )
+): Either.Either<never, IncompleteStream> => Either.left(incompleteStream(family, reason, message, partial, errorType))
 
 /** Replaces one element of a readonly array, returning a new array (the others are shared). @category combinators */
 export const replaceAt = <A>(items: ReadonlyArray<A>, index: number, item: A): ReadonlyArray<A> => {
