@@ -109,34 +109,33 @@ export const of = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => ma
 
 /**
  * A stream's pull over state that callbacks fill: `take()` says what the consumer gets now (a chunk,
- * the end or a failure) or `undefined` to wait; `wake()`, called after the state changed, resumes a
- * waiting pull with what `take()` then gives. The one hand-over between a source's callbacks and a
- * stream's consumer (`toStream`, and the SSE decoder's events).
+ * the end or a failure) or `undefined` to wait, and `ready()` whether it would give something;
+ * `wake()`, called after the state changed, resumes a waiting pull when there is something to take.
+ * The one hand-over between a source's callbacks and a stream's consumer (`toStream`, and the SSE
+ * decoder's events).
+ *
+ * A waiting pull is resumed with the pull itself, so what is ready is taken by the resumed fiber: a
+ * pull interrupted while it waited (Effect then ignores its resume) takes nothing, and nothing is
+ * lost for the next one. That spares the wait a canceler, which costs every pull an interruptible
+ * region of its own (measured ~3.6 µs of ~10 µs per pull).
  * @category constructors
  */
-export const handoff = <A, E>(take: () => Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> | undefined) => {
+export const handoff = <A, E>(take: () => Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> | undefined, ready: () => boolean) => {
   let waiting: ((next: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>) => void) | undefined
+  const wait = Effect.async<Chunk.Chunk<A>, Option.Option<E>>((resume) => {
+    waiting = resume
+  })
+  const pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> = Effect.suspend(() => take() ?? wait)
   return {
     /** Whether a pull is waiting. */
     waiting: (): boolean => waiting !== undefined,
     wake: (): void => {
       const resume = waiting
-      if (resume === undefined) return
-      const next = take()
-      if (next === undefined) return
+      if (resume === undefined || !ready()) return
       waiting = undefined
-      resume(next)
+      resume(pull)
     },
-    pull: Effect.suspend(
-      () =>
-        take() ??
-        Effect.async<Chunk.Chunk<A>, Option.Option<E>>((resume) => {
-          waiting = resume
-          return Effect.sync(() => {
-            waiting = undefined
-          })
-        })
-    )
+    pull
   }
 }
 
@@ -174,7 +173,7 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
         if (done) return Effect.fail(Option.none())
         return undefined
       }
-      const { pull, wake, waiting } = handoff(take)
+      const { pull, wake, waiting } = handoff(take, () => chunks.length > 0 || Option.isSome(failure) || done)
       flow = yield* source.start({
         chunk: (bytes) => {
           chunks.push(bytes)

@@ -163,7 +163,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         return undefined
       }
 
-      const { pull, wake: notify } = ByteSource.handoff(take)
+      const { pull, wake: notify } = ByteSource.handoff(take, () => pending.length > 0 || (failure !== undefined && !failed) || ended)
 
       const cut = (error: B): SseError<B> =>
         error instanceof TransportError && error.reason === "reset" && started

@@ -1,0 +1,58 @@
+// The hand-over between a body's callbacks and a stream's consumer: a pull interrupted while it
+// waits (a timeout around one pull) takes nothing, so what arrives next is there for the next pull.
+import { Chunk, Effect, Option, Stream } from "effect"
+import { describe, expect, it } from "vitest"
+import * as ByteSource from "../../src/adapters/ByteSource.js"
+
+/** A source the test feeds by hand. */
+const manual = () => {
+  let sink: ByteSource.ByteSink<string> | undefined
+  const source = ByteSource.fromOpen<string>((s) => {
+    sink = s
+    return { pause: () => {}, resume: () => {}, close: () => {} }
+  })
+  return { source, sink: () => sink! }
+}
+
+const bytes = (...xs: Array<number>) => new Uint8Array(xs)
+
+describe("ByteSource.toStream", () => {
+  it("loses nothing when a waiting pull is interrupted: the next pull gets what arrived after", async () => {
+    const { source, sink } = manual()
+    const got = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const pull = yield* Stream.toPull(ByteSource.toStream(source))
+          // Nothing has arrived: the pull waits, and the timeout interrupts it.
+          const first = yield* Effect.timeoutOption(pull, "20 millis")
+          expect(Option.isNone(first)).toBe(true)
+          // Arrives while no pull waits (the interrupted one must not take it).
+          sink().chunk(bytes(1, 2))
+          const second = yield* pull
+          sink().chunk(bytes(3))
+          sink().end()
+          const third = yield* pull
+          const end = yield* Effect.either(pull)
+          return { second: Chunk.toReadonlyArray(second), third: Chunk.toReadonlyArray(third), ended: end._tag === "Left" && Option.isNone(end.left) }
+        })
+      )
+    )
+    expect(got.second).toEqual([bytes(1, 2)])
+    expect(got.third).toEqual([bytes(3)])
+    expect(got.ended).toBe(true)
+  })
+
+  it("resumes a waiting pull only when there is something to take", async () => {
+    const { source, sink } = manual()
+    const got = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const pull = yield* Stream.toPull(ByteSource.toStream(source))
+          setTimeout(() => sink().chunk(bytes(7)), 5)
+          return Chunk.toReadonlyArray(yield* pull)
+        })
+      )
+    )
+    expect(got).toEqual([bytes(7)])
+  })
+})
