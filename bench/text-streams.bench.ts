@@ -16,6 +16,9 @@
  * - raw fetch: `fetch` + eventsource-parser's callback API + `JSON.parse` (the baseline);
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (umg may
  *   use node:http in Node, so both baselines are shown);
+ * - Effect floor: the raw node:http baseline's events as an Effect `Stream` (one pull per read, a chunk
+ *   of that read's events), consumed like umg's with `Stream.runForEach` — what any Effect stream of
+ *   these events costs, before umg's own work (bytes to events, validation, the fold, time limits);
  * - official SDK: `@anthropic-ai/sdk` `messages.create({ stream: true })` / `openai`
  *   `chat.completions.create({ stream: true })`, the raw events iterated;
  * - umg Effect: `Gateway.layer(...)`, `gateway.messages.stream(body)` / `gateway.chat.stream(body)`
@@ -38,18 +41,22 @@ const REPS = Math.max(1, Number(process.env.TEXT_STREAMS_REPS ?? (QUICK ? 2 : 5)
 /** Big reads: streams to warm up, streams measured (2,000 deltas each). */
 const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 20, measured: 40, deltas: 2_000 }
 /**
- * One event per read: one warm-up stream in this delivery (the per-read path is not the big-read one,
- * and a cold first stream costs twice the CPU per event), then the measured streams (2.5 s each at
- * 2,000 deltas: the 1 ms gaps, not the CPU, set the time).
+ * One event per read: warm-up streams in this delivery (the per-read path is not the big-read one),
+ * as many and as long as the measured ones, then the measured streams (2.5 s each at 2,000 deltas:
+ * the 1 ms gaps, not the CPU, set the time). With one 1,000-delta warm-up stream, the measured window
+ * still held the optimizing compiler's background work on the process's first ~4,000 events (umg:
+ * ~300 optimizations and ~30 deoptimizations in its first stream, a few after its third); the same
+ * warm-up for every contender measures each one's steady state, as the requests bench does.
  */
-const PER_EVENT = QUICK ? { warmDeltas: 300, measured: 1, deltas: 400 } : { warmDeltas: 1_000, measured: 2, deltas: 2_000 }
+const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
-const CONTENDERS = ["fetch", "node:http", "sdk", "effect", "rx"] as const
+const CONTENDERS = ["fetch", "node:http", "sdk", "floor", "effect", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   fetch: "raw fetch + eventsource-parser + JSON.parse",
   "node:http": "raw node:http + eventsource-parser + JSON.parse",
   sdk: "official SDK (@anthropic-ai/sdk / openai)",
+  floor: "Effect floor: raw node:http + eventsource-parser + JSON.parse as an Effect Stream",
   effect: "umg Effect",
   rx: "umg rx"
 }
@@ -96,6 +103,11 @@ const touchRaw = (t: Tally, family: Family, data: string): void => {
 
 // ---- the contenders (worker side) ----
 
+/** One pull of the Effect floor's stream. */
+type FloorPull = import("effect").Effect.Effect<import("effect").Chunk.Chunk<unknown>, import("effect").Option.Option<never>>
+/** The Effect floor's stand-in for `data: [DONE]`. */
+const DONE = Symbol("done")
+
 type StreamOnce = (family: Family, t: Tally) => Promise<void>
 
 const makeContender = async (contender: Contender, baseUrl: string): Promise<StreamOnce> => {
@@ -133,6 +145,59 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
         await once(res, "end")
         parser.feed(decoder.decode())
       }
+    }
+    case "floor": {
+      // What any Effect stream of these events costs when consumed with `Stream.runForEach`: the raw
+      // node:http baseline's work, its events handed to one pull (a chunk of what each read gave).
+      const { Chunk, Effect, Option, Stream } = await import("effect")
+      const { createParser } = await import("eventsource-parser")
+      const agent = new Agent({ keepAlive: true })
+      const events = (family: Family) =>
+        Stream.unwrap(
+          Effect.promise(async () => {
+            const { url, body } = target(family)
+            const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } })
+            req.end(body)
+            const [res] = (await once(req, "response")) as [import("node:http").IncomingMessage]
+            if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
+            let pending: Array<unknown> = []
+            let done = false
+            let waiting: ((next: FloorPull) => void) | undefined
+            const decoder = new TextDecoder()
+            const parser = createParser({ onEvent: (event) => void pending.push(event.data === "[DONE]" ? DONE : JSON.parse(event.data)) })
+            const ready = () => pending.length > 0 || done
+            const take = (): FloorPull => {
+              if (pending.length === 0) return Effect.fail(Option.none())
+              const out = Chunk.unsafeFromArray(pending)
+              pending = []
+              return Effect.succeed(out)
+            }
+            const wake = () => {
+              const resume = waiting
+              if (resume === undefined || !ready()) return
+              waiting = undefined
+              resume(take())
+            }
+            res.on("data", (chunk: Buffer) => {
+              parser.feed(decoder.decode(chunk, { stream: true }))
+              wake()
+            })
+            res.on("end", () => {
+              done = true
+              wake()
+            })
+            const wait: FloorPull = Effect.async((resume) => {
+              waiting = resume
+            })
+            return Stream.repeatEffectChunkOption(Effect.suspend(() => (ready() ? take() : wait)))
+          })
+        )
+      return (family, t) =>
+        Effect.runPromise(
+          Stream.runForEach(events(family), (value) =>
+            Effect.sync(() => (value === DONE ? void t.events++ : family === "messages" ? touchMessages(t, value as MessagesEventLike) : touchChat(t, value as ChatChunkLike)))
+          )
+        )
     }
     case "sdk": {
       const { default: Anthropic } = await import("@anthropic-ai/sdk")
@@ -192,7 +257,7 @@ const runContender = async (): Promise<void> => {
   const route = (family: Family) => (family === "messages" ? "POST /v1/messages" : "POST /v1/chat/completions")
   const cells: Array<CellResult> = []
   for (const cell of CELLS) {
-    const plan = cell.delivery === "big" ? { ...BIG, warmDeltas: BIG.deltas } : { ...PER_EVENT, warm: 1 }
+    const plan = cell.delivery === "big" ? { ...BIG, warmDeltas: BIG.deltas } : PER_EVENT
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.warmDeltas })
     for (let i = 0; i < plan.warm; i++) await stream(cell.family, plan.warmDeltas)
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.deltas })
