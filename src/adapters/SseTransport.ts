@@ -1,8 +1,9 @@
 /**
  * Server-sent events over an HTTP body: bytes → the core's SSE parser → one Schema decode per
- * event → the family's pure accumulator, with a first-event and an idle time limit that pings and
- * comments do not satisfy, a typed `IncompleteStream` (with everything received) when the stream is
- * cut or ends before its final event, and the connection released as soon as the final event arrives.
+ * event → the family's accumulator (one folder for the whole stream, `Accumulator.folderOf`), with a
+ * first-event and an idle time limit that pings and comments do not satisfy, a typed
+ * `IncompleteStream` (with everything received) when the stream is cut or ends before its final
+ * event, and the connection released as soon as the final event arrives.
  */
 import { Chunk, Effect, Either, Option, type Scope, Stream } from "effect"
 import * as ByteSource from "./ByteSource.js"
