@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { DecodeError } from "../src/core/errors/GatewayError.js"
-import { exceedsJsonDepth } from "../src/core/wire/JsonSafety.js"
+import { exceedsJsonDepth, parsedTreeDepth } from "../src/core/wire/JsonSafety.js"
 import { parseJsonText } from "../src/core/wire/WireJson.js"
 import { type DecoderCase, decoderCases, fill, findUnsafeKey, goodValueFor, HOLE, runDecoder } from "../test/support/coreDecoders.js"
 import { fingerprint, type Hostile, hostile, hostileText, runs } from "./hostile.js"
@@ -79,6 +79,27 @@ describe("the depth bound of the shared decode path", () => {
           expect(result).toMatchObject({ ok: false })
           expect(((result as { error: DecodeError }).error).message).toContain(`deeper than ${bound} levels`)
         } else expect(result).toMatchObject({ ok: true })
+      }),
+      { numRuns: runs() }
+    )
+  })
+
+  it("measures a parsed tree's depth as the general check does, or leaves it to that check", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 1, max: 9 }), fc.boolean(), (value, bound, poisoned) => {
+        const text = poisoned ? `{"a":${JSON.stringify(value)},"__proto__":{}}` : JSON.stringify(value)
+        const tree: unknown = JSON.parse(text)
+        const depth = parsedTreeDepth(tree, bound)
+        const unsafeKey = /"(__proto__|constructor|prototype)":/.test(text)
+        if (tree === null || typeof tree !== "object") expect(depth).toBe(0)
+        else if (unsafeKey || exceedsJsonDepth(tree, bound)) expect(depth).toBe(-1)
+        else {
+          // The deepest level itself: within it, and not within one less.
+          expect(exceedsJsonDepth(tree, depth)).toBe(false)
+          expect(exceedsJsonDepth(tree, depth - 1)).toBe(true)
+          // A bound beyond what the walk takes is left to the general checks.
+          expect(parsedTreeDepth(tree, 5_000)).toBe(-1)
+        }
       }),
       { numRuns: runs() }
     )

@@ -1,6 +1,6 @@
 /**
- * What makes a value safe to cross the wire, checked without recursion (so no input can overflow the
- * stack): nesting depth of decoded JSON, and whether a value given to a builder is one that
+ * What makes a value safe to cross the wire, checked without recursion deeper than a bound (so no
+ * input can overflow the stack): nesting depth of decoded JSON, and whether a value given to a builder is one that
  * `JSON.stringify` sends unchanged (no BigInt, function, symbol, `undefined` in an array, non-finite
  * number, cycle or shared-deep object, or nesting deeper than the bound).
  */
@@ -38,38 +38,45 @@ export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJs
 }
 
 /**
- * The nesting depth of a tree that `JSON.parse` just made, or `-1` when it holds a key that must not
- * reach a decoder (`__proto__`, `constructor`, `prototype`) or nests deeper than `maxDepth`. Such a
- * tree has no cycles, shared parts, getters or Proxies, so one plain walk with no bookkeeping answers
- * what `exceedsJsonDepth` and a sanitising copy would, at a fraction of their cost per stream event.
+ * The nesting depth of a tree that `JSON.parse` just made, or `-1` when the general checks must
+ * decide: it holds a key that must not reach a decoder (`__proto__`, `constructor`, `prototype`), it
+ * nests deeper than `maxDepth`, or `maxDepth` is beyond what this walk takes (over 1,024 levels). Such
+ * a tree has no cycles, shared parts, getters or Proxies, so one plain recursive walk, which allocates
+ * nothing, answers what `exceedsJsonDepth` and a sanitising copy would, at a fraction of their cost
+ * per stream event.
  * @category predicates
  */
 export const parsedTreeDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): number => {
   if (value === null || typeof value !== "object") return 0
-  const values: Array<unknown> = [value]
-  const depths: Array<number> = [1]
-  let deepest = 1
-  while (values.length > 0) {
-    const v = values.pop() as object
-    const depth = depths.pop()!
-    if (depth > maxDepth) return -1
-    if (depth > deepest) deepest = depth
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const item: unknown = v[i]
-        if (item !== null && typeof item === "object") {
-          values.push(item)
-          depths.push(depth + 1)
-        }
+  // The recursion goes as deep as the bound; a bound the call stack might not hold is left to the
+  // general checks (same answers, their cost).
+  return maxDepth > RECURSION_LIMIT ? -1 : depthBelow(value, 1, maxDepth)
+}
+
+/** The deepest bound `parsedTreeDepth` walks itself (a JS stack holds thousands of such frames). */
+const RECURSION_LIMIT = 1024
+
+/** `parsedTreeDepth` of an object at `depth` (1 for the root): its deepest level, or -1. */
+const depthBelow = (v: object, depth: number, maxDepth: number): number => {
+  if (depth > maxDepth) return -1
+  let deepest = depth
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i]
+      if (item !== null && typeof item === "object") {
+        const below = depthBelow(item, depth + 1, maxDepth)
+        if (below === -1) return -1
+        if (below > deepest) deepest = below
       }
-    } else {
-      for (const key in v) {
-        if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
-        const item = (v as Record<string, unknown>)[key]
-        if (item !== null && typeof item === "object") {
-          values.push(item)
-          depths.push(depth + 1)
-        }
+    }
+  } else {
+    for (const key in v) {
+      if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
+      const item = (v as Record<string, unknown>)[key]
+      if (item !== null && typeof item === "object") {
+        const below = depthBelow(item, depth + 1, maxDepth)
+        if (below === -1) return -1
+        if (below > deepest) deepest = below
       }
     }
   }
