@@ -62,10 +62,10 @@ const mutated = (base: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
   })
 
 /** Checks the fast path against the Schema on generated inputs; returns how often it answered. */
-const checkAgreement = (name: string, schema: Schema.Schema.AnyNoContext, numRuns = 60): { matches: number; total: number } => {
+const checkAgreement = (name: string, schema: Schema.Schema.AnyNoContext, numRuns = 60, generate = true): { matches: number; total: number } => {
   let matches = 0
   let total = 0
-  const fast = FastDecode.compile(schema.ast)
+  const fast = FastDecode.compile(schema.ast, { generate })
   const decode = Schema.decodeUnknownEither(schema)
   const values = encodedValues(schema)
   fc.assert(
@@ -88,7 +88,11 @@ const checkAgreement = (name: string, schema: Schema.Schema.AnyNoContext, numRun
   return { matches, total }
 }
 
-describe("the fast decoding path", () => {
+// Both forms of a struct's decoder: generated code, and the closure used where code cannot be made.
+describe.each([
+  ["generated structs", true],
+  ["closures only", false]
+] as const)("the fast decoding path (%s)", (_, generate) => {
   it("finds the core's Schemas (the check below is not empty)", () => {
     expect(schemas.length).toBeGreaterThan(40)
   })
@@ -97,7 +101,7 @@ describe("the fast decoding path", () => {
     let matches = 0
     let total = 0
     for (const [name, schema] of schemas) {
-      const counts = checkAgreement(name, schema)
+      const counts = checkAgreement(name, schema, 60, generate)
       matches += counts.matches
       total += counts.total
     }
@@ -117,12 +121,12 @@ describe("the fast decoding path", () => {
       ["overlapping untagged members", Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number }))]
     ]
     // Each shape is decoded by the fast path itself often enough, not only handed to the Schema.
-    for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200).matches, name).toBeGreaterThan(20)
+    for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200, generate).matches, name).toBeGreaterThan(20)
   })
 
   it("takes the union member the Schema takes: a tagged member before an untagged one that also accepts", () => {
     const schema = Schema.Union(Schema.Struct({ type: Schema.String }), Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number }))
-    const fast = FastDecode.compile(schema.ast)
+    const fast = FastDecode.compile(schema.ast, { generate })
     const input = { type: "a", v: 1 }
     expect(Schema.decodeUnknownSync(schema)(input)).toEqual({ type: "a", v: 1 })
     expect(fast(input)).toEqual({ type: "a", v: 1 })
@@ -131,14 +135,14 @@ describe("the fast decoding path", () => {
   })
 
   it("decodes a messages text delta itself, and leaves a mismatch to the Schema", () => {
-    const fast = FastDecode.compile(Text.MessagesContentBlockDelta.ast)
+    const fast = FastDecode.compile(Text.MessagesContentBlockDelta.ast, { generate })
     const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" }, extra: 1 }
     expect(fast(delta)).toEqual({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } })
     expect(fast({ ...delta, index: "0" })).toBe(FastDecode.NoMatch)
   })
 
   it("gives back the parsed tree itself when the Schema keeps all of it, and a copy when it drops a key", () => {
-    const fast = FastDecode.compile(Text.MessagesContentBlockDelta.ast)
+    const fast = FastDecode.compile(Text.MessagesContentBlockDelta.ast, { generate })
     const whole = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } }
     expect(fast(whole)).toBe(whole)
     const nestedExtra = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi", extra: 1 } }

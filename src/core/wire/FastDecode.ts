@@ -42,20 +42,26 @@ const hasOwn = Object.prototype.hasOwnProperty
 
 const isPlainRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const compileWith = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
-  const known = memo.get(ast)
+/** What one compilation shares: the compiled nodes, and whether structs may be generated as code. */
+interface Context {
+  readonly memo: Map<AST.AST, Fast>
+  readonly generate: boolean
+}
+
+const compileWith = (ast: AST.AST, ctx: Context): Fast => {
+  const known = ctx.memo.get(ast)
   if (known !== undefined) return known
   // A placeholder first, so that a recursive (suspended) schema refers to itself.
   let compiled: Fast = unknownAlways
   const self: Fast = (input) => compiled(input)
-  memo.set(ast, self)
-  compiled = build(ast, memo)
+  ctx.memo.set(ast, self)
+  compiled = build(ast, ctx)
   // Later uses call the compiled function directly (only a recursive schema keeps the indirection).
-  memo.set(ast, compiled)
+  ctx.memo.set(ast, compiled)
   return compiled
 }
 
-const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
+const build = (ast: AST.AST, ctx: Context): Fast => {
   switch (ast._tag) {
     case "StringKeyword":
       return (input) => (typeof input === "string" ? input : NoMatch)
@@ -75,10 +81,10 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
     case "Suspend": {
       // Resolved on first use (the suspended schema may not exist yet when this one is compiled).
       let target: Fast | undefined
-      return (input) => (target ??= compileWith(ast.f(), memo))(input)
+      return (input) => (target ??= compileWith(ast.f(), ctx))(input)
     }
     case "Refinement": {
-      const from = compileWith(ast.from, memo)
+      const from = compileWith(ast.from, ctx)
       return (input) => {
         const out = from(input)
         if (out === NoMatch || out === Unknown) return out
@@ -90,7 +96,7 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       }
     }
     case "Union": {
-      const compiled = new Map(ast.types.map((member) => [member, compileWith(member, memo)] as const))
+      const compiled = new Map(ast.types.map((member) => [member, compileWith(member, ctx)] as const))
       const tree = searchTreeOf?.(ast.types, true)
       if (tree === undefined) {
         // Without the Schema's own member order: the one member that accepts the input; two that
@@ -138,8 +144,8 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
     }
     case "TupleType": {
       if (ast.rest.length > 1) return unknownAlways
-      const elements = ast.elements.map((e) => ({ fast: compileWith(e.type, memo), optional: e.isOptional }))
-      const rest = ast.rest.length === 1 ? compileWith(ast.rest[0]!.type, memo) : undefined
+      const elements = ast.elements.map((e) => ({ fast: compileWith(e.type, ctx), optional: e.isOptional }))
+      const rest = ast.rest.length === 1 ? compileWith(ast.rest[0]!.type, ctx) : undefined
       return (input) => {
         if (!Array.isArray(input)) return NoMatch
         if (rest === undefined && input.length > elements.length) return NoMatch
@@ -173,9 +179,9 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
         return (input) => (input === null || input === undefined ? NoMatch : input)
       if (ast.indexSignatures.length > 1 || ast.indexSignatures.some((s) => s.parameter._tag !== "StringKeyword")) return unknownAlways
       if (ast.propertySignatures.some((p) => typeof p.name !== "string")) return unknownAlways
-      const properties = ast.propertySignatures.map((p) => ({ name: p.name as string, optional: p.isOptional, fast: compileWith(p.type, memo) }))
+      const properties = ast.propertySignatures.map((p) => ({ name: p.name as string, optional: p.isOptional, fast: compileWith(p.type, ctx) }))
       const expected = new Set(properties.map((p) => p.name))
-      const index = ast.indexSignatures.length === 1 ? compileWith(ast.indexSignatures[0]!.type, memo) : undefined
+      const index = ast.indexSignatures.length === 1 ? compileWith(ast.indexSignatures[0]!.type, ctx) : undefined
       /** A fresh object with the properties before `end` the input has (each decoded to itself). */
       const copyBefore = (input: Record<string, unknown>, end: number): Record<string, unknown> => {
         const out: Record<string, unknown> = {}
@@ -184,6 +190,10 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
           if (hasOwn.call(input, name)) out[name] = input[name]
         }
         return out
+      }
+      if (index === undefined && ctx.generate) {
+        const generated = generateStruct(ast.propertySignatures, properties, copyBefore)
+        if (generated !== undefined) return generated
       }
       return (input) => {
         if (!isPlainRecord(input)) return NoMatch
@@ -236,10 +246,10 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
       }
     }
     case "Transformation": {
-      if (ast.transformation._tag === "TypeLiteralTransformation") return typeLiteralTransformation(ast, ast.transformation, memo)
+      if (ast.transformation._tag === "TypeLiteralTransformation") return typeLiteralTransformation(ast, ast.transformation, ctx)
       if (ast.transformation._tag !== "FinalTransformation") return unknownAlways
-      const from = compileWith(ast.from, memo)
-      const to = compileWith(ast.to, memo)
+      const from = compileWith(ast.from, ctx)
+      const to = compileWith(ast.to, ctx)
       const decode = ast.transformation.decode
       return (input) => {
         const decoded = from(input)
@@ -260,16 +270,109 @@ const build = (ast: AST.AST, memo: Map<AST.AST, Fast>): Fast => {
 }
 
 /**
+ * The test a property's value passes when its type is a keyword, a literal, or a union of those: a JS
+ * expression over `v` (such a type decodes a value to the value itself). `undefined` for anything else.
+ */
+const inlineCheck = (ast: AST.AST, v: string): string | undefined => {
+  switch (ast._tag) {
+    case "StringKeyword":
+      return `typeof ${v} === "string"`
+    case "NumberKeyword":
+      return `typeof ${v} === "number"`
+    case "BooleanKeyword":
+      return `typeof ${v} === "boolean"`
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      return "true"
+    case "UndefinedKeyword":
+      return `${v} === undefined`
+    case "Literal": {
+      const literal = ast.literal
+      if (literal === null) return `${v} === null`
+      if (typeof literal === "string") return `${v} === ${JSON.stringify(literal)}`
+      if (typeof literal === "boolean") return `${v} === ${String(literal)}`
+      return typeof literal === "number" && Number.isFinite(literal) ? `${v} === ${String(literal)}` : undefined
+    }
+    case "Union": {
+      // Every member answers with the value itself, so the first that accepts gives what any would.
+      const members = ast.types.map((member) => inlineCheck(member, v))
+      return members.every((m) => m !== undefined) ? members.map((m) => `(${m})`).join(" || ") : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A struct's decoder as straight-line code: the loop of the closure above unrolled, with keyword and
+ * literal tests written in place instead of called, the same answers in the same order. About a
+ * third of the closure's time on the stream events. Property names and literals enter the code only
+ * through `JSON.stringify`. `undefined` where code cannot be made (`new Function` refused, as under a
+ * strict Content-Security-Policy): the closure decodes then.
+ */
+const generateStruct = (
+  signatures: ReadonlyArray<AST.PropertySignature>,
+  properties: ReadonlyArray<{ readonly name: string; readonly optional: boolean; readonly fast: Fast }>,
+  copyBefore: (input: Record<string, unknown>, end: number) => Record<string, unknown>
+): Fast | undefined => {
+  const lines: Array<string> = [
+    '"use strict";',
+    "return function (input) {",
+    "if (typeof input !== 'object' || input === null || Array.isArray(input)) return NoMatch;",
+    "let out, present = 0, has, raw, value;"
+  ]
+  properties.forEach((property, i) => {
+    const name = JSON.stringify(property.name)
+    const check = inlineCheck(signatures[i]!.type, "raw")
+    lines.push(`has = hasOwn.call(input, ${name});`)
+    lines.push(property.optional ? "if (has) {" : "{")
+    lines.push(`raw = input[${name}];`)
+    if (check !== undefined) {
+      lines.push(`if (!(${check})) return NoMatch;`)
+      lines.push("if (has) present++;")
+      lines.push(`if (out === undefined && !has) out = copyBefore(input, ${i});`)
+      lines.push(`if (out !== undefined) out[${name}] = raw;`)
+    } else {
+      lines.push(`value = fast[${i}](raw);`)
+      lines.push("if (value === NoMatch || value === Unknown) return value;")
+      lines.push("if (has) present++;")
+      lines.push(`if (out === undefined && (value !== raw || !has)) out = copyBefore(input, ${i});`)
+      lines.push(`if (out !== undefined) out[${name}] = value;`)
+    }
+    lines.push("}")
+  })
+  lines.push(
+    "if (out !== undefined) return out;",
+    "let keys = 0;",
+    "for (const key in input) if (hasOwn.call(input, key)) keys++;",
+    `return keys === present ? input : copyBefore(input, ${properties.length});`,
+    "};"
+  )
+  try {
+    const make = new Function("NoMatch", "Unknown", "hasOwn", "fast", "copyBefore", lines.join("\n")) as (
+      noMatch: typeof NoMatch,
+      unknown: typeof Unknown,
+      own: typeof hasOwn,
+      fast: ReadonlyArray<Fast>,
+      copy: typeof copyBefore
+    ) => Fast
+    return make(NoMatch, Unknown, hasOwn, properties.map((p) => p.fast), copyBefore)
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * A struct whose property signatures transform (`Schema.optionalWith(..., { default })`, renamed
  * keys): the encoded side decoded, each transformed key moved or defaulted into a fresh object, then
  * the type side checked. Transformations that feed one another are left to the Schema.
  */
-const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.TypeLiteralTransformation, memo: Map<AST.AST, Fast>): Fast => {
+const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.TypeLiteralTransformation, ctx: Context): Fast => {
   const steps = transformation.propertySignatureTransformations
   const fromKeys = new Set<PropertyKey>(steps.map((step) => step.from))
   if (fromKeys.size !== steps.length || steps.some((step) => typeof step.from !== "string" || typeof step.to !== "string")) return unknownAlways
   if (steps.some((step) => step.to !== step.from && fromKeys.has(step.to))) return unknownAlways
-  const from = compileWith(ast.from, memo)
+  const from = compileWith(ast.from, ctx)
   // The decoded side already holds type-side values: only the moved or defaulted ones are checked
   // against the type side (walking the whole struct twice, as the Schema does, doubled the cost).
   const target = ast.to._tag === "TypeLiteral" ? ast.to : undefined
@@ -277,7 +380,7 @@ const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.
   for (const step of steps) {
     const signature = target?.propertySignatures.find((p) => p.name === step.to)
     if (signature === undefined) return unknownAlways
-    plan.push({ from: step.from as string, to: step.to as string, decode: step.decode, type: compileWith(signature.type, memo), required: !signature.isOptional })
+    plan.push({ from: step.from as string, to: step.to as string, decode: step.decode, type: compileWith(signature.type, ctx), required: !signature.isOptional })
   }
   return (input) => {
     const decoded = from(input)
@@ -318,4 +421,5 @@ const typeLiteralTransformation = (ast: AST.Transformation, transformation: AST.
  * getters, no prototypes): `decodeWith` gives it only trees it parsed or copied itself.
  * @category decoding
  */
-export const compile = (ast: AST.AST): Fast => compileWith(ast, new Map())
+export const compile = (ast: AST.AST, options?: { readonly generate?: boolean }): Fast =>
+  compileWith(ast, { memo: new Map(), generate: options?.generate ?? true })
