@@ -16,42 +16,39 @@ const manual = () => {
 
 const bytes = (...xs: Array<number>) => new Uint8Array(xs)
 
+/** Runs `use` with the pull of `toStream(source)`, in a scope closed at its end. */
+const withPull = <A>(
+  source: ByteSource.ByteSource<string>,
+  use: (pull: Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<string>>) => Effect.Effect<A, Option.Option<string>>
+): Promise<A> => Effect.runPromise(Effect.scoped(Effect.flatMap(Stream.toPull(ByteSource.toStream(source)), use)))
+
 describe("ByteSource.toStream", () => {
   it("loses nothing when a waiting pull is interrupted: the next pull gets what arrived after", async () => {
     const { source, sink } = manual()
-    const got = await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const pull = yield* Stream.toPull(ByteSource.toStream(source))
-          // Nothing has arrived: the pull waits, and the timeout interrupts it.
-          const first = yield* Effect.timeoutOption(pull, "20 millis")
-          expect(Option.isNone(first)).toBe(true)
-          // Arrives while no pull waits (the interrupted one must not take it).
-          sink().chunk(bytes(1, 2))
-          const second = yield* pull
-          sink().chunk(bytes(3))
-          sink().end()
-          const third = yield* pull
-          const end = yield* Effect.either(pull)
-          return { second: Chunk.toReadonlyArray(second), third: Chunk.toReadonlyArray(third), ended: end._tag === "Left" && Option.isNone(end.left) }
-        })
-      )
+    const got = await withPull(source, (pull) =>
+      Effect.gen(function* () {
+        // Nothing has arrived: the pull waits, and the timeout interrupts it.
+        const first = yield* Effect.timeoutOption(pull, "20 millis")
+        expect(Option.isNone(first)).toBe(true)
+        // Arrives while no pull waits (the interrupted one must not take it).
+        sink().chunk(bytes(1, 2))
+        const second = yield* pull
+        sink().chunk(bytes(3))
+        sink().end()
+        const third = yield* pull
+        const end = yield* Effect.either(pull)
+        return { second: Chunk.toReadonlyArray(second), third: Chunk.toReadonlyArray(third), ended: end._tag === "Left" && Option.isNone(end.left) }
+      })
     )
     expect(got.second).toEqual([bytes(1, 2)])
     expect(got.third).toEqual([bytes(3)])
     expect(got.ended).toBe(true)
   })
 
-  it("resumes a waiting pull only when there is something to take", async () => {
+  it("resumes a waiting pull when a chunk arrives later", async () => {
     const { source, sink } = manual()
-    const got = await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const pull = yield* Stream.toPull(ByteSource.toStream(source))
-          setTimeout(() => sink().chunk(bytes(7)), 5)
-          return Chunk.toReadonlyArray(yield* pull)
-        })
-      )
+    const got = await withPull(source, (pull) =>
+      Effect.sync(() => setTimeout(() => sink().chunk(bytes(7)), 5)).pipe(Effect.zipRight(pull), Effect.map(Chunk.toReadonlyArray))
     )
     expect(got).toEqual([bytes(7)])
   })
