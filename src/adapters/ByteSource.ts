@@ -109,7 +109,7 @@ export const of = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => ma
 
 /**
  * A stream's pull over state that callbacks fill: `take()` says what the consumer gets now (a chunk,
- * the end or a failure) or `undefined` to wait, and `ready()` whether it would give something;
+ * `LeanStream.End` or a failure) or `undefined` to wait, and `ready()` whether it would give something;
  * `wake()`, called after the state changed, resumes a waiting pull when there is something to take.
  * The one hand-over between a source's callbacks and a stream's consumer (`toStream`, and the SSE
  * decoder's events).
@@ -120,12 +120,12 @@ export const of = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> => ma
  * region of its own (measured ~3.6 µs of ~10 µs per pull).
  * @category constructors
  */
-export const handoff = <A, E>(take: () => Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> | undefined, ready: () => boolean) => {
-  let waiting: ((next: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>) => void) | undefined
-  const wait = Effect.async<Chunk.Chunk<A>, Option.Option<E>>((resume) => {
+export const handoff = <A, E>(take: () => LeanStream.Pull<A, E> | undefined, ready: () => boolean) => {
+  let waiting: ((next: LeanStream.Pull<A, E>) => void) | undefined
+  const wait = Effect.async<Chunk.Chunk<A> | LeanStream.End, E>((resume) => {
     waiting = resume
   })
-  const pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> = Effect.suspend(() => take() ?? wait)
+  const pull: LeanStream.Pull<A, E> = Effect.suspend(() => take() ?? wait)
   return {
     /** Whether a pull is waiting. */
     waiting: (): boolean => waiting !== undefined,
@@ -158,7 +158,7 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
       let flow: ByteFlow | undefined
       let paused = false
 
-      const take = (): Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<E>> | undefined => {
+      const take = (): LeanStream.Pull<Uint8Array, E> | undefined => {
         if (chunks.length > 0) {
           const out = Chunk.unsafeFromArray(chunks)
           chunks = []
@@ -169,8 +169,8 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
           }
           return Effect.succeed(out)
         }
-        if (Option.isSome(failure)) return Effect.fail(failure)
-        if (done) return Effect.fail(Option.none())
+        if (Option.isSome(failure)) return Effect.fail(failure.value)
+        if (done) return LeanStream.ended
         return undefined
       }
       const { pull, wake, waiting } = handoff(take, () => chunks.length > 0 || Option.isSome(failure) || done)

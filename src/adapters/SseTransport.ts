@@ -5,7 +5,7 @@
  * `IncompleteStream` (with everything received) when the stream is cut or ends before its final
  * event, and the connection released as soon as the final event arrives.
  */
-import { Chunk, Effect, Either, Option, type Scope, Stream } from "effect"
+import { Chunk, Effect, Either, type Scope, Stream } from "effect"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "./Deadline.js"
 import * as LeanStream from "./LeanStream.js"
@@ -146,7 +146,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       }
 
       /** What the consumer gets now: the pending events, else the failure (once), else the end; `undefined`: wait. */
-      const take = (): Effect.Effect<Chunk.Chunk<Event>, Option.Option<SseError<B>>> | undefined => {
+      const take = (): LeanStream.Pull<Event, SseError<B>> | undefined => {
         if (pending.length > 0) {
           const out = Chunk.unsafeFromArray(pending)
           pending = []
@@ -158,9 +158,9 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         }
         if (failure !== undefined && !failed) {
           failed = true
-          return Effect.fail(Option.some(failure))
+          return Effect.fail(failure)
         }
-        if (ended) return Effect.fail(Option.none())
+        if (ended) return LeanStream.ended
         return undefined
       }
 

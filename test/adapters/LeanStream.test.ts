@@ -1,9 +1,9 @@
 // The lean scoped constructors: a stream set up on its first pull closes its scope however it ends —
 // at its end, on a failure, when the consumer stops early, when interrupted while set up or while
 // waiting — and a synchronous resource is released when its scope closes.
-import { Chunk, Deferred, Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { acquireSync, fromScopedPull } from "../../src/adapters/LeanStream.js"
+import { acquireSync, End, ended, fromScopedPull, type Pull } from "../../src/adapters/LeanStream.js"
 
 /** A stream of `items` whose setup records its scope's closing exit. */
 const recorded = (items: ReadonlyArray<number>, failWith?: string) => {
@@ -14,9 +14,9 @@ const recorded = (items: ReadonlyArray<number>, failWith?: string) => {
       setups++
       yield* Effect.addFinalizer((exit) => Effect.sync(() => log.push(Exit.isSuccess(exit) ? "closed:success" : Exit.isInterrupted(exit) ? "closed:interrupted" : "closed:failure")))
       let at = 0
-      return Effect.suspend(() => {
+      return Effect.suspend((): Pull<number, string> => {
         if (at < items.length) return Effect.succeed(Chunk.of(items[at++]!))
-        return failWith === undefined ? Effect.fail(Option.none()) : Effect.fail(Option.some(failWith))
+        return failWith === undefined ? ended : Effect.fail(failWith)
       })
     })
   )
@@ -72,7 +72,7 @@ describe("fromScopedPull", () => {
         yield* Effect.addFinalizer(() => Effect.sync(() => log.push("closed")))
         yield* Deferred.succeed(started, undefined)
         yield* Effect.never
-        return Effect.fail(Option.none())
+        return Effect.succeed(End)
       })
     )
     const fiber = Effect.runFork(Stream.runDrain(stream))
