@@ -66,7 +66,9 @@ export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, 
 
 /**
  * A cold Observable of a stream: emits each element as it arrives, completes when the stream ends,
- * errors with its typed failure. Unsubscribing interrupts the fiber that drives the stream.
+ * errors with its typed failure. Unsubscribing interrupts the fiber that drives the stream. The
+ * elements a pull gives are emitted in one step (not one effect each), and an unsubscribe inside
+ * that step stops it at once.
  * @category constructors
  */
 export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> =>
@@ -74,7 +76,14 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
     observe(
       run,
       subscriber,
-      Stream.runForEach(stream, (a) => Effect.sync(() => subscriber.next(a))),
+      Stream.runForEachChunk(stream, (chunk) =>
+        Effect.sync(() => {
+          for (const a of chunk) {
+            if (subscriber.closed) return
+            subscriber.next(a)
+          }
+        })
+      ),
       () => undefined
     )
   )
