@@ -20,6 +20,13 @@ export interface ByteFlow {
   readonly resume: () => void
   /** Stops reading and releases the connection (kept for reuse only when the body was read whole). */
   readonly close: () => void
+  /**
+   * Stops reading because the reader has all it wants (an SSE stream's final event): what is left of
+   * the body is read and dropped, within a bound, so that the connection is kept for reuse when the
+   * body's end follows soon; past the bound it is closed. A later `close` changes nothing. Without
+   * it, `close`.
+   */
+  readonly finish?: () => void
 }
 
 /** A body that can be started into a sink; the flow is closed when the scope closes. @category models */

@@ -61,6 +61,11 @@ const headersOf = (message: Http.IncomingMessage): Headers.Headers => {
   return out as Headers.Headers
 }
 
+/** How long a finished reader's body may take to end before its connection is closed (`ByteFlow.finish`). */
+const DRAIN_MS = 1_000
+/** How much of a finished reader's body is read and dropped at most before its connection is closed. */
+const DRAIN_BYTES = 64 * 1024
+
 /** A response over an `IncomingMessage`. Its body is read once, by `stream` or by one of the whole-body reads. */
 class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
@@ -182,16 +187,56 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     }
     body.on("data", onData).on("end", onEnd).on("error", onError)
     this.source.on("close", onClose)
+    let finished = false
+    const detach = () => {
+      over = true
+      body.off("data", onData).off("end", onEnd).off("error", onError)
+      this.source.off("close", onClose)
+    }
     return {
       pause: () => void body.pause(),
       resume: () => void body.resume(),
       close: () => {
-        over = true
-        body.off("data", onData).off("end", onEnd).off("error", onError)
-        this.source.off("close", onClose)
+        if (finished) return
+        detach()
         this.abandon()
+      },
+      finish: () => {
+        if (finished || over) return
+        finished = true
+        detach()
+        this.drain()
       }
     }
+  }
+
+  /**
+   * Reads what is left of a body nobody wants any more, so that Node's agent keeps the connection:
+   * an SSE stream's final event usually comes a moment before the body's end. A body that does not
+   * end within `DRAIN_MS` or sends more than `DRAIN_BYTES` meanwhile has its connection closed.
+   */
+  private drain(): void {
+    if (this.source.complete) return
+    const body = this.body
+    let left = DRAIN_BYTES
+    const done = () => {
+      clearTimeout(timer)
+      body.off("data", onData).off("end", done).off("error", giveUp)
+      this.source.off("close", done)
+    }
+    const giveUp = () => {
+      done()
+      this.abandon()
+    }
+    const onData = (chunk: Buffer) => {
+      left -= chunk.length
+      if (left < 0) giveUp()
+    }
+    const timer = setTimeout(giveUp, DRAIN_MS)
+    timer.unref()
+    body.on("data", onData).on("end", done).on("error", giveUp)
+    this.source.on("close", done)
+    body.resume()
   }
 
   /** The body as it arrives (`ByteSource.toStream` over `bodySource`, marked with it). */

@@ -138,11 +138,19 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         }
       }
 
-      /** Nothing more is read: the connection is released at once (kept for reuse if the body was whole). */
+      /**
+       * Nothing more is read: the connection is released at once. After the final event, what is left
+       * of the body is dropped as it comes, so the connection is kept for reuse (`ByteFlow.finish`);
+       * otherwise it is kept only if the body was read whole.
+       */
+      const release = (f: ByteSource.ByteFlow): void => {
+        if (final && failure === undefined && f.finish !== undefined) f.finish()
+        else f.close()
+      }
       const stop = (): void => {
         if (ended) return
         ended = true
-        flow?.close()
+        if (flow !== undefined) release(flow)
       }
 
       /** What the consumer gets now: the pending events, else the failure (once), else the end; `undefined`: wait. */
@@ -207,7 +215,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         }
       })
       // A source may have ended while starting (a body already read); the final event may have come too.
-      if (ended) flow.close()
+      if (ended) release(flow)
 
       yield* Deadline.watch(
         () => {

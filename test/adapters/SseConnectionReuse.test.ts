@@ -1,0 +1,108 @@
+// An SSE stream's connection after its final event, against a real node:http server on loopback:
+// kept for the next request when the body ends soon after (as servers end a stream), closed when the
+// body goes on past the bound — and the consumer never waits for either.
+import { createServer, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Chunk, Effect, Stream } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
+import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
+import { decodeSse } from "../../src/adapters/SseTransport.js"
+
+const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`
+const stream = [
+  frame("message_start", {
+    message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
+  }),
+  frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+  frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hello" } }),
+  frame("content_block_stop", { index: 0 }),
+  frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
+  frame("message_stop", {})
+].join("")
+
+const servers: Array<Server> = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
+})
+
+/** A server that sends the whole stream in one write, then does `after` with the response. */
+const serve = async (after: (res: ServerResponse) => void) => {
+  let connections = 0
+  let open = 0
+  let ended = 0
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" })
+    res.write(stream)
+    res.on("finish", () => ended++)
+    after(res)
+  })
+  server.on("connection", (socket) => {
+    connections++
+    open++
+    socket.on("close", () => open--)
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { url, connections: () => connections, open: () => open, ended: () => ended }
+}
+
+/** Reads one stream to its end; how many bodies the server had ended when the consumer was done. */
+const readStream = (url: string, endedSoFar: () => number) =>
+  Effect.gen(function* () {
+    const response = yield* HttpClient.execute(HttpClientRequest.post(url))
+    const events = yield* Stream.runCollect(decodeSse(response.stream, messagesStreamSpec, { firstEventMs: 5_000, idleMs: 5_000 }))
+    return { types: Chunk.toReadonlyArray(events).map((e) => e.type), endedWhenDone: endedSoFar() }
+  })
+
+const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
+
+/** Whether `check` holds within `ms`, looked at every 10 ms (inside the run, so the client's pool stays open). */
+const waitFor = (check: () => boolean, ms: number): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const until = Date.now() + ms
+    while (!check() && Date.now() < until) yield* Effect.sleep("10 millis")
+    return check()
+  })
+
+describe("an SSE stream's connection after its final event", () => {
+  it("is kept for the next request when the body ends soon after, and the consumer does not wait for that end", async () => {
+    const server = await serve((res) => setTimeout(() => res.end(), 30))
+    const results = await run(Effect.forEach(Array.from({ length: 5 }), () => Effect.zipLeft(readStream(server.url, server.ended), Effect.sleep("60 millis"))))
+    for (const [i, r] of results.entries()) {
+      expect(r.types.at(-1)).toBe("message_stop")
+      // Done before the server ended this stream's body (it had ended only the earlier ones).
+      expect(r.endedWhenDone).toBe(i)
+    }
+    expect(server.connections()).toBe(1)
+  })
+
+  it("is closed when the body goes on past the bound after the final event", async () => {
+    const junk = `: ${"x".repeat(16 * 1024)}\n\n`
+    const server = await serve((res) => {
+      const timer = setInterval(() => res.write(junk), 2)
+      res.on("close", () => clearInterval(timer))
+    })
+    const result = await run(Effect.zip(readStream(server.url, server.ended), waitFor(() => server.open() === 0, 900)))
+    expect(result[0].types.at(-1)).toBe("message_stop")
+    // Closed by the byte bound, well before the time bound (1 s).
+    expect(result[1]).toBe(true)
+  })
+
+  it("is closed when the body does not end within the bound after the final event", async () => {
+    const server = await serve(() => {})
+    const result = await run(
+      Effect.gen(function* () {
+        const read = yield* readStream(server.url, server.ended)
+        // Still open just after (the body may yet end), closed once the bound (1 s) has passed.
+        const openAfter = server.open()
+        return { read, openAfter, closed: yield* waitFor(() => server.open() === 0, 3_000) }
+      })
+    )
+    expect(result.read.types.at(-1)).toBe("message_stop")
+    expect(result.openAfter).toBe(1)
+    expect(result.closed).toBe(true)
+  })
+})
