@@ -7,12 +7,16 @@
  * contender runs in its own process; the order alternates per repetition; the ratio is taken per
  * repetition and the median and spread are printed. Nothing is asserted.
  *
+ * umg is loaded as the other benches load it (`bench/harness/umg.ts`: `dist/`, or the sources with
+ * `UMG_BENCH_SOURCE=1`).
+ *
  * Run: `node --conditions=umg-source --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`,
  * default 5; `BENCH_QUICK=1`: 2 repetitions of 20 runs each instead of 100, after 10 to warm up).
  */
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
+import { sseModules, umgBuild } from "./harness/umg.js"
 
 const ROLE = process.env.SSE_DECODE_ROLE ?? "main"
 const QUICK = process.env.BENCH_QUICK === "1"
@@ -39,8 +43,9 @@ const runContender = async () => {
   let once: () => Promise<number>
   if (contender === "umg") {
     const { Effect, Stream } = await import("effect")
-    const { messagesStreamSpec } = await import("../src/adapters/groups/Messages.js")
-    const { decodeSse } = await import("../src/adapters/SseTransport.js")
+    const { transport, messages } = await sseModules()
+    const { messagesStreamSpec } = messages
+    const { decodeSse } = transport
     const timeouts = { firstEventMs: 30_000, idleMs: 60_000 }
     once = async () => {
       let n = 0
@@ -87,6 +92,7 @@ const runMain = async () => {
       const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--conditions=umg-source", "--import", "tsx"] })
       child.once("message", (m) => resolve((m as { usPerEvent: number }).usPerEvent))
     })
+  console.log(`${umgBuild}; each contender in its own process, ${REPS} repetitions`)
   for (const shape of ["one event per chunk", "one big chunk"]) {
     const key = shape === "one big chunk" ? "big" : "event"
     const ratios: Array<number> = []

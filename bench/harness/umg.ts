@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url"
 
 type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
+type SseTransportModule = typeof import("../../src/adapters/SseTransport.js")
+type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
 
 const SOURCE = process.env.UMG_BENCH_SOURCE === "1"
 const root = new URL("../../", import.meta.url)
@@ -25,6 +27,12 @@ export const gatewayModule = (): Promise<GatewayModule> => load<GatewayModule>("
 
 /** `umg/rx`, from `dist/` or the sources. @category constructors */
 export const rxModule = (): Promise<RxModule> => load<RxModule>("streams/index")
+
+/** The SSE decoder and the messages family's stream spec, from `dist/` or the sources. @category constructors */
+export const sseModules = async (): Promise<{ readonly transport: SseTransportModule; readonly messages: MessagesModule }> => ({
+  transport: await load<SseTransportModule>("adapters/SseTransport"),
+  messages: await load<MessagesModule>("adapters/groups/Messages")
+})
 
 /** What the tables say about where umg was loaded from. @category constants */
 export const umgBuild = SOURCE ? "umg from its sources (tsx)" : "umg from dist/ (built by tsc)"
