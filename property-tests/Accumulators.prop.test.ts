@@ -10,6 +10,7 @@ import { accumulateNative } from "../src/core/text/native/NativeAccumulator.js"
 import { decodeGenerateContentResponse, decodeNativeChunkEither, type NativeChunk, type NativePart } from "../src/core/text/native/NativeResponse.js"
 import { accumulateResponses } from "../src/core/text/responses/ResponsesAccumulator.js"
 import { sanitize } from "../src/core/validation/Rules.js"
+import { expectFoldsLike, type Verdict } from "./foldCheck.js"
 import { decodeResponsesEventEither, decodeResponsesResponse, type ResponsesEvent } from "../src/core/text/responses/ResponsesResponse.js"
 
 /** Splits a string at arbitrary points into at least one piece (pieces may be empty). */
@@ -214,30 +215,15 @@ describe("Accumulators", () => {
     const valid = fc.array(fc.constantFrom(...deltas), { maxLength: 34 }).map((middle) => [start!, tool!, text!, thinking!, ...middle, ...closing])
     const anyOrder = fc.array(fc.constantFrom(...pool.slice(1)), { maxLength: 40 }).map((rest) => [start!, ...rest])
     const stream = fc.oneof(valid, anyOrder)
+    // The reference: one pure step per event (a fresh draft each time).
+    const byStep = (snapshot: MessagesSnapshot, event: MessagesEvent): Verdict<MessagesSnapshot> => {
+      const step = stepMessages(snapshot, event)
+      return Either.isLeft(step) ? { message: step.left.message, partial: step.left.partial as MessagesSnapshot } : { ok: step.right }
+    }
     fc.assert(
-      fc.property(stream, fc.array(fc.boolean(), { minLength: 42, maxLength: 42 }), (events, takes) => {
-        const folder = messagesFolder(initialMessagesSnapshot)
-        let reference: MessagesSnapshot = initialMessagesSnapshot
-        const handedOut: Array<[MessagesSnapshot, MessagesSnapshot]> = []
-        for (const [i, event] of events.entries()) {
-          const failure = folder.push(event)
-          const step = stepMessages(reference, event)
-          if (Either.isLeft(step)) {
-            expect(failure?.message).toBe(step.left.message)
-            expect(failure?.partial).toEqual(step.left.partial)
-            break
-          }
-          expect(failure).toBeUndefined()
-          reference = step.right
-          if (takes[i] === true) {
-            const snapshot = folder.snapshot()
-            expect(snapshot).toEqual(reference)
-            handedOut.push([snapshot, structuredClone(snapshot)])
-          }
-        }
-        expect(folder.snapshot()).toEqual(reference)
-        for (const [snapshot, copy] of handedOut) expect(snapshot).toEqual(copy)
-      }),
+      fc.property(stream, fc.array(fc.boolean(), { minLength: 42, maxLength: 42 }), (events, takes) =>
+        expectFoldsLike(messagesFolder(initialMessagesSnapshot), initialMessagesSnapshot, byStep, events, takes)
+      ),
       { numRuns: 300 }
     )
   })

@@ -8,12 +8,12 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { chatFolder, type ChatSnapshot, initialChatSnapshot, stepChat } from "../src/core/text/chat/ChatAccumulator.js"
 import type { ChatChoice, ChatCompletion, ChatCompletionChunk, ChatStreamEvent, ChatToolCall, ChatToolCallDelta } from "../src/core/text/chat/ChatResponse.js"
+import { expectFoldsLike, type Verdict } from "./foldCheck.js"
 
 // ---- the reference model: the fold as it was before the draft (every step copies what it changes) ----
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 type ChunkChoice = ChatCompletionChunk["choices"][number]
-type Verdict = { readonly ok: ChatSnapshot } | { readonly message: string; readonly partial: ChatSnapshot }
 
 const replaceAt = <A>(items: ReadonlyArray<A>, index: number, item: A): ReadonlyArray<A> => {
   const out = items.slice()
@@ -61,7 +61,7 @@ const refChoice = (choice: ChatChoice, indexes: ReadonlyArray<number>, fragment:
   return { choice: next as ChatChoice, indexes: nextIndexes }
 }
 
-const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict => {
+const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict<ChatSnapshot> => {
   if (snapshot.phase === "done") return { ok: snapshot }
   switch (event.type) {
     case "error": {
@@ -159,38 +159,21 @@ const validStream = fc.tuple(fc.array(fc.constantFrom("x", "yz", "é"), { maxLen
   { type: "done" } as ChatStreamEvent
 ])
 
+/** The reference's verdict, after checking that the pure step (the draft for one event) agrees with it. */
+const checkedRefStep = (snapshot: ChatSnapshot, e: ChatStreamEvent): Verdict<ChatSnapshot> => {
+  const verdict = refStep(snapshot, e)
+  const step = stepChat(snapshot, e)
+  if ("message" in verdict) expect(Either.isLeft(step) && step.left.message).toBe(verdict.message)
+  else expect(Either.isRight(step) && step.right).toEqual(verdict.ok)
+  return verdict
+}
+
 describe("the chat fold's draft", () => {
   it("folds as the copying fold did, event by event, and never changes a snapshot handed out", () => {
     fc.assert(
-      fc.property(fc.oneof(validStream, fc.array(event, { maxLength: 40 })), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (events, takes) => {
-        const folder = chatFolder(initialChatSnapshot)
-        let reference: ChatSnapshot = initialChatSnapshot
-        const handedOut: Array<[ChatSnapshot, ChatSnapshot]> = []
-        for (const [i, e] of events.entries()) {
-          const verdict = refStep(reference, e)
-          const failure = folder.push(e)
-          // The pure step (the draft for one event) agrees too.
-          const step = stepChat(reference, e)
-          if ("message" in verdict) {
-            expect(failure?.message).toBe(verdict.message)
-            expect(failure?.partial).toEqual(verdict.partial)
-            expect(Either.isLeft(step) && step.left.message).toBe(verdict.message)
-            // A chunk that does not fit leaves the draft as it was.
-            expect(folder.snapshot()).toEqual(reference)
-            continue
-          }
-          expect(failure).toBeUndefined()
-          expect(Either.isRight(step) && step.right).toEqual(verdict.ok)
-          reference = verdict.ok
-          if (takes[i] === true) {
-            const snapshot = folder.snapshot()
-            expect(snapshot).toEqual(reference)
-            handedOut.push([snapshot, structuredClone(snapshot)])
-          }
-        }
-        expect(folder.snapshot()).toEqual(reference)
-        for (const [snapshot, copy] of handedOut) expect(snapshot).toEqual(copy)
-      }),
+      fc.property(fc.oneof(validStream, fc.array(event, { maxLength: 40 })), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (events, takes) =>
+        expectFoldsLike(chatFolder(initialChatSnapshot), initialChatSnapshot, checkedRefStep, events, takes)
+      ),
       { numRuns: 400 }
     )
   })

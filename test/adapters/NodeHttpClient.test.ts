@@ -1,30 +1,14 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
+import { closeCountingServers, countingServer } from "../support/countingServer.js"
 
 // umg's Node client against a real node:http server on loopback that counts its connections.
-const servers: Array<Server> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
-})
+afterEach(closeCountingServers)
 
-const serve = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
-  let connections = 0
-  let open = 0
-  const server = createServer(handler)
-  server.on("connection", (socket) => {
-    connections++
-    open++
-    socket.on("close", () => open--)
-  })
-  servers.push(server)
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections, open: () => open }
-}
+const serve = countingServer
 
 const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
 
@@ -75,7 +59,7 @@ describe("NodeHttpClient", () => {
   it("fails with a transport RequestError, not a defect, when nothing listens", async () => {
     const server = await serve((_req, res) => res.end())
     const url = server.url
-    await new Promise((r) => servers.pop()!.close(r))
+    await closeCountingServers()
     const exit = await Effect.runPromiseExit(Effect.provide(HttpClient.get(url), NodeHttpClient.layerWith()))
     expect(exit._tag).toBe("Failure")
     expect(JSON.stringify(exit)).toContain("RequestError")

@@ -1,14 +1,14 @@
 // An SSE stream's connection after its final event, against a real node:http server on loopback:
 // kept for the next request when the body ends soon after (as servers end a stream), closed when the
 // body goes on past the bound — and the consumer never waits for either.
-import { createServer, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { ServerResponse } from "node:http"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Chunk, Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
 import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
 import { decodeSse } from "../../src/adapters/SseTransport.js"
+import { closeCountingServers, countingServer } from "../support/countingServer.js"
 
 const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`
 const stream = [
@@ -22,31 +22,18 @@ const stream = [
   frame("message_stop", {})
 ].join("")
 
-const servers: Array<Server> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
-})
+afterEach(closeCountingServers)
 
-/** A server that sends the whole stream in one write, then does `after` with the response. */
+/** A server that sends the whole stream in one write, then does `after` with the response; counts the bodies it ended. */
 const serve = async (after: (res: ServerResponse) => void) => {
-  let connections = 0
-  let open = 0
   let ended = 0
-  const server = createServer((_req, res) => {
+  const server = await countingServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" })
     res.write(stream)
     res.on("finish", () => ended++)
     after(res)
   })
-  server.on("connection", (socket) => {
-    connections++
-    open++
-    socket.on("close", () => open--)
-  })
-  servers.push(server)
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return { url, connections: () => connections, open: () => open, ended: () => ended }
+  return { ...server, ended: () => ended }
 }
 
 /** Reads one stream to its end; how many bodies the server had ended when the consumer was done. */
