@@ -17,8 +17,9 @@
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (umg may
  *   use node:http in Node, so both baselines are shown);
  * - Effect floor: the raw node:http baseline's events as an Effect `Stream` (one pull per read, a chunk
- *   of that read's events), consumed like umg's with `Stream.runForEach` — what any Effect stream of
- *   these events costs, before umg's own work (bytes to events, validation, the fold, time limits);
+ *   of that read's events, in the leanest stream of pulls Effect's public API builds: one channel that
+ *   runs the pull and writes its chunk), consumed like umg's with `Stream.runForEach` — what any Effect
+ *   stream of these events costs, before umg's own work (bytes to events, validation, the fold, time limits);
  * - official SDK: `@anthropic-ai/sdk` `messages.create({ stream: true })` / `openai`
  *   `chat.completions.create({ stream: true })`, the raw events iterated;
  * - umg Effect: `Gateway.layer(...)`, `gateway.messages.stream(body)` / `gateway.chat.stream(body)`
@@ -103,8 +104,10 @@ const touchRaw = (t: Tally, family: Family, data: string): void => {
 
 // ---- the contenders (worker side) ----
 
-/** One pull of the Effect floor's stream. */
-type FloorPull = import("effect").Effect.Effect<import("effect").Chunk.Chunk<unknown>, import("effect").Option.Option<never>>
+/** One pull of the Effect floor's stream: the events of one read, or the end. */
+type FloorPull = import("effect").Effect.Effect<import("effect").Chunk.Chunk<unknown> | typeof END>
+/** The end of the Effect floor's stream. */
+const END = Symbol("end")
 /** The Effect floor's stand-in for `data: [DONE]`. */
 const DONE = Symbol("done")
 
@@ -149,7 +152,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
     case "floor": {
       // What any Effect stream of these events costs when consumed with `Stream.runForEach`: the raw
       // node:http baseline's work, its events handed to one pull (a chunk of what each read gave).
-      const { Chunk, Effect, Option, Stream } = await import("effect")
+      const { Channel, Chunk, Effect, Stream } = await import("effect")
       const { createParser } = await import("eventsource-parser")
       const agent = new Agent({ keepAlive: true })
       const events = (family: Family) =>
@@ -167,7 +170,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
             const parser = createParser({ onEvent: (event) => void pending.push(event.data === "[DONE]" ? DONE : JSON.parse(event.data)) })
             const ready = () => pending.length > 0 || done
             const take = (): FloorPull => {
-              if (pending.length === 0) return Effect.fail(Option.none())
+              if (pending.length === 0) return Effect.succeed(END)
               const out = Chunk.unsafeFromArray(pending)
               pending = []
               return Effect.succeed(out)
@@ -189,7 +192,13 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
             const wait: FloorPull = Effect.async((resume) => {
               waiting = resume
             })
-            return Stream.repeatEffectChunkOption(Effect.suspend(() => (ready() ? take() : wait)))
+            // The leanest stream of pulls Effect's public API builds (umg's `LeanStream.fromScopedPull` is
+            // the same): one channel that runs the pull and writes its chunk until the end.
+            const pull = Effect.suspend(() => (ready() ? take() : wait))
+            const loop: import("effect").Channel.Channel<import("effect").Chunk.Chunk<unknown>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
+              out === END ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
+            )
+            return Stream.fromChannel(loop)
           })
         )
       return (family, t) =>
