@@ -6,8 +6,9 @@
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (what the
  *   streams themselves need: a socket, a parser, the decoded events);
  * - raw fetch: `fetch` + eventsource-parser + `JSON.parse`;
- * - Effect floor: the raw node:http stream as an Effect `Stream` (`Stream.repeatEffectChunkOption`
- *   over the parsed events, the request destroyed by `Stream.ensuring`), run by `Stream.runForEach`
+ * - Effect floor: the raw node:http stream as an Effect `Stream` (one channel that runs a pull of the
+ *   parsed events and writes them, the leanest Effect's public API builds and what umg's streams are;
+ *   the request destroyed by `Stream.ensuring`), run by `Stream.runForEach`
  *   in a daemon fiber and stopped by interrupting it — what any Effect stream consumed the way umg's
  *   users consume one costs, before decoding, validating, accumulating and time limits;
  * - umg over fetch: `gateway.messages.stream` with `httpClient: FetchHttpClient.layer`;
@@ -125,7 +126,7 @@ const runContender = async (contender: Contender): Promise<Result> => {
       await Promise.all(done)
     }
   } else if (contender === "Effect floor") {
-    const { Chunk } = await import("effect")
+    const { Channel, Chunk } = await import("effect")
     const agent = new http.Agent({ keepAlive: true })
     const floorStream = () =>
       Stream.suspend(() => {
@@ -164,7 +165,12 @@ const runContender = async (contender: Contender): Promise<Result> => {
             })
           })
         })
-        return Stream.repeatEffectChunk(pull).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
+        // The leanest stream of pulls Effect's public API builds (as umg's `LeanStream.fromScopedPull`):
+        // one channel that runs the pull and writes its chunk (these streams never end by themselves).
+        const loop: Fx.Channel.Channel<Fx.Chunk.Chunk<{ type: string }>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
+          Channel.flatMap(Channel.write(out), () => loop)
+        )
+        return Stream.fromChannel(loop).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
       })
     const one = floorStream().pipe(Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))))
     const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDaemon(one)))
