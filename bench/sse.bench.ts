@@ -35,6 +35,7 @@ import {
   messagesStream,
   type SseFixture
 } from "../test/fixtures/sseStreams.js"
+import { sseParserModule } from "./harness/umg.js"
 
 const quick = process.env.BENCH_QUICK === "1" || process.env.SSE_BENCH_QUICK === "1"
 const KiB = 1024
@@ -85,7 +86,7 @@ interface Tally {
 }
 
 const umgParse = async (): Promise<(chunks: ReadonlyArray<Uint8Array>, tally: Tally) => void> => {
-  const { createSseParser } = await import("../src/core/wire/Sse.js")
+  const { createSseParser } = await sseParserModule()
   return (chunks, tally) => {
     const parser = createSseParser({
       onEvent: (event) => {

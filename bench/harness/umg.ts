@@ -12,6 +12,7 @@ type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
 type SseTransportModule = typeof import("../../src/adapters/SseTransport.js")
 type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
+type SseModule = typeof import("../../src/core/wire/Sse.js")
 
 const SOURCE = process.env.UMG_BENCH_SOURCE === "1"
 const root = new URL("../../", import.meta.url)
@@ -33,6 +34,9 @@ export const sseModules = async (): Promise<{ readonly transport: SseTransportMo
   transport: await load<SseTransportModule>("adapters/SseTransport"),
   messages: await load<MessagesModule>("adapters/groups/Messages")
 })
+
+/** The core's SSE parser, from `dist/` or the sources. @category constructors */
+export const sseParserModule = (): Promise<SseModule> => load<SseModule>("core/wire/Sse")
 
 /** What the tables say about where umg was loaded from. @category constants */
 export const umgBuild = SOURCE ? "umg from its sources (tsx)" : "umg from dist/ (built by tsc)"
