@@ -172,7 +172,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         return undefined
       }
 
-      const { pull, wake: notify } = ByteSource.handoff(take, () => pending.length > 0 || (failure !== undefined && !failed) || ended)
+      const { pull, wake: notify } = ByteSource.handoff(take)
 
       const cut = (error: B): SseError<B> =>
         error instanceof TransportError && error.reason === "reset" && started

@@ -67,8 +67,8 @@ export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, 
 /**
  * A cold Observable of a stream: emits each element as it arrives, completes when the stream ends,
  * errors with its typed failure. Unsubscribing interrupts the fiber that drives the stream. The
- * elements a pull gives are emitted in one step (not one effect each), and an unsubscribe inside
- * that step stops it at once.
+ * elements a pull gives are emitted in one step (not one effect each); the step stops at an
+ * unsubscribe made inside it.
  * @category constructors
  */
 export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> =>
