@@ -226,6 +226,25 @@ describe("makeSseParser properties", () => {
     )
   })
 
+  it("gives the callbacks the same events and overflow in 1-byte chunks as in one, with a bound near the text's size", () => {
+    // One byte at a time, every multi-byte character is split: when the gathered bytes are decoded
+    // mid-character, its first bytes wait in the decoder while later ones are gathered, and the
+    // bound must count both. A bound just under or at the size of the text finds that edge.
+    const nearBound = fc.oneof(stream, value.map((v) => new TextEncoder().encode(v))).chain((bytes) => {
+      const units = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).length
+      return fc.tuple(fc.constant(bytes), fc.integer({ min: Math.max(0, units - 4), max: units }))
+    })
+    fc.assert(
+      fc.property(nearBound, ([bytes, max]) => {
+        const cut = runCallbacks(Array.from(bytes, (b) => new Uint8Array([b])), max)
+        const whole = runCallbacks([bytes], max)
+        expect(cut.overflow).toBe(whole.overflow)
+        expect(cut.log).toEqual(whole.log)
+      }),
+      { numRuns: 2000 } // the edge needs a split character at the bound: rare, and each run is cheap
+    )
+  })
+
   it("parses rendered events back to the same events (render → parse is the identity)", () => {
     const oneLine = fc.string({ unit: "binary", maxLength: 16 }).map((s) => s.replace(/[\r\n]/g, ""))
     const event = fc.record({

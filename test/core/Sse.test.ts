@@ -294,6 +294,17 @@ describe("makeSseParser: bounded buffer", () => {
     ])
   })
 
+  it("overflows in small byte chunks when a character split between them is completed past the bound", () => {
+    // " \0😀\0": 5 UTF-16 units. Cut inside the emoji, its first bytes wait in the decoder while
+    // the rest is gathered; the bound must count them too.
+    const bytes = [32, 0, 240, 159, 152, 128, 0]
+    const whole = makeSseParser({ maxBufferSize: 4 })
+    expect(overflowOf(() => whole.push(new Uint8Array(bytes)))).toBeInstanceOf(SseBufferOverflow)
+    const cut = makeSseParser({ maxBufferSize: 4 })
+    expect(cut.push(new Uint8Array(bytes.slice(0, 5)))).toEqual([])
+    expect(overflowOf(() => cut.push(new Uint8Array(bytes.slice(5))))).toBeInstanceOf(SseBufferOverflow)
+  })
+
   it("keeps failing after an overflow until end() resets it", () => {
     const parser = makeSseParser({ maxBufferSize: 8 })
     const first = overflowOf(() => parser.push("data: 12345"))

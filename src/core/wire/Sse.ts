@@ -458,9 +458,13 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     }
     gatheredLength += length
     // Released at once when a line ends, so that its event is handed over during this `feed`;
-    // and before the gathered bytes could make the pending line overflow (a byte is at most one
-    // code unit), so that the overflow is reported when it would be without gathering.
-    if (lineEnd || gatheredLength > GATHER_BYTES - SMALL_CHUNK || gatheredLength + pendingLength > maxBufferSize) {
+    // and before the undecoded bytes (gathered, and those the decoder carries) could make the
+    // pending line overflow (a byte is at most one code unit), so that the overflow is reported
+    // when it would be without gathering.
+    if (
+      lineEnd || gatheredLength > GATHER_BYTES - SMALL_CHUNK ||
+      gatheredLength + utf8.carried() + pendingLength > maxBufferSize
+    ) {
       releaseGathered()
     }
   }

@@ -52,6 +52,8 @@ export interface Utf8Pieces {
   push(chunk: Uint8Array, sink: TextSink): void
   /** Hands on the carried incomplete sequence, if any, as U+FFFD (the stream is cut there). */
   flush(sink: TextSink): void
+  /** How many bytes of an incomplete sequence are carried to the next call (0 to 3). */
+  carried(): number
   /** Forgets the carried bytes. */
   reset(): void
 }
@@ -405,6 +407,7 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
       carry = undefined
       sink(fast.decode(rest))
     },
+    carried: () => (carry === undefined ? 0 : carry.length),
     reset: () => {
       carry = undefined
       dense = false
