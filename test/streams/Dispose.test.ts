@@ -82,6 +82,9 @@ describe("disposing an Rx gateway", () => {
     const submitted = await firstValueFrom(gateway.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
     const before = emu.counters.get("video.get")
     const seen = watch(gateway.video.poll$(submitted.task_id, { intervalMs: 50 }))
+    // The first status has arrived and polling has gone on (a second query can start before the
+    // first answer arrives when that takes longer than the interval, so both are awaited).
+    await expect.poll(() => seen.values.length, { timeout: 3_000 }).toBe(1)
     await expect.poll(() => emu.counters.get("video.get") - before, { timeout: 3_000 }).toBeGreaterThanOrEqual(2)
     await gateway.dispose()
     expect(seen.values.map((t) => t.status)).toEqual(["queued"])
