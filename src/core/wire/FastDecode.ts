@@ -129,6 +129,27 @@ const build = (ast: AST.AST, ctx: Context): Fast => {
         }
         return NoMatch
       }
+      /** One function per bucket or for `otherwise`: its one member itself, the loop otherwise. */
+      const anyOf = (members: ReadonlyArray<Fast>): Fast =>
+        members.length === 1 ? members[0]! : members.length === 0 ? () => NoMatch : (input) => first(members, input)
+      if (byKey.length === 1) {
+        // One tag key (a `type` field, nearly always): one lookup, and the bucket's member called
+        // directly — the same members in the same order as below.
+        const key = byKey[0]!.key
+        const buckets = new Map([...byKey[0]!.buckets].map(([literal, members]) => [literal, anyOf(members)] as const))
+        const rest = anyOf(otherwise)
+        return (input) => {
+          if (typeof input === "object" && input !== null && hasOwn.call(input, key)) {
+            const tag: unknown = (input as Record<PropertyKey, unknown>)[key]
+            const member = buckets.get(typeof tag === "string" ? tag : String(tag))
+            if (member !== undefined) {
+              const out = member(input)
+              if (out !== NoMatch) return out
+            }
+          }
+          return rest(input)
+        }
+      }
       return (input) => {
         if (byKey.length > 0 && typeof input === "object" && input !== null) {
           for (const { key, buckets } of byKey) {
