@@ -226,9 +226,13 @@ export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions =
  * Proxy): whatever it throws becomes a `DecodeError`, so the decoder stays total.
  * @category decoding
  */
-export const guarded = <A>(family: Family, what: string, run: () => Either.Either<A, DecodeError>): Either.Either<A, DecodeError> => {
+export const guarded: {
+  <A>(family: Family, what: string, run: () => Either.Either<A, DecodeError>): Either.Either<A, DecodeError>
+  // The step's inputs passed through, so a hot decoder's step needs no closure per call.
+  <A, X, Y>(family: Family, what: string, run: (x: X, y: Y) => Either.Either<A, DecodeError>, x: X, y: Y): Either.Either<A, DecodeError>
+} = <A, X, Y>(family: Family, what: string, run: (x?: X, y?: Y) => Either.Either<A, DecodeError>, x?: X, y?: Y): Either.Either<A, DecodeError> => {
   try {
-    return run()
+    return run(x, y)
   } catch {
     return Either.left(new DecodeError({ family, what, message: `${what}: the value could not be read as JSON data` }))
   }

@@ -146,18 +146,21 @@ const DONE = "[DONE]"
  * @category decoding
  */
 export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ChatStreamEvent, DecodeError> =>
-  guarded("openai", "chat completion chunk", () => {
-    if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" as const })
-    const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
-    return Either.flatMap(parsed, (payload): Either.Either<ChatStreamEvent, DecodeError> => {
-      const wrapped = wrappedOnce(options)
-      if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrapped)
-      if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrapped)
-      // The chunk is decoded as parsed (a wrapper object would cost the parsed tree its clean mark: one
-      // more walk and a copy per event), then wrapped.
-      return Either.map(decodeChunk(payload, options), (chunk) => ({ type: "chunk" as const, chunk }))
-    })
-  })
+  guarded("openai", "chat completion chunk", decodeRecord, record, options)
+
+// Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ChatStreamEvent, DecodeError> => {
+  if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" as const })
+  const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const payload = parsed.right
+  if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrappedOnce(options))
+  if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrappedOnce(options))
+  // The chunk is decoded as parsed (a wrapper object would cost the parsed tree its clean mark: one
+  // more walk and a copy per event), then wrapped.
+  const chunk = decodeChunk(payload, options)
+  return Either.isLeft(chunk) ? Either.left(chunk.left) : Either.right({ type: "chunk" as const, chunk: chunk.right })
+}
 
 /** Decodes one SSE record into a chat stream event, failing with a `DecodeError` (family `openai`). @category decoding */
 export const decodeChatEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ChatStreamEvent, DecodeError> =>

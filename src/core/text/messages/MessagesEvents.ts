@@ -133,15 +133,18 @@ const decodeUnknownEvent = decodeWith(MessagesUnknownEvent, "messages", "message
  * @category decoding
  */
 export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<MessagesEvent, DecodeError> =>
-  guarded("messages", "messages event", () =>
-    Either.flatMap(parseJsonText(record?.data, "messages", "messages event", options), (payload) => {
-      const typed = typedPayload(payload, record?.event)
-      const decode = BY_TYPE.get(typed.type)
-      return decode === undefined
-        ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: payload }, wrappedOnce(options))
-        : decode(typed.payload, options)
-    })
-  )
+  guarded("messages", "messages event", decodeRecord, record, options)
+
+// Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<MessagesEvent, DecodeError> => {
+  const parsed = parseJsonText(record?.data, "messages", "messages event", options)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const typed = typedPayload(parsed.right, record?.event)
+  const decode = BY_TYPE.get(typed.type)
+  return decode === undefined
+    ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: parsed.right }, wrappedOnce(options))
+    : decode(typed.payload, options)
+}
 
 /** Decodes one SSE record into an event, failing with a `DecodeError` (family `messages`). @category decoding */
 export const decodeMessagesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<MessagesEvent, DecodeError> =>

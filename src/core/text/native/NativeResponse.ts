@@ -131,9 +131,13 @@ const decodeChunkValue = decodeWith(NativeChunk, "native", "native-content strea
 
 /** Decodes one SSE record (data-only, no `[DONE]`) into a chunk; never throws. @category decoding */
 export const decodeNativeChunkEither = (record: SseRecord, options?: DecodeOptions): Either.Either<NativeChunk, DecodeError> =>
-  guarded("native", "native-content stream chunk", () =>
-    Either.flatMap(parseJsonText(record?.data, "native", "native-content stream chunk", options), (json) => decodeChunkValue(json, options))
-  )
+  guarded("native", "native-content stream chunk", decodeRecord, record, options)
+
+// Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<NativeChunk, DecodeError> => {
+  const parsed = parseJsonText(record?.data, "native", "native-content stream chunk", options)
+  return Either.isLeft(parsed) ? Either.left(parsed.left) : decodeChunkValue(parsed.right, options)
+}
 
 /** Decodes one SSE record into a chunk, failing with a `DecodeError` (family `native`). @category decoding */
 export const decodeNativeChunk = (record: SseRecord, options?: DecodeOptions): Effect.Effect<NativeChunk, DecodeError> =>

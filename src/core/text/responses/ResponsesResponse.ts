@@ -300,19 +300,23 @@ const decodeUnknownEvent = decodeWith(ResponsesUnknownEvent, "openai", "response
  * @category decoding
  */
 export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ResponsesEvent, DecodeError> =>
-  guarded("openai", "responses event", () => {
-    if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Either.right({ type: "done" as const })
-    return Either.flatMap(parseJsonText(record?.data, "openai", "responses event", options), (payload) => {
-      const typed = typedPayload(payload, record?.event)
-      const decode = BY_TYPE.get(typed.type)
-      if (decode !== undefined) return decode(typed.payload, options)
-      const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
-      return decodeUnknownEvent(
-        { type: "unknown", event: typed.type, data: payload, ...(typeof seq === "number" ? { sequence_number: seq } : {}) },
-        wrappedOnce(options)
-      )
-    })
-  })
+  guarded("openai", "responses event", decodeRecord, record, options)
+
+// Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ResponsesEvent, DecodeError> => {
+  if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Either.right({ type: "done" as const })
+  const parsed = parseJsonText(record?.data, "openai", "responses event", options)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const payload = parsed.right
+  const typed = typedPayload(payload, record?.event)
+  const decode = BY_TYPE.get(typed.type)
+  if (decode !== undefined) return decode(typed.payload, options)
+  const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
+  return decodeUnknownEvent(
+    { type: "unknown", event: typed.type, data: payload, ...(typeof seq === "number" ? { sequence_number: seq } : {}) },
+    wrappedOnce(options)
+  )
+}
 
 /** Decodes one SSE record into a responses event, failing with a `DecodeError` (family `openai`). @category decoding */
 export const decodeResponsesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ResponsesEvent, DecodeError> =>
