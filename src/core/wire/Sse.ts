@@ -176,9 +176,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
   let data = ""
   let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
   let eventType = ""
-  // The last type the scan loop read from the text being scanned, reused while events repeat it;
-  // forgotten with that text, so that it never keeps a chunk's text alive longer than today.
-  let lastType = ""
   let lastId = ""
   // The runs of non-ASCII characters of the masked piece being scanned (see `TextSink`), and the
   // next one not yet put back: its index, and where it starts (Infinity: none).
@@ -355,10 +352,7 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         text.charCodeAt(pos + 2) === 101 && text.charCodeAt(pos + 3) === 110 && text.charCodeAt(pos + 4) === 116 &&
         end - pos <= maxBufferSize
       ) {
-        // Events repeat the same few types: the last one's string is reused when it matches,
-        // which saves a string per event.
-        const from = text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6
-        eventType = end - from === lastType.length && text.startsWith(lastType, from) ? lastType : (lastType = text.slice(from, end))
+        eventType = text.slice(text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6, end)
       } else {
         processLine(text, pos, end)
       }
@@ -384,7 +378,6 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
 
   const feedText = (input: string, masked?: Utf8Runs): void => {
     let text = input
-    lastType = ""
     runs = masked
     runIndex = 0
     nextRun = masked === undefined || masked.count === 0 ? Infinity : masked.start[0]!
