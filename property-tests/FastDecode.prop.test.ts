@@ -118,7 +118,13 @@ describe.each([
       ["null or anything", Schema.Struct({ x: Schema.NullOr(Schema.Unknown), y: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))) })],
       // Members that accept the same input with different values: the Schema's order decides.
       ["tagged member after an untagged one", Schema.Union(Schema.Struct({ type: Schema.String }), Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number }))],
-      ["overlapping untagged members", Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number }))]
+      ["overlapping untagged members", Schema.Union(Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number }))],
+      // One tag key: a bucket of two members, a numeric tag, and untagged members tried after the bucket.
+      [
+        "two members under one tag",
+        Schema.Union(Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number }), Schema.Struct({ type: Schema.Literal("a"), w: Schema.String }), Schema.Struct({ type: Schema.Literal("b") }))
+      ],
+      ["numeric tags", Schema.Union(Schema.Struct({ k: Schema.Literal(1), v: Schema.String }), Schema.Struct({ k: Schema.Literal(2) }), Schema.Struct({ v: Schema.Boolean }))]
     ]
     // Each shape is decoded by the fast path itself often enough, not only handed to the Schema.
     for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200, generate).matches, name).toBeGreaterThan(20)
