@@ -117,11 +117,6 @@ const build = (ast: AST.AST, ctx: Context): Fast => {
       }
       // The Schema's own order: the members whose literal (a `type` tag) the input carries, then the
       // members without one; the first that accepts the input is the answer, as in the Schema.
-      const byKey = Reflect.ownKeys(tree.keys).map((key) => ({
-        key,
-        buckets: new Map(Object.entries(tree.keys[key]!.buckets).map(([literal, members]) => [literal, members.map((m) => compiled.get(m)!)] as const))
-      }))
-      const otherwise = tree.otherwise.map((m) => compiled.get(m)!)
       const first = (members: ReadonlyArray<Fast>, input: unknown): Result => {
         for (const member of members) {
           const out = member(input)
@@ -129,38 +124,30 @@ const build = (ast: AST.AST, ctx: Context): Fast => {
         }
         return NoMatch
       }
-      /** One function per bucket or for `otherwise`: its one member itself, the loop otherwise. */
-      const anyOf = (members: ReadonlyArray<Fast>): Fast =>
-        members.length === 1 ? members[0]! : members.length === 0 ? () => NoMatch : (input) => first(members, input)
-      if (byKey.length === 1) {
-        // One tag key (a `type` field, nearly always): one lookup, and the bucket's member called
-        // directly — the same members in the same order as below.
-        const key = byKey[0]!.key
-        const buckets = new Map([...byKey[0]!.buckets].map(([literal, members]) => [literal, anyOf(members)] as const))
-        const rest = anyOf(otherwise)
-        return (input) => {
-          if (typeof input === "object" && input !== null && hasOwn.call(input, key)) {
+      /** One function per bucket and for the rest: its one member itself, else the members in order. */
+      const anyOf = (members: ReadonlyArray<AST.AST>): Fast => {
+        const fast = members.map((m) => compiled.get(m)!)
+        return fast.length === 1 ? fast[0]! : fast.length === 0 ? () => NoMatch : (input) => first(fast, input)
+      }
+      // Nearly always one key (a `type` field): one lookup, and the bucket's member called directly.
+      const byKey = Reflect.ownKeys(tree.keys).map((key) => ({
+        key,
+        buckets: new Map(Object.entries(tree.keys[key]!.buckets).map(([literal, members]) => [literal, anyOf(members)] as const))
+      }))
+      const rest = anyOf(tree.otherwise)
+      return (input) => {
+        if (typeof input === "object" && input !== null) {
+          for (let i = 0; i < byKey.length; i++) {
+            const { key, buckets } = byKey[i]!
+            if (!hasOwn.call(input, key)) continue
             const tag: unknown = (input as Record<PropertyKey, unknown>)[key]
             const member = buckets.get(typeof tag === "string" ? tag : String(tag))
-            if (member !== undefined) {
-              const out = member(input)
-              if (out !== NoMatch) return out
-            }
-          }
-          return rest(input)
-        }
-      }
-      return (input) => {
-        if (byKey.length > 0 && typeof input === "object" && input !== null) {
-          for (const { key, buckets } of byKey) {
-            if (!hasOwn.call(input, key)) continue
-            const bucket = buckets.get(String((input as Record<PropertyKey, unknown>)[key]))
-            if (bucket === undefined) continue
-            const out = first(bucket, input)
+            if (member === undefined) continue
+            const out = member(input)
             if (out !== NoMatch) return out
           }
         }
-        return first(otherwise, input)
+        return rest(input)
       }
     }
     case "TupleType": {
