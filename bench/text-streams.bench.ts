@@ -104,10 +104,6 @@ const touchRaw = (t: Tally, family: Family, data: string): void => {
 
 // ---- the contenders (worker side) ----
 
-/** One pull of the Effect floor's stream: the events of one read, or the end. */
-type FloorPull = import("effect").Effect.Effect<import("effect").Chunk.Chunk<unknown> | typeof END>
-/** The end of the Effect floor's stream. */
-const END = Symbol("end")
 /** The Effect floor's stand-in for `data: [DONE]`. */
 const DONE = Symbol("done")
 
@@ -152,8 +148,8 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
     case "floor": {
       // What any Effect stream of these events costs when consumed with `Stream.runForEach`: the raw
       // node:http baseline's work, its events handed to one pull (a chunk of what each read gave).
-      const { Channel, Chunk, Effect, Stream } = await import("effect")
-      const { createParser } = await import("eventsource-parser")
+      const { Effect, Stream } = await import("effect")
+      const { floorEvents } = await import("./harness/floor.js")
       const agent = new Agent({ keepAlive: true })
       const events = (family: Family) =>
         Stream.unwrap(
@@ -163,42 +159,10 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
             req.end(body)
             const [res] = (await once(req, "response")) as [import("node:http").IncomingMessage]
             if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
-            let pending: Array<unknown> = []
-            let done = false
-            let waiting: ((next: FloorPull) => void) | undefined
-            const decoder = new TextDecoder()
-            const parser = createParser({ onEvent: (event) => void pending.push(event.data === "[DONE]" ? DONE : JSON.parse(event.data)) })
-            const ready = () => pending.length > 0 || done
-            const take = (): FloorPull => {
-              if (pending.length === 0) return Effect.succeed(END)
-              const out = Chunk.unsafeFromArray(pending)
-              pending = []
-              return Effect.succeed(out)
-            }
-            const wake = () => {
-              const resume = waiting
-              if (resume === undefined || !ready()) return
-              waiting = undefined
-              resume(take())
-            }
-            res.on("data", (chunk: Buffer) => {
-              parser.feed(decoder.decode(chunk, { stream: true }))
-              wake()
-            })
-            res.on("end", () => {
-              done = true
-              wake()
-            })
-            const wait: FloorPull = Effect.async((resume) => {
-              waiting = resume
-            })
-            // The leanest stream of pulls Effect's public API builds (umg's `LeanStream.fromScopedPull` is
-            // the same): one channel that runs the pull and writes its chunk until the end.
-            const pull = Effect.suspend(() => (ready() ? take() : wait))
-            const loop: import("effect").Channel.Channel<import("effect").Chunk.Chunk<unknown>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
-              out === END ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
+            return floorEvents(
+              (read, end) => void res.on("data", read).on("end", end),
+              (data) => (data === "[DONE]" ? DONE : JSON.parse(data))
             )
-            return Stream.fromChannel(loop)
           })
         )
       return (family, t) =>
