@@ -1,116 +1,220 @@
 /**
- * The CPU of umg's SSE decoding stage (`decodeSse`: parse, Schema-decode each event, accumulate the
- * message, time limits) per event, in memory, against the baseline a user would write by hand — a
- * `TextDecoder` feeding eventsource-parser and `JSON.parse` of each event's data — on the same
- * 2,006-event messages stream (`bench/harness/fixtures.ts`, the one bench/text-streams.bench.ts
- * serves), delivered either as one chunk per event (how tokens arrive) or as one big chunk. Each
- * contender runs in its own process; the order alternates per repetition; the ratio is taken per
- * repetition and the median and spread are printed. Nothing is asserted.
+ * What each stage of umg's stream decoding costs per event (issue 13, goal 1), in memory, where the
+ * loopback's noise does not hide a tenth of a microsecond: the same 2,006-event messages stream
+ * (`bench/harness/fixtures.ts`, the one bench/text-streams.bench.ts serves) as an Effect `Stream`
+ * built four ways, each a step more of umg's work than the one before:
+ * - Effect floor: eventsource-parser + `JSON.parse`, the events of each read handed to one pull
+ *   (`bench/harness/floor.ts`, the floor of text-streams): what any Effect stream of these events costs;
+ * - umg, parse only: umg's `decodeSse` (its SSE parser, the time limits, the hand-over to the consumer,
+ *   the connection's release) with each event only `JSON.parse`d: no validation, no fold;
+ * - umg, validated: the same with the messages events' own decoder (the depth bound and the Schema
+ *   check of every event), still no fold;
+ * - umg: the messages stream exactly as `gateway.messages.stream` decodes it, with the fold kept for
+ *   `IncompleteStream`'s partial result and the final-event test.
+ * Every contender is fed the same reads the same way — one read per macrotask (`setImmediate`), as a
+ * socket's reads come, through umg's own body-source interface for umg — and consumed the same way:
+ * `Stream.runForEach`, each event counted and its text deltas' lengths summed (checked against the
+ * fixture, so a contender that loses text is not measured). Cells: 64 KiB reads (what Node's socket
+ * gives a fast stream), and one event per read (how tokens arrive). Each contender runs in its own
+ * process, the order rotates each repetition, the CPU time of the measured streams is divided by the
+ * events on the wire (2,006 per stream), and each ratio to the floor is taken per repetition and
+ * printed as median (min–max). Nothing is asserted; the table goes to `bench/results/sse-decode.md`.
  *
- * umg is loaded as the other benches load it (`bench/harness/umg.ts`: `dist/`, or the sources with
- * `UMG_BENCH_SOURCE=1`).
+ * The differences between columns are what each guarantee costs per event; the floor's own margin
+ * below the official SDK is in bench/results/text-streams.md.
  *
- * Run: `node --conditions=umg-source --import tsx bench/sse-decode.bench.ts` (`SSE_DECODE_REPS=n`,
- * default 5; `BENCH_QUICK=1`: 2 repetitions of 20 runs each instead of 100, after 10 to warm up).
+ * Run: `npm run bench -- sse-decode`, or `node --conditions=umg-source --import tsx
+ * bench/sse-decode.bench.ts` after `npm run build` (5 repetitions, a few minutes); `BENCH_QUICK=1` for
+ * 2 repetitions of fewer streams; `SSE_DECODE_REPS=n` overrides the repetitions.
  */
-import { fork } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import { cpuOf, QUICK, report, rotate, runWorker, summarize, fmtRatio, fmtUs, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
-import { sseModules, umgBuild } from "./harness/umg.js"
+import { sseModules } from "./harness/umg.js"
 
-const ROLE = process.env.SSE_DECODE_ROLE ?? "main"
-const QUICK = process.env.BENCH_QUICK === "1"
-const REPS = Number(process.env.SSE_DECODE_REPS ?? (QUICK ? 2 : 5))
-const RUNS = QUICK ? 20 : 100
+const REPS = Math.max(1, Number(process.env.SSE_DECODE_REPS ?? (QUICK ? 2 : 5)))
+
+const CONTENDERS = ["floor", "parse", "validated", "umg"] as const
+type Contender = (typeof CONTENDERS)[number]
+const COLUMN: Record<Contender, string> = {
+  floor: "Effect floor: eventsource-parser + JSON.parse as an Effect Stream",
+  parse: "umg decodeSse, parse only (JSON.parse, no validation, no fold)",
+  validated: "umg decodeSse, validated (+ depth bound and Schema check), no fold",
+  umg: "umg decodeSse as messages.stream (+ the fold)"
+}
+
+const CELLS = [
+  { name: "64 KiB reads", read: 64 * 1024, plan: QUICK ? { warm: 10, measured: 20 } : { warm: 30, measured: 100 } },
+  { name: "one event per read", read: 0, plan: QUICK ? { warm: 2, measured: 4 } : { warm: 5, measured: 15 } }
+] as const
 
 const fixture = messagesStreamFixture()
-const frames = (): Array<Uint8Array> => {
-  const enc = new TextEncoder()
-  return fixture.frames.map((frame) => enc.encode(renderFrame(frame)))
+
+/** The fixture's bytes cut into reads of `size` bytes, or one read per event (`0`). */
+const readsOf = (size: number): ReadonlyArray<Uint8Array> => {
+  const frames = fixture.frames.map((frame) => Buffer.from(renderFrame(frame)))
+  if (size === 0) return frames
+  const whole = Buffer.concat(frames)
+  const reads: Array<Uint8Array> = []
+  for (let at = 0; at < whole.length; at += size) reads.push(whole.subarray(at, at + size))
+  return reads
 }
 
-const runContender = async () => {
-  const contender = process.env.SSE_DECODE_CONTENDER!
-  const shape = process.env.SSE_DECODE_SHAPE!
-  const all = frames()
-  const big = new Uint8Array(all.reduce((n, f) => n + f.length, 0))
-  let at = 0
-  for (const f of all) {
-    big.set(f, at)
-    at += f.length
+/** Delivers `reads` one per macrotask, then ends; `stopped()` stops the delivery (the reader let go). */
+const deliver = (reads: ReadonlyArray<Uint8Array>, read: (bytes: Uint8Array) => void, end: () => void, stopped: () => boolean = () => false): void => {
+  let i = 0
+  const next = () => {
+    if (stopped()) return
+    if (i === reads.length) return end()
+    read(reads[i++]!)
+    setImmediate(next)
   }
-  const chunks = shape === "big" ? [big] : all
-  let once: () => Promise<number>
-  if (contender === "umg") {
-    const { Effect, Stream } = await import("effect")
-    const { transport, messages } = await sseModules()
-    const { messagesStreamSpec } = messages
-    const { decodeSse } = transport
-    const timeouts = { firstEventMs: 30_000, idleMs: 60_000 }
-    once = async () => {
-      let n = 0
-      await Effect.runPromise(Stream.runForEach(decodeSse(Stream.fromIterable(chunks), messagesStreamSpec, timeouts), () => Effect.sync(() => void n++)))
-      return n
-    }
-  } else {
-    const { createParser } = await import("eventsource-parser")
-    once = async () => {
-      let n = 0
-      const decoder = new TextDecoder()
-      const parser = createParser({
-        onEvent: (event) => {
-          JSON.parse(event.data)
-          n++
-        }
-      })
-      for (const chunk of chunks) {
-        parser.feed(decoder.decode(chunk, { stream: true }))
-        // One await per chunk, as a `for await` over a body's reader does.
-        await undefined
-      }
-      return n
-    }
-  }
-  for (let i = 0; i < (QUICK ? 10 : 30); i++) await once()
-  const cpu = process.cpuUsage()
-  let events = 0
-  for (let i = 0; i < RUNS; i++) {
-    await once()
-    // Per event on the wire: umg drops the ping, the baseline parses it; both divide by the same count.
-    events += fixture.events
-  }
-  const used = process.cpuUsage(cpu)
-  process.send?.({ usPerEvent: (used.user + used.system) / events })
+  setImmediate(next)
 }
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+interface Tally {
+  events: number
+  text: number
+}
+interface MessagesEventLike {
+  readonly type: string
+  readonly delta?: { readonly type: string; readonly text?: string }
+}
+const touch = (t: Tally, e: MessagesEventLike): void => {
+  t.events++
+  if (e.type === "content_block_delta" && e.delta!.type === "text_delta") t.text += e.delta!.text!.length
+}
 
-const runMain = async () => {
-  const self = fileURLToPath(import.meta.url)
-  const measure = (contender: string, shape: string) =>
-    new Promise<number>((resolve) => {
-      const child = fork(self, [], { env: { ...process.env, SSE_DECODE_ROLE: "child", SSE_DECODE_CONTENDER: contender, SSE_DECODE_SHAPE: shape }, execArgv: ["--conditions=umg-source", "--import", "tsx"] })
-      child.once("message", (m) => resolve((m as { usPerEvent: number }).usPerEvent))
+// ---- the contenders (worker side) ----
+
+type StreamOnce = (reads: ReadonlyArray<Uint8Array>, t: Tally) => Promise<void>
+
+const makeContender = async (contender: Contender): Promise<StreamOnce> => {
+  const { Effect, Either, Stream } = await import("effect")
+  if (contender === "floor") {
+    const { floorEvents } = await import("./harness/floor.js")
+    return (reads, t) =>
+      Effect.runPromise(
+        Stream.runForEach(
+          floorEvents((read, end) => deliver(reads, read, end), (data) => JSON.parse(data)),
+          (value) => Effect.sync(() => touch(t, value as MessagesEventLike))
+        )
+      )
+  }
+  const { transport, messages, byteSource, errors } = await sseModules()
+  const real = messages.messagesStreamSpec
+  // Parse only: each event's data as `JSON.parse` gives it (total, as a decoder must be); no fold.
+  const noFold = {
+    family: "messages" as const,
+    initial: 0,
+    step: (n: number) => Either.right(n),
+    finish: (n: number) => Either.right(n),
+    folder: () => ({ push: () => undefined, snapshot: () => 0 })
+  }
+  const parseOnly = (record: { readonly data: string }) => {
+    try {
+      return Either.right(JSON.parse(record.data) as MessagesEventLike)
+    } catch {
+      return Either.left(new errors.DecodeError({ family: "messages", what: "messages event", message: "data is not JSON" }))
+    }
+  }
+  const spec =
+    contender === "umg"
+      ? real
+      : { family: "messages" as const, decode: contender === "parse" ? parseOnly : real.decode, isKeepAlive: real.isKeepAlive, isFinal: real.isFinal as (e: unknown) => boolean, accumulator: noFold }
+  const timeouts = { firstEventMs: 60_000, idleMs: 60_000 }
+  return (reads, t) => {
+    // The body as umg's Node client hands it over: callbacks from its reads (`ByteSource.fromOpen`).
+    const source = byteSource.fromOpen<never>((sink) => {
+      let closed = false
+      deliver(reads, sink.chunk, sink.end, () => closed)
+      return { pause: () => {}, resume: () => {}, close: () => void (closed = true) }
     })
-  console.log(`${umgBuild}; each contender in its own process, ${REPS} repetitions`)
-  for (const shape of ["one event per chunk", "one big chunk"]) {
-    const key = shape === "one big chunk" ? "big" : "event"
-    const ratios: Array<number> = []
-    const umg: Array<number> = []
-    const base: Array<number> = []
-    for (let rep = 0; rep < REPS; rep++) {
-      const order = rep % 2 === 0 ? ["umg", "baseline"] : ["baseline", "umg"]
-      const got: Record<string, number> = {}
-      for (const c of order) got[c] = await measure(c, key)
-      umg.push(got.umg!)
-      base.push(got.baseline!)
-      ratios.push(got.umg! / got.baseline!)
-    }
-    console.log(
-      `${shape}: umg decodeSse ${median(umg).toFixed(2)} µs/event, eventsource-parser + JSON.parse ${median(base).toFixed(2)} µs/event; ratio median ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+    const bytes = byteSource.withSource(Stream.empty, source)
+    return Effect.runPromise(
+      Stream.runForEach(transport.decodeSse(bytes, spec as typeof real, timeouts), (e) => Effect.sync(() => touch(t, e as MessagesEventLike)))
     )
   }
 }
 
-if (ROLE === "child") void runContender().then(() => process.exit(0))
-else void runMain()
+const runContender = async (): Promise<void> => {
+  const contender = process.env.BENCH_CONTENDER as Contender
+  const streamOnce = await makeContender(contender)
+  const stream = async (reads: ReadonlyArray<Uint8Array>) => {
+    const t: Tally = { events: 0, text: 0 }
+    await streamOnce(reads, t)
+    if (t.text !== fixture.textLength) throw new Error(`${contender}: text length ${t.text}, expected ${fixture.textLength}`)
+  }
+  const cells: Array<CellResult> = []
+  for (const cell of CELLS) {
+    const reads = readsOf(cell.read)
+    for (let i = 0; i < cell.plan.warm; i++) await stream(reads)
+    const cpuUs = await cpuOf(async () => {
+      for (let i = 0; i < cell.plan.measured; i++) await stream(reads)
+    })
+    cells.push({ cell: cell.name, cpuUs, units: fixture.events * cell.plan.measured, served: cell.plan.measured, calls: cell.plan.measured })
+  }
+  report({ contender, cells })
+}
+
+// ---- the bench (parent side) ----
+
+const runBench = async (): Promise<void> => {
+  // No gateway: the reads come from memory (the worker's runner only passes its address on).
+  const none = { baseUrl: "", close: () => {} }
+  const runs: Array<Record<string, WorkerResult>> = []
+  for (let rep = 0; rep < REPS; rep++) {
+    const got: Record<string, WorkerResult> = {}
+    for (const contender of rotate(CONTENDERS, rep)) {
+      got[contender] = await runWorker(import.meta.url, contender, none)
+      process.stderr.write(`sse-decode: repetition ${rep + 1}/${REPS}, ${contender} done\n`)
+    }
+    runs.push(got)
+  }
+  const perEvent = (run: Record<string, WorkerResult>, c: Contender, cell: string) => {
+    const r = run[c]!.cells.find((x) => x.cell === cell)!
+    return r.cpuUs / r.units
+  }
+  const rows = CELLS.map(({ name }) => [
+    name,
+    ...CONTENDERS.map((c) => {
+      const us = summarize(runs.map((run) => perEvent(run, c, name))).median
+      return c === "floor" ? `${fmtUs(us)} µs` : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => perEvent(run, c, name) / perEvent(run, "floor", name))))}`
+    })
+  ])
+  // What each step adds, per repetition: the cost of one stage or guarantee.
+  const steps: ReadonlyArray<readonly [Contender, Contender, string]> = [
+    ["floor", "parse", "umg's SSE parser and stream around JSON.parse, over the floor's"],
+    ["parse", "validated", "validation (depth bound, Schema check)"],
+    ["validated", "umg", "the fold"]
+  ]
+  const stepRows = CELLS.map(({ name }) => [
+    name,
+    ...steps.map(([from, to]) => {
+      const s = summarize(runs.map((run) => perEvent(run, to, name) - perEvent(run, from, name)))
+      const f = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`
+      return `${f(s.median)} µs (${f(s.min)} to ${f(s.max)})`
+    })
+  ])
+  const plan = CELLS.map((c) => `${c.plan.measured} streams per ${c.name} cell after ${c.plan.warm} to warm up`).join(", ")
+  const body = [
+    `CPU per event of the worker process (µs, median of ${REPS} repetitions) and its ratio to the Effect floor in the same repetition, median (min–max); ${plan}; every stream of 2,006 events, one read per macrotask, consumed with \`Stream.runForEach\`.`,
+    "",
+    table(["CPU per event", ...CONTENDERS.map((c) => COLUMN[c])], rows),
+    "",
+    "What each step adds per event (the difference within each repetition, median and range):",
+    "",
+    table(["cell", ...steps.map(([, , what]) => what)], stepRows)
+  ].join("\n")
+  console.log(writeResult("sse-decode", "SSE decoding stages: CPU per event in memory (bench/sse-decode.bench.ts)", body))
+}
+
+if (process.env.BENCH_ROLE === "worker")
+  void runContender().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+else
+  void runBench().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })

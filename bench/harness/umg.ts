@@ -12,6 +12,8 @@ type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
 type SseTransportModule = typeof import("../../src/adapters/SseTransport.js")
 type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
+type ByteSourceModule = typeof import("../../src/adapters/ByteSource.js")
+type ErrorsModule = typeof import("../../src/core/errors/GatewayError.js")
 type SseModule = typeof import("../../src/core/wire/Sse.js")
 
 const SOURCE = process.env.UMG_BENCH_SOURCE === "1"
@@ -29,10 +31,21 @@ export const gatewayModule = (): Promise<GatewayModule> => load<GatewayModule>("
 /** `umg/rx`, from `dist/` or the sources. @category constructors */
 export const rxModule = (): Promise<RxModule> => load<RxModule>("streams/index")
 
-/** The SSE decoder and the messages family's stream spec, from `dist/` or the sources. @category constructors */
-export const sseModules = async (): Promise<{ readonly transport: SseTransportModule; readonly messages: MessagesModule }> => ({
+/**
+ * The SSE decoder, the messages family's stream spec, body sources and the typed errors, from `dist/`
+ * or the sources.
+ * @category constructors
+ */
+export const sseModules = async (): Promise<{
+  readonly transport: SseTransportModule
+  readonly messages: MessagesModule
+  readonly byteSource: ByteSourceModule
+  readonly errors: ErrorsModule
+}> => ({
   transport: await load<SseTransportModule>("adapters/SseTransport"),
-  messages: await load<MessagesModule>("adapters/groups/Messages")
+  messages: await load<MessagesModule>("adapters/groups/Messages"),
+  byteSource: await load<ByteSourceModule>("adapters/ByteSource"),
+  errors: await load<ErrorsModule>("core/errors/GatewayError")
 })
 
 /** The core's SSE parser, from `dist/` or the sources. @category constructors */
