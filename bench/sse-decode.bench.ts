@@ -24,8 +24,9 @@
  * below the official SDK is in bench/results/text-streams.md.
  *
  * Run: `npm run bench -- sse-decode`, or `node --conditions=umg-source --import tsx
- * bench/sse-decode.bench.ts` after `npm run build` (5 repetitions, a few minutes); `BENCH_QUICK=1` for
- * 2 repetitions of fewer streams; `SSE_DECODE_REPS=n` overrides the repetitions.
+ * bench/sse-decode.bench.ts` after `npm run build` (5 repetitions, under a minute); `BENCH_QUICK=1`
+ * for 2 repetitions of fewer streams after the same warm-up (a check that it runs: two repetitions
+ * on a noisy machine do not tell the stages apart); `SSE_DECODE_REPS=n` overrides the repetitions.
  */
 import { cpuOf, QUICK, report, rotate, runWorker, summarize, fmtRatio, fmtUs, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
@@ -43,8 +44,8 @@ const COLUMN: Record<Contender, string> = {
 }
 
 const CELLS = [
-  { name: "64 KiB reads", read: 64 * 1024, plan: QUICK ? { warm: 10, measured: 20 } : { warm: 30, measured: 100 } },
-  { name: "one event per read", read: 0, plan: QUICK ? { warm: 2, measured: 4 } : { warm: 5, measured: 15 } }
+  { name: "64 KiB reads", read: 64 * 1024, plan: QUICK ? { warm: 30, measured: 30 } : { warm: 30, measured: 100 } },
+  { name: "one event per read", read: 0, plan: QUICK ? { warm: 5, measured: 4 } : { warm: 5, measured: 15 } }
 ] as const
 
 const fixture = messagesStreamFixture()
