@@ -130,4 +130,64 @@ describe("MessagesEvents", () => {
     const result = decodeMessagesEventEither(record({ type: "content_block_delta", index: "0", delta: { type: "text_delta", text: "x" } }))
     expect(Either.isLeft(result) && result.left.what).toBe("content_block_delta event")
   })
+
+  describe("fragment deltas in upstream's exact text (read without a parse tree)", () => {
+    const delta = (data: string) => decodeMessagesEventEither({ event: "content_block_delta", data })
+
+    it("decodes text, thinking and tool-input fragments, escapes included, to what the Schema gives", () => {
+      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'))).toStrictEqual({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text: "Hi" }
+      })
+      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":12,"delta":{"type":"thinking_delta","thinking":"a\\n\\"b\\" \\u00e9\\ud83d\\ude00"}}'))).toStrictEqual({
+        type: "content_block_delta",
+        index: 12,
+        delta: { type: "thinking_delta", thinking: 'a\n"b" é😀' }
+      })
+      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}'))).toStrictEqual({
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "input_json_delta", partial_json: '{"a":' }
+      })
+    })
+
+    it("decodes the same event written with other spacing, key order, extra keys or number forms", () => {
+      const expected = { type: "content_block_delta", index: 100, delta: { type: "text_delta", text: "x" } }
+      for (const data of [
+        '{ "type": "content_block_delta", "index": 100, "delta": { "type": "text_delta", "text": "x" } }',
+        '{"index":100,"type":"content_block_delta","delta":{"text":"x","type":"text_delta"}}',
+        '{"type":"content_block_delta","index":1e2,"delta":{"type":"text_delta","text":"x"}}',
+        '{"type":"content_block_delta","index":100,"delta":{"type":"text_delta","text":"x"}}\n'
+      ])
+        expect(Either.getOrThrow(delta(data))).toEqual(expected)
+      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}'))).toEqual({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text: "x" }
+      })
+    })
+
+    it("fails as before on text JSON refuses: a raw control character, a bad escape, a leading zero, a cut record", () => {
+      for (const data of [
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\nb"}}',
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\\x41"}}',
+        '{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"a"}}',
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}',
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}'
+      ]) {
+        const result = delta(data)
+        expect(Either.isLeft(result) && result.left.message).toMatch(/^messages event: data is not JSON/)
+      }
+    })
+
+    it("keeps the depth bound: a bound of one level refuses a fragment delta", () => {
+      const result = decodeMessagesEventEither(
+        { event: "content_block_delta", data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}' },
+        { maxDepth: 1 }
+      )
+      expect(Either.isLeft(result) && result.left.message).toMatch(/nesting deeper than 1 levels/)
+    })
+  })
 })
+

@@ -69,8 +69,12 @@ export interface DecodeOptions {
   readonly maxDepth?: number
 }
 
-// Decoders are also passed as callbacks (`array.map(decode)`), so a non-object second argument is ignored.
-const maxDepthOf = (options: unknown): number => {
+/**
+ * The depth bound `options` sets, else `defaultMaxJsonDepth`. Decoders are also passed as callbacks
+ * (`array.map(decode)`), so a non-object argument is ignored.
+ * @category decoding
+ */
+export const maxDepthOf = (options: unknown): number => {
   const n = typeof options === "object" && options !== null ? (options as DecodeOptions).maxDepth : undefined
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : defaultMaxJsonDepth
 }

@@ -6,7 +6,8 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { Message, MessagesContentBlock, MessagesUsage } from "./MessagesResponse.js"
-import { type DecodeOptions, decodeWith, guarded, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, maxDepthOf, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import { scanBlockDelta } from "./MessagesDeltaScan.js"
 
 /** `message_start`: the message with empty content and `stop_reason: null`. @category schemas */
 export const MessagesMessageStart = Schema.Struct({ type: Schema.Literal("message_start"), message: Message })
@@ -137,7 +138,11 @@ export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOpt
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
 const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<MessagesEvent, DecodeError> => {
-  const parsed = parseJsonText(record?.data, "messages", "messages event", options)
+  const data = record?.data
+  // Most events are text (or thinking, or tool-input) fragments in upstream's exact text: read directly.
+  const fragment = typeof data === "string" ? scanBlockDelta(data, maxDepthOf(options)) : undefined
+  if (fragment !== undefined) return Either.right(fragment)
+  const parsed = parseJsonText(data, "messages", "messages event", options)
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const typed = typedPayload(parsed.right, record?.event)
   const decode = BY_TYPE.get(typed.type)

@@ -1,0 +1,59 @@
+/**
+ * The messages stream's bulk, read without a parse tree: a `content_block_delta` carrying a text,
+ * thinking or tool-input fragment, in the exact text upstream sends
+ * (`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`), is most of
+ * every stream's events. Such a record is read straight into the event the Schema decode would give
+ * (same keys, same order, same values); any other text — other keys, key order, spacing, numbers or
+ * escapes this reader does not take — is declined and goes through `JSON.parse` and the Schema as before.
+ */
+import { scanIndex, scanString } from "../../wire/JsonScan.js"
+
+const HEAD = '{"type":"content_block_delta","index":'
+const DELTA = ',"delta":{"type":"'
+const TAIL = "}}"
+
+/** Each fragment delta read here: its `type`, and the text from the type's closing quote to the string. */
+const KINDS = [
+  { type: "text_delta", key: "text", between: 'text_delta","text":' },
+  { type: "thinking_delta", key: "thinking", between: 'thinking_delta","thinking":' },
+  { type: "input_json_delta", key: "partial_json", between: 'input_json_delta","partial_json":' }
+] as const
+
+/** What a fragment delta decodes to (a `MessagesEvent`; its Schemas are in `MessagesEvents.ts`, which reads through this). @category models */
+export type FragmentDeltaEvent = {
+  readonly type: "content_block_delta"
+  readonly index: number
+  readonly delta:
+    | { readonly type: "text_delta"; readonly text: string }
+    | { readonly type: "thinking_delta"; readonly thinking: string }
+    | { readonly type: "input_json_delta"; readonly partial_json: string }
+}
+
+/** The nesting of these events (an object in an object): a depth bound below it declines. */
+const DEPTH = 2
+
+/**
+ * The event a fragment-delta record holds, or `undefined` when its text is not exactly such a
+ * record (then `JSON.parse` and the Schema decide). Never throws.
+ * @category decoding
+ */
+export const scanBlockDelta = (data: string, maxDepth: number): FragmentDeltaEvent | undefined => {
+  if (maxDepth < DEPTH || !data.startsWith(HEAD)) return undefined
+  const index = scanIndex(data, HEAD.length)
+  if (index === undefined || !data.startsWith(DELTA, index.end)) return undefined
+  const at = index.end + DELTA.length
+  // Text first: it is most of a stream.
+  for (const kind of KINDS) {
+    if (!data.startsWith(kind.between, at)) continue
+    const text = scanString(data, at + kind.between.length)
+    if (text === undefined || text.end + TAIL.length !== data.length || !data.endsWith(TAIL)) return undefined
+    const delta =
+      kind.type === "text_delta"
+        ? { type: kind.type, text: text.value }
+        : kind.type === "thinking_delta"
+          ? { type: kind.type, thinking: text.value }
+          : { type: kind.type, partial_json: text.value }
+    return { type: "content_block_delta", index: index.value, delta }
+  }
+  return undefined
+}
