@@ -17,11 +17,22 @@ export interface Scanned<A> {
  */
 export const maxScannedString = 4096
 
+/** Below this length V8 copies a slice; from it on, a slice is a view that keeps its whole parent alive. */
+const VIEW_MIN_LENGTH = 13
+
+/**
+ * `s` as a string of its own. A long slice of `text` is a view of it, and `text` (an SSE record's
+ * data) a view of the whole read it came in: a value kept for a stream's life — a fold keeps every
+ * text delta — would keep every read alive. A concatenation sliced back is flattened into a copy.
+ */
+const detached = (s: string): string => (s.length < VIEW_MIN_LENGTH ? s : ` ${s}`.slice(1))
+
 /**
  * Reads the JSON string literal whose opening quote is at `at`: its value and the index after its
  * closing quote, or `undefined` when there is no string there, it is longer than `maxScannedString`,
- * or it holds a character JSON forbids unescaped (below U+0020). Without escapes the value is a slice
- * of the text; with escapes the literal alone is given to `JSON.parse` (an invalid escape declines).
+ * or it holds a character JSON forbids unescaped (below U+0020). Without escapes the value is a copy
+ * of that part of the text (as `JSON.parse` makes: it keeps nothing else alive); with escapes the
+ * literal alone is given to `JSON.parse` (an invalid escape declines).
  * @category decoding
  */
 export const scanString = (text: string, at: number): Scanned<string> | undefined => {
@@ -40,7 +51,7 @@ export const scanString = (text: string, at: number): Scanned<string> | undefine
     }
   }
   if (i >= limit) return undefined
-  if (!escaped) return { value: text.slice(start, i), end: i + 1 }
+  if (!escaped) return { value: detached(text.slice(start, i)), end: i + 1 }
   try {
     return { value: JSON.parse(text.slice(at, i + 1)) as string, end: i + 1 }
   } catch {
