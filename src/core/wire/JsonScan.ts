@@ -17,6 +17,13 @@ export interface Scanned<A> {
  */
 export const maxScannedString = 4096
 
+/**
+ * Whether `piece` stands in `text` at `at`. A slice compared whole: on a sliced string (what an SSE
+ * record's data is) `startsWith` measured about three times slower.
+ * @category decoding
+ */
+export const textAt = (text: string, piece: string, at: number): boolean => text.slice(at, at + piece.length) === piece
+
 /** Below this length V8 copies a slice; from it on, a slice is a view that keeps its whole parent alive. */
 const VIEW_MIN_LENGTH = 13
 

@@ -6,7 +6,7 @@
  * (same keys, same order, same values); any other text — other keys, key order, spacing, numbers or
  * escapes this reader does not take — is declined and goes through `JSON.parse` and the Schema as before.
  */
-import { scanIndex, scanString } from "../../wire/JsonScan.js"
+import { scanIndex, scanString, textAt } from "../../wire/JsonScan.js"
 
 const HEAD = '{"type":"content_block_delta","index":'
 const DELTA = ',"delta":{"type":"'
@@ -38,15 +38,15 @@ const DEPTH = 2
  * @category decoding
  */
 export const scanBlockDelta = (data: string, maxDepth: number): FragmentDeltaEvent | undefined => {
-  if (maxDepth < DEPTH || !data.startsWith(HEAD)) return undefined
+  if (maxDepth < DEPTH || !textAt(data, HEAD, 0)) return undefined
   const index = scanIndex(data, HEAD.length)
-  if (index === undefined || !data.startsWith(DELTA, index.end)) return undefined
+  if (index === undefined || !textAt(data, DELTA, index.end)) return undefined
   const at = index.end + DELTA.length
   // Text first: it is most of a stream.
   for (const kind of KINDS) {
-    if (!data.startsWith(kind.between, at)) continue
+    if (!textAt(data, kind.between, at)) continue
     const text = scanString(data, at + kind.between.length)
-    if (text === undefined || text.end + TAIL.length !== data.length || !data.endsWith(TAIL)) return undefined
+    if (text === undefined || text.end + TAIL.length !== data.length || !textAt(data, TAIL, text.end)) return undefined
     const delta =
       kind.type === "text_delta"
         ? { type: kind.type, text: text.value }
