@@ -7,8 +7,9 @@
  *   (`bench/harness/floor.ts`, the floor of text-streams): what any Effect stream of these events costs;
  * - umg, parse only: umg's `decodeSse` (its SSE parser, the time limits, the hand-over to the consumer,
  *   the connection's release) with each event only `JSON.parse`d: no validation, no fold;
- * - umg, validated: the same with the messages events' own decoder (the depth bound and the Schema
- *   check of every event), still no fold;
+ * - umg, validated: the same with the messages events' own decoder (fragment deltas read straight
+ *   from upstream's exact text by `MessagesDeltaScan`, every other event parsed, depth-bounded and
+ *   checked against its Schema), still no fold;
  * - umg: the messages stream exactly as `gateway.messages.stream` decodes it, with the fold kept for
  *   `IncompleteStream`'s partial result and the final-event test.
  * Every contender is fed the same reads the same way — one read per macrotask (`setImmediate`), as a
@@ -39,7 +40,7 @@ type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   floor: "Effect floor: eventsource-parser + JSON.parse as an Effect Stream",
   parse: "umg decodeSse, parse only (JSON.parse, no validation, no fold)",
-  validated: "umg decodeSse, validated (+ depth bound and Schema check), no fold",
+  validated: "umg decodeSse, validated (the events' own decoder: fragment deltas scanned, the rest parsed and Schema-checked), no fold",
   umg: "umg decodeSse as messages.stream (+ the fold)"
 }
 
@@ -185,7 +186,7 @@ const runBench = async (): Promise<void> => {
   // What each step adds, per repetition: the cost of one stage or guarantee.
   const steps: ReadonlyArray<readonly [Contender, Contender, string]> = [
     ["floor", "parse", "umg's SSE parser and stream around JSON.parse, over the floor's"],
-    ["parse", "validated", "validation (depth bound, Schema check)"],
+    ["parse", "validated", "validation (the events' own decoder in place of JSON.parse)"],
     ["validated", "umg", "the fold"]
   ]
   const stepRows = CELLS.map(({ name }) => [

@@ -8,7 +8,8 @@
  * Run: `npm run bench -- text-streams`, or `node --conditions=umg-source --import tsx
  * bench/text-streams.bench.ts` (5 repetitions, several minutes); `BENCH_QUICK=1` for 2 repetitions,
  * fewer streams and 406/404-event streams in the one-event-per-read cells (about a minute);
- * `TEXT_STREAMS_REPS=n` overrides the repetitions. Nothing is asserted; the table goes to
+ * `TEXT_STREAMS_REPS=n` overrides the repetitions, `TEXT_STREAMS_CELLS=messages|chat stream, big` keeps
+ * the cells whose names start so. Nothing is asserted; the table goes to
  * `bench/results/text-streams.md`.
  *
  * Contenders, each in its own process, all consuming every event the same way (count it, sum the
@@ -62,12 +63,15 @@ const COLUMN: Record<Contender, string> = {
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
-const CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly delivery: Delivery }> = [
+const ALL_CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly delivery: Delivery }> = [
   { name: "messages stream, big reads", family: "messages", delivery: "big" },
   { name: "chat stream, big reads", family: "chat", delivery: "big" },
   { name: "messages stream, one event per read", family: "messages", delivery: "event" },
   { name: "chat stream, one event per read", family: "chat", delivery: "event" }
 ]
+/** `TEXT_STREAMS_CELLS=name|…` keeps the cells whose names start with one of those (workers inherit it). */
+const ONLY = process.env.TEXT_STREAMS_CELLS?.split("|")
+const CELLS = ONLY === undefined ? ALL_CELLS : ALL_CELLS.filter((c) => ONLY.some((name) => c.name.startsWith(name)))
 
 // ---- the consumers: every contender touches every event the same way ----
 

@@ -6,7 +6,7 @@
  * builds `dist/` first; run `npm run build` before running one bench by hand.
  */
 import { existsSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
@@ -19,8 +19,15 @@ type SseModule = typeof import("../../src/core/wire/Sse.js")
 const SOURCE = process.env.UMG_BENCH_SOURCE === "1"
 const root = new URL("../../", import.meta.url)
 
+/** Another build to measure instead of this checkout's `dist/` (`bench/ab.ts` sets it per worker). */
+const DIST = process.env.UMG_BENCH_DIST
+
 const load = async <M>(path: string): Promise<M> => {
-  const file = new URL(`${SOURCE ? "src" : "dist"}/${path}.${SOURCE ? "ts" : "js"}`, root)
+  const file = SOURCE
+    ? new URL(`src/${path}.ts`, root)
+    : DIST !== undefined
+      ? pathToFileURL(`${DIST.replace(/\/$/, "")}/${path}.js`)
+      : new URL(`dist/${path}.js`, root)
   if (!SOURCE && !existsSync(fileURLToPath(file))) throw new Error(`${fileURLToPath(file)} is missing: run \`npm run build\` first (or set UMG_BENCH_SOURCE=1)`)
   return (await import(file.href)) as M
 }
