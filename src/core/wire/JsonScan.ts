@@ -1,7 +1,7 @@
 /**
  * Reading the few JSON texts a stream sends thousands of times without building a parse tree: a
  * string literal or a small non-negative integer at a known place in the text. Each reader accepts
- * only what `JSON.parse` reads the same way and declines (`-1` / `undefined`) everything else, so
+ * only what `JSON.parse` reads the same way and declines (`undefined`) everything else, so
  * its caller can fall back to `JSON.parse` for the exact answer or the exact error.
  */
 
@@ -15,7 +15,7 @@ export interface Scanned<A> {
  * The longest string literal read here (in UTF-16 units): a token or a tool-input fragment is far
  * shorter, and a longer one is read by `JSON.parse`, whose native scan is faster per character.
  */
-export const maxScannedString = 4096
+const maxScannedString = 4096
 
 /**
  * Whether `piece` stands in `text` at `at`. A slice compared whole: on a sliced string (what an SSE
@@ -73,21 +73,17 @@ export const scanString = (text: string, at: number): Scanned<string> | undefine
  * @category decoding
  */
 export const scanIndex = (text: string, at: number): Scanned<number> | undefined => {
-  let c = text.charCodeAt(at)
-  if (c === 0x30) {
-    c = text.charCodeAt(at + 1)
-    return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 ? undefined : { value: 0, end: at + 1 }
-  }
   let value = 0
   let i = at
   for (; i < at + 15; i++) {
-    c = text.charCodeAt(i)
+    const c = text.charCodeAt(i)
     // Past the end `c` is NaN, which is no digit either.
     if (!(c >= 0x30 && c <= 0x39)) break
     value = value * 10 + (c - 0x30)
   }
-  if (i === at) return undefined
-  c = text.charCodeAt(i)
+  // No digit, or a leading zero (`01`, which JSON refuses).
+  if (i === at || (i > at + 1 && text.charCodeAt(at) === 0x30)) return undefined
+  const next = text.charCodeAt(i)
   // A 16th digit, a fraction or an exponent: not a plain small integer.
-  return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 ? undefined : { value, end: i }
+  return (next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 ? undefined : { value, end: i }
 }

@@ -12,14 +12,12 @@ const HEAD = '{"type":"content_block_delta","index":'
 const DELTA = ',"delta":{"type":"'
 const TAIL = "}}"
 
-/** Each fragment delta read here: its `type`, and the text from the type's closing quote to the string. */
-const KINDS = [
-  { type: "text_delta", key: "text", between: 'text_delta","text":' },
-  { type: "thinking_delta", key: "thinking", between: 'thinking_delta","thinking":' },
-  { type: "input_json_delta", key: "partial_json", between: 'input_json_delta","partial_json":' }
-] as const
-
-/** What a fragment delta decodes to (a `MessagesEvent`; its Schemas are in `MessagesEvents.ts`, which reads through this). @category models */
+/**
+ * What a fragment delta decodes to: a `MessagesEvent`, written out here because `MessagesEvents.ts`
+ * (its Schemas) reads through this module; `decodeRecord` there returns it as a `MessagesEvent`, so
+ * the compiler keeps the two in step.
+ * @category models
+ */
 export type FragmentDeltaEvent = {
   readonly type: "content_block_delta"
   readonly index: number
@@ -28,6 +26,18 @@ export type FragmentDeltaEvent = {
     | { readonly type: "thinking_delta"; readonly thinking: string }
     | { readonly type: "input_json_delta"; readonly partial_json: string }
 }
+
+type FragmentDelta = FragmentDeltaEvent["delta"]
+
+/**
+ * Each fragment delta read here: the text from its `type` value to the opening quote of its string,
+ * and the delta made from that string.
+ */
+const KINDS: ReadonlyArray<{ readonly between: string; readonly make: (value: string) => FragmentDelta }> = [
+  { between: 'text_delta","text":', make: (text) => ({ type: "text_delta", text }) },
+  { between: 'thinking_delta","thinking":', make: (thinking) => ({ type: "thinking_delta", thinking }) },
+  { between: 'input_json_delta","partial_json":', make: (partial_json) => ({ type: "input_json_delta", partial_json }) }
+]
 
 /** The nesting of these events (an object in an object): a depth bound below it declines. */
 const DEPTH = 2
@@ -47,13 +57,7 @@ export const scanBlockDelta = (data: string, maxDepth: number): FragmentDeltaEve
     if (!textAt(data, kind.between, at)) continue
     const text = scanString(data, at + kind.between.length)
     if (text === undefined || text.end + TAIL.length !== data.length || !textAt(data, TAIL, text.end)) return undefined
-    const delta =
-      kind.type === "text_delta"
-        ? { type: kind.type, text: text.value }
-        : kind.type === "thinking_delta"
-          ? { type: kind.type, thinking: text.value }
-          : { type: kind.type, partial_json: text.value }
-    return { type: "content_block_delta", index: index.value, delta }
+    return { type: "content_block_delta", index: index.value, delta: kind.make(text.value) }
   }
   return undefined
 }
