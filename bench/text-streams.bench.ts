@@ -17,6 +17,9 @@
  * - raw fetch: `fetch` + eventsource-parser's callback API + `JSON.parse` (the baseline);
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (umg may
  *   use node:http in Node, so both baselines are shown);
+ * - Effect fiber: the raw node:http baseline's events handed to one Effect fiber, woken once per read
+ *   (`Effect.async`), no `Stream` — not how an Effect user consumes a stream, but it splits the floor's
+ *   cost over raw node:http into the fiber's wake-up per read and the `Stream`'s own steps;
  * - Effect floor: the raw node:http baseline's events as an Effect `Stream` (one pull per read, a chunk
  *   of that read's events, in the leanest stream of pulls Effect's public API builds: one channel that
  *   runs the pull and writes its chunk), consumed like umg's with `Stream.runForEach` — what any Effect
@@ -33,7 +36,7 @@
  * "Per event" divides by the SSE events on the wire (2,006 messages events, 2,004 chat events).
  */
 import { once } from "node:events"
-import { Agent, request } from "node:http"
+import { Agent, type IncomingMessage, request } from "node:http"
 import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
 import { gatewayModule, rxModule } from "./harness/umg.js"
 import { BENCH_API_KEY, type Delivery } from "./harness/fakeGateway.js"
@@ -52,12 +55,13 @@ const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 20, measur
  */
 const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
-const CONTENDERS = ["fetch", "node:http", "sdk", "floor", "effect", "rx"] as const
+const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   fetch: "raw fetch + eventsource-parser + JSON.parse",
   "node:http": "raw node:http + eventsource-parser + JSON.parse",
   sdk: "official SDK (@anthropic-ai/sdk / openai)",
+  fiber: "Effect fiber: raw node:http + eventsource-parser + JSON.parse, one fiber woken per read, no Stream",
   floor: "Effect floor: raw node:http + eventsource-parser + JSON.parse as an Effect Stream",
   effect: "umg Effect",
   rx: "umg rx"
@@ -111,6 +115,12 @@ const touchRaw = (t: Tally, family: Family, data: string): void => {
 /** The Effect floor's stand-in for `data: [DONE]`. */
 const DONE = Symbol("done")
 
+/** What the Effect fiber and the floor make of an event's data: the parsed value, or `DONE`. */
+const toValue = (data: string): unknown => (data === "[DONE]" ? DONE : JSON.parse(data))
+/** What they do with it: as `touchRaw` does with the data. */
+const touchValue = (t: Tally, family: Family, value: unknown): void =>
+  value === DONE ? void t.events++ : family === "messages" ? touchMessages(t, value as MessagesEventLike) : touchChat(t, value as ChatChunkLike)
+
 type StreamOnce = (family: Family, t: Tally) => Promise<void>
 
 const makeContender = async (contender: Contender, baseUrl: string): Promise<StreamOnce> => {
@@ -119,6 +129,15 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
     family === "messages"
       ? { url: `${baseUrl}/v1/messages`, body: JSON.stringify({ ...messagesBody, stream: true }) }
       : { url: `${baseUrl}/v1/chat/completions`, body: JSON.stringify({ ...chatStreamBody, stream: true }) }
+  /** A stream's request on node:http (raw node:http, the Effect fiber and the floor): its answer, once its headers came. */
+  const openNode = async (agent: Agent, family: Family): Promise<IncomingMessage> => {
+    const { url, body } = target(family)
+    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } })
+    req.end(body)
+    const [res] = (await once(req, "response")) as [IncomingMessage]
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
+    return res
+  }
   switch (contender) {
     case "fetch": {
       const { createParser } = await import("eventsource-parser")
@@ -137,17 +156,31 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
       const { createParser } = await import("eventsource-parser")
       const agent = new Agent({ keepAlive: true })
       return async (family, t) => {
-        const { url, body } = target(family)
-        const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } })
-        req.end(body)
-        const [res] = (await once(req, "response")) as [import("node:http").IncomingMessage]
-        if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
+        const res = await openNode(agent, family)
         const decoder = new TextDecoder()
         const parser = createParser({ onEvent: (event) => touchRaw(t, family, event.data) })
         res.on("data", (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })))
         await once(res, "end")
         parser.feed(decoder.decode())
       }
+    }
+    case "fiber": {
+      // The floor's reads handed to one fiber without a `Stream`: the fiber's share of the floor.
+      const { Effect } = await import("effect")
+      const { fiberEvents } = await import("./harness/floor.js")
+      const agent = new Agent({ keepAlive: true })
+      return (family, t) =>
+        Effect.runPromise(
+          Effect.flatMap(
+            Effect.promise(() => openNode(agent, family)),
+            (res) =>
+              fiberEvents(
+                (read, end) => void res.on("data", read).on("end", end),
+                toValue,
+                (value) => touchValue(t, family, value)
+              )
+          )
+        )
     }
     case "floor": {
       // What any Effect stream of these events costs when consumed with `Stream.runForEach`: the raw
@@ -158,21 +191,17 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
       const events = (family: Family) =>
         Stream.unwrap(
           Effect.promise(async () => {
-            const { url, body } = target(family)
-            const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } })
-            req.end(body)
-            const [res] = (await once(req, "response")) as [import("node:http").IncomingMessage]
-            if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
+            const res = await openNode(agent, family)
             return floorEvents(
               (read, end) => void res.on("data", read).on("end", end),
-              (data) => (data === "[DONE]" ? DONE : JSON.parse(data))
+              toValue
             )
           })
         )
       return (family, t) =>
         Effect.runPromise(
           Stream.runForEach(events(family), (value) =>
-            Effect.sync(() => (value === DONE ? void t.events++ : family === "messages" ? touchMessages(t, value as MessagesEventLike) : touchChat(t, value as ChatChunkLike)))
+            Effect.sync(() => touchValue(t, family, value))
           )
         )
     }

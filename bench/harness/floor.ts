@@ -17,49 +17,89 @@ const END = Symbol("end")
 /** One pull: the events of one read, or the end. */
 type FloorPull = Effect.Effect<Chunk.Chunk<unknown> | typeof END>
 
+/** A body's reads, as `subscribe` delivers them: `read` once per read, then `end`. */
+type Subscribe = (read: (bytes: Uint8Array) => void, end: () => void) => void
+
 /**
- * The floor's stream over a body whose reads `subscribe` delivers: `read` once per read, then `end`.
- * `subscribe` is called when the stream starts (a body already open: its reads are not awaited here).
+ * The events of a body's reads, parsed by eventsource-parser as they come, and one waiter resumed
+ * when there are events or the end: what the floor and the Effect fiber share. `subscribe` is called
+ * at once (a body already open: its reads are not awaited here).
  */
-export const floorEvents = (
-  subscribe: (read: (bytes: Uint8Array) => void, end: () => void) => void,
-  toEvent: (data: string) => unknown
-): Stream.Stream<unknown> =>
-  Stream.suspend(() => {
-    let pending: Array<unknown> = []
-    let done = false
-    let waiting: ((next: FloorPull) => void) | undefined
-    const decoder = new TextDecoder()
-    const parser = createParser({ onEvent: (event) => void pending.push(toEvent(event.data)) })
-    const ready = () => pending.length > 0 || done
-    const take = (): FloorPull => {
-      if (pending.length === 0) return Effect.succeed(END)
-      const out = Chunk.unsafeFromArray(pending)
+const eventsOf = (subscribe: Subscribe, toEvent: (data: string) => unknown) => {
+  let pending: Array<unknown> = []
+  let done = false
+  let waiting: ((next: Effect.Effect<unknown>) => void) | undefined
+  let then: (() => Effect.Effect<unknown>) | undefined
+  const decoder = new TextDecoder()
+  const parser = createParser({ onEvent: (event) => void pending.push(toEvent(event.data)) })
+  const ready = () => pending.length > 0 || done
+  const wake = () => {
+    const resume = waiting
+    if (resume === undefined || !ready()) return
+    waiting = undefined
+    resume(then!())
+  }
+  subscribe(
+    (bytes) => {
+      parser.feed(decoder.decode(bytes, { stream: true }))
+      wake()
+    },
+    () => {
+      done = true
+      wake()
+    }
+  )
+  return {
+    /** Whether there are events or the end. */
+    ready,
+    /** Whether the body has ended. */
+    done: () => done,
+    /** The events parsed so far (empty when none), taken. */
+    takeAll: (): Array<unknown> => {
+      const out = pending
       pending = []
-      return Effect.succeed(out)
+      return out
+    },
+    /** An effect that waits until `ready()`, then goes on with `next()`. */
+    waitThen: <A>(next: () => Effect.Effect<A>): Effect.Effect<A> =>
+      Effect.async<A>((resume) => {
+        waiting = resume as (next: Effect.Effect<unknown>) => void
+        then = next
+      })
+  }
+}
+
+/** The floor's stream over a body whose reads `subscribe` delivers. */
+export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unknown): Stream.Stream<unknown> =>
+  Stream.suspend(() => {
+    const events = eventsOf(subscribe, toEvent)
+    const take = (): FloorPull => {
+      const out = events.takeAll()
+      return Effect.succeed(out.length === 0 ? END : Chunk.unsafeFromArray(out))
     }
-    const wake = () => {
-      const resume = waiting
-      if (resume === undefined || !ready()) return
-      waiting = undefined
-      resume(take())
-    }
-    subscribe(
-      (bytes) => {
-        parser.feed(decoder.decode(bytes, { stream: true }))
-        wake()
-      },
-      () => {
-        done = true
-        wake()
-      }
-    )
-    const wait: FloorPull = Effect.async((resume) => {
-      waiting = resume
-    })
-    const pull = Effect.suspend(() => (ready() ? take() : wait))
+    const wait = events.waitThen(take)
+    const pull = Effect.suspend(() => (events.ready() ? take() : wait))
     const loop: Channel.Channel<Chunk.Chunk<unknown>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
       out === END ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
     )
     return Stream.fromChannel(loop)
+  })
+
+/**
+ * The floor without its `Stream`: the same reads parsed the same way, each read's events handed to one
+ * Effect fiber (an `Effect.async` resumed once per read) that passes every event to `each`, until the
+ * end. Not a way to consume a stream that an Effect user would write; a column that splits the floor's
+ * cost over raw node:http in two: the fiber's wake-up per read (this) and the `Stream`'s channel steps
+ * and per-element consumer (the floor over this).
+ */
+export const fiberEvents = (subscribe: Subscribe, toEvent: (data: string) => unknown, each: (event: unknown) => void): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const events = eventsOf(subscribe, toEvent)
+    const wait = events.waitThen(() => Effect.void)
+    const loop: Effect.Effect<void> = Effect.suspend(() => {
+      if (!events.ready()) return Effect.flatMap(wait, () => loop)
+      for (const event of events.takeAll()) each(event)
+      return events.done() ? Effect.void : loop
+    })
+    return loop
   })
