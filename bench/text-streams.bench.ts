@@ -3,7 +3,9 @@
  * work written by hand and against the official SDKs, on a 2,006-event messages stream (message_start,
  * content_block_start, a ping, 2,000 text deltas, content_block_stop, message_delta, message_stop) and
  * a 2,003-chunk chat stream (+ `data: [DONE]`) from `bench/harness/fixtures.ts`, delivered in big reads
- * (the whole body written at once) or one event per read 1 ms apart (how tokens really arrive).
+ * (the whole body written at once) or one event per read 1 ms apart (how tokens really arrive); and
+ * short streams of the same kinds (50 deltas: 56/53 events) in big reads, where a stream's start —
+ * the request built, checked and sent, the stream set up and torn down — is most of the cost.
  *
  * Run: `npm run bench -- text-streams`, or `node --conditions=umg-source --import tsx
  * bench/text-streams.bench.ts` (5 repetitions, several minutes); `BENCH_QUICK=1` for 2 repetitions,
@@ -53,6 +55,11 @@ const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 20, measur
  * ~300 optimizations and ~30 deoptimizations in its first stream, a few after its third); the same
  * warm-up for every contender measures each one's steady state, as the requests bench does.
  */
+/**
+ * Short answers (50 deltas, big reads): what a stream's start costs (the request built, checked and
+ * sent, the stream set up and ended), spread over a reply of a few sentences rather than 2,000 tokens.
+ */
+const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, measured: 400, deltas: 50 }
 const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
 const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
@@ -67,11 +74,13 @@ const COLUMN: Record<Contender, string> = {
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
-const ALL_CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly delivery: Delivery }> = [
+const ALL_CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly delivery: Delivery; readonly short?: true }> = [
   { name: "messages stream, big reads", family: "messages", delivery: "big" },
   { name: "chat stream, big reads", family: "chat", delivery: "big" },
   { name: "messages stream, one event per read", family: "messages", delivery: "event" },
-  { name: "chat stream, one event per read", family: "chat", delivery: "event" }
+  { name: "chat stream, one event per read", family: "chat", delivery: "event" },
+  { name: "short messages stream (50 deltas), big reads", family: "messages", delivery: "big", short: true },
+  { name: "short chat stream (50 deltas), big reads", family: "chat", delivery: "big", short: true }
 ]
 /** `TEXT_STREAMS_CELLS=name|…` keeps the cells whose names start with one of those (workers inherit it). */
 const ONLY = process.env.TEXT_STREAMS_CELLS?.split("|")
@@ -254,8 +263,20 @@ const runContender = async (): Promise<void> => {
   const contender = process.env.BENCH_CONTENDER as Contender
   const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
   // Checks each stream's text against the fixture's: a contender that drops text is not measured.
+  // The expected length is computed once per stream kind, before any measured window: building the
+  // fixture costs 0.4–0.8 µs per event, which every contender would otherwise pay inside its measure.
+  const expectedText = new Map<string, number>()
+  const expectedOf = (family: Family, deltas: number): number => {
+    const key = `${family}:${deltas}`
+    let length = expectedText.get(key)
+    if (length === undefined) {
+      length = (family === "messages" ? messagesStreamFixture(deltas) : chatStreamFixture(deltas)).textLength
+      expectedText.set(key, length)
+    }
+    return length
+  }
   const stream = async (family: Family, deltas: number) => {
-    const expected = (family === "messages" ? messagesStreamFixture(deltas) : chatStreamFixture(deltas)).textLength
+    const expected = expectedOf(family, deltas)
     const t: Tally = { events: 0, text: 0 }
     await streamOnce(family, t)
     if (t.text !== expected) throw new Error(`${contender} ${family}: text length ${t.text}, expected ${expected}`)
@@ -263,11 +284,12 @@ const runContender = async (): Promise<void> => {
   const route = (family: Family) => (family === "messages" ? "POST /v1/messages" : "POST /v1/chat/completions")
   const cells: Array<CellResult> = []
   for (const cell of CELLS) {
-    const plan = cell.delivery === "big" ? { ...BIG, warmDeltas: BIG.deltas } : PER_EVENT
+    const plan = cell.short === true ? { ...SHORT, warmDeltas: SHORT.deltas } : cell.delivery === "big" ? { ...BIG, warmDeltas: BIG.deltas } : PER_EVENT
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.warmDeltas })
     for (let i = 0; i < plan.warm; i++) await stream(cell.family, plan.warmDeltas)
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.deltas })
     await askGateway("/__bench/reset")
+    expectedOf(cell.family, plan.deltas)
     const cpuUs = await cpuOf(async () => {
       for (let i = 0; i < plan.measured; i++) await stream(cell.family, plan.deltas)
     })
@@ -293,7 +315,7 @@ main(
     sdkName: "official SDK",
     cells: CELLS.map((c) => c.name),
     unit: "event",
-    plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per big-read cell, ${PER_EVENT.measured} of ${messagesStreamFixture(PER_EVENT.deltas).events}/${chatStreamFixture(PER_EVENT.deltas).events} per one-event-per-read cell, after a warm-up.`
+    plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per big-read cell, ${PER_EVENT.measured} of ${messagesStreamFixture(PER_EVENT.deltas).events}/${chatStreamFixture(PER_EVENT.deltas).events} per one-event-per-read cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short-stream cell, after a warm-up.`
   },
   runContender
 )
