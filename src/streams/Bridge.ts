@@ -71,18 +71,29 @@ export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, 
  * unsubscribe made inside it.
  * @category constructors
  */
-export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> =>
+export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> => fromStreamOf(run, Effect.succeed(stream))
+
+/**
+ * `fromStream` of the stream an effect makes (a service's call, the service read from the context):
+ * the effect is run, then its stream, in the same fiber. Where `Stream.unwrap` of the effect would put
+ * the stream inside a flattened one — two more channel layers for its start and for every chunk —
+ * this runs the stream itself.
+ * @category constructors
+ */
+export const fromStreamOf = <A, E, E2, R>(run: Runner<R>, make: Effect.Effect<Stream.Stream<A, E, R>, E2, R>): TypedObservable<A, E | E2> =>
   new Observable<A>((subscriber) =>
     observe(
       run,
       subscriber,
-      Stream.runForEachChunk(stream, (chunk) =>
-        Effect.sync(() => {
-          for (const a of chunk) {
-            if (subscriber.closed) return
-            subscriber.next(a)
-          }
-        })
+      Effect.flatMap(make, (stream) =>
+        Stream.runForEachChunk(stream, (chunk) =>
+          Effect.sync(() => {
+            for (const a of chunk) {
+              if (subscriber.closed) return
+              subscriber.next(a)
+            }
+          })
+        )
       ),
       () => undefined
     )

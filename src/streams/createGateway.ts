@@ -14,7 +14,7 @@ import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import type { RequestError, SessionError, SessionOpenError } from "../core/errors/GatewayError.js"
-import { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
+import { fromEffect, fromEmitting, fromRegistration, fromStreamOf, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
@@ -128,7 +128,7 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
   const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): TypedObservable<A, E | GatewayDisposed> =>
     fromEmitting(run, (emit: (a: A) => void) => Effect.flatMap(Gateway, (g) => f(g, emit)))
   const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): TypedObservable<A, E | GatewayDisposed> =>
-    fromStream(run, Stream.unwrap(Effect.map(Gateway, f)))
+    fromStreamOf(run, Effect.map(Gateway, f))
   return {
     models: { list$: (options) => call((g) => g.models.list(options)), has$: (id) => call((g) => g.models.has(id)) },
     messages: {

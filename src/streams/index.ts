@@ -3,7 +3,7 @@
  * every call a cold Observable, and the operators for token streams, video polling and batches.
  */
 export { createGateway, type Rx, type RxGateway } from "./createGateway.js"
-export { fromEffect, fromEmitting, fromRegistration, fromStream, type Runner } from "./Bridge.js"
+export { fromEffect, fromEmitting, fromRegistration, fromStream, fromStreamOf, type Runner } from "./Bridge.js"
 export { GatewayDisposed } from "./GatewayDisposed.js"
 export { type ObservableError, type TypedObservable } from "./TypedObservable.js"
 export { fromScopedSession, type RxSession, type SessionState } from "./RxSession.js"

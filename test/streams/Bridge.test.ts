@@ -1,7 +1,7 @@
 import { Data, Deferred, Effect, Stream } from "effect"
 import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs"
 import { describe, expect, it } from "vitest"
-import { fromEffect, fromStream } from "../../src/streams/Bridge.js"
+import { fromEffect, fromStream, fromStreamOf } from "../../src/streams/Bridge.js"
 import type { Runner } from "../../src/streams/Bridge.js"
 
 class Boom extends Data.TaggedError("Boom")<{ readonly reason: string }> {}
@@ -74,5 +74,50 @@ describe("fromStream", () => {
     const after = pulled
     await new Promise((r) => setTimeout(r, 20))
     expect(pulled).toBe(after)
+  })
+})
+
+describe("fromStreamOf", () => {
+  it("runs the effect on subscribe (cold), then emits its stream's elements and completes", async () => {
+    let made = 0
+    const obs = fromStreamOf(run, Effect.sync(() => (++made, Stream.make(1, 2, 3))))
+    expect(made).toBe(0)
+    expect(await lastValueFrom(obs.pipe(toArray()))).toEqual([1, 2, 3])
+    expect(await lastValueFrom(obs.pipe(toArray()))).toEqual([1, 2, 3])
+    expect(made).toBe(2)
+  })
+
+  it("errors with the effect's own typed failure, before any stream exists", async () => {
+    const seen: Array<number> = []
+    const error = await new Promise((resolve) =>
+      fromStreamOf(run, Effect.fail(new Boom({ reason: "refused" })) as Effect.Effect<Stream.Stream<number>, Boom>).subscribe({
+        next: (n) => seen.push(n),
+        error: resolve
+      })
+    )
+    expect(seen).toEqual([])
+    expect(error).toBeInstanceOf(Boom)
+    expect((error as Boom).reason).toBe("refused")
+  })
+
+  it("delivers elements before the stream's typed failure", async () => {
+    const seen: Array<number> = []
+    const error = await new Promise((resolve) =>
+      fromStreamOf(run, Effect.succeed(Stream.concat(Stream.make(1, 2), Stream.fail(new Boom({ reason: "cut" }))))).subscribe({
+        next: (n) => seen.push(n),
+        error: resolve
+      })
+    )
+    expect(seen).toEqual([1, 2])
+    expect((error as Boom).reason).toBe("cut")
+  })
+
+  it("interrupts the stream when unsubscribed (its finalizer runs)", async () => {
+    const closed = Effect.runSync(Deferred.make<void>())
+    const stream = Stream.concat(Stream.make(1), Stream.never).pipe(Stream.ensuring(Deferred.succeed(closed, undefined)))
+    const values = await lastValueFrom(fromStreamOf(run, Effect.succeed(stream)).pipe(take(1), toArray()))
+    expect(values).toEqual([1])
+    await Effect.runPromise(Deferred.await(closed))
+    expect(Effect.runSync(Deferred.isDone(closed))).toBe(true)
   })
 })
