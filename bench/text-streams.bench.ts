@@ -4,7 +4,7 @@
  * content_block_start, a ping, 2,000 text deltas, content_block_stop, message_delta, message_stop) and
  * a 2,003-chunk chat stream (+ `data: [DONE]`) from `bench/harness/fixtures.ts`, delivered in big reads
  * (the whole body written at once) or one event per read 1 ms apart (how tokens really arrive); and
- * short streams of the same kinds (50 deltas: 56/53 events) in big reads, where a stream's start —
+ * short streams of the same kinds (50 deltas: 56/54 events) in big reads, where a stream's start —
  * the request built, checked and sent, the stream set up and torn down — is most of the cost.
  *
  * Run: `npm run bench -- text-streams`, or `node --conditions=umg-source --import tsx
@@ -48,6 +48,11 @@ const REPS = Math.max(1, Number(process.env.TEXT_STREAMS_REPS ?? (QUICK ? 2 : 5)
 /** Big reads: streams to warm up, streams measured (2,000 deltas each). */
 const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 20, measured: 40, deltas: 2_000 }
 /**
+ * Short answers (50 deltas, big reads): what a stream's start costs (the request built, checked and
+ * sent, the stream set up and ended), spread over a reply of a few sentences rather than 2,000 tokens.
+ */
+const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, measured: 400, deltas: 50 }
+/**
  * One event per read: warm-up streams in this delivery (the per-read path is not the big-read one),
  * as many and as long as the measured ones, then the measured streams (2.5 s each at 2,000 deltas:
  * the 1 ms gaps, not the CPU, set the time). With one 1,000-delta warm-up stream, the measured window
@@ -55,11 +60,6 @@ const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 20, measur
  * ~300 optimizations and ~30 deoptimizations in its first stream, a few after its third); the same
  * warm-up for every contender measures each one's steady state, as the requests bench does.
  */
-/**
- * Short answers (50 deltas, big reads): what a stream's start costs (the request built, checked and
- * sent, the stream set up and ended), spread over a reply of a few sentences rather than 2,000 tokens.
- */
-const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, measured: 400, deltas: 50 }
 const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
 const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
