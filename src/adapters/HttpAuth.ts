@@ -38,18 +38,28 @@ export const platformToken = (data: Redacted.Redacted<string>): Auth => {
 /** Header names that hold a credential: redacted in spans and never sent across origins. @category models */
 export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api-key", "x-vendor-api-key", "cookie", "set-cookie"]
 
-/** Sets the credential on a request. @category combinators */
-export const apply = (request: HttpClientRequest.HttpClientRequest, auth: Auth): HttpClientRequest.HttpClientRequest => {
+/**
+ * The headers that carry the credential (`undefined` for a query parameter or none), so a request's
+ * headers can be made in one go with them.
+ * @category accessors
+ */
+export const headersOf = (auth: Auth): Readonly<Record<string, string>> | undefined => {
   switch (auth._tag) {
     case "Bearer":
-      return HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(auth.token)}`)
+      return { authorization: `Bearer ${Redacted.value(auth.token)}` }
     case "Header":
-      return HttpClientRequest.setHeader(request, auth.header, Redacted.value(auth.value))
-    case "Query":
-      return HttpClientRequest.setUrlParam(request, auth.name, Redacted.value(auth.value))
+      return { [auth.header]: Redacted.value(auth.value) }
     case "Headers":
-      return HttpClientRequest.setHeaders(request, Redacted.value(auth.headers))
+      return Redacted.value(auth.headers)
+    case "Query":
     case "None":
-      return request
+      return undefined
   }
+}
+
+/** Sets the credential on a request. @category combinators */
+export const apply = (request: HttpClientRequest.HttpClientRequest, auth: Auth): HttpClientRequest.HttpClientRequest => {
+  if (auth._tag === "Query") return HttpClientRequest.setUrlParam(request, auth.name, Redacted.value(auth.value))
+  const headers = headersOf(auth)
+  return headers === undefined ? request : HttpClientRequest.setHeaders(request, headers)
 }

@@ -7,6 +7,7 @@
 // Submodules, not the package's index: the index also loads the HTTP API docs UIs (megabytes of strings).
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Headers from "@effect/platform/Headers"
+import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -169,14 +170,29 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     maxRetryAfterMs: config.maxRetryAfterMs
   }
 
+  // What every request accepts; on the gateway's own origin the configured extra headers follow.
+  const accept = { accept: "application/json, text/event-stream, */*" }
+  const sameOriginBase = { ...accept, ...config.headers }
+
+  /**
+   * One request: its headers made in one go (each `setHeader` copies them all) — `accept`, then on
+   * the request's own origin the configured extra headers, the call's own and the credential, each
+   * overriding the one before. The JSON body goes to umg's own client as text (written with the
+   * headers in one go); any other client gets it as bytes, as `bodyUnsafeJson` makes it.
+   */
   const build = (request: TransportRequest, url: string, sameOrigin: boolean, method: "GET" | "POST", withBody: boolean) => {
-    let req = HttpClientRequest.make(method)(url)
-    req = HttpClientRequest.setHeaders(req, { accept: "application/json, text/event-stream, */*" })
+    let headers: Readonly<Record<string, string>> = accept
     if (sameOrigin) {
-      req = HttpClientRequest.setHeaders(req, { ...config.headers, ...request.headers })
-      req = HttpAuth.apply(req, request.auth)
+      const credential = HttpAuth.headersOf(request.auth)
+      headers =
+        request.headers === undefined && credential === undefined ? sameOriginBase : { ...sameOriginBase, ...request.headers, ...credential }
     }
-    if (withBody && request.body !== undefined) req = HttpClientRequest.bodyUnsafeJson(req, request.body)
+    let req = HttpClientRequest.make(method)(url, { headers })
+    if (sameOrigin && request.auth._tag === "Query") req = HttpAuth.apply(req, request.auth)
+    if (withBody && request.body !== undefined)
+      req = lean
+        ? HttpClientRequest.setBody(req, HttpBody.raw(JSON.stringify(request.body), { contentType: "application/json" }))
+        : HttpClientRequest.bodyUnsafeJson(req, request.body)
     return req
   }
 
@@ -195,14 +211,16 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     request: TransportRequest,
     classify: Classify<A>
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
-    const origin = originOf(request.url)
+    // The request's origin, parsed only when a redirect asks (the first hop is its own URL).
+    let parsedOrigin: string | undefined
+    const originOfRequest = (): string => (parsedOrigin ??= originOf(request.url))
     const loop = (
       url: string,
       method: "GET" | "POST",
       withBody: boolean,
       hops: number
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
-      const sameOrigin = originOf(url) === origin
+      const sameOrigin = url === request.url || originOf(url) === originOfRequest()
       const req = build(request, url, sameOrigin, method, withBody)
       // A `?key=` credential would land in a span's url attribute: send such requests untraced.
       const traced = !(sameOrigin && request.auth._tag === "Query")
@@ -228,7 +246,7 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
             // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
             const keep = response.status === 307 || response.status === 308
             // A body (which may hold a password or be a paid submit) is never re-sent to another origin.
-            if (keep && withBody && request.body !== undefined && originOf(next) !== origin)
+            if (keep && withBody && request.body !== undefined && originOf(next) !== originOfRequest())
               return protocolError(`refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`)
             // The redirect's own body is read (a little) or dropped, so its connection is freed.
             return Effect.zipRight(Effect.ignore(readBounded(request.family, url, response, 64 * 1024, "redirect body", true)), loop(next, keep ? method : "GET", keep && withBody, hops + 1))
