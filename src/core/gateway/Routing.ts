@@ -2,7 +2,7 @@
  * Which endpoint, and which body shape, a model id goes to, read from the one model catalog
  * (`Catalog.ts`), so one family's body never reaches another family's endpoint.
  */
-import { Effect, Schema } from "effect"
+import { Either, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ModelId } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
@@ -161,10 +161,10 @@ export const routeForCapability = (
   model: unknown,
   capability: Capability,
   options: RoutingOptions = {}
-): Effect.Effect<Route, InvalidRequest> =>
-  Effect.flatMap(conform(ModelId, model, "model"), (id) => {
+): Either.Either<Route, InvalidRequest> =>
+  Either.flatMap(conform(ModelId, model, "model"), (id): Either.Either<Route, InvalidRequest> => {
     const entry = entryFor(id, options)
-    const unknownId = (): Effect.Effect<never, InvalidRequest> => {
+    const unknownId = (): Either.Either<never, InvalidRequest> => {
       const known = knownModels(capability, options)
       return fail(
         "model",
@@ -175,11 +175,11 @@ export const routeForCapability = (
       )
     }
     if (entry === unmatchedEntry) {
-      return options.allowUnknownModels === true ? Effect.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
+      return options.allowUnknownModels === true ? Either.right(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
     }
     if (entry.capabilities.includes(capability)) {
       if (!listsModel(entry, id) && options.allowUnknownModels !== true) return unknownId()
-      return Effect.succeed(makeRoute(id, capability, entry))
+      return Either.right(makeRoute(id, capability, entry))
     }
     const served = entry.capabilities.map((c) => describeCapability(c, entry, id)).join(" or ")
     return fail(
@@ -202,4 +202,4 @@ export const ensureRoute: (
   model: unknown,
   capability: Capability,
   options?: RoutingOptions
-) => Effect.Effect<Route, InvalidRequest> = routeForCapability
+) => Either.Either<Route, InvalidRequest> = routeForCapability

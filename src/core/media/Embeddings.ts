@@ -6,7 +6,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
 import { range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { at, describe, fail } from "../validation/Rules.js"
 
@@ -62,7 +62,7 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
  * @category constructors
  */
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* embeddingsBody.open(input)
     const model = yield* readModel(obj)
     yield* ensureRoute(model, "embeddings", options)

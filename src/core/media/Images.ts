@@ -6,7 +6,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
 import { acrossFields, matching, NonBlank, range } from "../validation/FieldRules.js"
 import { at } from "../validation/Rules.js"
 
@@ -58,7 +58,7 @@ const imagesBody = closedBody(ImagesBody, "an images body")
  * @category constructors
  */
 export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* imagesBody.open(input)
     const model = yield* readModel(obj)
     yield* ensureRoute(model, "images", options)

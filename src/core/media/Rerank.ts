@@ -5,7 +5,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
 import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
@@ -54,7 +54,7 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
  * @category constructors
  */
 export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* rerankBody.open(input)
     yield* ensureRoute(yield* readModel(obj), "rerank", options)
     return yield* rerankBody.seal(obj, rerankBody.pick(obj))

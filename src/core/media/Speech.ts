@@ -1,9 +1,9 @@
 /** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
 import { NonBlank, range } from "../validation/FieldRules.js"
 
 /** The six voices of E14. @category models */
@@ -41,7 +41,7 @@ const speechBody = closedBody(SpeechBody, "a speech body")
  * @category constructors
  */
 export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* speechBody.open(input)
     yield* ensureRoute(yield* readModel(obj), "speech", options)
     return yield* speechBody.seal(obj, speechBody.pick(obj))

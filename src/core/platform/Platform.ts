@@ -1,7 +1,7 @@
 /** The platform-style bodies (E4 text-to-video, E5/E6 Any Shoot, E7 credentials), their builders and the `{code, msg, data}` responses. */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { type WithExtra, closedBody, guardReads } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
 import { matching, NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { isRecord, optional } from "../validation/Rules.js"
@@ -85,7 +85,7 @@ const anyShootAdvanced = closedBody(AnyShootAdvancedBody, "an Any Shoot advanced
 
 /** Validates an E4 body by its Schema; `duration` may be given as an integer and is sent as a string. @category constructors */
 export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<PlatformTextToVideoBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* textToVideo.open(input)
     const body = textToVideo.pick(obj)
     if (typeof body.duration === "number" && Number.isInteger(body.duration)) body.duration = String(body.duration)
@@ -98,14 +98,14 @@ export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<Plat
  * @category constructors
  */
 export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEasyBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* anyShootEasy.open(input)
     return yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
   }))
 
 /** Validates an E6 body by its Schema: four required http(s) image URLs. @category constructors */
 export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShootAdvancedBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const obj = yield* anyShootAdvanced.open(input)
     return yield* anyShootAdvanced.seal(obj, anyShootAdvanced.pick(obj))
   }))

@@ -4,7 +4,7 @@
  * one explicit, typed escape hatch, `extra`, merged into the body when it is built. The last step of
  * every builder (`seal`) also checks that the body is plain JSON that can be sent unchanged.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
@@ -84,7 +84,7 @@ export const refuseUnknownFields = (
   what = "this body",
   /** Whether this object may carry the `extra` escape hatch (the top level of a body does). */
   extraAllowed = path === ""
-): Effect.Effect<void, InvalidRequest> => {
+): Either.Either<void, InvalidRequest> => {
   for (const key of Object.keys(obj)) {
     if (key === extraField && extraAllowed) continue
     if (known.includes(key)) continue
@@ -98,7 +98,7 @@ export const refuseUnknownFields = (
       }${extraAllowed ? ` (fields umg does not know yet go in \`${path === "" ? extraField : at(path, extraField)}\`)` : ""}`
     )
   }
-  return Effect.void
+  return Either.void
 }
 
 /**
@@ -106,9 +106,9 @@ export const refuseUnknownFields = (
  * copied without unsafe keys. Empty when absent.
  * @category validators
  */
-export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): Effect.Effect<Json, InvalidRequest> => {
+export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): Either.Either<Json, InvalidRequest> => {
   const extra = optional(obj, extraField)
-  if (extra === undefined) return Effect.succeed({})
+  if (extra === undefined) return Either.right({})
   const field = at(path, extraField)
   if (!isRecord(extra)) return fail(field, "type", `${field}: expected an object of fields to send as they are, got ${describe(extra)}`)
   for (const key of Object.keys(extra)) {
@@ -119,7 +119,7 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): E
         `${keyPath(field, key)}: \`${shown(key)}\` is a field umg knows; set it on ${path === "" ? "the body" : path} itself so it is checked`
       )
   }
-  return Effect.succeed(copyFields(extra))
+  return Either.right(copyFields(extra))
 }
 
 /** A body's `model`: a non-blank id (the catalog then says which family it belongs to). @category schemas */
@@ -133,11 +133,11 @@ const isModelId = Schema.is(ModelId)
  * first: "model is required", "model: expected a string, got 5". Null means absent.
  * @category validators
  */
-export const readModel = (input: Json): Effect.Effect<string, InvalidRequest> => {
+export const readModel = (input: Json): Either.Either<string, InvalidRequest> => {
   const model = optional(input, "model")
   // The common case without building an object; a failure is reported through the Schema as usual.
-  if (isModelId(model)) return Effect.succeed(model)
-  return Effect.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
+  if (isModelId(model)) return Either.right(model)
+  return Either.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
 }
 
 /**
@@ -145,8 +145,26 @@ export const readModel = (input: Json): Effect.Effect<string, InvalidRequest> =>
  * revoked Proxy) is a malformed request, an `InvalidRequest`, never a defect.
  * @category combinators
  */
-export const guardReads = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
-  Effect.catchAllDefect(effect, () => fail("(body)", "malformed", "the request could not be read as JSON data (a property threw when read)"))
+export const guardReads = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> => Effect.catchAllDefect(effect, malformed)
+
+const malformed = (): Either.Either<never, InvalidRequest> =>
+  fail("(body)", "malformed", "the request could not be read as JSON data (a property threw when read)")
+
+/**
+ * A synchronous builder as the effect that runs it — each time it runs, so a body changed between
+ * two runs (a retry) is checked again — with `guardReads`'s guard: whatever reading the input
+ * throws is an `InvalidRequest`. The validators are `Either`s, so a builder written with `Either.gen`
+ * costs one step of its caller's fiber, where `Effect.gen` costs one per validator it runs.
+ * @category combinators
+ */
+export const buildWith = <A>(build: () => Either.Either<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
+  Effect.suspend(() => {
+    try {
+      return build()
+    } catch {
+      return malformed()
+    }
+  })
 
 /**
  * Checks what a builder built as well as what it was given: a message that wraps its input (a
@@ -157,9 +175,9 @@ export const sendableResult = <A>(effect: Effect.Effect<A, InvalidRequest>): Eff
   Effect.tap(effect, (out) => sendable(out))
 
 /** Fails with an `InvalidRequest` on the first part of `value` that is not plain, sendable JSON. @category validators */
-export const sendable = (value: unknown, path = ""): Effect.Effect<void, InvalidRequest> => {
+export const sendable = (value: unknown, path = ""): Either.Either<void, InvalidRequest> => {
   const problem = findUnsendable(value)
-  if (problem === undefined) return Effect.void
+  if (problem === undefined) return Either.void
   const field = problem.path === "" ? (path === "" ? "(body)" : path) : path === "" ? problem.path : problem.path.startsWith("[") ? `${path}${problem.path}` : `${path}.${problem.path}`
   return fail(field, "json", `${field}: ${problem.reason}`)
 }
@@ -180,15 +198,16 @@ export const closedBody = <A, I>(
   const known = [...fieldsOf(schema), ...alsoAccepted]
   return {
     known,
-    open: (input: unknown): Effect.Effect<Json, InvalidRequest> =>
-      Effect.gen(function* () {
-        if (!isRecord(input)) return yield* fail("(body)", "type", `the request: expected an object, got ${describe(input)}`)
-        yield* sendable(input)
-        yield* refuseUnknownFields(input, known, "", what)
-        // Inside: the objects the Schema closes (no index signature) take only their own keys.
-        yield* refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
-        return input
-      }),
+    // Plain checks in order, each only once the one before passed (not `Either.gen`: every request
+    // of every family passes here).
+    open: (input: unknown): Either.Either<Json, InvalidRequest> => {
+      if (!isRecord(input)) return fail("(body)", "type", `the request: expected an object, got ${describe(input)}`)
+      let check = sendable(input)
+      if (Either.isRight(check)) check = refuseUnknownFields(input, known, "", what)
+      // Inside: the objects the Schema closes (no index signature) take only their own keys.
+      if (Either.isRight(check)) check = refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
+      return Either.isLeft(check) ? Either.left(check.left) : Either.right(input)
+    },
     /** The known fields of the input that are given (null means absent), copied without unsafe keys. */
     pick: (input: Json): Record<string, unknown> => {
       const out: Record<string, unknown> = {}
@@ -199,11 +218,12 @@ export const closedBody = <A, I>(
       return out
     },
     /** The body checked against the Schema (its rules; `context`, the model, is named where a rule depends on it) with `extra` merged. */
-    seal: (input: Json, body: unknown, context?: string): Effect.Effect<A, InvalidRequest> =>
-      Effect.gen(function* () {
-        const valid = yield* conform(schema, body, "", context)
-        const extra = yield* readExtra(input, known)
-        return Object.keys(extra).length === 0 ? valid : { ...valid, ...extra }
-      })
+    seal: (input: Json, body: unknown, context?: string): Either.Either<A, InvalidRequest> => {
+      const valid = conform(schema, body, "", context)
+      if (Either.isLeft(valid)) return valid
+      const extra = readExtra(input, known)
+      if (Either.isLeft(extra)) return Either.left(extra.left)
+      return Object.keys(extra.right).length === 0 ? valid : Either.right({ ...valid.right, ...extra.right })
+    }
   }
 }

@@ -247,10 +247,10 @@ export const conform = <A, I>(
   value: unknown,
   field: string,
   context?: string
-): Effect.Effect<A, InvalidRequest> => {
-  if (guardOf(schema)(value)) return Effect.succeed(value)
+): Either.Either<A, InvalidRequest> => {
+  if (guardOf(schema)(value)) return Either.right(value)
   const result = Schema.validateEither(schema)(value)
-  if (Either.isRight(result)) return Effect.succeed(result.right)
+  if (Either.isRight(result)) return Either.right(result.right)
   const { field: name, message, rule } = invalidRequest(result.left, field, context)
   return fail(name, rule, message)
 }

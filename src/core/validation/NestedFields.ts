@@ -4,7 +4,7 @@
  * known one; an object Schema with an index signature (`metadata`, a tool's `input_schema`) is open.
  * The Schema is the one place that says which nested objects are closed.
  */
-import { Effect, Schema, SchemaAST as AST } from "effect"
+import { Either, Schema, SchemaAST as AST } from "effect"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { at, isRecord } from "./Rules.js"
 
@@ -133,8 +133,8 @@ export const findNestedUnknown = (schema: Schema.Schema.Any, value: unknown): Ne
 export const refuseNestedUnknown = (
   schema: Schema.Schema.Any,
   value: unknown,
-  refuse: (obj: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => Effect.Effect<void, InvalidRequest>
-): Effect.Effect<void, InvalidRequest> => {
+  refuse: (obj: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => Either.Either<void, InvalidRequest>
+): Either.Either<void, InvalidRequest> => {
   const found = findNestedUnknown(schema, value)
-  return found === undefined ? Effect.void : refuse({ [found.key]: true }, found.known, found.path)
+  return found === undefined ? Either.void : refuse({ [found.key]: true }, found.known, found.path)
 }

@@ -5,11 +5,11 @@
  * them: `messages[]` items (tool calls, names, audio), `tools`, `tool_choice`, `response_format`,
  * `stream_options`, `audio`, `prediction`, `web_search_options`, `logit_bias`, `metadata`.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../../validation/Closed.js"
 import { acrossFields, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
 
@@ -92,7 +92,7 @@ export type TextBodyOptions = RoutingOptions
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const body = yield* chat.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "chat", options)

@@ -2,11 +2,11 @@
  * The messages-style (epsilon) request bodies: create message (E8), count tokens (E9) and the
  * two-round tool-use turn, validated before anything is sent.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel, sendable, sendableResult } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel, sendable, sendableResult } from "../../validation/Closed.js"
 import { at, describe, fail, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
 import { conform } from "../../validation/Conform.js"
 import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
@@ -304,7 +304,7 @@ const countTokensOpen = closedBody(MessagesBody, "a count-tokens body").open
  * @category constructors
  */
 export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const body = yield* messagesBody.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "messages", options)
@@ -320,7 +320,7 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
  * @category constructors
  */
 export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const body = yield* countTokensOpen(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "countTokens", options)
@@ -340,7 +340,7 @@ export const appendToolRound = (
   assistantContent: unknown,
   toolResults: unknown
 ): Effect.Effect<ReadonlyArray<MessageParam>, InvalidRequest> =>
-  sendableResult(guardReads(Effect.gen(function* () {
+  sendableResult(buildWith(() => Either.gen(function* () {
     yield* sendable(conversation, "conversation")
     yield* sendable(assistantContent, "assistantContent")
     yield* sendable(toolResults, "toolResults")

@@ -2,18 +2,18 @@
  * The native-content (zeta) request body of E10 — `contents[].parts[]`, generation and thinking
  * configuration, tools — and the model-id thinking suffixes, validated before anything is sent.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, guardReads, ModelId } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId } from "../../validation/Closed.js"
 import { conform } from "../../validation/Conform.js"
 import { acrossFields, described, Integer, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { describe, fail, isRecord, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-type Check = Effect.Effect<void, InvalidRequest>
+type Check = Either.Either<void, InvalidRequest>
 // The message of a rule across fields: the field, then what the rule found.
 const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
@@ -92,8 +92,8 @@ const SUFFIXES_TEXT = "-thinking, -thinking-<budget>, -nothinking, -thinking-low
  * the 3 class, `-nothinking` only where the model can turn thinking off.
  * @category constructors
  */
-export const parseNativeModel = (model: unknown): Effect.Effect<NativeModel, InvalidRequest> =>
-  Effect.gen(function* () {
+export const parseNativeModel = (model: unknown): Either.Either<NativeModel, InvalidRequest> =>
+  Either.gen(function* () {
     const id = yield* conform(ModelId, model, "model")
     const m = SUFFIX.exec(id)
     const base = m === null ? id : id.slice(0, m.index)
@@ -116,19 +116,19 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
   const refuse = (allowed: string) => notAllowed("model", id, allowed, `the ${modelClass} class (${base})`)
   switch (suffix._tag) {
     case "thinking":
-      return Effect.void
+      return Either.void
     case "nothinking":
-      if (modelClass === "2.5") return budgetAllowed(profile, 0) ? Effect.void : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
-      return profile.levels?.includes("MINIMAL") ? Effect.void : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
+      if (modelClass === "2.5") return budgetAllowed(profile, 0) ? Either.void : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
+      return profile.levels?.includes("MINIMAL") ? Either.void : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
     case "budget":
       if (modelClass === "3") return refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (budget suffixes are for the 2.5 class)`)
       return suffix.budget > 0 && budgetAllowed(profile, suffix.budget)
-        ? Effect.void
+        ? Either.void
         : refuse(`${base}-thinking-<budget> with a budget of ${profile.suffixText ?? "1 or more"}, ${base}-thinking`)
     case "level":
       return modelClass === "2.5"
         ? refuse(`${base}-thinking, ${base}-thinking-<budget>, ${base}-nothinking (level suffixes are for the 3 class)`)
-        : Effect.void
+        : Either.void
   }
 }
 
@@ -472,7 +472,7 @@ const modality = (m: unknown): unknown => {
  * @category constructors
  */
 export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const parsed = yield* parseNativeModel(model)
     yield* ensureRoute(parsed.base, "native", options)
     const body = yield* nativeBody.open(input)

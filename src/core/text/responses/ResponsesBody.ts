@@ -5,10 +5,10 @@
  * than messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
  * `stream_options`.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
-import { type WithExtra, closedBody, guardReads, ModelId, readModel } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../../validation/Closed.js"
 import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import type { TextBodyOptions } from "../chat/ChatBody.js"
 
@@ -86,7 +86,7 @@ const responses = closedBody(ResponsesBody, "a responses body")
  * @category constructors
  */
 export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Either.gen(function* () {
     const body = yield* responses.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "responses", options)
