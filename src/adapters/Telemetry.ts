@@ -5,6 +5,10 @@
  * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them; the transport adds the
  * HTTP status and the gateway's request id. No attribute ever holds a body, a key or a token: only
  * the model id, counts, a status and an id are read.
+ *
+ * Spans are made for a tracer that can export them: under Effect's own tracer (what every fiber has
+ * unless a tracer is provided, as `@effect/opentelemetry` does) no span leaves the process, so none is
+ * made — measured ~36 fiber steps and ~30 KiB of allocation per call — and nothing is annotated.
  */
 import { Effect, Option, type Scope, Stream, Tracer } from "effect"
 
@@ -78,16 +82,27 @@ const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
   return undefined
 }
 
+/** The tracer every fiber has unless one is provided: Effect's own, whose spans nothing exports. */
+const unexported: Tracer.Tracer = Effect.runSync(Effect.tracer)
+
+/** `traced` under a tracer that exports spans, `untraced` under Effect's own. */
+const whenExported = <A, E, R>(traced: () => Effect.Effect<A, E, R>, untraced: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => (tracer === unexported ? untraced : traced()))
+
 /**
- * Sets attributes on the current span, when there is one. (`Effect.annotateCurrentSpan` builds and
+ * Sets attributes on the current span, when there is one and a tracer exports it. (`Effect.annotateCurrentSpan` builds and
  * drops a `NoSuchElementException`, stack and all, on every untraced call: about 30 µs.)
  * @category tracing
  */
 export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.Effect<void> =>
-  Effect.map(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
-    if (Option.isNone(parent) || parent.value._tag !== "Span") return
-    for (const key in attributes) parent.value.attribute(key, attributes[key])
-  })
+  whenExported(
+    () =>
+      Effect.map(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
+        if (Option.isNone(parent) || parent.value._tag !== "Span") return
+        for (const key in attributes) parent.value.attribute(key, attributes[key])
+      }),
+    Effect.void
+  )
 
 const annotateUsage = (answer: unknown) => {
   const usage = usageOf(answer)
@@ -117,11 +132,13 @@ export const spannable = <A, E, R>(build: (span: CallSpan | undefined) => Stream
 
 /**
  * `effect` run with the call's span as its parent, the span ending when the scope closes (with the
- * scope's exit); `effect` itself when there is no span.
+ * scope's exit); `effect` itself when there is no span or no tracer exports it.
  * @category combinators
  */
 export const inSpanScoped = <A, E, R>(span: CallSpan | undefined, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Scope.Scope> =>
-  span === undefined ? effect : Effect.flatMap(Effect.makeSpanScoped(span.name, span.options), (made) => Effect.withParentSpan(effect, made))
+  span === undefined
+    ? effect
+    : whenExported<A, E, R | Scope.Scope>(() => Effect.flatMap(Effect.makeSpanScoped(span.name, span.options), (made) => Effect.withParentSpan(effect, made)), effect)
 
 /**
  * The group with every call wrapped in its span. Effects get the span around them (usage annotated
@@ -139,15 +156,21 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
     const operation = operations[`${group}.${method}`] ?? method
     out[method] = (...args: Array<unknown>) => {
       const result: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
-      const model = modelOf(args)
-      const attributes = {
-        "gen_ai.operation.name": operation,
-        "gen_ai.system": systems[group] ?? group,
-        ...(model !== undefined ? { "gen_ai.request.model": model } : {})
+      const attributes = () => {
+        const model = modelOf(args)
+        return {
+          "gen_ai.operation.name": operation,
+          "gen_ai.system": systems[group] ?? group,
+          ...(model !== undefined ? { "gen_ai.request.model": model } : {})
+        }
       }
-      if (Effect.isEffect(result)) return Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes, captureStackTrace: false })
+      if (Effect.isEffect(result))
+        return whenExported(
+          () => Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes: attributes(), captureStackTrace: false }),
+          result
+        )
       if (Stream.StreamTypeId in (result as object)) {
-        const options: Tracer.SpanOptions = { kind: "client", attributes, captureStackTrace: false }
+        const options: Tracer.SpanOptions = { kind: "client", attributes: attributes(), captureStackTrace: false }
         const build = (result as { [SpannableTypeId]?: (span: CallSpan | undefined) => unknown })[SpannableTypeId]
         if (build !== undefined) return build({ name, options })
         return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, options)

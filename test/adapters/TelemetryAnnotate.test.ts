@@ -1,15 +1,26 @@
 // `Telemetry.annotate` sets attributes on the current span and is a no-op (not a failure) without one.
-import { Effect, Tracer } from "effect"
+import { Effect, Layer, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Telemetry from "../../src/adapters/Telemetry.js"
+
+/** A tracer of the caller's own (so spans count as exported): Effect's native spans, made by another tracer object. */
+const exporting = Layer.setTracer(Tracer.make({ span: (...args) => Effect.runSync(Effect.tracer).span(...args), context: (f) => f() }))
 
 describe("Telemetry.annotate", () => {
   it("sets the attributes on the span the call runs in", async () => {
     const span = await Effect.runPromise(
-      Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call")
+      Effect.provide(
+        Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call"),
+        exporting
+      )
     )
     expect(span.attributes.get("http.response.status_code")).toBe(200)
     expect(span.attributes.get("umg.gateway.request_id")).toBe("req_1")
+  })
+
+  it("leaves a span alone under Effect's own tracer, which exports nothing", async () => {
+    const span = await Effect.runPromise(Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200 }), Effect.currentSpan), "call"))
+    expect(span.attributes.has("http.response.status_code")).toBe(false)
   })
 
   it("does nothing, and does not fail, outside any span", async () => {
