@@ -128,7 +128,8 @@ const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spanna
  * @category constructors
  */
 export const spannable = <A, E, R>(build: (span: CallSpan | undefined) => Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
-  Object.assign(build(undefined), { [SpannableTypeId]: build })
+  // Built when run: `traceGroup` builds the call's own stream instead, so this one is never made there.
+  Object.assign(Stream.suspend(() => build(undefined)), { [SpannableTypeId]: build })
 
 /**
  * `effect` run with the call's span as its parent, the span ending when the scope closes (with the
