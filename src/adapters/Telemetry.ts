@@ -174,7 +174,9 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
         const options: Tracer.SpanOptions = { kind: "client", attributes: attributes(), captureStackTrace: false }
         const build = (result as { [SpannableTypeId]?: (span: CallSpan | undefined) => unknown })[SpannableTypeId]
         if (build !== undefined) return build({ name, options })
-        return Stream.withSpan(result as Stream.Stream<unknown, unknown, unknown>, name, options)
+        const stream = result as Stream.Stream<unknown, unknown, unknown>
+        // Streams not made by `spannable` (speech, video polls: few elements each) get `Stream.withSpan`.
+        return Stream.unwrap(whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options)), Effect.succeed(stream)))
       }
       return result
     }

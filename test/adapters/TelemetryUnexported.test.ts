@@ -16,7 +16,10 @@ beforeAll(async () => {
     seen.push(req.headers)
     req.resume()
     req.on("end", () => {
-      if (req.url === "/v1/messages") {
+      if (req.url === "/v1/audio/speech") {
+        res.writeHead(200, { "content-type": "audio/mpeg" })
+        res.end(Buffer.from([1, 2, 3]))
+      } else if (req.url === "/v1/messages") {
         res.writeHead(200, { "content-type": "text/event-stream", "x-request-id": "req_u1" })
         res.end(`${messageStart()}event: message_stop\ndata: {"type":"message_stop"}\n\n`)
       } else {
@@ -41,6 +44,8 @@ const calls = Effect.gen(function* () {
   const g = yield* Gateway
   yield* g.messages.countTokens(body)
   yield* Stream.runDrain(g.messages.stream(body))
+  // A stream of another kind (bytes, not events): the same rule.
+  yield* Stream.runDrain(g.speech.stream({ model: "tts-1", input: "hi", voice: "alloy" }))
 })
 const traceHeaders = (headers: IncomingHttpHeaders) => [headers.traceparent, headers.b3].filter((h) => h !== undefined)
 
@@ -50,7 +55,7 @@ describe("spans only for a tracer that exports them", () => {
     const span = await Effect.runPromise(
       Effect.provide(Effect.withSpan(Effect.zipRight(calls, Effect.currentSpan), "caller"), Gateway.layer({ baseUrl, apiKey: "k-unexported" }))
     )
-    expect(seen).toHaveLength(2)
+    expect(seen).toHaveLength(3)
     // The caller's own span is the request's parent: its context travels, and umg adds nothing to it.
     for (const headers of seen) expect(traceHeaders(headers).join(" ")).toContain(span.spanId)
     expect(span.attributes.has("http.response.status_code")).toBe(false)
@@ -58,7 +63,7 @@ describe("spans only for a tracer that exports them", () => {
 
     seen.length = 0
     await Effect.runPromise(Effect.provide(calls, Gateway.layer({ baseUrl, apiKey: "k-unexported" })))
-    expect(seen).toHaveLength(2)
+    expect(seen).toHaveLength(3)
     for (const headers of seen) expect(traceHeaders(headers)).toEqual([])
   })
 
@@ -74,8 +79,8 @@ describe("spans only for a tracer that exports them", () => {
       context: (f) => f()
     })
     await Effect.runPromise(Effect.provide(calls, Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.setTracer(tracer))))
-    expect(names).toEqual(expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream"]))
-    expect(seen).toHaveLength(2)
+    expect(names).toEqual(expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"]))
+    expect(seen).toHaveLength(3)
     for (const headers of seen) expect(traceHeaders(headers).length).toBeGreaterThan(0)
   })
 })
