@@ -3,7 +3,6 @@
  * or the platform's ready-made `Bearer …` token, or a `?key=` query parameter), applied at the last
  * moment so the secret stays `Redacted` everywhere else.
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Redacted } from "effect"
 
 /** A request's credential. @category models */
@@ -40,7 +39,7 @@ export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api
 
 /**
  * The headers that carry the credential (`undefined` for a query parameter or none), so a request's
- * headers can be made in one go with them.
+ * headers are made in one go with them; a query credential is `queryOf`.
  * @category accessors
  */
 export const headersOf = (auth: Auth): Readonly<Record<string, string>> | undefined => {
@@ -57,9 +56,6 @@ export const headersOf = (auth: Auth): Readonly<Record<string, string>> | undefi
   }
 }
 
-/** Sets the credential on a request. @category combinators */
-export const apply = (request: HttpClientRequest.HttpClientRequest, auth: Auth): HttpClientRequest.HttpClientRequest => {
-  if (auth._tag === "Query") return HttpClientRequest.setUrlParam(request, auth.name, Redacted.value(auth.value))
-  const headers = headersOf(auth)
-  return headers === undefined ? request : HttpClientRequest.setHeaders(request, headers)
-}
+/** The URL parameter that carries a `?<name>=<value>` credential, `undefined` for any other. @category accessors */
+export const queryOf = (auth: Auth): readonly [name: string, value: string] | undefined =>
+  auth._tag === "Query" ? [auth.name, Redacted.value(auth.value)] : undefined

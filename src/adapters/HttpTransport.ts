@@ -188,7 +188,8 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         request.headers === undefined && credential === undefined ? sameOriginBase : { ...sameOriginBase, ...request.headers, ...credential }
     }
     let req = HttpClientRequest.make(method)(url, { headers })
-    if (sameOrigin && request.auth._tag === "Query") req = HttpAuth.apply(req, request.auth)
+    const query = sameOrigin ? HttpAuth.queryOf(request.auth) : undefined
+    if (query !== undefined) req = HttpClientRequest.setUrlParam(req, query[0], query[1])
     if (withBody && request.body !== undefined)
       req = lean
         ? HttpClientRequest.setBody(req, HttpBody.raw(JSON.stringify(request.body), { contentType: "application/json" }))

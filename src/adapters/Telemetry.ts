@@ -112,10 +112,10 @@ const annotateUsage = (answer: unknown) => {
   return Object.keys(attributes).length === 0 ? Effect.void : annotate(attributes)
 }
 
-/** A call's span: its name and options. @category models */
+/** A call's span: its name and options (made only when a tracer exports the span). @category models */
 export interface CallSpan {
   readonly name: string
-  readonly options: Tracer.SpanOptions
+  readonly options: () => Tracer.SpanOptions
 }
 
 const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
@@ -139,7 +139,7 @@ export const spannable = <A, E, R>(build: (span: CallSpan | undefined) => Stream
 export const inSpanScoped = <A, E, R>(span: CallSpan | undefined, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Scope.Scope> =>
   span === undefined
     ? effect
-    : whenExported<A, E, R | Scope.Scope>(() => Effect.flatMap(Effect.makeSpanScoped(span.name, span.options), (made) => Effect.withParentSpan(effect, made)), effect)
+    : whenExported<A, E, R | Scope.Scope>(() => Effect.flatMap(Effect.makeSpanScoped(span.name, span.options()), (made) => Effect.withParentSpan(effect, made)), effect)
 
 /**
  * The group with every call wrapped in its span. Effects get the span around them (usage annotated
@@ -171,12 +171,12 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
           result
         )
       if (Stream.StreamTypeId in (result as object)) {
-        const options: Tracer.SpanOptions = { kind: "client", attributes: attributes(), captureStackTrace: false }
+        const options = (): Tracer.SpanOptions => ({ kind: "client", attributes: attributes(), captureStackTrace: false })
         const build = (result as { [SpannableTypeId]?: (span: CallSpan | undefined) => unknown })[SpannableTypeId]
         if (build !== undefined) return build({ name, options })
         const stream = result as Stream.Stream<unknown, unknown, unknown>
         // Streams not made by `spannable` (speech, video polls: few elements each) get `Stream.withSpan`.
-        return Stream.unwrap(whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options)), Effect.succeed(stream)))
+        return Stream.unwrap(whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options())), Effect.succeed(stream)))
       }
       return result
     }

@@ -2,9 +2,9 @@
 import { Effect, Layer, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Telemetry from "../../src/adapters/Telemetry.js"
+import { exportingTracer } from "../support/tracers.js"
 
-/** A tracer of the caller's own (so spans count as exported): Effect's native spans, made by another tracer object. */
-const exporting = Layer.setTracer(Tracer.make({ span: (...args) => Effect.runSync(Effect.tracer).span(...args), context: (f) => f() }))
+const exporting = Layer.setTracer(exportingTracer())
 
 describe("Telemetry.annotate", () => {
   it("sets the attributes on the span the call runs in", async () => {

@@ -3,9 +3,10 @@
 // tracer provided, the same calls are spans and carry their trace context to the gateway.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Layer, Stream, Tracer } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import { exportingTracer } from "../support/tracers.js"
 
 const seen: Array<IncomingHttpHeaders> = []
 let server: Server
@@ -70,14 +71,7 @@ describe("spans only for a tracer that exports them", () => {
   it("makes the calls' spans, and sends their context, under a provided tracer", async () => {
     seen.length = 0
     const names: Array<string> = []
-    const native = Effect.runSync(Effect.tracer)
-    const tracer = Tracer.make({
-      span: (name, ...rest) => {
-        names.push(name)
-        return native.span(name, ...rest)
-      },
-      context: (f) => f()
-    })
+    const tracer = exportingTracer((name) => names.push(name))
     await Effect.runPromise(Effect.provide(calls, Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.setTracer(tracer))))
     expect(names).toEqual(expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"]))
     expect(seen).toHaveLength(3)
