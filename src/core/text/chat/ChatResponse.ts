@@ -5,7 +5,8 @@
 import { Effect, Either, Schema } from "effect"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { isRecord } from "../../validation/Rules.js"
-import { type DecodeOptions, decodeWith, guarded, JsonValue, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import { type DecodeOptions, decodeWith, guarded, JsonValue, maxDepthOf, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import { scanContentChunk } from "./ChatChunkScan.js"
 
 /** Token usage (detail objects passed through). @category schemas */
 export const ChatUsage = Schema.Struct({
@@ -150,7 +151,13 @@ export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
 const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ChatStreamEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === DONE) return Either.right({ type: "done" as const })
+  const data = record?.data
+  // Most records are content fragments in upstream's text: read directly (an `error` event never is).
+  if (typeof data === "string" && record.event !== "error") {
+    const content: ChatCompletionChunk | undefined = scanContentChunk(data, maxDepthOf(options))
+    if (content !== undefined) return Either.right({ type: "chunk" as const, chunk: content })
+  }
+  if (typeof data === "string" && data.trim() === DONE) return Either.right({ type: "done" as const })
   const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const payload = parsed.right
