@@ -2,13 +2,15 @@
  * A fast path for decoding parsed JSON with a Schema, compiled from the Schema's own AST: for the
  * plain shapes answers and stream events are made of (structs, arrays, unions, literals, strings,
  * numbers, booleans, refinements, declarations and transformations that answer synchronously), it
- * gives the same value `Schema.decodeUnknownEither` gives, or says it cannot tell. The Schema stays
- * the one source of each shape: this only walks it, and a union tries its members in the order the
- * Schema's own decoding does (the members the input's literal tag names, then the untagged ones; the
- * first that accepts wins). `decodeWith` tries it first and decodes with the Schema itself whenever
- * the fast path cannot tell — on a mismatch (so every error message is the Schema's own), an
- * asynchronous declaration or transformation, or anything else it does not model. Measured on the
- * messages stream's events: about a tenth of the Schema's decoding time for a text delta.
+ * gives a value equal to what `Schema.decodeUnknownEither` gives (an input that decodes to itself is
+ * returned as it is, so its keys keep their own order where the Schema lays them out in its own), or
+ * says it cannot tell. The Schema stays the one source of each shape: this only walks it, and a union
+ * tries its members in the order the Schema's own decoding does (the members the input's literal tag
+ * names, then the untagged ones; the first that accepts wins). `decodeWith` tries it first and
+ * decodes with the Schema itself whenever the fast path cannot tell — on a mismatch (so every error
+ * message is the Schema's own), an asynchronous declaration or transformation, or anything else it
+ * does not model. Measured on the messages stream's events: about a tenth of the Schema's decoding
+ * time for a text delta.
  */
 import { Either, Option, ParseResult, SchemaAST as AST } from "effect"
 
