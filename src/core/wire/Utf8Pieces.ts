@@ -15,8 +15,9 @@
  * multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is faster
  * there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
  * slice's length telling whether it was ASCII (so a base64 image never pays the scan), except that
- * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`). The decoder
- * switches between these by itself.
+ * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`). A small chunk
+ * (one or two events, as tokens arrive; see `SMALL_TEXT`) is decoded in one call, as it is. The
+ * decoder switches between these by itself.
  *
  * Every cut it makes is a decoder boundary (just before an ASCII byte, or after a complete
  * sequence), so the text is the same whatever the chunking, only cut into other pieces.

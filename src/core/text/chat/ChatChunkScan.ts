@@ -83,7 +83,7 @@ export const scanContentChunk = (data: string, maxDepth: number): ContentChunk |
       fingerprint = scanNullable(data, at + FINGERPRINT.length)
       if (fingerprint === undefined) return undefined
       at = fingerprint.end
-    }
+    } else break
   }
   if (!textAt(data, CHOICE, at)) return undefined
   const index = scanIndex(data, at + CHOICE.length)

@@ -152,13 +152,13 @@ export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
 const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ChatStreamEvent, DecodeError> => {
   const data = record?.data
-  // Most records are content fragments in upstream's text: read directly (an `error` event never is).
-  if (typeof data === "string" && record.event !== "error") {
-    const content: ChatCompletionChunk | undefined = scanContentChunk(data, maxDepthOf(options))
+  if (typeof data === "string") {
+    // Most records are content fragments in upstream's text: read directly (an `error` event never is).
+    const content: ChatCompletionChunk | undefined = record.event === "error" ? undefined : scanContentChunk(data, maxDepthOf(options))
     if (content !== undefined) return Either.right({ type: "chunk" as const, chunk: content })
+    if (data.trim() === DONE) return Either.right({ type: "done" as const })
   }
-  if (typeof data === "string" && data.trim() === DONE) return Either.right({ type: "done" as const })
-  const parsed = parseJsonText(record?.data, "openai", "chat completion chunk", options)
+  const parsed = parseJsonText(data, "openai", "chat completion chunk", options)
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const payload = parsed.right
   if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrappedOnce(options))
