@@ -4,6 +4,7 @@
  */
 export * from "./core/index.js"
 export { Gateway, type GatewayService } from "./adapters/Gateway.js"
+export { runForEach, runForEachChunk } from "./adapters/Consume.js"
 export * as GatewayConfig from "./adapters/GatewayConfig.js"
 export type { GatewayConfigInput, NativeAuth } from "./adapters/GatewayConfig.js"
 export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/WebSocketSession.js"

@@ -52,13 +52,14 @@ export type Pull<A, E> = Effect.Effect<Chunk.Chunk<A> | End, E>
  * The stream is one channel that runs `pull` and writes its chunk, again and again: measured
  * against `Stream.repeatEffectChunkOption` (which maps every pull's chunk into an `Option` of a pair,
  * catches its failure to tell the end from an error and unwraps a channel made for that one pull),
- * about 0.5 µs less per pull of the ~4 µs a pull costs a `Stream.runForEach` consumer.
+ * about 0.5 µs less per pull of the ~4 µs a pull costs a `Stream.runForEach` consumer. umg's own
+ * consumers (`Consume.ts`) run it without the channel (`forEachPulled`).
  * @category constructors
  */
 export const fromScopedPull = <A, E, E2, R>(
   setup: Effect.Effect<Pull<A, E>, E2, Scope.Scope | R>
-): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> =>
-  Stream.suspend(() => {
+): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> => {
+  const stream = Stream.suspend(() => {
     let scope: Scope.CloseableScope | undefined
     // The scope exists before `setup` runs, so an interruption during `setup` still closes it.
     const first = Effect.uninterruptibleMask((restore) =>
@@ -77,3 +78,28 @@ export const fromScopedPull = <A, E, E2, R>(
       Channel.ensuringWith(Channel.flatMap(Channel.fromEffect(first), loopOf), (exit) => (scope === undefined ? Effect.void : Scope.close(scope, exit)))
     )
   })
+  return Object.assign(stream, { [SetupTypeId]: setup })
+}
+
+const SetupTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Setup")
+
+/**
+ * `f` run on each chunk of a `fromScopedPull` stream, in order, until it ends, in the caller's own
+ * fiber: the same stream — `setup` in a scope of its own, closed with the run's exit however it ends,
+ * `pull` until `End` — without its channel, and so without a channel executor or a sink around it.
+ * `undefined` for any other stream (one made otherwise, or a `fromScopedPull` stream transformed).
+ * @category destructors
+ */
+export const forEachPulled = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2> | undefined => {
+  const setup = (stream as { [SetupTypeId]?: Effect.Effect<Pull<A, E>, E, R> })[SetupTypeId]
+  if (setup === undefined) return undefined
+  return Effect.scoped(
+    Effect.flatMap(setup, (pull) => {
+      const loop: Effect.Effect<void, E | E2, R | R2> = Effect.flatMap(pull, (out) => (out === End ? Effect.void : Effect.flatMap(f(out), () => loop)))
+      return loop
+    })
+  )
+}

@@ -2,10 +2,11 @@
  * A WebSocket session (realtime or live) as Observables: connecting on subscribe, server events as
  * `events$`, the lifecycle as `state$`, validated `send`, and the socket closed on unsubscribe.
  */
-import { Cause, Effect, Exit, Option, type Scope, Stream } from "effect"
+import { Cause, Effect, Exit, Option, type Scope, type Stream } from "effect"
 import { BehaviorSubject, Observable, Subject } from "rxjs"
 import { TransportError, type Family } from "../core/errors/GatewayError.js"
 import { interruptionError, type Runner } from "./Bridge.js"
+import { runForEach } from "../adapters/Consume.js"
 import type { TypedObservable } from "./TypedObservable.js"
 
 /** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */
@@ -61,7 +62,7 @@ export const fromScopedSession = <Server, Client, E, C, R>(
         const session = yield* connect
         open = session
         state.next({ status: "open" })
-        yield* Stream.runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
+        yield* runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
         return session.closeCode === undefined ? Option.none<number>() : yield* session.closeCode
       })
     )
