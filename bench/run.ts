@@ -29,6 +29,7 @@ const BENCHES: ReadonlyArray<Bench> = [
   // Their own quick switches too, until those benches read BENCH_QUICK themselves.
   { name: "sse", quickEnv: { SSE_BENCH_QUICK: "1" } },
   { name: "sse-decode" },
+  { name: "effect-stream" },
   { name: "poll", flags: ["--expose-gc"], quickEnv: { POLL_BENCH_QUICK: "1" } },
   { name: "streams-many", flags: ["--expose-gc"] },
   { name: "batch" },

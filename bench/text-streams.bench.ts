@@ -30,6 +30,9 @@
  *   `chat.completions.create({ stream: true })`, the raw events iterated;
  * - umg Effect: `Gateway.layer(...)`, `gateway.messages.stream(body)` / `gateway.chat.stream(body)`
  *   with `Stream.runForEach`;
+ * - umg Effect, consumed with umg's `runForEach`: the same streams with the same step per event, run
+ *   by umg's own consumer (`src/adapters/Consume.ts`: the stream pulled in the caller's fiber, no
+ *   sink) — what the same Effect user pays with the consumer umg offers;
  * - umg rx: `createGateway(...)`, `messages.stream$` / `chat.stream$` subscribed.
  * Every client gets the same key, `maxRetries: 0`, and asks a fake gateway in another process over
  * loopback (`bench/harness/fakeGateway.ts`, its CPU not counted). A worker measures its process's CPU
@@ -40,7 +43,7 @@
 import { once } from "node:events"
 import { Agent, type IncomingMessage, request } from "node:http"
 import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
-import { gatewayModule, rxModule } from "./harness/umg.js"
+import { consumeModule, gatewayModule, rxModule } from "./harness/umg.js"
 import { BENCH_API_KEY, type Delivery } from "./harness/fakeGateway.js"
 import { chatStreamBody, chatStreamFixture, messagesBody, messagesStreamFixture } from "./harness/fixtures.js"
 
@@ -62,7 +65,7 @@ const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, meas
  */
 const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
-const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
+const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "each", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   fetch: "raw fetch + eventsource-parser + JSON.parse",
@@ -71,6 +74,7 @@ const COLUMN: Record<Contender, string> = {
   fiber: "Effect fiber: raw node:http + eventsource-parser + JSON.parse, one fiber woken per read, no Stream",
   floor: "Effect floor: raw node:http + eventsource-parser + JSON.parse as an Effect Stream",
   effect: "umg Effect",
+  each: "umg Effect, consumed with umg's runForEach",
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
@@ -241,6 +245,17 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
           : runtime.runPromise(
               Stream.runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++)))
             )
+    }
+    case "each": {
+      const { Effect, ManagedRuntime } = await import("effect")
+      const { Gateway } = await gatewayModule()
+      const { runForEach } = await consumeModule()
+      const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
+      const gateway = await runtime.runPromise(Gateway)
+      return (family, t) =>
+        family === "messages"
+          ? runtime.runPromise(runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
+          : runtime.runPromise(runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
     }
     case "rx": {
       const { createGateway } = await rxModule()

@@ -12,10 +12,8 @@
 import { Channel, Chunk, Effect, Stream } from "effect"
 import { createParser } from "eventsource-parser"
 
-/** The end of the floor's stream. */
-const END = Symbol("end")
-/** One pull: the events of one read, or the end. */
-type FloorPull = Effect.Effect<Chunk.Chunk<unknown> | typeof END>
+/** One pull: the events of one read, or the end (`null`). */
+type FloorPull = Effect.Effect<Chunk.Chunk<unknown> | null>
 
 /** A body's reads, as `subscribe` delivers them: `read` once per read, then `end`. */
 type Subscribe = (read: (bytes: Uint8Array) => void, end: () => void) => void
@@ -69,20 +67,27 @@ const eventsOf = (subscribe: Subscribe, toEvent: (data: string) => unknown) => {
   }
 }
 
+/**
+ * The leanest stream of pulls Effect's public API builds: one channel that runs `pull` and writes its
+ * chunk, until `pull` gives the end (`null`). The floor's stream, and `bench/effect-stream`'s.
+ */
+export const streamOfPulls = <A>(pull: Effect.Effect<Chunk.Chunk<A> | null>): Stream.Stream<A> => {
+  const loop: Channel.Channel<Chunk.Chunk<A>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
+    out === null ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
+  )
+  return Stream.fromChannel(loop)
+}
+
 /** The floor's stream over a body whose reads `subscribe` delivers. */
 export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unknown): Stream.Stream<unknown> =>
   Stream.suspend(() => {
     const events = eventsOf(subscribe, toEvent)
     const take = (): FloorPull => {
       const out = events.takeAll()
-      return Effect.succeed(out.length === 0 ? END : Chunk.unsafeFromArray(out))
+      return Effect.succeed(out.length === 0 ? null : Chunk.unsafeFromArray(out))
     }
     const wait = events.waitThen(take)
-    const pull = Effect.suspend(() => (events.ready() ? take() : wait))
-    const loop: Channel.Channel<Chunk.Chunk<unknown>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
-      out === END ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
-    )
-    return Stream.fromChannel(loop)
+    return streamOfPulls(Effect.suspend(() => (events.ready() ? take() : wait)))
   })
 
 /**

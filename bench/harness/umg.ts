@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 
 type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
+type ConsumeModule = typeof import("../../src/adapters/Consume.js")
 type SseTransportModule = typeof import("../../src/adapters/SseTransport.js")
 type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
 type ByteSourceModule = typeof import("../../src/adapters/ByteSource.js")
@@ -34,6 +35,9 @@ const load = async <M>(path: string): Promise<M> => {
 
 /** `Gateway` and its module, from `dist/` or the sources. @category constructors */
 export const gatewayModule = (): Promise<GatewayModule> => load<GatewayModule>("adapters/Gateway")
+
+/** umg's stream consumers (`runForEach`, `runForEachChunk`), from `dist/` or the sources. @category constructors */
+export const consumeModule = (): Promise<ConsumeModule> => load<ConsumeModule>("adapters/Consume")
 
 /** `umg/rx`, from `dist/` or the sources. @category constructors */
 export const rxModule = (): Promise<RxModule> => load<RxModule>("streams/index")
