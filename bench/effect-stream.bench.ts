@@ -24,7 +24,7 @@
  * Nothing is asserted; the table goes to `bench/results/effect-stream.md`.
  */
 import type { Effect } from "effect"
-import { cpuOf, fmtRatio, fmtUs, QUICK, report, rotate, runWorker, summarize, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
+import { cpuOf, QUICK, report, rowsAgainst, runInMemory, table, writeResult, type CellResult } from "./harness/contest.js"
 
 const REPS = Math.max(1, Number(process.env.EFFECT_STREAM_REPS ?? (QUICK ? 2 : 5)))
 
@@ -197,28 +197,13 @@ const runContender = async (): Promise<void> => {
 }
 
 const runBench = async (): Promise<void> => {
-  // No gateway: the values come from memory.
-  const none = { baseUrl: "", close: () => {} }
-  const runs: Array<Record<string, WorkerResult>> = []
-  for (let rep = 0; rep < REPS; rep++) {
-    const got: Record<string, WorkerResult> = {}
-    for (const contender of rotate(CONTENDERS, rep)) {
-      got[contender] = await runWorker(import.meta.url, contender, none)
-      process.stderr.write(`effect-stream: repetition ${rep + 1}/${REPS}, ${contender} done\n`)
-    }
-    runs.push(got)
-  }
-  const per = (run: Record<string, WorkerResult>, c: Contender, cell: string) => {
-    const r = run[c]!.cells.find((x) => x.cell === cell)!
-    return r.cpuUs / r.units
-  }
-  const rows = CELLS.map(({ name }) => [
-    name,
-    ...CONTENDERS.map((c) => {
-      const us = summarize(runs.map((run) => per(run, c, name))).median
-      return c === "forAwait" ? `${fmtUs(us)} µs` : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => per(run, c, name) / per(run, "forAwait", name))))}`
-    })
-  ])
+  const runs = await runInMemory(import.meta.url, "effect-stream", CONTENDERS, REPS)
+  const rows = rowsAgainst(
+    CELLS.map((c) => c.name),
+    CONTENDERS,
+    "forAwait",
+    runs
+  )
   const plan = CELLS.map((c) => `${c.plan.measured} streams in the cell "${c.name}" after ${c.plan.warm} to warm up`).join("; ")
   const text = writeResult(
     "effect-stream",

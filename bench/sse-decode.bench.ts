@@ -29,7 +29,7 @@
  * for 2 repetitions of fewer streams after the same warm-up (a check that it runs: two repetitions
  * on a noisy machine do not tell the stages apart); `SSE_DECODE_REPS=n` overrides the repetitions.
  */
-import { cpuOf, QUICK, report, rotate, runWorker, summarize, fmtRatio, fmtUs, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
+import { cpuOf, perUnitOf, QUICK, report, rowsAgainst, runInMemory, summarize, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
 import { sseModules } from "./harness/umg.js"
 
@@ -161,28 +161,14 @@ const runContender = async (): Promise<void> => {
 // ---- the bench (parent side) ----
 
 const runBench = async (): Promise<void> => {
-  // No gateway: the reads come from memory (the worker's runner only passes its address on).
-  const none = { baseUrl: "", close: () => {} }
-  const runs: Array<Record<string, WorkerResult>> = []
-  for (let rep = 0; rep < REPS; rep++) {
-    const got: Record<string, WorkerResult> = {}
-    for (const contender of rotate(CONTENDERS, rep)) {
-      got[contender] = await runWorker(import.meta.url, contender, none)
-      process.stderr.write(`sse-decode: repetition ${rep + 1}/${REPS}, ${contender} done\n`)
-    }
-    runs.push(got)
-  }
-  const perEvent = (run: Record<string, WorkerResult>, c: Contender, cell: string) => {
-    const r = run[c]!.cells.find((x) => x.cell === cell)!
-    return r.cpuUs / r.units
-  }
-  const rows = CELLS.map(({ name }) => [
-    name,
-    ...CONTENDERS.map((c) => {
-      const us = summarize(runs.map((run) => perEvent(run, c, name))).median
-      return c === "floor" ? `${fmtUs(us)} µs` : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => perEvent(run, c, name) / perEvent(run, "floor", name))))}`
-    })
-  ])
+  const runs = await runInMemory(import.meta.url, "sse-decode", CONTENDERS, REPS)
+  const perEvent = (run: Record<string, WorkerResult>, c: Contender, cell: string) => perUnitOf(run, c, cell)
+  const rows = rowsAgainst(
+    CELLS.map((c) => c.name),
+    CONTENDERS,
+    "floor",
+    runs
+  )
   // What each step adds, per repetition: the cost of one stage or guarantee.
   const steps: ReadonlyArray<readonly [Contender, Contender, string]> = [
     ["floor", "parse", "umg's SSE parser and stream around JSON.parse, over the floor's"],

@@ -64,6 +64,44 @@ export const runWorker = (file: string, contender: string, gateway: FakeGateway,
     child.once("exit", (code) => (result !== undefined && code === 0 ? resolve(result) : reject(new Error(`worker ${contender} exited with code ${code} without a complete report`))))
   })
 
+/**
+ * The repetitions of a bench whose workers read from memory (no gateway): each contender in its own
+ * process, the order rotated each repetition; one record of the workers' reports per repetition.
+ */
+export const runInMemory = async (file: string, name: string, contenders: ReadonlyArray<string>, reps: number): Promise<Array<Record<string, WorkerResult>>> => {
+  // No gateway: the worker's runner only passes its address on.
+  const none = { baseUrl: "", close: () => {} }
+  const runs: Array<Record<string, WorkerResult>> = []
+  for (let rep = 0; rep < reps; rep++) {
+    const got: Record<string, WorkerResult> = {}
+    for (const contender of rotate(contenders, rep)) {
+      got[contender] = await runWorker(file, contender, none)
+      process.stderr.write(`${name}: repetition ${rep + 1}/${reps}, ${contender} done\n`)
+    }
+    runs.push(got)
+  }
+  return runs
+}
+
+/** CPU per unit of one contender's cell in one repetition. */
+export const perUnitOf = (run: Record<string, WorkerResult>, contender: string, cell: string): number => {
+  const r = run[contender]!.cells.find((x) => x.cell === cell)!
+  return r.cpuUs / r.units
+}
+
+/**
+ * A table row per cell: the baseline's median CPU per unit, then each other contender's with its
+ * ratio to the baseline taken per repetition, median (min–max).
+ */
+export const rowsAgainst = (cells: ReadonlyArray<string>, contenders: ReadonlyArray<string>, baseline: string, runs: ReadonlyArray<Record<string, WorkerResult>>): Array<Array<string>> =>
+  cells.map((cell) => [
+    cell,
+    ...contenders.map((c) => {
+      const us = summarize(runs.map((run) => perUnitOf(run, c, cell))).median
+      return c === baseline ? `${fmtUs(us)} µs` : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => perUnitOf(run, c, cell) / perUnitOf(run, baseline, cell))))}`
+    })
+  ])
+
 /** The contenders in the order of repetition `rep` (rotated by one each repetition). */
 export const rotate = <A>(items: ReadonlyArray<A>, rep: number): ReadonlyArray<A> => items.map((_, i) => items[(i + rep) % items.length]!)
 
