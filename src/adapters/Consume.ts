@@ -13,7 +13,7 @@
  * a step fails the run (with that error) and ends the stream; interrupting the run interrupts the
  * pull and ends the stream; either way the stream's finalizers have run when the run ends.
  */
-import { Chunk, Effect, Option, type Scope, Stream } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { dual } from "effect/Function"
 import * as LeanStream from "./LeanStream.js"
 
@@ -23,24 +23,22 @@ import * as LeanStream from "./LeanStream.js"
  * @category destructors
  */
 export const runForEachChunk: {
-  <A, E2, R2>(f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>): <E, R>(stream: Stream.Stream<A, E, R>) => Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2>
-  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2>
+  <A, E2, R2>(f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>): <E, R>(stream: Stream.Stream<A, E, R>) => Effect.Effect<void, E | E2, R | R2>
+  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, R | R2>
 } = dual(
   2,
   <A, E, R, E2, R2>(
     stream: Stream.Stream<A, E, R>,
     f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
-  ): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2> =>
+  ): Effect.Effect<void, E | E2, R | R2> =>
     LeanStream.forEachPulled(stream, f) ??
-    Effect.scoped(
-      Effect.flatMap(Stream.toPull(stream), (pull) => {
-        const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
-          onFailure: (error) => (Option.isNone(error) ? Effect.void : Effect.fail(error.value)),
-          onSuccess: (chunk) => Effect.flatMap(f(chunk), () => loop)
-        })
-        return loop
+    LeanStream.withOwnScope(Stream.toPull(stream), (pull) => {
+      const loop: Effect.Effect<void, E | E2, R | R2> = Effect.matchEffect(pull, {
+        onFailure: (error) => (Option.isNone(error) ? Effect.void : Effect.fail(error.value)),
+        onSuccess: (chunk) => Effect.flatMap(f(chunk), () => loop)
       })
-    )
+      return loop
+    })
 )
 
 /**
@@ -60,11 +58,11 @@ export const runForEachChunk: {
  * @category destructors
  */
 export const runForEach: {
-  <A, E2, R2>(f: (a: A) => Effect.Effect<unknown, E2, R2>): <E, R>(stream: Stream.Stream<A, E, R>) => Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2>
-  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2>
+  <A, E2, R2>(f: (a: A) => Effect.Effect<unknown, E2, R2>): <E, R>(stream: Stream.Stream<A, E, R>) => Effect.Effect<void, E | E2, R | R2>
+  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, R | R2>
 } = dual(
   2,
-  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2> =>
+  <A, E, R, E2, R2>(stream: Stream.Stream<A, E, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<void, E | E2, R | R2> =>
     runForEachChunk(stream, (chunk: Chunk.Chunk<A>) => {
       // An array-backed chunk (what umg's streams give) is read in place; any other is made one once.
       const items = Chunk.toReadonlyArray(chunk)

@@ -93,13 +93,28 @@ const SetupTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Setup")
 export const forEachPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
-): Effect.Effect<void, E | E2, Exclude<R, Scope.Scope> | R2> | undefined => {
+): Effect.Effect<void, E | E2, R | R2> | undefined => {
   const setup = (stream as { [SetupTypeId]?: Effect.Effect<Pull<A, E>, E, R> })[SetupTypeId]
   if (setup === undefined) return undefined
-  return Effect.scoped(
-    Effect.flatMap(setup, (pull) => {
-      const loop: Effect.Effect<void, E | E2, R | R2> = Effect.flatMap(pull, (out) => (out === End ? Effect.void : Effect.flatMap(f(out), () => loop)))
-      return loop
-    })
-  )
+  return withOwnScope(setup, (pull) => {
+    const loop: Effect.Effect<void, E | E2, R2> = Effect.flatMap(pull, (out) => (out === End ? Effect.void : Effect.flatMap(f(out), () => loop)))
+    return loop
+  })
 }
+
+/**
+ * `use` of what `open` gives, `open` run in a scope of its own that closes with the exit of both:
+ * what `open` acquires lasts until `use` ends, however it ends. Only `open` gets that scope; `use`
+ * runs in the caller's context, so a `Scope` it needs is the caller's (as a step of
+ * `Stream.runForEach` gets it).
+ * @category combinators
+ */
+export const withOwnScope = <A, E, R, B, E2, R2>(
+  open: Effect.Effect<A, E, R>,
+  use: (a: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, Exclude<R, Scope.Scope> | R2> =>
+  Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) => Effect.flatMap(Scope.extend(open, scope), use),
+    (scope, exit) => Scope.close(scope, exit)
+  )

@@ -52,6 +52,24 @@ describe("runForEach", () => {
     expect(log).toHaveLength(1)
   })
 
+  it("leaves a step's own scoped resources to the caller's scope, as Stream.runForEach does", async () => {
+    for (const lean of [false, true]) {
+      const log: Array<string> = []
+      const source = lean
+        ? fromScopedPull(Effect.succeed(((at) => Effect.suspend((): Pull<number, never> => (at.n < 2 ? Effect.succeed(Chunk.of(++at.n)) : ended)))({ n: 0 })))
+        : Stream.make(1, 2)
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.zipRight(
+            runForEach(source, (n) => Effect.addFinalizer(() => Effect.sync(() => log.push(`released ${n}`)))),
+            Effect.sync(() => log.push("run ended"))
+          )
+        )
+      )
+      expect(log).toEqual(["run ended", "released 2", "released 1"])
+    }
+  })
+
   it("passes a defect through as a defect", async () => {
     const exit = await Effect.runPromiseExit(runForEach(Stream.make(1), () => Effect.die(new Error("bug"))))
     expect(Exit.isFailure(exit) && exit.cause._tag === "Die").toBe(true)
