@@ -8,6 +8,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { readFile } from "node:fs/promises"
 import { Gateway } from "../adapters/Gateway.js"
+import { runForEach } from "../adapters/Consume.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { writeAtomically } from "../batch/AtomicFile.js"
@@ -91,7 +92,7 @@ const plainProgressEveryMs = 5_000
 
 const showProgress = (progress: Stream.Stream<Counts, Batch.BatchStoreError>) => {
   let last = 0
-  return Stream.runForEach(progress, (c) => {
+  return runForEach(progress, (c) => {
     if (process.stderr.isTTY === true) return Output.progress(countsText(c))
     const now = Date.now()
     if (now - last < plainProgressEveryMs && c.pending + c.submitting + c.running > 0) return Effect.void

@@ -5,6 +5,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
+import { runForEach } from "../adapters/Consume.js"
 import { buildEmbeddingsBody, type EmbeddingsBody } from "../core/media/Embeddings.js"
 import type { RequestError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
@@ -59,7 +60,7 @@ export const embedLines = (
           ),
         { concurrency: options.concurrency }
       ),
-      Stream.runForEach(handlers.onLine)
+      runForEach(handlers.onLine)
     )
     return bodies.length
   })

@@ -6,6 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Stream } from "effect"
 import { Gateway } from "../adapters/Gateway.js"
+import { runForEach } from "../adapters/Consume.js"
 import { IncompleteStream, type SessionError, type SessionOpenError } from "../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { realtimeTextDelta, realtimeVersion } from "../core/realtime/Realtime.js"
@@ -50,7 +51,7 @@ export const realtimeTurn = (
       let done = false
       yield* session.events.pipe(
         Stream.takeUntil((event) => event.type === "response.done" || event.type === "error"),
-        Stream.runForEach((event) =>
+        runForEach((event) =>
           Effect.gen(function* () {
             events++
             if (event.type === "error") {
