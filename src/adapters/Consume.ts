@@ -6,8 +6,8 @@
  * (`bench/effect-stream.bench.ts`), starting and ending a stream that way cost ~3× what a
  * `Stream.toPull` loop costs, and a pull ~1.7×. These pull the stream in the caller's own fiber
  * instead: a stream of umg's (`LeanStream.fromScopedPull`, what every streaming call gives) without
- * its channel at all (`LeanStream.forEachPulled`), any other through `Stream.toPull`. umg/rx and the CLI consume
- * the service's streams with them; users may too (`import { runForEach } from "umg"`).
+ * its channel at all (`LeanStream.forEachPulled`), any other through `Stream.toPull`. umg/rx and the
+ * CLI consume streams with them; users may too (`import { runForEach } from "umg"`).
  *
  * Same meaning as Effect's: the elements in order, one step at a time; a failure of the stream or of
  * a step fails the run (with that error) and ends the stream; interrupting the run interrupts the
