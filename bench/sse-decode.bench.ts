@@ -29,7 +29,7 @@
  * for 2 repetitions of fewer streams after the same warm-up (a check that it runs: two repetitions
  * on a noisy machine do not tell the stages apart); `SSE_DECODE_REPS=n` overrides the repetitions.
  */
-import { cpuOf, perUnitOf, QUICK, report, rowsAgainst, runInMemory, summarize, table, writeResult, type CellResult, type WorkerResult } from "./harness/contest.js"
+import { cpuOf, perUnitOf, QUICK, report, rowsAgainst, runInMemory, summarize, table, writeResult, type CellResult } from "./harness/contest.js"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
 import { sseModules } from "./harness/umg.js"
 
@@ -162,7 +162,6 @@ const runContender = async (): Promise<void> => {
 
 const runBench = async (): Promise<void> => {
   const runs = await runInMemory(import.meta.url, "sse-decode", CONTENDERS, REPS)
-  const perEvent = (run: Record<string, WorkerResult>, c: Contender, cell: string) => perUnitOf(run, c, cell)
   const rows = rowsAgainst(
     CELLS.map((c) => c.name),
     CONTENDERS,
@@ -178,7 +177,7 @@ const runBench = async (): Promise<void> => {
   const stepRows = CELLS.map(({ name }) => [
     name,
     ...steps.map(([from, to]) => {
-      const s = summarize(runs.map((run) => perEvent(run, to, name) - perEvent(run, from, name)))
+      const s = summarize(runs.map((run) => perUnitOf(run, to, name) - perUnitOf(run, from, name)))
       const f = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`
       return `${f(s.median)} µs (${f(s.min)} to ${f(s.max)})`
     })

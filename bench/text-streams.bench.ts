@@ -40,6 +40,7 @@
  * contenders rotates each repetition; ratios are taken per repetition and printed as median (min–max).
  * "Per event" divides by the SSE events on the wire (2,006 messages events, 2,004 chat events).
  */
+import type { Effect as EffectT, Stream as StreamT } from "effect"
 import { once } from "node:events"
 import { Agent, type IncomingMessage, request } from "node:http"
 import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
@@ -234,28 +235,20 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
         }
       }
     }
-    case "effect": {
+    case "effect":
+    case "each": {
       const { Effect, ManagedRuntime, Stream } = await import("effect")
       const { Gateway } = await gatewayModule()
+      // The same calls and the same step per event; only the consumer differs.
+      const umg = contender === "each" ? await consumeModule() : undefined
+      const forEach: <A, E>(stream: StreamT.Stream<A, E>, step: (a: A) => EffectT.Effect<void>) => EffectT.Effect<void, E> =
+        umg !== undefined ? (stream, step) => umg.runForEach(stream, step) : (stream, step) => Stream.runForEach(stream, step)
       const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
       const gateway = await runtime.runPromise(Gateway)
       return (family, t) =>
         family === "messages"
-          ? runtime.runPromise(Stream.runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
-          : runtime.runPromise(
-              Stream.runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++)))
-            )
-    }
-    case "each": {
-      const { Effect, ManagedRuntime } = await import("effect")
-      const { Gateway } = await gatewayModule()
-      const { runForEach } = await consumeModule()
-      const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
-      const gateway = await runtime.runPromise(Gateway)
-      return (family, t) =>
-        family === "messages"
-          ? runtime.runPromise(runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
-          : runtime.runPromise(runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
+          ? runtime.runPromise(forEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
+          : runtime.runPromise(forEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
     }
     case "rx": {
       const { createGateway } = await rxModule()

@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { scanContentChunk } from "../src/core/text/chat/ChatChunkScan.js"
 import { ChatCompletionChunk, decodeChatEventEither } from "../src/core/text/chat/ChatResponse.js"
-import { expectReadAgrees, jsonStrings as text, oneCharAway, schemaOracle } from "./scanCheck.js"
+import { expectReadAgrees, readableStrings, jsonStrings as text, oneCharAway, schemaOracle } from "./scanCheck.js"
 
 // The oracle is independent of the scanner: `JSON.parse` and the chunk's own Schema. The scanner may
 // decline anything, but what it reads must be exactly what they give, keys in order.
@@ -97,8 +97,7 @@ describe("reading content chunks without a parse tree", () => {
   })
 
   it("reads upstream's own text with plain numbers and any content, escapes and all", () => {
-    // At most 600 code units, so the literal (an escape is at most six units) stays under the 4096 read here.
-    const content = fc.oneof(fc.string({ maxLength: 600 }), fc.string({ unit: "binary", maxLength: 600 }))
+    const content = readableStrings
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2_000_000_000 }), fc.integer({ min: 0, max: 20 }), content, (created, index, content) => {
         const data = JSON.stringify({

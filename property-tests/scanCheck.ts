@@ -43,6 +43,12 @@ export const jsonStrings = fc.oneof(
   fc.string({ minLength: 4000, maxLength: 4200, unit: fc.constantFrom("a", "\n") })
 )
 
+/**
+ * Strings a reader reads itself, any code unit: at most 600 code units, so their JSON literal (an
+ * escape is at most six units) stays under the 4096 units read without `JSON.parse`.
+ */
+export const readableStrings = fc.oneof(fc.string({ maxLength: 600 }), fc.string({ unit: "binary", maxLength: 600 }))
+
 /** Texts one character away from `upstream`: one put in (from `inserted`), taken out, or replaced (by one of `replacing`), or the text cut short. */
 export const oneCharAway = (
   upstream: fc.Arbitrary<string>,
