@@ -4,7 +4,8 @@
  */
 export * from "./core/index.js"
 export { Gateway, type GatewayService } from "./adapters/Gateway.js"
-export { runForEach, runForEachChunk } from "./adapters/Consume.js"
+export { runForEach, runForEachChunk, runToFinal } from "./adapters/Consume.js"
+export type { ResultStream } from "./adapters/LeanStream.js"
 export * as GatewayConfig from "./adapters/GatewayConfig.js"
 export type { GatewayConfigInput, NativeAuth } from "./adapters/GatewayConfig.js"
 export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/WebSocketSession.js"

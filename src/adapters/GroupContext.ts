@@ -2,11 +2,12 @@
  * What every call group shares: the resolved config, the HTTP transport, URL joining, the gateway
  * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
  */
-import { Effect, type Stream } from "effect"
+import { Effect } from "effect"
 import type { Family, StreamError } from "../core/errors/GatewayError.js"
 import type { GatewayConfig } from "./GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "./HttpTransport.js"
+import type * as LeanStream from "./LeanStream.js"
 import * as Telemetry from "./Telemetry.js"
 import { decodeSseOf, type SseStreamSpec, type SseTimeouts } from "./SseTransport.js"
 
@@ -48,7 +49,7 @@ export const sse = <E, Event, Snapshot, Final>(
   ctx: GroupContext,
   request: Effect.Effect<TransportRequest, E>,
   spec: SseStreamSpec<Event, Snapshot, Final>
-): Stream.Stream<Event, StreamError | E> =>
+): LeanStream.ResultStream<Event, StreamError | E, Final> =>
   Telemetry.spannable((span) =>
     decodeSseOf(
       Telemetry.inSpanScoped(span, Effect.flatMap(request, (req) => ctx.transport.open(req))),

@@ -83,6 +83,54 @@ export const fromScopedPull = <A, E, E2, R>(
 
 const SetupTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Setup")
 
+/** What the setup of a `fromScopedOpen` stream gives: its pull, and its result once it has ended. @category models */
+export interface Opened<A, E, Z> {
+  readonly pull: Pull<A, E>
+  /** The stream's result, read once its pull has given `End`; fails when there is none to give. */
+  readonly result: Effect.Effect<Z, E>
+}
+
+const OpenTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Open")
+
+/**
+ * A `fromScopedPull` stream that ends with a result besides its elements — a streaming call's final
+ * answer, folded as its events went by — which `runToResult` gives. It is a `Stream` of its elements
+ * like any other; transforming it gives a plain stream, without the result.
+ * @category models
+ */
+export interface ResultStream<A, E, Z, R = never> extends Stream.Stream<A, E, R> {
+  readonly [OpenTypeId]: Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope>
+}
+
+/**
+ * `fromScopedPull` of `open`'s pull, which also keeps `open`'s result for `runToResult`.
+ * @category constructors
+ */
+export const fromScopedOpen = <A, E, Z, E2, R>(
+  open: Effect.Effect<Opened<A, E, Z>, E2, Scope.Scope | R>
+): ResultStream<A, E | E2, Z, Exclude<R, Scope.Scope>> =>
+  Object.assign(
+    fromScopedPull(Effect.map(open, (opened) => opened.pull)),
+    { [OpenTypeId]: open as Effect.Effect<Opened<A, E | E2, Z>, E | E2, Exclude<R, Scope.Scope> | Scope.Scope> }
+  )
+
+/**
+ * `f` run on each chunk of a `fromScopedOpen` stream, in order, until it ends, then its result: what
+ * `forEachPulled` does, ending with the result.
+ * @category destructors
+ */
+export const runToResult = <A, E, Z, R, E2, R2>(
+  stream: ResultStream<A, E, Z, R>,
+  f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<Z, E | E2, R | R2> => {
+  const open = (stream as Partial<ResultStream<A, E, Z, R>>)[OpenTypeId]
+  if (open === undefined) return Effect.dieMessage("runToResult: the stream has no result (it was not made by fromScopedOpen, or it was transformed)")
+  return withOwnScope(open, ({ pull, result }) => {
+    const loop: Effect.Effect<Z, E | E2, R2> = Effect.flatMap(pull, (out) => (out === End ? result : Effect.flatMap(f(out), () => loop)))
+    return loop
+  })
+}
+
 /**
  * `f` run on each chunk of a `fromScopedPull` stream, in order, until it ends, in the caller's own
  * fiber: the same stream — `setup` in a scope of its own, closed with the run's exit however it ends,

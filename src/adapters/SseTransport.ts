@@ -71,7 +71,7 @@ export const decodeSse = <Event, Snapshot, Final, B>(
   bytes: Stream.Stream<Uint8Array, B>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, SseError<B>> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
+): LeanStream.ResultStream<Event, SseError<B>, Final> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
 
 /**
  * `decodeSse` of the body an effect opens (sending the request, waiting for its headers) when the
@@ -84,8 +84,8 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
   open: Effect.Effect<Stream.Stream<Uint8Array, B>, E, R>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): Stream.Stream<Event, SseError<B> | E, Exclude<R, Scope.Scope>> =>
-  LeanStream.fromScopedPull(
+): LeanStream.ResultStream<Event, SseError<B> | E, Final, Exclude<R, Scope.Scope>> =>
+  LeanStream.fromScopedOpen(
     Effect.gen(function* () {
       const bytes = yield* open
       const clock = yield* Effect.clock
@@ -104,6 +104,8 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       let pending: Array<Event> = []
       let flow: ByteSource.ByteFlow | undefined
       let paused = false
+      // The accumulator's `finish`, once the end has asked for it.
+      let verdict: Either.Either<Final, IncompleteStream> | undefined
 
       const onRecord = (record: SseEvent): void => {
         if (final || failure !== undefined) return
@@ -133,7 +135,7 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
       const finish = (): void => {
         if (failure === undefined && !final) parser.end()
         if (failure === undefined && !(final && spec.isFinal !== undefined)) {
-          const verdict = acc.finish(folder.snapshot())
+          verdict = acc.finish(folder.snapshot())
           if (Either.isLeft(verdict)) failure = verdict.left
         }
       }
@@ -232,6 +234,11 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
         }
       )
 
-      return pull
+      // The final answer from the one fold: read after `End`, when the stream ended without failing.
+      const result = Effect.suspend(() => {
+        const final = verdict ?? acc.finish(folder.snapshot())
+        return Either.isRight(final) ? Effect.succeed(final.right) : Effect.fail(final.left)
+      })
+      return { pull, result }
     })
   )

@@ -127,9 +127,10 @@ const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spanna
  * that every open stream pays.
  * @category constructors
  */
-export const spannable = <A, E, R>(build: (span: CallSpan | undefined) => Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
-  // Built when run: `traceGroup` builds the call's own stream instead, so this one is never made there.
-  Object.assign(Stream.suspend(() => build(undefined)), { [SpannableTypeId]: build })
+export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(build: (span: CallSpan | undefined) => S): S =>
+  // The stream without a span, which `traceGroup` replaces by `build` with the span: a stream's
+  // making only describes it (nothing runs until it is run), so making it twice costs a few objects.
+  Object.assign(build(undefined), { [SpannableTypeId]: build })
 
 /**
  * `effect` run with the call's span as its parent, the span ending when the scope closes (with the

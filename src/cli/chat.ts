@@ -4,20 +4,16 @@
  * completions. Tokens are printed as they arrive; thinking goes to stderr, dimmed.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Either, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
+import { runToFinal } from "../adapters/Consume.js"
 import { Gateway } from "../adapters/Gateway.js"
 import type { NativeRequest } from "../adapters/groups/Native.js"
-import * as Accumulator from "../core/text/Accumulator.js"
-import { chatAccumulator } from "../core/text/chat/ChatAccumulator.js"
 import type { StreamError } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { buildMessagesBody, type MessagesBody } from "../core/text/messages/Messages.js"
-import { messagesAccumulator } from "../core/text/messages/MessagesAccumulator.js"
 import { buildNativeBody } from "../core/text/native/Native.js"
-import { nativeAccumulator } from "../core/text/native/NativeAccumulator.js"
 import { buildChatBody, type ChatBody } from "../core/text/chat/ChatBody.js"
 import { buildResponsesBody, type ResponsesBody } from "../core/text/responses/ResponsesBody.js"
-import { responsesAccumulator } from "../core/text/responses/ResponsesAccumulator.js"
 import { routeFor } from "../core/gateway/Routing.js"
 import { textOf } from "../streams/textDeltas.js"
 import { thinkingOf } from "../streams/thinkingDeltas.js"
@@ -136,21 +132,6 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
   }
 }
 
-// Folds the events with the family's accumulator while handing each to `onEvent`.
-const foldWith = <E extends TokenEvent, S, F>(
-  stream: Stream.Stream<E, StreamError | InvalidRequest>,
-  acc: Accumulator.Accumulator<E, S, F>,
-  onEvent: (event: TokenEvent) => Effect.Effect<void>
-): Effect.Effect<F, StreamError | InvalidRequest> =>
-  stream.pipe(
-    Stream.tap(onEvent),
-    Stream.runFold(Accumulator.seed(acc), Accumulator.scanStep(acc)),
-    Effect.flatMap((state) => {
-      const final = Accumulator.finishScan(acc)(state)
-      return Either.isLeft(final) ? Effect.fail(final.left) : Effect.succeed(final.right)
-    })
-  )
-
 /**
  * Streams a prepared request, calling `onText`/`onThinking` for each piece as it arrives, and
  * returns the whole reply with its usage.
@@ -177,19 +158,19 @@ export const streamChat = (
       })
     switch (prepared.family) {
       case "messages": {
-        const m = yield* foldWith(gateway.messages.stream(prepared.body), messagesAccumulator, onEvent)
+        const m = yield* runToFinal(gateway.messages.stream(prepared.body), onEvent)
         return { family: prepared.family, text, thinking, usage: m.usage, stop: m.stop_reason ?? undefined }
       }
       case "native": {
-        const r = yield* foldWith(gateway.native.stream(prepared.request), nativeAccumulator, onEvent)
+        const r = yield* runToFinal(gateway.native.stream(prepared.request), onEvent)
         return { family: prepared.family, text, thinking, usage: r.usageMetadata, stop: r.candidates?.[0]?.finishReason ?? undefined }
       }
       case "chat": {
-        const c = yield* foldWith(gateway.chat.stream(prepared.body), chatAccumulator, onEvent)
+        const c = yield* runToFinal(gateway.chat.stream(prepared.body), onEvent)
         return { family: prepared.family, text, thinking, usage: c.usage, stop: c.choices[0]?.finish_reason ?? undefined }
       }
       case "responses": {
-        const r = yield* foldWith(gateway.responses.stream(prepared.body), responsesAccumulator, onEvent)
+        const r = yield* runToFinal(gateway.responses.stream(prepared.body), onEvent)
         return { family: prepared.family, text, thinking, usage: r.usage, stop: r.status ?? undefined }
       }
     }

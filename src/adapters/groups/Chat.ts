@@ -9,6 +9,7 @@ import type { RequestError, StreamError } from "../../core/errors/GatewayError.j
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildChatBody, type ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import * as GroupContext from "../GroupContext.js"
+import type * as LeanStream from "../LeanStream.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** The `chat` calls. @category models */
@@ -19,7 +20,7 @@ export interface ChatGroup {
    * POST `/v1/chat/completions` with `stream: true`: the decoded chunks and the final `done`; a cut
    * or a missing `[DONE]` fails with `IncompleteStream` carrying the accumulated snapshot.
    */
-  readonly stream: (body: ChatBodyInput) => Stream.Stream<ChatStreamEvent, StreamError | InvalidRequest>
+  readonly stream: (body: ChatBodyInput) => LeanStream.ResultStream<ChatStreamEvent, StreamError | InvalidRequest, ChatCompletion>
 }
 
 /** The chat SSE stream: `[DONE]` is final. @category models */

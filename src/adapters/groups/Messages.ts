@@ -11,6 +11,7 @@ import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/m
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
 import * as GroupContext from "../GroupContext.js"
+import type * as LeanStream from "../LeanStream.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** The answer of E9. @category models */
@@ -27,7 +28,7 @@ export interface MessagesGroup {
    * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
    * accumulated snapshot.
    */
-  readonly stream: (body: MessagesBodyInput) => Stream.Stream<MessagesEvent, StreamError | InvalidRequest>
+  readonly stream: (body: MessagesBodyInput) => LeanStream.ResultStream<MessagesEvent, StreamError | InvalidRequest, Message>
   /** POST `/v1/messages/count_tokens`. */
   readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
 }

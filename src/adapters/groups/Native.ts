@@ -18,6 +18,7 @@ import { routeForCapability } from "../../core/gateway/Routing.js"
 import * as GroupContext from "../GroupContext.js"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { TransportRequest } from "../HttpTransport.js"
+import type * as LeanStream from "../LeanStream.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** A native-content call: the model (it goes in the path) and the body. @category models */
@@ -31,7 +32,7 @@ export interface NativeGroup {
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
    * every candidate finished, else `IncompleteStream` with the merged snapshot.
    */
-  readonly stream: (request: NativeRequest) => Stream.Stream<NativeChunk, StreamError | InvalidRequest>
+  readonly stream: (request: NativeRequest) => LeanStream.ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
 }
 
 /**

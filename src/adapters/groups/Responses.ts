@@ -14,6 +14,7 @@ import {
   type ResponsesResponse
 } from "../../core/text/responses/ResponsesResponse.js"
 import * as GroupContext from "../GroupContext.js"
+import type * as LeanStream from "../LeanStream.js"
 import type { SseStreamSpec } from "../SseTransport.js"
 
 /** The `responses` calls. @category models */
@@ -25,13 +26,13 @@ export interface ResponsesGroup {
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
-  readonly stream: (body: ResponsesBodyInput) => Stream.Stream<ResponsesEvent, StreamError | InvalidRequest>
+  readonly stream: (body: ResponsesBodyInput) => LeanStream.ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
 }
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])
 
 /** The responses SSE stream. @category models */
-export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responsesAccumulator.initial, unknown> = {
+export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responsesAccumulator.initial, ResponsesResponse> = {
   family: "openai",
   decode: decodeResponsesEventEither,
   isKeepAlive: (record) => record.event === "ping",
