@@ -74,8 +74,8 @@ const COLUMN: Record<Contender, string> = {
   sdk: "official SDK (@anthropic-ai/sdk / openai)",
   fiber: "Effect fiber: raw node:http + eventsource-parser + JSON.parse, one fiber woken per read, no Stream",
   floor: "Effect floor: raw node:http + eventsource-parser + JSON.parse as an Effect Stream",
-  effect: "umg Effect",
-  each: "umg Effect, consumed with umg's runForEach",
+  effect: "umg Effect, run by Stream.runForEach",
+  each: "umg Effect, run by umg's runForEach",
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
@@ -321,6 +321,14 @@ main(
     baseline: "fetch",
     sdk: "sdk",
     sdkName: "official SDK",
+    // Goal 1's second clause (umg rx ≤ 1.1× umg Effect), and what each consumer of umg's stream costs
+    // over the floor's.
+    pairs: [
+      ["rx", "each"],
+      ["rx", "effect"],
+      ["each", "fiber"],
+      ["effect", "floor"]
+    ],
     cells: CELLS.map((c) => c.name),
     unit: "event",
     plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per big-read cell, ${PER_EVENT.measured} of ${messagesStreamFixture(PER_EVENT.deltas).events}/${chatStreamFixture(PER_EVENT.deltas).events} per one-event-per-read cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short-stream cell, after a warm-up.`

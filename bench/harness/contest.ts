@@ -125,6 +125,8 @@ export interface Contest<C extends string> {
   readonly unit: string
   /** A sentence on what was measured (streams, requests per cell). */
   readonly plan: string
+  /** Pairs of contenders also compared with each other (the first ÷ the second, per repetition). */
+  readonly pairs?: ReadonlyArray<readonly [C, C]>
 }
 
 /**
@@ -149,6 +151,8 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
   }
   const rows: Array<Array<string>> = []
   const sdkRows: Array<Array<string>> = []
+  const pairs = contest.pairs ?? []
+  const pairRows: Array<Array<string>> = []
   const notes: Array<string> = []
   const others = contest.contenders.filter((c) => c !== contest.sdk)
   for (const cell of contest.cells) {
@@ -159,6 +163,7 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
       ...contest.contenders.map((c) => (c === contest.baseline ? `${fmtUs(us(c).median)} µs` : `${fmtUs(us(c).median)} µs · ${fmtRatio(ratio(c, contest.baseline))}`))
     ])
     sdkRows.push([cell, ...others.map((c) => fmtRatio(ratio(c, contest.sdk)))])
+    pairRows.push([cell, ...pairs.map(([a, b]) => fmtRatio(ratio(a, b)))])
     for (const [rep, run] of runs.entries())
       for (const c of contest.contenders) {
         const r = find(run, c, cell)
@@ -173,6 +178,9 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
     `Ratio to the ${contest.sdkName} in the same repetition, median (min–max):`,
     "",
     table([`ratio to the ${contest.sdkName}`, ...others.map((c) => contest.column[c])], sdkRows),
+    ...(pairs.length > 0
+      ? ["", "Contenders against each other, the ratio in the same repetition, median (min–max):", "", table(["ratio", ...pairs.map(([a, b]) => `${contest.column[a]} ÷ ${contest.column[b]}`)], pairRows)]
+      : []),
     ...(notes.length > 0 ? ["", "Calls the gateway did not see (a client answered from a cache):", "", ...notes.map((n) => `- ${n}`)] : [])
   ].join("\n")
   console.log(writeResult(contest.name, contest.title, body))
