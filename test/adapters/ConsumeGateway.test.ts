@@ -8,20 +8,11 @@ import { afterEach, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { runForEach } from "../../src/adapters/Consume.js"
 import { closeCountingServers, countingServer } from "../support/countingServer.js"
+import { messageFrames } from "../fixtures/messagesFrames.js"
 
-const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`
-const opening = [
-  frame("message_start", {
-    message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-  }),
-  frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-  frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hello" } })
-].join("")
-const closing = [
-  frame("content_block_stop", { index: 0 }),
-  frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
-  frame("message_stop", {})
-].join("")
+const frames = messageFrames(["Hello"])
+const opening = frames.slice(0, 3).join("")
+const closing = frames.slice(3).join("")
 
 const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] }
 

@@ -13,23 +13,10 @@ import { nativeAccumulator } from "../../src/core/text/native/NativeAccumulator.
 import { responsesAccumulator } from "../../src/core/text/responses/ResponsesAccumulator.js"
 import { TransportError } from "../../src/core/errors/GatewayError.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { bytes, messageFrames } from "../fixtures/messagesFrames.js"
 
-const enc = new TextEncoder()
-const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
-const start = frame("message_start", {
-  message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-})
-const blockStart = frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
-const delta = (text: string) => frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
-const full = [
-  start,
-  blockStart,
-  delta("Hel"),
-  delta("lo"),
-  frame("content_block_stop", { index: 0 }),
-  frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
-  frame("message_stop", {})
-]
+const full = messageFrames(["Hel", "lo"]).map(bytes)
+const [start, blockStart, hel] = full as [Uint8Array, Uint8Array, Uint8Array]
 const timeouts = { firstEventMs: 1_000, idleMs: 500 }
 
 /** The messages accumulator, counting its steps and finishes. */
@@ -66,7 +53,7 @@ describe("runToFinal over the SSE transport", () => {
   })
 
   it("fails with IncompleteStream and the partial answer when the connection is cut", async () => {
-    const bytes = Stream.concat(Stream.fromIterable([start, blockStart, delta("Hel")]), Stream.fail(new TransportError({ family: "messages", reason: "reset", message: "lost" })))
+    const bytes = Stream.concat(Stream.fromIterable([start, blockStart, hel]), Stream.fail(new TransportError({ family: "messages", reason: "reset", message: "lost" })))
     const error = await Effect.runPromise(Effect.flip(runToFinal(decodeSse(bytes, messagesStreamSpec, timeouts), () => Effect.void)))
     expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "cut" })
     expect(JSON.stringify(error._tag === "IncompleteStream" ? error.partial : undefined)).toContain("Hel")

@@ -9,18 +9,9 @@ import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
 import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
 import { decodeSse } from "../../src/adapters/SseTransport.js"
 import { closeCountingServers, countingServer } from "../support/countingServer.js"
+import { messageFrames } from "../fixtures/messagesFrames.js"
 
-const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`
-const stream = [
-  frame("message_start", {
-    message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-  }),
-  frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-  frame("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hello" } }),
-  frame("content_block_stop", { index: 0 }),
-  frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
-  frame("message_stop", {})
-].join("")
+const stream = messageFrames(["Hello"]).join("")
 
 afterEach(closeCountingServers)
 

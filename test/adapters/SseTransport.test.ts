@@ -3,17 +3,16 @@ import { Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
 import { decodeSse } from "../../src/adapters/SseTransport.js"
 import { TransportError, type GatewayError } from "../../src/core/errors/GatewayError.js"
+import * as F from "../fixtures/messagesFrames.js"
 
 const enc = new TextEncoder()
-const frame = (event: string, data: object) => enc.encode(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
-const start = frame("message_start", {
-  message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-})
-const blockStart = frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
-const delta = (text: string) => frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
-const blockStop = frame("content_block_stop", { index: 0 })
-const messageDelta = frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } })
-const stop = frame("message_stop", {})
+const frame = (event: string, data: object) => F.bytes(F.frame(event, data))
+const start = F.bytes(F.messageStart)
+const blockStart = F.bytes(F.blockStart)
+const delta = (text: string) => F.bytes(F.textDelta(text))
+const blockStop = F.bytes(F.blockStop)
+const messageDelta = F.bytes(F.messageDelta)
+const stop = F.bytes(F.messageStop)
 const ping = frame("ping", {})
 const comment = enc.encode(": keep-alive\n\n")
 const full = [start, blockStart, delta("Hel"), delta("lo"), blockStop, messageDelta, stop]
