@@ -125,10 +125,7 @@ export const runToResult = <A, E, Z, R, E2, R2>(
 ): Effect.Effect<Z, E | E2, R | R2> => {
   const open = (stream as Partial<ResultStream<A, E, Z, R>>)[OpenTypeId]
   if (open === undefined) return Effect.dieMessage("runToResult: the stream has no result (it was not made by fromScopedOpen, or it was transformed)")
-  return withOwnScope(open, ({ pull, result }) => {
-    const loop: Effect.Effect<Z, E | E2, R2> = Effect.flatMap(pull, (out) => (out === End ? result : Effect.flatMap(f(out), () => loop)))
-    return loop
-  })
+  return withOwnScope(open, ({ pull, result }) => pullToEnd(pull, f, result))
 }
 
 /**
@@ -144,10 +141,17 @@ export const forEachPulled = <A, E, R, E2, R2>(
 ): Effect.Effect<void, E | E2, R | R2> | undefined => {
   const setup = (stream as { [SetupTypeId]?: Effect.Effect<Pull<A, E>, E, R> })[SetupTypeId]
   if (setup === undefined) return undefined
-  return withOwnScope(setup, (pull) => {
-    const loop: Effect.Effect<void, E | E2, R2> = Effect.flatMap(pull, (out) => (out === End ? Effect.void : Effect.flatMap(f(out), () => loop)))
-    return loop
-  })
+  return withOwnScope(setup, (pull) => pullToEnd(pull, f, Effect.void))
+}
+
+/** `f` on each chunk `pull` gives, one after another, then `atEnd` once it gives `End`. */
+const pullToEnd = <A, E, E2, R2, Z, E3>(
+  pull: Pull<A, E>,
+  f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>,
+  atEnd: Effect.Effect<Z, E3>
+): Effect.Effect<Z, E | E2 | E3, R2> => {
+  const loop: Effect.Effect<Z, E | E2 | E3, R2> = Effect.flatMap(pull, (out) => (out === End ? atEnd : Effect.flatMap(f(out), () => loop)))
+  return loop
 }
 
 /**
