@@ -5,9 +5,10 @@
  *   release a plain finalizer of the scope. `Effect.acquireRelease` records the fiber's FiberRefs when
  *   acquiring and diffs and patches them twice when releasing, which is most of what interrupting an
  *   open stream cost.
- * - `fromScopedPull`: a stream whose state a scoped effect sets up on the first pull, torn down when
- *   the stream ends however it ends. `Stream.unwrapScoped` nests a scoped stream in a flattened one,
- *   two more channel executors for every open stream.
+ * - `fromScopedPull` (`fromScopedOpen` with a result): a stream whose state a scoped effect sets up
+ *   on the first pull, torn down when the stream ends however it ends. `Stream.unwrapScoped` nests a
+ *   scoped stream in a flattened one, two more channel executors for every open stream.
+ * And the consumers that run such a stream without its channel (`forEachPulled`, `runToResult`).
  */
 import { Channel, type Chunk, Effect, Scope, Stream } from "effect"
 
@@ -48,17 +49,49 @@ export type Pull<A, E> = Effect.Effect<Chunk.Chunk<A> | End, E>
  * The stream of what `pull` gives, `pull` being made by `setup` when the stream is first pulled, in a
  * scope of its own that closes (with the stream's exit) when the stream ends, fails or is
  * interrupted — during `setup` too. `pull` gives a chunk, or `End` to end; its failure fails the stream.
- *
- * The stream is one channel that runs `pull` and writes its chunk, again and again: measured
- * against `Stream.repeatEffectChunkOption` (which maps every pull's chunk into an `Option` of a pair,
- * catches its failure to tell the end from an error and unwraps a channel made for that one pull),
- * about 0.5 µs less per pull of the ~4 µs a pull costs a `Stream.runForEach` consumer. umg's own
- * consumers (`Consume.ts`) run it without the channel (`forEachPulled`).
+ * `fromScopedOpen` without a result.
  * @category constructors
  */
 export const fromScopedPull = <A, E, E2, R>(
   setup: Effect.Effect<Pull<A, E>, E2, Scope.Scope | R>
-): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> => {
+): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> => fromScopedOpen(Effect.map(setup, (pull) => ({ pull, result: Effect.void })))
+
+/** What the setup of a `fromScopedOpen` stream gives: its pull, and its result once it has ended. @category models */
+export interface Opened<A, E, Z> {
+  readonly pull: Pull<A, E>
+  /** The stream's result, read once its pull has given `End`; fails when there is none to give. */
+  readonly result: Effect.Effect<Z, E>
+}
+
+const OpenTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Open")
+
+/**
+ * A `fromScopedOpen` stream: besides its elements, a result once it has ended — a streaming call's
+ * final answer, folded as its events went by — which `runToResult` gives. It is a `Stream` of its
+ * elements like any other; transforming it gives a plain stream, without the result.
+ * @category models
+ */
+export interface ResultStream<A, E, Z, R = never> extends Stream.Stream<A, E, R> {
+  readonly [OpenTypeId]: Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope>
+}
+
+/**
+ * The stream of what the pull `open` makes gives, `open` running when the stream is first pulled, in
+ * a scope of its own that closes (with the stream's exit) when the stream ends, fails or is
+ * interrupted — during `open` too. The pull gives a chunk, or `End` to end; its failure fails the
+ * stream. `open` also gives the stream's result, for `runToResult`.
+ *
+ * The stream is one channel that runs the pull and writes its chunk, again and again: measured
+ * against `Stream.repeatEffectChunkOption` (which maps every pull's chunk into an `Option` of a pair,
+ * catches its failure to tell the end from an error and unwraps a channel made for that one pull),
+ * about 0.5 µs less per pull of the ~4 µs a pull costs a `Stream.runForEach` consumer. umg's own
+ * consumers (`Consume.ts`) run it without the channel (`forEachPulled`, `runToResult`).
+ * @category constructors
+ */
+export const fromScopedOpen = <A, E, Z, E2, R>(
+  open: Effect.Effect<Opened<A, E, Z>, E2, Scope.Scope | R>
+): ResultStream<A, E | E2, Z, Exclude<R, Scope.Scope>> => {
+  const setup = Effect.map(open, (opened) => opened.pull)
   const stream = Stream.suspend(() => {
     let scope: Scope.CloseableScope | undefined
     // The scope exists before `setup` runs, so an interruption during `setup` still closes it.
@@ -78,41 +111,12 @@ export const fromScopedPull = <A, E, E2, R>(
       Channel.ensuringWith(Channel.flatMap(Channel.fromEffect(first), loopOf), (exit) => (scope === undefined ? Effect.void : Scope.close(scope, exit)))
     )
   })
-  return Object.assign(stream, { [SetupTypeId]: setup })
+  return Object.assign(stream, { [OpenTypeId]: open as Effect.Effect<Opened<A, E | E2, Z>, E | E2, Exclude<R, Scope.Scope> | Scope.Scope> })
 }
 
-const SetupTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Setup")
-
-/** What the setup of a `fromScopedOpen` stream gives: its pull, and its result once it has ended. @category models */
-export interface Opened<A, E, Z> {
-  readonly pull: Pull<A, E>
-  /** The stream's result, read once its pull has given `End`; fails when there is none to give. */
-  readonly result: Effect.Effect<Z, E>
-}
-
-const OpenTypeId: unique symbol = Symbol.for("umg/adapters/LeanStream/Open")
-
-/**
- * A `fromScopedPull` stream that ends with a result besides its elements — a streaming call's final
- * answer, folded as its events went by — which `runToResult` gives. It is a `Stream` of its elements
- * like any other; transforming it gives a plain stream, without the result.
- * @category models
- */
-export interface ResultStream<A, E, Z, R = never> extends Stream.Stream<A, E, R> {
-  readonly [OpenTypeId]: Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope>
-}
-
-/**
- * `fromScopedPull` of `open`'s pull, which also keeps `open`'s result for `runToResult`.
- * @category constructors
- */
-export const fromScopedOpen = <A, E, Z, E2, R>(
-  open: Effect.Effect<Opened<A, E, Z>, E2, Scope.Scope | R>
-): ResultStream<A, E | E2, Z, Exclude<R, Scope.Scope>> =>
-  Object.assign(
-    fromScopedPull(Effect.map(open, (opened) => opened.pull)),
-    { [OpenTypeId]: open as Effect.Effect<Opened<A, E | E2, Z>, E | E2, Exclude<R, Scope.Scope> | Scope.Scope> }
-  )
+/** The `open` of a `fromScopedOpen` stream; `undefined` for any other stream. */
+const openOf = <A, E, Z, R>(stream: Stream.Stream<A, E, R>): Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope> | undefined =>
+  (stream as Partial<ResultStream<A, E, Z, R>>)[OpenTypeId]
 
 /**
  * `f` run on each chunk of a `fromScopedOpen` stream, in order, until it ends, then its result: what
@@ -123,7 +127,7 @@ export const runToResult = <A, E, Z, R, E2, R2>(
   stream: ResultStream<A, E, Z, R>,
   f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<Z, E | E2, R | R2> => {
-  const open = (stream as Partial<ResultStream<A, E, Z, R>>)[OpenTypeId]
+  const open = openOf<A, E, Z, R>(stream)
   if (open === undefined) return Effect.dieMessage("runToResult: the stream has no result (it was not made by fromScopedOpen, or it was transformed)")
   return withOwnScope(open, ({ pull, result }) => pullToEnd(pull, f, result))
 }
@@ -133,15 +137,16 @@ export const runToResult = <A, E, Z, R, E2, R2>(
  * fiber: the same stream — `setup` in a scope of its own, closed with the run's exit however it ends,
  * `pull` until `End` — without its channel, and so without a channel executor or a sink around it.
  * `undefined` for any other stream (one made otherwise, or a `fromScopedPull` stream transformed).
+ * A `fromScopedOpen` stream's result is left unread.
  * @category destructors
  */
 export const forEachPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> | undefined => {
-  const setup = (stream as { [SetupTypeId]?: Effect.Effect<Pull<A, E>, E, R> })[SetupTypeId]
-  if (setup === undefined) return undefined
-  return withOwnScope(setup, (pull) => pullToEnd(pull, f, Effect.void))
+  const open = openOf(stream)
+  if (open === undefined) return undefined
+  return withOwnScope(open, ({ pull }) => pullToEnd(pull, f, Effect.void))
 }
 
 /** `f` on each chunk `pull` gives, one after another, then `atEnd` once it gives `End`. */
