@@ -3,6 +3,7 @@
 // holds the key.
 import { Effect, Exit, Layer, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runForEach, runToFinal } from "../../src/adapters/Consume.js"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
@@ -113,5 +114,29 @@ describe("gateway calls as spans", () => {
     expect(streams[2]!.attributes.has("http.response.status_code")).toBe(false)
     expect(Exit.isFailure(streams[2]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
     expect(Exit.isSuccess(streams[0]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
+  })
+
+  it("give a stream run by umg's consumers its span too, ended with the run's exit", async () => {
+    const spans: Array<Recorded> = []
+    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
+    const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const g = yield* Gateway
+          const message = yield* runToFinal(g.messages.stream(body), () => Effect.void)
+          expect(message.role).toBe("assistant")
+          // A step failing at the first event: the run fails, and the span ends with that failure.
+          expect(yield* Effect.flip(runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
+        }),
+        layer
+      )
+    )
+    const streams = spans.filter((s) => s.name === "umg.messages.stream")
+    expect(streams).toHaveLength(2)
+    for (const span of streams) expect(span.ended).toBe(true)
+    expect(streams[0]!.attributes.get("http.response.status_code")).toBe(200)
+    expect(Exit.isSuccess(streams[0]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
+    expect(Exit.isFailure(streams[1]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
   })
 })
