@@ -5,7 +5,7 @@
  * and writer around the sink) and copies each chunk into an array. In memory
  * (`bench/effect-stream.bench.ts`), starting and ending a stream that way cost ~3× what a
  * `Stream.toPull` loop costs, and a pull ~1.7×. These pull the stream in the caller's own fiber
- * instead: a stream of umg's (`LeanStream.fromScopedPull`, what every streaming call gives) without
+ * instead: a stream of umg's (`LeanStream.fromScopedOpen`, what every streaming call gives) without
  * its channel at all (`LeanStream.forEachPulled`), any other through `Stream.toPull`. umg/rx and the
  * CLI consume streams with them; users may too (`import { runForEach } from "umg"`). `runToFinal`
  * also gives a streaming call's final answer, from the one fold the transport made of its events.
