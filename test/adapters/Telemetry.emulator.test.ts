@@ -51,21 +51,26 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
+/** Runs `program` against the emulator with an in-memory tracer; the spans it recorded. */
+const traced = async (program: (spans: ReadonlyArray<Recorded>) => Effect.Effect<unknown, unknown, Gateway>): Promise<Array<Recorded>> => {
+  const spans: Array<Recorded> = []
+  const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
+  await Effect.runPromise(Effect.provide(program(spans), layer) as Effect.Effect<unknown, unknown>)
+  return spans
+}
+
+const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
+
 describe("gateway calls as spans", () => {
   it("carry the GenAI attributes, the HTTP status and the request id, and never the key", async () => {
-    const spans: Array<Recorded> = []
-    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
-    await Effect.runPromise(
-      Effect.provide(
-        Effect.gen(function* () {
-          const g = yield* Gateway
-          yield* g.messages.create({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user", content: "hi" }] })
-          yield* g.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
-          yield* Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }))
-          yield* g.embeddings.create({ model: "text-embedding-3-small", input: "x" })
-        }),
-        layer
-      )
+    const spans = await traced(() =>
+      Effect.gen(function* () {
+        const g = yield* Gateway
+        yield* g.messages.create({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user", content: "hi" }] })
+        yield* g.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
+        yield* Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }))
+        yield* g.embeddings.create({ model: "text-embedding-3-small", input: "x" })
+      })
     )
     const byName = (name: string) => spans.find((s) => s.name === name)
     const messages = byName("umg.messages.create")
@@ -86,24 +91,18 @@ describe("gateway calls as spans", () => {
   })
 
   it("give a stream its span when it starts, the status on it, ended however the stream ends", async () => {
-    const spans: Array<Recorded> = []
-    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
-    const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
-    await Effect.runPromise(
-      Effect.provide(
-        Effect.gen(function* () {
-          const g = yield* Gateway
-          const stream = g.messages.stream(body)
-          // Building the stream starts nothing: the span comes with the first pull.
-          expect(spans).toHaveLength(0)
-          yield* Stream.runDrain(stream)
-          // Stopped after the first event: the span still ends.
-          yield* Stream.runDrain(Stream.take(g.messages.stream(body), 1))
-          // Refused before sending: the span ends with the failure.
-          yield* Effect.flip(Stream.runDrain(g.messages.stream({ ...body, max_tokens: -1 })))
-        }),
-        layer
-      )
+    const spans = await traced((recorded) =>
+      Effect.gen(function* () {
+        const g = yield* Gateway
+        const stream = g.messages.stream(body)
+        // Building the stream starts nothing: the span comes with the first pull.
+        expect(recorded).toHaveLength(0)
+        yield* Stream.runDrain(stream)
+        // Stopped after the first event: the span still ends.
+        yield* Stream.runDrain(Stream.take(g.messages.stream(body), 1))
+        // Refused before sending: the span ends with the failure.
+        yield* Effect.flip(Stream.runDrain(g.messages.stream({ ...body, max_tokens: -1 })))
+      })
     )
     const streams = spans.filter((s) => s.name === "umg.messages.stream")
     expect(streams).toHaveLength(3)
@@ -117,20 +116,14 @@ describe("gateway calls as spans", () => {
   })
 
   it("give a stream run by umg's consumers its span too, ended with the run's exit", async () => {
-    const spans: Array<Recorded> = []
-    const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
-    const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
-    await Effect.runPromise(
-      Effect.provide(
-        Effect.gen(function* () {
-          const g = yield* Gateway
-          const message = yield* runToFinal(g.messages.stream(body), () => Effect.void)
-          expect(message.role).toBe("assistant")
-          // A step failing at the first event: the run fails, and the span ends with that failure.
-          expect(yield* Effect.flip(runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
-        }),
-        layer
-      )
+    const spans = await traced(() =>
+      Effect.gen(function* () {
+        const g = yield* Gateway
+        const message = yield* runToFinal(g.messages.stream(body), () => Effect.void)
+        expect(message.role).toBe("assistant")
+        // A step failing at the first event: the run fails, and the span ends with that failure.
+        expect(yield* Effect.flip(runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
+      })
     )
     const streams = spans.filter((s) => s.name === "umg.messages.stream")
     expect(streams).toHaveLength(2)
