@@ -14,10 +14,13 @@ import { canonicalJson, hash32, jsonReply, newId, pace, replyWords, sampleArgs, 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** An output content block. */
+/**
+ * An output content block. A text block has no `citations` field: the upstream writes it only when
+ * the block cites something (an array), and strict clients (the AI SDK's) refuse a `null` there.
+ */
 export type OutBlock =
   | { readonly type: "thinking"; readonly thinking: string; readonly signature: string }
-  | { readonly type: "text"; readonly text: string; readonly citations: null }
+  | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: Obj }
 
 /** What the emulator answers: blocks, stop reason and usage. */
@@ -66,7 +69,7 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
   if (tools.length > 0 && choice.type !== "none" && results.length === 0) {
     const tool = (choice.type === "tool" ? tools.find((t) => t.name === choice.name) : undefined) ?? tools[0]!
     const name = String(tool.name)
-    if (choice.type === "auto") blocks.push({ type: "text", text: `I will use the ${name} tool.`, citations: null })
+    if (choice.type === "auto") blocks.push({ type: "text", text: `I will use the ${name} tool.` })
     blocks.push({ type: "tool_use", id: newId("toolu_"), name, input: sampleArgs(tool.input_schema, seed) })
     stopReason = "tool_use"
   } else {
@@ -92,7 +95,7 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
       stopSequence = hit.s
     }
     budget -= tokenPieces(text).length
-    blocks.push({ type: "text", text, citations: null })
+    blocks.push({ type: "text", text })
   }
 
   const output = blocks.reduce(
