@@ -88,7 +88,11 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
   "Examples per family": [/seconds: '8'/, /lastFrame: 'https:\/\/example\.com\/last\.png'/, /size: '1080\*1920'/, /role: 'first_frame'/],
   "Closed bodies, `extra` and unknown models": [/did you mean `temperature`\?/, /user_tag: 't1'/],
   Tracing: [/'umg\.models\.list'/],
-  "The emulator": [/^http:\/\/127\.0\.0\.1:\d+ \S+ \S+$/m]
+  "The emulator": [/^http:\/\/127\.0\.0\.1:\d+ \S+ \S+$/m],
+  "Testing an AI SDK app against the emulator": [
+    ...["messages-style", "chat", "responses", "native content"].map((f) => new RegExp(`^${f}: [1-9]\\d* words; tool-calls → stop; shade \\d+$`, "m")),
+    /^chat after a 429: 1 refused, then "\S+…"$/m
+  ]
 }
 
 /**
