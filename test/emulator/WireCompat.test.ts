@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 // The official clients of the upstream protocols, pointed at the emulator, must parse its answers
 // and streams without error: the wire shapes are right, not only the ones our own client expects.
+// The AI SDK's providers, whose response schemas are stricter, run in AiSdkCompat.test.ts.
 let emu: Emulator
 let openai: OpenAI
 let anthropic: Anthropic
