@@ -47,7 +47,7 @@ const runEmulator = async () => {
 }
 
 const runClient = async () => {
-  const { Effect, Layer, Stream } = await import("effect")
+  const { Effect, Layer, Result, Stream } = await import("effect")
   const { Gateway } = await import("../src/adapters/Gateway.js")
   const { Batch } = await import("../src/batch/index.js")
   const contender = process.env.BATCH_BENCH_CONTENDER as Report["contender"]
@@ -71,10 +71,10 @@ const runClient = async () => {
         yield* start
         const outcomes = yield* Effect.forEach(
           inputs(tag),
-          (input) => Effect.flatMap(g.video.submit(input), (s) => g.video.wait(s.task_id, { intervalMs: POLL_MS, timeoutMs: 600_000 })).pipe(Effect.either),
+          (input) => Effect.flatMap(g.video.submit(input), (s) => g.video.wait(s.task_id, { intervalMs: POLL_MS, timeoutMs: 600_000 })).pipe(Effect.result),
           { concurrency: CONCURRENCY }
         )
-        succeeded = outcomes.filter((o) => o._tag === "Right").length
+        succeeded = outcomes.filter(Result.isSuccess).length
       }).pipe(Effect.provide(gateway))
     )
   } else {
@@ -120,13 +120,17 @@ const median = (xs: ReadonlyArray<number>) => {
 const runMain = async () => {
   const self = fileURLToPath(import.meta.url)
   const execArgv = ["--conditions=umg-source", "--import", "tsx"]
-  const emulator = fork(self, [], { env: { ...process.env, BATCH_BENCH_ROLE: "emulator" }, execArgv })
+  // Effect 4's Node platform needs Node 24: this one, or the repository's own.
+  const execPath =
+    Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : fileURLToPath(new URL("../node_modules/.bin/node", import.meta.url))
+  const emulator = fork(self, [], { env: { ...process.env, BATCH_BENCH_ROLE: "emulator" }, execArgv, execPath })
   const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve) => emulator.once("message", (m) => resolve(m as never)))
   const client = (contender: Report["contender"]) =>
     new Promise<Report>((resolve, reject) => {
       const child = fork(self, [], {
         env: { ...process.env, BATCH_BENCH_ROLE: "client", BATCH_BENCH_CONTENDER: contender, BATCH_BENCH_URL: url, BATCH_BENCH_KEY: apiKey },
-        execArgv
+        execArgv,
+        execPath
       })
       child.once("message", (m) => resolve(m as Report))
       child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`${contender} exited ${code}`))))

@@ -65,15 +65,15 @@ const entries: ReadonlyArray<Entry> = [
     role: "reference",
     code: `
       import { Effect, Schema, Stream } from "effect"
-      import { FetchHttpClient, HttpClient } from "@effect/platform"
-      const Delta = Schema.parseJson(Schema.Struct({ text: Schema.String }))
+      import { FetchHttpClient, HttpClient } from "effect/http"
+      const Delta = Schema.fromJsonString(Schema.Struct({ text: Schema.String }))
       export const run = (baseUrl, apiKey, onText) =>
         Effect.runFork(
           Effect.flatMap(HttpClient.HttpClient, (client) =>
             client.post(baseUrl + "/v1/messages", { headers: { "x-api-key": apiKey } }).pipe(
               Effect.map((response) => Stream.splitLines(Stream.decodeText(response.stream))),
               Stream.unwrap,
-              Stream.mapEffect((line) => Schema.decodeUnknown(Delta)(line.slice(6))),
+              Stream.mapEffect((line) => Schema.decodeUnknownEffect(Delta)(line.slice(6))),
               Stream.runForEach((delta) => Effect.sync(() => onText(delta.text)))
             )
           ).pipe(Effect.provide(FetchHttpClient.layer))
@@ -123,6 +123,8 @@ interface Size {
   readonly minified: number
   readonly gzipped: number
   readonly metafile: Metafile
+  /** effect modules bundled whole: their namespace object is built (see `wholeModules`). */
+  readonly whole: ReadonlyArray<string>
 }
 
 // umg is bundled from its sources (the same modules `dist/` compiles), so no build step is needed;
@@ -152,6 +154,25 @@ const bundle = async (entry: Entry, minify: boolean) => {
   return { bytes: file.contents, metafile: result.metafile }
 }
 
+/**
+ * The effect modules a bundle keeps whole. A value import from a barrel (`import { Schema } from
+ * "effect"`, whose index does `export * as Schema`) makes esbuild build the module's namespace
+ * object, which holds every export and so everything they reach (Schema alone pulls JSON Schema
+ * generation, crypto, network addresses); `import * as Schema from "effect/Schema"` lets it keep
+ * only what is used. Read from the unminified bundle, where each namespace is `var X_exports = {}`
+ * under its file's `// path` comment.
+ */
+const wholeModules = (code: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  let file = ""
+  for (const line of code.split("\n")) {
+    if (line.startsWith("// ")) file = line.slice(3)
+    else if (/^var \w+_exports = \{\};$/.test(line) && file.includes("node_modules/effect/dist/"))
+      found.push(file.replace(/.*node_modules\/effect\/dist\//, "").replace(/\.js$/, ""))
+  }
+  return found
+}
+
 const measure = async (entry: Entry): Promise<Size | string> => {
   try {
     const plain = await bundle(entry, false)
@@ -164,7 +185,8 @@ const measure = async (entry: Entry): Promise<Size | string> => {
       bundled: plain.bytes.byteLength,
       minified: min.bytes.byteLength,
       gzipped: gzipSync(min.bytes, { level: 9 }).byteLength,
-      metafile: min.metafile
+      metafile: min.metafile,
+      whole: wholeModules(new TextDecoder().decode(plain.bytes))
     }
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error)
@@ -197,8 +219,9 @@ for (const umg of umgSizes) {
 const partOf = (path: string): string => {
   if (path.includes("node_modules/effect/node_modules/fast-check/") || path.includes("node_modules/effect/node_modules/pure-rand/"))
     return "fast-check (imported by effect/Schema)"
-  if (/node_modules\/effect\/dist\/esm\/(Schema|SchemaAST|ParseResult)\.js$/.test(path)) return "effect Schema"
-  if (/node_modules\/effect\/dist\/esm\/(internal\/(stream|channel|sink|take|pubsub|mailbox)|Stream|Channel|Sink)/.test(path)) return "effect Stream"
+  if (/node_modules\/effect\/dist\/(Schema\w*|internal\/schema\/.*)\.js$/.test(path)) return "effect Schema"
+  if (/node_modules\/effect\/dist\/(internal\/(stream|channel|sink|pubsub)|Stream|Channel|Sink|Pull|Queue|PubSub)\.js$/.test(path)) return "effect Stream"
+  if (path.includes("node_modules/effect/dist/http/")) return "effect/http (HttpClient, fetch)"
   if (path.includes("node_modules/effect/")) return "effect runtime (Effect, Layer, Fiber, …)"
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
   if (pkg !== null) return pkg[1] ?? path
@@ -212,6 +235,7 @@ for (const umg of umgSizes) {
   for (const output of Object.values(umg.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) byPart.set(partOf(path), (byPart.get(partOf(path)) ?? 0) + bytesInOutput)
   }
+  console.log(`\n${umg.name}: effect modules bundled whole (namespace objects built; see wholeModules): ${umg.whole.length === 0 ? "none" : umg.whole.join(", ")}`)
   console.log(`\n${umg.name}: where the minified bytes come from`)
   for (const [part, bytes] of [...byPart.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${pad(part, 44)}${lpad(kb(bytes), 10)}`)
 }

@@ -1,12 +1,12 @@
 /**
- * What Effect 3 itself costs a stream's consumer (issue 13, goal 1), in memory, with no umg code at
+ * What Effect 4 itself costs a stream's consumer (issue 13, goal 1), in memory, with no umg code at
  * all: the same values delivered the same way — one read per macrotask (`setImmediate`), as a
  * socket's reads come — to five consumers, each in its own process:
  * - `for await`: an async generator over the reads, iterated with `for await` — how the official SDKs
  *   hand their events to a caller;
- * - Effect fiber: one fiber woken per read (`Effect.async`), no `Stream`;
+ * - Effect fiber: one fiber woken per read (`Effect.callback`), no `Stream`;
  * - `Stream.toPull` loop: the stream below, pulled by a loop in one fiber;
- * - `Stream.runForEachChunk`: the same stream, a callback per chunk;
+ * - `Stream.runForEachArray`: the same stream, a callback per array of values;
  * - `Stream.runForEach`: the same stream, an effect per element — how the text-streams bench's
  *   Effect floor and umg Effect are consumed.
  * The stream is the leanest stream of pulls Effect's public API builds (`streamOfPulls` in
@@ -28,13 +28,13 @@ import { cpuOf, QUICK, report, rowsAgainst, runInMemory, table, writeResult, typ
 
 const REPS = Math.max(1, Number(process.env.EFFECT_STREAM_REPS ?? (QUICK ? 2 : 5)))
 
-const CONTENDERS = ["forAwait", "fiber", "toPull", "runForEachChunk", "runForEach"] as const
+const CONTENDERS = ["forAwait", "fiber", "toPull", "runForEachArray", "runForEach"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   forAwait: "`for await` over an async generator",
   fiber: "Effect fiber, no Stream",
   toPull: "`Stream.toPull` loop",
-  runForEachChunk: "`Stream.runForEachChunk`",
+  runForEachArray: "`Stream.runForEachArray`",
   runForEach: "`Stream.runForEach`"
 }
 
@@ -108,9 +108,9 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
       return sum
     }
   }
-  const { Chunk, Effect, Stream } = await import("effect")
+  const { Effect, Pull, Stream } = await import("effect")
   const { streamOfPulls } = await import("./harness/floor.js")
-  const waitFor = (source: ReturnType<typeof sourceOf>) => Effect.async<void>((resume) => source.onReady(() => resume(Effect.void)))
+  const waitFor = (source: ReturnType<typeof sourceOf>) => Effect.callback<void>((resume) => source.onReady(() => resume(Effect.void)))
   if (contender === "fiber")
     return (reads) =>
       Effect.runPromise(
@@ -130,7 +130,7 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
       const source = sourceOf(reads)
       const take = () => {
         const out = source.take()
-        return Effect.succeed(out.length === 0 ? null : Chunk.unsafeFromArray(out))
+        return Effect.succeed(out.length === 0 ? null : (out as unknown as readonly [number, ...Array<number>]))
       }
       const wait = Effect.flatMap(waitFor(source), take)
       return streamOfPulls(Effect.suspend(() => (source.ready() ? take() : wait)))
@@ -142,10 +142,11 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
           Effect.scoped(
             Effect.flatMap(Stream.toPull(streamOf(reads)), (pull) => {
               let sum = 0
-              const loop: Effect.Effect<number> = Effect.matchEffect(pull, {
-                onFailure: () => Effect.succeed(sum),
-                onSuccess: (chunk) => {
-                  for (const v of chunk) sum += v
+              const loop: Effect.Effect<number> = Pull.matchEffect(pull, {
+                onDone: () => Effect.succeed(sum),
+                onFailure: Effect.failCause,
+                onSuccess: (values) => {
+                  for (const v of values) sum += v
                   return loop
                 }
               })
@@ -153,17 +154,14 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
             })
           )
         )
-    case "runForEachChunk":
+    case "runForEachArray":
       return (reads) => {
         let sum = 0
         return Effect.runPromise(
-          Effect.as(
-            Stream.runForEachChunk(streamOf(reads), (chunk) =>
-              Effect.sync(() => {
-                for (const v of chunk) sum += v
-              })
-            ),
-            0
+          Stream.runForEachArray(streamOf(reads), (values) =>
+            Effect.sync(() => {
+              for (const v of values) sum += v
+            })
           )
         ).then(() => sum)
       }
@@ -207,7 +205,7 @@ const runBench = async (): Promise<void> => {
   const plan = CELLS.map((c) => `${c.plan.measured} streams in the cell "${c.name}" after ${c.plan.warm} to warm up`).join("; ")
   const text = writeResult(
     "effect-stream",
-    "What Effect 3 costs a stream's consumer, in memory (bench/effect-stream.bench.ts)",
+    "What Effect 4 costs a stream's consumer, in memory (bench/effect-stream.bench.ts)",
     `CPU of the worker process (µs, median of ${REPS} repetitions) per stream, pull or element, and its ratio to \`for await\` in the same repetition, median (min–max); ${plan}; one read per macrotask.\n\n${table(["CPU", ...CONTENDERS.map((c) => COLUMN[c])], rows)}`
   )
   console.log(text)

@@ -176,14 +176,14 @@ const runClient = async () => {
     const { Effect, Exit, ManagedRuntime } = await import("effect")
     const { Gateway } = await import("../src/adapters/Gateway.js")
     const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: API_KEY, timeoutMs: 60_000 }))
-    const gateway = await runtime.runPromise(Gateway)
+    const gateway = await runtime.runPromise(Effect.service(Gateway))
     start =
       contender === "effect"
         ? // One fiber for every task (`waitAll`).
           (list, onEnd) => {
             runtime.runFork(gateway.video.waitAll(list, { intervalMs: INTERVAL_MS })).addObserver((exit) => {
               if (Exit.isFailure(exit)) fail(exit.cause)
-              else for (const outcome of exit.value) if (outcome._tag === "Left") fail(outcome.left)
+              else for (const outcome of exit.value) if (outcome._tag === "Failure") fail(outcome.failure)
               for (let i = 0; i < list.length; i++) onEnd()
             })
           }

@@ -128,7 +128,7 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Run
       const { Effect, ManagedRuntime } = await import("effect")
       const { Gateway } = await gatewayModule()
       const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
-      const gateway = await runtime.runPromise(Gateway)
+      const gateway = await runtime.runPromise(Effect.service(Gateway))
       return (call, n, inFlight, t) =>
         runtime.runPromise(
           Effect.forEach(

@@ -28,7 +28,10 @@ const BENCHES: ReadonlyArray<Bench> = [
   { name: "requests" },
   // Their own quick switches too, until those benches read BENCH_QUICK themselves.
   { name: "sse", quickEnv: { SSE_BENCH_QUICK: "1" } },
+  { name: "sse-stability", quickEnv: { SSE_BENCH_QUICK: "1" } },
   { name: "sse-decode" },
+  { name: "validation" },
+  { name: "hostile-json" },
   { name: "effect-stream" },
   { name: "poll", flags: ["--expose-gc"], quickEnv: { POLL_BENCH_QUICK: "1" } },
   { name: "streams-many", flags: ["--expose-gc"] },

@@ -91,7 +91,7 @@ const touch = (t: Tally, e: MessagesEventLike): void => {
 type StreamOnce = (reads: ReadonlyArray<Uint8Array>, t: Tally) => Promise<void>
 
 const makeContender = async (contender: Contender): Promise<StreamOnce> => {
-  const { Effect, Either, Stream } = await import("effect")
+  const { Effect, Result, Stream } = await import("effect")
   if (contender === "floor") {
     const { floorEvents } = await import("./harness/floor.js")
     return (reads, t) =>
@@ -108,15 +108,15 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
   const noFold = {
     family: "messages" as const,
     initial: 0,
-    step: (n: number) => Either.right(n),
-    finish: (n: number) => Either.right(n),
+    step: (n: number) => Result.succeed(n),
+    finish: (n: number) => Result.succeed(n),
     folder: () => ({ push: () => undefined, snapshot: () => 0 })
   }
   const parseOnly = (record: { readonly data: string }) => {
     try {
-      return Either.right(JSON.parse(record.data) as MessagesEventLike)
+      return Result.succeed(JSON.parse(record.data) as MessagesEventLike)
     } catch {
-      return Either.left(new errors.DecodeError({ family: "messages", what: "messages event", message: "data is not JSON" }))
+      return Result.fail(new errors.DecodeError({ family: "messages", what: "messages event", message: "data is not JSON" }))
     }
   }
   const spec =

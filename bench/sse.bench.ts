@@ -24,7 +24,8 @@
  * (`process.cpuUsage`) over several parses of the cell's chunks. The ratio (eventsource-parser time
  * / umg time: > 1 means umg is faster) is taken per repetition; the median and the spread (min–max)
  * are printed. The children check that both contenders saw the same number of events and the same
- * total data length. Nothing is asserted on time.
+ * total data length. Nothing is asserted on time. The spread across fresh processes (10 pairs of
+ * processes per cell) is `bench/sse-stability.bench.ts`'s, which runs these children.
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"

@@ -6,9 +6,9 @@
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (what the
  *   streams themselves need: a socket, a parser, the decoded events);
  * - raw fetch: `fetch` + eventsource-parser + `JSON.parse`;
- * - Effect floor: the raw node:http stream as an Effect `Stream` (one channel that runs a pull of the
- *   parsed events and writes them, the leanest Effect's public API builds and what umg's streams are;
- *   the request destroyed by `Stream.ensuring`), run by `Stream.runForEach`
+ * - Effect floor: the raw node:http stream as an Effect `Stream` (`Stream.fromPull` of the parsed
+ *   events, the leanest Effect's public API builds; the request destroyed by `Stream.ensuring`), run
+ *   by `Stream.runForEach`
  *   in a daemon fiber and stopped by interrupting it — what any Effect stream consumed the way umg's
  *   users consume one costs, before decoding, validating, accumulating and time limits;
  * - umg over fetch: `gateway.messages.stream` with `httpClient: FetchHttpClient.layer`;
@@ -69,12 +69,12 @@ const runContender = async (contender: Contender): Promise<Result> => {
   // open streams, not of modules.
   const http = await import("node:http")
   const { Effect, Fiber, Stream } = await import("effect")
-  const { FetchHttpClient } = await import("@effect/platform")
+  const { FetchHttpClient } = await import("effect/http")
   const { Gateway } = await gatewayModule()
   const gateway = contender.startsWith("umg")
     ? await Effect.runPromise(
         Effect.provide(
-          Gateway,
+          Effect.service(Gateway),
           Gateway.layer({
             baseUrl,
             apiKey: "bench-key",
@@ -126,12 +126,12 @@ const runContender = async (contender: Contender): Promise<Result> => {
       await Promise.all(done)
     }
   } else if (contender === "Effect floor") {
-    const { Channel, Chunk } = await import("effect")
+    type Events = readonly [{ type: string }, ...Array<{ type: string }>]
     const agent = new http.Agent({ keepAlive: true })
     const floorStream = () =>
       Stream.suspend(() => {
         let pending: Array<{ type: string }> = []
-        let waiting: ((next: Fx.Effect.Effect<Fx.Chunk.Chunk<{ type: string }>>) => void) | undefined
+        let waiting: ((next: Fx.Effect.Effect<Events>) => void) | undefined
         let req: import("node:http").ClientRequest | undefined
         const parser = createParser({
           onEvent: (e) => {
@@ -139,7 +139,7 @@ const runContender = async (contender: Contender): Promise<Result> => {
             const resume = waiting
             if (resume === undefined) return
             waiting = undefined
-            const out = Chunk.unsafeFromArray(pending)
+            const out = pending as unknown as Events
             pending = []
             resume(Effect.succeed(out))
           }
@@ -154,35 +154,31 @@ const runContender = async (contender: Contender): Promise<Result> => {
             req.end(JSON.stringify(body))
           }
           if (pending.length > 0) {
-            const out = Chunk.unsafeFromArray(pending)
+            const out = pending as unknown as Events
             pending = []
             return Effect.succeed(out)
           }
-          return Effect.async<Fx.Chunk.Chunk<{ type: string }>>((resume) => {
+          return Effect.callback<Events>((resume) => {
             waiting = resume
             return Effect.sync(() => {
               waiting = undefined
             })
           })
         })
-        // The leanest stream of pulls Effect's public API builds (as umg's `LeanStream.fromScopedPull`):
-        // one channel that runs the pull and writes its chunk (these streams never end by themselves).
-        const loop: Fx.Channel.Channel<Fx.Chunk.Chunk<{ type: string }>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
-          Channel.flatMap(Channel.write(out), () => loop)
-        )
-        return Stream.fromChannel(loop).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
+        // The leanest stream of pulls Effect's public API builds (these streams never end by themselves).
+        return Stream.fromPull(Effect.succeed(pull)).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
       })
     const one = floorStream().pipe(Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))))
-    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDaemon(one)))
+    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one)))
     stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
   } else {
     const one = gateway!.messages.stream(body).pipe(
       Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))),
       // A stream that fails (a refused connection when the server's backlog overflows) is counted, not lost.
-      Effect.catchAll((error) => Effect.sync(() => void (failures[error._tag] = (failures[error._tag] ?? 0) + 1)))
+      Effect.catch((error) => Effect.sync(() => void (failures[error._tag] = (failures[error._tag] ?? 0) + 1)))
     )
-    // Daemons: a fiber forked by `fork` would be interrupted as soon as the `runPromise` that forked it ends.
-    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDaemon(one)))
+    // Detached: a fiber forked by `forkChild` would be interrupted as soon as the `runPromise` that forked it ends.
+    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one)))
     stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
   }
   while (firstEvents < streams && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))

@@ -20,19 +20,16 @@
  * - raw node:http: `http.request` on a keep-alive agent + eventsource-parser + `JSON.parse` (umg may
  *   use node:http in Node, so both baselines are shown);
  * - Effect fiber: the raw node:http baseline's events handed to one Effect fiber, woken once per read
- *   (`Effect.async`), no `Stream` — not how an Effect user consumes a stream, but it splits the floor's
+ *   (`Effect.callback`), no `Stream` — not how an Effect user consumes a stream, but it splits the floor's
  *   cost over raw node:http into the fiber's wake-up per read and the `Stream`'s own steps;
- * - Effect floor: the raw node:http baseline's events as an Effect `Stream` (one pull per read, a chunk
- *   of that read's events, in the leanest stream of pulls Effect's public API builds: one channel that
- *   runs the pull and writes its chunk), consumed like umg's with `Stream.runForEach` — what any Effect
+ * - Effect floor: the raw node:http baseline's events as an Effect `Stream` (one pull per read, an
+ *   array of that read's events, in the leanest stream of pulls Effect's public API builds:
+ *   `Stream.fromPull`), consumed like umg's with `Stream.runForEach` — what any Effect
  *   stream of these events costs, before umg's own work (bytes to events, validation, the fold, time limits);
  * - official SDK: `@anthropic-ai/sdk` `messages.create({ stream: true })` / `openai`
  *   `chat.completions.create({ stream: true })`, the raw events iterated;
  * - umg Effect: `Gateway.layer(...)`, `gateway.messages.stream(body)` / `gateway.chat.stream(body)`
  *   with `Stream.runForEach`;
- * - umg Effect, consumed with umg's `runForEach`: the same streams with the same step per event, run
- *   by umg's own consumer (`src/adapters/Consume.ts`: the stream pulled in the caller's fiber, no
- *   sink) — what the same Effect user pays with the consumer umg offers;
  * - umg rx: `createGateway(...)`, `messages.stream$` / `chat.stream$` subscribed.
  * Every client gets the same key, `maxRetries: 0`, and asks a fake gateway in another process over
  * loopback (`bench/harness/fakeGateway.ts`, its CPU not counted). A worker measures its process's CPU
@@ -40,11 +37,10 @@
  * contenders rotates each repetition; ratios are taken per repetition and printed as median (min–max).
  * "Per event" divides by the SSE events on the wire (2,006 messages events, 2,004 chat events).
  */
-import type { Effect as EffectT, Stream as StreamT } from "effect"
 import { once } from "node:events"
 import { Agent, type IncomingMessage, request } from "node:http"
 import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
-import { consumeModule, gatewayModule, rxModule } from "./harness/umg.js"
+import { gatewayModule, rxModule } from "./harness/umg.js"
 import { BENCH_API_KEY, type Delivery } from "./harness/fakeGateway.js"
 import { chatStreamBody, chatStreamFixture, messagesBody, messagesStreamFixture } from "./harness/fixtures.js"
 
@@ -66,7 +62,7 @@ const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, meas
  */
 const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
-const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "each", "rx"] as const
+const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   fetch: "raw fetch + eventsource-parser + JSON.parse",
@@ -75,7 +71,6 @@ const COLUMN: Record<Contender, string> = {
   fiber: "Effect fiber: raw node:http + eventsource-parser + JSON.parse, one fiber woken per read, no Stream",
   floor: "Effect floor: raw node:http + eventsource-parser + JSON.parse as an Effect Stream",
   effect: "umg Effect, run by Stream.runForEach",
-  each: "umg Effect, run by umg's runForEach",
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
@@ -235,20 +230,15 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
         }
       }
     }
-    case "effect":
-    case "each": {
+    case "effect": {
       const { Effect, ManagedRuntime, Stream } = await import("effect")
       const { Gateway } = await gatewayModule()
-      // The same calls and the same step per event; only the consumer differs.
-      const umg = contender === "each" ? await consumeModule() : undefined
-      const forEach: <A, E>(stream: StreamT.Stream<A, E>, step: (a: A) => EffectT.Effect<void>) => EffectT.Effect<void, E> =
-        umg !== undefined ? (stream, step) => umg.runForEach(stream, step) : (stream, step) => Stream.runForEach(stream, step)
       const runtime = ManagedRuntime.make(Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
-      const gateway = await runtime.runPromise(Gateway)
+      const gateway = await runtime.runPromise(Effect.service(Gateway))
       return (family, t) =>
         family === "messages"
-          ? runtime.runPromise(forEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
-          : runtime.runPromise(forEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
+          ? runtime.runPromise(Stream.runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
+          : runtime.runPromise(Stream.runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
     }
     case "rx": {
       const { createGateway } = await rxModule()
@@ -321,12 +311,9 @@ main(
     baseline: "fetch",
     sdk: "sdk",
     sdkName: "official SDK",
-    // Goal 1's second clause (umg rx ≤ 1.1× umg Effect), and what each consumer of umg's stream costs
-    // over the floor's.
+    // umg rx against umg Effect (the bar: ≤ 1.1×), and umg Effect over the floor's stream.
     pairs: [
-      ["rx", "each"],
       ["rx", "effect"],
-      ["each", "fiber"],
       ["effect", "floor"]
     ],
     cells: CELLS.map((c) => c.name),

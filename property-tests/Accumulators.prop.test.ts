@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { accumulateChat } from "../src/core/text/chat/ChatAccumulator.js"
@@ -76,7 +76,7 @@ describe("Accumulators", () => {
         ]
         // Pings may come anywhere after message_start.
         for (const p of pings) events.splice(1 + (p % events.length), 0, { type: "ping" })
-        const message = Either.getOrThrow(accumulateMessages(events))
+        const message = Result.getOrThrow(accumulateMessages(events))
         expect(message.content).toEqual([
           { type: "thinking", thinking, signature: "sig" },
           { type: "text", text },
@@ -101,7 +101,7 @@ describe("Accumulators", () => {
           usageMetadata: { totalTokenCount: i }
         }))
         chunks.push({ candidates: [{ content: { role: "model" }, finishReason: "STOP", index: 0 }], usageMetadata: { totalTokenCount: 99 } })
-        const response = Either.getOrThrow(accumulateNative(chunks))
+        const response = Result.getOrThrow(accumulateNative(chunks))
         expect(response.candidates?.[0]?.content?.parts).toEqual([
           { text: thought, thought: true },
           { text, thoughtSignature: "sig" },
@@ -126,7 +126,7 @@ describe("Accumulators", () => {
           chunk({}, "tool_calls"),
           { type: "done" }
         ]
-        const completion = Either.getOrThrow(accumulateChat(events))
+        const completion = Result.getOrThrow(accumulateChat(events))
         expect(completion.choices).toEqual([
           {
             index: 0,
@@ -154,7 +154,7 @@ describe("Accumulators", () => {
           { type: "done" }
         ]
         const events = raw.map((e, i) => (e["type"] === "done" ? e : { ...e, sequence_number: i * 2 }) as ResponsesEvent)
-        const response = Either.getOrThrow(accumulateResponses(events))
+        const response = Result.getOrThrow(accumulateResponses(events))
         expect(response.output).toEqual([
           { type: "message", id: "msg", role: "assistant", content: [{ type: "output_text", text }] },
           { type: "function_call", id: "fc", call_id: "c", name: "f", arguments: args }
@@ -181,7 +181,7 @@ describe("Accumulators", () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...pool), { maxLength: 20 }), (events) => {
         const result = accumulateMessages(events)
-        expect(Either.isEither(result)).toBe(true)
+        expect(Result.isResult(result)).toBe(true)
       })
     )
   })
@@ -218,7 +218,7 @@ describe("Accumulators", () => {
     // The reference: one pure step per event (a fresh draft each time).
     const byStep = (snapshot: MessagesSnapshot, event: MessagesEvent): Verdict<MessagesSnapshot> => {
       const step = stepMessages(snapshot, event)
-      return Either.isLeft(step) ? { message: step.left.message, partial: step.left.partial as MessagesSnapshot } : { ok: step.right }
+      return Result.isFailure(step) ? { message: step.failure.message, partial: step.failure.partial as MessagesSnapshot } : { ok: step.success }
     }
     fc.assert(
       fc.property(stream, fc.array(fc.boolean(), { minLength: 42, maxLength: 42 }), (events, takes) =>
@@ -234,13 +234,13 @@ describe("Accumulators", () => {
     fc.assert(
       fc.property(fc.anything(), fc.string(), fc.jsonValue(), (anything, event, json) => {
         for (const decode of recordDecoders) {
-          expect(Either.isEither(decode({ event, data: JSON.stringify(json) ?? "" }))).toBe(true)
-          expect(Either.isEither(decode({ event, data: anything as string }))).toBe(true)
-          expect(Either.isEither(decode(anything as never))).toBe(true)
+          expect(Result.isResult(decode({ event, data: JSON.stringify(json) ?? "" }))).toBe(true)
+          expect(Result.isResult(decode({ event, data: anything as string }))).toBe(true)
+          expect(Result.isResult(decode(anything as never))).toBe(true)
         }
         for (const decode of bodyDecoders) {
-          expect(Either.isEither(decode(anything))).toBe(true)
-          expect(Either.isEither(decode(json))).toBe(true)
+          expect(Result.isResult(decode(anything))).toBe(true)
+          expect(Result.isResult(decode(json))).toBe(true)
         }
       })
     )

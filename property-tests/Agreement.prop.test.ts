@@ -3,7 +3,7 @@
 // ones, other families' and unknown models, missing required fields — the client's builder accepts a
 // body exactly when the emulator answers it with 2xx. (No unknown top-level fields: the gateway ignores
 // those while the client refuses them, by design.)
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildEmbeddingsBody } from "../src/core/media/Embeddings.js"
@@ -49,9 +49,9 @@ const someModels = fc.constantFrom(
  * the body the client would send when it builds one, else for the input as it was given.
  */
 const agree = async (path: string, input: Record<string, unknown>, build: Effect.Effect<unknown, unknown>): Promise<void> => {
-  const built = Effect.runSync(Effect.either(build))
-  const clientAccepts = Either.isRight(built)
-  const body = Either.isRight(built) ? built.right : input
+  const built = Effect.runSync(Effect.result(build))
+  const clientAccepts = Result.isSuccess(built)
+  const body = Result.isSuccess(built) ? built.success : input
   const code = await status(path, body)
   expect({ body, client: clientAccepts ? "accepts" : "refuses", emulator: code }).toEqual({
     body,

@@ -19,11 +19,11 @@ import {
   buildSessionUpdate,
   buildSpeechBody,
   buildVideoBody,
-  findUnsendable,
   InvalidRequest,
   validateLiveClientMessage,
   validateRealtimeClientEvent
 } from "../src/core/index.js"
+import { findUnsendable } from "../src/core/wire/JsonSafety.js"
 import { fingerprint, type Hostile, hostileData, hostileReads, runs } from "./hostile.js"
 
 // Shared references stay 12 levels deep here: a builder may accept them (JSON can repeat a value), and
@@ -256,7 +256,7 @@ const outcome = (effect: () => Effect.Effect<unknown, unknown>): { body: unknown
     return { wrong: `threw ${String(e).slice(0, 200)}` }
   }
   if (Exit.isSuccess(exit)) return { body: exit.value }
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   if (Option.isSome(failure) && failure.value instanceof InvalidRequest) return { invalid: failure.value }
   return { wrong: `died: ${Cause.pretty(exit.cause).slice(0, 300)}` }
 }

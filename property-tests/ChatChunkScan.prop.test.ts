@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { scanContentChunk } from "../src/core/text/chat/ChatChunkScan.js"
@@ -7,7 +7,7 @@ import { expectReadAgrees, readableStrings, jsonStrings as text, oneCharAway, sc
 
 // The oracle is independent of the scanner: `JSON.parse` and the chunk's own Schema. The scanner may
 // decline anything, but what it reads must be exactly what they give, keys in order.
-const oracle = schemaOracle(Schema.decodeUnknownEither(ChatCompletionChunk))
+const oracle = schemaOracle(Schema.decodeUnknownResult(ChatCompletionChunk))
 
 const number = fc.oneof(fc.nat(), fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.constantFrom(0, 1e15 - 1, 1e15, 2 ** 53, -1, 0.5, 1e21))
 const nullable = fc.option(fc.oneof(fc.constantFrom("default", "fp_50cad350e4"), text), { nil: null })
@@ -133,11 +133,11 @@ describe("reading content chunks without a parse tree", () => {
         const got = decodeChatEventEither({ data, event }, { maxDepth })
         const expected = event === "error" ? undefined : oracle(data, maxDepth)
         if (expected?.ok === true) {
-          expect(Either.isRight(got)).toBe(true)
+          expect(Result.isSuccess(got)).toBe(true)
           // The same value; key order may differ (the parsed path keeps a clean tree's own order).
-          if (Either.isRight(got)) expect(got.right).toStrictEqual({ type: "chunk", chunk: expected.value })
+          if (Result.isSuccess(got)) expect(got.success).toStrictEqual({ type: "chunk", chunk: expected.value })
         }
-        if (event === "error" && Either.isRight(got)) expect(got.right.type).not.toBe("chunk")
+        if (event === "error" && Result.isSuccess(got)) expect(got.success.type).not.toBe("chunk")
       }),
       { numRuns: 2_000 }
     )

@@ -3,7 +3,7 @@
 // opened and continued, fragments of one choice twice in a chunk, finish reasons, usage, [DONE],
 // error payloads, in valid and in any order) every event gives the same verdict, the same failure
 // message and partial snapshot, and the same snapshot; no snapshot handed out ever changes.
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { chatFolder, type ChatSnapshot, initialChatSnapshot, stepChat } from "../src/core/text/chat/ChatAccumulator.js"
@@ -163,8 +163,8 @@ const validStream = fc.tuple(fc.array(fc.constantFrom("x", "yz", "é"), { maxLen
 const checkedRefStep = (snapshot: ChatSnapshot, e: ChatStreamEvent): Verdict<ChatSnapshot> => {
   const verdict = refStep(snapshot, e)
   const step = stepChat(snapshot, e)
-  if ("message" in verdict) expect(Either.isLeft(step) && step.left.message).toBe(verdict.message)
-  else expect(Either.isRight(step) && step.right).toEqual(verdict.ok)
+  if ("message" in verdict) expect(Result.isFailure(step) && step.failure.message).toBe(verdict.message)
+  else expect(Result.isSuccess(step) && step.success).toEqual(verdict.ok)
   return verdict
 }
 

@@ -109,10 +109,10 @@ describe("the depth bound of the shared decode path", () => {
     fc.assert(
       fc.property(hostileText, fc.string({ minLength: 12 }).map((s) => `sk-${s.replace(/\W/g, "x")}`), (text, secret) => {
         const result = parseJsonText(`${text}${secret}`, "openai", "answer")
-        if (result._tag === "Left") {
-          expect(result.left).toBeInstanceOf(DecodeError)
-          expect(result.left.message).not.toContain(secret)
-        } else expect(exceedsJsonDepth(result.right)).toBe(false)
+        if (result._tag === "Failure") {
+          expect(result.failure).toBeInstanceOf(DecodeError)
+          expect(result.failure.message).not.toContain(secret)
+        } else expect(exceedsJsonDepth(result.success)).toBe(false)
       }),
       { numRuns: runs() }
     )

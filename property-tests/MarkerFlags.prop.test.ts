@@ -1,9 +1,9 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type MarkerFlags, markerFrameRates, markerRatios, markerResolutions, parseMarkerFlags, renderMarkerFlags } from "../src/core/video/MarkerFlags.js"
 
-const parse = (text: string) => Effect.runSync(Effect.either(parseMarkerFlags(text)))
+const parse = (text: string) => Effect.runSync(Effect.result(parseMarkerFlags(text)))
 
 const flags: fc.Arbitrary<MarkerFlags> = fc.record(
   {
@@ -26,7 +26,7 @@ const prompt = fc
   .map((ws) => ws.join(" "))
   .filter((p) => {
     const r = parse(p)
-    return Either.isRight(r) && r.right.prompt === p && Object.keys(r.right.flags).length === 0
+    return Result.isSuccess(r) && r.success.prompt === p && Object.keys(r.success.flags).length === 0
   })
 
 const shortOf: Record<keyof MarkerFlags, string> = {
@@ -45,7 +45,7 @@ describe("marker flag properties", () => {
       fc.property(prompt, flags, (p, f) => {
         const text = renderMarkerFlags(p, f)
         const back = parse(text)
-        expect(back).toEqual(Either.right({ prompt: p, flags: f }))
+        expect(back).toEqual(Result.succeed({ prompt: p, flags: f }))
       })
     )
   })
@@ -56,10 +56,10 @@ describe("marker flag properties", () => {
         const spell = (k: string) => (long ? k : shortOf[k as keyof MarkerFlags])
         const spelled = Object.entries(f).map(([k, v]) => `--${spell(k)} ${String(v)}`).join(" ")
         const parsed = parse(`${spelled} ${p} ${spelled}`)
-        expect(Either.isRight(parsed)).toBe(true)
-        if (Either.isRight(parsed)) {
-          expect(parsed.right).toEqual({ prompt: p, flags: f })
-          const words = renderMarkerFlags(parsed.right.prompt, parsed.right.flags).split(/\s+/)
+        expect(Result.isSuccess(parsed)).toBe(true)
+        if (Result.isSuccess(parsed)) {
+          expect(parsed.success).toEqual({ prompt: p, flags: f })
+          const words = renderMarkerFlags(parsed.success.prompt, parsed.success.flags).split(/\s+/)
           for (const k of Object.keys(f)) expect(words.filter((w) => w === `--${shortOf[k as keyof MarkerFlags]}`)).toHaveLength(1)
         }
       })

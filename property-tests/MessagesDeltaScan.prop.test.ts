@@ -8,7 +8,7 @@ import { expectReadAgrees, readableStrings, jsonStrings as fragment, oneCharAway
 
 // The oracle is independent of the scanner: `JSON.parse` and the messages events' own Schema. The
 // scanner may decline anything, but what it reads must be exactly what they give, keys in order.
-const oracle = schemaOracle(Schema.decodeUnknownEither(MessagesEvent))
+const oracle = schemaOracle(Schema.decodeUnknownResult(MessagesEvent))
 
 const kinds = [
   ["text_delta", "text"],

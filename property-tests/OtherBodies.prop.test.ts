@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { Effect, Either, Exit } from "effect"
+import { Effect, Exit, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Base64 from "../src/core/wire/Base64.js"
 import type { InvalidRequest } from "../src/core/errors/InvalidRequest.js"
@@ -14,7 +14,7 @@ import { buildRerankBody, decodeRerank, RerankBody } from "../src/core/media/Rer
 import { buildSpeechBody, SpeechBody } from "../src/core/media/Speech.js"
 
 /** Runs an Effect and says whether it ended without a defect (a success or a typed failure). */
-const endsCleanly = (effect: Effect.Effect<unknown, unknown>): boolean => Exit.isSuccess(Effect.runSyncExit(Effect.either(effect)))
+const endsCleanly = (effect: Effect.Effect<unknown, unknown>): boolean => Exit.isSuccess(Effect.runSyncExit(Effect.result(effect)))
 
 const anything = fc.anything({ withObjectString: true, withNullPrototype: true, withTypedArray: true, withBigInt: true, withDate: true, maxDepth: 4 })
 
@@ -128,8 +128,8 @@ describe("base64 embeddings", () => {
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
         const text = Base64.encode(bytes)
         const back = Base64.decode(text)
-        expect(Either.isRight(back) && Base64.encode(back.right) === text).toBe(true)
-        expect(Either.getOrThrow(back)).toEqual(bytes)
+        expect(Result.isSuccess(back) && Base64.encode(back.success) === text).toBe(true)
+        expect(Result.getOrThrow(back)).toEqual(bytes)
       })
     )
   })
@@ -184,9 +184,9 @@ describe("closed bodies", () => {
   it("refuse a top-level field they do not know, naming it, and send it when it travels in extra", () => {
     fc.assert(
       fc.property(fc.constantFrom(...bodies), name, fc.jsonValue({ maxDepth: 2 }), ([, build, valid], key, value) => {
-        const refused = Effect.runSync(Effect.either(build({ ...valid, [key]: value })))
-        expect(Either.isLeft(refused) && refused.left.rule).toBe("unknown-field")
-        expect(Either.isLeft(refused) && refused.left.field.endsWith(key)).toBe(true)
+        const refused = Effect.runSync(Effect.result(build({ ...valid, [key]: value })))
+        expect(Result.isFailure(refused) && refused.failure.rule).toBe("unknown-field")
+        expect(Result.isFailure(refused) && refused.failure.field.endsWith(key)).toBe(true)
         const sent = Effect.runSync(build({ ...valid, extra: { [key]: value } }))
         expect((sent as Record<string, unknown>)[key]).toEqual(value)
       }),

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { decide, type RetryFailure, type RetryInput } from "../src/core/gateway/RetryPolicy.js"
+import { decide, provesNotActed, type RetryFailure, type RetryInput } from "../src/core/gateway/RetryPolicy.js"
 
 const now = Date.UTC(2026, 0, 1)
 
@@ -67,6 +67,15 @@ describe("RetryPolicy properties", () => {
   it("gives up on the same retry number whatever the random draw", () => {
     fc.assert(fc.property(input, fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (i, r) => {
       expect(decide({ ...i, random: r })._tag).toBe(decide(i)._tag)
+    }))
+  })
+
+  it("calls a paid submit's stop `may-have-acted` exactly when nothing proves the gateway did not act and it did not refuse", () => {
+    fc.assert(fc.property(input, (i) => {
+      const d = decide({ ...i, kind: "paid-submit", budget: { ...i.budget, maxRetries: i.attempt + 1 } })
+      const f = i.failure
+      const refused = f._tag === "Status" && f.headers["x-should-retry"] !== "true" && f.status < 500 && ![408, 409, 429].includes(f.status)
+      expect(d._tag === "Stop" && d.reason === "may-have-acted").toBe(!provesNotActed(f) && !refused)
     }))
   })
 })

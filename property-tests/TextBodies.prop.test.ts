@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { InvalidRequest } from "../src/core/errors/InvalidRequest.js"
@@ -10,7 +10,7 @@ import { ensureRoute, routeFor, routeForCapability } from "../src/core/gateway/R
 import { type Capability, entryFor, isKnownModel, knownModels } from "../src/core/gateway/Catalog.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
-const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))
+const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> => Effect.runSync(Effect.result(effect))
 
 const isInvalidRequest = (e: unknown): boolean =>
   e instanceof InvalidRequest && e.field.length > 0 && e.rule.length > 0 && e.message.length > 0
@@ -19,7 +19,7 @@ const isInvalidRequest = (e: unknown): boolean =>
 const onlyInvalidRequests = (...effects: Array<Effect.Effect<unknown, InvalidRequest>>): void => {
   for (const effect of effects) {
     const r = outcome(effect)
-    if (Either.isLeft(r)) expect(isInvalidRequest(r.left)).toBe(true)
+    if (Result.isFailure(r)) expect(isInvalidRequest(r.failure)).toBe(true)
   }
 }
 
@@ -95,8 +95,8 @@ const extras = fc.dictionary(unknownKey, safeJson, { maxKeys: 4 })
 
 describe("text body builders never throw", () => {
   it("start the mutation property from bodies that build", () => {
-    expect(Either.isRight(outcome(buildMessagesBody(validMessages)))).toBe(true)
-    expect(Either.isRight(outcome(buildNativeBody("zeta-2.5-pro", validNative)))).toBe(true)
+    expect(Result.isSuccess(outcome(buildMessagesBody(validMessages)))).toBe(true)
+    expect(Result.isSuccess(outcome(buildNativeBody("zeta-2.5-pro", validNative)))).toBe(true)
   })
 
   it("fail only with InvalidRequest on arbitrary input", () => {
@@ -110,7 +110,7 @@ describe("text body builders never throw", () => {
           buildChatBody(input),
           buildResponsesBody(input),
           appendToolRound(input, input, input),
-          parseNativeModel(input)
+          Effect.fromResult(parseNativeModel(input))
         )
       })
     )
@@ -128,8 +128,8 @@ describe("text body builders never throw", () => {
     fc.assert(
       fc.property(modelIds, (model) => {
         expect(routeFor(model).path.startsWith("/")).toBe(true)
-        const r = outcome(ensureRoute(model, "chat"))
-        if (Either.isLeft(r)) expect(isInvalidRequest(r.left)).toBe(true)
+        const r = ensureRoute(model, "chat")
+        if (Result.isFailure(r)) expect(isInvalidRequest(r.failure)).toBe(true)
       })
     )
   })
@@ -147,15 +147,15 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         extras,
         (model, max_tokens, temperature, messages, extra) => {
           const input = { model, max_tokens, temperature, messages, extra }
-          const body = Either.getOrThrow(outcome(buildMessagesBody(input, unknownModels)))
+          const body = Result.getOrThrow(outcome(buildMessagesBody(input, unknownModels)))
           expect(body).toEqual({ ...extra, model, max_tokens, temperature, messages })
-          const count = Either.getOrThrow(outcome(buildCountTokensBody(input, unknownModels)))
+          const count = Result.getOrThrow(outcome(buildCountTokensBody(input, unknownModels)))
           expect(count).toEqual({ ...extra, model, messages })
           // The same fields at the top level are refused, naming the first of them.
           const firstUnknown = Object.keys(extra)[0]
           if (firstUnknown !== undefined) {
             const refused = outcome(buildMessagesBody({ ...extra, model, max_tokens, temperature, messages }, unknownModels))
-            expect(Either.isLeft(refused) && refused.left.rule === "unknown-field").toBe(true)
+            expect(Result.isFailure(refused) && refused.failure.rule === "unknown-field").toBe(true)
           }
         }
       )
@@ -174,12 +174,12 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         extras,
         (model, temperature, contents, extra) => {
           const input = { contents, generationConfig: { temperature, seed: 1 }, extra }
-          const body = Either.getOrThrow(outcome(buildNativeBody(model, input)))
+          const body = Result.getOrThrow(outcome(buildNativeBody(model, input)))
           expect(body).toEqual({ ...extra, contents, generationConfig: { temperature, seed: 1 } })
           expect("model" in body).toBe(false)
           // generationConfig is closed (protocol-notes §2.2 lists its members): an unknown key is refused by path.
           const refused = outcome(buildNativeBody(model, { contents, generationConfig: { temperature, x_knob: 1 } }))
-          expect(Either.isLeft(refused) && refused.left).toMatchObject({ field: "generationConfig.x_knob", rule: "unknown-field" })
+          expect(Result.isFailure(refused) && refused.failure).toMatchObject({ field: "generationConfig.x_knob", rule: "unknown-field" })
         }
       )
     )
@@ -193,9 +193,9 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         fc.integer({ min: 1, max: 100_000 }),
         extras,
         (model, messages, max_output_tokens, extra) => {
-          expect(Either.getOrThrow(outcome(buildChatBody({ model, messages, extra }, unknownModels)))).toEqual({ ...extra, model, messages })
+          expect(Result.getOrThrow(outcome(buildChatBody({ model, messages, extra }, unknownModels)))).toEqual({ ...extra, model, messages })
           const responses = { model, input: messages, max_output_tokens }
-          expect(Either.getOrThrow(outcome(buildResponsesBody({ ...responses, extra }, unknownModels)))).toEqual({ ...extra, ...responses })
+          expect(Result.getOrThrow(outcome(buildResponsesBody({ ...responses, extra }, unknownModels)))).toEqual({ ...extra, ...responses })
         }
       )
     )
@@ -207,7 +207,7 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         const input = JSON.parse(
           `{"model":"epsilon-opus-4-5-20251101","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"extra":{"__proto__":{"a":1},"x_extra":{"__proto__":${JSON.stringify(value)},"b":2}}}`
         )
-        const body = Either.getOrThrow(outcome(buildMessagesBody(input))) as Record<string, unknown>
+        const body = Result.getOrThrow(outcome(buildMessagesBody(input))) as Record<string, unknown>
         expect(Object.hasOwn(body, "__proto__")).toBe(false)
         expect(body.x_extra).toEqual({ b: 2 })
       })
@@ -223,22 +223,22 @@ describe("routing invariant", () => {
     fc.assert(
       fc.property(modelIds, (model) => {
         const built: Array<Capability> = []
-        if (Either.isRight(outcome(buildMessagesBody({ model, max_tokens: 10, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.messages!)
-        if (Either.isRight(outcome(buildNativeBody(model, { contents: [{ role: "user", parts: [{ text: "x" }] }] })))) built.push(ENDPOINT.native!)
-        if (Either.isRight(outcome(buildChatBody({ model, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.chat!)
-        if (Either.isRight(outcome(buildResponsesBody({ model, input: "x" })))) built.push(ENDPOINT.responses!)
+        if (Result.isSuccess(outcome(buildMessagesBody({ model, max_tokens: 10, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.messages!)
+        if (Result.isSuccess(outcome(buildNativeBody(model, { contents: [{ role: "user", parts: [{ text: "x" }] }] })))) built.push(ENDPOINT.native!)
+        if (Result.isSuccess(outcome(buildChatBody({ model, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.chat!)
+        if (Result.isSuccess(outcome(buildResponsesBody({ model, input: "x" })))) built.push(ENDPOINT.responses!)
         const route = routeFor(model)
         for (const capability of built) {
           // The body's family is one of the model's capabilities, and its endpoint is that family's.
           expect(route.capabilities).toContain(capability)
           // A native id may carry a thinking suffix; the catalog lists its base id.
-          const id = capability === "native" ? Either.getOrThrow(outcome(parseNativeModel(model))).base : model
-          const own = Either.getOrThrow(outcome(ensureRoute(id, capability)))
+          const id = capability === "native" ? Result.getOrThrow(parseNativeModel(model)).base : model
+          const own = Result.getOrThrow(ensureRoute(id, capability))
           expect(own.capability).toBe(capability)
         }
         // Every capability the catalog does not list for the model is refused.
         for (const other of OTHERS)
-          if (!route.capabilities.includes(other)) expect(Either.isLeft(outcome(ensureRoute(model, other)))).toBe(true)
+          if (!route.capabilities.includes(other)) expect(Result.isFailure(ensureRoute(model, other))).toBe(true)
         // messages and native-content bodies never both build for one model, nor with chat/responses.
         if (built.includes("messages")) expect(built).toEqual(["messages"])
         if (built.includes("native")) expect(built).toEqual(["native"])
@@ -254,14 +254,14 @@ describe("the one model catalog", () => {
   it("routes every known model to its capability and refuses it elsewhere, naming its family's endpoint", () => {
     fc.assert(
       fc.property(fc.constantFrom(...known), fc.constantFrom(...ALL), ([model, capability], other) => {
-        expect(Either.getOrThrow(outcome(routeForCapability(model, capability))).capability).toBe(capability)
+        expect(Result.getOrThrow(routeForCapability(model, capability)).capability).toBe(capability)
         const own = entryFor(model).capabilities
-        const asked = outcome(routeForCapability(model, other))
-        if (own.includes(other)) expect(Either.isRight(asked)).toBe(true)
+        const asked = routeForCapability(model, other)
+        if (own.includes(other)) expect(Result.isSuccess(asked)).toBe(true)
         else {
-          expect(Either.isLeft(asked) && asked.left).toMatchObject({ field: "model", rule: "route" })
+          expect(Result.isFailure(asked) && asked.failure).toMatchObject({ field: "model", rule: "route" })
           const preferred = routeFor(model)
-          if (Either.isLeft(asked)) expect(asked.left.message).toContain(`${preferred.method} ${preferred.path}`)
+          if (Result.isFailure(asked)) expect(asked.failure.message).toContain(`${preferred.method} ${preferred.path}`)
         }
       }),
       { seed: 1224 }
@@ -274,10 +274,10 @@ describe("the one model catalog", () => {
       fc.property(fc.constantFrom(...known), suffix, ([model, capability], tail) => {
         const id = `${model}${tail}`
         fc.pre(!isKnownModel(id) && entryFor(id).capabilities.includes(capability))
-        const refused = outcome(routeForCapability(id, capability))
-        expect(Either.isLeft(refused) && refused.left).toMatchObject({ field: "model", rule: "unknown-model" })
-        if (Either.isLeft(refused)) for (const listed of knownModels(capability)) expect(refused.left.message).toContain(listed)
-        expect(Either.isRight(outcome(routeForCapability(id, capability, { allowUnknownModels: true })))).toBe(true)
+        const refused = routeForCapability(id, capability)
+        expect(Result.isFailure(refused) && refused.failure).toMatchObject({ field: "model", rule: "unknown-model" })
+        if (Result.isFailure(refused)) for (const listed of knownModels(capability)) expect(refused.failure.message).toContain(listed)
+        expect(Result.isSuccess(routeForCapability(id, capability, { allowUnknownModels: true }))).toBe(true)
       }),
       { seed: 1225 }
     )

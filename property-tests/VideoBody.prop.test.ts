@@ -1,4 +1,4 @@
-import { Cause, Effect, Either, Exit, Option, Schema } from "effect"
+import { Cause, Effect, Exit, Option, Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { buildVideoBody, foreignVideoFields, gammaSizes, videoBodySchemas, videoModeFields, videoResolutions, videoAspectRatios } from "../src/core/video/VideoBody.js"
@@ -72,11 +72,11 @@ describe("buildVideoBody properties", () => {
   it("builds every request drawn from a model's allowed values into a body of its family only", () => {
     fc.assert(
       fc.property(modelAndRequest, ({ m, req }) => {
-        const result = Effect.runSync(Effect.either(buildVideoBody(req)))
-        if (Either.isLeft(result)) throw new Error(`${JSON.stringify(req)} failed: ${result.left.message}`)
-        const body = result.right as Record<string, unknown>
-        const schema: Schema.Schema<unknown, unknown> = videoBodySchemas[m.family] as never
-        expect(Either.isRight(Schema.decodeUnknownEither(schema)(body))).toBe(true)
+        const result = Effect.runSync(Effect.result(buildVideoBody(req)))
+        if (Result.isFailure(result)) throw new Error(`${JSON.stringify(req)} failed: ${result.failure.message}`)
+        const body = result.success as Record<string, unknown>
+        const schema: Schema.Decoder<unknown> = videoBodySchemas[m.family]
+        expect(Result.isSuccess(Schema.decodeUnknownResult(schema)(body))).toBe(true)
         for (const key of foreignVideoFields(m.family)) expect(body).not.toHaveProperty(key)
         if (m.family !== "beta" && m.family !== "gamma") for (const key of ["image", "resolution", "seed", "fps"]) expect(body).not.toHaveProperty(key)
         for (const key of videoModeFields) if (key !== "input_reference" && key !== "remix_from_video_id" && key !== "seed" && key !== "fps" && key !== "generate_audio") expect(body).not.toHaveProperty(key)
@@ -101,11 +101,11 @@ describe("buildVideoBody properties", () => {
     })
     fc.assert(
       fc.property(bad, ({ field, input }) => {
-        const result = Effect.runSync(Effect.either(buildVideoBody(input)))
-        expect(Either.isLeft(result)).toBe(true)
-        if (Either.isLeft(result)) {
-          expect(result.left.field).toBe(field)
-          expect(result.left.message).toContain(field)
+        const result = Effect.runSync(Effect.result(buildVideoBody(input)))
+        expect(Result.isFailure(result)).toBe(true)
+        if (Result.isFailure(result)) {
+          expect(result.failure.field).toBe(field)
+          expect(result.failure.message).toContain(field)
         }
       })
     )
@@ -121,7 +121,7 @@ describe("buildVideoBody properties", () => {
       fc.property(fc.oneof(anything, near, nearDelta), (input) => {
         const exit = Effect.runSyncExit(buildVideoBody(input))
         if (Exit.isFailure(exit)) {
-          const failure = Cause.failureOption(exit.cause)
+          const failure = Cause.findErrorOption(exit.cause)
           expect(Option.isSome(failure)).toBe(true)
           if (Option.isSome(failure)) expect(failure.value._tag).toBe("InvalidRequest")
         }

@@ -1,6 +1,6 @@
 // What the properties of the readers that skip the parse tree share (fragment deltas, chat content
 // chunks): an oracle independent of the reader, texts to read, and the check that a read agrees.
-import { Either } from "effect"
+import { Result } from "effect"
 import fc from "fast-check"
 import { expect } from "vitest"
 import { exceedsJsonDepth } from "../src/core/wire/JsonSafety.js"
@@ -8,9 +8,9 @@ import { exceedsJsonDepth } from "../src/core/wire/JsonSafety.js"
 /** What `JSON.parse`, the depth bound and a Schema's decode make of a text: its value, or a refusal. */
 export type Verdict = { readonly ok: true; readonly value: unknown } | { readonly ok: false }
 
-/** The oracle of a reader: `JSON.parse`, the depth bound, then `decode` (a Schema's `decodeUnknownEither`). */
+/** The oracle of a reader: `JSON.parse`, the depth bound, then `decode` (a Schema's `decodeUnknownResult`). */
 export const schemaOracle =
-  (decode: (json: unknown) => Either.Either<unknown, unknown>) =>
+  (decode: (json: unknown) => Result.Result<unknown, unknown>) =>
   (data: string, maxDepth: number): Verdict => {
     let json: unknown
     try {
@@ -20,7 +20,7 @@ export const schemaOracle =
     }
     if (exceedsJsonDepth(json, maxDepth)) return { ok: false }
     const decoded = decode(json)
-    return Either.isRight(decoded) ? { ok: true, value: decoded.right } : { ok: false }
+    return Result.isSuccess(decoded) ? { ok: true, value: decoded.success } : { ok: false }
   }
 
 /**

@@ -4,11 +4,10 @@
  */
 export * from "./core/index.js"
 export { Gateway, type GatewayService } from "./adapters/Gateway.js"
-export { runForEach, runForEachChunk, runToFinal } from "./adapters/Consume.js"
-export type { ResultStream } from "./adapters/LeanStream.js"
+export { runToFinal, type ResultStream } from "./adapters/sse/Consume.js"
 export * as GatewayConfig from "./adapters/GatewayConfig.js"
 export type { GatewayConfigInput, NativeAuth } from "./adapters/GatewayConfig.js"
-export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/WebSocketSession.js"
+export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/socket/WebSocketSession.js"
 export type { ChatGroup } from "./adapters/groups/Chat.js"
 export type { EmbeddingsGroup, EmbedManyOptions } from "./adapters/groups/Embeddings.js"
 export type { ImagesGroup } from "./adapters/groups/Images.js"

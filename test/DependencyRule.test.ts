@@ -1,4 +1,4 @@
-// The dependency rule of DESIGN.md on the real import graph: every source file under src is parsed
+// The dependency rule (docs/ARCHITECTURE.md) on the real import graph: every source file under src is parsed
 // with the TypeScript compiler (imports, type-only imports, re-exports, dynamic imports, require), its
 // relative specifiers resolved to files, and the graph checked: arrows point down the layer list
 // (cli → batch/streams → adapters → core), the emulator stands apart, src/core imports only effect,
@@ -46,7 +46,7 @@ export const buildGraph = (files: Readonly<Record<string, string>>): Graph => {
   return graph
 }
 
-/** The layers each layer may import (DESIGN.md); a layer not listed may import only itself. */
+/** The layers each layer may import (docs/ARCHITECTURE.md); a layer not listed may import only itself. */
 const allowed: Readonly<Record<string, ReadonlyArray<string>>> = {
   core: ["core"],
   adapters: ["adapters", "core"],
@@ -57,6 +57,12 @@ const allowed: Readonly<Record<string, ReadonlyArray<string>>> = {
   // The package entry (`umg`) re-exports the core and the Effect service.
   "index.ts": ["core", "adapters"]
 }
+
+/**
+ * The package `imports` the core may use: each picks, by platform, one of two modules that are
+ * themselves in src/core (so they import effect only, checked like every core file).
+ */
+const coreImports: ReadonlyArray<string> = ["#umg/schema-jit"]
 
 const layerOf = (base: string, file: string): string => relative(base, file).split(sep)[0]!
 
@@ -70,7 +76,8 @@ export const violations = (graph: Graph, base: string = src): Array<string> => {
       const targetLayer = target.startsWith(base + sep) ? layerOf(base, target) : "(outside src)"
       if (!(allowed[layer] ?? [layer]).includes(targetLayer)) out.push(`${where} imports ${relative(base, target)} (${layer} → ${targetLayer})`)
     }
-    if (layer === "core") for (const spec of bare) if (!(spec === "effect" || spec.startsWith("effect/"))) out.push(`${where} imports ${spec} (core imports effect only)`)
+    if (layer === "core")
+      for (const spec of bare) if (!(spec === "effect" || spec.startsWith("effect/") || coreImports.includes(spec))) out.push(`${where} imports ${spec} (core imports effect only)`)
     if (layer === "emulator")
       for (const spec of bare) if (spec.startsWith("#umg/") || spec === "umg" || spec.startsWith("umg/")) out.push(`${where} imports ${spec} (the emulator stands apart)`)
   }
@@ -128,6 +135,17 @@ describe("the dependency rule", () => {
     expect(violations(graph)).toEqual([])
   })
 
+  it("maps each package import the core uses to modules of the core, on every platform", () => {
+    const imports = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { imports: Record<string, unknown> }).imports
+    const targets = (value: unknown): Array<string> =>
+      typeof value === "string" ? [value] : value !== null && typeof value === "object" ? Object.values(value).flatMap(targets) : []
+    for (const spec of coreImports) {
+      const all = targets(imports[spec])
+      expect(all.length, spec).toBeGreaterThanOrEqual(4)
+      for (const target of all) expect(target, spec).toMatch(/^\.\/(src|dist)\/core\//)
+    }
+  })
+
   it("has no import cycle", () => {
     expect(cycles(graph)).toEqual([])
   })
@@ -147,5 +165,48 @@ describe("the dependency rule", () => {
     expect(v).toContain("adapters/Http.ts imports streams/x.ts (adapters → streams)")
     expect(v).toContain("emulator/e.ts imports core/b.ts (emulator → core)")
     expect(cycles(bad)).toEqual(["core/a.ts → core/b.ts → core/a.ts"])
+  })
+})
+
+/**
+ * Value imports from one of Effect's barrels (`"effect"`, `"effect/http"`, …) in a file: each module
+ * such an import names is bundled whole (the barrels re-export with `export * as X`), which cost the
+ * browser chat page ~110 KB min+gz. Type-only imports cost nothing and are allowed.
+ */
+export const barrelValueImports = (file: string, code: string): Array<string> => {
+  const out: Array<string> = []
+  const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest)
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const spec = statement.moduleSpecifier.text
+    if (!(spec === "effect" || /^effect\/[a-z-]+$/.test(spec))) continue
+    const clause = statement.importClause
+    if (clause === undefined || clause.isTypeOnly) continue
+    const bindings = clause.namedBindings
+    const values =
+      bindings === undefined ? [] : ts.isNamespaceImport(bindings) ? [`* as ${bindings.name.text}`] : bindings.elements.filter((e) => !e.isTypeOnly).map((e) => e.name.text)
+    if (clause.name !== undefined) values.push(clause.name.text)
+    if (values.length > 0) out.push(`${file} imports ${values.join(", ")} from "${spec}"`)
+  }
+  return out
+}
+
+describe("the browser path's imports of Effect", () => {
+  it("name Effect's modules one by one (`effect/Schema`), never a barrel's values, in src/core, src/adapters and src/streams", () => {
+    const found: Array<string> = []
+    for (const layer of ["core", "adapters", "streams"])
+      for (const f of filesUnder(join(src, layer))) found.push(...barrelValueImports(relative(src, f), readFileSync(f, "utf8")))
+    expect(found).toEqual([])
+  })
+
+  it("finds a barrel's value import and lets type-only ones and single modules through", () => {
+    const code = [
+      `import { Effect, type Layer } from "effect"`,
+      `import type { Stream } from "effect"`,
+      `import * as Schema from "effect/Schema"`,
+      `import { HttpClient } from "effect/http"`,
+      `import { dual } from "effect/Function"`
+    ].join("\n")
+    expect(barrelValueImports("x.ts", code)).toEqual([`x.ts imports Effect from "effect"`, `x.ts imports HttpClient from "effect/http"`])
   })
 })

@@ -24,7 +24,7 @@ const inputsFor = async (
     format: "esm",
     platform,
     conditions,
-    external: ["ws", "@effect/platform", "effect"],
+    external: ["ws", "effect"],
     metafile: true,
     logLevel: "silent"
   })
@@ -33,33 +33,33 @@ const inputsFor = async (
 
 describe("the #umg/socket import conditions", () => {
   it("resolve to the Node opener on Node and to the browser's WebSocket in browsers", async () => {
-    expect(await inputsFor("node", ["umg-source"])).toContain("src/adapters/NodeWebSocket.ts")
+    expect(await inputsFor("node", ["umg-source"])).toContain("src/adapters/socket/NodeWebSocket.ts")
     const browser = await inputsFor("browser", ["umg-source"])
-    expect(browser).toContain("src/adapters/BrowserWebSocket.ts")
-    expect(browser).not.toContain("src/adapters/NodeWebSocket.ts")
+    expect(browser).toContain("src/adapters/socket/BrowserWebSocket.ts")
+    expect(browser).not.toContain("src/adapters/socket/NodeWebSocket.ts")
   })
 
   it("point the published package at the compiled files of the same two modules", () => {
     const map = pkg.imports["#umg/socket"]!
-    expect(map["browser"]).toBe("./dist/adapters/BrowserWebSocket.js")
-    expect(map["default"]).toBe("./dist/adapters/NodeWebSocket.js")
-    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/BrowserWebSocket.ts", default: "./src/adapters/NodeWebSocket.ts" })
+    expect(map["browser"]).toBe("./dist/adapters/socket/BrowserWebSocket.js")
+    expect(map["default"]).toBe("./dist/adapters/socket/NodeWebSocket.js")
+    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/socket/BrowserWebSocket.ts", default: "./src/adapters/socket/NodeWebSocket.ts" })
   })
 })
 
 describe("the #umg/http import conditions", () => {
   const http = `export { defaultHttpClientLayer } from "#umg/http"`
   it("resolve to umg's node:http client on Node and to the fetch client in browsers, which never pulls node:http", async () => {
-    expect(await inputsFor("node", ["umg-source"], http)).toContain("src/adapters/NodeHttpClient.ts")
+    expect(await inputsFor("node", ["umg-source"], http)).toContain("src/adapters/http/NodeHttpClient.ts")
     const browser = await inputsFor("browser", ["umg-source"], http)
-    expect(browser).toContain("src/adapters/BrowserHttpClient.ts")
-    expect(browser).not.toContain("src/adapters/NodeHttpClient.ts")
+    expect(browser).toContain("src/adapters/http/BrowserHttpClient.ts")
+    expect(browser).not.toContain("src/adapters/http/NodeHttpClient.ts")
   })
 
   it("point the published package at the compiled files of the same two modules", () => {
     const map = pkg.imports["#umg/http"]!
-    expect(map["browser"]).toBe("./dist/adapters/BrowserHttpClient.js")
-    expect(map["default"]).toBe("./dist/adapters/NodeHttpClient.js")
-    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/BrowserHttpClient.ts", default: "./src/adapters/NodeHttpClient.ts" })
+    expect(map["browser"]).toBe("./dist/adapters/http/BrowserHttpClient.js")
+    expect(map["default"]).toBe("./dist/adapters/http/NodeHttpClient.js")
+    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/http/BrowserHttpClient.ts", default: "./src/adapters/http/NodeHttpClient.ts" })
   })
 })

@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { documents } from "./readme/documents.js"
 
-// Every TypeScript sample in the README is compiled against the sources, so the documentation
-// cannot drift from the API. `umg`, `umg/core`, `umg/rx` and `umg/emulator` map to their entry files.
+// Every TypeScript sample of the README and of docs/ is compiled against the sources, so the
+// documentation cannot drift from the API. `umg`, `umg/core`, `umg/rx` and `umg/emulator` map to their entry files.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
 export const samplesOf = (markdown: string): Array<string> =>
@@ -17,8 +18,8 @@ describe("the README", () => {
     expect(samplesOf(md)).toEqual(["const a = 1\n", "const b = 2\n"])
   })
 
-  it("has code samples that compile against the library", () => {
-    const samples = samplesOf(readFileSync(join(root, "README.md"), "utf8"))
+  it("has code samples that compile against the library (its own and those of docs/)", () => {
+    const samples = documents().flatMap((doc) => samplesOf(doc.markdown))
     expect(samples.length).toBeGreaterThanOrEqual(5)
     const dir = join(root, "tmp", "readme-samples")
     rmSync(dir, { recursive: true, force: true })

@@ -48,7 +48,9 @@ export const runWorker = (file: string, contender: string, gateway: FakeGateway,
   new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(file), [], {
       env: { ...process.env, ...env, BENCH_ROLE: "worker", BENCH_CONTENDER: contender, BENCH_BASE_URL: gateway.baseUrl },
-      execArgv: ["--conditions=umg-source", "--import", "tsx"]
+      // `umg-source` only when umg itself is loaded from its sources: with it, a built `dist/` would
+      // resolve `#umg/http` to the TypeScript source beside it.
+      execArgv: [...(process.env.UMG_BENCH_SOURCE === "1" ? ["--conditions=umg-source"] : []), "--import", "tsx"]
     })
     let result: WorkerResult | undefined
     child.on("message", (raw) => {

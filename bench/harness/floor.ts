@@ -1,19 +1,20 @@
 /**
  * The Effect floor of the stream benches, written once (`text-streams` over loopback, `sse-decode` in
  * memory): a body's reads parsed by eventsource-parser, each event's data made a value by `toEvent`
- * (`JSON.parse`), the events of each read handed to one pull as one chunk — in the leanest stream of
- * pulls Effect's public API builds (one channel that runs the pull and writes its chunk until the end;
- * umg's `LeanStream.fromScopedPull` is the same). What any Effect stream of these events costs its
- * `Stream.runForEach` consumer, before umg's own work (its parser, validation, the fold, time limits).
+ * (`JSON.parse`), the events of each read handed to one pull as one array — in the leanest stream of
+ * pulls Effect's public API builds (`Stream.fromPull`). What any Effect stream of these events costs
+ * its `Stream.runForEach` consumer, before umg's own work (its parser, validation, the fold, time
+ * limits).
  *
  * Loaded only by the floor's worker (with a dynamic `import`), so the other contenders' processes
  * never load Effect or eventsource-parser because of it.
  */
-import { Channel, Chunk, Effect, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
+import type * as Arr from "effect/Array"
 import { createParser } from "eventsource-parser"
 
 /** One pull: the events of one read, or the end (`null`). */
-type FloorPull = Effect.Effect<Chunk.Chunk<unknown> | null>
+type FloorPull = Effect.Effect<Arr.NonEmptyReadonlyArray<unknown> | null>
 
 /** A body's reads, as `subscribe` delivers them: `read` once per read, then `end`. */
 type Subscribe = (read: (bytes: Uint8Array) => void, end: () => void) => void
@@ -60,7 +61,7 @@ const eventsOf = (subscribe: Subscribe, toEvent: (data: string) => unknown) => {
     },
     /** An effect that waits until `ready()`, then goes on with `next()`. */
     waitThen: <A>(next: () => Effect.Effect<A>): Effect.Effect<A> =>
-      Effect.async<A>((resume) => {
+      Effect.callback<A>((resume) => {
         waiting = resume as (next: Effect.Effect<unknown>) => void
         then = next
       })
@@ -68,15 +69,12 @@ const eventsOf = (subscribe: Subscribe, toEvent: (data: string) => unknown) => {
 }
 
 /**
- * The leanest stream of pulls Effect's public API builds: one channel that runs `pull` and writes its
- * chunk, until `pull` gives the end (`null`). The floor's stream, and `bench/effect-stream`'s.
+ * The leanest stream of pulls Effect's public API builds (`Stream.fromPull`): each pull runs `pull`
+ * and gives its array, until `pull` gives the end (`null`). The floor's stream, and
+ * `bench/effect-stream`'s.
  */
-export const streamOfPulls = <A>(pull: Effect.Effect<Chunk.Chunk<A> | null>): Stream.Stream<A> => {
-  const loop: Channel.Channel<Chunk.Chunk<A>> = Channel.flatMap(Channel.fromEffect(pull), (out) =>
-    out === null ? Channel.void : Channel.flatMap(Channel.write(out), () => loop)
-  )
-  return Stream.fromChannel(loop)
-}
+export const streamOfPulls = <A>(pull: Effect.Effect<Arr.NonEmptyReadonlyArray<A> | null>): Stream.Stream<A> =>
+  Stream.fromPull(Effect.succeed(Effect.flatMap(pull, (out) => (out === null ? Cause.done() : Effect.succeed(out)))))
 
 /** The floor's stream over a body whose reads `subscribe` delivers. */
 export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unknown): Stream.Stream<unknown> =>
@@ -84,7 +82,7 @@ export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unk
     const events = eventsOf(subscribe, toEvent)
     const take = (): FloorPull => {
       const out = events.takeAll()
-      return Effect.succeed(out.length === 0 ? null : Chunk.unsafeFromArray(out))
+      return Effect.succeed(out.length === 0 ? null : (out as unknown as Arr.NonEmptyReadonlyArray<unknown>))
     }
     const wait = events.waitThen(take)
     return streamOfPulls(Effect.suspend(() => (events.ready() ? take() : wait)))
@@ -92,7 +90,7 @@ export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unk
 
 /**
  * The floor without its `Stream`: the same reads parsed the same way, each read's events handed to one
- * Effect fiber (an `Effect.async` resumed once per read) that passes every event to `each`, until the
+ * Effect fiber (an `Effect.callback` resumed once per read) that passes every event to `each`, until the
  * end. Not a way to consume a stream that an Effect user would write; a column that splits the floor's
  * cost over raw node:http in two: the fiber's wake-up per read (this) and the `Stream`'s channel steps
  * and per-element consumer (the floor over this).

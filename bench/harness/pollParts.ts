@@ -8,10 +8,10 @@
  *   fake `HttpClient` that answers at once, so no socket or pool is counted, only what a poll keeps.
  * `PARTS_TASKS=n` changes the 10,000. It prints figures; nothing is asserted.
  */
-import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientResponse } from "effect/http"
 import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
-import * as VideoPoller from "../../src/adapters/VideoPoller.js"
+import * as VideoPoller from "../../src/adapters/polling/VideoPoller.js"
 import { createGateway } from "../../src/streams/index.js"
 
 const TASKS = Math.max(1, Number(process.env.PARTS_TASKS ?? 10_000))
@@ -43,14 +43,14 @@ if (part === "cpu") {
       }
     })
     const loop = cpuUs(process.cpuUsage(c0)) / (TASKS * QUERIES)
-    const runtime = Effect.runSync(Effect.runtime<never>())
+    const services = Effect.runSync(Effect.context<never>())
     const poller = VideoPoller.make()
     c0 = process.cpuUsage()
     await new Promise<void>((resolve) => {
       let left = TASKS
       for (let i = 0; i < TASKS; i++) {
         let n = 0
-        poller.start(runtime, { query: Effect.sync(() => free(i, ++n)), intervalMs: 3_000, timeoutMs: 60_000 }, () => void (--left === 0 && resolve()))
+        poller.start(services, { query: Effect.sync(() => free(i, ++n)), intervalMs: 3_000, timeoutMs: 60_000 }, () => void (--left === 0 && resolve()))
       }
     })
     const umg = cpuUs(process.cpuUsage(c0)) / (TASKS * QUERIES)
@@ -85,12 +85,12 @@ if (part === "rx") {
   }
 } else {
   const runtime = ManagedRuntime.make(Gateway.layer(config))
-  const g = await runtime.runPromise(Gateway)
-  await runtime.runPromise(Effect.either(g.video.waitAll(["warm"], { timeoutMs: 100 })))
-  await runtime.runPromise(Effect.either(Stream.runDrain(g.video.poll("warm", { timeoutMs: 100 }))))
+  const g = await runtime.runPromise(Effect.service(Gateway))
+  await runtime.runPromise(Effect.result(g.video.waitAll(["warm"], { timeoutMs: 100 })))
+  await runtime.runPromise(Effect.result(Stream.runDrain(g.video.poll("warm", { timeoutMs: 100 }))))
   before = heap()
   const each = (f: (id: string) => Effect.Effect<unknown, unknown>) =>
-    Effect.forEach(ids, (id) => Effect.either(f(id)), { concurrency: "unbounded", discard: true })
+    Effect.forEach(ids, (id) => Effect.result(f(id)), { concurrency: "unbounded", discard: true })
   const fiber = runtime.runFork(
     part === "waitAll" ? g.video.waitAll(ids) : part === "wait" ? each((id) => g.video.wait(id)) : each((id) => Stream.runDrain(g.video.poll(id)))
   )

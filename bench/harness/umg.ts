@@ -10,10 +10,9 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 
 type GatewayModule = typeof import("../../src/adapters/Gateway.js")
 type RxModule = typeof import("../../src/streams/index.js")
-type ConsumeModule = typeof import("../../src/adapters/Consume.js")
-type SseTransportModule = typeof import("../../src/adapters/SseTransport.js")
+type SseTransportModule = typeof import("../../src/adapters/sse/SseTransport.js")
 type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
-type ByteSourceModule = typeof import("../../src/adapters/ByteSource.js")
+type ByteSourceModule = typeof import("../../src/adapters/http/ByteSource.js")
 type ErrorsModule = typeof import("../../src/core/errors/GatewayError.js")
 type SseModule = typeof import("../../src/core/wire/Sse.js")
 
@@ -36,9 +35,6 @@ const load = async <M>(path: string): Promise<M> => {
 /** `Gateway` and its module, from `dist/` or the sources. @category constructors */
 export const gatewayModule = (): Promise<GatewayModule> => load<GatewayModule>("adapters/Gateway")
 
-/** umg's stream consumers (`runForEach`, `runForEachChunk`), from `dist/` or the sources. @category constructors */
-export const consumeModule = (): Promise<ConsumeModule> => load<ConsumeModule>("adapters/Consume")
-
 /** `umg/rx`, from `dist/` or the sources. @category constructors */
 export const rxModule = (): Promise<RxModule> => load<RxModule>("streams/index")
 
@@ -53,9 +49,9 @@ export const sseModules = async (): Promise<{
   readonly byteSource: ByteSourceModule
   readonly errors: ErrorsModule
 }> => ({
-  transport: await load<SseTransportModule>("adapters/SseTransport"),
+  transport: await load<SseTransportModule>("adapters/sse/SseTransport"),
   messages: await load<MessagesModule>("adapters/groups/Messages"),
-  byteSource: await load<ByteSourceModule>("adapters/ByteSource"),
+  byteSource: await load<ByteSourceModule>("adapters/http/ByteSource"),
   errors: await load<ErrorsModule>("core/errors/GatewayError")
 })
 
@@ -63,4 +59,4 @@ export const sseModules = async (): Promise<{
 export const sseParserModule = (): Promise<SseModule> => load<SseModule>("core/wire/Sse")
 
 /** What the tables say about where umg was loaded from. @category constants */
-export const umgBuild = SOURCE ? "umg from its sources (tsx)" : "umg from dist/ (built by tsc)"
+export const umgBuild = SOURCE ? "umg from its sources (tsx)" : DIST !== undefined ? `umg from ${DIST} (built by tsc)` : "umg from dist/ (built by tsc)"

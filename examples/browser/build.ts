@@ -31,7 +31,7 @@ const here = fileURLToPath(new URL(".", import.meta.url))
 
 /** Inputs a page must never contain: the Node WebSocket and the `ws` package behind it. */
 export const nodeOnlyInputs = (metafile: Metafile): ReadonlyArray<string> =>
-  Object.keys(metafile.inputs).filter((path) => path.includes("node_modules/ws/") || path.endsWith("adapters/NodeWebSocket.ts"))
+  Object.keys(metafile.inputs).filter((path) => path.includes("node_modules/ws/") || path.endsWith("adapters/socket/NodeWebSocket.ts"))
 
 /** Bundles the example; rejects when the bundle would need anything of Node. */
 export const buildExample = async (outdir: string = `${here}dist`): Promise<ExampleBuild> => {

@@ -2,16 +2,20 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
-import { type Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
+import type { Config } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { HttpClient } from "effect/http"
 import * as GatewayConfig from "./GatewayConfig.js"
-import * as GroupContext from "./GroupContext.js"
-import { traceGroup } from "./Telemetry.js"
-import * as HttpTransport from "./HttpTransport.js"
+import * as GroupContext from "./internal/GroupContext.js"
+import { traceGroup } from "./internal/Telemetry.js"
+import * as HttpTransport from "./http/HttpTransport.js"
 // The platform picks the socket opener: package.json `imports` maps `#umg/socket` to the Node `ws`
 // opener by default and to the browser's own WebSocket under the `browser` condition.
 import { defaultSocketOpener } from "#umg/socket"
-import * as PlatformToken from "./PlatformToken.js"
+import * as PlatformToken from "./http/PlatformToken.js"
 import * as Chat from "./groups/Chat.js"
 import * as Embeddings from "./groups/Embeddings.js"
 import * as Images from "./groups/Images.js"
@@ -73,8 +77,8 @@ export const makeWithHttpClient = (
   })
 
 /**
- * Builds the service from resolved settings over the config's `httpClient` layer, or the fetch
- * client when none is given.
+ * Builds the service from resolved settings over the config's `httpClient` layer, or the
+ * platform's default client (umg's Node client; `FetchHttpClient` in browsers) when none is given.
  * @category constructors
  */
 export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService> =>
@@ -85,7 +89,7 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
  * `UMG_*` environment variables.
  * @category services
  */
-export class Gateway extends Context.Tag("umg/Gateway")<Gateway, GatewayService>() {
+export class Gateway extends Context.Service<Gateway, GatewayService>()("umg/Gateway") {
   /** A layer from settings (an API key given as a string is wrapped in `Redacted`). */
   static layer(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway> {
     return Layer.effect(Gateway, make(GatewayConfig.make(config)))
@@ -93,21 +97,21 @@ export class Gateway extends Context.Tag("umg/Gateway")<Gateway, GatewayService>
   /**
    * A layer from settings that requires an `HttpClient` (like `@effect/ai-openai`'s
    * `OpenAiClient.layer`), so a Node, undici or tracing client can be brought:
-   * `Gateway.layerWithoutHttpClient(config).pipe(Layer.provide(NodeHttpClient.layerUndici))`.
-   * `Gateway.layer(config)` is this with the fetch client provided.
+   * `Gateway.layerWithoutHttpClient(config).pipe(Layer.provide(FetchHttpClient.layer))`.
+   * `Gateway.layer(config)` is this with the platform's default client provided.
    */
   static layerWithoutHttpClient(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway, never, HttpClient.HttpClient> {
     return Layer.effect(Gateway, makeWithHttpClient(GatewayConfig.make(config)))
   }
   /** A layer from a `Config` of resolved settings. */
-  static layerConfig(config: Config.Config<GatewayConfig.GatewayConfig>): Layer.Layer<Gateway, ConfigError.ConfigError> {
+  static layerConfig(config: Config.Config<GatewayConfig.GatewayConfig>): Layer.Layer<Gateway, Config.ConfigError> {
     return Layer.effect(Gateway, Effect.flatMap(config, make))
   }
   /**
    * A layer from `UMG_BASE_URL`, `UMG_API_KEY` (required: building fails naming the variable),
    * `UMG_PLATFORM_URL`, `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`.
    */
-  static readonly layerFromEnv: Layer.Layer<Gateway, ConfigError.ConfigError> = Layer.effect(
+  static readonly layerFromEnv: Layer.Layer<Gateway, Config.ConfigError> = Layer.effect(
     Gateway,
     Effect.flatMap(GatewayConfig.fromEnv, make)
   )

@@ -2,11 +2,17 @@
  * The settings of a gateway client: where the gateway and the platform are, the credentials (held as
  * `Redacted` so they never print), retry and timeout budgets, extra headers and native-content auth.
  */
-import { Config, Option, Redacted } from "effect"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Layer } from "effect"
-import type { SocketOpener } from "./WebSocketSession.js"
-import { type Limits, type LimitsInput, makeLimits } from "./Limits.js"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import type { HttpClient } from "effect/http"
+import type { SocketOpener } from "./socket/WebSocketSession.js"
+import { type Limits, type LimitsInput, makeLimits } from "./internal/Limits.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
 export type NativeAuth = "bearer" | "x-vendor-api-key" | "query"
@@ -45,7 +51,8 @@ export interface GatewayConfigInput {
    */
   readonly minPollIntervalMs?: number
   /**
-   * An HTTP client layer to use instead of `FetchHttpClient.layer` with `Gateway.layer`. Prefer
+   * An HTTP client layer to use instead of the platform's default (umg's Node client, or
+   * `FetchHttpClient` in browsers) with `Gateway.layer`. Prefer
    * `Gateway.layerWithoutHttpClient(config)` and provide the client as a layer.
    */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
@@ -97,9 +104,9 @@ const trimSlash = (url: string): string => url.replace(/\/+$/, "")
 export const make = (input: GatewayConfigInput): GatewayConfig => ({
   baseUrl: trimSlash(input.baseUrl),
   apiKey: redact(input.apiKey),
-  platformUrl: Option.map(Option.fromNullable(input.platformUrl), trimSlash),
-  platformUsername: Option.fromNullable(input.platformUsername),
-  platformPassword: Option.map(Option.fromNullable(input.platformPassword), redact),
+  platformUrl: Option.map(Option.fromNullishOr(input.platformUrl), trimSlash),
+  platformUsername: Option.fromNullishOr(input.platformUsername),
+  platformPassword: Option.map(Option.fromNullishOr(input.platformPassword), redact),
   maxRetries: Math.max(0, Math.floor(input.maxRetries ?? 2)),
   retryBaseDelayMs: input.retryBaseDelayMs ?? 500,
   retryMaxDelayMs: input.retryMaxDelayMs ?? 8_000,
@@ -111,40 +118,123 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   nativeAuth: input.nativeAuth ?? "bearer",
   embedConcurrency: Math.max(1, Math.floor(input.embedConcurrency ?? 4)),
   minPollIntervalMs: Math.max(0, input.minPollIntervalMs ?? 3_000),
-  httpClient: Option.fromNullable(input.httpClient),
-  webSocket: Option.fromNullable(input.webSocket),
+  httpClient: Option.fromNullishOr(input.httpClient),
+  webSocket: Option.fromNullishOr(input.webSocket),
   limits: makeLimits(input.limits),
   allowUnknownModels: input.allowUnknownModels === true
 })
 
+// ---------------------------------------------------------------------------------------------
+// The environment: the one reader of the UMG_* variables (Gateway.layerFromEnv and the CLI)
+// ---------------------------------------------------------------------------------------------
+
 /**
- * The settings read from the environment: `UMG_BASE_URL`, `UMG_API_KEY` (required; the error names
- * the variable, never a value), `UMG_PLATFORM_URL`, `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`,
- * and optionally `UMG_MAX_RETRIES`, `UMG_TIMEOUT_MS`.
+ * A `UMG_*` variable whose value is missing or not allowed: the variable, the rule it broke
+ * (`required`, `range`, `url`) and a message naming the variable and the allowed values — never the
+ * value of a secret. It is the `cause` of the `SourceError` a `ConfigError` of `fromEnv` carries.
+ * @category errors
+ */
+export class EnvProblem extends Data.TaggedError("EnvProblem")<{
+  readonly variable: string
+  readonly rule: "required" | "range" | "url"
+  readonly message: string
+}> {}
+
+/**
+ * The integer variables and their allowed ranges: `[name, min, max]`.
+ * @category models
+ */
+export const envIntegers = {
+  UMG_TIMEOUT_MS: [1, 3_600_000],
+  UMG_MAX_RETRIES: [0, 20],
+  UMG_POLL_INTERVAL_MS: [10, 5_000]
+} as const satisfies Record<string, readonly [number, number]>
+
+/** What the environment says: the settings, and the video poll interval to use against the gateway. @category models */
+export interface EnvSettings {
+  readonly input: GatewayConfigInput
+  /** `UMG_POLL_INTERVAL_MS`, default 5000 ms (the spec's 3–5 s rule); lower only for an emulator with fast timings. */
+  readonly pollIntervalMs: number
+}
+
+/** The ConfigError of a variable that is missing or not allowed, with its `EnvProblem` as cause. @category constructors */
+export const envProblem = (variable: string, rule: EnvProblem["rule"], message: string): Config.ConfigError =>
+  new Config.ConfigError(new ConfigProvider.SourceError({ message, cause: new EnvProblem({ variable, rule, message }) }))
+
+/** The `EnvProblem` a `ConfigError` of `fromEnv` carries, if any. @category accessors */
+export const envProblemOf = (error: Config.ConfigError): EnvProblem | undefined =>
+  error.cause._tag === "SourceError" && error.cause.cause instanceof EnvProblem ? error.cause.cause : undefined
+
+// Every variable is read as text (an empty one counts as absent), then checked here in one place.
+const text = (name: string): Config.Config<string | undefined> =>
+  Config.map(Config.option(Config.String(name)), (value) => (Option.isSome(value) && value.value !== "" ? value.value : undefined))
+
+const secret = (name: string): Config.Config<Redacted.Redacted<string> | undefined> =>
+  Config.map(Config.option(Config.Redacted(name)), (value) => (Option.isSome(value) && Redacted.value(value.value) !== "" ? value.value : undefined))
+
+const isHttpUrl = (url: string): boolean => /^https?:\/\/[^\s/]+/.test(url)
+
+const integerOf = (name: keyof typeof envIntegers, raw: string): Result.Result<number, Config.ConfigError> => {
+  const [min, max] = envIntegers[name]
+  const n = Number(raw)
+  return /^\d+$/.test(raw.trim()) && Number.isInteger(n) && n >= min && n <= max
+    ? Result.succeed(n)
+    : Result.fail(envProblem(name, "range", `${name}: ${JSON.stringify(raw.slice(0, 40))} is not allowed; allowed: an integer from ${min} to ${max}${name === "UMG_POLL_INTERVAL_MS" ? " (milliseconds)" : ""}`))
+}
+
+const urlOf = (name: string, raw: string): Result.Result<string, Config.ConfigError> =>
+  isHttpUrl(raw)
+    ? Result.succeed(raw)
+    : Result.fail(envProblem(name, "url", `${name}: ${JSON.stringify(raw.slice(0, 80))} is not an http(s) URL, e.g. https://gateway.example.com`))
+
+/**
+ * The settings read from the environment, every variable checked and named when wrong:
+ * `UMG_BASE_URL` (required, an http(s) URL), `UMG_API_KEY` (required; never shown),
+ * `UMG_PLATFORM_URL` (an http(s) URL), `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`,
+ * `UMG_MAX_RETRIES` (0–20), `UMG_TIMEOUT_MS` (1–3600000) and `UMG_POLL_INTERVAL_MS` (10–5000: the
+ * video poll interval, and the shortest allowed when below 3000). An empty variable counts as unset.
+ * A failure is a `ConfigError` whose `envProblemOf` names the variable.
  * @category constructors
  */
-export const fromEnv: Config.Config<GatewayConfig> = Config.all({
-  baseUrl: Config.string("UMG_BASE_URL").pipe(
-    Config.withDescription("the gateway's base URL, e.g. https://gateway.example.com")
-  ),
-  apiKey: Config.redacted("UMG_API_KEY").pipe(
-    Config.withDescription("the gateway API key (UMG_API_KEY) is required")
-  ),
-  platformUrl: Config.option(Config.string("UMG_PLATFORM_URL")),
-  platformUsername: Config.option(Config.string("UMG_PLATFORM_USERNAME")),
-  platformPassword: Config.option(Config.redacted("UMG_PLATFORM_PASSWORD")),
-  maxRetries: Config.option(Config.integer("UMG_MAX_RETRIES")),
-  timeoutMs: Config.option(Config.integer("UMG_TIMEOUT_MS"))
+export const envSettings: Config.Config<EnvSettings> = Config.all({
+  baseUrl: text("UMG_BASE_URL"),
+  apiKey: secret("UMG_API_KEY"),
+  platformUrl: text("UMG_PLATFORM_URL"),
+  platformUsername: text("UMG_PLATFORM_USERNAME"),
+  platformPassword: secret("UMG_PLATFORM_PASSWORD"),
+  maxRetries: text("UMG_MAX_RETRIES"),
+  timeoutMs: text("UMG_TIMEOUT_MS"),
+  pollIntervalMs: text("UMG_POLL_INTERVAL_MS")
 }).pipe(
-  Config.map((c) =>
-    make({
-      baseUrl: c.baseUrl,
-      apiKey: c.apiKey,
-      ...Option.match(c.platformUrl, { onNone: () => ({}), onSome: (platformUrl) => ({ platformUrl }) }),
-      ...Option.match(c.platformUsername, { onNone: () => ({}), onSome: (platformUsername) => ({ platformUsername }) }),
-      ...Option.match(c.platformPassword, { onNone: () => ({}), onSome: (platformPassword) => ({ platformPassword }) }),
-      ...Option.match(c.maxRetries, { onNone: () => ({}), onSome: (maxRetries) => ({ maxRetries }) }),
-      ...Option.match(c.timeoutMs, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
-    })
+  Config.mapEffect((env) =>
+    Effect.fromResult(
+      Result.gen(function* () {
+        if (env.baseUrl === undefined)
+          return yield* Result.fail(envProblem("UMG_BASE_URL", "required", "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway"))
+        if (env.apiKey === undefined) return yield* Result.fail(envProblem("UMG_API_KEY", "required", "UMG_API_KEY must be set when UMG_BASE_URL is set"))
+        const pollIntervalMs = env.pollIntervalMs === undefined ? 5_000 : yield* integerOf("UMG_POLL_INTERVAL_MS", env.pollIntervalMs)
+        const timeoutMs = env.timeoutMs === undefined ? undefined : yield* integerOf("UMG_TIMEOUT_MS", env.timeoutMs)
+        const maxRetries = env.maxRetries === undefined ? undefined : yield* integerOf("UMG_MAX_RETRIES", env.maxRetries)
+        const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl)
+        const platformUrl = env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
+        const input: GatewayConfigInput = {
+          baseUrl,
+          apiKey: env.apiKey,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(maxRetries === undefined ? {} : { maxRetries }),
+          ...(env.pollIntervalMs === undefined ? {} : { minPollIntervalMs: Math.min(pollIntervalMs, 3_000) }),
+          ...(platformUrl === undefined ? {} : { platformUrl }),
+          ...(env.platformUsername === undefined ? {} : { platformUsername: env.platformUsername }),
+          ...(env.platformPassword === undefined ? {} : { platformPassword: env.platformPassword })
+        }
+        return { input, pollIntervalMs }
+      })
+    )
   )
 )
+
+/**
+ * The resolved settings read from the environment (`envSettings`): what `Gateway.layerFromEnv` uses.
+ * @category constructors
+ */
+export const fromEnv: Config.Config<GatewayConfig> = Config.map(envSettings, (settings) => make(settings.input))

@@ -1,36 +1,41 @@
 /**
  * `umg/batch`: durable video batches. `Batch.video` checks every input, stores the batch (or finds
- * it again by id), starts its slot workflows and returns a handle whose `progress` streams the
- * counts per state and whose `results` waits for one result per input, in input order.
+ * it again by id), starts its slot workflows (`effect/workflow` on `effect/cluster`) and returns a
+ * handle whose `progress` streams the counts per state and whose `results` waits for one result
+ * per input, in input order.
  * `Batch.layer({ store })` runs the workflows: on a SQLite file in this process (`Batch.sqlite`),
  * or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch worker` processes
  * share the slots and take over those of a runner that died.
  */
-import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
-import * as RunnerAddress from "@effect/cluster/RunnerAddress"
-import * as RunnerHealth from "@effect/cluster/RunnerHealth"
-import * as Runners from "@effect/cluster/Runners"
-import * as Sharding from "@effect/cluster/Sharding"
-import * as ShardingConfig from "@effect/cluster/ShardingConfig"
-import * as SocketRunner from "@effect/cluster/SocketRunner"
-import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
-import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
-import { layerClientProtocol, layerSocketServer } from "@effect/platform-node/NodeClusterSocket"
-import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { SqlClient } from "@effect/sql"
-import { LibsqlClient } from "@effect/sql-libsql"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { PgClient } from "@effect/sql-pg"
-import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
-import { Context, Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Result, Schedule, Stream } from "effect"
+import {
+  ClusterWorkflowEngine,
+  RunnerAddress,
+  RunnerHealth,
+  Runners,
+  Sharding,
+  ShardingConfig,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage
+} from "effect/cluster"
+import { RpcSerialization } from "effect/rpc"
+import { SqlClient } from "effect/sql"
+import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, realpathSync } from "node:fs"
 import { createServer } from "node:net"
 import { basename, dirname, resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError, redactStoreUrl } from "./BatchError.js"
+import { redactText, redactUrlPasswords } from "../core/errors/Redact.js"
+import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 import * as FileLock from "./FileLock.js"
 import * as Slot from "./Slot.js"
+import * as SqliteClient from "./SqliteClient.js"
 import * as Store from "./Store.js"
 
 export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
@@ -116,7 +121,7 @@ export interface BatchService {
 }
 
 /** The batch service's tag. @category tags */
-export class Batches extends Context.Tag("umg/batch/Batches")<Batches, BatchService>() {}
+export class Batches extends Context.Service<Batches, BatchService>()("umg/batch/Batches") {}
 
 /** Settings of `Batch.layer`. @category models */
 export interface LayerOptions {
@@ -158,13 +163,13 @@ const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>
           Effect.map(counts, (first) => {
             let latest = first
             const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
-            const ticks = Stream.repeatEffectWithSchedule(Effect.sync(() => latest), every).pipe(Stream.takeUntil(Store.isDone))
-            const reads = Stream.repeatEffectWithSchedule(Effect.map(counts, (c) => void (latest = c)), every).pipe(Stream.drain)
+            const ticks = Stream.fromEffectSchedule(Effect.sync(() => latest), every).pipe(Stream.takeUntil(Store.isDone))
+            const reads = Stream.fromEffectSchedule(Effect.map(counts, (c) => void (latest = c)), every).pipe(Stream.drain)
             return Stream.merge(ticks, reads, { haltStrategy: "left" })
           })
         ),
         results: Effect.repeat(counts, { until: Store.isDone, schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs)) }).pipe(
-          Effect.zipRight(provide(Store.lines(record.id))),
+          Effect.andThen(provide(Store.lines(record.id))),
           Effect.map((rows) =>
             rows.map((r) => ({
               line: r.line,
@@ -182,16 +187,14 @@ const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>
     return { gateway, provide, handle }
   })
 
-/** Starts (or finds running) the slot workflows of the batch's current round. */
+/**
+ * Starts the slot workflows of the batch's current round; a slot already started (running, waiting
+ * to be run again after a crash or a Ctrl-C, or done) is found by its idempotency key and left as it is.
+ */
 const startSlots = (record: Store.BatchRecord) =>
   Effect.forEach(
     Array.from({ length: Math.min(record.concurrency, record.lines) }, (_, slot) => slot),
-    (slot) =>
-      Effect.flatMap(
-        Slot.SlotWorkflow.execute({ batchId: record.id, round: record.round, slot }, { discard: true }),
-        // A slot stopped by a shutdown (Ctrl-C) is suspended, not done: resume it.
-        (executionId) => Slot.SlotWorkflow.resume(executionId)
-      ),
+    (slot) => Slot.SlotWorkflow.execute({ batchId: record.id, round: record.round, slot }, { discard: true }),
     { concurrency: 16, discard: true }
   )
 
@@ -214,10 +217,10 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
           const entries: Array<{ line: number; input: string }> = []
           for (let i = 0; i < options.inputs.length; i++) {
             const line = lines[i]!
-            const checked = yield* Effect.either(gateway.video.check(options.inputs[i]!))
-            if (checked._tag === "Left")
+            const checked = yield* Effect.result(gateway.video.check(options.inputs[i]!))
+            if (Result.isFailure(checked))
               return yield* Effect.fail(
-                new BatchInvalidInput({ line, field: checked.left.field, rule: checked.left.rule, message: `line ${line}: ${checked.left.message}` })
+                new BatchInvalidInput({ line, field: checked.failure.field, rule: checked.failure.rule, message: `line ${line}: ${checked.failure.message}` })
               )
             entries.push({ line, input: JSON.stringify(options.inputs[i]) })
           }
@@ -232,13 +235,13 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
         })
 
       const attach: BatchService["attach"] = (id) => Effect.map(provide(Store.get(id)), handle)
-      const status: BatchService["status"] = (id) => Effect.zipRight(provide(Store.get(id)), provide(Store.counts(id)))
+      const status: BatchService["status"] = (id) => Effect.andThen(provide(Store.get(id)), provide(Store.counts(id)))
       return { video, attach, status } satisfies BatchService
     })
   )
 
 // Cluster timings for batches: a dead runner's slots move within seconds, not a minute.
-const shardingTimings: Partial<ShardingConfig.ShardingConfig["Type"]> = {
+const shardingTimings: Partial<ShardingConfig.ShardingConfig["Service"]> = {
   shardsPerGroup: 64,
   entityMessagePollInterval: Duration.seconds(2),
   refreshAssignmentsInterval: Duration.seconds(2),
@@ -248,20 +251,49 @@ const shardingTimings: Partial<ShardingConfig.ShardingConfig["Type"]> = {
   entityMaxIdleTime: Duration.minutes(5)
 }
 
+/** An error's message and those of its causes (a `SqlError` wraps its reason, which wraps the driver's error). */
+const messagesOf = (e: unknown): string => {
+  const seen: Array<string> = []
+  for (let current = e, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    const message = typeof current === "object" ? (current as { message?: unknown }).message : current
+    if (typeof message === "string" && message !== "" && !seen.some((m) => m.includes(message))) seen.push(message)
+    current = typeof current === "object" ? (current as { cause?: unknown }).cause : undefined
+  }
+  return seen.length === 0 ? String(e) : seen.join(": ")
+}
+
+/** The store's password (as written in its URL, and decoded), which a driver may echo in a message. */
+const secretsOfStore = (store: StoreConfig): ReadonlyArray<string> => {
+  if (store._tag === "sqlite") return []
+  try {
+    const password = new URL(store.url).password
+    return password === "" ? [] : [password, decodeURIComponent(password)]
+  } catch {
+    return []
+  }
+}
+
 const storeError = (store: StoreConfig) => (e: unknown) =>
   e instanceof BatchStoreError
     ? e
     : new BatchStoreError({
         reason: "unreachable",
-        message: `batch store ${describeStore(store)}: ${redactStoreUrl(String((e as { message?: unknown })?.message ?? e)).slice(0, 300)}`
+        message: `batch store ${describeStore(store)}: ${redactText(messagesOf(e), secretsOfStore(store), 300)}`
       })
+
+/** A layer's typed failure, mapped (the layer is otherwise unchanged). */
+const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E) => E2): Layer.Layer<A, E2, R> =>
+  Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
 
 /** The SQL client of a store, its tables made; a SQLite file is locked to this process when `lock`. */
 const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlClient, BatchStoreError> => {
   const client: Layer.Layer<SqlClient.SqlClient, unknown> =
     store._tag === "postgres"
-      ? PgClient.layer({ url: Redacted.make(store.url), maxConnections: 8 })
-      : Layer.unwrapScoped(
+      ? PgClient.layer({ url: Redacted.make(store.url), maxConnections: 8, connectTimeout: Duration.seconds(10) }).pipe(
+          // The pool connects lazily: reach the server now, so an unreachable store fails here, named.
+          Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`SELECT 1`)
+        )
+      : Layer.unwrap(
           Effect.gen(function* () {
             const absolute = resolve(store.path)
             yield* Effect.try({
@@ -269,31 +301,36 @@ const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlC
               catch: (e) => new BatchStoreError({ reason: "unreachable", message: `batch store ${store.path}: cannot make its folder (${(e as Error).message})` })
             })
             if (lock) yield* FileLock.acquire(resolve(realpathSync(dirname(absolute)), basename(absolute)))
-            return LibsqlClient.layer({ url: `file:${absolute}`, intMode: "bigint" })
+            return SqliteClient.layer({ filename: absolute, busyTimeoutMs: 5_000 })
           })
-        ).pipe(
-          Layer.tap((ctx) => {
-            const sql = Context.get(ctx, SqlClient.SqlClient)
-            return Effect.all([sql`PRAGMA journal_mode = WAL`, sql`PRAGMA busy_timeout = 5000`, sql`PRAGMA synchronous = NORMAL`], { discard: true })
-          })
-        )
-  return client.pipe(
-    Layer.tap((ctx) => Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient))),
-    Layer.mapError(storeError(store))
+        ).pipe(Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`))
+  return mapLayerError(
+    client.pipe(Layer.tap((ctx) => Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient)))),
+    storeError(store)
   )
 }
+
+/**
+ * The cluster's own tables are `umg_cluster_*`, not the default `cluster_*`: the tables Effect 3's
+ * cluster left in a 0.1 store have another layout, and its messages another encoding. A batch of
+ * such a store resumes from the journal (`umg_batches`, `umg_batch_lines`) when it is run again.
+ */
+const clusterTables = { prefix: "umg_cluster" }
+const messageStorage = SqlMessageStorage.layerWith(clusterTables)
+const runnerStorage = SqlRunnerStorage.layerWith(clusterTables)
 
 /** SQLite: a cluster of this one process. */
 const singleRunner = Sharding.layer.pipe(
   Layer.provideMerge(Runners.layerNoop),
-  Layer.provideMerge(SqlMessageStorage.layer),
-  Layer.provide([SqlRunnerStorage.layer, RunnerHealth.layerNoop]),
-  Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) }))
+  Layer.provideMerge(messageStorage),
+  Layer.provide([runnerStorage, RunnerHealth.layerNoop]),
+  Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) })),
+  Layer.provide(NodeCrypto.layerDigest)
 )
 
 /** A free TCP port on the runner's host, for runners not told one. */
 const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
-  Effect.async((resume) => {
+  Effect.callback<number, BatchStoreError>((resume) => {
     const server = createServer()
     server.once("error", (e) => resume(Effect.fail(new BatchStoreError({ reason: "unreachable", message: `batch runner: no free port on ${host} (${e.message})` }))))
     server.listen(0, host, () => {
@@ -308,10 +345,10 @@ const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
  * new database would otherwise race to create the cluster's tables (PostgreSQL refuses concurrent
  * CREATE TABLE IF NOT EXISTS). The lock is held on a reserved connection only while building.
  */
-const clusterStorage = Layer.unwrapScoped(
+const clusterStorage = Layer.unwrap(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const storage = Layer.merge(SqlMessageStorage.layer, SqlRunnerStorage.layer)
+    const storage = Layer.merge(messageStorage, runnerStorage)
     // Built in the layer's own scope (it lives as long as the runner), while the lock's scope ends here.
     const outer = yield* Effect.scope
     const built = yield* Effect.scoped(
@@ -329,7 +366,7 @@ const clusterStorage = Layer.unwrapScoped(
 
 /** PostgreSQL: a runner of the cluster, reachable by the others over a socket. */
 const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.gen(function* () {
       const host = store.runnerHost ?? "localhost"
       const port = store.runnerPort ?? (yield* freePort(store.listenHost ?? host))
@@ -339,17 +376,17 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
         runnerListenAddress: Option.some(RunnerAddress.make(store.listenHost ?? host, port))
       })
       return SocketRunner.layer.pipe(
-        Layer.provide([layerSocketServer, layerClientProtocol]),
-        Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(layerClientProtocol))),
+        Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol]),
+        Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(NodeClusterSocket.layerClientProtocol))),
         Layer.provideMerge(clusterStorage),
         Layer.provide(config),
-        Layer.provide(RpcSerialization.layerNdjson)
+        Layer.provide([RpcSerialization.layerNdjson, NodeCrypto.layerDigest])
       )
     })
   )
 
 /**
- * Runs batches: the store, the workflow engine on @effect/cluster, the slot workflows and the
+ * Runs batches: the store, the workflow engine on `effect/cluster`, the slot workflows and the
  * `Batches` service. Needs a `Gateway`. With a PostgreSQL store this process is a runner of the
  * cluster and runs slots of any batch of that database.
  * @category layers
@@ -363,11 +400,7 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchSto
   const cluster = store._tag === "sqlite" ? singleRunner : socketRunner(store)
   const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster))
   const slots = Slot.layer({ taskTimeoutMs: settings.taskTimeoutMs, ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }) })
-  return Layer.mergeAll(serviceLayer(settings), slots).pipe(
-    Layer.provide(engine),
-    Layer.provide(sqlLayer(store, true)),
-    Layer.mapError(storeError(store))
-  ) as Layer.Layer<Batches, BatchStoreError, Gateway>
+  return mapLayerError(Layer.mergeAll(serviceLayer(settings), slots).pipe(Layer.provide(engine), Layer.provide(sqlLayer(store, true))), storeError(store))
 }
 
 /** Checks the inputs, stores the batch (or finds it by id), starts it and returns its handle. @category constructors */
@@ -387,7 +420,7 @@ export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id
 export const readStatus = (store: StoreConfig, id: string): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
   store._tag === "sqlite" && !existsSync(resolve(store.path))
     ? Effect.fail(new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` }))
-    : Effect.provide(Effect.zipRight(Store.get(id), Store.counts(id)), sqlLayer(store, false))
+    : Effect.provide(Effect.andThen(Store.get(id), Store.counts(id)), sqlLayer(store, false))
 
 /**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
@@ -397,4 +430,4 @@ export const worker = (options: LayerOptions & { readonly store: StoreConfig }):
   Layer.launch(layer(options))
 
 /** A store for messages: the SQLite path, or the URL without its password. @category getters */
-export const describeStore = (store: StoreConfig): string => (store._tag === "sqlite" ? store.path : redactStoreUrl(store.url))
+export const describeStore = (store: StoreConfig): string => (store._tag === "sqlite" ? store.path : redactUrlPasswords(store.url))

@@ -1,7 +1,8 @@
 /**
  * The failures of `umg/batch`: an input that cannot be sent (nothing of the batch was), an id reused
  * for other inputs, an id that does not exist, and a store that cannot be used (locked by another
- * process, unreachable, corrupt). Messages never hold a store password.
+ * process, unreachable, corrupt). Messages never hold a store password (`Batch.describeStore` and
+ * the core's `redactText` hide it).
  */
 import { Data } from "effect"
 
@@ -35,6 +36,3 @@ export class BatchStoreError extends Data.TaggedError("BatchStoreError")<{
 
 /** Every failure of the batch API. @category errors */
 export type BatchError = BatchInvalidInput | BatchMismatch | BatchNotFound | BatchStoreError
-
-/** A store address for messages: the password of a `postgres://` URL replaced by `***`. @category getters */
-export const redactStoreUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@")

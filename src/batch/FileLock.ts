@@ -79,5 +79,5 @@ export const acquire = (path: string): Effect.Effect<void, BatchStoreError, Scop
             )
           : Effect.succeed(server)
     ),
-    (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
   ).pipe(Effect.asVoid)

@@ -6,20 +6,18 @@
  *
  * The durable steps are the store's rows, not workflow activities: polling is idempotent, so a slot
  * re-run after a crash (or on another runner) only turns its own `submitting` line into `unknown`
- * and resumes following its `running` one. Slots are @effect/workflow workflows run by
- * @effect/cluster, which restarts them after a crash and moves them when a runner dies.
+ * and resumes following its `running` one. Slots are `effect/workflow` workflows run by
+ * `effect/cluster`, which restarts them after a crash and moves them when a runner dies.
  */
-import * as Sharding from "@effect/cluster/Sharding"
-import { SqlClient } from "@effect/sql"
-import * as Workflow from "@effect/workflow/Workflow"
-import { Cause, Duration, Effect, Exit, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Random, Schedule, Schema } from "effect"
+import { ClusterSchema, Sharding } from "effect/cluster"
+import { SqlClient } from "effect/sql"
+import { Workflow } from "effect/workflow"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import type { RequestError } from "../core/errors/GatewayError.js"
-import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
-import { errorProvesNotActed } from "../core/gateway/RetryPolicy.js"
+import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
 import { writeAtomically } from "./AtomicFile.js"
 import type { BatchStoreError } from "./BatchError.js"
@@ -29,8 +27,7 @@ import * as Store from "./Store.js"
 const runnerName = `${hostname()}:${process.pid}`
 
 /** The workflow of one slot of one round of a batch. @category workflows */
-export const SlotWorkflow = Workflow.make({
-  name: "umg/batch/slot",
+export const SlotWorkflow = Workflow.make("umg/batch/slot", {
   payload: { batchId: Schema.String, round: Schema.Number, slot: Schema.Number },
   success: Schema.Void,
   idempotencyKey: ({ batchId, round, slot }) => `${batchId}/${round}/${slot}`
@@ -44,19 +41,43 @@ export interface SlotSettings {
   readonly taskTimeoutMs: number
 }
 
-/** What `video.submit` can fail with. */
-type SubmitFailure = RequestError | InvalidRequest
+/**
+ * The budgets of the one retry rule (`RetryPolicy`) here. A submit refused before the gateway acted
+ * (connection refused, 429) gives its line back and waits 1 s doubling to 30 s (or the wait the
+ * gateway asked, up to 60 s), as often as it takes; following a task or downloading its video is
+ * tried again five times, on the same transient failures as every gateway request.
+ */
+/** @category models */
+export const submitBudget: RetryPolicy.RetryBudget = { maxRetries: Infinity, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 }
+/** @see submitBudget @category models */
+export const followBudget: RetryPolicy.RetryBudget = { maxRetries: 5, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 }
 
-/** A submit failure that proves nothing was sent or charged (the transport's own rule): the line goes back to `pending`. */
-const notSent = (e: SubmitFailure): boolean => errorProvesNotActed(e)
+/**
+ * What becomes of a line whose submit failed: given back to `pending` after a wait (the failure
+ * proves nothing was sent or charged), `unknown` (the gateway may have made a task: never resent
+ * unless asked) or `failed`.
+ * @category models
+ */
+export type SubmitOutcome = { readonly _tag: "GiveBack"; readonly waitMs: number } | { readonly _tag: "Unknown" } | { readonly _tag: "Failed" }
 
-/** A submit failure after which the gateway may have made a task: the line becomes `unknown`. */
-const maybeSent = (e: SubmitFailure): boolean => e._tag === "TransportError" || e._tag === "TimeoutError" || e._tag === "DecodeError"
+/**
+ * The outcome of a submit that failed with `error` after `waits` give-backs in a row: the transport's
+ * own retry rule (`RetryPolicy.decideError` for a paid submit, `submitBudget`), read as a line state.
+ * @category decisions
+ */
+export const submitOutcome = (error: RetryPolicy.ErrorLike, waits: number, random: number, now: number): SubmitOutcome => {
+  const decision = RetryPolicy.decideError({ error, attempt: waits, kind: "paid-submit", budget: submitBudget, random, now })
+  return decision._tag === "Retry"
+    ? { _tag: "GiveBack", waitMs: decision.delayMs }
+    : decision.reason === "may-have-acted"
+      ? { _tag: "Unknown" }
+      : { _tag: "Failed" }
+}
 
 const describe = (e: { readonly _tag: string; readonly message?: string }): string => `${e._tag}: ${e.message ?? ""}`.slice(0, 500)
 
 const describeCause = (cause: Cause.Cause<unknown>): string =>
-  Option.match(Cause.failureOption(cause), {
+  Option.match(Cause.findErrorOption(cause), {
     onNone: () => `defect: ${String(Cause.squash(cause)).slice(0, 300)}`,
     onSome: (e) => describe(e as { _tag: string; message?: string })
   })
@@ -65,9 +86,6 @@ const modelOf = (input: string): string => {
   const parsed = JSON.parse(input) as { model?: unknown }
   return typeof parsed.model === "string" ? parsed.model : ""
 }
-
-// Transient failures while following a task (the gateway briefly unreachable): tried again this often.
-const followRetries = 5
 
 /** Follows a running line's task to its end and records it. */
 const follow = (
@@ -82,17 +100,11 @@ const follow = (
     const waited = yield* Effect.exit(
       gateway.video
         .wait(taskId, { timeoutMs: settings.taskTimeoutMs, ...(settings.intervalMs === undefined ? {} : { intervalMs: settings.intervalMs }) })
-        .pipe(
-          Effect.retry({
-            times: followRetries,
-            schedule: Schedule.exponential(Duration.seconds(1)),
-            while: (e) => e._tag === "TransportError" || e._tag === "ServerError" || e._tag === "RateLimited" || (e._tag === "TimeoutError" && e.phase !== "poll")
-          })
-        )
+        .pipe((waiting) => RetryPolicy.retrying(waiting, { kind: "idempotent", budget: followBudget }))
     )
     if (Exit.isFailure(waited)) {
-      if (Cause.isInterruptedOnly(waited.cause)) return yield* Effect.interrupt
-      const failure = Cause.failureOption(waited.cause)
+      if (Cause.hasInterruptsOnly(waited.cause)) return yield* Effect.interrupt
+      const failure = Cause.findErrorOption(waited.cause)
       const error =
         Option.isSome(failure) && failure.value._tag === "VideoTaskFailed"
           ? `the task failed (code ${failure.value.code}): ${failure.value.message}`.slice(0, 500)
@@ -103,12 +115,12 @@ const follow = (
     if (videoFamilyOf(model) === "alpha") {
       const file = join(batch.dir, `line-${line}-${taskId}.mp4`)
       const saved = yield* Effect.exit(
-        Effect.flatMap(gateway.video.download(taskId).pipe(Effect.retry({ times: followRetries, schedule: Schedule.exponential(Duration.seconds(1)) })), (video) =>
+        Effect.flatMap(RetryPolicy.retrying(gateway.video.download(taskId), { kind: "idempotent", budget: followBudget }), (video) =>
           writeAtomically(file, video.bytes)
         )
       )
       if (Exit.isFailure(saved)) {
-        if (Cause.isInterruptedOnly(saved.cause)) return yield* Effect.interrupt
+        if (Cause.hasInterruptsOnly(saved.cause)) return yield* Effect.interrupt
         return yield* Store.finish(batch.id, line, { state: "failed", error: `the task succeeded but its video was not saved: ${describeCause(saved.cause)}` })
       }
       return yield* Store.finish(batch.id, line, { state: "succeeded", file })
@@ -118,18 +130,25 @@ const follow = (
 
 type Step =
   | { readonly _tag: "Done" }
+  | { readonly _tag: "Stopping" }
   | { readonly _tag: "Ended" }
   | { readonly _tag: "Wait"; readonly ms: number }
   | { readonly _tag: "Running"; readonly line: number; readonly taskId: string; readonly model: string }
 
 /**
  * Claim, submit, record — one step that is never interrupted halfway, so that after Ctrl-C every
- * line is either still `pending` or has its answer recorded.
+ * line is either still `pending` or has its answer recorded. Nothing is claimed once `stopping`.
  */
-const submitNext = (batchId: string, slot: number): Effect.Effect<Step, BatchStoreError, Gateway | SqlClient.SqlClient> =>
+const submitNext = (
+  batchId: string,
+  slot: number,
+  stopping: Effect.Effect<boolean>,
+  waits: number
+): Effect.Effect<Step, BatchStoreError, Gateway | SqlClient.SqlClient> =>
   Effect.uninterruptible(
     Effect.gen(function* () {
       const gateway = yield* Gateway
+      if (yield* stopping) return { _tag: "Stopping" } as const
       const claimed = yield* Store.claim(batchId, slot, runnerName)
       if (Option.isNone(claimed)) return { _tag: "Done" } as const
       const { line, input } = claimed.value
@@ -138,14 +157,16 @@ const submitNext = (batchId: string, slot: number): Effect.Effect<Step, BatchSto
         yield* Store.started(batchId, line, sent.value.task_id).pipe(Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) }))
         return { _tag: "Running", line, taskId: sent.value.task_id, model: modelOf(input) } as const
       }
-      const failure = Cause.failureOption(sent.cause)
-      if (Option.isSome(failure) && notSent(failure.value)) {
+      const failure = Cause.findErrorOption(sent.cause)
+      const next: SubmitOutcome = Option.isSome(failure)
+        ? submitOutcome(failure.value, waits, yield* Random.next, yield* Clock.currentTimeMillis)
+        : { _tag: "Failed" }
+      if (next._tag === "GiveBack") {
         yield* Store.release(batchId, line)
-        const retryAfter = failure.value._tag === "RateLimited" ? (failure.value.retryAfterMs ?? 0) : 0
-        return { _tag: "Wait", ms: Math.max(retryAfter, 1_000) } as const
+        return { _tag: "Wait", ms: next.waitMs } as const
       }
       const outcome: Store.Outcome =
-        Option.isSome(failure) && maybeSent(failure.value)
+        Option.isSome(failure) && next._tag === "Unknown"
           ? { state: "unknown", error: `the gateway may have made a task: ${describe(failure.value)}` }
           : { state: "failed", error: describeCause(sent.cause) }
       yield* Store.finish(batchId, line, outcome)
@@ -153,34 +174,60 @@ const submitNext = (batchId: string, slot: number): Effect.Effect<Step, BatchSto
     })
   )
 
-/** Runs one slot until no line of the batch is pending and its own line has ended. @category workflows */
+/**
+ * Runs one slot until no line of the batch is pending and its own line has ended. Once `stopping`
+ * answers true (the runner shuts down) it claims nothing more and waits to be interrupted.
+ * @category workflows
+ */
 export const runSlot = (
   batchId: string,
   slot: number,
-  settings: SlotSettings
+  settings: SlotSettings,
+  stopping: Effect.Effect<boolean> = Effect.succeed(false)
 ): Effect.Effect<void, BatchStoreError, Gateway | SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const batch = yield* Effect.orDie(Store.get(batchId))
     for (const running of yield* Store.openSlot(batchId, slot)) yield* follow(batch, running.line, running.taskId, modelOf(running.input), settings)
-    let waitMs = 0
+    // Lines given back in a row: the retry number of the policy's doubling back-off.
+    let waits = 0
     for (;;) {
-      const step = yield* submitNext(batchId, slot)
+      const step = yield* submitNext(batchId, slot, stopping, waits)
       if (step._tag === "Done") return
+      // Not done: the slot must not complete, or its workflow would end with lines still pending.
+      if (step._tag === "Stopping") return yield* Effect.never
       if (step._tag === "Wait") {
         // The gateway could not be reached or asked to slow down: nothing was sent; back off.
-        waitMs = Math.min(Math.max(step.ms, waitMs * 2), 30_000)
-        yield* Effect.sleep(Duration.millis(waitMs))
+        waits++
+        yield* Effect.sleep(Duration.millis(step.ms))
         continue
       }
-      waitMs = 0
+      waits = 0
       if (step._tag === "Running") yield* follow(batch, step.line, step.taskId, step.model, settings)
     }
   })
 
 /** Completes once this process's cluster runner begins to shut down (Ctrl-C, the scope closing). */
-const shutdownStarted = Effect.flatMap(Sharding.Sharding, (sharding) =>
+const shutdownStarted = (sharding: Sharding.Sharding["Service"]) =>
   Effect.repeat(sharding.isShutdown, { until: (stopped) => stopped, schedule: Schedule.spaced(Duration.millis(100)) })
-)
+
+/**
+ * Interrupts the fiber running `effect` once the runner shuts down, as the cluster abandons a run
+ * it can no longer serve: the slot's workflow gets no result and is run again on the next start
+ * (or by another runner). A plain interrupt would be stored as the workflow's end.
+ */
+const abandonOnShutdown = <A, E, R>(sharding: Sharding.Sharding["Service"], effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) =>
+    Effect.raceFirst(
+      effect,
+      Effect.andThen(
+        shutdownStarted(sharding),
+        Effect.suspend(() => {
+          fiber.interruptUnsafe(fiber.id, ClusterSchema.Abandon.annotation)
+          return Effect.never
+        })
+      )
+    )
+  )
 
 /**
  * The slot workflow's handler. When the runner shuts down, the slot stops at once instead of being
@@ -191,9 +238,12 @@ const shutdownStarted = Effect.flatMap(Sharding.Sharding, (sharding) =>
  */
 export const layer = (settings: SlotSettings) =>
   SlotWorkflow.toLayer(({ batchId, slot }) =>
-    Effect.raceFirst(Effect.interruptible(runSlot(batchId, slot, settings)), Effect.zipRight(shutdownStarted, Effect.interrupt)).pipe(
-      Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
-      Effect.retry(Schedule.exponential(Duration.millis(500)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(30))))),
-      Effect.orDie
-    )
+    Effect.gen(function* () {
+      const sharding = yield* Sharding.Sharding
+      return yield* abandonOnShutdown(sharding, runSlot(batchId, slot, settings, sharding.isShutdown)).pipe(
+        Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
+        Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
+        Effect.orDie
+      )
+    })
   )

@@ -5,9 +5,9 @@
  * gateway) and is never submitted again unless asked for. The claim is one statement that only
  * succeeds on a `pending` line, so no two slots, processes or machines submit the same line.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 import { BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 
 /** The states of a line. @category models */
@@ -55,16 +55,17 @@ export type Outcome =
 const num = (v: unknown): number => Number(v)
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
 
+/** The database's own words for a failed statement: the driver's error under the SQL reason. */
+const detailOf = (e: SqlError): string => {
+  const native = e.reason.cause
+  return typeof native === "object" && native !== null && typeof (native as { message?: unknown }).message === "string"
+    ? (native as { message: string }).message
+    : e.message
+}
+
 /** A statement that failed: the store's own error, its text kept short. */
 const statement = <A, R>(what: string, effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, BatchStoreError, R> =>
-  Effect.mapError(
-    effect,
-    (e) =>
-      new BatchStoreError({
-        reason: "statement",
-        message: `batch store: ${what} failed: ${String((e.cause as { message?: unknown } | undefined)?.message ?? e.message).slice(0, 300)}`
-      })
-  )
+  Effect.mapError(effect, (e) => new BatchStoreError({ reason: "statement", message: `batch store: ${what} failed: ${detailOf(e).slice(0, 300)}` }))
 
 /** Creates the two tables and their index when missing. @category constructors */
 export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -73,7 +74,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
   // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
   const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     sql.onDialectOrElse({
-      pg: () => sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(7212260001)`, effect)),
+      pg: () => sql.withTransaction(Effect.andThen(sql`SELECT pg_advisory_xact_lock(7212260001)`, effect)),
       orElse: () => effect
     })
   yield* statement(
@@ -123,7 +124,7 @@ export const find = (id: string): Effect.Effect<Option.Option<BatchRecord>, Batc
     statement(
       "reading the batch",
       Effect.map(sql<Record<string, unknown>>`SELECT id, digest, lines, concurrency, dir, round FROM umg_batches WHERE id = ${id}`, (rows) =>
-        Option.map(Option.fromNullable(rows[0]), toBatch)
+        Option.map(Option.fromNullishOr(rows[0]), toBatch)
       )
     )
   )
@@ -190,7 +191,7 @@ export const create = (batch: NewBatch): Effect.Effect<BatchRecord, BatchStoreEr
               state: "pending",
               submits: 0
             }))
-            yield* sql`INSERT INTO umg_batch_lines ${sql.insert(rows)}`
+            if (Arr.isArrayNonEmpty(rows)) yield* sql`INSERT INTO umg_batch_lines ${sql.insert(rows)}`
           }
         })
       )

@@ -1,5 +1,5 @@
 /**
- * `umg/batch`: durable video batches on @effect/workflow and @effect/cluster — SQLite in one
+ * `umg/batch`: durable video batches on Effect's workflow and cluster modules — SQLite in one
  * process, PostgreSQL for many. Each input is submitted at most once across crashes, restarts and
  * runners; a submit whose answer was lost is reported `unknown`, never sent again unless asked.
  */

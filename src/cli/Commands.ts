@@ -2,21 +2,21 @@
  * The `umg` command and its subcommands, in the order `umg --help` lists them: one list, read by the
  * parser (`main`) and by the explanation of a rejected command line (`UsageError`).
  */
-import { Command } from "@effect/cli"
-import { batchCommand } from "./batch.js"
-import { chatCommand } from "./chat.js"
-import { demoCommand } from "./demo.js"
-import { embedCommand } from "./embed.js"
-import { emulatorCommand } from "./emulator.js"
-import { imageCommand } from "./image.js"
-import { modelsCommand } from "./models.js"
-import { platformCommand } from "./platform.js"
-import { realtimeCommand } from "./realtime.js"
-import { rerankCommand } from "./rerank.js"
-import { speakCommand } from "./speak.js"
-import { tokensCommand } from "./tokens.js"
-import { commandSpecs } from "./UsageError.js"
-import { videoCommand } from "./video.js"
+import { Command } from "effect/cli"
+import { batchCommand } from "./commands/batch.js"
+import { chatCommand } from "./commands/chat.js"
+import { demoCommand } from "./commands/demo.js"
+import { embedCommand } from "./commands/embed.js"
+import { emulatorCommand } from "./commands/emulator.js"
+import { imageCommand } from "./commands/image.js"
+import { modelsCommand } from "./commands/models.js"
+import { platformCommand } from "./commands/platform.js"
+import { realtimeCommand } from "./commands/realtime.js"
+import { rerankCommand } from "./commands/rerank.js"
+import { speakCommand } from "./commands/speak.js"
+import { tokensCommand } from "./commands/tokens.js"
+import { commandSpecs } from "./support/UsageError.js"
+import { videoCommand } from "./commands/video.js"
 
 /** The subcommands of `umg`. @category commands */
 export const commands = [

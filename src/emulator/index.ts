@@ -58,7 +58,7 @@ export interface Emulator {
 }
 
 /** Every HTTP route of the emulator. */
-export const gatewayRoutes = (): ReadonlyArray<Route> => [
+const gatewayRoutes = (): ReadonlyArray<Route> => [
   modelsRoute,
   messagesRoute,
   countTokensRoute,
@@ -74,7 +74,7 @@ export const gatewayRoutes = (): ReadonlyArray<Route> => [
 ]
 
 /** Every WebSocket route of the emulator. */
-export const webSocketRoutes = (): ReadonlyArray<WsRoute> => [realtimeRoute, liveRoute]
+const webSocketRoutes = (): ReadonlyArray<WsRoute> => [realtimeRoute, liveRoute]
 
 /** Starts an emulator on loopback (a free port unless `options.port` is set). */
 export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emulator> => {

@@ -4,19 +4,22 @@
  * failure arrives as the same typed error instance the Effect API fails with, and a fiber
  * interrupted by someone else (the gateway disposed) still ends its subscriber with an error.
  */
-import { Cause, Effect, Exit, Option, type Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { Fiber } from "effect"
 import { Observable, take } from "rxjs"
-import type { Subscriber } from "rxjs"
+import type { Subscriber, Subscription } from "rxjs"
 import type { TypedObservable } from "./TypedObservable.js"
-import { runForEachChunk } from "../adapters/Consume.js"
 
-/** Runs an effect as a fiber: `ManagedRuntime#runFork`, or `Effect.runFork` for effects with no requirements. @category models */
+/** Runs an effect as a fiber: `ManagedRuntime#runFork`, `Effect.runForkWith(context)`, or `Effect.runFork` for effects with no requirements. @category models */
 export interface Runner<R> {
-  <A, E>(effect: Effect.Effect<A, E, R>): Fiber.RuntimeFiber<A, E>
+  <A, E>(effect: Effect.Effect<A, E, R>): Fiber.Fiber<A, E>
   /**
    * The error given to a subscriber still listening when its fiber was interrupted by someone else
-   * than itself (the gateway disposed); by default Effect's `InterruptedException`.
+   * than itself (the gateway disposed); by default `Cause.squash` of the interruption.
    */
   readonly interrupted?: () => unknown
   /**
@@ -30,7 +33,7 @@ export interface Runner<R> {
 export const interruptionError = <R>(run: Runner<R>, cause: Cause.Cause<unknown>): unknown => run.interrupted?.() ?? Cause.squash(cause)
 
 /** The error an Observable delivers for a failed fiber: the typed failure itself, else the defect. */
-const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
 
 const observe = <A, E, R>(
   run: Runner<R>,
@@ -43,7 +46,7 @@ const observe = <A, E, R>(
     if (Exit.isSuccess(exit)) {
       onSuccess(exit.value)
       subscriber.complete()
-    } else if (!Cause.isInterruptedOnly(exit.cause)) {
+    } else if (!Cause.hasInterruptsOnly(exit.cause)) {
       subscriber.error(errorOf(exit.cause))
     } else if (!subscriber.closed) {
       // Not our unsubscription (that closes the subscriber first): never leave it waiting in silence.
@@ -52,7 +55,7 @@ const observe = <A, E, R>(
   })
   // Teardown runs on unsubscribe and after complete/error; interrupting a finished fiber is a no-op.
   return () => {
-    if (fiber.unsafePoll() === null) fiber.unsafeInterruptAsFork(fiber.id())
+    if (fiber.pollUnsafe() === undefined) fiber.interruptUnsafe()
   }
 }
 
@@ -76,10 +79,8 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
 
 /**
  * `fromStream` of the stream an effect makes (a service's call, the service read from the context):
- * the effect is run, then its stream, in the same fiber. Where `Stream.unwrap` of the effect would put
- * the stream inside a flattened one — two more channel layers for its start and for every chunk —
- * this runs the stream itself, pulled in the same fiber (`Consume.runForEachChunk`: no sink, no fiber
- * of its own, measured a third of `Stream.runForEachChunk`'s cost to start and end a stream).
+ * the effect is run, then its stream, in the same fiber, with Effect's own `Stream.runForEachArray`
+ * (the elements of each pull emitted in one step) rather than through `Stream.unwrap`.
  * @category constructors
  */
 export const fromStreamOf = <A, E, E2, R>(run: Runner<R>, make: Effect.Effect<Stream.Stream<A, E, R>, E2, R>): TypedObservable<A, E | E2> =>
@@ -88,7 +89,7 @@ export const fromStreamOf = <A, E, E2, R>(run: Runner<R>, make: Effect.Effect<St
       run,
       subscriber,
       Effect.flatMap(make, (stream) =>
-        runForEachChunk(stream, (chunk) =>
+        Stream.runForEachArray(stream, (chunk) =>
           Effect.sync(() => {
             for (const a of chunk) {
               if (subscriber.closed) return
@@ -124,21 +125,31 @@ export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) 
  * @category constructors
  */
 export const firstValueEffect = <A>(source: () => Observable<A>, what: string): Effect.Effect<A, unknown> =>
-  Effect.async<A, unknown>((resume) => {
-    let done = false
-    const once = (effect: Effect.Effect<A, unknown>) => {
-      if (done) return
-      done = true
+  Effect.callback<A, unknown>((resume) => {
+    let outcome: Effect.Effect<A, unknown> | undefined
+    let subscription: Subscription | undefined
+    // The source is unsubscribed (its teardown run) before the fiber resumes, which may start the
+    // next call at once: a call's end and the next one's start never overlap.
+    const settle = (effect: Effect.Effect<A, unknown>) => {
+      if (outcome !== undefined) return
+      outcome = effect
+      if (subscription === undefined) return
+      subscription.unsubscribe()
       resume(effect)
     }
-    const subscription = source()
+    subscription = source()
       .pipe(take(1))
       .subscribe({
-        next: (value) => once(Effect.succeed(value)),
-        error: (error: unknown) => once(Effect.fail(error)),
-        complete: () => once(Effect.die(new TypeError(`${what} completed without a value`)))
+        next: (value) => settle(Effect.succeed(value)),
+        error: (error: unknown) => settle(Effect.fail(error)),
+        complete: () => settle(Effect.die(new TypeError(`${what} completed without a value`)))
       })
-    return Effect.sync(() => subscription.unsubscribe())
+    // Settled while subscribing (a synchronous source).
+    if (outcome !== undefined) {
+      subscription.unsubscribe()
+      resume(outcome)
+    }
+    return Effect.sync(() => subscription?.unsubscribe())
   })
 
 /**
@@ -160,10 +171,10 @@ export const fromRegistration = <A, B, E, R>(
       ended = true
       untrack?.()
       if (Exit.isSuccess(exit)) subscriber.complete()
-      else subscriber.error(Cause.isInterruptedOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
+      else subscriber.error(Cause.hasInterruptsOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
     }
     // Held only until the registration is done: a finished fiber kept per subscription costs kilobytes.
-    let fiber: Fiber.RuntimeFiber<() => void, E> | undefined = run(
+    let fiber: Fiber.Fiber<() => void, E> | undefined = run(
       register(
         (a) => subscriber.next(a),
         end
@@ -180,12 +191,12 @@ export const fromRegistration = <A, B, E, R>(
             subscriber.error(error)
           })
         }
-      } else if (!Cause.isInterruptedOnly(exit.cause)) subscriber.error(errorOf(exit.cause))
+      } else if (!Cause.hasInterruptsOnly(exit.cause)) subscriber.error(errorOf(exit.cause))
       else if (!subscriber.closed) subscriber.error(interruptionError(run, exit.cause))
     })
     return () => {
       untrack?.()
       if (stop !== undefined) stop()
-      else fiber?.unsafeInterruptAsFork(fiber.id())
+      else fiber?.interruptUnsafe()
     }
   })

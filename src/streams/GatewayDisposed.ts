@@ -1,5 +1,5 @@
 /** `GatewayDisposed`: what a subscriber of umg/rx gets when the gateway is disposed under it, and what calls made afterwards fail with. */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * The Rx gateway was disposed: its calls in flight were interrupted (their connections and sockets

@@ -2,11 +2,15 @@
  * A WebSocket session (realtime or live) as Observables: connecting on subscribe, server events as
  * `events$`, the lifecycle as `state$`, validated `send`, and the socket closed on unsubscribe.
  */
-import { Cause, Effect, Exit, Option, type Scope, type Stream } from "effect"
+import type { Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { BehaviorSubject, Observable, Subject } from "rxjs"
 import { TransportError, type Family } from "../core/errors/GatewayError.js"
 import { interruptionError, type Runner } from "./Bridge.js"
-import { runForEach } from "../adapters/Consume.js"
 import type { TypedObservable } from "./TypedObservable.js"
 
 /** Where a session is in its life; `closed` says who ended it and, when known, with which code. @category models */
@@ -37,7 +41,7 @@ interface ScopedSession<Server, Client, E> {
   readonly closeCode?: Effect.Effect<Option.Option<number>>
 }
 
-const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
 
 /**
  * A cold Observable of one session: subscribing connects and emits the session at once (state
@@ -62,7 +66,7 @@ export const fromScopedSession = <Server, Client, E, C, R>(
         const session = yield* connect
         open = session
         state.next({ status: "open" })
-        yield* runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
+        yield* Stream.runForEach(session.events, (event) => Effect.sync(() => events.next(event)))
         return session.closeCode === undefined ? Option.none<number>() : yield* session.closeCode
       })
     )
@@ -93,10 +97,10 @@ export const fromScopedSession = <Server, Client, E, C, R>(
         state.next({ status: "closed", by: "server", ...Option.match(exit.value, { onNone: () => ({}), onSome: (code) => ({ code }) }) })
         events.complete()
         subscriber.complete()
-      } else if (Cause.isInterruptedOnly(exit.cause) && closing) {
+      } else if (Cause.hasInterruptsOnly(exit.cause) && closing) {
         state.next({ status: "closed", by: "client", code: 1000 })
         events.complete()
-      } else if (Cause.isInterruptedOnly(exit.cause)) {
+      } else if (Cause.hasInterruptsOnly(exit.cause)) {
         // Interrupted by someone else (the gateway disposed): the socket is closed; say so, never go silent.
         const error = interruptionError(run, exit.cause)
         state.next({ status: "closed", by: "client", code: 1000, error })
@@ -114,6 +118,6 @@ export const fromScopedSession = <Server, Client, E, C, R>(
     subscriber.next({ events$: events.asObservable(), state$: state.asObservable(), send })
     return () => {
       closing = true
-      if (fiber.unsafePoll() === null) fiber.unsafeInterruptAsFork(fiber.id())
+      if (fiber.pollUnsafe() === undefined) fiber.interruptUnsafe()
     }
   })

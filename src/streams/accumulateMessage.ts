@@ -1,5 +1,5 @@
 /** `accumulateMessage()`: the running snapshot of a token stream, folded by the core's pure accumulators through RxJS `scan`. */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { Observable, type OperatorFunction, scan } from "rxjs"
 import type { Accumulator, Step } from "../core/text/Accumulator.js"
 import { scanStep, seed } from "../core/text/Accumulator.js"
@@ -52,15 +52,15 @@ const fold =
       return steps.subscribe({
         next: (state) => {
           if (state === undefined) return
-          if (Either.isLeft(state)) subscriber.error(state.left)
-          else subscriber.next((last = state.right))
+          if (Result.isFailure(state)) subscriber.error(state.failure)
+          else subscriber.next((last = state.success))
         },
         error: (e: unknown) => subscriber.error(e),
         complete: () => {
           // An empty stream ended before any family's first event: the messages wording fits every family.
           const finishing = acc ?? (BY_FAMILY.messages as unknown as Accumulator<E, S, unknown>)
           const final = finishing.finish(last ?? finishing.initial)
-          if (Either.isLeft(final)) subscriber.error(final.left)
+          if (Result.isFailure(final)) subscriber.error(final.failure)
           else subscriber.complete()
         }
       })

@@ -4,7 +4,7 @@
  * Unsubscribing stops reading the store; it does not stop the batch, which belongs to its runners.
  * Typed by shape, so `umg/rx` does not depend on `umg/batch`.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Fiber, Stream } from "effect"
 import { fromEffect, fromStream, type Runner } from "./Bridge.js"
 import type { TypedObservable } from "./TypedObservable.js"
@@ -30,9 +30,9 @@ export interface RxBatch<P, R, E> {
  */
 export const batchObservables = <P, R, E>(
   handle: BatchLike<P, R, E>,
-  run: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.RuntimeFiber<A, unknown> = Effect.runFork
+  run: <A, E2>(effect: Effect.Effect<A, E2>) => Fiber.Fiber<A, unknown> = Effect.runFork
 ): RxBatch<P, R, E> => {
   // A runtime's own failure (its layer) can only be one the layer already reported when it was built.
-  const runner: Runner<never> = (effect) => run(effect) as Fiber.RuntimeFiber<never, never>
+  const runner: Runner<never> = (effect) => run(effect) as Fiber.Fiber<never, never>
   return { progress$: fromStream(runner, handle.progress), results$: fromEffect(runner, handle.results) }
 }

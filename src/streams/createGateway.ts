@@ -5,7 +5,10 @@
  * interrupts the fiber (the request, the poll, the socket), and disposing interrupts every fiber in
  * flight, each subscriber getting `GatewayDisposed`.
  */
-import { Effect, Fiber, ManagedRuntime, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Stream from "effect/Stream"
 import { Gateway, type GatewayService } from "../adapters/Gateway.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/Live.js"
@@ -103,20 +106,22 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
   const runtime = ManagedRuntime.make(Gateway.layer(config))
   // Every fiber in flight, so that dispose can interrupt them (a ManagedRuntime does not), and every
   // poll registered with the gateway's shared driver (not a fiber), so that dispose can stop it.
-  const live = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+  const live = new Set<Fiber.Fiber<unknown, unknown>>()
   const registered = new Set<(error: unknown) => void>()
+  // Set at once when disposing starts: interrupting a fiber ends it (and calls its observers) at once.
+  let closed = false
   let disposing: Promise<void> | undefined
   const disposed = () => new GatewayDisposed({ message: "the gateway was disposed" })
   const run: Runner<Gateway> = Object.assign(
-    <A, E>(effect: Effect.Effect<A, E, Gateway>): Fiber.RuntimeFiber<A, E> => {
-      if (disposing !== undefined) return Effect.runFork(Effect.fail(disposed())) as unknown as Fiber.RuntimeFiber<A, E>
+    <A, E>(effect: Effect.Effect<A, E, Gateway>): Fiber.Fiber<A, E> => {
+      if (closed) return Effect.runFork(Effect.fail(disposed())) as unknown as Fiber.Fiber<A, E>
       const fiber = runtime.runFork(effect)
       live.add(fiber)
       fiber.addObserver(() => live.delete(fiber))
       return fiber
     },
     {
-      interrupted: () => (disposing !== undefined ? disposed() : undefined),
+      interrupted: () => (closed ? disposed() : undefined),
       track: (stop: (error: unknown) => void) => {
         registered.add(stop)
         return () => void registered.delete(stop)
@@ -170,6 +175,7 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     },
     dispose: () =>
       (disposing ??= (async () => {
+        closed = true
         for (const stop of [...registered]) stop(disposed())
         registered.clear()
         await Effect.runPromise(Fiber.interruptAll([...live]))

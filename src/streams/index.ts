@@ -3,16 +3,15 @@
  * every call a cold Observable, and the operators for token streams, video polling and batches.
  */
 export { createGateway, type Rx, type RxGateway } from "./createGateway.js"
-export { fromEffect, fromEmitting, fromRegistration, fromStream, fromStreamOf, type Runner } from "./Bridge.js"
 export { GatewayDisposed } from "./GatewayDisposed.js"
 export { type ObservableError, type TypedObservable } from "./TypedObservable.js"
-export { fromScopedSession, type RxSession, type SessionState } from "./RxSession.js"
+export type { RxSession, SessionState } from "./RxSession.js"
 export { type TokenEvent, type TokenFamily, tokenFamilyOf } from "./TokenEvent.js"
 export { textDeltas, textOf } from "./textDeltas.js"
 export { thinkingDeltas, thinkingOf } from "./thinkingDeltas.js"
 export { type ToolCall, toolCalls } from "./toolCalls.js"
 export { accumulateMessage, type SnapshotOf } from "./accumulateMessage.js"
-export { makePoller, type PollableTask, type Poller, pollTask$, type PollTaskOptions, type PollUpdate } from "./pollTask.js"
+export { type PollableTask, pollTask$, type PollTaskOptions, type PollUpdate } from "./pollTask.js"
 export { progressOf, videoProgress, type VideoProgress } from "./videoProgress.js"
 export { type RxVideoGroup, type VideoGenerateEvent, type VideoPollOptions } from "./videoGroup.js"
 export { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"

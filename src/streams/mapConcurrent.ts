@@ -3,9 +3,9 @@
  * on a 429 and regained slowly, the item retried after the wait, never dropped or duplicated) over
  * calls that are Observables, emitting each result with its input index and progress.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"
-import { type AdaptiveEvent, mapAdaptive } from "../adapters/AdaptiveConcurrency.js"
+import { type AdaptiveEvent, mapAdaptive } from "../adapters/concurrency/AdaptiveConcurrency.js"
 import { RateLimited } from "../core/errors/GatewayError.js"
 import { firstValueEffect, fromEmitting, type Runner } from "./Bridge.js"
 
@@ -44,11 +44,14 @@ export const mapConcurrent = <I, B>(
   fromEmitting(runDetached, (emit: (event: MapConcurrentEvent<I, B>) => void) =>
     mapAdaptive(
       inputs,
-      (input, index) => firstValueEffect(() => call(input, index), `the call for input ${index}`),
+      // Each call is subscribed on the scheduler's next turn, as Effect 3 started a forked call: the
+      // calls one step starts are all under way before an answer given at once (a 429 from a
+      // synchronous source) pauses the batch.
+      (input, index) => Effect.andThen(Effect.yieldNow, firstValueEffect(() => call(input, index), `the call for input ${index}`)),
       {
         concurrency: options.concurrency,
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-        rateLimit: (error) => (error instanceof RateLimited ? { retryAfterMs: error.retryAfterMs } : undefined)
+        rateLimit: (error) => (error instanceof RateLimited ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined)
       },
       emit
     )

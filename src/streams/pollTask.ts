@@ -3,10 +3,10 @@
  * now, then every 3–5 s from each query's start until the task succeeds or fails, emitting each
  * status change once, within a caller-chosen timeout. It adds no polling rule of its own.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"
-import * as VideoPoller from "../adapters/VideoPoller.js"
-import type { PollableTask, Poller, PollUpdate } from "../adapters/VideoPoller.js"
+import * as VideoPoller from "../adapters/polling/VideoPoller.js"
+import type { PollableTask, Poller, PollUpdate } from "../adapters/polling/VideoPoller.js"
 import { checkPollSettings } from "../core/video/PollingRule.js"
 import { firstValueEffect, fromRegistration, type Runner } from "./Bridge.js"
 
@@ -43,10 +43,10 @@ const runDetached: Runner<never> = (effect) => Effect.runFork(effect)
  */
 export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, options: PollTaskOptions = {}): Observable<PollUpdate<T>> =>
   fromRegistration(runDetached, (emit: (update: PollUpdate<T>) => void, end) =>
-    Effect.flatMap(checkPollSettings(options, options.minIntervalMs), ({ intervalMs, timeoutMs }) =>
-      Effect.map(Effect.runtime<never>(), (runtime) =>
+    Effect.flatMap(Effect.fromResult(checkPollSettings(options, options.minIntervalMs)), ({ intervalMs, timeoutMs }) =>
+      Effect.map(Effect.context<never>(), (context) =>
         (options.poller ?? VideoPoller.make()).start(
-          runtime,
+          context,
           { query: firstValueEffect(fetch, "the task query"), intervalMs, timeoutMs, onQuery: (update, changed) => (changed ? emit(update) : undefined) },
           end
         )

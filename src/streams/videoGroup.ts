@@ -1,5 +1,6 @@
 /** The `video` group of `umg/rx`: submit, query, download, `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
-import { Effect, type Exit } from "effect"
+import type { Exit } from "effect"
+import * as Effect from "effect/Effect"
 import type { GatewayService } from "../adapters/Gateway.js"
 import type { GeneratedVideo, PollOptions, VideoInput } from "../adapters/groups/Video.js"
 import type { VideoDownload, VideoQueryResponse, VideoSubmitResponse } from "../core/video/VideoTask.js"
@@ -62,7 +63,7 @@ export const makeVideoGroup = (
           onSubmitted: (s) => emit({ type: "submitted", taskId: s.task_id }),
           onQuery: (u, changed) => (changed ? emit({ type: "progress", ...progressOf(u) }) : undefined)
         }),
-        (result) => emit({ type: "done", taskId: result.task.task_id, result })
+        (result) => Effect.sync(() => emit({ type: "done", taskId: result.task.task_id, result }))
       )
     )
 })

@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Fiber, Redacted, Stream } from "effect"
+import { FetchHttpClient } from "effect/http"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
-import * as HttpAuth from "../../src/adapters/HttpAuth.js"
-import * as HttpTransport from "../../src/adapters/HttpTransport.js"
+import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
+import * as HttpTransport from "../../src/adapters/http/HttpTransport.js"
+import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 
 let server: Server
 let url = ""
@@ -30,7 +32,11 @@ afterAll(async () => {
   await new Promise((r) => server.close(r))
 })
 
-const transport = () => Effect.runSync(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k" })))
+// Every client umg ships: its own Node client (the default in Node) and the fetch client (browsers).
+const clients = [
+  { name: "umg's Node client", layer: NodeHttpClient.layer },
+  { name: "FetchHttpClient", layer: FetchHttpClient.layer }
+]
 const request = (path: string): HttpTransport.TransportRequest => ({
   family: "openai",
   method: "POST",
@@ -49,7 +55,9 @@ const signals = () => {
   return { got, gone }
 }
 
-describe("cancellation over real fetch", () => {
+describe.each(clients)("cancellation over a real connection ($name)", ({ layer }) => {
+  const transport = () => Effect.runSync(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k", httpClient: layer })))
+
   it("interrupting a call closes its connection", async () => {
     const { got, gone } = signals()
     const fiber = Effect.runFork(transport().json(request("/hang")))

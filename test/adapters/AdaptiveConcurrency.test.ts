@@ -1,9 +1,11 @@
 // The one adaptive batching rule (embeddings.embedMany, umg/rx mapConcurrent) on the TestClock.
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { Clock, Effect, Fiber, TestClock } from "effect"
-import { type AdaptiveEvent, mapAdaptive } from "../../src/adapters/AdaptiveConcurrency.js"
+import { Clock, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { type AdaptiveEvent, mapAdaptive } from "../../src/adapters/concurrency/AdaptiveConcurrency.js"
 import { RateLimited, ServerError } from "../../src/core/errors/GatewayError.js"
+import { decideError, defaultRetryBudget } from "../../src/core/gateway/RetryPolicy.js"
 
 const limited = (retryAfterMs?: number) =>
   new RateLimited({ family: "openai", status: 429, message: "slow down", ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
@@ -19,10 +21,10 @@ const byTime = (events: ReadonlyArray<[number, Ev]>) => [...events].sort((a, b) 
 const recorded = <E>(inputs: ReadonlyArray<string>, call: (input: string, index: number) => Effect.Effect<string, E>, concurrency: number, maxRetries?: number) =>
   Effect.gen(function* () {
     const events: Array<[number, Ev]> = []
-    const runtimeClock = yield* Effect.clock
-    const fiber = yield* Effect.fork(
+    const runtimeClock = yield* Clock.Clock
+    const fiber = yield* Effect.forkChild(
       mapAdaptive(inputs, call, { concurrency, rateLimit, ...(maxRetries === undefined ? {} : { maxRetries }) }, (e) =>
-        events.push([runtimeClock.unsafeCurrentTimeMillis(), e])
+        events.push([runtimeClock.currentTimeMillisUnsafe(), e])
       )
     )
     return { events, fiber }
@@ -126,7 +128,7 @@ describe("mapAdaptive (TestClock)", () => {
       const error = new ServerError({ family: "openai", status: 500, message: "boom" })
       let interrupted = 0
       const call = (_: string, i: number) =>
-        i === 0 ? Effect.onInterrupt(Effect.as(Effect.sleep(10), "out0"), () => Effect.sync(() => interrupted++)) : Effect.zipRight(Effect.sleep(1), Effect.fail(error))
+        i === 0 ? Effect.onInterrupt(Effect.as(Effect.sleep(10), "out0"), () => Effect.sync(() => interrupted++)) : Effect.andThen(Effect.sleep(1), Effect.fail(error))
       const { fiber } = yield* recorded(["in0", "in1"], call, 2)
       yield* TestClock.adjust(5)
       expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
@@ -180,7 +182,7 @@ describe("mapAdaptive (TestClock)", () => {
               const attempt = tries.get(index) ?? 0
               tries.set(index, attempt + 1)
               const [latency, failures] = plan[index]!
-              for (let i = 0; i < latency; i++) yield* Effect.yieldNow()
+              for (let i = 0; i < latency; i++) yield* Effect.yieldNow
               if (attempt < failures) return yield* Effect.fail(limited(0))
               return input * 2
             }).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
@@ -204,4 +206,56 @@ describe("mapAdaptive (TestClock)", () => {
       { numRuns: 200 }
     )
   })
+
+  // The transport's retry rule (RetryPolicy, pinned in test/core/RetryPolicy.test.ts) is the one read here.
+  const rateLimitWithType = (e: unknown) => (e instanceof RateLimited ? { retryAfterMs: e.retryAfterMs, type: e.type } : undefined)
+
+  it.effect("waits what the one retry rule decides for a 429, and stops where it stops (an hour asked, a quota spent)", () =>
+    Effect.gen(function* () {
+      const cases = [
+        limited(2_000),
+        limited(60_000),
+        limited(60_001),
+        limited(3_600_000),
+        new RateLimited({ family: "openai", status: 429, type: "insufficient_quota", message: "out of quota" })
+      ]
+      for (const error of cases) {
+        const decision = decideError({ error, attempt: 0, kind: "idempotent", budget: { ...defaultRetryBudget, maxRetries: 8 }, random: 0, now: 0 })
+        let tries = 0
+        const events: Array<Ev> = []
+        const fiber = yield* Effect.forkChild(
+          mapAdaptive(["in0"], () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out0")), { concurrency: 2, rateLimit: rateLimitWithType }, (e) => events.push(e))
+        )
+        yield* TestClock.adjust(0)
+        if (decision._tag === "Stop") {
+          // Fails at once with the 429, as the transport gives it up: no wait at all, no second try.
+          expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
+          expect(tries).toBe(1)
+          expect(events).toEqual([])
+        } else {
+          expect(events.map((e) => e.type === "rate-limited" && e.delayMs)).toEqual([decision.delayMs])
+          yield* TestClock.adjust(decision.delayMs - 1)
+          expect(tries).toBe(1)
+          yield* TestClock.adjust(1)
+          yield* Fiber.join(fiber)
+          expect(tries).toBe(2)
+        }
+      }
+    }))
+
+  it.effect("a one-hour Retry-After fails the batch at once instead of pausing it for an hour; a raised cap waits it", () =>
+    Effect.gen(function* () {
+      const error = limited(3_600_000)
+      const failed = yield* Effect.flip(mapAdaptive(["in0", "in1"], () => Effect.fail(error), { concurrency: 2, rateLimit }, () => {}))
+      expect(failed).toBe(error)
+      let tries = 0
+      const fiber = yield* Effect.forkChild(
+        mapAdaptive(["in0"], () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out")), { concurrency: 1, rateLimit, backoff: { maxRetryAfterMs: 3_600_000 } }, () => {})
+      )
+      yield* TestClock.adjust("59 minutes")
+      expect(tries).toBe(1)
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      expect(tries).toBe(2)
+    }))
 })

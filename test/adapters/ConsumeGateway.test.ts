@@ -1,12 +1,12 @@
-// umg's `runForEach` on a real streaming call over loopback (umg's own Node client, a node:http server):
-// every event in order, the connection kept for the next call after the final event, and the socket
-// closed at once when the run is interrupted or a step fails mid-stream — what `Stream.runForEach`
-// gives, on the path that runs the call's stream without its channel.
+// A real streaming call over loopback (umg's own Node client, a node:http server), run by Effect's
+// `Stream.runForEach` and by umg's `runToFinal`: every event in order, the connection kept for the
+// next call after the final event, and the socket closed at once when the run is interrupted or a
+// step fails mid-stream.
 import type { ServerResponse } from "node:http"
-import { Effect, Exit, Fiber } from "effect"
+import { Effect, Exit, Fiber, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { Gateway } from "../../src/adapters/Gateway.js"
-import { runForEach } from "../../src/adapters/Consume.js"
+import { Gateway, type GatewayService } from "../../src/adapters/Gateway.js"
+import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import { closeCountingServers, countingServer } from "../support/countingServer.js"
 import { messageFrames } from "../fixtures/messagesFrames.js"
 
@@ -30,7 +30,16 @@ const serve = (answer: (res: ServerResponse) => void) =>
 
 const layerFor = (url: string) => Gateway.layer({ baseUrl: url, apiKey: "sk-test-consume", maxRetries: 0, allowUnknownModels: true })
 
-describe("runForEach on a streaming call", () => {
+// The two ways a streaming call is consumed: Effect's own runner, and umg's with the final answer.
+type Call = ReturnType<GatewayService["messages"]["stream"]>
+type Event = Stream.Success<Call>
+type Consume = <E>(stream: Call, step: (event: Event) => Effect.Effect<unknown, E>) => Effect.Effect<unknown, E | Stream.Error<Call>>
+const consumers: ReadonlyArray<{ readonly name: string; readonly run: Consume }> = [
+  { name: "Stream.runForEach", run: (stream, step) => Stream.runForEach(stream, step) },
+  { name: "runToFinal", run: (stream, step) => runToFinal(stream, step) }
+]
+
+describe.each(consumers)("$name on a streaming call", ({ run: runForEach }) => {
   it("gets every event in order, and the connection serves the next call", async () => {
     const server = await serve((res) => res.end(opening + closing))
     const types = await Effect.runPromise(
@@ -57,15 +66,16 @@ describe("runForEach on a streaming call", () => {
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const seen: Array<string> = []
-        const fiber = yield* Effect.fork(runForEach(gateway.messages.stream(body), (event) => Effect.sync(() => seen.push(event.type))))
+        const fiber = yield* Effect.forkChild(runForEach(gateway.messages.stream(body), (event) => Effect.sync(() => seen.push(event.type))))
         while (seen.length < 3) yield* Effect.sleep("5 millis")
         expect(server.open()).toBe(1)
-        const exit = yield* Fiber.interrupt(fiber)
+        yield* Fiber.interrupt(fiber)
+        const exit = yield* Fiber.await(fiber)
         while (server.open() > 0) yield* Effect.sleep("5 millis")
         return { exit, seen }
       }).pipe(Effect.timeout("5 seconds"), Effect.provide(layerFor(server.url)))
     )
-    expect(Exit.isInterrupted(result.exit)).toBe(true)
+    expect(Exit.hasInterrupts(result.exit)).toBe(true)
     expect(result.seen).toEqual(["message_start", "content_block_start", "content_block_delta"])
   })
 

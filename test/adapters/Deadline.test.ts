@@ -1,7 +1,7 @@
-import { Effect, Exit, Fiber, FiberRef, TestClock, TestContext } from "effect"
+import { Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import * as Deadline from "../../src/adapters/Deadline.js"
-import * as LeanClient from "../../src/adapters/LeanClient.js"
+import * as Deadline from "../../src/adapters/internal/Deadline.js"
 
 // The time limits on the live clock use a host timer (no raced fibers); under a TestClock they are
 // Effect's own. Both must fail with the given error, interrupt what they bound, and pass a value through.
@@ -20,30 +20,28 @@ describe("Deadline.timeoutFail", () => {
     expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late"))).toEqual(Exit.fail("own"))
   })
 
-  it("with an expiry, cancels what waits under it at the limit and fails with the given error, in the caller's fiber", async () => {
-    // What a lean client's request does: register a cancel that fails the wait.
-    const waitOnRequest = Effect.flatMap(FiberRef.get(LeanClient.currentExpiry), (expiry) =>
-      Effect.async<never, string>((resume) => expiry?.onExpire(() => resume(Effect.fail("request destroyed"))))
-    )
+  it("on the live clock lets the caller interrupt it at once, interrupting the effect", async () => {
+    let interrupted = false
+    const slow = Effect.onInterrupt(Effect.never, () => Effect.sync(() => (interrupted = true)))
+    const fiber = Effect.runFork(Deadline.timeoutFail(slow, 60_000, () => "too slow"))
+    await new Promise((r) => setTimeout(r, 10))
     const started = Date.now()
-    expect(await Effect.runPromiseExit(Deadline.timeoutFail(waitOnRequest, 50, () => "too slow", { expiry: true }))).toEqual(Exit.fail("too slow"))
-    expect(Date.now() - started).toBeLessThan(2_000)
-    // Before the limit: the effect's own outcome, and no expiry is left behind.
-    expect(await Effect.runPromise(Deadline.timeoutFail(Effect.succeed(7), 1_000, () => "late", { expiry: true }))).toBe(7)
-    expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late", { expiry: true }))).toEqual(Exit.fail("own"))
-    expect(await Effect.runPromise(FiberRef.get(LeanClient.currentExpiry))).toBeUndefined()
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(Exit.hasInterrupts(await Effect.runPromise(Fiber.await(fiber)))).toBe(true)
+    expect(interrupted).toBe(true)
   })
 
   it("under a TestClock follows virtual time", async () => {
     const program = Effect.gen(function* () {
-      const fiber = yield* Effect.fork(Deadline.timeoutFail(Effect.never, 10_000, () => "late"))
+      const fiber = yield* Effect.forkChild(Deadline.timeoutFail(Effect.never, 10_000, () => "late"))
       yield* TestClock.adjust("9 seconds")
-      const early = yield* Fiber.poll(fiber)
+      const early = fiber.pollUnsafe()
       yield* TestClock.adjust("2 seconds")
-      return [early._tag, yield* Effect.exit(Fiber.join(fiber))] as const
+      return [early, yield* Effect.exit(Fiber.join(fiber))] as const
     })
-    const [early, exit] = await Effect.runPromise(Effect.provide(program, TestContext.TestContext))
-    expect(early).toBe("None")
+    const [early, exit] = await Effect.runPromise(Effect.provide(program, TestClock.layer()))
+    expect(early).toBeUndefined()
     expect(exit).toEqual(Exit.fail("late"))
   })
 })
@@ -55,17 +53,17 @@ describe("Deadline.watch", () => {
     const moved = setTimeout(() => (deadline = Date.now() + 60), 40)
     await Effect.runPromise(
       Effect.scoped(
-        Effect.zipRight(
+        Effect.andThen(
           Deadline.watch(() => deadline - Date.now(), () => void expired++),
           Effect.promise(() => new Promise((r) => setTimeout(r, 80)))
         )
-      ).pipe(Effect.tap(() => expect(expired).toBe(0)))
+      ).pipe(Effect.tap(() => Effect.sync(() => expect(expired).toBe(0))))
     )
     clearTimeout(moved)
     let stopped = 0
     await Effect.runPromise(
       Effect.scoped(
-        Effect.zipRight(
+        Effect.andThen(
           Deadline.watch(() => (stopped++ === 0 ? 30 : undefined), () => void expired++),
           Effect.promise(() => new Promise((r) => setTimeout(r, 60)))
         )
@@ -75,7 +73,7 @@ describe("Deadline.watch", () => {
     const start = Date.now()
     await Effect.runPromise(
       Effect.scoped(
-        Effect.zipRight(
+        Effect.andThen(
           Deadline.watch(() => start + 30 - Date.now(), () => void expired++),
           Effect.promise(() => new Promise((r) => setTimeout(r, 90)))
         )

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { HttpClient } from "@effect/platform"
-import { Effect, Fiber, Layer, TestClock } from "effect"
+import { Effect, Fiber, Layer } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { makeFake, type Recorded } from "./fakeHttp.js"
 
@@ -30,7 +31,7 @@ describe("embeddings.embedMany", () => {
       })
       const client = HttpClient.transformResponse(fake.client, (effect) => Effect.ensuring(effect, Effect.sync(() => inFlight--)))
       const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, client)))
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 8 })).pipe(Effect.provide(layer))
       )
       yield* TestClock.adjust("1 minute")
@@ -50,5 +51,19 @@ describe("embeddings.embedMany", () => {
       )
       expect(error._tag).toBe("InvalidRequest")
       expect(fake.requests.length).toBe(0)
+    }))
+
+  it.effect("stops on a 429 asking an hour, as the transport does, instead of pausing the batch for an hour", () =>
+    Effect.gen(function* () {
+      const fake = makeFake(() => ({ status: 429, body: { error: { message: "slow down", type: "requests" } }, headers: { "retry-after": "3600" } }))
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client)))
+      const embedMany = Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", "c"], concurrency: 1 }))
+      const create = Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "a" }))
+      // No clock is moved: both fail at once.
+      const [many, one] = yield* Effect.all([Effect.flip(embedMany), Effect.flip(create)]).pipe(Effect.provide(layer))
+      expect(many).toMatchObject({ _tag: "RateLimited", retryAfterMs: 3_600_000 })
+      expect(one).toMatchObject({ _tag: "RateLimited", retryAfterMs: 3_600_000 })
+      // One request each: embedMany's first text, and create's single attempt (the transport does not wait an hour either).
+      expect(fake.requests.length).toBe(2)
     }))
 })

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Effect, Redacted } from "effect"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
-import * as HttpAuth from "../../src/adapters/HttpAuth.js"
-import * as HttpTransport from "../../src/adapters/HttpTransport.js"
+import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
+import * as HttpTransport from "../../src/adapters/http/HttpTransport.js"
 import type { Family, GatewayError } from "../../src/core/errors/GatewayError.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
@@ -149,6 +149,6 @@ describe("Gateway under injected faults", () => {
 
   it("completes a stream whose events all arrived even if the server keeps the connection open", async () => {
     const events = await run(stream)
-    expect(Chunk.toReadonlyArray(events).at(-1)?.type).toBe("message_stop")
+    expect(events.at(-1)?.type).toBe("message_stop")
   })
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { Gateway } from "../../src/adapters/Gateway.js"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 
 const fromMap = (entries: Record<string, string>) =>
-  Effect.withConfigProvider(GatewayConfig.fromEnv, ConfigProvider.fromMap(new Map(Object.entries(entries))))
+  Effect.provideService(GatewayConfig.fromEnv, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: entries }))
 
 describe("GatewayConfig", () => {
   it("applies the documented defaults", () => {
@@ -41,5 +42,66 @@ describe("GatewayConfig", () => {
       const error = yield* Effect.flip(fromMap({ UMG_BASE_URL: "https://gw.test", UMG_PLATFORM_PASSWORD: "pw-env-SECRET" }))
       expect(String(error)).toContain("UMG_API_KEY")
       expect(String(error)).not.toContain("pw-env-SECRET")
+    }))
+
+  it.effect("is read through Gateway.layerFromEnv with the same checks", () =>
+    Effect.gen(function* () {
+      const env = { UMG_BASE_URL: "https://gw.test", UMG_API_KEY: "sk-env-SECRET", UMG_TIMEOUT_MS: "0" }
+      const error = yield* Effect.flip(
+        Effect.flatMap(Gateway, () => Effect.void).pipe(
+          Effect.provide(Gateway.layerFromEnv),
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+        )
+      )
+      expect(GatewayConfig.envProblemOf(error)).toMatchObject({ variable: "UMG_TIMEOUT_MS", rule: "range" })
+      expect(String(error)).not.toContain("SECRET")
+    }))
+})
+
+// The one reader of the UMG_* environment (Gateway.layerFromEnv and the CLI): every variable checked, and named.
+describe("GatewayConfig.envSettings", () => {
+  const settings = (env: Record<string, string>) =>
+    Effect.provideService(GatewayConfig.envSettings, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+  const base = { UMG_BASE_URL: "https://gw.test", UMG_API_KEY: "sk-env-SECRET" }
+
+  const refused: ReadonlyArray<readonly [Record<string, string>, string, string, string]> = [
+    [{}, "UMG_BASE_URL", "required", "UMG_BASE_URL is not set"],
+    [{ UMG_BASE_URL: "" }, "UMG_BASE_URL", "required", "UMG_BASE_URL is not set"],
+    [{ UMG_BASE_URL: "https://gw.test" }, "UMG_API_KEY", "required", "UMG_API_KEY must be set when UMG_BASE_URL is set"],
+    [{ ...base, UMG_BASE_URL: "gateway.example.com" }, "UMG_BASE_URL", "url", 'UMG_BASE_URL: "gateway.example.com" is not an http(s) URL, e.g. https://gateway.example.com'],
+    [{ ...base, UMG_PLATFORM_URL: "ftp://platform" }, "UMG_PLATFORM_URL", "url", 'UMG_PLATFORM_URL: "ftp://platform" is not an http(s) URL'],
+    [{ ...base, UMG_TIMEOUT_MS: "abc" }, "UMG_TIMEOUT_MS", "range", 'UMG_TIMEOUT_MS: "abc" is not allowed; allowed: an integer from 1 to 3600000'],
+    [{ ...base, UMG_TIMEOUT_MS: "0" }, "UMG_TIMEOUT_MS", "range", "allowed: an integer from 1 to 3600000"],
+    [{ ...base, UMG_TIMEOUT_MS: "3600001" }, "UMG_TIMEOUT_MS", "range", "allowed: an integer from 1 to 3600000"],
+    [{ ...base, UMG_MAX_RETRIES: "-1" }, "UMG_MAX_RETRIES", "range", 'UMG_MAX_RETRIES: "-1" is not allowed; allowed: an integer from 0 to 20'],
+    [{ ...base, UMG_MAX_RETRIES: "2.5" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
+    [{ ...base, UMG_MAX_RETRIES: "21" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
+    [{ ...base, UMG_POLL_INTERVAL_MS: "9" }, "UMG_POLL_INTERVAL_MS", "range", 'UMG_POLL_INTERVAL_MS: "9" is not allowed; allowed: an integer from 10 to 5000 (milliseconds)']
+  ]
+
+  it.effect.each(refused)("refuses %j naming $1", ([env, variable, rule, message]) =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(settings(env))
+      const problem = GatewayConfig.envProblemOf(error)
+      expect(problem).toMatchObject({ variable, rule })
+      expect(problem!.message).toContain(message)
+      expect(error.message).toContain(message)
+      expect(String(error)).not.toContain("SECRET")
+    }))
+
+  it.effect("accepts the bounds, counts an empty variable as unset, and reads the poll interval", () =>
+    Effect.gen(function* () {
+      const plain = yield* settings(base)
+      expect(plain.pollIntervalMs).toBe(5_000)
+      expect(plain.input).not.toHaveProperty("minPollIntervalMs")
+      expect(plain.input).not.toHaveProperty("timeoutMs")
+      const empty = yield* settings({ ...base, UMG_TIMEOUT_MS: "", UMG_PLATFORM_URL: "", UMG_PLATFORM_PASSWORD: "" })
+      expect(empty.input).toEqual(plain.input)
+      const edges = yield* settings({ ...base, UMG_TIMEOUT_MS: "3600000", UMG_MAX_RETRIES: "0", UMG_POLL_INTERVAL_MS: "10", UMG_PLATFORM_URL: "http://platform.test" })
+      expect(edges.input).toMatchObject({ timeoutMs: 3_600_000, maxRetries: 0, minPollIntervalMs: 10, platformUrl: "http://platform.test" })
+      expect(edges.pollIntervalMs).toBe(10)
+      const slow = yield* settings({ ...base, UMG_POLL_INTERVAL_MS: "5000" })
+      expect(slow).toMatchObject({ pollIntervalMs: 5_000, input: { minPollIntervalMs: 3_000 } })
+      expect(Redacted.isRedacted(slow.input.apiKey)).toBe(true)
     }))
 })

@@ -5,9 +5,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
-import { Cause, Effect, Exit, Option, Stream } from "effect"
+import { Cause, Effect, Exit, type Layer, Option, Stream } from "effect"
+import { FetchHttpClient, type HttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const KEY = "sk-hostile-test-key-0123456789abcdef"
@@ -28,11 +30,23 @@ afterAll(async () => {
   }
 })
 
-const failureOf = async <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}): Promise<unknown> => {
-  const layer = Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, platformUrl: baseUrl, platformUsername: "u", platformPassword: PASSWORD, ...extra })
+// Every client umg ships: its own Node client (the default in Node) and the fetch client (browsers).
+const clients: ReadonlyArray<{ readonly name: string; readonly layer: Layer.Layer<HttpClient.HttpClient> }> = [
+  { name: "umg's Node client", layer: NodeHttpClient.layer },
+  { name: "FetchHttpClient", layer: FetchHttpClient.layer }
+]
+
+/** The typed failure of `effect` run over the gateway at `baseUrl`, through `client`. */
+const failureWith = async <A>(
+  client: Layer.Layer<HttpClient.HttpClient>,
+  effect: Effect.Effect<A, unknown, Gateway>,
+  baseUrl: string,
+  extra: Record<string, unknown> = {}
+): Promise<unknown> => {
+  const layer = Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, platformUrl: baseUrl, platformUsername: "u", platformPassword: PASSWORD, httpClient: client, ...extra })
   const exit = await Effect.runPromiseExit(Effect.provide(effect, layer))
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   // A defect (a thrown TypeError, a stack overflow) is never an acceptable answer to outside input.
   if (Option.isNone(failure)) throw new Error(`a defect, not a typed error: ${Cause.pretty(exit.cause).slice(0, 300)}`)
   return failure.value
@@ -59,13 +73,18 @@ const rssGrowthMiB = async (run: () => Promise<unknown>): Promise<number> => {
   return (peak - before) / (1024 * 1024)
 }
 
-describe("a hostile gateway over HTTP", () => {
-  let gzipBomb: Buffer
-  let brotliBomb: Buffer
-  beforeAll(() => {
-    gzipBomb = gzipSync(bombJson(400), { level: 9 })
-    brotliBomb = brotliCompressSync(bombJson(500), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
-  })
+// The bombs are made once for every client (compressing 900 MiB takes a while on a busy machine).
+let gzipBomb: Buffer
+let brotliBomb: Buffer
+beforeAll(() => {
+  gzipBomb = gzipSync(bombJson(400), { level: 9 })
+  brotliBomb = brotliCompressSync(bombJson(500), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })
+}, 120_000)
+
+describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }) => {
+  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
+    failureWith(client, effect, baseUrl, extra)
+
 
   it("stops a gzip bomb at the answer bound, with a typed error", async () => {
     const url = await serve((_req, res) => {
@@ -190,7 +209,10 @@ describe("a hostile gateway over HTTP", () => {
   })
 })
 
-describe("video task ids placed in a URL", () => {
+describe.each(clients)("video task ids placed in a URL ($name)", ({ layer: client }) => {
+  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
+    failureWith(client, effect, baseUrl, extra)
+
   it("refuses `.`, `..` and slashes, typed by a user or returned by a submit answer, and sends nothing for them", async () => {
     const paths: Array<string> = []
     const url = await serve((req, res) => {
@@ -221,7 +243,10 @@ describe("video task ids placed in a URL", () => {
   })
 })
 
-describe("a hostile gateway over SSE", () => {
+describe.each(clients)("a hostile gateway over SSE ($name)", ({ layer: client }) => {
+  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
+    failureWith(client, effect, baseUrl, extra)
+
   const nativeChunk = (text: string, finish?: string) =>
     `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })}\r\n\r\n`
 
@@ -233,7 +258,7 @@ describe("a hostile gateway over SSE", () => {
       res.write(nativeChunk(" world", "STOP"))
       // …and never ends the response.
     })
-    const layer = Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0, streamIdleTimeoutMs: 60_000 })
+    const layer = Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0, streamIdleTimeoutMs: 60_000, httpClient: client })
     const started = Date.now()
     const chunks = await Effect.runPromise(
       Effect.provide(
@@ -262,7 +287,10 @@ describe("a hostile gateway over SSE", () => {
   })
 })
 
-describe("the JSON depth bound of the config", () => {
+describe.each(clients)("the JSON depth bound of the config ($name)", ({ layer: client }) => {
+  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
+    failureWith(client, effect, baseUrl, extra)
+
   it("refuses an answer deeper than limits.maxJsonDepth as soon as it is parsed", async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" })

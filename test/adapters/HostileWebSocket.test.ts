@@ -18,7 +18,7 @@ afterAll(async () => {
 const failureOf = async (effect: Effect.Effect<unknown, unknown, Gateway>, baseUrl: string, limits: Record<string, number> = {}): Promise<unknown> => {
   const exit = await Effect.runPromiseExit(Effect.provide(effect, Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, limits })))
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   if (Option.isNone(failure)) throw new Error(`a defect, not a typed error: ${Cause.pretty(exit.cause).slice(0, 300)}`)
   return failure.value
 }
@@ -97,7 +97,7 @@ describe("a hostile WebSocket peer", () => {
     // Ten levels pass the default bound…
     const collect = Effect.scoped(Effect.flatMap(Gateway, (g) => Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runCollect(s.events))))
     const events = await Effect.runPromise(Effect.provide(collect, Gateway.layer({ baseUrl: shallow, apiKey: KEY, maxRetries: 0 })))
-    expect([...events].map((e) => e.type)).toEqual(["response.text.delta"])
+    expect(events.map((e) => e.type)).toEqual(["response.text.delta"])
     // …and fail a bound lowered to 8.
     const deep = await wsServer((ws) => ws.send(nested(10)))
     const error = await failureOf(drainRealtime, deep, { maxJsonDepth: 8 })
@@ -111,7 +111,7 @@ describe("a hostile WebSocket peer", () => {
         Effect.provide(
           Effect.scoped(
             Effect.flatMap(Gateway, (g) =>
-              Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Effect.zipRight(Stream.runDrain(s.events), s.closeCode))
+              Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Effect.andThen(Stream.runDrain(s.events), s.closeCode))
             )
           ),
           Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0 })

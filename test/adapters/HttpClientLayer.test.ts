@@ -1,6 +1,6 @@
 // `HttpClient` is a Layer requirement of the gateway: `Gateway.layerWithoutHttpClient` sends through
 // the client the user provides (Node, undici, tracing), `Gateway.layer` still brings the fetch one.
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"

@@ -1,8 +1,9 @@
 // The model list cache: concurrent reads share one fetch, `refresh` always asks the gateway (never
 // waiting behind another caller) and leaves its answer for the next read, a failure is not kept,
 // and a list expires after five minutes.
-import { HttpClient, HttpClientResponse } from "@effect/platform"
-import { Effect, Layer, TestClock, TestContext } from "effect"
+import { Effect, Latch, Layer } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { Gateway, type GatewayService } from "../../src/adapters/Gateway.js"
 import { makeFake, type Scripted } from "./fakeHttp.js"
@@ -17,7 +18,7 @@ const run = <A, E>(script: ReadonlyArray<Scripted> | ((n: number) => Scripted), 
   const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k", maxRetries: 0 }).pipe(
     Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
   )
-  return Effect.runPromise(Effect.provide(Effect.flatMap(Gateway, program), Layer.merge(layer, TestContext.TestContext))).then((value) => ({
+  return Effect.runPromise(Effect.provide(Effect.flatMap(Gateway, program), Layer.merge(layer, TestClock.layer()))).then((value) => ({
     value,
     requests: fake.requests.length
   }))
@@ -46,7 +47,7 @@ describe("the model list cache", () => {
     // Every answer is held until all eight requests have arrived: refreshes queued behind one
     // another would never get there, and the call fails instead of hanging.
     let arrived = 0
-    const gate = Effect.runSync(Effect.makeLatch(false))
+    const gate = Latch.makeUnsafe(false)
     const client = HttpClient.make((request) =>
       Effect.gen(function* () {
         if (++arrived === 8) yield* gate.open
@@ -64,7 +65,7 @@ describe("the model list cache", () => {
 
   it("keeps a refreshed list for the next read", async () => {
     const { value, requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.zipRight(Effect.zipRight(g.models.list(), g.models.list({ refresh: true })), g.models.list())
+      Effect.andThen(Effect.andThen(g.models.list(), g.models.list({ refresh: true })), g.models.list())
     )
     expect(ids(value)).toEqual(["m1"])
     expect(requests).toBe(2)
@@ -72,7 +73,7 @@ describe("the model list cache", () => {
 
   it("does not keep a failure: the next read asks again", async () => {
     const { value, requests } = await run([{ status: 503, body: { error: { type: "overloaded", message: "busy" } } }, list(["a"])], (g) =>
-      Effect.zipRight(Effect.either(g.models.list()), g.models.list())
+      Effect.andThen(Effect.result(g.models.list()), g.models.list())
     )
     expect(ids(value)).toEqual(["a"])
     expect(requests).toBe(2)
@@ -95,7 +96,7 @@ describe("the model list cache", () => {
 
   it("keeps each answer format apart", async () => {
     const { requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.zipRight(g.models.list({ format: "openai" }), g.models.list({ format: "messages" }).pipe(Effect.either))
+      Effect.andThen(g.models.list({ format: "openai" }), g.models.list({ format: "messages" }).pipe(Effect.result))
     )
     expect(requests).toBe(2)
   })

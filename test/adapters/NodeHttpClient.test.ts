@@ -1,8 +1,8 @@
 import { gzipSync } from "node:zlib"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
+import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { closeCountingServers, countingServer } from "../support/countingServer.js"
 
 // umg's Node client against a real node:http server on loopback that counts its connections.
@@ -13,6 +13,21 @@ const serve = countingServer
 const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
 
 describe("NodeHttpClient", () => {
+  it("is an effect/http HttpClient, and one a client's own transformations apply to", async () => {
+    let seen: string | undefined
+    const server = await serve((req, res) => {
+      seen = req.headers["x-extra"] as string | undefined
+      res.end("{}")
+    })
+    const answer = await run(
+      Effect.flatMap(HttpClient.HttpClient, (client) => {
+        expect(HttpClient.isHttpClient(client)).toBe(true)
+        return Effect.flatMap(HttpClient.mapRequest(client, HttpClientRequest.setHeader("x-extra", "1")).get(server.url), (r) => r.json)
+      })
+    )
+    expect([answer, seen]).toEqual([{}, "1"])
+  })
+
   it("reuses one keep-alive connection for requests made one after another", async () => {
     const server = await serve((_req, res) => res.end(JSON.stringify({ ok: true })))
     const bodies = await run(Effect.forEach(Array.from({ length: 20 }), () => Effect.flatMap(HttpClient.get(`${server.url}/x`), (r) => r.json)))
@@ -40,7 +55,7 @@ describe("NodeHttpClient", () => {
         res.end("{}")
       })
     })
-    await run(Effect.flatMap(HttpClient.execute(HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(server.url), { a: 1 })), (r) => r.json))
+    await run(Effect.flatMap(HttpClient.execute(HttpClientRequest.bodyJsonUnsafe(HttpClientRequest.post(server.url), { a: 1 })), (r) => r.json))
     expect(seen).toEqual({ method: "POST", type: "application/json", body: '{"a":1}' })
   })
 
@@ -56,12 +71,12 @@ describe("NodeHttpClient", () => {
     expect(server.open()).toBe(0)
   })
 
-  it("fails with a transport RequestError, not a defect, when nothing listens", async () => {
+  it("fails with a TransportError, not a defect, when nothing listens", async () => {
     const server = await serve((_req, res) => res.end())
     const url = server.url
     await closeCountingServers()
     const exit = await Effect.runPromiseExit(Effect.provide(HttpClient.get(url), NodeHttpClient.layerWith()))
     expect(exit._tag).toBe("Failure")
-    expect(JSON.stringify(exit)).toContain("RequestError")
+    expect(JSON.stringify(exit)).toContain("TransportError")
   })
 })

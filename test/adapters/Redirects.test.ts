@@ -2,9 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
+import { FetchHttpClient } from "effect/http"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
-import * as HttpAuth from "../../src/adapters/HttpAuth.js"
-import * as HttpTransport from "../../src/adapters/HttpTransport.js"
+import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
+import * as HttpTransport from "../../src/adapters/http/HttpTransport.js"
+import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
+
+// Every client umg ships: its own Node client (the default in Node) and the fetch client (browsers).
+const clients = [
+  { name: "umg's Node client", layer: NodeHttpClient.layer },
+  { name: "FetchHttpClient", layer: FetchHttpClient.layer }
+]
 
 const KEY = "sk-redirect-SECRET"
 type Seen = { url: string; headers: IncomingHttpHeaders }
@@ -38,18 +46,18 @@ afterAll(async () => {
   await new Promise((r) => origin.server.close(r))
 })
 
-const send = (path: string, auth: HttpAuth.Auth) =>
-  Effect.runPromise(
-    Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, headers: { "x-team": "t1" } })), (t) =>
-      t.json({ family: "openai", method: "POST", url: `${origin.url}${path}`, body: { a: 1 }, auth, kind: "idempotent" })
+describe.each(clients)("redirects with $name", ({ layer }) => {
+  const send = (path: string, auth: HttpAuth.Auth) =>
+    Effect.runPromise(
+      Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, headers: { "x-team": "t1" }, httpClient: layer })), (t) =>
+        t.json({ family: "openai", method: "POST", url: `${origin.url}${path}`, body: { a: 1 }, auth, kind: "idempotent" })
+      )
     )
-  )
 
-describe("redirects", () => {
   it("refuse to re-send a credentialed POST body to another origin on 307", async () => {
     seenByTarget.length = 0
     const exit = await Effect.runPromiseExit(
-      Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY })), (t) =>
+      Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, httpClient: layer })), (t) =>
         t.json({ family: "openai", method: "POST", url: `${origin.url}/v1/chat/completions`, body: { a: 1 }, auth: HttpAuth.bearer(Redacted.make(KEY)), kind: "idempotent" })
       )
     )

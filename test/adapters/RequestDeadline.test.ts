@@ -2,7 +2,7 @@
 // that never answers, one that stalls mid-body and one that never sends a stream's first byte each
 // give a TimeoutError of the right phase within the limit, and the server sees its socket closed; an
 // answer in time is unaffected, on the same kept-alive connection.
-import { Effect, Either, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
@@ -34,7 +34,7 @@ const serve = async (handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 const run = <A, E>(baseUrl: string, f: (g: GatewayService) => Effect.Effect<A, E>, settings: { timeoutMs?: number; streamFirstByteTimeoutMs?: number } = {}) =>
   Effect.runPromise(
-    Effect.either(Effect.flatMap(Gateway, f)).pipe(Effect.provide(Gateway.layer({ baseUrl, apiKey: "sk-deadline", maxRetries: 0, ...settings })))
+    Effect.result(Effect.flatMap(Gateway, f)).pipe(Effect.provide(Gateway.layer({ baseUrl, apiKey: "sk-deadline", maxRetries: 0, ...settings })))
   )
 
 const until = async (check: () => boolean, ms = 3_000) => {
@@ -58,7 +58,7 @@ describe("the request time limit (umg's Node client)", () => {
     const { url, sockets } = await serve(() => {})
     const started = Date.now()
     const result = await run(url, (g) => g.chat.create(chat), { timeoutMs: 300 })
-    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 300 })
+    expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 300 })
     expect(Date.now() - started).toBeLessThan(3_000)
     expect(await until(() => sockets.opened === 1 && sockets.closed === 1)).toBe(true)
   })
@@ -69,14 +69,14 @@ describe("the request time limit (umg's Node client)", () => {
       res.write(completion.slice(0, 20))
     })
     const result = await run(url, (g) => g.chat.create(chat), { timeoutMs: 300 })
-    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "TimeoutError", phase: "request" })
+    expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "TimeoutError", phase: "request" })
     expect(await until(() => sockets.closed === 1)).toBe(true)
   })
 
   it("fails a stream whose answer never comes with a first-byte TimeoutError, and closes its socket", async () => {
     const { url, sockets } = await serve(() => {})
     const result = await run(url, (g) => Stream.runDrain(g.chat.stream(chat)), { streamFirstByteTimeoutMs: 300 })
-    expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 300 })
+    expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 300 })
     expect(await until(() => sockets.closed === 1)).toBe(true)
   })
 
@@ -88,7 +88,7 @@ describe("the request time limit (umg's Node client)", () => {
       }, 50)
     })
     const result = await run(url, (g) => Effect.zip(g.chat.create(chat), g.chat.create(chat)), { timeoutMs: 2_000 })
-    expect(Either.isRight(result)).toBe(true)
+    expect(Result.isSuccess(result)).toBe(true)
     expect(sockets.opened).toBe(1)
   })
 })

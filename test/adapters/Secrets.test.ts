@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Logger, LogLevel, Option, Redacted, TestClock, Tracer } from "effect"
+import { Effect, Fiber, Logger, Option, Redacted, References, Tracer } from "effect"
+import { TestClock } from "effect/testing"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
-import * as HttpAuth from "../../src/adapters/HttpAuth.js"
-import * as HttpTransport from "../../src/adapters/HttpTransport.js"
+import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
+import * as HttpTransport from "../../src/adapters/http/HttpTransport.js"
+import { secretsOf } from "../../src/adapters/internal/Secrets.js"
 import { makeFake } from "./fakeHttp.js"
 
 const KEY = "sk-span-SECRET-999"
@@ -12,7 +14,7 @@ const recordingTracer = () => {
   const attributes: Array<[string, unknown]> = []
   let n = 0
   const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
+    span: ({ name, parent, annotations, links, startTime, kind }) => {
       const attrs = new Map<string, unknown>()
       const span: Tracer.Span = {
         _tag: "Span",
@@ -20,7 +22,7 @@ const recordingTracer = () => {
         spanId: `s${n++}`,
         traceId: "t",
         parent,
-        context,
+        annotations,
         status: { _tag: "Started", startTime },
         attributes: attrs,
         links,
@@ -35,8 +37,7 @@ const recordingTracer = () => {
         addLinks: () => {}
       }
       return span
-    },
-    context: (f) => f()
+    }
   })
   return { tracer, attributes }
 }
@@ -45,7 +46,7 @@ describe("secrets", () => {
   it.effect("never reach span attributes or logs, whatever the auth style", () =>
     Effect.gen(function* () {
       const logs: Array<string> = []
-      const logger = Logger.make(({ message, annotations }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
+      const logger = Logger.make(({ message, fiber }) => logs.push(JSON.stringify({ message, annotations: fiber.getRef(References.CurrentLogAnnotations) })))
       const { tracer, attributes } = recordingTracer()
       const auths: ReadonlyArray<HttpAuth.Auth> = [
         HttpAuth.bearer(Redacted.make(KEY)),
@@ -56,12 +57,12 @@ describe("secrets", () => {
       for (const auth of auths) {
         const fake = makeFake([{ status: 500, body: { error: { message: "boom" } } }, { status: 200, body: {} }])
         const transport = HttpTransport.make(GatewayConfig.make({ baseUrl: "http://gw.test", apiKey: KEY }), fake.client)
-        const fiber = yield* Effect.fork(
+        const fiber = yield* Effect.forkChild(
           transport.json({ family: "openai", method: "POST", url: "http://gw.test/v1/embeddings", body: {}, auth, kind: "idempotent" }).pipe(
             Effect.withSpan("call"),
             Effect.withTracer(tracer),
-            Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-            Logger.withMinimumLogLevel(LogLevel.All)
+            Effect.provide(Logger.layer([logger])),
+            Effect.provideService(References.MinimumLogLevel, "All")
           )
         )
         yield* TestClock.adjust("10 seconds")
@@ -80,5 +81,18 @@ describe("secrets", () => {
     expect(JSON.stringify(config)).not.toContain(KEY)
     expect(JSON.stringify(config)).not.toContain("pw-SECRET")
     expect(Option.map(config.platformPassword, Redacted.value)).toEqual(Option.some("pw-SECRET"))
+  })
+
+  it.each([
+    ["no credential of its own", undefined, []],
+    ["a bearer token, with and without its prefix", HttpAuth.bearer(Redacted.make("tok-1234")), ["tok-1234"]],
+    ["a platform token given as `Bearer …`", HttpAuth.platformToken(Redacted.make("Bearer ptok-5678")), ["Bearer ptok-5678", "ptok-5678"]],
+    ["a header credential", { _tag: "Header", header: "x-vendor-api-key", value: Redacted.make("hdr-4321") }, ["hdr-4321"]],
+    ["a query credential", { _tag: "Query", name: "key", value: Redacted.make("qry-8765") }, ["qry-8765"]],
+    ["several headers", { _tag: "Headers", headers: Redacted.make({ a: "h1-secret", b: "h2-secret" }) }, ["h1-secret", "h2-secret"]]
+  ] as const)("secretsOf: the key, the platform password, the extra headers and %s", (_, auth, own) => {
+    const config = GatewayConfig.make({ baseUrl: "http://x", apiKey: KEY, platformPassword: "pw-SECRET", headers: { "x-team": "team-token" } })
+    const secrets = secretsOf(config, auth as HttpAuth.Auth | undefined)
+    expect(secrets).toEqual(expect.arrayContaining([KEY, "pw-SECRET", "team-token", ...own]))
   })
 })

@@ -2,12 +2,12 @@
 // kept for the next request when the body ends soon after (as servers end a stream), closed when the
 // body goes on past the bound — and the consumer never waits for either.
 import type { ServerResponse } from "node:http"
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, Effect, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
-import * as NodeHttpClient from "../../src/adapters/NodeHttpClient.js"
-import { decodeSse } from "../../src/adapters/SseTransport.js"
+import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
+import { decodeSse } from "../../src/adapters/sse/SseTransport.js"
 import { closeCountingServers, countingServer } from "../support/countingServer.js"
 import { messageFrames } from "../fixtures/messagesFrames.js"
 
@@ -32,7 +32,7 @@ const readStream = (url: string, endedSoFar: () => number) =>
   Effect.gen(function* () {
     const response = yield* HttpClient.execute(HttpClientRequest.post(url))
     const events = yield* Stream.runCollect(decodeSse(response.stream, messagesStreamSpec, { firstEventMs: 5_000, idleMs: 5_000 }))
-    return { types: Chunk.toReadonlyArray(events).map((e) => e.type), endedWhenDone: endedSoFar() }
+    return { types: events.map((e) => e.type), endedWhenDone: endedSoFar() }
   })
 
 const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
@@ -48,7 +48,7 @@ const waitFor = (check: () => boolean, ms: number): Effect.Effect<boolean> =>
 describe("an SSE stream's connection after its final event", () => {
   it("is kept for the next request when the body ends soon after, and the consumer does not wait for that end", async () => {
     const server = await serve((res) => setTimeout(() => res.end(), 30))
-    const results = await run(Effect.forEach(Array.from({ length: 5 }), () => Effect.zipLeft(readStream(server.url, server.ended), Effect.sleep("60 millis"))))
+    const results = await run(Effect.forEach(Array.from({ length: 5 }), () => Effect.tap(readStream(server.url, server.ended), () => Effect.sleep("60 millis"))))
     for (const [i, r] of results.entries()) {
       expect(r.types.at(-1)).toBe("message_stop")
       // Done before the server ended this stream's body (it had ended only the earlier ones).

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Fiber, Stream, TestClock } from "effect"
+import { Effect, Result, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
-import { decodeSse } from "../../src/adapters/SseTransport.js"
+import { decodeSse } from "../../src/adapters/sse/SseTransport.js"
 import { TransportError, type GatewayError } from "../../src/core/errors/GatewayError.js"
 import * as F from "../fixtures/messagesFrames.js"
 
@@ -24,7 +25,7 @@ describe("SseTransport.decodeSse", () => {
   it.effect("decodes a whole stream and drops pings", () =>
     Effect.gen(function* () {
       const out = yield* Stream.runCollect(events(Stream.fromIterable([start, ping, ...full.slice(1)])))
-      expect(Chunk.toReadonlyArray(out).map((e) => e.type)).toEqual([
+      expect(out.map((e) => e.type)).toEqual([
         "message_start",
         "content_block_start",
         "content_block_delta",
@@ -41,7 +42,7 @@ describe("SseTransport.decodeSse", () => {
       const tail = Stream.fromEffect(Effect.sync(() => (pulledAfterFinal = true))).pipe(Stream.flatMap(() => Stream.never))
       const bytes = Stream.concat(Stream.fromIterable(full), tail as Stream.Stream<Uint8Array>)
       const out = yield* Stream.runCollect(events(bytes))
-      expect(Chunk.size(out)).toBe(7)
+      expect(out.length).toBe(7)
       expect(pulledAfterFinal).toBe(false)
     }))
 
@@ -72,12 +73,12 @@ describe("SseTransport.decodeSse", () => {
 
   it.effect("times out the first event even while pings and comments keep arriving", () =>
     Effect.gen(function* () {
-      const keepAlive = Stream.repeatEffect(Effect.as(Effect.sleep("100 millis"), ping)).pipe(
-        Stream.merge(Stream.repeatEffect(Effect.as(Effect.sleep("70 millis"), comment)))
+      const keepAlive = Stream.fromEffectRepeat(Effect.as(Effect.sleep("100 millis"), ping)).pipe(
+        Stream.merge(Stream.fromEffectRepeat(Effect.as(Effect.sleep("70 millis"), comment)))
       )
-      const fiber = yield* Effect.fork(Effect.flip(Stream.runDrain(events(keepAlive))))
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(events(keepAlive))))
       yield* TestClock.adjust("999 millis")
-      expect(fiber.unsafePoll()).toBeNull()
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 1000 })
@@ -87,11 +88,11 @@ describe("SseTransport.decodeSse", () => {
     Effect.gen(function* () {
       const bytes = Stream.concat(
         Stream.fromIterable([start, blockStart]),
-        Stream.repeatEffect(Effect.as(Effect.sleep("50 millis"), ping))
+        Stream.fromEffectRepeat(Effect.as(Effect.sleep("50 millis"), ping))
       )
-      const fiber = yield* Effect.fork(Effect.flip(Stream.runDrain(events(bytes))))
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(events(bytes))))
       yield* TestClock.adjust("499 millis")
-      expect(fiber.unsafePoll()).toBeNull()
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 500 })
@@ -100,18 +101,18 @@ describe("SseTransport.decodeSse", () => {
   it.effect("resets the idle timer on every real event", () =>
     Effect.gen(function* () {
       const slow = (b: Uint8Array) => Stream.fromEffect(Effect.as(Effect.sleep("400 millis"), b))
-      const bytes = Stream.concat(Stream.make(start), Stream.concatAll(Chunk.fromIterable(full.slice(1).map(slow))))
-      const fiber = yield* Effect.fork(Effect.either(Stream.runCollect(events(bytes))))
+      const bytes = Stream.concat(Stream.make(start), Stream.flatten(Stream.fromIterable(full.slice(1).map(slow))))
+      const fiber = yield* Effect.forkChild(Effect.result(Stream.runCollect(events(bytes))))
       yield* TestClock.adjust("3 seconds")
       const result = yield* Fiber.join(fiber)
-      expect(Either.isRight(result) && Chunk.size(result.right)).toBe(7)
+      expect(Result.isSuccess(result) && result.success.length).toBe(7)
     }))
 
   it.effect("closes the body stream when the consumer is interrupted", () =>
     Effect.gen(function* () {
       let closed = false
       const bytes = Stream.concat(Stream.make(start), Stream.never).pipe(Stream.ensuring(Effect.sync(() => (closed = true))))
-      const fiber = yield* Effect.fork(Stream.runDrain(events(bytes)))
+      const fiber = yield* Effect.forkChild(Stream.runDrain(events(bytes)))
       yield* TestClock.adjust("10 millis")
       yield* Fiber.interrupt(fiber)
       expect(closed).toBe(true)

@@ -3,7 +3,7 @@
 // holds the key.
 import { Effect, Exit, Layer, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runForEach, runToFinal } from "../../src/adapters/Consume.js"
+import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
@@ -16,7 +16,7 @@ interface Recorded {
 
 const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
   Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
+    span: ({ name, parent, annotations, links, startTime, kind, sampled }) => {
       const attributes = new Map<string, unknown>()
       const recorded: Recorded = { name, attributes, ended: false }
       spans.push(recorded)
@@ -26,11 +26,11 @@ const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
         spanId: `span${spans.length}`,
         traceId: "trace",
         parent,
-        context,
+        annotations,
         status: { _tag: "Started", startTime },
         attributes,
         links,
-        sampled: true,
+        sampled,
         kind,
         end: (_endTime, exit) => {
           recorded.ended = true
@@ -41,8 +41,7 @@ const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
         addLinks: () => undefined
       }
       return span
-    },
-    context: (f) => f()
+    }
   })
 
 let emu: Emulator
@@ -54,7 +53,7 @@ afterAll(() => emu.close())
 /** Runs `program` against the emulator with an in-memory tracer; the spans it recorded. */
 const traced = async (program: (spans: ReadonlyArray<Recorded>) => Effect.Effect<unknown, unknown, Gateway>): Promise<Array<Recorded>> => {
   const spans: Array<Recorded> = []
-  const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.setTracer(memoryTracer(spans)))
+  const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.succeed(Tracer.Tracer, memoryTracer(spans)))
   await Effect.runPromise(Effect.provide(program(spans), layer) as Effect.Effect<unknown, unknown>)
   return spans
 }
@@ -115,14 +114,14 @@ describe("gateway calls as spans", () => {
     expect(Exit.isSuccess(streams[0]!.exit as Exit.Exit<unknown, unknown>)).toBe(true)
   })
 
-  it("give a stream run by umg's consumers its span too, ended with the run's exit", async () => {
+  it("give a stream run by runToFinal or Stream.runForEach its span too, ended with the run's exit", async () => {
     const spans = await traced(() =>
       Effect.gen(function* () {
         const g = yield* Gateway
         const message = yield* runToFinal(g.messages.stream(body), () => Effect.void)
         expect(message.role).toBe("assistant")
         // A step failing at the first event: the run fails, and the span ends with that failure.
-        expect(yield* Effect.flip(runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
+        expect(yield* Effect.flip(Stream.runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
       })
     )
     const streams = spans.filter((s) => s.name === "umg.messages.stream")

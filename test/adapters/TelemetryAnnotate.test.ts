@@ -1,16 +1,16 @@
 // `Telemetry.annotate` sets attributes on the current span and is a no-op (not a failure) without one.
 import { Effect, Layer, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Telemetry from "../../src/adapters/Telemetry.js"
+import * as Telemetry from "../../src/adapters/internal/Telemetry.js"
 import { exportingTracer } from "../support/tracers.js"
 
-const exporting = Layer.setTracer(exportingTracer())
+const exporting = Layer.succeed(Tracer.Tracer, exportingTracer())
 
 describe("Telemetry.annotate", () => {
   it("sets the attributes on the span the call runs in", async () => {
     const span = await Effect.runPromise(
       Effect.provide(
-        Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call"),
+        Effect.withSpan(Effect.andThen(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call"),
         exporting
       )
     )
@@ -19,7 +19,7 @@ describe("Telemetry.annotate", () => {
   })
 
   it("leaves a span alone under Effect's own tracer, which exports nothing", async () => {
-    const span = await Effect.runPromise(Effect.withSpan(Effect.zipRight(Telemetry.annotate({ "http.response.status_code": 200 }), Effect.currentSpan), "call"))
+    const span = await Effect.runPromise(Effect.withSpan(Effect.andThen(Telemetry.annotate({ "http.response.status_code": 200 }), Effect.currentSpan), "call"))
     expect(span.attributes.has("http.response.status_code")).toBe(false)
   })
 

@@ -3,7 +3,7 @@
 // tracer provided, the same calls are spans and carry their trace context to the gateway.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { exportingTracer } from "../support/tracers.js"
@@ -54,7 +54,7 @@ describe("spans only for a tracer that exports them", () => {
   it("sends no trace header and annotates no caller's span under Effect's own tracer", async () => {
     seen.length = 0
     const span = await Effect.runPromise(
-      Effect.provide(Effect.withSpan(Effect.zipRight(calls, Effect.currentSpan), "caller"), Gateway.layer({ baseUrl, apiKey: "k-unexported" }))
+      Effect.provide(Effect.withSpan(Effect.andThen(calls, Effect.currentSpan), "caller"), Gateway.layer({ baseUrl, apiKey: "k-unexported" }))
     )
     expect(seen).toHaveLength(3)
     // The caller's own span is the request's parent: its context travels, and umg adds nothing to it.
@@ -72,7 +72,7 @@ describe("spans only for a tracer that exports them", () => {
     seen.length = 0
     const names: Array<string> = []
     const tracer = exportingTracer((name) => names.push(name))
-    await Effect.runPromise(Effect.provide(calls, Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.setTracer(tracer))))
+    await Effect.runPromise(Effect.provide(calls, Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.succeed(Tracer.Tracer, tracer))))
     expect(names).toEqual(expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"]))
     expect(seen).toHaveLength(3)
     for (const headers of seen) expect(traceHeaders(headers).length).toBeGreaterThan(0)

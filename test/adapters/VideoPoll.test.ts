@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { HttpClient } from "@effect/platform"
-import { Chunk, Effect, Fiber, Layer, Stream, TestClock } from "effect"
+import { Effect, Fiber, Layer, Stream } from "effect"
+import { HttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { makeFake } from "./fakeHttp.js"
 
@@ -13,14 +14,14 @@ describe("video.poll", () => {
   it.effect("emits each status change once, querying every 4 s by default", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("queued"), task("queued"), task("in_progress"), task("in_progress"), task("succeeded", { url: "https://v.test/1.mp4" })])
-      const fiber = yield* Effect.fork(Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1"))).pipe(Effect.provide(gatewayWith(fake))))
+      const fiber = yield* Effect.forkChild(Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1"))).pipe(Effect.provide(gatewayWith(fake))))
       yield* TestClock.adjust("3999 millis")
       expect(fake.requests.length).toBe(1)
       yield* TestClock.adjust("1 millis")
       expect(fake.requests.length).toBe(2)
       yield* TestClock.adjust("20 seconds")
       const out = yield* Fiber.join(fiber)
-      expect(Chunk.toReadonlyArray(out).map((t) => t.status)).toEqual(["queued", "in_progress", "succeeded"])
+      expect(out.map((t) => t.status)).toEqual(["queued", "in_progress", "succeeded"])
       expect(fake.requests.length).toBe(5)
     }))
 
@@ -40,7 +41,7 @@ describe("video.poll", () => {
   it.effect("queries every 3 s when asked for the spec's shortest interval", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("queued"), task("succeeded")])
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Effect.flatMap(Gateway, (g) => Stream.runCollect(g.video.poll("video_1", { intervalMs: 3000 }))).pipe(Effect.provide(gatewayWith(fake)))
       )
       yield* TestClock.adjust("2999 millis")
@@ -53,7 +54,7 @@ describe("video.poll", () => {
   it.effect("gives up with a poll TimeoutError after the default 300 s", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("in_progress")])
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         Effect.flatMap(Gateway, (g) => Effect.flip(Stream.runDrain(g.video.poll("video_1")))).pipe(Effect.provide(gatewayWith(fake)))
       )
       yield* TestClock.adjust("301 seconds")
@@ -68,12 +69,11 @@ describe("video.poll", () => {
       const fake = makeFake([task("failed", { error: { code: 1301, message: "rejected" } })])
       const result = yield* Effect.flatMap(Gateway, (g) =>
         g.video.poll("video_1").pipe(
-          Stream.either,
+          Stream.result,
           Stream.runCollect
         )
       ).pipe(Effect.provide(gatewayWith(fake)))
-      const items = Chunk.toReadonlyArray(result)
-      expect(items[0]).toMatchObject({ _tag: "Right", right: { status: "failed" } })
-      expect(items[1]).toMatchObject({ _tag: "Left", left: { _tag: "VideoTaskFailed", code: 1301, taskId: "video_1" } })
+      expect(result[0]).toMatchObject({ _tag: "Success", success: { status: "failed" } })
+      expect(result[1]).toMatchObject({ _tag: "Failure", failure: { _tag: "VideoTaskFailed", code: 1301, taskId: "video_1" } })
     }))
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Fiber, TestClock } from "effect"
+import { Clock, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { NotFound } from "../../src/core/errors/GatewayError.js"
-import * as VideoPoller from "../../src/adapters/VideoPoller.js"
-import type { PollableTask } from "../../src/adapters/VideoPoller.js"
+import * as VideoPoller from "../../src/adapters/polling/VideoPoller.js"
+import type { PollableTask } from "../../src/adapters/polling/VideoPoller.js"
 
 const task = (status: string, id = "vid_1"): PollableTask => ({ task_id: id, status, ...(status === "failed" ? { error: { code: 500, message: "upstream exploded" } } : {}) })
 
@@ -26,7 +27,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const q = scripted(["queued", "in_progress", "in_progress", "succeeded"], 1_000)
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 4_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 4_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("30 seconds")
       const last = yield* Fiber.join(fiber)
       expect(q.starts).toEqual([0, 4_000, 8_000, 12_000])
@@ -41,7 +42,7 @@ describe("the video poller (TestClock)", () => {
         starts.push(t)
         return task(starts.length < 3 ? "queued" : "succeeded")
       })
-      const fiber = yield* Effect.fork(poller.watch({ query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query, intervalMs: 3_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("10 seconds")
       yield* Fiber.join(fiber)
       expect(starts).toEqual([0, 3_000, 6_000])
@@ -52,7 +53,7 @@ describe("the video poller (TestClock)", () => {
       const poller = VideoPoller.make()
       const q = scripted(["queued", "queued", "in_progress", "succeeded"])
       const seen: Array<string> = []
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000, onQuery: (u, changed) => seen.push(`${u.polls}:${u.task.status}:${changed}`) })
       )
       yield* TestClock.adjust("20 seconds")
@@ -64,7 +65,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const q = scripted(["queued", "queued", "succeeded"])
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 5_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 5_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("20 seconds")
       yield* Fiber.join(fiber)
       expect(q.starts).toEqual([0, 4_750, 9_500])
@@ -74,7 +75,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const q = scripted(["queued", "succeeded"], 4_500)
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("20 seconds")
       yield* Fiber.join(fiber)
       expect(q.starts).toEqual([0, 4_500])
@@ -86,7 +87,7 @@ describe("the video poller (TestClock)", () => {
       const poller = VideoPoller.make()
       const q = scripted(["queued", "failed"])
       const seen: Array<string> = []
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000, onQuery: (u) => seen.push(u.task.status) }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000, onQuery: (u) => seen.push(u.task.status) }))
       yield* TestClock.adjust("10 seconds")
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(seen).toEqual(["queued", "failed"])
@@ -97,7 +98,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const q = scripted(["queued"], 2_500)
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 10_000, taskId: "vid_1" }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 10_000, taskId: "vid_1" }))
       yield* TestClock.adjust("10 seconds")
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "poll", timeoutMs: 10_000, message: "task vid_1 did not finish within 10000 ms" })
@@ -113,7 +114,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const error = new NotFound({ family: "video", status: 404, message: "no such task" })
-      const fiber = yield* Effect.fork(poller.watch({ query: Effect.fail(error), intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: Effect.fail(error), intervalMs: 3_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("1 second")
       expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
     }))
@@ -122,7 +123,7 @@ describe("the video poller (TestClock)", () => {
     Effect.gen(function* () {
       const poller = VideoPoller.make()
       const q = scripted(["queued"], 1_000)
-      const fiber = yield* Effect.fork(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fiber = yield* Effect.forkChild(poller.watch({ query: q.query, intervalMs: 3_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("3500 millis")
       expect(q.running()).toBe(1)
       yield* Fiber.interrupt(fiber)
@@ -140,7 +141,7 @@ describe("the video poller (TestClock)", () => {
       let running = 0
       let peak = 0
       const fibers = yield* Effect.forEach(queries, (q) =>
-        Effect.fork(
+        Effect.forkChild(
           poller.watch({
             query: Effect.acquireUseRelease(Effect.sync(() => (peak = Math.max(peak, ++running))), () => q.query, () => Effect.sync(() => running--)),
             intervalMs: 3_000,
@@ -162,9 +163,9 @@ describe("the video poller (TestClock)", () => {
         queries++
         return task("queued")
       })
-      const fibers: Array<Fiber.RuntimeFiber<unknown, unknown>> = []
+      const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
       for (let i = 0; i < 10_000; i++) {
-        fibers.push(yield* Effect.fork(poller.watch({ query, intervalMs: 4_000, timeoutMs: 300_000 })))
+        fibers.push(yield* Effect.forkChild(poller.watch({ query, intervalMs: 4_000, timeoutMs: 300_000 })))
         if (i % 100 === 99) yield* TestClock.adjust("40 millis")
       }
       yield* TestClock.adjust("10 seconds")
@@ -185,8 +186,8 @@ describe("the video poller (TestClock)", () => {
       const b = VideoPoller.make({ maxInFlight: 1 })
       const qa = scripted(["succeeded"], 500)
       const qb = scripted(["succeeded"], 500)
-      const fa = yield* Effect.fork(a.watch({ query: qa.query, intervalMs: 3_000, timeoutMs: 60_000 }))
-      const fb = yield* Effect.fork(b.watch({ query: qb.query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fa = yield* Effect.forkChild(a.watch({ query: qa.query, intervalMs: 3_000, timeoutMs: 60_000 }))
+      const fb = yield* Effect.forkChild(b.watch({ query: qb.query, intervalMs: 3_000, timeoutMs: 60_000 }))
       yield* TestClock.adjust("1 second")
       expect(Exit.isSuccess(yield* Fiber.await(fa))).toBe(true)
       expect(Exit.isSuccess(yield* Fiber.await(fb))).toBe(true)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
@@ -31,7 +31,7 @@ describe("WebSocket sessions against the emulator", () => {
           yield* session.send(userText("Hello"))
           yield* session.send({ type: "response.create" })
           const events = yield* Stream.runCollect(Stream.takeUntil(session.events, (e) => e.type === "response.done"))
-          return Chunk.toReadonlyArray(events).map((e) => e.type)
+          return events.map((e) => e.type)
         })
       )
     )
@@ -50,7 +50,7 @@ describe("WebSocket sessions against the emulator", () => {
           yield* session.send(userText("Hello"))
           yield* session.send({ type: "response.create" })
           const events = yield* Stream.runCollect(Stream.takeUntil(session.events, (e) => e.type === "response.done"))
-          return Chunk.toReadonlyArray(events).map((e) => e.type)
+          return events.map((e) => e.type)
         })
       )
     )
@@ -107,7 +107,7 @@ describe("WebSocket sessions against the emulator", () => {
             const session = yield* g.live.connect({ model: "zeta-live-2.5-flash-native-audio", setup: { generationConfig: { responseModalities: ["TEXT"] } } })
             yield* session.send({ clientContent: { turns: [{ role: "user", parts: [{ text: "Hello" }] }], turnComplete: true } })
             const messages = yield* Stream.runCollect(Stream.takeUntil(session.events, (m) => m.serverContent?.turnComplete === true))
-            return Chunk.toReadonlyArray(messages)
+            return messages
           })
         ),
         { nativeAuth }

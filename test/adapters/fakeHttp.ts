@@ -1,6 +1,6 @@
 /** A scripted fake `HttpClient` for adapter tests: each request takes the next scripted answer and is recorded. */
-import { HttpClient, HttpClientError, HttpClientResponse, type HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpClient, HttpClientError, HttpClientResponse, type HttpClientRequest } from "effect/http"
 
 /** One scripted answer: a web `Response`, a transport failure with a Node-style error code, or no answer ever. */
 export type Scripted =
@@ -31,7 +31,7 @@ export const makeFake = (script: ReadonlyArray<Scripted> | ((n: number, req: Rec
     if ("hang" in s) return Effect.never
     if ("fail" in s) {
       const cause = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error(s.fail), { code: s.fail }) })
-      return Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause }))
+      return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
     }
     const raw = s.raw ?? (s.body === undefined ? null : JSON.stringify(s.body))
     const response = Effect.sync(() =>

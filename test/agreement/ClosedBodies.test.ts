@@ -50,7 +50,7 @@ describe("closed bodies through the Gateway", () => {
   it("refuses an unknown field naming the nearest known one, and sends nothing", async () => {
     emu.counters.reset()
     const e = await refusal(
-      Effect.flatMap(Gateway, (g) => g.chat.create({ model: "gpt-4o-mini", messages, temprature: 0.2 } as unknown as ChatBodyInput))
+      Gateway.use((g) => g.chat.create({ model: "gpt-4o-mini", messages, temprature: 0.2 } as unknown as ChatBodyInput))
     )
     expect(e).toMatchObject({ _tag: "InvalidRequest", field: "temprature" })
     expect(e.message).toContain("unknown field `temprature`; did you mean `temperature`?")
@@ -59,21 +59,21 @@ describe("closed bodies through the Gateway", () => {
 
   it("refuses another family's model and a misspelled model before sending; allowUnknownModels lets an unknown id through", async () => {
     emu.counters.reset()
-    const other = await refusal(Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "gpt-4o-mini", input: "x" })))
+    const other = await refusal(Gateway.use((g) => g.embeddings.create({ model: "gpt-4o-mini", input: "x" })))
     expect(other.message).toContain("is a chat model")
-    const typo = await refusal(Effect.flatMap(Gateway, (g) => g.chat.create({ model: "gpt-9", messages })))
+    const typo = await refusal(Gateway.use((g) => g.chat.create({ model: "gpt-9", messages })))
     expect(typo.message).toContain("known: ")
     expect(emu.counters.get("embeddings") + emu.counters.get("chat")).toBe(0)
     // With the option the id is sent, and the gateway (here the emulator) answers for it.
     const unknownLayer = Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey, allowUnknownModels: true })
-    const sent: unknown = await Effect.runPromise(Effect.flip(Effect.provide(Effect.flatMap(Gateway, (g) => g.chat.create({ model: "gpt-9", messages })), unknownLayer)))
+    const sent: unknown = await Effect.runPromise(Effect.flip(Effect.provide(Gateway.use((g) => g.chat.create({ model: "gpt-9", messages })), unknownLayer)))
     expect(sent).toMatchObject({ status: 404 })
   })
 
   it("merges extra into the body it sends", async () => {
     const out = await Effect.runPromise(
       Effect.provide(
-        Effect.flatMap(Gateway, (g) => g.chat.create({ model: "gpt-4o-mini", messages, extra: { user_tag: "abc" } })),
+        Gateway.use((g) => g.chat.create({ model: "gpt-4o-mini", messages, extra: { user_tag: "abc" } })),
         layer()
       )
     )

@@ -1,6 +1,6 @@
 // The rules the client and the emulator once disagreed on, checked on both sides: the client's
 // builder refuses (or accepts) a body exactly when the emulator answers 4xx (or 2xx).
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildEmbeddingsBody } from "../../src/core/media/Embeddings.js"
 import { buildSpeechBody } from "../../src/core/media/Speech.js"
@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const post = (path: string, body: unknown): Promise<number> => postStatus(emu, path, body)
-const accepts = (effect: Effect.Effect<unknown, unknown>): boolean => Either.isRight(Effect.runSync(Effect.either(effect)))
+const accepts = (effect: Effect.Effect<unknown, unknown>): boolean => Result.isSuccess(Effect.runSync(Effect.result(effect)))
 
 describe("client and emulator agree on", () => {
   it("zeta-embedding-001 being served by /v1/embeddings", async () => {

@@ -2,9 +2,9 @@
  * `umg/batch` as a library (Effect and umg/rx) against the emulator in this process, and the store's
  * claim under contention on both SQL dialects: concurrent claimers never get the same line.
  */
-import { LibsqlClient } from "@effect/sql-libsql"
 import { PgClient } from "@effect/sql-pg"
-import { Chunk, Effect, Layer, ManagedRuntime, Option, Redacted, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, Stream } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -13,6 +13,7 @@ import { lastValueFrom, toArray } from "rxjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { Batch, BatchInvalidInput, BatchNotFound } from "../../src/batch/index.js"
+import * as SqliteClient from "../../src/batch/SqliteClient.js"
 import * as Store from "../../src/batch/Store.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { batchObservables } from "../../src/streams/index.js"
@@ -35,7 +36,7 @@ describe("Batch (Effect)", () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
     const program = Effect.gen(function* () {
       const batch = yield* Batch.video({ id: "lib", inputs: inputs(10, "lib"), concurrency: 3, dir: join(dir, "videos") })
-      const seen = Chunk.toReadonlyArray(yield* Stream.runCollect(batch.progress))
+      const seen = yield* Stream.runCollect(batch.progress)
       const results = yield* batch.results
       const attached = yield* Effect.flatMap(Batch.attach("lib"), (b) => b.results)
       const status = yield* Batch.status("lib")
@@ -90,6 +91,42 @@ describe("Batch (Effect)", () => {
     expect(counts).toMatchObject({ pending: 3, submitting: 0, running: 0, failed: 0, unknown: 0 })
   }, 60_000)
 
+  it("resumes a 0.1 store (Effect 3's cluster tables beside the journal) from its journal: done lines kept, a lost submit unknown, the rest sent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
+    const file = join(dir, "batches.db")
+    const legacy = inputs(3, "legacy")
+    const entries = legacy.map((input, i) => ({ line: i + 1, input: JSON.stringify(input) }))
+    // What 0.1 left: its journal mid-batch, and cluster tables of another layout (never read now).
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          yield* Store.migrate
+          yield* Store.create({ id: "legacy", digest: Batch.digestOf(entries), concurrency: 2, dir: join(dir, "videos"), lines: entries })
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE umg_batch_lines SET state = 'succeeded', task_id = 'video_old', url = 'https://old/1' WHERE line = 1`
+          yield* sql`UPDATE umg_batch_lines SET state = 'submitting', slot = 1, submits = 1 WHERE line = 2`
+          yield* sql`CREATE TABLE cluster_messages (id INTEGER PRIMARY KEY, legacy_layout TEXT NOT NULL)`
+          yield* sql`CREATE TABLE cluster_migrations (migration_id INTEGER PRIMARY KEY, created_at TEXT, name TEXT)`
+          yield* sql`INSERT INTO cluster_migrations VALUES (1, '2026-01-01', 'create_tables'), (2, '2026-01-01', 'entity_type_size')`
+        }),
+        SqliteClient.layer({ filename: file })
+      )
+    )
+    const results = await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(Batch.video({ id: "legacy", inputs: legacy, concurrency: 2, dir: join(dir, "videos") }), (b) => b.results),
+        Batch.layer({ store: Batch.sqlite(file), pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(Layer.provide(gatewayLayer()))
+      )
+    )
+    expect(results.map((r) => [r.line, r.status])).toEqual([
+      [1, "succeeded"],
+      [2, "unknown"],
+      [3, "succeeded"]
+    ])
+    expect(results[0]!.url).toBe("https://old/1")
+    expect(results[2]!.taskId).toMatch(/^video_/)
+  }, 60_000)
+
   it("umg/rx projects a handle: progress$ until done, results$ once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
     const runtime = ManagedRuntime.make(batchLayer(dir))
@@ -139,7 +176,7 @@ describe("Store.claim under contention", () => {
   it("SQLite: no line is claimed twice", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-race-"))
     const { all, submits } = await Effect.runPromise(
-      Effect.provide(claimRace, LibsqlClient.layer({ url: `file:${join(dir, "race.db")}`, intMode: "bigint" }))
+      Effect.provide(claimRace, SqliteClient.layer({ filename: join(dir, "race.db") }))
     )
     expect(all).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
     expect(submits.every((n) => n === 1)).toBe(true)

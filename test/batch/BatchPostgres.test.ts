@@ -41,7 +41,7 @@ describe("umg batch on PostgreSQL", () => {
     // The runners divide the shards among themselves once all are registered.
     const registered = Date.now() + 30_000
     while (Date.now() < registered) {
-      const rows = (await query(db.url, "SELECT COUNT(*) AS n FROM cluster_runners WHERE healthy"))[0] as ReadonlyArray<{ n: string }>
+      const rows = (await query(db.url, "SELECT COUNT(*) AS n FROM umg_cluster_runners WHERE healthy"))[0] as ReadonlyArray<{ n: string }>
       if (Number(rows[0]?.n ?? 0) >= 3) break
       await new Promise((r) => setTimeout(r, 200))
     }

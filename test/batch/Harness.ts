@@ -4,11 +4,23 @@
  * witness that no line was ever submitted twice, whatever happened to the processes of the batch.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, request, type Server } from "node:http"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { startEmulator } from "../../src/emulator/index.js"
+
+/**
+ * The Node that runs `umg`: this one when it is Node 24 or later (Effect 4's Node platform needs
+ * it), else the repository's own (`node_modules/.bin/node`, the `node` dev dependency).
+ */
+export const nodeBinary = ((): string => {
+  if (Number(process.versions.node.split(".")[0]) >= 24) return process.execPath
+  const local = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "node_modules", ".bin", "node")
+  if (existsSync(local)) return local
+  throw new Error(`the batch tests need Node 24 or later to run umg (this is ${process.version}); run them with node_modules/.bin on PATH`)
+})()
 
 export interface Gateway {
   /** The proxy's address: UMG_BASE_URL of the batch processes. */
@@ -86,7 +98,7 @@ export interface Running {
 /** Starts `node <bundle> ...args` in `cwd` with the gateway's variables (and nothing else of UMG_*). */
 export const startUmg = (bundle: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>): Running => {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
-  const child = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...base, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(nodeBinary, [bundle, ...args], { cwd, env: { ...base, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let stdout = ""
   let stderr = ""
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d))

@@ -158,7 +158,7 @@ describe("the browser example in Chromium", () => {
 
   it("ships a bundle with no Node built-in and not the Node ws package", () => {
     expect(nodeOnlyInputs(built.metafile)).toEqual([])
-    expect(Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/BrowserWebSocket.ts"))).toBe(true)
+    expect(Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/socket/BrowserWebSocket.ts"))).toBe(true)
     expect(Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))).toEqual([])
   })
 

@@ -47,7 +47,14 @@ describe("umg without a gateway", () => {
   })
 
   it("checks every UMG_* variable and names it: a bad timeout, retry count or URL is exit 2", async () => {
-    for (const [name, value] of [["UMG_TIMEOUT_MS", "abc"], ["UMG_MAX_RETRIES", "-1"], ["UMG_BASE_URL", "gateway.example.com"]] as const) {
+    for (const [name, value] of [
+      ["UMG_TIMEOUT_MS", "abc"],
+      ["UMG_MAX_RETRIES", "-1"],
+      ["UMG_BASE_URL", "gateway.example.com"],
+      ["UMG_POLL_INTERVAL_MS", "5"],
+      ["UMG_PLATFORM_URL", "platform.example.com"],
+      ["UMG_API_KEY", ""]
+    ] as const) {
       const run = await runUmg(umg, ["models"], { ...env, [name]: value })
       expect(run.code).toBe(2)
       expect(run.stderr).toContain(name)

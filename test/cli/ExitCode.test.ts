@@ -1,8 +1,7 @@
-import { ValidationError } from "@effect/cli"
-import { HelpDoc } from "@effect/cli"
+import { CliError } from "effect/cli"
 import { describe, expect, it } from "vitest"
-import { describeReport, ExitCode, reportOf } from "../../src/cli/ExitCode.js"
-import { UsageError } from "../../src/cli/UsageError.js"
+import { describeReport, ExitCode, reportOf } from "../../src/cli/support/ExitCode.js"
+import { UsageError } from "../../src/cli/support/UsageError.js"
 import { RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 
@@ -32,6 +31,7 @@ describe("exit codes and failure reports", () => {
   })
 
   it("treats a bad command line as invalid input", () => {
-    expect(reportOf(ValidationError.missingValue(HelpDoc.p("Missing argument <PROMPT>"))).exitCode).toBe(ExitCode.invalidInput)
+    expect(reportOf(new CliError.MissingArgument({ argument: "PROMPT" })).exitCode).toBe(ExitCode.invalidInput)
+    expect(reportOf(new CliError.ShowHelp({ commandPath: ["umg", "chat"], errors: [new CliError.MissingArgument({ argument: "PROMPT" })] })).exitCode).toBe(ExitCode.invalidInput)
   })
 })

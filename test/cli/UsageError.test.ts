@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { umgSpec } from "../../src/cli/Commands.js"
-import { check, type CommandSpec, type FlagSpec } from "../../src/cli/UsageError.js"
+import { check, type CommandSpec, type FlagSpec } from "../../src/cli/support/UsageError.js"
 import { bundleUmg, runUmg, type UmgRun } from "./RunUmg.js"
 
 // Every run here is refused while parsing: nothing reaches a gateway, so none is configured.

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { dryRunBody, shortenDataUrls, type VideoRequestOptions } from "../../src/cli/video.js"
+import { dryRunBody, shortenDataUrls, type VideoRequestOptions } from "../../src/cli/commands/video.js"
 
 const dir = mkdtempSync(join(tmpdir(), "umg-video-input-"))
 const png = join(dir, "frame.png")

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Base64 from "../../src/core/wire/Base64.js"
 
@@ -17,27 +17,27 @@ describe("Base64", () => {
     ]
     for (const [plain, encoded] of vectors) {
       expect(Base64.encode(bytes(plain))).toBe(encoded)
-      expect(Either.getOrThrow(Base64.decode(encoded))).toEqual(bytes(plain))
+      expect(Result.getOrThrow(Base64.decode(encoded))).toEqual(bytes(plain))
     }
   })
 
   it("refuses whitespace, the URL alphabet, misplaced padding and bad lengths", () => {
     for (const text of ["Zm9v\n", "Zm 9v", "Zm9-", "Zm_v", "Z===", "Zg=a", "=Zm9", "Zm9", "Zg==Zg==", "Zm9v===="])
-      expect(Either.isLeft(Base64.decode(text)), text).toBe(true)
+      expect(Result.isFailure(Base64.decode(text)), text).toBe(true)
   })
 
   it("refuses non-zero bits before the padding (non-canonical input)", () => {
-    expect(Either.isLeft(Base64.decode("Zh=="))).toBe(true)
-    expect(Either.isLeft(Base64.decode("Zm9="))).toBe(true)
+    expect(Result.isFailure(Base64.decode("Zh=="))).toBe(true)
+    expect(Result.isFailure(Base64.decode("Zm9="))).toBe(true)
   })
 
   it("refuses characters outside ASCII even when their low byte is in the alphabet", () => {
     // U+0141 has low byte 0x41 ('A').
-    expect(Either.isLeft(Base64.decode("\u0141AAA"))).toBe(true)
+    expect(Result.isFailure(Base64.decode("\u0141AAA"))).toBe(true)
   })
 
   it("round-trips every byte value", () => {
     const all = new Uint8Array(256).map((_, i) => i)
-    expect(Either.getOrThrow(Base64.decode(Base64.encode(all)))).toEqual(all)
+    expect(Result.getOrThrow(Base64.decode(Base64.encode(all)))).toEqual(all)
   })
 })

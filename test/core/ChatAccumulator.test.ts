@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { accumulateChat, type ChatSnapshot, finishChat, initialChatSnapshot, stepChat } from "../../src/core/text/chat/ChatAccumulator.js"
 import {
@@ -11,7 +11,7 @@ import {
 import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import { chatTextStream, chatToolStream, record, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<ChatStreamEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeChatEventEither(r)))
+const events = (text: string): Array<ChatStreamEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
 const chunk = (choices: ChatCompletionChunk["choices"], extra: Partial<ChatCompletionChunk> = {}): ChatStreamEvent => ({
   type: "chunk",
   chunk: { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices, ...extra }
@@ -22,13 +22,13 @@ const done: ChatStreamEvent = { type: "done" }
 
 const failure = (list: ReadonlyArray<ChatStreamEvent>): IncompleteStream => {
   const result = accumulateChat(list)
-  if (Either.isRight(result)) throw new Error("expected an IncompleteStream")
-  return result.left
+  if (Result.isSuccess(result)) throw new Error("expected an IncompleteStream")
+  return result.failure
 }
 
 describe("ChatResponse", () => {
   it("decodes a chat.completion with a tool call", () => {
-    const completion = Either.getOrThrow(
+    const completion = Result.getOrThrow(
       decodeChatCompletion({
         id: "chatcmpl-1",
         object: "chat.completion",
@@ -49,16 +49,16 @@ describe("ChatResponse", () => {
   })
 
   it("decodes [DONE] as the done event", () => {
-    expect(Either.getOrThrow(decodeChatEventEither({ event: "message", data: "[DONE]" }))).toEqual({ type: "done" })
+    expect(Result.getOrThrow(decodeChatEventEither({ event: "message", data: "[DONE]" }))).toEqual({ type: "done" })
   })
 
   it("decodes a payload with a top-level error as an error event", () => {
-    const event = Either.getOrThrow(decodeChatEventEither(record({ error: { message: "boom", type: "server_error", code: null } })))
+    const event = Result.getOrThrow(decodeChatEventEither(record({ error: { message: "boom", type: "server_error", code: null } })))
     expect(event).toEqual({ type: "error", error: { message: "boom", type: "server_error", code: null } })
   })
 
   it("decodes an SSE event named error as an error event", () => {
-    const event = Either.getOrThrow(decodeChatEventEither({ event: "error", data: '{"message":"bad"}' }))
+    const event = Result.getOrThrow(decodeChatEventEither({ event: "error", data: '{"message":"bad"}' }))
     expect(event).toEqual({ type: "error", error: { message: "bad" } })
   })
 
@@ -71,7 +71,7 @@ describe("ChatResponse", () => {
 
 describe("ChatAccumulator", () => {
   it("folds the example text stream with the include_usage chunk", () => {
-    expect(Either.getOrThrow(accumulateChat(events(chatTextStream)))).toEqual({
+    expect(Result.getOrThrow(accumulateChat(events(chatTextStream)))).toEqual({
       id: "chatcmpl-1",
       object: "chat.completion",
       created: 1700000000,
@@ -83,7 +83,7 @@ describe("ChatAccumulator", () => {
   })
 
   it("joins tool call fragments by index, id and name from the first fragment", () => {
-    const completion = Either.getOrThrow(accumulateChat(events(chatToolStream)))
+    const completion = Result.getOrThrow(accumulateChat(events(chatToolStream)))
     expect(completion.choices[0]?.message.tool_calls).toEqual([
       { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
       { id: "call_b", type: "function", function: { name: "get_time", arguments: "{}" } }
@@ -94,7 +94,7 @@ describe("ChatAccumulator", () => {
   })
 
   it("keeps choices apart by index", () => {
-    const completion = Either.getOrThrow(accumulateChat([content("a", 1), content("b", 0), content("c", 1), stop(0), stop(1), done]))
+    const completion = Result.getOrThrow(accumulateChat([content("a", 1), content("b", 0), content("c", 1), stop(0), stop(1), done]))
     expect(completion.choices.map((c) => [c.index, c.message.content])).toEqual([
       [1, "ac"],
       [0, "b"]
@@ -102,22 +102,22 @@ describe("ChatAccumulator", () => {
   })
 
   it("reads a usage chunk without choices", () => {
-    const usageChunk = Either.getOrThrow(
+    const usageChunk = Result.getOrThrow(
       decodeChatEventEither(record({ id: "c", created: 1, model: "m", usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }))
     )
-    const completion = Either.getOrThrow(accumulateChat([content("a"), stop(), usageChunk, done]))
+    const completion = Result.getOrThrow(accumulateChat([content("a"), stop(), usageChunk, done]))
     expect(completion.usage).toEqual({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })
   })
 
   it("ignores anything after [DONE]", () => {
-    const completion = Either.getOrThrow(accumulateChat([content("a"), stop(), done, content("late"), { type: "error", error: { message: "x" } }]))
+    const completion = Result.getOrThrow(accumulateChat([content("a"), stop(), done, content("late"), { type: "error", error: { message: "x" } }]))
     expect(completion.choices[0]?.message.content).toBe("a")
   })
 
   it("never mutates the previous snapshot", () => {
-    const before = Either.getOrThrow(stepChat(initialChatSnapshot, content("a")))
+    const before = Result.getOrThrow(stepChat(initialChatSnapshot, content("a")))
     const copy = structuredClone(before)
-    Either.getOrThrow(stepChat(before, content("b")))
+    Result.getOrThrow(stepChat(before, content("b")))
     expect(before).toEqual(copy)
   })
 
@@ -130,10 +130,10 @@ describe("ChatAccumulator", () => {
   })
 
   it("fails ended-early when the stream ends without [DONE], even after every finish_reason", () => {
-    const partial = [content("a"), stop()].reduce((s, e) => Either.getOrThrow(stepChat(s, e)), initialChatSnapshot)
+    const partial = [content("a"), stop()].reduce((s, e) => Result.getOrThrow(stepChat(s, e)), initialChatSnapshot)
     const result = finishChat(partial)
-    expect(Either.isLeft(result) && result.left.reason).toBe("ended-early")
-    expect(Either.isLeft(result) && result.left.partial).toBe(partial)
+    expect(Result.isFailure(result) && result.failure.reason).toBe("ended-early")
+    expect(Result.isFailure(result) && result.failure.partial).toBe(partial)
   })
 
   it("fails out-of-order on a tool call fragment before its first fragment", () => {

@@ -4,7 +4,7 @@
 // known field; a model of another family names its family and endpoint; a model unknown to the
 // catalog lists the known ones unless `allowUnknownModels`; values that JSON cannot carry are refused
 // by path.
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import type { RoutingOptions } from "../../src/core/gateway/Catalog.js"
@@ -28,16 +28,16 @@ import { buildNativeBody, type NativeBodyInput } from "../../src/core/text/nativ
 import { buildResponsesBody } from "../../src/core/text/responses/ResponsesBody.js"
 import { buildVideoBody, type VideoRequest } from "../../src/core/video/VideoBody.js"
 
-const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Either.Either<A, InvalidRequest> => Effect.runSync(Effect.either(effect))
+const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> => Effect.runSync(Effect.result(effect))
 const refusal = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = outcome(effect)
-  if (Either.isRight(result)) throw new Error(`expected a refusal, got ${JSON.stringify(result.right)}`)
-  return result.left
+  if (Result.isSuccess(result)) throw new Error(`expected a refusal, got ${JSON.stringify(result.success)}`)
+  return result.failure
 }
 const built = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
   const result = outcome(effect)
-  if (Either.isLeft(result)) throw new Error(`expected a body, got ${result.left.message}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`expected a body, got ${result.failure.message}`)
+  return result.success
 }
 
 interface Family {

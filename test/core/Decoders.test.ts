@@ -76,7 +76,7 @@ describe.each(decoderCases)("the $name decoder", (c) => {
 describe("the shared decode path", () => {
   it("never quotes text that is not JSON (the parser's own message does)", () => {
     const result = parseJsonText(`{"key": ${secret}}`, "openai", "answer")
-    expect(result._tag).toBe("Left")
+    expect(result._tag).toBe("Failure")
     expectNoSecret(result, [secret])
   })
 

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { accumulateMessages } from "../../src/core/text/messages/MessagesAccumulator.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
@@ -33,12 +33,12 @@ describe("JsonScan", () => {
       return records.map((record) => {
         const json = JSON.stringify(record)
         const read = `${"x".repeat(256 * 1024)}${json}`
-        return Either.getOrThrow(decodeMessagesEventEither({ event: record.type, data: read.slice(read.length - json.length) }))
+        return Result.getOrThrow(decodeMessagesEventEither({ event: record.type, data: read.slice(read.length - json.length) }))
       })
     }
     gc()
     const before = process.memoryUsage().heapUsed
-    const message = Either.getOrThrow(accumulateMessages(events()))
+    const message = Result.getOrThrow(accumulateMessages(events()))
     gc()
     const kept = process.memoryUsage().heapUsed - before
     expect(message.content[0]).toMatchObject({ type: "text", text: Array.from({ length: deltas }, (_, i) => text(i)).join("") })

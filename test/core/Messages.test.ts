@@ -1,18 +1,18 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../../src/core/text/messages/Messages.js"
 import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 
 const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
-  return result.left
+  const result = Effect.runSync(Effect.result(effect))
+  if (Result.isSuccess(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.success)}`)
+  return result.failure
 }
 const success = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isLeft(result)) throw new Error(`expected a success, got ${result.left.message}`)
-  return result.right
+  const result = Effect.runSync(Effect.result(effect))
+  if (Result.isFailure(result)) throw new Error(`expected a success, got ${result.failure.message}`)
+  return result.success
 }
 
 const MODEL = "epsilon-opus-4-5-20251101"

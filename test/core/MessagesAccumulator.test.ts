@@ -1,4 +1,4 @@
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { finishScan, scanStep, seed } from "../../src/core/text/Accumulator.js"
 import { IncompleteStream } from "../../src/core/errors/GatewayError.js"
@@ -13,7 +13,7 @@ import {
 import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
 import { messagesTextStream, messagesThinkingToolStream, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<MessagesEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))
+const events = (text: string): Array<MessagesEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeMessagesEventEither(r)))
 
 const start: MessagesEvent = {
   type: "message_start",
@@ -37,17 +37,17 @@ const messageStop: MessagesEvent = { type: "message_stop" }
 /** Folds events and returns the failure (the test fails if there is none). */
 const failure = (list: ReadonlyArray<MessagesEvent>): IncompleteStream => {
   const result = accumulateMessages(list)
-  if (Either.isRight(result)) throw new Error("expected an IncompleteStream")
-  return result.left
+  if (Result.isSuccess(result)) throw new Error("expected an IncompleteStream")
+  return result.failure
 }
 
 /** The snapshot after folding events that must all succeed. */
 const snapshotAfter = (list: ReadonlyArray<MessagesEvent>): MessagesSnapshot =>
-  list.reduce((s, e) => Either.getOrThrow(stepMessages(s, e)), initialMessagesSnapshot)
+  list.reduce((s, e) => Result.getOrThrow(stepMessages(s, e)), initialMessagesSnapshot)
 
 describe("MessagesAccumulator", () => {
   it("folds the protocol-notes example into thinking with signature and a parsed tool input", () => {
-    const message = Either.getOrThrow(accumulateMessages(events(messagesThinkingToolStream)))
+    const message = Result.getOrThrow(accumulateMessages(events(messagesThinkingToolStream)))
     expect(message).toEqual({
       id: "msg_01",
       type: "message",
@@ -64,14 +64,14 @@ describe("MessagesAccumulator", () => {
   })
 
   it("concatenates text deltas and replaces usage with the cumulative counts of message_delta", () => {
-    const message = Either.getOrThrow(accumulateMessages(events(messagesTextStream)))
+    const message = Result.getOrThrow(accumulateMessages(events(messagesTextStream)))
     expect(message.content).toEqual([{ type: "text", text: "Hello, world" }])
     expect(message.stop_reason).toBe("end_turn")
     expect(message.usage).toEqual({ input_tokens: 10, output_tokens: 7, cache_creation_input_tokens: null, cache_read_input_tokens: 2048 })
   })
 
   it("appends citations to the text block", () => {
-    const message = Either.getOrThrow(
+    const message = Result.getOrThrow(
       accumulateMessages([
         start,
         textStart(0),
@@ -88,20 +88,20 @@ describe("MessagesAccumulator", () => {
   it("never mutates the previous snapshot", () => {
     const before = snapshotAfter([start, textStart(0), textDelta(0, "a")])
     const copy = structuredClone(before)
-    const after = Either.getOrThrow(stepMessages(before, textDelta(0, "b")))
+    const after = Result.getOrThrow(stepMessages(before, textDelta(0, "b")))
     expect(before).toEqual(copy)
     expect(after.message?.content[0]).toEqual({ type: "text", text: "ab" })
   })
 
   it("ignores ping and unknown events", () => {
     const before = snapshotAfter([start])
-    expect(Either.getOrThrow(stepMessages(before, { type: "ping" }))).toBe(before)
-    expect(Either.getOrThrow(stepMessages(before, { type: "unknown", event: "x", data: {} }))).toBe(before)
+    expect(Result.getOrThrow(stepMessages(before, { type: "ping" }))).toBe(before)
+    expect(Result.getOrThrow(stepMessages(before, { type: "unknown", event: "x", data: {} }))).toBe(before)
   })
 
   it("ignores a delta kind it does not know", () => {
     const before = snapshotAfter([start, textStart(0)])
-    const after = Either.getOrThrow(
+    const after = Result.getOrThrow(
       stepMessages(before, { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } })
     )
     expect(after.message).toBe(before.message)
@@ -159,7 +159,7 @@ describe("MessagesAccumulator", () => {
   })
 
   it("keeps the empty input of a tool call that streamed no JSON", () => {
-    const message = Either.getOrThrow(
+    const message = Result.getOrThrow(
       accumulateMessages([
         start,
         { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t", name: "f", input: {} } },
@@ -183,8 +183,8 @@ describe("MessagesAccumulator", () => {
   it("fails ended-early when the stream ends before message_stop", () => {
     const partial = snapshotAfter([start, textStart(0), textDelta(0, "cut"), stop(0)])
     const result = finishMessages(partial)
-    expect(Either.isLeft(result) && result.left.reason).toBe("ended-early")
-    expect(Either.isLeft(result) && result.left.partial).toBe(partial)
+    expect(Result.isFailure(result) && result.failure.reason).toBe("ended-early")
+    expect(Result.isFailure(result) && result.failure.partial).toBe(partial)
   })
 
   it("fails ended-early on an empty stream", () => {
@@ -194,27 +194,26 @@ describe("MessagesAccumulator", () => {
   it("runs under Effect Stream.scan with scanStep", async () => {
     const snapshots = await Effect.runPromise(
       Stream.fromIterable(events(messagesTextStream)).pipe(
-        Stream.scan(seed(messagesAccumulator), scanStep(messagesAccumulator)),
-        Stream.mapEffect((s) => s),
+        Stream.scan(() => seed(messagesAccumulator), scanStep(messagesAccumulator)),
+        Stream.mapEffect(Effect.fromResult),
         Stream.runCollect
       )
     )
-    const last = Chunk.last(snapshots)
-    expect(last._tag === "Some" && last.value.phase).toBe("stopped")
-    expect(Chunk.size(snapshots)).toBe(events(messagesTextStream).length + 1)
+    expect(snapshots.at(-1)?.phase).toBe("stopped")
+    expect(snapshots.length).toBe(events(messagesTextStream).length + 1)
   })
   it("finishes a stream folded with Stream.runFold, and reports a cut stream as ended-early", async () => {
     const run = (list: ReadonlyArray<MessagesEvent>) =>
       Effect.runPromise(
         Stream.fromIterable(list).pipe(
-          Stream.runFold(seed(messagesAccumulator), scanStep(messagesAccumulator)),
-          Effect.flatMap(finishScan(messagesAccumulator)),
-          Effect.either
+          Stream.runFold(() => seed(messagesAccumulator), scanStep(messagesAccumulator)),
+          Effect.flatMap((state) => Effect.fromResult(finishScan(messagesAccumulator)(state))),
+          Effect.result
         )
       )
     const whole = await run(events(messagesTextStream))
-    expect(Either.isRight(whole) && whole.right.content).toEqual([{ type: "text", text: "Hello, world" }])
+    expect(Result.isSuccess(whole) && whole.success.content).toEqual([{ type: "text", text: "Hello, world" }])
     const cut = await run(events(messagesTextStream).slice(0, 4))
-    expect(Either.isLeft(cut) && cut.left.reason).toBe("ended-early")
+    expect(Result.isFailure(cut) && cut.failure.reason).toBe("ended-early")
   })
 })

@@ -1,11 +1,11 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError } from "../../src/core/errors/GatewayError.js"
 import { decodeMessagesEvent, decodeMessagesEventEither } from "../../src/core/text/messages/MessagesEvents.js"
 import { decodeMessage, messageText } from "../../src/core/text/messages/MessagesResponse.js"
 import { messagesThinkingToolStream, record, toRecords } from "../fixtures/TextStreams.js"
 
-const decodeAll = (text: string) => toRecords(text).map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))
+const decodeAll = (text: string) => toRecords(text).map((r) => Result.getOrThrow(decodeMessagesEventEither(r)))
 
 describe("MessagesResponse", () => {
   it("decodes a message with text, thinking, tool_use and server-tool blocks", () => {
@@ -27,7 +27,7 @@ describe("MessagesResponse", () => {
       stop_sequence: null,
       usage: { input_tokens: 3, output_tokens: 4 }
     }
-    const message = Either.getOrThrow(decodeMessage(body))
+    const message = Result.getOrThrow(decodeMessage(body))
     expect(message.content.map((b) => b.type)).toEqual([
       "thinking",
       "redacted_thinking",
@@ -48,8 +48,8 @@ describe("MessagesResponse", () => {
       ...base,
       usage: { input_tokens: 1, output_tokens: 2, cache_creation_input_tokens: null, cache_read_input_tokens: null }
     })
-    expect(Either.isRight(absent) && absent.right.stop_sequence).toBe(null)
-    expect(Either.isRight(nulls) && nulls.right.usage.cache_read_input_tokens).toBe(null)
+    expect(Result.isSuccess(absent) && absent.success.stop_sequence).toBe(null)
+    expect(Result.isSuccess(nulls) && nulls.success.usage.cache_read_input_tokens).toBe(null)
   })
 
   it("fails with a DecodeError when a known block kind is malformed", () => {
@@ -62,7 +62,7 @@ describe("MessagesResponse", () => {
       stop_reason: "end_turn",
       usage: { input_tokens: 1, output_tokens: 2 }
     })
-    expect(Either.isLeft(result) && result.left).toBeInstanceOf(DecodeError)
+    expect(Result.isFailure(result) && result.failure).toBeInstanceOf(DecodeError)
   })
 
   it("drops __proto__ keys from opaque blocks instead of setting the prototype", () => {
@@ -70,7 +70,7 @@ describe("MessagesResponse", () => {
       '{"id":"m","type":"message","role":"assistant","model":"x","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},' +
         '"content":[{"type":"server_tool_use","__proto__":{"polluted":true},"input":{"__proto__":{"polluted":true}}}]}'
     )
-    const message = Either.getOrThrow(decodeMessage(body))
+    const message = Result.getOrThrow(decodeMessage(body))
     const block = message.content[0] as Record<string, unknown>
     expect(Object.getPrototypeOf(block)).toBe(Object.prototype)
     expect(Object.getPrototypeOf(block["input"])).toBe(Object.prototype)
@@ -97,26 +97,26 @@ describe("MessagesEvents", () => {
   })
 
   it("decodes an unknown event type to an unknown event instead of failing", () => {
-    const event = Either.getOrThrow(decodeMessagesEventEither(record({ type: "agent_status", x: 1 })))
+    const event = Result.getOrThrow(decodeMessagesEventEither(record({ type: "agent_status", x: 1 })))
     expect(event).toEqual({ type: "unknown", event: "agent_status", data: { type: "agent_status", x: 1 } })
   })
 
   it("decodes an unknown delta kind instead of failing", () => {
-    const event = Either.getOrThrow(
+    const event = Result.getOrThrow(
       decodeMessagesEventEither(record({ type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } }))
     )
     expect(event.type === "content_block_delta" && event.delta.type).toBe("compaction_delta")
   })
 
   it("decodes an error event", () => {
-    const event = Either.getOrThrow(
+    const event = Result.getOrThrow(
       decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }))
     )
     expect(event).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
   })
 
   it("uses the SSE event name when the payload has no type", () => {
-    const event = Either.getOrThrow(decodeMessagesEventEither({ event: "message_stop", data: "{}" }))
+    const event = Result.getOrThrow(decodeMessagesEventEither({ event: "message_stop", data: "{}" }))
     expect(event).toEqual({ type: "message_stop" })
   })
 
@@ -128,24 +128,24 @@ describe("MessagesEvents", () => {
 
   it("fails with a DecodeError naming the event when a known event is malformed", () => {
     const result = decodeMessagesEventEither(record({ type: "content_block_delta", index: "0", delta: { type: "text_delta", text: "x" } }))
-    expect(Either.isLeft(result) && result.left.what).toBe("content_block_delta event")
+    expect(Result.isFailure(result) && result.failure.what).toBe("content_block_delta event")
   })
 
   describe("fragment deltas in upstream's exact text (read without a parse tree)", () => {
     const delta = (data: string) => decodeMessagesEventEither({ event: "content_block_delta", data })
 
     it("decodes text, thinking and tool-input fragments, escapes included, to what the Schema gives", () => {
-      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'))).toStrictEqual({
+      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'))).toStrictEqual({
         type: "content_block_delta",
         index: 0,
         delta: { type: "text_delta", text: "Hi" }
       })
-      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":12,"delta":{"type":"thinking_delta","thinking":"a\\n\\"b\\" \\u00e9\\ud83d\\ude00"}}'))).toStrictEqual({
+      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":12,"delta":{"type":"thinking_delta","thinking":"a\\n\\"b\\" \\u00e9\\ud83d\\ude00"}}'))).toStrictEqual({
         type: "content_block_delta",
         index: 12,
         delta: { type: "thinking_delta", thinking: 'a\n"b" é😀' }
       })
-      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}'))).toStrictEqual({
+      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}'))).toStrictEqual({
         type: "content_block_delta",
         index: 1,
         delta: { type: "input_json_delta", partial_json: '{"a":' }
@@ -160,8 +160,8 @@ describe("MessagesEvents", () => {
         '{"type":"content_block_delta","index":1e2,"delta":{"type":"text_delta","text":"x"}}',
         '{"type":"content_block_delta","index":100,"delta":{"type":"text_delta","text":"x"}}\n'
       ])
-        expect(Either.getOrThrow(delta(data))).toEqual(expected)
-      expect(Either.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}'))).toEqual({
+        expect(Result.getOrThrow(delta(data))).toEqual(expected)
+      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}'))).toEqual({
         type: "content_block_delta",
         index: 0,
         delta: { type: "text_delta", text: "x" }
@@ -177,7 +177,7 @@ describe("MessagesEvents", () => {
         '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}'
       ]) {
         const result = delta(data)
-        expect(Either.isLeft(result) && result.left.message).toMatch(/^messages event: data is not JSON/)
+        expect(Result.isFailure(result) && result.failure.message).toMatch(/^messages event: data is not JSON/)
       }
     })
 
@@ -186,7 +186,7 @@ describe("MessagesEvents", () => {
         { event: "content_block_delta", data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}' },
         { maxDepth: 1 }
       )
-      expect(Either.isLeft(result) && result.left.message).toMatch(/nesting deeper than 1 levels/)
+      expect(Result.isFailure(result) && result.failure.message).toMatch(/nesting deeper than 1 levels/)
     })
   })
 })

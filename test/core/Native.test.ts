@@ -1,17 +1,20 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { buildNativeBody, parseNativeModel } from "../../src/core/text/native/Native.js"
 
-const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
-  return result.left
+// A builder's effect, or the result of a synchronous check (`parseNativeModel`).
+const outcome = <A>(run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>): Result.Result<A, InvalidRequest> =>
+  Result.isResult(run) ? run : Effect.runSync(Effect.result(run))
+const failure = <A>(run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>): InvalidRequest => {
+  const result = outcome(run)
+  if (Result.isSuccess(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.success)}`)
+  return result.failure
 }
-const success = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isLeft(result)) throw new Error(`expected a success, got ${result.left.message}`)
-  return result.right
+const success = <A>(run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>): A => {
+  const result = outcome(run)
+  if (Result.isFailure(result)) throw new Error(`expected a success, got ${result.failure.message}`)
+  return result.success
 }
 
 const contents = [{ role: "user", parts: [{ text: "Hello" }] }]

@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import { accumulateNative, finishNative, initialNativeSnapshot, type NativeSnapshot, stepNative } from "../../src/core/text/native/NativeAccumulator.js"
@@ -11,7 +11,7 @@ import {
 } from "../../src/core/text/native/NativeResponse.js"
 import { nativeStream, record, toRecords } from "../fixtures/TextStreams.js"
 
-const chunks = (): Array<NativeChunk> => toRecords(nativeStream).map((r) => Either.getOrThrow(decodeNativeChunkEither(r)))
+const chunks = (): Array<NativeChunk> => toRecords(nativeStream).map((r) => Result.getOrThrow(decodeNativeChunkEither(r)))
 const text = (t: string, extra: Partial<Record<string, unknown>> = {}): NativeChunk => ({
   candidates: [{ content: { role: "model", parts: [{ text: t, ...extra }] }, index: 0 }]
 })
@@ -19,13 +19,13 @@ const finish: NativeChunk = { candidates: [{ content: { role: "model" }, finishR
 
 const failure = (list: ReadonlyArray<NativeChunk>): IncompleteStream => {
   const result = accumulateNative(list)
-  if (Either.isRight(result)) throw new Error("expected an IncompleteStream")
-  return result.left
+  if (Result.isSuccess(result)) throw new Error("expected an IncompleteStream")
+  return result.failure
 }
 
 describe("NativeResponse", () => {
   it("decodes a unary response with usage, createTime and an inlineData part, ignoring unknown fields", () => {
-    const response = Either.getOrThrow(
+    const response = Result.getOrThrow(
       decodeGenerateContentResponse({
         candidates: [
           {
@@ -56,7 +56,7 @@ describe("NativeResponse", () => {
 
 describe("NativeAccumulator", () => {
   it("folds the example stream: thoughts and text joined by kind, the function call kept, the latest usage", () => {
-    const response = Either.getOrThrow(accumulateNative(chunks()))
+    const response = Result.getOrThrow(accumulateNative(chunks()))
     expect(response).toEqual({
       candidates: [
         {
@@ -81,7 +81,7 @@ describe("NativeAccumulator", () => {
   })
 
   it("keeps two signed text parts apart", () => {
-    const response = Either.getOrThrow(accumulateNative([text("a", { thoughtSignature: "s1" }), text("b", { thoughtSignature: "s2" }), finish]))
+    const response = Result.getOrThrow(accumulateNative([text("a", { thoughtSignature: "s1" }), text("b", { thoughtSignature: "s2" }), finish]))
     expect(response.candidates?.[0]?.content?.parts).toEqual([
       { text: "a", thoughtSignature: "s1" },
       { text: "b", thoughtSignature: "s2" }
@@ -89,7 +89,7 @@ describe("NativeAccumulator", () => {
   })
 
   it("merges candidates by index", () => {
-    const response = Either.getOrThrow(
+    const response = Result.getOrThrow(
       accumulateNative([
         { candidates: [{ content: { parts: [{ text: "x" }] }, index: 0 }, { content: { parts: [{ text: "y" }] }, index: 1 }] },
         { candidates: [{ content: { parts: [{ text: "Y" }] }, index: 1, finishReason: "STOP" }] },
@@ -103,9 +103,9 @@ describe("NativeAccumulator", () => {
   })
 
   it("never mutates the previous snapshot", () => {
-    const before = Either.getOrThrow(stepNative(initialNativeSnapshot, text("a")))
+    const before = Result.getOrThrow(stepNative(initialNativeSnapshot, text("a")))
     const copy = structuredClone(before)
-    Either.getOrThrow(stepNative(before, text("b")))
+    Result.getOrThrow(stepNative(before, text("b")))
     expect(before).toEqual(copy)
   })
 
@@ -125,16 +125,16 @@ describe("NativeAccumulator", () => {
   })
 
   it("fails ended-early when the stream ends without a finishReason", () => {
-    const partial = Either.getOrThrow(stepNative(initialNativeSnapshot, text("cut")))
+    const partial = Result.getOrThrow(stepNative(initialNativeSnapshot, text("cut")))
     const result = finishNative(partial)
-    expect(Either.isLeft(result) && result.left.reason).toBe("ended-early")
-    expect(Either.isLeft(result) && result.left.partial).toBe(partial)
+    expect(Result.isFailure(result) && result.failure.reason).toBe("ended-early")
+    expect(Result.isFailure(result) && result.failure.partial).toBe(partial)
     expect(failure([]).reason).toBe("ended-early")
   })
 
   it("fails out-of-order on new parts after a candidate finished, but accepts a trailing usage chunk", () => {
     expect(failure([text("a"), finish, text("b")]).reason).toBe("out-of-order")
-    const response = Either.getOrThrow(accumulateNative([text("a"), finish, { usageMetadata: { totalTokenCount: 9 } }]))
+    const response = Result.getOrThrow(accumulateNative([text("a"), finish, { usageMetadata: { totalTokenCount: 9 } }]))
     expect(response.usageMetadata).toEqual({ totalTokenCount: 9 })
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import {
   AnyShootAdvancedResponse,
   AnyShootEasyResponse,
@@ -84,7 +84,7 @@ describe("buildPlatformCredentials (E7)", () => {
 
 describe("platform response Schemas", () => {
   it("decode the envelope of each endpoint and refuse a wrong data shape", () => {
-    const ok = <A, I>(s: Schema.Schema<A, I>, u: unknown) => Either.isRight(Schema.decodeUnknownEither(s)(u))
+    const ok = <S extends Schema.Codec<unknown, unknown>>(s: S, u: unknown) => Result.isSuccess(Schema.decodeUnknownResult(s)(u))
     expect(ok(PlatformTextToVideoResponse, { code: 200, msg: "ok", data: { task_id: "t1" } })).toBe(true)
     expect(ok(PlatformTextToVideoResponse, { code: 200, msg: "ok", data: "t1" })).toBe(false)
     expect(ok(AnyShootEasyResponse, { code: 200, msg: "ok", data: { url: "https://img" } })).toBe(true)

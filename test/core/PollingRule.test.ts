@@ -1,10 +1,10 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { checkPollSettings, pollingRule, queryGapMs } from "../../src/core/video/PollingRule.js"
 
 describe("checkPollSettings", () => {
   it("defaults to a 4 s interval (the middle of 3–5 s) and a 300 s timeout", () => {
-    expect(checkPollSettings({})).toEqual(Either.right({ intervalMs: 4000, timeoutMs: 300_000 }))
+    expect(checkPollSettings({})).toEqual(Result.succeed({ intervalMs: 4000, timeoutMs: 300_000 }))
   })
 
   it("aims a 5 s interval a little early, since timers only fire late; shorter ones as asked", () => {
@@ -15,27 +15,27 @@ describe("checkPollSettings", () => {
   })
 
   it("accepts both ends of the spec's 3–5 s range", () => {
-    expect(Either.isRight(checkPollSettings({ intervalMs: pollingRule.minIntervalMs }))).toBe(true)
-    expect(Either.isRight(checkPollSettings({ intervalMs: pollingRule.maxIntervalMs }))).toBe(true)
+    expect(Result.isSuccess(checkPollSettings({ intervalMs: pollingRule.minIntervalMs }))).toBe(true)
+    expect(Result.isSuccess(checkPollSettings({ intervalMs: pollingRule.maxIntervalMs }))).toBe(true)
   })
 
   it("refuses an interval outside 3–5 s, naming the field and the allowed range", () => {
     for (const intervalMs of [0, 2999, 5001, Number.NaN]) {
       const result = checkPollSettings({ intervalMs })
-      expect(Either.isLeft(result) && result.left).toMatchObject({ field: "intervalMs", rule: "range" })
-      expect(Either.isLeft(result) && result.left.message).toContain("allowed: 3000 to 5000")
+      expect(Result.isFailure(result) && result.failure).toMatchObject({ field: "intervalMs", rule: "range" })
+      expect(Result.isFailure(result) && result.failure.message).toContain("allowed: 3000 to 5000")
     }
   })
 
   it("lowers the floor only when told to (an emulator with fast timings), never the ceiling", () => {
-    expect(Either.isRight(checkPollSettings({ intervalMs: 50 }, 10))).toBe(true)
-    expect(Either.isLeft(checkPollSettings({ intervalMs: 6000 }, 10))).toBe(true)
+    expect(Result.isSuccess(checkPollSettings({ intervalMs: 50 }, 10))).toBe(true)
+    expect(Result.isFailure(checkPollSettings({ intervalMs: 6000 }, 10))).toBe(true)
   })
 
   it("refuses a timeout that is not a positive number", () => {
     for (const timeoutMs of [0, -1, Number.POSITIVE_INFINITY]) {
       const result = checkPollSettings({ timeoutMs })
-      expect(Either.isLeft(result) && result.left.field).toBe("timeoutMs")
+      expect(Result.isFailure(result) && result.failure.field).toBe("timeoutMs")
     }
   })
 })

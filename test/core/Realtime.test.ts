@@ -233,4 +233,22 @@ describe("realtime server events", () => {
       expect(yield* Effect.flip(decodeRealtimeServerEvent({ no: "type" }))).toMatchObject({ _tag: "DecodeError" })
     })
   )
+
+  it.effect("refuses a frame that is no object with a string type by its shape, before the Schema walks it", () =>
+    Effect.gen(function* () {
+      // A hostile frame of about 5.6 MB: an array of 100 000 small event-like objects.
+      const items = Array.from({ length: 100_000 }, (_, i) => ({ type: "response.output_text.delta", delta: `${i}` }))
+      const text = JSON.stringify(items)
+      expect(text.length).toBeGreaterThan(5_000_000)
+      for (const frame of [text, items]) {
+        const e = yield* Effect.flip(decodeRealtimeServerEvent(frame))
+        expect(e).toMatchObject({ _tag: "DecodeError", family: "realtime", what: "realtime server event" })
+        expect(e.message).toBe("realtime server event: expected a JSON object, got an array")
+      }
+      for (const frame of [JSON.stringify(42), null, { type: 5, delta: "x" }]) {
+        expect(yield* Effect.flip(decodeRealtimeServerEvent(frame))).toMatchObject({ _tag: "DecodeError", family: "realtime" })
+      }
+      expect((yield* Effect.flip(decodeRealtimeServerEvent({ type: 5 }))).message).toBe("realtime server event: expected an event with a string type")
+    })
+  )
 })

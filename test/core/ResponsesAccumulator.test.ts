@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import {
@@ -18,7 +18,7 @@ import {
 } from "../../src/core/text/responses/ResponsesResponse.js"
 import { record, responsesTextStream, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<ResponsesEvent> => toRecords(text).map((r) => Either.getOrThrow(decodeResponsesEventEither(r)))
+const events = (text: string): Array<ResponsesEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeResponsesEventEither(r)))
 
 const response = (status: string, output: ResponsesResponse["output"] = [], extra: Partial<ResponsesResponse> = {}): ResponsesResponse => ({
   id: "resp_1",
@@ -39,13 +39,13 @@ const completed = (output: ResponsesResponse["output"] = []): ResponsesEvent => 
 
 const failure = (list: ReadonlyArray<ResponsesEvent>): IncompleteStream => {
   const result = accumulateResponses(list)
-  if (Either.isRight(result)) throw new Error("expected an IncompleteStream")
-  return result.left
+  if (Result.isSuccess(result)) throw new Error("expected an IncompleteStream")
+  return result.failure
 }
 
 describe("ResponsesResponse", () => {
   it("decodes a response with message, function_call, reasoning and hosted-tool items", () => {
-    const decoded = Either.getOrThrow(
+    const decoded = Result.getOrThrow(
       decodeResponsesResponse({
         ...response("completed"),
         output: [
@@ -63,13 +63,13 @@ describe("ResponsesResponse", () => {
   })
 
   it("decodes an unknown event type to an unknown event keeping its sequence_number", () => {
-    const event = Either.getOrThrow(decodeResponsesEventEither(record({ type: "response.web_search_call.searching", sequence_number: 7 })))
+    const event = Result.getOrThrow(decodeResponsesEventEither(record({ type: "response.web_search_call.searching", sequence_number: 7 })))
     expect(event.type).toBe("unknown")
     expect(event.type === "unknown" && event.sequence_number).toBe(7)
   })
 
   it("decodes [DONE] as the done event", () => {
-    expect(Either.getOrThrow(decodeResponsesEventEither({ event: "message", data: "[DONE]" }))).toEqual({ type: "done" })
+    expect(Result.getOrThrow(decodeResponsesEventEither({ event: "message", data: "[DONE]" }))).toEqual({ type: "done" })
   })
 
   it("fails with a DecodeError naming the event when a known event is malformed", async () => {
@@ -81,7 +81,7 @@ describe("ResponsesResponse", () => {
 
 describe("ResponsesAccumulator", () => {
   it("folds the canonical text sequence into the completed response", () => {
-    const final = Either.getOrThrow(accumulateResponses(events(responsesTextStream)))
+    const final = Result.getOrThrow(accumulateResponses(events(responsesTextStream)))
     expect(final.status).toBe("completed")
     expect(responsesOutputText(final)).toBe("Hello world")
     expect(final.usage?.total_tokens).toBe(12)
@@ -89,22 +89,22 @@ describe("ResponsesAccumulator", () => {
 
   it("builds the text from deltas before the final event", () => {
     const list = events(responsesTextStream)
-    const snapshot = list.slice(0, 6).reduce((s, e) => Either.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
+    const snapshot = list.slice(0, 6).reduce((s, e) => Result.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
     expect(snapshot.response && responsesOutputText(snapshot.response)).toBe("Hello world")
   })
 
   it("tolerates [DONE] after the final event", () => {
     const final = accumulateResponses([...events(responsesTextStream), { type: "done" }])
-    expect(Either.isRight(final)).toBe(true)
+    expect(Result.isSuccess(final)).toBe(true)
   })
 
   it("concatenates function call arguments and keeps the streamed output when the final response has none", () => {
-    const final = Either.getOrThrow(accumulateResponses([created(), fnAdded(), argsDelta('{"a"'), argsDelta(":1}"), completed()]))
+    const final = Result.getOrThrow(accumulateResponses([created(), fnAdded(), argsDelta('{"a"'), argsDelta(":1}"), completed()]))
     expect(final.output).toEqual([{ type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: '{"a":1}' }])
   })
 
   it("accumulates reasoning summary text", () => {
-    const final = Either.getOrThrow(
+    const final = Result.getOrThrow(
       accumulateResponses([
         created(),
         ev({ type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } }),
@@ -121,9 +121,9 @@ describe("ResponsesAccumulator", () => {
       created(),
       ev({ type: "response.incomplete", response: response("incomplete", [], { incomplete_details: { reason: "max_output_tokens" } }) })
     ]
-    const snapshot = list.reduce((s, e) => Either.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
+    const snapshot = list.reduce((s, e) => Result.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
     expect(snapshot.phase).toBe("incomplete")
-    const final = Either.getOrThrow(finishResponses(snapshot))
+    const final = Result.getOrThrow(finishResponses(snapshot))
     expect(final.status).toBe("incomplete")
     expect(final.incomplete_details?.reason).toBe("max_output_tokens")
   })
@@ -179,16 +179,16 @@ describe("ResponsesAccumulator", () => {
 
   it("fails ended-early on [DONE] or the end of the stream before the final event", () => {
     expect(failure([created(), { type: "done" }]).reason).toBe("ended-early")
-    const partial = Either.getOrThrow(stepResponses(initialResponsesSnapshot, created()))
+    const partial = Result.getOrThrow(stepResponses(initialResponsesSnapshot, created()))
     const result = finishResponses(partial)
-    expect(Either.isLeft(result) && result.left.reason).toBe("ended-early")
-    expect(Either.isLeft(result) && result.left.partial).toBe(partial)
+    expect(Result.isFailure(result) && result.failure.reason).toBe("ended-early")
+    expect(Result.isFailure(result) && result.failure.partial).toBe(partial)
   })
 
   it("never mutates the previous snapshot", () => {
-    const before = [created(), fnAdded(), argsDelta("a")].reduce((s, e) => Either.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
+    const before = [created(), fnAdded(), argsDelta("a")].reduce((s, e) => Result.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
     const copy = structuredClone(before)
-    Either.getOrThrow(stepResponses(before, argsDelta("b")))
+    Result.getOrThrow(stepResponses(before, argsDelta("b")))
     expect(before).toEqual(copy)
   })
 })

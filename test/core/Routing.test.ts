@@ -1,18 +1,16 @@
-import { Effect, Either } from "effect"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { ensureRoute, nativePaths, routeFor, routeForCapability } from "../../src/core/gateway/Routing.js"
 import { type Capability, defaultRouteCatalog, extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
 
-const failure = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
-  return result.left
+const failure = <A>(result: Result.Result<A, InvalidRequest>): InvalidRequest => {
+  if (Result.isSuccess(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.success)}`)
+  return result.failure
 }
-const success = <A>(effect: Effect.Effect<A, InvalidRequest>): A => {
-  const result = Effect.runSync(Effect.either(effect))
-  if (Either.isLeft(result)) throw new Error(`expected a success, got ${result.left.message}`)
-  return result.right
+const success = <A>(result: Result.Result<A, InvalidRequest>): A => {
+  if (Result.isFailure(result)) throw new Error(`expected a success, got ${result.failure.message}`)
+  return result.success
 }
 
 describe("routeFor", () => {

@@ -18,7 +18,7 @@ import { buildVideoBody } from "../../src/core/video/VideoBody.js"
 // Each rule below lives in a body's Schema: the Schema alone refuses the value (so the rule cannot be
 // dropped from it unnoticed), and the builder reports it with the field, the value and what is allowed.
 
-const is = <A, I>(schema: Schema.Schema<A, I>, value: unknown): boolean => Schema.is(schema)(value)
+const is = (schema: Schema.Top, value: unknown): boolean => Schema.is(schema)(value)
 
 describe("rules across fields live in the body Schemas", () => {
   it.effect("rerank: top_n at most the number of documents", () =>

@@ -18,7 +18,7 @@ import { buildResponsesBody, ResponsesBody } from "../../src/core/text/responses
 // Each rule below lives in a text body's Schema: the Schema alone refuses the value (so the rule cannot
 // be dropped from it unnoticed), and the builder reports it with the field, the value and what is allowed.
 
-const is = <A, I>(schema: Schema.Schema<A, I>, value: unknown): boolean => Schema.is(schema)(value)
+const is = <A>(schema: Schema.Schema<A>, value: unknown): boolean => Schema.is(schema)(value)
 
 const model = "epsilon-opus-4-5-20251101"
 const user = { role: "user", content: "hi" }
@@ -161,16 +161,16 @@ describe("native content: rules across fields live in the body Schemas", () => {
 
   it.effect("a model's thinkingConfig: budget or level by class, within the model's range, agreeing with the suffix", () =>
     Effect.gen(function* () {
-      const pro = nativeThinkingConfigFor(yield* parseNativeModel("zeta-2.5-pro"))
+      const pro = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-pro")))
       expect(is(pro, { thinkingBudget: 1024 })).toBe(true)
       expect(is(pro, { thinkingBudget: 50 })).toBe(false)
       expect(is(pro, { thinkingLevel: "LOW" })).toBe(false)
       expect(is(pro, { thinkingBudget: 1024, thinkingLevel: "LOW" })).toBe(false)
-      const three = nativeThinkingConfigFor(yield* parseNativeModel("zeta-3-pro-preview"))
+      const three = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-3-pro-preview")))
       expect(is(three, { thinkingLevel: "low" })).toBe(true)
       expect(is(three, { thinkingLevel: "MEDIUM" })).toBe(false)
       expect(is(three, { thinkingBudget: 1024 })).toBe(false)
-      const off = nativeThinkingConfigFor(yield* parseNativeModel("zeta-2.5-flash-nothinking"))
+      const off = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-flash-nothinking")))
       expect(is(off, { thinkingBudget: 0 })).toBe(true)
       expect(is(off, { includeThoughts: true })).toBe(false)
       const both = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, generationConfig: { thinkingConfig: { thinkingBudget: 1024, thinkingLevel: "LOW" } } }))

@@ -140,7 +140,7 @@ describe("buildVideoBody: beta", () => {
     Effect.gen(function* () {
       const body = yield* ok({ model: B31, prompt: "x", duration: 8, aspect_ratio: "9:16", resolution: "1080p" })
       expect(body).toEqual({ model: B31, prompt: "x", durationSeconds: 8, aspectRatio: "9:16", resolution: "1080p", personGeneration: "allow_all" })
-      expect(yield* Schema.decodeUnknown(BetaBody)(body)).toEqual(body)
+      expect(yield* Schema.decodeUnknownEffect(BetaBody)(body)).toEqual(body)
     })
   )
 
@@ -251,7 +251,11 @@ describe("buildVideoBody: delta", () => {
 
   it.effect("limits the 1.5 pro series to 4-12 seconds and 480p or 720p", () =>
     Effect.gen(function* () {
-      expect((yield* ok({ model: P15S, prompt: "x", duration: 12 })).metadata).toBeDefined()
+      expect(yield* ok({ model: P15S, prompt: "x", duration: 12 })).toEqual({
+        model: P15S,
+        prompt: "x --dur 12",
+        metadata: { content: [{ type: "text", text: "x --dur 12" }] }
+      })
       yield* failsOn({ model: P15, prompt: "x", duration: 3 }, "duration", "allowed: 4, 5, 6, 7, 8, 9, 10, 11, 12")
       yield* failsOn({ model: P15S, prompt: "x", resolution: "1080p" }, "resolution", "allowed: 480p, 720p")
       yield* failsOn({ model: P15, prompt: "x --rs 1080p" }, "prompt", "--rs 1080p is not allowed for delta-1-5-pro-251215")
@@ -263,7 +267,17 @@ describe("buildVideoBody: delta", () => {
       yield* failsOn({ model: LT, prompt: "x", image: "https://i" }, "image", "not supported by delta-1-0-lite-t2v-250428")
       yield* failsOn({ model: LT, prompt: "x", aspect_ratio: "adaptive" }, "aspect_ratio", "allowed: 16:9, 9:16, 1:1, 4:3, 3:4")
       yield* failsOn({ model: LT, prompt: "x --ratio adaptive" }, "prompt", "--ratio adaptive")
-      expect(yield* ok({ model: P10, prompt: "x", aspect_ratio: "adaptive", image: "https://i" })).toBeDefined()
+      // Where adaptive is allowed (pro-250528 with a first frame) it travels as the --ratio flag of the prompt.
+      expect(yield* ok({ model: P10, prompt: "x", aspect_ratio: "adaptive", image: "https://i" })).toEqual({
+        model: P10,
+        prompt: "x --ratio adaptive",
+        metadata: {
+          content: [
+            { type: "text", text: "x --ratio adaptive" },
+            { type: "image_url", image_url: { url: "https://i" }, role: "first_frame" }
+          ]
+        }
+      })
     })
   )
 
@@ -274,7 +288,11 @@ describe("buildVideoBody: delta", () => {
         { type: "image_url", image_url: { url: "https://f" }, role: "first_frame" },
         { type: "image_url", image_url: { url: "https://l" }, role: "last_frame" }
       ])
-      expect(yield* ok({ model: P15, prompt: "x", image: "https://f", last_frame: "https://l" })).toBeDefined()
+      expect(((yield* ok({ model: P15, prompt: "x", image: "https://f", last_frame: "https://l" })) as DeltaBody).metadata.content).toEqual([
+        { type: "text", text: "x" },
+        { type: "image_url", image_url: { url: "https://f" }, role: "first_frame" },
+        { type: "image_url", image_url: { url: "https://l" }, role: "last_frame" }
+      ])
       yield* failsOn({ model: P10, prompt: "x", image: "https://f", last_frame: "https://l" }, "last_frame", "not supported by delta-1-0-pro-250528")
       yield* failsOn({ model: P15, prompt: "x", last_frame: "https://l" }, "last_frame", "role first_frame")
     })
@@ -295,7 +313,10 @@ describe("buildVideoBody: delta", () => {
 
   it.effect("allows the first frame only on pro-250528, and --cf only on the lite models", () =>
     Effect.gen(function* () {
-      expect(yield* ok({ model: P10, prompt: "x", image: "https://f" })).toBeDefined()
+      expect(((yield* ok({ model: P10, prompt: "x", image: "https://f" })) as DeltaBody).metadata.content).toEqual([
+        { type: "text", text: "x" },
+        { type: "image_url", image_url: { url: "https://f" }, role: "first_frame" }
+      ])
       yield* failsOn({ model: P10, prompt: "x", camera_fixed: true }, "camera_fixed", "lite models only")
       yield* failsOn({ model: P15, prompt: "x --cf false" }, "prompt", "--cf is not supported by delta-1-5-pro-251215")
       expect(((yield* ok({ model: LT, prompt: "x", camera_fixed: true })) as DeltaBody).metadata.content[0]).toEqual({ type: "text", text: "x --cf true" })
@@ -346,11 +367,11 @@ describe("family body Schemas", () => {
   it.effect("decode each family's built body and reject another family's", () =>
     Effect.gen(function* () {
       const alpha = yield* ok({ model: A, prompt: "x", duration: 12 })
-      expect(yield* Schema.decodeUnknown(AlphaBody)(alpha)).toEqual(alpha)
+      expect(yield* Schema.decodeUnknownEffect(AlphaBody)(alpha)).toEqual(alpha)
       const gamma = yield* ok({ model: GT, prompt: "x", duration: 5 })
-      expect(yield* Schema.decodeUnknown(GammaBody)(gamma)).toEqual(gamma)
-      expect(yield* Effect.either(Schema.decodeUnknown(videoBodySchemas.delta)(gamma))).toMatchObject({ _tag: "Left" })
-      expect(yield* Effect.either(Schema.decodeUnknown(AlphaBody)({ model: A, remix_from_video_id: "x" }))).toMatchObject({ _tag: "Left" })
+      expect(yield* Schema.decodeUnknownEffect(GammaBody)(gamma)).toEqual(gamma)
+      expect(yield* Effect.result(Schema.decodeUnknownEffect(videoBodySchemas.delta)(gamma))).toMatchObject({ _tag: "Failure" })
+      expect(yield* Effect.result(Schema.decodeUnknownEffect(AlphaBody)({ model: A, remix_from_video_id: "x" }))).toMatchObject({ _tag: "Failure" })
     })
   )
 })

@@ -31,7 +31,7 @@ describe("VideoCatalog", () => {
       for (const id of specIds) {
         const model = yield* lookupVideoModel(id)
         const { id: _, ...limits } = model
-        expect(yield* Schema.decodeUnknown(VideoModelLimits)(limits)).toEqual(limits)
+        expect(yield* Schema.decodeUnknownEffect(VideoModelLimits)(limits)).toEqual(limits)
       }
     })
   )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { decodeVideoDownload, isVideoTaskFinal, VideoQueryResponse, VideoSubmitResponse } from "../../src/core/video/VideoTask.js"
 
 const download = (over: Record<string, unknown> = {}) => ({
@@ -18,18 +18,18 @@ describe("video task Schemas", () => {
   it("decode a submit answer and refuse one with another status", () => {
     const ok = { task_id: "video_abc", status: "submitted", format: "mp4" }
     expect(Schema.decodeUnknownSync(VideoSubmitResponse)(ok)).toEqual(ok)
-    expect(Either.isLeft(Schema.decodeUnknownEither(VideoSubmitResponse)({ ...ok, status: "queued" }))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(VideoSubmitResponse)({ ...ok, status: "queued" }))).toBe(true)
   })
 
   it("decode query answers with url, with an integer error, and refuse an unknown status or a non-integer code", () => {
-    const decode = Schema.decodeUnknownEither(VideoQueryResponse)
-    expect(decode({ task_id: "video_1", status: "succeeded", format: "mp4", url: "https://v/1.mp4" })).toMatchObject({ _tag: "Right" })
+    const decode = Schema.decodeUnknownResult(VideoQueryResponse)
+    expect(decode({ task_id: "video_1", status: "succeeded", format: "mp4", url: "https://v/1.mp4" })).toMatchObject({ _tag: "Success" })
     expect(decode({ task_id: "video_1", status: "failed", format: "mp4", error: { code: 400, message: "rejected" } })).toMatchObject({
-      right: { error: { code: 400, message: "rejected" } }
+      success: { error: { code: 400, message: "rejected" } }
     })
-    expect(decode({ task_id: "video_1", status: "in_progress" })).toMatchObject({ _tag: "Right" })
-    expect(decode({ task_id: "video_1", status: "running" })).toMatchObject({ _tag: "Left" })
-    expect(decode({ task_id: "video_1", status: "failed", error: { code: "E1", message: "x" } })).toMatchObject({ _tag: "Left" })
+    expect(decode({ task_id: "video_1", status: "in_progress" })).toMatchObject({ _tag: "Success" })
+    expect(decode({ task_id: "video_1", status: "running" })).toMatchObject({ _tag: "Failure" })
+    expect(decode({ task_id: "video_1", status: "failed", error: { code: "E1", message: "x" } })).toMatchObject({ _tag: "Failure" })
   })
 
   it("tell final states from waiting ones", () => {

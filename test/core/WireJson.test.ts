@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError } from "../../src/core/errors/GatewayError.js"
 import { decodeWith, JsonObject, JsonValue, opaqueTagged, parseJsonText, typedPayload } from "../../src/core/wire/WireJson.js"
@@ -15,8 +15,8 @@ describe("WireJson", () => {
   })
 
   it("JsonObject refuses arrays and primitives", () => {
-    expect(Either.isLeft(Schema.decodeUnknownEither(JsonObject)([]))).toBe(true)
-    expect(Either.isLeft(Schema.decodeUnknownEither(JsonObject)("x"))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(JsonObject)([]))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(JsonObject)("x"))).toBe(true)
   })
 
   it("JsonValue passes any value through, sanitised", () => {
@@ -26,8 +26,8 @@ describe("WireJson", () => {
 
   it("opaqueTagged refuses the known types so a malformed known block cannot slip through", () => {
     const Opaque = opaqueTagged(["text"], "Opaque")
-    expect(Either.isLeft(Schema.decodeUnknownEither(Opaque)({ type: "text" }))).toBe(true)
-    expect(Either.getOrThrow(Schema.decodeUnknownEither(Opaque)({ type: "web_search_tool_result", id: "x" }))).toEqual({
+    expect(Result.isFailure(Schema.decodeUnknownResult(Opaque)({ type: "text" }))).toBe(true)
+    expect(Result.getOrThrow(Schema.decodeUnknownResult(Opaque)({ type: "web_search_tool_result", id: "x" }))).toEqual({
       type: "web_search_tool_result",
       id: "x"
     })
@@ -35,15 +35,15 @@ describe("WireJson", () => {
 
   it("parseJsonText gives a DecodeError, never an exception, on bad input", () => {
     const bad = parseJsonText("{", "messages", "messages event")
-    expect(Either.isLeft(bad) && bad.left).toBeInstanceOf(DecodeError)
-    expect(Either.isLeft(parseJsonText(undefined, "native", "chunk"))).toBe(true)
-    expect(Either.getOrThrow(parseJsonText('{"a":1}', "native", "chunk"))).toEqual({ a: 1 })
+    expect(Result.isFailure(bad) && bad.failure).toBeInstanceOf(DecodeError)
+    expect(Result.isFailure(parseJsonText(undefined, "native", "chunk"))).toBe(true)
+    expect(Result.getOrThrow(parseJsonText('{"a":1}', "native", "chunk"))).toEqual({ a: 1 })
   })
 
   it("decodeWith names what was decoded in the DecodeError", () => {
     const result = decodeWith(Schema.Struct({ a: Schema.Number }), "openai", "thing")({ a: "x" })
-    expect(Either.isLeft(result) && result.left.what).toBe("thing")
-    expect(Either.isLeft(result) && result.left.family).toBe("openai")
+    expect(Result.isFailure(result) && result.failure.what).toBe("thing")
+    expect(Result.isFailure(result) && result.failure.family).toBe("openai")
   })
 
   it("typedPayload prefers the payload type and falls back to the SSE event name", () => {

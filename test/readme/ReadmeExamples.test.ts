@@ -1,5 +1,5 @@
 /**
- * Runs every TypeScript sample of the README against the emulator, as a reader would run it: each
+ * Runs every TypeScript sample of the README and of docs/ against the emulator, as a reader would run it: each
  * sample is its own program (`node --conditions=umg-source --import tsx`), `umg`, `umg/rx`,
  * `umg/batch`… resolving to this package's sources, with `UMG_*` pointing at an emulator. A sample
  * marked `<!-- fragment: … -->` just above its fence (one that needs a browser page) is only
@@ -8,7 +8,7 @@
  * So the README cannot rot.
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -16,13 +16,16 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { documents } from "./documents.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 // tsx's loader by URL: the samples run from folders of their own, where `tsx` would not resolve.
 const tsxLoader = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href
 
-/** One ts sample of a markdown text: its code, whether it runs (not marked a fragment), its line and section. */
+/** One ts sample of a markdown text: its page, its code, whether it runs (not marked a fragment), its line and section. */
 export interface Sample {
+  /** The page it is on, from the package root (`README.md`, `docs/examples.md`). */
+  readonly page: string
   readonly code: string
   readonly runnable: boolean
   readonly line: number
@@ -30,20 +33,24 @@ export interface Sample {
   readonly heading: string
 }
 
-/** The README's ts samples, each with whether it is runnable (not marked as a fragment), its line and heading. */
-export const samplesWithMarks = (markdown: string): Array<Sample> =>
+/** A page's ts samples, each with whether it is runnable (not marked as a fragment), its line and heading. */
+export const samplesWithMarks = (markdown: string, page = "README.md"): Array<Sample> =>
   [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => {
     const before = markdown.slice(0, m.index)
     const last = before.trimEnd().split("\n").at(-1) ?? ""
     // Headings outside fences only: a `# comment` line of a sh sample is not one.
     const outside = before.replace(/^```[\s\S]*?^```$/gm, "")
     const heading = [...outside.matchAll(/^#{1,6} (.+)$/gm)].at(-1)?.[1] ?? ""
-    return { code: m[1]!, runnable: !/^<!-- fragment\b/.test(last), line: before.split("\n").length, heading }
+    return { page, code: m[1]!, runnable: !/^<!-- fragment\b/.test(last), line: before.split("\n").length, heading }
   })
 
+/** The samples of the README and of every page of docs/, in that order. */
+const allSamples = (): Array<Sample> => documents().flatMap((doc) => samplesWithMarks(doc.markdown, doc.path))
+
 /**
- * What the samples of a section must print (all of that section's stdout together). A section not
- * listed still has to exit 0, print something and log no error; a listed one must exist.
+ * What the samples of a section must print (all of that section's stdout together), by the
+ * section's heading on whichever page it is. A section not listed still has to exit 0, print
+ * something and log no error; a listed one must exist.
  */
 const expectations: Record<string, ReadonlyArray<RegExp>> = {
   "Quick start: an Effect pipeline": [/\w+ \w+/],
@@ -156,7 +163,7 @@ const problemsOf = (run: Run): Array<string> => {
   return problems
 }
 
-describe("the README's samples, run", () => {
+describe("the samples of the README and docs/, run", () => {
   it("tells fragments from programs and knows each one's section", () => {
     const md = "# A\n```sh\n# not a heading\n```\n```ts\nconst a = 1\n```\n## B\n<!-- fragment: browser -->\n```ts\ndocument.body\n```\n"
     expect(samplesWithMarks(md).map((s) => [s.runnable, s.heading, s.line])).toEqual([
@@ -166,7 +173,7 @@ describe("the README's samples, run", () => {
   })
 
   it("show every call of the Gateway service", async () => {
-    const runnable = samplesWithMarks(readFileSync(join(root, "README.md"), "utf8")).filter((s) => s.runnable)
+    const runnable = allSamples().filter((s) => s.runnable)
     const calls = await Effect.runPromise(
       Effect.map(Gateway, (service) =>
         Object.entries(service).flatMap(([group, members]) => Object.keys(members as object).map((name) => `${group}.${name}`))
@@ -185,7 +192,7 @@ describe("the README's samples, run", () => {
   })
 
   it("runs every runnable sample against the emulator: each exits 0 and prints what its section promises", async () => {
-    const samples = samplesWithMarks(readFileSync(join(root, "README.md"), "utf8"))
+    const samples = allSamples()
     const runnable = samples.filter((s) => s.runnable)
     expect(runnable.length).toBeGreaterThanOrEqual(20)
     expect(samples.length - runnable.length).toBeLessThanOrEqual(2)
@@ -204,7 +211,7 @@ describe("the README's samples, run", () => {
     const worker = async () => {
       while (next < queue.length) {
         const sample = queue[next++]!
-        const file = join(dir, `sample-line-${sample.line}.ts`)
+        const file = join(dir, `sample-${sample.page.replace(/\W+/g, "-")}-line-${sample.line}.ts`)
         writeFileSync(file, `${sample.code}\nexport {}\n`)
         const cwd = mkdtempSync(join(tmpdir(), "umg-readme-"))
         runs.set(sample, await runSample(file, cwd))
@@ -219,7 +226,7 @@ describe("the README's samples, run", () => {
       const problems = problemsOf(run)
       if (problems.length > 0)
         failures.push(
-          `README line ${sample.line} (${sample.heading}), ${run.ms} ms: ${problems.join("; ")}\n${run.stdout.slice(-800)}${run.stderr.slice(0, 1500)}`
+          `${sample.page} line ${sample.line} (${sample.heading}), ${run.ms} ms: ${problems.join("; ")}\n${run.stdout.slice(-800)}${run.stderr.slice(0, 1500)}`
         )
     }
     for (const [heading, patterns] of Object.entries(expectations)) {

@@ -68,7 +68,7 @@ describe("fromStream", () => {
 
   it("stops the stream's producer when the subscriber takes what it needs", async () => {
     let pulled = 0
-    const endless = Stream.repeatEffect(Effect.sync(() => ++pulled))
+    const endless = Stream.fromEffectRepeat(Effect.sync(() => ++pulled))
     const values = await lastValueFrom(fromStream(run, endless).pipe(take(3), toArray()))
     expect(values).toEqual([1, 2, 3])
     const after = pulled

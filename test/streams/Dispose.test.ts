@@ -1,12 +1,12 @@
 // Disposing an Rx gateway under live subscribers, against the emulator: every call in flight is
 // interrupted (HTTP request aborted, socket closed, poll stopped) and every subscriber hears of it —
 // GatewayDisposed, never silence; calls made afterwards fail the same way.
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient } from "effect/http"
 import { Layer } from "effect"
 import { firstValueFrom, lastValueFrom, type Observable } from "rxjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { nodeSocketOpener } from "../../src/adapters/NodeWebSocket.js"
-import type { SocketOpener } from "../../src/adapters/WebSocketSession.js"
+import { nodeSocketOpener } from "../../src/adapters/socket/NodeWebSocket.js"
+import type { SocketOpener } from "../../src/adapters/socket/WebSocketSession.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { createGateway, GatewayDisposed, type SessionState } from "../../src/streams/index.js"
 

@@ -48,7 +48,7 @@ describe("fromScopedSession", () => {
     })
     await sleep(30)
     expect(fake.sent).toEqual(["hello"])
-    Queue.unsafeOffer(fake.queue, "server-1")
+    Queue.offerUnsafe(fake.queue, "server-1")
     await sleep(10)
     expect(seen).toEqual(["server-1"])
     sub.unsubscribe()

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { from, lastValueFrom, toArray } from "rxjs"
 import { TestScheduler } from "rxjs/testing"
 import { describe, expect, it } from "vitest"
@@ -56,7 +56,7 @@ describe("accumulateMessage", () => {
   })
 
   it("errors with the fold's IncompleteStream at an error event, after the snapshots before it", () => {
-    const overloaded = Either.getOrThrow(decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "busy" } })))
+    const overloaded = Result.getOrThrow(decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "busy" } })))
     new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold("abc|", { a: messagesText[0]!, b: messagesText[1]!, c: overloaded })
       const phases: Array<string> = []

@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient } from "effect/http"
 import { Layer } from "effect"
 import { filter, firstValueFrom, lastValueFrom, map, switchMap, take, takeWhile, toArray } from "rxjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -151,8 +151,18 @@ describe("createGateway against the emulator", () => {
     expect(progress.at(-1)).toMatchObject({ status: "succeeded", done: true })
     expect(progress.map((p) => p.polls)).toEqual([...progress.map((p) => p.polls)].sort((a, b) => a - b))
     const done = events.at(-1)
-    expect(done?.type).toBe("done")
-    if (done?.type === "done") expect(done.result.download?.bytes.length).toBe(done.result.download?.size)
+    if (done?.type !== "done") throw new Error(`the last event is ${done?.type}, not done`)
+    const { download, task } = done.result
+    if (download === undefined) throw new Error("an alpha video is downloaded, but the result has no download")
+    expect(task).toMatchObject({ task_id: done.taskId, status: "succeeded" })
+    expect(events[0]).toEqual({ type: "submitted", taskId: done.taskId })
+    expect(download).toMatchObject({ taskId: done.taskId, format: "mp4" })
+    expect(download.size).toBeGreaterThan(0)
+    expect(download.bytes).toBeInstanceOf(Uint8Array)
+    expect(download.bytes.length).toBe(download.size)
+    // An MP4 (ISO-BMFF) file opens with its `ftyp` box: bytes 4..8 spell the box type.
+    expect(new TextDecoder().decode(download.bytes.subarray(4, 8))).toBe("ftyp")
+    expect(download.dataUrl).toBe(`data:video/mp4;base64,${Buffer.from(download.bytes).toString("base64")}`)
   })
 
   it("errors generate$ with VideoTaskFailed for a rejected task", async () => {

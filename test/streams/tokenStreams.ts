@@ -1,6 +1,6 @@
 // The protocol-notes example streams (test/fixtures/TextStreams.ts) decoded into the events the
 // `*.stream$` calls emit, shared by the token operator tests.
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ChatStreamEvent } from "../../src/core/text/chat/ChatResponse.js"
 import { decodeChatEventEither } from "../../src/core/text/chat/ChatResponse.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
@@ -20,16 +20,16 @@ import {
 // The adapters drop pings before they reach an Observable.
 const messages = (text: string): Array<MessagesEvent> =>
   toRecords(text)
-    .map((r) => Either.getOrThrow(decodeMessagesEventEither(r)))
+    .map((r) => Result.getOrThrow(decodeMessagesEventEither(r)))
     .filter((e) => e.type !== "ping")
 
 export const messagesText = messages(messagesTextStream)
 export const messagesThinkingTool = messages(messagesThinkingToolStream)
-export const native: Array<NativeChunk> = toRecords(nativeStream).map((r) => Either.getOrThrow(decodeNativeChunkEither(r)))
-export const chatText: Array<ChatStreamEvent> = toRecords(chatTextStream).map((r) => Either.getOrThrow(decodeChatEventEither(r)))
-export const chatTool: Array<ChatStreamEvent> = toRecords(chatToolStream).map((r) => Either.getOrThrow(decodeChatEventEither(r)))
+export const native: Array<NativeChunk> = toRecords(nativeStream).map((r) => Result.getOrThrow(decodeNativeChunkEither(r)))
+export const chatText: Array<ChatStreamEvent> = toRecords(chatTextStream).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
+export const chatTool: Array<ChatStreamEvent> = toRecords(chatToolStream).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
 export const responsesText: Array<ResponsesEvent> = toRecords(responsesTextStream).map((r) =>
-  Either.getOrThrow(decodeResponsesEventEither(r))
+  Result.getOrThrow(decodeResponsesEventEither(r))
 )
 
 const responseObject = (status: string, output: ReadonlyArray<unknown>) => ({
@@ -63,4 +63,4 @@ export const responsesReasoningTool: Array<ResponsesEvent> = [
   { type: "response.function_call_arguments.delta", sequence_number: 8, item_id: "fc_1", output_index: 1, delta: '"Paris"}' },
   { type: "response.output_item.done", sequence_number: 9, output_index: 1, item: call('{"city":"Paris"}', "completed") },
   { type: "response.completed", sequence_number: 10, response: responseObject("completed", []) }
-].map((payload) => Either.getOrThrow(decodeResponsesEventEither(record(payload))))
+].map((payload) => Result.getOrThrow(decodeResponsesEventEither(record(payload))))

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { from, lastValueFrom, map, toArray } from "rxjs"
 import { TestScheduler } from "rxjs/testing"
 import { describe, expect, it } from "vitest"
@@ -51,7 +51,7 @@ describe("toolCalls", () => {
 
   it("errors with IncompleteStream when streamed arguments are not a JSON object", async () => {
     const chunk = (delta: object, finish: string | null = null) =>
-      Either.getOrThrow(
+      Result.getOrThrow(
         decodeChatEventEither(record({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] }))
       )
     const broken = [

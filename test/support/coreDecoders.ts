@@ -1,7 +1,7 @@
 // Every decoder of the core, each with a valid input that has a hole in a passed-through field
 // (tool input, metadata, session, …) and a typed field, so tests can put hostile values at the top
 // level, inside an otherwise valid input, or where a schema will refuse them.
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import {
   AnyShootAdvancedResponse,
   AnyShootEasyResponse,
@@ -23,10 +23,9 @@ import {
   PlatformTextToVideoResponse,
   PlatformTokenResponse,
   VideoQueryResponse,
-  VideoSubmitResponse,
-  WireJson
+  VideoSubmitResponse
 } from "../../src/core/index.js"
-import type { DecodeOptions } from "../../src/core/wire/WireJson.js"
+import { type DecodeOptions, decodeWith } from "../../src/core/wire/WireJson.js"
 
 /** Marks where a hostile value goes in a template; `BAD` marks a typed field. */
 export const HOLE = "$HOLE"
@@ -44,10 +43,10 @@ export interface DecoderCase {
   readonly event?: string
 }
 
-const fromEither =
-  <A>(f: (input: never, options?: DecodeOptions) => Either.Either<A, unknown>) =>
+const fromResult =
+  <A>(f: (input: never, options?: DecodeOptions) => Result.Result<A, unknown>) =>
   (input: unknown, options?: DecodeOptions): Effect.Effect<unknown, unknown> =>
-    Effect.suspend(() => f(input as never, options))
+    Effect.suspend(() => Effect.fromResult(f(input as never, options)))
 
 const sse =
   (f: (record: never, options?: DecodeOptions) => Effect.Effect<unknown, unknown>) =>
@@ -62,7 +61,7 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
   {
     name: "messages response",
     kind: "value",
-    decode: fromEither(decodeMessage),
+    decode: fromResult(decodeMessage),
     template: {
       id: "msg_1",
       type: "message",
@@ -87,7 +86,7 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
   {
     name: "chat completion",
     kind: "value",
-    decode: fromEither(decodeChatCompletion),
+    decode: fromResult(decodeChatCompletion),
     template: {
       id: "c1",
       object: "chat.completion",
@@ -111,7 +110,7 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
   {
     name: "native-content response",
     kind: "value",
-    decode: fromEither(decodeGenerateContentResponse),
+    decode: fromResult(decodeGenerateContentResponse),
     template: {
       candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { q: HOLE } } }] }, index: BAD }]
     }
@@ -127,7 +126,7 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
   {
     name: "responses response",
     kind: "value",
-    decode: fromEither(decodeResponsesResponse),
+    decode: fromResult(decodeResponsesResponse),
     template: { id: "r1", object: "response", created_at: BAD, model: "m", output: [], metadata: { m: HOLE } }
   },
   {
@@ -207,37 +206,37 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
   {
     name: "video submit response",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(VideoSubmitResponse, "video", "video submit response")),
+    decode: fromResult(decodeWith(VideoSubmitResponse, "video", "video submit response")),
     template: { task_id: "t", status: BAD, format: "mp4", extra: HOLE }
   },
   {
     name: "video task",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(VideoQueryResponse, "video", "video task")),
+    decode: fromResult(decodeWith(VideoQueryResponse, "video", "video task")),
     template: { task_id: "t", status: BAD, extra: HOLE }
   },
   {
     name: "platform text-to-video response",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(PlatformTextToVideoResponse, "platform", "text to video response")),
+    decode: fromResult(decodeWith(PlatformTextToVideoResponse, "platform", "text to video response")),
     template: { code: 200, msg: "ok", data: { task_id: BAD, extra: HOLE } }
   },
   {
     name: "platform any shoot easy response",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(AnyShootEasyResponse, "platform", "any shoot easy response")),
+    decode: fromResult(decodeWith(AnyShootEasyResponse, "platform", "any shoot easy response")),
     template: { code: 200, msg: "ok", data: { url: BAD, extra: HOLE } }
   },
   {
     name: "platform any shoot advanced response",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(AnyShootAdvancedResponse, "platform", "any shoot advanced response")),
+    decode: fromResult(decodeWith(AnyShootAdvancedResponse, "platform", "any shoot advanced response")),
     template: { code: BAD, msg: "ok", data: "task-1", extra: HOLE }
   },
   {
     name: "platform token response",
     kind: "value",
-    decode: fromEither(WireJson.decodeWith(PlatformTokenResponse, "platform", "token response")),
+    decode: fromResult(decodeWith(PlatformTokenResponse, "platform", "token response")),
     template: { code: 200, msg: "ok", data: BAD, extra: HOLE }
   }
 ]
@@ -292,16 +291,16 @@ export const inputOf = (c: DecoderCase, holeText: string, bad: unknown = goodVal
   return c.kind === "sse" ? { event: c.event ?? "message", data: text } : c.kind === "frame" ? text : JSON.parse(text)
 }
 
-/** Runs a decoder to its Either; a defect (or a thrown exception) is returned as `defect`. */
+/** Runs a decoder to its Result; a defect (or a thrown exception) is returned as `defect`. */
 export const runDecoder = (
   c: DecoderCase,
   input: unknown,
   options?: DecodeOptions
 ): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown } | { readonly defect: unknown } => {
   try {
-    const exit = Effect.runSyncExit(Effect.either(c.decode(input, options)))
+    const exit = Effect.runSyncExit(Effect.result(c.decode(input, options)))
     if (exit._tag === "Failure") return { defect: exit.cause }
-    return Either.isRight(exit.value) ? { ok: true, value: exit.value.right } : { ok: false, error: exit.value.left }
+    return Result.isSuccess(exit.value) ? { ok: true, value: exit.value.success } : { ok: false, error: exit.value.failure }
   } catch (e) {
     return { defect: e }
   }

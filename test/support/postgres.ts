@@ -5,9 +5,9 @@
  * (initdb and pg_ctl, on a free port, removed at exit); else an error saying what to install.
  * Each test gets a database of its own.
  */
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer } from "node:net"

@@ -5,10 +5,9 @@ import { Effect, Tracer } from "effect"
 export const exportingTracer = (onSpan: (name: string) => void = () => undefined): Tracer.Tracer => {
   const native = Effect.runSync(Effect.tracer)
   return Tracer.make({
-    span: (name, ...rest) => {
-      onSpan(name)
-      return native.span(name, ...rest)
-    },
-    context: (f) => f()
+    span(options) {
+      onSpan(options.name)
+      return native.span(options)
+    }
   })
 }

@@ -2,15 +2,15 @@
  * The `chat` group: OpenAI-style chat completions (E16), one answer or an SSE stream ending with
  * `data: [DONE]`, each body validated (and routed) by the core before it is sent.
  */
-import { Effect, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAccumulator.js"
 import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/text/chat/ChatResponse.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildChatBody, type ChatBodyInput } from "../../core/text/chat/ChatBody.js"
-import * as GroupContext from "../GroupContext.js"
-import type * as LeanStream from "../LeanStream.js"
-import type { SseStreamSpec } from "../SseTransport.js"
+import type { ResultStream } from "../sse/Consume.js"
+import * as GroupContext from "../internal/GroupContext.js"
+import type { SseStreamSpec } from "../sse/SseTransport.js"
 
 /** The `chat` calls. @category models */
 export interface ChatGroup {
@@ -20,7 +20,7 @@ export interface ChatGroup {
    * POST `/v1/chat/completions` with `stream: true`: the decoded chunks and the final `done`; a cut
    * or a missing `[DONE]` fails with `IncompleteStream` carrying the accumulated snapshot.
    */
-  readonly stream: (body: ChatBodyInput) => LeanStream.ResultStream<ChatStreamEvent, StreamError | InvalidRequest, ChatCompletion>
+  readonly stream: (body: ChatBodyInput) => ResultStream<ChatStreamEvent, StreamError | InvalidRequest, ChatCompletion>
 }
 
 /** The chat SSE stream: `[DONE]` is final. @category models */
@@ -34,12 +34,11 @@ export const chatStreamSpec: SseStreamSpec<ChatStreamEvent, ChatSnapshot, ChatCo
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ChatGroup => ({
-  create: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildChatBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid))
-      return yield* decodeChatCompletion(answer.body)
-    }),
+  create: Effect.fnUntraced(function* (body: ChatBodyInput) {
+    const valid = yield* buildChatBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid))
+    return yield* Effect.fromResult(decodeChatCompletion(answer.body))
+  }),
   stream: (body) =>
     GroupContext.sse(
       ctx,

@@ -1,14 +1,15 @@
 /**
  * The `embeddings` group: one text per request (E12), and `embedMany` over many texts through
  * `mapAdaptive` — bounded concurrency that halves on a 429 and grows back slowly, retrying a
- * rate-limited text (jittered back-off) rather than dropping it, answering in input order.
+ * rate-limited text (the transport's retry rule: the asked wait up to `maxRetryAfterMs`, else a
+ * jittered back-off) rather than dropping it, answering in input order.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody, type EmbeddingsBodyInput } from "../../core/media/Embeddings.js"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { type AdaptiveEvent, mapAdaptive } from "../AdaptiveConcurrency.js"
-import * as GroupContext from "../GroupContext.js"
+import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
+import * as GroupContext from "../internal/GroupContext.js"
 
 /** The options of `embedMany`: an embeddings body with many inputs. @category models */
 export interface EmbedManyOptions extends Omit<EmbeddingsBodyInput, "input"> {
@@ -41,33 +42,32 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
 
   const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => send(valid, "retry"))
 
-  const embedMany = (options: EmbedManyOptions) =>
-    Effect.gen(function* () {
-      const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = options
-      // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
-      const bodies = yield* Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels }))
-      const vectors = new Array<Float32Array>(bodies.length)
-      yield* mapAdaptive(
-        bodies,
-        // A 429 comes straight here (not retried by the transport) so the concurrency can shrink at once.
-        (body, index) =>
-          Effect.flatMap(send(body, "fail"), (answer) => {
-            const vector = answer.data[0]?.embedding
-            return vector !== undefined ? Effect.succeed(vector) : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
-          }),
-        {
-          concurrency: Math.max(1, Math.floor(concurrency ?? ctx.config.embedConcurrency)),
-          maxRetries: maxRateLimitRetries ?? 8,
-          rateLimit: (error) => (error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs } : undefined),
-          backoff: { baseDelayMs: ctx.config.retryBaseDelayMs, maxDelayMs: ctx.config.retryMaxDelayMs }
-        },
-        (event) => {
-          if (event.type === "result") vectors[event.index] = event.result
-          onEvent?.({ ...event, input: inputs[event.index]! })
-        }
-      )
-      return vectors
-    })
+  const embedMany = Effect.fnUntraced(function* (options: EmbedManyOptions) {
+    const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = options
+    // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
+    const bodies = yield* Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels }))
+    const vectors = new Array<Float32Array>(bodies.length)
+    yield* mapAdaptive(
+      bodies,
+      // A 429 comes straight here (not retried by the transport) so the concurrency can shrink at once.
+      (body, index) =>
+        Effect.flatMap(send(body, "fail"), (answer) => {
+          const vector = answer.data[0]?.embedding
+          return vector !== undefined ? Effect.succeed(vector) : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
+        }),
+      {
+        concurrency: Math.max(1, Math.floor(concurrency ?? ctx.config.embedConcurrency)),
+        maxRetries: maxRateLimitRetries ?? 8,
+        rateLimit: (error) => (error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined),
+        backoff: { baseDelayMs: ctx.config.retryBaseDelayMs, maxDelayMs: ctx.config.retryMaxDelayMs, maxRetryAfterMs: ctx.config.maxRetryAfterMs }
+      },
+      (event) => {
+        if (event.type === "result") vectors[event.index] = event.result
+        onEvent?.({ ...event, input: inputs[event.index]! })
+      }
+    )
+    return vectors
+  })
 
   return { create, embedMany }
 }

@@ -1,9 +1,9 @@
 /** The `images` group: POST `/v1/images/generations` (E15) for zeta image models, answered as decoded bytes. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBodyInput } from "../../core/media/Images.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import * as GroupContext from "../GroupContext.js"
+import * as GroupContext from "../internal/GroupContext.js"
 
 /** The `images` calls. @category models */
 export interface ImagesGroup {
@@ -15,10 +15,9 @@ export interface ImagesGroup {
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ImagesGroup => ({
-  generate: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildImagesBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid))
-      return yield* decodeImages(answer.body)
-    })
+  generate: Effect.fnUntraced(function* (body: ImagesBodyInput) {
+    const valid = yield* buildImagesBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid))
+    return yield* decodeImages(answer.body)
+  })
 })

@@ -2,13 +2,17 @@
  * The `live` group: a scoped WebSocket session at `/ws/v1beta/models/{model}/liveStream` that sends
  * the core-built `setup` first and is handed over only after the server's `setupComplete`.
  */
-import { Duration, Effect, Option, Redacted, type Scope } from "effect"
+import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { TimeoutError, TransportError, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage, type LiveSetupInput } from "../../core/realtime/Live.js"
-import type * as GroupContext from "../GroupContext.js"
-import { secretsOf } from "../HttpTransport.js"
-import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
+import type * as GroupContext from "../internal/GroupContext.js"
+import { secretsOf } from "../internal/Secrets.js"
+import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
 import { webSocketUrl } from "./Realtime.js"
 
 /** A live client message (`{clientContent}`, `{realtimeInput}`, `{toolResponse}`), validated when sent. @category models */
@@ -35,41 +39,40 @@ export interface LiveGroup {
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGroup => ({
-  connect: (options) =>
-    Effect.gen(function* () {
-      const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const path = `/ws/v1beta/models/${encodeURIComponent(options.model)}/liveStream`
-      const query = ctx.config.nativeAuth === "query"
-      const session = yield* connect<LiveServerMessage, LiveClientMessage>({
-        family: "live",
-        url: webSocketUrl(ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)),
-        headers: query
-          ? {}
-          : ctx.config.nativeAuth === "x-vendor-api-key"
-            ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
-            : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` },
-        connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
-        maxFrameBytes: ctx.config.limits.maxFrameBytes,
-        maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
-        secrets: secretsOf(ctx.config),
-        // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
-        decode: (frame) => decodeLiveServerMessage(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
-        validate: validateLiveClientMessage,
-        open
-      })
-      yield* session.send(setup)
-      // Wait for setupComplete; anything the server says before it is not part of the session.
-      const waitSetup: Effect.Effect<void, SessionError> = Effect.flatMap(
-        Effect.mapError(session.next, (o) =>
-          Option.getOrElse(o, () => new TransportError({ family: "live", reason: "closed", message: "the server closed the session before setupComplete" }))
-        ),
-        (message) => (message.setupComplete !== undefined ? Effect.void : waitSetup)
-      )
-      yield* Effect.timeoutFail(waitSetup, {
-        duration: Duration.millis(ctx.config.timeoutMs),
-        onTimeout: () =>
-          new TimeoutError({ family: "live", phase: "connect", timeoutMs: ctx.config.timeoutMs, message: `no setupComplete within ${ctx.config.timeoutMs} ms` })
-      })
-      return session
+  connect: Effect.fnUntraced(function* (options: LiveConnectOptions) {
+    const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const path = `/ws/v1beta/models/${encodeURIComponent(options.model)}/liveStream`
+    const query = ctx.config.nativeAuth === "query"
+    const session = yield* connect<LiveServerMessage, LiveClientMessage>({
+      family: "live",
+      url: webSocketUrl(ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)),
+      headers: query
+        ? {}
+        : ctx.config.nativeAuth === "x-vendor-api-key"
+          ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
+          : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` },
+      connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+      maxFrameBytes: ctx.config.limits.maxFrameBytes,
+      maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
+      secrets: secretsOf(ctx.config),
+      // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
+      decode: (frame) => decodeLiveServerMessage(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
+      validate: validateLiveClientMessage,
+      open
     })
+    yield* session.send(setup)
+    // Wait for setupComplete; anything the server says before it is not part of the session.
+    const waitSetup: Effect.Effect<void, SessionError> = Effect.flatMap(
+      Effect.mapError(session.next, (o) =>
+        Option.getOrElse(o, () => new TransportError({ family: "live", reason: "closed", message: "the server closed the session before setupComplete" }))
+      ),
+      (message) => (message.setupComplete !== undefined ? Effect.void : waitSetup)
+    )
+    yield* Effect.timeoutOrElse(waitSetup, {
+      duration: Duration.millis(ctx.config.timeoutMs),
+      orElse: () =>
+        Effect.fail(new TimeoutError({ family: "live", phase: "connect", timeoutMs: ctx.config.timeoutMs, message: `no setupComplete within ${ctx.config.timeoutMs} ms` }))
+    })
+    return session
+  })
 })

@@ -2,7 +2,8 @@
  * The `messages` group: epsilon's messages-style API (E8 create, SSE stream, E9 count tokens), each
  * body validated by the core before it is sent.
  */
-import { Effect, Schema, type Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildCountTokensBody, buildMessagesBody, type CountTokensBodyInput, type MessagesBodyInput } from "../../core/text/messages/Messages.js"
@@ -10,9 +11,9 @@ import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulato
 import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
-import * as GroupContext from "../GroupContext.js"
-import type * as LeanStream from "../LeanStream.js"
-import type { SseStreamSpec } from "../SseTransport.js"
+import type { ResultStream } from "../sse/Consume.js"
+import * as GroupContext from "../internal/GroupContext.js"
+import type { SseStreamSpec } from "../sse/SseTransport.js"
 
 /** The answer of E9. @category models */
 export interface TokenCount {
@@ -28,7 +29,7 @@ export interface MessagesGroup {
    * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
    * accumulated snapshot.
    */
-  readonly stream: (body: MessagesBodyInput) => LeanStream.ResultStream<MessagesEvent, StreamError | InvalidRequest, Message>
+  readonly stream: (body: MessagesBodyInput) => ResultStream<MessagesEvent, StreamError | InvalidRequest, Message>
   /** POST `/v1/messages/count_tokens`. */
   readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
 }
@@ -46,22 +47,20 @@ export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAcc
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): MessagesGroup => ({
-  create: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildMessagesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
-      return yield* decodeMessage(answer.body)
-    }),
+  create: Effect.fnUntraced(function* (body: MessagesBodyInput) {
+    const valid = yield* buildMessagesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
+    return yield* Effect.fromResult(decodeMessage(answer.body))
+  }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
       Effect.map(buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)),
       messagesStreamSpec
     ),
-  countTokens: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildCountTokensBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid))
-      return yield* decodeTokenCount(answer.body)
-    })
+  countTokens: Effect.fnUntraced(function* (body: CountTokensBodyInput) {
+    const valid = yield* buildCountTokensBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid))
+    return yield* Effect.fromResult(decodeTokenCount(answer.body))
+  })
 })

@@ -3,10 +3,14 @@
  * fields of a model record, every page followed, cached for a while; `has(id)` fails fast with
  * `ModelNotAvailable` when the key cannot use a model.
  */
-import { Cache, Duration, Effect, Redacted } from "effect"
+import * as Cache from "effect/Cache"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
 import { ModelNotAvailable, type ModelCheckError, type RequestError } from "../../core/errors/GatewayError.js"
 import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
-import type * as GroupContext from "../GroupContext.js"
+import type * as GroupContext from "../internal/GroupContext.js"
 
 /** Options of `models.list`. @category models */
 export interface ListModelsOptions {
@@ -31,33 +35,32 @@ const MAX_PAGES = 50
 /** Builds the group (its cache lives as long as the gateway service). @category constructors */
 export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup> =>
   Effect.gen(function* () {
-    const fetchAll = (format: ModelListFormat) =>
-      Effect.gen(function* () {
-        const out: Array<ModelRecord> = []
-        let cursor: string | undefined
-        for (let page = 0; page < MAX_PAGES; page++) {
-          const query = cursor === undefined ? "" : format === "messages" ? `?after_id=${encodeURIComponent(cursor)}` : `?pageToken=${encodeURIComponent(cursor)}`
-          const answer = yield* ctx.transport.json({
-            family: "openai",
-            method: "GET",
-            url: ctx.gatewayUrl(`/v1/models${query}`),
-            auth: { _tag: "Headers", headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey))) },
-            kind: "idempotent"
-          })
-          const list = yield* decodeModelList(format, answer.body)
-          out.push(...list.data)
-          if (!list.hasMore || list.nextCursor === undefined) break
-          cursor = list.nextCursor
-        }
-        return out as ReadonlyArray<ModelRecord>
-      })
+    const fetchAll = Effect.fnUntraced(function* (format: ModelListFormat) {
+      const out: Array<ModelRecord> = []
+      let cursor: string | undefined
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const query = cursor === undefined ? "" : format === "messages" ? `?after_id=${encodeURIComponent(cursor)}` : `?pageToken=${encodeURIComponent(cursor)}`
+        const answer = yield* ctx.transport.json({
+          family: "openai",
+          method: "GET",
+          url: ctx.gatewayUrl(`/v1/models${query}`),
+          auth: { _tag: "Headers", headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey))) },
+          kind: "idempotent"
+        })
+        const list = yield* decodeModelList(format, answer.body)
+        out.push(...list.data)
+        if (!list.hasMore || list.nextCursor === undefined) break
+        cursor = list.nextCursor
+      }
+      return out as ReadonlyArray<ModelRecord>
+    })
     // One cache for the three formats: concurrent reads of a stale format share one fetch; a failure
-    // is not kept (the next call asks again); `refresh` asks the gateway itself, never waits behind
-    // another caller's fetch, and leaves its answer for the next read.
-    const cache = yield* Cache.make({ capacity: 3, timeToLive: CACHE_TTL, lookup: fetchAll })
+    // is not kept (no time to live: the next call asks again); `refresh` asks the gateway itself,
+    // never waits behind another caller's fetch, and leaves its answer for the next read.
+    const cache = yield* Cache.makeWith(fetchAll, { capacity: 3, timeToLive: (exit) => (Exit.isSuccess(exit) ? CACHE_TTL : Duration.zero) })
     const list = (options: ListModelsOptions = {}) => {
       const format = options.format ?? "openai"
-      return options.refresh === true ? Effect.tap(fetchAll(format), (models) => cache.set(format, models)) : Effect.tapError(cache.get(format), () => cache.invalidate(format))
+      return options.refresh === true ? Effect.tap(fetchAll(format), (models) => Cache.set(cache, format, models)) : Cache.get(cache, format)
     }
     const has = (id: string) =>
       Effect.flatMap(list(), (models) =>

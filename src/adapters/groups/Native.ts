@@ -3,7 +3,7 @@
  * `streamGenerateContent?alt=sse`, with the key carried as the config says (Bearer,
  * `x-vendor-api-key` or `?key=`), each body validated by the core before it is sent.
  */
-import { Effect, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildNativeBody, type NativeBodyInput } from "../../core/text/native/Native.js"
@@ -15,11 +15,11 @@ import {
   type NativeChunk
 } from "../../core/text/native/NativeResponse.js"
 import { routeForCapability } from "../../core/gateway/Routing.js"
-import * as GroupContext from "../GroupContext.js"
-import type * as HttpAuth from "../HttpAuth.js"
-import type { TransportRequest } from "../HttpTransport.js"
-import type * as LeanStream from "../LeanStream.js"
-import type { SseStreamSpec } from "../SseTransport.js"
+import type { ResultStream } from "../sse/Consume.js"
+import * as GroupContext from "../internal/GroupContext.js"
+import type * as HttpAuth from "../http/HttpAuth.js"
+import type { TransportRequest } from "../http/HttpTransport.js"
+import type { SseStreamSpec } from "../sse/SseTransport.js"
 
 /** A native-content call: the model (it goes in the path) and the body. @category models */
 export type NativeRequest = NativeBodyInput & { readonly model: string }
@@ -32,7 +32,7 @@ export interface NativeGroup {
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
    * every candidate finished, else `IncompleteStream` with the merged snapshot.
    */
-  readonly stream: (request: NativeRequest) => LeanStream.ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
+  readonly stream: (request: NativeRequest) => ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
 }
 
 /**
@@ -63,27 +63,29 @@ const authOf = (ctx: GroupContext.GroupContext): HttpAuth.Auth => {
   }
 }
 
-const request = (ctx: GroupContext.GroupContext, input: NativeRequest, stream: boolean): Effect.Effect<TransportRequest, InvalidRequest> =>
-  Effect.gen(function* () {
-    const { model, ...rest } = input
-    const route = yield* routeForCapability(model, "native")
-    const body = yield* buildNativeBody(model, rest, { allowUnknownModels: ctx.config.allowUnknownModels })
-    return {
-      family: "native",
-      method: "POST",
-      url: ctx.gatewayUrl(stream ? (route.streamPath ?? route.path) : route.path),
-      body,
-      auth: authOf(ctx),
-      kind: "idempotent"
-    } satisfies TransportRequest
-  })
+const request = Effect.fnUntraced(function* (
+  ctx: GroupContext.GroupContext,
+  input: NativeRequest,
+  stream: boolean
+): Effect.fn.Return<TransportRequest, InvalidRequest> {
+  const { model, ...rest } = input
+  const route = yield* Effect.fromResult(routeForCapability(model, "native"))
+  const body = yield* buildNativeBody(model, rest, { allowUnknownModels: ctx.config.allowUnknownModels })
+  return {
+    family: "native",
+    method: "POST",
+    url: ctx.gatewayUrl(stream ? (route.streamPath ?? route.path) : route.path),
+    body,
+    auth: authOf(ctx),
+    kind: "idempotent"
+  } satisfies TransportRequest
+})
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): NativeGroup => ({
-  generate: (input) =>
-    Effect.gen(function* () {
-      const answer = yield* ctx.transport.json(yield* request(ctx, input, false))
-      return yield* decodeGenerateContentResponse(answer.body)
-    }),
+  generate: Effect.fnUntraced(function* (input: NativeRequest) {
+    const answer = yield* ctx.transport.json(yield* request(ctx, input, false))
+    return yield* Effect.fromResult(decodeGenerateContentResponse(answer.body))
+  }),
   stream: (input) => GroupContext.sse(ctx, request(ctx, input, true), nativeStreamSpec)
 })

@@ -3,9 +3,10 @@
  * sent with the cached E7 token; a refused token is replaced once and the call tried once more.
  * The platform may answer HTTP 200 with a failing `code`: that is a `PlatformError` too.
  */
-import { Effect, Redacted, Schema } from "effect"
+import type { Redacted, Result } from "effect"
+import * as Effect from "effect/Effect"
 import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
-import type { PlatformRequestError } from "../../core/errors/GatewayError.js"
+import type { DecodeError, PlatformRequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   AnyShootAdvancedResponse,
@@ -19,8 +20,8 @@ import {
   type PlatformTextToVideoInput
 } from "../../core/platform/Platform.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
-import type * as GroupContext from "../GroupContext.js"
-import type { PlatformTokens } from "../PlatformToken.js"
+import type * as GroupContext from "../internal/GroupContext.js"
+import type { PlatformTokens } from "../http/PlatformToken.js"
 
 /** The `platform` calls. @category models */
 export interface PlatformGroup {
@@ -37,27 +38,30 @@ export interface PlatformGroup {
 const isRefused = (e: PlatformRequestError): boolean =>
   e._tag === "AuthenticationError" || (e._tag === "PlatformError" && e.code === 401)
 
+// Compiled once, not per call.
+const decodeTextToVideo = decodeWith(PlatformTextToVideoResponse, "platform", "text-to-video response")
+const decodeAnyShootEasy = decodeWith(AnyShootEasyResponse, "platform", "any shoot easy response")
+const decodeAnyShootAdvanced = decodeWith(AnyShootAdvancedResponse, "platform", "any shoot advanced response")
+
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): PlatformGroup => {
   const platformUrl = (path: string) =>
     ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : `${ctx.config.baseUrl}${path}`
 
-  const call = <A, I>(path: string, body: unknown, response: Schema.Schema<A, I>, what: string): Effect.Effect<A, PlatformRequestError> => {
-    const decode = decodeWith(response, "platform", what)
-    const send = (auth: GroupContext.GroupContext["apiAuth"]) =>
-      Effect.gen(function* () {
-        const answer = yield* ctx.transport.platformJson({
-          family: "platform",
-          method: "POST",
-          url: platformUrl(path),
-          body,
-          auth,
-          kind: "paid-submit"
-        })
-        const failed = platformEnvelopeError(answer.body, answer.requestId)
-        if (failed !== undefined) return yield* Effect.fail(failed)
-        return yield* decode(answer.body)
+  const call = <A>(path: string, body: unknown, decode: (body: unknown) => Result.Result<A, DecodeError>): Effect.Effect<A, PlatformRequestError> => {
+    const send = Effect.fnUntraced(function* (auth: GroupContext.GroupContext["apiAuth"]) {
+      const answer = yield* ctx.transport.platformJson({
+        family: "platform",
+        method: "POST",
+        url: platformUrl(path),
+        body,
+        auth,
+        kind: "paid-submit"
       })
+      const failed = platformEnvelopeError(answer.body, answer.requestId)
+      if (failed !== undefined) return yield* Effect.fail(failed)
+      return yield* Effect.fromResult(decode(answer.body))
+    })
     return Effect.gen(function* () {
       const token = yield* tokens.current
       // A refused token proves the call was not acted on: replace the token once, try once more.
@@ -71,15 +75,15 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
     login: () => Effect.map(tokens.login, (t) => t.value),
     textToVideo: (body) =>
       Effect.flatMap(buildPlatformTextToVideoBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/svcVideoCompletions", valid, PlatformTextToVideoResponse, "text-to-video response"), (r) => r.data)
+        Effect.map(call("/prod-api/svc/v4/api/svcVideoCompletions", valid, decodeTextToVideo), (r) => r.data)
       ),
     anyShootEasy: (body) =>
       Effect.flatMap(buildAnyShootEasyBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/anyShootEasyModeSubmit", valid, AnyShootEasyResponse, "any shoot easy response"), (r) => r.data)
+        Effect.map(call("/prod-api/svc/v4/api/anyShootEasyModeSubmit", valid, decodeAnyShootEasy), (r) => r.data)
       ),
     anyShootAdvanced: (body) =>
       Effect.flatMap(buildAnyShootAdvancedBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, AnyShootAdvancedResponse, "any shoot advanced response"), (r) => r.data)
+        Effect.map(call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, decodeAnyShootAdvanced), (r) => r.data)
       )
   }
 }

@@ -3,7 +3,9 @@
  * beta or v2 GA) follows the model; an initial `session.update` is built for that style, and every
  * client event is validated for it before it is sent.
  */
-import { Effect, Redacted, type Scope } from "effect"
+import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import type { SessionOpenError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
@@ -15,9 +17,9 @@ import {
   type RealtimeSessionInput,
   type RealtimeVersion
 } from "../../core/realtime/Realtime.js"
-import type * as GroupContext from "../GroupContext.js"
-import { secretsOf } from "../HttpTransport.js"
-import { connect, type SocketOpener, type WebSocketSession } from "../WebSocketSession.js"
+import type * as GroupContext from "../internal/GroupContext.js"
+import { secretsOf } from "../internal/Secrets.js"
+import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
 
 /** A realtime client event (`{type: "response.create", …}`), validated when sent. @category models */
 export interface RealtimeClientEvent {
@@ -48,28 +50,27 @@ export const webSocketUrl = (httpUrl: string): string => httpUrl.replace(/^http(
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): RealtimeGroup => ({
-  connect: (options) =>
-    Effect.gen(function* () {
-      const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
-      const version = yield* realtimeVersion(options.model, routing)
-      const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
-      const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
-        family: "realtime",
-        url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
-        headers: {
-          authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
-          ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
-        },
-        connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
-        maxFrameBytes: ctx.config.limits.maxFrameBytes,
-        maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
-        secrets: secretsOf(ctx.config),
-        // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
-        decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
-        validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
-        open
-      })
-      if (update !== undefined) yield* session.send(update as unknown as RealtimeClientEvent)
-      return { ...session, version }
+  connect: Effect.fnUntraced(function* (options: RealtimeConnectOptions) {
+    const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
+    const version = yield* realtimeVersion(options.model, routing)
+    const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
+    const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
+      family: "realtime",
+      url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
+      headers: {
+        authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
+        ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
+      },
+      connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+      maxFrameBytes: ctx.config.limits.maxFrameBytes,
+      maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
+      secrets: secretsOf(ctx.config),
+      // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
+      decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
+      validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
+      open
     })
+    if (update !== undefined) yield* session.send(update)
+    return { ...session, version }
+  })
 })

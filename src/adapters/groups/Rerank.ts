@@ -1,9 +1,9 @@
 /** The `rerank` group: POST `/v1/rerank` (E13), validated before sending, results checked against the documents. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildRerankBody, decodeRerank, type RerankBodyInput, type RerankResponse } from "../../core/media/Rerank.js"
-import * as GroupContext from "../GroupContext.js"
+import * as GroupContext from "../internal/GroupContext.js"
 
 /** The `rerank` calls. @category models */
 export interface RerankGroup {
@@ -13,10 +13,9 @@ export interface RerankGroup {
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): RerankGroup => ({
-  create: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildRerankBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/rerank", valid))
-      return yield* decodeRerank(answer.body, valid.documents.length)
-    })
+  create: Effect.fnUntraced(function* (body: RerankBodyInput) {
+    const valid = yield* buildRerankBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/rerank", valid))
+    return yield* decodeRerank(answer.body, valid.documents.length)
+  })
 })

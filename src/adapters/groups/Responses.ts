@@ -2,7 +2,7 @@
  * The `responses` group: OpenAI-style `/v1/responses` (E16; the GPT-5 and o-series route here), one
  * answer or an SSE stream ending with `response.completed`, each body validated by the core first.
  */
-import { Effect, type Stream } from "effect"
+import * as Effect from "effect/Effect"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildResponsesBody, type ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
@@ -13,9 +13,9 @@ import {
   type ResponsesEvent,
   type ResponsesResponse
 } from "../../core/text/responses/ResponsesResponse.js"
-import * as GroupContext from "../GroupContext.js"
-import type * as LeanStream from "../LeanStream.js"
-import type { SseStreamSpec } from "../SseTransport.js"
+import type { ResultStream } from "../sse/Consume.js"
+import * as GroupContext from "../internal/GroupContext.js"
+import type { SseStreamSpec } from "../sse/SseTransport.js"
 
 /** The `responses` calls. @category models */
 export interface ResponsesGroup {
@@ -26,7 +26,7 @@ export interface ResponsesGroup {
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
-  readonly stream: (body: ResponsesBodyInput) => LeanStream.ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
+  readonly stream: (body: ResponsesBodyInput) => ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
 }
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])
@@ -42,12 +42,11 @@ export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responses
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ResponsesGroup => ({
-  create: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildResponsesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
-      return yield* decodeResponsesResponse(answer.body)
-    }),
+  create: Effect.fnUntraced(function* (body: ResponsesBodyInput) {
+    const valid = yield* buildResponsesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
+    return yield* Effect.fromResult(decodeResponsesResponse(answer.body))
+  }),
   stream: (body) =>
     GroupContext.sse(
       ctx,

@@ -1,9 +1,10 @@
 /** The `speech` group: POST `/v1/audio/speech` (E14), the audio whole (bytes and content type) or as a byte stream. */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBodyInput } from "../../core/media/Speech.js"
-import * as GroupContext from "../GroupContext.js"
+import * as GroupContext from "../internal/GroupContext.js"
 
 /** Synthesised audio. @category models */
 export interface SpeechAudio {
@@ -22,13 +23,12 @@ export interface SpeechGroup {
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): SpeechGroup => ({
-  create: (body) =>
-    Effect.gen(function* () {
-      const valid = yield* buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-      const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
-      const declared = answer.headers["content-type"]
-      return { bytes: answer.bytes, contentType: declared ?? speechContentType(speechFormatOf(valid)) }
-    }),
+  create: Effect.fnUntraced(function* (body: SpeechBodyInput) {
+    const valid = yield* buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
+    const declared = answer.headers["content-type"]
+    return { bytes: answer.bytes, contentType: declared ?? speechContentType(speechFormatOf(valid)) }
+  }),
   stream: (body) =>
     Stream.unwrap(
       Effect.flatMap(buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid)))

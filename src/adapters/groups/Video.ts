@@ -3,7 +3,13 @@
  * act), query (E2), download (E3, alpha only, strictly decoded and checked against `size` and
  * `data_url`), `poll` as a stream of status changes every 3–5 s with a timeout, and `generate`.
  */
-import { Cause, Effect, Either, Exit, Option, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import type { RequestError, VideoWaitError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
@@ -17,9 +23,9 @@ import {
   type VideoDownload
 } from "../../core/video/VideoTask.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
-import * as GroupContext from "../GroupContext.js"
-import * as VideoPoller from "../VideoPoller.js"
-import type { PollUpdate } from "../VideoPoller.js"
+import * as GroupContext from "../internal/GroupContext.js"
+import * as VideoPoller from "../polling/VideoPoller.js"
+import type { PollUpdate } from "../polling/VideoPoller.js"
 
 /** An E1 request: `model` plus generic, mode and family-native fields (closed; `extra` for fields umg does not know). @category models */
 export type VideoInput = VideoRequest
@@ -86,7 +92,7 @@ export interface VideoGroup {
   readonly waitAll: (
     taskIds: ReadonlyArray<string>,
     options?: WaitOptions
-  ) => Effect.Effect<ReadonlyArray<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>, InvalidRequest>
+  ) => Effect.Effect<ReadonlyArray<Result.Result<VideoPollUpdate, VideoWaitError | InvalidRequest>>, InvalidRequest>
   /**
    * Starts `wait` without a fiber of its own (how umg/rx follows thousands of tasks in a few hundred
    * bytes each): succeeds at once with the function that stops the poll; `onEnd` gets the outcome.
@@ -121,53 +127,53 @@ const taskSegment = (taskId: unknown): Effect.Effect<string, InvalidRequest> => 
     : Effect.succeed(segment)
 }
 
+/** The checked poll settings (`checkPollSettings` is the core's pure rule). */
+const pollSettings = (options: PollOptions, minIntervalMs: number) => Effect.fromResult(checkPollSettings(options, minIntervalMs))
+
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const check = (input: VideoInput) => buildVideoBody(input, { allowUnknownModels: ctx.config.allowUnknownModels })
 
-  const submit = (input: VideoInput) =>
-    Effect.gen(function* () {
-      const body = yield* check(input)
-      const answer = yield* ctx.transport.json({
-        ...GroupContext.post(ctx, "video", "/v1/video/generations", body),
-        kind: "paid-submit"
-      })
-      return yield* decodeSubmit(answer.body)
+  const submit = Effect.fnUntraced(function* (input: VideoInput) {
+    const body = yield* check(input)
+    const answer = yield* ctx.transport.json({
+      ...GroupContext.post(ctx, "video", "/v1/video/generations", body),
+      kind: "paid-submit"
     })
+    return yield* Effect.fromResult(decodeSubmit(answer.body))
+  })
 
-  const get = (taskId: string) =>
-    Effect.gen(function* () {
-      const segment = yield* taskSegment(taskId)
-      const answer = yield* ctx.transport.json({
-        family: "video",
-        method: "GET",
-        url: ctx.gatewayUrl(`/v1/video/generations/${segment}`),
-        auth: ctx.apiAuth,
-        kind: "idempotent"
-      })
-      return yield* decodeQuery(answer.body)
+  const get = Effect.fnUntraced(function* (taskId: string) {
+    const segment = yield* taskSegment(taskId)
+    const answer = yield* ctx.transport.json({
+      family: "video",
+      method: "GET",
+      url: ctx.gatewayUrl(`/v1/video/generations/${segment}`),
+      auth: ctx.apiAuth,
+      kind: "idempotent"
     })
+    return yield* Effect.fromResult(decodeQuery(answer.body))
+  })
 
-  const download = (taskId: string) =>
-    Effect.gen(function* () {
-      const segment = yield* taskSegment(taskId)
-      const answer = yield* ctx.transport.json({
-        family: "video",
-        method: "GET",
-        url: ctx.gatewayUrl(`/v1/video/generations/download?id=${segment}`),
-        auth: ctx.apiAuth,
-        kind: "idempotent",
-        // The E3 answer carries the whole video as base64 (4/3 of its size, twice: base64 and data_url).
-        maxBytes: ctx.config.limits.maxDownloadBytes
-      })
-      return yield* decodeVideoDownload(answer.body)
+  const download = Effect.fnUntraced(function* (taskId: string) {
+    const segment = yield* taskSegment(taskId)
+    const answer = yield* ctx.transport.json({
+      family: "video",
+      method: "GET",
+      url: ctx.gatewayUrl(`/v1/video/generations/download?id=${segment}`),
+      auth: ctx.apiAuth,
+      kind: "idempotent",
+      // The E3 answer carries the whole video as base64 (4/3 of its size, twice: base64 and data_url).
+      maxBytes: ctx.config.limits.maxDownloadBytes
     })
+    return yield* decodeVideoDownload(answer.body)
+  })
 
   // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
   const poller = VideoPoller.make()
 
   const wait = (taskId: string, options: WaitOptions = {}): Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest> =>
-    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+    Effect.flatMap(pollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
       poller.watch({
         query: get(taskId),
         intervalMs,
@@ -182,10 +188,10 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
     options: WaitOptions,
     onEnd: (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => void
   ): Effect.Effect<() => void, InvalidRequest> =>
-    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
-      Effect.map(Effect.runtime<never>(), (runtime) =>
+    Effect.flatMap(pollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.map(Effect.context<never>(), (services) =>
         poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
-          runtime,
+          services,
           { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
           onEnd
         )
@@ -193,10 +199,10 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
     )
 
   const waitAll = (taskIds: ReadonlyArray<string>, options: WaitOptions = {}) =>
-    Effect.flatMap(checkPollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
-      Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-        Effect.async<ReadonlyArray<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>>((resume) => {
-          const results = new Array<Either.Either<VideoPollUpdate, VideoWaitError | InvalidRequest>>(taskIds.length)
+    Effect.flatMap(pollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
+      Effect.flatMap(Effect.context<never>(), (services) =>
+        Effect.callback<ReadonlyArray<Result.Result<VideoPollUpdate, VideoWaitError | InvalidRequest>>>((resume) => {
+          const results = new Array<Result.Result<VideoPollUpdate, VideoWaitError | InvalidRequest>>(taskIds.length)
           let left = taskIds.length
           if (left === 0) return resume(Effect.succeed(results))
           const stops: Array<() => void> = []
@@ -206,19 +212,19 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
           taskIds.forEach((taskId, i) => {
             stops.push(
               poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
-                runtime,
+                services,
                 { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
                 (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => {
-                  if (Exit.isSuccess(exit)) results[i] = Either.right(exit.value)
+                  if (Exit.isSuccess(exit)) results[i] = Result.succeed(exit.value)
                   else {
-                    const failure = Cause.failureOption(exit.cause)
+                    const failure = Cause.findErrorOption(exit.cause)
                     // A defect (an `onQuery` that threw) ends the whole wait, as it would a single one.
                     if (Option.isNone(failure)) {
                       left = -1
                       stopAll()
                       return resume(Effect.failCause(exit.cause as Cause.Cause<never>))
                     }
-                    results[i] = Either.left(failure.value)
+                    results[i] = Result.fail(failure.value)
                   }
                   if (--left === 0) resume(Effect.succeed(results))
                 }
@@ -231,26 +237,24 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
     )
 
   const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest> =>
-    Stream.asyncScoped<VideoQueryResponse, VideoWaitError | InvalidRequest>((emit) =>
-      Effect.forkScoped(
-        Effect.matchCauseEffect(
-          wait(taskId, { ...options, onQuery: (update, changed) => (changed ? void emit.single(update.task) : undefined) }),
-          { onSuccess: () => Effect.promise(() => emit.end()), onFailure: (cause) => Effect.promise(() => emit.halt(cause)) }
-        )
+    // The wait runs in the stream's scope; its failure fails the queue after the statuses offered.
+    Stream.callback<VideoQueryResponse, VideoWaitError | InvalidRequest>((queue) =>
+      Effect.andThen(
+        wait(taskId, { ...options, onQuery: (update, changed) => (changed ? void Queue.offerUnsafe(queue, update.task) : undefined) }),
+        Queue.end(queue)
       )
     )
 
-  const generate = (input: VideoInput, options: GenerateOptions = {}) =>
-    Effect.gen(function* () {
-      const submitted = yield* submit(input)
-      options.onSubmitted?.(submitted)
-      const { task } = yield* wait(submitted.task_id, options)
-      if (videoFamilyOf(input.model) === "alpha") {
-        const video = yield* download(task.task_id)
-        return { task, download: video } satisfies GeneratedVideo
-      }
-      return { task, ...(task.url !== undefined ? { url: task.url } : {}) } satisfies GeneratedVideo
-    })
+  const generate = Effect.fnUntraced(function* (input: VideoInput, options: GenerateOptions = {}) {
+    const submitted = yield* submit(input)
+    options.onSubmitted?.(submitted)
+    const { task } = yield* wait(submitted.task_id, options)
+    if (videoFamilyOf(input.model) === "alpha") {
+      const video = yield* download(task.task_id)
+      return { task, download: video } satisfies GeneratedVideo
+    }
+    return { task, ...(task.url !== undefined ? { url: task.url } : {}) } satisfies GeneratedVideo
+  })
 
   return { check, submit, get, download, wait, waitAll, follow, poll, generate }
 }

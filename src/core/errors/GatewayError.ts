@@ -8,7 +8,7 @@
  * The unions at the end name what each kind of call can fail with (`RequestError`, `StreamError`,
  * …), so a call's error channel lists only the failures it can really produce.
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * The endpoint families, each with its own error envelope.

@@ -1,5 +1,5 @@
 /** The one error of client-side validation: a body that the spec says is wrong never leaves the process. */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * A request failed validation before anything was sent.

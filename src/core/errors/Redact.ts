@@ -1,7 +1,8 @@
 /**
- * Text that came from outside (an error page, a close reason, a value that failed its schema) made safe
- * to put into an error: every configured secret replaced, and cut to a bounded length. The one place
- * where that rule lives; every error built from outside text goes through it.
+ * Text that came from outside (an error page, a close reason, a value that failed its schema, a
+ * database driver's message) made safe to put into an error: every configured secret replaced, the
+ * password of every URL hidden, and cut to a bounded length. The one place where that rule lives;
+ * every error built from outside text, and every address shown, goes through it.
  */
 
 /** The longest outside text an error carries (characters, before the ellipsis). @category models */
@@ -10,9 +11,20 @@ export const maxOutsideTextChars = 500
 // Shorter "secrets" (an empty password, a one-letter key) would redact ordinary words.
 const minSecretChars = 4
 
+// `scheme://user:password@` — the user is kept (it names the account), the password is not.
+const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]*@/gi
+
 /**
- * `text` with every occurrence of every secret replaced by `[redacted]`, then cut to `maxChars`.
- * Redaction runs before the cut, so a secret straddling the cut is never half-shown.
+ * `text` with the password of every URL in it (`postgres://umg:s3cret@host/db`) replaced by `***`
+ * (`postgres://umg:***@host/db`); the user name and the rest of the URL are kept.
+ * @category constructors
+ */
+export const redactUrlPasswords = (text: string): string => (text.includes("://") ? text.replace(urlPassword, "$1***@") : text)
+
+/**
+ * `text` with every occurrence of every secret replaced by `[redacted]` and every URL's password by
+ * `***`, then cut to `maxChars`. Redaction runs before the cut, so a secret straddling the cut is
+ * never half-shown.
  * @category constructors
  */
 export const redactText = (
@@ -25,5 +37,6 @@ export const redactText = (
     if (secret.length < minSecretChars) continue
     if (out.includes(secret)) out = out.split(secret).join("[redacted]")
   }
+  out = redactUrlPasswords(out)
   return out.length > maxChars ? `${out.slice(0, maxChars)}…` : out
 }

@@ -4,7 +4,7 @@
  * `VideoCatalog`, keyed by the same ids and referenced from here). A user extends it for new ids;
  * routing, realtime and every builder read it.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { videoFamilyFromPrefix, videoModels } from "../video/VideoCatalog.js"
 
 /**
@@ -12,7 +12,7 @@ import { videoFamilyFromPrefix, videoModels } from "../video/VideoCatalog.js"
  * `countTokens` is the messages family's token counter.
  * @category models
  */
-export const Capability = Schema.Literal(
+export const Capability = Schema.Literals([
   "messages",
   "countTokens",
   "native",
@@ -25,7 +25,7 @@ export const Capability = Schema.Literal(
   "video",
   "realtime",
   "live"
-)
+])
 /** @category models */
 export type Capability = typeof Capability.Type
 

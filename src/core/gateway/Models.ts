@@ -2,7 +2,9 @@
  * The model list (E11) in its three formats (OpenAI, messages-style, native), which headers select
  * which, and one decoder that normalises any of them to the four-field model record.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { DecodeError } from "../errors/GatewayError.js"
 import { isRecord } from "../validation/Rules.js"
 import { type DecodeOptions, decodeWith } from "../wire/WireJson.js"
@@ -29,26 +31,26 @@ export const MessagesModelList = Schema.Struct({
     Schema.Struct({
       type: Schema.Literal("model"),
       id: Schema.String,
-      display_name: Schema.optional(Schema.String),
-      created_at: Schema.String.pipe(Schema.pattern(RFC3339, { message: () => "created_at must be an RFC 3339 date-time" }))
+      display_name: Schema.optionalKey(Schema.String),
+      created_at: Schema.String.check(Schema.isPattern(RFC3339, { message: "created_at must be an RFC 3339 date-time" }))
     })
   ),
-  has_more: Schema.optional(Schema.Boolean),
-  first_id: Schema.optional(Schema.NullOr(Schema.String)),
-  last_id: Schema.optional(Schema.NullOr(Schema.String))
+  has_more: Schema.optionalKey(Schema.Boolean),
+  first_id: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  last_id: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 /** Native format: `{models: [{name: "models/<id>", displayName?, …}], nextPageToken?}`. @category schemas */
 export const NativeModelList = Schema.Struct({
   models: Schema.Array(
     Schema.Struct({
-      name: Schema.String.pipe(Schema.startsWith("models/")),
-      displayName: Schema.optional(Schema.String),
-      description: Schema.optional(Schema.String),
-      supportedGenerationMethods: Schema.optional(Schema.Array(Schema.String))
+      name: Schema.String.check(Schema.isStartingWith("models/")),
+      displayName: Schema.optionalKey(Schema.String),
+      description: Schema.optionalKey(Schema.String),
+      supportedGenerationMethods: Schema.optionalKey(Schema.Array(Schema.String))
     })
   ),
-  nextPageToken: Schema.optional(Schema.String)
+  nextPageToken: Schema.optionalKey(Schema.String)
 })
 
 /** The three formats of `GET /v1/models`. @category models */
@@ -80,12 +82,12 @@ const decoders = {
   native: decodeWith(NativeModelList, "openai", "model list (native format)")
 }
 
-const normalise = (format: ModelListFormat, json: unknown, options: DecodeOptions | undefined): Either.Either<ModelList, DecodeError> => {
+const normalise = (format: ModelListFormat, json: unknown, options: DecodeOptions | undefined): Result.Result<ModelList, DecodeError> => {
   switch (format) {
     case "openai":
-      return Either.map(decoders.openai(json, options), (list) => ({ data: list.data, hasMore: false }))
+      return Result.map(decoders.openai(json, options), (list) => ({ data: list.data, hasMore: false }))
     case "messages":
-      return Either.map(decoders.messages(json, options), (list) => ({
+      return Result.map(decoders.messages(json, options), (list) => ({
         data: list.data.map((m) => ({
           id: m.id,
           object: "model" as const,
@@ -96,7 +98,7 @@ const normalise = (format: ModelListFormat, json: unknown, options: DecodeOption
         ...(list.has_more === true && typeof list.last_id === "string" ? { nextCursor: list.last_id } : {})
       }))
     case "native":
-      return Either.map(decoders.native(json, options), (list) => ({
+      return Result.map(decoders.native(json, options), (list) => ({
         // The native format carries no creation time; 0 says "unknown" and keeps `created` an integer.
         data: list.models.map((m) => {
           const id = m.name.slice("models/".length)
@@ -119,10 +121,10 @@ export const decodeModelList = (format: ModelListFormat, json: unknown, options?
     if (format !== "openai" && format !== "messages" && format !== "native")
       return Effect.fail(new DecodeError({ family: "openai", what: "model list", message: "model list: unknown format (openai, messages or native)" }))
     const result = normalise(format, json, options)
-    if (Either.isLeft(result)) return Effect.fail(result.left)
-    const bad = result.right.data.findIndex((m) => !Number.isSafeInteger(m.created))
+    if (Result.isFailure(result)) return Effect.fail(result.failure)
+    const bad = result.success.data.findIndex((m) => !Number.isSafeInteger(m.created))
     return bad === -1
-      ? Effect.succeed(result.right)
+      ? Effect.succeed(result.success)
       : Effect.fail(new DecodeError({ family: "openai", what: `model list (${format} format)`, message: `data[${bad}].created is not a valid time` }))
   })
 

@@ -2,7 +2,14 @@
  * Whether, and after how long, a failed gateway request is tried again: a pure function of the
  * failure (HTTP status and headers, or how the connection failed), the attempt number, whether the
  * request costs money if acted on twice, the budget, an injected random number and the time now.
+ * The one retry rule: the transport reads it per attempt (`decide`), and whatever retries a call's
+ * typed error — `embedMany`'s adaptive concurrency, the batch slots — reads it through `decideError`
+ * and `retrying`.
  */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 
 /** How a request failed: an HTTP answer, or the connection (refused before sending, reset, timed out). @category models */
 export type RetryFailure =
@@ -12,6 +19,8 @@ export type RetryFailure =
       readonly headers: Readonly<Record<string, string | undefined>>
       /** The gateway's error type from the body, when it gave one (`insufficient_quota`, …). */
       readonly errorType?: string | undefined
+      /** The wait the server asked for, already read from the headers (a typed error's `retryAfterMs`). */
+      readonly retryAfterMs?: number | undefined
     }
   | { readonly _tag: "Transport"; readonly kind: "connect" | "reset" | "timeout" }
 
@@ -135,34 +144,137 @@ export const provesNotActed = (failure: RetryFailure): boolean =>
  * counting it as submitted.
  * @category decisions
  */
-export const errorProvesNotActed = (error: { readonly _tag: string; readonly reason?: string; readonly status?: number }): boolean =>
-  error._tag === "TransportError"
-    ? provesNotActed({ _tag: "Transport", kind: error.reason === "connect" ? "connect" : "reset" })
-    : error.status !== undefined && provesNotActed({ _tag: "Status", status: error.status, headers: {} })
+export const errorProvesNotActed = (error: ErrorLike): boolean => {
+  const failure = failureOfError(error)
+  return failure !== undefined && provesNotActed(failure)
+}
 
 const stop = (reason: StopReason): RetryDecision => ({ _tag: "Stop", reason })
 
 /**
- * The retry decision. Order: budget; paid submits only on a proof the gateway did not act;
- * `x-should-retry` overrides the status rule; otherwise 408/409/429/5xx and connection failures
- * retry; the delay is the server's (when given, up to the cap) or the jittered backoff.
+ * The retry decision. Order: budget; a paid submit only on a proof the gateway did not act
+ * (`may-have-acted` unless the gateway refused it with a 4xx other than 408/409/429); `x-should-retry`
+ * overrides the status rule; otherwise 408/409/429/5xx (but a permanent error type) and connection
+ * failures retry; the delay is the server's (when given, up to the cap: a longer one stops) or the
+ * jittered backoff.
  * @category decisions
  */
 export const decide = (input: RetryInput): RetryDecision => {
   const { attempt, budget, failure, kind } = input
   if (attempt >= budget.maxRetries) return stop("budget-exhausted")
-  if (kind === "paid-submit" && !provesNotActed(failure)) return stop("may-have-acted")
   if (failure._tag === "Transport") {
+    if (kind === "paid-submit" && !provesNotActed(failure)) return stop("may-have-acted")
     return { _tag: "Retry", delayMs: backoffMs(attempt, budget, input.random), source: "backoff" }
   }
   const should = header(failure.headers, "x-should-retry")?.trim().toLowerCase()
+  // A 4xx refusal (not 408/409/429) says the gateway turned the request down as sent: not acted on.
+  const refused = should !== "true" && !isRetryableStatus(failure.status)
+  if (kind === "paid-submit" && !refused && !provesNotActed(failure)) return stop("may-have-acted")
   if (should === "false") return stop("server-said-no")
-  if (should !== "true" && !isRetryableStatus(failure.status)) return stop("not-retryable")
+  if (refused) return stop("not-retryable")
   if (should !== "true" && failure.errorType !== undefined && permanentErrorTypes.has(failure.errorType)) return stop("not-retryable")
-  const server = serverDelayMs(failure.headers, input.now)
+  const server = failure.retryAfterMs ?? serverDelayMs(failure.headers, input.now)
   if (server !== undefined) {
     if (server > budget.maxRetryAfterMs) return stop("retry-after-too-long")
     return { _tag: "Retry", delayMs: server, source: "server" }
   }
   return { _tag: "Retry", delayMs: backoffMs(attempt, budget, input.random), source: "backoff" }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same rule, read from the typed error a call ended with
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What the decision reads of a call's typed error (`GatewayError`'s classes, `InvalidRequest`, …):
+ * its tag, and where it has them the connection failure's `reason`, the timeout's `phase`, the
+ * HTTP `status`, the gateway's error `type` and the `retryAfterMs` it asked for.
+ * @category models
+ */
+export interface ErrorLike {
+  readonly _tag: string
+  readonly reason?: string
+  readonly phase?: string
+  readonly status?: number
+  readonly type?: string
+  readonly retryAfterMs?: number
+}
+
+/**
+ * A typed error as the failure `decide` reads, or `undefined` when it is not one a wait can change:
+ * a connection refused or lost (`connect`; `reset`, `closed`), a time limit of a request (any phase
+ * but a task's `poll` deadline), an HTTP answer (its status, type and asked wait). Cancelled by us
+ * (`aborted`), an answer past its bound or breaking the protocol, an answer that does not decode, a
+ * failed task, a refusal before sending: `undefined`.
+ * @category decisions
+ */
+export const failureOfError = (error: ErrorLike): RetryFailure | undefined => {
+  switch (error._tag) {
+    case "TransportError":
+      return error.reason === "connect"
+        ? { _tag: "Transport", kind: "connect" }
+        : error.reason === "reset" || error.reason === "closed"
+          ? { _tag: "Transport", kind: "reset" }
+          : undefined
+    case "TimeoutError":
+      return error.phase === "poll" ? undefined : { _tag: "Transport", kind: "timeout" }
+    default:
+      return error.status === undefined
+        ? undefined
+        : { _tag: "Status", status: error.status, headers: {}, errorType: error.type, retryAfterMs: error.retryAfterMs }
+  }
+}
+
+/**
+ * Whether a typed error leaves open that the gateway received the request — the failures after
+ * which a paid submit "may have been sent": everything `failureOfError` reads except a proof it was
+ * not (connection refused, 429) and an answer refusing the request (a status `decide` does not retry),
+ * plus an answer we could not use (cancelled by us, cut at its bound, not decodable).
+ */
+const mayHaveReached = (error: ErrorLike): boolean =>
+  error._tag === "DecodeError" || (error._tag === "TransportError" && error.reason !== "connect")
+
+/** The inputs of one decision about a typed error. @category models */
+export interface ErrorRetryInput extends Omit<RetryInput, "failure"> {
+  readonly error: ErrorLike
+}
+
+/**
+ * `decide` for the typed error a call ended with. An error `failureOfError` cannot read is never
+ * retried: `may-have-acted` for a paid submit whose request reached the gateway (its answer was
+ * lost, cut or unreadable), `not-retryable` otherwise.
+ * @category decisions
+ */
+export const decideError = (input: ErrorRetryInput): RetryDecision => {
+  const failure = failureOfError(input.error)
+  if (failure !== undefined) return decide({ ...input, failure })
+  return stop(input.kind === "paid-submit" && mayHaveReached(input.error) ? "may-have-acted" : "not-retryable")
+}
+
+/**
+ * Whether a typed error is transient — one an idempotent request is tried again after (the budget
+ * and the server's wait aside): a connection failure, a request's timeout, 408/409/429/5xx but a
+ * permanent error type.
+ * @category decisions
+ */
+export const isTransientError = (error: ErrorLike): boolean =>
+  decideError({ error, attempt: 0, kind: "idempotent", budget: { ...defaultRetryBudget, maxRetries: 1, maxRetryAfterMs: Infinity }, random: 0, now: 0 })._tag === "Retry"
+
+/**
+ * Runs `self` again while `decideError` says so, sleeping each decision's delay on the Effect clock
+ * (jitter from the Effect `Random`); the last error when it stops.
+ * @category combinators
+ */
+export const retrying = <A, E extends ErrorLike, R>(
+  self: Effect.Effect<A, E, R>,
+  options: { readonly kind: RequestKind; readonly budget: RetryBudget }
+): Effect.Effect<A, E, R> => {
+  const attempt = (n: number): Effect.Effect<A, E, R> =>
+    Effect.catch(self, (error) =>
+      Effect.flatMap(
+        Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) => decideError({ error, attempt: n, kind: options.kind, budget: options.budget, random, now })),
+        (decision) => (decision._tag === "Retry" ? Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs)), attempt(n + 1)) : Effect.fail(error))
+      )
+    )
+  return attempt(0)
 }

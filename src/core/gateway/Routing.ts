@@ -2,7 +2,8 @@
  * Which endpoint, and which body shape, a model id goes to, read from the one model catalog
  * (`Catalog.ts`), so one family's body never reaches another family's endpoint.
  */
-import { Either, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ModelId } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
@@ -11,7 +12,7 @@ import { videoFamilyFromPrefix } from "../video/VideoCatalog.js"
 import { Capability, entryFor, knownModels, listsModel, type RouteEntry, type RoutingOptions, unmatchedEntry } from "./Catalog.js"
 
 /** The name of a request body's shape, as the per-family builders produce it. @category models */
-export const BodyShape = Schema.Literal(
+export const BodyShape = Schema.Literals([
   "messages",
   "count-tokens",
   "native-content",
@@ -25,7 +26,7 @@ export const BodyShape = Schema.Literal(
   "realtime-v1",
   "realtime-v2",
   "live-setup"
-)
+])
 /** @category models */
 export type BodyShape = typeof BodyShape.Type
 
@@ -37,11 +38,11 @@ export type BodyShape = typeof BodyShape.Type
 export const Route = Schema.Struct({
   model: Schema.String,
   capability: Capability,
-  transport: Schema.Literal("http", "websocket"),
-  method: Schema.Literal("GET", "POST"),
+  transport: Schema.Literals(["http", "websocket"]),
+  method: Schema.Literals(["GET", "POST"]),
   path: Schema.String,
   /** The path of the streaming variant (native-content only; other families stream with `stream: true`). */
-  streamPath: Schema.optionalWith(Schema.String, { exact: true }),
+  streamPath: Schema.optionalKey(Schema.String),
   shape: BodyShape,
   /** Every capability this model may be sent to, the preferred one first. */
   capabilities: Schema.Array(Capability)
@@ -161,10 +162,10 @@ export const routeForCapability = (
   model: unknown,
   capability: Capability,
   options: RoutingOptions = {}
-): Either.Either<Route, InvalidRequest> =>
-  Either.flatMap(conform(ModelId, model, "model"), (id): Either.Either<Route, InvalidRequest> => {
+): Result.Result<Route, InvalidRequest> =>
+  Result.flatMap(conform(ModelId, model, "model"), (id): Result.Result<Route, InvalidRequest> => {
     const entry = entryFor(id, options)
-    const unknownId = (): Either.Either<never, InvalidRequest> => {
+    const unknownId = (): Result.Result<never, InvalidRequest> => {
       const known = knownModels(capability, options)
       return fail(
         "model",
@@ -175,11 +176,11 @@ export const routeForCapability = (
       )
     }
     if (entry === unmatchedEntry) {
-      return options.allowUnknownModels === true ? Either.right(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
+      return options.allowUnknownModels === true ? Result.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
     }
     if (entry.capabilities.includes(capability)) {
       if (!listsModel(entry, id) && options.allowUnknownModels !== true) return unknownId()
-      return Either.right(makeRoute(id, capability, entry))
+      return Result.succeed(makeRoute(id, capability, entry))
     }
     const served = entry.capabilities.map((c) => describeCapability(c, entry, id)).join(" or ")
     return fail(
@@ -202,4 +203,4 @@ export const ensureRoute: (
   model: unknown,
   capability: Capability,
   options?: RoutingOptions
-) => Either.Either<Route, InvalidRequest> = routeForCapability
+) => Result.Result<Route, InvalidRequest> = routeForCapability

@@ -1,12 +1,14 @@
 /** The embeddings body (E12) checked before sending, and its response decoded to `Float32Array`s, float or base64 alike. */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
 import { range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { at, describe, fail } from "../validation/Rules.js"
 
@@ -20,12 +22,12 @@ import { at, describe, fail } from "../validation/Rules.js"
 export const embeddingModels: Readonly<Record<string, EmbeddingModel>> = embeddingSizes()
 
 /** The two encodings of E12. @category models */
-export const EncodingFormat = Schema.Literal("float", "base64")
+export const EncodingFormat = Schema.Literals(["float", "base64"])
 /** @category models */
 export type EncodingFormat = typeof EncodingFormat.Type
 
 // One request embeds one string: an array is pointed to `embedMany`, any other kind named as usual.
-const OneText = Schema.String.annotations({
+const OneText = Schema.String.annotate({
   [RuleAnnotationId]: {
     rule: (value) => (Array.isArray(value) ? "one-text" : "type"),
     message: (field, value) =>
@@ -33,15 +35,15 @@ const OneText = Schema.String.annotations({
         ? `${field}: ${describe(value)} given; one request embeds one string; use embedMany for several texts`
         : `${field}: expected a string, got ${describe(value)}`
   } satisfies RuleAnnotation
-}).pipe(withRule((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` }))
+}).pipe(withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` }))
 
 /** The embeddings request body (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const EmbeddingsBody = Schema.Struct({
   model: ModelId,
   input: OneText,
-  encoding_format: Schema.optional(EncodingFormat),
-  dimensions: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
-  user: Schema.optional(Schema.String)
+  encoding_format: Schema.optionalKey(EncodingFormat),
+  dimensions: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
+  user: Schema.optionalKey(Schema.String)
 })
 /** @category models */
 export type EmbeddingsBody = typeof EmbeddingsBody.Type
@@ -62,7 +64,7 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
  * @category constructors
  */
 export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* embeddingsBody.open(input)
     const model = yield* readModel(obj)
     yield* ensureRoute(model, "embeddings", options)
@@ -80,11 +82,13 @@ export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions =
     return body
   }))
 
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /** One embedding as the gateway sends it: floats, or base64 of little-endian float32. @category schemas */
 export const EmbeddingItem = Schema.Struct({
   object: Schema.Literal("embedding"),
-  index: Schema.NonNegativeInt,
-  embedding: Schema.Union(Schema.Array(Schema.Number), Schema.String)
+  index: NonNegativeInt,
+  embedding: Schema.Union([Schema.Array(Schema.Number), Schema.String])
 })
 
 /** The embeddings response. `usage` is documented but tolerated missing. @category schemas */
@@ -92,7 +96,7 @@ export const EmbeddingsResponse = Schema.Struct({
   object: Schema.Literal("list"),
   data: Schema.Array(EmbeddingItem),
   model: Schema.String,
-  usage: Schema.optional(Schema.Struct({ prompt_tokens: Schema.NonNegativeInt, total_tokens: Schema.NonNegativeInt }))
+  usage: Schema.optionalKey(Schema.Struct({ prompt_tokens: NonNegativeInt, total_tokens: NonNegativeInt }))
 })
 /** @category models */
 export type EmbeddingsResponse = typeof EmbeddingsResponse.Type
@@ -105,12 +109,12 @@ export interface DecodedEmbeddings {
 }
 
 /** Raw bytes of little-endian float32 as a `Float32Array`, whatever the host's byte order. @category decoding */
-export const float32FromLittleEndian = (bytes: Uint8Array): Either.Either<Float32Array, string> => {
-  if (bytes.length % 4 !== 0) return Either.left(`embedding has ${bytes.length} bytes, not a multiple of 4`)
+export const float32FromLittleEndian = (bytes: Uint8Array): Result.Result<Float32Array, string> => {
+  if (bytes.length % 4 !== 0) return Result.fail(`embedding has ${bytes.length} bytes, not a multiple of 4`)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const out = new Float32Array(bytes.length / 4)
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true)
-  return Either.right(out)
+  return Result.succeed(out)
 }
 
 /** Encodes floats as the base64 of little-endian float32 that `encoding_format: "base64"` returns. @category encoding */
@@ -133,15 +137,15 @@ const decodeResponse = decodeWith(EmbeddingsResponse, "openai", "embeddings resp
 export const decodeEmbeddings = (json: unknown, options?: DecodeOptions): Effect.Effect<DecodedEmbeddings, DecodeError> =>
   Effect.suspend(() => {
     const parsed = decodeResponse(json, options)
-    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
-    const response = parsed.right
+    if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
+    const response = parsed.success
     const data: Array<{ index: number; embedding: Float32Array }> = []
     for (const [i, item] of response.data.entries()) {
       if (typeof item.embedding === "string") {
         const bytes = Base64.decode(item.embedding)
-        const floats = Either.flatMap(bytes, float32FromLittleEndian)
-        if (Either.isLeft(floats)) return Effect.fail(decodeError(`${at("data", i)}.embedding: ${floats.left}`))
-        data.push({ index: item.index, embedding: floats.right })
+        const floats = Result.flatMap(bytes, float32FromLittleEndian)
+        if (Result.isFailure(floats)) return Effect.fail(decodeError(`${at("data", i)}.embedding: ${floats.failure}`))
+        data.push({ index: item.index, embedding: floats.success })
       } else data.push({ index: item.index, embedding: Float32Array.from(item.embedding) })
     }
     data.sort((a, b) => a.index - b.index)

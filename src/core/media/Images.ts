@@ -1,12 +1,14 @@
 /** The image generation body (E15, zeta image models) checked before sending, and its `b64_json` response decoded to bytes. */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
 import { acrossFields, matching, NonBlank, range } from "../validation/FieldRules.js"
 import { at } from "../validation/Rules.js"
 
@@ -29,15 +31,15 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
 export const ImagesBody = acrossFields(
   Schema.Struct({
     model: ModelId,
-    prompt: Schema.optional(NonBlank),
+    prompt: Schema.optionalKey(NonBlank),
     response_format: Schema.Literal("b64_json"),
-    size: Schema.optional(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
-    quality: Schema.optional(Schema.String),
-    n: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
-    image_size: Schema.optional(Schema.Literal(...imageSizes)),
-    mime_type: Schema.optional(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
-    response_modalities: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
-    contents: Schema.optional(Schema.Unknown)
+    size: Schema.optionalKey(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
+    quality: Schema.optionalKey(Schema.String),
+    n: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
+    image_size: Schema.optionalKey(Schema.Literals(imageSizes)),
+    mime_type: Schema.optionalKey(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
+    response_modalities: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
+    contents: Schema.optionalKey(Schema.Unknown)
   }),
   "required",
   (body) => (body.prompt === undefined && body.contents === undefined ? { key: "prompt", detail: "" } : undefined),
@@ -58,7 +60,7 @@ const imagesBody = closedBody(ImagesBody, "an images body")
  * @category constructors
  */
 export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* imagesBody.open(input)
     const model = yield* readModel(obj)
     yield* ensureRoute(model, "images", options)
@@ -69,9 +71,9 @@ export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): E
 
 /** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */
 export const ImagesResponseItem = Schema.Struct({
-  b64_json: Schema.optional(Schema.String),
-  url: Schema.optional(Schema.String),
-  revised_prompt: Schema.optional(Schema.String)
+  b64_json: Schema.optionalKey(Schema.String),
+  url: Schema.optionalKey(Schema.String),
+  revised_prompt: Schema.optionalKey(Schema.String)
 })
 
 /** The images response, in the OpenAI images shape (the contract does not show it; protocol-notes §3.7). @category schemas */
@@ -106,19 +108,19 @@ export const decodeImages = (
   Effect.suspend(() => {
     const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
     const parsed = decodeResponse(json, options)
-    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+    if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
     const images: Array<DecodedImage> = []
-    for (const [i, item] of parsed.right.data.entries()) {
+    for (const [i, item] of parsed.success.data.entries()) {
       const field = `${at("data", i)}.b64_json`
       if (item.b64_json === undefined) return fail(`${field} is missing${item.url !== undefined ? " (a url was sent; this series answers b64_json only)" : ""}`)
       const prefix = DATA_URL.exec(item.b64_json)
       const bytes = Base64.decode(prefix ? item.b64_json.slice(prefix[0].length) : item.b64_json)
-      if (Either.isLeft(bytes)) return fail(`${field}: ${bytes.left}`)
+      if (Result.isFailure(bytes)) return fail(`${field}: ${bytes.failure}`)
       images.push({
-        bytes: bytes.right,
+        bytes: bytes.success,
         ...(prefix?.[1] !== undefined ? { mimeType: prefix[1] } : {}),
         ...(item.revised_prompt !== undefined ? { revisedPrompt: item.revised_prompt } : {})
       })
     }
-    return Effect.succeed({ created: parsed.right.created, images })
+    return Effect.succeed({ created: parsed.success.created, images })
   })

@@ -1,18 +1,20 @@
 /** The rerank body (E13) checked before sending, and its response decoded against the documents that were sent. */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
 import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
-export const RerankDocument = Schema.Union(
+export const RerankDocument = Schema.Union([
   Schema.String,
-  Schema.Struct({ text: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-)
+  Schema.StructWithRest(Schema.Struct({ text: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)])
+])
 /** @category models */
 export type RerankDocument = typeof RerankDocument.Type
 
@@ -28,9 +30,9 @@ export const RerankBody = acrossFields(
     model: ModelId,
     query: NonBlank,
     documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
-    top_n: Schema.optional(PositiveInt),
-    return_documents: Schema.optional(Schema.Boolean),
-    max_chunks_per_doc: Schema.optional(PositiveInt)
+    top_n: Schema.optionalKey(PositiveInt),
+    return_documents: Schema.optionalKey(Schema.Boolean),
+    max_chunks_per_doc: Schema.optionalKey(PositiveInt)
   }),
   "range",
   (body) =>
@@ -54,24 +56,26 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
  * @category constructors
  */
 export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* rerankBody.open(input)
     yield* ensureRoute(yield* readModel(obj), "rerank", options)
     return yield* rerankBody.seal(obj, rerankBody.pick(obj))
   }))
 
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /** One ranked result: the original document `index`, a score in 0..1, the document when asked for. @category schemas */
 export const RerankResult = Schema.Struct({
-  index: Schema.NonNegativeInt,
-  relevance_score: Schema.Number.pipe(Schema.between(0, 1)),
-  document: Schema.optional(RerankDocument)
+  index: NonNegativeInt,
+  relevance_score: Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 })),
+  document: Schema.optionalKey(RerankDocument)
 })
 
 /** The rerank response; `model` and `usage` tolerated missing. @category schemas */
 export const RerankResponse = Schema.Struct({
-  model: Schema.optional(Schema.String),
+  model: Schema.optionalKey(Schema.String),
   results: Schema.Array(RerankResult),
-  usage: Schema.optional(Schema.Struct({ total_tokens: Schema.NonNegativeInt }))
+  usage: Schema.optionalKey(Schema.Struct({ total_tokens: NonNegativeInt }))
 })
 /** @category models */
 export type RerankResponse = typeof RerankResponse.Type
@@ -92,13 +96,13 @@ export const decodeRerank = (
     const documentCount = typeof documents === "number" ? documents : Array.isArray(documents) ? documents.length : 0
     const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "rerank response", message }))
     const parsed = decodeResponse(json, options)
-    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+    if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
     const seen = new Set<number>()
-    for (const [i, result] of parsed.right.results.entries()) {
+    for (const [i, result] of parsed.success.results.entries()) {
       if (result.index >= documentCount)
         return fail(`results[${i}].index: ${result.index} is not one of the ${documentCount} documents sent`)
       if (seen.has(result.index)) return fail(`results[${i}].index: ${result.index} appears twice`)
       seen.add(result.index)
     }
-    return Effect.succeed(parsed.right)
+    return Effect.succeed(parsed.success)
   })

@@ -1,9 +1,11 @@
 /** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
 import { NonBlank, range } from "../validation/FieldRules.js"
 
 /** The six voices of E14. @category models */
@@ -20,11 +22,11 @@ export type SpeechFormat = (typeof speechFormats)[number]
 export const SpeechBody = Schema.Struct({
   model: ModelId,
   input: NonBlank,
-  voice: Schema.Literal(...speechVoices),
-  response_format: Schema.optional(Schema.Literal(...speechFormats)),
-  speed: Schema.optional(Schema.Number.pipe(range({ min: 0.25, max: 4 }))),
+  voice: Schema.Literals(speechVoices),
+  response_format: Schema.optionalKey(Schema.Literals(speechFormats)),
+  speed: Schema.optionalKey(Schema.Number.pipe(range({ min: 0.25, max: 4 }))),
   /** Voice instructions (upstream `gpt-4o-mini-tts`). */
-  instructions: Schema.optional(Schema.String)
+  instructions: Schema.optionalKey(Schema.String)
 })
 /** @category models */
 export type SpeechBody = typeof SpeechBody.Type
@@ -41,7 +43,7 @@ const speechBody = closedBody(SpeechBody, "a speech body")
  * @category constructors
  */
 export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* speechBody.open(input)
     yield* ensureRoute(yield* readModel(obj), "speech", options)
     return yield* speechBody.seal(obj, speechBody.pick(obj))

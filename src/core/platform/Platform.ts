@@ -1,7 +1,9 @@
 /** The platform-style bodies (E4 text-to-video, E5/E6 Any Shoot, E7 credentials), their builders and the `{code, msg, data}` responses. */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { type WithExtra, closedBody, buildWith, guardReads } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
 import { matching, NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { isRecord, optional } from "../validation/Rules.js"
@@ -16,11 +18,11 @@ export const platformVideoDurations = ["3", "5", "8", "10", "12"] as const
 export const PlatformTextToVideoBody = Schema.Struct({
   model: NonBlank,
   prompt: NonBlank,
-  duration: Schema.Literal(...platformVideoDurations),
+  duration: Schema.Literals(platformVideoDurations),
   aspect_ratio: NonBlank,
-  resolution: Schema.optional(NonBlank),
-  return_url: Schema.optional(Schema.Boolean),
-  req_key: Schema.optional(Schema.String)
+  resolution: Schema.optionalKey(NonBlank),
+  return_url: Schema.optionalKey(Schema.Boolean),
+  req_key: Schema.optionalKey(Schema.String)
 })
 /** @category models */
 export type PlatformTextToVideoBody = typeof PlatformTextToVideoBody.Type
@@ -28,8 +30,8 @@ export type PlatformTextToVideoBody = typeof PlatformTextToVideoBody.Type
 export type PlatformTextToVideoInput = WithExtra<Omit<PlatformTextToVideoBody, "duration"> & { readonly duration: PlatformTextToVideoBody["duration"] | number }>
 
 /** One part of an E5 content: text and/or an image (Base64 or URL). @category models */
-export const AnyShootPart = Schema.Struct({ text: Schema.optional(Schema.String), image: Schema.optional(NonBlank) }).pipe(
-  withRule((part) => part.text !== undefined || part.image !== undefined, { rule: "required", message: (field) => `${field} needs text and/or image` })
+export const AnyShootPart = Schema.Struct({ text: Schema.optionalKey(Schema.String), image: Schema.optionalKey(NonBlank) }).pipe(
+  withRule<{ readonly text?: string; readonly image?: string }>((part) => part.text !== undefined || part.image !== undefined, { rule: "required", message: (field) => `${field} needs text and/or image` })
 )
 /** E5: the Any Shoot creative (easy) mode body. @category models */
 export const AnyShootEasyBody = Schema.Struct({
@@ -57,9 +59,9 @@ export type AnyShootAdvancedBody = typeof AnyShootAdvancedBody.Type
 export type AnyShootAdvancedInput = WithExtra<AnyShootAdvancedBody>
 
 // The password is a secret: its rules never render the value given.
-const Password = Schema.String.annotations({
+const Password = Schema.String.annotate({
   [RuleAnnotationId]: { rule: "type", message: (field) => `${field}: expected a string` } satisfies RuleAnnotation
-}).pipe(withRule((p) => p !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` }))
+}).pipe(withRule<string>((p) => p !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` }))
 
 /** E7: the credentials that buy a platform token; a failure on `password` never shows it. @category models */
 export const PlatformCredentials = Schema.Struct({ username: NonBlank, password: Password })
@@ -67,8 +69,7 @@ export const PlatformCredentials = Schema.Struct({ username: NonBlank, password:
 export type PlatformCredentials = typeof PlatformCredentials.Type
 
 /** The platform envelope `{code, msg, data}` around a given `data` Schema (`code` 200 on success). @category models */
-export const PlatformEnvelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
-  Schema.Struct({ code: Schema.Int, msg: Schema.String, data })
+export const PlatformEnvelope = <S extends Schema.Top>(data: S) => Schema.Struct({ code: Schema.Int, msg: Schema.String, data })
 
 /** E4 response: `data.task_id`. @category models */
 export const PlatformTextToVideoResponse = PlatformEnvelope(Schema.Struct({ task_id: Schema.NonEmptyString }))
@@ -77,7 +78,7 @@ export const AnyShootEasyResponse = PlatformEnvelope(Schema.Struct({ url: Schema
 /** E6 response: `data` is the task id. @category models */
 export const AnyShootAdvancedResponse = PlatformEnvelope(Schema.NonEmptyString)
 /** E7 response: `data` is `Bearer <ACCESS_TOKEN>`. @category models */
-export const PlatformTokenResponse = PlatformEnvelope(Schema.String.pipe(Schema.pattern(/^Bearer \S+$/)))
+export const PlatformTokenResponse = PlatformEnvelope(Schema.String.check(Schema.isPattern(/^Bearer \S+$/)))
 
 const textToVideo = closedBody(PlatformTextToVideoBody, "a platform text-to-video body")
 const anyShootEasy = closedBody(AnyShootEasyBody, "an Any Shoot body")
@@ -85,7 +86,7 @@ const anyShootAdvanced = closedBody(AnyShootAdvancedBody, "an Any Shoot advanced
 
 /** Validates an E4 body by its Schema; `duration` may be given as an integer and is sent as a string. @category constructors */
 export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<PlatformTextToVideoBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* textToVideo.open(input)
     const body = textToVideo.pick(obj)
     if (typeof body.duration === "number" && Number.isInteger(body.duration)) body.duration = String(body.duration)
@@ -98,14 +99,14 @@ export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<Plat
  * @category constructors
  */
 export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEasyBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* anyShootEasy.open(input)
     return yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
   }))
 
 /** Validates an E6 body by its Schema: four required http(s) image URLs. @category constructors */
 export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShootAdvancedBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const obj = yield* anyShootAdvanced.open(input)
     return yield* anyShootAdvanced.seal(obj, anyShootAdvanced.pick(obj))
   }))
@@ -116,7 +117,7 @@ export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShoo
  * @category constructors
  */
 export const buildPlatformCredentials = (input: unknown): Effect.Effect<PlatformCredentials, InvalidRequest> =>
-  guardReads(Effect.suspend(() => {
+  buildWith(() => {
     if (!isRecord(input)) return conform(PlatformCredentials, input, "")
     const given: Record<string, unknown> = {}
     for (const key of ["username", "password"] as const) {
@@ -124,4 +125,4 @@ export const buildPlatformCredentials = (input: unknown): Effect.Effect<Platform
       if (value !== undefined) given[key] = value
     }
     return conform(PlatformCredentials, given, "")
-  }))
+  })

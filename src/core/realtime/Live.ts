@@ -1,12 +1,14 @@
 /** Live WebSocket messages (zeta live audio): the `setup` message, the other client messages checked, and the server message Schema. */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { DecodeError } from "../errors/GatewayError.js"
 import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import type { RoutingOptions } from "../gateway/Catalog.js"
 import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Native.js"
-import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import { buildWith, extraField, fieldsOf, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 import { type Json, describe, fail, isRecord, optional, copyFields } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
@@ -15,8 +17,8 @@ import { NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRul
 /** The one response modality a live session may ask for. @category models */
 export const liveModalities = ["TEXT", "AUDIO"] as const
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+const opt = Schema.optionalKey
 
 /*
  * Closed, from protocol-notes §5.2 (and §2.2/§2.6 for the generation and thinking config the live
@@ -38,8 +40,8 @@ const exactlyOneModality: RuleAnnotation = {
 }
 
 /** `setup.generationConfig.responseModalities`: exactly one of TEXT, AUDIO. @category schemas */
-export const LiveResponseModalities = Schema.Array(Schema.Literal(...liveModalities)).pipe(
-  Schema.filter((list): list is readonly [LiveModality] => list.length === 1, { [RuleAnnotationId]: exactlyOneModality })
+export const LiveResponseModalities = Schema.Array(Schema.Literals(liveModalities)).pipe(
+  Schema.refine((list): list is readonly [LiveModality] => list.length === 1, { [RuleAnnotationId]: exactlyOneModality })
 )
 
 /** `setup.generationConfig`: one response modality, and the sampling and audio settings. @category schemas */
@@ -55,7 +57,7 @@ export const LiveGenerationConfig = Schema.Struct({
 /** The `setup` of a live session (the model as `models/<id>`). @category schemas */
 export const LiveSetup = Schema.Struct({
   model: NonBlank.pipe(
-    withRule((m) => m.startsWith("models/"), { rule: "format", message: (field, value) => `${field}: ${describe(value)} must start with models/` })
+    withRule<string>((m) => m.startsWith("models/"), { rule: "format", message: (field, value) => `${field}: ${describe(value)} must start with models/` })
   ),
   generationConfig: opt(LiveGenerationConfig),
   systemInstruction: opt(Open),
@@ -88,8 +90,8 @@ const givenFields = (obj: Json): Record<string, unknown> => {
 }
 
 // A setup checked against its Schema (where its rules live), closed at the top and inside, `extra` merged.
-const checkSetup = (setup: Json, path: string, model?: string): Effect.Effect<LiveSetup, InvalidRequest> =>
-  Effect.gen(function* () {
+const checkSetup = (setup: Json, path: string, model?: string): Result.Result<LiveSetup, InvalidRequest> =>
+  Result.gen(function* () {
     yield* refuseUnknownFields(setup, setupFields, path, "a live setup", true)
     yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) => refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false))
     const extra = yield* readExtra(setup, setupFields, path)
@@ -113,7 +115,7 @@ export type LiveOptions = RoutingOptions
  * @category constructors
  */
 export const buildLiveSetup = (model: unknown, setup: unknown = {}, options: LiveOptions = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
-  sendableResult(guardReads(Effect.gen(function* () {
+  sendableResult(buildWith(() => Result.gen(function* () {
     yield* sendable(model, "model")
     yield* sendable(setup, "setup")
     const id = yield* conform(NonBlank, model, "model")
@@ -128,7 +130,7 @@ export const buildLiveSetup = (model: unknown, setup: unknown = {}, options: Liv
 /** The four client message kinds; each message has exactly one of them as its only top-level key. @category models */
 export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
 
-const MessageKind = Schema.Literal(...liveClientMessageKeys).annotations({
+const MessageKind = Schema.Literals(liveClientMessageKeys).annotate({
   [RuleAnnotationId]: {
     rule: "one-of",
     message: (field, value) => `${field}: ${describe(value)} is not allowed for a live client message; allowed: ${liveClientMessageKeys.join(", ")}`
@@ -136,7 +138,7 @@ const MessageKind = Schema.Literal(...liveClientMessageKeys).annotations({
 })
 
 /** A media blob of `realtimeInput`: base64 `data` and its `mimeType` (other members kept). @category schemas */
-export const LiveBlob = Schema.Struct({ data: Schema.String, mimeType: NonBlank }, Open)
+export const LiveBlob = Schema.StructWithRest(Schema.Struct({ data: Schema.String, mimeType: NonBlank }), [Open])
 
 const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
 
@@ -158,8 +160,9 @@ export const LiveRealtimeInput = Schema.Struct({
   activityStart: opt(Schema.Unknown),
   activityEnd: opt(Schema.Unknown)
 }).pipe(
-  Schema.filter((input) => realtimeInputKeys.some((k) => input[k] !== undefined), {
-    [RuleAnnotationId]: { rule: "required", message: (field) => `${field} needs one of ${realtimeInputKeys.join(", ")}` } satisfies RuleAnnotation
+  withRule<{ readonly [K in (typeof realtimeInputKeys)[number]]?: unknown }>((input) => realtimeInputKeys.some((k) => input[k] !== undefined), {
+    rule: "required",
+    message: (field) => `${field} needs one of ${realtimeInputKeys.join(", ")}`
   })
 )
 
@@ -180,7 +183,7 @@ const kindFields = {
  * @category constructors
  */
 export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     yield* sendable(message, "")
     const obj = yield* conform(Open, message, "")
     const keys = Object.keys(obj)
@@ -209,62 +212,48 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
 
 // ---- server messages ----------------------------------------------------------------------------
 
-const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Extra = Schema.Record(Schema.String, Schema.Unknown)
+// An object of the server's: its known members, and whatever else it sent kept.
+const kept = <F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Extra])
+const optional_ = Schema.optionalKey
 
 /** A part of a model turn: text, inline audio (`inlineData`), or anything newer (kept). @category schemas */
-export const LivePart = Schema.Struct(
-  {
-    text: Schema.optional(Schema.String),
-    thought: Schema.optional(Schema.Boolean),
-    inlineData: Schema.optional(Schema.Struct({ mimeType: Schema.String, data: Schema.String }, Extra))
-  },
-  Extra
-)
+export const LivePart = kept({
+  text: optional_(Schema.String),
+  thought: optional_(Schema.Boolean),
+  inlineData: optional_(kept({ mimeType: Schema.String, data: Schema.String }))
+})
 
-const Transcription = Schema.Struct({ text: Schema.optional(Schema.String), finished: Schema.optional(Schema.Boolean) }, Extra)
+const Transcription = kept({ text: optional_(Schema.String), finished: optional_(Schema.Boolean) })
 
 /** `serverContent`: a piece of the model's turn and the turn's lifecycle flags. @category schemas */
-export const LiveServerContent = Schema.Struct(
-  {
-    modelTurn: Schema.optional(Schema.Struct({ role: Schema.optional(Schema.String), parts: Schema.optional(Schema.Array(LivePart)) }, Extra)),
-    generationComplete: Schema.optional(Schema.Boolean),
-    turnComplete: Schema.optional(Schema.Boolean),
-    interrupted: Schema.optional(Schema.Boolean),
-    inputTranscription: Schema.optional(Transcription),
-    outputTranscription: Schema.optional(Transcription)
-  },
-  Extra
-)
+export const LiveServerContent = kept({
+  modelTurn: optional_(kept({ role: optional_(Schema.String), parts: optional_(Schema.Array(LivePart)) })),
+  generationComplete: optional_(Schema.Boolean),
+  turnComplete: optional_(Schema.Boolean),
+  interrupted: optional_(Schema.Boolean),
+  inputTranscription: optional_(Transcription),
+  outputTranscription: optional_(Transcription)
+})
 
 /** A live server message: one or more of its known members; unknown members are kept. @category schemas */
-export const LiveServerMessage = Schema.Struct(
-  {
-    setupComplete: Schema.optional(Extra),
-    serverContent: Schema.optional(LiveServerContent),
-    toolCall: Schema.optional(
-      Schema.Struct(
-        { functionCalls: Schema.Array(Schema.Struct({ id: Schema.optional(Schema.String), name: Schema.String, args: Schema.optional(Extra) }, Extra)) },
-        Extra
-      )
-    ),
-    toolCallCancellation: Schema.optional(Schema.Struct({ ids: Schema.Array(Schema.String) }, Extra)),
-    usageMetadata: Schema.optional(
-      Schema.Struct(
-        {
-          promptTokenCount: Schema.optional(Schema.Number),
-          responseTokenCount: Schema.optional(Schema.Number),
-          totalTokenCount: Schema.optional(Schema.Number)
-        },
-        Extra
-      )
-    ),
-    goAway: Schema.optional(Schema.Struct({ timeLeft: Schema.optional(Schema.String) }, Extra)),
-    sessionResumptionUpdate: Schema.optional(
-      Schema.Struct({ newHandle: Schema.optional(Schema.String), resumable: Schema.optional(Schema.Boolean) }, Extra)
-    )
-  },
-  Extra
-)
+export const LiveServerMessage = kept({
+  setupComplete: optional_(Extra),
+  serverContent: optional_(LiveServerContent),
+  toolCall: optional_(
+    kept({ functionCalls: Schema.Array(kept({ id: optional_(Schema.String), name: Schema.String, args: optional_(Extra) })) })
+  ),
+  toolCallCancellation: optional_(kept({ ids: Schema.Array(Schema.String) })),
+  usageMetadata: optional_(
+    kept({
+      promptTokenCount: optional_(Schema.Number),
+      responseTokenCount: optional_(Schema.Number),
+      totalTokenCount: optional_(Schema.Number)
+    })
+  ),
+  goAway: optional_(kept({ timeLeft: optional_(Schema.String) })),
+  sessionResumptionUpdate: optional_(kept({ newHandle: optional_(Schema.String), resumable: optional_(Schema.Boolean) }))
+})
 /** @category models */
 export type LiveServerMessage = typeof LiveServerMessage.Type
 
@@ -277,8 +266,8 @@ const decodeMessage = decodeWith(LiveServerMessage, "live", "live server message
  */
 export const decodeLiveServerMessage = (frame: unknown, options?: DecodeOptions): Effect.Effect<LiveServerMessage, DecodeError> =>
   Effect.suspend(() =>
-    guarded("live", "live server message", (): Either.Either<LiveServerMessage, DecodeError> => {
-      const failWith = (message: string) => Either.left(new DecodeError({ family: "live", what: "live server message", message }))
+    Effect.fromResult(guarded("live", "live server message", (): Result.Result<LiveServerMessage, DecodeError> => {
+      const failWith = (message: string) => Result.fail(new DecodeError({ family: "live", what: "live server message", message }))
       let json = frame
       if (typeof frame === "string" || frame instanceof Uint8Array) {
         let text: string
@@ -288,12 +277,12 @@ export const decodeLiveServerMessage = (frame: unknown, options?: DecodeOptions)
           return failWith("live server message: the frame is not UTF-8 text")
         }
         const parsed = parseJsonText(text, "live", "live server message", options)
-        if (Either.isLeft(parsed)) return Either.left(parsed.left)
-        json = parsed.right
+        if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+        json = parsed.success
       }
       if (!isRecord(json)) return failWith(`live server message: expected a JSON object, got ${Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`}`)
       return decodeMessage(json, options)
-    })
+    }))
   )
 
 /** The text of a message's model turn (thought parts left out), or `undefined` when it has none. @category accessors */

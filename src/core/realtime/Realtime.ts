@@ -2,16 +2,18 @@
  * Realtime WebSocket messages: which event style (v1 or v2) a model speaks, the `session.update` and
  * other client events checked for that style, and Schemas of the server events a client reads.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { DecodeError } from "../errors/GatewayError.js"
-import { decodeWith, type DecodeOptions, parseJsonText } from "../wire/WireJson.js"
+import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
-import { extraField, fieldsOf, guardReads, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
-import { type Json, at, describe, fail, optional, copyFields } from "../validation/Rules.js"
+import { buildWith, extraField, fieldsOf, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import { type Json, at, copyFields, describe, fail, isRecord, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
-import { NonBlank, range, type RuleAnnotation, RuleAnnotationId } from "../validation/FieldRules.js"
+import { acrossFields, NonBlank, range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
@@ -34,7 +36,10 @@ export const realtimeModels: Readonly<Record<string, RealtimeVersion>> = realtim
  * @category routing
  */
 export const realtimeVersion = (model: unknown, options: RealtimeOptions = {}): Effect.Effect<RealtimeVersion, InvalidRequest> =>
-  Effect.map(routeForCapability(model, "realtime", options), (route) => (route.shape === "realtime-v2" ? "v2" : "v1"))
+  Effect.suspend(() => Effect.fromResult(versionOf(model, options)))
+
+const versionOf = (model: unknown, options: RealtimeOptions): Result.Result<RealtimeVersion, InvalidRequest> =>
+  Result.map(routeForCapability(model, "realtime", options), (route) => (route.shape === "realtime-v2" ? "v2" : "v1"))
 
 // v1 session fields that v2 moved, and where to (the message tells the caller what to write instead).
 const movedInV2: Readonly<Record<string, string>> = {
@@ -59,11 +64,11 @@ const v2Only: Readonly<Record<string, string>> = {
 
 const modalityValues = ["text", "audio"] as const
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+const opt = Schema.optionalKey
 
-const TokenCap = Schema.Union(Schema.Int, Schema.Literal("inf"))
-const Modality = Schema.Literal(...modalityValues)
+const TokenCap = Schema.Union([Schema.Int, Schema.Literal("inf")])
+const Modality = Schema.Literals(modalityValues)
 type Modality = typeof Modality.Type
 
 // How many modalities a list may hold: "session.modalities must not be empty" (rule `non-empty`),
@@ -77,19 +82,20 @@ const countRule = (max: number): RuleAnnotation => ({
 // A modality listed twice: "session.modalities[1]: \"text\" is listed twice" (rule `unique`).
 const listedTwice = (list: ReadonlyArray<Modality>) => {
   const twice = list.findIndex((m, i) => list.indexOf(m) !== i)
-  return twice < 0 ? true : { path: [twice], message: describe(list[twice]) }
+  return twice < 0 ? undefined : { key: [twice], detail: describe(list[twice]) }
 }
-const uniqueRule: RuleAnnotation = { rule: "unique", message: (field, _value, _context, detail) => `${field}: ${detail ?? ""} is listed twice` }
 
 /** v1 `modalities`: text and/or audio, each once. @category schemas */
-export const RealtimeModalitiesV1 = Schema.Array(Modality).pipe(
-  Schema.filter((list) => list.length >= 1 && list.length <= 2, { [RuleAnnotationId]: countRule(2) }),
-  Schema.filter(listedTwice, { [RuleAnnotationId]: uniqueRule })
+export const RealtimeModalitiesV1 = acrossFields(
+  Schema.Array(Modality).pipe(withRule<ReadonlyArray<Modality>>((list) => list.length >= 1 && list.length <= 2, countRule(2))),
+  "unique",
+  listedTwice,
+  (field, detail) => `${field}: ${detail} is listed twice`
 )
 
 /** v2 `output_modalities`: exactly one of text, audio (audio includes its transcript). @category schemas */
 export const RealtimeOutputModalitiesV2 = Schema.Array(Modality).pipe(
-  Schema.filter((list): list is readonly [Modality] => list.length === 1, { [RuleAnnotationId]: countRule(1) })
+  Schema.refine((list): list is readonly [Modality] => list.length === 1, { [RuleAnnotationId]: countRule(1) })
 )
 
 /*
@@ -114,8 +120,8 @@ export const RealtimeSessionV1 = Schema.Struct({
   max_response_output_tokens: opt(TokenCap),
   temperature: opt(Schema.Number),
   tools: opt(Schema.Array(Open)),
-  tool_choice: opt(Schema.Union(Schema.String, Open)),
-  tracing: opt(Schema.Union(Schema.String, Open, Schema.Null))
+  tool_choice: opt(Schema.Union([Schema.String, Open])),
+  tracing: opt(Schema.Union([Schema.String, Open, Schema.Null]))
 })
 /** @category models */
 export type RealtimeSessionV1 = typeof RealtimeSessionV1.Type
@@ -133,7 +139,7 @@ export const RealtimeAudioV2 = Schema.Struct({ input: opt(RealtimeAudioInputV2),
 
 /** The session of a realtime v2 `session.update` (nested, `type: "realtime"`). @category schemas */
 export const RealtimeSessionV2 = Schema.Struct({
-  type: Schema.Literal("realtime").annotations({
+  type: Schema.Literal("realtime").annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
       message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime v2 session.update; allowed: realtime`
@@ -145,11 +151,11 @@ export const RealtimeSessionV2 = Schema.Struct({
   instructions: opt(Schema.String),
   max_output_tokens: opt(TokenCap),
   tools: opt(Schema.Array(Open)),
-  tool_choice: opt(Schema.Union(Schema.String, Open)),
-  tracing: opt(Schema.Union(Schema.String, Open, Schema.Null)),
+  tool_choice: opt(Schema.Union([Schema.String, Open])),
+  tracing: opt(Schema.Union([Schema.String, Open, Schema.Null])),
   include: opt(Schema.Array(Schema.String)),
   prompt: opt(Schema.NullOr(Open)),
-  truncation: opt(Schema.Union(Schema.String, Open)),
+  truncation: opt(Schema.Union([Schema.String, Open])),
   reasoning: opt(Open),
   parallel_tool_calls: opt(Schema.Boolean)
 })
@@ -177,13 +183,13 @@ const checkRenames = (
   renames: Readonly<Record<string, string>>,
   version: RealtimeVersion,
   skip: ReadonlyArray<string> = []
-): Effect.Effect<void, InvalidRequest> => {
+): Result.Result<void, InvalidRequest> => {
   for (const key of Object.keys(renames)) {
     if (skip.includes(key) || optional(obj, key) === undefined) continue
     const field = at(path, key)
     return fail(field, "wrong-version", `${field} is not part of realtime ${version}; use ${renames[key]} instead`)
   }
-  return Effect.void
+  return Result.void
 }
 
 /**
@@ -191,8 +197,8 @@ const checkRenames = (
  * `modalities` is translated to `output_modalities` only when it names one modality (unambiguous);
  * `["text", "audio"]` is refused, because v2 takes exactly one (`["audio"]` includes the transcript).
  */
-const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Effect.Effect<Record<string, unknown>, InvalidRequest> =>
-  Effect.gen(function* () {
+const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Result.Result<Record<string, unknown>, InvalidRequest> =>
+  Result.gen(function* () {
     const v1 = optional(obj, "modalities")
     const v2 = optional(obj, "output_modalities")
     if (version === "v1") return v1 === undefined ? {} : { modalities: yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities")) }
@@ -214,8 +220,8 @@ const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Ef
 /** A `session.update` client event, v1 or v2 session. @category schemas */
 export const RealtimeSessionUpdate = Schema.Struct({
   type: Schema.Literal("session.update"),
-  event_id: Schema.optional(Schema.String),
-  session: Schema.Union(RealtimeSessionV2, RealtimeSessionV1)
+  event_id: Schema.optionalKey(Schema.String),
+  session: Schema.Union([RealtimeSessionV2, RealtimeSessionV1])
 })
 /** @category models */
 export type RealtimeSessionUpdate = typeof RealtimeSessionUpdate.Type
@@ -223,8 +229,8 @@ export type RealtimeSessionUpdate = typeof RealtimeSessionUpdate.Type
 const sessionFieldsV1 = fieldsOf(RealtimeSessionV1)
 const sessionFieldsV2 = fieldsOf(RealtimeSessionV2)
 
-const checkSession = (session: Json, path: string, version: RealtimeVersion): Effect.Effect<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
-  Effect.gen(function* () {
+const checkSession = (session: Json, path: string, version: RealtimeVersion): Result.Result<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
+  Result.gen(function* () {
     const rest = copyFields(session, ["modalities", "output_modalities", "type", extraField])
     if (version === "v1") {
       yield* checkRenames(session, path, v2Only, "v1")
@@ -256,10 +262,10 @@ export const buildSessionUpdate = (
   session: unknown,
   options: RealtimeOptions = {}
 ): Effect.Effect<RealtimeSessionUpdate, InvalidRequest> =>
-  sendableResult(guardReads(Effect.gen(function* () {
+  sendableResult(buildWith(() => Result.gen(function* () {
     yield* sendable(model, "model")
     yield* sendable(session, "session")
-    const version = yield* realtimeVersion(model, options)
+    const version = yield* versionOf(model, options)
     const obj = yield* conform(Open, session ?? {}, "session")
     return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
   })))
@@ -324,8 +330,8 @@ const eventTypeRule = (version: RealtimeVersion): RuleAnnotation => ({
 const isClientEventType = (type: string): type is ClientEventType => Object.hasOwn(clientEventSchemas, type)
 const eventTypeSchema = (version: RealtimeVersion) =>
   Schema.Struct({
-    type: Schema.String.annotations({ [RuleAnnotationId]: eventTypeRule(version) }).pipe(
-      Schema.filter((type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type), {
+    type: Schema.String.annotate({ [RuleAnnotationId]: eventTypeRule(version) }).pipe(
+      Schema.refine((type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type), {
         [RuleAnnotationId]: eventTypeRule(version)
       })
     )
@@ -351,13 +357,13 @@ export const validateRealtimeClientEvent = (
   event: unknown,
   options: RealtimeOptions = {}
 ): Effect.Effect<Json, InvalidRequest> =>
-  guardReads(Effect.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     yield* sendable(model, "model")
     yield* sendable(event, "")
-    const version = yield* realtimeVersion(model, options)
+    const version = yield* versionOf(model, options)
     const obj = yield* conform(Open, event, "")
     const { type } = yield* conform(eventTypes[version], { type: optional(obj, "type") }, "")
-    const schema: Schema.Schema.AnyNoContext = clientEventSchemas[type]
+    const schema: Schema.Codec<Json, Json> = clientEventSchemas[type]
     const known = fieldsOf(clientEventSchemas[type])
     yield* refuseUnknownFields(obj, known, "", `a ${type} event`)
     const extra = yield* readExtra(obj, known)
@@ -376,37 +382,27 @@ export const validateRealtimeClientEvent = (
 
 // ---- server events -------------------------------------------------------------------------------
 
-const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const OptString = Schema.optional(Schema.NullOr(Schema.String))
+const Extra = Schema.Record(Schema.String, Schema.Unknown)
+const OptString = Schema.optionalKey(Schema.NullOr(Schema.String))
+// An event object: its known fields, and whatever else the server sent kept.
+const event = <F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Extra])
 
 /** `session.created` / `session.updated`: the session as the server now holds it. @category schemas */
-export const RealtimeSessionEvent = Schema.Struct(
-  { type: Schema.Literal("session.created", "session.updated"), event_id: OptString, session: Extra },
-  Extra
-)
+export const RealtimeSessionEvent = event({ type: Schema.Literals(["session.created", "session.updated"]), event_id: OptString, session: Extra })
 
 /** `error`: the session stays open; `error.event_id` names the client event that caused it. @category schemas */
-export const RealtimeErrorEvent = Schema.Struct(
-  {
-    type: Schema.Literal("error"),
-    event_id: OptString,
-    error: Schema.Struct(
-      { type: Schema.String, message: Schema.String, code: OptString, param: OptString, event_id: OptString },
-      Extra
-    )
-  },
-  Extra
-)
+export const RealtimeErrorEvent = event({
+  type: Schema.Literal("error"),
+  event_id: OptString,
+  error: event({ type: Schema.String, message: Schema.String, code: OptString, param: OptString, event_id: OptString })
+})
 
 /** `response.created` / `response.done` with the response object (`id`, `status`, `output`, `usage`, …). @category schemas */
-export const RealtimeResponseEvent = Schema.Struct(
-  {
-    type: Schema.Literal("response.created", "response.done"),
-    event_id: OptString,
-    response: Schema.Struct({ id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }, Extra)
-  },
-  Extra
-)
+export const RealtimeResponseEvent = event({
+  type: Schema.Literals(["response.created", "response.done"]),
+  event_id: OptString,
+  response: event({ id: Schema.optionalKey(Schema.String), status: Schema.optionalKey(Schema.String) })
+})
 
 /** The delta events of both styles (text, audio as base64, audio transcript). @category models */
 export const realtimeDeltaTypes = {
@@ -416,59 +412,50 @@ export const realtimeDeltaTypes = {
 } as const
 
 /** A text, audio or transcript delta (v1 or v2 name). @category schemas */
-export const RealtimeDeltaEvent = Schema.Struct(
-  {
-    type: Schema.Literal(...realtimeDeltaTypes.text, ...realtimeDeltaTypes.audio, ...realtimeDeltaTypes.transcript),
-    event_id: OptString,
-    response_id: Schema.optional(Schema.String),
-    item_id: Schema.optional(Schema.String),
-    output_index: Schema.optional(Schema.Number),
-    content_index: Schema.optional(Schema.Number),
-    delta: Schema.String
-  },
-  Extra
-)
+export const RealtimeDeltaEvent = event({
+  type: Schema.Literals([...realtimeDeltaTypes.text, ...realtimeDeltaTypes.audio, ...realtimeDeltaTypes.transcript]),
+  event_id: OptString,
+  response_id: Schema.optionalKey(Schema.String),
+  item_id: Schema.optionalKey(Schema.String),
+  output_index: Schema.optionalKey(Schema.Number),
+  content_index: Schema.optionalKey(Schema.Number),
+  delta: Schema.String
+})
 
 /** The end of a text part (`text`), v1 or v2 name. @category schemas */
-export const RealtimeTextDoneEvent = Schema.Struct(
-  { type: Schema.Literal("response.text.done", "response.output_text.done"), event_id: OptString, text: Schema.String },
-  Extra
-)
+export const RealtimeTextDoneEvent = event({
+  type: Schema.Literals(["response.text.done", "response.output_text.done"]),
+  event_id: OptString,
+  text: Schema.String
+})
 
 /** The end of an audio transcript (`transcript`), v1 or v2 name. @category schemas */
-export const RealtimeTranscriptDoneEvent = Schema.Struct(
-  {
-    type: Schema.Literal("response.audio_transcript.done", "response.output_audio_transcript.done"),
-    event_id: OptString,
-    transcript: Schema.String
-  },
-  Extra
-)
+export const RealtimeTranscriptDoneEvent = event({
+  type: Schema.Literals(["response.audio_transcript.done", "response.output_audio_transcript.done"]),
+  event_id: OptString,
+  transcript: Schema.String
+})
 
 /** The end of an audio part, v1 or v2 name. @category schemas */
-export const RealtimeAudioDoneEvent = Schema.Struct(
-  { type: Schema.Literal("response.audio.done", "response.output_audio.done"), event_id: OptString },
-  Extra
-)
+export const RealtimeAudioDoneEvent = event({ type: Schema.Literals(["response.audio.done", "response.output_audio.done"]), event_id: OptString })
 
-const knownServerTypes: ReadonlySet<string> = new Set([
-  ...RealtimeSessionEvent.fields.type.literals,
-  ...RealtimeErrorEvent.fields.type.literals,
-  ...RealtimeResponseEvent.fields.type.literals,
-  ...RealtimeDeltaEvent.fields.type.literals,
-  ...RealtimeTextDoneEvent.fields.type.literals,
-  ...RealtimeTranscriptDoneEvent.fields.type.literals,
-  ...RealtimeAudioDoneEvent.fields.type.literals
+const knownServerTypes: ReadonlySet<string> = new Set<string>([
+  ...RealtimeSessionEvent.schema.fields.type.literals,
+  RealtimeErrorEvent.schema.fields.type.literal,
+  ...RealtimeResponseEvent.schema.fields.type.literals,
+  ...RealtimeDeltaEvent.schema.fields.type.literals,
+  ...RealtimeTextDoneEvent.schema.fields.type.literals,
+  ...RealtimeTranscriptDoneEvent.schema.fields.type.literals,
+  ...RealtimeAudioDoneEvent.schema.fields.type.literals
 ])
 
 /** Any other server event (`conversation.item.added`, `rate_limits.updated`, …), kept whole. @category schemas */
-export const RealtimeOtherEvent = Schema.Struct(
-  { type: Schema.String.pipe(Schema.filter((t) => !knownServerTypes.has(t), { message: () => "a known event type with the wrong fields" })) },
-  Extra
-)
+export const RealtimeOtherEvent = event({
+  type: Schema.String.check(Schema.makeFilter((t) => !knownServerTypes.has(t), { message: "a known event type with the wrong fields" }))
+})
 
 /** Every realtime server event a client reads, v1 and v2 names, with a catch-all for the rest. @category schemas */
-export const RealtimeServerEvent = Schema.Union(
+export const RealtimeServerEvent = Schema.Union([
   RealtimeSessionEvent,
   RealtimeErrorEvent,
   RealtimeResponseEvent,
@@ -477,23 +464,41 @@ export const RealtimeServerEvent = Schema.Union(
   RealtimeTranscriptDoneEvent,
   RealtimeAudioDoneEvent,
   RealtimeOtherEvent
-)
+])
 /** @category models */
 export type RealtimeServerEvent = typeof RealtimeServerEvent.Type
 
-const decodeEvent = decodeWith(RealtimeServerEvent, "realtime", "realtime server event")
+const what = "realtime server event"
+const decodeEvent = decodeWith(RealtimeServerEvent, "realtime", what)
+
+// Every server event is an object with a string `type`: anything else (an array of 100 000 objects, a
+// number) is refused by that look alone, before the Schema walks the value.
+const shapeOf = (json: unknown): string | undefined =>
+  !isRecord(json)
+    ? `expected a JSON object, got ${Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`}`
+    : typeof json["type"] !== "string"
+      ? "expected an event with a string type"
+      : undefined
+
+const decodeFrame = (frame: unknown, options: DecodeOptions | undefined): Result.Result<RealtimeServerEvent, DecodeError> => {
+  let json = frame
+  if (typeof frame === "string") {
+    const parsed = parseJsonText(frame, "realtime", what, options)
+    if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+    json = parsed.success
+  }
+  const wrong = shapeOf(json)
+  return wrong === undefined ? decodeEvent(json, options) : Result.fail(new DecodeError({ family: "realtime", what, message: `${what}: ${wrong}` }))
+}
 
 /**
  * Decodes one server frame (JSON text or an already parsed object). A known type with wrong fields
- * is a `DecodeError`; an unknown type is kept whole. Never throws.
+ * is a `DecodeError`; an unknown type is kept whole; a frame that is no object with a string `type`
+ * is refused before the Schema runs. Never throws.
  * @category decoding
  */
 export const decodeRealtimeServerEvent = (frame: unknown, options?: DecodeOptions): Effect.Effect<RealtimeServerEvent, DecodeError> =>
-  Effect.suspend(() =>
-    typeof frame === "string"
-      ? Either.flatMap(parseJsonText(frame, "realtime", "realtime server event", options), (json) => decodeEvent(json, options))
-      : decodeEvent(frame, options)
-  )
+  Effect.suspend(() => Effect.fromResult(guarded("realtime", what, decodeFrame, frame, options)))
 
 const deltaOf = (event: RealtimeServerEvent, types: ReadonlyArray<string>): string | undefined =>
   types.includes(event.type) && "delta" in event && typeof event.delta === "string" ? event.delta : undefined

@@ -1,3 +1,50 @@
 /** The WebSocket sessions: realtime v1/v2 events and the live setup and messages. */
-export * from "./Live.js"
-export * from "./Realtime.js"
+export {
+  buildLiveSetup,
+  decodeLiveServerMessage,
+  liveAudioChunks,
+  LiveBlob,
+  LiveClientContent,
+  LiveGenerationConfig,
+  liveModalities,
+  type LiveOptions,
+  LivePart,
+  LiveRealtimeInput,
+  LiveResponseModalities,
+  LiveServerContent,
+  LiveServerMessage,
+  LiveSetup,
+  type LiveSetupInput,
+  LiveSetupMessage,
+  liveText,
+  LiveToolResponse,
+  validateLiveClientMessage
+} from "./Live.js"
+export {
+  buildSessionUpdate,
+  decodeRealtimeServerEvent,
+  realtimeAudioDelta,
+  RealtimeAudioDoneEvent,
+  RealtimeAudioV2,
+  RealtimeDeltaEvent,
+  RealtimeErrorEvent,
+  RealtimeModalitiesV1,
+  realtimeModels,
+  type RealtimeOptions,
+  RealtimeOtherEvent,
+  RealtimeOutputModalitiesV2,
+  RealtimeResponseEvent,
+  RealtimeServerEvent,
+  RealtimeSessionEvent,
+  type RealtimeSessionInput,
+  RealtimeSessionUpdate,
+  RealtimeSessionV1,
+  RealtimeSessionV2,
+  realtimeTextDelta,
+  RealtimeTextDoneEvent,
+  realtimeTranscriptDelta,
+  RealtimeTranscriptDoneEvent,
+  type RealtimeVersion,
+  realtimeVersion,
+  validateRealtimeClientEvent
+} from "./Realtime.js"

@@ -1,18 +1,18 @@
 /**
- * The shape every stream accumulator shares: a pure fold `(snapshot, event) → Either<snapshot,
+ * The shape every stream accumulator shares: a pure fold `(snapshot, event) → Result<snapshot,
  * IncompleteStream>` that never throws, a `finish` that turns the last snapshot into the final value
  * (or fails when the stream ended before its final event), and helpers to run it with Effect
  * `Stream.scan`, RxJS `scan` or over an array.
  *
- * Using it with Effect: `Stream.scan(events, seed(acc), scanStep(acc))` gives the
- * snapshots; follow with `Stream.mapEffect(identity)` to fail the stream at the first error. With
+ * Using it with Effect: `Stream.scan(events, () => seed(acc), scanStep(acc))` gives the
+ * snapshots; follow with `Stream.mapEffect(Effect.fromResult)` to fail the stream at the first error. With
  * RxJS: `events$.pipe(scan(scanStep(acc), seed(acc)))`.
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { IncompleteStream, type Family } from "../errors/GatewayError.js"
 
 /** The result of one fold step: the next snapshot, or why the stream cannot be completed. @category models */
-export type Step<Snapshot> = Either.Either<Snapshot, IncompleteStream>
+export type Step<Snapshot> = Result.Result<Snapshot, IncompleteStream>
 
 /**
  * A pure stream accumulator. `step` returns a fresh snapshot and never mutates the previous one
@@ -51,8 +51,8 @@ export const folderOf = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapsho
   return {
     push: (event) => {
       const next = acc.step(snapshot, event)
-      if (Either.isLeft(next)) return next.left
-      snapshot = next.right
+      if (Result.isFailure(next)) return next.failure
+      snapshot = next.success
       return undefined
     },
     snapshot: () => snapshot
@@ -69,31 +69,31 @@ export const stepOf =
   (snapshot: Snapshot, event: Event): Step<Snapshot> => {
     const draft = folder(snapshot)
     const failure = draft.push(event)
-    return failure === undefined ? Either.right(draft.snapshot()) : Either.left(failure)
+    return failure === undefined ? Result.succeed(draft.snapshot()) : Result.fail(failure)
   }
 
 /** The seed of a `scan`: the accumulator's initial snapshot as a successful step. @category constructors */
-export const seed = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Step<Snapshot> => Either.right(acc.initial)
+export const seed = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Step<Snapshot> => Result.succeed(acc.initial)
 
 /**
- * A step over an `Either` state, for `scan`: once a step has failed the failure is kept and later
+ * A step over a `Result` state, for `scan`: once a step has failed the failure is kept and later
  * events are not looked at.
  * @category combinators
  */
 export const scanStep =
   <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>) =>
   (state: Step<Snapshot>, event: Event): Step<Snapshot> =>
-    Either.isLeft(state) ? state : acc.step(state.right, event)
+    Result.isFailure(state) ? state : acc.step(state.success, event)
 
 /**
  * Finishes a scanned state: the final value, or the failure already met, or `ended-early`. For the
- * end of a stream, e.g. `Stream.runFold(events, seed(acc), scanStep(acc))` then `finishScan(acc)`.
+ * end of a stream, e.g. `Stream.runFold(events, () => seed(acc), scanStep(acc))` then `finishScan(acc)`.
  * @category combinators
  */
 export const finishScan =
   <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>) =>
   (state: Step<Snapshot>): Step<Final> =>
-    Either.flatMap(state, acc.finish)
+    Result.flatMap(state, acc.finish)
 
 /** Folds every event and finishes: the final value, or the first error with the partial snapshot. @category combinators */
 export const foldAll = <Event, Snapshot, Final>(
@@ -103,7 +103,7 @@ export const foldAll = <Event, Snapshot, Final>(
   const folder = folderOf(acc)
   for (const event of events) {
     const failure = folder.push(event)
-    if (failure !== undefined) return Either.left(failure)
+    if (failure !== undefined) return Result.fail(failure)
   }
   return acc.finish(folder.snapshot())
 }
@@ -125,7 +125,7 @@ export const incomplete = (
   message: string,
   partial: unknown,
   errorType?: string
-): Either.Either<never, IncompleteStream> => Either.left(incompleteStream(family, reason, message, partial, errorType))
+): Result.Result<never, IncompleteStream> => Result.fail(incompleteStream(family, reason, message, partial, errorType))
 
 /** Replaces one element of a readonly array, returning a new array (the others are shared). @category combinators */
 export const replaceAt = <A>(items: ReadonlyArray<A>, index: number, item: A): ReadonlyArray<A> => {

@@ -4,13 +4,16 @@
  * one explicit, typed escape hatch, `extra`, merged into the body when it is built. The last step of
  * every builder (`seal`) also checks that the body is plain JSON that can be sent unchanged.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { findUnsendable } from "../wire/JsonSafety.js"
 import { refuseNestedUnknown } from "./NestedFields.js"
 import { at, copyFields, describe, fail, isRecord, type Json, optional, sanitize } from "./Rules.js"
 import { conform } from "./Conform.js"
 import { NonBlank } from "./FieldRules.js"
+import * as DidYouMean from "./DidYouMean.js"
 
 /** The name of the escape hatch. @category models */
 export const extraField = "extra"
@@ -22,49 +25,21 @@ export const extraField = "extra"
  */
 export type WithExtra<B> = B & { readonly extra?: Readonly<Record<string, unknown>> }
 
-/** A `Schema.Struct`, or one refined by a rule across its fields (`acrossFields`). @category models */
+/** A `Schema.Struct`, checked by rules across its fields (`acrossFields`) or not. @category models */
 export type StructLike =
   | { readonly fields: Readonly<Record<string, unknown>> }
   | { readonly from: StructLike }
 
-/** The known top-level fields of a body Schema (a `Schema.Struct`, refined or not). @category constructors */
+/** The known top-level fields of a body Schema (a `Schema.Struct`, checked or not). @category constructors */
 export const fieldsOf = (schema: StructLike): ReadonlyArray<string> =>
   "fields" in schema ? Object.keys(schema.fields) : fieldsOf(schema.from)
 
-// Optimal string alignment distance (a transposition counts as one edit: `temprature` ~ `temperature`).
-const distance = (a: string, b: string): number => {
-  const rows = a.length + 1
-  const cols = b.length + 1
-  const d: Array<Array<number>> = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i < rows; i++)
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
-      d[i]![j] = v
-    }
-  return d[a.length]![b.length]!
-}
-
 /**
- * The known name closest to `name`, when it is close enough to be a likely misspelling (at most a
- * third of the name's letters differ, case ignored), else `undefined`.
+ * The known name closest to `name`, when it is close enough to be a likely misspelling (the one
+ * "did you mean" rule, `DidYouMean.nearestName`), else `undefined`.
  * @category constructors
  */
-export const nearestName = (name: string, known: ReadonlyArray<string>): string | undefined => {
-  if (name.length > 64) return undefined
-  const lower = name.toLowerCase()
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const candidate of known) {
-    const d = distance(lower, candidate.toLowerCase())
-    if (d < bestDistance) {
-      best = candidate
-      bestDistance = d
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(Math.max(name.length, best.length) / 3)) ? best : undefined
-}
+export const nearestName: (name: string, known: ReadonlyArray<string>) => string | undefined = DidYouMean.nearestName
 
 const shown = (key: string): string => (key.length > 40 ? `${key.slice(0, 37)}...` : key)
 
@@ -84,7 +59,7 @@ export const refuseUnknownFields = (
   what = "this body",
   /** Whether this object may carry the `extra` escape hatch (the top level of a body does). */
   extraAllowed = path === ""
-): Either.Either<void, InvalidRequest> => {
+): Result.Result<void, InvalidRequest> => {
   for (const key of Object.keys(obj)) {
     if (key === extraField && extraAllowed) continue
     if (known.includes(key)) continue
@@ -98,7 +73,7 @@ export const refuseUnknownFields = (
       }${extraAllowed ? ` (fields umg does not know yet go in \`${path === "" ? extraField : at(path, extraField)}\`)` : ""}`
     )
   }
-  return Either.void
+  return Result.void
 }
 
 /**
@@ -106,9 +81,9 @@ export const refuseUnknownFields = (
  * copied without unsafe keys. Empty when absent.
  * @category validators
  */
-export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): Either.Either<Json, InvalidRequest> => {
+export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): Result.Result<Json, InvalidRequest> => {
   const extra = optional(obj, extraField)
-  if (extra === undefined) return Either.right({})
+  if (extra === undefined) return Result.succeed({})
   const field = at(path, extraField)
   if (!isRecord(extra)) return fail(field, "type", `${field}: expected an object of fields to send as they are, got ${describe(extra)}`)
   for (const key of Object.keys(extra)) {
@@ -119,7 +94,7 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): E
         `${keyPath(field, key)}: \`${shown(key)}\` is a field umg knows; set it on ${path === "" ? "the body" : path} itself so it is checked`
       )
   }
-  return Either.right(copyFields(extra))
+  return Result.succeed(copyFields(extra))
 }
 
 /** A body's `model`: a non-blank id (the catalog then says which family it belongs to). @category schemas */
@@ -133,11 +108,11 @@ const isModelId = Schema.is(ModelId)
  * first: "model is required", "model: expected a string, got 5". Null means absent.
  * @category validators
  */
-export const readModel = (input: Json): Either.Either<string, InvalidRequest> => {
+export const readModel = (input: Json): Result.Result<string, InvalidRequest> => {
   const model = optional(input, "model")
   // The common case without building an object; a failure is reported through the Schema as usual.
-  if (isModelId(model)) return Either.right(model)
-  return Either.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
+  if (isModelId(model)) return Result.succeed(model)
+  return Result.map(conform(ModelOnly, model === undefined ? {} : { model }, ""), (valid) => valid.model)
 }
 
 /**
@@ -145,24 +120,25 @@ export const readModel = (input: Json): Either.Either<string, InvalidRequest> =>
  * revoked Proxy) is a malformed request, an `InvalidRequest`, never a defect.
  * @category combinators
  */
-export const guardReads = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> => Effect.catchAllDefect(effect, malformed)
+export const guardReads = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
+  Effect.catchDefect(effect, () => Effect.fromResult(malformed()))
 
-const malformed = (): Either.Either<never, InvalidRequest> =>
+const malformed = (): Result.Result<never, InvalidRequest> =>
   fail("(body)", "malformed", "the request could not be read as JSON data (a property threw when read)")
 
 /**
  * A synchronous builder as the effect that runs it — each time it runs, so a body changed between
  * two runs (a retry) is checked again — with `guardReads`'s guard: whatever reading the input
- * throws is an `InvalidRequest`. The validators are `Either`s, so a builder written with `Either.gen`
+ * throws is an `InvalidRequest`. The validators are `Result`s, so a builder written with `Result.gen`
  * costs one step of its caller's fiber, where `Effect.gen` costs one per validator it runs.
  * @category combinators
  */
-export const buildWith = <A>(build: () => Either.Either<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
+export const buildWith = <A>(build: () => Result.Result<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
   Effect.suspend(() => {
     try {
-      return build()
+      return Effect.fromResult(build())
     } catch {
-      return malformed()
+      return Effect.fromResult(malformed())
     }
   })
 
@@ -172,12 +148,12 @@ export const buildWith = <A>(build: () => Either.Either<A, InvalidRequest>): Eff
  * @category combinators
  */
 export const sendableResult = <A>(effect: Effect.Effect<A, InvalidRequest>): Effect.Effect<A, InvalidRequest> =>
-  Effect.tap(effect, (out) => sendable(out))
+  Effect.tap(effect, (out) => Effect.fromResult(sendable(out)))
 
 /** Fails with an `InvalidRequest` on the first part of `value` that is not plain, sendable JSON. @category validators */
-export const sendable = (value: unknown, path = ""): Either.Either<void, InvalidRequest> => {
+export const sendable = (value: unknown, path = ""): Result.Result<void, InvalidRequest> => {
   const problem = findUnsendable(value)
-  if (problem === undefined) return Either.void
+  if (problem === undefined) return Result.void
   const field = problem.path === "" ? (path === "" ? "(body)" : path) : path === "" ? problem.path : problem.path.startsWith("[") ? `${path}${problem.path}` : `${path}.${problem.path}`
   return fail(field, "json", `${field}: ${problem.reason}`)
 }
@@ -189,8 +165,8 @@ export const sendable = (value: unknown, path = ""): Either.Either<void, Invalid
  * against its Schema, where the body's rules live (no cast), and merges `extra` into it.
  * @category constructors
  */
-export const closedBody = <A, I>(
-  schema: Schema.Schema<A, I, never> & StructLike,
+export const closedBody = <S extends Schema.Top & StructLike>(
+  schema: S,
   what: string,
   /** Input fields the builder reads that the built body does not carry (e.g. the native body's `model`). */
   alsoAccepted: ReadonlyArray<string> = []
@@ -198,15 +174,15 @@ export const closedBody = <A, I>(
   const known = [...fieldsOf(schema), ...alsoAccepted]
   return {
     known,
-    // Plain checks in order, each only once the one before passed (not `Either.gen`: every request
+    // Plain checks in order, each only once the one before passed (not `Result.gen`: every request
     // of every family passes here).
-    open: (input: unknown): Either.Either<Json, InvalidRequest> => {
+    open: (input: unknown): Result.Result<Json, InvalidRequest> => {
       if (!isRecord(input)) return fail("(body)", "type", `the request: expected an object, got ${describe(input)}`)
       let check = sendable(input)
-      if (Either.isRight(check)) check = refuseUnknownFields(input, known, "", what)
+      if (Result.isSuccess(check)) check = refuseUnknownFields(input, known, "", what)
       // Inside: the objects the Schema closes (no index signature) take only their own keys.
-      if (Either.isRight(check)) check = refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
-      return Either.isLeft(check) ? Either.left(check.left) : Either.right(input)
+      if (Result.isSuccess(check)) check = refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
+      return Result.isFailure(check) ? Result.fail(check.failure) : Result.succeed(input)
     },
     /** The known fields of the input that are given (null means absent), copied without unsafe keys. */
     pick: (input: Json): Record<string, unknown> => {
@@ -218,12 +194,12 @@ export const closedBody = <A, I>(
       return out
     },
     /** The body checked against the Schema (its rules; `context`, the model, is named where a rule depends on it) with `extra` merged. */
-    seal: (input: Json, body: unknown, context?: string): Either.Either<A, InvalidRequest> => {
+    seal: (input: Json, body: unknown, context?: string): Result.Result<S["Type"], InvalidRequest> => {
       const valid = conform(schema, body, "", context)
-      if (Either.isLeft(valid)) return valid
+      if (Result.isFailure(valid)) return valid
       const extra = readExtra(input, known)
-      if (Either.isLeft(extra)) return Either.left(extra.left)
-      return Object.keys(extra.right).length === 0 ? valid : Either.right({ ...valid.right, ...extra.right })
+      if (Result.isFailure(extra)) return Result.fail(extra.failure)
+      return Object.keys(extra.success).length === 0 ? valid : Result.succeed(Object.assign({}, valid.success, extra.success))
     }
   }
 }

@@ -3,11 +3,16 @@
  * `non-empty`, `one-of` for a described form, …), so a rule is written once, in the Schema that also
  * gives the body its type; `conform` (Conform.ts) reports them in the words of `Rules`.
  */
-import { Schema, type SchemaAST as AST } from "effect"
+import type { SchemaAST as AST } from "effect"
+import * as Schema from "effect/Schema"
 import { describe, listAllowed } from "./Rules.js"
 
-/** The annotation key of a rule carried by a refinement. @category annotations */
-export const RuleAnnotationId: unique symbol = Symbol.for("umg/core/RuleAnnotation")
+/**
+ * The annotation key of a rule carried by a check (or a Schema node). A string: Schema annotations are
+ * keyed by strings.
+ * @category annotations
+ */
+export const RuleAnnotationId = "umg/core/RuleAnnotation"
 
 /** A rule as a refinement carries it: its stable name and its message. @category models */
 export interface RuleAnnotation {
@@ -20,14 +25,20 @@ export interface RuleAnnotation {
   readonly message: (field: string, value: unknown, context: string | undefined, detail: string | undefined) => string
 }
 
-/** The rule a Schema node carries, if any. @category annotations */
-export const ruleOf = (ast: AST.AST): RuleAnnotation | undefined => ast.annotations[RuleAnnotationId] as RuleAnnotation | undefined
+const isRuleAnnotation = (u: unknown): u is RuleAnnotation =>
+  typeof u === "object" && u !== null && "message" in u && typeof u.message === "function" && "rule" in u
 
-/** Attaches a rule to a predicate: the refinement fails with that rule's name and message. @category constructors */
+/** The rule a Schema node or one of its checks carries, if any. @category annotations */
+export const ruleOf = (node: AST.AST | AST.Check<never>): RuleAnnotation | undefined => {
+  const rule = node.annotations?.[RuleAnnotationId]
+  return isRuleAnnotation(rule) ? rule : undefined
+}
+
+/** Attaches a rule to a predicate: the check fails with that rule's name and message. @category constructors */
 export const withRule =
   <A>(predicate: (a: A) => boolean, annotation: RuleAnnotation) =>
-  <I, R>(self: Schema.Schema<A, I, R>): Schema.filter<Schema.Schema<A, I, R>> =>
-    self.pipe(Schema.filter(predicate, { [RuleAnnotationId]: annotation }))
+  <S extends Schema.Top & { readonly Type: A }>(self: S): S["Rebuild"] =>
+    self.check(Schema.makeFilter<A>(predicate, { [RuleAnnotationId]: annotation }))
 
 /**
  * Names what a union takes, for a value of none of its kinds: "documents[1]: expected a string or an
@@ -36,10 +47,10 @@ export const withRule =
  */
 export const expected =
   (what: string) =>
-  <S extends Schema.Schema.Any>(self: S): S =>
-    self.annotations({
+  <S extends Schema.Top>(self: S): S["Rebuild"] =>
+    self.annotate({
       [RuleAnnotationId]: { rule: "type", message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}` } satisfies RuleAnnotation
-    }) as S
+    })
 
 /**
  * A rule across the fields of a struct (or the items of an array), reported at the field it names:
@@ -49,19 +60,19 @@ export const expected =
  * context `conform` names (a model id).
  * @category constructors
  */
-export const acrossFields = <S extends Schema.Schema.Any>(
+export const acrossFields = <S extends Schema.Top>(
   self: S,
   rule: string,
-  check: (a: Schema.Schema.Type<S>) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
+  check: (a: S["Type"]) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
   message: (field: string, detail: string, context: string | undefined) => string
-): Schema.filter<S> =>
-  self.pipe(
-    Schema.filter(
-      (a: Schema.Schema.Type<S>) => {
+): S["Rebuild"] =>
+  self.check(
+    Schema.makeFilter<S["Type"]>(
+      (a) => {
         const found = check(a)
-        if (found === undefined) return true
+        if (found === undefined) return undefined
         const path: ReadonlyArray<PropertyKey> = typeof found.key === "object" ? found.key : [found.key]
-        return { path, message: found.detail }
+        return { path, issue: found.detail }
       },
       { [RuleAnnotationId]: { rule, message: (field, _value, context, detail) => message(field, detail ?? "", context) } satisfies RuleAnnotation }
     )
@@ -88,7 +99,7 @@ const allowedText = ({ min, max, minExclusive }: Bounds): string => {
  */
 export const range =
   (bounds: Bounds) =>
-  <I, R>(self: Schema.Schema<number, I, R>): Schema.filter<Schema.Schema<number, I, R>> =>
+  <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
     withRule<number>(
       (n) =>
         (bounds.min === undefined || (bounds.minExclusive ? n > bounds.min : n >= bounds.min)) && (bounds.max === undefined || n <= bounds.max),
@@ -108,7 +119,7 @@ export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-em
  */
 export const matching =
   (pattern: RegExp, allowed: string) =>
-  <I, R>(self: Schema.Schema<string, I, R>): Schema.filter<Schema.Schema<string, I, R>> =>
+  <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
     withRule<string>((s) => {
       pattern.lastIndex = 0
       return pattern.test(s)
@@ -122,8 +133,8 @@ export const matching =
  * allowed for M; allowed: 1K, 2K, 4K" (rule `one-of`).
  * @category constructors
  */
-export const described = (pattern: RegExp, allowed: string): Schema.filter<Schema.Schema<string>> =>
-  Schema.String.annotations({
+export const described = (pattern: RegExp, allowed: string): Schema.String =>
+  Schema.String.annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
       message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
@@ -134,8 +145,8 @@ export const described = (pattern: RegExp, allowed: string): Schema.filter<Schem
 export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
 
 /** A non-empty array: "messages must not be empty" (rule `non-empty`). @category constructors */
-export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
-  withRule<ReadonlyArray<Schema.Schema.Type<S>>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
+export const nonEmptyArray = <S extends Schema.Top>(item: S) =>
+  withRule<ReadonlyArray<S["Type"]>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
     Schema.Array(item)
   )
 
@@ -145,7 +156,7 @@ export const nonEmptyArray = <S extends Schema.Schema.Any>(item: S) =>
  * @category constructors
  */
 export const oneOf = <const L extends ReadonlyArray<AST.LiteralValue>>(...values: L) =>
-  Schema.Literal(...values).annotations({
+  Schema.Literals(values).annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
       message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${listAllowed(values)}`
@@ -153,9 +164,9 @@ export const oneOf = <const L extends ReadonlyArray<AST.LiteralValue>>(...values
   })
 
 /** A plain object whose members stay open ("item: expected an object, got 5", rule `type`). @category schemas */
-export const OpenObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const OpenObject = Schema.Record(Schema.String, Schema.Unknown)
 
 /** An integer, named as one for a value of any other kind: "seed: expected an integer, got \"x\"" (rule `type`). @category schemas */
-export const Integer = Schema.Number.annotations({
+export const Integer = Schema.Number.annotate({
   [RuleAnnotationId]: { rule: "type", message: (field, value) => `${field}: expected an integer, got ${describe(value)}` } satisfies RuleAnnotation
-}).pipe(Schema.int())
+}).check(Schema.isInt())

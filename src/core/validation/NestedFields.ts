@@ -4,19 +4,17 @@
  * known one; an object Schema with an index signature (`metadata`, a tool's `input_schema`) is open.
  * The Schema is the one place that says which nested objects are closed.
  */
-import { Either, Schema, SchemaAST as AST } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
+import { compileParsers } from "#umg/schema-jit"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { at, isRecord } from "./Rules.js"
 
-// The object shape behind refinements, suspensions and transformations (the type side).
+// The shape behind suspensions (a node is its own type side; its checks and encoding do not change it).
 const unwrap = (ast: AST.AST): AST.AST => {
   let node = ast
-  for (let i = 0; i < 32; i++) {
-    if (AST.isRefinement(node)) node = node.from
-    else if (AST.isSuspend(node)) node = node.f()
-    else if (AST.isTransformation(node)) node = node.to
-    else return node
-  }
+  for (let i = 0; i < 32 && AST.isSuspend(node); i++) node = node.thunk()
   return node
 }
 
@@ -25,7 +23,8 @@ const guards = new WeakMap<AST.AST, (u: unknown) => boolean>()
 const isMatch = (ast: AST.AST, value: unknown): boolean => {
   let guard = guards.get(ast)
   if (guard === undefined) {
-    guard = Schema.is(Schema.make(ast))
+    compileParsers(ast)
+    guard = Schema.is(Schema.make<Schema.Top>(ast))
     guards.set(ast, guard)
   }
   try {
@@ -44,24 +43,35 @@ export const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | unde
     for (const member of node.types) {
       const m = unwrap(member)
       if (AST.isLiteral(m)) out.push(m.literal)
-      else if (!AST.isUndefinedKeyword(m)) return undefined
+      else if (!AST.isUndefined(m)) return undefined
     }
     return out.length > 0 ? out : undefined
   }
   return undefined
 }
 
+// `literalsOf` of a property's type, read once per node (`null`: not literals).
+const literalCache = new WeakMap<AST.AST, ReadonlyArray<AST.LiteralValue> | null>()
+const cachedLiterals = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
+  let literals = literalCache.get(ast)
+  if (literals === undefined) {
+    literals = literalsOf(ast) ?? null
+    literalCache.set(ast, literals)
+  }
+  return literals ?? undefined
+}
+
 // A union member whose literal fields (`type: "enabled"`) the value carries: the member it means,
 // even when another of its fields is misspelled (so the misspelling is what gets named).
 const discriminated = (member: AST.AST, value: unknown): boolean => {
   const node = unwrap(member)
-  if (!AST.isTypeLiteral(node) || !isRecord(value)) return false
+  if (!AST.isObjects(node) || !isRecord(value)) return false
   let tagged = false
   for (const p of node.propertySignatures) {
-    const literals = literalsOf(p.type)
+    const literals = cachedLiterals(p.type)
     if (literals === undefined || typeof p.name !== "string") continue
     if (!Object.hasOwn(value, p.name)) {
-      if (!p.isOptional) return false
+      if (!AST.isOptional(p.type)) return false
       continue
     }
     if (!literals.includes(value[p.name] as AST.LiteralValue)) return false
@@ -70,9 +80,37 @@ const discriminated = (member: AST.AST, value: unknown): boolean => {
   return tagged
 }
 
-// The member of a union that describes a value: the first it matches, else the one its tags name.
-const memberFor = (union: AST.Union, value: unknown): AST.AST | undefined =>
-  union.types.find((m) => isMatch(m, value)) ?? union.types.find((m) => discriminated(m, value))
+// A member a value cannot match, told without running its guard: an object member with a literal field
+// (`type: "text"`) that the value gives another value, or lacks when it is required. Such a member is
+// neither matched (`isMatch`) nor `discriminated` by the value.
+const ruledOut = (member: AST.AST, value: unknown): boolean => {
+  const node = unwrap(member)
+  if (!AST.isObjects(node) || !isRecord(value)) return false
+  for (const p of node.propertySignatures) {
+    if (typeof p.name !== "string") continue
+    const literals = cachedLiterals(p.type)
+    if (literals === undefined) continue
+    if (!Object.hasOwn(value, p.name)) {
+      if (!AST.isOptional(p.type)) return true
+      continue
+    }
+    const v = value[p.name]
+    if (v !== undefined && !literals.includes(v as AST.LiteralValue)) return true
+  }
+  return false
+}
+
+// The member of a union that describes a value: the first it matches, else the one its tags name. The
+// members its literal fields rule out are skipped: they would match neither way.
+const memberFor = (union: AST.Union, value: unknown): AST.AST | undefined => {
+  let discriminatedMember: AST.AST | undefined
+  for (const m of union.types) {
+    if (ruledOut(m, value)) continue
+    if (isMatch(m, value)) return m
+    if (discriminatedMember === undefined && discriminated(m, value)) discriminatedMember = m
+  }
+  return discriminatedMember
+}
 
 /** One unknown key found inside a closed nested object. @category models */
 export interface NestedUnknown {
@@ -83,6 +121,35 @@ export interface NestedUnknown {
   readonly known: ReadonlyArray<string>
 }
 
+// The keys an object node takes, read once per node (the nodes are shared by every request).
+const knownKeys = new WeakMap<AST.Objects, ReadonlyArray<string>>()
+const knownOf = (node: AST.Objects): ReadonlyArray<string> => {
+  let known = knownKeys.get(node)
+  if (known === undefined) {
+    known = node.propertySignatures.map((p) => String(p.name))
+    knownKeys.set(node, known)
+  }
+  return known
+}
+
+// A value met by the walk: its Schema node, and where it is (its parent's frame and its key). The path
+// is written only for a refusal.
+interface Frame {
+  readonly ast: AST.AST
+  readonly value: unknown
+  readonly parent: Frame | undefined
+  readonly key: string | number
+  readonly top: boolean
+}
+
+const pathOf = (frame: Frame): string => {
+  const keys: Array<string | number> = []
+  for (let f: Frame | undefined = frame; f !== undefined && f.parent !== undefined; f = f.parent) keys.push(f.key)
+  let path = ""
+  for (let i = keys.length - 1; i >= 0; i--) path = at(path, keys[i]!)
+  return path
+}
+
 /**
  * The first key of `value` that a closed object of `schema` below the top level does not take, or
  * `undefined`. The top level is the builder's (`closedBody`); a value the Schema does not describe
@@ -90,36 +157,35 @@ export interface NestedUnknown {
  * on plain data (callers check sendability first).
  * @category validators
  */
-export const findNestedUnknown = (schema: Schema.Schema.Any, value: unknown): NestedUnknown | undefined => {
-  const stack: Array<{ readonly ast: AST.AST; readonly value: unknown; readonly path: string; readonly top: boolean }> = [
-    { ast: schema.ast, value, path: "", top: true }
-  ]
+export const findNestedUnknown = (schema: Schema.Top, value: unknown): NestedUnknown | undefined => {
+  const stack: Array<Frame> = [{ ast: schema.ast, value, parent: undefined, key: "", top: true }]
   while (stack.length > 0) {
-    const { ast, value: v, path, top } = stack.pop()!
+    const frame = stack.pop()!
+    const { ast, value: v, top } = frame
     const node = unwrap(ast)
     if (AST.isUnion(node)) {
       const member = memberFor(node, v)
-      if (member !== undefined) stack.push({ ast: member, value: v, path, top })
+      // The member stands where the union stood: same place, same path.
+      if (member !== undefined) stack.push({ ast: member, value: v, parent: frame.parent, key: frame.key, top })
       continue
     }
-    if (AST.isTupleType(node)) {
+    if (AST.isArrays(node)) {
       if (!Array.isArray(v)) continue
       for (let i = v.length - 1; i >= 0; i--) {
-        const element = i < node.elements.length ? node.elements[i]!.type : node.rest[0]?.type
-        if (element !== undefined) stack.push({ ast: element, value: v[i], path: at(path, i), top: false })
+        const element = i < node.elements.length ? node.elements[i] : node.rest[0]
+        if (element !== undefined) stack.push({ ast: element, value: v[i], parent: frame, key: i, top: false })
       }
       continue
     }
-    if (!AST.isTypeLiteral(node) || !isRecord(v)) continue
-    const known = node.propertySignatures.map((p) => String(p.name))
+    if (!AST.isObjects(node) || !isRecord(v)) continue
+    const known = knownOf(node)
     if (!top && node.indexSignatures.length === 0) {
       const key = Object.keys(v).find((k) => !known.includes(k))
-      if (key !== undefined) return { path, key, known }
+      if (key !== undefined) return { path: pathOf(frame), key, known }
     }
     for (let i = node.propertySignatures.length - 1; i >= 0; i--) {
-      const p = node.propertySignatures[i]!
-      const name = String(p.name)
-      if (Object.hasOwn(v, name) && v[name] !== undefined) stack.push({ ast: p.type, value: v[name], path: at(path, name), top: false })
+      const name = known[i]!
+      if (Object.hasOwn(v, name) && v[name] !== undefined) stack.push({ ast: node.propertySignatures[i]!.type, value: v[name], parent: frame, key: name, top: false })
     }
   }
   return undefined
@@ -131,10 +197,10 @@ export const findNestedUnknown = (schema: Schema.Schema.Any, value: unknown): Ne
  * @category validators
  */
 export const refuseNestedUnknown = (
-  schema: Schema.Schema.Any,
+  schema: Schema.Top,
   value: unknown,
-  refuse: (obj: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => Either.Either<void, InvalidRequest>
-): Either.Either<void, InvalidRequest> => {
+  refuse: (obj: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => Result.Result<void, InvalidRequest>
+): Result.Result<void, InvalidRequest> => {
   const found = findNestedUnknown(schema, value)
-  return found === undefined ? Either.void : refuse({ [found.key]: true }, found.known, found.path)
+  return found === undefined ? Result.void : refuse({ [found.key]: true }, found.known, found.path)
 }

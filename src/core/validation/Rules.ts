@@ -3,7 +3,7 @@
  * the `InvalidRequest` failures built from them, and the copying of untrusted values without unsafe
  * keys. The rules themselves live in the body Schemas (FieldRules.ts, Conform.ts).
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { InvalidRequest } from "../errors/InvalidRequest.js"
 
 /** A plain JSON-like object (not an array, not null). @category guards */
@@ -40,12 +40,12 @@ export const at = (path: string, key: string | number): string =>
   typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`
 
 /**
- * Fails with an `InvalidRequest`. An `Either` (an `Effect` too): the validators are synchronous, so a
- * builder can run them without a fiber step each (`Either.gen`), and `yield*` them in `Effect.gen` alike.
+ * Fails with an `InvalidRequest`. A `Result`: the validators are synchronous, so a builder runs them
+ * without a fiber step each (`Result.gen`, then `buildWith`; `Effect.fromResult` lifts one into an `Effect`).
  * @category constructors
  */
-export const fail = (field: string, rule: string, message: string): Either.Either<never, InvalidRequest> =>
-  Either.left(new InvalidRequest({ field, rule, message }))
+export const fail = (field: string, rule: string, message: string): Result.Result<never, InvalidRequest> =>
+  Result.fail(new InvalidRequest({ field, rule, message }))
 
 /** The standard "not allowed" failure: `field: 5 is not allowed for M; allowed: 4, 6, 8`. @category constructors */
 export const notAllowed = (
@@ -53,7 +53,7 @@ export const notAllowed = (
   value: unknown,
   allowed: ReadonlyArray<unknown> | string,
   context?: string
-): Either.Either<never, InvalidRequest> =>
+): Result.Result<never, InvalidRequest> =>
   fail(
     field,
     "one-of",

@@ -1,5 +1,7 @@
 /** The family alpha video body: `seconds`, `size`, `input_reference` and remix, from generic or native fields. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
@@ -27,11 +29,11 @@ export const alphaSizes: Readonly<Record<string, string>> = { "16:9": "1280x720"
 export const AlphaBody = Schema.Struct(
   {
     model: Schema.String,
-    prompt: Schema.optional(Schema.String),
-    seconds: Schema.optional(Schema.Literal("4", "8", "12")),
-    size: Schema.optional(Schema.Literal("720x1280", "1280x720")),
-    input_reference: Schema.optional(Schema.NonEmptyString),
-    remix_from_video_id: Schema.optional(Schema.String.pipe(Schema.startsWith("video_")))
+    prompt: Schema.optionalKey(Schema.String),
+    seconds: Schema.optionalKey(Schema.Literals(["4", "8", "12"])),
+    size: Schema.optionalKey(Schema.Literals(["720x1280", "1280x720"])),
+    input_reference: Schema.optionalKey(Schema.NonEmptyString),
+    remix_from_video_id: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("video_")))
   }
 )
 /** @category models */
@@ -41,7 +43,11 @@ const unsupported = ["last_frame", "reference_images", "seed", "fps", "watermark
 
 /** Builds an alpha body for `model` from a validated-object input. @category constructors */
 export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<AlphaBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => Effect.fromResult(alphaBodyOf(input, model)))
+
+/** `buildAlphaBody` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
+export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<AlphaBody, InvalidRequest> =>
+  Result.gen(function* () {
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")
@@ -85,9 +91,9 @@ export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<Al
     return yield* conform(AlphaBody, body, "")
   })
 
-const sizeOfRatio = (ratio: string, model: VideoModel): Effect.Effect<string, InvalidRequest> => {
+const sizeOfRatio = (ratio: string, model: VideoModel): Result.Result<string, InvalidRequest> => {
   const size = alphaSizes[ratio]
   return size === undefined
     ? fail("aspect_ratio", "one-of", `aspect_ratio: "${ratio}" has no size for ${model.id}; allowed: ${Object.keys(alphaSizes).join(", ")}`)
-    : Effect.succeed(size)
+    : Result.succeed(size)
 }

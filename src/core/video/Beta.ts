@@ -1,5 +1,7 @@
 /** The family beta video body: `durationSeconds`, `aspectRatio`, `resolution`, first and last frame, samples and persons. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
@@ -29,18 +31,18 @@ export const betaPersonGeneration = ["allow_all", "allow_adult", "dont_allow"] a
 export const BetaBody = Schema.Struct(
   {
     model: Schema.String,
-    prompt: Schema.optional(Schema.String),
-    durationSeconds: Schema.optional(Schema.Literal(4, 6, 8)),
-    aspectRatio: Schema.optional(Schema.Literal("16:9", "9:16")),
-    resolution: Schema.optional(Schema.Literal("720p", "1080p")),
-    fps: Schema.optional(Schema.Int.pipe(range({ min: 1 }))),
-    image: Schema.optional(Schema.NonEmptyString),
-    lastFrame: Schema.optional(Schema.NonEmptyString),
-    generateAudio: Schema.optional(Schema.Boolean),
-    personGeneration: Schema.optional(oneOf(...betaPersonGeneration)),
-    addWatermark: Schema.optional(Schema.Boolean),
-    seed: Schema.optional(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
-    sampleCount: Schema.optional(Schema.Int.pipe(range({ min: 1, max: 4 })))
+    prompt: Schema.optionalKey(Schema.String),
+    durationSeconds: Schema.optionalKey(Schema.Literals([4, 6, 8])),
+    aspectRatio: Schema.optionalKey(Schema.Literals(["16:9", "9:16"])),
+    resolution: Schema.optionalKey(Schema.Literals(["720p", "1080p"])),
+    fps: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
+    image: Schema.optionalKey(Schema.NonEmptyString),
+    lastFrame: Schema.optionalKey(Schema.NonEmptyString),
+    generateAudio: Schema.optionalKey(Schema.Boolean),
+    personGeneration: Schema.optionalKey(oneOf(...betaPersonGeneration)),
+    addWatermark: Schema.optionalKey(Schema.Boolean),
+    seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
+    sampleCount: Schema.optionalKey(Schema.Int.pipe(range({ min: 1, max: 4 })))
   }
 )
 /** @category models */
@@ -50,7 +52,11 @@ const unsupported = ["reference_images", "remix_from_video_id", "camera_fixed", 
 
 /** Builds a beta body for `model` from a validated-object input. @category constructors */
 export const buildBetaBody = (input: Json, model: VideoModel): Effect.Effect<BetaBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => Effect.fromResult(betaBodyOf(input, model)))
+
+/** `buildBetaBody` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
+export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBody, InvalidRequest> =>
+  Result.gen(function* () {
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")

@@ -1,7 +1,9 @@
 /** The family delta video body: `model`, maybe a top-level `prompt`, and `metadata.content` with one flagged text item and role-tagged images. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
-import { mergeMarkerFlags, type MarkerFlags, type MarkerFlagName, parseMarkerFlags, renderMarkerFlags } from "./MarkerFlags.js"
+import { mergeMarkerFlagsResult, type MarkerFlags, type MarkerFlagName, parseMarkerFlagsResult, renderMarkerFlags } from "./MarkerFlags.js"
 import { at, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 import { nonEmptyArray, OpenObject } from "../validation/FieldRules.js"
@@ -23,19 +25,22 @@ import {
 /** The roles an image of a delta request may take. @category models */
 export const deltaImageRoles = ["first_frame", "last_frame", "reference_image"] as const
 
+// Objects that keep members umg does not model.
+const OpenRecord = Schema.Record(Schema.String, Schema.Unknown)
+
 /** The text item: the prompt with its marker flags. @category models */
-export const DeltaTextItem = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+export const DeltaTextItem = Schema.StructWithRest(Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }), [OpenRecord])
 /** An image item, a URL or Base64 data URL with an optional role. @category models */
-export const DeltaImageItem = Schema.Struct(
-  {
+export const DeltaImageItem = Schema.StructWithRest(
+  Schema.Struct({
     type: Schema.Literal("image_url"),
-    image_url: Schema.Struct({ url: Schema.NonEmptyString }, Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-    role: Schema.optional(Schema.Literal(...deltaImageRoles))
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+    image_url: Schema.StructWithRest(Schema.Struct({ url: Schema.NonEmptyString }), [OpenRecord]),
+    role: Schema.optionalKey(Schema.Literals(deltaImageRoles))
+  }),
+  [OpenRecord]
 )
 /** One item of `metadata.content`. @category models */
-export const DeltaContentItem = Schema.Union(DeltaTextItem, DeltaImageItem)
+export const DeltaContentItem = Schema.Union([DeltaTextItem, DeltaImageItem])
 /** @category models */
 export type DeltaContentItem = typeof DeltaContentItem.Type
 
@@ -43,15 +48,15 @@ export type DeltaContentItem = typeof DeltaContentItem.Type
 export const DeltaBody = Schema.Struct(
   {
     model: Schema.String,
-    prompt: Schema.optional(Schema.String),
-    metadata: Schema.Struct(
-      {
+    prompt: Schema.optionalKey(Schema.String),
+    metadata: Schema.StructWithRest(
+      Schema.Struct({
         content: Schema.NonEmptyArray(DeltaContentItem),
-        return_last_frame: Schema.optional(Schema.Boolean),
-        callback_url: Schema.optional(Schema.String),
-        generate_audio: Schema.optional(Schema.Boolean)
-      },
-      Schema.Record({ key: Schema.String, value: Schema.Unknown })
+        return_last_frame: Schema.optionalKey(Schema.Boolean),
+        callback_url: Schema.optionalKey(Schema.String),
+        generate_audio: Schema.optionalKey(Schema.Boolean)
+      }),
+      [OpenRecord]
     )
   }
 )
@@ -84,7 +89,11 @@ const flagField: Readonly<Record<MarkerFlagName, string>> = {
 
 /** Builds a delta body for `model` from a validated-object input. @category constructors */
 export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<DeltaBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => Effect.fromResult(deltaBodyOf(input, model)))
+
+/** `buildDeltaBody` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
+export const deltaBodyOf = (input: Json, model: VideoModel): Result.Result<DeltaBody, InvalidRequest> =>
+  Result.gen(function* () {
     yield* rejectUnsupported(input, ["remix_from_video_id"], model)
     const rawMetadata = optional(input, "metadata")
     const metadata = rawMetadata === undefined ? {} : yield* conform(OpenObject, rawMetadata, "metadata")
@@ -94,27 +103,27 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
     // The text: the top-level prompt and/or the content's one text item, which must say the same.
     let text: { readonly prompt: string; readonly flags: MarkerFlags; readonly field: string } | undefined
     const prompt = optional(input, "prompt")
-    if (prompt !== undefined) text = { ...(yield* parseMarkerFlags(yield* readText(prompt, "prompt"), "prompt")), field: "prompt" }
+    if (prompt !== undefined) text = { ...(yield* parseMarkerFlagsResult(yield* readText(prompt, "prompt"), "prompt")), field: "prompt" }
     for (let i = 0; i < content.length; i++) {
       const item = yield* conform(OpenObject, content[i], at("metadata.content", i))
       if (item.type !== "text") continue
       const field = at(at("metadata.content", i), "text")
       if (text?.field.startsWith("metadata")) return yield* fail(at("metadata.content", i), "one-text-item", `metadata.content[${i}]: a second text item; allowed: one text item`)
-      const parsed = yield* parseMarkerFlags(yield* readText(item.text, field), field)
+      const parsed = yield* parseMarkerFlagsResult(yield* readText(item.text, field), field)
       if (text === undefined) text = { ...parsed, field }
       else {
         if (parsed.prompt !== text.prompt)
           return yield* fail("prompt", "conflict", `prompt must repeat the text of ${field}; they differ`)
-        text = { prompt: text.prompt, flags: yield* mergeMarkerFlags(text.flags, parsed.flags, () => field, "prompt"), field }
+        text = { prompt: text.prompt, flags: yield* mergeMarkerFlagsResult(text.flags, parsed.flags, () => field, "prompt"), field }
       }
     }
 
     // Settings given as fields join the prompt's flags; both given must agree.
     const fieldFlags = yield* readFlagFields(input, model)
-    const flags = yield* mergeMarkerFlags(text?.flags ?? {}, fieldFlags, (name) => flagField[name])
+    const flags = yield* mergeMarkerFlagsResult(text?.flags ?? {}, fieldFlags, (name) => flagField[name])
     // A value that came from a field fails on that field; one written in the text fails on the text, naming its flag.
-    const check = <A extends string | number>(name: MarkerFlagName, value: A | undefined, allowed: ReadonlyArray<A>) => {
-      if (value === undefined || allowed.includes(value)) return Effect.void
+    const check = <A extends string | number>(name: MarkerFlagName, value: A | undefined, allowed: ReadonlyArray<A>): Result.Result<unknown, InvalidRequest> => {
+      if (value === undefined || allowed.includes(value)) return Result.void
       if (fieldFlags[name] !== undefined) return allowedFor(value, flagField[name], allowed, model)
       const field = text?.field ?? "prompt"
       return fail(field, "one-of", `${field}: --${flagSpelling[name]} ${String(value)} is not allowed for ${model.id}; allowed: ${allowed.length === 0 ? "none" : listAllowed(allowed)}`)
@@ -144,7 +153,7 @@ export const buildDeltaBody = (input: Json, model: VideoModel): Effect.Effect<De
       meta.return_last_frame = lastFrame.value
     }
     const callback = yield* sameSetting(input, metadata, "callback_url", (v, f) =>
-      Effect.flatMap(readText(v, f), (s) => (/^https?:\/\/\S+$/i.test(s) ? Effect.succeed(s) : fail(f, "url", `${f}: ${JSON.stringify(s.slice(0, 60))} is not allowed; allowed: an http(s) URL`)))
+      Result.flatMap(readText(v, f), (s) => (/^https?:\/\/\S+$/i.test(s) ? Result.succeed(s) : fail(f, "url", `${f}: ${JSON.stringify(s.slice(0, 60))} is not allowed; allowed: an http(s) URL`)))
     )
     if (callback !== undefined) meta.callback_url = callback.value
     const audio = yield* sameSetting(input, metadata, "generate_audio", (v, f) => readAudioRequest(v, f, model))
@@ -168,9 +177,9 @@ const sameSetting = <A>(
   input: Json,
   metadata: Json,
   key: string,
-  read: (value: unknown, field: string) => Effect.Effect<A, InvalidRequest>
-): Effect.Effect<{ readonly value: A; readonly field: string } | undefined, InvalidRequest> =>
-  Effect.gen(function* () {
+  read: (value: unknown, field: string) => Result.Result<A, InvalidRequest>
+): Result.Result<{ readonly value: A; readonly field: string } | undefined, InvalidRequest> =>
+  Result.gen(function* () {
     const top = optional(input, key)
     const inner = optional(metadata, key)
     const field = `metadata.${key}`

@@ -1,5 +1,6 @@
 /** Reads a delta request's settings fields into marker flags and its images (generic or native) into role-tagged images, checking the model's modes. */
-import { Effect, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { conform } from "../validation/Conform.js"
 import { nonEmptyArray, oneOf, OpenObject } from "../validation/FieldRules.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
@@ -25,8 +26,8 @@ const FlagRatio = oneOf(...markerRatios)
 const FlagFrameRate = oneOf(...markerFrameRates)
 
 /** The generic settings fields (`resolution`, `aspect_ratio`, `duration`, `fps`, `seed`, `watermark`, `camera_fixed`) as flags. */
-export const readFlagFields = (input: Json, model: VideoModel): Effect.Effect<MarkerFlags, InvalidRequest> =>
-  Effect.gen(function* () {
+export const readFlagFields = (input: Json, model: VideoModel): Result.Result<MarkerFlags, InvalidRequest> =>
+  Result.gen(function* () {
     const flags: Mutable<MarkerFlags> = {}
     const resolution = optional(input, "resolution")
     // The model's list first (the clearer message), then the values a delta flag can carry at all.
@@ -51,8 +52,8 @@ const ItemType = oneOf("text", "image_url")
 const ReferenceImages = nonEmptyArray(Schema.Unknown)
 
 /** The images of `metadata.content` (native form). */
-const nativeImages = (content: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<DeltaImage>, InvalidRequest> =>
-  Effect.gen(function* () {
+const nativeImages = (content: ReadonlyArray<unknown>): Result.Result<ReadonlyArray<DeltaImage>, InvalidRequest> =>
+  Result.gen(function* () {
     const out: Array<DeltaImage> = []
     for (let i = 0; i < content.length; i++) {
       const path = at("metadata.content", i)
@@ -71,8 +72,8 @@ const nativeImages = (content: ReadonlyArray<unknown>): Effect.Effect<ReadonlyAr
   })
 
 /** The images given as generic fields: `image` (or `input_reference`) first frame, `last_frame`, `reference_images`. */
-const genericImages = (input: Json): Effect.Effect<ReadonlyArray<DeltaImage>, InvalidRequest> =>
-  Effect.gen(function* () {
+const genericImages = (input: Json): Result.Result<ReadonlyArray<DeltaImage>, InvalidRequest> =>
+  Result.gen(function* () {
     const out: Array<DeltaImage> = []
     const image = optional(input, "image")
     const ref = optional(input, "input_reference")
@@ -101,8 +102,8 @@ export const readImages = (
   content: ReadonlyArray<unknown>,
   model: VideoModel,
   prompt: string
-): Effect.Effect<ReadonlyArray<DeltaImage>, InvalidRequest> =>
-  Effect.gen(function* () {
+): Result.Result<ReadonlyArray<DeltaImage>, InvalidRequest> =>
+  Result.gen(function* () {
     const native = yield* nativeImages(content)
     const generic = yield* genericImages(input)
     if (native.length > 0 && generic.length > 0)

@@ -1,5 +1,7 @@
 /** The family gamma video body: text-to-video takes a `W*H` size, image-to-video an image and a resolution. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { fail, type Json, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
@@ -34,15 +36,15 @@ export const gammaMaxSeed = 2147483647
 export const GammaBody = Schema.Struct(
   {
     model: Schema.String,
-    prompt: Schema.optional(Schema.String),
-    duration: Schema.optional(Schema.Literal(5, 10)),
-    resolution: Schema.optional(Schema.Literal("480p", "720p", "1080p")),
-    size: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d+\*\d+$/))),
-    smart_rewrite: Schema.optional(Schema.Boolean),
-    generate_audio: Schema.optional(Schema.Boolean),
-    audio_url: Schema.optional(Schema.String.pipe(Schema.startsWith("https://"))),
-    seed: Schema.optional(Schema.Int.pipe(range({ min: 0, max: gammaMaxSeed }))),
-    image: Schema.optional(Schema.NonEmptyString)
+    prompt: Schema.optionalKey(Schema.String),
+    duration: Schema.optionalKey(Schema.Literals([5, 10])),
+    resolution: Schema.optionalKey(Schema.Literals(["480p", "720p", "1080p"])),
+    size: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d+\*\d+$/))),
+    smart_rewrite: Schema.optionalKey(Schema.Boolean),
+    generate_audio: Schema.optionalKey(Schema.Boolean),
+    audio_url: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("https://"))),
+    seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: gammaMaxSeed }))),
+    image: Schema.optionalKey(Schema.NonEmptyString)
   }
 )
 /** @category models */
@@ -56,7 +58,11 @@ const sizesOf = (model: VideoModel): ReadonlyArray<string> =>
 
 /** Builds a gamma body for `model` from a validated-object input. @category constructors */
 export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<GammaBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => Effect.fromResult(gammaBodyOf(input, model)))
+
+/** `buildGammaBody` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
+export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<GammaBody, InvalidRequest> =>
+  Result.gen(function* () {
     yield* rejectUnsupported(input, unsupported, model)
     const body: Record<string, unknown> = { model: model.id }
     const prompt = optional(input, "prompt")
@@ -100,8 +106,8 @@ export const buildGammaBody = (input: Json, model: VideoModel): Effect.Effect<Ga
   })
 
 /** The text-to-video `size`: given natively, or mapped from resolution × aspect ratio (defaults 720p, 16:9). */
-const sizeFor = (input: Json, resolution: string | undefined, model: VideoModel): Effect.Effect<string | undefined, InvalidRequest> =>
-  Effect.gen(function* () {
+const sizeFor = (input: Json, resolution: string | undefined, model: VideoModel): Result.Result<string | undefined, InvalidRequest> =>
+  Result.gen(function* () {
     const rawRatio = optional(input, "aspect_ratio")
     const ratio = rawRatio === undefined ? undefined : yield* readAspectRatio(rawRatio, "aspect_ratio", model)
     let mapped: string | undefined

@@ -1,5 +1,7 @@
 /** The delta family's marker flags (`--rs 720p --dur 5 …`): parsed out of a prompt, checked, and rendered back once each. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { describe, fail, listAllowed } from "../validation/Rules.js"
 
@@ -12,13 +14,13 @@ export const markerFrameRates = [24, 30] as const
 
 /** The settings a delta prompt carries, keyed by the long flag names. @category models */
 export const MarkerFlags = Schema.Struct({
-  resolution: Schema.optional(Schema.Literal(...markerResolutions)),
-  ratio: Schema.optional(Schema.Literal(...markerRatios)),
-  duration: Schema.optional(Schema.Int),
-  framespersecond: Schema.optional(Schema.Literal(...markerFrameRates)),
-  seed: Schema.optional(Schema.Int),
-  watermark: Schema.optional(Schema.Boolean),
-  camerafixed: Schema.optional(Schema.Boolean)
+  resolution: Schema.optionalKey(Schema.Literals(markerResolutions)),
+  ratio: Schema.optionalKey(Schema.Literals(markerRatios)),
+  duration: Schema.optionalKey(Schema.Int),
+  framespersecond: Schema.optionalKey(Schema.Literals(markerFrameRates)),
+  seed: Schema.optionalKey(Schema.Int),
+  watermark: Schema.optionalKey(Schema.Boolean),
+  camerafixed: Schema.optionalKey(Schema.Boolean)
 })
 /** @category models */
 export type MarkerFlags = typeof MarkerFlags.Type
@@ -62,7 +64,11 @@ const flagPattern = new RegExp(`(^|\\s+)--(${spellingAlternation})(?=\\s|$)(?:\\
  * @category parsing
  */
 export const parseMarkerFlags = (text: string, field = "prompt"): Effect.Effect<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => Effect.fromResult(parseMarkerFlagsResult(text, field)))
+
+/** `parseMarkerFlags` as a synchronous `Result` (what the delta builder runs). @internal */
+export const parseMarkerFlagsResult = (text: string, field = "prompt"): Result.Result<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
+  Result.gen(function* () {
     const flags: Mutable<MarkerFlags> = {}
     const given: Partial<Record<MarkerFlagName, string>> = {}
     for (const match of text.matchAll(flagPattern)) {
@@ -120,8 +126,16 @@ export const mergeMarkerFlags = (
   second: MarkerFlags,
   fieldOf: (name: MarkerFlagName) => string,
   firstSource = "the prompt"
-): Effect.Effect<MarkerFlags, InvalidRequest> =>
-  Effect.gen(function* () {
+): Effect.Effect<MarkerFlags, InvalidRequest> => Effect.suspend(() => Effect.fromResult(mergeMarkerFlagsResult(first, second, fieldOf, firstSource)))
+
+/** `mergeMarkerFlags` as a synchronous `Result` (what the delta builder runs). @internal */
+export const mergeMarkerFlagsResult = (
+  first: MarkerFlags,
+  second: MarkerFlags,
+  fieldOf: (name: MarkerFlagName) => string,
+  firstSource = "the prompt"
+): Result.Result<MarkerFlags, InvalidRequest> =>
+  Result.gen(function* () {
     const out: Mutable<MarkerFlags> = { ...first }
     for (const spec of flagSpecs) {
       const a = first[spec.name]

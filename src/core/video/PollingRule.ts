@@ -3,7 +3,7 @@
  * (measured from one query's start to the next) until `succeeded` or `failed`, within a
  * caller-chosen timeout (default 300 s).
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { InvalidRequest } from "../errors/InvalidRequest.js"
 
 /**
@@ -46,12 +46,12 @@ export interface PollSettings {
 export const checkPollSettings = (
   options: { readonly intervalMs?: number | undefined; readonly timeoutMs?: number | undefined },
   minIntervalMs: number = pollingRule.minIntervalMs
-): Either.Either<PollSettings, InvalidRequest> => {
+): Result.Result<PollSettings, InvalidRequest> => {
   const lo = Math.max(0, Math.min(minIntervalMs, pollingRule.maxIntervalMs))
   const intervalMs = options.intervalMs ?? pollingRule.defaultIntervalMs
   const timeoutMs = options.timeoutMs ?? pollingRule.defaultTimeoutMs
   if (!(intervalMs >= lo && intervalMs <= pollingRule.maxIntervalMs))
-    return Either.left(
+    return Result.fail(
       new InvalidRequest({
         field: "intervalMs",
         rule: "range",
@@ -59,12 +59,12 @@ export const checkPollSettings = (
       })
     )
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs)))
-    return Either.left(
+    return Result.fail(
       new InvalidRequest({
         field: "timeoutMs",
         rule: "range",
         message: `timeoutMs: ${timeoutMs} is out of range; allowed: a positive number of milliseconds`
       })
     )
-  return Either.right({ intervalMs, timeoutMs })
+  return Result.succeed({ intervalMs, timeoutMs })
 }

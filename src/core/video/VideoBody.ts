@@ -1,5 +1,7 @@
 /** `buildVideoBody`: validates an E1 video request (generic, mode or native fields) and returns the body of its model's family. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import type { RoutingOptions } from "../gateway/Catalog.js"
 import { ensureRoute } from "../gateway/Routing.js"
@@ -7,12 +9,12 @@ import { readExtra, readModel, refuseUnknownFields, sendable, type WithExtra } f
 import { conform } from "../validation/Conform.js"
 import { OpenObject } from "../validation/FieldRules.js"
 import { describe, fail, type Json } from "../validation/Rules.js"
-import { AlphaBody, buildAlphaBody } from "./Alpha.js"
-import { BetaBody, buildBetaBody } from "./Beta.js"
-import { buildDeltaBody, DeltaBody } from "./Delta.js"
-import { buildGammaBody, GammaBody } from "./Gamma.js"
+import { AlphaBody, alphaBodyOf } from "./Alpha.js"
+import { BetaBody, betaBodyOf } from "./Beta.js"
+import { DeltaBody, deltaBodyOf } from "./Delta.js"
+import { GammaBody, gammaBodyOf } from "./Gamma.js"
 import { rejectForeignFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
-import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily, videoModelIds } from "./VideoCatalog.js"
+import { defaultVideoCatalog, lookupVideoModelResult, type VideoCatalog, type VideoFamily, videoModelIds } from "./VideoCatalog.js"
 
 export { AlphaBody, alphaSizes, buildAlphaBody } from "./Alpha.js"
 export { BetaBody, betaPersonGeneration, buildBetaBody } from "./Beta.js"
@@ -21,7 +23,7 @@ export { buildGammaBody, GammaBody, gammaMaxSeed, gammaSizes } from "./Gamma.js"
 export { foreignVideoFields, videoAspectRatios, videoFamilyFields, videoGenericFields, videoModeFields, videoResolutions } from "./VideoFields.js"
 
 /** The body of any video family (what E1 sends). @category models */
-export const VideoBody = Schema.Union(AlphaBody, BetaBody, GammaBody, DeltaBody)
+export const VideoBody = Schema.Union([AlphaBody, BetaBody, GammaBody, DeltaBody])
 /** @category models */
 export type VideoBody = AlphaBody | BetaBody | GammaBody | DeltaBody
 
@@ -85,10 +87,10 @@ export interface BuildVideoBodyOptions extends RoutingOptions {
 }
 
 const builders = {
-  alpha: buildAlphaBody,
-  beta: buildBetaBody,
-  gamma: buildGammaBody,
-  delta: buildDeltaBody
+  alpha: alphaBodyOf,
+  beta: betaBodyOf,
+  gamma: gammaBodyOf,
+  delta: deltaBodyOf
 } as const satisfies Record<VideoFamily, unknown>
 
 const withoutExtra = (obj: Json): Json => {
@@ -108,7 +110,17 @@ const withoutExtra = (obj: Json): Json => {
  * @category constructors
  */
 export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = {}): Effect.Effect<VideoBody, InvalidRequest> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
+    try {
+      return Effect.fromResult(videoBodyOf(input, options))
+    } catch {
+      // Input such as a throwing getter or a revoked proxy is not a request; it must not become a defect.
+      return Effect.fromResult(fail("(body)", "malformed", "the request could not be read as JSON data"))
+    }
+  })
+
+const videoBodyOf = (input: unknown, options: BuildVideoBodyOptions): Result.Result<VideoBody, InvalidRequest> =>
+  Result.gen(function* () {
     const obj = yield* conform(OpenObject, input, "")
     yield* sendable(obj)
     const catalog = options.videoCatalog ?? defaultVideoCatalog
@@ -121,14 +133,11 @@ export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = 
         "unknown-model",
         `model: ${describe(id)} is not a video model umg knows; known: ${videoModelIds(catalog).join(", ")}; for a model newer than umg's catalog pass allowUnknownModels: true`
       )
-    const model = yield* lookupVideoModel(id, catalog)
+    const model = yield* lookupVideoModelResult(id, catalog)
     yield* rejectForeignFields(obj, model)
     const known = [...new Set([...videoGenericFields, ...videoModeFields, ...videoFamilyFields[model.family]])]
     yield* refuseUnknownFields(obj, known, "", `a ${model.family} video request`)
     const extra = yield* readExtra(obj, known)
-    const body = yield* builders[model.family](withoutExtra(obj), model)
+    const body: VideoBody = yield* builders[model.family](withoutExtra(obj), model)
     return Object.keys(extra).length === 0 ? body : { ...body, ...extra }
-  }).pipe(
-    // Input such as a throwing getter or a revoked proxy is not a request; it must not become a defect.
-    Effect.catchAllDefect(() => fail("(body)", "malformed", "the request could not be read as JSON data"))
-  )
+  })

@@ -1,20 +1,22 @@
 /** The video model catalog as data: each model id's family, modes, media support and allowed values (spec E1). */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { describe, fail } from "../validation/Rules.js"
 
 /** The four video families of the gateway (E1). @category models */
-export const VideoFamily = Schema.Literal("alpha", "beta", "gamma", "delta")
+export const VideoFamily = Schema.Literals(["alpha", "beta", "gamma", "delta"])
 /** @category models */
 export type VideoFamily = typeof VideoFamily.Type
 
 /** Generation modes: text, image (first frame), reference images, video (remix). @category models */
-export const VideoMode = Schema.Literal("t2v", "i2v", "r2v", "v2v")
+export const VideoMode = Schema.Literals(["t2v", "i2v", "r2v", "v2v"])
 /** @category models */
 export type VideoMode = typeof VideoMode.Type
 
 /** Whether a model makes sound: never, on request, or always. @category models */
-export const VideoAudio = Schema.Literal("none", "optional", "always")
+export const VideoAudio = Schema.Literals(["none", "optional", "always"])
 /** @category models */
 export type VideoAudio = typeof VideoAudio.Type
 
@@ -39,7 +41,7 @@ export const VideoModelLimits = Schema.Struct({
   topLevelPrompt: Schema.Boolean,
   /** delta: `metadata.return_last_frame` is accepted. */
   returnLastFrame: Schema.Boolean,
-  notes: Schema.optional(Schema.String)
+  notes: Schema.optionalKey(Schema.String)
 })
 /** @category models */
 export type VideoModelLimits = typeof VideoModelLimits.Type
@@ -187,11 +189,15 @@ export const videoFamilyOf = (model: string, catalog: VideoCatalog = defaultVide
 const knownFamilies = "an id of the catalog or one starting with alpha-, beta-, gamma or delta-"
 
 /** Resolves a model id to its limits, or fails on `model` when it is no video model. @category routing */
-export const lookupVideoModel = (model: string, catalog: VideoCatalog = defaultVideoCatalog): Effect.Effect<VideoModel, InvalidRequest> => {
+export const lookupVideoModel = (model: string, catalog: VideoCatalog = defaultVideoCatalog): Effect.Effect<VideoModel, InvalidRequest> =>
+  Effect.suspend(() => Effect.fromResult(lookupVideoModelResult(model, catalog)))
+
+/** `lookupVideoModel` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
+export const lookupVideoModelResult = (model: string, catalog: VideoCatalog = defaultVideoCatalog): Result.Result<VideoModel, InvalidRequest> => {
   const family = videoFamilyOf(model, catalog)
   if (family === undefined) return fail("model", "video-model", `model: ${describe(model)} is not a video model; allowed: ${knownFamilies}`)
   const entry = Object.hasOwn(catalog.entries, model) ? catalog.entries[model] : undefined
-  return Effect.succeed({ ...catalog.defaults[family], ...entry, family, id: model })
+  return Result.succeed({ ...catalog.defaults[family], ...entry, family, id: model })
 }
 
 /** The ids the catalog lists, in catalog order. @category models */

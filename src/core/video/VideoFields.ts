@@ -1,5 +1,6 @@
 /** The fields a video request may carry (generic, mode and each family's native ones) and the checks every family shares. */
-import { Effect, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { conform } from "../validation/Conform.js"
 import { Integer, NonBlank } from "../validation/FieldRules.js"
@@ -44,30 +45,30 @@ export const foreignVideoFields = (family: VideoFamily): ReadonlyArray<string> =
 }
 
 /** Fails when the input carries a field of another family (`durationSeconds` sent for an alpha model). */
-export const rejectForeignFields = (input: Json, model: VideoModel): Effect.Effect<void, InvalidRequest> => {
+export const rejectForeignFields = (input: Json, model: VideoModel): Result.Result<void, InvalidRequest> => {
   for (const key of foreignVideoFields(model.family)) {
     if (shared.has(key) || optional(input, key) === undefined) continue
     const owner = families.find((f) => f !== model.family && videoFamilyFields[f].includes(key))!
     return fail(key, "foreign-field", `${key} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`)
   }
-  return Effect.void
+  return Result.void
 }
 
 /** Fails on the first of `keys` present in the input: mode fields this model's family cannot express. */
-export const rejectUnsupported = (input: Json, keys: ReadonlyArray<string>, model: VideoModel, why = ""): Effect.Effect<void, InvalidRequest> => {
+export const rejectUnsupported = (input: Json, keys: ReadonlyArray<string>, model: VideoModel, why = ""): Result.Result<void, InvalidRequest> => {
   for (const key of keys)
     if (optional(input, key) !== undefined)
       return fail(key, "unsupported", `${key} is not supported by ${model.id} (family ${model.family})${why ? `; ${why}` : ""}`)
-  return Effect.void
+  return Result.void
 }
 
 /** Reads one setting that may be given under two names (generic and native); both given must agree. */
 export const eitherField = <A>(
   input: Json,
   names: readonly [generic: string, native: string],
-  read: (value: unknown, field: string) => Effect.Effect<A, InvalidRequest>
-): Effect.Effect<{ readonly value: A; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
-  Effect.gen(function* () {
+  read: (value: unknown, field: string) => Result.Result<A, InvalidRequest>
+): Result.Result<{ readonly value: A; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
+  Result.gen(function* () {
     const [g, n] = names
     const gv = optional(input, g)
     const nv = g === n ? undefined : optional(input, n)
@@ -87,8 +88,8 @@ export const allowedFor = <A extends string | number>(
   model: VideoModel,
   none = "none",
   given: unknown = value
-): Effect.Effect<A, InvalidRequest> =>
-  allowed.includes(value) ? Effect.succeed(value) : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
+): Result.Result<A, InvalidRequest> =>
+  allowed.includes(value) ? Result.succeed(value) : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
 
 /** A string of media: a URL or a Base64 data URL, not empty. @category schemas */
 export const VideoMedia = NonBlank
@@ -98,22 +99,22 @@ const DIGITS = /^-?\d{1,15}$/
 const integerGiven = (value: unknown): unknown => (typeof value === "string" && DIGITS.test(value.trim()) ? Number(value.trim()) : value)
 
 /** An integer, also when written as a string of digits (`"8"`): "duration: expected an integer, got 1.5". */
-export const readInteger = (value: unknown, field: string): Effect.Effect<number, InvalidRequest> => conform(Integer, integerGiven(value), field)
+export const readInteger = (value: unknown, field: string): Result.Result<number, InvalidRequest> => conform(Integer, integerGiven(value), field)
 
 /** A duration in seconds: an integer, or a string of digits. */
 export const readDuration = readInteger
 
 /** A string: "prompt: expected a string, got 5". */
-export const readText = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => conform(Schema.String, value, field)
+export const readText = (value: unknown, field: string): Result.Result<string, InvalidRequest> => conform(Schema.String, value, field)
 
 /** A boolean: "watermark: expected true or false, got \"yes\"". */
-export const readSwitch = (value: unknown, field: string): Effect.Effect<boolean, InvalidRequest> => conform(Schema.Boolean, value, field)
+export const readSwitch = (value: unknown, field: string): Result.Result<boolean, InvalidRequest> => conform(Schema.Boolean, value, field)
 
 /** A string of media: a URL or a Base64 data URL, not empty. */
-export const readMedia = (value: unknown, field: string): Effect.Effect<string, InvalidRequest> => conform(VideoMedia, value, field)
+export const readMedia = (value: unknown, field: string): Result.Result<string, InvalidRequest> => conform(VideoMedia, value, field)
 
 /** The first-frame image of i2v, given as `image` or `input_reference` (the same image twice is fine). */
-export const readFirstFrame = (input: Json, nativeName = "image"): Effect.Effect<{ readonly value: string; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
+export const readFirstFrame = (input: Json, nativeName = "image"): Result.Result<{ readonly value: string; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
   eitherField(input, nativeName === "image" ? ["input_reference", "image"] : ["image", nativeName], readMedia)
 
 /** The generic resolution values (E1). @category models */
@@ -122,41 +123,40 @@ export const videoResolutions = ["480p", "720p", "1080p", "4k"] as const
 export const videoAspectRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"] as const
 
 /** A resolution the model allows (checked against the model, then against the generic E1 list). */
-export const readResolution = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
-  Effect.flatMap(readText(value, field), (v) =>
-    Effect.zipRight(allowedFor(v, field, model.resolutions, model), allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model))
+export const readResolution = (value: unknown, field: string, model: VideoModel): Result.Result<string, InvalidRequest> =>
+  Result.flatMap(readText(value, field), (v) =>
+    Result.flatMap(allowedFor(v, field, model.resolutions, model), () => allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model))
   )
 
 /** An aspect ratio the model allows (an empty model list means the image sets the ratio). */
-export const readAspectRatio = (value: unknown, field: string, model: VideoModel): Effect.Effect<string, InvalidRequest> =>
-  Effect.flatMap(readText(value, field), (v) =>
-    Effect.zipRight(
-      allowedFor(v, field, model.aspectRatios, model, "none (the image sets the ratio)"),
+export const readAspectRatio = (value: unknown, field: string, model: VideoModel): Result.Result<string, InvalidRequest> =>
+  Result.flatMap(readText(value, field), (v) =>
+    Result.flatMap(allowedFor(v, field, model.aspectRatios, model, "none (the image sets the ratio)"), () =>
       allowedFor(v, field, videoAspectRatios as ReadonlyArray<string>, model)
     )
   )
 
 /** `generate_audio` checked against what the model can do (sound always, never, or on request). */
-export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Effect.Effect<boolean, InvalidRequest> =>
-  Effect.flatMap(readSwitch(value, field), (v) =>
+export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Result.Result<boolean, InvalidRequest> =>
+  Result.flatMap(readSwitch(value, field), (v) =>
     model.audio === "always" && !v
       ? fail(field, "audio", `${field}: false is not allowed for ${model.id}, which always generates audio; allowed: true`)
       : model.audio === "none" && v
         ? fail(field, "audio", `${field}: true is not allowed for ${model.id}, which makes silent video; allowed: false`)
-        : Effect.succeed(v)
+        : Result.succeed(v)
   )
 
 /** Checks that the model has a mode (`i2v` for an image, `v2v` for a remix, …). */
-export const requireMode = (model: VideoModel, mode: VideoModel["modes"][number], field: string, what: string): Effect.Effect<void, InvalidRequest> =>
+export const requireMode = (model: VideoModel, mode: VideoModel["modes"][number], field: string, what: string): Result.Result<void, InvalidRequest> =>
   model.modes.includes(mode)
-    ? Effect.void
+    ? Result.void
     : fail(field, "mode", `${field}: ${what} is not supported by ${model.id}; its modes: ${listAllowed(model.modes)}`)
 
 /** Whether a prompt is missing for text-to-video: absent, or only white space. */
 export const promptMissing = (prompt: unknown): boolean => typeof prompt !== "string" || prompt.trim() === ""
 
 /** Text-to-video needs a prompt: fails on `prompt` when there is neither prompt nor media to start from. */
-export const requirePrompt = (model: VideoModel): Effect.Effect<never, InvalidRequest> =>
+export const requirePrompt = (model: VideoModel): Result.Result<never, InvalidRequest> =>
   fail("prompt", "required", `prompt is required for text-to-video with ${model.id}`)
 
 /** The fields no family rule knows, copied untouched (unsafe keys dropped at every depth). */

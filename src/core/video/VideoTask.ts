@@ -1,11 +1,13 @@
 /** Schemas of the video task responses (E1 submit, E2 query, E3 alpha download) and a strict decoder of the downloaded video. */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Base64 from "../wire/Base64.js"
 import { DecodeError } from "../errors/GatewayError.js"
 import { type DecodeOptions, decodeWith } from "../wire/WireJson.js"
 
 /** Every state a video task reports: `submitted` on submit, then `queued`, `in_progress`, `succeeded` or `failed`. @category models */
-export const VideoTaskStatus = Schema.Literal("submitted", "queued", "in_progress", "succeeded", "failed")
+export const VideoTaskStatus = Schema.Literals(["submitted", "queued", "in_progress", "succeeded", "failed"])
 /** @category models */
 export type VideoTaskStatus = typeof VideoTaskStatus.Type
 
@@ -27,9 +29,9 @@ export type VideoSubmitResponse = typeof VideoSubmitResponse.Type
 export const VideoQueryResponse = Schema.Struct({
   task_id: Schema.NonEmptyString,
   status: VideoTaskStatus,
-  format: Schema.optional(Schema.Literal("mp4")),
-  url: Schema.optional(Schema.String),
-  error: Schema.optional(VideoTaskError)
+  format: Schema.optionalKey(Schema.Literal("mp4")),
+  url: Schema.optionalKey(Schema.String),
+  error: Schema.optionalKey(VideoTaskError)
 })
 /** @category models */
 export type VideoQueryResponse = typeof VideoQueryResponse.Type
@@ -43,7 +45,7 @@ export const VideoDownloadResult = Schema.Struct({
   generation_id: Schema.String,
   task_id: Schema.String,
   format: Schema.Literal("mp4"),
-  size: Schema.NonNegativeInt,
+  size: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   base64: Schema.String,
   data_url: Schema.String
 })
@@ -70,23 +72,23 @@ const decodeResult = decodeWith(VideoDownloadResult, "video", "video download")
  * @category decoding
  */
 export const decodeVideoDownload = (json: unknown, options?: DecodeOptions): Effect.Effect<VideoDownload, DecodeError> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const parsed = decodeResult(json, options)
-    if (Either.isLeft(parsed)) return yield* Effect.fail(parsed.left)
-    const result = parsed.right
-    if (!result.success) return yield* Effect.fail(decodeError("the download reported success: false"))
+    if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
+    const result = parsed.success
+    if (!result.success) return Effect.fail(decodeError("the download reported success: false"))
     const bytes = Base64.decode(result.base64)
-    if (Either.isLeft(bytes)) return yield* Effect.fail(decodeError(`base64 is not valid: ${bytes.left}`))
-    if (bytes.right.length !== result.size)
-      return yield* Effect.fail(decodeError(`size says ${result.size} bytes but base64 holds ${bytes.right.length}`))
+    if (Result.isFailure(bytes)) return Effect.fail(decodeError(`base64 is not valid: ${bytes.failure}`))
+    if (bytes.success.length !== result.size)
+      return Effect.fail(decodeError(`size says ${result.size} bytes but base64 holds ${bytes.success.length}`))
     if (result.data_url !== `data:video/mp4;base64,${result.base64}`)
-      return yield* Effect.fail(decodeError("data_url is not data:video/mp4;base64, followed by the same data as base64"))
-    return {
-      bytes: bytes.right,
+      return Effect.fail(decodeError("data_url is not data:video/mp4;base64, followed by the same data as base64"))
+    return Effect.succeed<VideoDownload>({
+      bytes: bytes.success,
       taskId: result.task_id,
       generationId: result.generation_id,
       format: result.format,
       size: result.size,
       dataUrl: result.data_url
-    }
-  }).pipe(Effect.catchAllDefect(() => Effect.fail(decodeError("the download result could not be read"))))
+    })
+  }).pipe(Effect.catchDefect(() => Effect.fail(decodeError("the download result could not be read"))))

@@ -1,5 +1,5 @@
 /** Strict standard base64 (RFC 4648 §4) to and from bytes, without `Buffer` or `atob`, so the core runs in browsers too. */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 const LETTERS: Uint8Array = new TextEncoder().encode(ALPHABET)
@@ -18,14 +18,14 @@ const CODES: Uint8Array = (() => {
  * `data:` prefix: anything else is a `Left` with a short reason (never the input itself).
  * @category decoding
  */
-export const decode = (text: string): Either.Either<Uint8Array, string> => {
-  if (typeof text !== "string") return Either.left("expected a base64 string")
+export const decode = (text: string): Result.Result<Uint8Array, string> => {
+  if (typeof text !== "string") return Result.fail("expected a base64 string")
   const length = text.length
-  if (length % 4 !== 0) return Either.left(`base64 length must be a multiple of 4, got ${length}`)
+  if (length % 4 !== 0) return Result.fail(`base64 length must be a multiple of 4, got ${length}`)
   // Native UTF-8 encoding is the fastest way to reach the characters as bytes; any non-ASCII
   // character becomes bytes >= 0x80, which the table rejects.
   const input = new TextEncoder().encode(text)
-  if (input.length !== length) return Either.left("base64 holds a non-ASCII character")
+  if (input.length !== length) return Result.fail("base64 holds a non-ASCII character")
   const padding = length === 0 ? 0 : input[length - 1] !== PAD ? 0 : input[length - 2] !== PAD ? 1 : 2
   const out = new Uint8Array((length / 4) * 3 - padding)
   const full = padding === 0 ? length : length - 4
@@ -33,7 +33,7 @@ export const decode = (text: string): Either.Either<Uint8Array, string> => {
   let i = 0
   for (; i < full; i += 4) {
     const a = CODES[input[i]!]!, b = CODES[input[i + 1]!]!, c = CODES[input[i + 2]!]!, d = CODES[input[i + 3]!]!
-    if ((a | b | c | d) === 255) return Either.left(`invalid base64 character near offset ${i}`)
+    if ((a | b | c | d) === 255) return Result.fail(`invalid base64 character near offset ${i}`)
     const n = (a << 18) | (b << 12) | (c << 6) | d
     out[o++] = n >> 16
     out[o++] = (n >> 8) & 0xff
@@ -41,13 +41,13 @@ export const decode = (text: string): Either.Either<Uint8Array, string> => {
   }
   if (padding > 0) {
     const a = CODES[input[i]!]!, b = CODES[input[i + 1]!]!, c = padding === 1 ? CODES[input[i + 2]!]! : 0
-    if ((a | b | c) === 255) return Either.left(`invalid base64 character near offset ${i}`)
+    if ((a | b | c) === 255) return Result.fail(`invalid base64 character near offset ${i}`)
     // Canonical form: the bits that padding leaves unused must be zero.
-    if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0) return Either.left("base64 has non-zero bits before its padding")
+    if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0) return Result.fail("base64 has non-zero bits before its padding")
     out[o++] = (a << 2) | (b >> 4)
     if (padding === 1) out[o++] = ((b & 0x0f) << 4) | (c >> 2)
   }
-  return Either.right(out)
+  return Result.succeed(out)
 }
 
 /** Encodes bytes as standard padded base64. @category encoding */

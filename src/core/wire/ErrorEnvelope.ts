@@ -2,7 +2,9 @@
  * Every endpoint family's error envelope as a Schema, and the one pure mapping from an HTTP error
  * answer (status, headers, body) to the typed gateway errors, shared by all families.
  */
-import { Either, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaParser from "effect/SchemaParser"
 import {
   AuthenticationError,
   BadRequest,
@@ -20,45 +22,38 @@ import {
 import { serverDelayMs } from "../gateway/RetryPolicy.js"
 import { isRecord, sanitize } from "../validation/Rules.js"
 
-const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Extra = Schema.Record(Schema.String, Schema.Unknown)
+// A v3 `Struct(fields, Extra)`: the fields, and any other key kept as it is.
+const Open = <F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Extra])
 
 /** Messages-style (epsilon): `{type: "error", error: {type, message}, request_id?}`. @category schemas */
-export const MessagesErrorEnvelope = Schema.Struct(
-  {
-    type: Schema.Literal("error"),
-    error: Schema.Struct({ type: Schema.String, message: Schema.String }, Extra),
-    request_id: Schema.optional(Schema.NullOr(Schema.String))
-  },
-  Extra
-)
+export const MessagesErrorEnvelope = Open({
+  type: Schema.Literal("error"),
+  error: Open({ type: Schema.String, message: Schema.String }),
+  request_id: Schema.optional(Schema.NullOr(Schema.String))
+})
 
 /** Count tokens, invalid key: `{error: {message: "Invalid token", type: "invalid_request_error"}}`. @category schemas */
 export const CountTokensInvalidToken = Schema.Struct({
-  error: Schema.Struct({ message: Schema.Literal("Invalid token"), type: Schema.Literal("invalid_request_error") }, Extra)
+  error: Open({ message: Schema.Literal("Invalid token"), type: Schema.Literal("invalid_request_error") })
 })
 
 /** Count tokens: the messages-style envelope (missing parameter) or the invalid-key shape. @category schemas */
-export const CountTokensErrorEnvelope = Schema.Union(MessagesErrorEnvelope, CountTokensInvalidToken)
+export const CountTokensErrorEnvelope = Schema.Union([MessagesErrorEnvelope, CountTokensInvalidToken])
 
 /** Native-content (zeta): `{error: {code, message, status, details?}}`. @category schemas */
 export const NativeErrorEnvelope = Schema.Struct({
-  error: Schema.Struct(
-    { code: Schema.Number, message: Schema.String, status: Schema.String, details: Schema.optional(Schema.Array(Schema.Unknown)) },
-    Extra
-  )
+  error: Open({ code: Schema.Number, message: Schema.String, status: Schema.String, details: Schema.optional(Schema.Array(Schema.Unknown)) })
 })
 
 /** OpenAI-style (chat, responses, embeddings, rerank, speech, images, models, video submit): `{error: {message, type, param, code}}`. @category schemas */
 export const OpenAiErrorEnvelope = Schema.Struct({
-  error: Schema.Struct(
-    {
-      message: Schema.String,
-      type: Schema.optional(Schema.NullOr(Schema.String)),
-      param: Schema.optional(Schema.NullOr(Schema.String)),
-      code: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number)))
-    },
-    Extra
-  )
+  error: Open({
+    message: Schema.String,
+    type: Schema.optional(Schema.NullOr(Schema.String)),
+    param: Schema.optional(Schema.NullOr(Schema.String)),
+    code: Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Number])))
+  })
 })
 
 /** Video submit errors use the OpenAI-style envelope. @category schemas */
@@ -66,7 +61,7 @@ export const VideoErrorEnvelope = OpenAiErrorEnvelope
 
 /** Platform: `{code, msg, data}` with `code` other than 200. @category schemas */
 export const PlatformErrorEnvelope = Schema.Struct({
-  code: Schema.Int.pipe(Schema.filter((c) => c !== 200, { message: () => "code 200 is success" })),
+  code: Schema.Int.check(Schema.makeFilter((c) => c !== 200 || "code 200 is success")),
   msg: Schema.optional(Schema.NullOr(Schema.String)),
   data: Schema.optional(Schema.Unknown)
 })
@@ -81,11 +76,11 @@ const cap = (text: string): string => {
   return clean.length > maxErrorMessageLength ? `${clean.slice(0, maxErrorMessageLength - 1)}…` : clean
 }
 
-const is = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknownEither(schema)
-  return (u: unknown): A | undefined => {
+const is = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => {
+  const decode = SchemaParser.decodeUnknownResult(schema)
+  return (u: unknown): S["Type"] | undefined => {
     const r = decode(u)
-    return Either.isRight(r) ? r.right : undefined
+    return Result.isSuccess(r) ? r.success : undefined
   }
 }
 const asMessages = is(MessagesErrorEnvelope)

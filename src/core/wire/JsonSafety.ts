@@ -46,41 +46,126 @@ export const exceedsJsonDepth = (value: unknown, maxDepth: number = defaultMaxJs
  * per stream event.
  * @category predicates
  */
-export const parsedTreeDepth = (value: unknown, maxDepth: number = defaultMaxJsonDepth): number => {
+export const parsedTreeDepth = (
+  value: unknown,
+  maxDepth: number = defaultMaxJsonDepth,
+  /** Whether unsafe keys are walked past (then `-1` means too deep, or a bound over 1,024). */
+  unsafeKeysToo = false
+): number => {
   if (value === null || typeof value !== "object") return 0
   // The recursion goes as deep as the bound; a bound the call stack might not hold is left to the
   // general checks (same answers, their cost).
-  return maxDepth > RECURSION_LIMIT ? -1 : depthBelow(value, 1, maxDepth)
+  return maxDepth > RECURSION_LIMIT ? -1 : depthBelow(value, 1, maxDepth, unsafeKeysToo)
 }
 
-/** The deepest bound `parsedTreeDepth` walks itself (a JS stack holds thousands of such frames). */
-const RECURSION_LIMIT = 1024
+/** The deepest bound `parsedTreeDepth` and `plainView` walk themselves (a JS stack holds thousands of such frames). @category models */
+export const RECURSION_LIMIT = 1024
 
 /** `parsedTreeDepth` of an object at `depth` (1 for the root): its deepest level, or -1. */
-const depthBelow = (v: object, depth: number, maxDepth: number): number => {
+const depthBelow = (v: object, depth: number, maxDepth: number, unsafeKeysToo: boolean): number => {
   if (depth > maxDepth) return -1
   let deepest = depth
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const item: unknown = v[i]
       if (item !== null && typeof item === "object") {
-        const below = depthBelow(item, depth + 1, maxDepth)
+        const below = depthBelow(item, depth + 1, maxDepth, unsafeKeysToo)
         if (below === -1) return -1
         if (below > deepest) deepest = below
       }
     }
   } else {
     for (const key in v) {
-      if (key === "__proto__" || key === "constructor" || key === "prototype") return -1
+      if (!unsafeKeysToo && (key === "__proto__" || key === "constructor" || key === "prototype")) return -1
       const item = (v as Record<string, unknown>)[key]
       if (item !== null && typeof item === "object") {
-        const below = depthBelow(item, depth + 1, maxDepth)
+        const below = depthBelow(item, depth + 1, maxDepth, unsafeKeysToo)
         if (below === -1) return -1
         if (below > deepest) deepest = below
       }
     }
   }
   return deepest
+}
+
+/** What `plainView` gives for a value nesting deeper than the bound (a cycle does). @category models */
+export const TOO_DEEP: unique symbol = Symbol.for("umg/core/JsonSafety/TooDeep")
+
+/** What `plainView` gives where the general checks must decide. @category models */
+export const NOT_PLAIN: unique symbol = Symbol.for("umg/core/JsonSafety/NotPlain")
+
+/** The members `plainView` may still read (counted down as it reads them). @category models */
+export interface PlainWalk {
+  left: number
+}
+
+/**
+ * Plain data as a sanitising copy would read, without copying what needs no change: the value itself
+ * when it has no `__proto__`, `constructor` or `prototype` key, else copies of only the arrays and
+ * objects on the way to such a key (the key left out). Walked recursively, allocating nothing for
+ * clean data; it reads every member, including those of unsafe keys, for the depth bound.
+ * `TOO_DEEP` when the value nests deeper than `maxDepth` (a cycle does); `NOT_PLAIN` when the general
+ * checks must decide: an object of another prototype than `Object`'s (or none), a bound over 1,024,
+ * or more members than `walk.left` (a value sharing parts is walked once per path, so the walk stops
+ * where that could grow; `walk.left` is what is left after the walk). May throw where reading the
+ * value throws, as `exceedsJsonDepth` does.
+ * @category predicates
+ */
+export const plainView = (value: unknown, maxDepth: number = defaultMaxJsonDepth, walk: PlainWalk = { left: 1 << 22 }): unknown => {
+  if (value === null || typeof value !== "object") return value
+  if (maxDepth > RECURSION_LIMIT) return NOT_PLAIN
+  return viewBelow(value, 1, maxDepth, walk)
+}
+
+const isUnsafeKey = (key: string): boolean => key === "__proto__" || key === "constructor" || key === "prototype"
+
+/** `plainView` of an object at `depth` (1 for the root). */
+const viewBelow = (v: object, depth: number, maxDepth: number, walk: PlainWalk): unknown => {
+  if (depth > maxDepth) return TOO_DEEP
+  if (Array.isArray(v)) {
+    if ((walk.left -= v.length) < 0) return NOT_PLAIN
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i]
+      let view = item
+      if (item !== null && typeof item === "object") {
+        view = viewBelow(item, depth + 1, maxDepth, walk)
+        if (view === TOO_DEEP || view === NOT_PLAIN) return view
+      }
+      if (copy !== undefined) copy.push(view)
+      else if (view !== item) {
+        copy = v.slice(0, i)
+        copy.push(view)
+      }
+    }
+    return copy ?? v
+  }
+  const proto: unknown = Object.getPrototypeOf(v)
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  let copy: Record<string, unknown> | undefined
+  for (const key in v) {
+    if (--walk.left < 0) return NOT_PLAIN
+    const item: unknown = (v as Record<string, unknown>)[key]
+    let view = item
+    if (item !== null && typeof item === "object") {
+      view = viewBelow(item, depth + 1, maxDepth, walk)
+      if (view === TOO_DEEP || view === NOT_PLAIN) return view
+    }
+    const unsafe = isUnsafeKey(key)
+    if (copy === undefined && (unsafe || view !== item)) copy = membersBefore(v, key)
+    if (copy !== undefined && !unsafe) copy[key] = view
+  }
+  return copy ?? v
+}
+
+// The members of `v` before `stop` (the first that changes in its view: all before it are kept as they are).
+const membersBefore = (v: object, stop: string): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key in v) {
+    if (key === stop) break
+    out[key] = (v as Record<string, unknown>)[key]
+  }
+  return out
 }
 
 /** Why a value cannot be sent as JSON, and where. @category models */
@@ -120,8 +205,9 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
   // Objects already found clean, with the depth they were checked at: met again no deeper, they are
   // skipped, so shared references cost one walk each instead of one per path (exponential in a DAG).
   const cleanAt = new Map<object, number>()
-  // Explicit stack of [value, path, depth, leaving?] so that cycles are told from shared references.
-  const stack: Array<{ v: unknown; path: string; depth: number; leave?: object }> = [{ v: value, path: "", depth: 0 }]
+  // Explicit stack of frames (and leave frames, so that cycles are told from shared references). A
+  // frame names its place by its parent frame and key: the path is written only for a refusal.
+  const stack: Array<Frame> = [{ v: value, parent: undefined, key: "", depth: 0, leave: undefined }]
   while (stack.length > 0) {
     const frame = stack.pop()!
     if (frame.leave !== undefined) {
@@ -130,49 +216,67 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
       cleanAt.set(frame.leave, frame.depth)
       continue
     }
-    const { v, path, depth } = frame
+    const { v, depth } = frame
     const simple = describe(v)
-    if (simple !== undefined) return { path, reason: simple }
+    if (simple !== undefined) return { path: pathOf(frame), reason: simple }
     if (v === null || typeof v !== "object") continue
-    if (depth + 1 > maxDepth) return { path, reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
-    if (onPath.has(v)) return { path, reason: "a cycle (a value containing itself) cannot be sent as JSON" }
+    if (depth + 1 > maxDepth) return { path: pathOf(frame), reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
+    if (onPath.has(v)) return { path: pathOf(frame), reason: "a cycle (a value containing itself) cannot be sent as JSON" }
     const clean = cleanAt.get(v)
     if (clean !== undefined && depth <= clean) continue
     try {
       if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
-        return { path, reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }
+        return { path: pathOf(frame), reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }
       }
       const isArray = Array.isArray(v)
       if (!isArray) {
         const proto = Object.getPrototypeOf(v)
         if (proto !== Object.prototype && proto !== null) {
-          return { path, reason: "only plain objects and arrays can be sent as JSON" }
+          return { path: pathOf(frame), reason: "only plain objects and arrays can be sent as JSON" }
         }
       }
       onPath.add(v)
-      stack.push({ v: undefined, path, depth, leave: v })
+      stack.push({ v: undefined, parent: undefined, key: "", depth, leave: v })
       if (isArray) {
         const arr = v as ReadonlyArray<unknown>
         for (let i = arr.length - 1; i >= 0; i--) {
-          if (arr[i] === undefined) return { path: childPath(path, i), reason: "undefined in an array cannot be sent as JSON" }
-          stack.push({ v: arr[i], path: childPath(path, i), depth: depth + 1 })
+          if (arr[i] === undefined) return { path: childPath(pathOf(frame), i), reason: "undefined in an array cannot be sent as JSON" }
+          stack.push({ v: arr[i], parent: frame, key: i, depth: depth + 1, leave: undefined })
         }
       } else {
-        if (Object.getOwnPropertySymbols(v).length > 0) return { path, reason: "symbol keys cannot be sent as JSON" }
+        if (Object.getOwnPropertySymbols(v).length > 0) return { path: pathOf(frame), reason: "symbol keys cannot be sent as JSON" }
         const keys = Object.keys(v)
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i]!
           const item = (v as Record<string, unknown>)[key]
           if (item === undefined) continue
-          stack.push({ v: item, path: childPath(path, key), depth: depth + 1 })
+          stack.push({ v: item, parent: frame, key, depth: depth + 1, leave: undefined })
         }
       }
     } catch {
       // A Proxy or getter that throws: not plain data.
-      return { path, reason: "a value whose properties cannot be read cannot be sent as JSON" }
+      return { path: pathOf(frame), reason: "a value whose properties cannot be read cannot be sent as JSON" }
     }
   }
   return undefined
+}
+
+/** A value met by `findUnsendable`: where it is (its parent's frame and its key), or a leave frame. */
+interface Frame {
+  readonly v: unknown
+  readonly parent: Frame | undefined
+  readonly key: string | number
+  readonly depth: number
+  readonly leave: object | undefined
+}
+
+/** The path of a frame's value, written from its parents' keys. */
+const pathOf = (frame: Frame): string => {
+  const keys: Array<string | number> = []
+  for (let f: Frame | undefined = frame; f !== undefined && f.parent !== undefined; f = f.parent) keys.push(f.key)
+  let path = ""
+  for (let i = keys.length - 1; i >= 0; i--) path = childPath(path, keys[i]!)
+  return path
 }
 
 /**

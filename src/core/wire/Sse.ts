@@ -32,7 +32,8 @@
  *   the scan loop itself, with `charCodeAt` tests rather than slicing the line; a one-line event
  *   followed by its blank line is dispatched without searching for that blank line.
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { makeUtf8Pieces, unmask, type Utf8Runs } from "./Utf8Pieces.js"
 
 /**
@@ -255,16 +256,16 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     const c = text.charCodeAt(start)
     // The common fields are recognised in place, without slicing the line.
     if (
-      c === 100 && text.charCodeAt(start + 4) === COLON && text.charCodeAt(start + 1) === 97 &&
+      c === 100 && end - start > 4 && text.charCodeAt(start + 4) === COLON && text.charCodeAt(start + 1) === 97 &&
       text.charCodeAt(start + 2) === 116 && text.charCodeAt(start + 3) === 97
     ) {
-      return appendData(text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end))
+      return appendData(text.slice(start + 5 < end && text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end))
     }
     if (
-      c === 101 && text.charCodeAt(start + 5) === COLON && text.charCodeAt(start + 1) === 118 &&
+      c === 101 && end - start > 5 && text.charCodeAt(start + 5) === COLON && text.charCodeAt(start + 1) === 118 &&
       text.charCodeAt(start + 2) === 101 && text.charCodeAt(start + 3) === 110 && text.charCodeAt(start + 4) === 116
     ) {
-      eventType = text.slice(text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
+      eventType = text.slice(start + 6 < end && text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
       return
     }
     if (c === COLON) return // a comment
@@ -320,14 +321,16 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         }
         eventType = ""
       } else if (
-        !hasData && text.charCodeAt(pos) === 100 && text.charCodeAt(pos + 4) === COLON &&
+        !hasData && end - pos > 4 && text.charCodeAt(pos) === 100 && text.charCodeAt(pos + 4) === COLON &&
         text.charCodeAt(pos + 1) === 97 && text.charCodeAt(pos + 2) === 116 && text.charCodeAt(pos + 3) === 97 &&
         end - pos <= maxBufferSize
       ) {
         const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, end)
         // A one-line event (most events): dispatch it now and skip its blank line, which saves the
         // searches for that line's end.
-        if (end === lf && text.charCodeAt(end + 1) === LF) {
+        // (Reads past the end are guarded rather than left to give NaN: an out-of-bounds
+        // `charCodeAt` deoptimizes code compiled before it first happened, chunk shape dependent.)
+        if (end === lf && end + 1 < len && text.charCodeAt(end + 1) === LF) {
           onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
           eventType = ""
           pos = end + 2
@@ -335,7 +338,7 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
           continue
         }
         if (
-          end === cr && text.charCodeAt(end + 1) === LF && text.charCodeAt(end + 2) === CR &&
+          end === cr && end + 3 < len && text.charCodeAt(end + 1) === LF && text.charCodeAt(end + 2) === CR &&
           text.charCodeAt(end + 3) === LF
         ) {
           onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
@@ -348,7 +351,7 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         data = value
         hasData = true
       } else if (
-        text.charCodeAt(pos) === 101 && text.charCodeAt(pos + 5) === COLON && text.charCodeAt(pos + 1) === 118 &&
+        end - pos > 5 && text.charCodeAt(pos) === 101 && text.charCodeAt(pos + 5) === COLON && text.charCodeAt(pos + 1) === 118 &&
         text.charCodeAt(pos + 2) === 101 && text.charCodeAt(pos + 3) === 110 && text.charCodeAt(pos + 4) === 116 &&
         end - pos <= maxBufferSize
       ) {

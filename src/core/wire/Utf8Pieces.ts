@@ -15,7 +15,8 @@
  * multi-byte characters (CJK, say) is decoded a whole chunk at a time instead, which is faster
  * there; and a stream that has been all ASCII is decoded straight away, slice by slice, each
  * slice's length telling whether it was ASCII (so a base64 image never pays the scan), except that
- * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`). A small chunk
+ * a large chunk is decoded whole from a line longer than a slice on (see `LONG_LINE`), or whole when
+ * such a line runs through its second slice (`LONG_LINE_PROBE`). A small chunk
  * (one or two events, as tokens arrive; see `SMALL_TEXT`) is decoded in one call, as it is. The
  * decoder switches between these by itself.
  *
@@ -186,6 +187,13 @@ const LONG_LINE = 512 * 1024
  */
 const SMALL_TEXT = 1024
 
+/**
+ * How many bytes of a chunk larger than `LONG_LINE` are looked at, one slice in, before decoding it:
+ * no line end there, and the chunk holds a long line, decoded whole (see `optimistic`). Event
+ * streams end a line every few hundred bytes, so a kilobyte tells them apart.
+ */
+const LONG_LINE_PROBE = 1024
+
 /** Sizes that tests make small, to reach the slicing and the switch to dense text with small inputs. */
 export interface Utf8PiecesTuning {
   readonly asciiSlice?: number
@@ -262,6 +270,15 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
    * right all the same, only slower to make.
    */
   const optimistic = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
+    if (to - from > longLine && !lineEndIn(bytes, from + asciiSlice, Math.min(to, from + asciiSlice + LONG_LINE_PROBE))) {
+      // A line runs through the start of the chunk's second slice: a long line (a base64 image,
+      // say). The chunk is decoded whole, in one call, as a `TextDecoder` fed whole chunks does:
+      // slicing it would decode its first slices twice (see below) for nothing.
+      const text = fast.decode(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to))
+      allAscii = text.length === to - from
+      sink(text)
+      return
+    }
     let at = from
     let ahead: string | undefined // the slice at `at`, when it has been decoded already
     while (at < to) {
@@ -295,6 +312,16 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
       sink(text)
       at = cut
     }
+  }
+
+  /**
+   * Whether `bytes[from, to)` hold a CR or a LF. Decoded to be searched (faster than a loop over the
+   * bytes); the cuts need not be boundaries, as line ends are never part of a multi-byte sequence.
+   */
+  const lineEndIn = (bytes: Uint8Array, from: number, to: number): boolean => {
+    if (from >= to) return true
+    const text = fast.decode(bytes.subarray(from, to))
+    return text.indexOf("\n") !== -1 || text.indexOf("\r") !== -1
   }
 
   /** Where the slice that starts at `at` (on a boundary) ends: at most `asciiSlice` bytes on, on a boundary. */

@@ -3,35 +3,36 @@
  * `__proto__`-style keys dropped), parsing JSON text, and the one decode path every decoder of the
  * core shares (depth bound, unsafe keys dropped, failures as a `DecodeError` that never quotes the value).
  */
-import { Either, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
+import { compileParsers } from "#umg/schema-jit"
 import { DecodeError, type Family } from "../errors/GatewayError.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
 import { redactText } from "../errors/Redact.js"
-import { defaultMaxJsonDepth, exceedsJsonDepth, parsedTreeDepth } from "./JsonSafety.js"
-import * as FastDecode from "./FastDecode.js"
+import { defaultMaxJsonDepth, exceedsJsonDepth, NOT_PLAIN, parsedTreeDepth, type PlainWalk, plainView, RECURSION_LIMIT, TOO_DEEP } from "./JsonSafety.js"
 
-// Why not `Schema.Record({ key: Schema.String, value: Schema.Unknown })` for opaque objects: its
-// decoder assigns every key with `out[key] = …`, so an own `__proto__` key (which `JSON.parse`
-// creates) would set the prototype of the decoded object. These schemas copy through `sanitize`.
+// Why not `Schema.Record(Schema.String, Schema.Unknown)` for opaque objects: it would keep the keys it
+// is given as they are. These schemas copy through `sanitize`, which drops `__proto__`-style keys.
 
-const JsonObjectIn = Schema.declare((u: unknown): u is Json => isRecord(u), {
-  identifier: "JsonObject",
-  description: "a JSON object"
-})
+// A declaration that accepts what `is` accepts and decodes it to its sanitized copy.
+const sanitized = <T>(is: (u: unknown) => u is T, annotations: { readonly identifier: string; readonly expected: string }) =>
+  Schema.declareConstructor<T>()(
+    [],
+    () => (input, ast, options) =>
+      // `sanitize` copies JSON-like data without unsafe keys: the copy of a `T` is a `T`.
+      is(input) ? Effect.succeed(sanitize(input) as T) : Effect.fail(new SchemaIssue.InvalidType(ast, input, options)),
+    annotations
+  )
 
 /** Any JSON object, passed through opaquely without `__proto__`/`constructor`/`prototype` keys. @category schemas */
-export const JsonObject: Schema.Schema<Json> = Schema.transform(JsonObjectIn, Schema.typeSchema(JsonObjectIn), {
-  strict: true,
-  decode: (o) => sanitize(o) as Json,
-  encode: (o) => o
-})
+export const JsonObject: Schema.Codec<Json> = sanitized((u: unknown): u is Json => isRecord(u), { identifier: "JsonObject", expected: "a JSON object" })
 
 /** Any value, passed through opaquely with unsafe keys dropped at every depth. @category schemas */
-export const JsonValue: Schema.Schema<unknown> = Schema.transform(Schema.Unknown, Schema.Unknown, {
-  strict: true,
-  decode: (u) => sanitize(u),
-  encode: (u) => u
-})
+export const JsonValue: Schema.Codec<unknown> = sanitized((u: unknown): u is unknown => true, { identifier: "JsonValue", expected: "a JSON value" })
 
 /** A JSON object with a string `type` (an upstream block or item this library does not model). @category models */
 export type OpaqueTagged = { readonly type: string; readonly [key: string]: unknown }
@@ -41,17 +42,12 @@ export type OpaqueTagged = { readonly type: string; readonly [key: string]: unkn
  * member of a union so that new upstream block kinds decode, while a malformed known kind still fails.
  * @category schemas
  */
-export const opaqueTagged = (known: ReadonlyArray<string>, identifier: string): Schema.Schema<OpaqueTagged> => {
+export const opaqueTagged = (known: ReadonlyArray<string>, identifier: string): Schema.Codec<OpaqueTagged> => {
   const knownSet: ReadonlySet<string> = new Set(known)
-  const In = Schema.declare(
+  return sanitized(
     (u: unknown): u is OpaqueTagged => isRecord(u) && typeof u["type"] === "string" && !knownSet.has(u["type"]),
-    { identifier, description: `an object whose type is not one of ${known.join(", ")}` }
+    { identifier, expected: `an object whose type is not one of ${known.join(", ")}` }
   )
-  return Schema.transform(In, Schema.typeSchema(In), {
-    strict: true,
-    decode: (o) => sanitize(o) as OpaqueTagged,
-    encode: (o) => o
-  })
 }
 
 /** One SSE record as the parser dispatches it (only the fields the decoders read). @category models */
@@ -96,30 +92,135 @@ const pathText = (path: ReadonlyArray<PropertyKey>): string =>
         )
         .join("")
 
+interface IssueLine {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const standard = SchemaIssue.makeFormatterStandardSchemaV1()
+
+// "Expected string", "Expected \"a\" | \"b\"": Schema's own name of a type, never with the value.
+const expectedOf = (ast: AST.AST): string => standard(new SchemaIssue.InvalidType(ast)).issues[0]?.message ?? "Expected a valid value"
+
+const representationOf = (filter: AST.Filter<never>): { readonly id?: unknown; readonly payload?: unknown } | undefined => {
+  const r = filter.annotations?.representation
+  return typeof r === "object" && r !== null ? r : undefined
+}
+
+// A check's words: its own message, else what it expects, in the words these messages have always used
+// ("a string matching the pattern …", "a number between 0 and 1").
+const checkText = (filter: AST.Filter<never>, owner: AST.AST | undefined): string | undefined => {
+  const annotations = filter.annotations
+  if (typeof annotations?.message === "string") return annotations.message
+  const representation = representationOf(filter)
+  const payload = representation?.payload
+  if (representation?.id === "effect/schema/isPattern" && typeof payload === "object" && payload !== null && "source" in payload)
+    return `Expected a string matching the pattern ${String(payload.source)}`
+  const expected = annotations?.expected
+  if (typeof expected !== "string") return undefined
+  return `Expected ${owner !== undefined && AST.isNumber(owner) && expected.startsWith("a value ") ? `a number ${expected.slice("a value ".length)}` : expected}`
+}
+
+// The keys of a literal value that select a union's members, each with the values its members take.
+const selectorsOf = (union: AST.Union): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
+  const keys = new Map<PropertyKey, Array<AST.LiteralValue>>()
+  for (const member of union.types) {
+    if (!AST.isObjects(member)) continue
+    for (const p of member.propertySignatures) {
+      if (AST.isOptional(p.type) || !AST.isLiteral(p.type)) continue
+      const values = keys.get(p.name) ?? []
+      if (!values.includes(p.type.literal)) values.push(p.type.literal)
+      keys.set(p.name, values)
+    }
+  }
+  return [...keys]
+}
+
+// A union whose members were all ruled out by a tag: one line per tag the value lacks or has wrong.
+const tagLines = (union: AST.Union, value: unknown, path: ReadonlyArray<PropertyKey>): ReadonlyArray<IssueLine> => {
+  if (!isRecord(value)) return []
+  const out: Array<IssueLine> = []
+  for (const [key, values] of selectorsOf(union)) {
+    const given = Object.hasOwn(value, key) ? value[key as string] : undefined
+    if (given !== undefined && values.some((v) => v === given)) continue
+    const message = given === undefined && !Object.hasOwn(value, key) ? "is missing" : expectedOf(new AST.Union(values.map((v) => new AST.Literal(v))))
+    out.push({ path: [...path, key], message })
+  }
+  return out
+}
+
+// Every failure an issue holds, each with its path and its words (never the value given).
+const issueLines = (root: SchemaIssue.Issue): ReadonlyArray<IssueLine> => {
+  const out: Array<IssueLine> = []
+  const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, owner: AST.AST | undefined, override: string | undefined): void => {
+    switch (issue._tag) {
+      case "Pointer":
+        return walk(issue.issue, [...path, ...issue.path], undefined, override)
+      case "Encoding":
+        return walk(issue.issue, path, owner, override)
+      case "Composite":
+        for (const inner of issue.issues) walk(inner, path, issue.ast, override)
+        return
+      case "AnyOf": {
+        // The members a tag rules out are not tried: their failure is the tag's.
+        const tags = override === undefined ? tagLines(issue.ast, SchemaIssue.hasInput(issue) ? issue.input : undefined, path) : []
+        out.push(...tags)
+        for (const inner of issue.issues) walk(inner, path, undefined, override)
+        if (tags.length === 0 && issue.issues.length === 0) out.push({ path, message: override ?? expectedOf(issue.ast) })
+        return
+      }
+      case "Filter":
+        return walk(issue.issue, path, owner, override ?? checkText(issue.filter, owner))
+      case "InvalidType":
+        out.push({ path, message: override ?? expectedOf(issue.ast) })
+        return
+      case "InvalidValue": {
+        const message = issue.annotations?.message
+        out.push({ path, message: override ?? (typeof message === "string" ? message : "Expected a valid value") })
+        return
+      }
+      case "MissingKey":
+        out.push({ path, message: override ?? "is missing" })
+        return
+      case "UnexpectedKey":
+        out.push({ path, message: override ?? "is unexpected" })
+        return
+      case "Forbidden":
+        out.push({ path, message: override ?? "is forbidden" })
+        return
+      case "OneOf":
+        out.push({ path, message: override ?? "Expected exactly one member to match" })
+        return
+    }
+  }
+  walk(root, [], undefined, undefined)
+  return out
+}
+
 /**
  * What a schema failure says in an error: the path and the expected type of the first few issues,
- * never the offending value (a 200 answer failing its schema can carry the API key). Effect's
- * formatters append `, actual <value>`; that part is cut, and the rest is bounded by `redactText`.
+ * never the offending value (a 200 answer failing its schema can carry the API key). The words are
+ * this module's own, made from the issue's types and checks, and bounded by `redactText`.
  * @category decoding
  */
-export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
-  let issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>
+export const formatDecodeIssues = (failure: SchemaIssue.Issue | { readonly issue: SchemaIssue.Issue }): string => {
+  let issues: ReadonlyArray<IssueLine>
   try {
-    issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+    issues = issueLines(SchemaIssue.isIssue(failure) ? failure : failure.issue)
   } catch {
     return "does not match the expected shape"
   }
   // A union reports every member's issue; the members whose `type` did not match say least, and
   // the deepest issue is usually the one that tells what is wrong.
-  const wrongMember = (issue: ParseResult.ArrayFormatterIssue) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
+  const wrongMember = (issue: IssueLine) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
   const ranked = [...issues].sort((a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length)
   // One line per path: a union's alternatives at the same place read `Expected "a" | "b"`.
   const byPath = new Map<string, Array<string>>()
   for (const issue of ranked) {
-    const cut = issue.message.indexOf(", actual ")
-    const message = (cut === -1 ? issue.message : issue.message.slice(0, cut)).replace(/\bStruct \((?:Encoded|Type) side\)/g, "an object")
     const where = pathText(issue.path)
-    byPath.set(where, [...(byPath.get(where) ?? []), message])
+    const messages = byPath.get(where) ?? []
+    if (!messages.includes(issue.message)) messages.push(issue.message)
+    byPath.set(where, messages)
   }
   const lines = [...byPath].map(([where, messages]) => {
     const expected = messages.filter((m) => m.startsWith("Expected ")).map((m) => m.slice("Expected ".length))
@@ -142,6 +243,23 @@ export const formatDecodeIssues = (error: ParseResult.ParseError): string => {
 let parsedTree: object | undefined
 let parsedTreeDepthOf = 0
 
+/**
+ * The parsed tree `typedPayload` gave a `type` it did not have, until a decoder runs: the tree's own
+ * decoder decodes it with the `type`, and the first decoder to run takes the `type` back, so the tree
+ * is as parsed again for anything else (an unknown event keeps its payload as it came).
+ */
+let typedTree: Record<string, unknown> | undefined
+
+/** The object `parseJsonTree` returned last (clean or not): `typedPayload` may type it in place too. */
+let lastParsed: object | undefined
+
+const untype = (): void => {
+  if (typedTree !== undefined) {
+    delete typedTree["type"]
+    typedTree = undefined
+  }
+}
+
 /** What `parseJsonTree` gives for a tree nested deeper than the bound. @category decoding */
 export const TooDeep: unique symbol = Symbol.for("umg/core/WireJson/TooDeep")
 
@@ -152,16 +270,21 @@ export const TooDeep: unique symbol = Symbol.for("umg/core/WireJson/TooDeep")
  * @category decoding
  */
 export const parseJsonTree = (text: string, maxDepth: number): unknown => {
+  untype()
+  lastParsed = undefined
   const json: unknown = JSON.parse(text)
   if (json === null || typeof json !== "object") return json
   const depth = parsedTreeDepth(json, maxDepth)
   if (depth !== -1) {
     parsedTree = json
     parsedTreeDepthOf = depth
+    lastParsed = json
     return json
   }
-  // Too deep, or a key a decoder must not see: the general check tells which.
-  return exceedsJsonDepth(json, maxDepth) ? TooDeep : json
+  // Too deep, or a key a decoder must not see: the same walk past such keys tells which.
+  if (maxDepth > RECURSION_LIMIT ? exceedsJsonDepth(json, maxDepth) : parsedTreeDepth(json, maxDepth, true) === -1) return TooDeep
+  lastParsed = json
+  return json
 }
 
 /**
@@ -174,49 +297,89 @@ export const parseJsonText = (
   family: Family,
   what: string,
   options?: DecodeOptions
-): Either.Either<unknown, DecodeError> => {
-  if (typeof text !== "string") return Either.left(new DecodeError({ family, what, message: `${what}: expected text data` }))
+): Result.Result<unknown, DecodeError> => {
+  if (typeof text !== "string") return Result.fail(new DecodeError({ family, what, message: `${what}: expected text data` }))
   const maxDepth = maxDepthOf(options)
   try {
     const json = parseJsonTree(text, maxDepth)
-    return json === TooDeep ? Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) })) : Either.right(json)
+    return json === TooDeep ? Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) })) : Result.succeed(json)
   } catch (e) {
     const position = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined
-    return Either.left(new DecodeError({ family, what, message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}` }))
+    return Result.fail(new DecodeError({ family, what, message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}` }))
   }
 }
 
 /**
  * Decodes an unknown value with a Schema, mapping any failure to a `DecodeError`; never throws, on
- * any input. The one shared decode path: the value is first checked against the depth bound (a cycle
- * counts as too deep), then copied without `__proto__`/`constructor`/`prototype` keys, then decoded;
- * a value that cannot be read (a throwing getter, a Proxy) is a `DecodeError` too.
+ * any input. The one shared decode path: the value is checked against the depth bound (a cycle counts
+ * as too deep) and decoded as its copy without `__proto__`/`constructor`/`prototype` keys (a big plain
+ * value is decoded as that copy reads, without making it, and only the result is copied: refusing costs
+ * no copy); a value that cannot be read (a throwing getter, a Proxy) is a `DecodeError` too.
  * @category decoding
  */
-export const decodeWith = <A, I>(schema: Schema.Schema<A, I>, family: Family, what: string) => {
-  const decode = Schema.decodeUnknownEither(schema)
-  // Compiled from the Schema's AST on first use; the Schema decodes whatever it cannot tell.
-  let fast: ((input: unknown) => unknown) | undefined
-  const fail = (message: string) => Either.left(new DecodeError({ family, what, message: `${what}: ${message}` }))
-  return (input: unknown, options?: DecodeOptions): Either.Either<A, DecodeError> => {
+export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, family: Family, what: string) => {
+  // Compiled once, here, for every call of the decoder (by Effect's JIT compiler where the platform
+  // allows it: `#umg/schema-jit`). The input is kept in the issues so a union's tags can be named; the
+  // messages never quote it.
+  compileParsers(schema.ast)
+  const decode = SchemaParser.decodeUnknownResult(schema, { reportInput: true })
+  const fail = (message: string) => Result.fail(new DecodeError({ family, what, message: `${what}: ${message}` }))
+  const tooDeep = (maxDepth: number) => Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+  const done = (result: Result.Result<S["Type"], SchemaIssue.Issue>): Result.Result<S["Type"], DecodeError> =>
+    Result.isSuccess(result) ? Result.succeed(result.success) : fail(formatDecodeIssues(result.failure))
+  return (input: unknown, options?: DecodeOptions): Result.Result<S["Type"], DecodeError> => {
     const maxDepth = maxDepthOf(options)
     try {
       // A tree `parseJsonText` just parsed and found clean is decoded as it is: no walk, no copy.
-      const parsedDepth = input === parsedTree && parsedTree !== undefined ? parsedTreeDepthOf : undefined
+      if (input === parsedTree && parsedTree !== undefined) {
+        parsedTree = undefined
+        const tree = typedTree
+        if (tree === undefined || input !== tree) {
+          untype()
+          return parsedTreeDepthOf > maxDepth ? tooDeep(maxDepth) : done(decode(input))
+        }
+        const type = tree["type"]
+        const result = parsedTreeDepthOf > maxDepth ? undefined : decode(tree)
+        untype()
+        if (result === undefined) return tooDeep(maxDepth)
+        // A Schema that passed the tree itself through would keep it: it gets the typed copy instead.
+        return Result.isSuccess(result) && result.success === tree ? done(decode({ ...tree, type })) : done(result)
+      }
       parsedTree = undefined
-      if (parsedDepth !== undefined ? parsedDepth > maxDepth : exceedsJsonDepth(input, maxDepth))
-        return Either.left(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
-      const clean = parsedDepth !== undefined ? input : sanitize(input)
-      fast ??= FastDecode.compile(schema.ast)
-      const quick = fast(clean)
-      if (quick !== FastDecode.NoMatch && quick !== FastDecode.Unknown) return Either.right(quick as A)
-      const result = decode(clean)
-      return Either.isRight(result) ? Either.right(result.right) : fail(formatDecodeIssues(result.left))
+      // A parsed tree typed in place that is not clean: decoded with its type, then given back.
+      if (input !== typedTree) untype()
+      // Any other value is decoded as its sanitised copy. Refusing stays cheap whatever the value's
+      // size: plain data is decoded as the copy would read it, without copying (`plainView`: the value
+      // itself, or copies of only what leads to an unsafe key), so what will be refused is never
+      // copied; only what it decodes to is. A small value, or one that is not plain data, is copied
+      // first, then decoded.
+      plainWalk.left = walkBudget
+      const view = plainView(input, maxDepth, plainWalk)
+      let result: Result.Result<S["Type"], DecodeError> | undefined
+      if (view === TOO_DEEP) result = tooDeep(maxDepth)
+      else if (view === NOT_PLAIN) {
+        if (exceedsJsonDepth(input, maxDepth)) result = tooDeep(maxDepth)
+      } else if (walkBudget - plainWalk.left > smallValue) {
+        const first = decode(view)
+        // The view is the copy's data: its refusal is the copy's, and what it decodes to, copied (so
+        // nothing of the input is kept), is what the copy decodes to. A copy of an `S["Type"]` value is one.
+        result = Result.isFailure(first) ? done(first) : Result.succeed(sanitize(first.success) as S["Type"])
+      }
+      result ??= done(decode(sanitize(input)))
+      untype()
+      return result
     } catch {
+      untype()
       return fail("the value could not be read as JSON data")
     }
   }
 }
+
+// The members a decoder's walk may read (`plainView`), and the most a value may have to be copied
+// before it is decoded (the walk's own cost does not pay off below).
+const walkBudget = 1 << 22
+const smallValue = 256
+const plainWalk: PlainWalk = { left: walkBudget }
 
 /**
  * The options for decoding a payload after wrapping it once (`{ type, chunk: payload }`): one level
@@ -231,14 +394,14 @@ export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions =
  * @category decoding
  */
 export const guarded: {
-  <A>(family: Family, what: string, run: () => Either.Either<A, DecodeError>): Either.Either<A, DecodeError>
+  <A>(family: Family, what: string, run: () => Result.Result<A, DecodeError>): Result.Result<A, DecodeError>
   // The step's inputs passed through, so a hot decoder's step needs no closure per call.
-  <A, X, Y>(family: Family, what: string, run: (x: X, y: Y) => Either.Either<A, DecodeError>, x: X, y: Y): Either.Either<A, DecodeError>
-} = <A, X, Y>(family: Family, what: string, run: (x?: X, y?: Y) => Either.Either<A, DecodeError>, x?: X, y?: Y): Either.Either<A, DecodeError> => {
+  <A, X, Y>(family: Family, what: string, run: (x: X, y: Y) => Result.Result<A, DecodeError>, x: X, y: Y): Result.Result<A, DecodeError>
+} = <A, X, Y>(family: Family, what: string, run: (x?: X, y?: Y) => Result.Result<A, DecodeError>, x?: X, y?: Y): Result.Result<A, DecodeError> => {
   try {
     return run(x, y)
   } catch {
-    return Either.left(new DecodeError({ family, what, message: `${what}: the value could not be read as JSON data` }))
+    return Result.fail(new DecodeError({ family, what, message: `${what}: the value could not be read as JSON data` }))
   }
 }
 
@@ -250,6 +413,18 @@ export const guarded: {
 export const typedPayload = (payload: unknown, sseEvent: unknown): { readonly type: string; readonly payload: unknown } => {
   if (isRecord(payload) && typeof payload["type"] === "string") return { type: payload["type"], payload }
   const type = typeof sseEvent === "string" ? sseEvent : "message"
+  if (!isRecord(payload)) return { type, payload }
+  if ((payload === parsedTree || payload === lastParsed) && !Object.hasOwn(payload, "type")) {
+    // The tree just parsed, without a `type`, is given one for its decoder, which takes it back (as
+    // does any other decoder that runs first): copying it instead costs as much as parsing it again
+    // when a hostile server sends an object of many keys. Added last, as the spread below adds it.
+    untype()
+    lastParsed = undefined
+    const tree = payload as Record<string, unknown>
+    tree["type"] = type
+    typedTree = tree
+    return { type, payload: tree }
+  }
   // Spreading defines own data properties, so a `__proto__` key stays inert data here.
-  return { type, payload: isRecord(payload) ? { ...payload, type } : payload }
+  return { type, payload: { ...payload, type } }
 }

@@ -4,7 +4,7 @@
  * chunk) that ends at `[DONE]`, with error payloads, fragments out of order and streams cut before
  * `[DONE]` as `IncompleteStream`.
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import type { IncompleteStream } from "../../errors/GatewayError.js"
 import { type Accumulator, type Folder, foldAll, incomplete, incompleteStream, type Step, stepOf } from "../Accumulator.js"
 import type { ChatChoice, ChatCompletion, ChatCompletionChunk, ChatStreamEvent, ChatToolCall } from "./ChatResponse.js"
@@ -248,7 +248,7 @@ export const stepChat: (snapshot: ChatSnapshot, event: ChatStreamEvent) => Step<
 /** The final completion, or `ended-early` when the stream ended before `[DONE]`. @category folding */
 export const finishChat = (snapshot: ChatSnapshot): Step<ChatCompletion> =>
   snapshot.phase === "done" && snapshot.completion !== undefined
-    ? Either.right(snapshot.completion)
+    ? Result.succeed(snapshot.completion)
     : incomplete("openai", "ended-early", "the chat stream ended before [DONE]", snapshot)
 
 /** The chat completions accumulator, for `scanStep` and `foldAll`. @category folding */

@@ -5,7 +5,9 @@
  * them: `messages[]` items (tool calls, names, audio), `tools`, `tool_choice`, `response_format`,
  * `stream_options`, `audio`, `prediction`, `web_search_options`, `logit_bias`, `metadata`.
  */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
@@ -13,8 +15,10 @@ import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel }
 import { acrossFields, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+// An object whose other members pass through (an index signature besides its fields).
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const opt = Schema.optionalKey
 
 /** The roles of a chat message. @category models */
 export const ChatRoles = ["system", "developer", "user", "assistant", "tool", "function"] as const
@@ -24,13 +28,10 @@ const callsTools = (m: Json): boolean => m.role === "assistant" && (optional(m, 
 
 /** One chat message: a role and its content (`null` only for an assistant turn of tool calls). @category schemas */
 export const ChatMessageParam = acrossFields(
-  Schema.Struct(
-    {
-      role: Schema.Literal(...ChatRoles),
-      content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown), Schema.Null).pipe(expected("a string or an array of content parts"))
-    },
-    Open
-  ),
+  openStruct({
+    role: Schema.Literals(ChatRoles),
+    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown), Schema.Null]).pipe(expected("a string or an array of content parts"))
+  }),
   "required",
   (m) => (m.content === null && !callsTools(m) ? { key: "content", detail: "" } : undefined),
   (field) => `${field} is required`
@@ -47,7 +48,7 @@ export const ChatBody = Schema.Struct({
   temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
   top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
   n: opt(Schema.Int),
-  stop: opt(Schema.Union(Schema.String, Schema.Array(Schema.String), Schema.Null)),
+  stop: opt(Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Null])),
   max_tokens: opt(Schema.Int),
   max_completion_tokens: opt(Schema.Int),
   presence_penalty: opt(Schema.Number),
@@ -58,7 +59,7 @@ export const ChatBody = Schema.Struct({
   user: opt(Schema.String),
   seed: opt(Schema.Int),
   tools: opt(Schema.Array(Open)),
-  tool_choice: opt(Schema.Union(Schema.String, Open)),
+  tool_choice: opt(Schema.Union([Schema.String, Open])),
   parallel_tool_calls: opt(Schema.Boolean),
   response_format: opt(Open),
   service_tier: opt(Schema.String),
@@ -92,7 +93,7 @@ export type TextBodyOptions = RoutingOptions
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const body = yield* chat.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "chat", options)

@@ -2,7 +2,9 @@
  * Schemas of the chat completions answer (`chat.completion`) and its stream (`chat.completion.chunk`
  * records, an in-stream `error` payload and the `[DONE]` sentinel), and the decoder of one SSE record.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { isRecord } from "../../validation/Rules.js"
 import { type DecodeOptions, decodeWith, guarded, JsonValue, maxDepthOf, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
@@ -31,7 +33,7 @@ export type ChatToolCall = Schema.Schema.Type<typeof ChatToolCall>
 /** The assistant message of a choice. @category schemas */
 export const ChatMessage = Schema.Struct({
   role: Schema.String,
-  content: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  content: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   refusal: Schema.optional(Schema.NullOr(Schema.String)),
   tool_calls: Schema.optional(Schema.Array(ChatToolCall)),
   annotations: Schema.optional(Schema.Array(JsonValue)),
@@ -100,7 +102,7 @@ export const ChatCompletionChunk = Schema.Struct({
   created: Schema.Number,
   model: Schema.String,
   /** Absent is read as `[]` (some servers leave it out of the usage chunk). */
-  choices: Schema.optionalWith(Schema.Array(ChatChunkChoice), { default: () => [] }),
+  choices: Schema.Array(ChatChunkChoice).pipe(Schema.withDecodingDefault(Effect.sync(() => []))),
   usage: Schema.optional(Schema.NullOr(ChatUsage)),
   service_tier: Schema.optional(Schema.NullOr(Schema.String)),
   system_fingerprint: Schema.optional(Schema.NullOr(Schema.String))
@@ -112,7 +114,7 @@ export type ChatCompletionChunk = Schema.Schema.Type<typeof ChatCompletionChunk>
 export const ChatStreamError = Schema.Struct({
   message: Schema.String,
   type: Schema.optional(Schema.NullOr(Schema.String)),
-  code: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
+  code: Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Number]))),
   param: Schema.optional(Schema.NullOr(Schema.String))
 })
 
@@ -124,12 +126,12 @@ export const ChatDoneEvent = Schema.Struct({ type: Schema.Literal("done") })
 export const ChatErrorEvent = Schema.Struct({ type: Schema.Literal("error"), error: ChatStreamError })
 
 /** Every chat stream event. @category schemas */
-export const ChatStreamEvent = Schema.Union(ChatChunkEvent, ChatDoneEvent, ChatErrorEvent)
+export const ChatStreamEvent = Schema.Union([ChatChunkEvent, ChatDoneEvent, ChatErrorEvent])
 /** @category models */
 export type ChatStreamEvent = Schema.Schema.Type<typeof ChatStreamEvent>
 
 /** Decodes a non-stream chat completions body (already parsed JSON); never throws. @category decoding */
-export const decodeChatCompletion: (body: unknown, options?: DecodeOptions) => Either.Either<ChatCompletion, DecodeError> = decodeWith(
+export const decodeChatCompletion: (body: unknown, options?: DecodeOptions) => Result.Result<ChatCompletion, DecodeError> = decodeWith(
   ChatCompletion,
   "openai",
   "chat completion"
@@ -146,29 +148,29 @@ const DONE = "[DONE]"
  * SSE event named `error`) → `{ type: "error" }`, anything else must be a chunk. Never throws.
  * @category decoding
  */
-export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ChatStreamEvent, DecodeError> =>
+export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<ChatStreamEvent, DecodeError> =>
   guarded("openai", "chat completion chunk", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ChatStreamEvent, DecodeError> => {
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<ChatStreamEvent, DecodeError> => {
   const data = record?.data
   if (typeof data === "string") {
     // Most records are content fragments in upstream's text: read directly (an `error` event never is).
     const content: ChatCompletionChunk | undefined = record.event === "error" ? undefined : scanContentChunk(data, maxDepthOf(options))
-    if (content !== undefined) return Either.right({ type: "chunk" as const, chunk: content })
-    if (data.trim() === DONE) return Either.right({ type: "done" as const })
+    if (content !== undefined) return Result.succeed({ type: "chunk" as const, chunk: content })
+    if (data.trim() === DONE) return Result.succeed({ type: "done" as const })
   }
   const parsed = parseJsonText(data, "openai", "chat completion chunk", options)
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
-  const payload = parsed.right
+  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+  const payload = parsed.success
   if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrappedOnce(options))
   if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrappedOnce(options))
   // The chunk is decoded as parsed (a wrapper object would cost the parsed tree its clean mark: one
   // more walk and a copy per event), then wrapped.
   const chunk = decodeChunk(payload, options)
-  return Either.isLeft(chunk) ? Either.left(chunk.left) : Either.right({ type: "chunk" as const, chunk: chunk.right })
+  return Result.isFailure(chunk) ? Result.fail(chunk.failure) : Result.succeed({ type: "chunk" as const, chunk: chunk.success })
 }
 
 /** Decodes one SSE record into a chat stream event, failing with a `DecodeError` (family `openai`). @category decoding */
 export const decodeChatEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ChatStreamEvent, DecodeError> =>
-  decodeChatEventEither(record, options)
+  Effect.fromResult(decodeChatEventEither(record, options))

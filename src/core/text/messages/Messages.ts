@@ -2,7 +2,9 @@
  * The messages-style (epsilon) request bodies: create message (E8), count tokens (E9) and the
  * two-round tool-use turn, validated before anything is sent.
  */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
@@ -24,8 +26,10 @@ import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from
 // side, unique tool names, a declared `tool_choice`, the thinking budget within `max_tokens`) are
 // refinements of these Schemas too, so a Schema alone refuses what its builder refuses.
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+// An object whose other members pass through (an index signature besides its fields).
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const opt = Schema.optionalKey
 // The message of a rule across fields: the field, then what the rule found.
 const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
@@ -33,54 +37,51 @@ const detailed = (field: string, detail: string): string => `${field}: ${detail}
 export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
 
 /** `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour. @category schemas */
-export const MessagesCacheControl = Schema.Struct({ type: Schema.Literal("ephemeral", "persistent"), ttl: opt(Schema.String) })
+export const MessagesCacheControl = Schema.Struct({ type: Schema.Literals(["ephemeral", "persistent"]), ttl: opt(Schema.String) })
 
 /** A text block, also the element of an array `system`. @category schemas */
-export const TextBlockParam = Schema.Struct({ type: Schema.Literal("text"), text: NonBlank, cache_control: opt(MessagesCacheControl) }, Open)
+export const TextBlockParam = openStruct({ type: Schema.Literal("text"), text: NonBlank, cache_control: opt(MessagesCacheControl) })
 
 /** An image block with a base64, url or file source. @category schemas */
-export const ImageBlockParam = Schema.Struct(
-  {
-    type: Schema.Literal("image"),
-    source: Schema.Union(
-      Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literal(...MessagesImageMediaTypes), data: NonBlank }),
-      Schema.Struct({ type: Schema.Literal("url"), url: NonBlank }),
-      Schema.Struct({ type: Schema.Literal("file"), file_id: NonBlank })
-    ),
-    cache_control: opt(MessagesCacheControl)
-  },
-  Open
-)
+export const ImageBlockParam = openStruct({
+  type: Schema.Literal("image"),
+  source: Schema.Union([
+    Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literals(MessagesImageMediaTypes), data: NonBlank }),
+    Schema.Struct({ type: Schema.Literal("url"), url: NonBlank }),
+    Schema.Struct({ type: Schema.Literal("file"), file_id: NonBlank })
+  ]),
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** A tool call echoed back in an assistant turn. @category schemas */
-export const ToolUseBlockParam = Schema.Struct(
-  { type: Schema.Literal("tool_use"), id: NonBlank, name: NonBlank, input: Open, cache_control: opt(MessagesCacheControl) },
-  Open
-)
+export const ToolUseBlockParam = openStruct({
+  type: Schema.Literal("tool_use"),
+  id: NonBlank,
+  name: NonBlank,
+  input: Open,
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** A thinking block echoed back unchanged (its `signature` is checked upstream). @category schemas */
-export const ThinkingBlockParam = Schema.Struct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String }, Open)
+export const ThinkingBlockParam = openStruct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String })
 
 /** A redacted thinking block echoed back unchanged. @category schemas */
-export const RedactedThinkingBlockParam = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: NonBlank }, Open)
+export const RedactedThinkingBlockParam = openStruct({ type: Schema.Literal("redacted_thinking"), data: NonBlank })
 
 /** A document block: its `source` is base64 or plain text data, a url or a file (another source kind passes through). @category schemas */
-export const DocumentBlockParam = Schema.Struct(
-  {
-    type: Schema.Literal("document"),
-    source: Schema.Union(
-      Schema.Struct({ type: Schema.Literal("base64", "text"), media_type: NonBlank, data: Schema.String }, Open),
-      Schema.Struct({ type: Schema.Literal("url"), url: NonBlank }, Open),
-      Schema.Struct({ type: Schema.Literal("file"), file_id: NonBlank }, Open),
-      Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => !["base64", "text", "url", "file"].includes(t))) }, Open)
-    )
-  },
-  Open
-)
+export const DocumentBlockParam = openStruct({
+  type: Schema.Literal("document"),
+  source: Schema.Union([
+    openStruct({ type: Schema.Literals(["base64", "text"]), media_type: NonBlank, data: Schema.String }),
+    openStruct({ type: Schema.Literal("url"), url: NonBlank }),
+    openStruct({ type: Schema.Literal("file"), file_id: NonBlank }),
+    openStruct({ type: NonBlank.check(Schema.makeFilter((t) => !["base64", "text", "url", "file"].includes(t))) })
+  ])
+})
 
 /** The block kinds the Schemas here describe; any other kind passes through as is. */
 const KNOWN_BLOCKS: ReadonlyArray<string> = ["text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"]
-const OtherBlock = Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => !KNOWN_BLOCKS.includes(t))) }, Open)
+const OtherBlock = openStruct({ type: NonBlank.check(Schema.makeFilter((t) => !KNOWN_BLOCKS.includes(t))) })
 
 /** Block kinds that belong to one side of the conversation only. */
 const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
@@ -103,18 +104,18 @@ const ofSide = (role: Side) => (blocks: ReadonlyArray<{ readonly type: string }>
 }
 
 /** The blocks of a turn by `role`, each of that side. */
-const blocksOf = <A extends { readonly type: string }, I>(block: Schema.Schema<A, I, never>, role: Side) =>
+const blocksOf = <S extends Schema.Codec<{ readonly type: string }, unknown>>(block: S, role: Side) =>
   acrossFields(Schema.Array(block), "role", ofSide(role), detailed)
 
 // A tool result nested in a tool result, passed through with its own fields checked.
-const NestedToolResult = Schema.Struct({ type: Schema.Literal("tool_result"), tool_use_id: NonBlank, is_error: opt(Schema.Boolean) }, Open)
+const NestedToolResult = openStruct({ type: Schema.Literal("tool_result"), tool_use_id: NonBlank, is_error: opt(Schema.Boolean) })
 
 /**
  * A block inside a tool result: text, an image, a document, or another kind passed through; blocks of
  * an assistant turn (a tool call, thinking) are refused there.
  * @category schemas
  */
-export const ToolResultContentBlock = Schema.Union(
+export const ToolResultContentBlock = Schema.Union([
   TextBlockParam,
   ImageBlockParam,
   DocumentBlockParam,
@@ -123,22 +124,19 @@ export const ToolResultContentBlock = Schema.Union(
   ThinkingBlockParam,
   RedactedThinkingBlockParam,
   OtherBlock
-)
+])
 
 /** A tool's answer in a user turn. @category schemas */
-export const ToolResultBlockParam = Schema.Struct(
-  {
-    type: Schema.Literal("tool_result"),
-    tool_use_id: NonBlank,
-    content: opt(Schema.Union(Schema.String, blocksOf(ToolResultContentBlock, "user")).pipe(expected("a string or an array of content blocks"))),
-    is_error: opt(Schema.Boolean),
-    cache_control: opt(MessagesCacheControl)
-  },
-  Open
-)
+export const ToolResultBlockParam = openStruct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: NonBlank,
+  content: opt(Schema.Union([Schema.String, blocksOf(ToolResultContentBlock, "user")]).pipe(expected("a string or an array of content blocks"))),
+  is_error: opt(Schema.Boolean),
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** Any content block: the known kinds, or another kind passed through as is. @category schemas */
-export const ContentBlockParam = Schema.Union(
+export const ContentBlockParam = Schema.Union([
   TextBlockParam,
   ImageBlockParam,
   ToolUseBlockParam,
@@ -147,57 +145,57 @@ export const ContentBlockParam = Schema.Union(
   RedactedThinkingBlockParam,
   DocumentBlockParam,
   OtherBlock
-)
+])
 /** @category models */
 export type ContentBlockParam = typeof ContentBlockParam.Type
 
 const turnContent = (role: Side) =>
-  Schema.Union(Schema.String, blocksOf(ContentBlockParam, role)).pipe(expected("a string or an array of content blocks"))
+  Schema.Union([Schema.String, blocksOf(ContentBlockParam, role)]).pipe(expected("a string or an array of content blocks"))
 
 /** The content of an assistant turn, as `appendToolRound` takes it: blocks of an assistant turn, at least one. @category schemas */
 export const AssistantContent = acrossFields(nonEmptyArray(ContentBlockParam), "role", ofSide("assistant"), detailed)
 
 /** One turn of the conversation: its blocks belong to its side (`tool_use` in an assistant turn, `tool_result` in a user turn). @category schemas */
-export const MessageParam = Schema.Union(
+export const MessageParam = Schema.Union([
   Schema.Struct({ role: Schema.Literal("user"), content: turnContent("user") }),
   Schema.Struct({ role: Schema.Literal("assistant"), content: turnContent("assistant") })
-)
+])
 /** @category models */
 export type MessageParam = typeof MessageParam.Type
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 
 /** A function tool (`name`, `input_schema` of type object) or a server tool with its own `type`. @category schemas */
-export const MessagesTool = Schema.Union(
+export const MessagesTool = Schema.Union([
   Schema.Struct({
     type: opt(Schema.Literal("custom")),
     name: NonBlank.pipe(matching(TOOL_NAME, "1 to 128 letters, digits, _ or -")),
     description: opt(Schema.String),
-    input_schema: Schema.Struct({ type: Schema.Literal("object") }, Open),
+    input_schema: openStruct({ type: Schema.Literal("object") }),
     cache_control: opt(MessagesCacheControl),
     strict: opt(Schema.Boolean)
   }),
   // A server tool (web search, code execution, …): its own type says what it needs.
-  Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => t !== "custom")), name: opt(NonBlank), cache_control: opt(MessagesCacheControl) }, Open)
-)
+  openStruct({ type: NonBlank.check(Schema.makeFilter((t) => t !== "custom")), name: opt(NonBlank), cache_control: opt(MessagesCacheControl) })
+])
 
 /** `tool_choice` in its four forms. @category schemas */
-export const MessagesToolChoice = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("auto", "any"), disable_parallel_tool_use: opt(Schema.Boolean) }),
+export const MessagesToolChoice = Schema.Union([
+  Schema.Struct({ type: Schema.Literals(["auto", "any"]), disable_parallel_tool_use: opt(Schema.Boolean) }),
   Schema.Struct({ type: Schema.Literal("none") }),
   Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String, disable_parallel_tool_use: opt(Schema.Boolean) })
-)
+])
 
-const ThinkingDisplay = Schema.Literal("summarized", "omitted")
+const ThinkingDisplay = Schema.Literals(["summarized", "omitted"])
 
 /** Extended thinking: `enabled` with a budget, `adaptive` (each with `display`), or `disabled`. @category schemas */
-export const MessagesThinkingConfig = Schema.Union(
+export const MessagesThinkingConfig = Schema.Union([
   Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int.pipe(range({ min: 1024, minExclusive: true })), display: opt(ThinkingDisplay) }),
   Schema.Struct({ type: Schema.Literal("disabled") }),
   Schema.Struct({ type: Schema.Literal("adaptive"), display: opt(ThinkingDisplay) })
-)
+])
 
-const System = Schema.Union(Schema.String, Schema.Array(TextBlockParam))
+const System = Schema.Union([Schema.String, Schema.Array(TextBlockParam)])
 
 /** The fields a create body and a count-tokens body share, and how they are typed. */
 const conversationFields = {
@@ -304,7 +302,7 @@ const countTokensOpen = closedBody(MessagesBody, "a count-tokens body").open
  * @category constructors
  */
 export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const body = yield* messagesBody.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "messages", options)
@@ -320,7 +318,7 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
  * @category constructors
  */
 export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const body = yield* countTokensOpen(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "countTokens", options)
@@ -340,7 +338,7 @@ export const appendToolRound = (
   assistantContent: unknown,
   toolResults: unknown
 ): Effect.Effect<ReadonlyArray<MessageParam>, InvalidRequest> =>
-  sendableResult(buildWith(() => Either.gen(function* () {
+  sendableResult(buildWith(() => Result.gen(function* () {
     yield* sendable(conversation, "conversation")
     yield* sendable(assistantContent, "assistantContent")
     yield* sendable(toolResults, "toolResults")
@@ -380,4 +378,4 @@ export const appendToolRound = (
 // The arguments of a tool round: a conversation so far, and results that are tool_result blocks
 // (their `type` may be left out).
 const Conversation = nonEmptyArray(MessageParam)
-const ToolResults = nonEmptyArray(Schema.Struct({ type: opt(Schema.Literal("tool_result")) }, Open))
+const ToolResults = nonEmptyArray(openStruct({ type: opt(Schema.Literal("tool_result")) }))

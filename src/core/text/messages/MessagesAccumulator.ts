@@ -3,7 +3,7 @@
  * `Message`-shaped snapshot (text, thinking and signature, tool input JSON, usage, stop reason), with
  * events out of order, `error` events and streams cut before `message_stop` as `IncompleteStream`.
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { type Accumulator, foldAll, type Folder, incomplete, incompleteStream, stepOf, type Step } from "../Accumulator.js"
 import type { IncompleteStream } from "../../errors/GatewayError.js"
 import type { MessagesDeltaUsage, MessagesEvent } from "./MessagesEvents.js"
@@ -52,8 +52,8 @@ const closeInput = (block: MessagesContentBlock, json: string): MessagesContentB
   if (!takesInputJson(block) || json === "") return block
   // The shared parse bounds the nesting and never quotes the text; sanitize drops `__proto__`-style keys.
   const parsed = parseJsonText(json, "messages", "tool input")
-  if (Either.isLeft(parsed)) return parsed.left.message
-  const input = sanitize(parsed.right)
+  if (Result.isFailure(parsed)) return parsed.failure.message
+  const input = sanitize(parsed.success)
   return isRecord(input) ? { ...block, input } : "the input is not a JSON object"
 }
 
@@ -275,7 +275,7 @@ export const stepMessages: (snapshot: MessagesSnapshot, event: MessagesEvent) =>
 /** The final message, or `ended-early` when the stream ended before `message_stop`. @category folding */
 export const finishMessages = (snapshot: MessagesSnapshot): Step<Message> =>
   snapshot.phase === "stopped" && snapshot.message !== undefined
-    ? Either.right(snapshot.message)
+    ? Result.succeed(snapshot.message)
     : incomplete(
         "messages",
         "ended-early",

@@ -3,7 +3,9 @@
  * SSE record into an event. Event types this library does not know decode to `MessagesUnknownEvent`
  * rather than failing, because upstream adds events.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { Message, MessagesContentBlock, MessagesUsage } from "./MessagesResponse.js"
 import { type DecodeOptions, decodeWith, guarded, maxDepthOf, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
@@ -36,14 +38,14 @@ const KNOWN_DELTAS = ["text_delta", "input_json_delta", "thinking_delta", "signa
 export const MessagesOpaqueDelta = opaqueTagged(KNOWN_DELTAS, "MessagesOpaqueDelta")
 
 /** The delta of a `content_block_delta`. @category schemas */
-export const MessagesDelta = Schema.Union(
+export const MessagesDelta = Schema.Union([
   MessagesTextDelta,
   MessagesInputJsonDelta,
   MessagesThinkingDelta,
   MessagesSignatureDelta,
   MessagesCitationsDelta,
   MessagesOpaqueDelta
-)
+])
 /** @category models */
 export type MessagesDelta = Schema.Schema.Type<typeof MessagesDelta>
 
@@ -98,7 +100,7 @@ export const MessagesUnknownEvent = Schema.Struct({
 })
 
 /** Every messages-style stream event. @category schemas */
-export const MessagesEvent = Schema.Union(
+export const MessagesEvent = Schema.Union([
   MessagesMessageStart,
   MessagesContentBlockStart,
   MessagesContentBlockDelta,
@@ -108,11 +110,11 @@ export const MessagesEvent = Schema.Union(
   MessagesPing,
   MessagesErrorEvent,
   MessagesUnknownEvent
-)
+])
 /** @category models */
 export type MessagesEvent = Schema.Schema.Type<typeof MessagesEvent>
 
-type EventDecoder = (payload: unknown, options?: DecodeOptions) => Either.Either<MessagesEvent, DecodeError>
+type EventDecoder = (payload: unknown, options?: DecodeOptions) => Result.Result<MessagesEvent, DecodeError>
 
 /** One decoder per known event type, so a malformed event's error names only its own shape. */
 const BY_TYPE: ReadonlyMap<string, EventDecoder> = new Map<string, EventDecoder>([
@@ -133,24 +135,24 @@ const decodeUnknownEvent = decodeWith(MessagesUnknownEvent, "messages", "message
  * SSE `event` name when the payload has none); an unknown type gives `MessagesUnknownEvent`.
  * @category decoding
  */
-export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<MessagesEvent, DecodeError> =>
+export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<MessagesEvent, DecodeError> =>
   guarded("messages", "messages event", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<MessagesEvent, DecodeError> => {
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<MessagesEvent, DecodeError> => {
   const data = record?.data
   // Most events are text (or thinking, or tool-input) fragments in upstream's exact text: read directly.
   const fragment = typeof data === "string" ? scanBlockDelta(data, maxDepthOf(options)) : undefined
-  if (fragment !== undefined) return Either.right(fragment)
+  if (fragment !== undefined) return Result.succeed(fragment)
   const parsed = parseJsonText(data, "messages", "messages event", options)
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
-  const typed = typedPayload(parsed.right, record?.event)
+  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+  const typed = typedPayload(parsed.success, record?.event)
   const decode = BY_TYPE.get(typed.type)
   return decode === undefined
-    ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: parsed.right }, wrappedOnce(options))
+    ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: parsed.success }, wrappedOnce(options))
     : decode(typed.payload, options)
 }
 
 /** Decodes one SSE record into an event, failing with a `DecodeError` (family `messages`). @category decoding */
 export const decodeMessagesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<MessagesEvent, DecodeError> =>
-  decodeMessagesEventEither(record, options)
+  Effect.fromResult(decodeMessagesEventEither(record, options))

@@ -2,8 +2,9 @@
  * Schemas of the messages-style (epsilon) `Message` response: its content blocks and usage, as the
  * non-stream endpoint returns it and as the stream accumulator rebuilds it.
  */
-import type { Either } from "effect"
-import { Schema } from "effect"
+import type { Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { type DecodeOptions, decodeWith, JsonObject, JsonValue, opaqueTagged } from "../../wire/WireJson.js"
 
@@ -42,13 +43,13 @@ const KNOWN_BLOCKS = ["text", "thinking", "redacted_thinking", "tool_use"] as co
 export const MessagesOpaqueBlock = opaqueTagged(KNOWN_BLOCKS, "MessagesOpaqueBlock")
 
 /** One output content block. @category schemas */
-export const MessagesContentBlock = Schema.Union(
+export const MessagesContentBlock = Schema.Union([
   MessagesTextBlock,
   MessagesThinkingBlock,
   MessagesRedactedThinkingBlock,
   MessagesToolUseBlock,
   MessagesOpaqueBlock
-)
+])
 /** @category models */
 export type MessagesContentBlock = Schema.Schema.Type<typeof MessagesContentBlock>
 
@@ -90,6 +91,9 @@ export const MessagesUsage = Schema.Struct({
 /** @category models */
 export type MessagesUsage = Schema.Schema.Type<typeof MessagesUsage>
 
+/** A string or null, null when absent (or undefined). */
+const NullByDefault = Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+
 /**
  * The `Message` response. `stop_reason` is one of `end_turn`, `max_tokens`, `stop_sequence`,
  * `tool_use`, `pause_turn`, `refusal`, `model_context_window_exceeded` (kept a string so newer
@@ -102,8 +106,8 @@ export const Message = Schema.Struct({
   role: Schema.Literal("assistant"),
   model: Schema.String,
   content: Schema.Array(MessagesContentBlock),
-  stop_reason: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  stop_sequence: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  stop_reason: NullByDefault,
+  stop_sequence: NullByDefault,
   usage: MessagesUsage,
   container: Schema.optional(JsonValue),
   stop_details: Schema.optional(JsonValue)
@@ -112,7 +116,7 @@ export const Message = Schema.Struct({
 export type Message = Schema.Schema.Type<typeof Message>
 
 /** Decodes a non-stream messages-style response body (already parsed JSON); never throws. @category decoding */
-export const decodeMessage: (body: unknown, options?: DecodeOptions) => Either.Either<Message, DecodeError> = decodeWith(
+export const decodeMessage: (body: unknown, options?: DecodeOptions) => Result.Result<Message, DecodeError> = decodeWith(
   Message,
   "messages",
   "messages response"

@@ -2,7 +2,9 @@
  * The native-content (zeta) request body of E10 — `contents[].parts[]`, generation and thinking
  * configuration, tools — and the model-id thinking suffixes, validated before anything is sent.
  */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
@@ -11,9 +13,11 @@ import { conform } from "../../validation/Conform.js"
 import { acrossFields, described, Integer, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { describe, fail, isRecord, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
-type Check = Either.Either<void, InvalidRequest>
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+// An object whose other members pass through (an index signature besides its fields).
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const opt = Schema.optionalKey
+type Check = Result.Result<void, InvalidRequest>
 // The message of a rule across fields: the field, then what the rule found.
 const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
@@ -21,7 +25,7 @@ const detailed = (field: string, detail: string): string => `${field}: ${detail}
 // Model ids and their thinking suffixes.
 
 /** The thinking class of a zeta model, read from its id: `2.5` (budgets), `3` (levels), or `other`. @category models */
-export const NativeModelClass = Schema.Literal("2.5", "3", "other")
+export const NativeModelClass = Schema.Literals(["2.5", "3", "other"])
 /** @category models */
 export type NativeModelClass = typeof NativeModelClass.Type
 
@@ -33,12 +37,12 @@ export type NativeModelClass = typeof NativeModelClass.Type
  * (refused where the model has no MINIMAL level, e.g. 3 Pro, which cannot turn thinking off).
  * @category models
  */
-export const NativeSuffix = Schema.Union(
+export const NativeSuffix = Schema.Union([
   Schema.TaggedStruct("thinking", {}),
   Schema.TaggedStruct("nothinking", {}),
   Schema.TaggedStruct("budget", { budget: Schema.Int }),
-  Schema.TaggedStruct("level", { level: Schema.Literal("LOW", "HIGH") })
-)
+  Schema.TaggedStruct("level", { level: Schema.Literals(["LOW", "HIGH"]) })
+])
 /** @category models */
 export type NativeSuffix = typeof NativeSuffix.Type
 
@@ -92,8 +96,8 @@ const SUFFIXES_TEXT = "-thinking, -thinking-<budget>, -nothinking, -thinking-low
  * the 3 class, `-nothinking` only where the model can turn thinking off.
  * @category constructors
  */
-export const parseNativeModel = (model: unknown): Either.Either<NativeModel, InvalidRequest> =>
-  Either.gen(function* () {
+export const parseNativeModel = (model: unknown): Result.Result<NativeModel, InvalidRequest> =>
+  Result.gen(function* () {
     const id = yield* conform(ModelId, model, "model")
     const m = SUFFIX.exec(id)
     const base = m === null ? id : id.slice(0, m.index)
@@ -116,19 +120,19 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
   const refuse = (allowed: string) => notAllowed("model", id, allowed, `the ${modelClass} class (${base})`)
   switch (suffix._tag) {
     case "thinking":
-      return Either.void
+      return Result.void
     case "nothinking":
-      if (modelClass === "2.5") return budgetAllowed(profile, 0) ? Either.void : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
-      return profile.levels?.includes("MINIMAL") ? Either.void : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
+      if (modelClass === "2.5") return budgetAllowed(profile, 0) ? Result.void : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
+      return profile.levels?.includes("MINIMAL") ? Result.void : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
     case "budget":
       if (modelClass === "3") return refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (budget suffixes are for the 2.5 class)`)
       return suffix.budget > 0 && budgetAllowed(profile, suffix.budget)
-        ? Either.void
+        ? Result.void
         : refuse(`${base}-thinking-<budget> with a budget of ${profile.suffixText ?? "1 or more"}, ${base}-thinking`)
     case "level":
       return modelClass === "2.5"
         ? refuse(`${base}-thinking, ${base}-thinking-<budget>, ${base}-nothinking (level suffixes are for the 3 class)`)
-        : Either.void
+        : Result.void
   }
 }
 
@@ -152,20 +156,17 @@ const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionR
  * where known).
  * @category schemas
  */
-export const NativePartParam = Schema.Struct(
-  {
-    text: opt(Schema.String),
-    inlineData: opt(Schema.Struct({ mimeType: NonBlank, data: NonBlank })),
-    fileData: opt(Schema.Struct({ mimeType: NonBlank, fileUri: NonBlank })),
-    functionCall: opt(Schema.Struct({ name: NonBlank, args: opt(Open) }, Open)),
-    functionResponse: opt(Schema.Struct({ name: NonBlank, response: Open }, Open)),
-    executableCode: opt(Open),
-    codeExecutionResult: opt(Open),
-    thought: opt(Schema.Boolean),
-    thoughtSignature: opt(Schema.String)
-  },
-  Open
-).pipe(
+export const NativePartParam = openStruct({
+  text: opt(Schema.String),
+  inlineData: opt(Schema.Struct({ mimeType: NonBlank, data: NonBlank })),
+  fileData: opt(Schema.Struct({ mimeType: NonBlank, fileUri: NonBlank })),
+  functionCall: opt(openStruct({ name: NonBlank, args: opt(Open) })),
+  functionResponse: opt(openStruct({ name: NonBlank, response: Open })),
+  executableCode: opt(Open),
+  codeExecutionResult: opt(Open),
+  thought: opt(Schema.Boolean),
+  thoughtSignature: opt(Schema.String)
+}).pipe(
   (self) =>
     acrossFields(
       self,
@@ -186,7 +187,7 @@ export const NativePartParam = Schema.Struct(
 )
 
 /** One turn: `role` `user` or `model` (absent means `user`), and its parts. @category schemas */
-export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literal("user", "model")), parts: nonEmptyArray(NativePartParam) })
+export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literals(["user", "model"])), parts: nonEmptyArray(NativePartParam) })
 
 /** `generationConfig.thinkingConfig` (what a model takes is `nativeThinkingConfigFor`'s). @category schemas */
 export const NativeThinkingConfig = Schema.Struct({
@@ -199,7 +200,7 @@ const IMAGE_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "
 
 /** `generationConfig.imageConfig` for image output. @category schemas */
 export const NativeImageConfig = Schema.Struct({
-  aspectRatio: opt(Schema.Literal(...IMAGE_RATIOS)),
+  aspectRatio: opt(Schema.Literals(IMAGE_RATIOS)),
   imageSize: opt(described(/^[1-9]\d?K$/, "1K, 2K, 4K (an uppercase K)")),
   imageOutputOptions: opt(Schema.Struct({ mimeType: opt(described(/^image\/[a-z0-9.+-]+$/, "an image MIME type such as image/png or image/jpeg")) }))
 })
@@ -226,7 +227,7 @@ export const NativeGenerationConfig = Schema.Struct({
   responseMimeType: opt(NonBlank),
   responseSchema: opt(Open),
   responseJsonSchema: opt(Schema.Unknown),
-  responseModalities: opt(nonEmptyArray(Schema.Literal(...nativeModalities))),
+  responseModalities: opt(nonEmptyArray(Schema.Literals(nativeModalities))),
   responseLogprobs: opt(Schema.Boolean),
   logprobs: opt(Schema.Int),
   mediaResolution: opt(Schema.String),
@@ -244,24 +245,18 @@ const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
  * grounding or code tool is its own element, never mixed with function declarations.
  * @category schemas
  */
-export const NativeTool = Schema.Struct(
-  {
-    functionDeclarations: opt(
-      Schema.Array(
-        Schema.Struct(
-          {
-            name: NonBlank.pipe(matching(FUNCTION_NAME, "a letter or _ then up to 127 letters, digits, _ . : or -")),
-            description: opt(Schema.String),
-            parameters: opt(Open)
-          },
-          Open
-        )
-      )
-    ),
-    vendorSearch: opt(Open)
-  },
-  Open
-).pipe((self) =>
+export const NativeTool = openStruct({
+  functionDeclarations: opt(
+    Schema.Array(
+      openStruct({
+        name: NonBlank.pipe(matching(FUNCTION_NAME, "a letter or _ then up to 127 letters, digits, _ . : or -")),
+        description: opt(Schema.String),
+        parameters: opt(Open)
+      })
+    )
+  ),
+  vendorSearch: opt(Open)
+}).pipe((self) =>
   acrossFields(
     self,
     "own-element",
@@ -293,12 +288,12 @@ const declaredFunctions = (tools: ReadonlyArray<typeof NativeTool.Type> | undefi
 export const NativeBody = Schema.Struct({
   contents: nonEmptyArray(NativeContentParam),
   generationConfig: opt(NativeGenerationConfig),
-  systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(Schema.Struct({ text: NonBlank }, Open)) })),
+  systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(openStruct({ text: NonBlank })) })),
   safetySettings: opt(
     Schema.Array(
       Schema.Struct({
         category: Schema.String.pipe(matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")),
-        threshold: Schema.Literal(...nativeSafetyThresholds)
+        threshold: Schema.Literals(nativeSafetyThresholds)
       })
     )
   ),
@@ -306,7 +301,7 @@ export const NativeBody = Schema.Struct({
   toolConfig: opt(
     Schema.Struct({
       functionCallingConfig: opt(
-        Schema.Struct({ mode: opt(Schema.Literal("AUTO", "ANY", "NONE")), allowedFunctionNames: opt(Schema.Array(NonBlank)) })
+        Schema.Struct({ mode: opt(Schema.Literals(["AUTO", "ANY", "NONE"])), allowedFunctionNames: opt(Schema.Array(NonBlank)) })
       )
     })
   ),
@@ -430,7 +425,7 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
 }
 
 // Builders are on the request path: a model's Schema is made once (a bounded cache of model ids).
-const thinkingSchemas = new Map<string, Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>()
+const thinkingSchemas = new Map<string, Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>()
 
 /**
  * The thinkingConfig a zeta model takes, as a Schema: its class says budget (2.5) or level (3), its
@@ -438,10 +433,10 @@ const thinkingSchemas = new Map<string, Schema.Schema<ThinkingConfig, typeof Nat
  * ("thinkingBudget: 0 contradicts the suffix of the model zeta-2.5-flash-thinking; …").
  * @category schemas
  */
-export const nativeThinkingConfigFor = (model: NativeModel): Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded> => {
+export const nativeThinkingConfigFor = (model: NativeModel): Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded> => {
   const known = thinkingSchemas.get(model.id)
   if (known !== undefined) return known
-  const schema = thinkingChecks(model).reduce<Schema.Schema<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>(
+  const schema = thinkingChecks(model).reduce<Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>(
     (self, [rule, check]) => acrossFields(self, rule, check, detailed),
     NativeThinkingConfig
   )
@@ -472,7 +467,7 @@ const modality = (m: unknown): unknown => {
  * @category constructors
  */
 export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const parsed = yield* parseNativeModel(model)
     yield* ensureRoute(parsed.base, "native", options)
     const body = yield* nativeBody.open(input)

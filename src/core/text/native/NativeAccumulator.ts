@@ -3,7 +3,7 @@
  * `GenerateContentResponse` (adjacent text parts joined, other parts kept, the latest cumulative
  * usage), with an error chunk, a blocked prompt or a stream without `finishReason` as `IncompleteStream`.
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
 import type { GenerateContentResponse, NativeCandidate, NativeChunk, NativePart } from "./NativeResponse.js"
 
@@ -109,14 +109,14 @@ export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<N
   if (chunk.modelVersion !== undefined) next.modelVersion = chunk.modelVersion
   if (chunk.createTime !== undefined) next.createTime = chunk.createTime
   if (chunk.responseId !== undefined) next.responseId = chunk.responseId
-  return Either.right(next)
+  return Result.succeed(next)
 }
 
 /** The final response, or `ended-early` unless every candidate got a `finishReason`. @category folding */
 export const finishNative = (snapshot: NativeSnapshot): Step<GenerateContentResponse> => {
   const candidates = snapshot.candidates ?? []
   return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
-    ? Either.right(snapshot)
+    ? Result.succeed(snapshot)
     : incomplete("native", "ended-early", "the stream ended before a finishReason", snapshot)
 }
 

@@ -1,4 +1,34 @@
 /** Native-content text and images (zeta, E10): bodies, the response, stream chunks and their accumulator. */
-export * from "./Native.js"
+export {
+  buildNativeBody,
+  NativeBody,
+  type NativeBodyInput,
+  NativeContentParam,
+  NativeGenerationConfig,
+  NativeImageConfig,
+  nativeModalities,
+  NativeModel,
+  NativeModelClass,
+  NativePartParam,
+  nativeSafetyThresholds,
+  NativeSuffix,
+  NativeThinkingConfig,
+  NativeTool,
+  parseNativeModel
+} from "./Native.js"
 export * from "./NativeAccumulator.js"
-export * from "./NativeResponse.js"
+export {
+  decodeGenerateContentResponse,
+  decodeNativeChunk,
+  GenerateContentResponse,
+  NativeBlob,
+  NativeCandidate,
+  NativeChunk,
+  NativeContent,
+  NativeFunctionCall,
+  NativePart,
+  NativePromptFeedback,
+  NativeStreamError,
+  nativeText,
+  NativeUsageMetadata
+} from "./NativeResponse.js"

@@ -4,7 +4,7 @@
  * `response.incomplete`, with `sequence_number` going backwards, events out of place,
  * `response.failed`/`error` and streams cut before the final event as `IncompleteStream`.
  */
-import { Either } from "effect"
+import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
 import {
   isResponsesItem,
@@ -107,7 +107,7 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
   const outOfOrder = (message: string) => incomplete("openai", "out-of-order", message, snapshot)
   if (event.type === "done") {
     return snapshot.phase === "completed" || snapshot.phase === "incomplete"
-      ? Either.right(snapshot)
+      ? Result.succeed(snapshot)
       : incomplete("openai", "ended-early", "[DONE] before response.completed", snapshot)
   }
   const seq = event.sequence_number
@@ -116,14 +116,14 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
   }
   const sequenceNumber = seq ?? snapshot.sequenceNumber
   const { phase, response } = snapshot
-  if (event.type === "unknown") return Either.right({ ...snapshot, sequenceNumber })
+  if (event.type === "unknown") return Result.succeed({ ...snapshot, sequenceNumber })
   if (event.type === "error") {
     const type = event.code ?? "error"
     return incomplete("openai", "error-event", `stream error ${type}: ${event.message}`, snapshot, type)
   }
   if (phase === "completed" || phase === "incomplete") return outOfOrder(`${event.type} after the final event`)
   const next = (r: ResponsesResponse | string, nextPhase: ResponsesSnapshot["phase"] = "streaming"): Step<ResponsesSnapshot> =>
-    typeof r === "string" ? outOfOrder(`${event.type}: ${r}`) : Either.right({ phase: nextPhase, response: r, sequenceNumber })
+    typeof r === "string" ? outOfOrder(`${event.type}: ${r}`) : Result.succeed({ phase: nextPhase, response: r, sequenceNumber })
   switch (event.type) {
     case "response.created":
       return response === undefined ? next(event.response) : outOfOrder("response.created twice")
@@ -193,7 +193,7 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
  */
 export const finishResponses = (snapshot: ResponsesSnapshot): Step<ResponsesResponse> =>
   (snapshot.phase === "completed" || snapshot.phase === "incomplete") && snapshot.response !== undefined
-    ? Either.right(snapshot.response)
+    ? Result.succeed(snapshot.response)
     : incomplete("openai", "ended-early", "the responses stream ended before response.completed", snapshot)
 
 /** The responses accumulator, for `scanStep` and `foldAll`. @category folding */

@@ -5,32 +5,33 @@
  * than messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
  * `stream_options`.
  */
-import { Effect, Either, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../../validation/Closed.js"
 import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import type { TextBodyOptions } from "../chat/ChatBody.js"
 
-const Open = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const opt = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Open = Schema.Record(Schema.String, Schema.Unknown)
+// An object whose other members pass through (an index signature besides its fields).
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const opt = Schema.optionalKey
 
 /** The roles of a responses message item. @category models */
 export const ResponsesRoles = ["user", "assistant", "system", "developer"] as const
 
 /** One `input` item of a responses body: a `{role, content}` message, or another typed item passed through. @category schemas */
-export const ResponsesInputItem = Schema.Union(
-  Schema.Struct(
-    {
-      type: opt(Schema.Literal("message")),
-      role: Schema.Literal(...ResponsesRoles),
-      content: Schema.Union(Schema.String, Schema.Array(Schema.Unknown)).pipe(expected("a string or an array of content parts"))
-    },
-    Open
-  ),
+export const ResponsesInputItem = Schema.Union([
+  openStruct({
+    type: opt(Schema.Literal("message")),
+    role: Schema.Literals(ResponsesRoles),
+    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown)]).pipe(expected("a string or an array of content parts"))
+  }),
   // Typed items other than messages (function_call_output, reasoning, …) pass through.
-  Schema.Struct({ type: NonBlank.pipe(Schema.filter((t) => t !== "message")) }, Open)
-).pipe(expected("a {role, content} message or a typed item"))
+  openStruct({ type: NonBlank.check(Schema.makeFilter((t) => t !== "message")) })
+]).pipe(expected("a {role, content} message or a typed item"))
 
 /** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
 const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as const
@@ -39,7 +40,7 @@ const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as cons
 export const ResponsesBody = acrossFields(
   Schema.Struct({
     model: ModelId,
-    input: opt(Schema.Union(NonBlank, nonEmptyArray(ResponsesInputItem)).pipe(expected("a string or an array of {role, content} items"))),
+    input: opt(Schema.Union([NonBlank, nonEmptyArray(ResponsesInputItem)]).pipe(expected("a string or an array of {role, content} items"))),
     instructions: opt(Schema.String),
     max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
     stream: opt(Schema.Boolean),
@@ -48,11 +49,11 @@ export const ResponsesBody = acrossFields(
     top_p: opt(Schema.Number),
     top_logprobs: opt(Schema.Int),
     tools: opt(Schema.Array(Open)),
-    tool_choice: opt(Schema.Union(Schema.String, Open)),
+    tool_choice: opt(Schema.Union([Schema.String, Open])),
     parallel_tool_calls: opt(Schema.Boolean),
     max_tool_calls: opt(Schema.Int),
     previous_response_id: opt(Schema.String),
-    conversation: opt(Schema.Union(Schema.String, Open)),
+    conversation: opt(Schema.Union([Schema.String, Open])),
     prompt: opt(Open),
     reasoning: opt(Open),
     text: opt(Open),
@@ -86,7 +87,7 @@ const responses = closedBody(ResponsesBody, "a responses body")
  * @category constructors
  */
 export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
-  buildWith(() => Either.gen(function* () {
+  buildWith(() => Result.gen(function* () {
     const body = yield* responses.open(input)
     const model = yield* readModel(body)
     yield* ensureRoute(model, "responses", options)

@@ -3,7 +3,9 @@
  * events), its output items, the stream event union (unknown event types tolerated, `[DONE]`
  * tolerated) and the decoder of one SSE record.
  */
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { type DecodeOptions, decodeWith, guarded, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload, wrappedOnce } from "../../wire/WireJson.js"
 
@@ -18,11 +20,11 @@ export const ResponsesOutputText = Schema.Struct({
 export const ResponsesRefusal = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
 
 /** One content part of a message item; other part kinds pass through opaquely. @category schemas */
-export const ResponsesContentPart = Schema.Union(
+export const ResponsesContentPart = Schema.Union([
   ResponsesOutputText,
   ResponsesRefusal,
   opaqueTagged(["output_text", "refusal"], "ResponsesOpaquePart")
-)
+])
 /** @category models */
 export type ResponsesContentPart = Schema.Schema.Type<typeof ResponsesContentPart>
 
@@ -56,12 +58,12 @@ export const ResponsesReasoningItem = Schema.Struct({
 })
 
 /** One output item; hosted-tool call items and newer kinds pass through opaquely. @category schemas */
-export const ResponsesOutputItem = Schema.Union(
+export const ResponsesOutputItem = Schema.Union([
   ResponsesMessageItem,
   ResponsesFunctionCallItem,
   ResponsesReasoningItem,
   opaqueTagged(["message", "function_call", "reasoning"], "ResponsesOpaqueItem")
-)
+])
 /** @category models */
 export type ResponsesOutputItem = Schema.Schema.Type<typeof ResponsesOutputItem>
 
@@ -236,7 +238,7 @@ export const ResponsesUnknownEvent = Schema.Struct({ type: Schema.Literal("unkno
 export const ResponsesDoneEvent = Schema.Struct({ type: Schema.Literal("done") })
 
 /** Every responses stream event. @category schemas */
-export const ResponsesEvent = Schema.Union(
+export const ResponsesEvent = Schema.Union([
   ResponsesCreated,
   ResponsesQueued,
   ResponsesInProgress,
@@ -259,12 +261,12 @@ export const ResponsesEvent = Schema.Union(
   ResponsesErrorEvent,
   ResponsesUnknownEvent,
   ResponsesDoneEvent
-)
+])
 /** @category models */
 export type ResponsesEvent = Schema.Schema.Type<typeof ResponsesEvent>
 
-type EventDecoder = (payload: unknown, options?: DecodeOptions) => Either.Either<ResponsesEvent, DecodeError>
-const entry = <A extends ResponsesEvent, I>(type: A["type"], schema: Schema.Schema<A, I>): [string, EventDecoder] => [
+type EventDecoder = (payload: unknown, options?: DecodeOptions) => Result.Result<ResponsesEvent, DecodeError>
+const entry = <A extends ResponsesEvent, I>(type: A["type"], schema: Schema.Codec<A, I>): [string, EventDecoder] => [
   type,
   decodeWith(schema, "openai", `${type} event`)
 ]
@@ -299,15 +301,15 @@ const decodeUnknownEvent = decodeWith(ResponsesUnknownEvent, "openai", "response
  * event name) → its event; any other type → `ResponsesUnknownEvent`. Never throws.
  * @category decoding
  */
-export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOptions): Either.Either<ResponsesEvent, DecodeError> =>
+export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<ResponsesEvent, DecodeError> =>
   guarded("openai", "responses event", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Either.Either<ResponsesEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Either.right({ type: "done" as const })
+const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<ResponsesEvent, DecodeError> => {
+  if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Result.succeed({ type: "done" as const })
   const parsed = parseJsonText(record?.data, "openai", "responses event", options)
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
-  const payload = parsed.right
+  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+  const payload = parsed.success
   const typed = typedPayload(payload, record?.event)
   const decode = BY_TYPE.get(typed.type)
   if (decode !== undefined) return decode(typed.payload, options)
@@ -320,10 +322,10 @@ const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Ei
 
 /** Decodes one SSE record into a responses event, failing with a `DecodeError` (family `openai`). @category decoding */
 export const decodeResponsesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ResponsesEvent, DecodeError> =>
-  decodeResponsesEventEither(record, options)
+  Effect.fromResult(decodeResponsesEventEither(record, options))
 
 /** Decodes a non-stream responses body (already parsed JSON); never throws. @category decoding */
-export const decodeResponsesResponse: (body: unknown, options?: DecodeOptions) => Either.Either<ResponsesResponse, DecodeError> = decodeWith(
+export const decodeResponsesResponse: (body: unknown, options?: DecodeOptions) => Result.Result<ResponsesResponse, DecodeError> = decodeWith(
   ResponsesResponse,
   "openai",
   "responses response"

@@ -1,0 +1,208 @@
+/**
+ * One call per input with a concurrency that adapts to rate limits, the batching rule of
+ * `embeddings.embedMany` and of umg/rx's `mapConcurrent`: at most `concurrency` calls in flight; a
+ * 429 pauses new calls for the wait the core's `RetryPolicy` decides (the wait it asks, up to the
+ * cap, else a jittered 0.5 s → 8 s back-off), halves the concurrency (regained by one after as many
+ * successes in a row as the current limit) and puts the item first in line — never dropping or
+ * duplicating one. When the policy stops (retries spent, a wait above the cap, a quota exhausted)
+ * the batch fails with the 429.
+ */
+import type { Fiber } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import { decide, defaultRetryBudget, type RetryBudget } from "../../core/gateway/RetryPolicy.js"
+
+/**
+ * What a batch reports: a `result` per input, exactly once, in completion order (`index` says where
+ * it belongs) with the progress `done` of `total`; and a `rate-limited` notice each time an item is
+ * put back after a 429, with the wait and the lowered concurrency.
+ * @category models
+ */
+export type AdaptiveEvent<I, B> =
+  | {
+      readonly type: "result"
+      readonly index: number
+      readonly input: I
+      readonly result: B
+      readonly done: number
+      readonly total: number
+    }
+  | {
+      readonly type: "rate-limited"
+      readonly index: number
+      readonly input: I
+      readonly attempt: number
+      readonly delayMs: number
+      readonly concurrency: number
+      readonly done: number
+      readonly total: number
+    }
+
+/** Options of `mapAdaptive`. @category models */
+export interface AdaptiveOptions<E> {
+  /** Most calls in flight (at least 1). */
+  readonly concurrency: number
+  /** Retries of one item after a rate limit before the whole batch fails with it (default 8). */
+  readonly maxRetries?: number
+  /**
+   * When a failure is a rate limit, the wait it asks for (`{}` when it names none) and the gateway's
+   * error type (`insufficient_quota` is never waited for); `undefined` otherwise.
+   */
+  readonly rateLimit: (error: E) => { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined } | undefined
+  /**
+   * The back-off of a rate limit naming no wait (default 0.5 s doubling to 8 s), jittered by up to
+   * 25 %, and the longest wait honoured (default 60 s; a 429 asking more fails the batch).
+   */
+  readonly backoff?: Partial<Pick<RetryBudget, "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs">>
+}
+
+interface Item<I> {
+  readonly index: number
+  readonly input: I
+  readonly attempt: number
+}
+
+/**
+ * Calls `call(input, index)` for every input and reports each outcome to `onEvent` as it happens;
+ * succeeds once every input has a result. Any failure other than a rate limit, or a rate limit past
+ * `maxRetries`, fails the batch with it and interrupts the calls in flight; so does interrupting it.
+ * Time (waits, jitter) comes from the fiber's `Clock` and `Random`.
+ * @category constructors
+ */
+export const mapAdaptive = <I, B, E>(
+  inputs: ReadonlyArray<I>,
+  call: (input: I, index: number) => Effect.Effect<B, E>,
+  options: AdaptiveOptions<E>,
+  onEvent: (event: AdaptiveEvent<I, B>) => void
+): Effect.Effect<void, E> =>
+  Effect.flatMap(Effect.context<never>(), (services) =>
+    Effect.callback<void, E>((resume) => {
+      const fork = Effect.runForkWith(services)
+      const clock = Context.get(services, Clock.Clock)
+      const rng = Context.get(services, Random.Random)
+      const random = () => rng.nextDoubleUnsafe()
+      const total = inputs.length
+      const max = Math.max(1, Math.floor(options.concurrency))
+      const maxRetries = options.maxRetries ?? 8
+      const budget: RetryBudget = { ...defaultRetryBudget, ...options.backoff, maxRetries }
+      const queue: Array<Item<I>> = inputs.map((input, index) => ({ index, input, attempt: 0 }))
+      const fibers = new Set<Fiber.Fiber<unknown, unknown>>()
+      let limit = max
+      let inFlight = 0
+      let successes = 0
+      let done = 0
+      let pausedUntil = Number.NEGATIVE_INFINITY
+      let waking = false
+      let ended = false
+      let pumping = false
+      let again = false
+
+      const stopAll = () => {
+        // Copied first: an interrupted call's observer runs at once and deletes itself from the set.
+        const running = [...fibers]
+        fibers.clear()
+        for (const fiber of running) fiber.interruptUnsafe()
+      }
+      const end = (effect: Effect.Effect<void, E>) => {
+        if (ended) return
+        ended = true
+        stopAll()
+        resume(effect)
+      }
+      const report = (event: AdaptiveEvent<I, B>): boolean => {
+        try {
+          onEvent(event)
+          return true
+        } catch (error) {
+          end(Effect.die(error))
+          return false
+        }
+      }
+
+      const start = (item: Item<I>) => {
+        inFlight++
+        const fiber = fork(call(item.input, item.index))
+        fibers.add(fiber)
+        fiber.addObserver((exit) => {
+          fibers.delete(fiber)
+          inFlight--
+          if (ended) return
+          if (exit._tag === "Success") {
+            done++
+            successes++
+            if (successes >= limit && limit < max) {
+              limit++
+              successes = 0
+            }
+            if (!report({ type: "result", index: item.index, input: item.input, result: exit.value, done, total })) return
+            if (done === total) return end(Effect.void)
+            return pump()
+          }
+          const failure = Cause.findErrorOption(exit.cause)
+          const asked = Option.isSome(failure) ? options.rateLimit(failure.value) : undefined
+          if (asked === undefined) return end(Effect.failCause(exit.cause))
+          // The transport's own rule, read for a 429: retries left, the asked wait within the cap, not a quota.
+          const decision = decide({
+            failure: { _tag: "Status", status: 429, headers: {}, retryAfterMs: asked.retryAfterMs, errorType: asked.type },
+            attempt: item.attempt,
+            kind: "idempotent",
+            budget,
+            random: random(),
+            now: clock.currentTimeMillisUnsafe()
+          })
+          if (decision._tag === "Stop") return end(Effect.failCause(exit.cause))
+          // Whole milliseconds: a fraction left over would arm a timer of no time again and again.
+          const delayMs = Math.ceil(decision.delayMs)
+          limit = Math.max(1, Math.floor(limit / 2))
+          successes = 0
+          pausedUntil = Math.max(pausedUntil, clock.currentTimeMillisUnsafe() + delayMs)
+          queue.unshift({ ...item, attempt: item.attempt + 1 })
+          if (!report({ type: "rate-limited", index: item.index, input: item.input, attempt: item.attempt + 1, delayMs, concurrency: limit, done, total })) return
+          pump()
+        })
+      }
+
+      // A trampoline: calls that answer at once re-enter pump, which must not recurse per item.
+      const pump = (): void => {
+        if (pumping) {
+          again = true
+          return
+        }
+        pumping = true
+        do {
+          again = false
+          // The pause is looked at before every start: an answer given at once may have set it.
+          while (!ended) {
+            const wait = pausedUntil - clock.currentTimeMillisUnsafe()
+            if (wait >= 1) {
+              if (!waking) {
+                waking = true
+                const timer = fork(Effect.sleep(wait))
+                fibers.add(timer)
+                timer.addObserver(() => {
+                  fibers.delete(timer)
+                  waking = false
+                  if (!ended) pump()
+                })
+              }
+              break
+            }
+            if (inFlight >= limit || queue.length === 0) break
+            start(queue.shift()!)
+          }
+        } while (again && !ended)
+        pumping = false
+      }
+
+      if (total === 0) resume(Effect.void)
+      else pump()
+      return Effect.sync(() => {
+        ended = true
+        stopAll()
+      })
+    })
+  )

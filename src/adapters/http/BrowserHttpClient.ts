@@ -1,0 +1,11 @@
+/**
+ * The default `HttpClient` in browsers: `effect/http`'s `FetchHttpClient` (what `#umg/http` resolves
+ * to under the `browser` condition), so a page never pulls `node:http`. The transport asks it not to
+ * follow redirects itself (`FetchHttpClient.RequestInit`), whichever client runs.
+ */
+import type { Layer } from "effect"
+import type { HttpClient } from "effect/http"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+
+/** The default client layer in browsers. @category layers */
+export const defaultHttpClientLayer: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer

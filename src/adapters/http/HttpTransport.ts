@@ -1,0 +1,609 @@
+/**
+ * The one place that sends a gateway or platform request: credential, extra headers, JSON body,
+ * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
+ * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toAnswerError` (or, for
+ * the platform endpoints, `toPlatformAnswerError`). It runs over any `effect/http` `HttpClient`
+ * (umg's Node client, `FetchHttpClient`, one the user provides) the same way.
+ */
+import type { Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import type { HttpClientError, HttpClientResponse } from "effect/http"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Headers from "effect/http/Headers"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as UrlParams from "effect/http/UrlParams"
+import { redactText } from "../../core/errors/Redact.js"
+import { parseJsonTree, TooDeep } from "../../core/wire/WireJson.js"
+import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../../core/wire/ErrorEnvelope.js"
+import {
+  DecodeError,
+  TimeoutError,
+  TransportError,
+  type Family,
+  type GatewayResponseError,
+  type PlatformRequestError,
+  type RequestError
+} from "../../core/errors/GatewayError.js"
+import * as RetryPolicy from "../../core/gateway/RetryPolicy.js"
+import * as HttpAuth from "./HttpAuth.js"
+import type { GatewayConfig } from "../GatewayConfig.js"
+import { classifyTransport, type TransportKind } from "./TransportFailure.js"
+import { secretsOf } from "../internal/Secrets.js"
+import * as ByteSource from "./ByteSource.js"
+import * as Deadline from "../internal/Deadline.js"
+import * as Telemetry from "../internal/Telemetry.js"
+// The platform picks the default client: package.json `imports` maps `#umg/http` to umg's
+// `node:http` client in Node and to `FetchHttpClient` under the `browser` condition.
+import { defaultHttpClientLayer } from "#umg/http"
+
+/** One request as a group describes it. @category models */
+export interface TransportRequest {
+  readonly family: Family
+  readonly method: "GET" | "POST"
+  /** Absolute URL (the group joins base URL and path). */
+  readonly url: string
+  /** JSON body, already validated by a core builder. */
+  readonly body?: unknown
+  readonly auth: HttpAuth.Auth
+  readonly headers?: Readonly<Record<string, string>>
+  /** `paid-submit` is retried only when the failure proves the gateway did not act. */
+  readonly kind: RetryPolicy.RequestKind
+  /** Overrides the config's request time limit for this call. */
+  readonly timeoutMs?: number
+  /** The bound on this answer's size, when it is a download (E3) rather than an ordinary answer. */
+  readonly maxBytes?: number
+  /**
+   * `fail`: a 429 is handed to the caller at once instead of being retried here (callers that
+   * pace themselves, like `embedMany`, need to see it). Default `retry`.
+   */
+  readonly onRateLimit?: "retry" | "fail"
+}
+
+/** A 2xx answer read whole. @category models */
+export interface JsonAnswer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly body: unknown
+  readonly requestId?: string
+}
+
+/** A 2xx binary answer read whole. @category models */
+export interface BytesAnswer {
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly bytes: Uint8Array
+  readonly contentType: string
+}
+
+/**
+ * The transport the groups use. An error answer of `json`, `bytes` and `open` is mapped by
+ * `toAnswerError` (never a `PlatformError`, whatever the family); `platformJson` is `json` for the
+ * platform endpoints, whose error answers may also be a `PlatformError`.
+ * @category models
+ */
+export interface HttpTransport {
+  /** Sends and reads a JSON answer, with retries. */
+  readonly json: (request: TransportRequest) => Effect.Effect<JsonAnswer, RequestError>
+  /** `json` for a platform endpoint (E4–E7): a failing platform envelope under a non-error status is a `PlatformError`. */
+  readonly platformJson: (request: TransportRequest) => Effect.Effect<JsonAnswer, PlatformRequestError>
+  /** Sends and reads a binary answer, with retries. */
+  readonly bytes: (request: TransportRequest) => Effect.Effect<BytesAnswer, RequestError>
+  /**
+   * Sends and waits for a 2xx answer's headers (each attempt bounded by the first-byte limit, with
+   * retries), then gives its body as a byte stream; once the body flows, a failure ends the stream
+   * with a `TransportError`. Ending or interrupting the stream aborts the request.
+   */
+  readonly open: (request: TransportRequest) => Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError>
+}
+
+/** The request id a gateway answer carries in its headers. @category accessors */
+export const requestIdOf = (headers: Headers.Headers): string | undefined =>
+  headers["request-id"] ?? headers["x-request-id"] ?? headers["x-amzn-requestid"] ?? undefined
+
+/** How one error answer is mapped: `toAnswerError`, or `toPlatformAnswerError` for the platform endpoints. */
+type Classify<A extends GatewayResponseError> = (answer: ErrorAnswer) => A
+
+/** One attempt's failure; `A` is what its classifier makes of an error answer (`never`: no answer read). */
+type AttemptFailure<A extends GatewayResponseError = never> =
+  | { readonly _tag: "Answer"; readonly error: A; readonly status: number; readonly headers: Headers.Headers }
+  | { readonly _tag: "Transport"; readonly error: TransportError | TimeoutError; readonly kind: TransportKind | "timeout" }
+  | { readonly _tag: "Final"; readonly error: TransportError | DecodeError }
+
+/** What every part of one transport reads: its config and its client. */
+interface Env {
+  readonly config: GatewayConfig
+  readonly client: HttpClient.HttpClient
+}
+
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "(invalid url)"
+  }
+}
+
+/** A redirect's target, or `undefined` when the location cannot be parsed (a bad host, a port past 65535, …). */
+const redirectTarget = (location: string, base: string): string | undefined => {
+  try {
+    const next = new URL(location, base)
+    return next.protocol === "http:" || next.protocol === "https:" ? next.toString() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const declaredLength = (headers: Headers.Headers): number | undefined => {
+  const v = headers["content-length"]
+  if (v === undefined || !/^\d{1,16}$/.test(v.trim())) return undefined
+  return Number(v.trim())
+}
+
+const decoder = new TextDecoder()
+
+// ---------------------------------------------------------------------------------------------
+// Request building and sending
+// ---------------------------------------------------------------------------------------------
+
+// What every request accepts; on the gateway's own origin the configured extra headers follow.
+const accept = { accept: "application/json, text/event-stream, */*" }
+
+/**
+ * One request, made in one go: its headers — `accept`, then on the request's own origin the
+ * configured extra headers, the call's own and the credential, each overriding the one before, then
+ * the body's type and length — and its JSON body as text (`HttpBody.text`: a client that can send
+ * text sends it without encoding). (`HttpClientRequest.make` then `setBody` would copy the request
+ * four times and its headers three.)
+ */
+const build = (config: GatewayConfig, request: TransportRequest, url: string, sameOrigin: boolean, method: "GET" | "POST", withBody: boolean) => {
+  const body = withBody && request.body !== undefined ? HttpBody.text(JSON.stringify(request.body), "application/json") : undefined
+  const headers: Record<string, string> = sameOrigin ? { ...accept, ...config.headers, ...request.headers, ...HttpAuth.headersOf(request.auth) } : { ...accept }
+  if (body !== undefined) {
+    headers["content-type"] = body.contentType
+    headers["content-length"] = String(body.contentLength)
+  }
+  const req = HttpClientRequest.makeWith(method, url, UrlParams.empty, Option.none(), Headers.fromInput(headers), body ?? HttpBody.empty)
+  const query = sameOrigin ? HttpAuth.queryOf(request.auth) : undefined
+  return query === undefined ? req : HttpClientRequest.setUrlParam(req, query[0], query[1])
+}
+
+/**
+ * What every client is sent with: follow no redirect (the fetch client's `RequestInit`; umg's Node
+ * client follows none anyway) and keep the credential headers out of any span a client makes.
+ */
+const sendContext = Context.make(FetchHttpClient.RequestInit, { redirect: "manual" }).pipe(
+  Context.add(Headers.CurrentRedactedNames, HttpAuth.secretHeaderNames)
+)
+
+/** Sends one request; a `?key=` credential would land in a span's url attribute, so such a request is sent untraced. */
+const execute = (client: HttpClient.HttpClient, req: HttpClientRequest.HttpClientRequest, traced: boolean) => {
+  const sent = Effect.provideContext(client.execute(req), sendContext)
+  return traced ? sent : sent.pipe(Effect.withTracerEnabled(false), Effect.provideService(Tracer.DisablePropagation, true))
+}
+
+const transportError = (family: Family, url: string, cause: unknown): AttemptFailure & { readonly error: TransportError } => {
+  const kind = classifyTransport(cause)
+  const what = kind === "connect" ? "could not connect to" : "connection lost with"
+  return {
+    _tag: "Transport",
+    kind,
+    error: new TransportError({ family, reason: kind, message: `${what} ${originOf(url)}` })
+  }
+}
+
+const protocolError = (family: Family, message: string): Effect.Effect<never, AttemptFailure> =>
+  Effect.fail({ _tag: "Final", error: new TransportError({ family, reason: "protocol", message }) })
+
+/**
+ * One attempt: send, follow same- or cross-origin redirects by hand (up to `limits.maxRedirects`,
+ * the credential and extra headers only on the request's own origin), return the final 2xx answer.
+ */
+const sendOnce = <A extends GatewayResponseError>(
+  env: Env,
+  request: TransportRequest,
+  classify: Classify<A>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
+  // The request's origin, parsed only when a redirect asks (the first hop is its own URL).
+  let parsedOrigin: string | undefined
+  const originOfRequest = (): string => (parsedOrigin ??= originOf(request.url))
+  const hop = (url: string, method: "GET" | "POST", withBody: boolean, hops: number): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
+    const sameOrigin = url === request.url || originOf(url) === originOfRequest()
+    const req = build(env.config, request, url, sameOrigin, method, withBody)
+    return execute(env.client, req, !(sameOrigin && request.auth._tag === "Query")).pipe(
+      Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e)),
+      Effect.flatMap((response) => {
+        const location = response.headers["location"]
+        if (response.status >= 300 && response.status < 400 && location !== undefined) {
+          if (hops >= env.config.limits.maxRedirects) return protocolError(request.family, `more than ${env.config.limits.maxRedirects} redirects`)
+          const next = redirectTarget(location, url)
+          if (next === undefined) return protocolError(request.family, `a redirect (${response.status}) to a location that is not an http(s) URL`)
+          // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
+          const keep = response.status === 307 || response.status === 308
+          // A body (which may hold a password or be a paid submit) is never re-sent to another origin.
+          if (keep && withBody && request.body !== undefined && originOf(next) !== originOfRequest())
+            return protocolError(request.family, `refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`)
+          // The redirect's own body is read (a little) or dropped, so its connection is freed.
+          return Effect.andThen(Effect.ignore(readBounded(request.family, url, response, 64 * 1024, "redirect body", true)), hop(next, keep ? method : "GET", keep && withBody, hops + 1))
+        }
+        if (response.status === 0) return protocolError(request.family, "a redirect this runtime cannot follow")
+        // The call's span (Telemetry) gets the status and the gateway's request id — never a header's value otherwise.
+        const requestId = requestIdOf(response.headers)
+        const annotate = Telemetry.annotate({
+          "http.response.status_code": response.status,
+          ...(requestId !== undefined ? { "umg.gateway.request_id": requestId.slice(0, 200) } : {})
+        })
+        if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
+        return Effect.andThen(annotate, readError(env.config, request, response, classify))
+      })
+    )
+  }
+  return hop(request.url, request.method, true, 0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading answers
+// ---------------------------------------------------------------------------------------------
+
+type Outcome = Effect.Effect<Uint8Array, AttemptFailure>
+
+/**
+ * A sink that collects a body up to `limit` bytes as it arrives; at the first byte past the bound it
+ * stops reading (`flow().close()`, which closes the connection) and settles: with a `too-large`
+ * failure, or with the first `limit` bytes when `truncate`. `settle` gets the outcome once.
+ */
+const collect = (
+  limit: number,
+  truncate: boolean,
+  tooLarge: () => AttemptFailure,
+  lost: (e: HttpClientError.HttpClientError) => AttemptFailure,
+  settle: (outcome: Outcome) => void,
+  flow: () => ByteSource.ByteFlow | undefined
+): ByteSource.ByteSink<HttpClientError.HttpClientError> => {
+  let size = 0
+  let over = false
+  let settled = false
+  const parts: Array<Uint8Array> = []
+  const finish = (result: Outcome): void => {
+    if (settled) return
+    settled = true
+    settle(result)
+  }
+  const whole = (): Outcome => {
+    if (over && !truncate) return Effect.fail(tooLarge())
+    // One part (the usual answer, read in one go) is the body itself: no copy.
+    if (parts.length === 1 && parts[0]!.length === size) return Effect.succeed(parts[0]!)
+    const out = new Uint8Array(size)
+    let at = 0
+    for (const part of parts) {
+      out.set(part, at)
+      at += part.length
+    }
+    return Effect.succeed(out)
+  }
+  return {
+    chunk: (chunk) => {
+      if (settled) return
+      if (size + chunk.length > limit) {
+        parts.push(chunk.subarray(0, limit - size))
+        size = limit
+        over = true
+        flow()?.close()
+        return finish(whole())
+      }
+      parts.push(chunk)
+      size += chunk.length
+    },
+    end: () => finish(whole()),
+    fail: (e) => finish(Effect.fail(lost(e)))
+  }
+}
+
+/** Reads a source that starts at once, without a scope: the flow is closed when the read ends or is interrupted. */
+const readOpened = (open: NonNullable<ByteSource.ByteSource<HttpClientError.HttpClientError>["open"]>, sinkFor: (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => ByteSource.ByteSink<HttpClientError.HttpClientError>): Outcome =>
+  Effect.callback<Uint8Array, AttemptFailure>((resume) => {
+    let flow: ByteSource.ByteFlow | undefined
+    let outcome: Outcome | undefined
+    flow = open(
+      sinkFor(
+        (result) => {
+          outcome = result
+          if (flow === undefined) return
+          flow.close()
+          resume(result)
+        },
+        () => flow
+      )
+    )
+    if (outcome !== undefined) {
+      flow.close()
+      return resume(outcome)
+    }
+    return Effect.sync(() => flow?.close())
+  })
+
+/** Reads any other source in a scope of its own (its pumping fiber ends with the read). */
+const readStarted = (source: ByteSource.ByteSource<HttpClientError.HttpClientError>, sinkFor: (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => ByteSource.ByteSink<HttpClientError.HttpClientError>): Outcome =>
+  Effect.scoped(
+    Effect.suspend(() => {
+      let outcome: Outcome | undefined
+      let settle: ((outcome: Outcome) => void) | undefined
+      let flow: ByteSource.ByteFlow | undefined
+      const sink = sinkFor(
+        (result) => {
+          outcome = result
+          settle?.(result)
+        },
+        () => flow
+      )
+      return Effect.flatMap(source.start(sink), (started) => {
+        flow = started
+        if (outcome !== undefined) {
+          started.close()
+          return outcome
+        }
+        return Effect.callback<Uint8Array, AttemptFailure>((resume) => {
+          if (outcome !== undefined) return resume(outcome)
+          settle = resume
+        })
+      })
+    })
+  )
+
+/**
+ * Reads a body whole, stopping at `limit` bytes as they arrive — after decompression, so a bomb
+ * stops at the bound — and before reading when the declared length is already over it. `truncate`
+ * keeps the first `limit` bytes instead of failing (error bodies).
+ */
+const readBounded = (family: Family, url: string, response: HttpClientResponse.HttpClientResponse, limit: number, what: string, truncate = false): Outcome => {
+  const tooLarge = (): AttemptFailure => ({
+    _tag: "Final",
+    error: new TransportError({ family, reason: "too-large", message: `the ${what} is larger than its bound of ${limit} bytes (limits in the config)` })
+  })
+  const lost = (e: HttpClientError.HttpClientError): AttemptFailure => transportError(family, url, e.cause ?? e)
+  const declared = declaredLength(response.headers)
+  if (!truncate && declared !== undefined && declared > limit) return Effect.fail(tooLarge())
+  // The body is counted as it arrives (callbacks from the body's source, no stream step per chunk)
+  // and reading stops — which closes the connection — at the first byte past the bound.
+  const sinkFor = (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => collect(limit, truncate, tooLarge, lost, settle, flow)
+  // A source that starts at once (umg's Node client's, found on the response: no body stream made)
+  // is read so whatever the answer's length: its chunks are kept as they come, not copied again.
+  const own = (response as Partial<ByteSource.HasBodySource<HttpClientError.HttpClientError>>)[ByteSource.BodySourceTypeId]
+  if (own?.open !== undefined) return readOpened(own.open, sinkFor)
+  // Another client: an uncompressed body whose declared length is within the bound cannot grow past
+  // it (the HTTP parser stops at Content-Length), so it is read at once without a stream.
+  const encoding = response.headers["content-encoding"]
+  if (declared !== undefined && declared <= limit && (encoding === undefined || encoding.trim().toLowerCase() === "identity"))
+    return Effect.map(Effect.mapError(response.arrayBuffer, lost), (buffer) => new Uint8Array(buffer))
+  const source = own ?? ByteSource.of(response.stream)
+  return source.open !== undefined ? readOpened(source.open, sinkFor) : readStarted(source, sinkFor)
+}
+
+/**
+ * A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
+ * secret the server may have echoed, and map it once, here.
+ */
+const readError = <A extends GatewayResponseError>(
+  config: GatewayConfig,
+  request: TransportRequest,
+  response: HttpClientResponse.HttpClientResponse,
+  classify: Classify<A>
+): Effect.Effect<never, AttemptFailure<A>> =>
+  Effect.zip(
+    Effect.orElseSucceed(
+      Effect.map(readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true), (b) => decoder.decode(b)),
+      () => ""
+    ),
+    Clock.currentTimeMillis
+  ).pipe(
+    Effect.flatMap(([raw, now]) => {
+      const family = request.family
+      const text = redactText(raw, secretsOf(config, request.auth), config.limits.maxErrorBodyBytes)
+      let body: unknown = text
+      try {
+        body = text === "" ? undefined : JSON.parse(text)
+      } catch {
+        // Not JSON: the mapping gets the text.
+      }
+      const error = classify({ family, status: response.status, headers: { ...response.headers }, body, now })
+      return Effect.fail<AttemptFailure<A>>({ _tag: "Answer", error, status: response.status, headers: response.headers })
+    })
+  )
+
+/** A 2xx JSON answer: parsed and checked once (depth), so the group's decoder takes the tree as it is. */
+const decodeJson = <A extends GatewayResponseError>(
+  config: GatewayConfig,
+  request: TransportRequest,
+  response: HttpClientResponse.HttpClientResponse,
+  bytes: Uint8Array
+): Effect.Effect<JsonAnswer, AttemptFailure<A>> => {
+  const family = request.family
+  try {
+    const text = decoder.decode(bytes)
+    const body: unknown = text === "" ? undefined : parseJsonTree(text, config.limits.maxJsonDepth)
+    if (body === TooDeep)
+      return Effect.fail({
+        _tag: "Final",
+        error: new DecodeError({ family, what: `${family} response`, message: `the ${family} response nests deeper than ${config.limits.maxJsonDepth} levels (limits.maxJsonDepth)` })
+      })
+    const requestId = requestIdOf(response.headers)
+    return Effect.succeed({ status: response.status, headers: response.headers, body, ...(requestId !== undefined ? { requestId } : {}) })
+  } catch {
+    return Effect.fail({ _tag: "Final", error: new DecodeError({ family, what: `${family} response`, message: `the ${family} response is not valid JSON` }) })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time limits and retries
+// ---------------------------------------------------------------------------------------------
+
+/** One attempt bounded by `ms`; past it, a `TimeoutError` of the phase (interrupting the attempt closes its connection). */
+const withTimeout = <R, A extends GatewayResponseError>(
+  effect: Effect.Effect<R, AttemptFailure<A>>,
+  family: Family,
+  ms: number,
+  phase: "request" | "first-byte"
+): Effect.Effect<R, AttemptFailure<A>> =>
+  Deadline.timeoutFail(
+    effect,
+    ms,
+    (): AttemptFailure<A> => ({
+      _tag: "Transport",
+      kind: "timeout",
+      error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
+    })
+  )
+
+/**
+ * The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
+ * Random and Clock; a `Final` failure and a 429 the caller paces itself stop at once.
+ */
+const decisionFor = <A extends GatewayResponseError>(
+  budget: RetryPolicy.RetryBudget,
+  request: TransportRequest,
+  failure: AttemptFailure<A>,
+  n: number
+): Effect.Effect<RetryPolicy.RetryDecision> => {
+  if (failure._tag === "Final" || (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail"))
+    return Effect.succeed<RetryPolicy.RetryDecision>({ _tag: "Stop", reason: "not-retryable" })
+  return Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
+    RetryPolicy.decide({
+      failure:
+        failure._tag === "Answer"
+          ? { _tag: "Status", status: failure.status, headers: failure.headers, errorType: "type" in failure.error ? failure.error.type : undefined }
+          : { _tag: "Transport", kind: failure.kind },
+      attempt: n,
+      kind: request.kind,
+      budget,
+      random,
+      now
+    })
+  )
+}
+
+/**
+ * Attempts `run` until it succeeds or the policy stops: after each failure, the policy's delay
+ * (Retry-After, retry-after-ms, jitter) on the Effect clock, then the next attempt.
+ */
+const retrying = <R, A extends GatewayResponseError>(
+  budget: RetryPolicy.RetryBudget,
+  request: TransportRequest,
+  run: Effect.Effect<R, AttemptFailure<A>>
+): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> => {
+  const again = (failure: AttemptFailure<A>, n: number): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> =>
+    Effect.flatMap(decisionFor(budget, request, failure, n), (decision) =>
+      decision._tag !== "Retry"
+        ? Effect.fail(failure.error)
+        : Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
+            Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) }),
+            Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs))),
+            Effect.andThen(Effect.catch(run, (next) => again(next, n + 1)))
+          )
+    )
+  return Effect.catch(run, (first) => again(first, 0))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transport
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The transport over an `HttpClient`, whichever it is. No client follows a redirect itself: this
+ * code follows up to `limits.maxRedirects`, keeping the credential and extra headers only on the
+ * same origin.
+ * @category constructors
+ */
+export const make = (config: GatewayConfig, client: HttpClient.HttpClient): HttpTransport => {
+  const env: Env = { config, client }
+  const budget: RetryPolicy.RetryBudget = {
+    maxRetries: config.maxRetries,
+    baseDelayMs: config.retryBaseDelayMs,
+    maxDelayMs: config.retryMaxDelayMs,
+    maxRetryAfterMs: config.maxRetryAfterMs
+  }
+  const limitOf = (request: TransportRequest) => request.timeoutMs ?? config.timeoutMs
+
+  const jsonWith = <A extends GatewayResponseError>(request: TransportRequest, classify: Classify<A>) =>
+    retrying(
+      budget,
+      request,
+      withTimeout(
+        Effect.flatMap(sendOnce(env, request, classify), (response) =>
+          Effect.flatMap(
+            readBounded(request.family, request.url, response, request.maxBytes ?? config.limits.maxResponseBytes, `${request.family} answer`),
+            (bytes) => decodeJson<A>(config, request, response, bytes)
+          )
+        ),
+        request.family,
+        limitOf(request),
+        "request"
+      )
+    )
+
+  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError> => jsonWith(request, toAnswerError)
+
+  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError> => jsonWith(request, toPlatformAnswerError)
+
+  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError> =>
+    retrying(
+      budget,
+      request,
+      withTimeout(
+        Effect.flatMap(sendOnce(env, request, toAnswerError), (response) =>
+          Effect.map(readBounded(request.family, request.url, response, config.limits.maxDownloadBytes, `${request.family} download`), (buffer) => ({
+            status: response.status,
+            headers: response.headers,
+            bytes: buffer,
+            contentType: response.headers["content-type"] ?? "application/octet-stream"
+          }))
+        ),
+        request.family,
+        limitOf(request),
+        "request"
+      )
+    )
+
+  const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError> =>
+    Effect.map(retrying(budget, request, withTimeout(sendOnce(env, request, toAnswerError), request.family, config.streamFirstByteTimeoutMs, "first-byte")), (response) =>
+      bodyOf(request, response)
+    )
+
+  return { json, platformJson, bytes, open }
+}
+
+/** A streamed answer's body, its failures as `TransportError`s, marked with its source (read as callbacks by the SSE decoder). */
+const bodyOf = (request: TransportRequest, response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array, TransportError> => {
+  const lost = (e: HttpClientError.HttpClientError) => transportError(request.family, request.url, e.cause ?? e).error
+  // The source is what the SSE decoder reads; the stream, made only when run, is for the other readers.
+  return ByteSource.withSource(Stream.suspend(() => Stream.mapError(response.stream, lost)), ByteSource.mapError(ByteSource.ofBody(response), lost))
+}
+
+/**
+ * The transport over the `HttpClient` of the context (umg's Node client, `FetchHttpClient`, or one
+ * the user provides).
+ * @category constructors
+ */
+export const fromContext = (config: GatewayConfig): Effect.Effect<HttpTransport, never, HttpClient.HttpClient> =>
+  Effect.map(Effect.service(HttpClient.HttpClient), (client) => make(config, client))
+
+/**
+ * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else the
+ * platform's default (`#umg/http`): umg's `node:http` client in Node, `FetchHttpClient` in browsers.
+ * @category constructors
+ */
+export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.HttpClient> =>
+  Option.getOrElse(config.httpClient, () => defaultHttpClientLayer)
+
+/**
+ * The transport over the config's HTTP client layer, or the platform's default.
+ * @category constructors
+ */
+export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> => Effect.provide(fromContext(config), clientLayerOf(config))

@@ -1,0 +1,129 @@
+/**
+ * The platform's E7 access token: fetched with the configured username and password, cached, and
+ * replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
+ * what says it expired). Single-flight: one fetch at a time, shared through a `Deferred` by every
+ * caller that asks meanwhile (its failure too), and a refresh names the token it replaces, so fifty
+ * callers refused together cause one E7 request.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
+import { AuthenticationError, DecodeError, type PlatformRequestError } from "../../core/errors/GatewayError.js"
+import type { GatewayConfig } from "../GatewayConfig.js"
+import * as HttpAuth from "./HttpAuth.js"
+import type { HttpTransport } from "./HttpTransport.js"
+
+/** A token as the calls use it: the header to send, and a number telling tokens apart. @category models */
+export interface PlatformToken {
+  readonly auth: HttpAuth.Auth
+  /** The E7 `data` (`Bearer …`). */
+  readonly value: Redacted.Redacted<string>
+  readonly generation: number
+}
+
+/** The token service. @category models */
+export interface PlatformTokens {
+  /** The cached token, fetched first when there is none. */
+  readonly current: Effect.Effect<PlatformToken, PlatformRequestError>
+  /**
+   * A token other than `stale`: when the cache still holds `stale`, fetches a new one (once, however
+   * many callers ask at the same time); when it holds a newer one, returns that.
+   */
+  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, PlatformRequestError>
+  /** Fetches a new token now, replacing the cached one. */
+  readonly login: Effect.Effect<PlatformToken, PlatformRequestError>
+}
+
+const TokenEnvelope = Schema.Struct({ code: Schema.Int, msg: Schema.optionalKey(Schema.NullOr(Schema.String)), data: Schema.String })
+const decodeEnvelope = Schema.decodeUnknownResult(TokenEnvelope)
+
+/** The E7 path under `{platform_url}`. @category constants */
+export const tokenPath = "/prod-api/v3/auth/getToken"
+
+/** Builds the token service. @category constructors */
+export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Effect<PlatformTokens> =>
+  Effect.gen(function* () {
+    type State = {
+      readonly token: Option.Option<PlatformToken>
+      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, PlatformRequestError>>
+    }
+    const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
+    let generation = 0
+
+    const fetchToken: Effect.Effect<PlatformToken, PlatformRequestError> = Effect.gen(function* () {
+      if (Option.isNone(config.platformUrl) || Option.isNone(config.platformUsername) || Option.isNone(config.platformPassword)) {
+        return yield* Effect.fail(
+          new AuthenticationError({
+            family: "platform",
+            message: "platform credentials are not configured (platformUrl, platformUsername, platformPassword)"
+          })
+        )
+      }
+      const answer = yield* transport.platformJson({
+        family: "platform",
+        method: "POST",
+        url: `${config.platformUrl.value}${tokenPath}`,
+        body: { username: config.platformUsername.value, password: Redacted.value(config.platformPassword.value) },
+        auth: HttpAuth.none,
+        // Asking for a token twice costs nothing.
+        kind: "idempotent"
+      })
+      const failed = platformEnvelopeError(answer.body, answer.requestId)
+      if (failed !== undefined) return yield* Effect.fail(failed)
+      const envelope = decodeEnvelope(answer.body)
+      if (Result.isFailure(envelope) || envelope.success.data.trim() === "") {
+        // The message never quotes the body: it would hold the token.
+        return yield* Effect.fail(new DecodeError({ family: "platform", what: "token response", message: "the token response has no token in data" }))
+      }
+      generation += 1
+      const value = Redacted.make(envelope.success.data)
+      return { auth: HttpAuth.platformToken(value), value, generation }
+    })
+
+    /**
+     * The cached token when `usable` accepts it; otherwise the fetch in flight, or a new one that
+     * this caller starts. The fetch runs detached, so a caller interrupted while waiting does not
+     * cancel it for the others.
+     */
+    const obtain = Effect.fnUntraced(function* (usable: (token: PlatformToken) => boolean): Effect.fn.Return<PlatformToken, PlatformRequestError> {
+      const mine = yield* Deferred.make<PlatformToken, PlatformRequestError>()
+      const step = yield* Ref.modify(state, (s): readonly [
+        { readonly _tag: "Have"; readonly token: PlatformToken } | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError> } | { readonly _tag: "Lead" },
+        State
+      ] => {
+        if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
+        if (Option.isSome(s.inflight)) return [{ _tag: "Wait", deferred: s.inflight.value }, s]
+        return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
+      })
+      if (step._tag === "Have") return step.token
+      if (step._tag === "Wait") return yield* Deferred.await(step.deferred)
+      yield* Effect.forkDetach(
+        Effect.flatMap(Effect.exit(fetchToken), (exit) =>
+          Effect.andThen(
+            Ref.update(state, (s) => ({
+              token: Exit.isSuccess(exit) ? Option.some(exit.value) : s.token,
+              inflight: Option.none()
+            })),
+            Deferred.done(mine, exit)
+          )
+        )
+      )
+      return yield* Deferred.await(mine)
+    })
+
+    const current = obtain(() => true)
+    const refresh = (stale: PlatformToken) => obtain((token) => token.generation !== stale.generation)
+    // A login replaces whatever is cached: no cached token is usable unless it came after this call.
+    const login = Effect.suspend(() => {
+      const floor = generation
+      return obtain((token) => token.generation > floor)
+    })
+
+    return { current, refresh, login }
+  })

@@ -1,0 +1,100 @@
+/**
+ * A time limit on one effect, cheap enough for every request: with the live clock it runs the effect
+ * in one child fiber and arms a plain host timer, where `Effect.timeoutOrElse` races two fibers
+ * through the Clock. Under any other Clock (a `TestClock` in tests) it is `Effect.timeoutOrElse`
+ * itself, so virtual time keeps working.
+ */
+import type { Clock, Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { acquireSync } from "../http/ByteSource.js"
+
+// The clock every fiber has unless one is provided: time limits under it may use the host's timers.
+const liveClock: Clock.Clock = Effect.runSync(Effect.clockWith(Effect.succeed))
+
+/**
+ * `effect`, failing with `onTimeout()` (and interrupting it) when it has not ended within `ms`.
+ * Interrupting an HTTP request closes its connection, whichever client sends it.
+ * @category combinators
+ */
+export const timeoutFail = <A, E, R>(effect: Effect.Effect<A, E, R>, ms: number, onTimeout: () => E): Effect.Effect<A, E, R> =>
+  Effect.clockWith((clock) => {
+    if (clock !== liveClock) return Effect.timeoutOrElse(effect, { duration: Duration.millis(ms), orElse: () => Effect.fail(onTimeout()) })
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkChild(restore(effect)), (child) =>
+        Effect.onInterrupt(
+          // Only the wait is interruptible: an interruption then reaches the child through `onInterrupt`.
+          restore(Effect.callback<A, E>((resume) => {
+            let settled = false
+            const timer = setTimeout(() => {
+              if (settled) return
+              settled = true
+              child.interruptUnsafe()
+              resume(Effect.fail(onTimeout()))
+            }, ms)
+            const unobserve = child.addObserver((exit) => {
+              clearTimeout(timer)
+              if (settled) return
+              settled = true
+              resume(exit)
+            })
+            return Effect.sync(() => {
+              clearTimeout(timer)
+              unobserve()
+            })
+          })),
+          () => Fiber.interrupt(child)
+        )
+      )
+    )
+  })
+
+/** Whether time limits under `clock` may use the host's timers (the live clock). @category predicates */
+export const isLive = (clock: Clock.Clock): boolean => clock === liveClock
+
+/**
+ * `watch` under the live clock, started at once, outside any scope: one host timer (unref'd), and
+ * the function that stops it. For a caller that releases its resources in one finalizer of its own.
+ * @category constructors
+ */
+export const watchLive = (msLeft: () => number | undefined, expire: () => void): (() => void) => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const tick = (): void => {
+    timer = undefined
+    const left = msLeft()
+    if (left === undefined) return
+    if (left <= 0) return expire()
+    timer = setTimeout(tick, left)
+    // A stream waiting on a server must not keep the process alive by its watchdog alone (Node's
+    // timers have `unref`; a browser's are numbers).
+    const handle: { unref?: () => void } = timer as { unref?: () => void }
+    handle.unref?.()
+  }
+  tick()
+  return () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+}
+
+/**
+ * A watchdog for a moving deadline: `msLeft()` says how long until it passes (`undefined`: stop
+ * watching); when it has passed, `expire()` is called once. It wakes only when the deadline it last
+ * read comes, so a deadline moved a thousand times between costs nothing. One host timer under the
+ * live clock (`watchLive`), one sleeping fiber under any other; stopped when the scope closes.
+ * @category constructors
+ */
+export const watch = (msLeft: () => number | undefined, expire: () => void): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.clockWith((clock) => {
+    if (clock !== liveClock) {
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        const left = msLeft()
+        if (left === undefined) return Effect.void
+        if (left <= 0) return Effect.sync(expire)
+        return Effect.andThen(Effect.sleep(Duration.millis(left)), loop)
+      })
+      return Effect.asVoid(Effect.forkScoped(loop))
+    }
+    return Effect.asVoid(acquireSync(() => watchLive(msLeft, expire), (stop) => stop()))
+  })

@@ -1,0 +1,247 @@
+/**
+ * `umg chat`: one prompt to any text model. The model's family picks the endpoint (`routeFor`):
+ * epsilon → messages, zeta → native content, GPT-5/o-series → responses, others → chat
+ * completions. Tokens are printed as they arrive; thinking goes to stderr, dimmed.
+ */
+import { Argument, Command, Flag } from "effect/cli"
+import { Effect, Option } from "effect"
+import { runToFinal } from "../../adapters/sse/Consume.js"
+import { Gateway } from "../../adapters/Gateway.js"
+import type { NativeRequest } from "../../adapters/groups/Native.js"
+import type { StreamError } from "../../core/errors/GatewayError.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildMessagesBody, type MessagesBody } from "../../core/text/messages/Messages.js"
+import { buildNativeBody } from "../../core/text/native/Native.js"
+import { buildChatBody, type ChatBody } from "../../core/text/chat/ChatBody.js"
+import { buildResponsesBody, type ResponsesBody } from "../../core/text/responses/ResponsesBody.js"
+import { routeFor } from "../../core/gateway/Routing.js"
+import { textOf } from "../../streams/textDeltas.js"
+import { thinkingOf } from "../../streams/thinkingDeltas.js"
+import type { TokenEvent } from "../../streams/TokenEvent.js"
+import * as Connection from "../support/Connection.js"
+import * as Output from "../support/Output.js"
+
+/** What a chat prompt asks for. @category models */
+export interface ChatRequest {
+  readonly model: string
+  readonly prompt: string
+  readonly system?: string
+  readonly maxTokens?: number
+  /** A thinking budget in tokens (messages `thinking.budget_tokens`, native `thinkingBudget`). */
+  readonly thinking?: number
+  readonly temperature?: number
+}
+
+/** A validated request, ready to stream on its family's endpoint. @category models */
+export type PreparedChat =
+  | { readonly family: "messages"; readonly body: MessagesBody }
+  | { readonly family: "native"; readonly request: NativeRequest }
+  | { readonly family: "chat"; readonly body: ChatBody }
+  | { readonly family: "responses"; readonly body: ResponsesBody }
+
+/** What a streamed reply ended with. @category models */
+export interface ChatOutcome {
+  readonly family: PreparedChat["family"]
+  readonly text: string
+  readonly thinking: string
+  /** The family's usage object, as the gateway reported it. */
+  readonly usage: unknown
+  readonly stop: string | undefined
+}
+
+const opt = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
+
+// Where a model that is not a text model belongs instead.
+const otherCommand: Partial<Record<string, string>> = {
+  embeddings: "use umg embed",
+  rerank: "use umg rerank",
+  speech: "use umg speak",
+  images: "use umg image",
+  video: "use umg video",
+  realtime: "use umg realtime",
+  live: "the live audio socket is available from the library (Gateway.live)"
+}
+
+/**
+ * Builds and validates the family's body for a prompt: nothing is sent for an invalid request.
+ * @category constructors
+ */
+export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, InvalidRequest> => {
+  const route = routeFor(r.model)
+  const user = [{ role: "user", content: r.prompt }]
+  switch (route.capability) {
+    case "messages":
+      return Effect.map(
+        buildMessagesBody({
+          model: r.model,
+          max_tokens: r.maxTokens ?? (r.thinking !== undefined ? r.thinking + 1024 : 1024),
+          messages: user,
+          ...opt("system", r.system),
+          ...opt("temperature", r.temperature),
+          ...(r.thinking !== undefined ? { thinking: { type: "enabled", budget_tokens: r.thinking } } : {})
+        }),
+        (body) => ({ family: "messages" as const, body })
+      )
+    case "native": {
+      const generationConfig = {
+        ...opt("maxOutputTokens", r.maxTokens),
+        ...opt("temperature", r.temperature),
+        ...(r.thinking !== undefined ? { thinkingConfig: { includeThoughts: true, thinkingBudget: r.thinking } } : {})
+      }
+      return Effect.map(
+        buildNativeBody(r.model, {
+          contents: [{ role: "user", parts: [{ text: r.prompt }] }],
+          ...(r.system !== undefined ? { systemInstruction: { parts: [{ text: r.system }] } } : {}),
+          ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {})
+        }),
+        (body) => ({ family: "native" as const, request: { ...body, model: r.model } })
+      )
+    }
+    case "responses":
+      return Effect.map(
+        buildResponsesBody({
+          model: r.model,
+          max_output_tokens: r.maxTokens ?? 1024,
+          input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+          ...opt("temperature", r.temperature),
+          ...(r.thinking !== undefined ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } } : {})
+        }),
+        (body) => ({ family: "responses" as const, body })
+      )
+    case "chat":
+      return Effect.map(
+        buildChatBody({
+          model: r.model,
+          messages: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+          // Asks for the usage chunk at the end of the stream, so the reply's token counts are known.
+          stream_options: { include_usage: true },
+          ...opt("max_tokens", r.maxTokens),
+          ...opt("temperature", r.temperature)
+        }),
+        (body) => ({ family: "chat" as const, body })
+      )
+    default:
+      return Effect.fail(
+        new InvalidRequest({
+          field: "model",
+          rule: "route",
+          message: `model: ${JSON.stringify(r.model)} serves ${route.capability}, not text chat; ${otherCommand[route.capability] ?? "use a text model"}`
+        })
+      )
+  }
+}
+
+/**
+ * Streams a prepared request, calling `onText`/`onThinking` for each piece as it arrives, and
+ * returns the whole reply with its usage.
+ * @category constructors
+ */
+export const streamChat = (
+  prepared: PreparedChat,
+  handlers: { readonly onText: (text: string) => Effect.Effect<void>; readonly onThinking: (text: string) => Effect.Effect<void> }
+): Effect.Effect<ChatOutcome, StreamError | InvalidRequest, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    let text = ""
+    let thinking = ""
+    const onEvent = (event: TokenEvent) =>
+      Effect.gen(function* () {
+        for (const t of thinkingOf(event)) {
+          thinking += t
+          yield* handlers.onThinking(t)
+        }
+        for (const t of textOf(event)) {
+          text += t
+          yield* handlers.onText(t)
+        }
+      })
+    switch (prepared.family) {
+      case "messages": {
+        const m = yield* runToFinal(gateway.messages.stream(prepared.body), onEvent)
+        return { family: prepared.family, text, thinking, usage: m.usage, stop: m.stop_reason ?? undefined }
+      }
+      case "native": {
+        const r = yield* runToFinal(gateway.native.stream(prepared.request), onEvent)
+        return { family: prepared.family, text, thinking, usage: r.usageMetadata, stop: r.candidates?.[0]?.finishReason ?? undefined }
+      }
+      case "chat": {
+        const c = yield* runToFinal(gateway.chat.stream(prepared.body), onEvent)
+        return { family: prepared.family, text, thinking, usage: c.usage, stop: c.choices[0]?.finish_reason ?? undefined }
+      }
+      case "responses": {
+        const r = yield* runToFinal(gateway.responses.stream(prepared.body), onEvent)
+        return { family: prepared.family, text, thinking, usage: r.usage, stop: r.status ?? undefined }
+      }
+    }
+  })
+
+/** One count of a usage object (`output_tokens`, `thoughtsTokenCount`, …), when present. @category getters */
+export const usageCount = (usage: unknown, key: string): number | undefined => {
+  if (typeof usage !== "object" || usage === null) return undefined
+  const value: unknown = (usage as Readonly<Record<string, unknown>>)[key]
+  return typeof value === "number" ? value : undefined
+}
+
+/** The usage object as `key=value` pairs (numbers only). @category output */
+export const usageText = (usage: unknown): string =>
+  typeof usage === "object" && usage !== null
+    ? Object.entries(usage)
+        .filter(([, v]) => typeof v === "number")
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(" ")
+    : ""
+
+const options = {
+  ...Connection.commonOptions,
+  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("model id; its family picks the endpoint")),
+  system: Flag.String("system").pipe(Flag.withDescription("system prompt"), Flag.optional),
+  maxTokens: Flag.Int("max-tokens").pipe(Flag.withDescription("most tokens to generate"), Flag.optional),
+  thinking: Flag.Int("thinking").pipe(Flag.withDescription("thinking budget in tokens (epsilon: > 1024)"), Flag.optional),
+  temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),
+  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message"))
+}
+
+/** The `umg chat` command. @category commands */
+export const chatCommand = Command.make("chat", options, (o) =>
+  Effect.gen(function* () {
+    const prepared = yield* prepareChat({
+      model: o.model,
+      prompt: o.prompt,
+      ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
+      ...Option.match(o.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) }),
+      ...Option.match(o.thinking, { onNone: () => ({}), onSome: (thinking) => ({ thinking }) }),
+      ...Option.match(o.temperature, { onNone: () => ({}), onSome: (temperature) => ({ temperature }) })
+    })
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        // With --json the result is one document at the end; without, the text streams to stdout
+        // and the thinking to stderr (dimmed), ended by a newline once the answer starts.
+        let thinkingOpen = false
+        const outcome = yield* streamChat(prepared, {
+          onText: (t) =>
+            o.json
+              ? Effect.void
+              : Effect.andThen(
+                  Effect.sync(() => {
+                    if (thinkingOpen) process.stderr.write("\n")
+                    thinkingOpen = false
+                  }),
+                  Output.write(t)
+                ),
+          onThinking: (t) =>
+            o.json
+              ? Effect.void
+              : Effect.sync(() => {
+                  thinkingOpen = true
+                  process.stderr.write(Output.errColour.dim(t))
+                })
+        })
+        if (o.json) return yield* Output.json({ model: o.model, ...outcome })
+        yield* Output.line()
+        yield* Output.note(Output.errColour.dim(`[${outcome.family}] stop=${outcome.stop ?? "?"} ${usageText(outcome.usage)}`))
+      })
+    )
+  })
+).pipe(Command.withDescription(`send one prompt to a text model and stream the reply. Example: umg chat -m gpt-4o-mini "Say hello"`))

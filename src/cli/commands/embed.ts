@@ -1,0 +1,101 @@
+/**
+ * `umg embed`: embeddings of many texts (one request per text, E12) with bounded concurrency, a
+ * progress bar on stderr and one JSON line per input on stdout, in input order.
+ */
+import { Argument, Command, Flag } from "effect/cli"
+import { Effect, Option, Stream } from "effect"
+import { Gateway } from "../../adapters/Gateway.js"
+import { buildEmbeddingsBody, type EmbeddingsBody } from "../../core/media/Embeddings.js"
+import type { RequestError } from "../../core/errors/GatewayError.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import * as Connection from "../support/Connection.js"
+import { readLines } from "../support/LocalFiles.js"
+import * as Output from "../support/Output.js"
+
+/** One embedded input, as written to stdout. @category models */
+export interface EmbeddingLine {
+  readonly index: number
+  readonly input: string
+  readonly dimensions: number
+  readonly embedding: ReadonlyArray<number>
+}
+
+/**
+ * Validates every text first (a bad text at line 900 must not cost 899 requests), then embeds them
+ * `concurrency` at a time, calling `onLine` in input order and `onProgress` after each answer.
+ * @category constructors
+ */
+export const embedLines = (
+  options: { readonly model: string; readonly inputs: ReadonlyArray<string>; readonly dimensions?: number; readonly concurrency: number },
+  handlers: { readonly onLine: (line: EmbeddingLine) => Effect.Effect<void>; readonly onProgress: (done: number, total: number) => Effect.Effect<void> }
+): Effect.Effect<number, RequestError | InvalidRequest, Gateway> =>
+  Effect.gen(function* () {
+    if (options.inputs.length === 0) {
+      return yield* Effect.fail(new InvalidRequest({ field: "input", rule: "required", message: "input: give at least one text (TEXT… or --file lines.txt)" }))
+    }
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+      return yield* Effect.fail(new InvalidRequest({ field: "concurrency", rule: "range", message: `concurrency: ${options.concurrency} is not allowed; allowed: an integer ≥ 1` }))
+    }
+    const bodies: ReadonlyArray<EmbeddingsBody> = yield* Effect.forEach(options.inputs, (input, i) =>
+      buildEmbeddingsBody({ model: options.model, input, ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {}) }).pipe(
+        Effect.mapError((e) => new InvalidRequest({ field: e.field === "input" ? `input[${i}]` : e.field, rule: e.rule, message: `line ${i + 1}: ${e.message}` }))
+      )
+    )
+    const gateway = yield* Gateway
+    let done = 0
+    yield* Stream.fromIterable(bodies.map((body, index) => ({ body, index }))).pipe(
+      // `mapEffect` with concurrency keeps input order on output.
+      Stream.mapEffect(
+        ({ body, index }) =>
+          gateway.embeddings.create(body).pipe(
+            Effect.tap(() => {
+              done++
+              return handlers.onProgress(done, bodies.length)
+            }),
+            Effect.map((answer) => {
+              const vector = answer.data[0]?.embedding ?? new Float32Array()
+              return { index, input: body.input, dimensions: vector.length, embedding: Array.from(vector) } satisfies EmbeddingLine
+            })
+          ),
+        { concurrency: options.concurrency }
+      ),
+      Stream.runForEach(handlers.onLine)
+    )
+    return bodies.length
+  })
+
+const options = {
+  ...Connection.commonOptions,
+  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("embedding model id, e.g. text-embedding-3-small")),
+  dimensions: Flag.Int("dimensions").pipe(Flag.withDescription("shorter vectors (some models only)"), Flag.optional),
+  file: Flag.String("file").pipe(Flag.withMetavar("file"), Flag.withAlias("f"), Flag.withDescription("a text file: one input per non-empty line"), Flag.optional),
+  concurrency: Flag.Int("concurrency").pipe(Flag.withDescription("requests in flight (default 4)"), Flag.withDefault(4)),
+  texts: Argument.String("TEXT").pipe(Argument.withDescription("texts to embed (or use --file)"), Argument.variadic())
+}
+
+/** The `umg embed` command. @category commands */
+export const embedCommand = Command.make("embed", options, (o) =>
+  Effect.gen(function* () {
+    const fromFile = Option.isSome(o.file) ? yield* readLines(o.file.value, "file") : []
+    const inputs = [...o.texts, ...fromFile]
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const count = yield* embedLines(
+          {
+            model: o.model,
+            inputs,
+            concurrency: o.concurrency,
+            ...Option.match(o.dimensions, { onNone: () => ({}), onSome: (dimensions) => ({ dimensions }) })
+          },
+          {
+            onLine: (line) => Output.json(line),
+            onProgress: (done, total) => Output.progress(`embedding ${Output.bar(done, total)}`)
+          }
+        )
+        yield* Output.endProgress
+        yield* Output.note(Output.errColour.dim(`${count} embeddings`))
+      })
+    )
+  })
+).pipe(Command.withDescription(`embed texts; one JSON line per input, in order. Example: umg embed -m text-embedding-3-small "first text" "second text"`))

@@ -1,0 +1,290 @@
+/**
+ * `umg video`: builds the family's body from generic options (`--dry-run` prints it and sends
+ * nothing), submits, polls with a live progress line (status, elapsed, polls) and writes the video —
+ * from the task's `url` (beta, gamma, delta) or the E3 download (alpha). `umg video status ID` and
+ * `umg video download ID -o FILE` act on an existing task.
+ */
+import { Argument, Command, Flag } from "effect/cli"
+import { Data, Effect, Option } from "effect"
+import { Gateway } from "../../adapters/Gateway.js"
+import type { VideoInput } from "../../adapters/groups/Video.js"
+import { TimeoutError, type RequestError, type VideoWaitError } from "../../core/errors/GatewayError.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildVideoBody, type VideoBody } from "../../core/video/VideoBody.js"
+import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
+import { videoAspectRatios, videoResolutions } from "../../core/video/VideoFields.js"
+import type { VideoQueryResponse } from "../../core/video/VideoTask.js"
+import * as Connection from "../support/Connection.js"
+import { imageInput, writeBytes, type FileWriteError } from "../support/LocalFiles.js"
+import * as Output from "../support/Output.js"
+
+/** Fetching a finished video's `url` failed. @category errors */
+export class VideoUrlDownloadError extends Data.TaggedError("VideoUrlDownloadError")<{
+  readonly status?: number
+  readonly message: string
+}> {}
+
+/** The generic options of one video request, as the command line gives them. @category models */
+export interface VideoRequestOptions {
+  readonly model: string
+  readonly prompt: Option.Option<string>
+  readonly duration: Option.Option<number>
+  readonly resolution: Option.Option<string>
+  readonly aspectRatio: Option.Option<string>
+  readonly image: Option.Option<string>
+  readonly lastFrame: Option.Option<string>
+  readonly reference: ReadonlyArray<string>
+  readonly seed: Option.Option<number>
+}
+
+const some = <A>(key: string, value: Option.Option<A>): Record<string, A> =>
+  Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [key]: v }) })
+
+/**
+ * The E1 input of the options: generic fields only, local image paths read as data URLs. The
+ * family's body is then built (and checked) by `buildVideoBody`.
+ * @category constructors
+ */
+export const videoInput = (o: VideoRequestOptions): Effect.Effect<VideoInput, InvalidRequest> =>
+  Effect.gen(function* () {
+    const image = Option.isSome(o.image) ? Option.some(yield* imageInput(o.image.value, "image")) : Option.none<string>()
+    const lastFrame = Option.isSome(o.lastFrame) ? Option.some(yield* imageInput(o.lastFrame.value, "last_frame")) : Option.none<string>()
+    const references = yield* Effect.forEach(o.reference, (r, i) => imageInput(r, `reference_images[${i}]`))
+    return {
+      model: o.model,
+      ...some("prompt", o.prompt),
+      ...some("duration", o.duration),
+      ...some("resolution", o.resolution),
+      ...some("aspect_ratio", o.aspectRatio),
+      ...some("image", image),
+      ...some("last_frame", lastFrame),
+      ...(references.length > 0 ? { reference_images: references } : {}),
+      ...some("seed", o.seed)
+    }
+  })
+
+/** A data URL shortened for display: bodies may carry megabytes of base64. @category output */
+export const shortenDataUrls = (value: unknown): unknown => {
+  if (typeof value === "string") return /^data:[^,]{0,80},/.test(value) && value.length > 96 ? `${value.slice(0, 64)}…(${value.length} chars)` : value
+  if (Array.isArray(value)) return value.map(shortenDataUrls)
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDataUrls(v)]))
+  return value
+}
+
+/** What one poll loop saw. @category models */
+export interface PollProgress {
+  readonly taskId: string
+  readonly status: string
+  readonly elapsedMs: number
+  readonly polls: number
+}
+
+/**
+ * Follows the task with the gateway's one poll loop (`video.wait`) until it succeeds (or fails:
+ * `VideoTaskFailed`), calling `onProgress` after each query; gives up after `timeoutMs` with
+ * `TimeoutError`.
+ * @category constructors
+ */
+export const waitForVideo = (
+  taskId: string,
+  options: { readonly intervalMs: number; readonly timeoutMs: number; readonly onProgress: (p: PollProgress) => Effect.Effect<void> }
+): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, VideoWaitError | InvalidRequest, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    // The progress line is printed synchronously from the poll's callback, with this fiber's services.
+    const runSync = Effect.runSyncWith(yield* Effect.context<never>())
+    return yield* gateway.video.wait(taskId, {
+      intervalMs: options.intervalMs,
+      timeoutMs: options.timeoutMs,
+      onQuery: (u) => runSync(options.onProgress({ taskId, status: u.task.status, elapsedMs: u.elapsedMs, polls: u.polls }))
+    })
+  })
+
+/** The progress line of a poll loop. @category output */
+export const progressText = (p: PollProgress): string =>
+  `${p.taskId}  ${p.status.padEnd(11)}  ${Output.duration(p.elapsedMs).padStart(7)}  polls ${p.polls}`
+
+/** Fetches a finished video's URL. @category constructors */
+export const fetchUrl = (url: string): Effect.Effect<Uint8Array, VideoUrlDownloadError> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const response = await fetch(url, { signal })
+      if (!response.ok) throw new VideoUrlDownloadError({ status: response.status, message: `GET ${url} answered ${response.status}` })
+      return new Uint8Array(await response.arrayBuffer())
+    },
+    catch: (e) => (e instanceof VideoUrlDownloadError ? e : new VideoUrlDownloadError({ message: `GET ${url} failed: ${(e as Error).message}` }))
+  })
+
+/** The bytes of a succeeded task: E3 for alpha, the task's `url` otherwise. @category models */
+export interface SavedVideo {
+  readonly path: string
+  readonly bytes: number
+  readonly source: "download" | "url"
+  /** For alpha: the `size` E3 declared (the decoder has checked it against the bytes). */
+  readonly declaredSize?: number
+}
+
+/**
+ * Writes the video of a succeeded task to `path`: family alpha through E3 (size checked), the
+ * other families from the task's `url`.
+ * @category constructors
+ */
+export const saveVideo = (
+  model: string,
+  task: VideoQueryResponse,
+  path: string
+): Effect.Effect<SavedVideo, RequestError | InvalidRequest | VideoUrlDownloadError | FileWriteError, Gateway> =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    if (videoFamilyOf(model) === "alpha") {
+      const video = yield* gateway.video.download(task.task_id)
+      yield* writeBytes(path, video.bytes)
+      return { path, bytes: video.bytes.length, source: "download" as const, declaredSize: video.size }
+    }
+    if (task.url === undefined) {
+      return yield* Effect.fail(new VideoUrlDownloadError({ message: `task ${task.task_id} succeeded without a url` }))
+    }
+    const bytes = yield* fetchUrl(task.url)
+    yield* writeBytes(path, bytes)
+    return { path, bytes: bytes.length, source: "url" as const }
+  })
+
+const text = (name: string, description: string) => Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+const int = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
+
+const videoOptions = {
+  ...Connection.commonOptions,
+  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("video model id, e.g. delta-1-5-pro-251215"), Flag.optional),
+  prompt: text("prompt", "scene description"),
+  duration: int("duration", "seconds (allowed values depend on the model)"),
+  resolution: Flag.Literals("resolution", videoResolutions).pipe(Flag.withDescription("the resolution (each model allows some)"), Flag.optional),
+  aspectRatio: Flag.Literals("aspect-ratio", videoAspectRatios).pipe(Flag.withDescription("the aspect ratio (each model allows some)"), Flag.optional),
+  image: text("image", "first frame: a local image path, an http(s) URL or a data URL"),
+  lastFrame: text("last-frame", "last frame: a local image path or URL"),
+  reference: Flag.String("reference").pipe(Flag.withDescription("a reference image (repeatable)"), Flag.atLeast(0)),
+  seed: int("seed", "random seed"),
+  noWait: Flag.Boolean("no-wait").pipe(Flag.withDescription("print the task id after submitting and return"), Flag.withDefault(false)),
+  dryRun: Flag.Boolean("dry-run").pipe(Flag.withDescription("print the body that would be sent and send nothing"), Flag.withDefault(false)),
+  output: Flag.String("output").pipe(Flag.withMetavar("file"), Flag.withAlias("o"), Flag.withDescription("where to write the video (default <task_id>.mp4)"), Flag.optional),
+  timeout: Flag.String("timeout").pipe(
+    Flag.withDescription("the whole command's deadline: 300 (seconds), 90s, 5m or 1500ms (default 300)"),
+    Flag.withDefault("300")
+  )
+}
+
+/** `--timeout` in milliseconds: a number of seconds, or a number with `ms`, `s` or `m`; the error names the flag. @category constructors */
+export const parseTimeout = (raw: string): Effect.Effect<number, InvalidRequest> => {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim())
+  const ms = m === null ? Number.NaN : Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1_000)
+  return Number.isFinite(ms) && ms >= 1 && ms <= 24 * 3_600_000
+    ? Effect.succeed(Math.round(ms))
+    : Effect.fail(
+        new InvalidRequest({
+          field: "--timeout",
+          rule: "duration",
+          message: `--timeout: ${JSON.stringify(raw.slice(0, 40))} is not a duration; allowed: seconds (300), or a number with ms, s or m (1500ms, 90s, 5m), up to 24 h`
+        })
+      )
+}
+
+type VideoCommandOptions = {
+  readonly [K in keyof typeof videoOptions]: (typeof videoOptions)[K] extends Flag.Flag<infer A> ? A : never
+}
+
+const missingModel = new InvalidRequest({ field: "model", rule: "required", message: "model is required: give -m MODEL (see `umg models`)" })
+
+/** The body `umg video` would send for these options (what `--dry-run` prints). @category constructors */
+export const dryRunBody = (o: VideoRequestOptions): Effect.Effect<VideoBody, InvalidRequest> =>
+  Effect.flatMap(videoInput(o), (input) => buildVideoBody(input))
+
+const runVideo = (o: VideoCommandOptions) =>
+  Effect.gen(function* () {
+    if (Option.isNone(o.model)) return yield* Effect.fail(missingModel)
+    const request: VideoRequestOptions = { ...o, model: o.model.value }
+    const input = yield* videoInput(request)
+    const deadlineMs = yield* parseTimeout(o.timeout)
+    // Build before anything else: an invalid request fails here, before a connection is opened.
+    const body = yield* buildVideoBody(input)
+    if (o.dryRun) {
+      const shown = shortenDataUrls(body)
+      return yield* Output.result(o, { dryRun: true, body: shown }, () => JSON.stringify(shown, null, 2))
+    }
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const connection = yield* Connection.Connection
+        const submitted = yield* gateway.video.submit(input)
+        if (o.noWait) {
+          return yield* Output.result(o, submitted, () => `${submitted.task_id}  ${submitted.status}`)
+        }
+        yield* Output.note(Output.errColour.dim(`submitted ${submitted.task_id}`))
+        const done = yield* waitForVideo(submitted.task_id, {
+          intervalMs: connection.pollIntervalMs,
+          timeoutMs: deadlineMs,
+          onProgress: (p) => Output.progress(progressText(p))
+        })
+        yield* Output.endProgress
+        const path = Option.getOrElse(o.output, () => `${submitted.task_id}.mp4`)
+        const saved = yield* saveVideo(request.model, done.task, path)
+        yield* Output.result(o, { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved }, () =>
+          `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
+        )
+      }).pipe(
+        // The deadline is the whole command's: connecting, submitting, polling and saving together.
+        Effect.timeoutOrElse({
+          duration: deadlineMs,
+          orElse: () =>
+            Effect.fail(new TimeoutError({ family: "video", phase: "poll", timeoutMs: deadlineMs, message: `umg video did not finish within its --timeout of ${deadlineMs} ms` }))
+        })
+      )
+    )
+  })
+
+const taskId = Argument.String("TASK_ID")
+
+const statusCommand = Command.make("status", { ...Connection.commonOptions, taskId }, (o) =>
+  Connection.run(
+    o,
+    Effect.flatMap(Gateway, (g) => g.video.get(o.taskId)).pipe(
+      Effect.flatMap((task) =>
+        Output.result(o, task, () =>
+          [task.task_id, task.status, task.url ?? "", task.error !== undefined ? `error ${task.error.code}: ${task.error.message}` : ""]
+            .filter((s) => s !== "")
+            .join("  ")
+        )
+      )
+    )
+  )
+).pipe(Command.withDescription(`query a video task by its id. Example: umg video status video_abc123`))
+
+const downloadCommand = Command.make(
+  "download",
+  {
+    ...Connection.commonOptions,
+    taskId,
+    model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("the task's model (default: alpha, whose video is downloaded from the gateway)"), Flag.optional),
+    output: Flag.String("output").pipe(Flag.withMetavar("file"), Flag.withAlias("o"), Flag.withDescription("where to write the video"))
+  },
+  (o) =>
+    Connection.run(
+      o,
+      Effect.gen(function* () {
+        const gateway = yield* Gateway
+        const task = yield* gateway.video.get(o.taskId)
+        if (task.status !== "succeeded") {
+          return yield* Effect.fail(new InvalidRequest({ field: "TASK_ID", rule: "succeeded", message: `task ${o.taskId} is ${task.status}, not succeeded` }))
+        }
+        // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
+        const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
+        const saved = yield* saveVideo(model, task, o.output)
+        yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
+      })
+    )
+).pipe(Command.withDescription("write a succeeded task's video to a file. Example: umg video download -o out.mp4 video_abc123"))
+
+/** The `umg video` command with its `status` and `download` subcommands. @category commands */
+export const videoCommand = Command.make("video", videoOptions, runVideo).pipe(
+  Command.withDescription(`generate a video: build the family's body, submit, poll with progress, save. Example: umg video -m beta-3.1-fast-generate-001 --prompt "a calm sea" --duration 8 --timeout 5m`),
+  Command.withSubcommands([statusCommand, downloadCommand])
+)

@@ -1,0 +1,117 @@
+/**
+ * The exit codes of `umg` and how a failure is reported: 0 success, 2 invalid input or a bad
+ * command line (rejected before anything was sent, naming the field or flag and what is allowed),
+ * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
+ * token).
+ */
+import { CliError } from "effect/cli"
+
+/** The exit codes. @category models */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  invalidInput: 2
+} as const
+/** @category models */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** A failure as the command reports it (the JSON form of the report). @category models */
+export interface FailureReport {
+  readonly exitCode: ExitCode
+  /** The error's tag: `InvalidRequest`, `RateLimited`, `TransportError`, … */
+  readonly type: string
+  readonly message: string
+  readonly field?: string
+  readonly rule?: string
+  readonly status?: number
+  /** The gateway's own error type (`rate_limit_error`, `INVALID_ARGUMENT`, …). */
+  readonly gatewayType?: string
+  readonly requestId?: string
+  readonly family?: string
+}
+
+const stringField = (value: object, key: string): string | undefined => {
+  const v = (value as Record<string, unknown>)[key]
+  return typeof v === "string" && v !== "" ? v : undefined
+}
+
+const numberField = (value: object, key: string): number | undefined => {
+  const v = (value as Record<string, unknown>)[key]
+  return typeof v === "number" ? v : undefined
+}
+
+/**
+ * Describes any failure of a command. Tagged errors of the core and adapters carry only safe fields
+ * (keys are `Redacted` and never part of an error), so their fields are printed as they are.
+ * @category constructors
+ */
+export const reportOf = (error: unknown): FailureReport => {
+  if (CliError.isCliError(error)) {
+    // effect/cli's own text (for a rejected line, its first problem); the CLI names the flag and its
+    // allowed values instead (UsageError.ts).
+    const shown = error._tag === "ShowHelp" ? error.errors[0] : error
+    const text = (shown?.message ?? "").replace(/\u001b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim()
+    return { exitCode: ExitCode.invalidInput, type: "UsageError", message: text === "" ? "invalid command line" : text }
+  }
+  if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
+    const message = stringField(error, "message") ?? error._tag
+    if (error._tag === "BatchInvalidInput") {
+      const line = numberField(error, "line")
+      const field = stringField(error, "field")
+      return { exitCode: ExitCode.invalidInput, type: "BatchInvalidInput", message, ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}) }
+    }
+    // The store (locked, unreachable, another batch under the id): a configuration problem.
+    if (error._tag === "BatchMismatch" || error._tag === "BatchNotFound" || error._tag === "BatchStoreError") {
+      return { exitCode: ExitCode.invalidInput, type: error._tag, message }
+    }
+    if (error._tag === "UsageError") {
+      // A bad command line (UsageError.ts): its message is one line naming the command and the flag.
+      const field = stringField(error, "field")
+      const rule = stringField(error, "rule")
+      return { exitCode: ExitCode.invalidInput, type: "UsageError", message, ...(field !== undefined ? { field } : {}), ...(rule !== undefined ? { rule } : {}) }
+    }
+    if (error._tag === "InvalidRequest") {
+      const field = stringField(error, "field")
+      const rule = stringField(error, "rule")
+      return {
+        exitCode: ExitCode.invalidInput,
+        type: "InvalidRequest",
+        message,
+        ...(field !== undefined ? { field } : {}),
+        ...(rule !== undefined ? { rule } : {})
+      }
+    }
+    const status = numberField(error, "status")
+    const gatewayType = stringField(error, "type")
+    const requestId = stringField(error, "requestId")
+    const family = stringField(error, "family")
+    return {
+      exitCode: ExitCode.failure,
+      type: error._tag,
+      message,
+      ...(status !== undefined ? { status } : {}),
+      ...(gatewayType !== undefined ? { gatewayType } : {}),
+      ...(requestId !== undefined ? { requestId } : {}),
+      ...(family !== undefined ? { family } : {})
+    }
+  }
+  return { exitCode: ExitCode.failure, type: "Error", message: error instanceof Error ? error.message : String(error) }
+}
+
+/** The one-paragraph human form of a report. @category output */
+export const describeReport = (report: FailureReport): string => {
+  if (report.type.startsWith("Batch") && report.type !== "BatchInvalidInput") return `${report.type}: ${report.message}`
+  // A rejected command line is one line that already names the command, the flag and what it allows.
+  if (report.type === "UsageError") return report.message
+  if (report.exitCode === ExitCode.invalidInput) {
+    const where = report.field !== undefined && report.field !== "" ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})` : ""
+    return `invalid input${where}: ${report.message}\nnothing was sent.`
+  }
+  const facts = [
+    report.status !== undefined ? `status ${report.status}` : undefined,
+    report.gatewayType !== undefined ? `type ${report.gatewayType}` : undefined,
+    report.family !== undefined ? `family ${report.family}` : undefined,
+    report.requestId !== undefined ? `request id ${report.requestId}` : undefined
+  ].filter((f): f is string => f !== undefined)
+  return `${report.type}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}: ${report.message}`
+}

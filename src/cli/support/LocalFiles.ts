@@ -1,0 +1,92 @@
+/**
+ * The command's local files: images given as paths become data URLs (URLs and data URLs pass
+ * through), results are written to the paths named with `-o`, and input lists are read line by line.
+ * A missing input file is invalid input (exit 2, nothing sent); a failed write is a failure (exit 1).
+ */
+import { constants } from "node:fs"
+import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { dirname, extname } from "node:path"
+import { Data, Effect } from "effect"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+
+/** Writing a result to disk failed. @category errors */
+export class FileWriteError extends Data.TaggedError("FileWriteError")<{ readonly path: string; readonly message: string }> {}
+
+const imageTypes: Readonly<Record<string, string>> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif"
+}
+
+/** True for what the gateway takes as it is: an http(s) URL or a data URL. @category predicates */
+export const isRemoteOrDataUrl = (value: string): boolean => /^(https?:\/\/|data:)/i.test(value)
+
+/**
+ * An image option's value as the gateway takes it: a URL or data URL unchanged, a local path read
+ * and encoded as a `data:<mime>;base64,` URL. `field` names the option in errors.
+ * @category constructors
+ */
+export const imageInput = (value: string, field: string): Effect.Effect<string, InvalidRequest> => {
+  if (isRemoteOrDataUrl(value)) return Effect.succeed(value)
+  const mime = imageTypes[extname(value).toLowerCase()]
+  if (mime === undefined) {
+    return Effect.fail(
+      new InvalidRequest({
+        field,
+        rule: "image-file",
+        message: `${field}: ${JSON.stringify(value)} is neither an http(s)/data URL nor a .png, .jpg, .jpeg, .webp or .gif file`
+      })
+    )
+  }
+  return Effect.tryPromise({
+    try: () => readFile(value),
+    catch: (e) =>
+      new InvalidRequest({ field, rule: "image-file", message: `${field}: cannot read ${JSON.stringify(value)}: ${(e as Error).message}` })
+  }).pipe(Effect.map((bytes) => `data:${mime};base64,${bytes.toString("base64")}`))
+}
+
+/** The non-empty lines of a text file (`--file`). @category constructors */
+export const readLines = (path: string, field: string): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
+  Effect.tryPromise({
+    try: () => readFile(path, "utf8"),
+    catch: (e) => new InvalidRequest({ field, rule: "file", message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}` })
+  }).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
+
+/** `-` as an output path: standard output. @category predicates */
+export const isStdout = (path: string): boolean => path === "-"
+
+/**
+ * Checks, before anything is paid for, that a result can be written to `path`: its folder can be made
+ * and written to, and the path is not a folder or a read-only file. `-` (stdout) always can.
+ * @category validators
+ */
+export const ensureWritable = (path: string, field = "output"): Effect.Effect<void, InvalidRequest> =>
+  isStdout(path)
+    ? Effect.void
+    : Effect.tryPromise({
+        try: async () => {
+          await mkdir(dirname(path), { recursive: true })
+          await access(dirname(path), constants.W_OK)
+          const existing = await stat(path).catch(() => undefined)
+          if (existing?.isDirectory()) throw new Error("it is a folder")
+          if (existing !== undefined) await access(path, constants.W_OK)
+        },
+        catch: (e) =>
+          new InvalidRequest({ field, rule: "writable", message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent` })
+      })
+
+/** Writes bytes to `path` (creating its folder), or to standard output for `-`. @category constructors */
+export const writeBytes = (path: string, bytes: Uint8Array): Effect.Effect<void, FileWriteError> =>
+  Effect.tryPromise({
+    try: async () => {
+      if (isStdout(path)) {
+        await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (e) => (e ? reject(e) : resolve())))
+        return
+      }
+      await mkdir(dirname(path), { recursive: true })
+      await writeFile(path, bytes)
+    },
+    catch: (e) => new FileWriteError({ path, message: `cannot write ${path}: ${(e as Error).message}` })
+  })

@@ -1,0 +1,33 @@
+// The one redaction of outside text: configured secrets, URL passwords, the length bound.
+import { describe, expect, it } from "vitest"
+import { maxOutsideTextChars, redactText, redactUrlPasswords } from "../../src/core/errors/Redact.js"
+
+describe("redactUrlPasswords", () => {
+  it.each([
+    ["postgres://umg:s3cr3t-pw@127.0.0.1:1/umg", "postgres://umg:***@127.0.0.1:1/umg"],
+    ["connect to postgresql://u:p%40ss@db:5432/x failed", "connect to postgresql://u:***@db:5432/x failed"],
+    ["a http://a:b@h/ and redis://:pw@cache:6379", "a http://a:***@h/ and redis://:***@cache:6379"],
+    ["postgres://umg@db/umg", "postgres://umg@db/umg"],
+    ["https://gw.test:8443/v1/chat?x=a:b@c", "https://gw.test:8443/v1/chat?x=a:b@c"],
+    ["no url at all: a:b@c", "no url at all: a:b@c"]
+  ])("%s", (text, expected) => {
+    expect(redactUrlPasswords(text)).toBe(expected)
+  })
+})
+
+describe("redactText", () => {
+  it.each([
+    ["every occurrence of a secret", "key sk-abcdef, again sk-abcdef", ["sk-abcdef"], "key [redacted], again [redacted]"],
+    ["several secrets", "user pw-12345 token tok-6789", ["pw-12345", "tok-6789"], "user [redacted] token [redacted]"],
+    ["not a secret shorter than 4 characters", "a b c", ["b"], "a b c"],
+    ["a URL's password, configured or not", "postgres://umg:pw-12345@db/x and http://u:other@h", ["pw-12345"], "postgres://umg:***@db/x and http://u:***@h"]
+  ] as const)("hides %s", (_, text, secrets, expected) => {
+    expect(redactText(text, secrets)).toBe(expected)
+  })
+
+  it("redacts before cutting, so a secret across the cut is never half-shown", () => {
+    const text = `${"x".repeat(8)}sk-secret-value`
+    expect(redactText(text, ["sk-secret-value"], 12)).toBe(`${"x".repeat(8)}[red…`)
+    expect(redactText("y".repeat(maxOutsideTextChars + 10), [])).toBe(`${"y".repeat(maxOutsideTextChars)}…`)
+  })
+})
