@@ -21,7 +21,7 @@
  * (umg slower, or eventsource-parser faster). Writes `bench/results/sse-stability.md`. Nothing is
  * asserted on time.
  */
-import { type ChildProcess, fork } from "node:child_process"
+import { type Runner, spawnRunner } from "./harness/child.js"
 import { fileURLToPath } from "node:url"
 import { summarize, writeResult } from "./harness/contest.js"
 
@@ -45,40 +45,18 @@ interface Ready {
   readonly parses: number
 }
 
-interface Child {
-  readonly ready: Ready
-  readonly run: () => Promise<number>
-  readonly close: () => void
-}
+type Child = Runner<Ready, number>
 
 const childFile = fileURLToPath(new URL("./sse.bench.ts", import.meta.url))
 
 const spawn = (contender: Contender, stream: string, chunking: string): Promise<Child> =>
-  new Promise((resolve, reject) => {
-    const proc: ChildProcess = fork(childFile, ["--child", contender, stream, chunking], {
-      execArgv: process.execArgv,
-      env: { ...process.env, ...(quick ? { SSE_BENCH_QUICK: "1" } : {}) }
-    })
-    let pending: ((seconds: number) => void) | undefined
-    proc.on("error", reject)
-    proc.on("exit", (code) => {
-      if (code !== 0 && code !== null) reject(new Error(`${contender} child exited with ${code}`))
-    })
-    proc.on("message", (message: Ready | { readonly seconds: number }) => {
-      if ("ready" in message) {
-        resolve({
-          ready: message,
-          run: () =>
-            new Promise<number>((done) => {
-              pending = done
-              proc.send({ run: true })
-            }),
-          close: () => void proc.kill()
-        })
-      } else {
-        pending?.(message.seconds)
-      }
-    })
+  spawnRunner({
+    name: contender,
+    file: childFile,
+    args: ["--child", contender, stream, chunking],
+    execArgv: process.execArgv,
+    env: { ...process.env, ...(quick ? { SSE_BENCH_QUICK: "1" } : {}) },
+    resultOf: (message: { readonly seconds: number }) => message.seconds
   })
 
 const median = (xs: ReadonlyArray<number>): number => summarize(xs).median

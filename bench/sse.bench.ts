@@ -27,7 +27,7 @@
  * total data length. Nothing is asserted on time. The spread across fresh processes (10 pairs of
  * processes per cell) is `bench/sse-stability.bench.ts`'s, which runs these children.
  */
-import { type ChildProcess, fork } from "node:child_process"
+import { type Runner as HarnessRunner, spawnRunner } from "./harness/child.js"
 import { fileURLToPath } from "node:url"
 import {
   chatChunksStream,
@@ -163,39 +163,16 @@ const child = async (contender: Contender, stream: string, chunking: string): Pr
   })
 }
 
-/** A forked contender, and a way to ask it for one repetition. */
-interface Runner {
-  readonly ready: Extract<FromChild, { ready: true }>
-  readonly run: () => Promise<number>
-  readonly close: () => void
-}
+type Runner = HarnessRunner<Extract<FromChild, { ready: true }>, number>
 
 const spawn = (contender: Contender, stream: string, chunking: string): Promise<Runner> =>
-  new Promise((resolve, reject) => {
-    const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child", contender, stream, chunking], {
-      execArgv: process.execArgv,
-      env: process.env
-    })
-    let pending: ((seconds: number) => void) | undefined
-    proc.on("error", reject)
-    proc.on("exit", (code) => {
-      if (code !== 0 && code !== null) reject(new Error(`${contender} child exited with ${code}`))
-    })
-    proc.on("message", (message: FromChild) => {
-      if ("ready" in message) {
-        resolve({
-          ready: message,
-          run: () =>
-            new Promise<number>((done) => {
-              pending = done
-              proc.send({ run: true } satisfies ToChild)
-            }),
-          close: () => void proc.kill()
-        })
-      } else {
-        pending?.(message.seconds)
-      }
-    })
+  spawnRunner({
+    name: contender,
+    file: fileURLToPath(import.meta.url),
+    args: ["--child", contender, stream, chunking],
+    execArgv: process.execArgv,
+    env: process.env,
+    resultOf: (message: Exclude<FromChild, { ready: true }>) => message.seconds
   })
 
 const median = (xs: ReadonlyArray<number>): number => {

@@ -16,7 +16,7 @@
  * (interpreted ÷ compiled) per repetition, printed as median (min–max). Both contenders check that
  * every call succeeds, so neither measures a failure path.
  */
-import { type ChildProcess, fork } from "node:child_process"
+import { type Runner, spawnRunner } from "./harness/child.js"
 import type { Result as ResultModule } from "effect"
 import { fileURLToPath } from "node:url"
 import { fmtRatio, fmtUs, QUICK, summarize, table, writeResult } from "./harness/contest.js"
@@ -150,37 +150,14 @@ const child = async (): Promise<void> => {
   })
 }
 
-interface Runner {
-  readonly run: () => Promise<Record<string, number>>
-  readonly close: () => void
-}
-
-const spawn = (contender: Contender): Promise<Runner> =>
-  new Promise((resolve, reject) => {
-    const conditions = contender === "interpreted" ? ["--conditions=browser"] : []
-    const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ["--child"], {
-      execArgv: ["--conditions=umg-source", ...conditions, "--import", "tsx"],
-      env: process.env
-    })
-    let pending: ((us: Record<string, number>) => void) | undefined
-    proc.on("error", reject)
-    proc.on("exit", (code) => {
-      if (code !== 0 && code !== null) reject(new Error(`${contender} child exited with ${code}`))
-    })
-    proc.on("message", (message: FromChild) => {
-      if ("ready" in message) {
-        resolve({
-          run: () =>
-            new Promise((done) => {
-              pending = done
-              proc.send({ run: true } satisfies ToChild)
-            }),
-          close: () => void proc.kill()
-        })
-      } else {
-        pending?.(message.us)
-      }
-    })
+const spawn = (contender: Contender): Promise<Runner<Extract<FromChild, { ready: true }>, Record<string, number>>> =>
+  spawnRunner({
+    name: contender,
+    file: fileURLToPath(import.meta.url),
+    args: ["--child"],
+    execArgv: ["--conditions=umg-source", ...(contender === "interpreted" ? ["--conditions=browser"] : []), "--import", "tsx"],
+    env: process.env,
+    resultOf: (message: Exclude<FromChild, { ready: true }>) => message.us
   })
 
 const main = async (): Promise<void> => {
