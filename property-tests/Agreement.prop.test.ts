@@ -1,4 +1,4 @@
-// The client and the emulator are two independent readings of the spec; this property holds them to
+// The client and the emulator are two independent readings of the contract; this property holds them to
 // each other: over generated bodies of each family — valid values, values just outside the allowed
 // ones, other families' and unknown models, missing required fields — the client's builder accepts a
 // body exactly when the emulator answers it with 2xx. (No unknown top-level fields: the gateway ignores

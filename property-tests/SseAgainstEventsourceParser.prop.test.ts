@@ -5,7 +5,7 @@
  * cut into random chunks, fed to both, must give the same events and the same retry values.
  *
  * Where the two differ by design, the comparison normalises eventsource-parser's answer to the
- * WHATWG reading umg documents (DESIGN.md, `SseEvent`); each normalisation says why:
+ * WHATWG reading umg documents (`SseEvent`); each normalisation says why:
  * - `event`: eventsource-parser leaves it `undefined` when the stream set no type (or an empty one);
  *   WHATWG (and umg) say `"message"`.
  * - `id`: eventsource-parser reports the `id` field of the event's own block (`undefined` when it had

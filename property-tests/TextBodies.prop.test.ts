@@ -177,7 +177,7 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
           const body = Result.getOrThrow(outcome(buildNativeBody(model, input)))
           expect(body).toEqual({ ...extra, contents, generationConfig: { temperature, seed: 1 } })
           expect("model" in body).toBe(false)
-          // generationConfig is closed (protocol-notes §2.2 lists its members): an unknown key is refused by path.
+          // generationConfig is closed (upstream lists its members): an unknown key is refused by path.
           const refused = outcome(buildNativeBody(model, { contents, generationConfig: { temperature, x_knob: 1 } }))
           expect(Result.isFailure(refused) && refused.failure).toMatchObject({ field: "generationConfig.x_knob", rule: "unknown-field" })
         }

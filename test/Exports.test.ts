@@ -2,8 +2,9 @@
  * The public surface, pinned: each entry point's runtime exports by exact name, and the members of the
  * namespaces they export. An export added by accident (an internal reached through an `export *`) fails
  * here instead of becoming API. Changing a list is a decision about the public API: document the name
- * (README, DESIGN.md "Public entry points") and say it in the CHANGELOG. Types are not listed (they
- * leave no trace at run time); tsc and the README samples (test/readme) check what users write.
+ * (README, docs/ARCHITECTURE.md "Public entry points") and say it in the CHANGELOG. Types are not
+ * listed (they leave no trace at run time); tsc and the README samples (test/readme) check what
+ * users write.
  */
 import { readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"

@@ -46,7 +46,7 @@ export interface GatewayConfigInput {
   /** Concurrency of `embeddings.embedMany` (default 4). */
   readonly embedConcurrency?: number
   /**
-   * The shortest video poll interval allowed (default 3000 ms, the spec's 3–5 s rule); lower it only
+   * The shortest video poll interval allowed (default 3000 ms, the contract's 3–5 s rule); lower it only
    * against an emulator with fast timings.
    */
   readonly minPollIntervalMs?: number
@@ -153,7 +153,7 @@ export const envIntegers = {
 /** What the environment says: the settings, and the video poll interval to use against the gateway. @category models */
 export interface EnvSettings {
   readonly input: GatewayConfigInput
-  /** `UMG_POLL_INTERVAL_MS`, default 5000 ms (the spec's 3–5 s rule); lower only for an emulator with fast timings. */
+  /** `UMG_POLL_INTERVAL_MS`, default 5000 ms (the contract's 3–5 s rule); lower only for an emulator with fast timings. */
   readonly pollIntervalMs: number
 }
 

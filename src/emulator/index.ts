@@ -31,7 +31,7 @@ export interface Emulator {
   readonly platformUrl: string
   /** A key with the `full` profile. */
   readonly apiKey: string
-  /** A key with the `restricted` profile (the spec's video access outcomes), when one is configured. */
+  /** A key with the `restricted` profile (the contract's video access outcomes), when one is configured. */
   readonly restrictedKey: string | undefined
   /** Credentials E7 accepts. */
   readonly platform: { readonly username: string; readonly password: string }

@@ -22,7 +22,7 @@ export interface PollTaskOptions {
   /** Errors with `TimeoutError` (phase `poll`) this long after subscribing (default 300 000). */
   readonly timeoutMs?: number
   /**
-   * The shortest interval accepted (default 3000, the spec's rule). Lower it only against an
+   * The shortest interval accepted (default 3000, the contract's rule). Lower it only against an
    * emulator with fast timings (tests, the bench); the 5 s ceiling stays.
    */
   readonly minIntervalMs?: number

@@ -1,7 +1,8 @@
 /**
- * Every row of the spec's Errors table, produced by the emulator (its own validation, or an injected
- * status where only a fault can cause it) and read through the one transport + `toGatewayError`
- * mapping. Bodies are sent raw here, bypassing the core, because the Gateway never sends them.
+ * Every error of the contract (docs/ARCHITECTURE.md), produced by the emulator (its own validation,
+ * or an injected status where only a fault can cause it) and read through the one transport +
+ * `toGatewayError` mapping. Bodies are sent raw here, bypassing the core, because the Gateway never
+ * sends them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Effect, Redacted } from "effect"

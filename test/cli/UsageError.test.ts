@@ -72,7 +72,7 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
 
   it("names the flag and every allowed value for a bad value of each choice option of each command", async () => {
     const choices = flagsOf("choice")
-    // The fixed sets of the spec are choices, not free text.
+    // The fixed sets of the contract are choices, not free text.
     expect(choices.map(([c, f]) => `${c.path} ${long(f)}`)).toEqual(
       expect.arrayContaining(["umg speak --voice", "umg speak --format", "umg video --resolution", "umg video --aspect-ratio", "umg models --format", "umg platform text-to-video --duration"])
     )

@@ -5,7 +5,7 @@ import { jsonEvents } from "./RawSse.js"
 // A field the upstream leaves out must not come back as `null`: strict clients (the AI SDK's
 // response schemas) accept the field's own type or no field, not null. So every `null` the four text
 // families write, in a whole answer and in every streamed event, is listed here with the
-// protocol-notes section that says the upstream writes it as null; any other null fails.
+// upstream fact that says it is written as null; any other null fails.
 let emu: Emulator
 beforeAll(async () => {
   emu = await startEmulator({ fast: true })
@@ -67,10 +67,10 @@ describe("the nulls the text families write", () => {
     for (const b of whole)
       for (const block of (JSON.parse(b) as { content: Array<Record<string, unknown>> }).content) expect(Object.keys(block)).not.toContain("citations")
     expect(nullsOf(whole, streamed)).toEqual([
-      "body.stop_sequence", // §1.3: string or null, the matched custom stop sequence
-      "message_delta.delta.stop_sequence", // §1.5: the message_delta example
-      "message_start.message.stop_reason", // §1.5: message_start carries stop_reason: null
-      "message_start.message.stop_sequence" // §1.5: and stop_sequence: null
+      "body.stop_sequence", // string or null, the matched custom stop sequence
+      "message_delta.delta.stop_sequence", // the messages-style stream's message_delta
+      "message_start.message.stop_reason", // message_start carries stop_reason: null
+      "message_start.message.stop_sequence" // and stop_sequence: null
     ])
   })
 

@@ -1,4 +1,4 @@
-// The protocol-notes example streams (test/fixtures/TextStreams.ts) decoded into the events the
+// The example streams (test/fixtures/TextStreams.ts) decoded into the events the
 // `*.stream$` calls emit, shared by the token operator tests.
 import { Result } from "effect"
 import type { ChatStreamEvent } from "../../src/core/text/chat/ChatResponse.js"

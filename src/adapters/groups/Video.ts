@@ -80,8 +80,8 @@ export interface VideoGroup {
    * with the last update after `succeeded`; fails with `VideoTaskFailed` after `failed`, with
    * `TimeoutError` (phase `poll`) after `timeoutMs`, or with a query's own error. No stream, one
    * shared driver for all the gateway's polls; but each call is run by a fiber of the caller's and
-   * has its span, about 15 KiB a task (bench/poll.bench.ts): for thousands of tasks use `waitAll`
-   * (about 1.5 KiB a task) or `follow`.
+   * has its span, a cost in memory per task (measured in bench/poll.bench.ts): for thousands of
+   * tasks use `waitAll` (far less a task) or `follow`.
    */
   readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest>
   /**

@@ -29,7 +29,7 @@ export interface ConnectionInfo {
   readonly baseUrl: string
   /** The embedded emulator, when the command runs against one (its counters prove what was sent). */
   readonly embedded: Option.Option<Emulator>
-  /** The interval between two video polls: the spec's 5 s on a gateway, short on the fast emulator. */
+  /** The interval between two video polls: the contract's 5 s on a gateway, short on the fast emulator. */
   readonly pollIntervalMs: number
   /** The settings the gateway layer was built from (secrets are redacted by the adapters). */
   readonly config: GatewayConfigInput

@@ -1,4 +1,4 @@
-/** The one error of client-side validation: a body that the spec says is wrong never leaves the process. */
+/** The one error of client-side validation: a body that the contract says is wrong never leaves the process. */
 import * as Data from "effect/Data"
 
 /**

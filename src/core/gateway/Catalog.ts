@@ -80,8 +80,8 @@ const embedding = (id: string, nativeDimensions: number, supportsDimensions: boo
 })
 
 /**
- * The gateway's model catalog (gateway-api.md "Capability routing" and the model ids of E1, E8, E10–E16),
- * specific entries before general ones. Decisions read from the spec: the GPT-5 Pro family is served
+ * The gateway's model catalog (the contract's model ids of E1, E8, E10–E16; docs/ARCHITECTURE.md),
+ * specific entries before general ones. Decisions read from the contract: the GPT-5 Pro family is served
  * by `/v1/responses` only (chat refuses it); `zeta-embedding-001` is an embeddings model on
  * `/v1/embeddings` (3072 dimensions), never the native shape; the two zeta image models take both
  * images and native content.

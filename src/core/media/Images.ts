@@ -76,7 +76,7 @@ export const ImagesResponseItem = Schema.Struct({
   revised_prompt: Schema.optionalKey(Schema.String)
 })
 
-/** The images response, in the OpenAI images shape (the contract does not show it; protocol-notes §3.7). @category schemas */
+/** The images response, in the OpenAI images shape (the contract does not show it; docs/ARCHITECTURE.md). @category schemas */
 export const ImagesResponse = Schema.Struct({
   created: Schema.Number,
   data: Schema.Array(ImagesResponseItem)

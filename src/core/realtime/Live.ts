@@ -21,9 +21,9 @@ const Open = Schema.Record(Schema.String, Schema.Unknown)
 const opt = Schema.optionalKey
 
 /*
- * Closed, from protocol-notes §5.2 (and §2.2/§2.6 for the generation and thinking config the live
- * setup shares with native content): `setup`, its `generationConfig` and `thinkingConfig`. Open, as
- * the notes leave them: `speechConfig`, `systemInstruction` parts, `tools`, `realtimeInputConfig`,
+ * Closed, from the live protocol's setup (and the native-content request for the generation and
+ * thinking config the live setup shares): `setup`, its `generationConfig` and `thinkingConfig`. Open,
+ * as upstream leaves them: `speechConfig`, `systemInstruction` parts, `tools`, `realtimeInputConfig`,
  * the transcription configs, `sessionResumption`, `contextWindowCompression`, `proactivity`.
  */
 
@@ -143,7 +143,7 @@ export const LiveBlob = Schema.StructWithRest(Schema.Struct({ data: Schema.Strin
 const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
 
 /*
- * The members of each kind after setup (protocol-notes §5.3), closed at their top (plus `extra`);
+ * The members of each kind after setup (the live protocol), closed at their top (plus `extra`);
  * turns, blobs and function responses inside stay open.
  */
 

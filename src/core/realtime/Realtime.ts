@@ -99,7 +99,7 @@ export const RealtimeOutputModalitiesV2 = Schema.Array(Modality).pipe(
 )
 
 /*
- * Closed sessions (protocol-notes §4.2): the top level of each style's session is closed. Open, as
+ * Closed sessions (realtime v1/v2): the top level of each style's session is closed. Open, as
  * upstream leaves them: transcription, turn detection and noise reduction settings, audio formats
  * (v2 objects), `tools` items, `tool_choice` objects, `tracing`, `prompt`, `reasoning`. The v2
  * `audio` object is closed at its first two levels (`input`/`output` and their members).
@@ -171,7 +171,7 @@ export type RealtimeSessionInput =
   | WithExtra<RealtimeSessionV1>
   | WithExtra<Omit<RealtimeSessionV2, "type"> & { readonly type?: "realtime"; readonly modalities?: ReadonlyArray<"text" | "audio"> }>
 
-/** The `response` of a `response.create` event, per style (protocol-notes §4.2); its members stay open. */
+/** The `response` of a `response.create` event, per style (realtime v1/v2); its members stay open. */
 const responseFields: Readonly<Record<RealtimeVersion, ReadonlyArray<string>>> = {
   v1: ["modalities", "voice", "output_audio_format", "temperature", "max_response_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata"],
   v2: ["output_modalities", "audio", "max_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata", "prompt", "parallel_tool_calls", "reasoning"]
@@ -286,7 +286,7 @@ const v1ClientEventTypes: ReadonlyArray<string> = [
 ]
 
 /**
- * The client event types of each style (protocol-notes §4.3): v2 has every v1 event but
+ * The client event types of each style (realtime v1/v2): v2 has every v1 event but
  * `transcription_session.update` (a `session.update` with `type: "transcription"` replaces it).
  * @category models
  */
@@ -298,9 +298,9 @@ export const realtimeClientEventTypes: Readonly<Record<RealtimeVersion, Readonly
 const NonNegativeInt = Schema.Int.pipe(range({ min: 0 }))
 
 /**
- * Each client event's Schema (protocol-notes §4.3), its rules with it: closed at the top (besides
+ * Each client event's Schema (realtime v1/v2), its rules with it: closed at the top (besides
  * `type` and `event_id`); `item` (conversation items) and the `transcription_session.update` session
- * stay open, as the notes leave them. The `session.update` session and the `response.create` response
+ * stay open, as upstream leaves them. The `session.update` session and the `response.create` response
  * are checked by their style's rules (`checkSession`, the v1/v2 response fields).
  */
 const clientEvent = <F extends Schema.Struct.Fields>(fields: F) => Schema.Struct({ type: Schema.String, event_id: opt(Schema.String), ...fields })

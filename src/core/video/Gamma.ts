@@ -22,7 +22,7 @@ import {
   requirePrompt
 } from "./VideoFields.js"
 
-/** The real text-to-video sizes by resolution and aspect ratio (protocol-notes §6.3). @category models */
+/** The real text-to-video sizes by resolution and aspect ratio (gamma's upstream API). @category models */
 export const gammaSizes: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "480p": { "16:9": "832*480", "9:16": "480*832", "1:1": "624*624" },
   "720p": { "16:9": "1280*720", "9:16": "720*1280", "1:1": "960*960", "4:3": "1088*832", "3:4": "832*1088" },

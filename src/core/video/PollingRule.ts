@@ -7,7 +7,7 @@ import * as Result from "effect/Result"
 import { InvalidRequest } from "../errors/InvalidRequest.js"
 
 /**
- * The interval bounds and defaults of the spec's polling rule, in milliseconds. The default interval
+ * The interval bounds and defaults of the contract's polling rule, in milliseconds. The default interval
  * is the middle of the 3–5 s range, so that a query started up to a second late (a busy event loop,
  * a queue of queries) still keeps every gap inside the range.
  * @category constants
@@ -39,7 +39,7 @@ export interface PollSettings {
 /**
  * Checks a poll's `intervalMs` (default 4000) and `timeoutMs` (default 300 000). An interval outside
  * `[minIntervalMs, 5000]` is refused with an `InvalidRequest` naming the field and the allowed range
- * rather than silently changed. `minIntervalMs` defaults to the spec's 3000; lower it only against an
+ * rather than silently changed. `minIntervalMs` defaults to the contract's 3000; lower it only against an
  * emulator with fast timings — the 5 s ceiling stays.
  * @category validators
  */

@@ -82,7 +82,7 @@ export type VideoRequest = WithExtra<{
  * @category models
  */
 export interface BuildVideoBodyOptions extends RoutingOptions {
-  /** The video limits to check against; the spec's models when absent. */
+  /** The video limits to check against; the contract's models when absent. */
   readonly videoCatalog?: VideoCatalog
 }
 

@@ -64,7 +64,7 @@ const range = (from: number, to: number): ReadonlyArray<number> => Array.from({ 
 const deltaRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "adaptive"] as const
 const none = { firstFrame: false, firstLastFrame: false, referenceImages: false, cameraFixed: false, topLevelPrompt: false, returnLastFrame: false }
 
-/** Limits of a model of each family that the catalog does not list (lenient where the spec is silent). @category models */
+/** Limits of a model of each family that the catalog does not list (lenient where the contract is silent). @category models */
 export const videoFamilyDefaults: Readonly<Record<VideoFamily, VideoModelLimits>> = {
   alpha: { ...none, family: "alpha", modes: ["t2v", "i2v", "v2v"], firstFrame: true, durations: [4, 8, 12], resolutions: ["720p"], aspectRatios: ["16:9", "9:16"], audio: "always" },
   beta: { ...none, family: "beta", modes: ["t2v", "i2v"], firstFrame: true, durations: [4, 6, 8], resolutions: ["720p", "1080p"], aspectRatios: ["16:9", "9:16"], audio: "always" },
@@ -144,7 +144,7 @@ export const videoModels: Readonly<Record<string, VideoModelEntry>> = {
   "delta-1-5-pro-251215-noAudio": { ...deltaPro15, audio: "none", notes: "silent video" }
 }
 
-/** The catalog with the spec's models and the family defaults. @category constructors */
+/** The catalog with the contract's models and the family defaults. @category constructors */
 export const defaultVideoCatalog: VideoCatalog = { entries: videoModels, defaults: videoFamilyDefaults }
 
 const mergeEntries = (

@@ -4,7 +4,7 @@
  * through it.
  *
  * Two faces, one implementation: `createSseParser` hands each event to a callback as soon as it is
- * complete (the hot path: no array per chunk), and `makeSseParser` (DESIGN.md's public shape)
+ * complete (the hot path: no array per chunk), and `makeSseParser` (the public shape)
  * wraps it, collecting each chunk's events into the array `push` returns.
  *
  * Overflow design: the pending text is bounded by `maxBufferSize`. Going past it is reported as the

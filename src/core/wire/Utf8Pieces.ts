@@ -5,8 +5,8 @@
  *
  * Why pieces rather than one string per chunk: `TextDecoder` makes a one-byte (Latin-1) string
  * from ASCII bytes many times faster than a two-byte string from text with a few multi-byte
- * characters (in Node 20, about 7 GB/s against 1 GB/s on 8 KiB of model output with one accent
- * per kilobyte, and the parser's scans then run on the smaller string). So the runs of non-ASCII
+ * characters (measured in bench/sse.bench.ts; and the parser's scans then run on the smaller
+ * string). So the runs of non-ASCII
  * bytes of a chunk, found by testing four bytes at a time for a high bit, are masked by ASCII
  * placeholders in a copy that one decoder call turns into a one-byte string, and each run — usually
  * one character — is decoded apart, by hand when it is valid UTF-8 (by `TextDecoder` otherwise, so
@@ -167,7 +167,8 @@ const DENSE_SLICE = 1024 * 1024
 
 /**
  * Past one run of non-ASCII bytes per this many bytes, decoding the rest of the chunk in one call
- * is faster than run by run (each run costs about as much as decoding 250 bytes).
+ * is faster than run by run (each run costs about as much as decoding that many bytes; measured in
+ * bench/sse.bench.ts).
  */
 const DENSE_BYTES_PER_RUN = 256
 
@@ -183,7 +184,8 @@ const LONG_LINE = 512 * 1024
  * Text of at most this many bytes (after what a chunk completes of the last one) is decoded in one
  * call, as it is: a chunk of one or two stream events, as tokens arrive. Masking pays off on larger
  * text; on a 150-byte event with one accented character, finding, masking and decoding its run
- * apart and putting it back in the line measured ~1.3 µs more than one decoding to a two-byte string.
+ * apart and putting it back in the line measured slower than one decoding to a two-byte string
+ * (bench/sse.bench.ts).
  */
 const SMALL_TEXT = 1024
 
@@ -298,8 +300,8 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
           // The last line of this slice runs on past the next one: a long line (a base64 image,
           // say), whose slices would be joined into one large string. The rest of the chunk is
           // decoded in one call instead, by the fast decoder: one one-byte string for ASCII text
-          // (an ICU decoding makes a UTF-16 string of twice the size, measured 1.7–2× slower on a
-          // 4 MiB stream of 1 MB events in one chunk).
+          // (an ICU decoding makes a UTF-16 string of twice the size, measured slower on 1 MB events
+          // in bench/sse.bench.ts).
           const start = at + Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1
           if (to - start >= longLine) {
             // `start` follows a line end (ASCII) or is `at`: a boundary.

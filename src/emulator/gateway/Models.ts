@@ -21,7 +21,7 @@ export interface CatalogModel {
 const m = (ownedBy: string, kind: ModelKind, ids: ReadonlyArray<string>, fullOnly = false): Array<CatalogModel> =>
   ids.map((id) => (fullOnly ? { id, ownedBy, kind, fullOnly } : { id, ownedBy, kind }))
 
-/** Every model id of the spec the emulator serves. */
+/** Every model id of the contract the emulator serves. */
 export const CATALOG: ReadonlyArray<CatalogModel> = [
   ...m("epsilon", "text", [
     "epsilon-opus-4-5-20251101",

@@ -11,7 +11,7 @@ export const EMBEDDING_MODELS: Readonly<Record<string, { readonly dimensions: nu
   "text-embedding-3-small": { dimensions: 1536, shortenable: true },
   "text-embedding-3-large": { dimensions: 3072, shortenable: true },
   "text-embedding-ada-002": { dimensions: 1536, shortenable: false },
-  // Spec §6: zeta's embedding model is served here, never in the native shape.
+  // zeta's embedding model is served here, never in the native shape (E12).
   "zeta-embedding-001": { dimensions: 3072, shortenable: true }
 }
 

@@ -7,7 +7,7 @@ import { errorBody } from "../server/Family.js"
 import { findModel } from "../gateway/Models.js"
 import type { Reply, Route } from "../server/Route.js"
 
-/** Voices the emulator accepts (the spec's six plus the newer upstream ones). */
+/** Voices the emulator accepts (the contract's six plus the newer upstream ones). */
 // E14 lists exactly six voices; upstream's newer ones are not part of the contract.
 export const VOICES = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"]
 

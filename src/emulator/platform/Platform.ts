@@ -2,7 +2,7 @@
  * The platform-style routes (E4–E7) under `{platform_url}/prod-api/…`: a token from username and
  * password, then three submits that require it, all answering in the `{code, msg, data}` envelope.
  *
- * Chosen where the spec says "not shown": a failure answers with an HTTP status equal to its envelope
+ * Chosen where the contract says "not shown": a failure answers with an HTTP status equal to its envelope
  * `code` — 400 for bad input, 401 for wrong credentials and for a missing, unknown or expired token.
  */
 import { randomBytes } from "node:crypto"

@@ -16,7 +16,7 @@ import { makeWsSender, type WsSender } from "../server/WsSender.js"
 /** Largest client message read; larger ones close the socket with 1009. */
 export const MAX_LIVE_MESSAGE_BYTES = 15 * 1024 * 1024
 
-/** Close code and reason for an invalid message (protocol-notes §5.5). */
+/** Close code and reason for an invalid message (the live WebSocket protocol). */
 export const INVALID_ARGUMENT = { code: 1007, reason: "Request contains an invalid argument." } as const
 
 const PATH = /^\/ws\/v1beta\/models\/([^/]+)\/liveStream$/

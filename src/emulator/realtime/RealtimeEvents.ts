@@ -28,7 +28,7 @@ export interface RealtimeNames {
   readonly audioPart: string
 }
 
-/** The event names of `version` (protocol-notes §4.4). */
+/** The event names of `version` (the realtime v1/v2 server events). */
 export const namesOf = (version: RealtimeVersion): RealtimeNames =>
   version === "v1"
     ? {

@@ -1,5 +1,5 @@
 /**
- * Authentication as the spec's Authentication section says, with each family's own error shape and
+ * Authentication as the contract says (docs/ARCHITECTURE.md), with each family's own error shape and
  * status for a missing or wrong key.
  */
 import type { IncomingHttpHeaders } from "node:http"

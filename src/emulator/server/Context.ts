@@ -3,7 +3,7 @@
  * their profiles, the clock (real, fast or virtual), request counters and the fault plan.
  */
 
-/** What a key may use: `full` sees every model; `restricted` reproduces the spec's access outcomes. */
+/** What a key may use: `full` sees every model; `restricted` reproduces the contract's access outcomes. */
 export type KeyProfile = "full" | "restricted"
 
 /** A fault to inject on a route, consumed one request at a time. */

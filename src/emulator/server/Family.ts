@@ -20,7 +20,7 @@ export const familyOfPath = (path: string): Family => {
 const messagesType = (status: number): string => {
   switch (status) {
     case 400:
-      return "invalid_request" // the spec's Errors table says `invalid_request` for this gateway
+      return "invalid_request" // the contract's errors say `invalid_request` for this gateway
     case 401:
       return "authentication_error"
     case 403:
@@ -40,7 +40,7 @@ const messagesType = (status: number): string => {
   }
 }
 
-/** google.rpc status names by HTTP status (protocol-notes §2.5). */
+/** google.rpc status names by HTTP status (the native-content errors upstream). */
 export const nativeStatus = (status: number): string => {
   switch (status) {
     case 400:

@@ -7,7 +7,7 @@
 /** The four video families. */
 export type VideoFamily = "alpha" | "beta" | "gamma" | "delta"
 
-/** Longest prompt accepted; the spec does not give one, so a generous bound. */
+/** Longest prompt accepted; the contract does not give one, so a generous bound. */
 export const MAX_PROMPT_CHARS = 10_000
 /** Longest media string (URL or base64 data URL) accepted. */
 export const MAX_MEDIA_CHARS = 20_000_000

@@ -1,12 +1,12 @@
 /**
  * The emulator's check of a family delta body: `metadata.content` items, image roles per model and
- * the marker flags inside the text item (`--rs 720p --dur 5 …`), as the spec's delta rules say.
+ * the marker flags inside the text item (`--rs 720p --dur 5 …`), as the contract's delta rules say.
  */
 import { invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck } from "./VideoCheck.js"
 
 const reject = (param: string, message: string, code: string = "invalid_value"): VideoCheck => invalid(param, message, code)
 
-/** Content items accepted per request; the spec gives no number, lite reference mode uses up to 4 images. */
+/** Content items accepted per request; the contract gives no number, lite reference mode uses up to 4 images. */
 const MAX_ITEMS = 8
 const MAX_TEXT = MAX_PROMPT_CHARS
 const MAX_URL = MAX_MEDIA_CHARS

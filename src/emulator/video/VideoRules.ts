@@ -1,6 +1,6 @@
 /**
  * The emulator's own check of an E1 video submit body: the model catalog, key access outcomes and
- * each family's field rules as the spec states them (written independently of src/core).
+ * each family's field rules as the contract states them (written independently of src/core).
  */
 import type { KeyProfile } from "../server/Context.js"
 import { checkDeltaBody } from "./VideoDeltaRules.js"
@@ -23,7 +23,7 @@ export const VIDEO_MODELS: ReadonlyMap<string, VideoFamily> = new Map([
   ["delta-1-5-pro-251215-noAudio", "delta"]
 ])
 
-/** Models the restricted key gets a 404 "not found / no access" for (the spec's access outcomes). */
+/** Models the restricted key gets a 404 "not found / no access" for (the contract's access outcomes). */
 const RESTRICTED_404: ReadonlySet<string> = new Set([
   "delta-1-0-lite-t2v-250428",
   "delta-1-0-lite-i2v-250428",
@@ -165,7 +165,7 @@ const checkGamma = (model: string, b: Body): Problem => {
 
 /**
  * Checks a submit body for `profile`: unknown models are 400 for every key, the restricted key gets the
- * spec's access outcomes, then the family's rules apply.
+ * contract's access outcomes, then the family's rules apply.
  */
 export const checkVideoBody = (json: unknown, profile: KeyProfile): VideoCheck => {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return invalid(null, "request body must be a JSON object", "invalid_json")

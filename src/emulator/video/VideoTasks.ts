@@ -39,7 +39,7 @@ export const CONTENT_REJECTED_MESSAGE = "The prompt was rejected as inappropriat
 export const violatesContentRule = (prompt: string): boolean => REJECTED.test(prompt)
 
 /**
- * Tasks kept per emulator. Retention is "not shown" in the spec; beyond this many the oldest are
+ * Tasks kept per emulator. Retention is "not shown" in the contract; beyond this many the oldest are
  * forgotten (a query then answers 404), which bounds memory however long the emulator runs.
  */
 export const MAX_TASKS = 200_000

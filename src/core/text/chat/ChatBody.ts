@@ -1,7 +1,7 @@
 /**
  * The body of POST `/v1/chat/completions` (E16), closed: the contract shows only the minimal payload
  * (`model`, `messages[]` with `role` and `content`); the other fields are the upstream Chat
- * Completions fields (protocol-notes §3.1), typed where their shape is fixed. Open, as upstream leaves
+ * Completions fields, typed where their shape is fixed. Open, as upstream leaves
  * them: `messages[]` items (tool calls, names, audio), `tools`, `tool_choice`, `response_format`,
  * `stream_options`, `audio`, `prediction`, `web_search_options`, `logit_bias`, `metadata`.
  */

@@ -15,7 +15,7 @@ import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
-// objects, decided from E8 and protocol-notes §1.2: closed where they name every member — a message
+// objects, decided from E8 and upstream's request: closed where they name every member — a message
 // (`role`, `content`), `cache_control` (`type`, upstream's `ttl`), an image `source` (base64 / url /
 // file), a function tool (`name`, `description`, `input_schema`, `cache_control`, `strict`,
 // `type: "custom"`), `tool_choice` (its four forms) and `thinking` (`type`, `budget_tokens`,

@@ -138,9 +138,9 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
 
 // ---------------------------------------------------------------------------------------------
 // Schemas of the body. The top level is closed (E10's fields; anything else goes in `extra`). Nested
-// objects, decided from E10 and protocol-notes §2.2/§2.6: closed where they name every member — a
+// objects, decided from E10 and upstream's request: closed where they name every member — a
 // turn (`role`, `parts`), `inlineData` (`mimeType`, `data`), `fileData` (`mimeType`, `fileUri`),
-// `generationConfig` (the §2.2 list), `thinkingConfig` (`includeThoughts`, `thinkingBudget`,
+// `generationConfig` (upstream's list), `thinkingConfig` (`includeThoughts`, `thinkingBudget`,
 // `thinkingLevel`), `imageConfig` (`aspectRatio`, `imageSize`, `imageOutputOptions.mimeType`),
 // `systemInstruction` (`parts`, upstream's `role`), a safety setting (`category`, `threshold`) and
 // `toolConfig.functionCallingConfig` (`mode`, `allowedFunctionNames`). Open: a part (upstream adds

@@ -1,7 +1,7 @@
 /**
  * The body of POST `/v1/responses` (E16), closed: the contract shows the minimal payload (`model`,
  * `max_output_tokens`, `input[]` with `role` and `content`); the other fields are the upstream
- * Responses fields (protocol-notes §3.2). Open, as upstream leaves them: typed `input` items other
+ * Responses fields. Open, as upstream leaves them: typed `input` items other
  * than messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
  * `stream_options`.
  */

@@ -142,7 +142,7 @@ const chatCompletion = (a: ChatAnswer): Obj => {
   }
 }
 
-/** Streams protocol-notes §3.1: a role chunk, tool-call fragments or content deltas, a finish chunk, usage, `[DONE]`. */
+/** Streams the OpenAI chat stream: a role chunk, tool-call fragments or content deltas, a finish chunk, usage, `[DONE]`. */
 const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, includeUsage: boolean): Promise<void> => {
   const w = reply.sse()
   const base = { id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, system_fingerprint: FINGERPRINT }

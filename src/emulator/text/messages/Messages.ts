@@ -141,7 +141,7 @@ const emptyBlock = (b: OutBlock): Obj => {
   }
 }
 
-/** Streams a plan as protocol-notes §1.5 says: `event:` lines, a ping, deltas per token, cumulative usage. */
+/** Streams a plan as the messages-style stream does: `event:` lines, a ping, deltas per token, cumulative usage. */
 export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: MessagePlan): Promise<void> => {
   const w = reply.sse()
   const send = (name: string, data: Obj): Promise<void> => w.event(name, JSON.stringify({ type: name, ...data }))

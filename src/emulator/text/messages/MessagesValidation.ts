@@ -1,6 +1,6 @@
 /**
  * The checks E8 (create message) and E9 (count tokens) make on a body, returning the first failure's
- * message in the wording of the spec's Errors table (`field messages is required`).
+ * message in the contract's wording (`field messages is required`).
  */
 
 type Obj = Record<string, unknown>

@@ -1,6 +1,6 @@
 /**
- * E16 `POST /v1/responses`: one `response` object, or the typed event sequence of protocol-notes
- * §3.2 (`event:` lines, increasing `sequence_number`, no `[DONE]`), with function calls.
+ * E16 `POST /v1/responses`: one `response` object, or the typed event sequence of the responses
+ * stream (`event:` lines, increasing `sequence_number`, no `[DONE]`), with function calls.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { jsonFormat, modelProblem, openAiError, planText, type TextPlan } from "../chat/OpenAiText.js"
