@@ -114,9 +114,13 @@ const tagsOf = (union: AST.AST): ReadonlyArray<PropertyKey> => {
   return [...counts].filter(([k, n]) => n >= 2 && literal.has(k)).map(([k]) => k)
 }
 
-// The literal keys that select a member of a union (required properties of one literal value), each
-// with the values the members take, in the order the union declares them.
-const selectorsOf = (union: AST.Union): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
+/**
+ * The literal keys that select a member of a union (required properties of one literal value), each
+ * with the values the members take, in the order the union declares them; suspended members are
+ * looked through. The one reading of a union's tags, for checking bodies and for decode messages.
+ * @internal
+ */
+export const selectorsOf = (union: AST.Union): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
   const keys = new Map<PropertyKey, Array<AST.LiteralValue>>()
   for (const node of objectMembers(union))
     for (const p of node.propertySignatures) {

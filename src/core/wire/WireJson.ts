@@ -11,6 +11,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
 import { compileParsers } from "#umg/schema-jit"
 import { DecodeError, type Family } from "../errors/GatewayError.js"
+import { selectorsOf } from "../validation/Conform.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
 import { redactText } from "../errors/Redact.js"
 import { defaultMaxJsonDepth, exceedsJsonDepth, NOT_PLAIN, parsedTreeDepth, type PlainWalk, plainView, RECURSION_LIMIT, TOO_DEEP } from "./JsonSafety.js"
@@ -119,21 +120,6 @@ const checkText = (filter: AST.Filter<never>, owner: AST.AST | undefined): strin
   const expected = annotations?.expected
   if (typeof expected !== "string") return undefined
   return `Expected ${owner !== undefined && AST.isNumber(owner) && expected.startsWith("a value ") ? `a number ${expected.slice("a value ".length)}` : expected}`
-}
-
-// The keys of a literal value that select a union's members, each with the values its members take.
-const selectorsOf = (union: AST.Union): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
-  const keys = new Map<PropertyKey, Array<AST.LiteralValue>>()
-  for (const member of union.types) {
-    if (!AST.isObjects(member)) continue
-    for (const p of member.propertySignatures) {
-      if (AST.isOptional(p.type) || !AST.isLiteral(p.type)) continue
-      const values = keys.get(p.name) ?? []
-      if (!values.includes(p.type.literal)) values.push(p.type.literal)
-      keys.set(p.name, values)
-    }
-  }
-  return [...keys]
 }
 
 // A union whose members were all ruled out by a tag: one line per tag the value lacks or has wrong.
