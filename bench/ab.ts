@@ -52,5 +52,7 @@ const rows = runs[0]!.A.cells.map(({ cell }) => {
   const ratio = summarize(runs.map((run) => perUnit(run.B, cell) / perUnit(run.A, cell)))
   return [cell, `${fmtUs(a.median)} µs`, `${fmtUs(b.median)} µs`, fmtRatio(ratio)]
 })
-console.log(`A/B of ${bench} · ${contender}: A = ${builds.A}, B = ${builds.B}; ${pairs} pairs, the order alternated; ${new Date().toISOString().slice(0, 16)} UTC\n`)
+console.log(
+  `A/B of ${bench} · ${contender}: A = ${builds.A}, B = ${builds.B}; ${pairs} pairs, the order alternated; ${new Date().toISOString().slice(0, 16)} UTC\n`
+)
 console.log(table(["cell", "A (median)", "B (median)", "B ÷ A per pair, median (min–max)"], rows))

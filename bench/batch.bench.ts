@@ -38,7 +38,8 @@ interface Report {
   readonly succeeded: number
 }
 
-const inputs = (tag: string) => Array.from({ length: LINES }, (_, i) => ({ model: "beta-3.0-fast-generate-001", prompt: `${tag} ${i + 1}` }))
+const inputs = (tag: string) =>
+  Array.from({ length: LINES }, (_, i) => ({ model: "beta-3.0-fast-generate-001", prompt: `${tag} ${i + 1}` }))
 
 const runEmulator = async () => {
   const { startEmulator } = await import("../src/emulator/index.js")
@@ -51,7 +52,12 @@ const runClient = async () => {
   const { Gateway } = await import("../src/adapters/Gateway.js")
   const { Batch } = await import("../src/batch/index.js")
   const contender = process.env.BATCH_BENCH_CONTENDER as Report["contender"]
-  const gateway = Gateway.layer({ baseUrl: process.env.BATCH_BENCH_URL!, apiKey: process.env.BATCH_BENCH_KEY!, minPollIntervalMs: 10, timeoutMs: 60_000 })
+  const gateway = Gateway.layer({
+    baseUrl: process.env.BATCH_BENCH_URL!,
+    apiKey: process.env.BATCH_BENCH_KEY!,
+    minPollIntervalMs: 10,
+    timeoutMs: 60_000
+  })
   let peakRss = process.memoryUsage.rss()
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
   const tag = `${contender}-${process.pid}`
@@ -71,7 +77,10 @@ const runClient = async () => {
         yield* start
         const outcomes = yield* Effect.forEach(
           inputs(tag),
-          (input) => Effect.flatMap(g.video.submit(input), (s) => g.video.wait(s.task_id, { intervalMs: POLL_MS, timeoutMs: 600_000 })).pipe(Effect.result),
+          (input) =>
+            Effect.flatMap(g.video.submit(input), (s) =>
+              g.video.wait(s.task_id, { intervalMs: POLL_MS, timeoutMs: 600_000 })
+            ).pipe(Effect.result),
           { concurrency: CONCURRENCY }
         )
         succeeded = outcomes.filter(Result.isSuccess).length
@@ -95,7 +104,11 @@ const runClient = async () => {
         )
         const results = yield* batch.results
         succeeded = results.filter((r) => r.status === "succeeded").length
-      }).pipe(Effect.provide(Layer.provideMerge(Batch.layer({ store: Batch.sqlite(join(dir, "b.db")), pollIntervalMs: POLL_MS }), gateway)))
+      }).pipe(
+        Effect.provide(
+          Layer.provideMerge(Batch.layer({ store: Batch.sqlite(join(dir, "b.db")), pollIntervalMs: POLL_MS }), gateway)
+        )
+      )
     )
     rmSync(dir, { recursive: true, force: true })
   }
@@ -122,13 +135,23 @@ const runMain = async () => {
   const execArgv = ["--conditions=umg-source", "--import", "tsx"]
   // Effect 4's Node platform needs Node 24: this one, or the repository's own.
   const execPath =
-    Number(process.versions.node.split(".")[0]) >= 24 ? process.execPath : fileURLToPath(new URL("../node_modules/.bin/node", import.meta.url))
+    Number(process.versions.node.split(".")[0]) >= 24
+      ? process.execPath
+      : fileURLToPath(new URL("../node_modules/.bin/node", import.meta.url))
   const emulator = fork(self, [], { env: { ...process.env, BATCH_BENCH_ROLE: "emulator" }, execArgv, execPath })
-  const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve) => emulator.once("message", (m) => resolve(m as never)))
+  const { url, apiKey } = await new Promise<{ url: string; apiKey: string }>((resolve) =>
+    emulator.once("message", (m) => resolve(m as never))
+  )
   const client = (contender: Report["contender"]) =>
     new Promise<Report>((resolve, reject) => {
       const child = fork(self, [], {
-        env: { ...process.env, BATCH_BENCH_ROLE: "client", BATCH_BENCH_CONTENDER: contender, BATCH_BENCH_URL: url, BATCH_BENCH_KEY: apiKey },
+        env: {
+          ...process.env,
+          BATCH_BENCH_ROLE: "client",
+          BATCH_BENCH_CONTENDER: contender,
+          BATCH_BENCH_URL: url,
+          BATCH_BENCH_KEY: apiKey
+        },
         execArgv,
         execPath
       })
@@ -156,7 +179,9 @@ const runMain = async () => {
   console.log(
     `overhead per line: median ${median(overheads).toFixed(3)} ms CPU (min ${Math.min(...overheads).toFixed(3)}, max ${Math.max(...overheads).toFixed(3)}); goal ≤ 5 ms`
   )
-  console.log(`batch peak RSS: max ${Math.max(...rss).toFixed(0)} MiB (goal ≤ 1024); longest progress gap: max ${Math.max(...gaps).toFixed(0)} ms (goal ≤ 1000)`)
+  console.log(
+    `batch peak RSS: max ${Math.max(...rss).toFixed(0)} MiB (goal ≤ 1024); longest progress gap: max ${Math.max(...gaps).toFixed(0)} ms (goal ≤ 1000)`
+  )
   emulator.kill()
 }
 

@@ -204,7 +204,10 @@ console.log("Chat-streaming use, bundled by esbuild for the browser (ESM, tree-s
 console.log(`${pad("library", 36)}${lpad("raw", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}`)
 for (const { entry, size } of results) {
   if (typeof size === "string") console.log(`${pad(entry.name, 36)}  ${size}`)
-  else console.log(`${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}`)
+  else
+    console.log(
+      `${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}`
+    )
 }
 
 const ok = results.flatMap((r) => (typeof r.size === "string" ? [] : [r.size]))
@@ -217,10 +220,18 @@ for (const umg of umgSizes) {
 
 /** The part of the page an input belongs to. */
 const partOf = (path: string): string => {
-  if (path.includes("node_modules/effect/node_modules/fast-check/") || path.includes("node_modules/effect/node_modules/pure-rand/"))
+  if (
+    path.includes("node_modules/effect/node_modules/fast-check/") ||
+    path.includes("node_modules/effect/node_modules/pure-rand/")
+  )
     return "fast-check (imported by effect/Schema)"
   if (/node_modules\/effect\/dist\/(Schema\w*|internal\/schema\/.*)\.js$/.test(path)) return "effect Schema"
-  if (/node_modules\/effect\/dist\/(internal\/(stream|channel|sink|pubsub)|Stream|Channel|Sink|Pull|Queue|PubSub)\.js$/.test(path)) return "effect Stream"
+  if (
+    /node_modules\/effect\/dist\/(internal\/(stream|channel|sink|pubsub)|Stream|Channel|Sink|Pull|Queue|PubSub)\.js$/.test(
+      path
+    )
+  )
+    return "effect Stream"
   if (path.includes("node_modules/effect/dist/http/")) return "effect/http (HttpClient, fetch)"
   if (path.includes("node_modules/effect/")) return "effect runtime (Effect, Layer, Fiber, …)"
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
@@ -233,9 +244,13 @@ const partOf = (path: string): string => {
 for (const umg of umgSizes) {
   const byPart = new Map<string, number>()
   for (const output of Object.values(umg.metafile.outputs)) {
-    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) byPart.set(partOf(path), (byPart.get(partOf(path)) ?? 0) + bytesInOutput)
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs))
+      byPart.set(partOf(path), (byPart.get(partOf(path)) ?? 0) + bytesInOutput)
   }
-  console.log(`\n${umg.name}: effect modules bundled whole (namespace objects built; see wholeModules): ${umg.whole.length === 0 ? "none" : umg.whole.join(", ")}`)
+  console.log(
+    `\n${umg.name}: effect modules bundled whole (namespace objects built; see wholeModules): ${umg.whole.length === 0 ? "none" : umg.whole.join(", ")}`
+  )
   console.log(`\n${umg.name}: where the minified bytes come from`)
-  for (const [part, bytes] of [...byPart.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${pad(part, 44)}${lpad(kb(bytes), 10)}`)
+  for (const [part, bytes] of [...byPart.entries()].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${pad(part, 44)}${lpad(kb(bytes), 10)}`)
 }

@@ -24,7 +24,16 @@
  * Nothing is asserted; the table goes to `bench/results/effect-stream.md`.
  */
 import type { Effect } from "effect"
-import { cpuOf, QUICK, report, rowsAgainst, runInMemory, table, writeResult, type CellResult } from "./harness/contest.js"
+import {
+  cpuOf,
+  QUICK,
+  report,
+  rowsAgainst,
+  runInMemory,
+  table,
+  writeResult,
+  type CellResult
+} from "./harness/contest.js"
 
 const REPS = Math.max(1, Number(process.env.EFFECT_STREAM_REPS ?? (QUICK ? 2 : 5)))
 
@@ -39,15 +48,34 @@ const COLUMN: Record<Contender, string> = {
 }
 
 const CELLS = [
-  { name: "a stream of one value, per stream", values: 1, perRead: 1, unit: "stream", plan: QUICK ? { warm: 500, measured: 1_000 } : { warm: 2_000, measured: 4_000 } },
-  { name: "1,000 values one per read, per pull", values: 1_000, perRead: 1, unit: "pull", plan: QUICK ? { warm: 3, measured: 5 } : { warm: 5, measured: 20 } },
-  { name: "2,000 values in one read, per element", values: 2_000, perRead: 2_000, unit: "element", plan: QUICK ? { warm: 50, measured: 100 } : { warm: 200, measured: 400 } }
+  {
+    name: "a stream of one value, per stream",
+    values: 1,
+    perRead: 1,
+    unit: "stream",
+    plan: QUICK ? { warm: 500, measured: 1_000 } : { warm: 2_000, measured: 4_000 }
+  },
+  {
+    name: "1,000 values one per read, per pull",
+    values: 1_000,
+    perRead: 1,
+    unit: "pull",
+    plan: QUICK ? { warm: 3, measured: 5 } : { warm: 5, measured: 20 }
+  },
+  {
+    name: "2,000 values in one read, per element",
+    values: 2_000,
+    perRead: 2_000,
+    unit: "element",
+    plan: QUICK ? { warm: 50, measured: 100 } : { warm: 200, measured: 400 }
+  }
 ] as const
 
 /** The reads of a stream: `values` numbers (1, 2, …), `perRead` to a read. */
 const readsOf = (values: number, perRead: number): ReadonlyArray<ReadonlyArray<number>> => {
   const reads: Array<Array<number>> = []
-  for (let v = 1; v <= values; v += perRead) reads.push(Array.from({ length: Math.min(perRead, values - v + 1) }, (_, i) => v + i))
+  for (let v = 1; v <= values; v += perRead)
+    reads.push(Array.from({ length: Math.min(perRead, values - v + 1) }, (_, i) => v + i))
   return reads
 }
 
@@ -110,7 +138,8 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
   }
   const { Effect, Pull, Stream } = await import("effect")
   const { streamOfPulls } = await import("./harness/floor.js")
-  const waitFor = (source: ReturnType<typeof sourceOf>) => Effect.callback<void>((resume) => source.onReady(() => resume(Effect.void)))
+  const waitFor = (source: ReturnType<typeof sourceOf>) =>
+    Effect.callback<void>((resume) => source.onReady(() => resume(Effect.void)))
   if (contender === "fiber")
     return (reads) =>
       Effect.runPromise(
@@ -168,7 +197,9 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
     case "runForEach":
       return (reads) => {
         let sum = 0
-        return Effect.runPromise(Stream.runForEach(streamOf(reads), (v) => Effect.sync(() => void (sum += v)))).then(() => sum)
+        return Effect.runPromise(Stream.runForEach(streamOf(reads), (v) => Effect.sync(() => void (sum += v)))).then(
+          () => sum
+        )
       }
   }
 }
@@ -202,7 +233,9 @@ const runBench = async (): Promise<void> => {
     "forAwait",
     runs
   )
-  const plan = CELLS.map((c) => `${c.plan.measured} streams in the cell "${c.name}" after ${c.plan.warm} to warm up`).join("; ")
+  const plan = CELLS.map(
+    (c) => `${c.plan.measured} streams in the cell "${c.name}" after ${c.plan.warm} to warm up`
+  ).join("; ")
   const text = writeResult(
     "effect-stream",
     "What Effect 4 costs a stream's consumer, in memory (bench/effect-stream.bench.ts)",

@@ -13,7 +13,10 @@
  */
 import { startEmulator } from "../src/emulator/index.js"
 
-const TASKS = Math.min(50_000, Math.max(1, Number(process.env.VIDEO_BENCH_TASKS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000))))
+const TASKS = Math.min(
+  50_000,
+  Math.max(1, Number(process.env.VIDEO_BENCH_TASKS ?? (process.env.BENCH_QUICK === "1" ? 1_000 : 10_000)))
+)
 const CONCURRENCY = Math.min(512, Math.max(1, Number(process.env.VIDEO_BENCH_CONCURRENCY ?? 64)))
 const DEADLINE_MS = 120_000
 
@@ -39,7 +42,11 @@ try {
     Array.from({ length: TASKS }, (_, i) => i),
     async (i) => {
       const prompt = i % 10 === 0 ? `an inappropriate scene ${i}` : `a calm lake, take ${i}`
-      const r = await fetch(`${emu.url}/v1/video/generations`, { method: "POST", headers, body: JSON.stringify({ model: models[i % models.length], prompt }) })
+      const r = await fetch(`${emu.url}/v1/video/generations`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: models[i % models.length], prompt })
+      })
       const body = (await r.json()) as { task_id?: string }
       if (r.status !== 200 || body.task_id === undefined) errors.push(`submit ${i}: HTTP ${r.status}`)
       else ids.push(body.task_id)
@@ -60,7 +67,8 @@ try {
       const body = (await r.json()) as { status?: string; url?: string; error?: { code?: unknown } }
       if (r.status !== 200) return void errors.push(`poll ${id}: HTTP ${r.status}`)
       if (body.status === "succeeded" || body.status === "failed") {
-        if (body.status === "failed" && !Number.isInteger(body.error?.code)) errors.push(`poll ${id}: failed without integer code`)
+        if (body.status === "failed" && !Number.isInteger(body.error?.code))
+          errors.push(`poll ${id}: failed without integer code`)
         outcome.set(body.status, (outcome.get(body.status) ?? 0) + 1)
       } else still.push(id)
     })
@@ -76,7 +84,9 @@ try {
   console.log(`  poll:    ${polls} queries in ${Math.round(pollMs)} ms (${rate(polls, pollMs)})`)
   console.log(`  heap:    ${heapMb.toFixed(1)} MB used with ${ids.length} live tasks`)
   console.log(`  outcome: ${[...outcome].map(([k, v]) => `${k} ${v}`).join(", ")}`)
-  console.log(`  counters: video.submit ${emu.counters.get("video.submit")}, video.get ${emu.counters.get("video.get")}`)
+  console.log(
+    `  counters: video.submit ${emu.counters.get("video.submit")}, video.get ${emu.counters.get("video.get")}`
+  )
   console.log(`  errors:  ${errors.length}${errors.length > 0 ? ` (first: ${errors.slice(0, 3).join("; ")})` : ""}`)
   process.exitCode = errors.length === 0 ? 0 : 1
 } finally {

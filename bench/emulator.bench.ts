@@ -22,7 +22,12 @@ const words = arg("words", 48)
 
 const emulator = await startEmulator({ text: { tokenDelayMs: delay, replyWords: words } })
 const body = (i: number) =>
-  JSON.stringify({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 1024, stream: true, messages: [{ role: "user", content: `bench request ${i}` }] })
+  JSON.stringify({
+    model: "epsilon-sonnet-4-5-20250929",
+    max_tokens: 1024,
+    stream: true,
+    messages: [{ role: "user", content: `bench request ${i}` }]
+  })
 
 const firstByte: Array<number> = []
 
@@ -66,7 +71,8 @@ console.log(
     `(token delay ${delay} ms, ${words} words)`
 )
 const sorted = [...firstByte].sort((a, b) => a - b)
-const pct = (p: number): string => (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1)
+const pct = (p: number): string =>
+  (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1)
 console.log(`time to headers: p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`)
 console.log(`counters: messages=${emulator.counters.get("messages")}`)
 await emulator.close()

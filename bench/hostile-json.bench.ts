@@ -20,18 +20,27 @@ import { decoderCases, fill, HOLE, runDecoder, type DecoderCase } from "../test/
 import { QUICK, table, writeResult } from "./harness/contest.js"
 
 const ROUNDS = QUICK ? 3 : 7
-const smallObjects = (n: number): Array<unknown> => Array.from({ length: n }, (_, i) => ({ a: i, b: "xyzw", c: [true, null] }))
-const manyKeys = (n: number): Record<string, unknown> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
+const smallObjects = (n: number): Array<unknown> =>
+  Array.from({ length: n }, (_, i) => ({ a: i, b: "xyzw", c: [true, null] }))
+const manyKeys = (n: number): Record<string, unknown> =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
 
 const shapes: ReadonlyArray<{ readonly name: string; readonly text: (c: DecoderCase) => string }> = [
   { name: "array", text: () => JSON.stringify(smallObjects(100_000)) },
   { name: "keys", text: () => JSON.stringify(manyKeys(100_000)) },
-  { name: "typed field", text: (c) => JSON.stringify(fill(c.template, "x", smallObjects(100_000))).replace(JSON.stringify(HOLE), '"x"') },
+  {
+    name: "typed field",
+    text: (c) => JSON.stringify(fill(c.template, "x", smallObjects(100_000))).replace(JSON.stringify(HOLE), '"x"')
+  },
   // The same two with a `__proto__` key, which a decoder must drop (so no shortcut may skip it).
   { name: "keys, `__proto__`", text: () => JSON.stringify(manyKeys(100_000)).replace("{", '{"__proto__":{"a":1},') },
   {
     name: "typed field, `__proto__`",
-    text: (c) => JSON.stringify(fill(c.template, HOLE, smallObjects(100_000))).replace(JSON.stringify(HOLE), '{"__proto__":{"a":1},"constructor":2}')
+    text: (c) =>
+      JSON.stringify(fill(c.template, HOLE, smallObjects(100_000))).replace(
+        JSON.stringify(HOLE),
+        '{"__proto__":{"a":1},"constructor":2}'
+      )
   }
 ]
 

@@ -81,7 +81,14 @@ const runServer = () => {
     const url = req.url ?? ""
     if (url === "/stats") {
       res.writeHead(200, { "content-type": "application/json" })
-      const stats: ServerStats = { queries, tasks: [...first.keys()].filter((k) => !k.startsWith("warm")).length, minGap: Number.isFinite(minGap) ? minGap : 0, maxGap, outside, peakSockets }
+      const stats: ServerStats = {
+        queries,
+        tasks: [...first.keys()].filter((k) => !k.startsWith("warm")).length,
+        minGap: Number.isFinite(minGap) ? minGap : 0,
+        maxGap,
+        outside,
+        peakSockets
+      }
       return void res.end(JSON.stringify(stats))
     }
     if (url === "/reset") {
@@ -115,7 +122,12 @@ const runServer = () => {
     // Warm-up tasks run every status in a few seconds; their queries are not counted.
     const span = id.startsWith("warm") ? WARM_MS : TASK_MS
     const status = age >= span ? "succeeded" : age >= span / 2 ? "in_progress" : "queued"
-    const body = JSON.stringify({ task_id: id, status, format: "mp4", ...(status === "succeeded" ? { url: `https://videos.test/${id}.mp4` } : {}) })
+    const body = JSON.stringify({
+      task_id: id,
+      status,
+      format: "mp4",
+      ...(status === "succeeded" ? { url: `https://videos.test/${id}.mp4` } : {})
+    })
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
     res.end(body)
   })
@@ -142,7 +154,12 @@ const runClient = async () => {
   let ended = 0
   let failed = 0
   const fail = (e: unknown) => {
-    const tag = typeof e === "object" && e !== null && "_tag" in e ? String(e._tag) : e instanceof Error ? e.message.slice(0, 60) : String(e)
+    const tag =
+      typeof e === "object" && e !== null && "_tag" in e
+        ? String(e._tag)
+        : e instanceof Error
+          ? e.message.slice(0, 60)
+          : String(e)
     errors[tag] = (errors[tag] ?? 0) + 1
     failed++
   }
@@ -155,7 +172,10 @@ const runClient = async () => {
   let start: (ids: ReadonlyArray<string>, onEnd: () => void) => void
   let dispose = async () => {}
   if (contender === "fetch") {
-    const get = async (id: string) => (await (await fetch(`${baseUrl}/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { status: string }
+    const get = async (id: string) =>
+      (await (
+        await fetch(`${baseUrl}/v1/video/generations/${id}`, { headers: { authorization: `Bearer ${API_KEY}` } })
+      ).json()) as { status: string }
     start = (list, onEnd) => {
       for (const id of list) {
         const loop = async () => {
@@ -235,20 +255,27 @@ const runClient = async () => {
   for (const k of Object.keys(errors)) delete errors[k]
 
   const heapBefore = heap()
-  if (process.env.POLL_BENCH_SNAPSHOT) (await import("node:v8")).writeHeapSnapshot(`${process.env.POLL_BENCH_SNAPSHOT}/${contender}-before.heapsnapshot`)
+  if (process.env.POLL_BENCH_SNAPSHOT)
+    (await import("node:v8")).writeHeapSnapshot(`${process.env.POLL_BENCH_SNAPSHOT}/${contender}-before.heapsnapshot`)
   const cpuBefore = process.cpuUsage()
   const began = performance.now()
   let peakHeap = heapBefore
   let probeCpuUs = 0
   const done = pollAll(ids).then(() => (ended = TASKS))
   // Every poll is live (none can end before TASK_MS) 10 s in: the first burst has drained.
-  const probe = setTimeout(() => {
-    const c0 = process.cpuUsage()
-    peakHeap = heap()
-    const c = process.cpuUsage(c0)
-    probeCpuUs = c.user + c.system
-    if (process.env.POLL_BENCH_SNAPSHOT) void import("node:v8").then((v8) => v8.writeHeapSnapshot(`${process.env.POLL_BENCH_SNAPSHOT}/${contender}.heapsnapshot`))
-  }, Math.min(TASK_MS / 2, 10_000))
+  const probe = setTimeout(
+    () => {
+      const c0 = process.cpuUsage()
+      peakHeap = heap()
+      const c = process.cpuUsage(c0)
+      probeCpuUs = c.user + c.system
+      if (process.env.POLL_BENCH_SNAPSHOT)
+        void import("node:v8").then((v8) =>
+          v8.writeHeapSnapshot(`${process.env.POLL_BENCH_SNAPSHOT}/${contender}.heapsnapshot`)
+        )
+    },
+    Math.min(TASK_MS / 2, 10_000)
+  )
   await done
   clearTimeout(probe)
   const wallMs = performance.now() - began
@@ -273,7 +300,16 @@ const self = fileURLToPath(import.meta.url)
 const spawnRole = (role: string, env: Record<string, string>): ChildProcess =>
   fork(self, [], {
     env: { ...process.env, POLL_BENCH_ROLE: role, ...env },
-    execArgv: [...(role === "client" && process.env.POLL_BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.POLL_BENCH_CPU_PROF}`] : []), "--expose-gc", "--max-old-space-size=4096", "--conditions=umg-source", "--import", "tsx"],
+    execArgv: [
+      ...(role === "client" && process.env.POLL_BENCH_CPU_PROF
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.POLL_BENCH_CPU_PROF}`]
+        : []),
+      "--expose-gc",
+      "--max-old-space-size=4096",
+      "--conditions=umg-source",
+      "--import",
+      "tsx"
+    ],
     stdio: ["ignore", "inherit", "inherit", "ipc"]
   })
 const message = <T>(child: ChildProcess, deadlineMs: number): Promise<T> =>
@@ -291,21 +327,35 @@ const runMain = async () => {
   const { port } = await message<{ port: number }>(server, 30_000)
   const baseUrl = `http://127.0.0.1:${port}`
   const stats = async () => (await (await fetch(`${baseUrl}/stats`)).json()) as ServerStats
-  console.log(`poll bench: ${TASKS} tasks per contender, ${REPS} repetition(s), interval ${INTERVAL_MS} ms, each task ${TASK_MS / 1000} s long`)
+  console.log(
+    `poll bench: ${TASKS} tasks per contender, ${REPS} repetition(s), interval ${INTERVAL_MS} ms, each task ${TASK_MS / 1000} s long`
+  )
   // The machine may be shared: its load is printed before and after, to judge the figures by.
-  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`)
+  console.log(
+    `load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (${cpus().length} cores)`
+  )
   const rows: Array<{ rep: number; report: ClientReport; server: ServerStats }> = []
   try {
     for (let rep = 0; rep < REPS; rep++) {
       // Alternate: the order rotates each repetition, so no contender always runs on a warmer machine.
-      const order = CONTENDERS.map((_, i) => CONTENDERS[(i + rep) % CONTENDERS.length]!).filter((c) => ONLY === undefined || ONLY.includes(c))
+      const order = CONTENDERS.map((_, i) => CONTENDERS[(i + rep) % CONTENDERS.length]!).filter(
+        (c) => ONLY === undefined || ONLY.includes(c)
+      )
       for (const contender of order) {
         await fetch(`${baseUrl}/reset`)
-        const client = spawnRole("client", { POLL_BENCH_CONTENDER: contender, POLL_BENCH_URL: baseUrl, POLL_BENCH_PREFIX: `${contender}${rep}` })
+        const client = spawnRole("client", {
+          POLL_BENCH_CONTENDER: contender,
+          POLL_BENCH_URL: baseUrl,
+          POLL_BENCH_PREFIX: `${contender}${rep}`
+        })
         const report = await message<ClientReport>(client, TASK_MS + 240_000)
         const server = await stats()
         rows.push({ rep, report, server })
-        const errors = Object.entries(report.errors).map(([k, n]) => `${k} ×${n}`).join(", ")
+        const errors = Object.entries(report.errors)
+          .map(([k, n]) => `${k} ×${n}`)
+          .join(", ")
         console.log(
           `rep ${rep + 1} ${contender.padEnd(11)} gaps ${server.minGap.toFixed(0)}–${server.maxGap.toFixed(0)} ms (${server.outside} of ${server.queries - server.tasks} outside 3–5 s) · heap ${report.heapPerTaskKiB.toFixed(2)} KiB/task · ` +
             `${server.peakSockets} sockets · CPU ${((report.cpuMs * 1000) / Math.max(1, server.queries)).toFixed(1)} µs/query (${server.queries} queries, ${(report.wallMs / 1000).toFixed(1)} s)` +
@@ -316,7 +366,11 @@ const runMain = async () => {
   } finally {
     server.kill()
   }
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`)
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} (${cpus().length} cores)`
+  )
   const perQuery = (r: (typeof rows)[number]) => (r.report.cpuMs * 1000) / Math.max(1, r.server.queries)
   const of = (rep: number, c: Contender) => rows.find((r) => r.rep === rep && r.report.contender === c)
   const others = CONTENDERS.filter((c) => c !== "fetch" && rows.some((r) => r.report.contender === c))
@@ -339,7 +393,12 @@ const runMain = async () => {
   }
   console.log(
     `median over ${REPS}: ` +
-      others.map((c) => `${c} ${median(ratios.get(c)!).toFixed(2)}× (${Math.min(...ratios.get(c)!).toFixed(2)}–${Math.max(...ratios.get(c)!).toFixed(2)})`).join(", ")
+      others
+        .map(
+          (c) =>
+            `${c} ${median(ratios.get(c)!).toFixed(2)}× (${Math.min(...ratios.get(c)!).toFixed(2)}–${Math.max(...ratios.get(c)!).toFixed(2)})`
+        )
+        .join(", ")
   )
 }
 

@@ -63,7 +63,10 @@ interface Tally {
 const touchModels = (t: Tally, models: Iterable<{ readonly id: string }>): void => {
   for (const m of models) t.value += 1 + m.id.length
 }
-const touchChat = (t: Tally, completion: { readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }> }): void => {
+const touchChat = (
+  t: Tally,
+  completion: { readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }> }
+): void => {
   t.value += completion.choices[0]?.message.content?.length ?? 0
 }
 const expected: Record<Call, number> = {
@@ -101,7 +104,11 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Run
         const req =
           call === "models"
             ? request(`${baseUrl}/v1/models`, { agent, headers })
-            : request(`${baseUrl}/v1/chat/completions`, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(chatJson) } })
+            : request(`${baseUrl}/v1/chat/completions`, {
+                method: "POST",
+                agent,
+                headers: { ...headers, "content-length": Buffer.byteLength(chatJson) }
+              })
         req.end(call === "models" ? undefined : chatJson)
         const [res] = (await once(req, "response")) as [IncomingMessage]
         if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
@@ -170,7 +177,8 @@ const runContender = async (): Promise<void> => {
   const calls = async (call: Call, n: number, inFlight: number) => {
     const t: Tally = { value: 0 }
     await run(call, n, inFlight, t)
-    if (t.value !== expected[call] * n) throw new Error(`${contender} ${call}: read ${t.value}, expected ${expected[call] * n}`)
+    if (t.value !== expected[call] * n)
+      throw new Error(`${contender} ${call}: read ${t.value}, expected ${expected[call] * n}`)
   }
   const cells: Array<CellResult> = []
   for (const cell of CELLS) {

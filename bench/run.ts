@@ -103,7 +103,9 @@ if (process.env.UMG_BENCH_SOURCE !== "1") {
   console.log("building dist/ (npm run build) so umg is measured as it is published")
   const build = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "build"], { stdio: "inherit" })
   if (build.status !== 0) {
-    console.error("npm run build failed: the benches measure the built package (set UMG_BENCH_SOURCE=1 to measure the sources)")
+    console.error(
+      "npm run build failed: the benches measure the built package (set UMG_BENCH_SOURCE=1 to measure the sources)"
+    )
     process.exit(1)
   }
 }
@@ -116,9 +118,14 @@ for (const bench of selected) {
   const { outcome, stdout } = await runOne(bench)
   outcomes.push(outcome)
   const own = `${resultsDir}${bench.name}.md`
-  const status = outcome.timedOut ? `timed out after ${Math.round(outcome.seconds)} s` : outcome.code === 0 ? `${Math.round(outcome.seconds)} s` : `failed (exit ${outcome.code}) after ${Math.round(outcome.seconds)} s`
+  const status = outcome.timedOut
+    ? `timed out after ${Math.round(outcome.seconds)} s`
+    : outcome.code === 0
+      ? `${Math.round(outcome.seconds)} s`
+      : `failed (exit ${outcome.code}) after ${Math.round(outcome.seconds)} s`
   // A results file written during this run is the bench's own table; otherwise keep what it printed.
-  if (outcome.code === 0 && existsSync(own) && statSync(own).mtimeMs >= startedAt) sections.push(`${readFileSync(own, "utf8").trim()}\n\n_(${status})_`)
+  if (outcome.code === 0 && existsSync(own) && statSync(own).mtimeMs >= startedAt)
+    sections.push(`${readFileSync(own, "utf8").trim()}\n\n_(${status})_`)
   else {
     const text = `## ${bench.name} (bench/${bench.name}.bench.ts)\n\n${machineFacts()}\n\n_${status}_\n\n\`\`\`\n${stdout.trim()}\n\`\`\``
     if (outcome.code === 0) writeFileSync(own, `${text}\n`)
@@ -126,7 +133,11 @@ for (const bench of selected) {
   }
 }
 
-const summary = outcomes.map((o) => `${o.name}: ${o.timedOut ? "timed out" : o.code === 0 ? "ok" : `exit ${o.code}`}, ${Math.round(o.seconds)} s`).join("; ")
+const summary = outcomes
+  .map(
+    (o) => `${o.name}: ${o.timedOut ? "timed out" : o.code === 0 ? "ok" : `exit ${o.code}`}, ${Math.round(o.seconds)} s`
+  )
+  .join("; ")
 const latest = `# umg benchmarks${quick ? " (quick mode)" : ""}\n\n${machineFacts()}\n\nRun with \`${["npm run bench", ...(quick || asked.length > 0 ? ["--"] : []), ...(quick ? ["--quick"] : []), ...asked].join(" ")}\`. ${summary}.\n\n${sections.join("\n\n")}\n`
 writeFileSync(`${resultsDir}latest.md`, latest)
 console.log(`\n${summary}\nwritten: bench/results/latest.md`)

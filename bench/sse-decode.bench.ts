@@ -29,7 +29,18 @@
  * for 2 repetitions of fewer streams after the same warm-up (a check that it runs: two repetitions
  * on a noisy machine do not tell the stages apart); `SSE_DECODE_REPS=n` overrides the repetitions.
  */
-import { cpuOf, perUnitOf, QUICK, report, rowsAgainst, runInMemory, summarize, table, writeResult, type CellResult } from "./harness/contest.js"
+import {
+  cpuOf,
+  perUnitOf,
+  QUICK,
+  report,
+  rowsAgainst,
+  runInMemory,
+  summarize,
+  table,
+  writeResult,
+  type CellResult
+} from "./harness/contest.js"
 import { messagesStreamFixture, renderFrame } from "./harness/fixtures.js"
 import { sseModules } from "./harness/umg.js"
 
@@ -40,7 +51,8 @@ type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   floor: "Effect floor: eventsource-parser + JSON.parse as an Effect Stream",
   parse: "umg decodeSse, parse only (JSON.parse, no validation, no fold)",
-  validated: "umg decodeSse, validated (the events' own decoder: fragment deltas scanned, the rest parsed and Schema-checked), no fold",
+  validated:
+    "umg decodeSse, validated (the events' own decoder: fragment deltas scanned, the rest parsed and Schema-checked), no fold",
   umg: "umg decodeSse as messages.stream (+ the fold)"
 }
 
@@ -62,7 +74,12 @@ const readsOf = (size: number): ReadonlyArray<Uint8Array> => {
 }
 
 /** Delivers `reads` one per macrotask, then ends; `stopped()` stops the delivery (the reader let go). */
-const deliver = (reads: ReadonlyArray<Uint8Array>, read: (bytes: Uint8Array) => void, end: () => void, stopped: () => boolean = () => false): void => {
+const deliver = (
+  reads: ReadonlyArray<Uint8Array>,
+  read: (bytes: Uint8Array) => void,
+  end: () => void,
+  stopped: () => boolean = () => false
+): void => {
   let i = 0
   const next = () => {
     if (stopped()) return
@@ -97,7 +114,10 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
     return (reads, t) =>
       Effect.runPromise(
         Stream.runForEach(
-          floorEvents((read, end) => deliver(reads, read, end), (data) => JSON.parse(data)),
+          floorEvents(
+            (read, end) => deliver(reads, read, end),
+            (data) => JSON.parse(data)
+          ),
           (value) => Effect.sync(() => touch(t, value as MessagesEventLike))
         )
       )
@@ -116,13 +136,21 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
     try {
       return Result.succeed(JSON.parse(record.data) as MessagesEventLike)
     } catch {
-      return Result.fail(new errors.DecodeError({ family: "messages", what: "messages event", message: "data is not JSON" }))
+      return Result.fail(
+        new errors.DecodeError({ family: "messages", what: "messages event", message: "data is not JSON" })
+      )
     }
   }
   const spec =
     contender === "umg"
       ? real
-      : { family: "messages" as const, decode: contender === "parse" ? parseOnly : real.decode, isKeepAlive: real.isKeepAlive, isFinal: real.isFinal as (e: unknown) => boolean, accumulator: noFold }
+      : {
+          family: "messages" as const,
+          decode: contender === "parse" ? parseOnly : real.decode,
+          isKeepAlive: real.isKeepAlive,
+          isFinal: real.isFinal as (e: unknown) => boolean,
+          accumulator: noFold
+        }
   const timeouts = { firstEventMs: 60_000, idleMs: 60_000 }
   return (reads, t) => {
     // The body as umg's Node client hands it over: callbacks from its reads (`ByteSource.fromOpen`).
@@ -133,7 +161,9 @@ const makeContender = async (contender: Contender): Promise<StreamOnce> => {
     })
     const bytes = byteSource.withSource(Stream.empty, source)
     return Effect.runPromise(
-      Stream.runForEach(transport.decodeSse(bytes, spec as typeof real, timeouts), (e) => Effect.sync(() => touch(t, e as MessagesEventLike)))
+      Stream.runForEach(transport.decodeSse(bytes, spec as typeof real, timeouts), (e) =>
+        Effect.sync(() => touch(t, e as MessagesEventLike))
+      )
     )
   }
 }
@@ -144,7 +174,8 @@ const runContender = async (): Promise<void> => {
   const stream = async (reads: ReadonlyArray<Uint8Array>) => {
     const t: Tally = { events: 0, text: 0 }
     await streamOnce(reads, t)
-    if (t.text !== fixture.textLength) throw new Error(`${contender}: text length ${t.text}, expected ${fixture.textLength}`)
+    if (t.text !== fixture.textLength)
+      throw new Error(`${contender}: text length ${t.text}, expected ${fixture.textLength}`)
   }
   const cells: Array<CellResult> = []
   for (const cell of CELLS) {
@@ -153,7 +184,13 @@ const runContender = async (): Promise<void> => {
     const cpuUs = await cpuOf(async () => {
       for (let i = 0; i < cell.plan.measured; i++) await stream(reads)
     })
-    cells.push({ cell: cell.name, cpuUs, units: fixture.events * cell.plan.measured, served: cell.plan.measured, calls: cell.plan.measured })
+    cells.push({
+      cell: cell.name,
+      cpuUs,
+      units: fixture.events * cell.plan.measured,
+      served: cell.plan.measured,
+      calls: cell.plan.measured
+    })
   }
   report({ contender, cells })
 }
@@ -182,7 +219,9 @@ const runBench = async (): Promise<void> => {
       return `${f(s.median)} µs (${f(s.min)} to ${f(s.max)})`
     })
   ])
-  const plan = CELLS.map((c) => `${c.plan.measured} streams per ${c.name} cell after ${c.plan.warm} to warm up`).join(", ")
+  const plan = CELLS.map((c) => `${c.plan.measured} streams per ${c.name} cell after ${c.plan.warm} to warm up`).join(
+    ", "
+  )
   const body = [
     `CPU per event of the worker process (µs, median of ${REPS} repetitions) and its ratio to the Effect floor in the same repetition, median (min–max); ${plan}; every stream of 2,006 events, one read per macrotask, consumed with \`Stream.runForEach\`.`,
     "",
@@ -192,7 +231,9 @@ const runBench = async (): Promise<void> => {
     "",
     table(["cell", ...steps.map(([, , what]) => what)], stepRows)
   ].join("\n")
-  console.log(writeResult("sse-decode", "SSE decoding stages: CPU per event in memory (bench/sse-decode.bench.ts)", body))
+  console.log(
+    writeResult("sse-decode", "SSE decoding stages: CPU per event in memory (bench/sse-decode.bench.ts)", body)
+  )
 }
 
 if (process.env.BENCH_ROLE === "worker")

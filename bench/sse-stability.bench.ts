@@ -64,7 +64,12 @@ const f2 = (x: number): string => x.toFixed(2)
 
 const main = async (): Promise<void> => {
   const started = Date.now()
-  const build = process.env.UMG_BENCH_SOURCE === "1" ? "umg from its sources (tsx)" : process.env.UMG_BENCH_DIST !== undefined ? `umg from ${process.env.UMG_BENCH_DIST}` : "umg from dist/"
+  const build =
+    process.env.UMG_BENCH_SOURCE === "1"
+      ? "umg from its sources (tsx)"
+      : process.env.UMG_BENCH_DIST !== undefined
+        ? `umg from ${process.env.UMG_BENCH_DIST}`
+        : "umg from dist/"
   const header =
     `${build}: umg createSseParser vs eventsource-parser (TextDecoder + createParser), sse.bench.ts's cells; ${rounds} rounds per cell, ` +
     `each a fresh pair of processes measuring ${reps} CPU-time repetitions, order alternated; round ratio = median of ` +
@@ -72,7 +77,20 @@ const main = async (): Promise<void> => {
   console.log(header + "\n")
   const rows: Array<string> = []
   const line = (cells: ReadonlyArray<string>): string => `| ${cells.join(" | ")} |`
-  rows.push(line(["stream", "chunks", "ratio min", "median", "max", "bar", "rounds ≥ bar", "umg MB/s (min–max)", "esp MB/s (min–max)", "each round: ratio (umg/esp MB/s)"]))
+  rows.push(
+    line([
+      "stream",
+      "chunks",
+      "ratio min",
+      "median",
+      "max",
+      "bar",
+      "rounds ≥ bar",
+      "umg MB/s (min–max)",
+      "esp MB/s (min–max)",
+      "each round: ratio (umg/esp MB/s)"
+    ])
+  )
   rows.push(line(["---", "---", "---", "---", "---", "---", "---", "---", "---", "---"]))
   console.log(rows.join("\n"))
   for (const stream of streams) {
@@ -85,8 +103,13 @@ const main = async (): Promise<void> => {
       for (let round = 0; round < rounds; round++) {
         const [umg, esp] = await Promise.all([spawn("umg", stream, chunking), spawn("esp", stream, chunking)])
         try {
-          if (umg.ready.tally.events !== esp.ready.tally.events || umg.ready.tally.dataLength !== esp.ready.tally.dataLength) {
-            throw new Error(`${stream} / ${chunking}: umg saw ${JSON.stringify(umg.ready.tally)}, eventsource-parser ${JSON.stringify(esp.ready.tally)}`)
+          if (
+            umg.ready.tally.events !== esp.ready.tally.events ||
+            umg.ready.tally.dataLength !== esp.ready.tally.dataLength
+          ) {
+            throw new Error(
+              `${stream} / ${chunking}: umg saw ${JSON.stringify(umg.ready.tally)}, eventsource-parser ${JSON.stringify(esp.ready.tally)}`
+            )
           }
           const ratios: Array<number> = []
           const times: Record<Contender, Array<number>> = { umg: [], esp: [] }

@@ -60,7 +60,7 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 }
 
 const streams: Record<string, () => Uint8Array> = {
-  "messages": () => messagesStream({ seed: 1, targetBytes: streamBytes }).bytes,
+  messages: () => messagesStream({ seed: 1, targetBytes: streamBytes }).bytes,
   "OpenAI chat": () => chatChunksStream({ seed: 2, targetBytes: streamBytes }).bytes,
   "messages CRLF": () => messagesStream({ seed: 3, targetBytes: streamBytes, lineEnd: "\r\n" }).bytes,
   "1 MB events": () => {
@@ -191,7 +191,9 @@ const main = async (): Promise<void> => {
       `one process per contender per cell, CPU time, order alternated per repetition, ${reps} repetitions;` +
       ` ratio = esp time / umg time per repetition (> 1: umg faster); MB = 2^20 bytes${quick ? " [quick]" : ""}\n`
   )
-  console.log(`${pad("stream", 14)} ${pad("chunks", 10)} ${"umg MB/s".padStart(9)} ${"esp MB/s".padStart(9)}  ratio median (min–max)   bar`)
+  console.log(
+    `${pad("stream", 14)} ${pad("chunks", 10)} ${"umg MB/s".padStart(9)} ${"esp MB/s".padStart(9)}  ratio median (min–max)   bar`
+  )
   // `SSE_BENCH_ONLY=text`: only the cells whose "stream / chunks" label contains `text`.
   const only = process.env.SSE_BENCH_ONLY
   for (const stream of Object.keys(streams)) {
@@ -204,7 +206,9 @@ const main = async (): Promise<void> => {
       const a = runners.umg.ready
       const b = runners.esp.ready
       if (a.tally.events !== b.tally.events || a.tally.dataLength !== b.tally.dataLength) {
-        throw new Error(`${stream} / ${chunking}: umg saw ${JSON.stringify(a.tally)}, eventsource-parser ${JSON.stringify(b.tally)}`)
+        throw new Error(
+          `${stream} / ${chunking}: umg saw ${JSON.stringify(a.tally)}, eventsource-parser ${JSON.stringify(b.tally)}`
+        )
       }
       const seconds: Record<Contender, Array<number>> = { umg: [], esp: [] }
       const ratios: Array<number> = []
@@ -220,9 +224,10 @@ const main = async (): Promise<void> => {
       runners.esp.close()
       const bar = chunking === "1–16 KiB" ? 1.3 : 1.0
       const r = median(ratios)
-      const line = `${pad(stream, 14)} ${pad(chunking, 10)} ${num(a.bytes / MiB / median(seconds.umg), 9)} ${
-        num(b.bytes / MiB / median(seconds.esp), 9)
-      }  ${num(r, 5, 2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})   ${
+      const line = `${pad(stream, 14)} ${pad(chunking, 10)} ${num(a.bytes / MiB / median(seconds.umg), 9)} ${num(
+        b.bytes / MiB / median(seconds.esp),
+        9
+      )}  ${num(r, 5, 2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})   ${
         r >= bar ? "≥" : "<"
       } ${bar.toFixed(1)}×  ${a.tally.events} events`
       console.log(line)
@@ -233,7 +238,11 @@ const main = async (): Promise<void> => {
 
 const args = process.argv.slice(2)
 if (args[0] === "--child") void child(args[1] as Contender, args[2]!, args[3]!)
-else void main().then(() => process.exit(0), (error: unknown) => {
-  console.error(error)
-  process.exit(1)
-})
+else
+  void main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error)
+      process.exit(1)
+    }
+  )

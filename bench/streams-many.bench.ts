@@ -45,9 +45,14 @@ interface Result {
 const runContender = async (contender: Contender): Promise<Result> => {
   const deadline = Date.now() + 120_000
   const baseUrl = process.env.STREAMS_BASE_URL!
-  const openOnServer = async (): Promise<number> => ((await (await fetch(`${baseUrl}/stats`)).json()) as { open: number }).open
+  const openOnServer = async (): Promise<number> =>
+    ((await (await fetch(`${baseUrl}/stats`)).json()) as { open: number }).open
   const gc = () => (globalThis as { gc?: () => void }).gc?.()
-  const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] }
+  const body = {
+    model: "epsilon-sonnet-4-5-20250929",
+    max_tokens: 64,
+    messages: [{ role: "user" as const, content: "hi" }]
+  }
   let firstEvents = 0
   const failures: Record<string, number> = {}
   let stop: () => Promise<void>
@@ -92,12 +97,16 @@ const runContender = async (contender: Contender): Promise<Result> => {
     const agent = new http.Agent({ keepAlive: true })
     const requests: Array<import("node:http").ClientRequest> = []
     for (let i = 0; i < streams; i++) {
-      const req = http.request(`${baseUrl}/v1/messages`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-        rawStream((feed) => {
-          res.setEncoding("utf8")
-          res.on("data", feed)
-        })
-      })
+      const req = http.request(
+        `${baseUrl}/v1/messages`,
+        { method: "POST", agent, headers: { "content-type": "application/json" } },
+        (res) => {
+          rawStream((feed) => {
+            res.setEncoding("utf8")
+            res.on("data", feed)
+          })
+        }
+      )
       req.on("error", () => {})
       req.end(JSON.stringify(body))
       requests.push(req)
@@ -113,11 +122,17 @@ const runContender = async (contender: Contender): Promise<Result> => {
       controllers.push(controller)
       done.push(
         (async () => {
-          const res = await fetch(`${baseUrl}/v1/messages`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" }, signal: controller.signal })
+          const res = await fetch(`${baseUrl}/v1/messages`, {
+            method: "POST",
+            body: JSON.stringify(body),
+            headers: { "content-type": "application/json" },
+            signal: controller.signal
+          })
           const decoder = new TextDecoder()
           let feed: (text: string) => void = () => {}
           rawStream((f) => (feed = f))
-          for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>) feed(decoder.decode(chunk, { stream: true }))
+          for await (const chunk of res.body! as unknown as AsyncIterable<Uint8Array>)
+            feed(decoder.decode(chunk, { stream: true }))
         })().catch(() => {})
       )
     }
@@ -146,10 +161,14 @@ const runContender = async (contender: Contender): Promise<Result> => {
         })
         const pull = Effect.suspend(() => {
           if (req === undefined) {
-            req = http.request(`${baseUrl}/v1/messages`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-              res.setEncoding("utf8")
-              res.on("data", (chunk: string) => parser.feed(chunk))
-            })
+            req = http.request(
+              `${baseUrl}/v1/messages`,
+              { method: "POST", agent, headers: { "content-type": "application/json" } },
+              (res) => {
+                res.setEncoding("utf8")
+                res.on("data", (chunk: string) => parser.feed(chunk))
+              }
+            )
             req.on("error", () => {})
             req.end(JSON.stringify(body))
           }
@@ -168,8 +187,12 @@ const runContender = async (contender: Contender): Promise<Result> => {
         // The leanest stream of pulls Effect's public API builds (these streams never end by themselves).
         return Stream.fromPull(Effect.succeed(pull)).pipe(Stream.ensuring(Effect.sync(() => req?.destroy())))
       })
-    const one = floorStream().pipe(Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined))))
-    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one)))
+    const one = floorStream().pipe(
+      Stream.runForEach((e) => Effect.sync(() => (e.type === "message_start" ? firstEvents++ : undefined)))
+    )
+    const fibers = await Effect.runPromise(
+      Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one))
+    )
     stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
   } else {
     const one = gateway!.messages.stream(body).pipe(
@@ -178,7 +201,9 @@ const runContender = async (contender: Contender): Promise<Result> => {
       Effect.catch((error) => Effect.sync(() => void (failures[error._tag] = (failures[error._tag] ?? 0) + 1)))
     )
     // Detached: a fiber forked by `forkChild` would be interrupted as soon as the `runPromise` that forked it ends.
-    const fibers = await Effect.runPromise(Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one)))
+    const fibers = await Effect.runPromise(
+      Effect.forEach(Array.from({ length: streams }), () => Effect.forkDetach(one))
+    )
     stop = () => Effect.runPromise(Fiber.interruptAll(fibers))
   }
   while (firstEvents < streams && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
@@ -201,7 +226,9 @@ const runContender = async (contender: Contender): Promise<Result> => {
   return {
     contender,
     started: firstEvents,
-    failed: Object.entries(failures).map(([tag, n]) => `${n} ${tag}`).join(", "),
+    failed: Object.entries(failures)
+      .map(([tag, n]) => `${n} ${tag}`)
+      .join(", "),
     openOnServer: open,
     rssPerStreamKiB: (during.rss - before.rss) / streams / 1024,
     heapPerStreamKiB: (during.heapUsed - before.heapUsed) / streams / 1024,
@@ -218,11 +245,20 @@ if (ROLE === "contender") {
   const rows: Array<Result> = []
   for (const contender of picked) {
     // A fresh server per contender, so no contender sees sockets another left behind.
-    const server = spawn(process.execPath, [fileURLToPath(new URL("./harness/sseServer.mjs", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] })
-    const port: number = await new Promise((resolve) => server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))))
+    const server = spawn(process.execPath, [fileURLToPath(new URL("./harness/sseServer.mjs", import.meta.url))], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    const port: number = await new Promise((resolve) =>
+      server.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())))
+    )
     const child = fork(fileURLToPath(import.meta.url), [], {
       execArgv: ["--expose-gc", "--max-old-space-size=8192", "--conditions=umg-source", "--import", "tsx"],
-      env: { ...process.env, STREAMS_ROLE: "contender", STREAMS_CONTENDER: contender, STREAMS_BASE_URL: `http://127.0.0.1:${port}` }
+      env: {
+        ...process.env,
+        STREAMS_ROLE: "contender",
+        STREAMS_CONTENDER: contender,
+        STREAMS_BASE_URL: `http://127.0.0.1:${port}`
+      }
     })
     const result = await new Promise<Result | undefined>((resolve) => {
       child.once("message", (m) => resolve(m as Result))
@@ -236,9 +272,15 @@ if (ROLE === "contender") {
     }
   }
   const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "—")
-  console.log(`\n${streams.toLocaleString("en")} concurrent SSE streams, each contender in its own process (${new Date().toISOString().slice(0, 16)} UTC)\n`)
-  console.log("| contender | streams started | RSS per open stream | heap per open stream | stop all (client) | until the server saw every socket closed |")
+  console.log(
+    `\n${streams.toLocaleString("en")} concurrent SSE streams, each contender in its own process (${new Date().toISOString().slice(0, 16)} UTC)\n`
+  )
+  console.log(
+    "| contender | streams started | RSS per open stream | heap per open stream | stop all (client) | until the server saw every socket closed |"
+  )
   console.log("|---|---|---|---|---|---|")
   for (const r of rows)
-    console.log(`| ${r.contender} | ${r.started} (${r.openOnServer} open on the server${r.failed ? `; failed: ${r.failed}` : ""}) | ${fmt(r.rssPerStreamKiB)} KiB | ${fmt(r.heapPerStreamKiB)} KiB | ${fmt(r.stopMs, 0)} ms | ${fmt(r.closedMs, 0)} ms |`)
+    console.log(
+      `| ${r.contender} | ${r.started} (${r.openOnServer} open on the server${r.failed ? `; failed: ${r.failed}` : ""}) | ${fmt(r.rssPerStreamKiB)} KiB | ${fmt(r.heapPerStreamKiB)} KiB | ${fmt(r.stopMs, 0)} ms | ${fmt(r.closedMs, 0)} ms |`
+    )
 }

@@ -60,7 +60,9 @@ const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 200, meas
  * ~300 optimizations and ~30 deoptimizations in its first stream, a few after its third); the same
  * warm-up for every contender measures each one's steady state, as the requests bench does.
  */
-const PER_EVENT = QUICK ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 } : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
+const PER_EVENT = QUICK
+  ? { warm: 1, warmDeltas: 400, measured: 1, deltas: 400 }
+  : { warm: 2, warmDeltas: 2_000, measured: 2, deltas: 2_000 }
 
 const CONTENDERS = ["fetch", "node:http", "sdk", "fiber", "floor", "effect", "rx"] as const
 type Contender = (typeof CONTENDERS)[number]
@@ -74,7 +76,12 @@ const COLUMN: Record<Contender, string> = {
   rx: "umg rx"
 }
 type Family = "messages" | "chat"
-const ALL_CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly delivery: Delivery; readonly short?: true }> = [
+const ALL_CELLS: ReadonlyArray<{
+  readonly name: string
+  readonly family: Family
+  readonly delivery: Delivery
+  readonly short?: true
+}> = [
   { name: "messages stream, big reads", family: "messages", delivery: "big" },
   { name: "chat stream, big reads", family: "chat", delivery: "big" },
   { name: "messages stream, one event per read", family: "messages", delivery: "event" },
@@ -128,7 +135,11 @@ const DONE = Symbol("done")
 const toValue = (data: string): unknown => (data === "[DONE]" ? DONE : JSON.parse(data))
 /** What they do with it: as `touchRaw` does with the data. */
 const touchValue = (t: Tally, family: Family, value: unknown): void =>
-  value === DONE ? void t.events++ : family === "messages" ? touchMessages(t, value as MessagesEventLike) : touchChat(t, value as ChatChunkLike)
+  value === DONE
+    ? void t.events++
+    : family === "messages"
+      ? touchMessages(t, value as MessagesEventLike)
+      : touchChat(t, value as ChatChunkLike)
 
 type StreamOnce = (family: Family, t: Tally) => Promise<void>
 
@@ -141,7 +152,11 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
   /** A stream's request on node:http (raw node:http, the Effect fiber and the floor): its answer, once its headers came. */
   const openNode = async (agent: Agent, family: Family): Promise<IncomingMessage> => {
     const { url, body } = target(family)
-    const req = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } })
+    const req = request(url, {
+      method: "POST",
+      agent,
+      headers: { ...headers, "content-length": Buffer.byteLength(body) }
+    })
     req.end(body)
     const [res] = (await once(req, "response")) as [IncomingMessage]
     if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`)
@@ -157,7 +172,8 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
         const decoder = new TextDecoder()
         const parser = createParser({ onEvent: (event) => touchRaw(t, family, event.data) })
         const reader = res.body.getReader()
-        for (let r = await reader.read(); !r.done; r = await reader.read()) parser.feed(decoder.decode(r.value, { stream: true }))
+        for (let r = await reader.read(); !r.done; r = await reader.read())
+          parser.feed(decoder.decode(r.value, { stream: true }))
         parser.feed(decoder.decode())
       }
     }
@@ -201,18 +217,11 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
         Stream.unwrap(
           Effect.promise(async () => {
             const res = await openNode(agent, family)
-            return floorEvents(
-              (read, end) => void res.on("data", read).on("end", end),
-              toValue
-            )
+            return floorEvents((read, end) => void res.on("data", read).on("end", end), toValue)
           })
         )
       return (family, t) =>
-        Effect.runPromise(
-          Stream.runForEach(events(family), (value) =>
-            Effect.sync(() => touchValue(t, family, value))
-          )
-        )
+        Effect.runPromise(Stream.runForEach(events(family), (value) => Effect.sync(() => touchValue(t, family, value))))
     }
     case "sdk": {
       const { default: Anthropic } = await import("@anthropic-ai/sdk")
@@ -237,15 +246,24 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
       const gateway = await runtime.runPromise(Effect.service(Gateway))
       return (family, t) =>
         family === "messages"
-          ? runtime.runPromise(Stream.runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e))))
-          : runtime.runPromise(Stream.runForEach(gateway.chat.stream(chatStreamBody), (e) => Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))))
+          ? runtime.runPromise(
+              Stream.runForEach(gateway.messages.stream(messagesBody), (e) => Effect.sync(() => touchMessages(t, e)))
+            )
+          : runtime.runPromise(
+              Stream.runForEach(gateway.chat.stream(chatStreamBody), (e) =>
+                Effect.sync(() => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++))
+              )
+            )
     }
     case "rx": {
       const { createGateway } = await rxModule()
       const gateway = createGateway({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 })
       return (family, t) =>
         new Promise<void>((resolve, reject) => {
-          if (family === "messages") gateway.messages.stream$(messagesBody).subscribe({ next: (e) => touchMessages(t, e), error: reject, complete: resolve })
+          if (family === "messages")
+            gateway.messages
+              .stream$(messagesBody)
+              .subscribe({ next: (e) => touchMessages(t, e), error: reject, complete: resolve })
           else
             gateway.chat.stream$(chatStreamBody).subscribe({
               next: (e) => (e.type === "chunk" ? touchChat(t, e.chunk) : void t.events++),
@@ -282,7 +300,12 @@ const runContender = async (): Promise<void> => {
   const route = (family: Family) => (family === "messages" ? "POST /v1/messages" : "POST /v1/chat/completions")
   const cells: Array<CellResult> = []
   for (const cell of CELLS) {
-    const plan = cell.short === true ? { ...SHORT, warmDeltas: SHORT.deltas } : cell.delivery === "big" ? { ...BIG, warmDeltas: BIG.deltas } : PER_EVENT
+    const plan =
+      cell.short === true
+        ? { ...SHORT, warmDeltas: SHORT.deltas }
+        : cell.delivery === "big"
+          ? { ...BIG, warmDeltas: BIG.deltas }
+          : PER_EVENT
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.warmDeltas })
     for (let i = 0; i < plan.warm; i++) await stream(cell.family, plan.warmDeltas)
     await askGateway("/__bench/delivery", { mode: cell.delivery, deltas: plan.deltas })
@@ -292,7 +315,8 @@ const runContender = async (): Promise<void> => {
       for (let i = 0; i < plan.measured; i++) await stream(cell.family, plan.deltas)
     })
     const served = (await askGateway("/__bench/stats"))[route(cell.family)] ?? 0
-    const events = (cell.family === "messages" ? messagesStreamFixture(plan.deltas) : chatStreamFixture(plan.deltas)).events
+    const events = (cell.family === "messages" ? messagesStreamFixture(plan.deltas) : chatStreamFixture(plan.deltas))
+      .events
     cells.push({ cell: cell.name, cpuUs, units: events * plan.measured, served, calls: plan.measured })
   }
   report({ contender, cells })

@@ -35,9 +35,18 @@ const messagesBody = {
     { role: "user", content: "What is the weather in Paris?" },
     {
       role: "assistant",
-      content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }]
+      content: [
+        { type: "text", text: "Let me check." },
+        { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }
+      ]
     },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "18 C, sunny" }, { type: "text", text: "Thanks! And tomorrow?" }] }
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_1", content: "18 C, sunny" },
+        { type: "text", text: "Thanks! And tomorrow?" }
+      ]
+    }
   ],
   tools: [
     {
@@ -62,15 +71,28 @@ const records = {
     event: "message_start",
     data: `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"epsilon-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}`
   },
-  content_block_start: { event: "content_block_start", data: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}` },
-  message_delta: { event: "message_delta", data: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}` }
+  content_block_start: {
+    event: "content_block_start",
+    data: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}`
+  },
+  message_delta: {
+    event: "message_delta",
+    data: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`
+  }
 }
 const completionText = JSON.stringify({
   id: "chatcmpl-1",
   object: "chat.completion",
   created: 1763700000,
   model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "Hello there, how can I help?", refusal: null }, logprobs: null, finish_reason: "stop" }],
+  choices: [
+    {
+      index: 0,
+      message: { role: "assistant", content: "Hello there, how can I help?", refusal: null },
+      logprobs: null,
+      finish_reason: "stop"
+    }
+  ],
   usage: { prompt_tokens: 9, completion_tokens: 12, total_tokens: 21 },
   system_fingerprint: "fp_1"
 })
@@ -105,7 +127,8 @@ const makeCalls = async (): Promise<Record<Cell, () => void>> => {
     buildMessagesBody: () => void Effect.runSync(messages.buildMessagesBody(messagesBody)),
     "conform(MessagesBody)": () => ok(conform(messages.MessagesBody, messagesBody, "")),
     "findNestedUnknown(MessagesBody)": () => {
-      if (findNestedUnknown(messages.MessagesBody, messagesBody) !== undefined) throw new Error("unexpected unknown field")
+      if (findNestedUnknown(messages.MessagesBody, messagesBody) !== undefined)
+        throw new Error("unexpected unknown field")
     },
     "findUnsendable (messages body)": () => {
       if (findUnsendable(messagesBody) !== undefined) throw new Error("unexpected unsendable value")
@@ -114,7 +137,8 @@ const makeCalls = async (): Promise<Record<Cell, () => void>> => {
     "decode message_start event": () => ok(events.decodeMessagesEventEither(records.message_start)),
     "decode content_block_start event": () => ok(events.decodeMessagesEventEither(records.content_block_start)),
     "decode message_delta event": () => ok(events.decodeMessagesEventEither(records.message_delta)),
-    "decode chat completion (JSON.parse included)": () => ok(chatResponse.decodeChatCompletion(JSON.parse(completionText)))
+    "decode chat completion (JSON.parse included)": () =>
+      ok(chatResponse.decodeChatCompletion(JSON.parse(completionText)))
   }
 }
 
@@ -155,7 +179,12 @@ const spawn = (contender: Contender): Promise<Runner<Extract<FromChild, { ready:
     name: contender,
     file: fileURLToPath(import.meta.url),
     args: ["--child"],
-    execArgv: ["--conditions=umg-source", ...(contender === "interpreted" ? ["--conditions=browser"] : []), "--import", "tsx"],
+    execArgv: [
+      "--conditions=umg-source",
+      ...(contender === "interpreted" ? ["--conditions=browser"] : []),
+      "--import",
+      "tsx"
+    ],
     env: process.env,
     resultOf: (message: Exclude<FromChild, { ready: true }>) => message.us
   })
@@ -179,7 +208,12 @@ const main = async (): Promise<void> => {
     const compiled = summarize(runs.map((r) => r.compiled[cell]!))
     const interpreted = summarize(runs.map((r) => r.interpreted[cell]!))
     const ratio = summarize(runs.map((r) => r.interpreted[cell]! / r.compiled[cell]!))
-    return [cell, `${fmtUs(compiled.median)} µs (${fmtUs(compiled.min)}–${fmtUs(compiled.max)})`, `${fmtUs(interpreted.median)} µs (${fmtUs(interpreted.min)}–${fmtUs(interpreted.max)})`, fmtRatio(ratio)]
+    return [
+      cell,
+      `${fmtUs(compiled.median)} µs (${fmtUs(compiled.min)}–${fmtUs(compiled.max)})`,
+      `${fmtUs(interpreted.median)} µs (${fmtUs(interpreted.min)}–${fmtUs(interpreted.max)})`,
+      fmtRatio(ratio)
+    ]
   })
   const body = [
     `CPU per call (µs, median (min–max) of ${REPS} repetitions of ${CALLS} calls, umg from its sources), each contender in its own process, the order alternated per repetition; ratio = interpreted ÷ compiled in the same repetition, median (min–max). compiled: Schema parsers compiled by Effect's JIT compiler (\`#umg/schema-jit\`, default condition); interpreted: the same code under the \`browser\` condition (no \`new Function\`), Effect's interpreter.`,

@@ -48,7 +48,11 @@ const someModels = fc.constantFrom(
  * What the client does with `input` (builds a body, or refuses it), and what the emulator answers: for
  * the body the client would send when it builds one, else for the input as it was given.
  */
-const agree = async (path: string, input: Record<string, unknown>, build: Effect.Effect<unknown, unknown>): Promise<void> => {
+const agree = async (
+  path: string,
+  input: Record<string, unknown>,
+  build: Effect.Effect<unknown, unknown>
+): Promise<void> => {
   const built = Effect.runSync(Effect.result(build))
   const clientAccepts = Result.isSuccess(built)
   const body = Result.isSuccess(built) ? built.success : input
@@ -70,7 +74,10 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
       encoding_format: maybe(fc.constantFrom("float", "base64", "int8")),
       dimensions: maybe(fc.constantFrom(0, 1, 256, 1536, 1537, 3072, 3073, 2.5))
     })
-    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/embeddings", b, buildEmbeddingsBody(b))), runs)
+    await fc.assert(
+      fc.asyncProperty(body, (b) => agree("/v1/embeddings", b, buildEmbeddingsBody(b))),
+      runs
+    )
   })
 
   it("rerank", async () => {
@@ -81,18 +88,27 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
       top_n: maybe(fc.constantFrom(0, 1, 3, 4, 1.5)),
       return_documents: maybe(fc.constantFrom(true, false, "yes"))
     })
-    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/rerank", b, buildRerankBody(b))), runs)
+    await fc.assert(
+      fc.asyncProperty(body, (b) => agree("/v1/rerank", b, buildRerankBody(b))),
+      runs
+    )
   })
 
   it("speech", async () => {
     const body = record({
       model: fc.oneof(someModels, fc.constant(undefined)),
       input: fc.oneof(fc.constant("hello"), fc.constant(""), fc.constant(undefined)),
-      voice: fc.oneof(fc.constantFrom("alloy", "echo", "fable", "onyx", "nova", "shimmer", "ash", "coral"), fc.constant(undefined)),
+      voice: fc.oneof(
+        fc.constantFrom("alloy", "echo", "fable", "onyx", "nova", "shimmer", "ash", "coral"),
+        fc.constant(undefined)
+      ),
       response_format: maybe(fc.constantFrom("mp3", "opus", "aac", "flac", "wav", "pcm", "ogg")),
       speed: maybe(fc.constantFrom(0.2, 0.25, 1, 4, 4.1))
     })
-    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/audio/speech", b, buildSpeechBody(b))), runs)
+    await fc.assert(
+      fc.asyncProperty(body, (b) => agree("/v1/audio/speech", b, buildSpeechBody(b))),
+      runs
+    )
   })
 
   it("messages", async () => {
@@ -107,7 +123,13 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
       ),
       temperature: maybe(fc.constantFrom(0, 0.5, 1, 1.5, -0.1)),
       top_p: maybe(fc.constantFrom(0, 1, 1.1)),
-      system: maybe(fc.constantFrom("be brief", [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }], [{ type: "text", text: "s", cache_control: { type: "x" } }]))
+      system: maybe(
+        fc.constantFrom(
+          "be brief",
+          [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
+          [{ type: "text", text: "s", cache_control: { type: "x" } }]
+        )
+      )
     })
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
@@ -129,11 +151,21 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
       ),
       stream: maybe(fc.constantFrom(false, "no"))
     })
-    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/chat/completions", b, buildChatBody(b))), runs)
+    await fc.assert(
+      fc.asyncProperty(body, (b) => agree("/v1/chat/completions", b, buildChatBody(b))),
+      runs
+    )
   })
 
   it("native content", async () => {
-    const model = fc.constantFrom("zeta-2.5-flash", "zeta-2.5-pro", "zeta-3-pro-preview", "zeta-embedding-001", "epsilon-sonnet-4-5-20250929", "zeta-9")
+    const model = fc.constantFrom(
+      "zeta-2.5-flash",
+      "zeta-2.5-pro",
+      "zeta-3-pro-preview",
+      "zeta-embedding-001",
+      "epsilon-sonnet-4-5-20250929",
+      "zeta-9"
+    )
     const body = record({
       contents: fc.oneof(
         fc.constant([{ role: "user", parts: [{ text: "hi" }] }]),
@@ -142,7 +174,15 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
         fc.constant([{ role: "user", parts: [{ inlineData: { data: "AAAA" } }] }]),
         fc.constant(undefined)
       ),
-      generationConfig: maybe(fc.constantFrom({ temperature: 0 }, { temperature: 2 }, { temperature: 2.5 }, { topP: 1.5 }, { maxOutputTokens: 0 }))
+      generationConfig: maybe(
+        fc.constantFrom(
+          { temperature: 0 },
+          { temperature: 2 },
+          { temperature: 2.5 },
+          { topP: 1.5 },
+          { maxOutputTokens: 0 }
+        )
+      )
     })
     await fc.assert(
       fc.asyncProperty(model, body, (m, b) => agree(`/v1beta/models/${m}:generateContent`, b, buildNativeBody(m, b))),
@@ -152,12 +192,24 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("video submit", async () => {
     const body = record({
-      model: fc.oneof(fc.constantFrom("beta-3.1-fast-generate-001", "gamma2.5-t2v-preview", "delta-1-5-pro-251215", "gpt-4o-mini", "beta-9"), fc.constant(undefined)),
+      model: fc.oneof(
+        fc.constantFrom(
+          "beta-3.1-fast-generate-001",
+          "gamma2.5-t2v-preview",
+          "delta-1-5-pro-251215",
+          "gpt-4o-mini",
+          "beta-9"
+        ),
+        fc.constant(undefined)
+      ),
       prompt: maybe(fc.constantFrom("a calm sea", "")),
       duration: maybe(fc.constantFrom(4, 5, 6, 8, 10, 13)),
       resolution: maybe(fc.constantFrom("480p", "720p", "1080p", "4k", "8k")),
       aspect_ratio: maybe(fc.constantFrom("16:9", "9:16", "1:1", "5:4"))
     })
-    await fc.assert(fc.asyncProperty(body, (b) => agree("/v1/video/generations", b, buildVideoBody(b))), runs)
+    await fc.assert(
+      fc.asyncProperty(body, (b) => agree("/v1/video/generations", b, buildVideoBody(b))),
+      runs
+    )
   })
 })

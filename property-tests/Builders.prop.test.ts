@@ -89,8 +89,19 @@ const builders: ReadonlyArray<BuilderCase> = [
     name: "buildCountTokensBody",
     build: (input) => buildCountTokensBody(input),
     templates: [
-      typed({ model: "epsilon-opus-4-5-20251101", messages: [{ role: "user", content: "hi" }], tools: [{ name: "f", input_schema: HOLE }] }, { type: "object" }),
-      { model: "epsilon-opus-4-5-20251101", messages: [{ role: "user", content: "hi" }], system: [{ type: "text", text: "s", extra: { x: HOLE } }] }
+      typed(
+        {
+          model: "epsilon-opus-4-5-20251101",
+          messages: [{ role: "user", content: "hi" }],
+          tools: [{ name: "f", input_schema: HOLE }]
+        },
+        { type: "object" }
+      ),
+      {
+        model: "epsilon-opus-4-5-20251101",
+        messages: [{ role: "user", content: "hi" }],
+        system: [{ type: "text", text: "s", extra: { x: HOLE } }]
+      }
     ]
   },
   {
@@ -98,7 +109,10 @@ const builders: ReadonlyArray<BuilderCase> = [
     build: (input) => buildNativeBody("zeta-2.5-pro", input),
     templates: [
       { contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { responseSchema: HOLE } },
-      { contents: [{ role: "user", parts: [{ text: "hi" }] }], tools: [{ functionDeclarations: [{ name: "f", parameters: HOLE }] }] },
+      {
+        contents: [{ role: "user", parts: [{ text: "hi" }] }],
+        tools: [{ functionDeclarations: [{ name: "f", parameters: HOLE }] }]
+      },
       { contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: HOLE } }] }] },
       typed({ contents: [{ role: "user", parts: [{ text: "hi" }] }], safetySettings: HOLE }, [])
     ]
@@ -107,17 +121,29 @@ const builders: ReadonlyArray<BuilderCase> = [
     name: "buildChatBody",
     build: (input) => buildChatBody(input),
     templates: [
-      { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "f", parameters: HOLE } }] },
+      {
+        model: "gpt-4o",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", function: { name: "f", parameters: HOLE } }]
+      },
       typed({ model: "gpt-4o", messages: [{ role: "user", content: HOLE }] }, "hi"),
       { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], metadata: HOLE },
-      { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_schema", json_schema: HOLE } }
+      {
+        model: "gpt-4o",
+        messages: [{ role: "user", content: "hi" }],
+        response_format: { type: "json_schema", json_schema: HOLE }
+      }
     ]
   },
   {
     name: "buildResponsesBody",
     build: (input) => buildResponsesBody(input),
     templates: [
-      { model: "gpt-5", input: [{ role: "user", content: "hi" }], tools: [{ type: "function", name: "f", parameters: HOLE }] },
+      {
+        model: "gpt-5",
+        input: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", name: "f", parameters: HOLE }]
+      },
       typed({ model: "gpt-5", input: HOLE }, "hi"),
       { model: "gpt-5", input: "hi", metadata: HOLE, text: { format: HOLE } }
     ]
@@ -180,9 +206,15 @@ const builders: ReadonlyArray<BuilderCase> = [
     name: "validateRealtimeClientEvent",
     build: (input) => validateRealtimeClientEvent("gpt-realtime-2", input),
     templates: [
-      { type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "hi", extra: { x: HOLE } }] } },
+      {
+        type: "conversation.item.create",
+        item: { type: "message", role: "user", content: [{ type: "input_text", text: "hi", extra: { x: HOLE } }] }
+      },
       { type: "response.create", response: { metadata: HOLE } },
-      { type: "session.update", session: { type: "realtime", tools: [{ type: "function", name: "f", parameters: HOLE }] } },
+      {
+        type: "session.update",
+        session: { type: "realtime", tools: [{ type: "function", name: "f", parameters: HOLE }] }
+      },
       { type: "response.create", extra: { x: HOLE } },
       typed({ type: "input_audio_buffer.append", audio: "AAAA", event_id: HOLE }, "e1")
     ]
@@ -213,14 +245,20 @@ const builders: ReadonlyArray<BuilderCase> = [
   {
     name: "buildAnyShootEasyBody",
     build: (input) => buildAnyShootEasyBody(input),
-    templates: [
-      { size: "1024x768", contents: [{ parts: [{ text: "a bag" }] }], extra: { x: HOLE } }
-    ]
+    templates: [{ size: "1024x768", contents: [{ parts: [{ text: "a bag" }] }], extra: { x: HOLE } }]
   },
   {
     name: "buildAnyShootAdvancedBody",
     build: (input) => buildAnyShootAdvancedBody(input),
-    templates: [{ productImageUrl: "https://a", productMaskUrl: "https://b", templateImageUrl: "https://c", templateMaskUrl: "https://d", extra: { x: HOLE } }]
+    templates: [
+      {
+        productImageUrl: "https://a",
+        productMaskUrl: "https://b",
+        templateImageUrl: "https://c",
+        templateMaskUrl: "https://d",
+        extra: { x: HOLE }
+      }
+    ]
   },
   {
     name: "buildPlatformCredentials",
@@ -240,15 +278,32 @@ const builders: ReadonlyArray<BuilderCase> = [
       return appendToolRound(...args)
     },
     templates: [
-      [[{ role: "user", content: "hi" }], [{ type: "tool_use", id: "t1", name: "f", input: { q: HOLE } }], [{ tool_use_id: "t1", content: "ok" }]],
-      typed([[{ role: "user", content: "hi" }], [{ type: "tool_use", id: "t1", name: "f", input: {} }], [{ tool_use_id: "t1", content: HOLE }]], "ok"),
-      [[{ role: "user", content: [{ type: "text", text: "hi", extra: { x: HOLE } }] }], [{ type: "tool_use", id: "t1", name: "f", input: {} }], [{ tool_use_id: "t1", content: "ok" }]]
+      [
+        [{ role: "user", content: "hi" }],
+        [{ type: "tool_use", id: "t1", name: "f", input: { q: HOLE } }],
+        [{ tool_use_id: "t1", content: "ok" }]
+      ],
+      typed(
+        [
+          [{ role: "user", content: "hi" }],
+          [{ type: "tool_use", id: "t1", name: "f", input: {} }],
+          [{ tool_use_id: "t1", content: HOLE }]
+        ],
+        "ok"
+      ),
+      [
+        [{ role: "user", content: [{ type: "text", text: "hi", extra: { x: HOLE } }] }],
+        [{ type: "tool_use", id: "t1", name: "f", input: {} }],
+        [{ tool_use_id: "t1", content: "ok" }]
+      ]
     ]
   }
 ]
 
 /** What a run of a builder came to: a body, an InvalidRequest, or something that must never happen. */
-const outcome = (effect: () => Effect.Effect<unknown, unknown>): { body: unknown } | { invalid: InvalidRequest } | { wrong: string } => {
+const outcome = (
+  effect: () => Effect.Effect<unknown, unknown>
+): { body: unknown } | { invalid: InvalidRequest } | { wrong: string } => {
   let exit: Exit.Exit<unknown, unknown>
   try {
     exit = Effect.runSyncExit(effect())
@@ -280,8 +335,18 @@ const sameJson = (a: unknown, b: unknown): boolean => {
   while (stack.length > 0) {
     const [x, y] = stack.pop()!
     if (x === y) continue
-    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null || Array.isArray(x) !== Array.isArray(y)) return false
-    const keys = (o: object) => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined).sort()
+    if (
+      typeof x !== "object" ||
+      typeof y !== "object" ||
+      x === null ||
+      y === null ||
+      Array.isArray(x) !== Array.isArray(y)
+    )
+      return false
+    const keys = (o: object) =>
+      Object.keys(o)
+        .filter((k) => (o as Record<string, unknown>)[k] !== undefined)
+        .sort()
     const kx = keys(x)
     const ky = keys(y)
     if (kx.length !== ky.length || kx.some((k, i) => k !== ky[i])) return false

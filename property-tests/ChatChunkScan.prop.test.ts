@@ -9,7 +9,11 @@ import { expectReadAgrees, readableStrings, jsonStrings as text, oneCharAway, sc
 // decline anything, but what it reads must be exactly what they give, keys in order.
 const oracle = schemaOracle(Schema.decodeUnknownResult(ChatCompletionChunk))
 
-const number = fc.oneof(fc.nat(), fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.constantFrom(0, 1e15 - 1, 1e15, 2 ** 53, -1, 0.5, 1e21))
+const number = fc.oneof(
+  fc.nat(),
+  fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }),
+  fc.constantFrom(0, 1e15 - 1, 1e15, 2 ** 53, -1, 0.5, 1e21)
+)
 const nullable = fc.option(fc.oneof(fc.constantFrom("default", "fp_50cad350e4"), text), { nil: null })
 
 /** A content chunk as upstream writes it (`JSON.stringify`), its optional keys present or not. */
@@ -69,7 +73,9 @@ const nearby = fc.oneof(
   },
   upstream.map((t) => t.replace(/":/g, '": ')),
   upstream.map((t) => `${t} `),
-  fc.tuple(upstream, fc.oneof(fc.stringMatching(/^[0-9]{1,4}$/), fc.stringMatching(/^[1-9][0-9]{13,19}$/))).map(([t, digits]) => t.replace(/"created":[^,]*,/, `"created":${digits},`)),
+  fc
+    .tuple(upstream, fc.oneof(fc.stringMatching(/^[0-9]{1,4}$/), fc.stringMatching(/^[1-9][0-9]{13,19}$/)))
+    .map(([t, digits]) => t.replace(/"created":[^,]*,/, `"created":${digits},`)),
   fc.constantFrom(
     '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}',
     '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}',
@@ -99,29 +105,34 @@ describe("reading content chunks without a parse tree", () => {
   it("reads upstream's own text with plain numbers and any content, escapes and all", () => {
     const content = readableStrings
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2_000_000_000 }), fc.integer({ min: 0, max: 20 }), content, (created, index, content) => {
-        const data = JSON.stringify({
-          id: "chatcmpl-1",
-          object: "chat.completion.chunk",
-          created,
-          model: "gpt-4o-mini",
-          service_tier: "default",
-          system_fingerprint: "fp_1",
-          choices: [{ index, delta: { content }, logprobs: null, finish_reason: null }],
-          usage: null,
-          obfuscation: "ab"
-        })
-        expect(scanContentChunk(data, 64)).toStrictEqual({
-          id: "chatcmpl-1",
-          object: "chat.completion.chunk",
-          created,
-          model: "gpt-4o-mini",
-          choices: [{ index, delta: { content }, finish_reason: null, logprobs: null }],
-          usage: null,
-          service_tier: "default",
-          system_fingerprint: "fp_1"
-        })
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2_000_000_000 }),
+        fc.integer({ min: 0, max: 20 }),
+        content,
+        (created, index, content) => {
+          const data = JSON.stringify({
+            id: "chatcmpl-1",
+            object: "chat.completion.chunk",
+            created,
+            model: "gpt-4o-mini",
+            service_tier: "default",
+            system_fingerprint: "fp_1",
+            choices: [{ index, delta: { content }, logprobs: null, finish_reason: null }],
+            usage: null,
+            obfuscation: "ab"
+          })
+          expect(scanContentChunk(data, 64)).toStrictEqual({
+            id: "chatcmpl-1",
+            object: "chat.completion.chunk",
+            created,
+            model: "gpt-4o-mini",
+            choices: [{ index, delta: { content }, finish_reason: null, logprobs: null }],
+            usage: null,
+            service_tier: "default",
+            system_fingerprint: "fp_1"
+          })
+        }
+      ),
       { numRuns: 1_000 }
     )
   })
@@ -129,16 +140,21 @@ describe("reading content chunks without a parse tree", () => {
   it("the stream decoder gives the same event whether a record is scanned or parsed", () => {
     // A record named `error` is never scanned: its payload is the error, however it looks.
     fc.assert(
-      fc.property(fc.oneof(upstream, nearby), fc.constantFrom("", "message", "error"), fc.integer({ min: 1, max: 6 }), (data, event, maxDepth) => {
-        const got = decodeChatEventEither({ data, event }, { maxDepth })
-        const expected = event === "error" ? undefined : oracle(data, maxDepth)
-        if (expected?.ok === true) {
-          expect(Result.isSuccess(got)).toBe(true)
-          // The same value; key order may differ (the parsed path keeps a clean tree's own order).
-          if (Result.isSuccess(got)) expect(got.success).toStrictEqual({ type: "chunk", chunk: expected.value })
+      fc.property(
+        fc.oneof(upstream, nearby),
+        fc.constantFrom("", "message", "error"),
+        fc.integer({ min: 1, max: 6 }),
+        (data, event, maxDepth) => {
+          const got = decodeChatEventEither({ data, event }, { maxDepth })
+          const expected = event === "error" ? undefined : oracle(data, maxDepth)
+          if (expected?.ok === true) {
+            expect(Result.isSuccess(got)).toBe(true)
+            // The same value; key order may differ (the parsed path keeps a clean tree's own order).
+            if (Result.isSuccess(got)) expect(got.success).toStrictEqual({ type: "chunk", chunk: expected.value })
+          }
+          if (event === "error" && Result.isSuccess(got)) expect(got.success.type).not.toBe("chunk")
         }
-        if (event === "error" && Result.isSuccess(got)) expect(got.success.type).not.toBe("chunk")
-      }),
+      ),
       { numRuns: 2_000 }
     )
   })

@@ -7,7 +7,14 @@ import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { chatFolder, type ChatSnapshot, initialChatSnapshot, stepChat } from "../src/core/text/chat/ChatAccumulator.js"
-import type { ChatChoice, ChatCompletion, ChatCompletionChunk, ChatStreamEvent, ChatToolCall, ChatToolCallDelta } from "../src/core/text/chat/ChatResponse.js"
+import type {
+  ChatChoice,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatStreamEvent,
+  ChatToolCall,
+  ChatToolCallDelta
+} from "../src/core/text/chat/ChatResponse.js"
 import { expectFoldsLike, type Verdict } from "./foldCheck.js"
 
 // ---- the reference model: the fold as it was before the draft (every step copies what it changes) ----
@@ -21,7 +28,11 @@ const replaceAt = <A>(items: ReadonlyArray<A>, index: number, item: A): Readonly
   return out
 }
 
-const refToolCalls = (calls: ReadonlyArray<ChatToolCall>, indexes: ReadonlyArray<number>, fragments: ReadonlyArray<ChatToolCallDelta>) => {
+const refToolCalls = (
+  calls: ReadonlyArray<ChatToolCall>,
+  indexes: ReadonlyArray<number>,
+  fragments: ReadonlyArray<ChatToolCallDelta>
+) => {
   let outCalls = calls
   let outIndexes = indexes
   for (const fragment of fragments) {
@@ -29,12 +40,24 @@ const refToolCalls = (calls: ReadonlyArray<ChatToolCall>, indexes: ReadonlyArray
     const current = outCalls[at]
     if (current === undefined) {
       const name = fragment.function?.name
-      if (typeof fragment.id !== "string" || typeof name !== "string") return `tool call ${fragment.index} continues before its first fragment (with id and name)`
-      outCalls = [...outCalls, { id: fragment.id, type: fragment.type ?? "function", function: { name, arguments: fragment.function?.arguments ?? "" } }]
+      if (typeof fragment.id !== "string" || typeof name !== "string")
+        return `tool call ${fragment.index} continues before its first fragment (with id and name)`
+      outCalls = [
+        ...outCalls,
+        {
+          id: fragment.id,
+          type: fragment.type ?? "function",
+          function: { name, arguments: fragment.function?.arguments ?? "" }
+        }
+      ]
       outIndexes = [...outIndexes, fragment.index]
     } else {
       const piece = fragment.function?.arguments ?? ""
-      if (piece !== "") outCalls = replaceAt(outCalls, at, { ...current, function: { ...current.function, arguments: current.function.arguments + piece } })
+      if (piece !== "")
+        outCalls = replaceAt(outCalls, at, {
+          ...current,
+          function: { ...current.function, arguments: current.function.arguments + piece }
+        })
     }
   }
   return { calls: outCalls, indexes: outIndexes }
@@ -70,7 +93,9 @@ const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict<ChatSn
       return { message: `stream error ${type}: ${message}`, partial: snapshot }
     }
     case "done":
-      return snapshot.completion === undefined ? { message: "[DONE] before any chunk", partial: snapshot } : { ok: { ...snapshot, phase: "done" } }
+      return snapshot.completion === undefined
+        ? { message: "[DONE] before any chunk", partial: snapshot }
+        : { ok: { ...snapshot, phase: "done" } }
     case "chunk": {
       const { chunk } = event
       const base: ChatCompletion = snapshot.completion ?? {
@@ -89,7 +114,10 @@ const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict<ChatSn
         let at = choices.findIndex((c) => c.index === fragment.index)
         if (at < 0) {
           at = choices.length
-          choices = [...choices, { index: fragment.index, message: { role: "assistant", content: null }, finish_reason: null }]
+          choices = [
+            ...choices,
+            { index: fragment.index, message: { role: "assistant", content: null }, finish_reason: null }
+          ]
           toolCallIndexes = [...toolCallIndexes, []]
         }
         const applied = refChoice(choices[at]!, toolCallIndexes[at] ?? [], fragment)
@@ -107,7 +135,18 @@ const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict<ChatSn
 // ---- generated streams ----
 
 const chunkOf = (choices: ReadonlyArray<object>, extra: object = {}): ChatStreamEvent =>
-  ({ type: "chunk", chunk: { id: "c", object: "chat.completion.chunk", created: 1, model: "m", system_fingerprint: "fp", choices, ...extra } }) as ChatStreamEvent
+  ({
+    type: "chunk",
+    chunk: {
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      system_fingerprint: "fp",
+      choices,
+      ...extra
+    }
+  }) as ChatStreamEvent
 
 const fragment = fc.record(
   {
@@ -123,7 +162,10 @@ const fragment = fc.record(
               index: fc.constantFrom(0, 1, 5),
               id: fc.constantFrom("call_1", "call_2", null),
               type: fc.constantFrom("function", null),
-              function: fc.record({ name: fc.constantFrom("f", "g", null), arguments: fc.constantFrom('{"a":', "1}", "", null) }, { requiredKeys: [] })
+              function: fc.record(
+                { name: fc.constantFrom("f", "g", null), arguments: fc.constantFrom('{"a":', "1}", "", null) },
+                { requiredKeys: [] }
+              )
             },
             { requiredKeys: ["index"] }
           ),
@@ -140,24 +182,43 @@ const fragment = fc.record(
 
 const event: fc.Arbitrary<ChatStreamEvent> = fc.oneof(
   { weight: 12, arbitrary: fc.array(fragment, { maxLength: 3 }).map((choices) => chunkOf(choices)) },
-  { weight: 1, arbitrary: fc.constant(chunkOf([], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } })) },
+  {
+    weight: 1,
+    arbitrary: fc.constant(chunkOf([], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }))
+  },
   { weight: 1, arbitrary: fc.constant({ type: "done" } as ChatStreamEvent) },
-  { weight: 1, arbitrary: fc.constant({ type: "error", error: { message: "boom", code: 500 } } as unknown as ChatStreamEvent) }
+  {
+    weight: 1,
+    arbitrary: fc.constant({ type: "error", error: { message: "boom", code: 500 } } as unknown as ChatStreamEvent)
+  }
 )
 
 // A valid stream: each choice and call opened first, then continued, then finished, then [DONE].
-const validStream = fc.tuple(fc.array(fc.constantFrom("x", "yz", "é"), { maxLength: 30 }), fc.array(fc.constantFrom('{"k":', "[1,", "2]}"), { maxLength: 20 })).map(([texts, args]) => [
-  chunkOf([{ index: 0, delta: { role: "assistant", content: "" } }, { index: 1, delta: { role: "assistant", content: "" } }]),
-  ...texts.map((t, i) => chunkOf([{ index: i % 2, delta: { content: t } }])),
-  chunkOf([{ index: 1, delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }] } }]),
-  ...args.map((a) => chunkOf([{ index: 1, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] } }])),
-  chunkOf([
-    { index: 0, delta: {}, finish_reason: "stop" },
-    { index: 1, delta: {}, finish_reason: "tool_calls" }
-  ]),
-  chunkOf([], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }),
-  { type: "done" } as ChatStreamEvent
-])
+const validStream = fc
+  .tuple(
+    fc.array(fc.constantFrom("x", "yz", "é"), { maxLength: 30 }),
+    fc.array(fc.constantFrom('{"k":', "[1,", "2]}"), { maxLength: 20 })
+  )
+  .map(([texts, args]) => [
+    chunkOf([
+      { index: 0, delta: { role: "assistant", content: "" } },
+      { index: 1, delta: { role: "assistant", content: "" } }
+    ]),
+    ...texts.map((t, i) => chunkOf([{ index: i % 2, delta: { content: t } }])),
+    chunkOf([
+      {
+        index: 1,
+        delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }] }
+      }
+    ]),
+    ...args.map((a) => chunkOf([{ index: 1, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] } }])),
+    chunkOf([
+      { index: 0, delta: {}, finish_reason: "stop" },
+      { index: 1, delta: {}, finish_reason: "tool_calls" }
+    ]),
+    chunkOf([], { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }),
+    { type: "done" } as ChatStreamEvent
+  ])
 
 /** The reference's verdict, after checking that the pure step (the draft for one event) agrees with it. */
 const checkedRefStep = (snapshot: ChatSnapshot, e: ChatStreamEvent): Verdict<ChatSnapshot> => {
@@ -171,8 +232,11 @@ const checkedRefStep = (snapshot: ChatSnapshot, e: ChatStreamEvent): Verdict<Cha
 describe("the chat fold's draft", () => {
   it("folds as the copying fold did, event by event, and never changes a snapshot handed out", () => {
     fc.assert(
-      fc.property(fc.oneof(validStream, fc.array(event, { maxLength: 40 })), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (events, takes) =>
-        expectFoldsLike(chatFolder(initialChatSnapshot), initialChatSnapshot, checkedRefStep, events, takes)
+      fc.property(
+        fc.oneof(validStream, fc.array(event, { maxLength: 40 })),
+        fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+        (events, takes) =>
+          expectFoldsLike(chatFolder(initialChatSnapshot), initialChatSnapshot, checkedRefStep, events, takes)
       ),
       { numRuns: 400 }
     )

@@ -44,7 +44,10 @@ const umgStream = (s: Scenario, end: End): ResultStream<number, string, number> 
 /** The scenario as Effect's own stream. */
 const effectStream = (s: Scenario, end: End): Stream.Stream<number, string> => {
   const tail: Stream.Stream<never, string> = s.streamFails ? Stream.fail("stream failed") : Stream.empty
-  return Stream.fromArrays(...s.chunks).pipe(Stream.concat(tail), Stream.onExit((exit) => end(exit)))
+  return Stream.fromArrays(...s.chunks).pipe(
+    Stream.concat(tail),
+    Stream.onExit((exit) => end(exit))
+  )
 }
 
 /** Runs one consumer over one stream of the scenario: what it saw, how it ended, how the stream ended. */
@@ -54,12 +57,19 @@ const observe = async <S extends Stream.Stream<number, string>>(
   consume: (stream: S, step: (n: number) => Effect.Effect<void, string>) => Effect.Effect<unknown, string>
 ) => {
   const ends: Array<string> = []
-  const end: End = (exit) => Effect.sync(() => void ends.push(Exit.isSuccess(exit) ? "success" : Exit.hasInterrupts(exit) ? "interrupted" : "failure"))
+  const end: End = (exit) =>
+    Effect.sync(
+      () => void ends.push(Exit.isSuccess(exit) ? "success" : Exit.hasInterrupts(exit) ? "interrupted" : "failure")
+    )
   const seen: Array<number> = []
   const exit = await Effect.runPromiseExit(
-    consume(make(s, end), (n) => Effect.suspend(() => (seen.push(n), n === s.stepFailsAt ? Effect.fail("step failed") : Effect.void)))
+    consume(make(s, end), (n) =>
+      Effect.suspend(() => (seen.push(n), n === s.stepFailsAt ? Effect.fail("step failed") : Effect.void))
+    )
   )
-  const outcome = Exit.isSuccess(exit) ? "success" : exit.cause.reasons.find((r) => r._tag === "Fail")?.error ?? "other"
+  const outcome = Exit.isSuccess(exit)
+    ? "success"
+    : (exit.cause.reasons.find((r) => r._tag === "Fail")?.error ?? "other")
   return { seen, exit: outcome, value: Exit.isSuccess(exit) ? exit.value : undefined, ends }
 }
 

@@ -1,7 +1,14 @@
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type MarkerFlags, markerFrameRates, markerRatios, markerResolutions, parseMarkerFlags, renderMarkerFlags } from "../src/core/video/MarkerFlags.js"
+import {
+  type MarkerFlags,
+  markerFrameRates,
+  markerRatios,
+  markerResolutions,
+  parseMarkerFlags,
+  renderMarkerFlags
+} from "../src/core/video/MarkerFlags.js"
 
 const parse = (text: string) => Effect.runSync(Effect.result(parseMarkerFlags(text)))
 
@@ -20,7 +27,10 @@ const flags: fc.Arbitrary<MarkerFlags> = fc.record(
 
 // Prompts mixing ordinary text with flag-like words; kept only when they are already canonical
 // (parsing them yields themselves and no flags), which is the domain where render is invertible.
-const word = fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom("--", "--x", "--frames", "--seedling", "[图1]", "-rs", "—", "\t", "--rsx"))
+const word = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 8 }),
+  fc.constantFrom("--", "--x", "--frames", "--seedling", "[图1]", "-rs", "—", "\t", "--rsx")
+)
 const prompt = fc
   .array(word, { maxLength: 8 })
   .map((ws) => ws.join(" "))
@@ -54,13 +64,16 @@ describe("marker flag properties", () => {
     fc.assert(
       fc.property(prompt, flags, fc.boolean(), (p, f, long) => {
         const spell = (k: string) => (long ? k : shortOf[k as keyof MarkerFlags])
-        const spelled = Object.entries(f).map(([k, v]) => `--${spell(k)} ${String(v)}`).join(" ")
+        const spelled = Object.entries(f)
+          .map(([k, v]) => `--${spell(k)} ${String(v)}`)
+          .join(" ")
         const parsed = parse(`${spelled} ${p} ${spelled}`)
         expect(Result.isSuccess(parsed)).toBe(true)
         if (Result.isSuccess(parsed)) {
           expect(parsed.success).toEqual({ prompt: p, flags: f })
           const words = renderMarkerFlags(parsed.success.prompt, parsed.success.flags).split(/\s+/)
-          for (const k of Object.keys(f)) expect(words.filter((w) => w === `--${shortOf[k as keyof MarkerFlags]}`)).toHaveLength(1)
+          for (const k of Object.keys(f))
+            expect(words.filter((w) => w === `--${shortOf[k as keyof MarkerFlags]}`)).toHaveLength(1)
         }
       })
     )

@@ -16,12 +16,18 @@ const kinds = [
   ["input_json_delta", "partial_json"]
 ] as const
 
-const index = fc.oneof(fc.nat(), fc.integer({ min: 0, max: 20 }), fc.constantFrom(0, 9, 10, 1e15 - 1, 1e15, 2 ** 53, -1, 0.5, 1e21))
+const index = fc.oneof(
+  fc.nat(),
+  fc.integer({ min: 0, max: 20 }),
+  fc.constantFrom(0, 9, 10, 1e15 - 1, 1e15, 2 ** 53, -1, 0.5, 1e21)
+)
 
 // The exact text upstream sends, as `JSON.stringify` writes it.
 const upstream = fc
   .tuple(fc.constantFrom(...kinds), index, fragment)
-  .map(([[type, key], index, text]) => JSON.stringify({ type: "content_block_delta", index, delta: { type, [key]: text } }))
+  .map(([[type, key], index, text]) =>
+    JSON.stringify({ type: "content_block_delta", index, delta: { type, [key]: text } })
+  )
 
 // Texts near it: one character put in, taken out or replaced somewhere, another key order, spacing.
 const nearby = fc.oneof(
@@ -34,12 +40,16 @@ const nearby = fc.oneof(
       ["x", "0", "\\", '"', "9", "}"]
     )
   },
-  fc.tuple(fc.constantFrom(...kinds), fragment).map(([[type, key], text]) =>
-    JSON.stringify({ index: 0, type: "content_block_delta", delta: { [key]: text, type } })
-  ),
+  fc
+    .tuple(fc.constantFrom(...kinds), fragment)
+    .map(([[type, key], text]) =>
+      JSON.stringify({ index: 0, type: "content_block_delta", delta: { [key]: text, type } })
+    ),
   upstream.map((text) => text.replace(/":/g, '": ')),
   // Any digits as the index: leading zeros, and more than a double holds exactly.
-  fc.tuple(upstream, fc.oneof(fc.stringMatching(/^[0-9]{1,4}$/), fc.stringMatching(/^[1-9][0-9]{13,19}$/))).map(([text, digits]) => text.replace(/"index":[^,]*,/, `"index":${digits},`)),
+  fc
+    .tuple(upstream, fc.oneof(fc.stringMatching(/^[0-9]{1,4}$/), fc.stringMatching(/^[1-9][0-9]{13,19}$/)))
+    .map(([text, digits]) => text.replace(/"index":[^,]*,/, `"index":${digits},`)),
   upstream.map((text) => `${text} `),
   fc.constantFrom(
     '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","extra":1}}',
@@ -66,7 +76,11 @@ describe("reading fragment deltas without a parse tree", () => {
     fc.assert(
       fc.property(fc.constantFrom(...kinds), fc.integer({ min: 0, max: 1_000 }), text, ([type, key], index, text) => {
         const data = JSON.stringify({ type: "content_block_delta", index, delta: { type, [key]: text } })
-        expect(scanBlockDelta(data, 64)).toStrictEqual({ type: "content_block_delta", index, delta: { type, [key]: text } })
+        expect(scanBlockDelta(data, 64)).toStrictEqual({
+          type: "content_block_delta",
+          index,
+          delta: { type, [key]: text }
+        })
       }),
       { numRuns: 1_000 }
     )
@@ -91,7 +105,12 @@ describe("reading fragment deltas without a parse tree", () => {
   it("reads a string literal as JSON.parse does, or declines", () => {
     const literal = fc.oneof(
       fc.string({ unit: "binary" }).map((s) => JSON.stringify(s)),
-      fc.string({ unit: fc.constantFrom("\\\\", '"', "n", "u", "0", "a", "\\n", "\\u00", "\\", "\n", "\u0001"), maxLength: 12 }).map((s) => `"${s}"`)
+      fc
+        .string({
+          unit: fc.constantFrom("\\\\", '"', "n", "u", "0", "a", "\\n", "\\u00", "\\", "\n", "\u0001"),
+          maxLength: 12
+        })
+        .map((s) => `"${s}"`)
     )
     fc.assert(
       fc.property(literal, fc.constantFrom("", "}", '"', "x"), (text, after) => {

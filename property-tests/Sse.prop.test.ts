@@ -1,6 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { createSseParser, makeSseParser, renderSseEvent, SseBufferOverflow, type SseEvent } from "../src/core/wire/Sse.js"
+import {
+  createSseParser,
+  makeSseParser,
+  renderSseEvent,
+  SseBufferOverflow,
+  type SseEvent
+} from "../src/core/wire/Sse.js"
 import { chunkAt } from "../test/fixtures/sseStreams.js"
 
 /** What one run of a parser gave: its events and its retry calls, in order. */
@@ -11,7 +17,10 @@ interface Outcome {
 
 const run = (chunks: ReadonlyArray<Uint8Array | string>, maxBufferSize?: number): Outcome => {
   const retries: Array<number> = []
-  const parser = makeSseParser({ onRetry: (ms) => retries.push(ms), ...(maxBufferSize !== undefined ? { maxBufferSize } : {}) })
+  const parser = makeSseParser({
+    onRetry: (ms) => retries.push(ms),
+    ...(maxBufferSize !== undefined ? { maxBufferSize } : {})
+  })
   const events: Array<SseEvent> = []
   for (const chunk of chunks) events.push(...parser.push(chunk))
   events.push(...parser.end())
@@ -86,13 +95,15 @@ const reference = (bytes: Uint8Array): Outcome => {
 
 const lineEnd = fc.constantFrom("\n", "\r\n", "\r")
 // Values mix ASCII with 2-, 3- and 4-byte characters, NUL and field-like text.
-const value = fc.string({
-  unit: fc.oneof(
-    fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 1 }),
-    fc.constantFrom("é", "€", "😀", "日", "\0", ":", " ", "\uFEFF", "data:")
-  ),
-  maxLength: 12
-}).map((s) => s.replace(/[\r\n]/g, ""))
+const value = fc
+  .string({
+    unit: fc.oneof(
+      fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 1 }),
+      fc.constantFrom("é", "€", "😀", "日", "\0", ":", " ", "\uFEFF", "data:")
+    ),
+    maxLength: 12
+  })
+  .map((s) => s.replace(/[\r\n]/g, ""))
 const line = fc.oneof(
   value.map((v) => `data: ${v}`),
   value.map((v) => `data:${v}`),
@@ -107,7 +118,9 @@ const line = fc.oneof(
 /** A stream made of SSE-like lines with arbitrary line ends, a possible BOM and an unterminated tail. */
 const stream = fc
   .tuple(fc.boolean(), fc.array(fc.tuple(line, lineEnd), { maxLength: 30 }), value)
-  .map(([bom, lines, tail]) => new TextEncoder().encode((bom ? "\uFEFF" : "") + lines.map(([l, e]) => l + e).join("") + tail))
+  .map(([bom, lines, tail]) =>
+    new TextEncoder().encode((bom ? "\uFEFF" : "") + lines.map(([l, e]) => l + e).join("") + tail)
+  )
 /** Cut points into a stream of `length` bytes (any, including inside CRLF and inside characters). */
 const cuts = fc.array(fc.nat(4096), { maxLength: 40 })
 
@@ -115,7 +128,10 @@ describe("makeSseParser properties", () => {
   it("gives the events and retries of the naive reference reading, however the bytes are chunked", () => {
     fc.assert(
       fc.property(stream, cuts, (bytes, offsets) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         expect(run(chunks)).toEqual(reference(bytes))
       })
     )
@@ -124,12 +140,18 @@ describe("makeSseParser properties", () => {
   it("hands the callbacks, during each feed, the events that push returns for the same chunk", () => {
     fc.assert(
       fc.property(stream, cuts, (bytes, offsets) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         const pushRetries: Array<number> = []
         const pushed = makeSseParser({ onRetry: (ms) => void pushRetries.push(ms) })
         let fed: Array<SseEvent> = []
         const feedRetries: Array<number> = []
-        const callbacks = createSseParser({ onEvent: (event) => void fed.push(event), onRetry: (ms) => void feedRetries.push(ms) })
+        const callbacks = createSseParser({
+          onEvent: (event) => void fed.push(event),
+          onRetry: (ms) => void feedRetries.push(ms)
+        })
         for (const chunk of chunks) {
           fed = []
           callbacks.feed(chunk)
@@ -143,7 +165,10 @@ describe("makeSseParser properties", () => {
   it("gives the same callbacks, in the same order, for any chunking of a stream as for one chunk", () => {
     fc.assert(
       fc.property(stream, cuts, (bytes, offsets) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         expect(runCallbacks(chunks).log).toEqual(runCallbacks([bytes]).log)
       })
     )
@@ -152,7 +177,10 @@ describe("makeSseParser properties", () => {
   it("gives the callbacks the same events and overflow, whatever the chunking, with a small buffer", () => {
     fc.assert(
       fc.property(stream, cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         const whole = runCallbacks([bytes], max)
         const cut = runCallbacks(chunks, max)
         expect(cut.overflow).toBe(whole.overflow)
@@ -189,7 +217,10 @@ describe("makeSseParser properties", () => {
   it("reads arbitrary bytes the same way however they are chunked, and never throws", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), cuts, (bytes, offsets) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         expect(run(chunks)).toEqual(reference(bytes))
       })
     )
@@ -197,14 +228,22 @@ describe("makeSseParser properties", () => {
 
   it("throws nothing but SseBufferOverflow on arbitrary input with a small buffer", () => {
     fc.assert(
-      fc.property(fc.oneof(stream, fc.uint8Array({ maxLength: 300 })), cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
-        try {
-          run(chunks, max)
-        } catch (error) {
-          expect(error).toBeInstanceOf(SseBufferOverflow)
+      fc.property(
+        fc.oneof(stream, fc.uint8Array({ maxLength: 300 })),
+        cuts,
+        fc.integer({ min: 0, max: 40 }),
+        (bytes, offsets, max) => {
+          const chunks = chunkAt(
+            bytes,
+            offsets.map((o) => o % (bytes.length + 1))
+          )
+          try {
+            run(chunks, max)
+          } catch (error) {
+            expect(error).toBeInstanceOf(SseBufferOverflow)
+          }
         }
-      })
+      )
     )
   })
 
@@ -220,7 +259,10 @@ describe("makeSseParser properties", () => {
     }
     fc.assert(
       fc.property(stream, cuts, fc.integer({ min: 0, max: 40 }), (bytes, offsets, max) => {
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         expect(threw(chunks, max)).toBe(threw([bytes], max))
       })
     )
@@ -230,13 +272,21 @@ describe("makeSseParser properties", () => {
     // One byte at a time, every multi-byte character is split: when the gathered bytes are decoded
     // mid-character, its first bytes wait in the decoder while later ones are gathered, and the
     // bound must count both. A bound just under or at the size of the text finds that edge.
-    const nearBound = fc.oneof(stream, value.map((v) => new TextEncoder().encode(v))).chain((bytes) => {
-      const units = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).length
-      return fc.tuple(fc.constant(bytes), fc.integer({ min: Math.max(0, units - 4), max: units }))
-    })
+    const nearBound = fc
+      .oneof(
+        stream,
+        value.map((v) => new TextEncoder().encode(v))
+      )
+      .chain((bytes) => {
+        const units = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).length
+        return fc.tuple(fc.constant(bytes), fc.integer({ min: Math.max(0, units - 4), max: units }))
+      })
     fc.assert(
       fc.property(nearBound, ([bytes, max]) => {
-        const cut = runCallbacks(Array.from(bytes, (b) => new Uint8Array([b])), max)
+        const cut = runCallbacks(
+          Array.from(bytes, (b) => new Uint8Array([b])),
+          max
+        )
         const whole = runCallbacks([bytes], max)
         expect(cut.overflow).toBe(whole.overflow)
         expect(cut.log).toEqual(whole.log)
@@ -256,7 +306,10 @@ describe("makeSseParser properties", () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 8 }), cuts, (events, offsets) => {
         const bytes = new TextEncoder().encode(events.map(renderSseEvent).join(""))
-        const chunks = chunkAt(bytes, offsets.map((o) => o % (bytes.length + 1)))
+        const chunks = chunkAt(
+          bytes,
+          offsets.map((o) => o % (bytes.length + 1))
+        )
         expect(run(chunks).events).toEqual(events)
       })
     )

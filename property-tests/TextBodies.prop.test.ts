@@ -10,7 +10,8 @@ import { ensureRoute, routeFor, routeForCapability } from "../src/core/gateway/R
 import { type Capability, entryFor, isKnownModel, knownModels } from "../src/core/gateway/Catalog.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
-const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> => Effect.runSync(Effect.result(effect))
+const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> =>
+  Effect.runSync(Effect.result(effect))
 
 const isInvalidRequest = (e: unknown): boolean =>
   e instanceof InvalidRequest && e.field.length > 0 && e.rule.length > 0 && e.message.length > 0
@@ -43,7 +44,9 @@ const modelIds = fc.oneof(
     "delta-1-5-pro-251215"
   ),
   fc.string(),
-  fc.tuple(fc.constantFrom("epsilon-", "zeta-", "zeta-2.5-", "zeta-3-", "gpt-5", "o", "tts-", "gamma"), fc.string()).map(([p, s]) => p + s)
+  fc
+    .tuple(fc.constantFrom("epsilon-", "zeta-", "zeta-2.5-", "zeta-3-", "gpt-5", "o", "tts-", "gamma"), fc.string())
+    .map(([p, s]) => p + s)
 )
 
 /** Valid bodies with one known field replaced by anything: reaches the deep rules that `fc.anything()` alone rarely does. */
@@ -52,7 +55,13 @@ const validMessages = {
   max_tokens: 4096,
   system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
   messages: [
-    { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "x" } }, { type: "text", text: "hi" }] },
+    {
+      role: "user",
+      content: [
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "x" } },
+        { type: "text", text: "hi" }
+      ]
+    },
     { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "ok" }] }] }
   ],
@@ -72,7 +81,8 @@ const validNative = {
 type Path = ReadonlyArray<string | number>
 const pathsOf = (value: unknown, prefix: Path = []): Array<Path> => {
   if (Array.isArray(value)) return [prefix, ...value.flatMap((v, i) => pathsOf(v, [...prefix, i]))]
-  if (typeof value === "object" && value !== null) return [prefix, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]))]
+  if (typeof value === "object" && value !== null)
+    return [prefix, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...prefix, k]))]
   return [prefix]
 }
 const replaceAt = (value: unknown, path: Path, replacement: unknown): unknown => {
@@ -119,7 +129,11 @@ describe("text body builders never throw", () => {
   it("fail only with InvalidRequest when one field of a valid body is replaced by anything", () => {
     fc.assert(
       fc.property(mutated(validMessages), mutated(validNative), (messages, native) => {
-        onlyInvalidRequests(buildMessagesBody(messages), buildCountTokensBody(messages), buildNativeBody("zeta-2.5-pro", native))
+        onlyInvalidRequests(
+          buildMessagesBody(messages),
+          buildCountTokensBody(messages),
+          buildNativeBody("zeta-2.5-pro", native)
+        )
       })
     )
   })
@@ -143,7 +157,10 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
         fc.string({ minLength: 1 }).map((s) => `epsilon-${s}`),
         fc.integer({ min: 1, max: 200_000 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.array(fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.string({ minLength: 1 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ role: fc.constantFrom("user", "assistant"), content: fc.string({ minLength: 1 }) }), {
+          minLength: 1,
+          maxLength: 4
+        }),
         extras,
         (model, max_tokens, temperature, messages, extra) => {
           const input = { model, max_tokens, temperature, messages, extra }
@@ -154,7 +171,9 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
           // The same fields at the top level are refused, naming the first of them.
           const firstUnknown = Object.keys(extra)[0]
           if (firstUnknown !== undefined) {
-            const refused = outcome(buildMessagesBody({ ...extra, model, max_tokens, temperature, messages }, unknownModels))
+            const refused = outcome(
+              buildMessagesBody({ ...extra, model, max_tokens, temperature, messages }, unknownModels)
+            )
             expect(Result.isFailure(refused) && refused.failure.rule === "unknown-field").toBe(true)
           }
         }
@@ -165,12 +184,24 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
   it("native-content bodies, which never carry the model", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom("zeta-2.5-pro", "zeta-2.5-flash", "zeta-3-pro-preview", "zeta-2.5-flash-thinking-4096", "zeta-3-pro-preview-thinking-high"),
+        fc.constantFrom(
+          "zeta-2.5-pro",
+          "zeta-2.5-flash",
+          "zeta-3-pro-preview",
+          "zeta-2.5-flash-thinking-4096",
+          "zeta-3-pro-preview-thinking-high"
+        ),
         fc.double({ min: 0, max: 2, noNaN: true }),
-        fc.array(fc.record({ role: fc.constantFrom("user", "model"), parts: fc.array(fc.record({ text: fc.string() }), { minLength: 1 }) }), {
-          minLength: 1,
-          maxLength: 3
-        }),
+        fc.array(
+          fc.record({
+            role: fc.constantFrom("user", "model"),
+            parts: fc.array(fc.record({ text: fc.string() }), { minLength: 1 })
+          }),
+          {
+            minLength: 1,
+            maxLength: 3
+          }
+        ),
         extras,
         (model, temperature, contents, extra) => {
           const input = { contents, generationConfig: { temperature, seed: 1 }, extra }
@@ -179,7 +210,10 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
           expect("model" in body).toBe(false)
           // generationConfig is closed (upstream lists its members): an unknown key is refused by path.
           const refused = outcome(buildNativeBody(model, { contents, generationConfig: { temperature, x_knob: 1 } }))
-          expect(Result.isFailure(refused) && refused.failure).toMatchObject({ field: "generationConfig.x_knob", rule: "unknown-field" })
+          expect(Result.isFailure(refused) && refused.failure).toMatchObject({
+            field: "generationConfig.x_knob",
+            rule: "unknown-field"
+          })
         }
       )
     )
@@ -189,13 +223,23 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
     fc.assert(
       fc.property(
         fc.constantFrom("gpt-4o", "gpt-5", "o3", "some-chat-model"),
-        fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant"), content: fc.string() }), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ role: fc.constantFrom("system", "user", "assistant"), content: fc.string() }), {
+          minLength: 1,
+          maxLength: 3
+        }),
         fc.integer({ min: 1, max: 100_000 }),
         extras,
         (model, messages, max_output_tokens, extra) => {
-          expect(Result.getOrThrow(outcome(buildChatBody({ model, messages, extra }, unknownModels)))).toEqual({ ...extra, model, messages })
+          expect(Result.getOrThrow(outcome(buildChatBody({ model, messages, extra }, unknownModels)))).toEqual({
+            ...extra,
+            model,
+            messages
+          })
           const responses = { model, input: messages, max_output_tokens }
-          expect(Result.getOrThrow(outcome(buildResponsesBody({ ...responses, extra }, unknownModels)))).toEqual({ ...extra, ...responses })
+          expect(Result.getOrThrow(outcome(buildResponsesBody({ ...responses, extra }, unknownModels)))).toEqual({
+            ...extra,
+            ...responses
+          })
         }
       )
     )
@@ -216,16 +260,40 @@ describe("valid bodies build; unknown fields travel only in extra", () => {
 })
 
 describe("routing invariant", () => {
-  const ENDPOINT: Record<string, Capability> = { messages: "messages", countTokens: "countTokens", native: "native", chat: "chat", responses: "responses" }
-  const OTHERS: ReadonlyArray<Capability> = ["messages", "countTokens", "native", "chat", "responses", "embeddings", "images", "video", "realtime", "live"]
+  const ENDPOINT: Record<string, Capability> = {
+    messages: "messages",
+    countTokens: "countTokens",
+    native: "native",
+    chat: "chat",
+    responses: "responses"
+  }
+  const OTHERS: ReadonlyArray<Capability> = [
+    "messages",
+    "countTokens",
+    "native",
+    "chat",
+    "responses",
+    "embeddings",
+    "images",
+    "video",
+    "realtime",
+    "live"
+  ]
 
   it("a body built for one family is only routable to that family's endpoint", () => {
     fc.assert(
       fc.property(modelIds, (model) => {
         const built: Array<Capability> = []
-        if (Result.isSuccess(outcome(buildMessagesBody({ model, max_tokens: 10, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.messages!)
-        if (Result.isSuccess(outcome(buildNativeBody(model, { contents: [{ role: "user", parts: [{ text: "x" }] }] })))) built.push(ENDPOINT.native!)
-        if (Result.isSuccess(outcome(buildChatBody({ model, messages: [{ role: "user", content: "x" }] })))) built.push(ENDPOINT.chat!)
+        if (
+          Result.isSuccess(
+            outcome(buildMessagesBody({ model, max_tokens: 10, messages: [{ role: "user", content: "x" }] }))
+          )
+        )
+          built.push(ENDPOINT.messages!)
+        if (Result.isSuccess(outcome(buildNativeBody(model, { contents: [{ role: "user", parts: [{ text: "x" }] }] }))))
+          built.push(ENDPOINT.native!)
+        if (Result.isSuccess(outcome(buildChatBody({ model, messages: [{ role: "user", content: "x" }] }))))
+          built.push(ENDPOINT.chat!)
         if (Result.isSuccess(outcome(buildResponsesBody({ model, input: "x" })))) built.push(ENDPOINT.responses!)
         const route = routeFor(model)
         for (const capability of built) {
@@ -248,7 +316,20 @@ describe("routing invariant", () => {
 })
 
 describe("the one model catalog", () => {
-  const ALL: ReadonlyArray<Capability> = ["messages", "countTokens", "native", "chat", "responses", "embeddings", "rerank", "speech", "images", "video", "realtime", "live"]
+  const ALL: ReadonlyArray<Capability> = [
+    "messages",
+    "countTokens",
+    "native",
+    "chat",
+    "responses",
+    "embeddings",
+    "rerank",
+    "speech",
+    "images",
+    "video",
+    "realtime",
+    "live"
+  ]
   const known = ALL.flatMap((capability) => knownModels(capability).map((model) => [model, capability] as const))
 
   it("routes every known model to its capability and refuses it elsewhere, naming its family's endpoint", () => {
@@ -276,7 +357,8 @@ describe("the one model catalog", () => {
         fc.pre(!isKnownModel(id) && entryFor(id).capabilities.includes(capability))
         const refused = routeForCapability(id, capability)
         expect(Result.isFailure(refused) && refused.failure).toMatchObject({ field: "model", rule: "unknown-model" })
-        if (Result.isFailure(refused)) for (const listed of knownModels(capability)) expect(refused.failure.message).toContain(listed)
+        if (Result.isFailure(refused))
+          for (const listed of knownModels(capability)) expect(refused.failure.message).toContain(listed)
         expect(Result.isSuccess(routeForCapability(id, capability, { allowUnknownModels: true }))).toBe(true)
       }),
       { seed: 1225 }

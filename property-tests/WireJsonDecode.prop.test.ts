@@ -42,7 +42,9 @@ const asJson = (u: unknown): unknown => {
 /** Values of the Schema's encoded side when Effect can generate them, else any JSON. */
 const encodedValues = (schema: AnySchema): fc.Arbitrary<unknown> => {
   try {
-    const samples = Effect.runSync(Arbitrary.sampleEffect(Arbitrary.schema(Schema.toEncoded(schema)), { count: 40, seed: 1 }))
+    const samples = Effect.runSync(
+      Arbitrary.sampleEffect(Arbitrary.schema(Schema.toEncoded(schema)), { count: 40, seed: 1 })
+    )
     return samples.length > 0 ? fc.constantFrom(...samples.map(asJson)) : fc.jsonValue()
   } catch {
     return fc.jsonValue()
@@ -51,20 +53,30 @@ const encodedValues = (schema: AnySchema): fc.Arbitrary<unknown> => {
 
 /** One field of an object changed, dropped or added (at the top or one level down). */
 const mutated = (base: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
-  fc.tuple(base, fc.nat(), fc.constantFrom("change", "drop", "add"), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 6 })).map(([value, pick, how, junk, key]) => {
-    const copy = asJson(value)
-    const target = typeof copy === "object" && copy !== null ? (copy as Record<string, unknown>) : undefined
-    if (target === undefined) return copy
-    const keys = Object.keys(target)
-    const nestedKey = keys.find((k) => typeof target[k] === "object" && target[k] !== null && !Array.isArray(target[k]))
-    const where = nestedKey !== undefined && pick % 2 === 1 ? (target[nestedKey] as Record<string, unknown>) : target
-    const whereKeys = Object.keys(where)
-    const k = whereKeys.length > 0 ? whereKeys[pick % whereKeys.length]! : key
-    if (how === "drop") delete where[k]
-    else if (how === "change") where[k] = junk
-    else where[key] = junk
-    return copy
-  })
+  fc
+    .tuple(
+      base,
+      fc.nat(),
+      fc.constantFrom("change", "drop", "add"),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.string({ maxLength: 6 })
+    )
+    .map(([value, pick, how, junk, key]) => {
+      const copy = asJson(value)
+      const target = typeof copy === "object" && copy !== null ? (copy as Record<string, unknown>) : undefined
+      if (target === undefined) return copy
+      const keys = Object.keys(target)
+      const nestedKey = keys.find(
+        (k) => typeof target[k] === "object" && target[k] !== null && !Array.isArray(target[k])
+      )
+      const where = nestedKey !== undefined && pick % 2 === 1 ? (target[nestedKey] as Record<string, unknown>) : target
+      const whereKeys = Object.keys(where)
+      const k = whereKeys.length > 0 ? whereKeys[pick % whereKeys.length]! : key
+      if (how === "drop") delete where[k]
+      else if (how === "change") where[k] = junk
+      else where[key] = junk
+      return copy
+    })
 
 /** Checks `decodeWith` against the Schema on generated inputs; returns how often both accepted. */
 const checkAgreement = (name: string, schema: AnySchema, numRuns = 60): { accepted: number; total: number } => {
@@ -116,11 +128,32 @@ describe("the shared decode path", () => {
 
   it("agrees on structs with optional and defaulted keys, and on unions two members accept alike", () => {
     const shapes: Array<[string, AnySchema]> = [
-      ["default", Schema.Struct({ a: Schema.String, list: Schema.Array(Schema.Number).pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed([]))) })],
-      ["null or anything", Schema.Struct({ x: Schema.NullOr(Schema.Unknown), y: Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Number]))) })],
+      [
+        "default",
+        Schema.Struct({
+          a: Schema.String,
+          list: Schema.Array(Schema.Number).pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed([])))
+        })
+      ],
+      [
+        "null or anything",
+        Schema.Struct({
+          x: Schema.NullOr(Schema.Unknown),
+          y: Schema.optional(Schema.NullOr(Schema.Union([Schema.String, Schema.Number])))
+        })
+      ],
       // Members that accept the same input with different values: the Schema's order decides.
-      ["tagged member after an untagged one", Schema.Union([Schema.Struct({ type: Schema.String }), Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number })])],
-      ["overlapping untagged members", Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number })])],
+      [
+        "tagged member after an untagged one",
+        Schema.Union([
+          Schema.Struct({ type: Schema.String }),
+          Schema.Struct({ type: Schema.Literal("a"), v: Schema.Number })
+        ])
+      ],
+      [
+        "overlapping untagged members",
+        Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ a: Schema.String, b: Schema.Number })])
+      ],
       [
         "two members under one tag",
         Schema.Union([
@@ -129,7 +162,14 @@ describe("the shared decode path", () => {
           Schema.Struct({ type: Schema.Literal("b") })
         ])
       ],
-      ["numeric tags", Schema.Union([Schema.Struct({ k: Schema.Literal(1), v: Schema.String }), Schema.Struct({ k: Schema.Literal(2) }), Schema.Struct({ v: Schema.Boolean })])]
+      [
+        "numeric tags",
+        Schema.Union([
+          Schema.Struct({ k: Schema.Literal(1), v: Schema.String }),
+          Schema.Struct({ k: Schema.Literal(2) }),
+          Schema.Struct({ v: Schema.Boolean })
+        ])
+      ]
     ]
     for (const [name, schema] of shapes) expect(checkAgreement(name, schema, 200).accepted, name).toBeGreaterThan(20)
   })
@@ -137,7 +177,11 @@ describe("the shared decode path", () => {
   it("decodes a messages text delta, and refuses a mismatch with a DecodeError", () => {
     const decode = decodeWith(Text.MessagesContentBlockDelta, "messages", "content_block_delta event")
     const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" }, extra: 1 }
-    expect(Result.getOrThrow(decode(delta))).toEqual({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "hi" } })
+    expect(Result.getOrThrow(decode(delta))).toEqual({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: "hi" }
+    })
     const bad = decode({ ...delta, index: "0" })
     expect(Result.isFailure(bad) && bad.failure).toBeInstanceOf(DecodeError)
   })

@@ -15,7 +15,11 @@ export interface Hostile {
 }
 
 const recipe = (label: () => string, build: () => unknown): Hostile => ({ build, [fc.toStringMethod]: label })
-const asIs = (value: unknown): Hostile => recipe(() => fc.stringify(value), () => value)
+const asIs = (value: unknown): Hostile =>
+  recipe(
+    () => fc.stringify(value),
+    () => value
+  )
 
 /** `depth` nested containers around `leaf`, built without recursion (arrays, objects or both). */
 export const nest = (depth: number, leaf: unknown, shape: "array" | "object" | "mixed"): unknown => {
@@ -68,22 +72,31 @@ const hostileProxy = fc.constantFrom("object", "array").map((kind) =>
   recipe(
     () => `a Proxy of an ${kind} whose every trap throws`,
     (): unknown =>
-      new Proxy(kind === "array" ? [] : {}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap })
+      new Proxy(kind === "array" ? [] : {}, {
+        get: trap,
+        has: trap,
+        ownKeys: trap,
+        getOwnPropertyDescriptor: trap,
+        getPrototypeOf: trap
+      })
   )
 )
 
-const symbolKeyed = fc.string().map((s) => recipe(() => `an object with a symbol key (${JSON.stringify(s)})`, () => ({ [Symbol("k")]: s, v: 1 })))
+const symbolKeyed = fc.string().map((s) =>
+  recipe(
+    () => `an object with a symbol key (${JSON.stringify(s)})`,
+    () => ({ [Symbol("k")]: s, v: 1 })
+  )
+)
 
-const unsafeKeys = fc
-  .constantFrom("__proto__", "constructor", "prototype")
-  .chain((key) =>
-    fc.integer({ min: 1, max: 80 }).map((depth) =>
-      recipe(
-        () => `${key} at depth ${depth}`,
-        () => JSON.parse(`${'{"a":'.repeat(depth - 1)}{"${key}":{"polluted":true},"k":1}${"}".repeat(depth - 1)}`)
-      )
+const unsafeKeys = fc.constantFrom("__proto__", "constructor", "prototype").chain((key) =>
+  fc.integer({ min: 1, max: 80 }).map((depth) =>
+    recipe(
+      () => `${key} at depth ${depth}`,
+      () => JSON.parse(`${'{"a":'.repeat(depth - 1)}{"${key}":{"polluted":true},"k":1}${"}".repeat(depth - 1)}`)
     )
   )
+)
 
 // Shared references up to `levels` deep: 2^levels paths through `levels` objects (a walker that
 // follows every path hangs; so does JSON.stringify, which is why builder properties keep it small).
@@ -100,8 +113,16 @@ const sharedUpTo = (maxLevels: number) =>
   )
 
 const deep = fc
-  .tuple(fc.integer({ min: 60, max: 3_000 }), fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">)
-  .map(([depth, shape]) => recipe(() => `${depth} nested ${shape} levels`, () => nest(depth, 1, shape)))
+  .tuple(
+    fc.integer({ min: 60, max: 3_000 }),
+    fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">
+  )
+  .map(([depth, shape]) =>
+    recipe(
+      () => `${depth} nested ${shape} levels`,
+      () => nest(depth, 1, shape)
+    )
+  )
 
 const odd = fc.constantFrom<unknown>(
   Number.NaN,
@@ -195,7 +216,8 @@ export const fingerprint = (value: unknown): Array<string> => {
         const keys = Reflect.ownKeys(descriptors)
         out.push(`obj#${ids.get(v)} ${proto === null ? "null" : (proto.constructor?.name ?? "?")} ${keys.length}`)
         if (v instanceof Date) out.push(`date ${v.getTime()}`)
-        if (ArrayBuffer.isView(v)) out.push(`view ${Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).join(",")}`)
+        if (ArrayBuffer.isView(v))
+          out.push(`view ${Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).join(",")}`)
         if (v instanceof Map) stack.push([...v.entries()])
         if (v instanceof Set) stack.push([...v.values()])
         for (let i = keys.length - 1; i >= 0; i--) {

@@ -7,7 +7,14 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect } from "effect"
-import { defaultVideoCatalog, lookupVideoModel, type VideoCatalog, type VideoFamily, type VideoModelLimits, videoModelIds } from "../src/core/video/VideoCatalog.js"
+import {
+  defaultVideoCatalog,
+  lookupVideoModel,
+  type VideoCatalog,
+  type VideoFamily,
+  type VideoModelLimits,
+  videoModelIds
+} from "../src/core/video/VideoCatalog.js"
 
 /** The README markers around the generated block. */
 export const videoTableMarkers = { start: "<!-- video-models:start -->", end: "<!-- video-models:end -->" } as const
@@ -31,7 +38,12 @@ const header = [
 /** The markdown table of every catalog model, then the limits an unlisted id of each family gets. */
 export const renderVideoModelTable = (catalog: VideoCatalog = defaultVideoCatalog): string => {
   const models = videoModelIds(catalog).map((id) => row(`\`${id}\``, Effect.runSync(lookupVideoModel(id, catalog))))
-  const families: ReadonlyArray<[VideoFamily, string]> = [["alpha", "alpha-*"], ["beta", "beta-*"], ["gamma", "gamma*"], ["delta", "delta-*"]]
+  const families: ReadonlyArray<[VideoFamily, string]> = [
+    ["alpha", "alpha-*"],
+    ["beta", "beta-*"],
+    ["gamma", "gamma*"],
+    ["delta", "delta-*"]
+  ]
   const defaults = families.map(([f, prefix]) => row(`other \`${prefix}\``, catalog.defaults[f]))
   return [...header, ...models, ...defaults].join("\n")
 }

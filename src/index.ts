@@ -16,7 +16,12 @@ export type { MessagesGroup, TokenCount } from "./adapters/groups/Messages.js"
 export type { ListModelsOptions, ModelsGroup } from "./adapters/groups/Models.js"
 export type { NativeGroup, NativeRequest } from "./adapters/groups/Native.js"
 export type { PlatformGroup } from "./adapters/groups/Platform.js"
-export type { RealtimeClientEvent, RealtimeConnectOptions, RealtimeGroup, RealtimeSession } from "./adapters/groups/Realtime.js"
+export type {
+  RealtimeClientEvent,
+  RealtimeConnectOptions,
+  RealtimeGroup,
+  RealtimeSession
+} from "./adapters/groups/Realtime.js"
 export type { RerankGroup } from "./adapters/groups/Rerank.js"
 export type { ResponsesGroup } from "./adapters/groups/Responses.js"
 export type { SpeechAudio, SpeechGroup } from "./adapters/groups/Speech.js"

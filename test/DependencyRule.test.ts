@@ -29,7 +29,8 @@ export interface Graph {
 
 const resolveLocal = (from: string, spec: string, exists: (f: string) => boolean): string => {
   const target = resolve(dirname(from), spec)
-  for (const candidate of [target.replace(/\.js$/, ".ts"), target, `${target}.ts`, join(target, "index.ts")]) if (exists(candidate)) return candidate
+  for (const candidate of [target.replace(/\.js$/, ".ts"), target, `${target}.ts`, join(target, "index.ts")])
+    if (exists(candidate)) return candidate
   return target
 }
 
@@ -40,7 +41,8 @@ export const buildGraph = (files: Readonly<Record<string, string>>): Graph => {
   for (const [file, code] of Object.entries(files)) {
     const local: Array<string> = []
     const bare: Array<string> = []
-    for (const spec of specifiers(code)) (spec.startsWith(".") ? local.push(resolveLocal(file, spec, exists)) : bare.push(spec))
+    for (const spec of specifiers(code))
+      spec.startsWith(".") ? local.push(resolveLocal(file, spec, exists)) : bare.push(spec)
     graph[file] = { local, bare }
   }
   return graph
@@ -74,12 +76,17 @@ export const violations = (graph: Graph, base: string = src): Array<string> => {
     const where = relative(base, file)
     for (const target of local) {
       const targetLayer = target.startsWith(base + sep) ? layerOf(base, target) : "(outside src)"
-      if (!(allowed[layer] ?? [layer]).includes(targetLayer)) out.push(`${where} imports ${relative(base, target)} (${layer} → ${targetLayer})`)
+      if (!(allowed[layer] ?? [layer]).includes(targetLayer))
+        out.push(`${where} imports ${relative(base, target)} (${layer} → ${targetLayer})`)
     }
     if (layer === "core")
-      for (const spec of bare) if (!(spec === "effect" || spec.startsWith("effect/") || coreImports.includes(spec))) out.push(`${where} imports ${spec} (core imports effect only)`)
+      for (const spec of bare)
+        if (!(spec === "effect" || spec.startsWith("effect/") || coreImports.includes(spec)))
+          out.push(`${where} imports ${spec} (core imports effect only)`)
     if (layer === "emulator")
-      for (const spec of bare) if (spec.startsWith("#umg/") || spec === "umg" || spec.startsWith("umg/")) out.push(`${where} imports ${spec} (the emulator stands apart)`)
+      for (const spec of bare)
+        if (spec.startsWith("#umg/") || spec === "umg" || spec.startsWith("umg/"))
+          out.push(`${where} imports ${spec} (the emulator stands apart)`)
   }
   return out
 }
@@ -95,7 +102,8 @@ export const cycles = (graph: Graph, base: string = src): Array<string> => {
     for (const next of graph[file]?.local ?? []) {
       if (!Object.hasOwn(graph, next)) continue
       const s = state.get(next)
-      if (s === "open") found.push([...stack.slice(stack.indexOf(next)), next].map((f) => relative(base, f)).join(" → "))
+      if (s === "open")
+        found.push([...stack.slice(stack.indexOf(next)), next].map((f) => relative(base, f)).join(" → "))
       else if (s === undefined) visit(next)
     }
     stack.pop()
@@ -136,9 +144,15 @@ describe("the dependency rule", () => {
   })
 
   it("maps each package import the core uses to modules of the core, on every platform", () => {
-    const imports = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { imports: Record<string, unknown> }).imports
+    const imports = (
+      JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { imports: Record<string, unknown> }
+    ).imports
     const targets = (value: unknown): Array<string> =>
-      typeof value === "string" ? [value] : value !== null && typeof value === "object" ? Object.values(value).flatMap(targets) : []
+      typeof value === "string"
+        ? [value]
+        : value !== null && typeof value === "object"
+          ? Object.values(value).flatMap(targets)
+          : []
     for (const spec of coreImports) {
       const all = targets(imports[spec])
       expect(all.length, spec).toBeGreaterThanOrEqual(4)
@@ -184,7 +198,11 @@ export const barrelValueImports = (file: string, code: string): Array<string> =>
     if (clause === undefined || clause.isTypeOnly) continue
     const bindings = clause.namedBindings
     const values =
-      bindings === undefined ? [] : ts.isNamespaceImport(bindings) ? [`* as ${bindings.name.text}`] : bindings.elements.filter((e) => !e.isTypeOnly).map((e) => e.name.text)
+      bindings === undefined
+        ? []
+        : ts.isNamespaceImport(bindings)
+          ? [`* as ${bindings.name.text}`]
+          : bindings.elements.filter((e) => !e.isTypeOnly).map((e) => e.name.text)
     if (clause.name !== undefined) values.push(clause.name.text)
     if (values.length > 0) out.push(`${file} imports ${values.join(", ")} from "${spec}"`)
   }
@@ -195,7 +213,8 @@ describe("the browser path's imports of Effect", () => {
   it("name Effect's modules one by one (`effect/Schema`), never a barrel's values, in src/core, src/adapters and src/streams", () => {
     const found: Array<string> = []
     for (const layer of ["core", "adapters", "streams"])
-      for (const f of filesUnder(join(src, layer))) found.push(...barrelValueImports(relative(src, f), readFileSync(f, "utf8")))
+      for (const f of filesUnder(join(src, layer)))
+        found.push(...barrelValueImports(relative(src, f), readFileSync(f, "utf8")))
     expect(found).toEqual([])
   })
 
@@ -207,6 +226,9 @@ describe("the browser path's imports of Effect", () => {
       `import { HttpClient } from "effect/http"`,
       `import { dual } from "effect/Function"`
     ].join("\n")
-    expect(barrelValueImports("x.ts", code)).toEqual([`x.ts imports Effect from "effect"`, `x.ts imports HttpClient from "effect/http"`])
+    expect(barrelValueImports("x.ts", code)).toEqual([
+      `x.ts imports Effect from "effect"`,
+      `x.ts imports HttpClient from "effect/http"`
+    ])
   })
 })

@@ -12,7 +12,11 @@ const src = join(root, "src")
 const maxLines = 150
 
 // Still to split by their owners (the hand-written scanners of src/core/wire, the emulator's server).
-const pending = new Set(["core/wire/Sse.ts createSseParser", "core/wire/Utf8Pieces.ts makeUtf8Pieces", "emulator/server/Server.ts makeServer"])
+const pending = new Set([
+  "core/wire/Sse.ts createSseParser",
+  "core/wire/Utf8Pieces.ts makeUtf8Pieces",
+  "emulator/server/Server.ts makeServer"
+])
 
 const filesUnder = (dir: string): Array<string> =>
   readdirSync(dir).flatMap((name) => {
@@ -23,12 +27,16 @@ const filesUnder = (dir: string): Array<string> =>
 const nameOf = (node: ts.SignatureDeclaration, file: ts.SourceFile): string => {
   if (node.name !== undefined) return node.name.getText(file)
   const parent = node.parent
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(file)
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(file)
   return `<anonymous at line ${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}>`
 }
 
 /** Every function of the code longer than `max` lines, as `name (lines)`. */
-export const longFunctions = (code: string, max: number = maxLines): Array<{ readonly name: string; readonly lines: number }> => {
+export const longFunctions = (
+  code: string,
+  max: number = maxLines
+): Array<{ readonly name: string; readonly lines: number }> => {
   const file = ts.createSourceFile("x.ts", code, ts.ScriptTarget.Latest, true)
   const out: Array<{ name: string; lines: number }> = []
   const visit = (node: ts.Node): void => {
@@ -46,7 +54,12 @@ export const longFunctions = (code: string, max: number = maxLines): Array<{ rea
 describe("function length", () => {
   it("finds a long arrow function, function declaration and method, and not a short one", () => {
     const body = Array.from({ length: 4 }, (_, i) => `  const v${i} = ${i}`).join("\n")
-    const code = [`const arrow = () => {\n${body}\n}`, `function decl() {\n${body}\n}`, `class C {\n  method() {\n${body}\n  }\n}`, `const short = () => 1`].join("\n")
+    const code = [
+      `const arrow = () => {\n${body}\n}`,
+      `function decl() {\n${body}\n}`,
+      `class C {\n  method() {\n${body}\n  }\n}`,
+      `const short = () => 1`
+    ].join("\n")
     expect(longFunctions(code, 5).map((f) => f.name)).toEqual(["arrow", "decl", "method"])
   })
 

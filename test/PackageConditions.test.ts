@@ -43,7 +43,10 @@ describe("the #umg/socket import conditions", () => {
     const map = pkg.imports["#umg/socket"]!
     expect(map["browser"]).toBe("./dist/adapters/socket/BrowserWebSocket.js")
     expect(map["default"]).toBe("./dist/adapters/socket/NodeWebSocket.js")
-    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/socket/BrowserWebSocket.ts", default: "./src/adapters/socket/NodeWebSocket.ts" })
+    expect(map["umg-source"]).toEqual({
+      browser: "./src/adapters/socket/BrowserWebSocket.ts",
+      default: "./src/adapters/socket/NodeWebSocket.ts"
+    })
   })
 })
 
@@ -60,6 +63,9 @@ describe("the #umg/http import conditions", () => {
     const map = pkg.imports["#umg/http"]!
     expect(map["browser"]).toBe("./dist/adapters/http/BrowserHttpClient.js")
     expect(map["default"]).toBe("./dist/adapters/http/NodeHttpClient.js")
-    expect(map["umg-source"]).toEqual({ browser: "./src/adapters/http/BrowserHttpClient.ts", default: "./src/adapters/http/NodeHttpClient.ts" })
+    expect(map["umg-source"]).toEqual({
+      browser: "./src/adapters/http/BrowserHttpClient.ts",
+      default: "./src/adapters/http/NodeHttpClient.ts"
+    })
   })
 })

@@ -26,7 +26,10 @@ export const spawnRunner = <Ready extends { readonly ready: true }, Message, Res
   readonly resultOf: (message: Message) => Result
 }): Promise<Runner<Ready, Result>> =>
   new Promise((resolve, reject) => {
-    const proc: ChildProcess = fork(options.file, [...options.args], { execArgv: [...options.execArgv], env: options.env })
+    const proc: ChildProcess = fork(options.file, [...options.args], {
+      execArgv: [...options.execArgv],
+      env: options.env
+    })
     let pending: ((result: Result) => void) | undefined
     proc.on("error", reject)
     proc.on("exit", (code) => {

@@ -35,7 +35,9 @@ export interface WorkerResult {
 }
 
 type ControlPath = "/__bench/delivery" | "/__bench/reset" | "/__bench/stats"
-type ToParent = { readonly type: "control"; readonly id: number; readonly path: ControlPath; readonly body?: object } | { readonly type: "result"; readonly result: WorkerResult }
+type ToParent =
+  | { readonly type: "control"; readonly id: number; readonly path: ControlPath; readonly body?: object }
+  | { readonly type: "result"; readonly result: WorkerResult }
 type ToWorker = { readonly type: "control"; readonly id: number; readonly result: Record<string, number> }
 
 // ---- the bench's side ----
@@ -44,10 +46,21 @@ type ToWorker = { readonly type: "control"; readonly id: number; readonly result
  * Runs `file` as a worker for one contender (`BENCH_ROLE=worker`, `BENCH_CONTENDER`, `BENCH_BASE_URL`
  * set) with umg's sources loadable, answers its control calls, and resolves with its report.
  */
-export const runWorker = (file: string, contender: string, gateway: FakeGateway, env: Readonly<Record<string, string>> = {}): Promise<WorkerResult> =>
+export const runWorker = (
+  file: string,
+  contender: string,
+  gateway: FakeGateway,
+  env: Readonly<Record<string, string>> = {}
+): Promise<WorkerResult> =>
   new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(file), [], {
-      env: { ...process.env, ...env, BENCH_ROLE: "worker", BENCH_CONTENDER: contender, BENCH_BASE_URL: gateway.baseUrl },
+      env: {
+        ...process.env,
+        ...env,
+        BENCH_ROLE: "worker",
+        BENCH_CONTENDER: contender,
+        BENCH_BASE_URL: gateway.baseUrl
+      },
       // `umg-source` only when umg itself is loaded from its sources: with it, a built `dist/` would
       // resolve `#umg/http` to the TypeScript source beside it.
       execArgv: [...(process.env.UMG_BENCH_SOURCE === "1" ? ["--conditions=umg-source"] : []), "--import", "tsx"]
@@ -63,14 +76,23 @@ export const runWorker = (file: string, contender: string, gateway: FakeGateway,
         )
     })
     child.once("error", reject)
-    child.once("exit", (code) => (result !== undefined && code === 0 ? resolve(result) : reject(new Error(`worker ${contender} exited with code ${code} without a complete report`))))
+    child.once("exit", (code) =>
+      result !== undefined && code === 0
+        ? resolve(result)
+        : reject(new Error(`worker ${contender} exited with code ${code} without a complete report`))
+    )
   })
 
 /**
  * The repetitions of a bench whose workers read from memory (no gateway): each contender in its own
  * process, the order rotated each repetition; one record of the workers' reports per repetition.
  */
-export const runInMemory = async (file: string, name: string, contenders: ReadonlyArray<string>, reps: number): Promise<Array<Record<string, WorkerResult>>> => {
+export const runInMemory = async (
+  file: string,
+  name: string,
+  contenders: ReadonlyArray<string>,
+  reps: number
+): Promise<Array<Record<string, WorkerResult>>> => {
   // No gateway: the worker's runner only passes its address on.
   const none = { baseUrl: "", close: () => {} }
   const runs: Array<Record<string, WorkerResult>> = []
@@ -95,17 +117,25 @@ export const perUnitOf = (run: Record<string, WorkerResult>, contender: string, 
  * A table row per cell: the baseline's median CPU per unit, then each other contender's with its
  * ratio to the baseline taken per repetition, median (min–max).
  */
-export const rowsAgainst = (cells: ReadonlyArray<string>, contenders: ReadonlyArray<string>, baseline: string, runs: ReadonlyArray<Record<string, WorkerResult>>): Array<Array<string>> =>
+export const rowsAgainst = (
+  cells: ReadonlyArray<string>,
+  contenders: ReadonlyArray<string>,
+  baseline: string,
+  runs: ReadonlyArray<Record<string, WorkerResult>>
+): Array<Array<string>> =>
   cells.map((cell) => [
     cell,
     ...contenders.map((c) => {
       const us = summarize(runs.map((run) => perUnitOf(run, c, cell))).median
-      return c === baseline ? `${fmtUs(us)} µs` : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => perUnitOf(run, c, cell) / perUnitOf(run, baseline, cell))))}`
+      return c === baseline
+        ? `${fmtUs(us)} µs`
+        : `${fmtUs(us)} µs · ${fmtRatio(summarize(runs.map((run) => perUnitOf(run, c, cell) / perUnitOf(run, baseline, cell))))}`
     })
   ])
 
 /** The contenders in the order of repetition `rep` (rotated by one each repetition). */
-export const rotate = <A>(items: ReadonlyArray<A>, rep: number): ReadonlyArray<A> => items.map((_, i) => items[(i + rep) % items.length]!)
+export const rotate = <A>(items: ReadonlyArray<A>, rep: number): ReadonlyArray<A> =>
+  items.map((_, i) => items[(i + rep) % items.length]!)
 
 /** A bench's contest: its contenders (the first is the baseline), its cells, and how to print them. */
 export interface Contest<C extends string> {
@@ -146,7 +176,8 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
     }
     runs.push(got)
   }
-  const find = (run: Record<string, WorkerResult>, contender: C, cell: string) => run[contender]!.cells.find((x) => x.cell === cell)!
+  const find = (run: Record<string, WorkerResult>, contender: C, cell: string) =>
+    run[contender]!.cells.find((x) => x.cell === cell)!
   const perUnit = (run: Record<string, WorkerResult>, contender: C, cell: string) => {
     const c = find(run, contender, cell)
     return c.cpuUs / c.units
@@ -162,14 +193,19 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
     const ratio = (c: C, base: C) => summarize(runs.map((run) => perUnit(run, c, cell) / perUnit(run, base, cell)))
     rows.push([
       cell,
-      ...contest.contenders.map((c) => (c === contest.baseline ? `${fmtUs(us(c).median)} µs` : `${fmtUs(us(c).median)} µs · ${fmtRatio(ratio(c, contest.baseline))}`))
+      ...contest.contenders.map((c) =>
+        c === contest.baseline
+          ? `${fmtUs(us(c).median)} µs`
+          : `${fmtUs(us(c).median)} µs · ${fmtRatio(ratio(c, contest.baseline))}`
+      )
     ])
     sdkRows.push([cell, ...others.map((c) => fmtRatio(ratio(c, contest.sdk)))])
     pairRows.push([cell, ...pairs.map(([a, b]) => fmtRatio(ratio(a, b)))])
     for (const [rep, run] of runs.entries())
       for (const c of contest.contenders) {
         const r = find(run, c, cell)
-        if (r.served !== r.calls) notes.push(`${c}, ${cell}, repetition ${rep + 1}: made ${r.calls} calls, the gateway answered ${r.served}`)
+        if (r.served !== r.calls)
+          notes.push(`${c}, ${cell}, repetition ${rep + 1}: made ${r.calls} calls, the gateway answered ${r.served}`)
       }
   }
   const body = [
@@ -181,9 +217,16 @@ export const runContest = async <C extends string>(contest: Contest<C>, gateway:
     "",
     table([`ratio to the ${contest.sdkName}`, ...others.map((c) => contest.column[c])], sdkRows),
     ...(pairs.length > 0
-      ? ["", "Contenders against each other, the ratio in the same repetition, median (min–max):", "", table(["ratio", ...pairs.map(([a, b]) => `${contest.column[a]} ÷ ${contest.column[b]}`)], pairRows)]
+      ? [
+          "",
+          "Contenders against each other, the ratio in the same repetition, median (min–max):",
+          "",
+          table(["ratio", ...pairs.map(([a, b]) => `${contest.column[a]} ÷ ${contest.column[b]}`)], pairRows)
+        ]
       : []),
-    ...(notes.length > 0 ? ["", "Calls the gateway did not see (a client answered from a cache):", "", ...notes.map((n) => `- ${n}`)] : [])
+    ...(notes.length > 0
+      ? ["", "Calls the gateway did not see (a client answered from a cache):", "", ...notes.map((n) => `- ${n}`)]
+      : [])
   ].join("\n")
   console.log(writeResult(contest.name, contest.title, body))
 }
@@ -280,7 +323,11 @@ export const fmtRatio = (s: Summary): string => {
 
 /** A markdown table. */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
-  [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n")
+  [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`)
+  ].join("\n")
 
 /** Date, CPU, cores and Node version: what a figure depends on. */
 export const machineFacts = (): string => {

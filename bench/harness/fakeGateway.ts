@@ -15,7 +15,13 @@
 import { spawn } from "node:child_process"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { fileURLToPath } from "node:url"
-import { chatCompletionFixture, chatStreamFixture, messagesStreamFixture, modelListFixture, renderFrame } from "./fixtures.js"
+import {
+  chatCompletionFixture,
+  chatStreamFixture,
+  messagesStreamFixture,
+  modelListFixture,
+  renderFrame
+} from "./fixtures.js"
 
 /** How a stream's bytes reach the socket. */
 export type Delivery = "big" | "event"
@@ -58,7 +64,11 @@ const runServer = (): void => {
   }
   const sendStream = (res: ServerResponse, family: "messages" | "chat") => {
     const { frames, whole } = stream(family)
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": "req_bench" })
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-request-id": "req_bench"
+    })
     if (delivery === "big") return void res.end(whole)
     res.socket?.setNoDelay(true)
     let i = 0
@@ -116,7 +126,9 @@ const runServer = (): void => {
 
 /** Spawns the fake gateway in its own process and waits for its port. */
 export const startFakeGateway = async (): Promise<FakeGateway> => {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], { stdio: ["ignore", "pipe", "inherit"] })
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], {
+    stdio: ["ignore", "pipe", "inherit"]
+  })
   const port = await new Promise<number>((resolve, reject) => {
     child.once("error", reject)
     child.once("exit", (code) => reject(new Error(`the fake gateway exited (${code}) before listening`)))
@@ -127,8 +139,15 @@ export const startFakeGateway = async (): Promise<FakeGateway> => {
 }
 
 /** A control call to the fake gateway (outside any measured window). */
-export const control = async (baseUrl: string, path: "/__bench/delivery" | "/__bench/reset" | "/__bench/stats", body?: object): Promise<Record<string, number>> => {
-  const res = await fetch(`${baseUrl}${path}`, path === "/__bench/stats" ? {} : { method: "POST", body: JSON.stringify(body ?? {}) })
+export const control = async (
+  baseUrl: string,
+  path: "/__bench/delivery" | "/__bench/reset" | "/__bench/stats",
+  body?: object
+): Promise<Record<string, number>> => {
+  const res = await fetch(
+    `${baseUrl}${path}`,
+    path === "/__bench/stats" ? {} : { method: "POST", body: JSON.stringify(body ?? {}) }
+  )
   return (await res.json()) as Record<string, number>
 }
 

@@ -29,7 +29,27 @@ export const MESSAGES_MODEL = "epsilon-sonnet-4-5-20250929"
 export const CHAT_MODEL = "gpt-4o-mini"
 
 // Mostly short English tokens as models send them, with a few multi-byte characters and a JSON escape.
-const TOKENS = [" the", " of", " and", " to", " a", " in", " is", " that", " stream", " token", "Hello", ",", ".", " 42", " café", " 日本", " 😀", ' "q"', "\n"]
+const TOKENS = [
+  " the",
+  " of",
+  " and",
+  " to",
+  " a",
+  " in",
+  " is",
+  " that",
+  " stream",
+  " token",
+  "Hello",
+  ",",
+  ".",
+  " 42",
+  " café",
+  " 日本",
+  " 😀",
+  ' "q"',
+  "\n"
+]
 
 /** The text of `n` deltas, seeded: the same seed always gives the same tokens. */
 export const deltaTexts = (n: number, seed = 13): ReadonlyArray<string> => {
@@ -67,7 +87,10 @@ export const messagesStreamFixture = (deltas = 2_000, model = MESSAGES_MODEL): S
   for (const text of texts) frames.push(frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } }))
   frames.push(
     frame("content_block_stop", { index: 0 }),
-    frame("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: deltas } }),
+    frame("message_delta", {
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: deltas }
+    }),
     frame("message_stop", {})
   )
   return { frames, events: frames.length, textLength: sum(texts) }
@@ -88,26 +111,61 @@ export const chatStreamFixture = (deltas = 2_000, model = CHAT_MODEL): StreamFix
       usage
     })
   })
-  const choice = (delta: object, finish_reason: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason })
+  const choice = (delta: object, finish_reason: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason
+  })
   const frames: Array<StreamFrame> = [chunk([choice({ role: "assistant", content: "", refusal: null })])]
   for (const content of texts) frames.push(chunk([choice({ content })]))
   frames.push(
     chunk([choice({}, "stop")]),
-    chunk([], { prompt_tokens: 25, completion_tokens: deltas, total_tokens: 25 + deltas, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } }),
+    chunk([], {
+      prompt_tokens: 25,
+      completion_tokens: deltas,
+      total_tokens: 25 + deltas,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 }
+    }),
     { data: "[DONE]" }
   )
   return { frames, events: frames.length, textLength: sum(texts) }
 }
 
 /** Model ids the catalog knows, then dated snapshots, to make a list of `n` as a real gateway answers. */
-const LISTED = ["gpt-4o-mini", "gpt-4o", "gpt-4.1", "epsilon-sonnet-4-5-20250929", "epsilon-haiku-4-5-20251001", "epsilon-opus-4-5-20251101", "zeta-2.5-pro", "zeta-2.5-flash", "rerank-v1", "tts-1"]
+const LISTED = [
+  "gpt-4o-mini",
+  "gpt-4o",
+  "gpt-4.1",
+  "epsilon-sonnet-4-5-20250929",
+  "epsilon-haiku-4-5-20251001",
+  "epsilon-opus-4-5-20251101",
+  "zeta-2.5-pro",
+  "zeta-2.5-flash",
+  "rerank-v1",
+  "tts-1"
+]
 
 /** `GET /v1/models` in the OpenAI format: `n` model records (40 by default). */
-export const modelListFixture = (n = 40): { readonly object: "list"; readonly data: ReadonlyArray<{ id: string; object: "model"; created: number; owned_by: string }> } => ({
+export const modelListFixture = (
+  n = 40
+): {
+  readonly object: "list"
+  readonly data: ReadonlyArray<{ id: string; object: "model"; created: number; owned_by: string }>
+} => ({
   object: "list",
   data: Array.from({ length: n }, (_, i) => {
-    const id = i < LISTED.length ? LISTED[i]! : `${LISTED[i % LISTED.length]!}-snapshot-${2024 + (i % 3)}-${String((i % 12) + 1).padStart(2, "0")}-01`
-    return { id, object: "model" as const, created: 1_700_000_000 + i * 86_400, owned_by: id.startsWith("epsilon") ? "epsilon" : id.startsWith("zeta") ? "zeta" : "system" }
+    const id =
+      i < LISTED.length
+        ? LISTED[i]!
+        : `${LISTED[i % LISTED.length]!}-snapshot-${2024 + (i % 3)}-${String((i % 12) + 1).padStart(2, "0")}-01`
+    return {
+      id,
+      object: "model" as const,
+      created: 1_700_000_000 + i * 86_400,
+      owned_by: id.startsWith("epsilon") ? "epsilon" : id.startsWith("zeta") ? "zeta" : "system"
+    }
   })
 })
 
@@ -120,7 +178,12 @@ export const chatCompletionFixture = (model = CHAT_MODEL) => ({
   choices: [
     {
       index: 0,
-      message: { role: "assistant", content: "Hello! How can I help you with the gateway today?", refusal: null, annotations: [] },
+      message: {
+        role: "assistant",
+        content: "Hello! How can I help you with the gateway today?",
+        refusal: null,
+        annotations: []
+      },
       logprobs: null,
       finish_reason: "stop"
     }
@@ -130,14 +193,26 @@ export const chatCompletionFixture = (model = CHAT_MODEL) => ({
     completion_tokens: 12,
     total_tokens: 37,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 }
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0
+    }
   },
   service_tier: "default",
   system_fingerprint: "fp_bench"
 })
 
 /** The request bodies every contender sends (the same JSON for each; `stream` set per call). */
-export const messagesBody = { model: MESSAGES_MODEL, max_tokens: 4_096, messages: [{ role: "user" as const, content: "Write a long story about a gateway." }] }
-export const chatBody = { model: CHAT_MODEL, messages: [{ role: "user" as const, content: "Write a long story about a gateway." }] }
+export const messagesBody = {
+  model: MESSAGES_MODEL,
+  max_tokens: 4_096,
+  messages: [{ role: "user" as const, content: "Write a long story about a gateway." }]
+}
+export const chatBody = {
+  model: CHAT_MODEL,
+  messages: [{ role: "user" as const, content: "Write a long story about a gateway." }]
+}
 /** The chat body of the stream benches: the usage chunk is asked for, as the fixture sends it. */
 export const chatStreamBody = { ...chatBody, stream_options: { include_usage: true } }

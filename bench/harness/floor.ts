@@ -95,7 +95,11 @@ export const floorEvents = (subscribe: Subscribe, toEvent: (data: string) => unk
  * cost over raw node:http in two: the fiber's wake-up per read (this) and the `Stream`'s channel steps
  * and per-element consumer (the floor over this).
  */
-export const fiberEvents = (subscribe: Subscribe, toEvent: (data: string) => unknown, each: (event: unknown) => void): Effect.Effect<void> =>
+export const fiberEvents = (
+  subscribe: Subscribe,
+  toEvent: (data: string) => unknown,
+  each: (event: unknown) => void
+): Effect.Effect<void> =>
   Effect.suspend(() => {
     const events = eventsOf(subscribe, toEvent)
     const wait = events.waitThen(() => Effect.void)

@@ -50,11 +50,17 @@ if (part === "cpu") {
       let left = TASKS
       for (let i = 0; i < TASKS; i++) {
         let n = 0
-        poller.start(services, { query: Effect.sync(() => free(i, ++n)), intervalMs: 3_000, timeoutMs: 60_000 }, () => void (--left === 0 && resolve()))
+        poller.start(
+          services,
+          { query: Effect.sync(() => free(i, ++n)), intervalMs: 3_000, timeoutMs: 60_000 },
+          () => void (--left === 0 && resolve())
+        )
       }
     })
     const umg = cpuUs(process.cpuUsage(c0)) / (TASKS * QUERIES)
-    console.log(`rep ${rep + 1}: VideoPoller ${umg.toFixed(1)} µs/query, setTimeout loop ${loop.toFixed(1)} µs/query (${TASKS} tasks × ${QUERIES})`)
+    console.log(
+      `rep ${rep + 1}: VideoPoller ${umg.toFixed(1)} µs/query, setTimeout loop ${loop.toFixed(1)} µs/query (${TASKS} tasks × ${QUERIES})`
+    )
   }
   process.exit(0)
 }
@@ -64,19 +70,32 @@ const client = HttpClient.make((request) =>
   Effect.sync(() =>
     HttpClientResponse.fromWeb(
       request,
-      new Response(JSON.stringify({ task_id: request.url.slice(request.url.lastIndexOf("/") + 1), status: "queued", format: "mp4" }), {
-        headers: { "content-type": "application/json" }
-      })
+      new Response(
+        JSON.stringify({
+          task_id: request.url.slice(request.url.lastIndexOf("/") + 1),
+          status: "queued",
+          format: "mp4"
+        }),
+        {
+          headers: { "content-type": "application/json" }
+        }
+      )
     )
   )
 )
-const config = { baseUrl: "http://gateway.test", apiKey: "bench-key", httpClient: Layer.succeed(HttpClient.HttpClient, client) }
+const config = {
+  baseUrl: "http://gateway.test",
+  apiKey: "bench-key",
+  httpClient: Layer.succeed(HttpClient.HttpClient, client)
+}
 const ids = Array.from({ length: TASKS }, (_, i) => `task_${i}`)
 let before: number
 let stop: () => Promise<void>
 if (part === "rx") {
   const gateway = createGateway(config)
-  await new Promise<void>((r) => gateway.video.poll$("warm", { timeoutMs: 100 }).subscribe({ error: () => r(), complete: () => r() }))
+  await new Promise<void>((r) =>
+    gateway.video.poll$("warm", { timeoutMs: 100 }).subscribe({ error: () => r(), complete: () => r() })
+  )
   before = heap()
   const subscriptions = ids.map((id) => gateway.video.poll$(id).subscribe({ error: () => undefined }))
   stop = async () => {
@@ -92,7 +111,11 @@ if (part === "rx") {
   const each = (f: (id: string) => Effect.Effect<unknown, unknown>) =>
     Effect.forEach(ids, (id) => Effect.result(f(id)), { concurrency: "unbounded", discard: true })
   const fiber = runtime.runFork(
-    part === "waitAll" ? g.video.waitAll(ids) : part === "wait" ? each((id) => g.video.wait(id)) : each((id) => Stream.runDrain(g.video.poll(id)))
+    part === "waitAll"
+      ? g.video.waitAll(ids)
+      : part === "wait"
+        ? each((id) => g.video.wait(id))
+        : each((id) => Stream.runDrain(g.video.poll(id)))
   )
   stop = async () => {
     await runtime.runPromise(Fiber.interrupt(fiber))
@@ -101,6 +124,8 @@ if (part === "rx") {
 }
 // The first queries are answered at once; 2 s in, every poll waits for its next query.
 await sleep(2_000)
-console.log(`${part}: ${((heap() - before) / TASKS).toFixed(0)} bytes per polled task (${TASKS} tasks, fake HttpClient, no sockets)`)
+console.log(
+  `${part}: ${((heap() - before) / TASKS).toFixed(0)} bytes per polled task (${TASKS} tasks, fake HttpClient, no sockets)`
+)
 await stop()
 process.exit(0)

@@ -15,9 +15,29 @@ const server = createServer((req, res) => {
   req.resume()
   res.writeHead(200, { "content-type": "text/event-stream", "request-id": "req_bench" })
   const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-  send("message_start", { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [], model: "epsilon-sonnet-4-5-20250929", stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } })
+  send("message_start", {
+    type: "message_start",
+    message: {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "epsilon-sonnet-4-5-20250929",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 3, output_tokens: 1 }
+    }
+  })
   send("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
-  const timer = setInterval(() => send("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "tick " } }), 500)
+  const timer = setInterval(
+    () =>
+      send("content_block_delta", {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text: "tick " }
+      }),
+    500
+  )
   res.on("close", () => clearInterval(timer))
 })
 server.keepAliveTimeout = 60_000

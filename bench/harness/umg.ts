@@ -28,7 +28,8 @@ const load = async <M>(path: string): Promise<M> => {
     : DIST !== undefined
       ? pathToFileURL(`${DIST.replace(/\/$/, "")}/${path}.js`)
       : new URL(`dist/${path}.js`, root)
-  if (!SOURCE && !existsSync(fileURLToPath(file))) throw new Error(`${fileURLToPath(file)} is missing: run \`npm run build\` first (or set UMG_BENCH_SOURCE=1)`)
+  if (!SOURCE && !existsSync(fileURLToPath(file)))
+    throw new Error(`${fileURLToPath(file)} is missing: run \`npm run build\` first (or set UMG_BENCH_SOURCE=1)`)
   return (await import(file.href)) as M
 }
 
@@ -59,4 +60,8 @@ export const sseModules = async (): Promise<{
 export const sseParserModule = (): Promise<SseModule> => load<SseModule>("core/wire/Sse")
 
 /** What the tables say about where umg was loaded from. @category constants */
-export const umgBuild = SOURCE ? "umg from its sources (tsx)" : DIST !== undefined ? `umg from ${DIST} (built by tsc)` : "umg from dist/ (built by tsc)"
+export const umgBuild = SOURCE
+  ? "umg from its sources (tsx)"
+  : DIST !== undefined
+    ? `umg from ${DIST} (built by tsc)`
+    : "umg from dist/ (built by tsc)"

@@ -31,7 +31,9 @@ const here = fileURLToPath(new URL(".", import.meta.url))
 
 /** Inputs a page must never contain: the Node WebSocket and the `ws` package behind it. */
 export const nodeOnlyInputs = (metafile: Metafile): ReadonlyArray<string> =>
-  Object.keys(metafile.inputs).filter((path) => path.includes("node_modules/ws/") || path.endsWith("adapters/socket/NodeWebSocket.ts"))
+  Object.keys(metafile.inputs).filter(
+    (path) => path.includes("node_modules/ws/") || path.endsWith("adapters/socket/NodeWebSocket.ts")
+  )
 
 /** Bundles the example; rejects when the bundle would need anything of Node. */
 export const buildExample = async (outdir: string = `${here}dist`): Promise<ExampleBuild> => {
@@ -55,7 +57,10 @@ export const buildExample = async (outdir: string = `${here}dist`): Promise<Exam
   })
   const nodeOnly = nodeOnlyInputs(result.metafile)
   if (nodeOnly.length > 0) throw new Error(`the browser bundle pulls Node-only modules: ${nodeOnly.join(", ")}`)
-  await Promise.all([copyFile(`${here}index.html`, `${outdir}/index.html`), copyFile(`${here}style.css`, `${outdir}/style.css`)])
+  await Promise.all([
+    copyFile(`${here}index.html`, `${outdir}/index.html`),
+    copyFile(`${here}style.css`, `${outdir}/style.css`)
+  ])
   const script = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith("main.js"))
   return { outdir, metafile: result.metafile, scriptBytes: script?.[1].bytes ?? 0 }
 }
@@ -68,13 +73,19 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 }
 
 /** Serves the files of `dir` (flat, no sub-folders) on loopback; `port` 0 picks a free one. */
-export const serveExample = async (dir: string, port = 0): Promise<{ readonly server: Server; readonly url: string }> => {
+export const serveExample = async (
+  dir: string,
+  port = 0
+): Promise<{ readonly server: Server; readonly url: string }> => {
   const server = createServer((req, res) => {
     const name = new URL(req.url ?? "/", "http://page.local").pathname.slice(1) || "index.html"
     // Only plain file names of the folder: no path can leave it.
     if (!/^[\w.-]+$/.test(name) || name.startsWith(".")) return void res.writeHead(404).end()
     readFile(`${dir}/${name}`).then(
-      (body) => res.writeHead(200, { "content-type": CONTENT_TYPES[name.split(".").pop() ?? ""] ?? "application/octet-stream" }).end(body),
+      (body) =>
+        res
+          .writeHead(200, { "content-type": CONTENT_TYPES[name.split(".").pop() ?? ""] ?? "application/octet-stream" })
+          .end(body),
       () => res.writeHead(404).end()
     )
   })
@@ -88,8 +99,11 @@ export const serveExample = async (dir: string, port = 0): Promise<{ readonly se
 export const typecheckExample = (): Promise<string> =>
   new Promise((resolve) => {
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
-    execFile(process.execPath, [tsc, "-p", `${here}tsconfig.json`, "--pretty", "false"], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve(error === null ? "" : `${stdout}${stderr}`.trim() || String(error))
+    execFile(
+      process.execPath,
+      [tsc, "-p", `${here}tsconfig.json`, "--pretty", "false"],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve(error === null ? "" : `${stdout}${stderr}`.trim() || String(error))
     )
   })
 

@@ -3,7 +3,20 @@
  * unsubscribes, which aborts the fetch) and a video panel that follows a video task to the
  * finished video. The gateway's URL and key come from the page's query: `?gateway=…&key=…`.
  */
-import { EMPTY, type Observable, catchError, concat, defer, exhaustMap, fromEvent, map, of, startWith, takeUntil, tap } from "rxjs"
+import {
+  EMPTY,
+  type Observable,
+  catchError,
+  concat,
+  defer,
+  exhaustMap,
+  fromEvent,
+  map,
+  of,
+  startWith,
+  takeUntil,
+  tap
+} from "rxjs"
 // A user of the package writes `from "umg/rx"`; the example imports the sources so it builds without `dist/`.
 import { createGateway, textDeltas, type VideoGenerateEvent } from "../../src/streams/index.js"
 
@@ -20,7 +33,9 @@ const element = <T extends HTMLElement>(id: string): T => {
 }
 
 const errorText = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" ? error.message : String(error)
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+    ? error.message
+    : String(error)
 
 // ---- the two gateway calls of the page ---------------------------------------------------------
 
@@ -28,12 +43,20 @@ const gateway = createGateway({ baseUrl, apiKey, minPollIntervalMs: pollMs })
 
 /** The text pieces of a streamed messages-style reply; unsubscribing aborts the request. */
 const replyText$ = (model: string, prompt: string): Observable<string> =>
-  gateway.messages.stream$({ model, max_tokens: 1024, messages: [{ role: "user", content: prompt }] }).pipe(textDeltas())
+  gateway.messages
+    .stream$({ model, max_tokens: 1024, messages: [{ role: "user", content: prompt }] })
+    .pipe(textDeltas())
 
 /** What the video panel shows. */
 type VideoView =
   | { readonly state: "submitting" | "cancelled" }
-  | { readonly state: "running"; readonly status: string; readonly elapsedMs: number; readonly polls: number; readonly taskId: string }
+  | {
+      readonly state: "running"
+      readonly status: string
+      readonly elapsedMs: number
+      readonly polls: number
+      readonly taskId: string
+    }
   | { readonly state: "succeeded"; readonly src: string }
   | { readonly state: "error"; readonly error: string }
 
@@ -43,12 +66,24 @@ const videoView = (event: VideoGenerateEvent): VideoView => {
     case "submitted":
       return { state: "running", status: "submitted", elapsedMs: 0, polls: 0, taskId: event.taskId }
     case "progress":
-      return { state: "running", status: event.status, elapsedMs: event.elapsedMs, polls: event.polls, taskId: event.taskId }
+      return {
+        state: "running",
+        status: event.status,
+        elapsedMs: event.elapsedMs,
+        polls: event.polls,
+        taskId: event.taskId
+      }
     case "done": {
       // beta, gamma and delta give a URL; alpha's video arrives as bytes (E3) and plays from a blob.
       const { url, download } = event.result
-      const src = url ?? (download === undefined ? undefined : URL.createObjectURL(new Blob([download.bytes.slice()], { type: "video/mp4" })))
-      return src === undefined ? { state: "error", error: "the task succeeded without a video" } : { state: "succeeded", src }
+      const src =
+        url ??
+        (download === undefined
+          ? undefined
+          : URL.createObjectURL(new Blob([download.bytes.slice()], { type: "video/mp4" })))
+      return src === undefined
+        ? { state: "error", error: "the task succeeded without a video" }
+        : { state: "succeeded", src }
     }
   }
 }

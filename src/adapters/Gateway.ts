@@ -100,7 +100,9 @@ export class Gateway extends Context.Service<Gateway, GatewayService>()("umg/Gat
    * `Gateway.layerWithoutHttpClient(config).pipe(Layer.provide(FetchHttpClient.layer))`.
    * `Gateway.layer(config)` is this with the platform's default client provided.
    */
-  static layerWithoutHttpClient(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway, never, HttpClient.HttpClient> {
+  static layerWithoutHttpClient(
+    config: GatewayConfig.GatewayConfigInput
+  ): Layer.Layer<Gateway, never, HttpClient.HttpClient> {
     return Layer.effect(Gateway, makeWithHttpClient(GatewayConfig.make(config)))
   }
   /** A layer from a `Config` of resolved settings. */

@@ -159,7 +159,9 @@ export interface EnvSettings {
 
 /** The ConfigError of a variable that is missing or not allowed, with its `EnvProblem` as cause. @category constructors */
 export const envProblem = (variable: string, rule: EnvProblem["rule"], message: string): Config.ConfigError =>
-  new Config.ConfigError(new ConfigProvider.SourceError({ message, cause: new EnvProblem({ variable, rule, message }) }))
+  new Config.ConfigError(
+    new ConfigProvider.SourceError({ message, cause: new EnvProblem({ variable, rule, message }) })
+  )
 
 /** The `EnvProblem` a `ConfigError` of `fromEnv` carries, if any. @category accessors */
 export const envProblemOf = (error: Config.ConfigError): EnvProblem | undefined =>
@@ -167,10 +169,14 @@ export const envProblemOf = (error: Config.ConfigError): EnvProblem | undefined 
 
 // Every variable is read as text (an empty one counts as absent), then checked here in one place.
 const text = (name: string): Config.Config<string | undefined> =>
-  Config.map(Config.option(Config.String(name)), (value) => (Option.isSome(value) && value.value !== "" ? value.value : undefined))
+  Config.map(Config.option(Config.String(name)), (value) =>
+    Option.isSome(value) && value.value !== "" ? value.value : undefined
+  )
 
 const secret = (name: string): Config.Config<Redacted.Redacted<string> | undefined> =>
-  Config.map(Config.option(Config.Redacted(name)), (value) => (Option.isSome(value) && Redacted.value(value.value) !== "" ? value.value : undefined))
+  Config.map(Config.option(Config.Redacted(name)), (value) =>
+    Option.isSome(value) && Redacted.value(value.value) !== "" ? value.value : undefined
+  )
 
 const isHttpUrl = (url: string): boolean => /^https?:\/\/[^\s/]+/.test(url)
 
@@ -179,13 +185,25 @@ const integerOf = (name: keyof typeof envIntegers, raw: string): Result.Result<n
   const n = Number(raw)
   return /^\d+$/.test(raw.trim()) && Number.isInteger(n) && n >= min && n <= max
     ? Result.succeed(n)
-    : Result.fail(envProblem(name, "range", `${name}: ${JSON.stringify(raw.slice(0, 40))} is not allowed; allowed: an integer from ${min} to ${max}${name === "UMG_POLL_INTERVAL_MS" ? " (milliseconds)" : ""}`))
+    : Result.fail(
+        envProblem(
+          name,
+          "range",
+          `${name}: ${JSON.stringify(raw.slice(0, 40))} is not allowed; allowed: an integer from ${min} to ${max}${name === "UMG_POLL_INTERVAL_MS" ? " (milliseconds)" : ""}`
+        )
+      )
 }
 
 const urlOf = (name: string, raw: string): Result.Result<string, Config.ConfigError> =>
   isHttpUrl(raw)
     ? Result.succeed(raw)
-    : Result.fail(envProblem(name, "url", `${name}: ${JSON.stringify(raw.slice(0, 80))} is not an http(s) URL, e.g. https://gateway.example.com`))
+    : Result.fail(
+        envProblem(
+          name,
+          "url",
+          `${name}: ${JSON.stringify(raw.slice(0, 80))} is not an http(s) URL, e.g. https://gateway.example.com`
+        )
+      )
 
 /**
  * The settings read from the environment, every variable checked and named when wrong:
@@ -210,13 +228,25 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
     Effect.fromResult(
       Result.gen(function* () {
         if (env.baseUrl === undefined)
-          return yield* Result.fail(envProblem("UMG_BASE_URL", "required", "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway"))
-        if (env.apiKey === undefined) return yield* Result.fail(envProblem("UMG_API_KEY", "required", "UMG_API_KEY must be set when UMG_BASE_URL is set"))
-        const pollIntervalMs = env.pollIntervalMs === undefined ? 5_000 : yield* integerOf("UMG_POLL_INTERVAL_MS", env.pollIntervalMs)
+          return yield* Result.fail(
+            envProblem(
+              "UMG_BASE_URL",
+              "required",
+              "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway"
+            )
+          )
+        if (env.apiKey === undefined)
+          return yield* Result.fail(
+            envProblem("UMG_API_KEY", "required", "UMG_API_KEY must be set when UMG_BASE_URL is set")
+          )
+        const pollIntervalMs =
+          env.pollIntervalMs === undefined ? 5_000 : yield* integerOf("UMG_POLL_INTERVAL_MS", env.pollIntervalMs)
         const timeoutMs = env.timeoutMs === undefined ? undefined : yield* integerOf("UMG_TIMEOUT_MS", env.timeoutMs)
-        const maxRetries = env.maxRetries === undefined ? undefined : yield* integerOf("UMG_MAX_RETRIES", env.maxRetries)
+        const maxRetries =
+          env.maxRetries === undefined ? undefined : yield* integerOf("UMG_MAX_RETRIES", env.maxRetries)
         const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl)
-        const platformUrl = env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
+        const platformUrl =
+          env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
         const input: GatewayConfigInput = {
           baseUrl,
           apiKey: env.apiKey,

@@ -7,7 +7,10 @@ import { mkdir, rename, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 
 /** A file that could not be written. @category errors */
-export class FileWriteFailed extends Data.TaggedError("FileWriteFailed")<{ readonly path: string; readonly message: string }> {}
+export class FileWriteFailed extends Data.TaggedError("FileWriteFailed")<{
+  readonly path: string
+  readonly message: string
+}> {}
 
 /** Writes `data` to `path` atomically, making its folder first. @category constructors */
 export const writeAtomically = (path: string, data: string | Uint8Array): Effect.Effect<void, FileWriteFailed> =>

@@ -62,14 +62,18 @@ export const defaultSqlitePath = ".umg/batches.db"
 export const sqlite = (path: string = defaultSqlitePath): StoreConfig => ({ _tag: "sqlite", path })
 
 /** A PostgreSQL database (`postgres://…`): several processes or machines share the work. @category constructors */
-export const postgres = (url: string, runner: { readonly runnerHost?: string; readonly runnerPort?: number; readonly listenHost?: string } = {}): StoreConfig => ({
+export const postgres = (
+  url: string,
+  runner: { readonly runnerHost?: string; readonly runnerPort?: number; readonly listenHost?: string } = {}
+): StoreConfig => ({
   _tag: "postgres",
   url,
   ...runner
 })
 
 /** A store from a command-line value: a `postgres://` URL or a SQLite path. @category constructors */
-export const storeOf = (value: string): StoreConfig => (/^postgres(ql)?:\/\//i.test(value) ? postgres(value) : sqlite(value))
+export const storeOf = (value: string): StoreConfig =>
+  /^postgres(ql)?:\/\//i.test(value) ? postgres(value) : sqlite(value)
 
 /** How a line ended. @category models */
 export interface BatchResult {
@@ -115,7 +119,9 @@ export interface VideoBatchOptions {
 
 /** The batch service. @category models */
 export interface BatchService {
-  readonly video: (options: VideoBatchOptions) => Effect.Effect<BatchHandle, BatchInvalidInput | BatchMismatch | BatchStoreError>
+  readonly video: (
+    options: VideoBatchOptions
+  ) => Effect.Effect<BatchHandle, BatchInvalidInput | BatchMismatch | BatchStoreError>
   readonly attach: (id: string) => Effect.Effect<BatchHandle, BatchNotFound | BatchStoreError>
   readonly status: (id: string) => Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError>
 }
@@ -143,13 +149,15 @@ export const digestOf = (entries: ReadonlyArray<{ readonly line: number; readonl
 
 const maxConcurrency = 1_000
 
-const invalid = (field: string, message: string) => new BatchInvalidInput({ line: 0, field, rule: "batch-option", message })
+const invalid = (field: string, message: string) =>
+  new BatchInvalidInput({ line: 0, field, rule: "batch-option", message })
 
 const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>) =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     const sql = yield* SqlClient.SqlClient
-    const provide = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provideService(effect, SqlClient.SqlClient, sql)
+    const provide = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+      Effect.provideService(effect, SqlClient.SqlClient, sql)
 
     const handle = (record: Store.BatchRecord): BatchHandle => {
       const counts = provide(Store.counts(record.id))
@@ -163,12 +171,21 @@ const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>
           Effect.map(counts, (first) => {
             let latest = first
             const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
-            const ticks = Stream.fromEffectSchedule(Effect.sync(() => latest), every).pipe(Stream.takeUntil(Store.isDone))
-            const reads = Stream.fromEffectSchedule(Effect.map(counts, (c) => void (latest = c)), every).pipe(Stream.drain)
+            const ticks = Stream.fromEffectSchedule(
+              Effect.sync(() => latest),
+              every
+            ).pipe(Stream.takeUntil(Store.isDone))
+            const reads = Stream.fromEffectSchedule(
+              Effect.map(counts, (c) => void (latest = c)),
+              every
+            ).pipe(Stream.drain)
             return Stream.merge(ticks, reads, { haltStrategy: "left" })
           })
         ),
-        results: Effect.repeat(counts, { until: Store.isDone, schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs)) }).pipe(
+        results: Effect.repeat(counts, {
+          until: Store.isDone,
+          schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs))
+        }).pipe(
           Effect.andThen(provide(Store.lines(record.id))),
           Effect.map((rows) =>
             rows.map((r) => ({
@@ -209,10 +226,17 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
         Effect.gen(function* () {
           const concurrency = options.concurrency ?? 4
           if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > maxConcurrency)
-            return yield* Effect.fail(invalid("concurrency", `concurrency: ${concurrency} is not allowed; a whole number from 1 to ${maxConcurrency}`))
-          if (options.inputs.length === 0) return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
+            return yield* Effect.fail(
+              invalid(
+                "concurrency",
+                `concurrency: ${concurrency} is not allowed; a whole number from 1 to ${maxConcurrency}`
+              )
+            )
+          if (options.inputs.length === 0)
+            return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
           const lines = options.lines ?? options.inputs.map((_, i) => i + 1)
-          if (lines.length !== options.inputs.length) return yield* Effect.fail(invalid("lines", "lines: one line number per input"))
+          if (lines.length !== options.inputs.length)
+            return yield* Effect.fail(invalid("lines", "lines: one line number per input"))
           // Every input is checked as submit would check it, before anything is stored or sent.
           const entries: Array<{ line: number; input: string }> = []
           for (let i = 0; i < options.inputs.length; i++) {
@@ -220,7 +244,12 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
             const checked = yield* Effect.result(gateway.video.check(options.inputs[i]!))
             if (Result.isFailure(checked))
               return yield* Effect.fail(
-                new BatchInvalidInput({ line, field: checked.failure.field, rule: checked.failure.rule, message: `line ${line}: ${checked.failure.message}` })
+                new BatchInvalidInput({
+                  line,
+                  field: checked.failure.field,
+                  rule: checked.failure.rule,
+                  message: `line ${line}: ${checked.failure.message}`
+                })
               )
             entries.push({ line, input: JSON.stringify(options.inputs[i]) })
           }
@@ -229,7 +258,8 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
           if (id.length === 0 || id.length > 200) return yield* Effect.fail(invalid("id", "id: 1 to 200 characters"))
           const dir = resolve(options.dir ?? `.umg/videos/${id.replace(/[^A-Za-z0-9._-]/g, "_")}`)
           let record = yield* provide(Store.create({ id, digest, concurrency, dir, lines: entries }))
-          if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(id))) > 0) record = yield* Effect.orDie(provide(Store.get(id)))
+          if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(id))) > 0)
+            record = yield* Effect.orDie(provide(Store.get(id)))
           yield* Effect.provide(startSlots(record), engineContext)
           return handle(record)
         })
@@ -298,14 +328,22 @@ const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlC
             const absolute = resolve(store.path)
             yield* Effect.try({
               try: () => mkdirSync(dirname(absolute), { recursive: true }),
-              catch: (e) => new BatchStoreError({ reason: "unreachable", message: `batch store ${store.path}: cannot make its folder (${(e as Error).message})` })
+              catch: (e) =>
+                new BatchStoreError({
+                  reason: "unreachable",
+                  message: `batch store ${store.path}: cannot make its folder (${(e as Error).message})`
+                })
             })
             if (lock) yield* FileLock.acquire(resolve(realpathSync(dirname(absolute)), basename(absolute)))
             return SqliteClient.layer({ filename: absolute, busyTimeoutMs: 5_000 })
           })
         ).pipe(Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`))
   return mapLayerError(
-    client.pipe(Layer.tap((ctx) => Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient)))),
+    client.pipe(
+      Layer.tap((ctx) =>
+        Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient))
+      )
+    ),
     storeError(store)
   )
 }
@@ -332,7 +370,16 @@ const singleRunner = Sharding.layer.pipe(
 const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
   Effect.callback<number, BatchStoreError>((resume) => {
     const server = createServer()
-    server.once("error", (e) => resume(Effect.fail(new BatchStoreError({ reason: "unreachable", message: `batch runner: no free port on ${host} (${e.message})` }))))
+    server.once("error", (e) =>
+      resume(
+        Effect.fail(
+          new BatchStoreError({
+            reason: "unreachable",
+            message: `batch runner: no free port on ${host} (${e.message})`
+          })
+        )
+      )
+    )
     server.listen(0, host, () => {
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
@@ -377,7 +424,12 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
       })
       return SocketRunner.layer.pipe(
         Layer.provide([NodeClusterSocket.layerSocketServer, NodeClusterSocket.layerClientProtocol]),
-        Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(NodeClusterSocket.layerClientProtocol))),
+        Layer.provide(
+          RunnerHealth.layerPing.pipe(
+            Layer.provide(Runners.layerRpc),
+            Layer.provide(NodeClusterSocket.layerClientProtocol)
+          )
+        ),
         Layer.provideMerge(clusterStorage),
         Layer.provide(config),
         Layer.provide([RpcSerialization.layerNdjson, NodeCrypto.layerDigest])
@@ -399,8 +451,14 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchSto
   }
   const cluster = store._tag === "sqlite" ? singleRunner : socketRunner(store)
   const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster))
-  const slots = Slot.layer({ taskTimeoutMs: settings.taskTimeoutMs, ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }) })
-  return mapLayerError(Layer.mergeAll(serviceLayer(settings), slots).pipe(Layer.provide(engine), Layer.provide(sqlLayer(store, true))), storeError(store))
+  const slots = Slot.layer({
+    taskTimeoutMs: settings.taskTimeoutMs,
+    ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs })
+  })
+  return mapLayerError(
+    Layer.mergeAll(serviceLayer(settings), slots).pipe(Layer.provide(engine), Layer.provide(sqlLayer(store, true))),
+    storeError(store)
+  )
 }
 
 /** Checks the inputs, stores the batch (or finds it by id), starts it and returns its handle. @category constructors */
@@ -417,17 +475,24 @@ export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id
  * even while the process running the batch holds it).
  * @category getters
  */
-export const readStatus = (store: StoreConfig, id: string): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
+export const readStatus = (
+  store: StoreConfig,
+  id: string
+): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
   store._tag === "sqlite" && !existsSync(resolve(store.path))
-    ? Effect.fail(new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` }))
+    ? Effect.fail(
+        new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
+      )
     : Effect.provide(Effect.andThen(Store.get(id), Store.counts(id)), sqlLayer(store, false))
 
 /**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
  * @category layers
  */
-export const worker = (options: LayerOptions & { readonly store: StoreConfig }): Effect.Effect<never, BatchStoreError, Gateway> =>
-  Layer.launch(layer(options))
+export const worker = (
+  options: LayerOptions & { readonly store: StoreConfig }
+): Effect.Effect<never, BatchStoreError, Gateway> => Layer.launch(layer(options))
 
 /** A store for messages: the SQLite path, or the URL without its password. @category getters */
-export const describeStore = (store: StoreConfig): string => (store._tag === "sqlite" ? store.path : redactUrlPasswords(store.url))
+export const describeStore = (store: StoreConfig): string =>
+  store._tag === "sqlite" ? store.path : redactUrlPasswords(store.url)

@@ -67,7 +67,11 @@ export const acquire = (path: string): Effect.Effect<void, BatchStoreError, Scop
     Effect.flatMap(
       Effect.tryPromise({
         try: () => take(socketName(path)),
-        catch: (e) => new BatchStoreError({ reason: "locked", message: `batch store ${path}: cannot take its lock (${(e as Error).message})` })
+        catch: (e) =>
+          new BatchStoreError({
+            reason: "locked",
+            message: `batch store ${path}: cannot take its lock (${(e as Error).message})`
+          })
       }),
       (server) =>
         server === undefined

@@ -48,9 +48,19 @@ export interface SlotSettings {
  * tried again five times, on the same transient failures as every gateway request.
  */
 /** @category models */
-export const submitBudget: RetryPolicy.RetryBudget = { maxRetries: Infinity, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 }
+export const submitBudget: RetryPolicy.RetryBudget = {
+  maxRetries: Infinity,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000
+}
 /** @see submitBudget @category models */
-export const followBudget: RetryPolicy.RetryBudget = { maxRetries: 5, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 }
+export const followBudget: RetryPolicy.RetryBudget = {
+  maxRetries: 5,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000
+}
 
 /**
  * What becomes of a line whose submit failed: given back to `pending` after a wait (the failure
@@ -58,15 +68,28 @@ export const followBudget: RetryPolicy.RetryBudget = { maxRetries: 5, baseDelayM
  * unless asked) or `failed`.
  * @category models
  */
-export type SubmitOutcome = { readonly _tag: "GiveBack"; readonly waitMs: number } | { readonly _tag: "Unknown" } | { readonly _tag: "Failed" }
+export type SubmitOutcome =
+  { readonly _tag: "GiveBack"; readonly waitMs: number } | { readonly _tag: "Unknown" } | { readonly _tag: "Failed" }
 
 /**
  * The outcome of a submit that failed with `error` after `waits` give-backs in a row: the transport's
  * own retry rule (`RetryPolicy.decideError` for a paid submit, `submitBudget`), read as a line state.
  * @category decisions
  */
-export const submitOutcome = (error: RetryPolicy.ErrorLike, waits: number, random: number, now: number): SubmitOutcome => {
-  const decision = RetryPolicy.decideError({ error, attempt: waits, kind: "paid-submit", budget: submitBudget, random, now })
+export const submitOutcome = (
+  error: RetryPolicy.ErrorLike,
+  waits: number,
+  random: number,
+  now: number
+): SubmitOutcome => {
+  const decision = RetryPolicy.decideError({
+    error,
+    attempt: waits,
+    kind: "paid-submit",
+    budget: submitBudget,
+    random,
+    now
+  })
   return decision._tag === "Retry"
     ? { _tag: "GiveBack", waitMs: decision.delayMs }
     : decision.reason === "may-have-acted"
@@ -74,7 +97,8 @@ export const submitOutcome = (error: RetryPolicy.ErrorLike, waits: number, rando
       : { _tag: "Failed" }
 }
 
-const describe = (e: { readonly _tag: string; readonly message?: string }): string => `${e._tag}: ${e.message ?? ""}`.slice(0, 500)
+const describe = (e: { readonly _tag: string; readonly message?: string }): string =>
+  `${e._tag}: ${e.message ?? ""}`.slice(0, 500)
 
 const describeCause = (cause: Cause.Cause<unknown>): string =>
   Option.match(Cause.findErrorOption(cause), {
@@ -99,7 +123,10 @@ const follow = (
     const gateway = yield* Gateway
     const waited = yield* Effect.exit(
       gateway.video
-        .wait(taskId, { timeoutMs: settings.taskTimeoutMs, ...(settings.intervalMs === undefined ? {} : { intervalMs: settings.intervalMs }) })
+        .wait(taskId, {
+          timeoutMs: settings.taskTimeoutMs,
+          ...(settings.intervalMs === undefined ? {} : { intervalMs: settings.intervalMs })
+        })
         .pipe((waiting) => RetryPolicy.retrying(waiting, { kind: "idempotent", budget: followBudget }))
     )
     if (Exit.isFailure(waited)) {
@@ -115,17 +142,24 @@ const follow = (
     if (videoFamilyOf(model) === "alpha") {
       const file = join(batch.dir, `line-${line}-${taskId}.mp4`)
       const saved = yield* Effect.exit(
-        Effect.flatMap(RetryPolicy.retrying(gateway.video.download(taskId), { kind: "idempotent", budget: followBudget }), (video) =>
-          writeAtomically(file, video.bytes)
+        Effect.flatMap(
+          RetryPolicy.retrying(gateway.video.download(taskId), { kind: "idempotent", budget: followBudget }),
+          (video) => writeAtomically(file, video.bytes)
         )
       )
       if (Exit.isFailure(saved)) {
         if (Cause.hasInterruptsOnly(saved.cause)) return yield* Effect.interrupt
-        return yield* Store.finish(batch.id, line, { state: "failed", error: `the task succeeded but its video was not saved: ${describeCause(saved.cause)}` })
+        return yield* Store.finish(batch.id, line, {
+          state: "failed",
+          error: `the task succeeded but its video was not saved: ${describeCause(saved.cause)}`
+        })
       }
       return yield* Store.finish(batch.id, line, { state: "succeeded", file })
     }
-    return yield* Store.finish(batch.id, line, { state: "succeeded", ...(task.url !== undefined ? { url: task.url } : {}) })
+    return yield* Store.finish(batch.id, line, {
+      state: "succeeded",
+      ...(task.url !== undefined ? { url: task.url } : {})
+    })
   })
 
 type Step =
@@ -154,7 +188,9 @@ const submitNext = (
       const { line, input } = claimed.value
       const sent = yield* Effect.exit(gateway.video.submit(JSON.parse(input) as VideoInput))
       if (Exit.isSuccess(sent)) {
-        yield* Store.started(batchId, line, sent.value.task_id).pipe(Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) }))
+        yield* Store.started(batchId, line, sent.value.task_id).pipe(
+          Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) })
+        )
         return { _tag: "Running", line, taskId: sent.value.task_id, model: modelOf(input) } as const
       }
       const failure = Cause.findErrorOption(sent.cause)
@@ -187,7 +223,8 @@ export const runSlot = (
 ): Effect.Effect<void, BatchStoreError, Gateway | SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const batch = yield* Effect.orDie(Store.get(batchId))
-    for (const running of yield* Store.openSlot(batchId, slot)) yield* follow(batch, running.line, running.taskId, modelOf(running.input), settings)
+    for (const running of yield* Store.openSlot(batchId, slot))
+      yield* follow(batch, running.line, running.taskId, modelOf(running.input), settings)
     // Lines given back in a row: the retry number of the policy's doubling back-off.
     let waits = 0
     for (;;) {
@@ -215,7 +252,10 @@ const shutdownStarted = (sharding: Sharding.Sharding["Service"]) =>
  * it can no longer serve: the slot's workflow gets no result and is run again on the next start
  * (or by another runner). A plain interrupt would be stored as the workflow's end.
  */
-const abandonOnShutdown = <A, E, R>(sharding: Sharding.Sharding["Service"], effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+const abandonOnShutdown = <A, E, R>(
+  sharding: Sharding.Sharding["Service"],
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) =>
     Effect.raceFirst(
       effect,

@@ -42,12 +42,21 @@ export const SqliteClient = Context.Service<SqliteClient>("umg/batch/SqliteClien
  * `ERR_SQLITE_ERROR`): it is copied to `errno`, where `classifySqliteError` reads it.
  */
 const reasonOf = (cause: unknown, message: string, operation: string): SqlError.SqlErrorReason => {
-  if (typeof cause === "object" && cause !== null && typeof (cause as { errcode?: unknown }).errcode === "number" && !("errno" in cause))
+  if (
+    typeof cause === "object" &&
+    cause !== null &&
+    typeof (cause as { errcode?: unknown }).errcode === "number" &&
+    !("errno" in cause)
+  )
     Object.assign(cause, { errno: (cause as { errcode: number }).errcode })
-  return SqlError.classifySqliteError(cause, { message: cause instanceof Error ? `${message}: ${cause.message}` : message, operation })
+  return SqlError.classifySqliteError(cause, {
+    message: cause instanceof Error ? `${message}: ${cause.message}` : message,
+    operation
+  })
 }
 
-const fail = (cause: unknown, message: string, operation: string) => new SqlError.SqlError({ reason: reasonOf(cause, message, operation) })
+const fail = (cause: unknown, message: string, operation: string) =>
+  new SqlError.SqlError({ reason: reasonOf(cause, message, operation) })
 
 /** Values as `node:sqlite` binds them: booleans as 0/1, `undefined` as NULL, dates as ISO text. */
 const bindable = (params: ReadonlyArray<unknown>): Array<SQLInputValue> =>
@@ -67,18 +76,27 @@ const bindable = (params: ReadonlyArray<unknown>): Array<SQLInputValue> =>
  * Opens the database for the scope (closed when it ends) and makes the client.
  * @category constructors
  */
-export const make = (config: SqliteClientConfig): Effect.Effect<SqliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
+export const make = (
+  config: SqliteClientConfig
+): Effect.Effect<SqliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const readOnly = config.readonly === true
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => new DatabaseSync(config.filename, { readOnly, timeout: Math.max(0, Math.round(config.busyTimeoutMs ?? 5_000)) }),
+        try: () =>
+          new DatabaseSync(config.filename, {
+            readOnly,
+            timeout: Math.max(0, Math.round(config.busyTimeoutMs ?? 5_000))
+          }),
         catch: (cause) => fail(cause, `cannot open ${config.filename}`, "open")
       }),
       (db) => Effect.sync(() => (db.isOpen ? db.close() : undefined))
     )
     if (!readOnly && config.disableWAL !== true)
-      yield* Effect.try({ try: () => db.exec("PRAGMA journal_mode = WAL"), catch: (cause) => fail(cause, "cannot switch to WAL", "open") })
+      yield* Effect.try({
+        try: () => db.exec("PRAGMA journal_mode = WAL"),
+        catch: (cause) => fail(cause, "cannot switch to WAL", "open")
+      })
 
     // Prepared statements by text, least recently used first.
     const capacity = Math.max(1, config.prepareCacheSize ?? 200)
@@ -97,7 +115,12 @@ export const make = (config: SqliteClientConfig): Effect.Effect<SqliteClient, Sq
     }
 
     // Rows are `any` as `SqlConnection.Connection` types them (the statement's caller names the row type).
-    const run = (prepare: (sql: string) => StatementSync, sql: string, params: ReadonlyArray<unknown>, mode: "rows" | "arrays" | "raw") =>
+    const run = (
+      prepare: (sql: string) => StatementSync,
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      mode: "rows" | "arrays" | "raw"
+    ) =>
       Effect.withFiber<any, SqlError.SqlError>((fiber) =>
         Effect.try({
           try: () => {
@@ -138,7 +161,9 @@ export const make = (config: SqliteClientConfig): Effect.Effect<SqliteClient, Sq
 
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.suspend(() =>
-        db.isOpen ? Effect.succeed(connection) : Effect.fail(fail(new Error("the database is closed"), "the database is closed", "acquire"))
+        db.isOpen
+          ? Effect.succeed(connection)
+          : Effect.fail(fail(new Error("the database is closed"), "the database is closed", "acquire"))
       ),
       semaphore: yield* Semaphore.make(1),
       isTransaction: () => db.isOpen && db.isTransaction
@@ -161,6 +186,8 @@ export const make = (config: SqliteClientConfig): Effect.Effect<SqliteClient, Sq
  * @category layers
  */
 export const layer = (config: SqliteClientConfig): Layer.Layer<SqliteClient | SqlClient.SqlClient, SqlError.SqlError> =>
-  Layer.effectContext(Effect.map(make(config), (client) => Context.make(SqliteClient, client).pipe(Context.add(SqlClient.SqlClient, client)))).pipe(
-    Layer.provide(Reactivity.layer)
-  )
+  Layer.effectContext(
+    Effect.map(make(config), (client) =>
+      Context.make(SqliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))

@@ -65,7 +65,11 @@ const detailOf = (e: SqlError): string => {
 
 /** A statement that failed: the store's own error, its text kept short. */
 const statement = <A, R>(what: string, effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, BatchStoreError, R> =>
-  Effect.mapError(effect, (e) => new BatchStoreError({ reason: "statement", message: `batch store: ${what} failed: ${detailOf(e).slice(0, 300)}` }))
+  Effect.mapError(
+    effect,
+    (e) =>
+      new BatchStoreError({ reason: "statement", message: `batch store: ${what} failed: ${detailOf(e).slice(0, 300)}` })
+  )
 
 /** Creates the two tables and their index when missing. @category constructors */
 export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -79,8 +83,10 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
     })
   yield* statement(
     "creating tables",
-    serialized(Effect.all([
-      sql`CREATE TABLE IF NOT EXISTS umg_batches (
+    serialized(
+      Effect.all(
+        [
+          sql`CREATE TABLE IF NOT EXISTS umg_batches (
         id TEXT PRIMARY KEY,
         digest TEXT NOT NULL,
         lines INTEGER NOT NULL,
@@ -89,7 +95,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
         round INTEGER NOT NULL,
         created_at TEXT NOT NULL
       )`,
-      sql`CREATE TABLE IF NOT EXISTS umg_batch_lines (
+          sql`CREATE TABLE IF NOT EXISTS umg_batch_lines (
         batch_id TEXT NOT NULL,
         line INTEGER NOT NULL,
         input TEXT NOT NULL,
@@ -103,9 +109,12 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
         submits INTEGER NOT NULL,
         PRIMARY KEY (batch_id, line)
       )`,
-      sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
-      sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_slot ON umg_batch_lines (batch_id, slot, state)`
-    ], { discard: true }))
+          sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
+          sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_slot ON umg_batch_lines (batch_id, slot, state)`
+        ],
+        { discard: true }
+      )
+    )
   )
 })
 
@@ -123,8 +132,11 @@ export const find = (id: string): Effect.Effect<Option.Option<BatchRecord>, Batc
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "reading the batch",
-      Effect.map(sql<Record<string, unknown>>`SELECT id, digest, lines, concurrency, dir, round FROM umg_batches WHERE id = ${id}`, (rows) =>
-        Option.map(Option.fromNullishOr(rows[0]), toBatch)
+      Effect.map(
+        sql<
+          Record<string, unknown>
+        >`SELECT id, digest, lines, concurrency, dir, round FROM umg_batches WHERE id = ${id}`,
+        (rows) => Option.map(Option.fromNullishOr(rows[0]), toBatch)
       )
     )
   )
@@ -155,7 +167,9 @@ const insertChunk = 200
  * with the same digest; another digest is a `BatchMismatch`.
  * @category constructors
  */
-export const create = (batch: NewBatch): Effect.Effect<BatchRecord, BatchStoreError | BatchMismatch, SqlClient.SqlClient> =>
+export const create = (
+  batch: NewBatch
+): Effect.Effect<BatchRecord, BatchStoreError | BatchMismatch, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const existing = yield* find(batch.id)
@@ -169,7 +183,14 @@ export const create = (batch: NewBatch): Effect.Effect<BatchRecord, BatchStoreEr
         )
       return existing.value
     }
-    const record: BatchRecord = { id: batch.id, digest: batch.digest, lines: batch.lines.length, concurrency: batch.concurrency, dir: batch.dir, round: 0 }
+    const record: BatchRecord = {
+      id: batch.id,
+      digest: batch.digest,
+      lines: batch.lines.length,
+      concurrency: batch.concurrency,
+      dir: batch.dir,
+      round: 0
+    }
     yield* statement(
       "storing the batch",
       sql.withTransaction(
@@ -204,14 +225,28 @@ export const counts = (id: string): Effect.Effect<Counts, BatchStoreError, SqlCl
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "counting lines",
-      Effect.map(sql<{ state: string; n: unknown }>`SELECT state, COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} GROUP BY state`, (rows) => {
-        const out: Record<string, number> = { pending: 0, submitting: 0, running: 0, succeeded: 0, failed: 0, unknown: 0, total: 0 }
-        for (const row of rows) {
-          out[row.state] = num(row.n)
-          out.total! += num(row.n)
+      Effect.map(
+        sql<{
+          state: string
+          n: unknown
+        }>`SELECT state, COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} GROUP BY state`,
+        (rows) => {
+          const out: Record<string, number> = {
+            pending: 0,
+            submitting: 0,
+            running: 0,
+            succeeded: 0,
+            failed: 0,
+            unknown: 0,
+            total: 0
+          }
+          for (const row of rows) {
+            out[row.state] = num(row.n)
+            out.total! += num(row.n)
+          }
+          return out as Counts
         }
-        return out as Counts
-      })
+      )
     )
   )
 
@@ -224,7 +259,9 @@ export const lines = (id: string): Effect.Effect<ReadonlyArray<LineRecord>, Batc
     statement(
       "reading lines",
       Effect.map(
-        sql<Record<string, unknown>>`SELECT line, state, task_id, url, file, error FROM umg_batch_lines WHERE batch_id = ${id} ORDER BY line`,
+        sql<
+          Record<string, unknown>
+        >`SELECT line, state, task_id, url, file, error FROM umg_batch_lines WHERE batch_id = ${id} ORDER BY line`,
         (rows) =>
           rows.map((r) => ({
             line: num(r.line),
@@ -246,7 +283,11 @@ export const lines = (id: string): Effect.Effect<ReadonlyArray<LineRecord>, Batc
 export const openSlot = (
   id: string,
   slot: number
-): Effect.Effect<ReadonlyArray<{ readonly line: number; readonly taskId: string; readonly input: string }>, BatchStoreError, SqlClient.SqlClient> =>
+): Effect.Effect<
+  ReadonlyArray<{ readonly line: number; readonly taskId: string; readonly input: string }>,
+  BatchStoreError,
+  SqlClient.SqlClient
+> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "reopening a slot",
@@ -267,18 +308,26 @@ export const openSlot = (
  * (host and process) is recorded for audits: which process submitted which line.
  * @category mutations
  */
-export const claim = (id: string, slot: number, runner: string): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
+export const claim = (
+  id: string,
+  slot: number,
+  runner: string
+): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "claiming a line",
       Effect.gen(function* () {
         for (;;) {
-          const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batch_lines SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
+          const rows = yield* sql<
+            Record<string, unknown>
+          >`UPDATE umg_batch_lines SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
             WHERE batch_id = ${id} AND state = 'pending'
               AND line = (SELECT MIN(line) FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending')
             RETURNING line, input`
           if (rows.length > 0) return Option.some({ line: num(rows[0]!.line), input: String(rows[0]!.input) })
-          const left = yield* sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'`
+          const left = yield* sql<{
+            n: unknown
+          }>`SELECT COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'`
           if (num(left[0]?.n ?? 0) === 0) return Option.none()
         }
       })
@@ -286,7 +335,11 @@ export const claim = (id: string, slot: number, runner: string): Effect.Effect<O
   )
 
 /** Records the task id of a line the gateway accepted: `running`. @category mutations */
-export const started = (id: string, line: number, taskId: string): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
+export const started = (
+  id: string,
+  line: number,
+  taskId: string
+): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "recording a task id",
@@ -295,7 +348,11 @@ export const started = (id: string, line: number, taskId: string): Effect.Effect
   )
 
 /** Records how a line ended. @category mutations */
-export const finish = (id: string, line: number, outcome: Outcome): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
+export const finish = (
+  id: string,
+  line: number,
+  outcome: Outcome
+): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "recording a result",
@@ -332,7 +389,10 @@ export const submits = (id: string): Effect.Effect<ReadonlyMap<number, number>, 
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "reading submit counts",
-      Effect.map(sql<Record<string, unknown>>`SELECT line, submits FROM umg_batch_lines WHERE batch_id = ${id}`, (rows) => new Map(rows.map((r) => [num(r.line), num(r.submits)])))
+      Effect.map(
+        sql<Record<string, unknown>>`SELECT line, submits FROM umg_batch_lines WHERE batch_id = ${id}`,
+        (rows) => new Map(rows.map((r) => [num(r.line), num(r.submits)]))
+      )
     )
   )
 

@@ -25,7 +25,8 @@ const jsonMode = process.argv.includes("--json")
 const refused = check(umgSpec, args)
 
 /** effect/cli's `ShowHelp` without problems: help asked for, or a group run without its subcommand. */
-const isHelpOnly = (error: unknown): boolean => CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
+const isHelpOnly = (error: unknown): boolean =>
+  CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
 
 const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(args)).pipe(
   // effect/cli presents help through the help presenter: plain, wrapped, `umg …`.
@@ -35,7 +36,8 @@ const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(arg
       ? Effect.void
       : Effect.gen(function* () {
           // A rejected command line is explained here, once for every command: the flag, what it allows, the usage.
-          const usage = CliError.isCliError(error) && error._tag === "ShowHelp" ? explain(umgSpec, args, error.errors) : error
+          const usage =
+            CliError.isCliError(error) && error._tag === "ShowHelp" ? explain(umgSpec, args, error.errors) : error
           const report = reportOf(usage)
           yield* Output.endProgress
           yield* jsonMode
@@ -53,7 +55,11 @@ const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(arg
 NodeRuntime.runMain(program, {
   disableErrorReporting: false,
   teardown: (exit, onExit) => {
-    const code = Exit.isSuccess(exit) ? Number(process.exitCode ?? ExitCode.ok) : Exit.hasInterrupts(exit) ? 130 : ExitCode.failure
+    const code = Exit.isSuccess(exit)
+      ? Number(process.exitCode ?? ExitCode.ok)
+      : Exit.hasInterrupts(exit)
+        ? 130
+        : ExitCode.failure
     onExit(code)
   }
 })

@@ -2,7 +2,14 @@
  * `umg/emulator`: starts the local gateway emulator and returns its addresses, credentials and the
  * controls tests use (counters, fault injection, virtual time).
  */
-import { DEFAULT_KEY, RESTRICTED_KEY, makeContext, type EmulatorContext, type EmulatorOptions, type Fault } from "./server/Context.js"
+import {
+  DEFAULT_KEY,
+  RESTRICTED_KEY,
+  makeContext,
+  type EmulatorContext,
+  type EmulatorOptions,
+  type Fault
+} from "./server/Context.js"
 import { countTokensRoute } from "./text/messages/CountTokens.js"
 import { embeddingsRoute } from "./media/Embeddings.js"
 import { imagesRoute } from "./media/Images.js"
@@ -86,7 +93,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
   ctx.baseUrl = url
   const keys = [...ctx.options.keys.entries()]
   const apiKey = keys.find(([, p]) => p === "full")?.[0] ?? keys[0]?.[0] ?? DEFAULT_KEY
-  const restrictedKey = keys.find(([, p]) => p === "restricted")?.[0] ?? (ctx.options.keys.has(RESTRICTED_KEY) ? RESTRICTED_KEY : undefined)
+  const restrictedKey =
+    keys.find(([, p]) => p === "restricted")?.[0] ?? (ctx.options.keys.has(RESTRICTED_KEY) ? RESTRICTED_KEY : undefined)
   let closed: Promise<void> | undefined
   return {
     url,

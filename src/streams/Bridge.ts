@@ -30,10 +30,12 @@ export interface Runner<R> {
 }
 
 /** What a subscriber still listening gets for a fiber it did not interrupt itself. @category getters */
-export const interruptionError = <R>(run: Runner<R>, cause: Cause.Cause<unknown>): unknown => run.interrupted?.() ?? Cause.squash(cause)
+export const interruptionError = <R>(run: Runner<R>, cause: Cause.Cause<unknown>): unknown =>
+  run.interrupted?.() ?? Cause.squash(cause)
 
 /** The error an Observable delivers for a failed fiber: the typed failure itself, else the defect. */
-const errorOf = <E>(cause: Cause.Cause<E>): unknown => Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
+const errorOf = <E>(cause: Cause.Cause<E>): unknown =>
+  Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
 
 const observe = <A, E, R>(
   run: Runner<R>,
@@ -75,7 +77,8 @@ export const fromEffect = <A, E, R>(run: Runner<R>, effect: Effect.Effect<A, E, 
  * unsubscribe made inside it.
  * @category constructors
  */
-export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> => fromStreamOf(run, Effect.succeed(stream))
+export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, R>): TypedObservable<A, E> =>
+  fromStreamOf(run, Effect.succeed(stream))
 
 /**
  * `fromStream` of the stream an effect makes (a service's call, the service read from the context):
@@ -83,7 +86,10 @@ export const fromStream = <A, E, R>(run: Runner<R>, stream: Stream.Stream<A, E, 
  * (the elements of each pull emitted in one step) rather than through `Stream.unwrap`.
  * @category constructors
  */
-export const fromStreamOf = <A, E, E2, R>(run: Runner<R>, make: Effect.Effect<Stream.Stream<A, E, R>, E2, R>): TypedObservable<A, E | E2> =>
+export const fromStreamOf = <A, E, E2, R>(
+  run: Runner<R>,
+  make: Effect.Effect<Stream.Stream<A, E, R>, E2, R>
+): TypedObservable<A, E | E2> =>
   new Observable<A>((subscriber) =>
     observe(
       run,
@@ -108,7 +114,10 @@ export const fromStreamOf = <A, E, E2, R>(run: Runner<R>, make: Effect.Effect<St
  * failure. Unsubscribing interrupts the fiber.
  * @category constructors
  */
-export const fromEmitting = <A, E, R>(run: Runner<R>, f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>): TypedObservable<A, E> =>
+export const fromEmitting = <A, E, R>(
+  run: Runner<R>,
+  f: (emit: (a: A) => void) => Effect.Effect<unknown, E, R>
+): TypedObservable<A, E> =>
   new Observable<A>((subscriber) =>
     observe(
       run,
@@ -171,15 +180,11 @@ export const fromRegistration = <A, B, E, R>(
       ended = true
       untrack?.()
       if (Exit.isSuccess(exit)) subscriber.complete()
-      else subscriber.error(Cause.hasInterruptsOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
+      else
+        subscriber.error(Cause.hasInterruptsOnly(exit.cause) ? interruptionError(run, exit.cause) : errorOf(exit.cause))
     }
     // Held only until the registration is done: a finished fiber kept per subscription costs kilobytes.
-    let fiber: Fiber.Fiber<() => void, E> | undefined = run(
-      register(
-        (a) => subscriber.next(a),
-        end
-      )
-    )
+    let fiber: Fiber.Fiber<() => void, E> | undefined = run(register((a) => subscriber.next(a), end))
     fiber.addObserver((exit) => {
       fiber = undefined
       if (Exit.isSuccess(exit)) {

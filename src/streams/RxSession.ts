@@ -41,7 +41,8 @@ interface ScopedSession<Server, Client, E> {
   readonly closeCode?: Effect.Effect<Option.Option<number>>
 }
 
-const failureOf = (cause: Cause.Cause<unknown>): unknown => Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
+const failureOf = (cause: Cause.Cause<unknown>): unknown =>
+  Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause))
 
 /**
  * A cold Observable of one session: subscribing connects and emits the session at once (state
@@ -94,7 +95,11 @@ export const fromScopedSession = <Server, Client, E, C, R>(
     }
     fiber.addObserver((exit) => {
       if (Exit.isSuccess(exit)) {
-        state.next({ status: "closed", by: "server", ...Option.match(exit.value, { onNone: () => ({}), onSome: (code) => ({ code }) }) })
+        state.next({
+          status: "closed",
+          by: "server",
+          ...Option.match(exit.value, { onNone: () => ({}), onSome: (code) => ({ code }) })
+        })
         events.complete()
         subscriber.complete()
       } else if (Cause.hasInterruptsOnly(exit.cause) && closing) {
@@ -109,7 +114,12 @@ export const fromScopedSession = <Server, Client, E, C, R>(
       } else {
         const error = failureOf(exit.cause)
         const code = error instanceof TransportError ? error.closeCode : undefined
-        state.next({ status: "closed", by: closing ? "client" : "server", ...(code === undefined ? {} : { code }), error })
+        state.next({
+          status: "closed",
+          by: closing ? "client" : "server",
+          ...(code === undefined ? {} : { code }),
+          error
+        })
         events.error(error)
         subscriber.error(error)
       }

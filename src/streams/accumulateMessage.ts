@@ -75,7 +75,11 @@ const fold =
  */
 export function accumulateMessage<E extends TokenEvent>(): OperatorFunction<E, SnapshotOf<E>>
 export function accumulateMessage<E, S>(accumulator: Accumulator<E, S, unknown>): OperatorFunction<E, S>
-export function accumulateMessage(accumulator?: Accumulator<unknown, unknown, unknown>): OperatorFunction<unknown, unknown> {
+export function accumulateMessage(
+  accumulator?: Accumulator<unknown, unknown, unknown>
+): OperatorFunction<unknown, unknown> {
   if (accumulator !== undefined) return fold(() => accumulator)
-  return fold((first) => BY_FAMILY[tokenFamilyOf(first as TokenEvent) ?? "chat"] as Accumulator<unknown, unknown, unknown>)
+  return fold(
+    (first) => BY_FAMILY[tokenFamilyOf(first as TokenEvent) ?? "chat"] as Accumulator<unknown, unknown, unknown>
+  )
 }

@@ -27,8 +27,16 @@ import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
 
 // `any` here only matches function shapes at the type level; no value is typed with it.
 type Args<F> = F extends (...args: infer P) => any ? P : never
-type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any> ? A : F extends (...args: any) => Stream.Stream<infer A, any, any> ? A : never
-type Failure<F> = F extends (...args: any) => Effect.Effect<any, infer E, any> ? E : F extends (...args: any) => Stream.Stream<any, infer E, any> ? E : never
+type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any>
+  ? A
+  : F extends (...args: any) => Stream.Stream<infer A, any, any>
+    ? A
+    : never
+type Failure<F> = F extends (...args: any) => Effect.Effect<any, infer E, any>
+  ? E
+  : F extends (...args: any) => Stream.Stream<any, infer E, any>
+    ? E
+    : never
 /**
  * The Observable form of one Effect or Stream call: same arguments, its values, and its error union
  * plus `GatewayDisposed` (the gateway disposed under it).
@@ -129,8 +137,11 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
     }
   )
   // Each adds `GatewayDisposed`: what `run` fails with once disposing, and what `interrupted` gives then.
-  const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): TypedObservable<A, E | GatewayDisposed> => fromEffect(run, Effect.flatMap(Gateway, f))
-  const emitting = <A, E>(f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>): TypedObservable<A, E | GatewayDisposed> =>
+  const call = <A, E>(f: (g: S) => Effect.Effect<A, E>): TypedObservable<A, E | GatewayDisposed> =>
+    fromEffect(run, Effect.flatMap(Gateway, f))
+  const emitting = <A, E>(
+    f: (g: S, emit: (a: A) => void) => Effect.Effect<unknown, E>
+  ): TypedObservable<A, E | GatewayDisposed> =>
     fromEmitting(run, (emit: (a: A) => void) => Effect.flatMap(Gateway, (g) => f(g, emit)))
   const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): TypedObservable<A, E | GatewayDisposed> =>
     fromStreamOf(run, Effect.map(Gateway, f))
@@ -141,21 +152,41 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
       stream$: (body) => stream((g) => g.messages.stream(body)),
       countTokens$: (body) => call((g) => g.messages.countTokens(body))
     },
-    native: { generate$: (request) => call((g) => g.native.generate(request)), stream$: (request) => stream((g) => g.native.stream(request)) },
-    chat: { create$: (body) => call((g) => g.chat.create(body)), stream$: (body) => stream((g) => g.chat.stream(body)) },
-    responses: { create$: (body) => call((g) => g.responses.create(body)), stream$: (body) => stream((g) => g.responses.stream(body)) },
+    native: {
+      generate$: (request) => call((g) => g.native.generate(request)),
+      stream$: (request) => stream((g) => g.native.stream(request))
+    },
+    chat: {
+      create$: (body) => call((g) => g.chat.create(body)),
+      stream$: (body) => stream((g) => g.chat.stream(body))
+    },
+    responses: {
+      create$: (body) => call((g) => g.responses.create(body)),
+      stream$: (body) => stream((g) => g.responses.stream(body))
+    },
     embeddings: {
       create$: (body) => call((g) => g.embeddings.create(body)),
       embedMany$: (inputs, options) =>
-        emitting((g, emit: (event: MapConcurrentEvent<string, Float32Array>) => void) => g.embeddings.embedMany(embedManyOptions(inputs, options, emit)))
+        emitting((g, emit: (event: MapConcurrentEvent<string, Float32Array>) => void) =>
+          g.embeddings.embedMany(embedManyOptions(inputs, options, emit))
+        )
     },
     rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
-    speech: { create$: (body) => call((g) => g.speech.create(body)), stream$: (body) => stream((g) => g.speech.stream(body)) },
+    speech: {
+      create$: (body) => call((g) => g.speech.create(body)),
+      stream$: (body) => stream((g) => g.speech.stream(body))
+    },
     images: { generate$: (...args) => call((g) => g.images.generate(...args)) },
-    video: makeVideoGroup(call, emitting, (f) => fromRegistration(run, (emit, end) => Effect.flatMap(Gateway, (g) => f(g, emit, end)))),
+    video: makeVideoGroup(call, emitting, (f) =>
+      fromRegistration(run, (emit, end) => Effect.flatMap(Gateway, (g) => f(g, emit, end)))
+    ),
     realtime: {
       connect$: (options) =>
-        fromScopedSession(run, "realtime", Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options)))
+        fromScopedSession(
+          run,
+          "realtime",
+          Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options))
+        )
     },
     live: {
       connect$: (options, setup) =>
@@ -163,7 +194,9 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
           run,
           "live",
           Effect.flatMap(Gateway, (g) =>
-            g.live.connect(typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options)
+            g.live.connect(
+              typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options
+            )
           )
         )
     },

@@ -47,11 +47,16 @@ export const mapConcurrent = <I, B>(
       // Each call is subscribed on the scheduler's next turn, as Effect 3 started a forked call: the
       // calls one step starts are all under way before an answer given at once (a 429 from a
       // synchronous source) pauses the batch.
-      (input, index) => Effect.andThen(Effect.yieldNow, firstValueEffect(() => call(input, index), `the call for input ${index}`)),
+      (input, index) =>
+        Effect.andThen(
+          Effect.yieldNow,
+          firstValueEffect(() => call(input, index), `the call for input ${index}`)
+        ),
       {
         concurrency: options.concurrency,
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-        rateLimit: (error) => (error instanceof RateLimited ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined)
+        rateLimit: (error) =>
+          error instanceof RateLimited ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined
       },
       emit
     )

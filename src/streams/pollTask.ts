@@ -41,13 +41,21 @@ const runDetached: Runner<never> = (effect) => Effect.runFork(effect)
  * Unsubscribing cancels the query in flight and the poll.
  * @category constructors
  */
-export const pollTask$ = <T extends PollableTask>(fetch: () => Observable<T>, options: PollTaskOptions = {}): Observable<PollUpdate<T>> =>
+export const pollTask$ = <T extends PollableTask>(
+  fetch: () => Observable<T>,
+  options: PollTaskOptions = {}
+): Observable<PollUpdate<T>> =>
   fromRegistration(runDetached, (emit: (update: PollUpdate<T>) => void, end) =>
     Effect.flatMap(Effect.fromResult(checkPollSettings(options, options.minIntervalMs)), ({ intervalMs, timeoutMs }) =>
       Effect.map(Effect.context<never>(), (context) =>
         (options.poller ?? VideoPoller.make()).start(
           context,
-          { query: firstValueEffect(fetch, "the task query"), intervalMs, timeoutMs, onQuery: (update, changed) => (changed ? emit(update) : undefined) },
+          {
+            query: firstValueEffect(fetch, "the task query"),
+            intervalMs,
+            timeoutMs,
+            onQuery: (update, changed) => (changed ? emit(update) : undefined)
+          },
           end
         )
       )

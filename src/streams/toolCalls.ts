@@ -23,11 +23,19 @@ interface Pending {
   readonly input: Readonly<Record<string, unknown>>
 }
 
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Parses streamed arguments; broken JSON means the fragments were lost or misordered, so it is an error, not a guess. */
 const finish = (family: TokenFamily, pending: Pending): ToolCall => {
-  if (pending.json === "") return { family, id: pending.id, name: pending.name, arguments: JSON.stringify(pending.input), input: pending.input }
+  if (pending.json === "")
+    return {
+      family,
+      id: pending.id,
+      name: pending.name,
+      arguments: JSON.stringify(pending.input),
+      input: pending.input
+    }
   let input: unknown
   try {
     input = JSON.parse(pending.json)
@@ -59,7 +67,8 @@ const makeTracker = () => {
       const out: Array<ToolCall> = []
       for (const part of event.candidates?.[0]?.content?.parts ?? []) {
         const call = part.functionCall
-        if (call !== undefined) out.push(finish("native", { id: call.id, name: call.name, json: "", input: call.args ?? {} }))
+        if (call !== undefined)
+          out.push(finish("native", { id: call.id, name: call.name, json: "", input: call.args ?? {} }))
       }
       return out
     }
@@ -79,7 +88,8 @@ const makeTracker = () => {
       }
       case "content_block_delta": {
         const pending = blocks.get(event.index)
-        if (pending !== undefined && event.delta.type === "input_json_delta") blocks.set(event.index, { ...pending, json: pending.json + event.delta.partial_json })
+        if (pending !== undefined && event.delta.type === "input_json_delta")
+          blocks.set(event.index, { ...pending, json: pending.json + event.delta.partial_json })
         return []
       }
       case "content_block_stop": {

@@ -25,13 +25,25 @@ export type VideoGenerateEvent =
 
 /** The `video` calls of `umg/rx`, each erroring with its Effect call's union plus `GatewayDisposed`. @category models */
 export interface RxVideoGroup {
-  readonly submit$: (input: VideoInput) => TypedObservable<VideoSubmitResponse, RequestError | InvalidRequest | GatewayDisposed>
-  readonly get$: (taskId: string) => TypedObservable<VideoQueryResponse, RequestError | InvalidRequest | GatewayDisposed>
-  readonly download$: (taskId: string) => TypedObservable<VideoDownload, RequestError | InvalidRequest | GatewayDisposed>
+  readonly submit$: (
+    input: VideoInput
+  ) => TypedObservable<VideoSubmitResponse, RequestError | InvalidRequest | GatewayDisposed>
+  readonly get$: (
+    taskId: string
+  ) => TypedObservable<VideoQueryResponse, RequestError | InvalidRequest | GatewayDisposed>
+  readonly download$: (
+    taskId: string
+  ) => TypedObservable<VideoDownload, RequestError | InvalidRequest | GatewayDisposed>
   /** Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed` after `failed`. */
-  readonly poll$: (taskId: string, options?: VideoPollOptions) => TypedObservable<VideoQueryResponse, VideoWaitError | InvalidRequest | GatewayDisposed>
+  readonly poll$: (
+    taskId: string,
+    options?: VideoPollOptions
+  ) => TypedObservable<VideoQueryResponse, VideoWaitError | InvalidRequest | GatewayDisposed>
   /** `video.generate`: submit, poll (with progress) and, for alpha, download. */
-  readonly generate$: (input: VideoInput, options?: VideoPollOptions) => TypedObservable<VideoGenerateEvent, VideoWaitError | InvalidRequest | GatewayDisposed>
+  readonly generate$: (
+    input: VideoInput,
+    options?: VideoPollOptions
+  ) => TypedObservable<VideoGenerateEvent, VideoWaitError | InvalidRequest | GatewayDisposed>
 }
 
 /**
@@ -42,7 +54,9 @@ export interface RxVideoGroup {
  */
 export const makeVideoGroup = (
   call: <A, E>(f: (g: GatewayService) => Effect.Effect<A, E>) => TypedObservable<A, E | GatewayDisposed>,
-  emitting: <A, E>(f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>) => TypedObservable<A, E | GatewayDisposed>,
+  emitting: <A, E>(
+    f: (g: GatewayService, emit: (a: A) => void) => Effect.Effect<unknown, E>
+  ) => TypedObservable<A, E | GatewayDisposed>,
   registering: <A, B, E>(
     f: (g: GatewayService, emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E>
   ) => TypedObservable<A, E | GatewayDisposed>
@@ -52,8 +66,12 @@ export const makeVideoGroup = (
   download$: (taskId) => call((g) => g.video.download(taskId)),
   // `follow`, not the `poll` stream: no fiber and no stream per poll, so thousands of polls stay small.
   poll$: (taskId, options) =>
-    registering((g, emit: (task: VideoQueryResponse) => void, end: (exit: Exit.Exit<unknown, VideoWaitError | InvalidRequest>) => void) =>
-      g.video.follow(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) }, end)
+    registering(
+      (
+        g,
+        emit: (task: VideoQueryResponse) => void,
+        end: (exit: Exit.Exit<unknown, VideoWaitError | InvalidRequest>) => void
+      ) => g.video.follow(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) }, end)
     ),
   generate$: (input, options) =>
     emitting((g, emit: (event: VideoGenerateEvent) => void) =>

@@ -27,4 +27,5 @@ export const progressOf = <T extends PollableTask>(update: PollUpdate<T>): Video
  * Maps `pollTask$` updates to `VideoProgress` records (one per status change); errors pass through.
  * @category operators
  */
-export const videoProgress = <T extends PollableTask>(): OperatorFunction<PollUpdate<T>, VideoProgress> => map(progressOf)
+export const videoProgress = <T extends PollableTask>(): OperatorFunction<PollUpdate<T>, VideoProgress> =>
+  map(progressOf)

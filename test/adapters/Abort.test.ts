@@ -56,7 +56,8 @@ const signals = () => {
 }
 
 describe.each(clients)("cancellation over a real connection ($name)", ({ layer }) => {
-  const transport = () => Effect.runSync(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k", httpClient: layer })))
+  const transport = () =>
+    Effect.runSync(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k", httpClient: layer })))
 
   it("interrupting a call closes its connection", async () => {
     const { got, gone } = signals()
@@ -68,7 +69,9 @@ describe.each(clients)("cancellation over a real connection ($name)", ({ layer }
 
   it("a stream the consumer stops reading closes its connection", async () => {
     const { got, gone } = signals()
-    const program = Effect.flatMap(transport().open(request("/sse")), (bytes) => Stream.runCollect(Stream.take(bytes, 1)))
+    const program = Effect.flatMap(transport().open(request("/sse")), (bytes) =>
+      Stream.runCollect(Stream.take(bytes, 1))
+    )
     const out = await Effect.runPromise(program)
     await got
     expect(out.length).toBe(1)

@@ -8,17 +8,35 @@ import { RateLimited, ServerError } from "../../src/core/errors/GatewayError.js"
 import { decideError, defaultRetryBudget } from "../../src/core/gateway/RetryPolicy.js"
 
 const limited = (retryAfterMs?: number) =>
-  new RateLimited({ family: "openai", status: 429, message: "slow down", ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+  new RateLimited({
+    family: "openai",
+    status: 429,
+    message: "slow down",
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+  })
 const rateLimit = (e: unknown) => (e instanceof RateLimited ? { retryAfterMs: e.retryAfterMs } : undefined)
 
 type Ev = AdaptiveEvent<string, string>
-const result = (index: number, done: number, total: number): Ev => ({ type: "result", index, input: `in${index}`, result: `out${index}`, done, total })
+const result = (index: number, done: number, total: number): Ev => ({
+  type: "result",
+  index,
+  input: `in${index}`,
+  result: `out${index}`,
+  done,
+  total
+})
 
 /** Events at the same instant in index order (the TestClock wakes simultaneous sleepers in no set order). */
-const byTime = (events: ReadonlyArray<[number, Ev]>) => [...events].sort((a, b) => a[0] - b[0] || a[1].index - b[1].index)
+const byTime = (events: ReadonlyArray<[number, Ev]>) =>
+  [...events].sort((a, b) => a[0] - b[0] || a[1].index - b[1].index)
 
 /** Runs a batch, recording each event with the clock's time. */
-const recorded = <E>(inputs: ReadonlyArray<string>, call: (input: string, index: number) => Effect.Effect<string, E>, concurrency: number, maxRetries?: number) =>
+const recorded = <E>(
+  inputs: ReadonlyArray<string>,
+  call: (input: string, index: number) => Effect.Effect<string, E>,
+  concurrency: number,
+  maxRetries?: number
+) =>
   Effect.gen(function* () {
     const events: Array<[number, Ev]> = []
     const runtimeClock = yield* Clock.Clock
@@ -64,7 +82,8 @@ describe("mapAdaptive (TestClock)", () => {
       expect(byTime(events).map(([, e]) => e)).toContainEqual(result(4, 5, 5))
       expect(starts).toEqual([0, 0, 2, 2, 4])
       expect(peak).toBe(2)
-    }))
+    })
+  )
 
   it.effect("on a 429 pauses for retryAfterMs, halves the concurrency and retries that same item", () =>
     Effect.gen(function* () {
@@ -84,7 +103,10 @@ describe("mapAdaptive (TestClock)", () => {
       const { events, fiber } = yield* recorded(["in0", "in1", "in2", "in3"], call, 4)
       yield* TestClock.adjust(200)
       yield* Fiber.join(fiber)
-      expect(events[0]).toEqual([1, { type: "rate-limited", index: 1, input: "in1", attempt: 1, delayMs: 100, concurrency: 2, done: 0, total: 4 }])
+      expect(events[0]).toEqual([
+        1,
+        { type: "rate-limited", index: 1, input: "in1", attempt: 1, delayMs: 100, concurrency: 2, done: 0, total: 4 }
+      ])
       expect(byTime(events.slice(1, 4)).map(([t, e]) => [t, e.index])).toEqual([
         [2, 0],
         [2, 2],
@@ -92,7 +114,8 @@ describe("mapAdaptive (TestClock)", () => {
       ])
       expect(events[4]).toEqual([103, result(1, 4, 4)])
       expect(retriedAt).toEqual([101])
-    }))
+    })
+  )
 
   it.effect("backs off 0.5 s, then 1 s, each less up to 25 % jitter, when a 429 names no wait", () =>
     Effect.gen(function* () {
@@ -107,7 +130,8 @@ describe("mapAdaptive (TestClock)", () => {
       expect(delays[0]).toBeLessThanOrEqual(500)
       expect(delays[1]).toBeGreaterThanOrEqual(750)
       expect(delays[1]).toBeLessThanOrEqual(1_000)
-    }))
+    })
+  )
 
   it.effect("jitters: many batches meeting a 429 do not all come back at the same moment", () =>
     Effect.gen(function* () {
@@ -121,20 +145,24 @@ describe("mapAdaptive (TestClock)", () => {
         for (const [, e] of events) if (e.type === "rate-limited") delays.add(e.delayMs)
       }
       expect(delays.size).toBeGreaterThan(10)
-    }))
+    })
+  )
 
   it.effect("fails with a non-429 error and interrupts the calls in flight", () =>
     Effect.gen(function* () {
       const error = new ServerError({ family: "openai", status: 500, message: "boom" })
       let interrupted = 0
       const call = (_: string, i: number) =>
-        i === 0 ? Effect.onInterrupt(Effect.as(Effect.sleep(10), "out0"), () => Effect.sync(() => interrupted++)) : Effect.andThen(Effect.sleep(1), Effect.fail(error))
+        i === 0
+          ? Effect.onInterrupt(Effect.as(Effect.sleep(10), "out0"), () => Effect.sync(() => interrupted++))
+          : Effect.andThen(Effect.sleep(1), Effect.fail(error))
       const { fiber } = yield* recorded(["in0", "in1"], call, 2)
       yield* TestClock.adjust(5)
       expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
       yield* TestClock.adjust(1)
       expect(interrupted).toBe(1)
-    }))
+    })
+  )
 
   it.effect("gives up with the RateLimited error after maxRetries", () =>
     Effect.gen(function* () {
@@ -146,7 +174,8 @@ describe("mapAdaptive (TestClock)", () => {
         [0, "rate-limited"],
         [10, "rate-limited"]
       ])
-    }))
+    })
+  )
 
   it.effect("interrupts every call in flight when interrupted", () =>
     Effect.gen(function* () {
@@ -157,14 +186,21 @@ describe("mapAdaptive (TestClock)", () => {
       yield* Fiber.interrupt(fiber)
       yield* TestClock.adjust(1)
       expect(interrupted).toBe(2)
-    }))
+    })
+  )
 
   it.effect("succeeds at once for no inputs", () =>
     Effect.gen(function* () {
       const events: Array<Ev> = []
-      yield* mapAdaptive([], () => Effect.die("never called"), { concurrency: 3, rateLimit }, (e) => events.push(e))
+      yield* mapAdaptive(
+        [],
+        () => Effect.die("never called"),
+        { concurrency: 3, rateLimit },
+        (e) => events.push(e)
+      )
       expect(events).toEqual([])
-    }))
+    })
+  )
 
   it("answers every input exactly once, within the concurrency, whatever the 429s and latencies", async () => {
     await fc.assert(
@@ -208,54 +244,85 @@ describe("mapAdaptive (TestClock)", () => {
   })
 
   // The transport's retry rule (RetryPolicy, pinned in test/core/RetryPolicy.test.ts) is the one read here.
-  const rateLimitWithType = (e: unknown) => (e instanceof RateLimited ? { retryAfterMs: e.retryAfterMs, type: e.type } : undefined)
+  const rateLimitWithType = (e: unknown) =>
+    e instanceof RateLimited ? { retryAfterMs: e.retryAfterMs, type: e.type } : undefined
 
-  it.effect("waits what the one retry rule decides for a 429, and stops where it stops (an hour asked, a quota spent)", () =>
-    Effect.gen(function* () {
-      const cases = [
-        limited(2_000),
-        limited(60_000),
-        limited(60_001),
-        limited(3_600_000),
-        new RateLimited({ family: "openai", status: 429, type: "insufficient_quota", message: "out of quota" })
-      ]
-      for (const error of cases) {
-        const decision = decideError({ error, attempt: 0, kind: "idempotent", budget: { ...defaultRetryBudget, maxRetries: 8 }, random: 0, now: 0 })
-        let tries = 0
-        const events: Array<Ev> = []
-        const fiber = yield* Effect.forkChild(
-          mapAdaptive(["in0"], () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out0")), { concurrency: 2, rateLimit: rateLimitWithType }, (e) => events.push(e))
-        )
-        yield* TestClock.adjust(0)
-        if (decision._tag === "Stop") {
-          // Fails at once with the 429, as the transport gives it up: no wait at all, no second try.
-          expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
-          expect(tries).toBe(1)
-          expect(events).toEqual([])
-        } else {
-          expect(events.map((e) => e.type === "rate-limited" && e.delayMs)).toEqual([decision.delayMs])
-          yield* TestClock.adjust(decision.delayMs - 1)
-          expect(tries).toBe(1)
-          yield* TestClock.adjust(1)
-          yield* Fiber.join(fiber)
-          expect(tries).toBe(2)
+  it.effect(
+    "waits what the one retry rule decides for a 429, and stops where it stops (an hour asked, a quota spent)",
+    () =>
+      Effect.gen(function* () {
+        const cases = [
+          limited(2_000),
+          limited(60_000),
+          limited(60_001),
+          limited(3_600_000),
+          new RateLimited({ family: "openai", status: 429, type: "insufficient_quota", message: "out of quota" })
+        ]
+        for (const error of cases) {
+          const decision = decideError({
+            error,
+            attempt: 0,
+            kind: "idempotent",
+            budget: { ...defaultRetryBudget, maxRetries: 8 },
+            random: 0,
+            now: 0
+          })
+          let tries = 0
+          const events: Array<Ev> = []
+          const fiber = yield* Effect.forkChild(
+            mapAdaptive(
+              ["in0"],
+              () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out0")),
+              { concurrency: 2, rateLimit: rateLimitWithType },
+              (e) => events.push(e)
+            )
+          )
+          yield* TestClock.adjust(0)
+          if (decision._tag === "Stop") {
+            // Fails at once with the 429, as the transport gives it up: no wait at all, no second try.
+            expect(yield* Effect.flip(Fiber.join(fiber))).toBe(error)
+            expect(tries).toBe(1)
+            expect(events).toEqual([])
+          } else {
+            expect(events.map((e) => e.type === "rate-limited" && e.delayMs)).toEqual([decision.delayMs])
+            yield* TestClock.adjust(decision.delayMs - 1)
+            expect(tries).toBe(1)
+            yield* TestClock.adjust(1)
+            yield* Fiber.join(fiber)
+            expect(tries).toBe(2)
+          }
         }
-      }
-    }))
+      })
+  )
 
-  it.effect("a one-hour Retry-After fails the batch at once instead of pausing it for an hour; a raised cap waits it", () =>
-    Effect.gen(function* () {
-      const error = limited(3_600_000)
-      const failed = yield* Effect.flip(mapAdaptive(["in0", "in1"], () => Effect.fail(error), { concurrency: 2, rateLimit }, () => {}))
-      expect(failed).toBe(error)
-      let tries = 0
-      const fiber = yield* Effect.forkChild(
-        mapAdaptive(["in0"], () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out")), { concurrency: 1, rateLimit, backoff: { maxRetryAfterMs: 3_600_000 } }, () => {})
-      )
-      yield* TestClock.adjust("59 minutes")
-      expect(tries).toBe(1)
-      yield* TestClock.adjust("1 minute")
-      yield* Fiber.join(fiber)
-      expect(tries).toBe(2)
-    }))
+  it.effect(
+    "a one-hour Retry-After fails the batch at once instead of pausing it for an hour; a raised cap waits it",
+    () =>
+      Effect.gen(function* () {
+        const error = limited(3_600_000)
+        const failed = yield* Effect.flip(
+          mapAdaptive(
+            ["in0", "in1"],
+            () => Effect.fail(error),
+            { concurrency: 2, rateLimit },
+            () => {}
+          )
+        )
+        expect(failed).toBe(error)
+        let tries = 0
+        const fiber = yield* Effect.forkChild(
+          mapAdaptive(
+            ["in0"],
+            () => (tries++ === 0 ? Effect.fail(error) : Effect.succeed("out")),
+            { concurrency: 1, rateLimit, backoff: { maxRetryAfterMs: 3_600_000 } },
+            () => {}
+          )
+        )
+        yield* TestClock.adjust("59 minutes")
+        expect(tries).toBe(1)
+        yield* TestClock.adjust("1 minute")
+        yield* Fiber.join(fiber)
+        expect(tries).toBe(2)
+      })
+  )
 })

@@ -67,7 +67,13 @@ const recorded = (items: ReadonlyArray<number>, failWith?: string) => {
   const stream = ByteSource.fromScopedPull(
     Effect.gen(function* () {
       setups++
-      yield* Effect.addFinalizer((exit) => Effect.sync(() => log.push(Exit.isSuccess(exit) ? "closed:success" : Exit.hasInterrupts(exit) ? "closed:interrupted" : "closed:failure")))
+      yield* Effect.addFinalizer((exit) =>
+        Effect.sync(() =>
+          log.push(
+            Exit.isSuccess(exit) ? "closed:success" : Exit.hasInterrupts(exit) ? "closed:interrupted" : "closed:failure"
+          )
+        )
+      )
       let at = 0
       return Effect.suspend((): ByteSource.ChunkPull<number, string> => {
         if (at < items.length) return Effect.succeed([items[at++]!] as const)
@@ -142,7 +148,9 @@ describe("ByteSource.fromScopedPull", () => {
     const waiting = Effect.runSync(Deferred.make<void>())
     const stream = ByteSource.fromScopedPull(
       Effect.gen(function* () {
-        yield* Effect.addFinalizer((exit) => Effect.sync(() => log.push(Exit.hasInterrupts(exit) ? "interrupted" : "other")))
+        yield* Effect.addFinalizer((exit) =>
+          Effect.sync(() => log.push(Exit.hasInterrupts(exit) ? "interrupted" : "other"))
+        )
         return Effect.andThen(Deferred.succeed(waiting, undefined), Effect.never)
       })
     )
@@ -157,7 +165,15 @@ describe("ByteSource.acquireSync", () => {
   it("releases the resource once, when its scope closes", async () => {
     const log: Array<string> = []
     const scope = Effect.runSync(Scope.make())
-    const value = Effect.runSync(Scope.provide(ByteSource.acquireSync(() => (log.push("acquired"), 7), (n) => void log.push(`released ${n}`)), scope))
+    const value = Effect.runSync(
+      Scope.provide(
+        ByteSource.acquireSync(
+          () => (log.push("acquired"), 7),
+          (n) => void log.push(`released ${n}`)
+        ),
+        scope
+      )
+    )
     expect(value).toBe(7)
     expect(log).toEqual(["acquired"])
     Effect.runSync(Scope.close(scope, Exit.void))

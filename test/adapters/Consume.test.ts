@@ -14,7 +14,11 @@ const summed = (chunks: ReadonlyArray<ReadonlyArray<number>>, failWith?: string)
   const log: Array<string> = []
   const stream = fromScopedOpen(
     Effect.gen(function* () {
-      yield* Effect.addFinalizer((exit) => Effect.sync(() => log.push(Exit.isSuccess(exit) ? "success" : Exit.hasInterrupts(exit) ? "interrupted" : "failure")))
+      yield* Effect.addFinalizer((exit) =>
+        Effect.sync(() =>
+          log.push(Exit.isSuccess(exit) ? "success" : Exit.hasInterrupts(exit) ? "interrupted" : "failure")
+        )
+      )
       let at = 0
       let sum = 0
       const pull = Effect.suspend((): ByteSource.ChunkPull<number, string> => {
@@ -45,7 +49,13 @@ describe("a streaming call's stream under Stream.runForEach", () => {
     expect(failing.log).toEqual(["failure"])
 
     const stopped = summed([[1], [2], [3]])
-    expect(Exit.hasInterrupts(await Effect.runPromiseExit(Stream.runForEach(stopped.stream, (n) => (n === 2 ? Effect.interrupt : Effect.void))))).toBe(true)
+    expect(
+      Exit.hasInterrupts(
+        await Effect.runPromiseExit(
+          Stream.runForEach(stopped.stream, (n) => (n === 2 ? Effect.interrupt : Effect.void))
+        )
+      )
+    ).toBe(true)
     expect(stopped.log).toEqual(["interrupted"])
   })
 
@@ -54,7 +64,9 @@ describe("a streaming call's stream under Stream.runForEach", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.andThen(
-          Stream.runForEach(summed([[1], [2]]).stream, (n) => Effect.addFinalizer(() => Effect.sync(() => log.push(`released ${n}`)))),
+          Stream.runForEach(summed([[1], [2]]).stream, (n) =>
+            Effect.addFinalizer(() => Effect.sync(() => log.push(`released ${n}`)))
+          ),
           Effect.sync(() => log.push("run ended"))
         )
       )
@@ -76,7 +88,13 @@ describe("runToFinal", () => {
     const seen: Array<string> = []
     await Effect.runPromise(
       runToFinal(summed([[1, 2, 3]]).stream, (n) =>
-        Effect.andThen(Effect.sync(() => seen.push(`start ${n}`)), Effect.andThen(Effect.sleep(1), Effect.sync(() => seen.push(`end ${n}`))))
+        Effect.andThen(
+          Effect.sync(() => seen.push(`start ${n}`)),
+          Effect.andThen(
+            Effect.sleep(1),
+            Effect.sync(() => seen.push(`end ${n}`))
+          )
+        )
       )
     )
     expect(seen).toEqual(["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"])
@@ -85,7 +103,9 @@ describe("runToFinal", () => {
   it("fails with the stream's own error after the elements before it", async () => {
     const { stream, log } = summed([[1, 2]], "boom")
     const seen: Array<number> = []
-    expect(await Effect.runPromiseExit(runToFinal(stream, (n) => Effect.sync(() => seen.push(n))))).toEqual(Exit.fail("boom"))
+    expect(await Effect.runPromiseExit(runToFinal(stream, (n) => Effect.sync(() => seen.push(n))))).toEqual(
+      Exit.fail("boom")
+    )
     expect(seen).toEqual([1, 2])
     expect(log).toEqual(["failure"])
   })
@@ -93,7 +113,9 @@ describe("runToFinal", () => {
   it("fails with a step's error, pulls nothing more and closes the stream's scope", async () => {
     const { stream, log } = summed([[1], [2], [3], [4]])
     const seen: Array<number> = []
-    const exit = await Effect.runPromiseExit(runToFinal(stream, (n) => (seen.push(n), n === 2 ? Effect.fail(`step ${n}`) : Effect.void)))
+    const exit = await Effect.runPromiseExit(
+      runToFinal(stream, (n) => (seen.push(n), n === 2 ? Effect.fail(`step ${n}`) : Effect.void))
+    )
     expect(exit).toEqual(Exit.fail("step 2"))
     expect(seen).toEqual([1, 2])
     expect(log).toEqual(["failure"])
@@ -101,7 +123,9 @@ describe("runToFinal", () => {
 
   it("passes a defect through as a defect", async () => {
     const exit = await Effect.runPromiseExit(runToFinal(summed([[1]]).stream, () => Effect.die(new Error("bug"))))
-    expect(Exit.isFailure(exit) && !Exit.hasInterrupts(exit) && exit.cause.reasons.some((r) => r._tag === "Die")).toBe(true)
+    expect(Exit.isFailure(exit) && !Exit.hasInterrupts(exit) && exit.cause.reasons.some((r) => r._tag === "Die")).toBe(
+      true
+    )
   })
 
   it("leaves a step's own scoped resources to the caller's scope, as Stream.runForEach does", async () => {
@@ -109,7 +133,9 @@ describe("runToFinal", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.andThen(
-          runToFinal(summed([[1], [2]]).stream, (n) => Effect.addFinalizer(() => Effect.sync(() => log.push(`released ${n}`)))),
+          runToFinal(summed([[1], [2]]).stream, (n) =>
+            Effect.addFinalizer(() => Effect.sync(() => log.push(`released ${n}`)))
+          ),
           Effect.sync(() => log.push("run ended"))
         )
       )
@@ -122,7 +148,9 @@ describe("runToFinal", () => {
     const pulled = Effect.runSync(Deferred.make<void>())
     const stream = fromScopedOpen(
       Effect.gen(function* () {
-        yield* Effect.addFinalizer((exit) => Effect.sync(() => log.push(Exit.hasInterrupts(exit) ? "interrupted" : "other")))
+        yield* Effect.addFinalizer((exit) =>
+          Effect.sync(() => log.push(Exit.hasInterrupts(exit) ? "interrupted" : "other"))
+        )
         return { pull: Effect.andThen(Deferred.succeed(pulled, undefined), Effect.never), result: Effect.succeed(0) }
       })
     )
@@ -137,6 +165,9 @@ describe("runToFinal", () => {
     const mapped = Stream.map(summed([[1]]).stream, (n) => n)
     // @ts-expect-error a transformed stream has no final answer
     const exit = await Effect.runPromiseExit(runToFinal(mapped, () => Effect.void) as Effect.Effect<unknown>)
-    expect(Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die" && String(r.defect).includes("no final answer"))).toBe(true)
+    expect(
+      Exit.isFailure(exit) &&
+        exit.cause.reasons.some((r) => r._tag === "Die" && String(r.defect).includes("no final answer"))
+    ).toBe(true)
   })
 })

@@ -14,7 +14,11 @@ const frames = messageFrames(["Hello"])
 const opening = frames.slice(0, 3).join("")
 const closing = frames.slice(3).join("")
 
-const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "Hi" }] }
+const body = {
+  model: "epsilon-sonnet-4-5-20250929",
+  max_tokens: 64,
+  messages: [{ role: "user" as const, content: "Hi" }]
+}
 
 afterEach(closeCountingServers)
 
@@ -28,12 +32,16 @@ const serve = (answer: (res: ServerResponse) => void) =>
     })
   })
 
-const layerFor = (url: string) => Gateway.layer({ baseUrl: url, apiKey: "sk-test-consume", maxRetries: 0, allowUnknownModels: true })
+const layerFor = (url: string) =>
+  Gateway.layer({ baseUrl: url, apiKey: "sk-test-consume", maxRetries: 0, allowUnknownModels: true })
 
 // The two ways a streaming call is consumed: Effect's own runner, and umg's with the final answer.
 type Call = ReturnType<GatewayService["messages"]["stream"]>
 type Event = Stream.Success<Call>
-type Consume = <E>(stream: Call, step: (event: Event) => Effect.Effect<unknown, E>) => Effect.Effect<unknown, E | Stream.Error<Call>>
+type Consume = <E>(
+  stream: Call,
+  step: (event: Event) => Effect.Effect<unknown, E>
+) => Effect.Effect<unknown, E | Stream.Error<Call>>
 const consumers: ReadonlyArray<{ readonly name: string; readonly run: Consume }> = [
   { name: "Stream.runForEach", run: (stream, step) => Stream.runForEach(stream, step) },
   { name: "runToFinal", run: (stream, step) => runToFinal(stream, step) }
@@ -55,7 +63,14 @@ describe.each(consumers)("$name on a streaming call", ({ run: runForEach }) => {
       }).pipe(Effect.provide(layerFor(server.url)))
     )
     for (const seen of types)
-      expect(seen).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"])
+      expect(seen).toEqual([
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop"
+      ])
     expect(server.connections()).toBe(1)
   })
 
@@ -66,7 +81,9 @@ describe.each(consumers)("$name on a streaming call", ({ run: runForEach }) => {
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const seen: Array<string> = []
-        const fiber = yield* Effect.forkChild(runForEach(gateway.messages.stream(body), (event) => Effect.sync(() => seen.push(event.type))))
+        const fiber = yield* Effect.forkChild(
+          runForEach(gateway.messages.stream(body), (event) => Effect.sync(() => seen.push(event.type)))
+        )
         while (seen.length < 3) yield* Effect.sleep("5 millis")
         expect(server.open()).toBe(1)
         yield* Fiber.interrupt(fiber)
@@ -84,7 +101,9 @@ describe.each(consumers)("$name on a streaming call", ({ run: runForEach }) => {
     const exit = await Effect.runPromiseExit(
       Effect.gen(function* () {
         const gateway = yield* Gateway
-        yield* runForEach(gateway.messages.stream(body), (event) => (event.type === "content_block_delta" ? Effect.fail("enough" as const) : Effect.void))
+        yield* runForEach(gateway.messages.stream(body), (event) =>
+          event.type === "content_block_delta" ? Effect.fail("enough" as const) : Effect.void
+        )
       }).pipe(Effect.timeout("5 seconds"), Effect.provide(layerFor(server.url)))
     )
     expect(exit).toEqual(Exit.fail("enough"))

@@ -17,7 +17,9 @@ describe("Deadline.timeoutFail", () => {
 
   it("on the live clock passes a value and a failure of the effect through", async () => {
     expect(await Effect.runPromise(Deadline.timeoutFail(Effect.succeed(7), 1_000, () => "late"))).toBe(7)
-    expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late"))).toEqual(Exit.fail("own"))
+    expect(await Effect.runPromiseExit(Deadline.timeoutFail(Effect.fail("own"), 1_000, () => "late"))).toEqual(
+      Exit.fail("own")
+    )
   })
 
   it("on the live clock lets the caller interrupt it at once, interrupting the effect", async () => {
@@ -54,7 +56,10 @@ describe("Deadline.watch", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.andThen(
-          Deadline.watch(() => deadline - Date.now(), () => void expired++),
+          Deadline.watch(
+            () => deadline - Date.now(),
+            () => void expired++
+          ),
           Effect.promise(() => new Promise((r) => setTimeout(r, 80)))
         )
       ).pipe(Effect.tap(() => Effect.sync(() => expect(expired).toBe(0))))
@@ -64,7 +69,10 @@ describe("Deadline.watch", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.andThen(
-          Deadline.watch(() => (stopped++ === 0 ? 30 : undefined), () => void expired++),
+          Deadline.watch(
+            () => (stopped++ === 0 ? 30 : undefined),
+            () => void expired++
+          ),
           Effect.promise(() => new Promise((r) => setTimeout(r, 60)))
         )
       )
@@ -74,7 +82,10 @@ describe("Deadline.watch", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.andThen(
-          Deadline.watch(() => start + 30 - Date.now(), () => void expired++),
+          Deadline.watch(
+            () => start + 30 - Date.now(),
+            () => void expired++
+          ),
           Effect.promise(() => new Promise((r) => setTimeout(r, 90)))
         )
       )

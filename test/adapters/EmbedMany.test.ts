@@ -21,18 +21,35 @@ describe("embeddings.embedMany", () => {
         if (saw429 && firstAfter429 === undefined) firstAfter429 = inFlight
         if (n === 8) {
           saw429 = true
-          return { status: 429, body: { error: { message: "slow down", type: "requests" } }, headers: { "retry-after-ms": "100" } }
+          return {
+            status: 429,
+            body: { error: { message: "slow down", type: "requests" } },
+            headers: { "retry-after-ms": "100" }
+          }
         }
         return {
           status: 200,
           delayMs: 50 + (n % 7) * 5,
-          body: { object: "list", model: "text-embedding-3-small", data: [{ object: "embedding", index: 0, embedding: vectorOf(input) }] }
+          body: {
+            object: "list",
+            model: "text-embedding-3-small",
+            data: [{ object: "embedding", index: 0, embedding: vectorOf(input) }]
+          }
         }
       })
-      const client = HttpClient.transformResponse(fake.client, (effect) => Effect.ensuring(effect, Effect.sync(() => inFlight--)))
-      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, client)))
+      const client = HttpClient.transformResponse(fake.client, (effect) =>
+        Effect.ensuring(
+          effect,
+          Effect.sync(() => inFlight--)
+        )
+      )
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
+      )
       const fiber = yield* Effect.forkChild(
-        Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 8 })).pipe(Effect.provide(layer))
+        Effect.flatMap(Gateway, (g) =>
+          g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 8 })
+        ).pipe(Effect.provide(layer))
       )
       yield* TestClock.adjust("1 minute")
       const vectors = yield* Fiber.join(fiber)
@@ -40,30 +57,47 @@ describe("embeddings.embedMany", () => {
       expect(fake.requests.length).toBe(21)
       // Eight were in flight when the 429 came; the next request waited until at most three were.
       expect(firstAfter429).toBeLessThanOrEqual(4)
-    }))
+    })
+  )
 
   it.effect("validates every text before sending any", () =>
     Effect.gen(function* () {
       const fake = makeFake([{ status: 200, body: {} }])
-      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client)))
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
+      )
       const error = yield* Effect.flip(
-        Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", ""] })).pipe(Effect.provide(layer))
+        Effect.flatMap(Gateway, (g) =>
+          g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", ""] })
+        ).pipe(Effect.provide(layer))
       )
       expect(error._tag).toBe("InvalidRequest")
       expect(fake.requests.length).toBe(0)
-    }))
+    })
+  )
 
   it.effect("stops on a 429 asking an hour, as the transport does, instead of pausing the batch for an hour", () =>
     Effect.gen(function* () {
-      const fake = makeFake(() => ({ status: 429, body: { error: { message: "slow down", type: "requests" } }, headers: { "retry-after": "3600" } }))
-      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client)))
-      const embedMany = Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", "c"], concurrency: 1 }))
-      const create = Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "a" }))
+      const fake = makeFake(() => ({
+        status: 429,
+        body: { error: { message: "slow down", type: "requests" } },
+        headers: { "retry-after": "3600" }
+      }))
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
+      )
+      const embedMany = Effect.flatMap(Gateway, (g) =>
+        g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", "c"], concurrency: 1 })
+      )
+      const create = Effect.flatMap(Gateway, (g) =>
+        g.embeddings.create({ model: "text-embedding-3-small", input: "a" })
+      )
       // No clock is moved: both fail at once.
       const [many, one] = yield* Effect.all([Effect.flip(embedMany), Effect.flip(create)]).pipe(Effect.provide(layer))
       expect(many).toMatchObject({ _tag: "RateLimited", retryAfterMs: 3_600_000 })
       expect(one).toMatchObject({ _tag: "RateLimited", retryAfterMs: 3_600_000 })
       // One request each: embedMany's first text, and create's single attempt (the transport does not wait an hour either).
       expect(fake.requests.length).toBe(2)
-    }))
+    })
+  )
 })

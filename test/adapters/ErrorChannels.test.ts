@@ -39,7 +39,13 @@ import {
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { toAnswerError, toGatewayError, toPlatformAnswerError } from "../../src/core/wire/ErrorEnvelope.js"
 import type { Observable } from "rxjs"
-import { createGateway, type GatewayDisposed, type ObservableError, type RxBatch, type RxGateway } from "../../src/streams/index.js"
+import {
+  createGateway,
+  type GatewayDisposed,
+  type ObservableError,
+  type RxBatch,
+  type RxGateway
+} from "../../src/streams/index.js"
 
 type S = GatewayService
 // `any` only matches function shapes at the type level.
@@ -56,12 +62,15 @@ const service = Effect.runSync(Effect.provide(makeWithHttpClient(config), client
 
 /** The methods checked below exist on the built service (the types could name a method it lacks). */
 const expectMethods = (group: keyof S, methods: ReadonlyArray<string>) => {
-  for (const method of methods) expect(typeof (service[group] as unknown as Record<string, unknown>)[method], `${group}.${method}`).toBe("function")
+  for (const method of methods)
+    expect(typeof (service[group] as unknown as Record<string, unknown>)[method], `${group}.${method}`).toBe("function")
 }
 
 describe("the error unions", () => {
   it("are built from the error classes as documented", () => {
-    expectTypeOf<AnswerError>().toEqualTypeOf<AuthenticationError | PermissionDenied | NotFound | RateLimited | BadRequest | UpstreamError | ServerError>()
+    expectTypeOf<AnswerError>().toEqualTypeOf<
+      AuthenticationError | PermissionDenied | NotFound | RateLimited | BadRequest | UpstreamError | ServerError
+    >()
     expectTypeOf<RequestError>().toEqualTypeOf<AnswerError | TimeoutError | TransportError | DecodeError>()
     expectTypeOf<StreamError>().toEqualTypeOf<RequestError | IncompleteStream>()
     expectTypeOf<PlatformRequestError>().toEqualTypeOf<RequestError | PlatformError>()
@@ -121,7 +130,9 @@ describe("Gateway: each method's error channel", () => {
     expectTypeOf<StreamError_<S["chat"]["stream"]>>().toEqualTypeOf<StreamError | InvalidRequest>()
     expectTypeOf<StreamError_<S["responses"]["stream"]>>().toEqualTypeOf<StreamError | InvalidRequest>()
     expectTypeOf<Extract<StreamError_<S["chat"]["stream"]>, IncompleteStream>>().toEqualTypeOf<IncompleteStream>()
-    expectTypeOf<Extract<StreamError_<S["chat"]["stream"]>, VideoTaskFailed | PlatformError | ModelNotAvailable>>().toBeNever()
+    expectTypeOf<
+      Extract<StreamError_<S["chat"]["stream"]>, VideoTaskFailed | PlatformError | ModelNotAvailable>
+    >().toBeNever()
     expectMethods("messages", ["stream"])
     expectMethods("native", ["stream"])
     expectMethods("chat", ["stream"])
@@ -135,7 +146,9 @@ describe("Gateway: each method's error channel", () => {
     // waitAll fails only on bad settings; each task's outcome carries its own error.
     type WaitAll = ReturnType<S["video"]["waitAll"]>
     expectTypeOf<Effect.Error<WaitAll>>().toEqualTypeOf<InvalidRequest>()
-    expectTypeOf<Result.Result.Failure<Effect.Success<WaitAll>[number]>>().toEqualTypeOf<VideoWaitError | InvalidRequest>()
+    expectTypeOf<Result.Result.Failure<Effect.Success<WaitAll>[number]>>().toEqualTypeOf<
+      VideoWaitError | InvalidRequest
+    >()
     type OnEnd = Parameters<S["video"]["follow"]>[2]
     type EndError = Parameters<OnEnd>[0] extends Exit.Exit<any, infer E> ? E : never
     expectTypeOf<EndError>().toEqualTypeOf<VideoWaitError | InvalidRequest>()
@@ -153,7 +166,9 @@ describe("Gateway: each method's error channel", () => {
     expectTypeOf<EffectError<S["platform"]["login"]>>().toEqualTypeOf<PlatformRequestError>()
     expectTypeOf<EffectError<S["platform"]["textToVideo"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
     expectTypeOf<EffectError<S["platform"]["anyShootEasy"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
-    expectTypeOf<EffectError<S["platform"]["anyShootAdvanced"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
+    expectTypeOf<EffectError<S["platform"]["anyShootAdvanced"]>>().toEqualTypeOf<
+      PlatformRequestError | InvalidRequest
+    >()
     expectMethods("platform", ["login", "textToVideo", "anyShootEasy", "anyShootAdvanced"])
   })
 
@@ -165,7 +180,9 @@ describe("Gateway: each method's error channel", () => {
     type Session = RealtimeSession | LiveSession
     expectTypeOf<Stream.Error<Session["events"]>>().toEqualTypeOf<SessionError>()
     expectTypeOf<Effect.Error<Session["next"]>>().toEqualTypeOf<Option.Option<SessionError>>()
-    expectTypeOf<EffectError<RealtimeSession["send"]> | EffectError<LiveSession["send"]>>().toEqualTypeOf<TransportError | InvalidRequest>()
+    expectTypeOf<EffectError<RealtimeSession["send"]> | EffectError<LiveSession["send"]>>().toEqualTypeOf<
+      TransportError | InvalidRequest
+    >()
     expectMethods("realtime", ["connect"])
     expectMethods("live", ["connect"])
   })
@@ -192,8 +209,14 @@ describe("Effect.catchTags over a call's union", () => {
         })
       )
     expectTypeOf<Effect.Error<ReturnType<typeof handled>>>().toBeNever()
-    expect(await Effect.runPromise(handled(new RateLimited({ family: "openai", message: "slow", retryAfterMs: 50 })))).toBe("wait 50 ms")
-    expect(await Effect.runPromise(handled(new InvalidRequest({ field: "model", rule: "required", message: "model is required" })))).toBe("not sent: model")
+    expect(
+      await Effect.runPromise(handled(new RateLimited({ family: "openai", message: "slow", retryAfterMs: 50 })))
+    ).toBe("wait 50 ms")
+    expect(
+      await Effect.runPromise(
+        handled(new InvalidRequest({ field: "model", rule: "required", message: "model is required" }))
+      )
+    ).toBe("not sent: model")
 
     // A handler for a failure chat.create cannot produce: Effect 4 reports the refusal on the call.
     // @ts-expect-error chat.create never fails with VideoTaskFailed: a handler for it does not compile.
@@ -211,15 +234,23 @@ describe("umg/rx: each Observable's errors", () => {
     expectTypeOf<RxError<G["chat"]["stream$"]>>().toEqualTypeOf<StreamError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["messages"]["stream$"]>>().toEqualTypeOf<StreamError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["speech"]["stream$"]>>().toEqualTypeOf<RequestError | InvalidRequest | GatewayDisposed>()
-    expectTypeOf<RxError<G["embeddings"]["embedMany$"]>>().toEqualTypeOf<RequestError | InvalidRequest | GatewayDisposed>()
+    expectTypeOf<RxError<G["embeddings"]["embedMany$"]>>().toEqualTypeOf<
+      RequestError | InvalidRequest | GatewayDisposed
+    >()
     expectTypeOf<RxError<G["models"]["has$"]>>().toEqualTypeOf<ModelCheckError | GatewayDisposed>()
     expectTypeOf<RxError<G["platform"]["login$"]>>().toEqualTypeOf<PlatformRequestError | GatewayDisposed>()
-    expectTypeOf<RxError<G["platform"]["textToVideo$"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest | GatewayDisposed>()
+    expectTypeOf<RxError<G["platform"]["textToVideo$"]>>().toEqualTypeOf<
+      PlatformRequestError | InvalidRequest | GatewayDisposed
+    >()
     expectTypeOf<RxError<G["video"]["get$"]>>().toEqualTypeOf<RequestError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["video"]["poll$"]>>().toEqualTypeOf<VideoWaitError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["video"]["generate$"]>>().toEqualTypeOf<VideoWaitError | InvalidRequest | GatewayDisposed>()
-    expectTypeOf<RxError<G["realtime"]["connect$"]>>().toEqualTypeOf<SessionOpenError | SessionError | InvalidRequest | GatewayDisposed>()
-    expectTypeOf<RxError<G["live"]["connect$"]>>().toEqualTypeOf<SessionOpenError | SessionError | InvalidRequest | GatewayDisposed>()
+    expectTypeOf<RxError<G["realtime"]["connect$"]>>().toEqualTypeOf<
+      SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
+    >()
+    expectTypeOf<RxError<G["live"]["connect$"]>>().toEqualTypeOf<
+      SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
+    >()
     type Session = ReturnType<G["live"]["connect$"]> extends Observable<infer X> ? X : never
     expectTypeOf<ObservableError<Session["events$"]>>().toEqualTypeOf<SessionError | GatewayDisposed>()
     // A batch handle's Observables carry the handle's own error type.
@@ -227,7 +258,8 @@ describe("umg/rx: each Observable's errors", () => {
     const rx = createGateway({ baseUrl: "http://gw.test", apiKey: "k" })
     for (const [group, calls] of Object.entries(rx)) {
       if (typeof calls === "function") continue
-      for (const [name, call] of Object.entries(calls as Record<string, unknown>)) expect(typeof call, `${group}.${name}`).toBe("function")
+      for (const [name, call] of Object.entries(calls as Record<string, unknown>))
+        expect(typeof call, `${group}.${name}`).toBe("function")
     }
     expect(Object.keys(rx.video).sort()).toEqual(["download$", "generate$", "get$", "poll$", "submit$"])
     await rx.dispose()

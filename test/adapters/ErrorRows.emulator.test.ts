@@ -24,8 +24,17 @@ beforeEach(() => emu.clearFaults())
 const errorOf = (family: Family, path: string, body: unknown, key?: string): Promise<GatewayError> =>
   Effect.runPromise(
     Effect.flip(
-      Effect.flatMap(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: emu.url, apiKey: key ?? emu.apiKey, maxRetries: 0 })), (t) =>
-        t.json({ family, method: "POST", url: `${emu.url}${path}`, body, auth: HttpAuth.bearer(Redacted.make(key ?? emu.apiKey)), kind: "idempotent" })
+      Effect.flatMap(
+        HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: emu.url, apiKey: key ?? emu.apiKey, maxRetries: 0 })),
+        (t) =>
+          t.json({
+            family,
+            method: "POST",
+            url: `${emu.url}${path}`,
+            body,
+            auth: HttpAuth.bearer(Redacted.make(key ?? emu.apiKey)),
+            kind: "idempotent"
+          })
       )
     )
   )
@@ -98,14 +107,20 @@ describe("the spec's error rows", () => {
   })
 
   it("native embedding shape: 400", async () => {
-    const e = await errorOf("native", "/v1beta/models/zeta-embedding-001:embedContent", { content: { parts: [{ text: "hi" }] } })
+    const e = await errorOf("native", "/v1beta/models/zeta-embedding-001:embedContent", {
+      content: { parts: [{ text: "hi" }] }
+    })
     expect(e).toMatchObject({ _tag: "BadRequest", status: 400, family: "native" })
   })
 
   it("video access outcomes for the restricted key", async () => {
     const key = emu.restrictedKey!
     const submit = (model: string) => errorOf("video", "/v1/video/generations", { model, prompt: "a sea" }, key)
-    expect(await submit("alpha-2")).toMatchObject({ _tag: "BadRequest", status: 400, message: "invalid api platform: 3" })
+    expect(await submit("alpha-2")).toMatchObject({
+      _tag: "BadRequest",
+      status: 400,
+      message: "invalid api platform: 3"
+    })
     for (const model of ["delta-1-0-lite-t2v-250428", "delta-1-0-lite-i2v-250428", "beta-3.0-generate-preview"]) {
       expect(await submit(model)).toMatchObject({ _tag: "NotFound", status: 404 })
     }

@@ -31,7 +31,11 @@ const run = <A, E>(effect: Effect.Effect<A, E, Gateway>, over: Partial<GatewayCo
 const fail = <A, E>(effect: Effect.Effect<A, E, Gateway>, over: Partial<GatewayConfigInput> = {}): Promise<E> =>
   Effect.runPromise(Effect.flip(Effect.provide(effect, layerFor(over)) as Effect.Effect<A, E>))
 
-const hello = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "Hello there" }] }
+const hello = {
+  model: "epsilon-sonnet-4-5-20250929",
+  max_tokens: 64,
+  messages: [{ role: "user" as const, content: "Hello there" }]
+}
 const create = Effect.flatMap(Gateway, (g) => g.messages.create(hello))
 const stream = Effect.flatMap(Gateway, (g) => Stream.runCollect(g.messages.stream(hello)))
 
@@ -65,10 +69,26 @@ describe("Gateway under injected faults", () => {
   })
 
   it("maps the messages-style 500 rows: upstream_error and svc_api_error", async () => {
-    emu.inject("messages", { kind: "status", status: 500, body: { type: "error", error: { type: "upstream_error", message: "upstream failed" } } })
-    expect(await fail(create, { maxRetries: 0 })).toMatchObject({ _tag: "UpstreamError", status: 500, type: "upstream_error" })
-    emu.inject("messages", { kind: "status", status: 500, body: { type: "error", error: { type: "svc_api_error", message: "internal" } } })
-    expect(await fail(create, { maxRetries: 0 })).toMatchObject({ _tag: "ServerError", status: 500, type: "svc_api_error" })
+    emu.inject("messages", {
+      kind: "status",
+      status: 500,
+      body: { type: "error", error: { type: "upstream_error", message: "upstream failed" } }
+    })
+    expect(await fail(create, { maxRetries: 0 })).toMatchObject({
+      _tag: "UpstreamError",
+      status: 500,
+      type: "upstream_error"
+    })
+    emu.inject("messages", {
+      kind: "status",
+      status: 500,
+      body: { type: "error", error: { type: "svc_api_error", message: "internal" } }
+    })
+    expect(await fail(create, { maxRetries: 0 })).toMatchObject({
+      _tag: "ServerError",
+      status: 500,
+      type: "svc_api_error"
+    })
   })
 
   it("gives IncompleteStream with the partial message when the stream is cut", async () => {
@@ -92,49 +112,72 @@ describe("Gateway under injected faults", () => {
 
   it("hits the idle timeout when a stream stalls", async () => {
     emu.inject("messages", { kind: "stall", afterEvents: 2 })
-    expect(await fail(stream, { streamIdleTimeoutMs: 150 })).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 150 })
+    expect(await fail(stream, { streamIdleTimeoutMs: 150 })).toMatchObject({
+      _tag: "TimeoutError",
+      phase: "idle",
+      timeoutMs: 150
+    })
   })
 
   it("hits the first-event timeout when only pings arrive", async () => {
     emu.inject("messages", { kind: "sse-only-pings", everyMs: 20 })
-    expect(await fail(stream, { streamFirstByteTimeoutMs: 200 })).toMatchObject({ _tag: "TimeoutError", phase: "first-byte" })
+    expect(await fail(stream, { streamFirstByteTimeoutMs: 200 })).toMatchObject({
+      _tag: "TimeoutError",
+      phase: "first-byte"
+    })
   })
 
   it("gives IncompleteStream for cut chat and native streams too", async () => {
     emu.inject("chat", { kind: "sse-cut", afterEvents: 2 })
-    const chat = await fail(Effect.flatMap(Gateway, (g) => Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }))))
+    const chat = await fail(
+      Effect.flatMap(Gateway, (g) =>
+        Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }))
+      )
+    )
     expect(chat).toMatchObject({ _tag: "IncompleteStream", family: "openai" })
     emu.inject("native.stream", { kind: "sse-no-final" })
     const native = await fail(
-      Effect.flatMap(Gateway, (g) => Stream.runDrain(g.native.stream({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })))
+      Effect.flatMap(Gateway, (g) =>
+        Stream.runDrain(
+          g.native.stream({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })
+        )
+      )
     )
     expect(native).toMatchObject({ _tag: "IncompleteStream", family: "native" })
   })
 
   it("does not repeat a video submit that failed with 500", async () => {
     emu.inject("video.submit", { kind: "status", status: 500 }, 5)
-    const error = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" })))
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
+    )
     expect(error._tag).toBe("ServerError")
     expect(emu.counters.get("video.submit.rejected")).toBe(1)
   })
 
   it("does not repeat a video submit whose connection dropped", async () => {
     emu.inject("video.submit", { kind: "drop-before" }, 5)
-    const error = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" })))
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
+    )
     expect(error).toMatchObject({ _tag: "TransportError", reason: "reset" })
     expect(emu.counters.get("video.submit.rejected")).toBe(1)
   })
 
   it("repeats a video submit that got a 429", async () => {
     emu.inject("video.submit", { kind: "status", status: 429, headers: { "retry-after-ms": "10" } })
-    const task = await run(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" })))
+    const task = await run(
+      Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
+    )
     expect(task.status).toBe("submitted")
     expect(emu.counters.get("video.submit")).toBe(1)
   })
 
   it("retries an idempotent call whose connection was cut mid-answer", async () => {
     emu.inject("embeddings", { kind: "drop-mid", afterBytes: 10 })
-    const result = await run(Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "hi" })))
+    const result = await run(
+      Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "hi" }))
+    )
     expect(result.data.length).toBe(1)
     expect(emu.counters.get("embeddings")).toBe(2)
   })

@@ -49,7 +49,9 @@ describe("Gateway against the emulator", () => {
   })
 
   it("counts tokens", async () => {
-    const count = await run(Effect.flatMap(Gateway, (g) => g.messages.countTokens({ model: EPSILON, messages: hello.messages })))
+    const count = await run(
+      Effect.flatMap(Gateway, (g) => g.messages.countTokens({ model: EPSILON, messages: hello.messages }))
+    )
     expect(count.input_tokens).toBeGreaterThan(0)
   })
 
@@ -61,9 +63,20 @@ describe("Gateway against the emulator", () => {
   })
 
   it("maps a wrong key to AuthenticationError on messages and on count_tokens", async () => {
-    const e1 = await fail(Effect.flatMap(Gateway, (g) => g.messages.create(hello)), { apiKey: "wrong-key" })
-    expect(e1).toMatchObject({ _tag: "AuthenticationError", status: 401, family: "messages", type: "authentication_error" })
-    const e2 = await fail(Effect.flatMap(Gateway, (g) => g.messages.countTokens({ model: EPSILON, messages: hello.messages })), { apiKey: "wrong-key" })
+    const e1 = await fail(
+      Effect.flatMap(Gateway, (g) => g.messages.create(hello)),
+      { apiKey: "wrong-key" }
+    )
+    expect(e1).toMatchObject({
+      _tag: "AuthenticationError",
+      status: 401,
+      family: "messages",
+      type: "authentication_error"
+    })
+    const e2 = await fail(
+      Effect.flatMap(Gateway, (g) => g.messages.countTokens({ model: EPSILON, messages: hello.messages })),
+      { apiKey: "wrong-key" }
+    )
     expect(e2).toMatchObject({ _tag: "AuthenticationError", family: "count_tokens" })
     expect(JSON.stringify(e1) + JSON.stringify(e2)).not.toContain("wrong-key")
   })
@@ -71,7 +84,9 @@ describe("Gateway against the emulator", () => {
   for (const nativeAuth of ["bearer", "x-vendor-api-key", "query"] as const) {
     it(`generates native content with ${nativeAuth} auth`, async () => {
       const response = await run(
-        Effect.flatMap(Gateway, (g) => g.native.generate({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })),
+        Effect.flatMap(Gateway, (g) =>
+          g.native.generate({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })
+        ),
         { nativeAuth }
       )
       expect(response.candidates?.[0]?.content?.parts?.length).toBeGreaterThan(0)
@@ -80,7 +95,11 @@ describe("Gateway against the emulator", () => {
 
   it("streams native content until every candidate finished", async () => {
     const chunks = await run(
-      Effect.flatMap(Gateway, (g) => Stream.runCollect(g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })))
+      Effect.flatMap(Gateway, (g) =>
+        Stream.runCollect(
+          g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })
+        )
+      )
     )
     expect(chunks.length).toBeGreaterThan(0)
     expect(chunks.some((c) => c.candidates?.some((k) => k.finishReason !== undefined))).toBe(true)
@@ -88,7 +107,11 @@ describe("Gateway against the emulator", () => {
 
   it("maps a native 404 to NotFound with the native status name", async () => {
     emu.inject("native.generate", { kind: "status", status: 404 })
-    const error = await fail(Effect.flatMap(Gateway, (g) => g.native.generate({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })))
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) =>
+        g.native.generate({ model: "zeta-2.5-pro", contents: [{ role: "user", parts: [{ text: "Hi" }] }] })
+      )
+    )
     expect(error).toMatchObject({ _tag: "NotFound", family: "native", status: 404, type: "NOT_FOUND" })
   })
 
@@ -109,17 +132,23 @@ describe("Gateway against the emulator", () => {
   })
 
   it("embeds one text", async () => {
-    const result = await run(Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "hello" })))
+    const result = await run(
+      Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: "hello" }))
+    )
     expect(result.data[0]?.embedding.length).toBe(1536)
   })
 
   it("embeds many texts in input order, through 429s, without dropping any", async () => {
     const inputs = Array.from({ length: 12 }, (_, i) => `text number ${i}`)
-    const one = await run(Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: inputs[5]! })))
+    const one = await run(
+      Effect.flatMap(Gateway, (g) => g.embeddings.create({ model: "text-embedding-3-small", input: inputs[5]! }))
+    )
     emu.counters.reset()
     emu.inject("embeddings", { kind: "status", status: 429, headers: { "retry-after-ms": "20" } }, 6)
     const vectors = await run(
-      Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 4 }))
+      Effect.flatMap(Gateway, (g) =>
+        g.embeddings.embedMany({ model: "text-embedding-3-small", inputs, concurrency: 4 })
+      )
     )
     expect(vectors.length).toBe(12)
     expect(Array.from(vectors[5]!)).toEqual(Array.from(one.data[0]!.embedding))
@@ -128,7 +157,11 @@ describe("Gateway against the emulator", () => {
   })
 
   it("reranks documents", async () => {
-    const result = await run(Effect.flatMap(Gateway, (g) => g.rerank.create({ model: "rerank-v1", query: "cat", documents: ["a cat", "a car"] })))
+    const result = await run(
+      Effect.flatMap(Gateway, (g) =>
+        g.rerank.create({ model: "rerank-v1", query: "cat", documents: ["a cat", "a car"] })
+      )
+    )
     expect(result.results.length).toBe(2)
   })
 
@@ -142,7 +175,11 @@ describe("Gateway against the emulator", () => {
   })
 
   it("generates images as decoded bytes", async () => {
-    const result = await run(Effect.flatMap(Gateway, (g) => g.images.generate({ model: "zeta-2.5-flash-image", prompt: "a cat", response_format: "b64_json" })))
+    const result = await run(
+      Effect.flatMap(Gateway, (g) =>
+        g.images.generate({ model: "zeta-2.5-flash-image", prompt: "a cat", response_format: "b64_json" })
+      )
+    )
     expect(result.images[0]?.bytes.length).toBeGreaterThan(0)
   })
 
@@ -180,20 +217,30 @@ describe("Gateway against the emulator", () => {
   })
 
   it("generates a gamma video with its url", async () => {
-    const video = await run(Effect.flatMap(Gateway, (g) => g.video.generate({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }, { intervalMs: 50 })))
+    const video = await run(
+      Effect.flatMap(Gateway, (g) =>
+        g.video.generate({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }, { intervalMs: 50 })
+      )
+    )
     expect(video.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+\.mp4$/)
     expect(video.download).toBeUndefined()
   })
 
   it("fails a rejected video task with VideoTaskFailed", async () => {
-    const error = await fail(Effect.flatMap(Gateway, (g) => g.video.generate({ model: "gamma2.5-t2v-preview", prompt: "something inappropriate" }, { intervalMs: 50 })))
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) =>
+        g.video.generate({ model: "gamma2.5-t2v-preview", prompt: "something inappropriate" }, { intervalMs: 50 })
+      )
+    )
     expect(error).toMatchObject({ _tag: "VideoTaskFailed", family: "video" })
   })
 
   it("times out a poll that does not finish in time", async () => {
     const error = await fail(
       Effect.flatMap(Gateway, (g) =>
-        Effect.flatMap(g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }), (t) => Stream.runDrain(g.video.poll(t.task_id, { intervalMs: 50, timeoutMs: 60 })))
+        Effect.flatMap(g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }), (t) =>
+          Stream.runDrain(g.video.poll(t.task_id, { intervalMs: 50, timeoutMs: 60 }))
+        )
       )
     )
     expect(error).toMatchObject({ _tag: "TimeoutError", phase: "poll" })
@@ -204,7 +251,15 @@ describe("Gateway against the emulator", () => {
     emu.inject("video.download", {
       kind: "status",
       status: 200,
-      body: { success: true, generation_id: "video_x", task_id: "video_x", format: "mp4", size: 999, base64: b64, data_url: `data:video/mp4;base64,${b64}` }
+      body: {
+        success: true,
+        generation_id: "video_x",
+        task_id: "video_x",
+        format: "mp4",
+        size: 999,
+        base64: b64,
+        data_url: `data:video/mp4;base64,${b64}`
+      }
     })
     const error = await fail(Effect.flatMap(Gateway, (g) => g.video.download("video_x")))
     expect(error._tag).toBe("DecodeError")
@@ -212,10 +267,16 @@ describe("Gateway against the emulator", () => {
 
   it("gives the spec's access outcomes for a restricted key", async () => {
     const key = emu.restrictedKey!
-    const alpha = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "alpha-2", prompt: "x" })), { apiKey: key })
+    const alpha = await fail(
+      Effect.flatMap(Gateway, (g) => g.video.submit({ model: "alpha-2", prompt: "x" })),
+      { apiKey: key }
+    )
     expect(alpha).toMatchObject({ _tag: "BadRequest", status: 400 })
     expect(alpha.message).toContain("invalid api platform: 3")
-    const beta = await fail(Effect.flatMap(Gateway, (g) => g.video.submit({ model: "beta-3.0-generate-preview", prompt: "x" })), { apiKey: key, allowUnknownModels: true })
+    const beta = await fail(
+      Effect.flatMap(Gateway, (g) => g.video.submit({ model: "beta-3.0-generate-preview", prompt: "x" })),
+      { apiKey: key, allowUnknownModels: true }
+    )
     expect(beta).toMatchObject({ status: 404 })
   })
 
@@ -223,7 +284,12 @@ describe("Gateway against the emulator", () => {
     const out = await run(
       Effect.flatMap(Gateway, (g) =>
         Effect.all({
-          t2v: g.platform.textToVideo({ model: "delta-1-0-lite-t2v-250428", prompt: "a sea", duration: "5", aspect_ratio: "16:9" }),
+          t2v: g.platform.textToVideo({
+            model: "delta-1-0-lite-t2v-250428",
+            prompt: "a sea",
+            duration: "5",
+            aspect_ratio: "16:9"
+          }),
           easy: g.platform.anyShootEasy({ size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] }),
           advanced: g.platform.anyShootAdvanced({
             productImageUrl: "https://x.test/p.png",
@@ -241,9 +307,14 @@ describe("Gateway against the emulator", () => {
   })
 
   it("fails a platform call with wrong credentials without leaking the password", async () => {
-    const error = await fail(Effect.flatMap(Gateway, (g) => g.platform.anyShootEasy({ size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] })), {
-      platformPassword: "hunter2-wrong"
-    })
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) =>
+        g.platform.anyShootEasy({ size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] })
+      ),
+      {
+        platformPassword: "hunter2-wrong"
+      }
+    )
     expect(error._tag).toBe("AuthenticationError")
     expect(JSON.stringify(error) + String(error)).not.toContain("hunter2-wrong")
   })

@@ -35,14 +35,18 @@ describe("GatewayConfig", () => {
       expect(c.platformUsername).toEqual(Option.some("me"))
       expect(c.maxRetries).toBe(5)
       expect(JSON.stringify(c)).not.toContain("SECRET")
-    }))
+    })
+  )
 
   it.effect("fails naming UMG_API_KEY, and no value, when the key is missing", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(fromMap({ UMG_BASE_URL: "https://gw.test", UMG_PLATFORM_PASSWORD: "pw-env-SECRET" }))
+      const error = yield* Effect.flip(
+        fromMap({ UMG_BASE_URL: "https://gw.test", UMG_PLATFORM_PASSWORD: "pw-env-SECRET" })
+      )
       expect(String(error)).toContain("UMG_API_KEY")
       expect(String(error)).not.toContain("pw-env-SECRET")
-    }))
+    })
+  )
 
   it.effect("is read through Gateway.layerFromEnv with the same checks", () =>
     Effect.gen(function* () {
@@ -55,7 +59,8 @@ describe("GatewayConfig", () => {
       )
       expect(GatewayConfig.envProblemOf(error)).toMatchObject({ variable: "UMG_TIMEOUT_MS", rule: "range" })
       expect(String(error)).not.toContain("SECRET")
-    }))
+    })
+  )
 })
 
 // The one reader of the UMG_* environment (Gateway.layerFromEnv and the CLI): every variable checked, and named.
@@ -67,16 +72,46 @@ describe("GatewayConfig.envSettings", () => {
   const refused: ReadonlyArray<readonly [Record<string, string>, string, string, string]> = [
     [{}, "UMG_BASE_URL", "required", "UMG_BASE_URL is not set"],
     [{ UMG_BASE_URL: "" }, "UMG_BASE_URL", "required", "UMG_BASE_URL is not set"],
-    [{ UMG_BASE_URL: "https://gw.test" }, "UMG_API_KEY", "required", "UMG_API_KEY must be set when UMG_BASE_URL is set"],
-    [{ ...base, UMG_BASE_URL: "gateway.example.com" }, "UMG_BASE_URL", "url", 'UMG_BASE_URL: "gateway.example.com" is not an http(s) URL, e.g. https://gateway.example.com'],
-    [{ ...base, UMG_PLATFORM_URL: "ftp://platform" }, "UMG_PLATFORM_URL", "url", 'UMG_PLATFORM_URL: "ftp://platform" is not an http(s) URL'],
-    [{ ...base, UMG_TIMEOUT_MS: "abc" }, "UMG_TIMEOUT_MS", "range", 'UMG_TIMEOUT_MS: "abc" is not allowed; allowed: an integer from 1 to 3600000'],
+    [
+      { UMG_BASE_URL: "https://gw.test" },
+      "UMG_API_KEY",
+      "required",
+      "UMG_API_KEY must be set when UMG_BASE_URL is set"
+    ],
+    [
+      { ...base, UMG_BASE_URL: "gateway.example.com" },
+      "UMG_BASE_URL",
+      "url",
+      'UMG_BASE_URL: "gateway.example.com" is not an http(s) URL, e.g. https://gateway.example.com'
+    ],
+    [
+      { ...base, UMG_PLATFORM_URL: "ftp://platform" },
+      "UMG_PLATFORM_URL",
+      "url",
+      'UMG_PLATFORM_URL: "ftp://platform" is not an http(s) URL'
+    ],
+    [
+      { ...base, UMG_TIMEOUT_MS: "abc" },
+      "UMG_TIMEOUT_MS",
+      "range",
+      'UMG_TIMEOUT_MS: "abc" is not allowed; allowed: an integer from 1 to 3600000'
+    ],
     [{ ...base, UMG_TIMEOUT_MS: "0" }, "UMG_TIMEOUT_MS", "range", "allowed: an integer from 1 to 3600000"],
     [{ ...base, UMG_TIMEOUT_MS: "3600001" }, "UMG_TIMEOUT_MS", "range", "allowed: an integer from 1 to 3600000"],
-    [{ ...base, UMG_MAX_RETRIES: "-1" }, "UMG_MAX_RETRIES", "range", 'UMG_MAX_RETRIES: "-1" is not allowed; allowed: an integer from 0 to 20'],
+    [
+      { ...base, UMG_MAX_RETRIES: "-1" },
+      "UMG_MAX_RETRIES",
+      "range",
+      'UMG_MAX_RETRIES: "-1" is not allowed; allowed: an integer from 0 to 20'
+    ],
     [{ ...base, UMG_MAX_RETRIES: "2.5" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
     [{ ...base, UMG_MAX_RETRIES: "21" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
-    [{ ...base, UMG_POLL_INTERVAL_MS: "9" }, "UMG_POLL_INTERVAL_MS", "range", 'UMG_POLL_INTERVAL_MS: "9" is not allowed; allowed: an integer from 10 to 5000 (milliseconds)']
+    [
+      { ...base, UMG_POLL_INTERVAL_MS: "9" },
+      "UMG_POLL_INTERVAL_MS",
+      "range",
+      'UMG_POLL_INTERVAL_MS: "9" is not allowed; allowed: an integer from 10 to 5000 (milliseconds)'
+    ]
   ]
 
   it.effect.each(refused)("refuses %j naming $1", ([env, variable, rule, message]) =>
@@ -87,7 +122,8 @@ describe("GatewayConfig.envSettings", () => {
       expect(problem!.message).toContain(message)
       expect(error.message).toContain(message)
       expect(String(error)).not.toContain("SECRET")
-    }))
+    })
+  )
 
   it.effect("accepts the bounds, counts an empty variable as unset, and reads the poll interval", () =>
     Effect.gen(function* () {
@@ -97,11 +133,23 @@ describe("GatewayConfig.envSettings", () => {
       expect(plain.input).not.toHaveProperty("timeoutMs")
       const empty = yield* settings({ ...base, UMG_TIMEOUT_MS: "", UMG_PLATFORM_URL: "", UMG_PLATFORM_PASSWORD: "" })
       expect(empty.input).toEqual(plain.input)
-      const edges = yield* settings({ ...base, UMG_TIMEOUT_MS: "3600000", UMG_MAX_RETRIES: "0", UMG_POLL_INTERVAL_MS: "10", UMG_PLATFORM_URL: "http://platform.test" })
-      expect(edges.input).toMatchObject({ timeoutMs: 3_600_000, maxRetries: 0, minPollIntervalMs: 10, platformUrl: "http://platform.test" })
+      const edges = yield* settings({
+        ...base,
+        UMG_TIMEOUT_MS: "3600000",
+        UMG_MAX_RETRIES: "0",
+        UMG_POLL_INTERVAL_MS: "10",
+        UMG_PLATFORM_URL: "http://platform.test"
+      })
+      expect(edges.input).toMatchObject({
+        timeoutMs: 3_600_000,
+        maxRetries: 0,
+        minPollIntervalMs: 10,
+        platformUrl: "http://platform.test"
+      })
       expect(edges.pollIntervalMs).toBe(10)
       const slow = yield* settings({ ...base, UMG_POLL_INTERVAL_MS: "5000" })
       expect(slow).toMatchObject({ pollIntervalMs: 5_000, input: { minPollIntervalMs: 3_000 } })
       expect(Redacted.isRedacted(slow.input.apiKey)).toBe(true)
-    }))
+    })
+  )
 })

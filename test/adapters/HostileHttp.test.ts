@@ -43,7 +43,16 @@ const failureWith = async <A>(
   baseUrl: string,
   extra: Record<string, unknown> = {}
 ): Promise<unknown> => {
-  const layer = Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, platformUrl: baseUrl, platformUsername: "u", platformPassword: PASSWORD, httpClient: client, ...extra })
+  const layer = Gateway.layer({
+    baseUrl,
+    apiKey: KEY,
+    maxRetries: 0,
+    platformUrl: baseUrl,
+    platformUsername: "u",
+    platformPassword: PASSWORD,
+    httpClient: client,
+    ...extra
+  })
   const exit = await Effect.runPromiseExit(Effect.provide(effect, layer))
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
   const failure = Cause.findErrorOption(exit.cause)
@@ -82,9 +91,11 @@ beforeAll(() => {
 }, 120_000)
 
 describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }) => {
-  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
-    failureWith(client, effect, baseUrl, extra)
-
+  const failureOf = <A>(
+    effect: Effect.Effect<A, unknown, Gateway>,
+    baseUrl: string,
+    extra: Record<string, unknown> = {}
+  ) => failureWith(client, effect, baseUrl, extra)
 
   it("stops a gzip bomb at the answer bound, with a typed error", async () => {
     const url = await serve((_req, res) => {
@@ -137,7 +148,11 @@ describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }
     })
     const json = await serve((req, res) => {
       res.writeHead(401, { "content-type": "application/json" })
-      res.end(JSON.stringify({ error: { type: "authentication_error", message: `invalid key ${String(req.headers.authorization).slice(7)}` } }))
+      res.end(
+        JSON.stringify({
+          error: { type: "authentication_error", message: `invalid key ${String(req.headers.authorization).slice(7)}` }
+        })
+      )
     })
     for (const url of [html, json]) {
       const error = await failureOf(listModels, url)
@@ -149,7 +164,9 @@ describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }
   it("keeps a key out of the DecodeError of a 200 answer that fails its schema", async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({ object: "list", data: [{ id: { leaked: KEY }, object: "model", created: KEY, owned_by: 1 }] }))
+      res.end(
+        JSON.stringify({ object: "list", data: [{ id: { leaked: KEY }, object: "model", created: KEY, owned_by: 1 }] })
+      )
     })
     const error = await failureOf(listModels, url)
     expect(error).toMatchObject({ _tag: "DecodeError" })
@@ -189,7 +206,10 @@ describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }
         res.writeHead(status, { location: `${other}/prod-api/v3/auth/getToken` })
         res.end()
       })
-      const error = await failureOf(Effect.flatMap(Gateway, (g) => g.platform.login()), url)
+      const error = await failureOf(
+        Effect.flatMap(Gateway, (g) => g.platform.login()),
+        url
+      )
       expect(error).toMatchObject({ _tag: "TransportError", reason: "protocol" })
       expect((error as Error).message).toContain("another origin")
       expectNoSecret(error, [KEY, PASSWORD])
@@ -200,7 +220,9 @@ describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }
   it("keeps an error body's echoed password out of the error, and reads at most the error-body bound", async () => {
     const url = await serve((_req, res) => {
       res.writeHead(500, { "content-type": "application/json" })
-      res.end(JSON.stringify({ error: { type: "server_error", message: `db said ${PASSWORD} ${"x".repeat(200_000)}` } }))
+      res.end(
+        JSON.stringify({ error: { type: "server_error", message: `db said ${PASSWORD} ${"x".repeat(200_000)}` } })
+      )
     })
     const error = await failureOf(listModels, url, { limits: { maxErrorBodyBytes: 4096 } })
     expect(error).toMatchObject({ status: 500 })
@@ -210,8 +232,11 @@ describe.each(clients)("a hostile gateway over HTTP ($name)", ({ layer: client }
 })
 
 describe.each(clients)("video task ids placed in a URL ($name)", ({ layer: client }) => {
-  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
-    failureWith(client, effect, baseUrl, extra)
+  const failureOf = <A>(
+    effect: Effect.Effect<A, unknown, Gateway>,
+    baseUrl: string,
+    extra: Record<string, unknown> = {}
+  ) => failureWith(client, effect, baseUrl, extra)
 
   it("refuses `.`, `..` and slashes, typed by a user or returned by a submit answer, and sends nothing for them", async () => {
     const paths: Array<string> = []
@@ -222,30 +247,51 @@ describe.each(clients)("video task ids placed in a URL ($name)", ({ layer: clien
       res.end(JSON.stringify({ task_id: "..", status: "submitted", format: "mp4" }))
     })
     for (const id of [".", "..", "a/../../v1/models", "%2e%2e"]) {
-      const error = await failureOf(Effect.flatMap(Gateway, (g) => g.video.get(id)), url)
+      const error = await failureOf(
+        Effect.flatMap(Gateway, (g) => g.video.get(id)),
+        url
+      )
       expect(error).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
     }
     expect(paths).toEqual([])
     const fromAnswer = await failureOf(
-      Effect.flatMap(Gateway, (g) => g.video.generate({ model: "beta-3.1-fast-generate-001", prompt: "a calm sea" }, { intervalMs: 3000 })),
+      Effect.flatMap(Gateway, (g) =>
+        g.video.generate({ model: "beta-3.1-fast-generate-001", prompt: "a calm sea" }, { intervalMs: 3000 })
+      ),
       url
     )
     expect(fromAnswer).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
     expect(paths).toEqual(["/v1/video/generations"])
     // E3 takes the id in its query: refused the same way, and any other id encoded.
     for (const id of [".", ".."]) {
-      expect(await failureOf(Effect.flatMap(Gateway, (g) => g.video.download(id)), url)).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
-      expect(await failureOf(Effect.flatMap(Gateway, (g) => Stream.runDrain(g.video.poll(id, { intervalMs: 3000 }))), url)).toMatchObject({ _tag: "InvalidRequest" })
+      expect(
+        await failureOf(
+          Effect.flatMap(Gateway, (g) => g.video.download(id)),
+          url
+        )
+      ).toMatchObject({ _tag: "InvalidRequest", field: "task_id" })
+      expect(
+        await failureOf(
+          Effect.flatMap(Gateway, (g) => Stream.runDrain(g.video.poll(id, { intervalMs: 3000 }))),
+          url
+        )
+      ).toMatchObject({ _tag: "InvalidRequest" })
     }
     expect(paths).toEqual(["/v1/video/generations"])
-    await failureOf(Effect.flatMap(Gateway, (g) => g.video.download("x y&z=1")), url)
+    await failureOf(
+      Effect.flatMap(Gateway, (g) => g.video.download("x y&z=1")),
+      url
+    )
     expect(paths.at(-1)).toBe("/v1/video/generations/download?id=x%20y%26z%3D1")
   })
 })
 
 describe.each(clients)("a hostile gateway over SSE ($name)", ({ layer: client }) => {
-  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
-    failureWith(client, effect, baseUrl, extra)
+  const failureOf = <A>(
+    effect: Effect.Effect<A, unknown, Gateway>,
+    baseUrl: string,
+    extra: Record<string, unknown> = {}
+  ) => failureWith(client, effect, baseUrl, extra)
 
   const nativeChunk = (text: string, finish?: string) =>
     `data: ${JSON.stringify({ candidates: [{ index: 0, content: { role: "model", parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })}\r\n\r\n`
@@ -258,11 +304,21 @@ describe.each(clients)("a hostile gateway over SSE ($name)", ({ layer: client })
       res.write(nativeChunk(" world", "STOP"))
       // …and never ends the response.
     })
-    const layer = Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0, streamIdleTimeoutMs: 60_000, httpClient: client })
+    const layer = Gateway.layer({
+      baseUrl: url,
+      apiKey: KEY,
+      maxRetries: 0,
+      streamIdleTimeoutMs: 60_000,
+      httpClient: client
+    })
     const started = Date.now()
     const chunks = await Effect.runPromise(
       Effect.provide(
-        Effect.flatMap(Gateway, (g) => Stream.runCollect(g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] }))),
+        Effect.flatMap(Gateway, (g) =>
+          Stream.runCollect(
+            g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+          )
+        ),
         layer
       )
     )
@@ -278,7 +334,11 @@ describe.each(clients)("a hostile gateway over SSE ($name)", ({ layer: client })
       res.end(`data: {"leak":"${KEY}${"x".repeat(2 * 1024 * 1024)}"}\n\n`)
     })
     const error = await failureOf(
-      Effect.flatMap(Gateway, (g) => Stream.runDrain(g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] }))),
+      Effect.flatMap(Gateway, (g) =>
+        Stream.runDrain(
+          g.native.stream({ model: "zeta-2.5-flash", contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+        )
+      ),
       url,
       { limits: { maxSseEventBytes: 64 * 1024 } }
     )
@@ -288,8 +348,11 @@ describe.each(clients)("a hostile gateway over SSE ($name)", ({ layer: client })
 })
 
 describe.each(clients)("the JSON depth bound of the config ($name)", ({ layer: client }) => {
-  const failureOf = <A>(effect: Effect.Effect<A, unknown, Gateway>, baseUrl: string, extra: Record<string, unknown> = {}) =>
-    failureWith(client, effect, baseUrl, extra)
+  const failureOf = <A>(
+    effect: Effect.Effect<A, unknown, Gateway>,
+    baseUrl: string,
+    extra: Record<string, unknown> = {}
+  ) => failureWith(client, effect, baseUrl, extra)
 
   it("refuses an answer deeper than limits.maxJsonDepth as soon as it is parsed", async () => {
     const url = await serve((_req, res) => {

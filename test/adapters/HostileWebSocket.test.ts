@@ -15,8 +15,14 @@ afterAll(async () => {
   for (const close of closers) await close()
 })
 
-const failureOf = async (effect: Effect.Effect<unknown, unknown, Gateway>, baseUrl: string, limits: Record<string, number> = {}): Promise<unknown> => {
-  const exit = await Effect.runPromiseExit(Effect.provide(effect, Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, limits })))
+const failureOf = async (
+  effect: Effect.Effect<unknown, unknown, Gateway>,
+  baseUrl: string,
+  limits: Record<string, number> = {}
+): Promise<unknown> => {
+  const exit = await Effect.runPromiseExit(
+    Effect.provide(effect, Gateway.layer({ baseUrl, apiKey: KEY, maxRetries: 0, limits }))
+  )
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
   const failure = Cause.findErrorOption(exit.cause)
   if (Option.isNone(failure)) throw new Error(`a defect, not a typed error: ${Cause.pretty(exit.cause).slice(0, 300)}`)
@@ -27,15 +33,20 @@ const wsServer = async (onConnection: (ws: WebSocket) => void): Promise<string> 
   const server = new WebSocketServer({ port: 0, host: "127.0.0.1" })
   server.on("connection", onConnection)
   await new Promise<void>((r) => server.once("listening", () => r()))
-  closers.push(() => new Promise<void>((r) => {
-    for (const c of server.clients) c.terminate()
-    server.close(() => r())
-  }))
+  closers.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const c of server.clients) c.terminate()
+        server.close(() => r())
+      })
+  )
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
 const drainRealtime = Effect.scoped(
-  Effect.flatMap(Gateway, (g) => Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runDrain(s.events)))
+  Effect.flatMap(Gateway, (g) =>
+    Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runDrain(s.events))
+  )
 )
 
 describe("a hostile WebSocket peer", () => {
@@ -48,10 +59,13 @@ describe("a hostile WebSocket peer", () => {
       socket.on("data", () => undefined) // read the upgrade request, answer nothing
     })
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-    closers.push(() => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy()
-      server.close(() => r())
-    }))
+    closers.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy()
+          server.close(() => r())
+        })
+    )
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const started = Date.now()
     const error = await failureOf(drainRealtime, url, { webSocketHandshakeTimeoutMs: 300 })
@@ -89,14 +103,21 @@ describe("a hostile WebSocket peer", () => {
   })
 
   it("that sends a frame deeper than a lowered limits.maxJsonDepth is a DecodeError (the configured bound, not only 64)", async () => {
-    const nested = (depth: number) => `{"type":"response.text.delta","delta":"x","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`
+    const nested = (depth: number) =>
+      `{"type":"response.text.delta","delta":"x","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`
     const shallow = await wsServer((ws) => {
       ws.send(nested(10))
       ws.close(1000)
     })
     // Ten levels pass the default bound…
-    const collect = Effect.scoped(Effect.flatMap(Gateway, (g) => Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runCollect(s.events))))
-    const events = await Effect.runPromise(Effect.provide(collect, Gateway.layer({ baseUrl: shallow, apiKey: KEY, maxRetries: 0 })))
+    const collect = Effect.scoped(
+      Effect.flatMap(Gateway, (g) =>
+        Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Stream.runCollect(s.events))
+      )
+    )
+    const events = await Effect.runPromise(
+      Effect.provide(collect, Gateway.layer({ baseUrl: shallow, apiKey: KEY, maxRetries: 0 }))
+    )
     expect(events.map((e) => e.type)).toEqual(["response.text.delta"])
     // …and fail a bound lowered to 8.
     const deep = await wsServer((ws) => ws.send(nested(10)))
@@ -111,7 +132,9 @@ describe("a hostile WebSocket peer", () => {
         Effect.provide(
           Effect.scoped(
             Effect.flatMap(Gateway, (g) =>
-              Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) => Effect.andThen(Stream.runDrain(s.events), s.closeCode))
+              Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) =>
+                Effect.andThen(Stream.runDrain(s.events), s.closeCode)
+              )
             )
           ),
           Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0 })
@@ -126,7 +149,9 @@ describe("a hostile WebSocket peer", () => {
     const closeError = await failureOf(drainRealtime, closing)
     expect(closeError).toMatchObject({ _tag: "TransportError", reason: "closed", closeCode: 4000 })
     expectNoSecret(closeError, [KEY])
-    const wrongType = await wsServer((ws) => ws.send(JSON.stringify({ type: "error", error: { message: { key: KEY }, type: 5 } })))
+    const wrongType = await wsServer((ws) =>
+      ws.send(JSON.stringify({ type: "error", error: { message: { key: KEY }, type: 5 } }))
+    )
     const decodeError = await failureOf(drainRealtime, wrongType)
     expectNoSecret(decodeError, [KEY])
   })
@@ -160,11 +185,17 @@ describe("umg/rx against a server that never answers the upgrade", () => {
       socket.on("data", () => undefined)
     })
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-    closers.push(() => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy()
-      server.close(() => r())
-    }))
-    const gateway = createGateway({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: KEY })
+    closers.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy()
+          server.close(() => r())
+        })
+    )
+    const gateway = createGateway({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiKey: KEY
+    })
     const subscription = gateway.realtime.connect$("gpt-realtime").subscribe({ error: () => undefined })
     await expect.poll(() => sockets.length, { timeout: 3_000 }).toBe(1)
     subscription.unsubscribe()

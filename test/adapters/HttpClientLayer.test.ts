@@ -7,7 +7,10 @@ import { Gateway } from "../../src/adapters/Gateway.js"
 import { makeFake } from "./fakeHttp.js"
 
 const listModels = Effect.flatMap(Gateway, (g) => g.models.list())
-const answer = { status: 200, body: { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1, owned_by: "x" }] } }
+const answer = {
+  status: 200,
+  body: { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1, owned_by: "x" }] }
+}
 
 describe("the HttpClient requirement", () => {
   it("sends every request through the HttpClient provided as a layer, with the credential on it", async () => {

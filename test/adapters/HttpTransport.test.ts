@@ -25,7 +25,11 @@ const run = (script: ReadonlyArray<Scripted>, over: Partial<HttpTransport.Transp
   return { fake, effect: transport.json(request(over)) }
 }
 
-const messagesError = (type: string, message: string) => ({ type: "error", error: { type, message }, request_id: "req_1" })
+const messagesError = (type: string, message: string) => ({
+  type: "error",
+  error: { type, message },
+  request_id: "req_1"
+})
 
 describe("HttpTransport", () => {
   it.effect("sends the key as a Bearer header and the body as JSON", () =>
@@ -35,7 +39,8 @@ describe("HttpTransport", () => {
       expect(answer.body).toEqual({ ok: true })
       expect(fake.requests[0]!.headers["authorization"]).toBe(`Bearer ${KEY}`)
       expect(fake.requests[0]!.body).toEqual({ model: "epsilon-x" })
-    }))
+    })
+  )
 
   it.effect("retries 500, 500 and succeeds on the third attempt after the backoff delays", () =>
     Effect.gen(function* () {
@@ -53,7 +58,8 @@ describe("HttpTransport", () => {
       const answer = yield* Fiber.join(fiber)
       expect(answer.body).toEqual({ ok: 1 })
       expect(fake.requests.length).toBe(3)
-    }))
+    })
+  )
 
   it.effect("stops after the retry budget when the gateway answers 503 forever", () =>
     Effect.gen(function* () {
@@ -63,7 +69,8 @@ describe("HttpTransport", () => {
       const exit = yield* Fiber.join(fiber)
       expect(fake.requests.length).toBe(3)
       expect(Exit.isFailure(exit) && Option.getOrUndefined(Cause.findErrorOption(exit.cause))?._tag).toBe("ServerError")
-    }))
+    })
+  )
 
   it.effect("waits exactly what Retry-After asks on a 429", () =>
     Effect.gen(function* () {
@@ -77,45 +84,65 @@ describe("HttpTransport", () => {
       yield* TestClock.adjust("1 millis")
       yield* Fiber.join(fiber)
       expect(fake.requests.length).toBe(2)
-    }))
+    })
+  )
 
   it.effect("maps a 401 to AuthenticationError without retrying", () =>
     Effect.gen(function* () {
-      const { fake, effect } = run([{ status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, headers: { "request-id": "req_9" } }])
+      const { fake, effect } = run([
+        {
+          status: 401,
+          body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+          headers: { "request-id": "req_9" }
+        }
+      ])
       const error = yield* Effect.flip(effect)
       expect(error._tag).toBe("AuthenticationError")
       expect(error).toMatchObject({ status: 401, family: "messages", type: "authentication_error", requestId: "req_9" })
       expect(fake.requests.length).toBe(1)
-    }))
+    })
+  )
 
   it.effect("does not repeat a paid submit that failed with 500", () =>
     Effect.gen(function* () {
-      const { fake, effect } = run([{ status: 500, body: { error: { message: "boom" } } }], { family: "video", kind: "paid-submit" })
+      const { fake, effect } = run([{ status: 500, body: { error: { message: "boom" } } }], {
+        family: "video",
+        kind: "paid-submit"
+      })
       const fiber = yield* Effect.forkChild(Effect.flip(effect))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
       expect(error._tag).toBe("ServerError")
       expect(fake.requests.length).toBe(1)
-    }))
+    })
+  )
 
   it.effect("repeats a paid submit whose connection was refused", () =>
     Effect.gen(function* () {
-      const { fake, effect } = run([{ fail: "ECONNREFUSED" }, { status: 200, body: { task_id: "video_1" } }], { family: "video", kind: "paid-submit" })
+      const { fake, effect } = run([{ fail: "ECONNREFUSED" }, { status: 200, body: { task_id: "video_1" } }], {
+        family: "video",
+        kind: "paid-submit"
+      })
       const fiber = yield* Effect.forkChild(effect)
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       expect(fake.requests.length).toBe(2)
-    }))
+    })
+  )
 
   it.effect("does not repeat a paid submit whose connection was reset", () =>
     Effect.gen(function* () {
-      const { fake, effect } = run([{ fail: "ECONNRESET" }, { status: 200, body: {} }], { family: "video", kind: "paid-submit" })
+      const { fake, effect } = run([{ fail: "ECONNRESET" }, { status: 200, body: {} }], {
+        family: "video",
+        kind: "paid-submit"
+      })
       const fiber = yield* Effect.forkChild(Effect.flip(effect))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TransportError", reason: "reset" })
       expect(fake.requests.length).toBe(1)
-    }))
+    })
+  )
 
   it.effect("gives a request TimeoutError when no answer comes, and aborts the request", () =>
     Effect.gen(function* () {
@@ -125,7 +152,8 @@ describe("HttpTransport", () => {
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 1000 })
       expect(fake.requests[0]!.signal.aborted).toBe(true)
-    }))
+    })
+  )
 
   it.effect("aborts the request when the caller interrupts", () =>
     Effect.gen(function* () {
@@ -134,14 +162,16 @@ describe("HttpTransport", () => {
       yield* TestClock.adjust("10 millis")
       yield* Fiber.interrupt(fiber)
       expect(fake.requests[0]!.signal.aborted).toBe(true)
-    }))
+    })
+  )
 
   it.effect("fails with DecodeError when a 2xx body is not JSON", () =>
     Effect.gen(function* () {
       const { effect } = run([{ status: 200, raw: "<html>oops</html>" }])
       const error = yield* Effect.flip(effect)
       expect(error._tag).toBe("DecodeError")
-    }))
+    })
+  )
 
   it.effect("never puts the key into any error it gives", () =>
     Effect.gen(function* () {
@@ -157,7 +187,10 @@ describe("HttpTransport", () => {
       ]
       const tags = new Set<string>()
       for (const script of scripts) {
-        for (const auth of [HttpAuth.bearer(Redacted.make(KEY)), { _tag: "Query" as const, name: "key", value: Redacted.make(KEY) }]) {
+        for (const auth of [
+          HttpAuth.bearer(Redacted.make(KEY)),
+          { _tag: "Query" as const, name: "key", value: Redacted.make(KEY) }
+        ]) {
           const { effect } = run(script, { auth })
           const fiber = yield* Effect.forkChild(Effect.flip(effect))
           yield* TestClock.adjust("1 minute")
@@ -168,6 +201,15 @@ describe("HttpTransport", () => {
           }
         }
       }
-      expect([...tags].sort()).toEqual(["AuthenticationError", "BadRequest", "DecodeError", "NotFound", "ServerError", "TimeoutError", "TransportError"])
-    }))
+      expect([...tags].sort()).toEqual([
+        "AuthenticationError",
+        "BadRequest",
+        "DecodeError",
+        "NotFound",
+        "ServerError",
+        "TimeoutError",
+        "TransportError"
+      ])
+    })
+  )
 })

@@ -13,12 +13,17 @@ const list = (ids: ReadonlyArray<string>): Scripted => ({
   body: { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1, owned_by: "x" })) }
 })
 
-const run = <A, E>(script: ReadonlyArray<Scripted> | ((n: number) => Scripted), program: (g: GatewayService) => Effect.Effect<A, E>) => {
+const run = <A, E>(
+  script: ReadonlyArray<Scripted> | ((n: number) => Scripted),
+  program: (g: GatewayService) => Effect.Effect<A, E>
+) => {
   const fake = makeFake(script)
   const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k", maxRetries: 0 }).pipe(
     Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
   )
-  return Effect.runPromise(Effect.provide(Effect.flatMap(Gateway, program), Layer.merge(layer, TestClock.layer()))).then((value) => ({
+  return Effect.runPromise(
+    Effect.provide(Effect.flatMap(Gateway, program), Layer.merge(layer, TestClock.layer()))
+  ).then((value) => ({
     value,
     requests: fake.requests.length
   }))
@@ -29,15 +34,23 @@ const ids = (models: ReadonlyArray<{ readonly id: string }>) => models.map((m) =
 describe("the model list cache", () => {
   it("serves concurrent reads from one request", async () => {
     const { value, requests } = await run([list(["a"])], (g) =>
-      Effect.all(Array.from({ length: 8 }, () => g.models.list()), { concurrency: "unbounded" })
+      Effect.all(
+        Array.from({ length: 8 }, () => g.models.list()),
+        { concurrency: "unbounded" }
+      )
     )
     expect(value.map(ids)).toEqual(Array.from({ length: 8 }, () => ["a"]))
     expect(requests).toBe(1)
   })
 
   it("asks the gateway once per refresh, also when refreshes run at once", async () => {
-    const { value, requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.all(Array.from({ length: 8 }, () => g.models.list({ refresh: true })), { concurrency: "unbounded" })
+    const { value, requests } = await run(
+      (n) => list([`m${n}`]),
+      (g) =>
+        Effect.all(
+          Array.from({ length: 8 }, () => g.models.list({ refresh: true })),
+          { concurrency: "unbounded" }
+        )
     )
     expect(requests).toBe(8)
     expect(new Set(value.map((v) => ids(v)[0])).size).toBe(8)
@@ -52,51 +65,68 @@ describe("the model list cache", () => {
       Effect.gen(function* () {
         if (++arrived === 8) yield* gate.open
         yield* gate.await
-        return HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ object: "list", data: [{ id: "a", object: "model", created: 1, owned_by: "x" }] }), { headers: { "content-type": "application/json" } }))
+        return HttpClientResponse.fromWeb(
+          request,
+          new Response(
+            JSON.stringify({ object: "list", data: [{ id: "a", object: "model", created: 1, owned_by: "x" }] }),
+            { headers: { "content-type": "application/json" } }
+          )
+        )
       })
     )
     const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k", maxRetries: 0 }).pipe(
       Layer.provide(Layer.succeed(HttpClient.HttpClient, client))
     )
-    const refreshes = Effect.flatMap(Gateway, (g) => Effect.all(Array.from({ length: 8 }, () => g.models.list({ refresh: true })), { concurrency: "unbounded" }))
+    const refreshes = Effect.flatMap(Gateway, (g) =>
+      Effect.all(
+        Array.from({ length: 8 }, () => g.models.list({ refresh: true })),
+        { concurrency: "unbounded" }
+      )
+    )
     const done = await Effect.runPromise(Effect.provide(Effect.timeout(refreshes, "5 seconds"), layer))
     expect(done.map(ids)).toEqual(Array.from({ length: 8 }, () => ["a"]))
   })
 
   it("keeps a refreshed list for the next read", async () => {
-    const { value, requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.andThen(Effect.andThen(g.models.list(), g.models.list({ refresh: true })), g.models.list())
+    const { value, requests } = await run(
+      (n) => list([`m${n}`]),
+      (g) => Effect.andThen(Effect.andThen(g.models.list(), g.models.list({ refresh: true })), g.models.list())
     )
     expect(ids(value)).toEqual(["m1"])
     expect(requests).toBe(2)
   })
 
   it("does not keep a failure: the next read asks again", async () => {
-    const { value, requests } = await run([{ status: 503, body: { error: { type: "overloaded", message: "busy" } } }, list(["a"])], (g) =>
-      Effect.andThen(Effect.result(g.models.list()), g.models.list())
+    const { value, requests } = await run(
+      [{ status: 503, body: { error: { type: "overloaded", message: "busy" } } }, list(["a"])],
+      (g) => Effect.andThen(Effect.result(g.models.list()), g.models.list())
     )
     expect(ids(value)).toEqual(["a"])
     expect(requests).toBe(2)
   })
 
   it("asks again once the list is five minutes old, not before", async () => {
-    const { value, requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.gen(function* () {
-        yield* g.models.list()
-        yield* TestClock.adjust("299 seconds")
-        const early = yield* g.models.list()
-        yield* TestClock.adjust("2 seconds")
-        const late = yield* g.models.list()
-        return [ids(early), ids(late)]
-      })
+    const { value, requests } = await run(
+      (n) => list([`m${n}`]),
+      (g) =>
+        Effect.gen(function* () {
+          yield* g.models.list()
+          yield* TestClock.adjust("299 seconds")
+          const early = yield* g.models.list()
+          yield* TestClock.adjust("2 seconds")
+          const late = yield* g.models.list()
+          return [ids(early), ids(late)]
+        })
     )
     expect(value).toEqual([["m0"], ["m1"]])
     expect(requests).toBe(2)
   })
 
   it("keeps each answer format apart", async () => {
-    const { requests } = await run((n) => list([`m${n}`]), (g) =>
-      Effect.andThen(g.models.list({ format: "openai" }), g.models.list({ format: "messages" }).pipe(Effect.result))
+    const { requests } = await run(
+      (n) => list([`m${n}`]),
+      (g) =>
+        Effect.andThen(g.models.list({ format: "openai" }), g.models.list({ format: "messages" }).pipe(Effect.result))
     )
     expect(requests).toBe(2)
   })

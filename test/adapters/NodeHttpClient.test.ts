@@ -10,7 +10,8 @@ afterEach(closeCountingServers)
 
 const serve = countingServer
 
-const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
+const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) =>
+  Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
 
 describe("NodeHttpClient", () => {
   it("is an effect/http HttpClient, and one a client's own transformations apply to", async () => {
@@ -22,7 +23,10 @@ describe("NodeHttpClient", () => {
     const answer = await run(
       Effect.flatMap(HttpClient.HttpClient, (client) => {
         expect(HttpClient.isHttpClient(client)).toBe(true)
-        return Effect.flatMap(HttpClient.mapRequest(client, HttpClientRequest.setHeader("x-extra", "1")).get(server.url), (r) => r.json)
+        return Effect.flatMap(
+          HttpClient.mapRequest(client, HttpClientRequest.setHeader("x-extra", "1")).get(server.url),
+          (r) => r.json
+        )
       })
     )
     expect([answer, seen]).toEqual([{}, "1"])
@@ -30,7 +34,9 @@ describe("NodeHttpClient", () => {
 
   it("reuses one keep-alive connection for requests made one after another", async () => {
     const server = await serve((_req, res) => res.end(JSON.stringify({ ok: true })))
-    const bodies = await run(Effect.forEach(Array.from({ length: 20 }), () => Effect.flatMap(HttpClient.get(`${server.url}/x`), (r) => r.json)))
+    const bodies = await run(
+      Effect.forEach(Array.from({ length: 20 }), () => Effect.flatMap(HttpClient.get(`${server.url}/x`), (r) => r.json))
+    )
     expect(bodies).toEqual(Array.from({ length: 20 }, () => ({ ok: true })))
     expect(server.connections()).toBe(1)
   })
@@ -55,7 +61,12 @@ describe("NodeHttpClient", () => {
         res.end("{}")
       })
     })
-    await run(Effect.flatMap(HttpClient.execute(HttpClientRequest.bodyJsonUnsafe(HttpClientRequest.post(server.url), { a: 1 })), (r) => r.json))
+    await run(
+      Effect.flatMap(
+        HttpClient.execute(HttpClientRequest.bodyJsonUnsafe(HttpClientRequest.post(server.url), { a: 1 })),
+        (r) => r.json
+      )
+    )
     expect(seen).toEqual({ method: "POST", type: "application/json", body: '{"a":1}' })
   })
 

@@ -36,7 +36,10 @@ describe("the platform token", () => {
       yield* g.platform.anyShootEasy(easy)
       const before = emu.counters.get("platform.token")
       emu.advanceTime(61_000)
-      const results = yield* Effect.all(Array.from({ length: 50 }, () => g.platform.anyShootEasy(easy)), { concurrency: "unbounded" })
+      const results = yield* Effect.all(
+        Array.from({ length: 50 }, () => g.platform.anyShootEasy(easy)),
+        { concurrency: "unbounded" }
+      )
       return { before, results }
     })
     const { before, results } = await Effect.runPromise(Effect.provide(program, layer()))
@@ -49,7 +52,12 @@ describe("the platform token", () => {
 
   it("is sent once as 'Bearer <token>', never 'Bearer Bearer'", async () => {
     // The emulator refuses anything but `Bearer <token>`: success proves the header's shape.
-    await Effect.runPromise(Effect.provide(Effect.flatMap(Gateway, (g) => g.platform.anyShootEasy(easy)), layer()))
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(Gateway, (g) => g.platform.anyShootEasy(easy)),
+        layer()
+      )
+    )
     expect(emu.counters.get("platform.anyShootEasy.rejected")).toBe(0)
   })
 
@@ -64,7 +72,10 @@ describe("the platform token", () => {
 
   it("shares one refused login among fifty concurrent callers", async () => {
     const program = Effect.flatMap(Gateway, (g) =>
-      Effect.all(Array.from({ length: 50 }, () => Effect.flip(g.platform.anyShootEasy(easy))), { concurrency: "unbounded" })
+      Effect.all(
+        Array.from({ length: 50 }, () => Effect.flip(g.platform.anyShootEasy(easy))),
+        { concurrency: "unbounded" }
+      )
     )
     const errors = await Effect.runPromise(Effect.provide(program, layer("not-the-password")))
     expect(errors.every((e) => e._tag === "AuthenticationError")).toBe(true)

@@ -32,9 +32,15 @@ const serve = async (handler: (req: IncomingMessage, res: ServerResponse) => voi
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets }
 }
 
-const run = <A, E>(baseUrl: string, f: (g: GatewayService) => Effect.Effect<A, E>, settings: { timeoutMs?: number; streamFirstByteTimeoutMs?: number } = {}) =>
+const run = <A, E>(
+  baseUrl: string,
+  f: (g: GatewayService) => Effect.Effect<A, E>,
+  settings: { timeoutMs?: number; streamFirstByteTimeoutMs?: number } = {}
+) =>
   Effect.runPromise(
-    Effect.result(Effect.flatMap(Gateway, f)).pipe(Effect.provide(Gateway.layer({ baseUrl, apiKey: "sk-deadline", maxRetries: 0, ...settings })))
+    Effect.result(Effect.flatMap(Gateway, f)).pipe(
+      Effect.provide(Gateway.layer({ baseUrl, apiKey: "sk-deadline", maxRetries: 0, ...settings }))
+    )
   )
 
 const until = async (check: () => boolean, ms = 3_000) => {
@@ -58,7 +64,11 @@ describe("the request time limit (umg's Node client)", () => {
     const { url, sockets } = await serve(() => {})
     const started = Date.now()
     const result = await run(url, (g) => g.chat.create(chat), { timeoutMs: 300 })
-    expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 300 })
+    expect(Result.isFailure(result) && result.failure).toMatchObject({
+      _tag: "TimeoutError",
+      phase: "request",
+      timeoutMs: 300
+    })
     expect(Date.now() - started).toBeLessThan(3_000)
     expect(await until(() => sockets.opened === 1 && sockets.closed === 1)).toBe(true)
   })
@@ -76,7 +86,11 @@ describe("the request time limit (umg's Node client)", () => {
   it("fails a stream whose answer never comes with a first-byte TimeoutError, and closes its socket", async () => {
     const { url, sockets } = await serve(() => {})
     const result = await run(url, (g) => Stream.runDrain(g.chat.stream(chat)), { streamFirstByteTimeoutMs: 300 })
-    expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 300 })
+    expect(Result.isFailure(result) && result.failure).toMatchObject({
+      _tag: "TimeoutError",
+      phase: "first-byte",
+      timeoutMs: 300
+    })
     expect(await until(() => sockets.closed === 1)).toBe(true)
   })
 

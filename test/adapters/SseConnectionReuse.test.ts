@@ -31,11 +31,14 @@ const serve = async (after: (res: ServerResponse) => void) => {
 const readStream = (url: string, endedSoFar: () => number) =>
   Effect.gen(function* () {
     const response = yield* HttpClient.execute(HttpClientRequest.post(url))
-    const events = yield* Stream.runCollect(decodeSse(response.stream, messagesStreamSpec, { firstEventMs: 5_000, idleMs: 5_000 }))
+    const events = yield* Stream.runCollect(
+      decodeSse(response.stream, messagesStreamSpec, { firstEventMs: 5_000, idleMs: 5_000 })
+    )
     return { types: events.map((e) => e.type), endedWhenDone: endedSoFar() }
   })
 
-const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) => Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
+const run = <A, E>(effect: Effect.Effect<A, E, HttpClient.HttpClient>) =>
+  Effect.runPromise(Effect.provide(effect, NodeHttpClient.layerWith()))
 
 /** Whether `check` holds within `ms`, looked at every 10 ms (inside the run, so the client's pool stays open). */
 const waitFor = (check: () => boolean, ms: number): Effect.Effect<boolean> =>
@@ -48,7 +51,11 @@ const waitFor = (check: () => boolean, ms: number): Effect.Effect<boolean> =>
 describe("an SSE stream's connection after its final event", () => {
   it("is kept for the next request when the body ends soon after, and the consumer does not wait for that end", async () => {
     const server = await serve((res) => setTimeout(() => res.end(), 30))
-    const results = await run(Effect.forEach(Array.from({ length: 5 }), () => Effect.tap(readStream(server.url, server.ended), () => Effect.sleep("60 millis"))))
+    const results = await run(
+      Effect.forEach(Array.from({ length: 5 }), () =>
+        Effect.tap(readStream(server.url, server.ended), () => Effect.sleep("60 millis"))
+      )
+    )
     for (const [i, r] of results.entries()) {
       expect(r.types.at(-1)).toBe("message_stop")
       // Done before the server ended this stream's body (it had ended only the earlier ones).
@@ -63,7 +70,12 @@ describe("an SSE stream's connection after its final event", () => {
       const timer = setInterval(() => res.write(junk), 2)
       res.on("close", () => clearInterval(timer))
     })
-    const result = await run(Effect.zip(readStream(server.url, server.ended), waitFor(() => server.open() === 0, 900)))
+    const result = await run(
+      Effect.zip(
+        readStream(server.url, server.ended),
+        waitFor(() => server.open() === 0, 900)
+      )
+    )
     expect(result[0].types.at(-1)).toBe("message_stop")
     // Closed by the byte bound, well before the time bound (1 s).
     expect(result[1]).toBe(true)

@@ -34,17 +34,21 @@ describe("SseTransport.decodeSse", () => {
         "message_delta",
         "message_stop"
       ])
-    }))
+    })
+  )
 
   it.effect("stops reading right after the final event", () =>
     Effect.gen(function* () {
       let pulledAfterFinal = false
-      const tail = Stream.fromEffect(Effect.sync(() => (pulledAfterFinal = true))).pipe(Stream.flatMap(() => Stream.never))
+      const tail = Stream.fromEffect(Effect.sync(() => (pulledAfterFinal = true))).pipe(
+        Stream.flatMap(() => Stream.never)
+      )
       const bytes = Stream.concat(Stream.fromIterable(full), tail as Stream.Stream<Uint8Array>)
       const out = yield* Stream.runCollect(events(bytes))
       expect(out.length).toBe(7)
       expect(pulledAfterFinal).toBe(false)
-    }))
+    })
+  )
 
   it.effect("fails with IncompleteStream carrying the partial text when the connection is cut", () =>
     Effect.gen(function* () {
@@ -54,22 +58,30 @@ describe("SseTransport.decodeSse", () => {
       )
       const error = yield* Effect.flip(Stream.runDrain(events(bytes)))
       expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "cut" })
-      const partial = error._tag === "IncompleteStream" ? (error.partial as { blocks: ReadonlyArray<{ block: { text: string } }> }) : undefined
+      const partial =
+        error._tag === "IncompleteStream"
+          ? (error.partial as { blocks: ReadonlyArray<{ block: { text: string } }> })
+          : undefined
       expect(JSON.stringify(partial)).toContain("Hel")
-    }))
+    })
+  )
 
   it.effect("fails with IncompleteStream ended-early when the stream ends before message_stop", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Stream.runDrain(events(Stream.fromIterable(full.slice(0, 5)))))
       expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "ended-early" })
-    }))
+    })
+  )
 
   it.effect("fails with IncompleteStream on an error event", () =>
     Effect.gen(function* () {
-      const err = enc.encode(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`)
+      const err = enc.encode(
+        `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`
+      )
       const error = yield* Effect.flip(Stream.runDrain(events(Stream.fromIterable([start, err]))))
       expect(error).toMatchObject({ _tag: "IncompleteStream", reason: "error-event", errorType: "overloaded_error" })
-    }))
+    })
+  )
 
   it.effect("times out the first event even while pings and comments keep arriving", () =>
     Effect.gen(function* () {
@@ -82,7 +94,8 @@ describe("SseTransport.decodeSse", () => {
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 1000 })
-    }))
+    })
+  )
 
   it.effect("times out an idle stream whose only traffic after the start is pings", () =>
     Effect.gen(function* () {
@@ -96,7 +109,8 @@ describe("SseTransport.decodeSse", () => {
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 500 })
-    }))
+    })
+  )
 
   it.effect("resets the idle timer on every real event", () =>
     Effect.gen(function* () {
@@ -106,15 +120,19 @@ describe("SseTransport.decodeSse", () => {
       yield* TestClock.adjust("3 seconds")
       const result = yield* Fiber.join(fiber)
       expect(Result.isSuccess(result) && result.success.length).toBe(7)
-    }))
+    })
+  )
 
   it.effect("closes the body stream when the consumer is interrupted", () =>
     Effect.gen(function* () {
       let closed = false
-      const bytes = Stream.concat(Stream.make(start), Stream.never).pipe(Stream.ensuring(Effect.sync(() => (closed = true))))
+      const bytes = Stream.concat(Stream.make(start), Stream.never).pipe(
+        Stream.ensuring(Effect.sync(() => (closed = true)))
+      )
       const fiber = yield* Effect.forkChild(Stream.runDrain(events(bytes)))
       yield* TestClock.adjust("10 millis")
       yield* Fiber.interrupt(fiber)
       expect(closed).toBe(true)
-    }))
+    })
+  )
 })

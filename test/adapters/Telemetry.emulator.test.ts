@@ -51,21 +51,34 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 /** Runs `program` against the emulator with an in-memory tracer; the spans it recorded. */
-const traced = async (program: (spans: ReadonlyArray<Recorded>) => Effect.Effect<unknown, unknown, Gateway>): Promise<Array<Recorded>> => {
+const traced = async (
+  program: (spans: ReadonlyArray<Recorded>) => Effect.Effect<unknown, unknown, Gateway>
+): Promise<Array<Recorded>> => {
   const spans: Array<Recorded> = []
-  const layer = Layer.merge(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }), Layer.succeed(Tracer.Tracer, memoryTracer(spans)))
+  const layer = Layer.merge(
+    Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }),
+    Layer.succeed(Tracer.Tracer, memoryTracer(spans))
+  )
   await Effect.runPromise(Effect.provide(program(spans), layer) as Effect.Effect<unknown, unknown>)
   return spans
 }
 
-const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user" as const, content: "hi" }] }
+const body = {
+  model: "epsilon-sonnet-4-5-20250929",
+  max_tokens: 32,
+  messages: [{ role: "user" as const, content: "hi" }]
+}
 
 describe("gateway calls as spans", () => {
   it("carry the GenAI attributes, the HTTP status and the request id, and never the key", async () => {
     const spans = await traced(() =>
       Effect.gen(function* () {
         const g = yield* Gateway
-        yield* g.messages.create({ model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: [{ role: "user", content: "hi" }] })
+        yield* g.messages.create({
+          model: "epsilon-sonnet-4-5-20250929",
+          max_tokens: 32,
+          messages: [{ role: "user", content: "hi" }]
+        })
         yield* g.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
         yield* Stream.runDrain(g.chat.stream({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }))
         yield* g.embeddings.create({ model: "text-embedding-3-small", input: "x" })
@@ -121,7 +134,9 @@ describe("gateway calls as spans", () => {
         const message = yield* runToFinal(g.messages.stream(body), () => Effect.void)
         expect(message.role).toBe("assistant")
         // A step failing at the first event: the run fails, and the span ends with that failure.
-        expect(yield* Effect.flip(Stream.runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))).toBe("step failed")
+        expect(
+          yield* Effect.flip(Stream.runForEach(g.messages.stream(body), () => Effect.fail("step failed" as const)))
+        ).toBe("step failed")
       })
     )
     const streams = spans.filter((s) => s.name === "umg.messages.stream")

@@ -10,7 +10,13 @@ describe("Telemetry.annotate", () => {
   it("sets the attributes on the span the call runs in", async () => {
     const span = await Effect.runPromise(
       Effect.provide(
-        Effect.withSpan(Effect.andThen(Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }), Effect.currentSpan), "call"),
+        Effect.withSpan(
+          Effect.andThen(
+            Telemetry.annotate({ "http.response.status_code": 200, "umg.gateway.request_id": "req_1" }),
+            Effect.currentSpan
+          ),
+          "call"
+        ),
         exporting
       )
     )
@@ -19,7 +25,12 @@ describe("Telemetry.annotate", () => {
   })
 
   it("leaves a span alone under Effect's own tracer, which exports nothing", async () => {
-    const span = await Effect.runPromise(Effect.withSpan(Effect.andThen(Telemetry.annotate({ "http.response.status_code": 200 }), Effect.currentSpan), "call"))
+    const span = await Effect.runPromise(
+      Effect.withSpan(
+        Effect.andThen(Telemetry.annotate({ "http.response.status_code": 200 }), Effect.currentSpan),
+        "call"
+      )
+    )
     expect(span.attributes.has("http.response.status_code")).toBe(false)
   })
 

@@ -37,10 +37,23 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 const messageStart = () =>
   `event: message_start\ndata: ${JSON.stringify({
     type: "message_start",
-    message: { id: "msg_1", type: "message", role: "assistant", model: "epsilon-sonnet-4-5-20250929", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } }
+    message: {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "epsilon-sonnet-4-5-20250929",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 0 }
+    }
   })}\n\n`
 
-const body = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 16, messages: [{ role: "user" as const, content: "hi" }] }
+const body = {
+  model: "epsilon-sonnet-4-5-20250929",
+  max_tokens: 16,
+  messages: [{ role: "user" as const, content: "hi" }]
+}
 const calls = Effect.gen(function* () {
   const g = yield* Gateway
   yield* g.messages.countTokens(body)
@@ -54,7 +67,10 @@ describe("spans only for a tracer that exports them", () => {
   it("sends no trace header and annotates no caller's span under Effect's own tracer", async () => {
     seen.length = 0
     const span = await Effect.runPromise(
-      Effect.provide(Effect.withSpan(Effect.andThen(calls, Effect.currentSpan), "caller"), Gateway.layer({ baseUrl, apiKey: "k-unexported" }))
+      Effect.provide(
+        Effect.withSpan(Effect.andThen(calls, Effect.currentSpan), "caller"),
+        Gateway.layer({ baseUrl, apiKey: "k-unexported" })
+      )
     )
     expect(seen).toHaveLength(3)
     // The caller's own span is the request's parent: its context travels, and umg adds nothing to it.
@@ -72,8 +88,15 @@ describe("spans only for a tracer that exports them", () => {
     seen.length = 0
     const names: Array<string> = []
     const tracer = exportingTracer((name) => names.push(name))
-    await Effect.runPromise(Effect.provide(calls, Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.succeed(Tracer.Tracer, tracer))))
-    expect(names).toEqual(expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"]))
+    await Effect.runPromise(
+      Effect.provide(
+        calls,
+        Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.succeed(Tracer.Tracer, tracer))
+      )
+    )
+    expect(names).toEqual(
+      expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"])
+    )
     expect(seen).toHaveLength(3)
     for (const headers of seen) expect(traceHeaders(headers).length).toBeGreaterThan(0)
   })

@@ -13,7 +13,12 @@ afterAll(async () => {
 })
 
 const run = <A, E>(effect: Effect.Effect<A, E, Gateway>, over: Partial<GatewayConfigInput> = {}): Promise<A> =>
-  Effect.runPromise(Effect.provide(effect, Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey, timeoutMs: 5_000, ...over })) as Effect.Effect<A, E>)
+  Effect.runPromise(
+    Effect.provide(
+      effect,
+      Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey, timeoutMs: 5_000, ...over })
+    ) as Effect.Effect<A, E>
+  )
 
 const userText = (text: string) => ({
   type: "conversation.item.create",
@@ -45,7 +50,10 @@ describe("WebSocket sessions against the emulator", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const g = yield* Gateway
-          const session = yield* g.realtime.connect({ model: "gpt-realtime-2", session: { output_modalities: ["text"] } })
+          const session = yield* g.realtime.connect({
+            model: "gpt-realtime-2",
+            session: { output_modalities: ["text"] }
+          })
           expect(session.version).toBe("v2")
           yield* session.send(userText("Hello"))
           yield* session.send({ type: "response.create" })
@@ -60,7 +68,11 @@ describe("WebSocket sessions against the emulator", () => {
 
   it("refuses a v1 field on a v2 session before anything is sent", async () => {
     const error = await run(
-      Effect.scoped(Effect.flip(Effect.flatMap(Gateway, (g) => g.realtime.connect({ model: "gpt-realtime-2", session: { voice: "alloy" } }))))
+      Effect.scoped(
+        Effect.flip(
+          Effect.flatMap(Gateway, (g) => g.realtime.connect({ model: "gpt-realtime-2", session: { voice: "alloy" } }))
+        )
+      )
     )
     expect(error._tag).toBe("InvalidRequest")
   })
@@ -78,9 +90,12 @@ describe("WebSocket sessions against the emulator", () => {
   })
 
   it("maps a refused upgrade to AuthenticationError without the key", async () => {
-    const error = await run(Effect.scoped(Effect.flip(Effect.flatMap(Gateway, (g) => g.realtime.connect({ model: "gpt-realtime" })))), {
-      apiKey: "wrong-ws-key"
-    })
+    const error = await run(
+      Effect.scoped(Effect.flip(Effect.flatMap(Gateway, (g) => g.realtime.connect({ model: "gpt-realtime" })))),
+      {
+        apiKey: "wrong-ws-key"
+      }
+    )
     expect(error).toMatchObject({ _tag: "AuthenticationError", status: 401, family: "realtime" })
     expect(JSON.stringify(error) + String(error)).not.toContain("wrong-ws-key")
   })
@@ -104,9 +119,16 @@ describe("WebSocket sessions against the emulator", () => {
         Effect.scoped(
           Effect.gen(function* () {
             const g = yield* Gateway
-            const session = yield* g.live.connect({ model: "zeta-live-2.5-flash-native-audio", setup: { generationConfig: { responseModalities: ["TEXT"] } } })
-            yield* session.send({ clientContent: { turns: [{ role: "user", parts: [{ text: "Hello" }] }], turnComplete: true } })
-            const messages = yield* Stream.runCollect(Stream.takeUntil(session.events, (m) => m.serverContent?.turnComplete === true))
+            const session = yield* g.live.connect({
+              model: "zeta-live-2.5-flash-native-audio",
+              setup: { generationConfig: { responseModalities: ["TEXT"] } }
+            })
+            yield* session.send({
+              clientContent: { turns: [{ role: "user", parts: [{ text: "Hello" }] }], turnComplete: true }
+            })
+            const messages = yield* Stream.runCollect(
+              Stream.takeUntil(session.events, (m) => m.serverContent?.turnComplete === true)
+            )
             return messages
           })
         ),
@@ -121,7 +143,9 @@ describe("WebSocket sessions against the emulator", () => {
     const error = await run(
       Effect.scoped(
         Effect.gen(function* () {
-          const session = yield* Effect.flatMap(Gateway, (g) => g.live.connect({ model: "zeta-live-2.5-flash-native-audio" }))
+          const session = yield* Effect.flatMap(Gateway, (g) =>
+            g.live.connect({ model: "zeta-live-2.5-flash-native-audio" })
+          )
           return yield* Effect.flip(session.send({ clientContent: {}, realtimeInput: {} }))
         })
       )

@@ -4,7 +4,13 @@ import { HttpClient, HttpClientError, HttpClientResponse, type HttpClientRequest
 
 /** One scripted answer: a web `Response`, a transport failure with a Node-style error code, or no answer ever. */
 export type Scripted =
-  | { readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string>; readonly raw?: BodyInit; readonly delayMs?: number }
+  | {
+      readonly status: number
+      readonly body?: unknown
+      readonly headers?: Record<string, string>
+      readonly raw?: BodyInit
+      readonly delayMs?: number
+    }
   | { readonly fail: string }
   | { readonly hang: true }
 
@@ -24,18 +30,26 @@ export const makeFake = (script: ReadonlyArray<Scripted> | ((n: number, req: Rec
     return script[Math.min(n, script.length - 1)]!
   }
   const client = HttpClient.make((request: HttpClientRequest.HttpClientRequest, url, signal) => {
-    const body = request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
+    const body =
+      request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
     const rec: Recorded = { method: request.method, url: url.toString(), headers: { ...request.headers }, body, signal }
     requests.push(rec)
     const s = next(rec)
     if ("hang" in s) return Effect.never
     if ("fail" in s) {
-      const cause = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error(s.fail), { code: s.fail }) })
-      return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
+      const cause = Object.assign(new TypeError("fetch failed"), {
+        cause: Object.assign(new Error(s.fail), { code: s.fail })
+      })
+      return Effect.fail(
+        new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) })
+      )
     }
     const raw = s.raw ?? (s.body === undefined ? null : JSON.stringify(s.body))
     const response = Effect.sync(() =>
-      HttpClientResponse.fromWeb(request, new Response(raw, { status: s.status, headers: { "content-type": "application/json", ...s.headers } }))
+      HttpClientResponse.fromWeb(
+        request,
+        new Response(raw, { status: s.status, headers: { "content-type": "application/json", ...s.headers } })
+      )
     )
     return s.delayMs === undefined ? response : Effect.delay(response, `${s.delayMs} millis`)
   })

@@ -45,7 +45,9 @@ describe("closed body types", () => {
 describe("closed bodies through the Gateway", () => {
   const layer = () => Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey })
   const refusal = (effect: Effect.Effect<unknown, unknown, Gateway>) =>
-    Effect.runPromise(Effect.flip(Effect.provide(effect, layer())) as Effect.Effect<{ _tag: string; field?: string; message: string }>)
+    Effect.runPromise(
+      Effect.flip(Effect.provide(effect, layer())) as Effect.Effect<{ _tag: string; field?: string; message: string }>
+    )
 
   it("refuses an unknown field naming the nearest known one, and sends nothing", async () => {
     emu.counters.reset()
@@ -66,7 +68,14 @@ describe("closed bodies through the Gateway", () => {
     expect(emu.counters.get("embeddings") + emu.counters.get("chat")).toBe(0)
     // With the option the id is sent, and the gateway (here the emulator) answers for it.
     const unknownLayer = Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey, allowUnknownModels: true })
-    const sent: unknown = await Effect.runPromise(Effect.flip(Effect.provide(Gateway.use((g) => g.chat.create({ model: "gpt-9", messages })), unknownLayer)))
+    const sent: unknown = await Effect.runPromise(
+      Effect.flip(
+        Effect.provide(
+          Gateway.use((g) => g.chat.create({ model: "gpt-9", messages })),
+          unknownLayer
+        )
+      )
+    )
     expect(sent).toMatchObject({ status: 404 })
   })
 

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const post = (path: string, body: unknown): Promise<number> => postStatus(emu, path, body)
-const accepts = (effect: Effect.Effect<unknown, unknown>): boolean => Result.isSuccess(Effect.runSync(Effect.result(effect)))
+const accepts = (effect: Effect.Effect<unknown, unknown>): boolean =>
+  Result.isSuccess(Effect.runSync(Effect.result(effect)))
 
 describe("client and emulator agree on", () => {
   it("zeta-embedding-001 being served by /v1/embeddings", async () => {
@@ -27,7 +28,12 @@ describe("client and emulator agree on", () => {
   })
 
   it("speech voices being the spec's six", async () => {
-    for (const [voice, ok] of [["alloy", true], ["shimmer", true], ["ash", false], ["coral", false]] as const) {
+    for (const [voice, ok] of [
+      ["alloy", true],
+      ["shimmer", true],
+      ["ash", false],
+      ["coral", false]
+    ] as const) {
       const body = { model: "gpt-4o-mini-tts", input: "hi", voice }
       expect(accepts(buildSpeechBody(body))).toBe(ok)
       expect(await post("/v1/audio/speech", body)).toBe(ok ? 200 : 400)
@@ -35,7 +41,11 @@ describe("client and emulator agree on", () => {
   })
 
   it("cache_control inside system blocks being ephemeral or persistent", async () => {
-    for (const [type, ok] of [["ephemeral", true], ["persistent", true], ["forever", false]] as const) {
+    for (const [type, ok] of [
+      ["ephemeral", true],
+      ["persistent", true],
+      ["forever", false]
+    ] as const) {
       const body = {
         model: "epsilon-sonnet-4-5-20250929",
         max_tokens: 16,
@@ -48,7 +58,10 @@ describe("client and emulator agree on", () => {
   })
 
   it("native inlineData needing a mimeType", async () => {
-    for (const [inlineData, ok] of [[{ mimeType: "image/png", data: "iVBORw0KGgo=" }, true], [{ data: "iVBORw0KGgo=" }, false]] as const) {
+    for (const [inlineData, ok] of [
+      [{ mimeType: "image/png", data: "iVBORw0KGgo=" }, true],
+      [{ data: "iVBORw0KGgo=" }, false]
+    ] as const) {
       const body = { contents: [{ role: "user", parts: [{ text: "what is this?" }, { inlineData }] }] }
       expect(accepts(buildNativeBody("zeta-2.5-flash", body))).toBe(ok)
       expect(await post("/v1beta/models/zeta-2.5-flash:generateContent", body)).toBe(ok ? 200 : 400)
@@ -68,6 +81,8 @@ describe("client and emulator agree on", () => {
       expect(accepts(buildChatBody(body))).toBe(false)
       expect(await post("/v1/chat/completions", body)).toBeGreaterThanOrEqual(400)
     }
-    expect(await post("/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })).toBe(200)
+    expect(
+      await post("/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
+    ).toBe(200)
   })
 })

@@ -63,7 +63,24 @@ describe("umg batch video (SQLite)", () => {
   it("runs a batch to the end: one result per line in line order, alpha videos written, urls recorded, exit 0", async () => {
     const { dir, file } = tagged(12, "basic")
     const out = join(dir, "results.jsonl")
-    const run = startUmg(bundle, ["batch", "video", file, "--store", join(dir, "b.db"), "--out", out, "--concurrency", "4", "--dir", join(dir, "videos")], dir, env)
+    const run = startUmg(
+      bundle,
+      [
+        "batch",
+        "video",
+        file,
+        "--store",
+        join(dir, "b.db"),
+        "--out",
+        out,
+        "--concurrency",
+        "4",
+        "--dir",
+        join(dir, "videos")
+      ],
+      dir,
+      env
+    )
     const { code } = await run.done
     expect(run.stderr()).toMatch(/12\/12/)
     expect(code).toBe(0)
@@ -90,7 +107,14 @@ describe("umg batch video (SQLite)", () => {
     const id = /batch (\S+):/.exec(run.stderr())![1]!
     const status = startUmg(bundle, ["batch", "status", id, "--store", join(dir, "b.db"), "--json"], dir, {})
     expect((await status.done).code).toBe(0)
-    expect(JSON.parse(status.stdout())).toEqual({ pending: 0, submitting: 0, running: 0, succeeded: 12, failed: 0, unknown: 0 })
+    expect(JSON.parse(status.stdout())).toEqual({
+      pending: 0,
+      submitting: 0,
+      running: 0,
+      succeeded: 12,
+      failed: 0,
+      unknown: 0
+    })
 
     // The same id with other inputs is refused.
     const { file: other } = tagged(3, "other")
@@ -102,7 +126,12 @@ describe("umg batch video (SQLite)", () => {
 
   it("never prints a store password: an unreachable PostgreSQL is a store error (exit 2) with the URL redacted", async () => {
     const { dir } = tagged(1, "secret")
-    const status = startUmg(bundle, ["batch", "status", "x", "--store", "postgres://umg:s3cr3t-pw@127.0.0.1:1/umg"], dir, {})
+    const status = startUmg(
+      bundle,
+      ["batch", "status", "x", "--store", "postgres://umg:s3cr3t-pw@127.0.0.1:1/umg"],
+      dir,
+      {}
+    )
     expect((await status.done).code).toBe(2)
     expect(status.stderr()).toMatch(/BatchStoreError/)
     expect(status.stderr()).toMatch(/postgres:\/\/umg:\*\*\*@127\.0\.0\.1:1\/umg/)
@@ -116,7 +145,12 @@ describe("umg batch video (SQLite)", () => {
   it("lets one process use a SQLite store at a time: a second one gets a clear error (exit 2)", async () => {
     const { dir, file } = tagged(6, "locked")
     gateway.hold.add("locked line 1")
-    const first = startUmg(bundle, ["batch", "video", file, "--store", join(dir, "b.db"), "--concurrency", "1"], dir, env)
+    const first = startUmg(
+      bundle,
+      ["batch", "video", file, "--store", join(dir, "b.db"), "--concurrency", "1"],
+      dir,
+      env
+    )
     expect(await waitForStderr(first, (s) => /batch \S+:/.test(s))).toBe(true)
     const second = startUmg(bundle, ["batch", "video", file, "--store", join(dir, "b.db")], dir, env)
     expect((await second.done).code).toBe(2)
@@ -194,7 +228,12 @@ describe("umg batch video (SQLite)", () => {
     let kills = 0
     let killedMidBatch = 0
     for (let attempt = 0; attempt < 60; attempt++) {
-      const run = startUmg(bundle, ["batch", "video", file, "--store", store, "--concurrency", "8", "--out", out], dir, slowEnv)
+      const run = startUmg(
+        bundle,
+        ["batch", "video", file, "--store", store, "--concurrency", "8", "--out", out],
+        dir,
+        slowEnv
+      )
       if (kills < 24) {
         // Most kills once the batch runs (any moment of its work); some during start-up.
         const early = random() < 0.2
@@ -220,10 +259,13 @@ describe("umg batch video (SQLite)", () => {
     for (const r of results) expect(["succeeded", "failed", "unknown"]).toContain(r.status)
     // Every line that succeeded was submitted exactly once; none twice.
     expect([...slow.submits].filter(([, count]) => count > 1)).toEqual([])
-    for (const r of results.filter((x) => x.status === "succeeded")) expect(slow.submits.get(`crash line ${r.line}`)).toBe(1)
+    for (const r of results.filter((x) => x.status === "succeeded"))
+      expect(slow.submits.get(`crash line ${r.line}`)).toBe(1)
     expect(results.filter((r) => r.status === "succeeded").length).toBeGreaterThan(n / 2)
     const by = (status: string) => results.filter((r) => r.status === status).length
-    console.info(`crash loop: ${kills} SIGKILLs (${killedMidBatch} mid-batch); ${by("succeeded")} succeeded, ${by("failed")} failed, ${by("unknown")} unknown; ${slow.submits.size} submits for ${n} lines, 0 twice`)
+    console.info(
+      `crash loop: ${kills} SIGKILLs (${killedMidBatch} mid-batch); ${by("succeeded")} succeeded, ${by("failed")} failed, ${by("unknown")} unknown; ${slow.submits.size} submits for ${n} lines, 0 twice`
+    )
     await slow.close()
   }, 300_000)
 })

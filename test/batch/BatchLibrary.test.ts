@@ -26,16 +26,27 @@ beforeAll(async () => {
 afterAll(() => emulator?.close())
 
 const gatewayLayer = () => Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey, minPollIntervalMs: 10 })
-const batchLayer = (dir: string) => Batch.layer({ store: Batch.sqlite(join(dir, "batches.db")), pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(Layer.provide(gatewayLayer()))
+const batchLayer = (dir: string) =>
+  Batch.layer({ store: Batch.sqlite(join(dir, "batches.db")), pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(
+    Layer.provide(gatewayLayer())
+  )
 
 const inputs = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => ({ model: i % 2 === 0 ? "alpha-2" : "beta-3.0-fast-generate-001", prompt: `${tag} ${i + 1}` }))
+  Array.from({ length: n }, (_, i) => ({
+    model: i % 2 === 0 ? "alpha-2" : "beta-3.0-fast-generate-001",
+    prompt: `${tag} ${i + 1}`
+  }))
 
 describe("Batch (Effect)", () => {
   it("runs a batch: progress until every line is final, results in input order; attach follows it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
     const program = Effect.gen(function* () {
-      const batch = yield* Batch.video({ id: "lib", inputs: inputs(10, "lib"), concurrency: 3, dir: join(dir, "videos") })
+      const batch = yield* Batch.video({
+        id: "lib",
+        inputs: inputs(10, "lib"),
+        concurrency: 3,
+        dir: join(dir, "videos")
+      })
       const seen = yield* Stream.runCollect(batch.progress)
       const results = yield* batch.results
       const attached = yield* Effect.flatMap(Batch.attach("lib"), (b) => b.results)
@@ -79,8 +90,15 @@ describe("Batch (Effect)", () => {
         server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
       })
     })
-    const closed = Gateway.layer({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "k", maxRetries: 0, minPollIntervalMs: 10 })
-    const layer = Batch.layer({ store: Batch.sqlite(join(dir, "batches.db")), pollIntervalMs: 20 }).pipe(Layer.provide(closed))
+    const closed = Gateway.layer({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: "k",
+      maxRetries: 0,
+      minPollIntervalMs: 10
+    })
+    const layer = Batch.layer({ store: Batch.sqlite(join(dir, "batches.db")), pollIntervalMs: 20 }).pipe(
+      Layer.provide(closed)
+    )
     const counts = await Effect.runPromise(
       Effect.gen(function* () {
         yield* Batch.video({ id: "refused", inputs: inputs(3, "refused"), concurrency: 2 })
@@ -101,7 +119,13 @@ describe("Batch (Effect)", () => {
       Effect.provide(
         Effect.gen(function* () {
           yield* Store.migrate
-          yield* Store.create({ id: "legacy", digest: Batch.digestOf(entries), concurrency: 2, dir: join(dir, "videos"), lines: entries })
+          yield* Store.create({
+            id: "legacy",
+            digest: Batch.digestOf(entries),
+            concurrency: 2,
+            dir: join(dir, "videos"),
+            lines: entries
+          })
           const sql = yield* SqlClient.SqlClient
           yield* sql`UPDATE umg_batch_lines SET state = 'succeeded', task_id = 'video_old', url = 'https://old/1' WHERE line = 1`
           yield* sql`UPDATE umg_batch_lines SET state = 'submitting', slot = 1, submits = 1 WHERE line = 2`
@@ -114,8 +138,13 @@ describe("Batch (Effect)", () => {
     )
     const results = await Effect.runPromise(
       Effect.provide(
-        Effect.flatMap(Batch.video({ id: "legacy", inputs: legacy, concurrency: 2, dir: join(dir, "videos") }), (b) => b.results),
-        Batch.layer({ store: Batch.sqlite(file), pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(Layer.provide(gatewayLayer()))
+        Effect.flatMap(
+          Batch.video({ id: "legacy", inputs: legacy, concurrency: 2, dir: join(dir, "videos") }),
+          (b) => b.results
+        ),
+        Batch.layer({ store: Batch.sqlite(file), pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(
+          Layer.provide(gatewayLayer())
+        )
       )
     )
     expect(results.map((r) => [r.line, r.status])).toEqual([
@@ -131,7 +160,9 @@ describe("Batch (Effect)", () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-lib-"))
     const runtime = ManagedRuntime.make(batchLayer(dir))
     try {
-      const handle = await runtime.runPromise(Batch.video({ id: "rx", inputs: inputs(4, "rx"), concurrency: 2, dir: join(dir, "videos") }))
+      const handle = await runtime.runPromise(
+        Batch.video({ id: "rx", inputs: inputs(4, "rx"), concurrency: 2, dir: join(dir, "videos") })
+      )
       const rx = batchObservables(handle, runtime.runFork)
       const progress = await lastValueFrom(rx.progress$.pipe(toArray()))
       const results = await lastValueFrom(rx.results$)
@@ -186,7 +217,9 @@ describe("Store.claim under contention", () => {
     const db = await freshDatabase()
     try {
       const { all, submits } = await Effect.runPromise(
-        Effect.provide(claimRace, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 8 })).pipe(Effect.tap(() => Effect.void))
+        Effect.provide(claimRace, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 8 })).pipe(
+          Effect.tap(() => Effect.void)
+        )
       )
       expect(all).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
       expect(submits.every((n) => n === 1)).toBe(true)
@@ -195,4 +228,3 @@ describe("Store.claim under contention", () => {
     }
   }, 60_000)
 })
-

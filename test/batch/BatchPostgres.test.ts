@@ -8,7 +8,15 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleUmg } from "../cli/RunUmg.js"
 import { freshDatabase, query } from "../support/postgres.js"
-import { inputFile, parseResults, startGateway, startUmg, waitForStderr, type Gateway, type Running } from "./Harness.js"
+import {
+  inputFile,
+  parseResults,
+  startGateway,
+  startUmg,
+  waitForStderr,
+  type Gateway,
+  type Running
+} from "./Harness.js"
 
 let bundle: string
 let gateway: Gateway
@@ -36,25 +44,35 @@ describe("umg batch on PostgreSQL", () => {
     writeFileSync(file, readFileSync(file, "utf8").replaceAll('"prompt":"line ', '"prompt":"pg line '))
     const workers = [0, 1, 2].map(() => startUmg(bundle, ["batch", "worker", "--store", db.url], dir, env))
     processes.push(...workers)
-    for (const w of workers) expect(await waitForStderr(w, (s) => /Listening on/.test(s), 60_000), w.stderr()).toBe(true)
+    for (const w of workers)
+      expect(await waitForStderr(w, (s) => /Listening on/.test(s), 60_000), w.stderr()).toBe(true)
 
     // The runners divide the shards among themselves once all are registered.
     const registered = Date.now() + 30_000
     while (Date.now() < registered) {
-      const rows = (await query(db.url, "SELECT COUNT(*) AS n FROM umg_cluster_runners WHERE healthy"))[0] as ReadonlyArray<{ n: string }>
+      const rows = (
+        await query(db.url, "SELECT COUNT(*) AS n FROM umg_cluster_runners WHERE healthy")
+      )[0] as ReadonlyArray<{ n: string }>
       if (Number(rows[0]?.n ?? 0) >= 3) break
       await new Promise((r) => setTimeout(r, 200))
     }
     await new Promise((r) => setTimeout(r, 5_000))
 
     const out = join(dir, "results.jsonl")
-    const submitter = startUmg(bundle, ["batch", "video", file, "--store", db.url, "--concurrency", "24", "--out", out], dir, env)
+    const submitter = startUmg(
+      bundle,
+      ["batch", "video", file, "--store", db.url, "--concurrency", "24", "--out", out],
+      dir,
+      env
+    )
     processes.push(submitter)
     // Once the batch is well under way, kill the worker that has submitted the most lines.
     const deadline = Date.now() + 60_000
     const perPid = new Map<number, number>()
     while (Date.now() < deadline && gateway.submits.size < 20) await new Promise((r) => setTimeout(r, 100))
-    const claimed = (await query(db.url, "SELECT runner, COUNT(*) AS n FROM umg_batch_lines WHERE runner IS NOT NULL GROUP BY runner"))[0] as ReadonlyArray<{ runner: string; n: string }>
+    const claimed = (
+      await query(db.url, "SELECT runner, COUNT(*) AS n FROM umg_batch_lines WHERE runner IS NOT NULL GROUP BY runner")
+    )[0] as ReadonlyArray<{ runner: string; n: string }>
     for (const row of claimed) perPid.set(Number(row.runner.split(":").pop()), Number(row.n))
     const victim = [...workers].sort((a, b) => (perPid.get(b.child.pid!) ?? 0) - (perPid.get(a.child.pid!) ?? 0))[0]!
     const victimPid = victim.child.pid!
@@ -73,10 +91,13 @@ describe("umg batch on PostgreSQL", () => {
     for (const r of results) expect(["succeeded", "failed", "unknown"]).toContain(r.status)
     // No line reached the gateway twice.
     expect([...gateway.submits].filter(([, count]) => count > 1)).toEqual([])
-    for (const r of results.filter((x) => x.status === "succeeded")) expect(gateway.submits.get(`pg line ${r.line}`)).toBe(1)
+    for (const r of results.filter((x) => x.status === "succeeded"))
+      expect(gateway.submits.get(`pg line ${r.line}`)).toBe(1)
 
     // Lines were claimed after the kill by the processes still alive.
-    const runners = (await query(db.url, "SELECT runner, COUNT(*) AS n FROM umg_batch_lines GROUP BY runner"))[0] as ReadonlyArray<{ runner: string; n: string }>
+    const runners = (
+      await query(db.url, "SELECT runner, COUNT(*) AS n FROM umg_batch_lines GROUP BY runner")
+    )[0] as ReadonlyArray<{ runner: string; n: string }>
     const alive = runners.filter((r) => !r.runner.endsWith(`:${victimPid}`))
     expect(alive.length).toBeGreaterThanOrEqual(2)
     const unknown = results.filter((r) => r.status === "unknown").length

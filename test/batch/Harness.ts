@@ -19,7 +19,9 @@ export const nodeBinary = ((): string => {
   if (Number(process.versions.node.split(".")[0]) >= 24) return process.execPath
   const local = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "node_modules", ".bin", "node")
   if (existsSync(local)) return local
-  throw new Error(`the batch tests need Node 24 or later to run umg (this is ${process.version}); run them with node_modules/.bin on PATH`)
+  throw new Error(
+    `the batch tests need Node 24 or later to run umg (this is ${process.version}); run them with node_modules/.bin on PATH`
+  )
 })()
 
 export interface Gateway {
@@ -35,7 +37,10 @@ export interface Gateway {
 
 /** The emulator with video tasks of `taskMs` in all, behind a counting proxy. */
 export const startGateway = async (taskMs = 600): Promise<Gateway> => {
-  const emulator = await startEmulator({ fast: true, video: { queuedMs: Math.round(taskMs / 3), inProgressMs: Math.round((2 * taskMs) / 3) } })
+  const emulator = await startEmulator({
+    fast: true,
+    video: { queuedMs: Math.round(taskMs / 3), inProgressMs: Math.round((2 * taskMs) / 3) }
+  })
   const target = new URL(emulator.url)
   const submits = new Map<string, number>()
   const hold = new Set<string>()
@@ -44,7 +49,12 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
       const body = Buffer.concat(chunks)
-      if (req.method === "POST" && req.url === "/v1/video/generations" && hold.has(String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt))) return
+      if (
+        req.method === "POST" &&
+        req.url === "/v1/video/generations" &&
+        hold.has(String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt))
+      )
+        return
       const upstream = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
         (answer) => {
@@ -78,7 +88,10 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
 }
 
 /** A temporary folder with an input file of `n` lines (`prompt` = `line N`), alpha every third line. */
-export const inputFile = (n: number, dir = mkdtempSync(join(tmpdir(), "umg-batch-"))): { readonly dir: string; readonly file: string } => {
+export const inputFile = (
+  n: number,
+  dir = mkdtempSync(join(tmpdir(), "umg-batch-"))
+): { readonly dir: string; readonly file: string } => {
   const lines = Array.from({ length: n }, (_, i) =>
     JSON.stringify({ model: i % 3 === 0 ? "alpha-2" : "beta-3.0-fast-generate-001", prompt: `line ${i + 1}` })
   )
@@ -96,19 +109,34 @@ export interface Running {
 }
 
 /** Starts `node <bundle> ...args` in `cwd` with the gateway's variables (and nothing else of UMG_*). */
-export const startUmg = (bundle: string, args: ReadonlyArray<string>, cwd: string, env: Readonly<Record<string, string>>): Running => {
+export const startUmg = (
+  bundle: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Readonly<Record<string, string>>
+): Running => {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
-  const child = spawn(nodeBinary, [bundle, ...args], { cwd, env: { ...base, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(nodeBinary, [bundle, ...args], {
+    cwd,
+    env: { ...base, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let stdout = ""
   let stderr = ""
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d))
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal }))
+  )
   return { child, stdout: () => stdout, stderr: () => stderr, done }
 }
 
 /** Resolves when `predicate` holds for the process's stderr, or when it ends. */
-export const waitForStderr = async (run: Running, predicate: (stderr: string) => boolean, timeoutMs = 30_000): Promise<boolean> => {
+export const waitForStderr = async (
+  run: Running,
+  predicate: (stderr: string) => boolean,
+  timeoutMs = 30_000
+): Promise<boolean> => {
   const end = Date.now() + timeoutMs
   let ended = false
   void run.done.then(() => (ended = true))
@@ -120,7 +148,9 @@ export const waitForStderr = async (run: Running, predicate: (stderr: string) =>
 }
 
 /** The results a finished batch wrote: one object per line. */
-export const parseResults = (text: string): Array<{ line: number; status: string; task_id: string | null; url?: string; file?: string; error?: string }> =>
+export const parseResults = (
+  text: string
+): Array<{ line: number; status: string; task_id: string | null; url?: string; file?: string; error?: string }> =>
   text
     .split("\n")
     .filter((l) => l !== "")

@@ -20,18 +20,58 @@ import { followBudget, submitBudget, submitOutcome } from "../../src/batch/Slot.
 const family = "video" as const
 
 const cases: ReadonlyArray<readonly [string, ErrorLike, ReturnType<typeof submitOutcome>]> = [
-  ["connection refused: given back", new TransportError({ family, reason: "connect", message: "refused" }), { _tag: "GiveBack", waitMs: 1_000 }],
-  ["429: given back after the wait it asks", new RateLimited({ family, status: 429, message: "slow", retryAfterMs: 2_500 }), { _tag: "GiveBack", waitMs: 2_500 }],
-  ["429 naming no wait: given back after the back-off", new RateLimited({ family, status: 429, message: "slow" }), { _tag: "GiveBack", waitMs: 1_000 }],
-  ["429 asking an hour: failed, not waited for", new RateLimited({ family, status: 429, message: "slow", retryAfterMs: 3_600_000 }), { _tag: "Failed" }],
-  ["429 out of quota: failed", new RateLimited({ family, status: 429, type: "insufficient_quota", message: "quota" }), { _tag: "Failed" }],
+  [
+    "connection refused: given back",
+    new TransportError({ family, reason: "connect", message: "refused" }),
+    { _tag: "GiveBack", waitMs: 1_000 }
+  ],
+  [
+    "429: given back after the wait it asks",
+    new RateLimited({ family, status: 429, message: "slow", retryAfterMs: 2_500 }),
+    { _tag: "GiveBack", waitMs: 2_500 }
+  ],
+  [
+    "429 naming no wait: given back after the back-off",
+    new RateLimited({ family, status: 429, message: "slow" }),
+    { _tag: "GiveBack", waitMs: 1_000 }
+  ],
+  [
+    "429 asking an hour: failed, not waited for",
+    new RateLimited({ family, status: 429, message: "slow", retryAfterMs: 3_600_000 }),
+    { _tag: "Failed" }
+  ],
+  [
+    "429 out of quota: failed",
+    new RateLimited({ family, status: 429, type: "insufficient_quota", message: "quota" }),
+    { _tag: "Failed" }
+  ],
   ["connection reset: unknown", new TransportError({ family, reason: "reset", message: "lost" }), { _tag: "Unknown" }],
-  ["cancelled mid-request: unknown", new TransportError({ family, reason: "aborted", message: "aborted" }), { _tag: "Unknown" }],
-  ["timeout: unknown", new TimeoutError({ family, phase: "request", timeoutMs: 1, message: "late" }), { _tag: "Unknown" }],
-  ["answer that does not decode: unknown", new DecodeError({ family, what: "video task", message: "bad" }), { _tag: "Unknown" }],
-  ["500: unknown (the gateway may have made the task)", new ServerError({ family, status: 500, message: "oops" }), { _tag: "Unknown" }],
+  [
+    "cancelled mid-request: unknown",
+    new TransportError({ family, reason: "aborted", message: "aborted" }),
+    { _tag: "Unknown" }
+  ],
+  [
+    "timeout: unknown",
+    new TimeoutError({ family, phase: "request", timeoutMs: 1, message: "late" }),
+    { _tag: "Unknown" }
+  ],
+  [
+    "answer that does not decode: unknown",
+    new DecodeError({ family, what: "video task", message: "bad" }),
+    { _tag: "Unknown" }
+  ],
+  [
+    "500: unknown (the gateway may have made the task)",
+    new ServerError({ family, status: 500, message: "oops" }),
+    { _tag: "Unknown" }
+  ],
   ["400: failed", new BadRequest({ family, status: 400, message: "bad" }), { _tag: "Failed" }],
-  ["refused before sending: failed", new InvalidRequest({ field: "prompt", rule: "required", message: "prompt is required" }), { _tag: "Failed" }]
+  [
+    "refused before sending: failed",
+    new InvalidRequest({ field: "prompt", rule: "required", message: "prompt is required" }),
+    { _tag: "Failed" }
+  ]
 ]
 
 describe("a batch slot's submit outcome", () => {
@@ -54,14 +94,18 @@ describe("a batch slot's submit outcome", () => {
     expect(followBudget.maxRetries).toBe(5)
     for (const [, error] of cases) {
       const decision = decideError({ error, attempt: 0, kind: "idempotent", budget: followBudget, random: 0, now: 0 })
-      expect(decision._tag === "Retry" || (decision._tag === "Stop" && decision.reason === "retry-after-too-long")).toBe(isTransientError(error))
+      expect(
+        decision._tag === "Retry" || (decision._tag === "Stop" && decision.reason === "retry-after-too-long")
+      ).toBe(isTransientError(error))
     }
   })
 })
 
 describe("a batch store's address", () => {
   it("is shown without its password, by the core's one redaction", () => {
-    expect(Batch.describeStore(Batch.postgres("postgres://umg:s3cr3t-pw@127.0.0.1:1/umg"))).toBe("postgres://umg:***@127.0.0.1:1/umg")
+    expect(Batch.describeStore(Batch.postgres("postgres://umg:s3cr3t-pw@127.0.0.1:1/umg"))).toBe(
+      "postgres://umg:***@127.0.0.1:1/umg"
+    )
     expect(Batch.describeStore(Batch.postgres("postgres://umg@db/umg"))).toBe("postgres://umg@db/umg")
     expect(Batch.describeStore(Batch.sqlite("/tmp/b.db"))).toBe("/tmp/b.db")
   })

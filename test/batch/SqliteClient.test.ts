@@ -31,14 +31,26 @@ describe("SqliteClient (node:sqlite)", () => {
           { id: 1, name: "a", flag: true, data: new Uint8Array([1, 2, 3]) },
           { id: 2, name: "b", flag: false, data: null }
         ])}`
-        const rows = yield* sql<{ id: number; name: string; flag: number }>`SELECT id, name, flag FROM t WHERE id IN ${sql.in([1, 2])} ORDER BY id`
+        const rows = yield* sql<{
+          id: number
+          name: string
+          flag: number
+        }>`SELECT id, name, flag FROM t WHERE id IN ${sql.in([1, 2])} ORDER BY id`
         const returned = yield* sql<{ id: number }>`UPDATE t SET name = ${"c"} WHERE id = ${2} RETURNING id`
         const values = yield* sql`SELECT id, name FROM t ORDER BY id`.values
         const raw = yield* sql`DELETE FROM t WHERE id = ${1}`.raw
         const blob = yield* sql<{ data: Uint8Array | null }>`SELECT data FROM t WHERE id = 2`
         const mode = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
         const unsafe = yield* sql.unsafe<{ n: number }>("SELECT COUNT(*) AS n FROM t WHERE name = ?", ["c"])
-        return { rows: rows.map((r) => ({ ...r })), returned: returned.map((r) => r.id), values, raw, blob: blob[0]!.data, mode: mode[0]!.journal_mode, n: unsafe[0]!.n }
+        return {
+          rows: rows.map((r) => ({ ...r })),
+          returned: returned.map((r) => r.id),
+          values,
+          raw,
+          blob: blob[0]!.data,
+          mode: mode[0]!.journal_mode,
+          n: unsafe[0]!.n
+        }
       })
     )
     expect(out.rows).toEqual([
@@ -63,7 +75,8 @@ describe("SqliteClient (node:sqlite)", () => {
           const sql = yield* SqlClient.SqlClient
           const out: Array<number> = []
           for (const round of [1, 2])
-            for (let i = 0; i < 5; i++) out.push((yield* sql.unsafe<{ n: number }>(`SELECT ? + ${i} AS n`, [round * 10]))[0]!.n)
+            for (let i = 0; i < 5; i++)
+              out.push((yield* sql.unsafe<{ n: number }>(`SELECT ? + ${i} AS n`, [round * 10]))[0]!.n)
           return out
         }),
         SqliteClient.layer({ filename: ":memory:", prepareCacheSize: 2 })
@@ -77,7 +90,11 @@ describe("SqliteClient (node:sqlite)", () => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const small = yield* sql<{ n: unknown }>`SELECT 42 AS n`
-        const large = yield* Effect.provideService(sql<{ n: unknown }>`SELECT 9007199254740993 AS n`, SqlClient.SafeIntegers, true)
+        const large = yield* Effect.provideService(
+          sql<{ n: unknown }>`SELECT 9007199254740993 AS n`,
+          SqlClient.SafeIntegers,
+          true
+        )
         return [small, large] as const
       })
     )
@@ -90,12 +107,18 @@ describe("SqliteClient (node:sqlite)", () => {
       Effect.gen(function* () {
         const sql = yield* withTable
         yield* sql.withTransaction(sql`INSERT INTO t (name) VALUES ('kept')`)
-        const failed = yield* Effect.exit(sql.withTransaction(Effect.andThen(sql`INSERT INTO t (name) VALUES ('dropped')`, Effect.fail("no"))))
+        const failed = yield* Effect.exit(
+          sql.withTransaction(Effect.andThen(sql`INSERT INTO t (name) VALUES ('dropped')`, Effect.fail("no")))
+        )
         expect(Exit.isFailure(failed)).toBe(true)
         yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* sql`INSERT INTO t (name) VALUES ('outer')`
-            yield* Effect.ignore(sql.withTransaction(Effect.andThen(sql`INSERT INTO t (name) VALUES ('inner')`, Effect.fail("inner fails"))))
+            yield* Effect.ignore(
+              sql.withTransaction(
+                Effect.andThen(sql`INSERT INTO t (name) VALUES ('inner')`, Effect.fail("inner fails"))
+              )
+            )
           })
         )
         return (yield* sql<{ name: string }>`SELECT name FROM t ORDER BY id`).map((r) => r.name)
@@ -108,7 +131,9 @@ describe("SqliteClient (node:sqlite)", () => {
     const names = await run(
       Effect.gen(function* () {
         const sql = yield* withTable
-        const fiber = yield* Effect.forkChild(sql.withTransaction(Effect.andThen(sql`INSERT INTO t (name) VALUES ('interrupted')`, Effect.never)))
+        const fiber = yield* Effect.forkChild(
+          sql.withTransaction(Effect.andThen(sql`INSERT INTO t (name) VALUES ('interrupted')`, Effect.never))
+        )
         yield* Effect.sleep("20 millis")
         yield* Fiber.interrupt(fiber)
         yield* sql`INSERT INTO t (name) VALUES ('after')`
@@ -165,7 +190,12 @@ describe("SqliteClient (node:sqlite)", () => {
           const waiter = yield* Layer.build(SqliteClient.layer({ filename, busyTimeoutMs: 50 }))
           const a = Context.get(holder, SqlClient.SqlClient)
           const b = Context.get(waiter, SqlClient.SqlClient)
-          return yield* a.withTransaction(Effect.andThen(a`INSERT INTO t (name) VALUES ('held')`, Effect.flip(b`INSERT INTO t (name) VALUES ('waiting')`)))
+          return yield* a.withTransaction(
+            Effect.andThen(
+              a`INSERT INTO t (name) VALUES ('held')`,
+              Effect.flip(b`INSERT INTO t (name) VALUES ('waiting')`)
+            )
+          )
         })
       )
     )
@@ -174,10 +204,14 @@ describe("SqliteClient (node:sqlite)", () => {
   })
 
   it("fails to open a file it cannot create with a SqlError (ConnectionError)", async () => {
-    const exit = await Effect.runPromiseExit(Effect.provide(Effect.void, SqliteClient.layer({ filename: "/nonexistent-dir/x/y.db" })))
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(Effect.void, SqliteClient.layer({ filename: "/nonexistent-dir/x/y.db" }))
+    )
     expect(Exit.isFailure(exit)).toBe(true)
     const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
-    expect(error?._tag === "Fail" && SqlError.isSqlError(error.error) && error.error.reason._tag).toBe("ConnectionError")
+    expect(error?._tag === "Fail" && SqlError.isSqlError(error.error) && error.error.reason._tag).toBe(
+      "ConnectionError"
+    )
   })
 
   it("closes the database when its scope ends: the file is released and statements after it fail as SqlError", async () => {
@@ -191,7 +225,10 @@ describe("SqliteClient (node:sqlite)", () => {
     const after = await Effect.runPromise(Effect.flip(sql`SELECT * FROM k`))
     expect(SqlError.isSqlError(after)).toBe(true)
     // The file is whole and reopens.
-    const tables = await run(Effect.flatMap(SqlClient.SqlClient, (s) => s<{ name: string }>`SELECT name FROM sqlite_master`), filename)
+    const tables = await run(
+      Effect.flatMap(SqlClient.SqlClient, (s) => s<{ name: string }>`SELECT name FROM sqlite_master`),
+      filename
+    )
     expect(tables.map((t) => t.name)).toEqual(["k"])
   })
 })

@@ -11,7 +11,13 @@ import { build } from "esbuild"
 import { chromium, type Browser, type Page } from "playwright-core"
 import { findOrInstallChromium } from "../support/chromium.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { buildExample, nodeOnlyInputs, serveExample, typecheckExample, type ExampleBuild } from "../../examples/browser/build.js"
+import {
+  buildExample,
+  nodeOnlyInputs,
+  serveExample,
+  typecheckExample,
+  type ExampleBuild
+} from "../../examples/browser/build.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 // Without the background-networking flags Chromium's own connections are refused in the sandbox
@@ -42,7 +48,9 @@ interface Tapped {
  * A TCP relay in front of the emulator, so the test sees each connection as the emulator does:
  * when the browser drops a connection, the relay drops the one to the emulator too.
  */
-const tapGateway = async (port: number): Promise<{ server: TcpServer; url: string; connections: Array<Tapped>; sockets: Set<Socket> }> => {
+const tapGateway = async (
+  port: number
+): Promise<{ server: TcpServer; url: string; connections: Array<Tapped>; sockets: Set<Socket> }> => {
   const connections: Array<Tapped> = []
   const sockets = new Set<Socket>()
   const server = createTcpServer((browser) => {
@@ -96,7 +104,8 @@ const SOCKET_PROBE = `
   window.umgSocketProbe = firstEvents
 `
 
-const textLength = (page: Page): Promise<number> => page.locator("#chat-output").evaluate((el) => el.textContent?.length ?? 0)
+const textLength = (page: Page): Promise<number> =>
+  page.locator("#chat-output").evaluate((el) => el.textContent?.length ?? 0)
 
 /** Waits until the streamed text is longer than `than` characters, and returns the new length. */
 const growsBeyond = async (page: Page, than: number): Promise<number> => {
@@ -147,7 +156,10 @@ describe("the browser example in Chromium", () => {
   it("fits a 390 px phone screen with no horizontal overflow", async () => {
     const tab = await open(390)
     try {
-      const widths = await tab.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+      const widths = await tab.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth
+      }))
       expect(widths.client).toBe(390)
       expect(widths.scroll).toBeLessThanOrEqual(390)
       await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-390.png") })
@@ -158,115 +170,142 @@ describe("the browser example in Chromium", () => {
 
   it("ships a bundle with no Node built-in and not the Node ws package", () => {
     expect(nodeOnlyInputs(built.metafile)).toEqual([])
-    expect(Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/socket/BrowserWebSocket.ts"))).toBe(true)
+    expect(
+      Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/socket/BrowserWebSocket.ts"))
+    ).toBe(true)
     expect(Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))).toEqual([])
   })
 
-  it("opens realtime and live sessions through the browser's own WebSocket", async () => {
-    const probe = await build({
-      stdin: { contents: SOCKET_PROBE, resolveDir: process.cwd(), loader: "ts", sourcefile: "socket-probe.ts" },
-      bundle: true,
-      conditions: ["umg-source"],
-      write: false,
-      format: "iife",
-      platform: "browser",
-      metafile: true,
-      logLevel: "silent"
-    })
-    expect(nodeOnlyInputs(probe.metafile)).toEqual([])
-    const tab = await open()
-    await tab.addScriptTag({ content: probe.outputFiles[0]?.text ?? "" })
-    const before = { realtime: emulator.counters.get("realtime"), live: emulator.counters.get("live") }
-    const events = await tab.evaluate(
-      ([url, key]) => (window as unknown as { umgSocketProbe: (u: string, k: string) => Promise<unknown> }).umgSocketProbe(url, key),
-      [emulator.url, emulator.apiKey] as const
-    )
-    expect(events).toEqual({ realtime: "session.created", live: "setupComplete" })
-    expect(emulator.counters.get("realtime")).toBe(before.realtime + 1)
-    expect(emulator.counters.get("live")).toBe(before.live + 1)
-    await tab.close()
-  }, BROWSER_TEST_MS)
+  it(
+    "opens realtime and live sessions through the browser's own WebSocket",
+    async () => {
+      const probe = await build({
+        stdin: { contents: SOCKET_PROBE, resolveDir: process.cwd(), loader: "ts", sourcefile: "socket-probe.ts" },
+        bundle: true,
+        conditions: ["umg-source"],
+        write: false,
+        format: "iife",
+        platform: "browser",
+        metafile: true,
+        logLevel: "silent"
+      })
+      expect(nodeOnlyInputs(probe.metafile)).toEqual([])
+      const tab = await open()
+      await tab.addScriptTag({ content: probe.outputFiles[0]?.text ?? "" })
+      const before = { realtime: emulator.counters.get("realtime"), live: emulator.counters.get("live") }
+      const events = await tab.evaluate(
+        ([url, key]) =>
+          (window as unknown as { umgSocketProbe: (u: string, k: string) => Promise<unknown> }).umgSocketProbe(
+            url,
+            key
+          ),
+        [emulator.url, emulator.apiKey] as const
+      )
+      expect(events).toEqual({ realtime: "session.created", live: "setupComplete" })
+      expect(emulator.counters.get("realtime")).toBe(before.realtime + 1)
+      expect(emulator.counters.get("live")).toBe(before.live + 1)
+      await tab.close()
+    },
+    BROWSER_TEST_MS
+  )
 
-  it("streams a messages-style reply token by token, and Stop closes the stream's connection", async () => {
-    const tab = await open()
-    await tab.fill("#chat-prompt", "Tell me about paper boats.")
-    await tab.click("#chat-send")
-    await tab.waitForSelector("#chat[data-state='streaming']")
+  it(
+    "streams a messages-style reply token by token, and Stop closes the stream's connection",
+    async () => {
+      const tab = await open()
+      await tab.fill("#chat-prompt", "Tell me about paper boats.")
+      await tab.click("#chat-send")
+      await tab.waitForSelector("#chat[data-state='streaming']")
 
-    // The text grows over several observations while the reply is still streaming.
-    const first = await growsBeyond(tab, 0)
-    const second = await growsBeyond(tab, first)
-    const third = await growsBeyond(tab, second)
-    expect(third).toBeGreaterThan(second)
-    expect(await tab.getAttribute("#chat", "data-state")).toBe("streaming")
+      // The text grows over several observations while the reply is still streaming.
+      const first = await growsBeyond(tab, 0)
+      const second = await growsBeyond(tab, first)
+      const third = await growsBeyond(tab, second)
+      expect(third).toBeGreaterThan(second)
+      expect(await tab.getAttribute("#chat", "data-state")).toBe("streaming")
 
-    const aborted = tab.waitForEvent("requestfailed", { predicate: (request) => request.url().endsWith("/v1/messages"), timeout: 10_000 })
-    await tab.click("#chat-stop")
-    await tab.waitForSelector("#chat[data-state='stopped']")
-    // The fetch was aborted in the browser…
-    expect((await aborted).failure()?.errorText).toContain("ERR_ABORTED")
-    // …and the connection that carried the stream was closed from the browser's side before the
-    // emulator reached `message_stop`.
-    // (Given time: under a loaded CI run the browser's close once took longer than the 1 s default.)
-    await expect
-      .poll(() => tap.connections.filter((c) => c.received.includes("event: message_start")).map((c) => ({ closed: c.closed, byBrowser: c.closedByBrowser })), { timeout: 10_000 })
-      .toEqual([{ closed: true, byBrowser: true }])
-    const stream = tap.connections.find((c) => c.received.includes("event: message_start"))
-    expect(stream?.received).not.toContain("event: message_stop")
+      const aborted = tab.waitForEvent("requestfailed", {
+        predicate: (request) => request.url().endsWith("/v1/messages"),
+        timeout: 10_000
+      })
+      await tab.click("#chat-stop")
+      await tab.waitForSelector("#chat[data-state='stopped']")
+      // The fetch was aborted in the browser…
+      expect((await aborted).failure()?.errorText).toContain("ERR_ABORTED")
+      // …and the connection that carried the stream was closed from the browser's side before the
+      // emulator reached `message_stop`.
+      // (Given time: under a loaded CI run the browser's close once took longer than the 1 s default.)
+      await expect
+        .poll(
+          () =>
+            tap.connections
+              .filter((c) => c.received.includes("event: message_start"))
+              .map((c) => ({ closed: c.closed, byBrowser: c.closedByBrowser })),
+          { timeout: 10_000 }
+        )
+        .toEqual([{ closed: true, byBrowser: true }])
+      const stream = tap.connections.find((c) => c.received.includes("event: message_start"))
+      expect(stream?.received).not.toContain("event: message_stop")
 
-    // No piece arrives after Stop, even after many token intervals have passed.
-    const stopped = await textLength(tab)
-    await tab.waitForTimeout(400)
-    expect(await textLength(tab)).toBe(stopped)
-    expect(emulator.counters.get("messages")).toBe(1)
-    await mkdir(SCREENSHOTS, { recursive: true })
-    await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-stopped.png") })
-    await tab.close()
-  }, BROWSER_TEST_MS)
+      // No piece arrives after Stop, even after many token intervals have passed.
+      const stopped = await textLength(tab)
+      await tab.waitForTimeout(400)
+      expect(await textLength(tab)).toBe(stopped)
+      expect(emulator.counters.get("messages")).toBe(1)
+      await mkdir(SCREENSHOTS, { recursive: true })
+      await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser-stopped.png") })
+      await tab.close()
+    },
+    BROWSER_TEST_MS
+  )
 
-  it("follows video tasks to succeeded and plays the finished videos, from a URL and from downloaded bytes", async () => {
-    const tab = await open()
-    await tab.selectOption("#video-model", "beta-3.1-fast-generate-001")
-    await tab.fill("#video-prompt", "A paper boat on a rainy street")
-    await tab.fill("#chat-prompt", "What is a paper boat made of?")
-    await tab.click("#chat-send")
-    await tab.click("#video-generate")
+  it(
+    "follows video tasks to succeeded and plays the finished videos, from a URL and from downloaded bytes",
+    async () => {
+      const tab = await open()
+      await tab.selectOption("#video-model", "beta-3.1-fast-generate-001")
+      await tab.fill("#video-prompt", "A paper boat on a rainy street")
+      await tab.fill("#chat-prompt", "What is a paper boat made of?")
+      await tab.click("#chat-send")
+      await tab.click("#video-generate")
 
-    await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
-    expect(await tab.textContent("#video-status")).toBe("succeeded")
-    expect(Number(await tab.textContent("#video-polls"))).toBeGreaterThanOrEqual(1)
-    expect(await tab.textContent("#video-elapsed")).toMatch(/^\d+\.\d s$/)
+      await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
+      expect(await tab.textContent("#video-status")).toBe("succeeded")
+      expect(Number(await tab.textContent("#video-polls"))).toBeGreaterThanOrEqual(1)
+      expect(await tab.textContent("#video-elapsed")).toMatch(/^\d+\.\d s$/)
 
-    // The <video> has a source the browser could open and read the metadata of (a real H.264 MP4).
-    await tab.waitForFunction(() => (document.querySelector<HTMLVideoElement>("#video-player")?.readyState ?? 0) >= 1)
-    const media = await tab.locator("#video-player").evaluate((el: HTMLVideoElement) => ({
-      src: el.currentSrc,
-      duration: el.duration,
-      width: el.videoWidth,
-      error: el.error?.code ?? null
-    }))
-    expect(media.error).toBeNull()
-    expect(media.src).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
-    expect(media.duration).toBeGreaterThan(0)
-    expect(media.width).toBeGreaterThan(0)
+      // The <video> has a source the browser could open and read the metadata of (a real H.264 MP4).
+      await tab.waitForFunction(() => (document.querySelector<HTMLVideoElement>("#video-player")?.readyState ?? 0) >= 1)
+      const media = await tab.locator("#video-player").evaluate((el: HTMLVideoElement) => ({
+        src: el.currentSrc,
+        duration: el.duration,
+        width: el.videoWidth,
+        error: el.error?.code ?? null
+      }))
+      expect(media.error).toBeNull()
+      expect(media.src).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//)
+      expect(media.duration).toBeGreaterThan(0)
+      expect(media.width).toBeGreaterThan(0)
 
-    // alpha's video arrives as bytes (E3) and plays from a blob: address.
-    await tab.selectOption("#video-model", "alpha-2")
-    await tab.click("#video-generate")
-    await tab.waitForSelector("#video[data-state='running']")
-    await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
-    await tab.waitForFunction(() => {
-      const player = document.querySelector<HTMLVideoElement>("#video-player")
-      return player !== null && player.currentSrc.startsWith("blob:") && player.readyState >= 1
-    })
-    expect(emulator.counters.get("video.download")).toBe(1)
+      // alpha's video arrives as bytes (E3) and plays from a blob: address.
+      await tab.selectOption("#video-model", "alpha-2")
+      await tab.click("#video-generate")
+      await tab.waitForSelector("#video[data-state='running']")
+      await tab.waitForSelector("#video[data-state='succeeded']", { timeout: 20_000 })
+      await tab.waitForFunction(() => {
+        const player = document.querySelector<HTMLVideoElement>("#video-player")
+        return player !== null && player.currentSrc.startsWith("blob:") && player.readyState >= 1
+      })
+      expect(emulator.counters.get("video.download")).toBe(1)
 
-    await tab.waitForSelector("#chat[data-state='done']", { timeout: 20_000 })
-    await mkdir(SCREENSHOTS, { recursive: true })
-    await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser.png"), fullPage: true })
-    expect(pageErrors).toEqual([])
-    await tab.close()
-  }, BROWSER_TEST_MS)
+      await tab.waitForSelector("#chat[data-state='done']", { timeout: 20_000 })
+      await mkdir(SCREENSHOTS, { recursive: true })
+      await tab.screenshot({ path: join(SCREENSHOTS, "umg-browser.png"), fullPage: true })
+      expect(pageErrors).toEqual([])
+      await tab.close()
+    },
+    BROWSER_TEST_MS
+  )
 
   it("type-checks the page's script against the library's types", async () => {
     expect(await typecheck).toBe("")

@@ -71,7 +71,10 @@ describe("umg against UMG_BASE_URL", () => {
       runUmg(umg, ["models", "--emulator", "--json"], env)
     ])
     expect(json.code).toBe(0)
-    const parsed = JSON.parse(json.stdout) as { format: string; data: Array<{ id: string; object: string; owned_by: string }> }
+    const parsed = JSON.parse(json.stdout) as {
+      format: string
+      data: Array<{ id: string; object: string; owned_by: string }>
+    }
     expect(parsed.format).toBe("openai")
     expect(parsed.data.map((m) => m.id)).toContain("epsilon-sonnet-4-5-20250929")
     expect(parsed.data.every((m) => m.object === "model")).toBe(true)
@@ -114,7 +117,9 @@ describe("umg against UMG_BASE_URL", () => {
     expect(human.stderr).toContain("allowed: 480p, 720p")
     expect(json.code).toBe(2)
     // The voice is one of a fixed set: the command line itself is refused, naming the flag.
-    const error = (JSON.parse(json.stderr.trim().split("\n").pop()!) as { error: { field: string; type: string; message: string } }).error
+    const error = (
+      JSON.parse(json.stderr.trim().split("\n").pop()!) as { error: { field: string; type: string; message: string } }
+    ).error
     expect(error).toMatchObject({ type: "UsageError", field: "--voice" })
     expect(error.message).toContain("alloy")
     expect(total()).toBe(before)
@@ -123,9 +128,30 @@ describe("umg against UMG_BASE_URL", () => {
 
   it("prints the delta body with marker flags on --dry-run without a request", async () => {
     const before = total()
-    const run = await runUmg(umg, ["video", "-m", "delta-1-5-pro-251215", "--prompt", "a fox", "--duration", "6", "--aspect-ratio", "9:16", "--seed", "7", "--dry-run", "--json"], env)
+    const run = await runUmg(
+      umg,
+      [
+        "video",
+        "-m",
+        "delta-1-5-pro-251215",
+        "--prompt",
+        "a fox",
+        "--duration",
+        "6",
+        "--aspect-ratio",
+        "9:16",
+        "--seed",
+        "7",
+        "--dry-run",
+        "--json"
+      ],
+      env
+    )
     expect(run.code).toBe(0)
-    const out = JSON.parse(run.stdout) as { dryRun: boolean; body: { prompt: string; metadata: { content: Array<{ type: string; text?: string }> } } }
+    const out = JSON.parse(run.stdout) as {
+      dryRun: boolean
+      body: { prompt: string; metadata: { content: Array<{ type: string; text?: string }> } }
+    }
     expect(out.dryRun).toBe(true)
     expect(out.body.metadata.content[0]?.text).toMatch(/^a fox .*--ratio 9:16.*--dur 6.*--seed 7/)
     expect(total()).toBe(before)
@@ -133,9 +159,17 @@ describe("umg against UMG_BASE_URL", () => {
 
   it("generates a video with progress on stderr and writes it; status and download act on the task", async () => {
     const out = join(dir, "boat.mp4")
-    const run = await runUmg(umg, ["video", "-m", "gamma2.5-t2v-preview", "--prompt", "a boat", "--timeout", "60", "-o", out, "--json"], env)
+    const run = await runUmg(
+      umg,
+      ["video", "-m", "gamma2.5-t2v-preview", "--prompt", "a boat", "--timeout", "60", "-o", out, "--json"],
+      env
+    )
     expect(run.code).toBe(0)
-    const result = JSON.parse(run.stdout) as { task: { task_id: string; status: string }; polls: number; saved: { bytes: number; source: string } }
+    const result = JSON.parse(run.stdout) as {
+      task: { task_id: string; status: string }
+      polls: number
+      saved: { bytes: number; source: string }
+    }
     expect(result.task.status).toBe("succeeded")
     expect(result.saved.source).toBe("url")
     expect(statSync(out).size).toBe(result.saved.bytes)
@@ -154,9 +188,16 @@ describe("umg against UMG_BASE_URL", () => {
   it("embeds lines from a file as ordered JSON lines with a progress bar on stderr", async () => {
     const file = join(dir, "lines.txt")
     writeFileSync(file, "alpha\n\nbeta\ngamma\n")
-    const run = await runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--dimensions", "8", "--concurrency", "2", "--file", file], env)
+    const run = await runUmg(
+      umg,
+      ["embed", "-m", "text-embedding-3-small", "--dimensions", "8", "--concurrency", "2", "--file", file],
+      env
+    )
     expect(run.code).toBe(0)
-    const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { index: number; input: string; dimensions: number })
+    const lines = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { index: number; input: string; dimensions: number })
     expect(lines.map((l) => [l.index, l.input, l.dimensions])).toEqual([
       [0, "alpha", 8],
       [1, "beta", 8],
@@ -171,14 +212,24 @@ describe("umg against UMG_BASE_URL", () => {
     const runs = await Promise.all([
       runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "count me"], env),
       runUmg(umg, ["rerank", "-m", "rerank-v1", "-q", "fox", "--json", "a dog", "a fox"], env),
-      runUmg(umg, ["speak", "-m", "gpt-4o-mini-tts", "--voice", "nova", "--format", "wav", "-o", audio, "--json", "hello"], env),
+      runUmg(
+        umg,
+        ["speak", "-m", "gpt-4o-mini-tts", "--voice", "nova", "--format", "wav", "-o", audio, "--json", "hello"],
+        env
+      ),
       runUmg(umg, ["image", "-m", "zeta-2.5-flash-image", "--size", "16:9", "-o", image, "--json", "a cat"], env),
       runUmg(umg, ["realtime", "-m", "gpt-realtime-2", "--json", "hello"], env),
       runUmg(umg, ["platform", "login", "--json"], env),
-      runUmg(umg, ["platform", "text-to-video", "-m", "delta-1-0-pro-250528", "--prompt", "a kite", "--duration", "5", "--json"], env)
+      runUmg(
+        umg,
+        ["platform", "text-to-video", "-m", "delta-1-0-pro-250528", "--prompt", "a kite", "--duration", "5", "--json"],
+        env
+      )
     ])
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0, 0])
-    const [tokens, rerank, speak, img, realtime, login, t2v] = runs.map((r) => JSON.parse(r.stdout) as Record<string, unknown>)
+    const [tokens, rerank, speak, img, realtime, login, t2v] = runs.map(
+      (r) => JSON.parse(r.stdout) as Record<string, unknown>
+    )
     expect(tokens?.["input_tokens"]).toBeGreaterThan(0)
     expect((rerank?.["results"] as Array<{ index: number }>)[0]?.index).toBe(1)
     expect(statSync(audio).size).toBe(speak?.["bytes"])
@@ -213,7 +264,20 @@ describe("umg demo", () => {
     const run = await runUmg(umg, ["demo", "--out", out])
     expect(run.stderr).toContain("embedded emulator")
     const table = run.stdout.slice(run.stdout.lastIndexOf("step  "))
-    for (const step of ["models", "messages stream", "native stream with thinking", "chat + responses", "embeddings", "rerank", "speech + image", "delta video", "alpha video download", "realtime", "platform", "rejected request"]) {
+    for (const step of [
+      "models",
+      "messages stream",
+      "native stream with thinking",
+      "chat + responses",
+      "embeddings",
+      "rerank",
+      "speech + image",
+      "delta video",
+      "alpha video download",
+      "realtime",
+      "platform",
+      "rejected request"
+    ]) {
       expect(table).toContain(step)
     }
     expect(run.stdout).toMatch(/12 ok, 0 failed/)
@@ -239,7 +303,11 @@ describe("umg output files and ports", () => {
       expect(run.stderr).toContain("output")
     }
     expect(total()).toBe(before)
-    const toStdout = await runUmg(umg, ["speak", "--model", "gpt-4o-mini-tts", "--voice", "alloy", "--format", "wav", "-o", "-", "hello"], env)
+    const toStdout = await runUmg(
+      umg,
+      ["speak", "--model", "gpt-4o-mini-tts", "--voice", "alloy", "--format", "wav", "-o", "-", "hello"],
+      env
+    )
     expect(toStdout.code).toBe(0)
     expect(toStdout.stdout.startsWith("RIFF")).toBe(true)
     expect(toStdout.stderr).toContain("to stdout")
@@ -249,7 +317,12 @@ describe("umg output files and ports", () => {
   it("says in one line, exit 2, that the emulator's port is busy", async () => {
     const busy = await runUmg(umg, ["emulator", "--port", String(emulator.port)], env)
     expect(busy.code).toBe(2)
-    expect(busy.stderr.trim().split("\n").filter((l) => l.trim() !== "").length).toBeLessThanOrEqual(2)
+    expect(
+      busy.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.trim() !== "").length
+    ).toBeLessThanOrEqual(2)
     expect(busy.stderr).toContain("already in use")
     expect(busy.stderr).not.toContain("    at ")
   })
@@ -274,7 +347,13 @@ describe("umg help", () => {
 
 describe("umg help text", () => {
   it("names no spec codes (E2, E7, …) a user does not know", async () => {
-    for (const args of [["--help"], ["platform", "--help"], ["video", "--help"], ["video", "get", "--help"], ["platform", "token", "--help"]]) {
+    for (const args of [
+      ["--help"],
+      ["platform", "--help"],
+      ["video", "--help"],
+      ["video", "get", "--help"],
+      ["platform", "token", "--help"]
+    ]) {
       const run = await runUmg(umg, args, env)
       expect(run.stdout).not.toMatch(/\bE\d{1,2}\b/)
     }
@@ -283,7 +362,11 @@ describe("umg help text", () => {
 
 describe("umg video --timeout", () => {
   it("names the flag and the allowed forms for a bad value, and is the whole command's deadline", async () => {
-    const bad = await runUmg(umg, ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "soon"], env)
+    const bad = await runUmg(
+      umg,
+      ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "soon"],
+      env
+    )
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("--timeout")
     expect(bad.stderr).toContain("90s")
@@ -292,7 +375,11 @@ describe("umg video --timeout", () => {
     const slow = await startEmulator({ video: { queuedMs: 10_000, inProgressMs: 10_000 } })
     try {
       const started = Date.now()
-      const run = await runUmg(umg, ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "1s"], { ...env, UMG_BASE_URL: slow.url, UMG_API_KEY: slow.apiKey })
+      const run = await runUmg(
+        umg,
+        ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "1s"],
+        { ...env, UMG_BASE_URL: slow.url, UMG_API_KEY: slow.apiKey }
+      )
       expect(run.code).toBe(1)
       expect(run.stderr).toMatch(/timeout|did not finish/i)
       expect(Date.now() - started).toBeLessThan(8_000)

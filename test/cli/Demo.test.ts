@@ -31,7 +31,11 @@ describe("the demo", () => {
     const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true)
     const writeErr = vi.spyOn(process.stderr, "write").mockImplementation(() => true)
     try {
-      emulator.inject("rerank", { kind: "status", status: 500, body: { error: { message: "boom", type: "server_error" } } }, 5)
+      emulator.inject(
+        "rerank",
+        { kind: "status", status: 500, body: { error: { message: "boom", type: "server_error" } } },
+        5
+      )
       const out = mkdtempSync(join(tmpdir(), "umg-demo-test-"))
       const results = await Effect.runPromise(Effect.provide(runDemo(out), layerFor(emulator)))
       const byStep = Object.fromEntries(results.map((r) => [r.step, r]))

@@ -7,15 +7,38 @@ import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 
 describe("exit codes and failure reports", () => {
   it("reports invalid input with exit 2, its field and rule, and says nothing was sent", () => {
-    const report = reportOf(new InvalidRequest({ field: "voice", rule: "one-of", message: 'voice: "bob" is not allowed; allowed: alloy, echo' }))
-    expect(report).toMatchObject({ exitCode: ExitCode.invalidInput, type: "InvalidRequest", field: "voice", rule: "one-of" })
-    expect(describeReport(report)).toBe('invalid input (field voice, rule one-of): voice: "bob" is not allowed; allowed: alloy, echo\nnothing was sent.')
+    const report = reportOf(
+      new InvalidRequest({
+        field: "voice",
+        rule: "one-of",
+        message: 'voice: "bob" is not allowed; allowed: alloy, echo'
+      })
+    )
+    expect(report).toMatchObject({
+      exitCode: ExitCode.invalidInput,
+      type: "InvalidRequest",
+      field: "voice",
+      rule: "one-of"
+    })
+    expect(describeReport(report)).toBe(
+      'invalid input (field voice, rule one-of): voice: "bob" is not allowed; allowed: alloy, echo\nnothing was sent.'
+    )
   })
 
   it("reports a gateway answer with exit 1, its type, status, gateway type and request id", () => {
-    const report = reportOf(new RateLimited({ family: "messages", status: 429, type: "rate_limit_error", message: "slow down", requestId: "req_1" }))
+    const report = reportOf(
+      new RateLimited({
+        family: "messages",
+        status: 429,
+        type: "rate_limit_error",
+        message: "slow down",
+        requestId: "req_1"
+      })
+    )
     expect(report.exitCode).toBe(ExitCode.failure)
-    expect(describeReport(report)).toBe("RateLimited (status 429, type rate_limit_error, family messages, request id req_1): slow down")
+    expect(describeReport(report)).toBe(
+      "RateLimited (status 429, type rate_limit_error, family messages, request id req_1): slow down"
+    )
   })
 
   it("reports a network failure with exit 1 and no status", () => {
@@ -25,13 +48,34 @@ describe("exit codes and failure reports", () => {
   })
 
   it("reports a bad command line with exit 2 in one line, the flag as its field", () => {
-    const report = reportOf(new UsageError({ command: "umg video", field: "--resolution", rule: "one-of", message: 'umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k' }))
-    expect(report).toMatchObject({ exitCode: ExitCode.invalidInput, type: "UsageError", field: "--resolution", rule: "one-of" })
-    expect(describeReport(report)).toBe('umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k')
+    const report = reportOf(
+      new UsageError({
+        command: "umg video",
+        field: "--resolution",
+        rule: "one-of",
+        message: 'umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k'
+      })
+    )
+    expect(report).toMatchObject({
+      exitCode: ExitCode.invalidInput,
+      type: "UsageError",
+      field: "--resolution",
+      rule: "one-of"
+    })
+    expect(describeReport(report)).toBe(
+      'umg video: --resolution "9000p" is not allowed; allowed: 480p, 720p, 1080p, 4k'
+    )
   })
 
   it("treats a bad command line as invalid input", () => {
     expect(reportOf(new CliError.MissingArgument({ argument: "PROMPT" })).exitCode).toBe(ExitCode.invalidInput)
-    expect(reportOf(new CliError.ShowHelp({ commandPath: ["umg", "chat"], errors: [new CliError.MissingArgument({ argument: "PROMPT" })] })).exitCode).toBe(ExitCode.invalidInput)
+    expect(
+      reportOf(
+        new CliError.ShowHelp({
+          commandPath: ["umg", "chat"],
+          errors: [new CliError.MissingArgument({ argument: "PROMPT" })]
+        })
+      ).exitCode
+    ).toBe(ExitCode.invalidInput)
   })
 })

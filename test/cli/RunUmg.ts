@@ -40,7 +40,11 @@ export const bundleUmg = async (): Promise<string> => {
 }
 
 /** Runs `node <bundle> ...args` with `env` added to a clean environment (no UMG_* from the caller). */
-export const runUmg = (bundle: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<UmgRun> =>
+export const runUmg = (
+  bundle: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> = {}
+): Promise<UmgRun> =>
   new Promise((resolve, reject) => {
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
     const child = spawn(process.execPath, [bundle, ...args], {

@@ -18,7 +18,8 @@ afterAll(() => {
 /** Runs many command lines, a few at a time (each is a Node process). */
 const runAll = async (lines: ReadonlyArray<ReadonlyArray<string>>): Promise<ReadonlyArray<UmgRun>> => {
   const runs: Array<UmgRun> = []
-  for (let i = 0; i < lines.length; i += 8) runs.push(...(await Promise.all(lines.slice(i, i + 8).map((args) => runUmg(umg, args)))))
+  for (let i = 0; i < lines.length; i += 8)
+    runs.push(...(await Promise.all(lines.slice(i, i + 8).map((args) => runUmg(umg, args)))))
   return runs
 }
 
@@ -36,7 +37,8 @@ const every = (spec: CommandSpec): ReadonlyArray<CommandSpec> => [spec, ...spec.
 const commands = every(umgSpec).filter((c) => c !== umgSpec)
 const words = (c: CommandSpec) => c.path.split(" ").slice(1)
 const long = (f: FlagSpec) => f.names[f.names.length - 1]!
-const flagsOf = (value: string) => commands.flatMap((c) => c.flags.filter((f) => f.value === value).map((f) => [c, f] as const))
+const flagsOf = (value: string) =>
+  commands.flatMap((c) => c.flags.filter((f) => f.value === value).map((f) => [c, f] as const))
 
 // Each test spawns up to dozens of umg processes, eight at a time: about 2 s each on a loaded 2-core
 // machine, so they get more than the suite's default 30 s (what they check does not depend on time).
@@ -74,7 +76,14 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
     const choices = flagsOf("choice")
     // The fixed sets of the contract are choices, not free text.
     expect(choices.map(([c, f]) => `${c.path} ${long(f)}`)).toEqual(
-      expect.arrayContaining(["umg speak --voice", "umg speak --format", "umg video --resolution", "umg video --aspect-ratio", "umg models --format", "umg platform text-to-video --duration"])
+      expect.arrayContaining([
+        "umg speak --voice",
+        "umg speak --format",
+        "umg video --resolution",
+        "umg video --aspect-ratio",
+        "umg models --format",
+        "umg platform text-to-video --duration"
+      ])
     )
     const lines = choices.map(([c, f]) => [...words(c), long(f), "no-such-value"])
     const runs = await runAll(lines)
@@ -89,7 +98,15 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
   it("names the flag and the expected type for a bad value of each integer and number option of each command", async () => {
     const numbers = [...flagsOf("integer"), ...flagsOf("float")]
     expect(numbers.map(([c, f]) => `${c.path} ${long(f)}`)).toEqual(
-      expect.arrayContaining(["umg chat --max-tokens", "umg chat --temperature", "umg embed --concurrency", "umg rerank --top-n", "umg speak --speed", "umg video --seed", "umg emulator --port"])
+      expect.arrayContaining([
+        "umg chat --max-tokens",
+        "umg chat --temperature",
+        "umg embed --concurrency",
+        "umg rerank --top-n",
+        "umg speak --speed",
+        "umg video --seed",
+        "umg emulator --port"
+      ])
     )
     const lines = numbers.map(([c, f]) => [...words(c), long(f), "abc"])
     const runs = await runAll(lines)
@@ -117,14 +134,29 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
 
   it("names what is missing and shows the usage line of each command that requires a flag or an argument", async () => {
     const requiring = commands.filter((c) => c.flags.some((f) => f.required) || c.args.some((a) => !a.repeated))
-    expect(requiring.map((c) => c.path)).toEqual(expect.arrayContaining(["umg chat", "umg speak", "umg rerank", "umg video status", "umg video download", "umg platform text-to-video"]))
+    expect(requiring.map((c) => c.path)).toEqual(
+      expect.arrayContaining([
+        "umg chat",
+        "umg speak",
+        "umg rerank",
+        "umg video status",
+        "umg video download",
+        "umg platform text-to-video"
+      ])
+    )
     const runs = await runAll(requiring.map(words))
     runs.forEach((run, i) => {
       const command = requiring[i]!
       const message = expectUsageError(run, words(command))
-      const required = [...command.flags.filter((f) => f.required).map(long), ...command.args.filter((a) => !a.repeated).map((a) => a.name)]
+      const required = [
+        ...command.flags.filter((f) => f.required).map(long),
+        ...command.args.filter((a) => !a.repeated).map((a) => a.name)
+      ]
       expect(message).toMatch(new RegExp(`^${command.path}: missing required (flag|argument) `))
-      expect(required.some((name) => message.includes(name)), message).toBe(true)
+      expect(
+        required.some((name) => message.includes(name)),
+        message
+      ).toBe(true)
       expect(message).toContain(`usage: ${command.path} `)
     })
   })
@@ -160,7 +192,9 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
       ["chat", "--emulator", "-m", "gpt-4o-mini", "--", "--not-a-flag"]
     ]
     const [unknown, misspelt, dashed] = await runAll(lines)
-    expect(expectUsageError(unknown!, lines[0]!)).toContain("unknown flag --zzz; umg chat takes --json, --emulator, --model")
+    expect(expectUsageError(unknown!, lines[0]!)).toContain(
+      "unknown flag --zzz; umg chat takes --json, --emulator, --model"
+    )
     expect(expectUsageError(misspelt!, lines[1]!)).toContain("unknown flag --eumlator; did you mean --emulator?")
     expect(dashed!.code, dashed!.stderr).toBe(0)
     expect(dashed!.stdout.trim()).not.toBe("")
@@ -170,7 +204,9 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
     const args = ["speak", "--json", "--format", "ogg"]
     const run = await runUmg(umg, args)
     expectUsageError(run, args)
-    const { error } = JSON.parse(run.stderr) as { error: { exitCode: number; type: string; field: string; rule: string; message: string } }
+    const { error } = JSON.parse(run.stderr) as {
+      error: { exitCode: number; type: string; field: string; rule: string; message: string }
+    }
     expect(error).toMatchObject({ exitCode: 2, type: "UsageError", field: "--format", rule: "one-of" })
     expect(error.message).toContain("allowed: mp3, opus, aac, flac, wav, pcm")
   })
@@ -187,7 +223,22 @@ describe("check", () => {
       ["speak", "-m", "gpt-4o-mini-tts", "--voice", "nova", "--format", "wav", "-o", "-", "hello"],
       ["rerank", "-m", "rerank-v1", "-q", "fox", "a dog", "a fox"],
       ["embed", "-m", "text-embedding-3-small"],
-      ["video", "-m", "delta-1-5-pro-251215", "--prompt", "a fox", "--resolution", "720p", "--aspect-ratio", "9:16", "--reference", "a.png", "--reference", "b.png", "--dry-run"],
+      [
+        "video",
+        "-m",
+        "delta-1-5-pro-251215",
+        "--prompt",
+        "a fox",
+        "--resolution",
+        "720p",
+        "--aspect-ratio",
+        "9:16",
+        "--reference",
+        "a.png",
+        "--reference",
+        "b.png",
+        "--dry-run"
+      ],
       ["video", "download", "video_1", "-o", "out.mp4"],
       ["platform", "text-to-video", "-m", "delta-1-0-pro-250528", "--prompt", "a kite", "--duration", "5"],
       ["platform", "shoot", "--image", "a.png", "--image", "b.png"],

@@ -27,7 +27,9 @@ describe("video options to a body", () => {
     const body = await Effect.runPromise(
       dryRunBody(request({ image: Option.some(png), lastFrame: Option.some("https://example.com/last.png") }))
     )
-    const content = (body as unknown as { metadata: { content: Array<{ type: string; role?: string; image_url?: { url: string } }> } }).metadata.content
+    const content = (
+      body as unknown as { metadata: { content: Array<{ type: string; role?: string; image_url?: { url: string } }> } }
+    ).metadata.content
     const images = content.filter((c) => c.type === "image_url")
     expect(images.map((i) => [i.role, i.image_url?.url])).toEqual([
       ["first_frame", `data:image/png;base64,${Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]).toString("base64")}`],
@@ -36,7 +38,9 @@ describe("video options to a body", () => {
   })
 
   it("refuses a missing image file as invalid input on the image field", async () => {
-    const error = await Effect.runPromise(Effect.flip(dryRunBody(request({ image: Option.some(join(dir, "missing.png")) }))))
+    const error = await Effect.runPromise(
+      Effect.flip(dryRunBody(request({ image: Option.some(join(dir, "missing.png")) })))
+    )
     expect(error).toMatchObject({ _tag: "InvalidRequest", field: "image", rule: "image-file" })
   })
 

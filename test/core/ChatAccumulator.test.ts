@@ -1,6 +1,12 @@
 import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { accumulateChat, type ChatSnapshot, finishChat, initialChatSnapshot, stepChat } from "../../src/core/text/chat/ChatAccumulator.js"
+import {
+  accumulateChat,
+  type ChatSnapshot,
+  finishChat,
+  initialChatSnapshot,
+  stepChat
+} from "../../src/core/text/chat/ChatAccumulator.js"
 import {
   type ChatCompletionChunk,
   type ChatStreamEvent,
@@ -11,12 +17,14 @@ import {
 import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
 import { chatTextStream, chatToolStream, record, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<ChatStreamEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
+const events = (text: string): Array<ChatStreamEvent> =>
+  toRecords(text).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
 const chunk = (choices: ChatCompletionChunk["choices"], extra: Partial<ChatCompletionChunk> = {}): ChatStreamEvent => ({
   type: "chunk",
   chunk: { id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices, ...extra }
 })
-const content = (text: string, index = 0): ChatStreamEvent => chunk([{ index, delta: { content: text }, finish_reason: null }])
+const content = (text: string, index = 0): ChatStreamEvent =>
+  chunk([{ index, delta: { content: text }, finish_reason: null }])
 const stop = (index = 0): ChatStreamEvent => chunk([{ index, delta: {}, finish_reason: "stop" }])
 const done: ChatStreamEvent = { type: "done" }
 
@@ -37,12 +45,22 @@ describe("ChatResponse", () => {
         choices: [
           {
             index: 0,
-            message: { role: "assistant", content: null, refusal: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+            message: {
+              role: "assistant",
+              content: null,
+              refusal: null,
+              tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }]
+            },
             finish_reason: "tool_calls",
             logprobs: null
           }
         ],
-        usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, completion_tokens_details: { reasoning_tokens: 0 } }
+        usage: {
+          prompt_tokens: 1,
+          completion_tokens: 2,
+          total_tokens: 3,
+          completion_tokens_details: { reasoning_tokens: 0 }
+        }
       })
     )
     expect(completion.choices[0]?.message.tool_calls?.[0]?.function.name).toBe("f")
@@ -53,7 +71,9 @@ describe("ChatResponse", () => {
   })
 
   it("decodes a payload with a top-level error as an error event", () => {
-    const event = Result.getOrThrow(decodeChatEventEither(record({ error: { message: "boom", type: "server_error", code: null } })))
+    const event = Result.getOrThrow(
+      decodeChatEventEither(record({ error: { message: "boom", type: "server_error", code: null } }))
+    )
     expect(event).toEqual({ type: "error", error: { message: "boom", type: "server_error", code: null } })
   })
 
@@ -63,7 +83,9 @@ describe("ChatResponse", () => {
   })
 
   it("fails with a DecodeError of family openai on a malformed chunk", async () => {
-    const error = await Effect.runPromise(Effect.flip(decodeChatEvent(record({ object: "chat.completion.chunk", choices: "no" }))))
+    const error = await Effect.runPromise(
+      Effect.flip(decodeChatEvent(record({ object: "chat.completion.chunk", choices: "no" })))
+    )
     expect(error).toBeInstanceOf(DecodeError)
     expect(error.family).toBe("openai")
   })
@@ -94,7 +116,9 @@ describe("ChatAccumulator", () => {
   })
 
   it("keeps choices apart by index", () => {
-    const completion = Result.getOrThrow(accumulateChat([content("a", 1), content("b", 0), content("c", 1), stop(0), stop(1), done]))
+    const completion = Result.getOrThrow(
+      accumulateChat([content("a", 1), content("b", 0), content("c", 1), stop(0), stop(1), done])
+    )
     expect(completion.choices.map((c) => [c.index, c.message.content])).toEqual([
       [1, "ac"],
       [0, "b"]
@@ -103,14 +127,18 @@ describe("ChatAccumulator", () => {
 
   it("reads a usage chunk without choices", () => {
     const usageChunk = Result.getOrThrow(
-      decodeChatEventEither(record({ id: "c", created: 1, model: "m", usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }))
+      decodeChatEventEither(
+        record({ id: "c", created: 1, model: "m", usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } })
+      )
     )
     const completion = Result.getOrThrow(accumulateChat([content("a"), stop(), usageChunk, done]))
     expect(completion.usage).toEqual({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })
   })
 
   it("ignores anything after [DONE]", () => {
-    const completion = Result.getOrThrow(accumulateChat([content("a"), stop(), done, content("late"), { type: "error", error: { message: "x" } }]))
+    const completion = Result.getOrThrow(
+      accumulateChat([content("a"), stop(), done, content("late"), { type: "error", error: { message: "x" } }])
+    )
     expect(completion.choices[0]?.message.content).toBe("a")
   })
 
@@ -137,7 +165,9 @@ describe("ChatAccumulator", () => {
   })
 
   it("fails out-of-order on a tool call fragment before its first fragment", () => {
-    const error = failure([chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "{" } }] }, finish_reason: null }])])
+    const error = failure([
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "{" } }] }, finish_reason: null }])
+    ])
     expect(error.reason).toBe("out-of-order")
   })
 

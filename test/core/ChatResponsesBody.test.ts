@@ -23,7 +23,12 @@ describe("buildChatBody", () => {
   })
 
   it("passes every other field through untouched", () => {
-    const input = { ...chat, temperature: 0.3, tools: [{ type: "function", function: { name: "f" } }], stream_options: { include_usage: true } }
+    const input = {
+      ...chat,
+      temperature: 0.3,
+      tools: [{ type: "function", function: { name: "f" } }],
+      stream_options: { include_usage: true }
+    }
     expect(success(buildChatBody(input))).toEqual(input)
   })
 
@@ -52,15 +57,23 @@ describe("buildChatBody", () => {
   it("requires a known role and content on every message", () => {
     const role = failure(buildChatBody({ model: "gpt-4o", messages: [{ role: "bot", content: "x" }] }))
     expect(role.field).toBe("messages[0].role")
-    expect(role.message).toBe('messages[0].role: "bot" is not allowed; allowed: system, developer, user, assistant, tool, function')
+    expect(role.message).toBe(
+      'messages[0].role: "bot" is not allowed; allowed: system, developer, user, assistant, tool, function'
+    )
     expect(failure(buildChatBody({ model: "gpt-4o", messages: [{ role: "user" }] })).field).toBe("messages[0].content")
-    expect(failure(buildChatBody({ model: "gpt-4o", messages: [{ role: "user", content: 3 }] })).field).toBe("messages[0].content")
+    expect(failure(buildChatBody({ model: "gpt-4o", messages: [{ role: "user", content: 3 }] })).field).toBe(
+      "messages[0].content"
+    )
   })
 
   it("accepts content parts and an assistant turn that only calls tools", () => {
     const messages = [
       { role: "user", content: [{ type: "text", text: "Hi" }] },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }]
+      },
       { role: "tool", tool_call_id: "c1", content: "42" }
     ]
     expect(success(buildChatBody({ model: "gpt-4o", messages })).messages).toEqual(messages)
@@ -98,7 +111,9 @@ describe("buildResponsesBody", () => {
 
   it("requires input unless a prompt, previous response or conversation stands in for it", () => {
     expect(failure(buildResponsesBody({ model: "gpt-5" })).field).toBe("input")
-    expect(success(buildResponsesBody({ model: "gpt-5", previous_response_id: "resp_1" })).previous_response_id).toBe("resp_1")
+    expect(success(buildResponsesBody({ model: "gpt-5", previous_response_id: "resp_1" })).previous_response_id).toBe(
+      "resp_1"
+    )
   })
 
   it("checks input messages and passes other typed items through", () => {
@@ -117,7 +132,9 @@ describe("buildResponsesBody", () => {
   })
 
   it("refuses epsilon and zeta models", () => {
-    expect(failure(buildResponsesBody({ ...responses, model: "epsilon-opus-4-5-20251101" })).message).toContain("use messages")
+    expect(failure(buildResponsesBody({ ...responses, model: "epsilon-opus-4-5-20251101" })).message).toContain(
+      "use messages"
+    )
     expect(failure(buildResponsesBody({ ...responses, model: "zeta-3-pro-preview" })).message).toContain("use native")
   })
 

@@ -13,8 +13,10 @@ import { decoderCases, type DecoderCase, fill, HOLE, runDecoder } from "../suppo
 
 const BIG = 100_000
 const SMALL = 3
-const smallObjects = (n: number): Array<unknown> => Array.from({ length: n }, (_, i) => ({ a: i, b: "xyzw", c: [true, null] }))
-const manyKeys = (n: number): Record<string, unknown> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
+const smallObjects = (n: number): Array<unknown> =>
+  Array.from({ length: n }, (_, i) => ({ a: i, b: "xyzw", c: [true, null] }))
+const manyKeys = (n: number): Record<string, unknown> =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
 
 // The texts that do not depend on the decoder, made once.
 const once = (make: (n: number) => string): ((c: DecoderCase, n: number) => string) => {
@@ -31,7 +33,11 @@ const shapes: ReadonlyArray<{ readonly name: string; readonly text: (c: DecoderC
   },
   {
     name: "its answer with a typed field holding an array of objects and a __proto__ key in a passed-through field",
-    text: (c, n) => JSON.stringify(fill(c.template, HOLE, smallObjects(n))).replace(JSON.stringify(HOLE), '{"__proto__":{"a":1},"constructor":2}')
+    text: (c, n) =>
+      JSON.stringify(fill(c.template, HOLE, smallObjects(n))).replace(
+        JSON.stringify(HOLE),
+        '{"__proto__":{"a":1},"constructor":2}'
+      )
   },
   {
     name: "its answer with a typed field holding an array of objects",
@@ -75,7 +81,11 @@ describe.each(decoderCases)("the $name decoder refusing a big input", (c) => {
 })
 
 describe("the shared decode path on big values", () => {
-  const Answer = Schema.Struct({ id: Schema.String, items: Schema.Array(Schema.Struct({ a: Schema.Number, meta: JsonValue })), rest: Schema.Unknown })
+  const Answer = Schema.Struct({
+    id: Schema.String,
+    items: Schema.Array(Schema.Struct({ a: Schema.Number, meta: JsonValue })),
+    rest: Schema.Unknown
+  })
   const decode = decodeWith(Answer, "openai", "answer")
   const copyDecode = Schema.decodeUnknownResult(Answer)
   const bigValue = () => ({
@@ -119,7 +129,9 @@ describe("the shared decode path on big values", () => {
     for (let i = 0; i < defaultMaxJsonDepth + 1; i++) deep = [deep]
     wide.push(deep)
     const tooDeep = decode({ id: "r1", items: [], rest: wide })
-    expect(Result.isFailure(tooDeep) && tooDeep.failure.message).toBe(`answer: nesting deeper than ${defaultMaxJsonDepth} levels (the JSON depth bound)`)
+    expect(Result.isFailure(tooDeep) && tooDeep.failure.message).toBe(
+      `answer: nesting deeper than ${defaultMaxJsonDepth} levels (the JSON depth bound)`
+    )
     const cyclic: Record<string, unknown> = { id: "r1", items: [] }
     cyclic["rest"] = cyclic
     const cycle = decode(cyclic)
@@ -143,7 +155,9 @@ describe("plainView", () => {
 
   it("copies only what leads to an unsafe key, and reads what is under one for the depth bound", () => {
     const kept = { k: [1] }
-    const input = JSON.parse('{"a":1,"b":[{"x":1},{"__proto__":{"p":1},"y":2,"constructor":3}],"c":{"prototype":1,"z":[0]}}')
+    const input = JSON.parse(
+      '{"a":1,"b":[{"x":1},{"__proto__":{"p":1},"y":2,"constructor":3}],"c":{"prototype":1,"z":[0]}}'
+    )
     input.d = kept
     const view = plainView(input) as Record<string, unknown>
     expect(view).toEqual(sanitize(input))
@@ -163,7 +177,12 @@ describe("plainView", () => {
 })
 
 const findUnsafe = (v: unknown): boolean =>
-  v !== null && typeof v === "object" && Object.keys(v).some((k) => k === "__proto__" || k === "constructor" || k === "prototype" || findUnsafe((v as Record<string, unknown>)[k]))
+  v !== null &&
+  typeof v === "object" &&
+  Object.keys(v).some(
+    (k) =>
+      k === "__proto__" || k === "constructor" || k === "prototype" || findUnsafe((v as Record<string, unknown>)[k])
+  )
 
 describe("a parsed tree typed in place (typedPayload)", () => {
   it("is decoded with its type by its decoder, then is as parsed again", () => {
@@ -179,7 +198,10 @@ describe("a parsed tree typed in place (typedPayload)", () => {
     const parsed = Result.getOrThrow(parseJsonText('{"x":1}', "messages", "event"))
     typedPayload(parsed, "mystery")
     const Wrapper = Schema.Struct({ type: Schema.Literal("unknown"), data: JsonValue })
-    expect(Result.getOrThrow(decodeWith(Wrapper, "messages", "event")({ type: "unknown", data: parsed }))).toEqual({ type: "unknown", data: { x: 1 } })
+    expect(Result.getOrThrow(decodeWith(Wrapper, "messages", "event")({ type: "unknown", data: parsed }))).toEqual({
+      type: "unknown",
+      data: { x: 1 }
+    })
     expect(parsed).toEqual({ x: 1 })
   })
 

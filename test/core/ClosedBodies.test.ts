@@ -23,12 +23,18 @@ import {
 import type { LiveSetupInput } from "../../src/core/realtime/Live.js"
 import type { RealtimeSessionInput } from "../../src/core/realtime/Realtime.js"
 import { buildChatBody } from "../../src/core/text/chat/ChatBody.js"
-import { buildCountTokensBody, buildMessagesBody, type CountTokensBodyInput, type MessagesBodyInput } from "../../src/core/text/messages/Messages.js"
+import {
+  buildCountTokensBody,
+  buildMessagesBody,
+  type CountTokensBodyInput,
+  type MessagesBodyInput
+} from "../../src/core/text/messages/Messages.js"
 import { buildNativeBody, type NativeBodyInput } from "../../src/core/text/native/Native.js"
 import { buildResponsesBody } from "../../src/core/text/responses/ResponsesBody.js"
 import { buildVideoBody, type VideoRequest } from "../../src/core/video/VideoBody.js"
 
-const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> => Effect.runSync(Effect.result(effect))
+const outcome = <A>(effect: Effect.Effect<A, InvalidRequest>): Result.Result<A, InvalidRequest> =>
+  Effect.runSync(Effect.result(effect))
 const refusal = <A>(effect: Effect.Effect<A, InvalidRequest>): InvalidRequest => {
   const result = outcome(effect)
   if (Result.isSuccess(result)) throw new Error(`expected a refusal, got ${JSON.stringify(result.success)}`)
@@ -163,7 +169,12 @@ const families: ReadonlyArray<Family> = [
   {
     name: "platform Any Shoot advanced (E6)",
     build: buildAnyShootAdvancedBody,
-    valid: { productImageUrl: "https://a", productMaskUrl: "https://b", templateImageUrl: "https://c", templateMaskUrl: "https://d" },
+    valid: {
+      productImageUrl: "https://a",
+      productMaskUrl: "https://b",
+      templateImageUrl: "https://c",
+      templateMaskUrl: "https://d"
+    },
     typo: ["productImageURL", "https://a", "productImageUrl"],
     known: "templateMaskUrl"
   }
@@ -182,13 +193,18 @@ describe.each(families)("the $name body", (family) => {
   })
 
   it("merges extra into the body and refuses an extra key that names a known field", () => {
-    expect(built(family.build({ ...family.valid, extra: { brand_new_knob: { on: true } } }))).toMatchObject({ brand_new_knob: { on: true } })
+    expect(built(family.build({ ...family.valid, extra: { brand_new_knob: { on: true } } }))).toMatchObject({
+      brand_new_knob: { on: true }
+    })
     const e = refusal(family.build({ ...family.valid, extra: { [family.known]: 1 } }))
     expect(e).toMatchObject({ field: `extra.${family.known}`, rule: "extra-known" })
   })
 
   it("refuses what JSON cannot carry, naming the path, and never mutates its input", () => {
-    expect(refusal(family.build({ ...family.valid, extra: { big: 1n } }))).toMatchObject({ field: "extra.big", rule: "json" })
+    expect(refusal(family.build({ ...family.valid, extra: { big: 1n } }))).toMatchObject({
+      field: "extra.big",
+      rule: "json"
+    })
     const cyclic: Record<string, unknown> = { ...family.valid, extra: {} }
     ;(cyclic.extra as Record<string, unknown>).self = cyclic
     expect(refusal(family.build(cyclic))).toMatchObject({ rule: "json" })
@@ -200,26 +216,30 @@ describe.each(families)("the $name body", (family) => {
   // Platform bodies carry no catalog model (E5, E6) or one the catalog does not list (E4): these cases
   // exist only for the families that have them, so nothing is reported as skipped.
   const wrongFamily = family.wrongFamily
-  if (wrongFamily !== undefined) it("refuses a model of another family, naming its family and endpoint", () => {
-    const [model, words, endpoint] = wrongFamily
-    const e = refusal(family.build({ ...family.valid, model }))
-    expect(e).toMatchObject({ field: "model", rule: "route" })
-    expect(e.message).toContain(words)
-    expect(e.message).toContain(endpoint)
-    // allowUnknownModels lets an unlisted id through, never another family's model.
-    expect(refusal(family.build({ ...family.valid, model }, { allowUnknownModels: true }))).toMatchObject({ rule: "route" })
-  })
+  if (wrongFamily !== undefined)
+    it("refuses a model of another family, naming its family and endpoint", () => {
+      const [model, words, endpoint] = wrongFamily
+      const e = refusal(family.build({ ...family.valid, model }))
+      expect(e).toMatchObject({ field: "model", rule: "route" })
+      expect(e.message).toContain(words)
+      expect(e.message).toContain(endpoint)
+      // allowUnknownModels lets an unlisted id through, never another family's model.
+      expect(refusal(family.build({ ...family.valid, model }, { allowUnknownModels: true }))).toMatchObject({
+        rule: "route"
+      })
+    })
 
   const unknown = family.unknown
-  if (unknown !== undefined) it("refuses a model the catalog does not know, listing the known ones, unless allowUnknownModels", () => {
-    const [model, listed] = unknown
-    const e = refusal(family.build({ ...family.valid, model }))
-    expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
-    expect(e.message).toContain("known: ")
-    expect(e.message).toContain(listed)
-    expect(e.message).toContain("allowUnknownModels")
-    built(family.build({ ...family.valid, model }, { allowUnknownModels: true }))
-  })
+  if (unknown !== undefined)
+    it("refuses a model the catalog does not know, listing the known ones, unless allowUnknownModels", () => {
+      const [model, listed] = unknown
+      const e = refusal(family.build({ ...family.valid, model }))
+      expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
+      expect(e.message).toContain("known: ")
+      expect(e.message).toContain(listed)
+      expect(e.message).toContain("allowUnknownModels")
+      built(family.build({ ...family.valid, model }, { allowUnknownModels: true }))
+    })
 })
 
 describe("closed body types", () => {
@@ -248,16 +268,42 @@ describe("closed body types", () => {
     const session: RealtimeSessionInput = { modalites: ["text"] }
     // @ts-expect-error `systemInstructions` is not a live setup field
     const live: LiveSetupInput = { systemInstructions: {} }
-    // @ts-expect-error `aspect_ration` is not an E4 field
-    const e4: PlatformTextToVideoInput = { model: "m", prompt: "p", duration: 5, aspect_ratio: "16:9", aspect_ration: "1:1" }
+    const e4: PlatformTextToVideoInput = {
+      model: "m",
+      prompt: "p",
+      duration: 5,
+      aspect_ratio: "16:9",
+      // @ts-expect-error `aspect_ration` is not an E4 field
+      aspect_ration: "1:1"
+    }
     // @ts-expect-error `siz` is not an E5 field
     const e5: AnyShootEasyInput = { size: "1x1", contents: [], siz: "1x1" }
-    // @ts-expect-error `productImageURL` is not an E6 field
-    const e6: AnyShootAdvancedInput = { productImageUrl: "a", productMaskUrl: "b", templateImageUrl: "c", templateMaskUrl: "d", productImageURL: "a" }
+    const e6: AnyShootAdvancedInput = {
+      productImageUrl: "a",
+      productMaskUrl: "b",
+      templateImageUrl: "c",
+      templateMaskUrl: "d",
+      // @ts-expect-error `productImageURL` is not an E6 field
+      productImageURL: "a"
+    }
     // The escape hatch is typed: an object of extra fields, on every body.
     const withExtra: VideoRequest = { model: "alpha-2", prompt: "x", extra: { new_knob: 1 } }
     // @ts-expect-error `extra` must be an object
     const badExtra: LiveSetupInput = { extra: 5 }
-    expect([native, count, thinking, images, embeddings, video, session, live, e4, e5, e6, withExtra, badExtra]).toHaveLength(13)
+    expect([
+      native,
+      count,
+      thinking,
+      images,
+      embeddings,
+      video,
+      session,
+      live,
+      e4,
+      e5,
+      e6,
+      withExtra,
+      badExtra
+    ]).toHaveLength(13)
   })
 })

@@ -39,7 +39,7 @@ describe.each(decoderCases)("the $name decoder", (c) => {
     expect(runDecoder(c, inputOf(c, deepArrayText(levelsAtHole)))).toMatchObject({ ok: true })
     const deeper = runDecoder(c, inputOf(c, deepArrayText(levelsAtHole + 1)))
     expect(deeper).toMatchObject({ ok: false })
-    expect(((deeper as { error: DecodeError }).error).message).toContain(`deeper than ${defaultMaxJsonDepth} levels`)
+    expect((deeper as { error: DecodeError }).error.message).toContain(`deeper than ${defaultMaxJsonDepth} levels`)
   })
 
   it("fails the same way on 100,000 nested arrays given as a value at the top level", () => {
@@ -82,12 +82,23 @@ describe("the shared decode path", () => {
 
   it("names the path and the expected type of refinement and literal failures, never the value", () => {
     const cases: Array<[string, unknown, string]> = [
-      ["platform token response", { code: 200, msg: "ok", data: `Bearer ${secret} and more` }, "data: Expected a string matching the pattern"],
+      [
+        "platform token response",
+        { code: 200, msg: "ok", data: `Bearer ${secret} and more` },
+        "data: Expected a string matching the pattern"
+      ],
       ["video task", { task_id: "t", status: secret }, 'status: Expected "submitted" | "queued"'],
-      ["rerank response", { results: [{ index: 0, relevance_score: 7 }] }, "results[0].relevance_score: Expected a number between 0 and 1"]
+      [
+        "rerank response",
+        { results: [{ index: 0, relevance_score: 7 }] },
+        "results[0].relevance_score: Expected a number between 0 and 1"
+      ]
     ]
     for (const [name, input, expected] of cases) {
-      const result = runDecoder(decoderCases.find((c) => c.name === name)!, input)
+      const result = runDecoder(
+        decoderCases.find((c) => c.name === name)!,
+        input
+      )
       const error = (result as { error: DecodeError }).error
       expect(error).toBeInstanceOf(DecodeError)
       expect(error.message).toContain(expected)
@@ -117,7 +128,10 @@ describe("the shared decode path", () => {
     const s = { x: 1 }
     let deep: unknown = s
     for (let i = 0; i < 70; i++) deep = [deep]
-    for (const value of [{ a: s, b: deep }, { b: deep, a: s }]) {
+    for (const value of [
+      { a: s, b: deep },
+      { b: deep, a: s }
+    ]) {
       expect(exceedsJsonDepth(value)).toBe(true)
       expect(findUnsendable(value)?.reason).toMatch(/deeper than 64/)
     }

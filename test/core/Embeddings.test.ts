@@ -2,7 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Base64 from "../../src/core/wire/Base64.js"
 import { extendRouteCatalog } from "../../src/core/gateway/Catalog.js"
-import { buildEmbeddingsBody, decodeEmbeddings, embeddingModels, encodeEmbeddingBase64 } from "../../src/core/media/Embeddings.js"
+import {
+  buildEmbeddingsBody,
+  decodeEmbeddings,
+  embeddingModels,
+  encodeEmbeddingBase64
+} from "../../src/core/media/Embeddings.js"
 
 const ok = (input: unknown) => buildEmbeddingsBody(input)
 const bad = (input: unknown) => Effect.flip(buildEmbeddingsBody(input))
@@ -18,8 +23,12 @@ describe("buildEmbeddingsBody", () => {
 
   it.effect("keeps an explicit float or base64 encoding and refuses any other, naming the allowed ones", () =>
     Effect.gen(function* () {
-      expect((yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "base64" })).encoding_format).toBe("base64")
-      expect((yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "float" })).encoding_format).toBe("float")
+      expect(
+        (yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "base64" })).encoding_format
+      ).toBe("base64")
+      expect(
+        (yield* ok({ model: "text-embedding-3-small", input: "x", encoding_format: "float" })).encoding_format
+      ).toBe("float")
       const e = yield* bad({ model: "text-embedding-3-small", input: "x", encoding_format: "int8" })
       expect(e).toMatchObject({ field: "encoding_format", rule: "one-of" })
       expect(e.message).toContain('"int8"')
@@ -53,8 +62,12 @@ describe("buildEmbeddingsBody", () => {
       const tooBig = yield* bad({ model: "text-embedding-3-small", input: "x", dimensions: 1537 })
       expect(tooBig).toMatchObject({ field: "dimensions", rule: "range" })
       expect(tooBig.message).toContain("1 to 1536")
-      expect(yield* bad({ model: "text-embedding-3-small", input: "x", dimensions: 0 })).toMatchObject({ rule: "range" })
-      expect(yield* bad({ model: "text-embedding-3-small", input: "x", dimensions: 12.5 })).toMatchObject({ rule: "type" })
+      expect(yield* bad({ model: "text-embedding-3-small", input: "x", dimensions: 0 })).toMatchObject({
+        rule: "range"
+      })
+      expect(yield* bad({ model: "text-embedding-3-small", input: "x", dimensions: 12.5 })).toMatchObject({
+        rule: "type"
+      })
     })
   )
 
@@ -69,9 +82,19 @@ describe("buildEmbeddingsBody", () => {
   it.effect("lets an unknown model carry any positive dimensions, and a user's catalog entry bound them", () =>
     Effect.gen(function* () {
       const unknown = { allowUnknownModels: true }
-      expect((yield* buildEmbeddingsBody({ model: "my-new-embed", input: "x", dimensions: 9999 }, unknown)).dimensions).toBe(9999)
-      const catalog = extendRouteCatalog([{ match: { exact: "my-embed" }, capabilities: ["embeddings"], embedding: { nativeDimensions: 256, supportsDimensions: true } }])
-      expect((yield* buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 256 }, { catalog })).dimensions).toBe(256)
+      expect(
+        (yield* buildEmbeddingsBody({ model: "my-new-embed", input: "x", dimensions: 9999 }, unknown)).dimensions
+      ).toBe(9999)
+      const catalog = extendRouteCatalog([
+        {
+          match: { exact: "my-embed" },
+          capabilities: ["embeddings"],
+          embedding: { nativeDimensions: 256, supportsDimensions: true }
+        }
+      ])
+      expect(
+        (yield* buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 256 }, { catalog })).dimensions
+      ).toBe(256)
       const e = yield* Effect.flip(buildEmbeddingsBody({ model: "my-embed", input: "x", dimensions: 257 }, { catalog }))
       expect(e).toMatchObject({ rule: "range" })
       expect(yield* bad({ model: "my-embed", input: "x" })).toMatchObject({ rule: "unknown-model" })
@@ -82,7 +105,9 @@ describe("buildEmbeddingsBody", () => {
 
   it.effect("refuses unknown fields (a __proto__ key too), carries extra, and refuses another family's model", () =>
     Effect.gen(function* () {
-      const input = JSON.parse('{"model":"text-embedding-3-small","input":"x","user":"u1","__proto__":{"polluted":true}}')
+      const input = JSON.parse(
+        '{"model":"text-embedding-3-small","input":"x","user":"u1","__proto__":{"polluted":true}}'
+      )
       expect(yield* bad(input)).toMatchObject({ field: "__proto__", rule: "unknown-field" })
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
       const typo = yield* bad({ model: "text-embedding-3-small", input: "x", dimension: 8 })

@@ -25,7 +25,9 @@ describe("buildImagesBody", () => {
       expect(other.message).toContain("is a speech model, served by speech (POST /v1/audio/speech)")
       const catalog = extendRouteCatalog([{ match: { exact: "zeta-4-image" }, capabilities: ["images"] }])
       expect((yield* buildImagesBody({ ...base, model: "zeta-4-image" }, { catalog })).model).toBe("zeta-4-image")
-      expect((yield* buildImagesBody({ ...base, model: "acme-image-1" }, { allowUnknownModels: true })).model).toBe("acme-image-1")
+      expect((yield* buildImagesBody({ ...base, model: "acme-image-1" }, { allowUnknownModels: true })).model).toBe(
+        "acme-image-1"
+      )
       // A zeta id stays in the zeta native family even with the option: the family is known by its prefix.
       expect((yield* bad({ ...base, model: "zeta-5-image" })).rule).toBe("route")
     })
@@ -41,7 +43,14 @@ describe("buildImagesBody", () => {
 
   it.effect("checks size, n, image_size and mime_type", () =>
     Effect.gen(function* () {
-      const body = yield* buildImagesBody({ ...base, size: "16:9", n: 2, image_size: "2K", mime_type: "image/png", quality: "high" })
+      const body = yield* buildImagesBody({
+        ...base,
+        size: "16:9",
+        n: 2,
+        image_size: "2K",
+        mime_type: "image/png",
+        quality: "high"
+      })
       expect(body).toMatchObject({ size: "16:9", n: 2, image_size: "2K", mime_type: "image/png", quality: "high" })
       expect(yield* bad({ ...base, size: "1024x1024" })).toMatchObject({ field: "size", rule: "one-of" })
       expect(yield* bad({ ...base, n: 0 })).toMatchObject({ field: "n", rule: "range" })
@@ -67,7 +76,10 @@ describe("decodeImages", () => {
 
   it.effect("decodes b64_json to bytes and keeps the revised prompt", () =>
     Effect.gen(function* () {
-      const decoded = yield* decodeImages({ created: 1700000000, data: [{ b64_json: Base64.encode(png), revised_prompt: "a fox" }] })
+      const decoded = yield* decodeImages({
+        created: 1700000000,
+        data: [{ b64_json: Base64.encode(png), revised_prompt: "a fox" }]
+      })
       expect(decoded.created).toBe(1700000000)
       expect(decoded.images[0]!.bytes).toEqual(png)
       expect(decoded.images[0]!.revisedPrompt).toBe("a fox")
@@ -76,16 +88,26 @@ describe("decodeImages", () => {
 
   it.effect("reads a data URL prefix and its MIME type", () =>
     Effect.gen(function* () {
-      const decoded = yield* decodeImages({ created: 1, data: [{ b64_json: `data:image/png;base64,${Base64.encode(png)}` }] })
+      const decoded = yield* decodeImages({
+        created: 1,
+        data: [{ b64_json: `data:image/png;base64,${Base64.encode(png)}` }]
+      })
       expect(decoded.images[0]).toEqual({ bytes: png, mimeType: "image/png" })
     })
   )
 
   it.effect("fails on an item without b64_json, on bad base64, and on the wrong shape", () =>
     Effect.gen(function* () {
-      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ url: "https://x" }] }))).message).toContain("b64_json")
-      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ b64_json: "not base64!" }] }))).message).toContain("data[0].b64_json")
-      expect(yield* Effect.flip(decodeImages({ data: [] }))).toMatchObject({ _tag: "DecodeError", what: "images response" })
+      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ url: "https://x" }] }))).message).toContain(
+        "b64_json"
+      )
+      expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ b64_json: "not base64!" }] }))).message).toContain(
+        "data[0].b64_json"
+      )
+      expect(yield* Effect.flip(decodeImages({ data: [] }))).toMatchObject({
+        _tag: "DecodeError",
+        what: "images response"
+      })
     })
   )
 })

@@ -24,16 +24,34 @@ describe("JsonScan", () => {
     const text = (i: number) => `a text delta long enough to be a view, number ${i}`
     const events = (): Array<MessagesEvent> => {
       const records = [
-        { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+        {
+          type: "message_start",
+          message: {
+            id: "m",
+            type: "message",
+            role: "assistant",
+            model: "x",
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 1 }
+          }
+        },
         { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-        ...Array.from({ length: deltas }, (_, i) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: text(i) } })),
+        ...Array.from({ length: deltas }, (_, i) => ({
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "text_delta", text: text(i) }
+        })),
         { type: "content_block_stop", index: 0 },
         { type: "message_stop" }
       ]
       return records.map((record) => {
         const json = JSON.stringify(record)
         const read = `${"x".repeat(256 * 1024)}${json}`
-        return Result.getOrThrow(decodeMessagesEventEither({ event: record.type, data: read.slice(read.length - json.length) }))
+        return Result.getOrThrow(
+          decodeMessagesEventEither({ event: record.type, data: read.slice(read.length - json.length) })
+        )
       })
     }
     gc()
@@ -41,7 +59,10 @@ describe("JsonScan", () => {
     const message = Result.getOrThrow(accumulateMessages(events()))
     gc()
     const kept = process.memoryUsage().heapUsed - before
-    expect(message.content[0]).toMatchObject({ type: "text", text: Array.from({ length: deltas }, (_, i) => text(i)).join("") })
+    expect(message.content[0]).toMatchObject({
+      type: "text",
+      text: Array.from({ length: deltas }, (_, i) => text(i)).join("")
+    })
     // 64 reads of 256 KiB would be 16 MiB; the text itself is about 3 KiB.
     expect(kept).toBeLessThan(2 * 1024 * 1024)
   })

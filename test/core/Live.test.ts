@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { buildLiveSetup, decodeLiveServerMessage, liveAudioChunks, liveText, validateLiveClientMessage } from "../../src/core/realtime/Live.js"
+import {
+  buildLiveSetup,
+  decodeLiveServerMessage,
+  liveAudioChunks,
+  liveText,
+  validateLiveClientMessage
+} from "../../src/core/realtime/Live.js"
 
 const model = "zeta-live-2.5-flash-native-audio"
 
@@ -30,12 +36,17 @@ describe("buildLiveSetup", () => {
 
   it.effect("refuses two modalities, an unknown modality, and a conflicting model", () =>
     Effect.gen(function* () {
-      const two = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { responseModalities: ["TEXT", "AUDIO"] } }))
+      const two = yield* Effect.flip(
+        buildLiveSetup(model, { generationConfig: { responseModalities: ["TEXT", "AUDIO"] } })
+      )
       expect(two).toMatchObject({ field: "setup.generationConfig.responseModalities", rule: "exactly-one" })
       const other = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { responseModalities: ["IMAGE"] } }))
       expect(other).toMatchObject({ field: "setup.generationConfig.responseModalities[0]", rule: "one-of" })
       expect(other.message).toContain("TEXT, AUDIO")
-      expect(yield* Effect.flip(buildLiveSetup(model, { model: "models/other" }))).toMatchObject({ field: "setup.model", rule: "conflict" })
+      expect(yield* Effect.flip(buildLiveSetup(model, { model: "models/other" }))).toMatchObject({
+        field: "setup.model",
+        rule: "conflict"
+      })
       expect(yield* Effect.flip(buildLiveSetup(""))).toMatchObject({ field: "model" })
     })
   )
@@ -49,9 +60,16 @@ describe("buildLiveSetup: closed setup and the catalog", () => {
       expect(top.message).toContain("did you mean `systemInstruction`?")
       const nested = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { temprature: 0.2 } }))
       expect(nested).toMatchObject({ field: "setup.generationConfig.temprature", rule: "unknown-field" })
-      expect(nested.message).toContain("unknown field `temprature` in setup.generationConfig; did you mean `temperature`?")
-      const thinking = yield* Effect.flip(buildLiveSetup(model, { generationConfig: { thinkingConfig: { thinkingBudjet: 0 } } }))
-      expect(thinking).toMatchObject({ field: "setup.generationConfig.thinkingConfig.thinkingBudjet", rule: "unknown-field" })
+      expect(nested.message).toContain(
+        "unknown field `temprature` in setup.generationConfig; did you mean `temperature`?"
+      )
+      const thinking = yield* Effect.flip(
+        buildLiveSetup(model, { generationConfig: { thinkingConfig: { thinkingBudjet: 0 } } })
+      )
+      expect(thinking).toMatchObject({
+        field: "setup.generationConfig.thinkingConfig.thinkingBudjet",
+        rule: "unknown-field"
+      })
       const far = yield* Effect.flip(buildLiveSetup(model, { qqqqqqqqqq: 1 }))
       expect(far.message).not.toContain("did you mean")
     })
@@ -66,17 +84,21 @@ describe("buildLiveSetup: closed setup and the catalog", () => {
     })
   )
 
-  it.effect("refuses another family's model naming its family and endpoint, and an unlisted one unless allowUnknownModels", () =>
-    Effect.gen(function* () {
-      const native = yield* Effect.flip(buildLiveSetup("zeta-2.5-flash"))
-      expect(native).toMatchObject({ field: "model", rule: "route" })
-      expect(native.message).toContain("zeta (native-content) model")
-      expect(native.message).toContain(":generateContent")
-      const unknown = yield* Effect.flip(buildLiveSetup("zeta-live-9"))
-      expect(unknown).toMatchObject({ rule: "unknown-model" })
-      expect(unknown.message).toContain(model)
-      expect(yield* buildLiveSetup("zeta-live-9", {}, { allowUnknownModels: true })).toEqual({ setup: { model: "models/zeta-live-9" } })
-    })
+  it.effect(
+    "refuses another family's model naming its family and endpoint, and an unlisted one unless allowUnknownModels",
+    () =>
+      Effect.gen(function* () {
+        const native = yield* Effect.flip(buildLiveSetup("zeta-2.5-flash"))
+        expect(native).toMatchObject({ field: "model", rule: "route" })
+        expect(native.message).toContain("zeta (native-content) model")
+        expect(native.message).toContain(":generateContent")
+        const unknown = yield* Effect.flip(buildLiveSetup("zeta-live-9"))
+        expect(unknown).toMatchObject({ rule: "unknown-model" })
+        expect(unknown.message).toContain(model)
+        expect(yield* buildLiveSetup("zeta-live-9", {}, { allowUnknownModels: true })).toEqual({
+          setup: { model: "models/zeta-live-9" }
+        })
+      })
   )
 
   it.effect("refuses an unknown member of a client message kind, and carries its extra", () =>
@@ -117,11 +139,22 @@ describe("validateLiveClientMessage", () => {
 
   it.effect("checks the shape of each kind", () =>
     Effect.gen(function* () {
-      expect(yield* Effect.flip(validateLiveClientMessage({ setup: { model: "x" } }))).toMatchObject({ field: "setup.model" })
-      expect(yield* Effect.flip(validateLiveClientMessage({ realtimeInput: {} }))).toMatchObject({ field: "realtimeInput", rule: "required" })
-      expect(yield* Effect.flip(validateLiveClientMessage({ realtimeInput: { audio: { data: "AAAA" } } }))).toMatchObject({ field: "realtimeInput.audio.mimeType" })
-      expect(yield* Effect.flip(validateLiveClientMessage({ toolResponse: { functionResponses: [] } }))).toMatchObject({ rule: "non-empty" })
-      expect(yield* Effect.flip(validateLiveClientMessage({ clientContent: { turnComplete: "yes" } }))).toMatchObject({ field: "clientContent.turnComplete" })
+      expect(yield* Effect.flip(validateLiveClientMessage({ setup: { model: "x" } }))).toMatchObject({
+        field: "setup.model"
+      })
+      expect(yield* Effect.flip(validateLiveClientMessage({ realtimeInput: {} }))).toMatchObject({
+        field: "realtimeInput",
+        rule: "required"
+      })
+      expect(
+        yield* Effect.flip(validateLiveClientMessage({ realtimeInput: { audio: { data: "AAAA" } } }))
+      ).toMatchObject({ field: "realtimeInput.audio.mimeType" })
+      expect(yield* Effect.flip(validateLiveClientMessage({ toolResponse: { functionResponses: [] } }))).toMatchObject({
+        rule: "non-empty"
+      })
+      expect(yield* Effect.flip(validateLiveClientMessage({ clientContent: { turnComplete: "yes" } }))).toMatchObject({
+        field: "clientContent.turnComplete"
+      })
     })
   )
 })
@@ -130,10 +163,14 @@ describe("decodeLiveServerMessage", () => {
   it.effect("decodes the recorded text turn and reads its text", () =>
     Effect.gen(function* () {
       expect(yield* decodeLiveServerMessage('{"setupComplete":{}}')).toEqual({ setupComplete: {} })
-      const chunk = yield* decodeLiveServerMessage({ serverContent: { modelTurn: { parts: [{ text: "Hi" }, { text: " there" }, { text: "hmm", thought: true }] } } })
+      const chunk = yield* decodeLiveServerMessage({
+        serverContent: { modelTurn: { parts: [{ text: "Hi" }, { text: " there" }, { text: "hmm", thought: true }] } }
+      })
       expect(liveText(chunk)).toBe("Hi there")
       const last = yield* decodeLiveServerMessage(
-        new TextEncoder().encode('{"serverContent":{"turnComplete":true},"usageMetadata":{"promptTokenCount":515,"responseTokenCount":38,"totalTokenCount":553}}')
+        new TextEncoder().encode(
+          '{"serverContent":{"turnComplete":true},"usageMetadata":{"promptTokenCount":515,"responseTokenCount":38,"totalTokenCount":553}}'
+        )
       )
       expect(last.serverContent?.turnComplete).toBe(true)
       expect(last.usageMetadata?.totalTokenCount).toBe(553)
@@ -143,9 +180,13 @@ describe("decodeLiveServerMessage", () => {
 
   it.effect("reads audio chunks, tool calls and goAway, and keeps unknown fields", () =>
     Effect.gen(function* () {
-      const audio = yield* decodeLiveServerMessage({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: "audio/pcm;rate=24000", data: "AAAA" } }] } } })
+      const audio = yield* decodeLiveServerMessage({
+        serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: "audio/pcm;rate=24000", data: "AAAA" } }] } }
+      })
       expect(liveAudioChunks(audio)).toEqual([{ mimeType: "audio/pcm;rate=24000", data: "AAAA" }])
-      const tool = yield* decodeLiveServerMessage({ toolCall: { functionCalls: [{ id: "f1", name: "get_weather", args: { city: "Oslo" } }] } })
+      const tool = yield* decodeLiveServerMessage({
+        toolCall: { functionCalls: [{ id: "f1", name: "get_weather", args: { city: "Oslo" } }] }
+      })
       expect(tool.toolCall?.functionCalls[0]?.name).toBe("get_weather")
       const away = yield* decodeLiveServerMessage({ goAway: { timeLeft: "10s" }, turnToken: "t" })
       expect(away).toEqual({ goAway: { timeLeft: "10s" }, turnToken: "t" })
@@ -155,9 +196,13 @@ describe("decodeLiveServerMessage", () => {
   it.effect("fails on frames that are not JSON objects or have wrong member types", () =>
     Effect.gen(function* () {
       expect(yield* Effect.flip(decodeLiveServerMessage("{"))).toMatchObject({ _tag: "DecodeError", family: "live" })
-      expect(yield* Effect.flip(decodeLiveServerMessage(new Uint8Array([0xff, 0xfe])))).toMatchObject({ _tag: "DecodeError" })
+      expect(yield* Effect.flip(decodeLiveServerMessage(new Uint8Array([0xff, 0xfe])))).toMatchObject({
+        _tag: "DecodeError"
+      })
       expect(yield* Effect.flip(decodeLiveServerMessage([1]))).toMatchObject({ _tag: "DecodeError" })
-      expect(yield* Effect.flip(decodeLiveServerMessage({ serverContent: { turnComplete: "yes" } }))).toMatchObject({ _tag: "DecodeError" })
+      expect(yield* Effect.flip(decodeLiveServerMessage({ serverContent: { turnComplete: "yes" } }))).toMatchObject({
+        _tag: "DecodeError"
+      })
     })
   )
 })

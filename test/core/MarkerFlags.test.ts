@@ -7,34 +7,60 @@ const bad = (text: string) => Effect.flip(parseMarkerFlags(text))
 describe("parseMarkerFlags", () => {
   it.effect("reads the short spellings and leaves the rest of the prompt", () =>
     Effect.gen(function* () {
-      const parsed = yield* parseMarkerFlags("A cat yawns --rs 1080p --ratio 16:9 --dur 5 --fps 24 --wm false --seed 11 --cf false")
+      const parsed = yield* parseMarkerFlags(
+        "A cat yawns --rs 1080p --ratio 16:9 --dur 5 --fps 24 --wm false --seed 11 --cf false"
+      )
       expect(parsed).toEqual({
         prompt: "A cat yawns",
-        flags: { resolution: "1080p", ratio: "16:9", duration: 5, framespersecond: 24, watermark: false, seed: 11, camerafixed: false }
+        flags: {
+          resolution: "1080p",
+          ratio: "16:9",
+          duration: 5,
+          framespersecond: 24,
+          watermark: false,
+          seed: 11,
+          camerafixed: false
+        }
       })
     })
   )
 
   it.effect("reads the long spellings and --rt as --ratio", () =>
     Effect.gen(function* () {
-      const parsed = yield* parseMarkerFlags("--resolution 720p a --rt 9:16 dog --duration 10 --framespersecond 30 --watermark true --camerafixed true")
+      const parsed = yield* parseMarkerFlags(
+        "--resolution 720p a --rt 9:16 dog --duration 10 --framespersecond 30 --watermark true --camerafixed true"
+      )
       expect(parsed).toEqual({
         prompt: "a dog",
-        flags: { resolution: "720p", ratio: "9:16", duration: 10, framespersecond: 30, watermark: true, camerafixed: true }
+        flags: {
+          resolution: "720p",
+          ratio: "9:16",
+          duration: 10,
+          framespersecond: 30,
+          watermark: true,
+          camerafixed: true
+        }
       })
     })
   )
 
   it.effect("leaves unknown --words and words that only start like a flag in the prompt", () =>
     Effect.gen(function* () {
-      expect(yield* parseMarkerFlags("x --frames 29 --seedling 3 y")).toEqual({ prompt: "x --frames 29 --seedling 3 y", flags: {} })
+      expect(yield* parseMarkerFlags("x --frames 29 --seedling 3 y")).toEqual({
+        prompt: "x --frames 29 --seedling 3 y",
+        flags: {}
+      })
       expect(yield* parseMarkerFlags("")).toEqual({ prompt: "", flags: {} })
     })
   )
 
   it.effect("refuses a value outside the contract's list, naming the flag and the allowed values", () =>
     Effect.gen(function* () {
-      expect(yield* bad("x --rs 4k")).toMatchObject({ field: "prompt", rule: "marker-flag", message: 'prompt: --rs "4k" is not allowed; allowed: 480p, 720p, 1080p' })
+      expect(yield* bad("x --rs 4k")).toMatchObject({
+        field: "prompt",
+        rule: "marker-flag",
+        message: 'prompt: --rs "4k" is not allowed; allowed: 480p, 720p, 1080p'
+      })
       expect((yield* bad("x --ratio 21:9")).message).toContain("allowed: 16:9, 9:16, 1:1, 4:3, 3:4, adaptive")
       expect((yield* bad("x --dur five")).message).toContain("an integer")
       expect((yield* bad("x --fps 25")).message).toContain("allowed: 24, 30")
@@ -64,14 +90,24 @@ describe("parseMarkerFlags", () => {
 
 describe("renderMarkerFlags", () => {
   it("appends each flag once, short spellings in a fixed order", () => {
-    expect(renderMarkerFlags("a cat", { seed: 1, resolution: "720p", camerafixed: false })).toBe("a cat --rs 720p --seed 1 --cf false")
+    expect(renderMarkerFlags("a cat", { seed: 1, resolution: "720p", camerafixed: false })).toBe(
+      "a cat --rs 720p --seed 1 --cf false"
+    )
     expect(renderMarkerFlags("a cat", {})).toBe("a cat")
     expect(renderMarkerFlags("", { duration: 5 })).toBe("--dur 5")
   })
 
   it.effect("renders text that parses back to the same prompt and flags", () =>
     Effect.gen(function* () {
-      const flags = { resolution: "480p", ratio: "adaptive", duration: 12, framespersecond: 30, seed: -1, watermark: true, camerafixed: true } as const
+      const flags = {
+        resolution: "480p",
+        ratio: "adaptive",
+        duration: 12,
+        framespersecond: 30,
+        seed: -1,
+        watermark: true,
+        camerafixed: true
+      } as const
       expect(yield* parseMarkerFlags(renderMarkerFlags("a [图1] b", flags))).toEqual({ prompt: "a [图1] b", flags })
     })
   )
@@ -80,9 +116,15 @@ describe("renderMarkerFlags", () => {
 describe("mergeMarkerFlags", () => {
   it.effect("joins two sources and fails on the field of a setting they disagree on", () =>
     Effect.gen(function* () {
-      expect(yield* mergeMarkerFlags({ duration: 5 }, { duration: 5, seed: 1 }, (n) => n)).toEqual({ duration: 5, seed: 1 })
+      expect(yield* mergeMarkerFlags({ duration: 5 }, { duration: 5, seed: 1 }, (n) => n)).toEqual({
+        duration: 5,
+        seed: 1
+      })
       const e = yield* Effect.flip(mergeMarkerFlags({ ratio: "16:9" }, { ratio: "9:16" }, () => "aspect_ratio"))
-      expect(e).toMatchObject({ field: "aspect_ratio", message: 'aspect_ratio: "9:16" disagrees with --ratio 16:9 in the prompt' })
+      expect(e).toMatchObject({
+        field: "aspect_ratio",
+        message: 'aspect_ratio: "9:16" disagrees with --ratio 16:9 in the prompt'
+      })
     })
   )
 })

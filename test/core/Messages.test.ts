@@ -59,8 +59,28 @@ describe("buildMessagesBody: required fields", () => {
   })
 
   it("accepts user and assistant roles and refuses others, naming the allowed roles", () => {
-    expect(success(build(withField({ messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] }))).messages).toHaveLength(2)
-    const e = failure(build(withField({ messages: [{ role: "user", content: "a" }, { role: "system", content: "b" }] })))
+    expect(
+      success(
+        build(
+          withField({
+            messages: [
+              { role: "user", content: "a" },
+              { role: "assistant", content: "b" }
+            ]
+          })
+        )
+      ).messages
+    ).toHaveLength(2)
+    const e = failure(
+      build(
+        withField({
+          messages: [
+            { role: "user", content: "a" },
+            { role: "system", content: "b" }
+          ]
+        })
+      )
+    )
     expect(e.field).toBe("messages[1].role")
     expect(e.message).toBe('messages[1].role: "system" is not allowed; allowed: user, assistant')
   })
@@ -97,7 +117,9 @@ describe("buildMessagesBody: sampling and output controls", () => {
   })
 
   it("refuses top_p below 0", () => {
-    expect(failure(build(withField({ top_p: -0.1 }))).message).toBe(`top_p: -0.1 is out of range for ${MODEL}; allowed: 0 to 1`)
+    expect(failure(build(withField({ top_p: -0.1 }))).message).toBe(
+      `top_p: -0.1 is out of range for ${MODEL}; allowed: 0 to 1`
+    )
   })
 
   it("accepts an integer top_k and refuses a fractional one", () => {
@@ -119,30 +141,46 @@ describe("buildMessagesBody: sampling and output controls", () => {
   })
 
   it("passes metadata, mcp_servers and context_management through when they have the right type", () => {
-    const extra = { metadata: { user_id: "u1" }, mcp_servers: [{ type: "url", url: "https://x" }], context_management: { edits: [] } }
+    const extra = {
+      metadata: { user_id: "u1" },
+      mcp_servers: [{ type: "url", url: "https://x" }],
+      context_management: { edits: [] }
+    }
     expect(success(build(withField(extra)))).toMatchObject(extra)
     expect(failure(build(withField({ metadata: "u1" }))).field).toBe("metadata")
     expect(failure(build(withField({ mcp_servers: {} }))).field).toBe("mcp_servers")
   })
 
   it("refuses an unknown top-level field, naming the nearest known one", () => {
-    const e = failure(build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], temprature: 0.2 }))
+    const e = failure(
+      build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], temprature: 0.2 })
+    )
     expect(e).toMatchObject({ field: "temprature", rule: "unknown-field" })
     expect(e.message).toContain("unknown field `temprature`; did you mean `temperature`?")
-    expect(failure(build(JSON.parse(`{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"__proto__":{"polluted":true}}`))).rule).toBe(
-      "unknown-field"
-    )
+    expect(
+      failure(
+        build(
+          JSON.parse(
+            `{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"__proto__":{"polluted":true}}`
+          )
+        )
+      ).rule
+    ).toBe("unknown-field")
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
   it("sends fields umg does not know yet through extra, refusing a known field there", () => {
-    const input = JSON.parse(`{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"service_tier":"auto","extra":{"output_config":{"effort":"low"},"__proto__":{"polluted":true}}}`)
+    const input = JSON.parse(
+      `{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"service_tier":"auto","extra":{"output_config":{"effort":"low"},"__proto__":{"polluted":true}}}`
+    )
     const body = success(build(input)) as Record<string, unknown>
     expect(body.service_tier).toBe("auto")
     expect(body.output_config).toEqual({ effort: "low" })
     expect(Object.hasOwn(body, "extra")).toBe(false)
     expect(Object.hasOwn(body, "__proto__")).toBe(false)
-    const e = failure(build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], extra: { temperature: 3 } }))
+    const e = failure(
+      build({ model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "hi" }], extra: { temperature: 3 } })
+    )
     expect(e).toMatchObject({ field: "extra.temperature", rule: "extra-known" })
   })
 
@@ -167,7 +205,9 @@ describe("buildMessagesBody: system and content blocks", () => {
   })
 
   it("accepts text blocks and refuses an empty text", () => {
-    expect(success(build(userBlocks({ type: "text", text: "hi" }))).messages[0]!.content).toEqual([{ type: "text", text: "hi" }])
+    expect(success(build(userBlocks({ type: "text", text: "hi" }))).messages[0]!.content).toEqual([
+      { type: "text", text: "hi" }
+    ])
     expect(failure(build(userBlocks({ type: "text", text: "" }))).field).toBe("messages[0].content[0].text")
   })
 
@@ -186,16 +226,27 @@ describe("buildMessagesBody: system and content blocks", () => {
   })
 
   it("refuses an image media type outside the four, naming them", () => {
-    const e = failure(build(userBlocks({ type: "text", text: "see" }, { type: "image", source: { type: "base64", media_type: "image/bmp", data: "x" } })))
+    const e = failure(
+      build(
+        userBlocks(
+          { type: "text", text: "see" },
+          { type: "image", source: { type: "base64", media_type: "image/bmp", data: "x" } }
+        )
+      )
+    )
     expect(e.field).toBe("messages[0].content[1].source.media_type")
-    expect(e.message).toBe('messages[0].content[1].source.media_type: "image/bmp" is not allowed; allowed: image/jpeg, image/png, image/gif, image/webp')
+    expect(e.message).toBe(
+      'messages[0].content[1].source.media_type: "image/bmp" is not allowed; allowed: image/jpeg, image/png, image/gif, image/webp'
+    )
   })
 
   it("refuses an image source without data, url or a known type", () => {
-    expect(failure(build(userBlocks({ type: "image", source: { type: "base64", media_type: "image/png" } }))).field).toBe(
-      "messages[0].content[0].source.data"
+    expect(
+      failure(build(userBlocks({ type: "image", source: { type: "base64", media_type: "image/png" } }))).field
+    ).toBe("messages[0].content[0].source.data")
+    expect(failure(build(userBlocks({ type: "image", source: { type: "url" } }))).field).toBe(
+      "messages[0].content[0].source.url"
     )
-    expect(failure(build(userBlocks({ type: "image", source: { type: "url" } }))).field).toBe("messages[0].content[0].source.url")
     const e = failure(build(userBlocks({ type: "image", source: { type: "path", path: "/tmp/a" } })))
     expect(e.field).toBe("messages[0].content[0].source.type")
     expect(e.message).toContain("allowed: base64, url, file")
@@ -205,7 +256,9 @@ describe("buildMessagesBody: system and content blocks", () => {
   it("accepts document blocks and checks their source", () => {
     const doc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0" } }
     expect(success(build(userBlocks(doc))).messages[0]!.content).toEqual([doc])
-    expect(failure(build(userBlocks({ type: "document", source: { type: "url" } }))).field).toBe("messages[0].content[0].source.url")
+    expect(failure(build(userBlocks({ type: "document", source: { type: "url" } }))).field).toBe(
+      "messages[0].content[0].source.url"
+    )
   })
 
   it("passes block kinds it does not know through unchanged", () => {
@@ -233,24 +286,36 @@ describe("buildMessagesBody: system and content blocks", () => {
     expect(body.messages[1]!.content).toEqual(assistant)
     const e = failure(build(userBlocks({ type: "tool_use", id: "t", name: "n", input: {} })))
     expect(e.field).toBe("messages[0].content[0].type")
-    expect(e.message).toBe('messages[0].content[0].type: "tool_use" is not allowed in a user turn; allowed in: assistant turns')
+    expect(e.message).toBe(
+      'messages[0].content[0].type: "tool_use" is not allowed in a user turn; allowed in: assistant turns'
+    )
   })
 
   it("refuses a tool_result in an assistant turn", () => {
-    const e = failure(build(withField({ messages: [{ role: "assistant", content: [{ type: "tool_result", tool_use_id: "t" }] }] })))
+    const e = failure(
+      build(withField({ messages: [{ role: "assistant", content: [{ type: "tool_result", tool_use_id: "t" }] }] }))
+    )
     expect(e.message).toContain("allowed in: user turns")
   })
 
   it("checks the fields of tool_use, tool_result and thinking blocks", () => {
     const asAssistant = (block: unknown) => withField({ messages: [{ role: "assistant", content: [block] }] })
-    expect(failure(build(asAssistant({ type: "tool_use", id: "t", name: "n" }))).field).toBe("messages[0].content[0].input")
-    expect(failure(build(asAssistant({ type: "tool_use", id: "t", name: "n", input: [] }))).field).toBe("messages[0].content[0].input")
-    expect(failure(build(asAssistant({ type: "thinking", thinking: "x" }))).field).toBe("messages[0].content[0].signature")
-    expect(failure(build(userBlocks({ type: "tool_result" }))).field).toBe("messages[0].content[0].tool_use_id")
-    expect(failure(build(userBlocks({ type: "tool_result", tool_use_id: "t", is_error: "no" }))).field).toBe("messages[0].content[0].is_error")
-    expect(failure(build(userBlocks({ type: "tool_result", tool_use_id: "t", content: [{ type: "text" }] }))).field).toBe(
-      "messages[0].content[0].content[0].text"
+    expect(failure(build(asAssistant({ type: "tool_use", id: "t", name: "n" }))).field).toBe(
+      "messages[0].content[0].input"
     )
+    expect(failure(build(asAssistant({ type: "tool_use", id: "t", name: "n", input: [] }))).field).toBe(
+      "messages[0].content[0].input"
+    )
+    expect(failure(build(asAssistant({ type: "thinking", thinking: "x" }))).field).toBe(
+      "messages[0].content[0].signature"
+    )
+    expect(failure(build(userBlocks({ type: "tool_result" }))).field).toBe("messages[0].content[0].tool_use_id")
+    expect(failure(build(userBlocks({ type: "tool_result", tool_use_id: "t", is_error: "no" }))).field).toBe(
+      "messages[0].content[0].is_error"
+    )
+    expect(
+      failure(build(userBlocks({ type: "tool_result", tool_use_id: "t", content: [{ type: "text" }] }))).field
+    ).toBe("messages[0].content[0].content[0].text")
   })
 })
 
@@ -260,7 +325,9 @@ describe("buildMessagesBody: cache_control", () => {
       cache_control: { type: "persistent" },
       system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
       tools: [{ name: "t", input_schema: { type: "object" }, cache_control: { type: "persistent" } }],
-      messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "5m" } }] }]
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "5m" } }] }
+      ]
     })
     expect(success(build(input))).toEqual(input)
   })
@@ -268,19 +335,28 @@ describe("buildMessagesBody: cache_control", () => {
   it("refuses another cache_control type, naming the field and the allowed values", () => {
     const e = failure(build(userBlocks({ type: "text", text: "hi", cache_control: { type: "forever" } })))
     expect(e.field).toBe("messages[0].content[0].cache_control.type")
-    expect(e.message).toBe('messages[0].content[0].cache_control.type: "forever" is not allowed; allowed: ephemeral, persistent')
+    expect(e.message).toBe(
+      'messages[0].content[0].cache_control.type: "forever" is not allowed; allowed: ephemeral, persistent'
+    )
     expect(failure(build(withField({ cache_control: { type: "x" } }))).field).toBe("cache_control.type")
     expect(failure(build(withField({ cache_control: {} }))).field).toBe("cache_control.type")
-    expect(failure(build(withField({ system: [{ type: "text", text: "s", cache_control: "ephemeral" }] }))).field).toBe("system[0].cache_control")
-    expect(failure(build(withField({ tools: [{ name: "t", input_schema: { type: "object" }, cache_control: { type: "1h" } }] }))).field).toBe(
-      "tools[0].cache_control.type"
+    expect(failure(build(withField({ system: [{ type: "text", text: "s", cache_control: "ephemeral" }] }))).field).toBe(
+      "system[0].cache_control"
     )
+    expect(
+      failure(
+        build(withField({ tools: [{ name: "t", input_schema: { type: "object" }, cache_control: { type: "1h" } }] }))
+      ).field
+    ).toBe("tools[0].cache_control.type")
   })
 })
 
 describe("buildMessagesBody: thinking", () => {
   it("accepts enabled thinking with a budget above 1024 and below max_tokens", () => {
-    expect(success(build(withField({ thinking: { type: "enabled", budget_tokens: 2048 } }))).thinking).toEqual({ type: "enabled", budget_tokens: 2048 })
+    expect(success(build(withField({ thinking: { type: "enabled", budget_tokens: 2048 } }))).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 2048
+    })
   })
 
   it("refuses a budget of 1024 or less", () => {
@@ -312,7 +388,11 @@ describe("buildMessagesBody: thinking", () => {
 })
 
 describe("buildMessagesBody: tools and tool_choice", () => {
-  const weather = { name: "get_weather", description: "Weather by city", input_schema: { type: "object", properties: { city: { type: "string" } } } }
+  const weather = {
+    name: "get_weather",
+    description: "Weather by city",
+    input_schema: { type: "object", properties: { city: { type: "string" } } }
+  }
 
   it("accepts function tools and server tools with a type", () => {
     const tools = [weather, { type: "web_search_20250305", name: "web_search", max_uses: 3 }]
@@ -322,16 +402,18 @@ describe("buildMessagesBody: tools and tool_choice", () => {
   it("requires a name and an input_schema object of type object on function tools", () => {
     expect(failure(build(withField({ tools: [{ input_schema: { type: "object" } }] }))).field).toBe("tools[0].name")
     expect(failure(build(withField({ tools: [{ name: "t" }] }))).field).toBe("tools[0].input_schema")
-    expect(failure(build(withField({ tools: [{ name: "t", input_schema: "object" }] }))).field).toBe("tools[0].input_schema")
+    expect(failure(build(withField({ tools: [{ name: "t", input_schema: "object" }] }))).field).toBe(
+      "tools[0].input_schema"
+    )
     const e = failure(build(withField({ tools: [{ name: "t", input_schema: { type: "array" } }] })))
     expect(e.field).toBe("tools[0].input_schema.type")
     expect(e.message).toBe('tools[0].input_schema.type: "array" is not allowed; allowed: object')
   })
 
   it("refuses a tool name with spaces and a name declared twice", () => {
-    expect(failure(build(withField({ tools: [{ name: "get weather", input_schema: { type: "object" } }] }))).message).toContain(
-      "allowed: 1 to 128 letters, digits, _ or -"
-    )
+    expect(
+      failure(build(withField({ tools: [{ name: "get weather", input_schema: { type: "object" } }] }))).message
+    ).toContain("allowed: 1 to 128 letters, digits, _ or -")
     const e = failure(build(withField({ tools: [weather, weather] })))
     expect(e.field).toBe("tools[1].name")
     expect(e.rule).toBe("unique")
@@ -356,7 +438,9 @@ describe("buildMessagesBody: tools and tool_choice", () => {
   })
 
   it("requires tool_choice.name for type tool, matching a declared tool", () => {
-    expect(failure(build(withField({ tools: [weather], tool_choice: { type: "tool" } }))).field).toBe("tool_choice.name")
+    expect(failure(build(withField({ tools: [weather], tool_choice: { type: "tool" } }))).field).toBe(
+      "tool_choice.name"
+    )
     const e = failure(build(withField({ tools: [weather], tool_choice: { type: "tool", name: "get_time" } })))
     expect(e.field).toBe("tool_choice.name")
     expect(e.message).toBe('tool_choice.name: "get_time" is not allowed for the declared tools; allowed: get_weather')
@@ -371,34 +455,61 @@ describe("buildMessagesBody: tools and tool_choice", () => {
 
 describe("buildCountTokensBody", () => {
   it("builds a body of model and messages, with system and tools optional", () => {
-    const input = { model: MODEL, messages: base.messages, system: "s", tools: [{ name: "t", input_schema: { type: "object" } }] }
+    const input = {
+      model: MODEL,
+      messages: base.messages,
+      system: "s",
+      tools: [{ name: "t", input_schema: { type: "object" } }]
+    }
     expect(success(buildCountTokensBody(input))).toEqual(input)
   })
 
   it("drops the output controls it does not count, so a create body counts as it is", () => {
-    const body = success(buildCountTokensBody(withField({ stream: true, temperature: 0.5, top_k: 5, metadata: { user_id: "u" } })))
+    const body = success(
+      buildCountTokensBody(withField({ stream: true, temperature: 0.5, top_k: 5, metadata: { user_id: "u" } }))
+    )
     expect(body).toEqual({ model: MODEL, messages: base.messages })
   })
 
   it("requires model and messages and a messages model", () => {
     expect(failure(buildCountTokensBody({ messages: base.messages })).field).toBe("model")
     expect(failure(buildCountTokensBody({ model: MODEL })).field).toBe("messages")
-    expect(failure(buildCountTokensBody({ model: "gpt-4o", messages: base.messages })).message).toContain("cannot be sent to countTokens")
+    expect(failure(buildCountTokensBody({ model: "gpt-4o", messages: base.messages })).message).toContain(
+      "cannot be sent to countTokens"
+    )
   })
 
   it("checks the messages and tools it counts", () => {
-    expect(failure(buildCountTokensBody({ model: MODEL, messages: [{ role: "bot", content: "x" }] })).field).toBe("messages[0].role")
-    expect(failure(buildCountTokensBody({ model: MODEL, messages: base.messages, tools: [{ name: "t" }] })).field).toBe("tools[0].input_schema")
+    expect(failure(buildCountTokensBody({ model: MODEL, messages: [{ role: "bot", content: "x" }] })).field).toBe(
+      "messages[0].role"
+    )
+    expect(failure(buildCountTokensBody({ model: MODEL, messages: base.messages, tools: [{ name: "t" }] })).field).toBe(
+      "tools[0].input_schema"
+    )
   })
 
   it("checks a thinking budget without comparing it to max_tokens", () => {
-    expect(success(buildCountTokensBody({ model: MODEL, messages: base.messages, thinking: { type: "enabled", budget_tokens: 9000 } })).thinking).toEqual({
+    expect(
+      success(
+        buildCountTokensBody({
+          model: MODEL,
+          messages: base.messages,
+          thinking: { type: "enabled", budget_tokens: 9000 }
+        })
+      ).thinking
+    ).toEqual({
       type: "enabled",
       budget_tokens: 9000
     })
-    expect(failure(buildCountTokensBody({ model: MODEL, messages: base.messages, thinking: { type: "enabled", budget_tokens: 10 } })).field).toBe(
-      "thinking.budget_tokens"
-    )
+    expect(
+      failure(
+        buildCountTokensBody({
+          model: MODEL,
+          messages: base.messages,
+          thinking: { type: "enabled", budget_tokens: 10 }
+        })
+      ).field
+    ).toBe("thinking.budget_tokens")
   })
 })
 
@@ -432,32 +543,42 @@ describe("appendToolRound", () => {
   })
 
   it("builds a body that buildMessagesBody accepts", () => {
-    const messages = success(appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_1" }, { tool_use_id: "toolu_2" }]))
+    const messages = success(
+      appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_1" }, { tool_use_id: "toolu_2" }])
+    )
     expect(success(build(withField({ messages }))).messages).toHaveLength(3)
   })
 
   it("refuses a result whose tool_use_id names no tool_use of the assistant turn", () => {
     const e = failure(appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_9", content: "?" }]))
     expect(e.field).toBe("toolResults[0].tool_use_id")
-    expect(e.message).toBe('toolResults[0].tool_use_id: "toolu_9" is not allowed for the tool_use blocks of the assistant turn; allowed: toolu_1, toolu_2')
+    expect(e.message).toBe(
+      'toolResults[0].tool_use_id: "toolu_9" is not allowed for the tool_use blocks of the assistant turn; allowed: toolu_1, toolu_2'
+    )
   })
 
   it("refuses a tool_use left without a result and a result given twice", () => {
     const missing = failure(appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_1" }]))
     expect(missing.field).toBe("toolResults")
     expect(missing.message).toContain('"toolu_2"')
-    const twice = failure(appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_1" }, { tool_use_id: "toolu_1" }]))
+    const twice = failure(
+      appendToolRound(conversation, assistant, [{ tool_use_id: "toolu_1" }, { tool_use_id: "toolu_1" }])
+    )
     expect(twice.field).toBe("toolResults[1].tool_use_id")
     expect(twice.rule).toBe("unique")
   })
 
   it("refuses an assistant turn without tool_use and empty results", () => {
-    expect(failure(appendToolRound(conversation, [{ type: "text", text: "Hi" }], [{ tool_use_id: "x" }])).field).toBe("assistantContent")
+    expect(failure(appendToolRound(conversation, [{ type: "text", text: "Hi" }], [{ tool_use_id: "x" }])).field).toBe(
+      "assistantContent"
+    )
     expect(failure(appendToolRound(conversation, assistant, [])).field).toBe("toolResults")
   })
 
   it("refuses a result of another block type and a malformed conversation", () => {
-    const e = failure(appendToolRound(conversation, assistant, [{ type: "text", tool_use_id: "toolu_1" }, { tool_use_id: "toolu_2" }]))
+    const e = failure(
+      appendToolRound(conversation, assistant, [{ type: "text", tool_use_id: "toolu_1" }, { tool_use_id: "toolu_2" }])
+    )
     expect(e.field).toBe("toolResults[0].type")
     expect(failure(appendToolRound([{ role: "bot", content: "x" }], assistant, [])).field).toBe("messages[0].role")
   })

@@ -13,7 +13,8 @@ import {
 import { decodeMessagesEventEither, type MessagesEvent } from "../../src/core/text/messages/MessagesEvents.js"
 import { messagesTextStream, messagesThinkingToolStream, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<MessagesEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeMessagesEventEither(r)))
+const events = (text: string): Array<MessagesEvent> =>
+  toRecords(text).map((r) => Result.getOrThrow(decodeMessagesEventEither(r)))
 
 const start: MessagesEvent = {
   type: "message_start",
@@ -28,10 +29,22 @@ const start: MessagesEvent = {
     usage: { input_tokens: 5, output_tokens: 1 }
   }
 }
-const textStart = (index: number): MessagesEvent => ({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
-const textDelta = (index: number, text: string): MessagesEvent => ({ type: "content_block_delta", index, delta: { type: "text_delta", text } })
+const textStart = (index: number): MessagesEvent => ({
+  type: "content_block_start",
+  index,
+  content_block: { type: "text", text: "" }
+})
+const textDelta = (index: number, text: string): MessagesEvent => ({
+  type: "content_block_delta",
+  index,
+  delta: { type: "text_delta", text }
+})
 const stop = (index: number): MessagesEvent => ({ type: "content_block_stop", index })
-const messageDelta: MessagesEvent = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } }
+const messageDelta: MessagesEvent = {
+  type: "message_delta",
+  delta: { stop_reason: "end_turn" },
+  usage: { output_tokens: 9 }
+}
 const messageStop: MessagesEvent = { type: "message_stop" }
 
 /** Folds events and returns the failure (the test fails if there is none). */
@@ -67,7 +80,12 @@ describe("MessagesAccumulator", () => {
     const message = Result.getOrThrow(accumulateMessages(events(messagesTextStream)))
     expect(message.content).toEqual([{ type: "text", text: "Hello, world" }])
     expect(message.stop_reason).toBe("end_turn")
-    expect(message.usage).toEqual({ input_tokens: 10, output_tokens: 7, cache_creation_input_tokens: null, cache_read_input_tokens: 2048 })
+    expect(message.usage).toEqual({
+      input_tokens: 10,
+      output_tokens: 7,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: 2048
+    })
   })
 
   it("appends citations to the text block", () => {
@@ -76,13 +94,21 @@ describe("MessagesAccumulator", () => {
         start,
         textStart(0),
         textDelta(0, "cited"),
-        { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation: { type: "char_location", cited_text: "c" } } },
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "citations_delta", citation: { type: "char_location", cited_text: "c" } }
+        },
         stop(0),
         messageDelta,
         messageStop
       ])
     )
-    expect(message.content[0]).toEqual({ type: "text", text: "cited", citations: [{ type: "char_location", cited_text: "c" }] })
+    expect(message.content[0]).toEqual({
+      type: "text",
+      text: "cited",
+      citations: [{ type: "char_location", cited_text: "c" }]
+    })
   })
 
   it("never mutates the previous snapshot", () => {
@@ -135,7 +161,11 @@ describe("MessagesAccumulator", () => {
   })
 
   it("fails out-of-order when a delta kind does not fit the block", () => {
-    const error = failure([start, textStart(0), { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{" } }])
+    const error = failure([
+      start,
+      textStart(0),
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{" } }
+    ])
     expect(error.reason).toBe("out-of-order")
   })
 
@@ -173,7 +203,12 @@ describe("MessagesAccumulator", () => {
   })
 
   it("turns an error event into error-event with the error type and the partial snapshot", () => {
-    const error = failure([start, textStart(0), textDelta(0, "par"), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }])
+    const error = failure([
+      start,
+      textStart(0),
+      textDelta(0, "par"),
+      { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
+    ])
     expect(error.reason).toBe("error-event")
     expect(error.errorType).toBe("overloaded_error")
     expect(error.family).toBe("messages")

@@ -103,7 +103,9 @@ describe("MessagesEvents", () => {
 
   it("decodes an unknown delta kind instead of failing", () => {
     const event = Result.getOrThrow(
-      decodeMessagesEventEither(record({ type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } }))
+      decodeMessagesEventEither(
+        record({ type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: "x" } })
+      )
     )
     expect(event.type === "content_block_delta" && event.delta.type).toBe("compaction_delta")
   })
@@ -127,7 +129,9 @@ describe("MessagesEvents", () => {
   })
 
   it("fails with a DecodeError naming the event when a known event is malformed", () => {
-    const result = decodeMessagesEventEither(record({ type: "content_block_delta", index: "0", delta: { type: "text_delta", text: "x" } }))
+    const result = decodeMessagesEventEither(
+      record({ type: "content_block_delta", index: "0", delta: { type: "text_delta", text: "x" } })
+    )
     expect(Result.isFailure(result) && result.failure.what).toBe("content_block_delta event")
   })
 
@@ -135,17 +139,31 @@ describe("MessagesEvents", () => {
     const delta = (data: string) => decodeMessagesEventEither({ event: "content_block_delta", data })
 
     it("decodes text, thinking and tool-input fragments, escapes included, to what the Schema gives", () => {
-      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'))).toStrictEqual({
+      expect(
+        Result.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'))
+      ).toStrictEqual({
         type: "content_block_delta",
         index: 0,
         delta: { type: "text_delta", text: "Hi" }
       })
-      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":12,"delta":{"type":"thinking_delta","thinking":"a\\n\\"b\\" \\u00e9\\ud83d\\ude00"}}'))).toStrictEqual({
+      expect(
+        Result.getOrThrow(
+          delta(
+            '{"type":"content_block_delta","index":12,"delta":{"type":"thinking_delta","thinking":"a\\n\\"b\\" \\u00e9\\ud83d\\ude00"}}'
+          )
+        )
+      ).toStrictEqual({
         type: "content_block_delta",
         index: 12,
         delta: { type: "thinking_delta", thinking: 'a\n"b" é😀' }
       })
-      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}'))).toStrictEqual({
+      expect(
+        Result.getOrThrow(
+          delta(
+            '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":"}}'
+          )
+        )
+      ).toStrictEqual({
         type: "content_block_delta",
         index: 1,
         delta: { type: "input_json_delta", partial_json: '{"a":' }
@@ -161,7 +179,11 @@ describe("MessagesEvents", () => {
         '{"type":"content_block_delta","index":100,"delta":{"type":"text_delta","text":"x"}}\n'
       ])
         expect(Result.getOrThrow(delta(data))).toEqual(expected)
-      expect(Result.getOrThrow(delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}'))).toEqual({
+      expect(
+        Result.getOrThrow(
+          delta('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x","extra":1}}')
+        )
+      ).toEqual({
         type: "content_block_delta",
         index: 0,
         delta: { type: "text_delta", text: "x" }
@@ -183,11 +205,13 @@ describe("MessagesEvents", () => {
 
     it("keeps the depth bound: a bound of one level refuses a fragment delta", () => {
       const result = decodeMessagesEventEither(
-        { event: "content_block_delta", data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}' },
+        {
+          event: "content_block_delta",
+          data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}'
+        },
         { maxDepth: 1 }
       )
       expect(Result.isFailure(result) && result.failure.message).toMatch(/nesting deeper than 1 levels/)
     })
   })
 })
-

@@ -15,7 +15,12 @@ describe("decodeModelList", () => {
     Effect.gen(function* () {
       const list = yield* decodeModelList("messages", {
         data: [
-          { type: "model", id: "epsilon-opus-4-5-20251101", display_name: "Epsilon Opus 4.5", created_at: "2025-11-01T00:00:00Z" },
+          {
+            type: "model",
+            id: "epsilon-opus-4-5-20251101",
+            display_name: "Epsilon Opus 4.5",
+            created_at: "2025-11-01T00:00:00Z"
+          },
           { type: "model", id: "other-model", display_name: "Other", created_at: "2025-01-01T00:00:10.5+00:00" }
         ],
         has_more: true,
@@ -23,7 +28,12 @@ describe("decodeModelList", () => {
         last_id: "other-model"
       })
       expect(list.data).toEqual([
-        { id: "epsilon-opus-4-5-20251101", object: "model", created: Date.UTC(2025, 10, 1) / 1000, owned_by: "epsilon" },
+        {
+          id: "epsilon-opus-4-5-20251101",
+          object: "model",
+          created: Date.UTC(2025, 10, 1) / 1000,
+          owned_by: "epsilon"
+        },
         { id: "other-model", object: "model", created: Date.UTC(2025, 0, 1) / 1000 + 10, owned_by: "epsilon" }
       ])
       expect(list).toMatchObject({ hasMore: true, nextCursor: "other-model" })
@@ -33,10 +43,16 @@ describe("decodeModelList", () => {
   it.effect("normalises the native format: models/ prefix dropped, created 0, next page token kept", () =>
     Effect.gen(function* () {
       const list = yield* decodeModelList("native", {
-        models: [{ name: "models/zeta-2.5-pro", displayName: "Zeta 2.5 Pro", supportedGenerationMethods: ["generateContent"] }],
+        models: [
+          { name: "models/zeta-2.5-pro", displayName: "Zeta 2.5 Pro", supportedGenerationMethods: ["generateContent"] }
+        ],
         nextPageToken: "tok"
       })
-      expect(list).toEqual({ data: [{ id: "zeta-2.5-pro", object: "model", created: 0, owned_by: "zeta" }], hasMore: true, nextCursor: "tok" })
+      expect(list).toEqual({
+        data: [{ id: "zeta-2.5-pro", object: "model", created: 0, owned_by: "zeta" }],
+        hasMore: true,
+        nextCursor: "tok"
+      })
       expect((yield* decodeModelList("native", { models: [] })).hasMore).toBe(false)
     })
   )
@@ -44,9 +60,17 @@ describe("decodeModelList", () => {
   it.effect("fails with a DecodeError on the wrong format or a bad date", () =>
     Effect.gen(function* () {
       expect(yield* Effect.flip(decodeModelList("openai", { models: [] }))).toMatchObject({ _tag: "DecodeError" })
-      expect(yield* Effect.flip(decodeModelList("messages", { data: [{ type: "model", id: "x", created_at: "yesterday" }] }))).toMatchObject({ _tag: "DecodeError" })
-      expect(yield* Effect.flip(decodeModelList("messages", { data: [{ type: "model", id: "x", created_at: "2025-13-45T00:00:00Z" }] }))).toMatchObject({ _tag: "DecodeError" })
-      expect(yield* Effect.flip(decodeModelList("native", { models: [{ name: "zeta-2.5-pro" }] }))).toMatchObject({ _tag: "DecodeError" })
+      expect(
+        yield* Effect.flip(decodeModelList("messages", { data: [{ type: "model", id: "x", created_at: "yesterday" }] }))
+      ).toMatchObject({ _tag: "DecodeError" })
+      expect(
+        yield* Effect.flip(
+          decodeModelList("messages", { data: [{ type: "model", id: "x", created_at: "2025-13-45T00:00:00Z" }] })
+        )
+      ).toMatchObject({ _tag: "DecodeError" })
+      expect(yield* Effect.flip(decodeModelList("native", { models: [{ name: "zeta-2.5-pro" }] }))).toMatchObject({
+        _tag: "DecodeError"
+      })
     })
   )
 })
@@ -66,7 +90,8 @@ describe("model list headers", () => {
     expect(messages["anthropic-version"]).toBeDefined()
     expect(modelListHeaders("native", "k")).toEqual({ authorization: "Bearer k", "x-vendor-api-key": "k" })
     expect(modelListHeaders("openai", "k")).toEqual({ authorization: "Bearer k" })
-    for (const format of ["openai", "messages", "native"] as const) expect(modelListFormatFor(modelListHeaders(format, "k"))).toBe(format)
+    for (const format of ["openai", "messages", "native"] as const)
+      expect(modelListFormatFor(modelListHeaders(format, "k"))).toBe(format)
     expect(modelListFormatFor({ authorization: "Bearer k" }, { key: "k" })).toBe("native")
     expect(modelListFormatFor({ "x-api-key": "k" })).toBe("openai")
   })

@@ -4,8 +4,9 @@ import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { buildNativeBody, parseNativeModel } from "../../src/core/text/native/Native.js"
 
 // A builder's effect, or the result of a synchronous check (`parseNativeModel`).
-const outcome = <A>(run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>): Result.Result<A, InvalidRequest> =>
-  Result.isResult(run) ? run : Effect.runSync(Effect.result(run))
+const outcome = <A>(
+  run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>
+): Result.Result<A, InvalidRequest> => (Result.isResult(run) ? run : Effect.runSync(Effect.result(run)))
 const failure = <A>(run: Effect.Effect<A, InvalidRequest> | Result.Result<A, InvalidRequest>): InvalidRequest => {
   const result = outcome(run)
   if (Result.isSuccess(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.success)}`)
@@ -25,7 +26,11 @@ const thinking = (thinkingConfig: Record<string, unknown>) => gen({ thinkingConf
 
 describe("parseNativeModel", () => {
   it("reads the class from the id and finds no suffix on a plain id", () => {
-    expect(success(parseNativeModel("zeta-2.5-pro"))).toEqual({ id: "zeta-2.5-pro", base: "zeta-2.5-pro", modelClass: "2.5" })
+    expect(success(parseNativeModel("zeta-2.5-pro"))).toEqual({
+      id: "zeta-2.5-pro",
+      base: "zeta-2.5-pro",
+      modelClass: "2.5"
+    })
     expect(success(parseNativeModel("zeta-3-pro-preview")).modelClass).toBe("3")
     expect(success(parseNativeModel("zeta-3.1-flash-lite")).modelClass).toBe("3")
     expect(success(parseNativeModel("zeta-2.0-flash")).modelClass).toBe("other")
@@ -35,9 +40,17 @@ describe("parseNativeModel", () => {
     expect(success(parseNativeModel("zeta-2.5-flash-thinking")).suffix).toEqual({ _tag: "thinking" })
     expect(success(parseNativeModel("zeta-2.5-flash-nothinking")).suffix).toEqual({ _tag: "nothinking" })
     const budget = success(parseNativeModel("zeta-2.5-pro-thinking-8192"))
-    expect(budget).toEqual({ id: "zeta-2.5-pro-thinking-8192", base: "zeta-2.5-pro", modelClass: "2.5", suffix: { _tag: "budget", budget: 8192 } })
+    expect(budget).toEqual({
+      id: "zeta-2.5-pro-thinking-8192",
+      base: "zeta-2.5-pro",
+      modelClass: "2.5",
+      suffix: { _tag: "budget", budget: 8192 }
+    })
     expect(success(parseNativeModel("zeta-3-pro-preview-thinking-low")).suffix).toEqual({ _tag: "level", level: "LOW" })
-    expect(success(parseNativeModel("zeta-3-pro-preview-thinking-high")).suffix).toEqual({ _tag: "level", level: "HIGH" })
+    expect(success(parseNativeModel("zeta-3-pro-preview-thinking-high")).suffix).toEqual({
+      _tag: "level",
+      level: "HIGH"
+    })
   })
 
   it("refuses a level suffix on the 2.5 class and a budget suffix on the 3 class", () => {
@@ -99,12 +112,16 @@ describe("buildNativeBody: contents", () => {
     const e = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "assistant", parts: [{ text: "x" }] }] }))
     expect(e.field).toBe("contents[0].role")
     expect(e.message).toBe('contents[0].role: "assistant" is not allowed; allowed: user, model')
-    expect(success(buildNativeBody("zeta-2.5-pro", { contents: [{ parts: [{ text: "x" }] }] })).contents).toHaveLength(1)
+    expect(success(buildNativeBody("zeta-2.5-pro", { contents: [{ parts: [{ text: "x" }] }] })).contents).toHaveLength(
+      1
+    )
   })
 
   it("requires non-empty parts", () => {
     expect(failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user" }] })).field).toBe("contents[0].parts")
-    expect(failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [] }] })).field).toBe("contents[0].parts")
+    expect(failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [] }] })).field).toBe(
+      "contents[0].parts"
+    )
   })
 
   it("accepts the known part kinds and passes other kinds through", () => {
@@ -125,10 +142,18 @@ describe("buildNativeBody: contents", () => {
 
   it("checks the fields of each part kind with its path", () => {
     const one = (part: unknown) => ({ contents: [{ role: "user", parts: [{ text: "x" }, part] }] })
-    expect(failure(buildNativeBody("zeta-2.5-pro", one({ inlineData: { data: "x" } }))).field).toBe("contents[0].parts[1].inlineData.mimeType")
-    expect(failure(buildNativeBody("zeta-2.5-pro", one({ inlineData: { mimeType: "image/png" } }))).field).toBe("contents[0].parts[1].inlineData.data")
-    expect(failure(buildNativeBody("zeta-2.5-pro", one({ fileData: { mimeType: "a/b" } }))).field).toBe("contents[0].parts[1].fileData.fileUri")
-    expect(failure(buildNativeBody("zeta-2.5-pro", one({ functionCall: { args: {} } }))).field).toBe("contents[0].parts[1].functionCall.name")
+    expect(failure(buildNativeBody("zeta-2.5-pro", one({ inlineData: { data: "x" } }))).field).toBe(
+      "contents[0].parts[1].inlineData.mimeType"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-pro", one({ inlineData: { mimeType: "image/png" } }))).field).toBe(
+      "contents[0].parts[1].inlineData.data"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-pro", one({ fileData: { mimeType: "a/b" } }))).field).toBe(
+      "contents[0].parts[1].fileData.fileUri"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-pro", one({ functionCall: { args: {} } }))).field).toBe(
+      "contents[0].parts[1].functionCall.name"
+    )
     expect(failure(buildNativeBody("zeta-2.5-pro", one({ functionResponse: { name: "f" } }))).field).toBe(
       "contents[0].parts[1].functionResponse.response"
     )
@@ -136,10 +161,16 @@ describe("buildNativeBody: contents", () => {
   })
 
   it("refuses a part with two data kinds and an empty part", () => {
-    const two = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "a", inlineData: { mimeType: "a/b", data: "x" } }] }] }))
+    const two = failure(
+      buildNativeBody("zeta-2.5-pro", {
+        contents: [{ role: "user", parts: [{ text: "a", inlineData: { mimeType: "a/b", data: "x" } }] }]
+      })
+    )
     expect(two.field).toBe("contents[0].parts[0]")
     expect(two.message).toContain("holds text and inlineData")
-    expect(failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{}] }] })).rule).toBe("non-empty")
+    expect(failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{}] }] })).rule).toBe(
+      "non-empty"
+    )
   })
 })
 
@@ -152,7 +183,9 @@ describe("buildNativeBody: generationConfig", () => {
   })
 
   it("checks topP, topK and maxOutputTokens", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro", gen({ topP: 0.9, topK: 40, maxOutputTokens: 1024 }))).generationConfig).toEqual({
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", gen({ topP: 0.9, topK: 40, maxOutputTokens: 1024 }))).generationConfig
+    ).toEqual({
       topP: 0.9,
       topK: 40,
       maxOutputTokens: 1024
@@ -165,27 +198,34 @@ describe("buildNativeBody: generationConfig", () => {
   })
 
   it("accepts responseModalities in either case, sends them upper case, and refuses others", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro", gen({ responseModalities: ["text", "IMAGE"] }))).generationConfig?.responseModalities).toEqual([
-      "TEXT",
-      "IMAGE"
-    ])
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", gen({ responseModalities: ["text", "IMAGE"] }))).generationConfig
+        ?.responseModalities
+    ).toEqual(["TEXT", "IMAGE"])
     const e = failure(buildNativeBody("zeta-2.5-pro", gen({ responseModalities: ["VIDEO"] })))
     expect(e.field).toBe("generationConfig.responseModalities[0]")
-    expect(e.message).toBe('generationConfig.responseModalities[0]: "VIDEO" is not allowed; allowed: TEXT, IMAGE, AUDIO')
+    expect(e.message).toBe(
+      'generationConfig.responseModalities[0]: "VIDEO" is not allowed; allowed: TEXT, IMAGE, AUDIO'
+    )
   })
 
   it("accepts an imageConfig and refuses an unknown aspect ratio, size or MIME type", () => {
     const imageConfig = { aspectRatio: "16:9", imageSize: "2K", imageOutputOptions: { mimeType: "image/jpeg" } }
-    expect(success(buildNativeBody("zeta-3-pro-preview", gen({ responseModalities: ["IMAGE"], imageConfig }))).generationConfig?.imageConfig).toEqual(
-      imageConfig
-    )
+    expect(
+      success(buildNativeBody("zeta-3-pro-preview", gen({ responseModalities: ["IMAGE"], imageConfig })))
+        .generationConfig?.imageConfig
+    ).toEqual(imageConfig)
     const ratio = failure(buildNativeBody("zeta-3-pro-preview", gen({ imageConfig: { aspectRatio: "7:3" } })))
     expect(ratio.field).toBe("generationConfig.imageConfig.aspectRatio")
     expect(ratio.message).toContain("allowed: 1:1, 2:3")
-    expect(failure(buildNativeBody("zeta-3-pro-preview", gen({ imageConfig: { imageSize: "2k" } }))).field).toBe("generationConfig.imageConfig.imageSize")
-    expect(failure(buildNativeBody("zeta-3-pro-preview", gen({ imageConfig: { imageOutputOptions: { mimeType: "text/plain" } } }))).field).toBe(
-      "generationConfig.imageConfig.imageOutputOptions.mimeType"
+    expect(failure(buildNativeBody("zeta-3-pro-preview", gen({ imageConfig: { imageSize: "2k" } }))).field).toBe(
+      "generationConfig.imageConfig.imageSize"
     )
+    expect(
+      failure(
+        buildNativeBody("zeta-3-pro-preview", gen({ imageConfig: { imageOutputOptions: { mimeType: "text/plain" } } }))
+      ).field
+    ).toBe("generationConfig.imageConfig.imageOutputOptions.mimeType")
   })
 
   it("names the path of a known nested field given as null", () => {
@@ -196,7 +236,9 @@ describe("buildNativeBody: generationConfig", () => {
   })
 
   it("passes the other generationConfig fields of protocol-notes §2.2 through", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro", gen({ seed: 7, responseMimeType: "application/json" }))).generationConfig).toEqual({
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", gen({ seed: 7, responseMimeType: "application/json" }))).generationConfig
+    ).toEqual({
       seed: 7,
       responseMimeType: "application/json"
     })
@@ -212,39 +254,68 @@ describe("buildNativeBody: generationConfig", () => {
     const i = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts }] }))
     expect(i).toMatchObject({ field: "contents[0].parts[0].inlineData.mimetype", rule: "unknown-field" })
     // A part itself stays open (upstream adds thought, thoughtSignature, …).
-    expect(success(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "hi", thoughtSignature: "s" }] }] })).contents).toHaveLength(1)
+    expect(
+      success(
+        buildNativeBody("zeta-2.5-pro", {
+          contents: [{ role: "user", parts: [{ text: "hi", thoughtSignature: "s" }] }]
+        })
+      ).contents
+    ).toHaveLength(1)
   })
 })
 
 describe("buildNativeBody: thinkingConfig", () => {
   it("accepts thinkingBudget and includeThoughts on the 2.5 class within the model's range", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudget: 2048, includeThoughts: true }))).generationConfig?.thinkingConfig).toEqual({
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudget: 2048, includeThoughts: true })))
+        .generationConfig?.thinkingConfig
+    ).toEqual({
       thinkingBudget: 2048,
       includeThoughts: true
     })
-    expect(success(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudget: -1 }))).generationConfig?.thinkingConfig).toEqual({ thinkingBudget: -1 })
-    expect(success(buildNativeBody("zeta-2.5-flash", thinking({ thinkingBudget: 0 }))).generationConfig?.thinkingConfig).toEqual({ thinkingBudget: 0 })
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudget: -1 }))).generationConfig?.thinkingConfig
+    ).toEqual({ thinkingBudget: -1 })
+    expect(
+      success(buildNativeBody("zeta-2.5-flash", thinking({ thinkingBudget: 0 }))).generationConfig?.thinkingConfig
+    ).toEqual({ thinkingBudget: 0 })
   })
 
   it("refuses a budget outside the model's range, naming it", () => {
     const e = failure(buildNativeBody("zeta-2.5-pro", thinking({ thinkingBudget: 0 })))
     expect(e.field).toBe("generationConfig.thinkingConfig.thinkingBudget")
-    expect(e.message).toBe("generationConfig.thinkingConfig.thinkingBudget: 0 is out of range for zeta-2.5-pro; allowed: -1 (dynamic) or 128 to 32768")
-    expect(failure(buildNativeBody("zeta-2.5-flash-lite", thinking({ thinkingBudget: 100 }))).message).toContain("0 (off) or 512 to 24576")
-    expect(failure(buildNativeBody("zeta-2.5-flash", thinking({ thinkingBudget: 30000 }))).message).toContain("0 to 24576")
-    expect(failure(buildNativeBody("zeta-2.5-flash", thinking({ includeThoughts: "yes" }))).field).toBe("generationConfig.thinkingConfig.includeThoughts")
+    expect(e.message).toBe(
+      "generationConfig.thinkingConfig.thinkingBudget: 0 is out of range for zeta-2.5-pro; allowed: -1 (dynamic) or 128 to 32768"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash-lite", thinking({ thinkingBudget: 100 }))).message).toContain(
+      "0 (off) or 512 to 24576"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash", thinking({ thinkingBudget: 30000 }))).message).toContain(
+      "0 to 24576"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash", thinking({ includeThoughts: "yes" }))).field).toBe(
+      "generationConfig.thinkingConfig.includeThoughts"
+    )
   })
 
   it("accepts thinkingLevel LOW or HIGH on the 3 class, in either case, sent upper case", () => {
-    expect(success(buildNativeBody("zeta-3-pro-preview", thinking({ thinkingLevel: "low" }))).generationConfig?.thinkingConfig).toEqual({
+    expect(
+      success(buildNativeBody("zeta-3-pro-preview", thinking({ thinkingLevel: "low" }))).generationConfig
+        ?.thinkingConfig
+    ).toEqual({
       thinkingLevel: "LOW"
     })
-    expect(success(buildNativeBody("zeta-3-pro-preview", thinking({ thinkingLevel: "HIGH" }))).generationConfig?.thinkingConfig).toEqual({
+    expect(
+      success(buildNativeBody("zeta-3-pro-preview", thinking({ thinkingLevel: "HIGH" }))).generationConfig
+        ?.thinkingConfig
+    ).toEqual({
       thinkingLevel: "HIGH"
     })
     const e = failure(buildNativeBody("zeta-3-pro-preview", thinking({ thinkingLevel: "MEDIUM" })))
     expect(e.field).toBe("generationConfig.thinkingConfig.thinkingLevel")
-    expect(e.message).toBe('generationConfig.thinkingConfig.thinkingLevel: "MEDIUM" is not allowed for zeta-3-pro-preview; allowed: LOW, HIGH')
+    expect(e.message).toBe(
+      'generationConfig.thinkingConfig.thinkingLevel: "MEDIUM" is not allowed for zeta-3-pro-preview; allowed: LOW, HIGH'
+    )
   })
 
   it("refuses thinkingLevel on the 2.5 class and thinkingBudget on the 3 class", () => {
@@ -263,9 +334,16 @@ describe("buildNativeBody: thinkingConfig", () => {
   })
 
   it("accepts a thinkingConfig that agrees with the model suffix", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro-thinking-8192", thinking({ thinkingBudget: 8192, includeThoughts: true }))).generationConfig).toBeDefined()
-    expect(success(buildNativeBody("zeta-3-pro-preview-thinking-low", thinking({ thinkingLevel: "low" }))).generationConfig).toBeDefined()
-    expect(success(buildNativeBody("zeta-2.5-flash-thinking", thinking({ includeThoughts: true }))).generationConfig).toBeDefined()
+    expect(
+      success(buildNativeBody("zeta-2.5-pro-thinking-8192", thinking({ thinkingBudget: 8192, includeThoughts: true })))
+        .generationConfig
+    ).toBeDefined()
+    expect(
+      success(buildNativeBody("zeta-3-pro-preview-thinking-low", thinking({ thinkingLevel: "low" }))).generationConfig
+    ).toBeDefined()
+    expect(
+      success(buildNativeBody("zeta-2.5-flash-thinking", thinking({ includeThoughts: true }))).generationConfig
+    ).toBeDefined()
   })
 
   it("refuses a thinkingConfig that contradicts the model suffix", () => {
@@ -273,31 +351,58 @@ describe("buildNativeBody: thinkingConfig", () => {
     expect(a.field).toBe("generationConfig.thinkingConfig.thinkingBudget")
     expect(a.rule).toBe("contradiction")
     expect(a.message).toContain("allowed: 8192")
-    expect(failure(buildNativeBody("zeta-3-pro-preview-thinking-low", thinking({ thinkingLevel: "HIGH" }))).rule).toBe("contradiction")
-    expect(failure(buildNativeBody("zeta-2.5-flash-nothinking", thinking({ thinkingBudget: 1024 }))).rule).toBe("contradiction")
-    expect(failure(buildNativeBody("zeta-2.5-flash-nothinking", thinking({ includeThoughts: true }))).rule).toBe("contradiction")
-    expect(failure(buildNativeBody("zeta-2.5-flash-thinking", thinking({ thinkingBudget: 0 }))).rule).toBe("contradiction")
+    expect(failure(buildNativeBody("zeta-3-pro-preview-thinking-low", thinking({ thinkingLevel: "HIGH" }))).rule).toBe(
+      "contradiction"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash-nothinking", thinking({ thinkingBudget: 1024 }))).rule).toBe(
+      "contradiction"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash-nothinking", thinking({ includeThoughts: true }))).rule).toBe(
+      "contradiction"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-flash-thinking", thinking({ thinkingBudget: 0 }))).rule).toBe(
+      "contradiction"
+    )
   })
 })
 
 describe("buildNativeBody: instructions, safety, tools, cache", () => {
   it("accepts systemInstruction parts of text and refuses others", () => {
     const systemInstruction = { parts: [{ text: "Be brief." }] }
-    expect(success(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction }))).systemInstruction).toEqual(systemInstruction)
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction: { parts: [{}] } }))).field).toBe("systemInstruction.parts[0].text")
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction: "Be brief." }))).field).toBe("systemInstruction")
+    expect(success(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction }))).systemInstruction).toEqual(
+      systemInstruction
+    )
+    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction: { parts: [{}] } }))).field).toBe(
+      "systemInstruction.parts[0].text"
+    )
+    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ systemInstruction: "Be brief." }))).field).toBe(
+      "systemInstruction"
+    )
   })
 
   it("accepts safetySettings of category and threshold and refuses an unknown threshold", () => {
     const safetySettings = [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_ONLY_HIGH" }]
-    expect(success(buildNativeBody("zeta-2.5-pro", withField({ safetySettings }))).safetySettings).toEqual(safetySettings)
-    const e = failure(buildNativeBody("zeta-2.5-pro", withField({ safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "LOW" }] })))
+    expect(success(buildNativeBody("zeta-2.5-pro", withField({ safetySettings }))).safetySettings).toEqual(
+      safetySettings
+    )
+    const e = failure(
+      buildNativeBody(
+        "zeta-2.5-pro",
+        withField({ safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "LOW" }] })
+      )
+    )
     expect(e.field).toBe("safetySettings[0].threshold")
     expect(e.message).toContain("allowed: BLOCK_NONE")
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ safetySettings: [{ threshold: "OFF" }] }))).field).toBe("safetySettings[0].category")
+    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ safetySettings: [{ threshold: "OFF" }] }))).field).toBe(
+      "safetySettings[0].category"
+    )
   })
 
-  const weather = { name: "get_weather", description: "Weather", parameters: { type: "OBJECT", properties: { city: { type: "STRING" } } } }
+  const weather = {
+    name: "get_weather",
+    description: "Weather",
+    parameters: { type: "OBJECT", properties: { city: { type: "STRING" } } }
+  }
 
   it("accepts function declarations and vendorSearch as separate tools elements", () => {
     const tools = [{ functionDeclarations: [weather] }, { vendorSearch: {} }]
@@ -305,30 +410,48 @@ describe("buildNativeBody: instructions, safety, tools, cache", () => {
   })
 
   it("refuses vendorSearch mixed into the functionDeclarations element", () => {
-    const e = failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [weather], vendorSearch: {} }] })))
+    const e = failure(
+      buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [weather], vendorSearch: {} }] }))
+    )
     expect(e.field).toBe("tools[0].vendorSearch")
     expect(e.message).toContain("must be its own tools element")
   })
 
   it("checks function declaration names and fields", () => {
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [{ description: "x" }] }] }))).field).toBe(
-      "tools[0].functionDeclarations[0].name"
-    )
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [{ name: "get weather" }] }] }))).field).toBe(
-      "tools[0].functionDeclarations[0].name"
-    )
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [weather, weather] }] }))).rule).toBe("unique")
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [{ name: "f", parameters: "x" }] }] }))).field).toBe(
-      "tools[0].functionDeclarations[0].parameters"
-    )
+    expect(
+      failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [{ description: "x" }] }] })))
+        .field
+    ).toBe("tools[0].functionDeclarations[0].name")
+    expect(
+      failure(
+        buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [{ name: "get weather" }] }] }))
+      ).field
+    ).toBe("tools[0].functionDeclarations[0].name")
+    expect(
+      failure(buildNativeBody("zeta-2.5-pro", withField({ tools: [{ functionDeclarations: [weather, weather] }] })))
+        .rule
+    ).toBe("unique")
+    expect(
+      failure(
+        buildNativeBody(
+          "zeta-2.5-pro",
+          withField({ tools: [{ functionDeclarations: [{ name: "f", parameters: "x" }] }] })
+        )
+      ).field
+    ).toBe("tools[0].functionDeclarations[0].parameters")
   })
 
   it("accepts functionCallingConfig modes AUTO, ANY and NONE and refuses others", () => {
     for (const mode of ["AUTO", "ANY", "NONE"])
-      expect(success(buildNativeBody("zeta-2.5-pro", withField({ toolConfig: { functionCallingConfig: { mode } } }))).toolConfig).toEqual({
+      expect(
+        success(buildNativeBody("zeta-2.5-pro", withField({ toolConfig: { functionCallingConfig: { mode } } })))
+          .toolConfig
+      ).toEqual({
         functionCallingConfig: { mode }
       })
-    const e = failure(buildNativeBody("zeta-2.5-pro", withField({ toolConfig: { functionCallingConfig: { mode: "REQUIRED" } } })))
+    const e = failure(
+      buildNativeBody("zeta-2.5-pro", withField({ toolConfig: { functionCallingConfig: { mode: "REQUIRED" } } }))
+    )
     expect(e.field).toBe("toolConfig.functionCallingConfig.mode")
     expect(e.message).toBe('toolConfig.functionCallingConfig.mode: "REQUIRED" is not allowed; allowed: AUTO, ANY, NONE')
   })
@@ -338,29 +461,49 @@ describe("buildNativeBody: instructions, safety, tools, cache", () => {
     const ok = { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["get_weather"] } }
     expect(success(buildNativeBody("zeta-2.5-pro", withField({ tools, toolConfig: ok }))).toolConfig).toEqual(ok)
     const unknown = failure(
-      buildNativeBody("zeta-2.5-pro", withField({ tools, toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["get_time"] } } }))
+      buildNativeBody(
+        "zeta-2.5-pro",
+        withField({ tools, toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["get_time"] } } })
+      )
     )
     expect(unknown.field).toBe("toolConfig.functionCallingConfig.allowedFunctionNames[0]")
     expect(unknown.message).toContain("allowed: get_weather")
     const auto = failure(
-      buildNativeBody("zeta-2.5-pro", withField({ tools, toolConfig: { functionCallingConfig: { mode: "AUTO", allowedFunctionNames: ["get_weather"] } } }))
+      buildNativeBody(
+        "zeta-2.5-pro",
+        withField({
+          tools,
+          toolConfig: { functionCallingConfig: { mode: "AUTO", allowedFunctionNames: ["get_weather"] } }
+        })
+      )
     )
     expect(auto.field).toBe("toolConfig.functionCallingConfig.allowedFunctionNames")
-    expect(failure(buildNativeBody("zeta-2.5-pro", withField({ toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: "f" } } }))).field).toBe(
-      "toolConfig.functionCallingConfig.allowedFunctionNames"
-    )
+    expect(
+      failure(
+        buildNativeBody(
+          "zeta-2.5-pro",
+          withField({ toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: "f" } } })
+        )
+      ).field
+    ).toBe("toolConfig.functionCallingConfig.allowedFunctionNames")
   })
 
   it("accepts cachedContent as a non-empty string", () => {
-    expect(success(buildNativeBody("zeta-2.5-pro", withField({ cachedContent: "cachedContents/abc" }))).cachedContent).toBe("cachedContents/abc")
+    expect(
+      success(buildNativeBody("zeta-2.5-pro", withField({ cachedContent: "cachedContents/abc" }))).cachedContent
+    ).toBe("cachedContents/abc")
     expect(failure(buildNativeBody("zeta-2.5-pro", withField({ cachedContent: 5 }))).field).toBe("cachedContent")
   })
 
   it("refuses unknown top-level fields and carries them in extra, leaving out unsafe keys", () => {
-    const e = failure(buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfg: {} }))
+    const e = failure(
+      buildNativeBody("zeta-2.5-pro", { contents: [{ role: "user", parts: [{ text: "x" }] }], generationConfg: {} })
+    )
     expect(e).toMatchObject({ field: "generationConfg", rule: "unknown-field" })
     expect(e.message).toContain("did you mean `generationConfig`?")
-    const input = JSON.parse('{"contents":[{"role":"user","parts":[{"text":"x"}]}],"extra":{"labels":{"team":"a"},"__proto__":{"polluted":1}}}')
+    const input = JSON.parse(
+      '{"contents":[{"role":"user","parts":[{"text":"x"}]}],"extra":{"labels":{"team":"a"},"__proto__":{"polluted":1}}}'
+    )
     const body = success(buildNativeBody("zeta-2.5-pro", input)) as Record<string, unknown>
     expect(body.labels).toEqual({ team: "a" })
     expect(Object.hasOwn(body, "__proto__")).toBe(false)

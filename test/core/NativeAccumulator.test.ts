@@ -1,7 +1,13 @@
 import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError, IncompleteStream } from "../../src/core/errors/GatewayError.js"
-import { accumulateNative, finishNative, initialNativeSnapshot, type NativeSnapshot, stepNative } from "../../src/core/text/native/NativeAccumulator.js"
+import {
+  accumulateNative,
+  finishNative,
+  initialNativeSnapshot,
+  type NativeSnapshot,
+  stepNative
+} from "../../src/core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
   decodeNativeChunk,
@@ -11,7 +17,8 @@ import {
 } from "../../src/core/text/native/NativeResponse.js"
 import { nativeStream, record, toRecords } from "../fixtures/TextStreams.js"
 
-const chunks = (): Array<NativeChunk> => toRecords(nativeStream).map((r) => Result.getOrThrow(decodeNativeChunkEither(r)))
+const chunks = (): Array<NativeChunk> =>
+  toRecords(nativeStream).map((r) => Result.getOrThrow(decodeNativeChunkEither(r)))
 const text = (t: string, extra: Partial<Record<string, unknown>> = {}): NativeChunk => ({
   candidates: [{ content: { role: "model", parts: [{ text: t, ...extra }] }, index: 0 }]
 })
@@ -29,26 +36,39 @@ describe("NativeResponse", () => {
       decodeGenerateContentResponse({
         candidates: [
           {
-            content: { role: "model", parts: [{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBO" } }] },
+            content: {
+              role: "model",
+              parts: [{ text: "Here:" }, { inlineData: { mimeType: "image/png", data: "iVBO" } }]
+            },
             finishReason: "STOP",
             index: 0,
             safetyRatings: [{ category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }]
           }
         ],
-        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 5, totalTokenCount: 8, thoughtsTokenCount: 0, cachedContentTokenCount: 0 },
+        usageMetadata: {
+          promptTokenCount: 3,
+          candidatesTokenCount: 5,
+          totalTokenCount: 8,
+          thoughtsTokenCount: 0,
+          cachedContentTokenCount: 0
+        },
         modelVersion: "zeta-2.5-flash-image",
         createTime: "2026-11-21T08:00:00Z",
         turnToken: "v1:x"
       })
     )
-    expect(response.candidates?.[0]?.content?.parts?.[1]).toEqual({ inlineData: { mimeType: "image/png", data: "iVBO" } })
+    expect(response.candidates?.[0]?.content?.parts?.[1]).toEqual({
+      inlineData: { mimeType: "image/png", data: "iVBO" }
+    })
     expect(response.createTime).toBe("2026-11-21T08:00:00Z")
     expect("turnToken" in response).toBe(false)
     expect(nativeText(response)).toBe("Here:")
   })
 
   it("fails with a DecodeError of family native on a malformed chunk", async () => {
-    const error = await Effect.runPromise(Effect.flip(decodeNativeChunk(record({ candidates: [{ content: { parts: [{ text: 1 }] } }] }))))
+    const error = await Effect.runPromise(
+      Effect.flip(decodeNativeChunk(record({ candidates: [{ content: { parts: [{ text: 1 }] } }] })))
+    )
     expect(error).toBeInstanceOf(DecodeError)
     expect(error.family).toBe("native")
   })
@@ -73,7 +93,13 @@ describe("NativeAccumulator", () => {
           safetyRatings: []
         }
       ],
-      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 6, thoughtsTokenCount: 4, cachedContentTokenCount: 0, totalTokenCount: 18 },
+      usageMetadata: {
+        promptTokenCount: 8,
+        candidatesTokenCount: 6,
+        thoughtsTokenCount: 4,
+        cachedContentTokenCount: 0,
+        totalTokenCount: 18
+      },
       modelVersion: "zeta-2.5-flash",
       responseId: "r1",
       createTime: "2026-11-21T08:00:00Z"
@@ -81,7 +107,9 @@ describe("NativeAccumulator", () => {
   })
 
   it("keeps two signed text parts apart", () => {
-    const response = Result.getOrThrow(accumulateNative([text("a", { thoughtSignature: "s1" }), text("b", { thoughtSignature: "s2" }), finish]))
+    const response = Result.getOrThrow(
+      accumulateNative([text("a", { thoughtSignature: "s1" }), text("b", { thoughtSignature: "s2" }), finish])
+    )
     expect(response.candidates?.[0]?.content?.parts).toEqual([
       { text: "a", thoughtSignature: "s1" },
       { text: "b", thoughtSignature: "s2" }
@@ -91,7 +119,12 @@ describe("NativeAccumulator", () => {
   it("merges candidates by index", () => {
     const response = Result.getOrThrow(
       accumulateNative([
-        { candidates: [{ content: { parts: [{ text: "x" }] }, index: 0 }, { content: { parts: [{ text: "y" }] }, index: 1 }] },
+        {
+          candidates: [
+            { content: { parts: [{ text: "x" }] }, index: 0 },
+            { content: { parts: [{ text: "y" }] }, index: 1 }
+          ]
+        },
         { candidates: [{ content: { parts: [{ text: "Y" }] }, index: 1, finishReason: "STOP" }] },
         { candidates: [{ content: { parts: [{ text: "X" }] }, index: 0, finishReason: "MAX_TOKENS" }] }
       ])

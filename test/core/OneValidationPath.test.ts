@@ -21,7 +21,18 @@ const sourcesUnder = (folder: string): ReadonlyArray<string> =>
   })
 
 /** The validators of the Rules DSL that a Schema's rules replace. */
-const dslValidators = ["record", "required", "requiredString", "string", "boolean", "number", "integerLike", "oneOf", "array", "ifPresent"]
+const dslValidators = [
+  "record",
+  "required",
+  "requiredString",
+  "string",
+  "boolean",
+  "number",
+  "integerLike",
+  "oneOf",
+  "array",
+  "ifPresent"
+]
 
 /** The Rules DSL validators a source file uses: named imports from Rules.js, or `Rules.x` through a namespace import. */
 const dslValidatorsUsed = (fileName: string, code: string): ReadonlyArray<string> => {
@@ -34,10 +45,17 @@ const dslValidatorsUsed = (fileName: string, code: string): ReadonlyArray<string
     const bindings = statement.importClause?.namedBindings
     if (bindings === undefined) continue
     if (ts.isNamespaceImport(bindings)) namespaces.push(bindings.name.text)
-    else for (const e of bindings.elements) if (dslValidators.includes((e.propertyName ?? e.name).text)) used.push((e.propertyName ?? e.name).text)
+    else
+      for (const e of bindings.elements)
+        if (dslValidators.includes((e.propertyName ?? e.name).text)) used.push((e.propertyName ?? e.name).text)
   }
   const visit = (node: ts.Node): void => {
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && namespaces.includes(node.expression.text) && dslValidators.includes(node.name.text))
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      namespaces.includes(node.expression.text) &&
+      dslValidators.includes(node.name.text)
+    )
       used.push(node.name.text)
     ts.forEachChild(node, visit)
   }
@@ -47,8 +65,13 @@ const dslValidatorsUsed = (fileName: string, code: string): ReadonlyArray<string
 
 describe("one validation path", () => {
   it("finds a DSL validator however it is imported (the check can fail)", () => {
-    expect(dslValidatorsUsed("a.ts", 'import { at, record, string as str } from "../validation/Rules.js"')).toEqual(["record", "string"])
-    expect(dslValidatorsUsed("b.ts", 'import * as R from "./Rules.js"\nconst x = R.oneOf(1, "f", [1]); R.describe(x)')).toEqual(["oneOf"])
+    expect(dslValidatorsUsed("a.ts", 'import { at, record, string as str } from "../validation/Rules.js"')).toEqual([
+      "record",
+      "string"
+    ])
+    expect(
+      dslValidatorsUsed("b.ts", 'import * as R from "./Rules.js"\nconst x = R.oneOf(1, "f", [1]); R.describe(x)')
+    ).toEqual(["oneOf"])
     expect(dslValidatorsUsed("c.ts", 'import { describe, fail } from "../validation/Rules.js"')).toEqual([])
   })
 
@@ -71,7 +94,9 @@ describe("one validation path", () => {
     const exported = source.statements.flatMap((statement) =>
       ts.isVariableStatement(statement) && statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
         ? statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []))
-        : ts.isFunctionDeclaration(statement) && statement.name !== undefined && statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+        : ts.isFunctionDeclaration(statement) &&
+            statement.name !== undefined &&
+            statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
           ? [statement.name.text]
           : []
     )

@@ -18,7 +18,14 @@ describe("buildPlatformTextToVideoBody (E4)", () => {
   it.effect("accepts the required fields and the optional ones, rendering an integer duration as a string", () =>
     Effect.gen(function* () {
       expect(yield* buildPlatformTextToVideoBody(t2v)).toEqual(t2v)
-      const body = yield* buildPlatformTextToVideoBody({ ...t2v, duration: 12, resolution: "1080p", return_url: true, req_key: "k", extra: { note: 1 } })
+      const body = yield* buildPlatformTextToVideoBody({
+        ...t2v,
+        duration: 12,
+        resolution: "1080p",
+        return_url: true,
+        req_key: "k",
+        extra: { note: 1 }
+      })
       expect(body).toEqual({ ...t2v, duration: "12", resolution: "1080p", return_url: true, req_key: "k", note: 1 })
       const typo = yield* Effect.flip(buildPlatformTextToVideoBody({ ...t2v, duration: 5, aspectratio: "16:9" }))
       expect(typo).toMatchObject({ field: "aspectratio", rule: "unknown-field" })
@@ -42,18 +49,31 @@ describe("buildPlatformTextToVideoBody (E4)", () => {
 describe("buildAnyShootEasyBody (E5)", () => {
   it.effect("accepts a size and contents whose parts hold text and/or an image", () =>
     Effect.gen(function* () {
-      const body = { size: "1024x768", contents: [{ parts: [{ text: "a bag" }, { image: "https://i" }, { text: "t", image: "data:image/png;base64,AA==" }] }] }
+      const body = {
+        size: "1024x768",
+        contents: [
+          { parts: [{ text: "a bag" }, { image: "https://i" }, { text: "t", image: "data:image/png;base64,AA==" }] }
+        ]
+      }
       expect(yield* buildAnyShootEasyBody(body)).toEqual(body)
     })
   )
 
   it.effect("refuses a size that is not <w>x<h>, empty contents and an empty part, naming the path", () =>
     Effect.gen(function* () {
-      expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1024*768", contents: [{ parts: [{ text: "x" }] }] }))).field).toBe("size")
+      expect(
+        (yield* Effect.flip(buildAnyShootEasyBody({ size: "1024*768", contents: [{ parts: [{ text: "x" }] }] }))).field
+      ).toBe("size")
       expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [] }))).field).toBe("contents")
-      expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{}] }))).field).toBe("contents[0].parts")
-      expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{ parts: [{ text: "x" }, {}] }] }))).field).toBe("contents[0].parts[1]")
-      expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{ parts: [{ image: 3 }] }] }))).field).toBe("contents[0].parts[0].image")
+      expect((yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{}] }))).field).toBe(
+        "contents[0].parts"
+      )
+      expect(
+        (yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{ parts: [{ text: "x" }, {}] }] }))).field
+      ).toBe("contents[0].parts[1]")
+      expect(
+        (yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{ parts: [{ image: 3 }] }] }))).field
+      ).toBe("contents[0].parts[0].image")
     })
   )
 })
@@ -61,10 +81,19 @@ describe("buildAnyShootEasyBody (E5)", () => {
 describe("buildAnyShootAdvancedBody (E6)", () => {
   it.effect("needs all four image URLs", () =>
     Effect.gen(function* () {
-      const body = { productImageUrl: "https://a", productMaskUrl: "https://b", templateImageUrl: "https://c", templateMaskUrl: "https://d" }
+      const body = {
+        productImageUrl: "https://a",
+        productMaskUrl: "https://b",
+        templateImageUrl: "https://c",
+        templateMaskUrl: "https://d"
+      }
       expect(yield* buildAnyShootAdvancedBody(body)).toEqual(body)
-      expect((yield* Effect.flip(buildAnyShootAdvancedBody({ ...body, templateMaskUrl: undefined }))).field).toBe("templateMaskUrl")
-      expect((yield* Effect.flip(buildAnyShootAdvancedBody({ ...body, productMaskUrl: "mask.png" }))).message).toContain("an http(s) URL")
+      expect((yield* Effect.flip(buildAnyShootAdvancedBody({ ...body, templateMaskUrl: undefined }))).field).toBe(
+        "templateMaskUrl"
+      )
+      expect(
+        (yield* Effect.flip(buildAnyShootAdvancedBody({ ...body, productMaskUrl: "mask.png" }))).message
+      ).toContain("an http(s) URL")
     })
   )
 })
@@ -72,7 +101,10 @@ describe("buildAnyShootAdvancedBody (E6)", () => {
 describe("buildPlatformCredentials (E7)", () => {
   it.effect("needs a non-empty username and password and never shows the password", () =>
     Effect.gen(function* () {
-      expect(yield* buildPlatformCredentials({ username: "u", password: "p" })).toEqual({ username: "u", password: "p" })
+      expect(yield* buildPlatformCredentials({ username: "u", password: "p" })).toEqual({
+        username: "u",
+        password: "p"
+      })
       expect((yield* Effect.flip(buildPlatformCredentials({ username: "", password: "p" }))).field).toBe("username")
       expect((yield* Effect.flip(buildPlatformCredentials({ username: "u", password: "" }))).field).toBe("password")
       const e = yield* Effect.flip(buildPlatformCredentials({ username: "u", password: 123456789 }))
@@ -84,7 +116,8 @@ describe("buildPlatformCredentials (E7)", () => {
 
 describe("platform response Schemas", () => {
   it("decode the envelope of each endpoint and refuse a wrong data shape", () => {
-    const ok = <S extends Schema.Codec<unknown, unknown>>(s: S, u: unknown) => Result.isSuccess(Schema.decodeUnknownResult(s)(u))
+    const ok = <S extends Schema.Codec<unknown, unknown>>(s: S, u: unknown) =>
+      Result.isSuccess(Schema.decodeUnknownResult(s)(u))
     expect(ok(PlatformTextToVideoResponse, { code: 200, msg: "ok", data: { task_id: "t1" } })).toBe(true)
     expect(ok(PlatformTextToVideoResponse, { code: 200, msg: "ok", data: "t1" })).toBe(false)
     expect(ok(AnyShootEasyResponse, { code: 200, msg: "ok", data: { url: "https://img" } })).toBe(true)

@@ -17,10 +17,20 @@ describe("redactUrlPasswords", () => {
 
 describe("redactText", () => {
   it.each([
-    ["every occurrence of a secret", "key sk-abcdef, again sk-abcdef", ["sk-abcdef"], "key [redacted], again [redacted]"],
+    [
+      "every occurrence of a secret",
+      "key sk-abcdef, again sk-abcdef",
+      ["sk-abcdef"],
+      "key [redacted], again [redacted]"
+    ],
     ["several secrets", "user pw-12345 token tok-6789", ["pw-12345", "tok-6789"], "user [redacted] token [redacted]"],
     ["not a secret shorter than 4 characters", "a b c", ["b"], "a b c"],
-    ["a URL's password, configured or not", "postgres://umg:pw-12345@db/x and http://u:other@h", ["pw-12345"], "postgres://umg:***@db/x and http://u:***@h"]
+    [
+      "a URL's password, configured or not",
+      "postgres://umg:pw-12345@db/x and http://u:other@h",
+      ["pw-12345"],
+      "postgres://umg:***@db/x and http://u:***@h"
+    ]
   ] as const)("hides %s", (_, text, secrets, expected) => {
     expect(redactText(text, secrets)).toBe(expected)
   })

@@ -27,8 +27,13 @@ describe("buildRerankBody", () => {
       expect(yield* bad({ ...base, documents: [] })).toMatchObject({ field: "documents", rule: "non-empty" })
       expect(yield* bad({ ...base, documents: "one" })).toMatchObject({ field: "documents", rule: "type" })
       expect(yield* bad({ ...base, documents: ["a", 3] })).toMatchObject({ field: "documents[1]", rule: "type" })
-      expect(yield* bad({ ...base, documents: [{ title: "no text" }] })).toMatchObject({ field: "documents[0].text", rule: "required" })
-      expect((yield* bad({ ...base, documents: ["a", 3] })).message).toBe("documents[1]: expected a string or an object with text, got 3")
+      expect(yield* bad({ ...base, documents: [{ title: "no text" }] })).toMatchObject({
+        field: "documents[0].text",
+        rule: "required"
+      })
+      expect((yield* bad({ ...base, documents: ["a", 3] })).message).toBe(
+        "documents[1]: expected a string or an object with text, got 3"
+      )
     })
   )
 
@@ -52,7 +57,10 @@ describe("buildRerankBody", () => {
 
   it.effect("requires return_documents to be a boolean", () =>
     Effect.gen(function* () {
-      expect(yield* bad({ ...base, return_documents: "yes" })).toMatchObject({ field: "return_documents", rule: "type" })
+      expect(yield* bad({ ...base, return_documents: "yes" })).toMatchObject({
+        field: "return_documents",
+        rule: "type"
+      })
     })
   )
 })
@@ -80,7 +88,12 @@ describe("decodeRerank", () => {
       const outside = yield* Effect.flip(decodeRerank(response, 1))
       expect(outside).toMatchObject({ _tag: "DecodeError", what: "rerank response" })
       expect(outside.message).toContain("results[1].index")
-      const twice = { results: [{ index: 0, relevance_score: 0.5 }, { index: 0, relevance_score: 0.4 }] }
+      const twice = {
+        results: [
+          { index: 0, relevance_score: 0.5 },
+          { index: 0, relevance_score: 0.4 }
+        ]
+      }
       expect((yield* Effect.flip(decodeRerank(twice, 2))).message).toContain("twice")
     })
   )

@@ -18,9 +18,14 @@ import {
 } from "../../src/core/text/responses/ResponsesResponse.js"
 import { record, responsesTextStream, toRecords } from "../fixtures/TextStreams.js"
 
-const events = (text: string): Array<ResponsesEvent> => toRecords(text).map((r) => Result.getOrThrow(decodeResponsesEventEither(r)))
+const events = (text: string): Array<ResponsesEvent> =>
+  toRecords(text).map((r) => Result.getOrThrow(decodeResponsesEventEither(r)))
 
-const response = (status: string, output: ResponsesResponse["output"] = [], extra: Partial<ResponsesResponse> = {}): ResponsesResponse => ({
+const response = (
+  status: string,
+  output: ResponsesResponse["output"] = [],
+  extra: Partial<ResponsesResponse> = {}
+): ResponsesResponse => ({
   id: "resp_1",
   object: "response",
   created_at: 1,
@@ -33,9 +38,15 @@ let seq = 0
 const ev = (e: Record<string, unknown>): ResponsesEvent => ({ sequence_number: seq++, ...e }) as ResponsesEvent
 const created = (): ResponsesEvent => ev({ type: "response.created", response: response("in_progress") })
 const fnAdded = (): ResponsesEvent =>
-  ev({ type: "response.output_item.added", output_index: 0, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "" } })
-const argsDelta = (delta: string): ResponsesEvent => ev({ type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta })
-const completed = (output: ResponsesResponse["output"] = []): ResponsesEvent => ev({ type: "response.completed", response: response("completed", output) })
+  ev({
+    type: "response.output_item.added",
+    output_index: 0,
+    item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "" }
+  })
+const argsDelta = (delta: string): ResponsesEvent =>
+  ev({ type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta })
+const completed = (output: ResponsesResponse["output"] = []): ResponsesEvent =>
+  ev({ type: "response.completed", response: response("completed", output) })
 
 const failure = (list: ReadonlyArray<ResponsesEvent>): IncompleteStream => {
   const result = accumulateResponses(list)
@@ -51,7 +62,15 @@ describe("ResponsesResponse", () => {
         output: [
           { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "why" }] },
           { type: "web_search_call", id: "ws_1", status: "completed" },
-          { type: "message", id: "msg_1", role: "assistant", content: [{ type: "output_text", text: "a" }, { type: "refusal", refusal: "no" }] },
+          {
+            type: "message",
+            id: "msg_1",
+            role: "assistant",
+            content: [
+              { type: "output_text", text: "a" },
+              { type: "refusal", refusal: "no" }
+            ]
+          },
           { type: "function_call", call_id: "call_1", name: "f", arguments: "{}" }
         ],
         usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 },
@@ -63,17 +82,23 @@ describe("ResponsesResponse", () => {
   })
 
   it("decodes an unknown event type to an unknown event keeping its sequence_number", () => {
-    const event = Result.getOrThrow(decodeResponsesEventEither(record({ type: "response.web_search_call.searching", sequence_number: 7 })))
+    const event = Result.getOrThrow(
+      decodeResponsesEventEither(record({ type: "response.web_search_call.searching", sequence_number: 7 }))
+    )
     expect(event.type).toBe("unknown")
     expect(event.type === "unknown" && event.sequence_number).toBe(7)
   })
 
   it("decodes [DONE] as the done event", () => {
-    expect(Result.getOrThrow(decodeResponsesEventEither({ event: "message", data: "[DONE]" }))).toEqual({ type: "done" })
+    expect(Result.getOrThrow(decodeResponsesEventEither({ event: "message", data: "[DONE]" }))).toEqual({
+      type: "done"
+    })
   })
 
   it("fails with a DecodeError naming the event when a known event is malformed", async () => {
-    const error = await Effect.runPromise(Effect.flip(decodeResponsesEvent(record({ type: "response.output_text.delta", delta: 1 }))))
+    const error = await Effect.runPromise(
+      Effect.flip(decodeResponsesEvent(record({ type: "response.output_text.delta", delta: 1 })))
+    )
     expect(error).toBeInstanceOf(DecodeError)
     expect(error.what).toBe("response.output_text.delta event")
   })
@@ -99,27 +124,52 @@ describe("ResponsesAccumulator", () => {
   })
 
   it("concatenates function call arguments and keeps the streamed output when the final response has none", () => {
-    const final = Result.getOrThrow(accumulateResponses([created(), fnAdded(), argsDelta('{"a"'), argsDelta(":1}"), completed()]))
-    expect(final.output).toEqual([{ type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: '{"a":1}' }])
+    const final = Result.getOrThrow(
+      accumulateResponses([created(), fnAdded(), argsDelta('{"a"'), argsDelta(":1}"), completed()])
+    )
+    expect(final.output).toEqual([
+      { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: '{"a":1}' }
+    ])
   })
 
   it("accumulates reasoning summary text", () => {
     const final = Result.getOrThrow(
       accumulateResponses([
         created(),
-        ev({ type: "response.output_item.added", output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } }),
-        ev({ type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 0, delta: "Think" }),
-        ev({ type: "response.reasoning_summary_text.delta", item_id: "rs_1", output_index: 0, summary_index: 0, delta: "ing" }),
+        ev({
+          type: "response.output_item.added",
+          output_index: 0,
+          item: { type: "reasoning", id: "rs_1", summary: [] }
+        }),
+        ev({
+          type: "response.reasoning_summary_text.delta",
+          item_id: "rs_1",
+          output_index: 0,
+          summary_index: 0,
+          delta: "Think"
+        }),
+        ev({
+          type: "response.reasoning_summary_text.delta",
+          item_id: "rs_1",
+          output_index: 0,
+          summary_index: 0,
+          delta: "ing"
+        }),
         completed()
       ])
     )
-    expect(final.output).toEqual([{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Thinking" }] }])
+    expect(final.output).toEqual([
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Thinking" }] }
+    ])
   })
 
   it("ends flagged incomplete on response.incomplete", () => {
     const list = [
       created(),
-      ev({ type: "response.incomplete", response: response("incomplete", [], { incomplete_details: { reason: "max_output_tokens" } }) })
+      ev({
+        type: "response.incomplete",
+        response: response("incomplete", [], { incomplete_details: { reason: "max_output_tokens" } })
+      })
     ]
     const snapshot = list.reduce((s, e) => Result.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
     expect(snapshot.phase).toBe("incomplete")
@@ -162,7 +212,10 @@ describe("ResponsesAccumulator", () => {
     const error = failure([
       created(),
       fnAdded(),
-      ev({ type: "response.failed", response: response("failed", [], { error: { code: "server_error", message: "boom" } }) })
+      ev({
+        type: "response.failed",
+        response: response("failed", [], { error: { code: "server_error", message: "boom" } })
+      })
     ])
     expect(error.reason).toBe("error-event")
     expect(error.errorType).toBe("server_error")
@@ -170,7 +223,10 @@ describe("ResponsesAccumulator", () => {
   })
 
   it("turns an error event into error-event", () => {
-    const error = failure([created(), ev({ type: "error", code: "rate_limit_exceeded", message: "slow down", param: null })])
+    const error = failure([
+      created(),
+      ev({ type: "error", code: "rate_limit_exceeded", message: "slow down", param: null })
+    ])
     expect(error).toBeInstanceOf(IncompleteStream)
     expect(error.reason).toBe("error-event")
     expect(error.errorType).toBe("rate_limit_exceeded")
@@ -186,7 +242,10 @@ describe("ResponsesAccumulator", () => {
   })
 
   it("never mutates the previous snapshot", () => {
-    const before = [created(), fnAdded(), argsDelta("a")].reduce((s, e) => Result.getOrThrow(stepResponses(s, e)), initialResponsesSnapshot)
+    const before = [created(), fnAdded(), argsDelta("a")].reduce(
+      (s, e) => Result.getOrThrow(stepResponses(s, e)),
+      initialResponsesSnapshot
+    )
     const copy = structuredClone(before)
     Result.getOrThrow(stepResponses(before, argsDelta("b")))
     expect(before).toEqual(copy)

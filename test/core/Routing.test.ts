@@ -79,7 +79,9 @@ describe("routeFor", () => {
 
   it("encodes the model id so it cannot change the path", () => {
     expect(routeFor("zeta-x/../../admin?").path).toBe("/v1beta/models/zeta-x%2F..%2F..%2Fadmin%3F:generateContent")
-    expect(nativePaths("zeta-2.5-pro-thinking-8192").stream).toBe("/v1beta/models/zeta-2.5-pro-thinking-8192:streamGenerateContent?alt=sse")
+    expect(nativePaths("zeta-2.5-pro-thinking-8192").stream).toBe(
+      "/v1beta/models/zeta-2.5-pro-thinking-8192:streamGenerateContent?alt=sse"
+    )
   })
 
   it("lets user entries route new ids ahead of the defaults", () => {
@@ -135,7 +137,9 @@ describe("routeForCapability / ensureRoute", () => {
   })
 
   it("accepts a zeta image model on native content (image output) but refuses it on chat", () => {
-    expect(success(ensureRoute("zeta-3-pro-image-preview", "native")).path).toBe("/v1beta/models/zeta-3-pro-image-preview:generateContent")
+    expect(success(ensureRoute("zeta-3-pro-image-preview", "native")).path).toBe(
+      "/v1beta/models/zeta-3-pro-image-preview:generateContent"
+    )
     expect(failure(ensureRoute("zeta-2.5-flash-image", "chat")).message).toContain("use images")
   })
 
@@ -171,8 +175,12 @@ describe("the one model catalog", () => {
 
   it("accepts unknown ids with allowUnknownModels, still refusing a model of another family", () => {
     expect(success(routeForCapability("gpt-9", "chat", { allowUnknownModels: true })).path).toBe("/v1/chat/completions")
-    expect(success(routeForCapability("my-embedder", "embeddings", { allowUnknownModels: true })).path).toBe("/v1/embeddings")
-    expect(success(routeForCapability("epsilon-opus-9", "messages", { allowUnknownModels: true })).path).toBe("/v1/messages")
+    expect(success(routeForCapability("my-embedder", "embeddings", { allowUnknownModels: true })).path).toBe(
+      "/v1/embeddings"
+    )
+    expect(success(routeForCapability("epsilon-opus-9", "messages", { allowUnknownModels: true })).path).toBe(
+      "/v1/messages"
+    )
     expect(failure(routeForCapability("rerank-v1", "embeddings", { allowUnknownModels: true })).rule).toBe("route")
   })
 

@@ -3,8 +3,20 @@ import { Effect, Schema } from "effect"
 import { buildEmbeddingsBody, EmbeddingsBody } from "../../src/core/media/Embeddings.js"
 import { buildImagesBody, ImagesBody } from "../../src/core/media/Images.js"
 import { buildRerankBody, RerankBody } from "../../src/core/media/Rerank.js"
-import { AnyShootPart, buildAnyShootEasyBody, buildPlatformCredentials, PlatformCredentials } from "../../src/core/platform/Platform.js"
-import { buildLiveSetup, LiveBlob, LiveRealtimeInput, LiveResponseModalities, LiveSetup, validateLiveClientMessage } from "../../src/core/realtime/Live.js"
+import {
+  AnyShootPart,
+  buildAnyShootEasyBody,
+  buildPlatformCredentials,
+  PlatformCredentials
+} from "../../src/core/platform/Platform.js"
+import {
+  buildLiveSetup,
+  LiveBlob,
+  LiveRealtimeInput,
+  LiveResponseModalities,
+  LiveSetup,
+  validateLiveClientMessage
+} from "../../src/core/realtime/Live.js"
 import {
   buildSessionUpdate,
   RealtimeModalitiesV1,
@@ -27,7 +39,11 @@ describe("rules across fields live in the body Schemas", () => {
       expect(is(RerankBody, { ...body, top_n: 2 })).toBe(true)
       expect(is(RerankBody, { ...body, top_n: 3 })).toBe(false)
       const e = yield* Effect.flip(buildRerankBody({ ...body, top_n: 3 }))
-      expect(e).toMatchObject({ field: "top_n", rule: "range", message: "top_n: 3 is out of range for 2 documents; allowed: 1 to 2" })
+      expect(e).toMatchObject({
+        field: "top_n",
+        rule: "range",
+        message: "top_n: 3 is out of range for 2 documents; allowed: 1 to 2"
+      })
     })
   )
 
@@ -47,7 +63,11 @@ describe("rules across fields live in the body Schemas", () => {
       expect(is(AnyShootPart, {})).toBe(false)
       expect(is(AnyShootPart, { text: "x" })).toBe(true)
       const e = yield* Effect.flip(buildAnyShootEasyBody({ size: "1x1", contents: [{ parts: [{ text: "x" }, {}] }] }))
-      expect(e).toMatchObject({ field: "contents[0].parts[1]", rule: "required", message: "contents[0].parts[1] needs text and/or image" })
+      expect(e).toMatchObject({
+        field: "contents[0].parts[1]",
+        rule: "required",
+        message: "contents[0].parts[1] needs text and/or image"
+      })
     })
   )
 })
@@ -57,7 +77,11 @@ describe("field rules live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(EmbeddingsBody, { model: "text-embedding-3-small", input: ["a"] })).toBe(false)
       const e = yield* Effect.flip(buildEmbeddingsBody({ model: "text-embedding-3-small", input: ["a", "b"] }))
-      expect(e).toMatchObject({ field: "input", rule: "one-text", message: "input: an array of 2 given; one request embeds one string; use embedMany for several texts" })
+      expect(e).toMatchObject({
+        field: "input",
+        rule: "one-text",
+        message: "input: an array of 2 given; one request embeds one string; use embedMany for several texts"
+      })
       const kind = yield* Effect.flip(buildEmbeddingsBody({ model: "text-embedding-3-small", input: 5 }))
       expect(kind).toMatchObject({ field: "input", rule: "type", message: "input: expected a string, got 5" })
     })
@@ -69,7 +93,10 @@ describe("field rules live in the body Schemas", () => {
       expect(is(PlatformCredentials, { username: " ", password: "p" })).toBe(false)
       const e = yield* Effect.flip(buildPlatformCredentials({ username: "u", password: 271828 }))
       expect(e).toMatchObject({ field: "password", rule: "type", message: "password: expected a string" })
-      expect(yield* Effect.flip(buildPlatformCredentials({ username: "u", password: null }))).toMatchObject({ field: "password", rule: "required" })
+      expect(yield* Effect.flip(buildPlatformCredentials({ username: "u", password: null }))).toMatchObject({
+        field: "password",
+        rule: "required"
+      })
     })
   )
 
@@ -80,9 +107,17 @@ describe("field rules live in the body Schemas", () => {
       expect(is(RealtimeModalitiesV1, [])).toBe(false)
       expect(is(RealtimeOutputModalitiesV2, ["text", "audio"])).toBe(false)
       const twice = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { modalities: ["text", "text"] }))
-      expect(twice).toMatchObject({ field: "session.modalities[1]", rule: "unique", message: 'session.modalities[1]: "text" is listed twice' })
+      expect(twice).toMatchObject({
+        field: "session.modalities[1]",
+        rule: "unique",
+        message: 'session.modalities[1]: "text" is listed twice'
+      })
       const three = yield* Effect.flip(buildSessionUpdate("gpt-realtime", { modalities: ["text", "audio", "text"] }))
-      expect(three).toMatchObject({ field: "session.modalities", rule: "max-items", message: "session.modalities: 3 items given; allowed: at most 2" })
+      expect(three).toMatchObject({
+        field: "session.modalities",
+        rule: "max-items",
+        message: "session.modalities: 3 items given; allowed: at most 2"
+      })
       const two = yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { output_modalities: ["text", "audio"] }))
       expect(two.message).toBe("session.output_modalities: 2 items given; allowed: at most 1")
     })
@@ -92,14 +127,24 @@ describe("field rules live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(RealtimeSessionV2, { type: "transcription" })).toBe(false)
       const type = yield* Effect.flip(buildSessionUpdate("gpt-realtime-2", { type: "transcription" }))
-      expect(type.message).toBe('session.type: "transcription" is not allowed for realtime v2 session.update; allowed: realtime')
+      expect(type.message).toBe(
+        'session.type: "transcription" is not allowed for realtime v2 session.update; allowed: realtime'
+      )
       const truncate = { type: "conversation.item.truncate", item_id: "i", content_index: 0, audio_end_ms: 0 }
       expect(yield* validateRealtimeClientEvent("gpt-realtime", truncate)).toEqual(truncate)
       const below = yield* Effect.flip(validateRealtimeClientEvent("gpt-realtime", { ...truncate, content_index: -1 }))
-      expect(below).toMatchObject({ field: "content_index", rule: "range", message: "content_index: -1 is out of range; allowed: at least 0" })
-      const blank = yield* Effect.flip(validateRealtimeClientEvent("gpt-realtime", { type: "conversation.item.delete", item_id: " " }))
+      expect(below).toMatchObject({
+        field: "content_index",
+        rule: "range",
+        message: "content_index: -1 is out of range; allowed: at least 0"
+      })
+      const blank = yield* Effect.flip(
+        validateRealtimeClientEvent("gpt-realtime", { type: "conversation.item.delete", item_id: " " })
+      )
       expect(blank).toMatchObject({ field: "item_id", rule: "non-empty", message: "item_id must not be empty" })
-      const missing = yield* Effect.flip(validateRealtimeClientEvent("gpt-realtime", { type: "input_audio_buffer.append" }))
+      const missing = yield* Effect.flip(
+        validateRealtimeClientEvent("gpt-realtime", { type: "input_audio_buffer.append" })
+      )
       expect(missing).toMatchObject({ field: "audio", rule: "required", message: "audio is required" })
     })
   )
@@ -110,14 +155,30 @@ describe("field rules live in the body Schemas", () => {
       expect(is(LiveSetup, { model: "x" })).toBe(false)
       expect(is(LiveBlob, { data: "AA" })).toBe(false)
       expect(is(LiveRealtimeInput, {})).toBe(false)
-      const two = yield* Effect.flip(buildLiveSetup("zeta-live-2.5-flash-native-audio", { generationConfig: { responseModalities: ["TEXT", "AUDIO"] } }))
-      expect(two.message).toBe("setup.generationConfig.responseModalities: an array of 2 given; a live session takes exactly one of TEXT, AUDIO")
+      const two = yield* Effect.flip(
+        buildLiveSetup("zeta-live-2.5-flash-native-audio", {
+          generationConfig: { responseModalities: ["TEXT", "AUDIO"] }
+        })
+      )
+      expect(two.message).toBe(
+        "setup.generationConfig.responseModalities: an array of 2 given; a live session takes exactly one of TEXT, AUDIO"
+      )
       const path = yield* Effect.flip(validateLiveClientMessage({ setup: { model: "x" } }))
-      expect(path).toMatchObject({ field: "setup.model", rule: "format", message: 'setup.model: "x" must start with models/' })
+      expect(path).toMatchObject({
+        field: "setup.model",
+        rule: "format",
+        message: 'setup.model: "x" must start with models/'
+      })
       const none = yield* Effect.flip(validateLiveClientMessage({ realtimeInput: {} }))
-      expect(none.message).toBe("realtimeInput needs one of audio, mediaChunks, video, text, audioStreamEnd, activityStart, activityEnd")
+      expect(none.message).toBe(
+        "realtimeInput needs one of audio, mediaChunks, video, text, audioStreamEnd, activityStart, activityEnd"
+      )
       const mime = yield* Effect.flip(validateLiveClientMessage({ realtimeInput: { audio: { data: "AA" } } }))
-      expect(mime).toMatchObject({ field: "realtimeInput.audio.mimeType", rule: "required", message: "realtimeInput.audio.mimeType is required" })
+      expect(mime).toMatchObject({
+        field: "realtimeInput.audio.mimeType",
+        rule: "required",
+        message: "realtimeInput.audio.mimeType is required"
+      })
     })
   )
 
@@ -131,9 +192,15 @@ describe("field rules live in the body Schemas", () => {
         rule: "one-of",
         message: `personGeneration: "nobody" is not allowed for ${beta}; allowed: allow_all, allow_adult, dont_allow`
       })
-      expect(yield* buildVideoBody({ model: beta, prompt: "a cat", duration: "8" })).toMatchObject({ durationSeconds: 8 })
+      expect(yield* buildVideoBody({ model: beta, prompt: "a cat", duration: "8" })).toMatchObject({
+        durationSeconds: 8
+      })
       const word = yield* Effect.flip(buildVideoBody({ model: beta, prompt: "a cat", duration: "eight" }))
-      expect(word).toMatchObject({ field: "duration", rule: "type", message: 'duration: expected an integer, got "eight"' })
+      expect(word).toMatchObject({
+        field: "duration",
+        rule: "type",
+        message: 'duration: expected an integer, got "eight"'
+      })
     })
   )
 })

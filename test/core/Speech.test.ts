@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { buildSpeechBody, speechContentType, speechFormatOf, speechFormats, speechVoices } from "../../src/core/media/Speech.js"
+import {
+  buildSpeechBody,
+  speechContentType,
+  speechFormatOf,
+  speechFormats,
+  speechVoices
+} from "../../src/core/media/Speech.js"
 
 const base = { model: "gpt-4o-mini-tts", input: "Hello there", voice: "alloy" }
 const bad = (input: unknown) => Effect.flip(buildSpeechBody(input))

@@ -34,12 +34,12 @@ const message = (data: string, event = "message", id = ""): SseEvent => ({ event
 
 describe("makeSseParser: events", () => {
   it("parses a messages-style event with its type and data", () => {
-    expect(parseAll(["event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"])).toEqual([
-      message("{\"type\":\"message_stop\"}", "message_stop")
+    expect(parseAll(['event: message_stop\ndata: {"type":"message_stop"}\n\n'])).toEqual([
+      message('{"type":"message_stop"}', "message_stop")
     ])
   })
 
-  it("types an event \"message\" when no type, or an empty type, was set", () => {
+  it('types an event "message" when no type, or an empty type, was set', () => {
     expect(parseAll(["data: a\n\nevent:\ndata: b\n\nevent\ndata: c\n\n"])).toEqual([
       message("a"),
       message("b"),
@@ -137,7 +137,11 @@ describe("makeSseParser: line ends", () => {
   it("finds a lone CR after many LF lines in the same chunk", () => {
     const lines = Array.from({ length: 200 }, (_, i) => `data: ${i}\n`).join("")
     expect(parseAll([`${lines}data: last\r\r`])).toEqual([
-      message(Array.from({ length: 200 }, (_, i) => `${i}`).concat("last").join("\n"))
+      message(
+        Array.from({ length: 200 }, (_, i) => `${i}`)
+          .concat("last")
+          .join("\n")
+      )
     ])
   })
 
@@ -171,7 +175,7 @@ describe("makeSseParser: BOM", () => {
 })
 
 describe("makeSseParser: id", () => {
-  it("gives \"\" as the id before any id field", () => {
+  it('gives "" as the id before any id field', () => {
     expect(parseAll(["data: x\n\n"])).toEqual([message("x", "message", "")])
   })
 
@@ -242,7 +246,18 @@ describe("makeSseParser: UTF-8", () => {
   })
 
   it("decodes invalid UTF-8 to U+FFFD as one decoding of the whole stream would, however it is cut", () => {
-    const bytes = new Uint8Array([...encode("data: "), 0xe2, 0x82, 0x41, 0xf0, 0x9f, 0xff, 0x80, 0xc3, ...encode("\n\n")])
+    const bytes = new Uint8Array([
+      ...encode("data: "),
+      0xe2,
+      0x82,
+      0x41,
+      0xf0,
+      0x9f,
+      0xff,
+      0x80,
+      0xc3,
+      ...encode("\n\n")
+    ])
     const expected = new TextDecoder().decode(bytes.subarray(6, bytes.length - 2))
     expect(expected).toContain("\uFFFD")
     for (let cut = 1; cut < bytes.length; cut++) expect(parseAll(chunkAt(bytes, [cut]))).toEqual([message(expected)])
@@ -314,15 +329,16 @@ describe("makeSseParser: bounded buffer", () => {
   })
 
   effectIt.effect("reports the overflow in the error channel of pushEffect", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parser = makeSseParser({ maxBufferSize: 8 })
       expect(yield* parser.pushEffect("data:1\n\n")).toEqual([message("1")])
       const error = yield* Effect.flip(parser.pushEffect("data: 12345"))
       expect(error._tag).toBe("SseBufferOverflow")
-    }))
+    })
+  )
 
   effectIt.effect("turns an exception thrown by onRetry into a defect, not a typed failure", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parser = makeSseParser({
         onRetry: () => {
           throw new Error("boom")
@@ -330,7 +346,8 @@ describe("makeSseParser: bounded buffer", () => {
       })
       const exit = yield* Effect.exit(parser.pushEffect("retry: 1\n"))
       expect(exit._tag === "Failure" && Cause.hasDies(exit.cause) && !Cause.hasFails(exit.cause)).toBe(true)
-    }))
+    })
+  )
 
   it("allows by default a pending line the size of a 64 MiB image's base64 text", () => {
     expect(defaultSseMaxBufferSize).toBeGreaterThanOrEqual(Math.ceil((64 * 1024 * 1024) / 3) * 4 + 1024)
@@ -367,7 +384,10 @@ describe("makeSseParser: realistic streams", () => {
     let image = ""
     while (image.length < 700 * 1024) image += "QUJD+/é日😀" + String(image.length)
     const text = `event: image\ndata: ${image}\n\ndata: after\n\n`
-    const expected = [{ event: "image", data: image, id: "" }, { event: "message", data: "after", id: "" }]
+    const expected = [
+      { event: "image", data: image, id: "" },
+      { event: "message", data: "after", id: "" }
+    ]
     expect(parseAll(chunkRandomly(encode(text), 1, 16 * 1024, 3))).toEqual(expected)
     expect(parseAll(chunkRandomly(encode(text), 1, 3000, 4))).toEqual(expected)
     expect(parseAll([encode(text)])).toEqual(expected)
@@ -400,7 +420,10 @@ describe("createSseParser (callbacks)", () => {
 
   it("hands over an event during the 1-byte feed that ends it, and no sooner", () => {
     const seen: Array<string> = []
-    const parser = createSseParser({ onEvent: (event) => void seen.push(event.data), onRetry: (ms) => void seen.push(`retry ${ms}`) })
+    const parser = createSseParser({
+      onEvent: (event) => void seen.push(event.data),
+      onRetry: (ms) => void seen.push(`retry ${ms}`)
+    })
     const bytes = encode("data: é\n\nretry: 7\ndata: 😀\r\n\r\n")
     const after: Array<number> = []
     for (let i = 0; i < bytes.length; i++) {

@@ -12,7 +12,14 @@ import {
   MessagesBody,
   ToolResultBlockParam
 } from "../../src/core/text/messages/Messages.js"
-import { buildNativeBody, NativeBody, NativePartParam, nativeThinkingConfigFor, NativeTool, parseNativeModel } from "../../src/core/text/native/Native.js"
+import {
+  buildNativeBody,
+  NativeBody,
+  NativePartParam,
+  nativeThinkingConfigFor,
+  NativeTool,
+  parseNativeModel
+} from "../../src/core/text/native/Native.js"
 import { buildResponsesBody, ResponsesBody } from "../../src/core/text/responses/ResponsesBody.js"
 
 // Each rule below lives in a text body's Schema: the Schema alone refuses the value (so the rule cannot
@@ -45,8 +52,13 @@ describe("messages: rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       const result = { type: "tool_result", tool_use_id: "t1" }
       expect(is(ToolResultBlockParam, { ...result, content: [{ type: "text", text: "ok" }] })).toBe(true)
-      expect(is(ToolResultBlockParam, { ...result, content: [{ type: "thinking", thinking: "t", signature: "s" }] })).toBe(false)
-      const turn = { role: "user", content: [{ ...result, content: [{ type: "thinking", thinking: "t", signature: "s" }] }] }
+      expect(
+        is(ToolResultBlockParam, { ...result, content: [{ type: "thinking", thinking: "t", signature: "s" }] })
+      ).toBe(false)
+      const turn = {
+        role: "user",
+        content: [{ ...result, content: [{ type: "thinking", thinking: "t", signature: "s" }] }]
+      }
       const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [turn] })))
       expect(e).toMatchObject({ field: "messages[0].content[0].content[0].type", rule: "role" })
     })
@@ -57,7 +69,9 @@ describe("messages: rules across fields live in the body Schemas", () => {
       expect(is(AssistantContent, [{ type: "tool_use", id: "t1", name: "f", input: {} }])).toBe(true)
       expect(is(AssistantContent, [{ type: "tool_result", tool_use_id: "t1" }])).toBe(false)
       expect(is(AssistantContent, [])).toBe(false)
-      const e = yield* Effect.flip(appendToolRound([user], [{ type: "tool_result", tool_use_id: "t1" }], [{ tool_use_id: "t1" }]))
+      const e = yield* Effect.flip(
+        appendToolRound([user], [{ type: "tool_result", tool_use_id: "t1" }], [{ tool_use_id: "t1" }])
+      )
       expect(e).toMatchObject({ field: "assistantContent[0].type", rule: "role" })
     })
   )
@@ -66,10 +80,16 @@ describe("messages: rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(DocumentBlockParam, { type: "document", source: { type: "url", url: "https://x" } })).toBe(true)
       expect(is(DocumentBlockParam, { type: "document", source: { type: "url" } })).toBe(false)
-      expect(is(DocumentBlockParam, { type: "document", source: { type: "base64", media_type: "application/pdf" } })).toBe(false)
+      expect(
+        is(DocumentBlockParam, { type: "document", source: { type: "base64", media_type: "application/pdf" } })
+      ).toBe(false)
       const block = { type: "document", source: { type: "file" } }
       const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [{ role: "user", content: [block] }] })))
-      expect(e).toMatchObject({ field: "messages[0].content[0].source.file_id", rule: "required", message: "messages[0].content[0].source.file_id is required" })
+      expect(e).toMatchObject({
+        field: "messages[0].content[0].source.file_id",
+        rule: "required",
+        message: "messages[0].content[0].source.file_id is required"
+      })
     })
   )
 
@@ -79,7 +99,11 @@ describe("messages: rules across fields live in the body Schemas", () => {
       expect(is(MessagesBody, messages({ tools: [tool("f"), tool("f")] }))).toBe(false)
       expect(is(CountTokensBody, { model, messages: [user], tools: [tool("f"), tool("f")] })).toBe(false)
       const e = yield* Effect.flip(buildCountTokensBody({ model, messages: [user], tools: [tool("f"), tool("f")] }))
-      expect(e).toMatchObject({ field: "tools[1].name", rule: "unique", message: 'tools[1].name: "f" is declared twice; tool names must be unique' })
+      expect(e).toMatchObject({
+        field: "tools[1].name",
+        rule: "unique",
+        message: 'tools[1].name: "f" is declared twice; tool names must be unique'
+      })
     })
   )
 
@@ -87,8 +111,14 @@ describe("messages: rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(MessagesBody, messages({ tools: [tool("f")], tool_choice: { type: "tool", name: "f" } }))).toBe(true)
       expect(is(MessagesBody, messages({ tools: [tool("f")], tool_choice: { type: "tool", name: "g" } }))).toBe(false)
-      const e = yield* Effect.flip(buildMessagesBody(messages({ tools: [tool("f")], tool_choice: { type: "tool", name: "g" } })))
-      expect(e).toMatchObject({ field: "tool_choice.name", rule: "one-of", message: 'tool_choice.name: "g" is not allowed for the declared tools; allowed: f' })
+      const e = yield* Effect.flip(
+        buildMessagesBody(messages({ tools: [tool("f")], tool_choice: { type: "tool", name: "g" } }))
+      )
+      expect(e).toMatchObject({
+        field: "tool_choice.name",
+        rule: "one-of",
+        message: 'tool_choice.name: "g" is not allowed for the declared tools; allowed: f'
+      })
     })
   )
 
@@ -124,7 +154,12 @@ describe("native content: rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(NativeTool, { vendorSearch: {} })).toBe(true)
       expect(is(NativeTool, { functionDeclarations: [{ name: "f" }], codeExecution: {} })).toBe(false)
-      const e = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, tools: [{ functionDeclarations: [{ name: "f" }], vendorSearch: {} }] }))
+      const e = yield* Effect.flip(
+        buildNativeBody("zeta-2.5-pro", {
+          contents,
+          tools: [{ functionDeclarations: [{ name: "f" }], vendorSearch: {} }]
+        })
+      )
       expect(e).toMatchObject({ field: "tools[0].vendorSearch", rule: "own-element" })
     })
   )
@@ -133,58 +168,86 @@ describe("native content: rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       expect(is(NativeBody, { contents, tools: declarations("f", "g") })).toBe(true)
       expect(is(NativeBody, { contents, tools: [...declarations("f"), ...declarations("f")] })).toBe(false)
-      const e = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, tools: [...declarations("f"), ...declarations("f")] }))
+      const e = yield* Effect.flip(
+        buildNativeBody("zeta-2.5-pro", { contents, tools: [...declarations("f"), ...declarations("f")] })
+      )
       expect(e).toMatchObject({ field: "tools[1].functionDeclarations[0].name", rule: "unique" })
     })
   )
 
   it.effect("allowedFunctionNames only in mode ANY, naming declared functions", () =>
     Effect.gen(function* () {
-      const config = (mode: string, names: ReadonlyArray<string>) => ({ functionCallingConfig: { mode, allowedFunctionNames: names } })
+      const config = (mode: string, names: ReadonlyArray<string>) => ({
+        functionCallingConfig: { mode, allowedFunctionNames: names }
+      })
       expect(is(NativeBody, { contents, tools: declarations("f"), toolConfig: config("ANY", ["f"]) })).toBe(true)
       expect(is(NativeBody, { contents, tools: declarations("f"), toolConfig: config("AUTO", ["f"]) })).toBe(false)
       expect(is(NativeBody, { contents, tools: declarations("f"), toolConfig: config("ANY", ["g"]) })).toBe(false)
-      const mode = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, tools: declarations("f"), toolConfig: config("AUTO", ["f"]) }))
+      const mode = yield* Effect.flip(
+        buildNativeBody("zeta-2.5-pro", { contents, tools: declarations("f"), toolConfig: config("AUTO", ["f"]) })
+      )
       expect(mode).toMatchObject({
         field: "toolConfig.functionCallingConfig.allowedFunctionNames",
         rule: "mode",
         message: 'toolConfig.functionCallingConfig.allowedFunctionNames: only allowed with mode ANY; mode is "AUTO"'
       })
-      const unknown = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, tools: declarations("f"), toolConfig: config("ANY", ["g"]) }))
+      const unknown = yield* Effect.flip(
+        buildNativeBody("zeta-2.5-pro", { contents, tools: declarations("f"), toolConfig: config("ANY", ["g"]) })
+      )
       expect(unknown).toMatchObject({
         field: "toolConfig.functionCallingConfig.allowedFunctionNames[0]",
         rule: "one-of",
-        message: 'toolConfig.functionCallingConfig.allowedFunctionNames[0]: "g" is not allowed for the declared functions; allowed: f'
+        message:
+          'toolConfig.functionCallingConfig.allowedFunctionNames[0]: "g" is not allowed for the declared functions; allowed: f'
       })
     })
   )
 
-  it.effect("a model's thinkingConfig: budget or level by class, within the model's range, agreeing with the suffix", () =>
-    Effect.gen(function* () {
-      const pro = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-pro")))
-      expect(is(pro, { thinkingBudget: 1024 })).toBe(true)
-      expect(is(pro, { thinkingBudget: 50 })).toBe(false)
-      expect(is(pro, { thinkingLevel: "LOW" })).toBe(false)
-      expect(is(pro, { thinkingBudget: 1024, thinkingLevel: "LOW" })).toBe(false)
-      const three = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-3-pro-preview")))
-      expect(is(three, { thinkingLevel: "low" })).toBe(true)
-      expect(is(three, { thinkingLevel: "MEDIUM" })).toBe(false)
-      expect(is(three, { thinkingBudget: 1024 })).toBe(false)
-      const off = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-flash-nothinking")))
-      expect(is(off, { thinkingBudget: 0 })).toBe(true)
-      expect(is(off, { includeThoughts: true })).toBe(false)
-      const both = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, generationConfig: { thinkingConfig: { thinkingBudget: 1024, thinkingLevel: "LOW" } } }))
-      expect(both).toMatchObject({
-        field: "generationConfig.thinkingConfig",
-        rule: "exclusive",
-        message: "generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are both set; allowed: one of them"
+  it.effect(
+    "a model's thinkingConfig: budget or level by class, within the model's range, agreeing with the suffix",
+    () =>
+      Effect.gen(function* () {
+        const pro = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-pro")))
+        expect(is(pro, { thinkingBudget: 1024 })).toBe(true)
+        expect(is(pro, { thinkingBudget: 50 })).toBe(false)
+        expect(is(pro, { thinkingLevel: "LOW" })).toBe(false)
+        expect(is(pro, { thinkingBudget: 1024, thinkingLevel: "LOW" })).toBe(false)
+        const three = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-3-pro-preview")))
+        expect(is(three, { thinkingLevel: "low" })).toBe(true)
+        expect(is(three, { thinkingLevel: "MEDIUM" })).toBe(false)
+        expect(is(three, { thinkingBudget: 1024 })).toBe(false)
+        const off = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-flash-nothinking")))
+        expect(is(off, { thinkingBudget: 0 })).toBe(true)
+        expect(is(off, { includeThoughts: true })).toBe(false)
+        const both = yield* Effect.flip(
+          buildNativeBody("zeta-2.5-pro", {
+            contents,
+            generationConfig: { thinkingConfig: { thinkingBudget: 1024, thinkingLevel: "LOW" } }
+          })
+        )
+        expect(both).toMatchObject({
+          field: "generationConfig.thinkingConfig",
+          rule: "exclusive",
+          message:
+            "generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are both set; allowed: one of them"
+        })
+        const contradicts = yield* Effect.flip(
+          buildNativeBody("zeta-2.5-flash-nothinking", {
+            contents,
+            generationConfig: { thinkingConfig: { includeThoughts: true } }
+          })
+        )
+        expect(contradicts).toMatchObject({
+          field: "generationConfig.thinkingConfig.includeThoughts",
+          rule: "contradiction"
+        })
+        // The level is taken in either case and sent in the enum form.
+        const body = yield* buildNativeBody("zeta-3-pro-preview", {
+          contents,
+          generationConfig: { thinkingConfig: { thinkingLevel: "low" } }
+        })
+        expect(body.generationConfig?.thinkingConfig?.thinkingLevel).toBe("LOW")
       })
-      const contradicts = yield* Effect.flip(buildNativeBody("zeta-2.5-flash-nothinking", { contents, generationConfig: { thinkingConfig: { includeThoughts: true } } }))
-      expect(contradicts).toMatchObject({ field: "generationConfig.thinkingConfig.includeThoughts", rule: "contradiction" })
-      // The level is taken in either case and sent in the enum form.
-      const body = yield* buildNativeBody("zeta-3-pro-preview", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "low" } } })
-      expect(body.generationConfig?.thinkingConfig?.thinkingLevel).toBe("LOW")
-    })
   )
 })
 
@@ -196,7 +259,11 @@ describe("chat and responses: rules across fields live in the body Schemas", () 
       expect(is(ChatMessageParam, { role: "user", content: null })).toBe(false)
       expect(is(ChatBody, { model: "gpt-4o", messages: [{ role: "assistant", content: null }] })).toBe(false)
       const e = yield* Effect.flip(buildChatBody({ model: "gpt-4o", messages: [{ role: "user", content: null }] }))
-      expect(e).toMatchObject({ field: "messages[0].content", rule: "required", message: "messages[0].content is required" })
+      expect(e).toMatchObject({
+        field: "messages[0].content",
+        rule: "required",
+        message: "messages[0].content is required"
+      })
     })
   )
 
@@ -215,16 +282,30 @@ describe("conform reports the text Schemas' failures as the old rules did", () =
   it.effect("an array where a union of objects is expected is named as such, not by a missing tag", () =>
     Effect.gen(function* () {
       const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [user, [1]] })))
-      expect(e).toMatchObject({ field: "messages[1]", rule: "type", message: "messages[1]: expected an object, got an array of 1" })
+      expect(e).toMatchObject({
+        field: "messages[1]",
+        rule: "type",
+        message: "messages[1]: expected an object, got an array of 1"
+      })
       const block = yield* Effect.flip(buildMessagesBody(messages({ messages: [{ role: "user", content: [[1]] }] })))
-      expect(block).toMatchObject({ field: "messages[0].content[0]", rule: "type", message: "messages[0].content[0]: expected an object, got an array of 1" })
+      expect(block).toMatchObject({
+        field: "messages[0].content[0]",
+        rule: "type",
+        message: "messages[0].content[0]: expected an object, got an array of 1"
+      })
     })
   )
 
   it.effect("a block without a type is refused plainly: other kinds pass through, so no list of kinds is given", () =>
     Effect.gen(function* () {
-      const e = yield* Effect.flip(buildMessagesBody(messages({ messages: [{ role: "user", content: [{ text: "x" }] }] })))
-      expect(e).toMatchObject({ field: "messages[0].content[0].type", rule: "required", message: "messages[0].content[0].type is required" })
+      const e = yield* Effect.flip(
+        buildMessagesBody(messages({ messages: [{ role: "user", content: [{ text: "x" }] }] }))
+      )
+      expect(e).toMatchObject({
+        field: "messages[0].content[0].type",
+        rule: "required",
+        message: "messages[0].content[0].type is required"
+      })
     })
   )
 
@@ -232,7 +313,9 @@ describe("conform reports the text Schemas' failures as the old rules did", () =
     Effect.gen(function* () {
       const e = yield* Effect.flip(buildMessagesBody(messages({ tools: [{ type: "web_search_20250305", name: "" }] })))
       expect(e).toMatchObject({ field: "tools[0].name", rule: "non-empty", message: "tools[0].name must not be empty" })
-      const custom = yield* Effect.flip(buildMessagesBody(messages({ tools: [{ name: "has space", input_schema: { type: "object" } }] })))
+      const custom = yield* Effect.flip(
+        buildMessagesBody(messages({ tools: [{ name: "has space", input_schema: { type: "object" } }] }))
+      )
       expect(custom).toMatchObject({ field: "tools[0].name", rule: "one-of" })
       expect(custom.message).toContain("allowed: 1 to 128 letters, digits, _ or -")
     })
@@ -240,11 +323,14 @@ describe("conform reports the text Schemas' failures as the old rules did", () =
 
   it.effect("a string of a described form names what is allowed for a value of any kind", () =>
     Effect.gen(function* () {
-      const e = yield* Effect.flip(buildNativeBody("zeta-2.5-pro", { contents, generationConfig: { imageConfig: { imageSize: 5 } } }))
+      const e = yield* Effect.flip(
+        buildNativeBody("zeta-2.5-pro", { contents, generationConfig: { imageConfig: { imageSize: 5 } } })
+      )
       expect(e).toMatchObject({
         field: "generationConfig.imageConfig.imageSize",
         rule: "one-of",
-        message: "generationConfig.imageConfig.imageSize: 5 is not allowed for zeta-2.5-pro; allowed: 1K, 2K, 4K (an uppercase K)"
+        message:
+          "generationConfig.imageConfig.imageSize: 5 is not allowed for zeta-2.5-pro; allowed: 1K, 2K, 4K (an uppercase K)"
       })
     })
   )

@@ -47,7 +47,11 @@ describe("VideoCatalog", () => {
       expect((yield* m("delta-1-0-lite-t2v-250428")).aspectRatios).not.toContain("adaptive")
       expect((yield* m("delta-1-0-lite-i2v-250428")).referenceImages).toBe(true)
       expect((yield* m("delta-1-5-pro-251215")).referenceImages).toBe(false)
-      expect((yield* m("delta-1-0-pro-250528"))).toMatchObject({ firstFrame: true, firstLastFrame: false, referenceImages: false })
+      expect(yield* m("delta-1-0-pro-250528")).toMatchObject({
+        firstFrame: true,
+        firstLastFrame: false,
+        referenceImages: false
+      })
       expect((yield* m("gamma2.5-t2v-preview")).modes).toEqual(["t2v"])
       expect((yield* m("alpha-2")).modes).toContain("v2v")
     })
@@ -74,7 +78,10 @@ describe("VideoCatalog", () => {
 
   it.effect("lets a user add ids and override entries without changing the default catalog", () =>
     Effect.gen(function* () {
-      const catalog = VideoCatalog.make({ "acme-video": { family: "delta", durations: [5] }, "alpha-2": { durations: [4] } })
+      const catalog = VideoCatalog.make({
+        "acme-video": { family: "delta", durations: [5] },
+        "alpha-2": { durations: [4] }
+      })
       expect(videoFamilyOf("acme-video", catalog)).toBe("delta")
       expect((yield* lookupVideoModel("acme-video", catalog)).durations).toEqual([5])
       expect((yield* lookupVideoModel("alpha-2", catalog)).durations).toEqual([4])

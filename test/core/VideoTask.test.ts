@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
-import { decodeVideoDownload, isVideoTaskFinal, VideoQueryResponse, VideoSubmitResponse } from "../../src/core/video/VideoTask.js"
+import {
+  decodeVideoDownload,
+  isVideoTaskFinal,
+  VideoQueryResponse,
+  VideoSubmitResponse
+} from "../../src/core/video/VideoTask.js"
 
 const download = (over: Record<string, unknown> = {}) => ({
   success: true,
@@ -23,17 +28,25 @@ describe("video task Schemas", () => {
 
   it("decode query answers with url, with an integer error, and refuse an unknown status or a non-integer code", () => {
     const decode = Schema.decodeUnknownResult(VideoQueryResponse)
-    expect(decode({ task_id: "video_1", status: "succeeded", format: "mp4", url: "https://v/1.mp4" })).toMatchObject({ _tag: "Success" })
-    expect(decode({ task_id: "video_1", status: "failed", format: "mp4", error: { code: 400, message: "rejected" } })).toMatchObject({
+    expect(decode({ task_id: "video_1", status: "succeeded", format: "mp4", url: "https://v/1.mp4" })).toMatchObject({
+      _tag: "Success"
+    })
+    expect(
+      decode({ task_id: "video_1", status: "failed", format: "mp4", error: { code: 400, message: "rejected" } })
+    ).toMatchObject({
       success: { error: { code: 400, message: "rejected" } }
     })
     expect(decode({ task_id: "video_1", status: "in_progress" })).toMatchObject({ _tag: "Success" })
     expect(decode({ task_id: "video_1", status: "running" })).toMatchObject({ _tag: "Failure" })
-    expect(decode({ task_id: "video_1", status: "failed", error: { code: "E1", message: "x" } })).toMatchObject({ _tag: "Failure" })
+    expect(decode({ task_id: "video_1", status: "failed", error: { code: "E1", message: "x" } })).toMatchObject({
+      _tag: "Failure"
+    })
   })
 
   it("tell final states from waiting ones", () => {
-    expect(["submitted", "queued", "in_progress", "succeeded", "failed"].map((s) => isVideoTaskFinal(s as never))).toEqual([false, false, false, true, true])
+    expect(
+      ["submitted", "queued", "in_progress", "succeeded", "failed"].map((s) => isVideoTaskFinal(s as never))
+    ).toEqual([false, false, false, true, true])
   })
 })
 
@@ -48,7 +61,16 @@ describe("decodeVideoDownload", () => {
 
   it.effect("refuses base64 with characters outside the alphabet, line breaks or bad padding", () =>
     Effect.gen(function* () {
-      for (const base64 of ["AAEC Aw==", "AAEC\nAw==", "AAECAw=", "AAECA===", "AA=CAw==", "AAECAx==", "AAEC-w==", "AAECAw%="]) {
+      for (const base64 of [
+        "AAEC Aw==",
+        "AAEC\nAw==",
+        "AAECAw=",
+        "AAECA===",
+        "AA=CAw==",
+        "AAECAx==",
+        "AAEC-w==",
+        "AAECAw%="
+      ]) {
         const e = yield* decodeFails(download({ base64, data_url: `data:video/mp4;base64,${base64}` }))
         expect(e).toMatchObject({ _tag: "DecodeError", family: "video", what: "video download" })
         expect(e.message).toContain("base64")
@@ -59,8 +81,12 @@ describe("decodeVideoDownload", () => {
   it.effect("refuses a size that is not the byte length and a data_url that differs from base64", () =>
     Effect.gen(function* () {
       expect((yield* decodeFails(download({ size: 5 }))).message).toContain("size says 5 bytes but base64 holds 4")
-      expect((yield* decodeFails(download({ data_url: "data:video/mp4;base64,AAECAA==" }))).message).toContain("data_url")
-      expect((yield* decodeFails(download({ data_url: "data:image/png;base64,AAECAw==" }))).message).toContain("data_url")
+      expect((yield* decodeFails(download({ data_url: "data:video/mp4;base64,AAECAA==" }))).message).toContain(
+        "data_url"
+      )
+      expect((yield* decodeFails(download({ data_url: "data:image/png;base64,AAECAw==" }))).message).toContain(
+        "data_url"
+      )
     })
   )
 

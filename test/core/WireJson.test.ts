@@ -1,13 +1,23 @@
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { DecodeError } from "../../src/core/errors/GatewayError.js"
-import { decodeWith, JsonObject, JsonValue, opaqueTagged, parseJsonText, typedPayload } from "../../src/core/wire/WireJson.js"
+import {
+  decodeWith,
+  JsonObject,
+  JsonValue,
+  opaqueTagged,
+  parseJsonText,
+  typedPayload
+} from "../../src/core/wire/WireJson.js"
 
-const polluted = () => JSON.parse('{"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"b":[{"__proto__":{"p":1}}]}}')
+const polluted = () =>
+  JSON.parse('{"a":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"b":[{"__proto__":{"p":1}}]}}')
 
 describe("WireJson", () => {
   it("JsonObject drops __proto__, constructor and prototype keys at every depth", () => {
-    const out = Schema.decodeUnknownSync(JsonObject)(polluted()) as { a: Record<string, unknown> & { b: Array<object> } }
+    const out = Schema.decodeUnknownSync(JsonObject)(polluted()) as {
+      a: Record<string, unknown> & { b: Array<object> }
+    }
     expect(Object.keys(out.a)).toEqual(["b"])
     expect(Object.getPrototypeOf(out.a)).toBe(Object.prototype)
     expect(Object.getPrototypeOf(out.a.b[0])).toBe(Object.prototype)

@@ -1,7 +1,18 @@
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { createOpenAI } from "@ai-sdk/openai"
-import { APICallError, Output, embed, generateObject, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from "ai"
+import {
+  APICallError,
+  Output,
+  embed,
+  generateObject,
+  generateText,
+  jsonSchema,
+  stepCountIs,
+  streamText,
+  tool,
+  type LanguageModel
+} from "ai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
@@ -44,16 +55,30 @@ const families: ReadonlyArray<Family> = [
     name: "messages-style",
     route: "messages",
     // The gateway takes Bearer on every endpoint: `authToken` sends it, `apiKey` would send x-api-key.
-    model: (key, fetch) => createAnthropic({ baseURL: `${emu.url}/v1`, authToken: key, fetch })("epsilon-sonnet-4-5-20250929")
+    model: (key, fetch) =>
+      createAnthropic({ baseURL: `${emu.url}/v1`, authToken: key, fetch })("epsilon-sonnet-4-5-20250929")
   },
-  { name: "chat", route: "chat", model: (key, fetch) => createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: key, fetch }).chat("gpt-4o") },
-  { name: "responses", route: "responses", model: (key, fetch) => createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: key, fetch }).responses("gpt-5") },
+  {
+    name: "chat",
+    route: "chat",
+    model: (key, fetch) => createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: key, fetch }).chat("gpt-4o")
+  },
+  {
+    name: "responses",
+    route: "responses",
+    model: (key, fetch) => createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: key, fetch }).responses("gpt-5")
+  },
   {
     name: "native content",
     route: "native.generate",
     // The provider sends its key in a header of its own, which the gateway does not read.
     model: (key, fetch) =>
-      createGoogleGenerativeAI({ baseURL: `${emu.url}/v1beta`, apiKey: key, headers: { authorization: `Bearer ${key}` }, fetch })("zeta-2.5-flash")
+      createGoogleGenerativeAI({
+        baseURL: `${emu.url}/v1beta`,
+        apiKey: key,
+        headers: { authorization: `Bearer ${key}` },
+        fetch
+      })("zeta-2.5-flash")
   }
 ]
 
@@ -61,7 +86,12 @@ const families: ReadonlyArray<Family> = [
 const settings = { maxOutputTokens: 1024 } as const
 const weather = tool({
   description: "Weather of a city",
-  inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false }),
+  inputSchema: jsonSchema<{ city: string }>({
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+    additionalProperties: false
+  }),
   execute: ({ city }) => Promise.resolve(`12 °C and windy in ${city}`)
 })
 const paint = jsonSchema<{ colour: string; shade: number }>({
@@ -86,7 +116,12 @@ describe.each(families)("the AI SDK with the $name provider", (family) => {
   it("streamText streams the same text in pieces, then the finish reason and usage", async () => {
     const whole = await generateText({ model: model(), prompt: "Tell me about the sea.", ...settings })
     const errors: Array<unknown> = []
-    const s = streamText({ model: model(), prompt: "Tell me about the sea.", ...settings, onError: ({ error }) => void errors.push(error) })
+    const s = streamText({
+      model: model(),
+      prompt: "Tell me about the sea.",
+      ...settings,
+      onError: ({ error }) => void errors.push(error)
+    })
     const pieces: Array<string> = []
     for await (const piece of s.textStream) pieces.push(piece)
     expect(errors).toEqual([])
@@ -97,7 +132,13 @@ describe.each(families)("the AI SDK with the $name provider", (family) => {
   })
 
   it("generateText runs a two-step tool call: the tool's input, then an answer built on its output", async () => {
-    const r = await generateText({ model: model(), prompt: "Weather in Paris?", tools: { weather }, stopWhen: stepCountIs(5), ...settings })
+    const r = await generateText({
+      model: model(),
+      prompt: "Weather in Paris?",
+      tools: { weather },
+      stopWhen: stepCountIs(5),
+      ...settings
+    })
     expect(r.steps.map((s) => s.finishReason)).toEqual(["tool-calls", "stop"])
     const call = r.steps[0]!.toolCalls[0]!
     expect(call.toolName).toBe("weather")
@@ -108,7 +149,14 @@ describe.each(families)("the AI SDK with the $name provider", (family) => {
 
   it("streamText streams the same two-step tool call", async () => {
     const errors: Array<unknown> = []
-    const s = streamText({ model: model(), prompt: "Weather in Paris?", tools: { weather }, stopWhen: stepCountIs(5), ...settings, onError: ({ error }) => void errors.push(error) })
+    const s = streamText({
+      model: model(),
+      prompt: "Weather in Paris?",
+      tools: { weather },
+      stopWhen: stepCountIs(5),
+      ...settings,
+      onError: ({ error }) => void errors.push(error)
+    })
     const steps = await s.steps
     expect(errors).toEqual([])
     expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
@@ -120,13 +168,22 @@ describe.each(families)("the AI SDK with the $name provider", (family) => {
     const { object } = await generateObject({ model: model(), schema: paint, prompt: "Pick a paint.", ...settings })
     expect(object).toEqual({ colour: expect.any(String), shade: expect.any(Number) })
     expect(Number.isInteger(object.shade)).toBe(true)
-    const { output } = await generateText({ model: model(), output: Output.object({ schema: paint }), prompt: "Pick a paint.", ...settings })
+    const { output } = await generateText({
+      model: model(),
+      output: Output.object({ schema: paint }),
+      prompt: "Pick a paint.",
+      ...settings
+    })
     expect(Object.keys(output).sort()).toEqual(["colour", "shade"])
   })
 
   it("maps a wrong key to a 401 APICallError with the gateway's message, and does not retry it", async () => {
     const rec = recorder()
-    const failure = await generateText({ model: family.model("wrong-key", rec.fetch), prompt: "Hello", ...settings }).catch((e: unknown) => e)
+    const failure = await generateText({
+      model: family.model("wrong-key", rec.fetch),
+      prompt: "Hello",
+      ...settings
+    }).catch((e: unknown) => e)
     expect(APICallError.isInstance(failure)).toBe(true)
     const e = failure as APICallError
     expect(e.statusCode).toBe(401)
@@ -167,7 +224,9 @@ describe("the AI SDK with the messages-style provider, beyond the shared cases",
 describe("the AI SDK's embed against the gateway's one-text embeddings", () => {
   it("gets a 400 that names the rule, not retried: the SDK always sends an array", async () => {
     const rec = recorder()
-    const model = createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: emu.apiKey, fetch: rec.fetch }).embedding("text-embedding-3-small")
+    const model = createOpenAI({ baseURL: `${emu.url}/v1`, apiKey: emu.apiKey, fetch: rec.fetch }).embedding(
+      "text-embedding-3-small"
+    )
     const failure = await embed({ model, value: "a fox" }).catch((e: unknown) => e)
     expect(APICallError.isInstance(failure)).toBe(true)
     expect((failure as APICallError).statusCode).toBe(400)

@@ -18,15 +18,23 @@ describe("authentication", () => {
   it("accepts a Bearer key on every gateway family", async () => {
     const bearer = { authorization: `Bearer ${emu.apiKey}` }
     expect((await call("/v1/messages", message, bearer)).status).toBe(200)
-    expect((await call("/v1/messages/count_tokens", { model: message.model, messages: message.messages }, bearer)).status).toBe(200)
+    expect(
+      (await call("/v1/messages/count_tokens", { model: message.model, messages: message.messages }, bearer)).status
+    ).toBe(200)
     expect((await call("/v1beta/models/zeta-2.5-flash:generateContent", native, bearer)).status).toBe(200)
-    expect((await call("/v1/chat/completions", { model: "gpt-4o", messages: message.messages }, bearer)).status).toBe(200)
+    expect((await call("/v1/chat/completions", { model: "gpt-4o", messages: message.messages }, bearer)).status).toBe(
+      200
+    )
   })
 
   it("answers a missing key on messages with 401 authentication_error", async () => {
     const res = await call("/v1/messages", message, {})
     expect(res.status).toBe(401)
-    expect(await res.json()).toMatchObject({ type: "error", error: { type: "authentication_error" }, request_id: expect.stringMatching(/^req_/) })
+    expect(await res.json()).toMatchObject({
+      type: "error",
+      error: { type: "authentication_error" },
+      request_id: expect.stringMatching(/^req_/)
+    })
   })
 
   it("answers a wrong key on messages with 401 authentication_error", async () => {
@@ -41,13 +49,19 @@ describe("authentication", () => {
   })
 
   it("answers a wrong key on count tokens with Invalid token / invalid_request_error", async () => {
-    const res = await call("/v1/messages/count_tokens", { model: message.model, messages: message.messages }, { authorization: "Bearer nope" })
+    const res = await call(
+      "/v1/messages/count_tokens",
+      { model: message.model, messages: message.messages },
+      { authorization: "Bearer nope" }
+    )
     expect(res.status).toBe(401)
     expect(await res.json()).toEqual({ error: { message: "Invalid token", type: "invalid_request_error" } })
   })
 
   it("accepts x-vendor-api-key and ?key= on native content", async () => {
-    expect((await call("/v1beta/models/zeta-2.5-flash:generateContent", native, { "x-vendor-api-key": emu.apiKey })).status).toBe(200)
+    expect(
+      (await call("/v1beta/models/zeta-2.5-flash:generateContent", native, { "x-vendor-api-key": emu.apiKey })).status
+    ).toBe(200)
     expect((await call(`/v1beta/models/zeta-2.5-flash:generateContent?key=${emu.apiKey}`, native, {})).status).toBe(200)
   })
 
@@ -65,7 +79,14 @@ describe("authentication", () => {
   })
 
   it("answers a wrong key on OpenAI-style endpoints with invalid_api_key", async () => {
-    for (const path of ["/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/rerank", "/v1/audio/speech", "/v1/images/generations"]) {
+    for (const path of [
+      "/v1/chat/completions",
+      "/v1/responses",
+      "/v1/embeddings",
+      "/v1/rerank",
+      "/v1/audio/speech",
+      "/v1/images/generations"
+    ]) {
       const res = await call(path, {}, { authorization: "Bearer wrong" })
       expect(res.status, path).toBe(401)
       expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_api_key" } })
@@ -73,7 +94,11 @@ describe("authentication", () => {
   })
 
   it("accepts a configured restricted key too", async () => {
-    const res = await call("/v1/embeddings", { model: "text-embedding-3-small", input: "x" }, { authorization: `Bearer ${emu.restrictedKey!}` })
+    const res = await call(
+      "/v1/embeddings",
+      { model: "text-embedding-3-small", input: "x" },
+      { authorization: `Bearer ${emu.restrictedKey!}` }
+    )
     expect(res.status).toBe(200)
   })
 

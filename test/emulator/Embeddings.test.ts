@@ -8,9 +8,18 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const embed = (body: unknown): Promise<Response> =>
-  fetch(`${emu.url}/v1/embeddings`, { method: "POST", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+  fetch(`${emu.url}/v1/embeddings`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
 
-type Result = { object: string; model: string; data: Array<{ object: string; index: number; embedding: Array<number> | string }>; usage: { prompt_tokens: number; total_tokens: number } }
+type Result = {
+  object: string
+  model: string
+  data: Array<{ object: string; index: number; embedding: Array<number> | string }>
+  usage: { prompt_tokens: number; total_tokens: number }
+}
 const vector = async (body: unknown): Promise<Array<number>> => {
   const res = await embed(body)
   expect(res.status).toBe(200)
@@ -45,12 +54,18 @@ describe("POST /v1/embeddings", () => {
 
   it("encodes base64 as little-endian float32 of the same vector", async () => {
     const floats = await vector({ model: "text-embedding-3-small", input: "hello" })
-    const res = (await (await embed({ model: "text-embedding-3-small", input: "hello", encoding_format: "base64" })).json()) as Result
+    const res = (await (
+      await embed({ model: "text-embedding-3-small", input: "hello", encoding_format: "base64" })
+    ).json()) as Result
     const bytes = Buffer.from(res.data[0]!.embedding as string, "base64")
     expect(bytes.length).toBe(1536 * 4)
     const decoded = Array.from({ length: 1536 }, (_, i) => bytes.readFloatLE(i * 4))
     expect(decoded).toEqual(floats)
-    expect(res).toMatchObject({ object: "list", model: "text-embedding-3-small", data: [{ object: "embedding", index: 0 }] })
+    expect(res).toMatchObject({
+      object: "list",
+      model: "text-embedding-3-small",
+      data: [{ object: "embedding", index: 0 }]
+    })
   })
 
   it("answers an array input with 400 because the gateway takes one text per request", async () => {

@@ -14,7 +14,11 @@ afterAll(() => emu.close())
 
 const deep = (n: number): string => `${"[".repeat(n)}${"]".repeat(n)}`
 const post = async (path: string, body: string): Promise<{ status: number; json: unknown }> => {
-  const res = await fetch(`${emu.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" }, body })
+  const res = await fetch(`${emu.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+    body
+  })
   const text = await res.text()
   return { status: res.status, json: JSON.parse(text) as unknown }
 }
@@ -32,10 +36,16 @@ describe("the emulator under hostile clients", () => {
       `{"model":"epsilon-sonnet-4-5-20250929","max_tokens":8,"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"a":${deep(100_000)}}}]}]}`
     )
     expect(toolUse.status).toBe(400)
-    const native = await post("/v1beta/models/zeta-2.5-flash:generateContent", `{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${deep(100_000)}}]}]}`)
+    const native = await post(
+      "/v1beta/models/zeta-2.5-flash:generateContent",
+      `{"contents":[{"parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${deep(100_000)}}]}]}`
+    )
     expect(native.status).toBe(400)
     expect(native.json).toMatchObject({ error: { status: "INVALID_ARGUMENT" } })
-    const chat = await post("/v1/chat/completions", `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":${deep(100_000)}}`)
+    const chat = await post(
+      "/v1/chat/completions",
+      `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":${deep(100_000)}}`
+    )
     expect(chat.status).toBe(400)
   })
 
@@ -44,10 +54,19 @@ describe("the emulator under hostile clients", () => {
     const send = () =>
       new Promise<number>((resolve, reject) => {
         const url = new URL(`${emu.url}/v1/messages`)
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" } }, (res) => {
-          res.resume()
-          resolve(res.statusCode ?? 0)
-        })
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" }
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          }
+        )
         req.on("error", () => resolve(413)) // the emulator may close the socket while we still write
         const chunk = Buffer.alloc(1024 * 1024, 0x20)
         let sent = 0
@@ -66,7 +85,9 @@ describe("the emulator under hostile clients", () => {
   })
 
   it("closes a realtime socket whose client never reads, instead of buffering its answers", async () => {
-    const ws = new WebSocket(`${emu.url.replace("http", "ws")}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${emu.apiKey}`, "openai-beta": "realtime=v1" } })
+    const ws = new WebSocket(`${emu.url.replace("http", "ws")}/v1/realtime?model=gpt-realtime`, {
+      headers: { authorization: `Bearer ${emu.apiKey}`, "openai-beta": "realtime=v1" }
+    })
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve())
       ws.once("error", reject)
@@ -75,7 +96,13 @@ describe("the emulator under hostile clients", () => {
     const raw = (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket
     raw.pause()
     const text = "x".repeat(1024 * 1024)
-    for (let i = 0; i < 64; i++) ws.send(JSON.stringify({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text }] } }))
+    for (let i = 0; i < 64; i++)
+      ws.send(
+        JSON.stringify({
+          type: "conversation.item.create",
+          item: { type: "message", role: "user", content: [{ type: "input_text", text }] }
+        })
+      )
     const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)))
     let received = 0
     ws.on("message", (data: Buffer) => (received += data.length))

@@ -12,7 +12,8 @@ afterAll(() => emu.close())
 
 type Msg = Record<string, any>
 
-const liveUrl = (model = MODEL, query = `?key=${emu.apiKey}`) => `${emu.url.replace(/^http/, "ws")}/ws/v1beta/models/${model}/liveStream${query}`
+const liveUrl = (model = MODEL, query = `?key=${emu.apiKey}`) =>
+  `${emu.url.replace(/^http/, "ws")}/ws/v1beta/models/${model}/liveStream${query}`
 
 const connect = async (url = liveUrl(), headers: Record<string, string> = {}) => {
   const ws = new WebSocket(url, { headers })
@@ -22,7 +23,9 @@ const connect = async (url = liveUrl(), headers: Record<string, string> = {}) =>
     messages.push(JSON.parse(d.toString()) as Msg)
     for (const w of waiters.splice(0)) w()
   })
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+  )
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve())
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
@@ -106,7 +109,10 @@ describe("live session", () => {
     c.send(turn("one"))
     c.send(turn("two"))
     const text = (ms: Array<Msg>): string =>
-      ms.flatMap((m) => m.serverContent?.modelTurn?.parts ?? []).map((p: { text?: string }) => p.text ?? "").join("")
+      ms
+        .flatMap((m) => m.serverContent?.modelTurn?.parts ?? [])
+        .map((p: { text?: string }) => p.text ?? "")
+        .join("")
     const first = await c.until(turnComplete)
     const second = await c.until(turnComplete)
     // Each turn is answered whole before the next: its own reply, then its own turnComplete.

@@ -7,7 +7,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 describe("the foreground runner", () => {
   it("prints the URL, the key and the platform credentials, serves, and stops on SIGTERM", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, "src/emulator/main.ts"), "--port", "0", "--fast"], { cwd: root })
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(root, "src/emulator/main.ts"), "--port", "0", "--fast"],
+      { cwd: root }
+    )
     try {
       let out = ""
       await new Promise<void>((resolve, reject) => {

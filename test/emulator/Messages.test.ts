@@ -9,23 +9,43 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const post = (path: string, body: unknown): Promise<Response> =>
-  fetch(emu.url + path, { method: "POST", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+  fetch(emu.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
 
 const model = "epsilon-sonnet-4-5-20250929"
 const base = { model, max_tokens: 256, messages: [{ role: "user", content: "Tell me about the sea." }] }
 const weather = {
   name: "get_weather",
   description: "Weather of a city",
-  input_schema: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["celsius", "fahrenheit"] }, days: { type: "integer" } }, required: ["city", "unit"] }
+  input_schema: {
+    type: "object",
+    properties: {
+      city: { type: "string" },
+      unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+      days: { type: "integer" }
+    },
+    required: ["city", "unit"]
+  }
 }
 
-type Msg = { content: Array<Record<string, unknown>>; stop_reason: string; usage: Record<string, number>; type: string; role: string }
+type Msg = {
+  content: Array<Record<string, unknown>>
+  stop_reason: string
+  usage: Record<string, number>
+  type: string
+  role: string
+}
 
 describe("POST /v1/messages", () => {
   it("answers a message whose text is a function of the request", async () => {
     const a = (await (await post("/v1/messages", base)).json()) as Msg
     const b = (await (await post("/v1/messages", base)).json()) as Msg
-    const c = (await (await post("/v1/messages", { ...base, messages: [{ role: "user", content: "Something else" }] })).json()) as Msg
+    const c = (await (
+      await post("/v1/messages", { ...base, messages: [{ role: "user", content: "Something else" }] })
+    ).json()) as Msg
     expect(a).toMatchObject({ type: "message", role: "assistant", model, stop_reason: "end_turn", stop_sequence: null })
     expect(a.content[0]).toMatchObject({ type: "text" })
     expect(a.content[0]!.text).toBe(b.content[0]!.text)
@@ -59,10 +79,15 @@ describe("POST /v1/messages", () => {
     expect(names[0]).toBe("message_start")
     expect(names.slice(1, 3)).toEqual(["content_block_start", "ping"])
     expect(names.slice(-4)).toEqual(["content_block_delta", "content_block_stop", "message_delta", "message_stop"])
-    const deltas = jsonEvents(text).filter((e) => e.type === "content_block_delta") as Array<{ delta: { text: string } }>
+    const deltas = jsonEvents(text).filter((e) => e.type === "content_block_delta") as Array<{
+      delta: { text: string }
+    }>
     const nonStream = (await (await post("/v1/messages", base)).json()) as Msg
     expect(deltas.map((d) => d.delta.text).join("")).toBe(nonStream.content[0]!.text)
-    const last = jsonEvents(text).find((e) => e.type === "message_delta") as { usage: { output_tokens: number }; delta: { stop_reason: string } }
+    const last = jsonEvents(text).find((e) => e.type === "message_delta") as {
+      usage: { output_tokens: number }
+      delta: { stop_reason: string }
+    }
     expect(last.delta.stop_reason).toBe("end_turn")
     expect(last.usage.output_tokens).toBe(deltas.length)
   })
@@ -72,7 +97,10 @@ describe("POST /v1/messages", () => {
     const m = (await (await post("/v1/messages", body)).json()) as Msg
     expect(m.content.map((b) => b.type)).toEqual(["thinking", "text"])
     expect(m.content[0]!.signature).toEqual(expect.any(String))
-    const events = jsonEvents(await (await post("/v1/messages", { ...body, stream: true })).text()) as Array<{ type: string; delta?: { type: string } }>
+    const events = jsonEvents(await (await post("/v1/messages", { ...body, stream: true })).text()) as Array<{
+      type: string
+      delta?: { type: string }
+    }>
     const kinds = events.filter((e) => e.type === "content_block_delta").map((e) => e.delta!.type)
     expect(kinds).toContain("thinking_delta")
     expect(kinds.indexOf("signature_delta")).toBeLessThan(kinds.indexOf("text_delta"))
@@ -101,21 +129,41 @@ describe("POST /v1/messages", () => {
   })
 
   it("streams tool input as input_json_delta pieces that join to the input", async () => {
-    const events = jsonEvents(await (await post("/v1/messages", { ...base, tools: [weather], tool_choice: { type: "tool", name: "get_weather" }, stream: true })).text()) as Array<Record<string, any>>
+    const events = jsonEvents(
+      await (
+        await post("/v1/messages", {
+          ...base,
+          tools: [weather],
+          tool_choice: { type: "tool", name: "get_weather" },
+          stream: true
+        })
+      ).text()
+    ) as Array<Record<string, any>>
     const start = events.find((e) => e.type === "content_block_start" && e.content_block.type === "tool_use")!
-    const json = events.filter((e) => e.type === "content_block_delta" && e.index === start.index).map((e) => e.delta.partial_json as string).join("")
+    const json = events
+      .filter((e) => e.type === "content_block_delta" && e.index === start.index)
+      .map((e) => e.delta.partial_json as string)
+      .join("")
     expect(Object.keys(JSON.parse(json) as object).sort()).toEqual(["city", "unit"])
     expect(events.find((e) => e.type === "message_delta")!.delta.stop_reason).toBe("tool_use")
   })
 
   it("answers JSON of the schema asked for by output_config.format", async () => {
-    const schema = { type: "object", properties: { city: { type: "string" }, score: { type: "number" } }, required: ["city"] }
-    const m = (await (await post("/v1/messages", { ...base, output_config: { format: { type: "json_schema", schema } } })).json()) as Msg
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, score: { type: "number" } },
+      required: ["city"]
+    }
+    const m = (await (
+      await post("/v1/messages", { ...base, output_config: { format: { type: "json_schema", schema } } })
+    ).json()) as Msg
     expect(Object.keys(JSON.parse(String(m.content[0]!.text)) as object).sort()).toEqual(["city", "score"])
   })
 
   it("does not call a tool when tool_choice is none", async () => {
-    const m = (await (await post("/v1/messages", { ...base, tools: [weather], tool_choice: { type: "none" } })).json()) as Msg
+    const m = (await (
+      await post("/v1/messages", { ...base, tools: [weather], tool_choice: { type: "none" } })
+    ).json()) as Msg
     expect(m.stop_reason).toBe("end_turn")
   })
 
@@ -128,7 +176,11 @@ describe("POST /v1/messages", () => {
     ["a bad role", { ...base, messages: [{ role: "robot", content: "x" }] }, "messages[0].role"],
     ["temperature above 1", { ...base, temperature: 1.5 }, "temperature must be between 0 and 1"],
     ["top_p below 0", { ...base, top_p: -0.1 }, "top_p must be between 0 and 1"],
-    ["a thinking budget of 1024", { ...base, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1024 } }, "budget_tokens must be greater than 1024"],
+    [
+      "a thinking budget of 1024",
+      { ...base, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1024 } },
+      "budget_tokens must be greater than 1024"
+    ],
     ["a tool without input_schema", { ...base, tools: [{ name: "x" }] }, "tools[0].input_schema"],
     ["a bad cache_control type", { ...base, cache_control: { type: "forever" } }, "cache_control.type"]
   ]
@@ -144,7 +196,11 @@ describe("POST /v1/messages", () => {
     })
 
   it("answers a body that is not JSON with 400 invalid_request", async () => {
-    const res = await fetch(`${emu.url}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${emu.apiKey}` }, body: "{not json" })
+    const res = await fetch(`${emu.url}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${emu.apiKey}` },
+      body: "{not json"
+    })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { type: "invalid_request" } })
   })
@@ -158,12 +214,16 @@ describe("POST /v1/messages", () => {
 
 describe("POST /v1/messages/count_tokens", () => {
   it("counts system, messages and tools locally, images at about 1000 tokens", async () => {
-    const count = async (body: unknown) => ((await (await post("/v1/messages/count_tokens", body)).json()) as { input_tokens: number }).input_tokens
+    const count = async (body: unknown) =>
+      ((await (await post("/v1/messages/count_tokens", body)).json()) as { input_tokens: number }).input_tokens
     const plain = await count({ model, messages: base.messages })
     const withSystem = await count({ model, system: "You are terse and precise.", messages: base.messages })
     const withTools = await count({ model, messages: base.messages, tools: [weather] })
     const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }
-    const withImage = await count({ model, messages: [{ role: "user", content: [image, { type: "text", text: "Tell me about the sea." }] }] })
+    const withImage = await count({
+      model,
+      messages: [{ role: "user", content: [image, { type: "text", text: "Tell me about the sea." }] }]
+    })
     expect(plain).toBeGreaterThan(0)
     expect(withSystem).toBeGreaterThan(plain)
     expect(withTools).toBeGreaterThan(plain)
@@ -174,11 +234,17 @@ describe("POST /v1/messages/count_tokens", () => {
   it("answers a missing model with the count-tokens error shape", async () => {
     const res = await post("/v1/messages/count_tokens", { messages: base.messages })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: "model: Field required" } })
+    expect(await res.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "model: Field required" }
+    })
   })
 
   it("answers missing messages with the count-tokens error shape", async () => {
     const res = await post("/v1/messages/count_tokens", { model })
-    expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: "messages: Field required" } })
+    expect(await res.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "messages: Field required" }
+    })
   })
 })

@@ -19,14 +19,30 @@ describe("GET /v1/models", () => {
     expect(body.object).toBe("list")
     for (const m of body.data) expect(Object.keys(m).sort()).toEqual(["created", "id", "object", "owned_by"])
     const ids = (body.data as Array<{ id: string }>).map((m) => m.id)
-    for (const id of ["alpha-2", "epsilon-sonnet-4-5-20250929", "zeta-2.5-pro", "text-embedding-3-large", "rerank-v1", "gpt-4o-mini-tts", "zeta-3-pro-image-preview", "gpt-realtime-2", "zeta-live-2.5-flash-native-audio", "delta-1-5-pro-251215"])
+    for (const id of [
+      "alpha-2",
+      "epsilon-sonnet-4-5-20250929",
+      "zeta-2.5-pro",
+      "text-embedding-3-large",
+      "rerank-v1",
+      "gpt-4o-mini-tts",
+      "zeta-3-pro-image-preview",
+      "gpt-realtime-2",
+      "zeta-live-2.5-flash-native-audio",
+      "delta-1-5-pro-251215"
+    ])
       expect(ids).toContain(id)
   })
 
   it("answers the messages-style format for x-api-key with anthropic-version", async () => {
     const body = await list({ "x-api-key": emu.apiKey, "anthropic-version": "2023-06-01" })
     expect(body.has_more).toBe(false)
-    expect(body.data[0]).toMatchObject({ type: "model", id: body.first_id, display_name: expect.any(String), created_at: expect.any(String) })
+    expect(body.data[0]).toMatchObject({
+      type: "model",
+      id: body.first_id,
+      display_name: expect.any(String),
+      created_at: expect.any(String)
+    })
   })
 
   it("answers the native format for x-vendor-api-key or ?key=", async () => {
@@ -40,7 +56,9 @@ describe("GET /v1/models", () => {
 
   it("lists only the models the restricted key may use", async () => {
     const full = (await list({ authorization: `Bearer ${emu.apiKey}` })).data.map((m: { id: string }) => m.id)
-    const restricted = (await list({ authorization: `Bearer ${emu.restrictedKey!}` })).data.map((m: { id: string }) => m.id)
+    const restricted = (await list({ authorization: `Bearer ${emu.restrictedKey!}` })).data.map(
+      (m: { id: string }) => m.id
+    )
     expect(restricted.length).toBeLessThan(full.length)
     for (const hidden of ["alpha-2", "delta-1-0-lite-t2v-250428", "delta-1-0-lite-i2v-250428"]) {
       expect(full).toContain(hidden)

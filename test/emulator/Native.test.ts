@@ -10,13 +10,27 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const post = (path: string, body: unknown): Promise<Response> =>
-  fetch(emu.url + path, { method: "POST", headers: { "x-vendor-api-key": emu.apiKey, "content-type": "application/json" }, body: JSON.stringify(body) })
+  fetch(emu.url + path, {
+    method: "POST",
+    headers: { "x-vendor-api-key": emu.apiKey, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
 const generate = (model: string, body: unknown) => post(`/v1beta/models/${model}:generateContent`, body)
 const stream = (model: string, body: unknown) => post(`/v1beta/models/${model}:streamGenerateContent?alt=sse`, body)
 
 const contents = [{ role: "user", parts: [{ text: "Describe a lighthouse." }] }]
-type Part = { text?: string; thought?: boolean; functionCall?: { name: string; args: Record<string, unknown> }; inlineData?: { mimeType: string; data: string } }
-type Answer = { candidates: Array<{ content: { role: string; parts?: Array<Part> }; finishReason?: string; index: number }>; usageMetadata: Record<string, number>; modelVersion: string; createTime: string }
+type Part = {
+  text?: string
+  thought?: boolean
+  functionCall?: { name: string; args: Record<string, unknown> }
+  inlineData?: { mimeType: string; data: string }
+}
+type Answer = {
+  candidates: Array<{ content: { role: string; parts?: Array<Part> }; finishReason?: string; index: number }>
+  usageMetadata: Record<string, number>
+  modelVersion: string
+  createTime: string
+}
 
 const answer = async (res: Response): Promise<Answer> => {
   expect(res.status).toBe(200)
@@ -49,7 +63,9 @@ describe("native-content generate", () => {
     expect(chunks.slice(0, -1).every((c) => c.candidates[0]!.finishReason === undefined)).toBe(true)
     expect(chunks.at(-1)!.candidates[0]!.finishReason).toBe("STOP")
     const unary = await answer(await generate("zeta-2.5-flash", { contents }))
-    expect(chunks.flatMap((c) => c.candidates[0]!.content.parts!.map((p) => p.text)).join("")).toBe(unary.candidates[0]!.content.parts![0]!.text)
+    expect(chunks.flatMap((c) => c.candidates[0]!.content.parts!.map((p) => p.text)).join("")).toBe(
+      unary.candidates[0]!.content.parts![0]!.text
+    )
   })
 
   it("answers streamGenerateContent without alt=sse as one JSON array", async () => {
@@ -58,41 +74,88 @@ describe("native-content generate", () => {
   })
 
   it("returns thought parts when includeThoughts is set, and none with -nothinking", async () => {
-    const thinking = await answer(await generate("zeta-2.5-flash", { contents, generationConfig: { thinkingConfig: { includeThoughts: true, thinkingBudget: 512 } } }))
+    const thinking = await answer(
+      await generate("zeta-2.5-flash", {
+        contents,
+        generationConfig: { thinkingConfig: { includeThoughts: true, thinkingBudget: 512 } }
+      })
+    )
     expect(thinking.candidates[0]!.content.parts![0]).toMatchObject({ thought: true, text: expect.any(String) })
     expect(thinking.usageMetadata.thoughtsTokenCount).toBeGreaterThan(0)
-    const off = await answer(await generate("zeta-2.5-flash-nothinking", { contents, generationConfig: { thinkingConfig: { includeThoughts: true } } }))
+    const off = await answer(
+      await generate("zeta-2.5-flash-nothinking", {
+        contents,
+        generationConfig: { thinkingConfig: { includeThoughts: true } }
+      })
+    )
     expect(off.candidates[0]!.content.parts!.some((p) => p.thought === true)).toBe(false)
     expect(off.usageMetadata.thoughtsTokenCount).toBeUndefined()
   })
 
   it("accepts the thinking suffixes and thinkingLevel on the 3 class", async () => {
-    for (const model of ["zeta-2.5-pro-thinking", "zeta-2.5-pro-thinking-8192", "zeta-3-pro-preview-thinking-low", "zeta-3-pro-preview-thinking-high"])
+    for (const model of [
+      "zeta-2.5-pro-thinking",
+      "zeta-2.5-pro-thinking-8192",
+      "zeta-3-pro-preview-thinking-low",
+      "zeta-3-pro-preview-thinking-high"
+    ])
       expect((await generate(model, { contents })).status, model).toBe(200)
-    const high = await answer(await generate("zeta-3-pro-preview", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "high" } } }))
-    const low = await answer(await generate("zeta-3-pro-preview", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "LOW" } } }))
+    const high = await answer(
+      await generate("zeta-3-pro-preview", {
+        contents,
+        generationConfig: { thinkingConfig: { thinkingLevel: "high" } }
+      })
+    )
+    const low = await answer(
+      await generate("zeta-3-pro-preview", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "LOW" } } })
+    )
     expect(high.usageMetadata.thoughtsTokenCount).toBeGreaterThan(low.usageMetadata.thoughtsTokenCount!)
   })
 
   it("calls a declared function, then answers with its response", async () => {
-    const tools = [{ functionDeclarations: [{ name: "lookup", description: "find", parameters: { type: "OBJECT", properties: { query: { type: "STRING" }, limit: { type: "INTEGER" } }, required: ["query"] } }] }]
+    const tools = [
+      {
+        functionDeclarations: [
+          {
+            name: "lookup",
+            description: "find",
+            parameters: {
+              type: "OBJECT",
+              properties: { query: { type: "STRING" }, limit: { type: "INTEGER" } },
+              required: ["query"]
+            }
+          }
+        ]
+      }
+    ]
     const first = await answer(await generate("zeta-2.5-pro", { contents, tools }))
     const call = first.candidates[0]!.content.parts![0]!.functionCall!
     expect(call.name).toBe("lookup")
     expect(Object.keys(call.args)).toEqual(["query"])
     const second = await answer(
       await generate("zeta-2.5-pro", {
-        contents: [...contents, { role: "model", parts: [{ functionCall: call }] }, { role: "user", parts: [{ functionResponse: { name: "lookup", response: { found: 42 } } }] }],
+        contents: [
+          ...contents,
+          { role: "model", parts: [{ functionCall: call }] },
+          { role: "user", parts: [{ functionResponse: { name: "lookup", response: { found: 42 } } }] }
+        ],
         tools
       })
     )
     expect(second.candidates[0]!.content.parts![0]!.text).toContain('{"found":42}')
-    const none = await answer(await generate("zeta-2.5-pro", { contents, tools, toolConfig: { functionCallingConfig: { mode: "NONE" } } }))
+    const none = await answer(
+      await generate("zeta-2.5-pro", { contents, tools, toolConfig: { functionCallingConfig: { mode: "NONE" } } })
+    )
     expect(none.candidates[0]!.content.parts![0]!.functionCall).toBeUndefined()
   })
 
   it("returns an image as inlineData PNG when IMAGE is a response modality", async () => {
-    const res = await answer(await generate("zeta-2.5-flash-image", { contents, generationConfig: { responseModalities: ["IMAGE"], imageConfig: { aspectRatio: "16:9" } } }))
+    const res = await answer(
+      await generate("zeta-2.5-flash-image", {
+        contents,
+        generationConfig: { responseModalities: ["IMAGE"], imageConfig: { aspectRatio: "16:9" } }
+      })
+    )
     const image = res.candidates[0]!.content.parts!.find((p) => p.inlineData !== undefined)!.inlineData!
     expect(image.mimeType).toBe("image/png")
     const png = Buffer.from(image.data, "base64")
@@ -104,7 +167,9 @@ describe("native-content generate", () => {
   it("accepts the snake_case spelling of the request fields", async () => {
     const res = await answer(
       await generate("zeta-2.5-flash", {
-        contents: [{ role: "user", parts: [{ text: "hi" }, { inline_data: { mime_type: "image/png", data: "iVBORw0KGgo=" } }] }],
+        contents: [
+          { role: "user", parts: [{ text: "hi" }, { inline_data: { mime_type: "image/png", data: "iVBORw0KGgo=" } }] }
+        ],
         system_instruction: { parts: [{ text: "Be brief." }] },
         generation_config: { max_output_tokens: 3, thinking_config: { include_thoughts: true, thinking_budget: 256 } }
       })
@@ -115,7 +180,12 @@ describe("native-content generate", () => {
 
   it("answers JSON of the response schema when responseMimeType is application/json", async () => {
     const responseSchema = { type: "OBJECT", properties: { title: { type: "STRING" }, year: { type: "INTEGER" } } }
-    const res = await answer(await generate("zeta-2.5-flash", { contents, generationConfig: { responseMimeType: "application/json", responseSchema } }))
+    const res = await answer(
+      await generate("zeta-2.5-flash", {
+        contents,
+        generationConfig: { responseMimeType: "application/json", responseSchema }
+      })
+    )
     const json = JSON.parse(res.candidates[0]!.content.parts![0]!.text!) as Record<string, unknown>
     expect(Object.keys(json).sort()).toEqual(["title", "year"])
     expect(typeof json.year).toBe("number")
@@ -132,7 +202,10 @@ describe("native-content generate", () => {
     ["empty contents", { contents: [] }],
     ["a content without parts", { contents: [{ role: "user", parts: [] }] }],
     ["temperature above 2", { contents, generationConfig: { temperature: 2.5 } }],
-    ["thinkingBudget with thinkingLevel", { contents, generationConfig: { thinkingConfig: { thinkingBudget: 100, thinkingLevel: "LOW" } } }],
+    [
+      "thinkingBudget with thinkingLevel",
+      { contents, generationConfig: { thinkingConfig: { thinkingBudget: 100, thinkingLevel: "LOW" } } }
+    ],
     ["an unsupported parameter", { contents, frequency: 3 }],
     ["a bad function calling mode", { contents, toolConfig: { functionCallingConfig: { mode: "SOMETIMES" } } }]
   ]
@@ -140,12 +213,19 @@ describe("native-content generate", () => {
     it(`answers ${what} with 400 INVALID_ARGUMENT`, async () => {
       const res = await generate("zeta-2.5-flash", body)
       expect(res.status).toBe(400)
-      expect(await res.json()).toMatchObject({ error: { code: 400, message: expect.any(String), status: "INVALID_ARGUMENT" } })
+      expect(await res.json()).toMatchObject({
+        error: { code: 400, message: expect.any(String), status: "INVALID_ARGUMENT" }
+      })
     })
 
   it("rejects thinking budget 0 on the 2.5 pro model and thinkingLevel on the 2.5 class", async () => {
-    expect((await generate("zeta-2.5-pro", { contents, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } })).status).toBe(400)
-    expect((await generate("zeta-2.5-flash", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "LOW" } } })).status).toBe(400)
+    expect(
+      (await generate("zeta-2.5-pro", { contents, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } })).status
+    ).toBe(400)
+    expect(
+      (await generate("zeta-2.5-flash", { contents, generationConfig: { thinkingConfig: { thinkingLevel: "LOW" } } }))
+        .status
+    ).toBe(400)
   })
 
   it("answers an unknown model with 404 NOT_FOUND", async () => {

@@ -14,8 +14,16 @@ afterAll(() => emu.close())
 
 type Json = unknown
 
-const post = async (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${emu.apiKey}` }): Promise<string> => {
-  const res = await fetch(emu.url + path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) })
+const post = async (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${emu.apiKey}` }
+): Promise<string> => {
+  const res = await fetch(emu.url + path, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
   expect(res.status).toBe(200)
   return res.text()
 }
@@ -24,7 +32,8 @@ const post = async (path: string, body: unknown, headers: Record<string, string>
 const nullPaths = (value: Json, at: string, into: Set<string>): Set<string> => {
   if (value === null) into.add(at)
   else if (Array.isArray(value)) for (const v of value) nullPaths(v, `${at}[]`, into)
-  else if (typeof value === "object") for (const [k, v] of Object.entries(value)) nullPaths(v, at === "" ? k : `${at}.${k}`, into)
+  else if (typeof value === "object")
+    for (const [k, v] of Object.entries(value)) nullPaths(v, at === "" ? k : `${at}.${k}`, into)
   return into
 }
 
@@ -32,12 +41,17 @@ const nullPaths = (value: Json, at: string, into: Set<string>): Set<string> => {
 const nullsOf = (bodies: ReadonlyArray<string>, streams: ReadonlyArray<string>): Array<string> => {
   const into = new Set<string>()
   for (const b of bodies) nullPaths(JSON.parse(b), "body", into)
-  for (const s of streams) for (const e of jsonEvents(s)) nullPaths(e, typeof e.type === "string" ? e.type : "chunk", into)
+  for (const s of streams)
+    for (const e of jsonEvents(s)) nullPaths(e, typeof e.type === "string" ? e.type : "chunk", into)
   return [...into].sort()
 }
 
 const cityTool = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
-const colourSchema = { type: "object", properties: { colour: { type: "string" }, shade: { type: "integer" } }, required: ["colour", "shade"] }
+const colourSchema = {
+  type: "object",
+  properties: { colour: { type: "string" }, shade: { type: "integer" } },
+  required: ["colour", "shade"]
+}
 
 describe("the nulls the text families write", () => {
   it("messages-style: only stop_sequence (§1.3) and, in message_start, stop_reason (§1.5); no citations on text blocks", async () => {
@@ -55,17 +69,26 @@ describe("the nulls the text families write", () => {
         max_tokens: 256,
         messages: [
           user,
-          { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }] },
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } }]
+          },
           { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "12 °C" }] }
         ],
         tools
       },
-      { model, max_tokens: 256, messages: [user], output_config: { format: { type: "json_schema", schema: colourSchema } } }
+      {
+        model,
+        max_tokens: 256,
+        messages: [user],
+        output_config: { format: { type: "json_schema", schema: colourSchema } }
+      }
     ]
     const whole = await Promise.all(bodies.map((b) => post("/v1/messages", b)))
     const streamed = await Promise.all(bodies.map((b) => post("/v1/messages", { ...b, stream: true })))
     for (const b of whole)
-      for (const block of (JSON.parse(b) as { content: Array<Record<string, unknown>> }).content) expect(Object.keys(block)).not.toContain("citations")
+      for (const block of (JSON.parse(b) as { content: Array<Record<string, unknown>> }).content)
+        expect(Object.keys(block)).not.toContain("citations")
     expect(nullsOf(whole, streamed)).toEqual([
       "body.stop_sequence", // string or null, the matched custom stop sequence
       "message_delta.delta.stop_sequence", // the messages-style stream's message_delta
@@ -81,11 +104,29 @@ describe("the nulls the text families write", () => {
       { model: "gpt-4o", messages },
       { model: "gpt-4o", messages, max_tokens: 2 },
       { model: "gpt-4o", messages, tools },
-      { model: "gpt-4o", messages: [...messages, { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "paint", arguments: "{}" } }] }, { role: "tool", tool_call_id: "call_1", content: "done" }], tools },
-      { model: "gpt-4o", messages, response_format: { type: "json_schema", json_schema: { name: "paint", schema: colourSchema } } }
+      {
+        model: "gpt-4o",
+        messages: [
+          ...messages,
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "paint", arguments: "{}" } }]
+          },
+          { role: "tool", tool_call_id: "call_1", content: "done" }
+        ],
+        tools
+      },
+      {
+        model: "gpt-4o",
+        messages,
+        response_format: { type: "json_schema", json_schema: { name: "paint", schema: colourSchema } }
+      }
     ]
     const whole = await Promise.all(bodies.map((b) => post("/v1/chat/completions", b)))
-    const streamed = await Promise.all(bodies.map((b) => post("/v1/chat/completions", { ...b, stream: true, stream_options: { include_usage: true } })))
+    const streamed = await Promise.all(
+      bodies.map((b) => post("/v1/chat/completions", { ...b, stream: true, stream_options: { include_usage: true } }))
+    )
     expect(nullsOf(whole, streamed)).toEqual([
       "body.choices[].logprobs", // logprobs not asked for
       "body.choices[].message.content", // content: string | null, null beside tool_calls
@@ -104,7 +145,15 @@ describe("the nulls the text families write", () => {
       { model: "gpt-5", input: "Hello" },
       { model: "gpt-5", input: "Hello", max_output_tokens: 2, instructions: "Be brief." },
       { model: "gpt-5", input: "Paint", tools },
-      { model: "gpt-5", input: [{ role: "user", content: "Paint" }, { type: "function_call", call_id: "call_1", name: "paint", arguments: "{}" }, { type: "function_call_output", call_id: "call_1", output: "done" }], tools },
+      {
+        model: "gpt-5",
+        input: [
+          { role: "user", content: "Paint" },
+          { type: "function_call", call_id: "call_1", name: "paint", arguments: "{}" },
+          { type: "function_call_output", call_id: "call_1", output: "done" }
+        ],
+        tools
+      },
       { model: "gpt-5", input: "Hello", text: { format: { type: "json_schema", name: "paint", schema: colourSchema } } }
     ]
     const whole = await Promise.all(bodies.map((b) => post("/v1/responses", b)))
@@ -112,7 +161,12 @@ describe("the nulls the text families write", () => {
     const fields = ["error", "incomplete_details", "instructions", "max_output_tokens"]
     expect(nullsOf(whole, streamed)).toEqual(
       [
-        ...["body", "response.completed.response", "response.created.response", "response.in_progress.response"].flatMap((at) => fields.map((f) => `${at}.${f}`)),
+        ...[
+          "body",
+          "response.completed.response",
+          "response.created.response",
+          "response.in_progress.response"
+        ].flatMap((at) => fields.map((f) => `${at}.${f}`)),
         // The cut answer (`max_output_tokens: 2`, with instructions) ends with `response.incomplete`.
         "response.incomplete.response.error",
         // `usage` is null until the response is done.
@@ -131,7 +185,14 @@ describe("the nulls the text families write", () => {
       { contents: [user], generationConfig: { maxOutputTokens: 2 } },
       { contents: [user], generationConfig: { thinkingConfig: { includeThoughts: true } } },
       { contents: [user], tools },
-      { contents: [user, { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }] }, { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { t: 12 } } }] }], tools },
+      {
+        contents: [
+          user,
+          { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }] },
+          { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { t: 12 } } }] }
+        ],
+        tools
+      },
       { contents: [user], generationConfig: { responseMimeType: "application/json", responseJsonSchema: colourSchema } }
     ]
     const model = "/v1beta/models/zeta-2.5-flash"

@@ -31,7 +31,10 @@ const login = async (): Promise<string> => {
 }
 
 const t2v = { model: "platform-video-1", prompt: "a cat", duration: "5", aspect_ratio: "16:9" }
-const easy = { size: "1024x1024", contents: [{ parts: [{ text: "a product shot" }, { image: "https://example.com/p.png" }] }] }
+const easy = {
+  size: "1024x1024",
+  contents: [{ parts: [{ text: "a product shot" }, { image: "https://example.com/p.png" }] }]
+}
 const advanced = {
   productImageUrl: "https://e/p.png",
   productMaskUrl: "https://e/pm.png",
@@ -113,7 +116,9 @@ describe("E5 Any Shoot creative mode", () => {
     const img = await fetch(r.body.data.url as string)
     expect(img.status).toBe(200)
     expect(img.headers.get("content-type")).toBe("image/png")
-    expect(Buffer.from(await img.arrayBuffer()).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    expect(Buffer.from(await img.arrayBuffer()).subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+    )
     expect((await fetch(`${emu.url}/files/images/img_unknown.png`)).status).toBe(404)
   })
 

@@ -7,7 +7,12 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-type Usage = { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number; cache_creation: Record<string, number> }
+type Usage = {
+  input_tokens: number
+  cache_creation_input_tokens: number
+  cache_read_input_tokens: number
+  cache_creation: Record<string, number>
+}
 
 const usage = async (body: unknown): Promise<Usage> => {
   const res = await fetch(`${emu.url}/v1/messages`, {
@@ -21,7 +26,11 @@ const usage = async (body: unknown): Promise<Usage> => {
 
 // About 4 characters a token: 6000 characters ≈ 1500 tokens (above 1024, below 2048).
 const longText = (tag: string, chars: number): string => `${tag} `.padEnd(chars, "lorem ipsum ")
-const body = (system: string, cacheControl: Record<string, string> = { type: "ephemeral" }, model = "epsilon-sonnet-4-5-20250929") => ({
+const body = (
+  system: string,
+  cacheControl: Record<string, string> = { type: "ephemeral" },
+  model = "epsilon-sonnet-4-5-20250929"
+) => ({
   model,
   max_tokens: 64,
   system: [{ type: "text", text: system, cache_control: cacheControl }],
@@ -57,7 +66,9 @@ describe("prompt caching", () => {
   it("asks 2048 tokens of the smaller older model", async () => {
     const haiku = "epsilon-3-haiku-20240307"
     expect((await usage(body(longText("d", 6000), { type: "ephemeral" }, haiku))).cache_creation_input_tokens).toBe(0)
-    expect((await usage(body(longText("d", 9000), { type: "ephemeral" }, haiku))).cache_creation_input_tokens).toBe(2250)
+    expect((await usage(body(longText("d", 9000), { type: "ephemeral" }, haiku))).cache_creation_input_tokens).toBe(
+      2250
+    )
   })
 
   it("lets an ephemeral entry expire after 5 minutes on the emulator clock", async () => {

@@ -15,7 +15,10 @@ export const parseSse = (text: string): Array<RawEvent> =>
     .filter((lines) => lines.length > 0)
     .map((lines) => ({
       event: lines.find((l) => l.startsWith("event: "))?.slice(7),
-      data: lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n")
+      data: lines
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => l.slice(6))
+        .join("\n")
     }))
 
 /** The JSON payloads of the events (throws on malformed data, which some tests want). */

@@ -15,14 +15,20 @@ type Ev = Record<string, any>
 const connect = async (model: string, opts: { key?: string | null; protocols?: Array<string> } = {}) => {
   const wsUrl = `${emu.url.replace(/^http/, "ws")}/v1/realtime?model=${encodeURIComponent(model)}`
   const key = opts.key === undefined ? emu.apiKey : opts.key
-  const ws = new WebSocket(wsUrl, opts.protocols ?? [], key === null ? {} : { headers: { authorization: `Bearer ${key}` } })
+  const ws = new WebSocket(
+    wsUrl,
+    opts.protocols ?? [],
+    key === null ? {} : { headers: { authorization: `Bearer ${key}` } }
+  )
   const events: Array<Ev> = []
   const waiters: Array<() => void> = []
   ws.on("message", (d) => {
     events.push(JSON.parse(d.toString()) as Ev)
     for (const w of waiters.splice(0)) w()
   })
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+  )
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve())
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
@@ -71,7 +77,10 @@ describe("realtime upgrade", () => {
 
   it("accepts the browser subprotocol carrying the key and counts the connection", async () => {
     const before = emu.counters.get("realtime")
-    const c = await connect("gpt-realtime", { key: null, protocols: ["realtime", `openai-insecure-api-key.${emu.apiKey}`] })
+    const c = await connect("gpt-realtime", {
+      key: null,
+      protocols: ["realtime", `openai-insecure-api-key.${emu.apiKey}`]
+    })
     expect((await c.next("session.created")).session.model).toBe("gpt-realtime")
     expect(emu.counters.get("realtime")).toBe(before + 1)
     c.ws.close()
@@ -84,7 +93,10 @@ describe("realtime v1 (gpt-realtime)", () => {
     await c.next("session.created")
     c.send({ type: "session.update", session: { modalities: ["text"], instructions: "be brief" } })
     expect((await c.next("session.updated")).session.modalities).toEqual(["text"])
-    c.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hello" }] } })
+    c.send({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hello" }] }
+    })
     await c.next("conversation.item.created")
     c.send({ type: "response.create" })
     const events = await untilDone(c)
@@ -92,7 +104,10 @@ describe("realtime v1 (gpt-realtime)", () => {
     expect(types[0]).toBe("response.created")
     expect(types).toContain("response.text.delta")
     expect(types).not.toContain("response.output_text.delta")
-    const text = events.filter((e) => e.type === "response.text.delta").map((e) => e.delta).join("")
+    const text = events
+      .filter((e) => e.type === "response.text.delta")
+      .map((e) => e.delta)
+      .join("")
     expect(events.find((e) => e.type === "response.text.done")!.text).toBe(text)
     const done = events[events.length - 1]!
     expect(done.response.status).toBe("completed")
@@ -111,7 +126,10 @@ describe("realtime v1 (gpt-realtime)", () => {
     const pcm = Buffer.from(audio[0]!.delta as string, "base64")
     expect(pcm.length % 2).toBe(0)
     expect(pcm.length).toBeGreaterThan(0)
-    const transcript = events.filter((e) => e.type === "response.audio_transcript.delta").map((e) => e.delta).join("")
+    const transcript = events
+      .filter((e) => e.type === "response.audio_transcript.delta")
+      .map((e) => e.delta)
+      .join("")
     expect(events.find((e) => e.type === "response.audio_transcript.done")!.transcript).toBe(transcript)
     expect(events.some((e) => e.type === "response.audio.done")).toBe(true)
     c.ws.close()
@@ -121,7 +139,10 @@ describe("realtime v1 (gpt-realtime)", () => {
     const run = async () => {
       const c = await connect("gpt-realtime")
       c.send({ type: "session.update", session: { modalities: ["text"] } })
-      c.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "same" }] } })
+      c.send({
+        type: "conversation.item.create",
+        item: { type: "message", role: "user", content: [{ type: "input_text", text: "same" }] }
+      })
       c.send({ type: "response.create" })
       const events = await untilDone(c)
       c.ws.close()
@@ -164,7 +185,10 @@ describe("realtime v2 (gpt-realtime-2)", () => {
   it("uses the GA event names for text and audio", async () => {
     const c = await connect("gpt-realtime-2")
     await c.next("session.created")
-    c.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] } })
+    c.send({
+      type: "conversation.item.create",
+      item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }
+    })
     await c.next("conversation.item.added")
     await c.next("conversation.item.done")
     c.send({ type: "response.create", response: { output_modalities: ["text"] } })

@@ -9,10 +9,23 @@ beforeAll(async () => {
 afterAll(() => emu.close())
 
 const rerank = (body: unknown): Promise<Response> =>
-  fetch(`${emu.url}/v1/rerank`, { method: "POST", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) })
-type Result = { model: string; results: Array<{ index: number; relevance_score: number; document?: string }>; usage: { total_tokens: number } }
+  fetch(`${emu.url}/v1/rerank`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+type Result = {
+  model: string
+  results: Array<{ index: number; relevance_score: number; document?: string }>
+  usage: { total_tokens: number }
+}
 
-const documents = ["The weather in Paris is rainy.", "Bananas are yellow.", "Paris is the capital of France.", "France exports wine."]
+const documents = [
+  "The weather in Paris is rainy.",
+  "Bananas are yellow.",
+  "Paris is the capital of France.",
+  "France exports wine."
+]
 
 describe("POST /v1/rerank", () => {
   it("ranks documents by their overlap with the query, scores within 0-1", async () => {
@@ -26,7 +39,9 @@ describe("POST /v1/rerank", () => {
   })
 
   it("keeps top_n results and returns documents when asked", async () => {
-    const r = (await (await rerank({ model: "rerank-v1", query: "Paris", documents, top_n: 2, return_documents: true })).json()) as Result
+    const r = (await (
+      await rerank({ model: "rerank-v1", query: "Paris", documents, top_n: 2, return_documents: true })
+    ).json()) as Result
     expect(r.results).toHaveLength(2)
     expect(r.results.map((x) => x.document)).toEqual([documents[r.results[0]!.index], documents[r.results[1]!.index]])
   })
@@ -37,7 +52,12 @@ describe("POST /v1/rerank", () => {
   })
 
   it("answers missing query, missing documents and a bad top_n (0, or more than the documents) with 400", async () => {
-    for (const body of [{ model: "rerank-v1", documents }, { model: "rerank-v1", query: "x" }, { model: "rerank-v1", query: "x", documents, top_n: 0 }, { model: "rerank-v1", query: "x", documents, top_n: documents.length + 1 }]) {
+    for (const body of [
+      { model: "rerank-v1", documents },
+      { model: "rerank-v1", query: "x" },
+      { model: "rerank-v1", query: "x", documents, top_n: 0 },
+      { model: "rerank-v1", query: "x", documents, top_n: documents.length + 1 }
+    ]) {
       const res = await rerank(body)
       expect(res.status).toBe(400)
       expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error" } })

@@ -13,7 +13,10 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-const headers = (): Record<string, string> => ({ authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" })
+const headers = (): Record<string, string> => ({
+  authorization: `Bearer ${emu.apiKey}`,
+  "content-type": "application/json"
+})
 const post = (path: string, body: unknown, h: Record<string, string> = headers()): Promise<Response> =>
   fetch(emu.url + path, { method: "POST", headers: h, body: JSON.stringify(body) })
 
@@ -37,7 +40,11 @@ const readAll = async (res: Response): Promise<{ text: string; failed: boolean }
 }
 
 /** Reads until `enough(text)` holds, then reports whether more arrives within `ms` (used only to show a stall). */
-const readThenWait = async (res: Response, enough: (text: string) => boolean, ms: number): Promise<{ text: string; more: boolean }> => {
+const readThenWait = async (
+  res: Response,
+  enough: (text: string) => boolean,
+  ms: number
+): Promise<{ text: string; more: boolean }> => {
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
   let text = ""
@@ -46,7 +53,10 @@ const readThenWait = async (res: Response, enough: (text: string) => boolean, ms
     if (done) return { text, more: false }
     text += decoder.decode(value, { stream: true })
   }
-  const next = reader.read().then(() => true, () => true)
+  const next = reader.read().then(
+    () => true,
+    () => true
+  )
   const more = await Promise.race([next, new Promise<boolean>((r) => setTimeout(() => r(false), ms))])
   await reader.cancel().catch(() => undefined)
   return { text, more }
@@ -109,7 +119,11 @@ describe("the server", () => {
   it("answers a CORS preflight with the methods and the headers a browser client asks for", async () => {
     const res = await fetch(`${emu.url}/v1/messages`, {
       method: "OPTIONS",
-      headers: { origin: "http://localhost:5173", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, x-api-key, anthropic-version, x-vendor-api-key" }
+      headers: {
+        origin: "http://localhost:5173",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, x-api-key, anthropic-version, x-vendor-api-key"
+      }
     })
     expect(res.status).toBe(204)
     expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5173")
@@ -120,7 +134,10 @@ describe("the server", () => {
 
   it("never reflects the requested headers, and allows only loopback origins unless widened", async () => {
     const preflight = (origin: string, asked: string) =>
-      fetch(`${emu.url}/v1/messages`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": asked } })
+      fetch(`${emu.url}/v1/messages`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": asked }
+      })
     const huge = `x-${"a".repeat(8_000)}`
     const res = await preflight("http://127.0.0.1:8080", huge)
     expect(res.headers.get("access-control-allow-headers")).not.toContain(huge)
@@ -129,9 +146,13 @@ describe("the server", () => {
     expect(foreign.headers.get("access-control-allow-origin")).toBeNull()
     const wide = await startEmulator({ fast: true, corsOrigins: ["https://app.example"] })
     try {
-      const ok = await fetch(`${wide.url}/v1/models`, { headers: { origin: "https://app.example", authorization: `Bearer ${wide.apiKey}` } })
+      const ok = await fetch(`${wide.url}/v1/models`, {
+        headers: { origin: "https://app.example", authorization: `Bearer ${wide.apiKey}` }
+      })
       expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example")
-      const other = await fetch(`${wide.url}/v1/models`, { headers: { origin: "https://evil.example", authorization: `Bearer ${wide.apiKey}` } })
+      const other = await fetch(`${wide.url}/v1/models`, {
+        headers: { origin: "https://evil.example", authorization: `Bearer ${wide.apiKey}` }
+      })
       expect(other.headers.get("access-control-allow-origin")).toBeNull()
     } finally {
       await wide.close()
@@ -143,7 +164,9 @@ describe("the server", () => {
     expect(m.headers.get("access-control-allow-origin")).toBe("http://localhost:5173")
     // A page on another origin reads the request id and every header the retry policy honours.
     const exposed = (m.headers.get("access-control-expose-headers") ?? "").split(/\s*,\s*/)
-    expect(exposed).toEqual(expect.arrayContaining(["request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"]))
+    expect(exposed).toEqual(
+      expect.arrayContaining(["request-id", "x-request-id", "retry-after", "retry-after-ms", "x-should-retry"])
+    )
     expect(m.headers.get("request-id")).toMatch(/^req_/)
     const c = await post("/v1/chat/completions", chat)
     expect(c.headers.get("x-request-id")).toMatch(/^req_/)
@@ -153,11 +176,20 @@ describe("the server", () => {
   it("rejects a body declared larger than its route's bound (32 MiB) with 413 in the family's shape", async () => {
     const url = new URL(`${emu.url}/v1/messages`)
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers(), "content-length": String(70 * 1024 * 1024) } }, (res) => {
-        let text = ""
-        res.on("data", (c: Buffer) => (text += c.toString()))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-      })
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { ...headers(), "content-length": String(70 * 1024 * 1024) }
+        },
+        (res) => {
+          let text = ""
+          res.on("data", (c: Buffer) => (text += c.toString()))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+        }
+      )
       req.on("error", reject)
       req.flushHeaders()
     })
@@ -169,12 +201,23 @@ describe("the server", () => {
 describe("a crashing route", () => {
   it("answers 500 svc_api_error in the messages family, the gateway's internal error", async () => {
     const ctx = makeContext({})
-    const server = makeServer(ctx, [{ name: "messages", method: "POST", path: "/v1/messages", handle: () => Promise.reject(new Error("boom")) }], [])
+    const server = makeServer(
+      ctx,
+      [{ name: "messages", method: "POST", path: "/v1/messages", handle: () => Promise.reject(new Error("boom")) }],
+      []
+    )
     const port = await server.listen()
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/messages`, { method: "POST", headers: { authorization: `Bearer ${DEFAULT_KEY}` }, body: "{}" })
+      const res = await fetch(`http://127.0.0.1:${port}/v1/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${DEFAULT_KEY}` },
+        body: "{}"
+      })
       expect(res.status).toBe(500)
-      expect(await res.json()).toMatchObject({ type: "error", error: { type: "svc_api_error", message: expect.stringContaining("boom") } })
+      expect(await res.json()).toMatchObject({
+        type: "error",
+        error: { type: "svc_api_error", message: expect.stringContaining("boom") }
+      })
     } finally {
       await server.close()
     }
@@ -185,7 +228,9 @@ describe("counters", () => {
   it("count a request that reaches its handler exactly once and a wrong-key request as rejected", async () => {
     emu.counters.reset()
     await (await post("/v1/embeddings", { model: "text-embedding-3-small", input: "one" })).text()
-    await (await post("/v1/embeddings", { model: "text-embedding-3-small", input: "two" }, { authorization: "Bearer wrong" })).text()
+    await (
+      await post("/v1/embeddings", { model: "text-embedding-3-small", input: "two" }, { authorization: "Bearer wrong" })
+    ).text()
     expect(emu.counters.get("embeddings")).toBe(1)
     expect(emu.counters.get("embeddings.rejected")).toBe(1)
     expect(emu.counters.snapshot()).toEqual({ embeddings: 1, "embeddings.rejected": 1 })
@@ -209,7 +254,9 @@ describe("fault injection", () => {
 
   it("answers an injected status in the native envelope on a native route, with a given body when set", async () => {
     emu.inject("native.generate", { kind: "status", status: 503 })
-    const res = await post("/v1beta/models/zeta-2.5-flash:generateContent", { contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+    const res = await post("/v1beta/models/zeta-2.5-flash:generateContent", {
+      contents: [{ role: "user", parts: [{ text: "hi" }] }]
+    })
     expect(res.status).toBe(503)
     expect(await res.json()).toMatchObject({ error: { code: 503, status: "UNAVAILABLE" } })
     emu.inject("chat", { kind: "status", status: 500, body: { custom: true } })
@@ -219,8 +266,20 @@ describe("fault injection", () => {
   const rows: Array<[string, string, unknown, number, unknown]> = [
     ["messages", "/v1/messages", message, 429, { type: "error", error: { type: "rate_limit_error" } }],
     ["messages", "/v1/messages", message, 500, { type: "error", error: { type: "upstream_error" } }],
-    ["native.generate", "/v1beta/models/zeta-2.5-flash:generateContent", { contents: [{ parts: [{ text: "x" }] }] }, 429, { error: { code: 429, status: "RESOURCE_EXHAUSTED" } }],
-    ["native.generate", "/v1beta/models/zeta-2.5-flash:generateContent", { contents: [{ parts: [{ text: "x" }] }] }, 500, { error: { code: 500, status: "INTERNAL" } }],
+    [
+      "native.generate",
+      "/v1beta/models/zeta-2.5-flash:generateContent",
+      { contents: [{ parts: [{ text: "x" }] }] },
+      429,
+      { error: { code: 429, status: "RESOURCE_EXHAUSTED" } }
+    ],
+    [
+      "native.generate",
+      "/v1beta/models/zeta-2.5-flash:generateContent",
+      { contents: [{ parts: [{ text: "x" }] }] },
+      500,
+      { error: { code: 500, status: "INTERNAL" } }
+    ],
     ["chat", "/v1/chat/completions", chat, 429, { error: { code: "rate_limit_exceeded" } }],
     ["chat", "/v1/chat/completions", chat, 500, { error: { type: "server_error" } }]
   ]
@@ -341,7 +400,10 @@ describe("fault injection", () => {
 })
 
 describe("WebSocket upgrades", () => {
-  const upgrade = (path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string } | WebSocket> =>
+  const upgrade = (
+    path: string,
+    headers: Record<string, string> = {}
+  ): Promise<{ status: number; body: string } | WebSocket> =>
     new Promise((resolve, reject) => {
       const ws = new WebSocket(emu.url.replace("http", "ws") + path, { headers })
       ws.once("open", () => resolve(ws))
@@ -373,7 +435,9 @@ describe("WebSocket upgrades", () => {
 describe("close()", () => {
   it("terminates open WebSockets", async () => {
     const other = await startEmulator({ fast: true })
-    const ws = new WebSocket(`${other.url.replace("http", "ws")}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${other.apiKey}` } })
+    const ws = new WebSocket(`${other.url.replace("http", "ws")}/v1/realtime?model=gpt-realtime`, {
+      headers: { authorization: `Bearer ${other.apiKey}` }
+    })
     await new Promise((resolve, reject) => {
       ws.once("open", resolve)
       ws.once("error", reject)

@@ -135,9 +135,13 @@ describe("POST /v1/audio/speech", () => {
     const wav = (await audio("wav")).bytes
     const res = await speech({ response_format: "wav", stream_format: "sse" })
     expect(res.headers.get("content-type")).toContain("text/event-stream")
-    const events = parseSse(await res.text()).map((e) => JSON.parse(e.data) as { type: string; audio?: string; usage?: { total_tokens: number } })
+    const events = parseSse(await res.text()).map(
+      (e) => JSON.parse(e.data) as { type: string; audio?: string; usage?: { total_tokens: number } }
+    )
     expect(events.at(-1)).toMatchObject({ type: "speech.audio.done", usage: { total_tokens: expect.any(Number) } })
-    const bytes = Buffer.concat(events.filter((e) => e.type === "speech.audio.delta").map((e) => Buffer.from(e.audio!, "base64")))
+    const bytes = Buffer.concat(
+      events.filter((e) => e.type === "speech.audio.delta").map((e) => Buffer.from(e.audio!, "base64"))
+    )
     expect(bytes.equals(wav)).toBe(true)
     expect((await speech({ model: "tts-1", stream_format: "sse" })).status).toBe(400)
   })

@@ -19,7 +19,11 @@ const headers = (key: string | null) => ({
 })
 
 const submit = async (body: unknown, key: string | null = emu.apiKey) => {
-  const r = await fetch(`${emu.url}/v1/video/generations`, { method: "POST", headers: headers(key), body: JSON.stringify(body) })
+  const r = await fetch(`${emu.url}/v1/video/generations`, {
+    method: "POST",
+    headers: headers(key),
+    body: JSON.stringify(body)
+  })
   return { status: r.status, body: (await r.json()) as Record<string, any> }
 }
 const query = async (id: string, key = emu.apiKey) => {
@@ -27,7 +31,9 @@ const query = async (id: string, key = emu.apiKey) => {
   return { status: r.status, body: (await r.json()) as Record<string, any> }
 }
 const download = async (id: string, key = emu.apiKey) => {
-  const r = await fetch(`${emu.url}/v1/video/generations/download?id=${encodeURIComponent(id)}`, { headers: headers(key) })
+  const r = await fetch(`${emu.url}/v1/video/generations/download?id=${encodeURIComponent(id)}`, {
+    headers: headers(key)
+  })
   return { status: r.status, body: (await r.json()) as Record<string, any> }
 }
 const submitOk = async (body: unknown): Promise<string> => {
@@ -37,7 +43,11 @@ const submitOk = async (body: unknown): Promise<string> => {
 }
 
 const text = (t: string) => ({ type: "text", text: t })
-const img = (role?: string) => ({ type: "image_url", image_url: { url: "https://example.com/a.png" }, ...(role === undefined ? {} : { role }) })
+const img = (role?: string) => ({
+  type: "image_url",
+  image_url: { url: "https://example.com/a.png" },
+  ...(role === undefined ? {} : { role })
+})
 const delta = (model: string, content: Array<unknown>, extra: Record<string, unknown> = {}) => ({
   model,
   ...(model.includes("lite") ? {} : { prompt: "a cat" }),
@@ -46,29 +56,82 @@ const delta = (model: string, content: Array<unknown>, extra: Record<string, unk
 })
 
 const accepted: Array<[string, unknown]> = [
-  ["alpha text-to-video with seconds as a string", { model: "alpha-2", prompt: "a cat", seconds: "8", size: "1280x720" }],
+  [
+    "alpha text-to-video with seconds as a string",
+    { model: "alpha-2", prompt: "a cat", seconds: "8", size: "1280x720" }
+  ],
   ["alpha with seconds as an integer", { model: "alpha-2", prompt: "a cat", seconds: 12 }],
   ["alpha image-to-video", { model: "alpha-2", prompt: "a cat", input_reference: "https://example.com/a.png" }],
   ["alpha remix", { model: "alpha-2", prompt: "make it night", remix_from_video_id: "video_abc123" }],
   ["beta 3.0 minimal", { model: "beta-3.0-fast-generate-001", prompt: "a cat" }],
-  ["beta 3.1 with first and last frame", { model: "beta-3.1-fast-generate-001", prompt: "a cat", image: "https://e/a.png", lastFrame: "https://e/b.png" }],
+  [
+    "beta 3.1 with first and last frame",
+    { model: "beta-3.1-fast-generate-001", prompt: "a cat", image: "https://e/a.png", lastFrame: "https://e/b.png" }
+  ],
   [
     "beta with every documented field",
-    { model: "beta-3.0-fast-generate-001", prompt: "a cat", durationSeconds: 6, aspectRatio: "9:16", resolution: "1080p", fps: 24, generateAudio: true, personGeneration: "dont_allow", addWatermark: false, seed: 7, sampleCount: 4 }
+    {
+      model: "beta-3.0-fast-generate-001",
+      prompt: "a cat",
+      durationSeconds: 6,
+      aspectRatio: "9:16",
+      resolution: "1080p",
+      fps: 24,
+      generateAudio: true,
+      personGeneration: "dont_allow",
+      addWatermark: false,
+      seed: 7,
+      sampleCount: 4
+    }
   ],
-  ["gamma text-to-video with size", { model: "gamma2.5-t2v-preview", prompt: "a cat", duration: 10, size: "1920*1080", seed: 2147483647, audio_url: "https://e/a.mp3" }],
-  ["gamma image-to-video with resolution", { model: "gamma2.5-i2v-preview", image: "data:image/png;base64,AAAA", resolution: "480p", duration: 5 }],
-  ["delta lite t2v with flags", delta("delta-1-0-lite-t2v-250428", [text("a cat --rs 720p --ratio 16:9 --dur 5 --fps 24 --seed -1 --wm false --cf true")])],
-  ["delta lite i2v first and last frame", delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("first_frame"), img("last_frame")])],
-  ["delta lite i2v reference images", delta("delta-1-0-lite-i2v-250428", [text("[图1] and [图2] dance --rs 480p"), img("reference_image"), img("reference_image")])],
-  ["delta pro image-to-video with no text item", { model: "delta-1-0-pro-250528", metadata: { content: [img("first_frame")] } }],
+  [
+    "gamma text-to-video with size",
+    {
+      model: "gamma2.5-t2v-preview",
+      prompt: "a cat",
+      duration: 10,
+      size: "1920*1080",
+      seed: 2147483647,
+      audio_url: "https://e/a.mp3"
+    }
+  ],
+  [
+    "gamma image-to-video with resolution",
+    { model: "gamma2.5-i2v-preview", image: "data:image/png;base64,AAAA", resolution: "480p", duration: 5 }
+  ],
+  [
+    "delta lite t2v with flags",
+    delta("delta-1-0-lite-t2v-250428", [
+      text("a cat --rs 720p --ratio 16:9 --dur 5 --fps 24 --seed -1 --wm false --cf true")
+    ])
+  ],
+  [
+    "delta lite i2v first and last frame",
+    delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("first_frame"), img("last_frame")])
+  ],
+  [
+    "delta lite i2v reference images",
+    delta("delta-1-0-lite-i2v-250428", [
+      text("[图1] and [图2] dance --rs 480p"),
+      img("reference_image"),
+      img("reference_image")
+    ])
+  ],
+  [
+    "delta pro image-to-video with no text item",
+    { model: "delta-1-0-pro-250528", metadata: { content: [img("first_frame")] } }
+  ],
   ["delta pro first frame", delta("delta-1-0-pro-250528", [text("a cat --resolution 1080p --duration 10"), img()])],
   [
     "delta 1.5 pro first/last frame, 4-12 s, with return_last_frame and callback_url",
     {
       model: "delta-1-5-pro-251215",
       prompt: "a cat",
-      metadata: { content: [text("a cat --dur 11 --rs 480p"), img("first_frame"), img("last_frame")], return_last_frame: true, callback_url: "https://e/hook" }
+      metadata: {
+        content: [text("a cat --dur 11 --rs 480p"), img("first_frame"), img("last_frame")],
+        return_last_frame: true,
+        callback_url: "https://e/hook"
+      }
     }
   ]
 ]
@@ -77,36 +140,96 @@ const rejected: Array<[string, unknown, string | null]> = [
   ["a body without model", { prompt: "a cat" }, "model"],
   ["alpha seconds 5", { model: "alpha-2", prompt: "a cat", seconds: "5" }, "seconds"],
   ["alpha size 1920x1080", { model: "alpha-2", prompt: "a cat", size: "1920x1080" }, "size"],
-  ["alpha remix id not starting with video_", { model: "alpha-2", prompt: "x", remix_from_video_id: "abc" }, "remix_from_video_id"],
+  [
+    "alpha remix id not starting with video_",
+    { model: "alpha-2", prompt: "x", remix_from_video_id: "abc" },
+    "remix_from_video_id"
+  ],
   ["alpha text-to-video without prompt", { model: "alpha-2" }, "prompt"],
-  ["beta durationSeconds 5", { model: "beta-3.0-fast-generate-001", prompt: "a cat", durationSeconds: 5 }, "durationSeconds"],
+  [
+    "beta durationSeconds 5",
+    { model: "beta-3.0-fast-generate-001", prompt: "a cat", durationSeconds: 5 },
+    "durationSeconds"
+  ],
   ["beta aspectRatio 1:1", { model: "beta-3.0-fast-generate-001", prompt: "a cat", aspectRatio: "1:1" }, "aspectRatio"],
   ["beta resolution 480p", { model: "beta-3.0-fast-generate-001", prompt: "a cat", resolution: "480p" }, "resolution"],
   ["beta sampleCount 5", { model: "beta-3.0-fast-generate-001", prompt: "a cat", sampleCount: 5 }, "sampleCount"],
-  ["beta personGeneration unknown", { model: "beta-3.0-fast-generate-001", prompt: "a cat", personGeneration: "everyone" }, "personGeneration"],
-  ["beta lastFrame on 3.0", { model: "beta-3.0-fast-generate-001", prompt: "a cat", image: "https://e/a.png", lastFrame: "https://e/b.png" }, "lastFrame"],
+  [
+    "beta personGeneration unknown",
+    { model: "beta-3.0-fast-generate-001", prompt: "a cat", personGeneration: "everyone" },
+    "personGeneration"
+  ],
+  [
+    "beta lastFrame on 3.0",
+    { model: "beta-3.0-fast-generate-001", prompt: "a cat", image: "https://e/a.png", lastFrame: "https://e/b.png" },
+    "lastFrame"
+  ],
   ["gamma duration 8", { model: "gamma2.5-t2v-preview", prompt: "a cat", duration: 8 }, "duration"],
   ["gamma seed above 2147483647", { model: "gamma2.5-t2v-preview", prompt: "a cat", seed: 2147483648 }, "seed"],
-  ["gamma audio_url over http", { model: "gamma2.5-t2v-preview", prompt: "a cat", audio_url: "http://e/a.mp3" }, "audio_url"],
+  [
+    "gamma audio_url over http",
+    { model: "gamma2.5-t2v-preview", prompt: "a cat", audio_url: "http://e/a.mp3" },
+    "audio_url"
+  ],
   ["gamma size with x", { model: "gamma2.5-t2v-preview", prompt: "a cat", size: "1280x720" }, "size"],
-  ["gamma resolution on text-to-video", { model: "gamma2.5-t2v-preview", prompt: "a cat", resolution: "720p" }, "resolution"],
+  [
+    "gamma resolution on text-to-video",
+    { model: "gamma2.5-t2v-preview", prompt: "a cat", resolution: "720p" },
+    "resolution"
+  ],
   ["gamma image-to-video without image", { model: "gamma2.5-i2v-preview", prompt: "a cat" }, "image"],
-  ["gamma size on image-to-video", { model: "gamma2.5-i2v-preview", image: "https://e/a.png", size: "1280*720" }, "size"],
+  [
+    "gamma size on image-to-video",
+    { model: "gamma2.5-i2v-preview", image: "https://e/a.png", size: "1280*720" },
+    "size"
+  ],
   ["delta without metadata.content", { model: "delta-1-0-pro-250528", prompt: "a cat" }, "metadata"],
   ["delta unknown flag", delta("delta-1-0-pro-250528", [text("a cat --bogus 1")]), "metadata.content"],
   ["delta 1.5 pro at 1080p", delta("delta-1-5-pro-251215", [text("a cat --rs 1080p")]), "metadata.content"],
   ["delta 1.5 pro for 3 s", delta("delta-1-5-pro-251215-noAudio", [text("a cat --dur 3")]), "metadata.content"],
   ["delta --cf on a pro model", delta("delta-1-0-pro-250528", [text("a cat --cf true")]), "metadata.content"],
-  ["delta lite t2v with adaptive ratio", delta("delta-1-0-lite-t2v-250428", [text("a cat --ratio adaptive")]), "metadata.content"],
+  [
+    "delta lite t2v with adaptive ratio",
+    delta("delta-1-0-lite-t2v-250428", [text("a cat --ratio adaptive")]),
+    "metadata.content"
+  ],
   ["delta lite t2v with an image", delta("delta-1-0-lite-t2v-250428", [text("a cat"), img()]), "metadata.content"],
-  ["delta pro with a last frame", delta("delta-1-0-pro-250528", [text("a cat"), img("first_frame"), img("last_frame")]), "metadata.content"],
-  ["delta 1.5 pro with reference images", delta("delta-1-5-pro-251215", [text("a cat"), img("reference_image")]), "metadata.content"],
-  ["delta reference mixed with frames", delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("reference_image"), img("first_frame")]), "metadata.content"],
-  ["delta unknown image role", delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("middle_frame")]), "metadata.content[1].role"],
-  ["delta text-to-video with no text item", { model: "delta-1-0-lite-t2v-250428", metadata: { content: [] } }, "metadata.content"],
+  [
+    "delta pro with a last frame",
+    delta("delta-1-0-pro-250528", [text("a cat"), img("first_frame"), img("last_frame")]),
+    "metadata.content"
+  ],
+  [
+    "delta 1.5 pro with reference images",
+    delta("delta-1-5-pro-251215", [text("a cat"), img("reference_image")]),
+    "metadata.content"
+  ],
+  [
+    "delta reference mixed with frames",
+    delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("reference_image"), img("first_frame")]),
+    "metadata.content"
+  ],
+  [
+    "delta unknown image role",
+    delta("delta-1-0-lite-i2v-250428", [text("a cat"), img("middle_frame")]),
+    "metadata.content[1].role"
+  ],
+  [
+    "delta text-to-video with no text item",
+    { model: "delta-1-0-lite-t2v-250428", metadata: { content: [] } },
+    "metadata.content"
+  ],
   ["delta a second text item", delta("delta-1-0-lite-t2v-250428", [text("a"), text("b")]), "metadata.content[1]"],
-  ["delta pro without top-level prompt", { model: "delta-1-0-pro-250528", metadata: { content: [text("a cat")] } }, "prompt"],
-  ["generic aspect_ratio 2:1", { model: "beta-3.0-fast-generate-001", prompt: "a cat", aspect_ratio: "2:1" }, "aspect_ratio"]
+  [
+    "delta pro without top-level prompt",
+    { model: "delta-1-0-pro-250528", metadata: { content: [text("a cat")] } },
+    "prompt"
+  ],
+  [
+    "generic aspect_ratio 2:1",
+    { model: "beta-3.0-fast-generate-001", prompt: "a cat", aspect_ratio: "2:1" },
+    "aspect_ratio"
+  ]
 ]
 
 describe("POST /v1/video/generations", () => {
@@ -154,7 +277,11 @@ describe("POST /v1/video/generations", () => {
   })
 
   it("answers a body that is not JSON with 400", async () => {
-    const r = await fetch(`${emu.url}/v1/video/generations`, { method: "POST", headers: headers(emu.apiKey), body: "{nope" })
+    const r = await fetch(`${emu.url}/v1/video/generations`, {
+      method: "POST",
+      headers: headers(emu.apiKey),
+      body: "{nope"
+    })
     expect(r.status).toBe(400)
     expect(((await r.json()) as any).error.type).toBe("invalid_request_error")
   })
@@ -295,7 +422,9 @@ describe("video tasks on the real clock with fast timings", () => {
       const { task_id } = (await r.json()) as { task_id: string }
       const seen = new Set<string>()
       for (let i = 0; i < 200 && !seen.has("succeeded"); i++) {
-        const q = await fetch(`${fast.url}/v1/video/generations/${task_id}`, { headers: { authorization: `Bearer ${fast.apiKey}` } })
+        const q = await fetch(`${fast.url}/v1/video/generations/${task_id}`, {
+          headers: { authorization: `Bearer ${fast.apiKey}` }
+        })
         seen.add(((await q.json()) as { status: string }).status)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }

@@ -38,7 +38,8 @@ describe("VideoTaskStore", () => {
 
 describe("the content rule", () => {
   it("rejects the marker words as whole words in any case, and nothing else", () => {
-    for (const p of ["inappropriate", "An INAPPROPRIATE scene", "violence.", "a violent storm"]) expect(violatesContentRule(p), p).toBe(true)
+    for (const p of ["inappropriate", "An INAPPROPRIATE scene", "violence.", "a violent storm"])
+      expect(violatesContentRule(p), p).toBe(true)
     for (const p of ["a calm lake", "nonviolence", "violences", ""]) expect(violatesContentRule(p), p).toBe(false)
   })
 })

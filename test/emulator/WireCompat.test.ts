@@ -17,7 +17,10 @@ beforeAll(async () => {
   // The gateway takes Bearer on the messages family, so the key goes in as an auth token.
   anthropic = new Anthropic({ apiKey: null, authToken: emu.apiKey, baseURL: emu.url, maxRetries: 0 })
   // The real client sends its own key header; the gateway's native header is added alongside.
-  genai = new GoogleGenAI({ apiKey: emu.apiKey, httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } } })
+  genai = new GoogleGenAI({
+    apiKey: emu.apiKey,
+    httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+  })
 })
 afterAll(() => emu.close())
 
@@ -48,7 +51,13 @@ describe("the messages-style client", () => {
   })
 
   it("parses streamed thinking and tool input", async () => {
-    const stream = anthropic.messages.stream({ model, max_tokens: 4096, messages, tools: [weatherTool], thinking: { type: "enabled", budget_tokens: 2048 } })
+    const stream = anthropic.messages.stream({
+      model,
+      max_tokens: 4096,
+      messages,
+      tools: [weatherTool],
+      thinking: { type: "enabled", budget_tokens: 2048 }
+    })
     const final = await stream.finalMessage()
     expect(final.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use"])
     expect((final.content[2] as { input: { city: string } }).input.city).toEqual(expect.any(String))
@@ -58,7 +67,9 @@ describe("the messages-style client", () => {
     const count = await anthropic.messages.countTokens({ model, messages })
     expect(count.input_tokens).toBeGreaterThan(0)
     const bad = new Anthropic({ apiKey: null, authToken: "wrong", baseURL: emu.url, maxRetries: 0 })
-    await expect(bad.messages.create({ model, max_tokens: 8, messages })).rejects.toBeInstanceOf(Anthropic.AuthenticationError)
+    await expect(bad.messages.create({ model, max_tokens: 8, messages })).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError
+    )
   })
 })
 
@@ -68,7 +79,12 @@ describe("the OpenAI-style client", () => {
   it("parses a chat completion and a chat stream with usage", async () => {
     const c = await openai.chat.completions.create({ model: "gpt-4o", messages })
     expect(c.choices[0]!.message.content).toEqual(expect.any(String))
-    const stream = await openai.chat.completions.create({ model: "gpt-4o", messages, stream: true, stream_options: { include_usage: true } })
+    const stream = await openai.chat.completions.create({
+      model: "gpt-4o",
+      messages,
+      stream: true,
+      stream_options: { include_usage: true }
+    })
     let text = ""
     let total = 0
     for await (const chunk of stream) {
@@ -80,14 +96,31 @@ describe("the OpenAI-style client", () => {
   })
 
   it("parses a streamed tool call with the stream helper", async () => {
-    const tools = [{ type: "function" as const, function: { name: "paint", parameters: { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] } } }]
+    const tools = [
+      {
+        type: "function" as const,
+        function: {
+          name: "paint",
+          parameters: { type: "object", properties: { colour: { type: "string" } }, required: ["colour"] }
+        }
+      }
+    ]
     const final = await openai.chat.completions.stream({ model: "gpt-4o", messages, tools }).finalChatCompletion()
     expect(final.choices[0]!.message.tool_calls![0]).toMatchObject({ type: "function", function: { name: "paint" } })
   })
 
   it("parses structured output with the parse helper", async () => {
-    const schema = { type: "object", properties: { colour: { type: "string" }, shade: { type: "integer" } }, required: ["colour", "shade"], additionalProperties: false }
-    const r = await openai.chat.completions.parse({ model: "gpt-4o", messages, response_format: { type: "json_schema", json_schema: { name: "paint", schema, strict: true } } })
+    const schema = {
+      type: "object",
+      properties: { colour: { type: "string" }, shade: { type: "integer" } },
+      required: ["colour", "shade"],
+      additionalProperties: false
+    }
+    const r = await openai.chat.completions.parse({
+      model: "gpt-4o",
+      messages,
+      response_format: { type: "json_schema", json_schema: { name: "paint", schema, strict: true } }
+    })
     expect(Object.keys(r.choices[0]!.message.parsed as unknown as object).sort()).toEqual(["colour", "shade"])
   })
 
@@ -102,7 +135,11 @@ describe("the OpenAI-style client", () => {
   it("decodes embeddings sent in its default base64 encoding", async () => {
     const e = await openai.embeddings.create({ model: "text-embedding-3-small", input: "hello" })
     expect(e.data[0]!.embedding).toHaveLength(1536)
-    const floats = await openai.embeddings.create({ model: "text-embedding-3-small", input: "hello", encoding_format: "float" })
+    const floats = await openai.embeddings.create({
+      model: "text-embedding-3-small",
+      input: "hello",
+      encoding_format: "float"
+    })
     expect(e.data[0]!.embedding).toEqual(floats.data[0]!.embedding)
   })
 
@@ -110,11 +147,26 @@ describe("the OpenAI-style client", () => {
     const ids: Array<string> = []
     for await (const m of openai.models.list()) ids.push(m.id)
     expect(ids).toContain("gpt-4o")
-    const speech = await openai.audio.speech.create({ model: "gpt-4o-mini-tts", input: "hi", voice: "alloy", response_format: "wav" })
-    expect(Buffer.from(await speech.arrayBuffer()).subarray(0, 4).toString("ascii")).toBe("RIFF")
-    const image = await openai.images.generate({ model: "zeta-2.5-flash-image", prompt: "a fox", response_format: "b64_json" })
+    const speech = await openai.audio.speech.create({
+      model: "gpt-4o-mini-tts",
+      input: "hi",
+      voice: "alloy",
+      response_format: "wav"
+    })
+    expect(
+      Buffer.from(await speech.arrayBuffer())
+        .subarray(0, 4)
+        .toString("ascii")
+    ).toBe("RIFF")
+    const image = await openai.images.generate({
+      model: "zeta-2.5-flash-image",
+      prompt: "a fox",
+      response_format: "b64_json"
+    })
     expect(image.data![0]!.b64_json).toEqual(expect.any(String))
-    await expect(openai.embeddings.create({ model: "text-embedding-3-small", input: ["a", "b"] })).rejects.toBeInstanceOf(OpenAI.BadRequestError)
+    await expect(
+      openai.embeddings.create({ model: "text-embedding-3-small", input: ["a", "b"] })
+    ).rejects.toBeInstanceOf(OpenAI.BadRequestError)
   })
 })
 
@@ -124,24 +176,46 @@ describe("the native-content client", () => {
     expect(r.text).toEqual(expect.any(String))
     expect(r.usageMetadata?.totalTokenCount).toBeGreaterThan(0)
     let text = ""
-    for await (const chunk of await genai.models.generateContentStream({ model: "zeta-2.5-flash", contents: "Hello" })) text += chunk.text ?? ""
+    for await (const chunk of await genai.models.generateContentStream({ model: "zeta-2.5-flash", contents: "Hello" }))
+      text += chunk.text ?? ""
     expect(text).toBe(r.text)
   })
 
   it("parses thoughts, function calls and inline images", async () => {
-    const thoughts = await genai.models.generateContent({ model: "zeta-2.5-pro", contents: "Hello", config: { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } } })
+    const thoughts = await genai.models.generateContent({
+      model: "zeta-2.5-pro",
+      contents: "Hello",
+      config: { thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } }
+    })
     expect(thoughts.candidates![0]!.content!.parts![0]!.thought).toBe(true)
     const call = await genai.models.generateContent({
       model: "zeta-2.5-pro",
       contents: "Weather?",
-      config: { tools: [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }] }] }
+      config: {
+        tools: [
+          {
+            functionDeclarations: [
+              {
+                name: "get_weather",
+                parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+              }
+            ]
+          }
+        ]
+      }
     })
     expect(call.functionCalls![0]!.name).toBe("get_weather")
-    const image = await genai.models.generateContent({ model: "zeta-2.5-flash-image", contents: "A fox", config: { responseModalities: ["IMAGE"] } })
+    const image = await genai.models.generateContent({
+      model: "zeta-2.5-flash-image",
+      contents: "A fox",
+      config: { responseModalities: ["IMAGE"] }
+    })
     expect(image.data).toEqual(expect.any(String))
   })
 
   it("surfaces a native 400 as an error", async () => {
-    await expect(genai.models.generateContent({ model: "zeta-2.5-flash", contents: "x", config: { temperature: 5 } })).rejects.toThrow(/INVALID_ARGUMENT|400/)
+    await expect(
+      genai.models.generateContent({ model: "zeta-2.5-flash", contents: "x", config: { temperature: 5 } })
+    ).rejects.toThrow(/INVALID_ARGUMENT|400/)
   })
 })

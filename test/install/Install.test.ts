@@ -13,14 +13,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 // Every entry point of the exports map (a new one is covered without editing this test).
-const entries = Object.keys((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> }).exports)
+const entries = Object.keys(
+  (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> }).exports
+)
   .filter((k) => k !== "./package.json")
   .map((k) => (k === "." ? "umg" : `umg/${k.slice(2)}`))
 let work: string
 let project: string
 
 const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) => {
-  const out = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" } })
+  const out = spawnSync(cmd, args, {
+    cwd,
+    encoding: "utf8",
+    timeout: 300_000,
+    env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" }
+  })
   return { code: out.status ?? -1, stdout: out.stdout ?? "", stderr: out.stderr ?? "" }
 }
 
@@ -32,8 +39,15 @@ beforeAll(() => {
   if (tarball === undefined) throw new Error("npm pack made no tarball")
   project = join(work, "app")
   execFileSync("mkdir", ["-p", project])
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "app", private: true, version: "1.0.0", type: "module" }))
-  const installed = run("npm", ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", join(work, tarball)], project)
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "app", private: true, version: "1.0.0", type: "module" })
+  )
+  const installed = run(
+    "npm",
+    ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", join(work, tarball)],
+    project
+  )
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr.slice(-1000)}`)
 }, 600_000)
 afterAll(() => {
@@ -96,9 +110,18 @@ console.log(typeof require("umg/core").buildChatBody)\n`
   it("has one copy of effect in the app's tree: umg's peer is the app's own", () => {
     const copies = run("npm", ["ls", "effect", "--all", "--parseable"], project)
     expect(copies.code, copies.stderr).toBe(0)
-    const paths = [...new Set(copies.stdout.split("\n").map((l) => l.trim()).filter((l) => l !== ""))]
+    const paths = [
+      ...new Set(
+        copies.stdout
+          .split("\n")
+          .map((l) => l.trim())
+          .filter((l) => l !== "")
+      )
+    ]
     expect(paths).toEqual([join(project, "node_modules/effect")])
-    const version = (JSON.parse(readFileSync(join(project, "node_modules/effect/package.json"), "utf8")) as { version: string }).version
+    const version = (
+      JSON.parse(readFileSync(join(project, "node_modules/effect/package.json"), "utf8")) as { version: string }
+    ).version
     expect(version).toMatch(/^4\.([1-9]|\d{2,})\./)
   })
 
@@ -125,7 +148,10 @@ console.log(typeof require("umg/core").buildChatBody)\n`
         ``
       ].join("\n")
     )
-    writeFileSync(join(project, "tsconfig.program.json"), JSON.stringify({ ...consumerTsconfig(), files: ["program.ts"] }))
+    writeFileSync(
+      join(project, "tsconfig.program.json"),
+      JSON.stringify({ ...consumerTsconfig(), files: ["program.ts"] })
+    )
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
     const checked = run(process.execPath, [tsc, "-p", "tsconfig.program.json"], project)
     expect(checked.stdout + checked.stderr).toBe("")

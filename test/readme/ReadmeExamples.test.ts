@@ -70,10 +70,17 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^cache written [1-9]\d*, read 0$/m,
     /^cache written 0, read [1-9]\d*$/m
   ],
-  "Native content: text, a stream, an image": [/^[1-9]\d* prompt tokens, [1-9]\d* thinking tokens$/m, /^image: image\/png, [1-9]\d* bytes$/m],
+  "Native content: text, a stream, an image": [
+    /^[1-9]\d* prompt tokens, [1-9]\d* thinking tokens$/m,
+    /^image: image\/png, [1-9]\d* bytes$/m
+  ],
   "Chat completions and responses": [/^chat: \S/m, /^responses: completed$/m],
   "Embeddings and rerank": [/^dimensions: 256$/m, /^vectors: 3$/m, /^\d: [01]\.\d{3}, \d: [01]\.\d{3}$/m],
-  "Speech and images": [/^speech: [1-9]\d* bytes of audio\/wav$/m, /^streamed speech: [1-9]\d* bytes$/m, /^image: [1-9]\d* bytes$/m],
+  "Speech and images": [
+    /^speech: [1-9]\d* bytes of audio\/wav$/m,
+    /^streamed speech: [1-9]\d* bytes$/m,
+    /^image: [1-9]\d* bytes$/m
+  ],
   "Video: generate, or submit and follow": [
     /^delta body: \{.*--dur 5/m,
     /^succeeded https?:\/\/\S+\.mp4$/m,
@@ -83,7 +90,11 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^succeeded, succeeded$/m
   ],
   "Realtime and live sessions (WebSocket)": [/^realtime: [1-9]\d* events$/m, /^live: [1-9]\d* messages$/m],
-  "Platform endpoints": [/^text to video: \S+$/m, /^any shoot: https?:\/\/\S+$/m, /^any shoot, advanced mode: task \S+$/m],
+  "Platform endpoints": [
+    /^text to video: \S+$/m,
+    /^any shoot: https?:\/\/\S+$/m,
+    /^any shoot, advanced mode: task \S+$/m
+  ],
   "The same on `umg/rx`": [/^\d+ models$/m, /^2 ranked$/m],
   "More on `umg/rx`: tool calls, video progress, a realtime session": [
     /^get_weather\(\{"city":"[^"]+"\}\)$/m,
@@ -92,12 +103,19 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^video at https?:\/\/\S+\.mp4$/m,
     /^realtime: [1-9]\d* events, the last response\.done$/m
   ],
-  "Examples per family": [/seconds: '8'/, /lastFrame: 'https:\/\/example\.com\/last\.png'/, /size: '1080\*1920'/, /role: 'first_frame'/],
+  "Examples per family": [
+    /seconds: '8'/,
+    /lastFrame: 'https:\/\/example\.com\/last\.png'/,
+    /size: '1080\*1920'/,
+    /role: 'first_frame'/
+  ],
   "Closed bodies, `extra` and unknown models": [/did you mean `temperature`\?/, /user_tag: 't1'/],
   Tracing: [/'umg\.models\.list'/],
   "The emulator": [/^http:\/\/127\.0\.0\.1:\d+ \S+ \S+$/m],
   "Testing an AI SDK app against the emulator": [
-    ...["messages-style", "chat", "responses", "native content"].map((f) => new RegExp(`^${f}: [1-9]\\d* words; tool-calls → stop; shade \\d+$`, "m")),
+    ...["messages-style", "chat", "responses", "native content"].map(
+      (f) => new RegExp(`^${f}: [1-9]\\d* words; tool-calls → stop; shade \\d+$`, "m")
+    ),
     /^chat after a 429: 1 refused, then "\S+…"$/m
   ]
 }
@@ -165,7 +183,8 @@ const problemsOf = (run: Run): Array<string> => {
 
 describe("the samples of the README and docs/, run", () => {
   it("tells fragments from programs and knows each one's section", () => {
-    const md = "# A\n```sh\n# not a heading\n```\n```ts\nconst a = 1\n```\n## B\n<!-- fragment: browser -->\n```ts\ndocument.body\n```\n"
+    const md =
+      "# A\n```sh\n# not a heading\n```\n```ts\nconst a = 1\n```\n## B\n<!-- fragment: browser -->\n```ts\ndocument.body\n```\n"
     expect(samplesWithMarks(md).map((s) => [s.runnable, s.heading, s.line])).toEqual([
       [true, "A", 5],
       [false, "B", 10]
@@ -176,7 +195,9 @@ describe("the samples of the README and docs/, run", () => {
     const runnable = allSamples().filter((s) => s.runnable)
     const calls = await Effect.runPromise(
       Effect.map(Gateway, (service) =>
-        Object.entries(service).flatMap(([group, members]) => Object.keys(members as object).map((name) => `${group}.${name}`))
+        Object.entries(service).flatMap(([group, members]) =>
+          Object.keys(members as object).map((name) => `${group}.${name}`)
+        )
       ).pipe(Effect.provide(Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey })))
     )
     expect(calls.length).toBeGreaterThan(30)
@@ -230,9 +251,13 @@ describe("the samples of the README and docs/, run", () => {
         )
     }
     for (const [heading, patterns] of Object.entries(expectations)) {
-      const stdout = runnable.filter((s) => s.heading === heading).map((s) => runs.get(s)!.stdout).join("\n")
+      const stdout = runnable
+        .filter((s) => s.heading === heading)
+        .map((s) => runs.get(s)!.stdout)
+        .join("\n")
       const missing = patterns.filter((p) => !p.test(stdout))
-      if (missing.length > 0) failures.push(`section "${heading}" did not print ${missing.join(", ")}\n${stdout.slice(-1500)}`)
+      if (missing.length > 0)
+        failures.push(`section "${heading}" did not print ${missing.join(", ")}\n${stdout.slice(-1500)}`)
     }
     expect(failures).toEqual([])
   }, 240_000)

@@ -16,7 +16,10 @@ describe("fromEffect", () => {
 
   it("does nothing until subscribed (cold)", async () => {
     let started = 0
-    const obs = fromEffect(run, Effect.sync(() => ++started))
+    const obs = fromEffect(
+      run,
+      Effect.sync(() => ++started)
+    )
     expect(started).toBe(0)
     await firstValueFrom(obs)
     await firstValueFrom(obs)
@@ -80,7 +83,10 @@ describe("fromStream", () => {
 describe("fromStreamOf", () => {
   it("runs the effect on subscribe (cold), then emits its stream's elements and completes", async () => {
     let made = 0
-    const obs = fromStreamOf(run, Effect.sync(() => (++made, Stream.make(1, 2, 3))))
+    const obs = fromStreamOf(
+      run,
+      Effect.sync(() => (++made, Stream.make(1, 2, 3)))
+    )
     expect(made).toBe(0)
     expect(await lastValueFrom(obs.pipe(toArray()))).toEqual([1, 2, 3])
     expect(await lastValueFrom(obs.pipe(toArray()))).toEqual([1, 2, 3])
@@ -90,7 +96,10 @@ describe("fromStreamOf", () => {
   it("errors with the effect's own typed failure, before any stream exists", async () => {
     const seen: Array<number> = []
     const error = await new Promise((resolve) =>
-      fromStreamOf(run, Effect.fail(new Boom({ reason: "refused" })) as Effect.Effect<Stream.Stream<number>, Boom>).subscribe({
+      fromStreamOf(
+        run,
+        Effect.fail(new Boom({ reason: "refused" })) as Effect.Effect<Stream.Stream<number>, Boom>
+      ).subscribe({
         next: (n) => seen.push(n),
         error: resolve
       })
@@ -103,7 +112,10 @@ describe("fromStreamOf", () => {
   it("delivers elements before the stream's typed failure", async () => {
     const seen: Array<number> = []
     const error = await new Promise((resolve) =>
-      fromStreamOf(run, Effect.succeed(Stream.concat(Stream.make(1, 2), Stream.fail(new Boom({ reason: "cut" }))))).subscribe({
+      fromStreamOf(
+        run,
+        Effect.succeed(Stream.concat(Stream.make(1, 2), Stream.fail(new Boom({ reason: "cut" }))))
+      ).subscribe({
         next: (n) => seen.push(n),
         error: resolve
       })
@@ -114,7 +126,9 @@ describe("fromStreamOf", () => {
 
   it("interrupts the stream when unsubscribed (its finalizer runs)", async () => {
     const closed = Effect.runSync(Deferred.make<void>())
-    const stream = Stream.concat(Stream.make(1), Stream.never).pipe(Stream.ensuring(Deferred.succeed(closed, undefined)))
+    const stream = Stream.concat(Stream.make(1), Stream.never).pipe(
+      Stream.ensuring(Deferred.succeed(closed, undefined))
+    )
     const values = await lastValueFrom(fromStreamOf(run, Effect.succeed(stream)).pipe(take(1), toArray()))
     expect(values).toEqual([1])
     await Effect.runPromise(Deferred.await(closed))

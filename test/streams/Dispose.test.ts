@@ -19,7 +19,11 @@ afterAll(async () => {
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const hello = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 64, messages: [{ role: "user" as const, content: "Hello" }] }
+const hello = {
+  model: "epsilon-sonnet-4-5-20250929",
+  max_tokens: 64,
+  messages: [{ role: "user" as const, content: "Hello" }]
+}
 
 /** A gateway whose fetch records each request's AbortSignal and whose sockets are counted when closed. */
 const instrumented = () => {
@@ -62,7 +66,11 @@ const instrumented = () => {
 /** Subscribes and records how the Observable ended. */
 const watch = <A>(observable: Observable<A>) => {
   const seen: { values: Array<A>; error?: unknown; completed: boolean } = { values: [], completed: false }
-  observable.subscribe({ next: (v) => seen.values.push(v), error: (e: unknown) => (seen.error = e), complete: () => (seen.completed = true) })
+  observable.subscribe({
+    next: (v) => seen.values.push(v),
+    error: (e: unknown) => (seen.error = e),
+    complete: () => (seen.completed = true)
+  })
   return seen
 }
 
@@ -79,7 +87,9 @@ describe("disposing an Rx gateway", () => {
 
   it("errors a poll$ subscriber with GatewayDisposed and stops querying the task", async () => {
     const { gateway } = instrumented()
-    const submitted = await firstValueFrom(gateway.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
+    const submitted = await firstValueFrom(
+      gateway.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" })
+    )
     const before = emu.counters.get("video.get")
     const seen = watch(gateway.video.poll$(submitted.task_id, { intervalMs: 50 }))
     // The first status has arrived and polling has gone on (a second query can start before the
@@ -116,7 +126,9 @@ describe("disposing an Rx gateway", () => {
     const { gateway } = instrumented()
     await gateway.dispose()
     emu.counters.reset()
-    expect(await lastValueFrom(gateway.messages.create$(hello)).catch((e: unknown) => e)).toBeInstanceOf(GatewayDisposed)
+    expect(await lastValueFrom(gateway.messages.create$(hello)).catch((e: unknown) => e)).toBeInstanceOf(
+      GatewayDisposed
+    )
     expect(await lastValueFrom(gateway.video.poll$("video_x")).catch((e: unknown) => e)).toBeInstanceOf(GatewayDisposed)
     expect(emu.counters.snapshot()).toEqual({})
     await gateway.dispose()

@@ -9,7 +9,11 @@ import { accumulateMessage } from "../../src/streams/accumulateMessage.js"
 import { record } from "../fixtures/TextStreams.js"
 import { chatText, messagesText, messagesThinkingTool, native, responsesText } from "./tokenStreams.js"
 
-const failure = (p: Promise<unknown>) => p.then(() => expect.fail("expected an error"), (e: unknown) => e as IncompleteStream)
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => expect.fail("expected an error"),
+    (e: unknown) => e as IncompleteStream
+  )
 
 describe("accumulateMessage", () => {
   it("emits one messages snapshot per event, ending with the whole message", async () => {
@@ -56,7 +60,9 @@ describe("accumulateMessage", () => {
   })
 
   it("errors with the fold's IncompleteStream at an error event, after the snapshots before it", () => {
-    const overloaded = Result.getOrThrow(decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "busy" } })))
+    const overloaded = Result.getOrThrow(
+      decodeMessagesEventEither(record({ type: "error", error: { type: "overloaded_error", message: "busy" } }))
+    )
     new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold("abc|", { a: messagesText[0]!, b: messagesText[1]!, c: overloaded })
       const phases: Array<string> = []
@@ -75,7 +81,11 @@ describe("accumulateMessage", () => {
   it("passes a source error through as it is", () => {
     new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable }) => {
       const error = new Error("transport")
-      expectObservable(cold("a#", { a: chatText[0]! }, error).pipe(accumulateMessage())).toBe("a#", { a: expect.anything() }, error)
+      expectObservable(cold("a#", { a: chatText[0]! }, error).pipe(accumulateMessage())).toBe(
+        "a#",
+        { a: expect.anything() },
+        error
+      )
     })
   })
 

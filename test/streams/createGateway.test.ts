@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AuthenticationError, RateLimited, VideoTaskFailed } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { accumulateMessage, createGateway, type RxGateway, type SessionState, textDeltas } from "../../src/streams/index.js"
+import {
+  accumulateMessage,
+  createGateway,
+  type RxGateway,
+  type SessionState,
+  textDeltas
+} from "../../src/streams/index.js"
 
 let emu: Emulator
 let gw: RxGateway
@@ -80,10 +86,14 @@ describe("createGateway against the emulator", () => {
     expect(last.phase).toBe("stopped")
     const nativeText = await lastValueFrom(gw.native.stream$(zeta).pipe(textDeltas(), toArray()))
     expect(nativeText.length).toBeGreaterThan(0)
-    const chat = await lastValueFrom(gw.chat.stream$({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }).pipe(accumulateMessage()))
+    const chat = await lastValueFrom(
+      gw.chat.stream$({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }).pipe(accumulateMessage())
+    )
     expect(chat.completion?.choices[0]?.message.content).toBeTruthy()
     const responses = await lastValueFrom(
-      gw.responses.stream$({ model: "gpt-5", max_output_tokens: 64, input: [{ role: "user", content: "Hi" }] }).pipe(textDeltas(), toArray())
+      gw.responses
+        .stream$({ model: "gpt-5", max_output_tokens: 64, input: [{ role: "user", content: "Hi" }] })
+        .pipe(textDeltas(), toArray())
     )
     expect(responses.length).toBeGreaterThan(0)
   })
@@ -99,13 +109,25 @@ describe("createGateway against the emulator", () => {
   })
 
   it("answers the single calls: count tokens, embeddings, rerank, speech, images, models", async () => {
-    expect((await firstValueFrom(gw.messages.countTokens$({ model: EPSILON, messages: hello.messages }))).input_tokens).toBeGreaterThan(0)
+    expect(
+      (await firstValueFrom(gw.messages.countTokens$({ model: EPSILON, messages: hello.messages }))).input_tokens
+    ).toBeGreaterThan(0)
     expect((await firstValueFrom(gw.native.generate$(zeta))).candidates?.length).toBeGreaterThan(0)
-    expect((await firstValueFrom(gw.embeddings.create$({ model: "text-embedding-3-small", input: "hello" }))).data[0]?.embedding.length).toBe(1536)
-    expect((await firstValueFrom(gw.rerank.create$({ model: "rerank-v1", query: "cat", documents: ["a cat", "a car"] }))).results).toHaveLength(2)
-    const audio = await firstValueFrom(gw.speech.create$({ model: "gpt-4o-mini-tts", input: "Hello", voice: "alloy", response_format: "wav" }))
+    expect(
+      (await firstValueFrom(gw.embeddings.create$({ model: "text-embedding-3-small", input: "hello" }))).data[0]
+        ?.embedding.length
+    ).toBe(1536)
+    expect(
+      (await firstValueFrom(gw.rerank.create$({ model: "rerank-v1", query: "cat", documents: ["a cat", "a car"] })))
+        .results
+    ).toHaveLength(2)
+    const audio = await firstValueFrom(
+      gw.speech.create$({ model: "gpt-4o-mini-tts", input: "Hello", voice: "alloy", response_format: "wav" })
+    )
     expect(audio.bytes.length).toBeGreaterThan(44)
-    const images = await firstValueFrom(gw.images.generate$({ model: "zeta-2.5-flash-image", prompt: "a cat", response_format: "b64_json" }))
+    const images = await firstValueFrom(
+      gw.images.generate$({ model: "zeta-2.5-flash-image", prompt: "a cat", response_format: "b64_json" })
+    )
     expect(images.images[0]?.bytes.length).toBeGreaterThan(0)
     expect((await firstValueFrom(gw.models.list$())).length).toBeGreaterThan(0)
   })
@@ -116,7 +138,9 @@ describe("createGateway against the emulator", () => {
     emu.inject("embeddings", { kind: "status", status: 429, headers: { "retry-after-ms": "20" } }, 10)
     // No transport retries: every 429 reaches mapConcurrent's own back-off.
     const client = createGateway({ ...configFor(emu), maxRetries: 0 })
-    const events = await lastValueFrom(client.embeddings.embedMany$(inputs, { model: "text-embedding-3-small", concurrency: 4 }).pipe(toArray()))
+    const events = await lastValueFrom(
+      client.embeddings.embedMany$(inputs, { model: "text-embedding-3-small", concurrency: 4 }).pipe(toArray())
+    )
     await client.dispose()
     expect(events.filter((e) => e.type === "rate-limited")).toHaveLength(10)
     const results = events.filter((e) => e.type === "result")
@@ -129,23 +153,30 @@ describe("createGateway against the emulator", () => {
 
   it("fails embedMany$ with RateLimited once an item's retries are spent", async () => {
     emu.inject("embeddings", { kind: "status", status: 429, headers: { "retry-after-ms": "5" } }, 30)
-    const error = await lastValueFrom(gw.embeddings.embedMany$(["a"], { model: "text-embedding-3-small", concurrency: 1, maxRetries: 1 })).catch(
-      (e: unknown) => e
-    )
+    const error = await lastValueFrom(
+      gw.embeddings.embedMany$(["a"], { model: "text-embedding-3-small", concurrency: 1, maxRetries: 1 })
+    ).catch((e: unknown) => e)
     emu.clearFaults()
     expect(error).toBeInstanceOf(RateLimited)
   })
 
   it("polls a video task: each status once, ending with succeeded", async () => {
     const submitted = await firstValueFrom(gw.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
-    const statuses = await lastValueFrom(gw.video.poll$(submitted.task_id, { intervalMs: 50 }).pipe(map((t) => t.status), toArray()))
+    const statuses = await lastValueFrom(
+      gw.video.poll$(submitted.task_id, { intervalMs: 50 }).pipe(
+        map((t) => t.status),
+        toArray()
+      )
+    )
     expect(statuses.at(-1)).toBe("succeeded")
     expect(new Set(statuses).size).toBe(statuses.length)
     expect((await firstValueFrom(gw.video.get$(submitted.task_id))).status).toBe("succeeded")
   })
 
   it("generates an alpha video with progress events and the downloaded bytes", async () => {
-    const events = await lastValueFrom(gw.video.generate$({ model: "alpha-2", prompt: "a calm sea" }, { intervalMs: 50 }).pipe(toArray()))
+    const events = await lastValueFrom(
+      gw.video.generate$({ model: "alpha-2", prompt: "a calm sea" }, { intervalMs: 50 }).pipe(toArray())
+    )
     expect(events[0]?.type).toBe("submitted")
     const progress = events.filter((e) => e.type === "progress")
     expect(progress.at(-1)).toMatchObject({ status: "succeeded", done: true })
@@ -166,9 +197,9 @@ describe("createGateway against the emulator", () => {
   })
 
   it("errors generate$ with VideoTaskFailed for a rejected task", async () => {
-    const error = await lastValueFrom(gw.video.generate$({ model: "gamma2.5-t2v-preview", prompt: "something inappropriate" }, { intervalMs: 50 })).catch(
-      (e: unknown) => e
-    )
+    const error = await lastValueFrom(
+      gw.video.generate$({ model: "gamma2.5-t2v-preview", prompt: "something inappropriate" }, { intervalMs: 50 })
+    ).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(VideoTaskFailed)
   })
 
@@ -176,7 +207,9 @@ describe("createGateway against the emulator", () => {
     const slow = await startEmulator({ fast: true, video: { queuedMs: 60_000, inProgressMs: 60_000 } })
     const client = createGateway(configFor(slow))
     try {
-      const submitted = await firstValueFrom(client.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
+      const submitted = await firstValueFrom(
+        client.video.submit$({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" })
+      )
       const sub = client.video.poll$(submitted.task_id, { intervalMs: 50 }).subscribe()
       for (let i = 0; i < 100 && slow.counters.get("video.get") < 3; i++) await sleep(20)
       sub.unsubscribe()
@@ -196,7 +229,10 @@ describe("createGateway against the emulator", () => {
       gw.realtime.connect$({ model: "gpt-realtime", session: { modalities: ["text"] } }).pipe(
         switchMap((session) => {
           session.state$.subscribe((s) => states.push(s))
-          void session.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hello" }] } })
+          void session.send({
+            type: "conversation.item.create",
+            item: { type: "message", role: "user", content: [{ type: "input_text", text: "Hello" }] }
+          })
           void session.send({ type: "response.create" })
           return session.events$
         }),
@@ -213,9 +249,9 @@ describe("createGateway against the emulator", () => {
   })
 
   it("rejects an invalid realtime client event with InvalidRequest", async () => {
-    const error = await firstValueFrom(gw.realtime.connect$("gpt-realtime").pipe(switchMap((s) => s.send({ type: "no.such.event" })))).catch(
-      (e: unknown) => e
-    )
+    const error = await firstValueFrom(
+      gw.realtime.connect$("gpt-realtime").pipe(switchMap((s) => s.send({ type: "no.such.event" })))
+    ).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InvalidRequest)
   })
 
@@ -238,7 +274,9 @@ describe("createGateway against the emulator", () => {
     const messages = await lastValueFrom(
       gw.live.connect$("zeta-live-2.5-flash-native-audio", { generationConfig: { responseModalities: ["TEXT"] } }).pipe(
         switchMap((session) => {
-          void session.send({ clientContent: { turns: [{ role: "user", parts: [{ text: "Hello" }] }], turnComplete: true } })
+          void session.send({
+            clientContent: { turns: [{ role: "user", parts: [{ text: "Hello" }] }], turnComplete: true }
+          })
           return session.events$
         }),
         takeWhile((m) => m.serverContent?.turnComplete !== true, true),
@@ -249,18 +287,29 @@ describe("createGateway against the emulator", () => {
   })
 
   it("runs the platform calls", async () => {
-    const t2v = await firstValueFrom(gw.platform.textToVideo$({ model: "delta-1-0-lite-t2v-250428", prompt: "a sea", duration: "5", aspect_ratio: "16:9" }))
+    const t2v = await firstValueFrom(
+      gw.platform.textToVideo$({
+        model: "delta-1-0-lite-t2v-250428",
+        prompt: "a sea",
+        duration: "5",
+        aspect_ratio: "16:9"
+      })
+    )
     expect(t2v.task_id).toBeTruthy()
-    const easy = await firstValueFrom(gw.platform.anyShootEasy$({ size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] }))
+    const easy = await firstValueFrom(
+      gw.platform.anyShootEasy$({ size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] })
+    )
     expect(easy.url).toBeTruthy()
   })
 
   it("takes the first values and lets go of the stream", async () => {
-    const two = await lastValueFrom(gw.chat.stream$({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }).pipe(
-      filter((e) => e.type === "chunk"),
-      take(2),
-      toArray()
-    ))
+    const two = await lastValueFrom(
+      gw.chat.stream$({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] }).pipe(
+        filter((e) => e.type === "chunk"),
+        take(2),
+        toArray()
+      )
+    )
     expect(two).toHaveLength(2)
   })
 })

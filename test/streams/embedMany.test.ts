@@ -22,7 +22,9 @@ describe("embeddings.embedMany$ (a projection of embeddings.embedMany)", () => {
   it("emits one result per text with its index and progress, one request per text", async () => {
     emu.counters.reset()
     const texts = ["a", "bb", "ccc", "dddd", "eeeee"]
-    const events = await lastValueFrom(gw.embeddings.embedMany$(texts, { model: "text-embedding-3-small", concurrency: 2 }).pipe(toArray()))
+    const events = await lastValueFrom(
+      gw.embeddings.embedMany$(texts, { model: "text-embedding-3-small", concurrency: 2 }).pipe(toArray())
+    )
     const results = events.filter((e) => e.type === "result")
     expect(results.map((r) => r.index).sort()).toEqual([0, 1, 2, 3, 4])
     expect(results.map((r) => r.input).sort()).toEqual(texts)
@@ -34,7 +36,9 @@ describe("embeddings.embedMany$ (a projection of embeddings.embedMany)", () => {
   it("validates every input before the first request", async () => {
     emu.counters.reset()
     const inputs = ["fine", "fine too", ["not", "a", "string"] as unknown as string]
-    const error = await lastValueFrom(gw.embeddings.embedMany$(inputs, { model: "text-embedding-3-small", concurrency: 2 })).catch((e: unknown) => e)
+    const error = await lastValueFrom(
+      gw.embeddings.embedMany$(inputs, { model: "text-embedding-3-small", concurrency: 2 })
+    ).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InvalidRequest)
     expect(emu.counters.snapshot()).toEqual({})
   })
@@ -42,7 +46,9 @@ describe("embeddings.embedMany$ (a projection of embeddings.embedMany)", () => {
   it("reports each 429 as a rate-limited event with a jittered back-off when the gateway names no wait", async () => {
     emu.counters.reset()
     emu.inject("embeddings", { kind: "status", status: 429 }, 2)
-    const events = await lastValueFrom(gw.embeddings.embedMany$(["one"], { model: "text-embedding-3-small", concurrency: 1 }).pipe(toArray()))
+    const events = await lastValueFrom(
+      gw.embeddings.embedMany$(["one"], { model: "text-embedding-3-small", concurrency: 1 }).pipe(toArray())
+    )
     emu.clearFaults()
     const limited = events.filter((e) => e.type === "rate-limited")
     expect(limited.map((e) => e.attempt)).toEqual([1, 2])

@@ -8,7 +8,9 @@ import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { makePoller, pollTask$, type PollableTask } from "../../src/streams/pollTask.js"
 
 const task = (status: string): PollableTask =>
-  status === "failed" ? { task_id: "vid_1", status, error: { code: 500, message: "upstream exploded" } } : { task_id: "vid_1", status }
+  status === "failed"
+    ? { task_id: "vid_1", status, error: { code: 500, message: "upstream exploded" } }
+    : { task_id: "vid_1", status }
 const fast = { intervalMs: 20, minIntervalMs: 10 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -34,7 +36,10 @@ describe("pollTask$ (a projection of the adapters' poll loop)", () => {
   it("emits the failed status, then errors with VideoTaskFailed carrying the task's error", async () => {
     const seen: Array<string> = []
     const error = await new Promise((resolve) =>
-      pollTask$(answers(["queued", "failed"]).fetch, fast).subscribe({ next: (u) => seen.push(u.task.status), error: resolve })
+      pollTask$(answers(["queued", "failed"]).fetch, fast).subscribe({
+        next: (u) => seen.push(u.task.status),
+        error: resolve
+      })
     )
     expect(seen).toEqual(["queued", "failed"])
     expect(error).toBeInstanceOf(VideoTaskFailed)
@@ -81,9 +86,12 @@ describe("pollTask$ (a projection of the adapters' poll loop)", () => {
   it("refuses an interval outside the spec's 3–5 s with InvalidRequest naming intervalMs, before any query", () => {
     for (const intervalMs of [2999, 5001, Number.NaN]) {
       let error: unknown
-      pollTask$(() => {
-        throw new Error("must not query")
-      }, { intervalMs }).subscribe({ error: (e: unknown) => (error = e) })
+      pollTask$(
+        () => {
+          throw new Error("must not query")
+        },
+        { intervalMs }
+      ).subscribe({ error: (e: unknown) => (error = e) })
       expect(error).toBeInstanceOf(InvalidRequest)
       expect((error as InvalidRequest).field).toBe("intervalMs")
       expect((error as InvalidRequest).rule).toBe("range")

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest"
 import { textDeltas } from "../../src/streams/textDeltas.js"
 import { thinkingDeltas } from "../../src/streams/thinkingDeltas.js"
 import type { TokenEvent } from "../../src/streams/TokenEvent.js"
-import { chatText, messagesText, messagesThinkingTool, native, responsesReasoningTool, responsesText } from "./tokenStreams.js"
+import {
+  chatText,
+  messagesText,
+  messagesThinkingTool,
+  native,
+  responsesReasoningTool,
+  responsesText
+} from "./tokenStreams.js"
 
 const texts = (events: ReadonlyArray<TokenEvent>) => lastValueFrom(from(events).pipe(textDeltas(), toArray()))
 const thoughts = (events: ReadonlyArray<TokenEvent>) => lastValueFrom(from(events).pipe(thinkingDeltas(), toArray()))

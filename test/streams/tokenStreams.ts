@@ -25,9 +25,15 @@ const messages = (text: string): Array<MessagesEvent> =>
 
 export const messagesText = messages(messagesTextStream)
 export const messagesThinkingTool = messages(messagesThinkingToolStream)
-export const native: Array<NativeChunk> = toRecords(nativeStream).map((r) => Result.getOrThrow(decodeNativeChunkEither(r)))
-export const chatText: Array<ChatStreamEvent> = toRecords(chatTextStream).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
-export const chatTool: Array<ChatStreamEvent> = toRecords(chatToolStream).map((r) => Result.getOrThrow(decodeChatEventEither(r)))
+export const native: Array<NativeChunk> = toRecords(nativeStream).map((r) =>
+  Result.getOrThrow(decodeNativeChunkEither(r))
+)
+export const chatText: Array<ChatStreamEvent> = toRecords(chatTextStream).map((r) =>
+  Result.getOrThrow(decodeChatEventEither(r))
+)
+export const chatTool: Array<ChatStreamEvent> = toRecords(chatToolStream).map((r) =>
+  Result.getOrThrow(decodeChatEventEither(r))
+)
 export const responsesText: Array<ResponsesEvent> = toRecords(responsesTextStream).map((r) =>
   Result.getOrThrow(decodeResponsesEventEither(r))
 )
@@ -40,7 +46,14 @@ const responseObject = (status: string, output: ReadonlyArray<unknown>) => ({
   model: "gpt-x",
   output
 })
-const call = (args: string, status: string) => ({ type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: args, status })
+const call = (args: string, status: string) => ({
+  type: "function_call",
+  id: "fc_1",
+  call_id: "call_1",
+  name: "get_weather",
+  arguments: args,
+  status
+})
 const summary = (seq: number, delta: string) => ({
   type: "response.reasoning_summary_text.delta",
   sequence_number: seq,
@@ -53,14 +66,48 @@ const summary = (seq: number, delta: string) => ({
 /** A responses stream with a reasoning summary, then a function call whose arguments stream in two pieces. */
 export const responsesReasoningTool: Array<ResponsesEvent> = [
   { type: "response.created", sequence_number: 0, response: responseObject("in_progress", []) },
-  { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [] } },
-  { type: "response.reasoning_summary_part.added", sequence_number: 2, item_id: "rs_1", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "" } },
+  {
+    type: "response.output_item.added",
+    sequence_number: 1,
+    output_index: 0,
+    item: { type: "reasoning", id: "rs_1", summary: [] }
+  },
+  {
+    type: "response.reasoning_summary_part.added",
+    sequence_number: 2,
+    item_id: "rs_1",
+    output_index: 0,
+    summary_index: 0,
+    part: { type: "summary_text", text: "" }
+  },
   summary(3, "Look up "),
   summary(4, "the weather."),
-  { type: "response.output_item.done", sequence_number: 5, output_index: 0, item: { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Look up the weather." }] } },
+  {
+    type: "response.output_item.done",
+    sequence_number: 5,
+    output_index: 0,
+    item: { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Look up the weather." }] }
+  },
   { type: "response.output_item.added", sequence_number: 6, output_index: 1, item: call("", "in_progress") },
-  { type: "response.function_call_arguments.delta", sequence_number: 7, item_id: "fc_1", output_index: 1, delta: '{"city":' },
-  { type: "response.function_call_arguments.delta", sequence_number: 8, item_id: "fc_1", output_index: 1, delta: '"Paris"}' },
-  { type: "response.output_item.done", sequence_number: 9, output_index: 1, item: call('{"city":"Paris"}', "completed") },
+  {
+    type: "response.function_call_arguments.delta",
+    sequence_number: 7,
+    item_id: "fc_1",
+    output_index: 1,
+    delta: '{"city":'
+  },
+  {
+    type: "response.function_call_arguments.delta",
+    sequence_number: 8,
+    item_id: "fc_1",
+    output_index: 1,
+    delta: '"Paris"}'
+  },
+  {
+    type: "response.output_item.done",
+    sequence_number: 9,
+    output_index: 1,
+    item: call('{"city":"Paris"}', "completed")
+  },
   { type: "response.completed", sequence_number: 10, response: responseObject("completed", []) }
 ].map((payload) => Result.getOrThrow(decodeResponsesEventEither(record(payload))))

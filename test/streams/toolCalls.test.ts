@@ -14,7 +14,13 @@ const calls = (events: ReadonlyArray<TokenEvent>) => lastValueFrom(from(events).
 describe("toolCalls", () => {
   it("emits a messages tool_use with its streamed input parsed, at the block's stop", async () => {
     expect(await calls(messagesThinkingTool)).toEqual([
-      { family: "messages", id: "toolu_01", name: "get_weather", arguments: '{"city":"Paris"}', input: { city: "Paris" } }
+      {
+        family: "messages",
+        id: "toolu_01",
+        name: "get_weather",
+        arguments: '{"city":"Paris"}',
+        input: { city: "Paris" }
+      }
     ])
   })
 
@@ -24,12 +30,19 @@ describe("toolCalls", () => {
       const values = Object.fromEntries(messagesThinkingTool.map((e, i) => [letters[i]!, e]))
       const source = cold(`${letters.slice(0, messagesThinkingTool.length)}|`, values)
       // Block 1 stops at the 9th event (index 8): the call comes out in that frame.
-      expectObservable(source.pipe(toolCalls(), map((c) => c.name))).toBe("--------x--|", { x: "get_weather" })
+      expectObservable(
+        source.pipe(
+          toolCalls(),
+          map((c) => c.name)
+        )
+      ).toBe("--------x--|", { x: "get_weather" })
     })
   })
 
   it("emits native function calls as their parts arrive", async () => {
-    expect(await calls(native)).toEqual([{ family: "native", id: undefined, name: "log", arguments: '{"city":"Paris"}', input: { city: "Paris" } }])
+    expect(await calls(native)).toEqual([
+      { family: "native", id: undefined, name: "log", arguments: '{"city":"Paris"}', input: { city: "Paris" } }
+    ])
   })
 
   it("emits chat tool calls joined by index at the choice's finish_reason", async () => {
@@ -41,7 +54,13 @@ describe("toolCalls", () => {
 
   it("emits a responses function_call at its output_item.done", async () => {
     expect(await calls(responsesReasoningTool)).toEqual([
-      { family: "responses", id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}', input: { city: "Paris" } }
+      {
+        family: "responses",
+        id: "call_1",
+        name: "get_weather",
+        arguments: '{"city":"Paris"}',
+        input: { city: "Paris" }
+      }
     ])
   })
 
@@ -52,10 +71,20 @@ describe("toolCalls", () => {
   it("errors with IncompleteStream when streamed arguments are not a JSON object", async () => {
     const chunk = (delta: object, finish: string | null = null) =>
       Result.getOrThrow(
-        decodeChatEventEither(record({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] }))
+        decodeChatEventEither(
+          record({
+            id: "c",
+            object: "chat.completion.chunk",
+            created: 1,
+            model: "m",
+            choices: [{ index: 0, delta, finish_reason: finish }]
+          })
+        )
       )
     const broken = [
-      chunk({ tool_calls: [{ index: 0, id: "call_x", type: "function", function: { name: "f", arguments: '{"a":' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: "call_x", type: "function", function: { name: "f", arguments: '{"a":' } }]
+      }),
       chunk({}, "tool_calls")
     ]
     const error = await calls(broken).catch((e: unknown) => e)

@@ -6,18 +6,26 @@ import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-const candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", "/snap/bin/chromium"]
+const candidates = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+  "/snap/bin/chromium"
+]
 
 const found = (): string | undefined => {
   const fromEnv = process.env.CHROME_PATH
   if (fromEnv !== undefined && fromEnv !== "") {
-    if (!existsSync(fromEnv)) throw new Error(`CHROME_PATH=${fromEnv} does not exist; point it at a Chromium or Chrome binary, or unset it`)
+    if (!existsSync(fromEnv))
+      throw new Error(`CHROME_PATH=${fromEnv} does not exist; point it at a Chromium or Chrome binary, or unset it`)
     return fromEnv
   }
   return candidates.find((p) => existsSync(p))
 }
 
-const isDebianRoot = (): boolean => existsSync("/etc/debian_version") && existsSync("/usr/bin/apt-get") && process.getuid?.() === 0
+const isDebianRoot = (): boolean =>
+  existsSync("/etc/debian_version") && existsSync("/usr/bin/apt-get") && process.getuid?.() === 0
 
 /** The path of a Chromium to drive, installing Debian's package first when that is possible. */
 export const findOrInstallChromium = (): string => {

@@ -112,7 +112,9 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
     kind: "value",
     decode: fromResult(decodeGenerateContentResponse),
     template: {
-      candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { q: HOLE } } }] }, index: BAD }]
+      candidates: [
+        { content: { role: "model", parts: [{ functionCall: { name: "f", args: { q: HOLE } } }] }, index: BAD }
+      ]
     }
   },
   {
@@ -120,7 +122,9 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
     kind: "sse",
     decode: sse(decodeNativeChunk),
     template: {
-      candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { q: HOLE } } }] }, index: BAD }]
+      candidates: [
+        { content: { role: "model", parts: [{ functionCall: { name: "f", args: { q: HOLE } } }] }, index: BAD }
+      ]
     }
   },
   {
@@ -144,7 +148,12 @@ export const decoderCases: ReadonlyArray<DecoderCase> = [
     name: "embeddings response",
     kind: "value",
     decode: decodeEmbeddings,
-    template: { object: "list", data: [{ object: "embedding", index: BAD, embedding: [0.5, 1] }], model: "m", extra: HOLE }
+    template: {
+      object: "list",
+      data: [{ object: "embedding", index: BAD, embedding: [0.5, 1] }],
+      model: "m",
+      extra: HOLE
+    }
   },
   {
     name: "rerank response",
@@ -296,11 +305,16 @@ export const runDecoder = (
   c: DecoderCase,
   input: unknown,
   options?: DecodeOptions
-): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown } | { readonly defect: unknown } => {
+):
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown }
+  | { readonly defect: unknown } => {
   try {
     const exit = Effect.runSyncExit(Effect.result(c.decode(input, options)))
     if (exit._tag === "Failure") return { defect: exit.cause }
-    return Result.isSuccess(exit.value) ? { ok: true, value: exit.value.success } : { ok: false, error: exit.value.failure }
+    return Result.isSuccess(exit.value)
+      ? { ok: true, value: exit.value.success }
+      : { ok: false, error: exit.value.failure }
   } catch (e) {
     return { defect: e }
   }
@@ -309,7 +323,12 @@ export const runDecoder = (
 /** How deep the hole of a decoder's template sits (the top-level value is depth 1; the hole's own value counts). */
 export const holeDepth = (c: DecoderCase): number => {
   const input = inputOf(c, '{"__hole__":1}')
-  const root: unknown = typeof input === "string" ? JSON.parse(input) : c.kind === "sse" ? JSON.parse((input as { data: string }).data) : input
+  const root: unknown =
+    typeof input === "string"
+      ? JSON.parse(input)
+      : c.kind === "sse"
+        ? JSON.parse((input as { data: string }).data)
+        : input
   const stack: Array<[unknown, number]> = [[root, 1]]
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!

@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net"
 const servers: Array<Server> = []
 
 /** Closes every server `countingServer` started. */
-export const closeCountingServers = (): Promise<unknown> => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
+export const closeCountingServers = (): Promise<unknown> =>
+  Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))))
 
 /** Starts a server with `handler`: its URL, the connections made so far and those still open. */
 export const countingServer = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
@@ -20,5 +21,9 @@ export const countingServer = async (handler: (req: IncomingMessage, res: Server
   })
   servers.push(server)
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections, open: () => open }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    open: () => open
+  }
 }

@@ -17,14 +17,20 @@ import { join } from "node:path"
 const defaultUrl = "postgres://postgres@127.0.0.1:5432/postgres"
 
 /** Runs statements on a server with a short connect timeout; fails when it cannot connect. */
-export const query = (url: string, ...statements: ReadonlyArray<string>): Promise<ReadonlyArray<ReadonlyArray<unknown>>> =>
+export const query = (
+  url: string,
+  ...statements: ReadonlyArray<string>
+): Promise<ReadonlyArray<ReadonlyArray<unknown>>> =>
   Effect.runPromise(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const out: Array<ReadonlyArray<unknown>> = []
       for (const statement of statements) out.push(yield* sql.unsafe(statement))
       return out
-    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), connectTimeout: "3 seconds", maxConnections: 1 })), Effect.timeout("10 seconds"))
+    }).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), connectTimeout: "3 seconds", maxConnections: 1 })),
+      Effect.timeout("10 seconds")
+    )
   )
 
 const reachable = async (url: string): Promise<boolean> => {
@@ -69,10 +75,21 @@ const throwaway = async (): Promise<string | undefined> => {
   chmodSync(dir, 0o777)
   const data = join(dir, "data")
   const run = (cmd: string, args: ReadonlyArray<string>) =>
-    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "ignore" }) : execFileSync(cmd, args, { stdio: "ignore" })
+    asRoot
+      ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "ignore" })
+      : execFileSync(cmd, args, { stdio: "ignore" })
   const port = await freePort()
   run(initdb, ["-D", data, "-A", "trust", "-U", "postgres"])
-  run(pgCtl, ["-D", data, "-l", join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"])
+  run(pgCtl, [
+    "-D",
+    data,
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "start"
+  ])
   process.once("exit", () => {
     try {
       run(pgCtl, ["-D", data, "-m", "immediate", "stop"])
@@ -92,7 +109,9 @@ export const postgresServer = (): Promise<string> =>
     const given = process.env.UMG_TEST_POSTGRES_URL
     if (given !== undefined && given !== "") {
       if (await reachable(given)) return given
-      throw new Error(`UMG_TEST_POSTGRES_URL is set but no PostgreSQL answers there; fix it or unset it to use ${defaultUrl}`)
+      throw new Error(
+        `UMG_TEST_POSTGRES_URL is set but no PostgreSQL answers there; fix it or unset it to use ${defaultUrl}`
+      )
     }
     if (process.env.UMG_TEST_POSTGRES !== "throwaway" && (await reachable(defaultUrl))) return defaultUrl
     const started = await throwaway().catch(() => undefined)

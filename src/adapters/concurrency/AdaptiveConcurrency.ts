@@ -52,7 +52,9 @@ export interface AdaptiveOptions<E> {
    * When a failure is a rate limit, the wait it asks for (`{}` when it names none) and the gateway's
    * error type (`insufficient_quota` is never waited for); `undefined` otherwise.
    */
-  readonly rateLimit: (error: E) => { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined } | undefined
+  readonly rateLimit: (
+    error: E
+  ) => { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined } | undefined
   /**
    * The back-off of a rate limit naming no wait (default 0.5 s doubling to 8 s), jittered by up to
    * 25 %, and the longest wait honoured (default 60 s; a 429 asking more fails the batch).
@@ -138,7 +140,8 @@ export const mapAdaptive = <I, B, E>(
               limit++
               successes = 0
             }
-            if (!report({ type: "result", index: item.index, input: item.input, result: exit.value, done, total })) return
+            if (!report({ type: "result", index: item.index, input: item.input, result: exit.value, done, total }))
+              return
             if (done === total) return end(Effect.void)
             return pump()
           }
@@ -147,7 +150,13 @@ export const mapAdaptive = <I, B, E>(
           if (asked === undefined) return end(Effect.failCause(exit.cause))
           // The transport's own rule, read for a 429: retries left, the asked wait within the cap, not a quota.
           const decision = decide({
-            failure: { _tag: "Status", status: 429, headers: {}, retryAfterMs: asked.retryAfterMs, errorType: asked.type },
+            failure: {
+              _tag: "Status",
+              status: 429,
+              headers: {},
+              retryAfterMs: asked.retryAfterMs,
+              errorType: asked.type
+            },
             attempt: item.attempt,
             kind: "idempotent",
             budget,
@@ -161,7 +170,19 @@ export const mapAdaptive = <I, B, E>(
           successes = 0
           pausedUntil = Math.max(pausedUntil, clock.currentTimeMillisUnsafe() + delayMs)
           queue.unshift({ ...item, attempt: item.attempt + 1 })
-          if (!report({ type: "rate-limited", index: item.index, input: item.input, attempt: item.attempt + 1, delayMs, concurrency: limit, done, total })) return
+          if (
+            !report({
+              type: "rate-limited",
+              index: item.index,
+              input: item.input,
+              attempt: item.attempt + 1,
+              delayMs,
+              concurrency: limit,
+              done,
+              total
+            })
+          )
+            return
           pump()
         })
       }

@@ -4,7 +4,12 @@
  */
 import * as Effect from "effect/Effect"
 import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAccumulator.js"
-import { decodeChatCompletion, decodeChatEventEither, type ChatCompletion, type ChatStreamEvent } from "../../core/text/chat/ChatResponse.js"
+import {
+  decodeChatCompletion,
+  decodeChatEventEither,
+  type ChatCompletion,
+  type ChatStreamEvent
+} from "../../core/text/chat/ChatResponse.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildChatBody, type ChatBodyInput } from "../../core/text/chat/ChatBody.js"
@@ -35,14 +40,20 @@ export const chatStreamSpec: SseStreamSpec<ChatStreamEvent, ChatSnapshot, ChatCo
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ChatGroup => ({
   create: Effect.fnUntraced(function* (body: ChatBodyInput) {
-    const valid = yield* buildChatBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const valid = yield* buildChatBody(
+      { ...body, stream: false },
+      { allowUnknownModels: ctx.config.allowUnknownModels }
+    )
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid))
     return yield* Effect.fromResult(decodeChatCompletion(answer.body))
   }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildChatBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid)),
+      Effect.map(
+        buildChatBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid)
+      ),
       chatStreamSpec
     )
 })

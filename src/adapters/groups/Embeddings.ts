@@ -5,7 +5,13 @@
  * jittered back-off) rather than dropping it, answering in input order.
  */
 import * as Effect from "effect/Effect"
-import { buildEmbeddingsBody, decodeEmbeddings, type DecodedEmbeddings, type EmbeddingsBody, type EmbeddingsBodyInput } from "../../core/media/Embeddings.js"
+import {
+  buildEmbeddingsBody,
+  decodeEmbeddings,
+  type DecodedEmbeddings,
+  type EmbeddingsBody,
+  type EmbeddingsBodyInput
+} from "../../core/media/Embeddings.js"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
@@ -30,22 +36,30 @@ export interface EmbeddingsGroup {
   /** POST `/v1/embeddings` with one `input`. */
   readonly create: (body: EmbeddingsBodyInput) => Effect.Effect<DecodedEmbeddings, RequestError | InvalidRequest>
   /** One vector per input, in input order; every input is validated before the first request. */
-  readonly embedMany: (options: EmbedManyOptions) => Effect.Effect<ReadonlyArray<Float32Array>, RequestError | InvalidRequest>
+  readonly embedMany: (
+    options: EmbedManyOptions
+  ) => Effect.Effect<ReadonlyArray<Float32Array>, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
   const send = (valid: EmbeddingsBody, onRateLimit: "retry" | "fail") =>
-    Effect.flatMap(ctx.transport.json({ ...GroupContext.post(ctx, "openai", "/v1/embeddings", valid), onRateLimit }), (answer) =>
-      decodeEmbeddings(answer.body)
+    Effect.flatMap(
+      ctx.transport.json({ ...GroupContext.post(ctx, "openai", "/v1/embeddings", valid), onRateLimit }),
+      (answer) => decodeEmbeddings(answer.body)
     )
 
-  const create = (body: EmbeddingsBody) => Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => send(valid, "retry"))
+  const create = (body: EmbeddingsBody) =>
+    Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) =>
+      send(valid, "retry")
+    )
 
   const embedMany = Effect.fnUntraced(function* (options: EmbedManyOptions) {
     const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = options
     // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
-    const bodies = yield* Effect.forEach(inputs, (input) => buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels }))
+    const bodies = yield* Effect.forEach(inputs, (input) =>
+      buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    )
     const vectors = new Array<Float32Array>(bodies.length)
     yield* mapAdaptive(
       bodies,
@@ -53,13 +67,20 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       (body, index) =>
         Effect.flatMap(send(body, "fail"), (answer) => {
           const vector = answer.data[0]?.embedding
-          return vector !== undefined ? Effect.succeed(vector) : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
+          return vector !== undefined
+            ? Effect.succeed(vector)
+            : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
         }),
       {
         concurrency: Math.max(1, Math.floor(concurrency ?? ctx.config.embedConcurrency)),
         maxRetries: maxRateLimitRetries ?? 8,
-        rateLimit: (error) => (error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined),
-        backoff: { baseDelayMs: ctx.config.retryBaseDelayMs, maxDelayMs: ctx.config.retryMaxDelayMs, maxRetryAfterMs: ctx.config.maxRetryAfterMs }
+        rateLimit: (error) =>
+          error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined,
+        backoff: {
+          baseDelayMs: ctx.config.retryBaseDelayMs,
+          maxDelayMs: ctx.config.retryMaxDelayMs,
+          maxRetryAfterMs: ctx.config.maxRetryAfterMs
+        }
       },
       (event) => {
         if (event.type === "result") vectors[event.index] = event.result

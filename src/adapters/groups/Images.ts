@@ -10,7 +10,10 @@ export interface ImagesGroup {
   /** Generates images; each `b64_json` is decoded strictly to bytes. */
   readonly generate: (
     body: ImagesBodyInput
-  ) => Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, RequestError | InvalidRequest>
+  ) => Effect.Effect<
+    { readonly created: number; readonly images: ReadonlyArray<DecodedImage> },
+    RequestError | InvalidRequest
+  >
 }
 
 /** Builds the group. @category constructors */

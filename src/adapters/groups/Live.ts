@@ -7,9 +7,20 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { TimeoutError, TransportError, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
+import {
+  TimeoutError,
+  TransportError,
+  type SessionError,
+  type SessionOpenError
+} from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildLiveSetup, decodeLiveServerMessage, validateLiveClientMessage, type LiveServerMessage, type LiveSetupInput } from "../../core/realtime/Live.js"
+import {
+  buildLiveSetup,
+  decodeLiveServerMessage,
+  validateLiveClientMessage,
+  type LiveServerMessage,
+  type LiveSetupInput
+} from "../../core/realtime/Live.js"
 import type * as GroupContext from "../internal/GroupContext.js"
 import { secretsOf } from "../internal/Secrets.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
@@ -34,18 +45,24 @@ export interface LiveGroup {
    * Opens a session for the scope's lifetime; succeeds once the server confirmed the setup (what it
    * sends before that may fail it as a session's events do, and its wait is bounded by `timeoutMs`).
    */
-  readonly connect: (options: LiveConnectOptions) => Effect.Effect<LiveSession, SessionOpenError | SessionError | InvalidRequest, Scope.Scope>
+  readonly connect: (
+    options: LiveConnectOptions
+  ) => Effect.Effect<LiveSession, SessionOpenError | SessionError | InvalidRequest, Scope.Scope>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGroup => ({
   connect: Effect.fnUntraced(function* (options: LiveConnectOptions) {
-    const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, {
+      allowUnknownModels: ctx.config.allowUnknownModels
+    })
     const path = `/ws/v1beta/models/${encodeURIComponent(options.model)}/liveStream`
     const query = ctx.config.nativeAuth === "query"
     const session = yield* connect<LiveServerMessage, LiveClientMessage>({
       family: "live",
-      url: webSocketUrl(ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)),
+      url: webSocketUrl(
+        ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)
+      ),
       headers: query
         ? {}
         : ctx.config.nativeAuth === "x-vendor-api-key"
@@ -64,14 +81,29 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
     // Wait for setupComplete; anything the server says before it is not part of the session.
     const waitSetup: Effect.Effect<void, SessionError> = Effect.flatMap(
       Effect.mapError(session.next, (o) =>
-        Option.getOrElse(o, () => new TransportError({ family: "live", reason: "closed", message: "the server closed the session before setupComplete" }))
+        Option.getOrElse(
+          o,
+          () =>
+            new TransportError({
+              family: "live",
+              reason: "closed",
+              message: "the server closed the session before setupComplete"
+            })
+        )
       ),
       (message) => (message.setupComplete !== undefined ? Effect.void : waitSetup)
     )
     yield* Effect.timeoutOrElse(waitSetup, {
       duration: Duration.millis(ctx.config.timeoutMs),
       orElse: () =>
-        Effect.fail(new TimeoutError({ family: "live", phase: "connect", timeoutMs: ctx.config.timeoutMs, message: `no setupComplete within ${ctx.config.timeoutMs} ms` }))
+        Effect.fail(
+          new TimeoutError({
+            family: "live",
+            phase: "connect",
+            timeoutMs: ctx.config.timeoutMs,
+            message: `no setupComplete within ${ctx.config.timeoutMs} ms`
+          })
+        )
     })
     return session
   })

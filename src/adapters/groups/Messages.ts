@@ -6,7 +6,12 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildCountTokensBody, buildMessagesBody, type CountTokensBodyInput, type MessagesBodyInput } from "../../core/text/messages/Messages.js"
+import {
+  buildCountTokensBody,
+  buildMessagesBody,
+  type CountTokensBodyInput,
+  type MessagesBodyInput
+} from "../../core/text/messages/Messages.js"
 import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulator.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
@@ -34,7 +39,11 @@ export interface MessagesGroup {
   readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
 }
 
-const decodeTokenCount = decodeWith(Schema.Struct({ input_tokens: Schema.Number }), "count_tokens", "count_tokens response")
+const decodeTokenCount = decodeWith(
+  Schema.Struct({ input_tokens: Schema.Number }),
+  "count_tokens",
+  "count_tokens response"
+)
 
 /** The messages-style SSE stream: pings are keep-alives, `message_stop` is final. @category models */
 export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAccumulator.initial, Message> = {
@@ -48,14 +57,20 @@ export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAcc
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): MessagesGroup => ({
   create: Effect.fnUntraced(function* (body: MessagesBodyInput) {
-    const valid = yield* buildMessagesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const valid = yield* buildMessagesBody(
+      { ...body, stream: false },
+      { allowUnknownModels: ctx.config.allowUnknownModels }
+    )
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
     return yield* Effect.fromResult(decodeMessage(answer.body))
   }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)),
+      Effect.map(
+        buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)
+      ),
       messagesStreamSpec
     ),
   countTokens: Effect.fnUntraced(function* (body: CountTokensBodyInput) {

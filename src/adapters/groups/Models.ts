@@ -39,12 +39,20 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
       const out: Array<ModelRecord> = []
       let cursor: string | undefined
       for (let page = 0; page < MAX_PAGES; page++) {
-        const query = cursor === undefined ? "" : format === "messages" ? `?after_id=${encodeURIComponent(cursor)}` : `?pageToken=${encodeURIComponent(cursor)}`
+        const query =
+          cursor === undefined
+            ? ""
+            : format === "messages"
+              ? `?after_id=${encodeURIComponent(cursor)}`
+              : `?pageToken=${encodeURIComponent(cursor)}`
         const answer = yield* ctx.transport.json({
           family: "openai",
           method: "GET",
           url: ctx.gatewayUrl(`/v1/models${query}`),
-          auth: { _tag: "Headers", headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey))) },
+          auth: {
+            _tag: "Headers",
+            headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey)))
+          },
           kind: "idempotent"
         })
         const list = yield* decodeModelList(format, answer.body)
@@ -57,17 +65,26 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
     // One cache for the three formats: concurrent reads of a stale format share one fetch; a failure
     // is not kept (no time to live: the next call asks again); `refresh` asks the gateway itself,
     // never waits behind another caller's fetch, and leaves its answer for the next read.
-    const cache = yield* Cache.makeWith(fetchAll, { capacity: 3, timeToLive: (exit) => (Exit.isSuccess(exit) ? CACHE_TTL : Duration.zero) })
+    const cache = yield* Cache.makeWith(fetchAll, {
+      capacity: 3,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? CACHE_TTL : Duration.zero)
+    })
     const list = (options: ListModelsOptions = {}) => {
       const format = options.format ?? "openai"
-      return options.refresh === true ? Effect.tap(fetchAll(format), (models) => Cache.set(cache, format, models)) : Cache.get(cache, format)
+      return options.refresh === true
+        ? Effect.tap(fetchAll(format), (models) => Cache.set(cache, format, models))
+        : Cache.get(cache, format)
     }
     const has = (id: string) =>
       Effect.flatMap(list(), (models) =>
         models.some((m) => m.id === id)
           ? Effect.void
           : Effect.fail(
-              new ModelNotAvailable({ family: "openai", model: id, message: `model ${JSON.stringify(id)} is not available for this key (not in GET /v1/models)` })
+              new ModelNotAvailable({
+                family: "openai",
+                model: id,
+                message: `model ${JSON.stringify(id)} is not available for this key (not in GET /v1/models)`
+              })
             )
       )
     return { list, has }

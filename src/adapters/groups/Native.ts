@@ -32,7 +32,9 @@ export interface NativeGroup {
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
    * every candidate finished, else `IncompleteStream` with the merged snapshot.
    */
-  readonly stream: (request: NativeRequest) => ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
+  readonly stream: (
+    request: NativeRequest
+  ) => ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
 }
 
 /**

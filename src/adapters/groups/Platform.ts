@@ -28,11 +28,17 @@ export interface PlatformGroup {
   /** Fetches a fresh E7 token (later calls use it); the value stays `Redacted`. */
   readonly login: () => Effect.Effect<Redacted.Redacted<string>, PlatformRequestError>
   /** E4: `data.task_id` of the submitted text-to-video task. */
-  readonly textToVideo: (body: PlatformTextToVideoInput) => Effect.Effect<{ readonly task_id: string }, PlatformRequestError | InvalidRequest>
+  readonly textToVideo: (
+    body: PlatformTextToVideoInput
+  ) => Effect.Effect<{ readonly task_id: string }, PlatformRequestError | InvalidRequest>
   /** E5: `data.url` of the generated image. */
-  readonly anyShootEasy: (body: AnyShootEasyInput) => Effect.Effect<{ readonly url: string }, PlatformRequestError | InvalidRequest>
+  readonly anyShootEasy: (
+    body: AnyShootEasyInput
+  ) => Effect.Effect<{ readonly url: string }, PlatformRequestError | InvalidRequest>
   /** E6: the task id. */
-  readonly anyShootAdvanced: (body: AnyShootAdvancedInput) => Effect.Effect<string, PlatformRequestError | InvalidRequest>
+  readonly anyShootAdvanced: (
+    body: AnyShootAdvancedInput
+  ) => Effect.Effect<string, PlatformRequestError | InvalidRequest>
 }
 
 const isRefused = (e: PlatformRequestError): boolean =>
@@ -48,7 +54,11 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
   const platformUrl = (path: string) =>
     ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : `${ctx.config.baseUrl}${path}`
 
-  const call = <A>(path: string, body: unknown, decode: (body: unknown) => Result.Result<A, DecodeError>): Effect.Effect<A, PlatformRequestError> => {
+  const call = <A>(
+    path: string,
+    body: unknown,
+    decode: (body: unknown) => Result.Result<A, DecodeError>
+  ): Effect.Effect<A, PlatformRequestError> => {
     const send = Effect.fnUntraced(function* (auth: GroupContext.GroupContext["apiAuth"]) {
       const answer = yield* ctx.transport.platformJson({
         family: "platform",
@@ -83,7 +93,10 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
       ),
     anyShootAdvanced: (body) =>
       Effect.flatMap(buildAnyShootAdvancedBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, decodeAnyShootAdvanced), (r) => r.data)
+        Effect.map(
+          call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, decodeAnyShootAdvanced),
+          (r) => r.data
+        )
       )
   }
 }

@@ -42,18 +42,22 @@ export interface RealtimeSession extends WebSocketSession<RealtimeServerEvent, R
 /** The `realtime` calls. @category models */
 export interface RealtimeGroup {
   /** Opens a session for the scope's lifetime. */
-  readonly connect: (options: RealtimeConnectOptions) => Effect.Effect<RealtimeSession, SessionOpenError | InvalidRequest, Scope.Scope>
+  readonly connect: (
+    options: RealtimeConnectOptions
+  ) => Effect.Effect<RealtimeSession, SessionOpenError | InvalidRequest, Scope.Scope>
 }
 
 /** `http(s)://host/...` → `ws(s)://host/...`. @category constructors */
-export const webSocketUrl = (httpUrl: string): string => httpUrl.replace(/^http(s?):\/\//i, (_, s: string) => `ws${s}://`)
+export const webSocketUrl = (httpUrl: string): string =>
+  httpUrl.replace(/^http(s?):\/\//i, (_, s: string) => `ws${s}://`)
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): RealtimeGroup => ({
   connect: Effect.fnUntraced(function* (options: RealtimeConnectOptions) {
     const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
     const version = yield* realtimeVersion(options.model, routing)
-    const update = options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
+    const update =
+      options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
     const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
       family: "realtime",
       url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),

@@ -26,13 +26,19 @@ export interface ResponsesGroup {
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
-  readonly stream: (body: ResponsesBodyInput) => ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
+  readonly stream: (
+    body: ResponsesBodyInput
+  ) => ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
 }
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "done"])
 
 /** The responses SSE stream. @category models */
-export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responsesAccumulator.initial, ResponsesResponse> = {
+export const responsesStreamSpec: SseStreamSpec<
+  ResponsesEvent,
+  typeof responsesAccumulator.initial,
+  ResponsesResponse
+> = {
   family: "openai",
   decode: decodeResponsesEventEither,
   isKeepAlive: (record) => record.event === "ping",
@@ -43,14 +49,20 @@ export const responsesStreamSpec: SseStreamSpec<ResponsesEvent, typeof responses
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ResponsesGroup => ({
   create: Effect.fnUntraced(function* (body: ResponsesBodyInput) {
-    const valid = yield* buildResponsesBody({ ...body, stream: false }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const valid = yield* buildResponsesBody(
+      { ...body, stream: false },
+      { allowUnknownModels: ctx.config.allowUnknownModels }
+    )
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
     return yield* Effect.fromResult(decodeResponsesResponse(answer.body))
   }),
   stream: (body) =>
     GroupContext.sse(
       ctx,
-      Effect.map(buildResponsesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)),
+      Effect.map(
+        buildResponsesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)
+      ),
       responsesStreamSpec
     )
 })

@@ -31,6 +31,8 @@ export const make = (ctx: GroupContext.GroupContext): SpeechGroup => ({
   }),
   stream: (body) =>
     Stream.unwrap(
-      Effect.flatMap(buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) => ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid)))
+      Effect.flatMap(buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) =>
+        ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
+      )
     )
 })

@@ -83,7 +83,10 @@ export interface VideoGroup {
    * has its span, a cost in memory per task (measured in bench/poll.bench.ts): for thousands of
    * tasks use `waitAll` (far less a task) or `follow`.
    */
-  readonly wait: (taskId: string, options?: WaitOptions) => Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest>
+  readonly wait: (
+    taskId: string,
+    options?: WaitOptions
+  ) => Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest>
   /**
    * `wait` for many tasks with one fiber: each task's outcome in input order (its last update, or
    * its typed error: `VideoTaskFailed`, `TimeoutError`, a query's error). `onQuery` sees every answer
@@ -106,9 +109,15 @@ export interface VideoGroup {
    * `wait` as a stream of the task at each status change, each once; ends after `succeeded`; after
    * `failed` it emits that status and then fails with `VideoTaskFailed`.
    */
-  readonly poll: (taskId: string, options?: PollOptions) => Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest>
+  readonly poll: (
+    taskId: string,
+    options?: PollOptions
+  ) => Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest>
   /** Submit, poll to the end, and download when the family is alpha. */
-  readonly generate: (input: VideoInput, options?: GenerateOptions) => Effect.Effect<GeneratedVideo, VideoWaitError | InvalidRequest>
+  readonly generate: (
+    input: VideoInput,
+    options?: GenerateOptions
+  ) => Effect.Effect<GeneratedVideo, VideoWaitError | InvalidRequest>
 }
 
 const decodeSubmit = decodeWith(VideoSubmitResponse, "video", "video submit response")
@@ -122,13 +131,18 @@ const taskSegment = (taskId: unknown): Effect.Effect<string, InvalidRequest> => 
   const segment = typeof taskId === "string" ? pathSegment(taskId) : undefined
   return segment === undefined
     ? Effect.fail(
-        new InvalidRequest({ field: "task_id", rule: "path-segment", message: "task_id: not a task id (empty, `.`, `..` or holding a slash); it must be one path segment" })
+        new InvalidRequest({
+          field: "task_id",
+          rule: "path-segment",
+          message: "task_id: not a task id (empty, `.`, `..` or holding a slash); it must be one path segment"
+        })
       )
     : Effect.succeed(segment)
 }
 
 /** The checked poll settings (`checkPollSettings` is the core's pure rule). */
-const pollSettings = (options: PollOptions, minIntervalMs: number) => Effect.fromResult(checkPollSettings(options, minIntervalMs))
+const pollSettings = (options: PollOptions, minIntervalMs: number) =>
+  Effect.fromResult(checkPollSettings(options, minIntervalMs))
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
@@ -172,7 +186,10 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
   const poller = VideoPoller.make()
 
-  const wait = (taskId: string, options: WaitOptions = {}): Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest> =>
+  const wait = (
+    taskId: string,
+    options: WaitOptions = {}
+  ): Effect.Effect<VideoPollUpdate, VideoWaitError | InvalidRequest> =>
     Effect.flatMap(pollSettings(options, ctx.config.minPollIntervalMs), ({ intervalMs, timeoutMs }) =>
       poller.watch({
         query: get(taskId),
@@ -192,7 +209,13 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       Effect.map(Effect.context<never>(), (services) =>
         poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
           services,
-          { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+          {
+            query: get(taskId),
+            intervalMs,
+            timeoutMs,
+            taskId,
+            ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery })
+          },
           onEnd
         )
       )
@@ -213,7 +236,13 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
             stops.push(
               poller.start<VideoQueryResponse, VideoWaitError | InvalidRequest>(
                 services,
-                { query: get(taskId), intervalMs, timeoutMs, taskId, ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery }) },
+                {
+                  query: get(taskId),
+                  intervalMs,
+                  timeoutMs,
+                  taskId,
+                  ...(options.onQuery === undefined ? {} : { onQuery: options.onQuery })
+                },
                 (exit: Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>) => {
                   if (Exit.isSuccess(exit)) results[i] = Result.succeed(exit.value)
                   else {
@@ -236,11 +265,17 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
       )
     )
 
-  const poll = (taskId: string, options: PollOptions = {}): Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest> =>
+  const poll = (
+    taskId: string,
+    options: PollOptions = {}
+  ): Stream.Stream<VideoQueryResponse, VideoWaitError | InvalidRequest> =>
     // The wait runs in the stream's scope; its failure fails the queue after the statuses offered.
     Stream.callback<VideoQueryResponse, VideoWaitError | InvalidRequest>((queue) =>
       Effect.andThen(
-        wait(taskId, { ...options, onQuery: (update, changed) => (changed ? void Queue.offerUnsafe(queue, update.task) : undefined) }),
+        wait(taskId, {
+          ...options,
+          onQuery: (update, changed) => (changed ? void Queue.offerUnsafe(queue, update.task) : undefined)
+        }),
         Queue.end(queue)
       )
     )

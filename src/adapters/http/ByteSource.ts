@@ -51,8 +51,10 @@ export type ChunkPull<A, E> = Pull.Pull<Arr.NonEmptyReadonlyArray<A>, E>
 const SourceTypeId: unique symbol = Symbol.for("umg/adapters/ByteSource")
 
 /** Marks a body stream with the source it reads from. @category constructors */
-export const withSource = <E>(stream: Stream.Stream<Uint8Array, E>, source: ByteSource<E>): Stream.Stream<Uint8Array, E> =>
-  Object.assign(stream, { [SourceTypeId]: source })
+export const withSource = <E>(
+  stream: Stream.Stream<Uint8Array, E>,
+  source: ByteSource<E>
+): Stream.Stream<Uint8Array, E> => Object.assign(stream, { [SourceTypeId]: source })
 
 /** The source a body stream is marked with. */
 const markedSource = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> | undefined =>
@@ -60,7 +62,11 @@ const markedSource = <E>(stream: Stream.Stream<Uint8Array, E>): ByteSource<E> | 
 
 /** The same source with its failures mapped. @category combinators */
 export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): ByteSource<E2> => {
-  const mapped = (sink: ByteSink<E2>): ByteSink<E> => ({ chunk: sink.chunk, end: sink.end, fail: (error) => sink.fail(f(error)) })
+  const mapped = (sink: ByteSink<E2>): ByteSink<E> => ({
+    chunk: sink.chunk,
+    end: sink.end,
+    fail: (error) => sink.fail(f(error))
+  })
   const open = source.open
   return {
     start: (sink) => source.start(mapped(sink)),
@@ -81,7 +87,13 @@ export const acquireSync = <A>(acquire: () => A, release: (a: A) => void): Effec
     Effect.flatMap(Effect.scope, (scope) =>
       Effect.suspend(() => {
         const a = acquire()
-        return Effect.as(Scope.addFinalizer(scope, Effect.sync(() => release(a))), a)
+        return Effect.as(
+          Scope.addFinalizer(
+            scope,
+            Effect.sync(() => release(a))
+          ),
+          a
+        )
       })
     )
   )
@@ -89,7 +101,11 @@ export const acquireSync = <A>(acquire: () => A, release: (a: A) => void): Effec
 /** A source that starts synchronously: `open`, and `start` as `open` with the flow closed with the scope. @category constructors */
 export const fromOpen = <E>(open: (sink: ByteSink<E>) => ByteFlow): ByteSource<E> => ({
   open,
-  start: (sink) => acquireSync(() => open(sink), (flow) => flow.close())
+  start: (sink) =>
+    acquireSync(
+      () => open(sink),
+      (flow) => flow.close()
+    )
 })
 
 /**
@@ -172,7 +188,9 @@ export const ofBody = <E>(response: { readonly stream: Stream.Stream<Uint8Array,
  * interrupted — during `setup` too. `pull` gives a chunk, or `Cause.Done` to end.
  * @category constructors
  */
-export const fromScopedPull = <A, E, E2, R>(setup: Effect.Effect<ChunkPull<A, E>, E2, R>): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> =>
+export const fromScopedPull = <A, E, E2, R>(
+  setup: Effect.Effect<ChunkPull<A, E>, E2, R>
+): Stream.Stream<A, E | E2, Exclude<R, Scope.Scope>> =>
   // `Channel.fromTransformBracket` without its generator: the stream's own scope, forked from the
   // run's, closed by the setup's or a pull's failure (the end included), or with the run's scope.
   Stream.fromChannel(

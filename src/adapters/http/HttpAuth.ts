@@ -35,7 +35,13 @@ export const platformToken = (data: Redacted.Redacted<string>): Auth => {
 }
 
 /** Header names that hold a credential: redacted in spans and never sent across origins. @category models */
-export const secretHeaderNames: ReadonlyArray<string> = ["authorization", "x-api-key", "x-vendor-api-key", "cookie", "set-cookie"]
+export const secretHeaderNames: ReadonlyArray<string> = [
+  "authorization",
+  "x-api-key",
+  "x-vendor-api-key",
+  "cookie",
+  "set-cookie"
+]
 
 /**
  * The headers that carry the credential (`undefined` for a query parameter or none), so a request's

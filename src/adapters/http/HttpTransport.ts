@@ -115,7 +115,11 @@ type Classify<A extends GatewayResponseError> = (answer: ErrorAnswer) => A
 /** One attempt's failure; `A` is what its classifier makes of an error answer (`never`: no answer read). */
 type AttemptFailure<A extends GatewayResponseError = never> =
   | { readonly _tag: "Answer"; readonly error: A; readonly status: number; readonly headers: Headers.Headers }
-  | { readonly _tag: "Transport"; readonly error: TransportError | TimeoutError; readonly kind: TransportKind | "timeout" }
+  | {
+      readonly _tag: "Transport"
+      readonly error: TransportError | TimeoutError
+      readonly kind: TransportKind | "timeout"
+    }
   | { readonly _tag: "Final"; readonly error: TransportError | DecodeError }
 
 /** What every part of one transport reads: its config and its client. */
@@ -164,14 +168,31 @@ const accept = { accept: "application/json, text/event-stream, */*" }
  * text sends it without encoding). (`HttpClientRequest.make` then `setBody` would copy the request
  * four times and its headers three.)
  */
-const build = (config: GatewayConfig, request: TransportRequest, url: string, sameOrigin: boolean, method: "GET" | "POST", withBody: boolean) => {
-  const body = withBody && request.body !== undefined ? HttpBody.text(JSON.stringify(request.body), "application/json") : undefined
-  const headers: Record<string, string> = sameOrigin ? { ...accept, ...config.headers, ...request.headers, ...HttpAuth.headersOf(request.auth) } : { ...accept }
+const build = (
+  config: GatewayConfig,
+  request: TransportRequest,
+  url: string,
+  sameOrigin: boolean,
+  method: "GET" | "POST",
+  withBody: boolean
+) => {
+  const body =
+    withBody && request.body !== undefined ? HttpBody.text(JSON.stringify(request.body), "application/json") : undefined
+  const headers: Record<string, string> = sameOrigin
+    ? { ...accept, ...config.headers, ...request.headers, ...HttpAuth.headersOf(request.auth) }
+    : { ...accept }
   if (body !== undefined) {
     headers["content-type"] = body.contentType
     headers["content-length"] = String(body.contentLength)
   }
-  const req = HttpClientRequest.makeWith(method, url, UrlParams.empty, Option.none(), Headers.fromInput(headers), body ?? HttpBody.empty)
+  const req = HttpClientRequest.makeWith(
+    method,
+    url,
+    UrlParams.empty,
+    Option.none(),
+    Headers.fromInput(headers),
+    body ?? HttpBody.empty
+  )
   const query = sameOrigin ? HttpAuth.queryOf(request.auth) : undefined
   return query === undefined ? req : HttpClientRequest.setUrlParam(req, query[0], query[1])
 }
@@ -187,10 +208,16 @@ const sendContext = Context.make(FetchHttpClient.RequestInit, { redirect: "manua
 /** Sends one request; a `?key=` credential would land in a span's url attribute, so such a request is sent untraced. */
 const execute = (client: HttpClient.HttpClient, req: HttpClientRequest.HttpClientRequest, traced: boolean) => {
   const sent = Effect.provideContext(client.execute(req), sendContext)
-  return traced ? sent : sent.pipe(Effect.withTracerEnabled(false), Effect.provideService(Tracer.DisablePropagation, true))
+  return traced
+    ? sent
+    : sent.pipe(Effect.withTracerEnabled(false), Effect.provideService(Tracer.DisablePropagation, true))
 }
 
-const transportError = (family: Family, url: string, cause: unknown): AttemptFailure & { readonly error: TransportError } => {
+const transportError = (
+  family: Family,
+  url: string,
+  cause: unknown
+): AttemptFailure & { readonly error: TransportError } => {
   const kind = classifyTransport(cause)
   const what = kind === "connect" ? "could not connect to" : "connection lost with"
   return {
@@ -215,7 +242,12 @@ const sendOnce = <A extends GatewayResponseError>(
   // The request's origin, parsed only when a redirect asks (the first hop is its own URL).
   let parsedOrigin: string | undefined
   const originOfRequest = (): string => (parsedOrigin ??= originOf(request.url))
-  const hop = (url: string, method: "GET" | "POST", withBody: boolean, hops: number): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
+  const hop = (
+    url: string,
+    method: "GET" | "POST",
+    withBody: boolean,
+    hops: number
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
     const sameOrigin = url === request.url || originOf(url) === originOfRequest()
     const req = build(env.config, request, url, sameOrigin, method, withBody)
     return execute(env.client, req, !(sameOrigin && request.auth._tag === "Query")).pipe(
@@ -223,16 +255,27 @@ const sendOnce = <A extends GatewayResponseError>(
       Effect.flatMap((response) => {
         const location = response.headers["location"]
         if (response.status >= 300 && response.status < 400 && location !== undefined) {
-          if (hops >= env.config.limits.maxRedirects) return protocolError(request.family, `more than ${env.config.limits.maxRedirects} redirects`)
+          if (hops >= env.config.limits.maxRedirects)
+            return protocolError(request.family, `more than ${env.config.limits.maxRedirects} redirects`)
           const next = redirectTarget(location, url)
-          if (next === undefined) return protocolError(request.family, `a redirect (${response.status}) to a location that is not an http(s) URL`)
+          if (next === undefined)
+            return protocolError(
+              request.family,
+              `a redirect (${response.status}) to a location that is not an http(s) URL`
+            )
           // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
           const keep = response.status === 307 || response.status === 308
           // A body (which may hold a password or be a paid submit) is never re-sent to another origin.
           if (keep && withBody && request.body !== undefined && originOf(next) !== originOfRequest())
-            return protocolError(request.family, `refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`)
+            return protocolError(
+              request.family,
+              `refused to re-send a ${method} body to another origin (${originOf(next)}) on a ${response.status} redirect`
+            )
           // The redirect's own body is read (a little) or dropped, so its connection is freed.
-          return Effect.andThen(Effect.ignore(readBounded(request.family, url, response, 64 * 1024, "redirect body", true)), hop(next, keep ? method : "GET", keep && withBody, hops + 1))
+          return Effect.andThen(
+            Effect.ignore(readBounded(request.family, url, response, 64 * 1024, "redirect body", true)),
+            hop(next, keep ? method : "GET", keep && withBody, hops + 1)
+          )
         }
         if (response.status === 0) return protocolError(request.family, "a redirect this runtime cannot follow")
         // The call's span (Telemetry) gets the status and the gateway's request id — never a header's value otherwise.
@@ -308,7 +351,13 @@ const collect = (
 }
 
 /** Reads a source that starts at once, without a scope: the flow is closed when the read ends or is interrupted. */
-const readOpened = (open: NonNullable<ByteSource.ByteSource<HttpClientError.HttpClientError>["open"]>, sinkFor: (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => ByteSource.ByteSink<HttpClientError.HttpClientError>): Outcome =>
+const readOpened = (
+  open: NonNullable<ByteSource.ByteSource<HttpClientError.HttpClientError>["open"]>,
+  sinkFor: (
+    settle: (o: Outcome) => void,
+    flow: () => ByteSource.ByteFlow | undefined
+  ) => ByteSource.ByteSink<HttpClientError.HttpClientError>
+): Outcome =>
   Effect.callback<Uint8Array, AttemptFailure>((resume) => {
     let flow: ByteSource.ByteFlow | undefined
     let outcome: Outcome | undefined
@@ -331,7 +380,13 @@ const readOpened = (open: NonNullable<ByteSource.ByteSource<HttpClientError.Http
   })
 
 /** Reads any other source in a scope of its own (its pumping fiber ends with the read). */
-const readStarted = (source: ByteSource.ByteSource<HttpClientError.HttpClientError>, sinkFor: (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => ByteSource.ByteSink<HttpClientError.HttpClientError>): Outcome =>
+const readStarted = (
+  source: ByteSource.ByteSource<HttpClientError.HttpClientError>,
+  sinkFor: (
+    settle: (o: Outcome) => void,
+    flow: () => ByteSource.ByteFlow | undefined
+  ) => ByteSource.ByteSink<HttpClientError.HttpClientError>
+): Outcome =>
   Effect.scoped(
     Effect.suspend(() => {
       let outcome: Outcome | undefined
@@ -363,25 +418,43 @@ const readStarted = (source: ByteSource.ByteSource<HttpClientError.HttpClientErr
  * stops at the bound — and before reading when the declared length is already over it. `truncate`
  * keeps the first `limit` bytes instead of failing (error bodies).
  */
-const readBounded = (family: Family, url: string, response: HttpClientResponse.HttpClientResponse, limit: number, what: string, truncate = false): Outcome => {
+const readBounded = (
+  family: Family,
+  url: string,
+  response: HttpClientResponse.HttpClientResponse,
+  limit: number,
+  what: string,
+  truncate = false
+): Outcome => {
   const tooLarge = (): AttemptFailure => ({
     _tag: "Final",
-    error: new TransportError({ family, reason: "too-large", message: `the ${what} is larger than its bound of ${limit} bytes (limits in the config)` })
+    error: new TransportError({
+      family,
+      reason: "too-large",
+      message: `the ${what} is larger than its bound of ${limit} bytes (limits in the config)`
+    })
   })
   const lost = (e: HttpClientError.HttpClientError): AttemptFailure => transportError(family, url, e.cause ?? e)
   const declared = declaredLength(response.headers)
   if (!truncate && declared !== undefined && declared > limit) return Effect.fail(tooLarge())
   // The body is counted as it arrives (callbacks from the body's source, no stream step per chunk)
   // and reading stops — which closes the connection — at the first byte past the bound.
-  const sinkFor = (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) => collect(limit, truncate, tooLarge, lost, settle, flow)
+  const sinkFor = (settle: (o: Outcome) => void, flow: () => ByteSource.ByteFlow | undefined) =>
+    collect(limit, truncate, tooLarge, lost, settle, flow)
   // A source that starts at once (umg's Node client's, found on the response: no body stream made)
   // is read so whatever the answer's length: its chunks are kept as they come, not copied again.
-  const own = (response as Partial<ByteSource.HasBodySource<HttpClientError.HttpClientError>>)[ByteSource.BodySourceTypeId]
+  const own = (response as Partial<ByteSource.HasBodySource<HttpClientError.HttpClientError>>)[
+    ByteSource.BodySourceTypeId
+  ]
   if (own?.open !== undefined) return readOpened(own.open, sinkFor)
   // Another client: an uncompressed body whose declared length is within the bound cannot grow past
   // it (the HTTP parser stops at Content-Length), so it is read at once without a stream.
   const encoding = response.headers["content-encoding"]
-  if (declared !== undefined && declared <= limit && (encoding === undefined || encoding.trim().toLowerCase() === "identity"))
+  if (
+    declared !== undefined &&
+    declared <= limit &&
+    (encoding === undefined || encoding.trim().toLowerCase() === "identity")
+  )
     return Effect.map(Effect.mapError(response.arrayBuffer, lost), (buffer) => new Uint8Array(buffer))
   const source = own ?? ByteSource.of(response.stream)
   return source.open !== undefined ? readOpened(source.open, sinkFor) : readStarted(source, sinkFor)
@@ -399,7 +472,10 @@ const readError = <A extends GatewayResponseError>(
 ): Effect.Effect<never, AttemptFailure<A>> =>
   Effect.zip(
     Effect.orElseSucceed(
-      Effect.map(readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true), (b) => decoder.decode(b)),
+      Effect.map(
+        readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true),
+        (b) => decoder.decode(b)
+      ),
       () => ""
     ),
     Clock.currentTimeMillis
@@ -414,7 +490,12 @@ const readError = <A extends GatewayResponseError>(
         // Not JSON: the mapping gets the text.
       }
       const error = classify({ family, status: response.status, headers: { ...response.headers }, body, now })
-      return Effect.fail<AttemptFailure<A>>({ _tag: "Answer", error, status: response.status, headers: response.headers })
+      return Effect.fail<AttemptFailure<A>>({
+        _tag: "Answer",
+        error,
+        status: response.status,
+        headers: response.headers
+      })
     })
   )
 
@@ -432,12 +513,28 @@ const decodeJson = <A extends GatewayResponseError>(
     if (body === TooDeep)
       return Effect.fail({
         _tag: "Final",
-        error: new DecodeError({ family, what: `${family} response`, message: `the ${family} response nests deeper than ${config.limits.maxJsonDepth} levels (limits.maxJsonDepth)` })
+        error: new DecodeError({
+          family,
+          what: `${family} response`,
+          message: `the ${family} response nests deeper than ${config.limits.maxJsonDepth} levels (limits.maxJsonDepth)`
+        })
       })
     const requestId = requestIdOf(response.headers)
-    return Effect.succeed({ status: response.status, headers: response.headers, body, ...(requestId !== undefined ? { requestId } : {}) })
+    return Effect.succeed({
+      status: response.status,
+      headers: response.headers,
+      body,
+      ...(requestId !== undefined ? { requestId } : {})
+    })
   } catch {
-    return Effect.fail({ _tag: "Final", error: new DecodeError({ family, what: `${family} response`, message: `the ${family} response is not valid JSON` }) })
+    return Effect.fail({
+      _tag: "Final",
+      error: new DecodeError({
+        family,
+        what: `${family} response`,
+        message: `the ${family} response is not valid JSON`
+      })
+    })
   }
 }
 
@@ -452,15 +549,16 @@ const withTimeout = <R, A extends GatewayResponseError>(
   ms: number,
   phase: "request" | "first-byte"
 ): Effect.Effect<R, AttemptFailure<A>> =>
-  Deadline.timeoutFail(
-    effect,
-    ms,
-    (): AttemptFailure<A> => ({
-      _tag: "Transport",
-      kind: "timeout",
-      error: new TimeoutError({ family, phase, timeoutMs: ms, message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms` })
+  Deadline.timeoutFail(effect, ms, (): AttemptFailure<A> => ({
+    _tag: "Transport",
+    kind: "timeout",
+    error: new TimeoutError({
+      family,
+      phase,
+      timeoutMs: ms,
+      message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms`
     })
-  )
+  }))
 
 /**
  * The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
@@ -472,13 +570,21 @@ const decisionFor = <A extends GatewayResponseError>(
   failure: AttemptFailure<A>,
   n: number
 ): Effect.Effect<RetryPolicy.RetryDecision> => {
-  if (failure._tag === "Final" || (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail"))
+  if (
+    failure._tag === "Final" ||
+    (failure._tag === "Answer" && failure.status === 429 && request.onRateLimit === "fail")
+  )
     return Effect.succeed<RetryPolicy.RetryDecision>({ _tag: "Stop", reason: "not-retryable" })
   return Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
     RetryPolicy.decide({
       failure:
         failure._tag === "Answer"
-          ? { _tag: "Status", status: failure.status, headers: failure.headers, errorType: "type" in failure.error ? failure.error.type : undefined }
+          ? {
+              _tag: "Status",
+              status: failure.status,
+              headers: failure.headers,
+              errorType: "type" in failure.error ? failure.error.type : undefined
+            }
           : { _tag: "Transport", kind: failure.kind },
       attempt: n,
       kind: request.kind,
@@ -498,7 +604,10 @@ const retrying = <R, A extends GatewayResponseError>(
   request: TransportRequest,
   run: Effect.Effect<R, AttemptFailure<A>>
 ): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> => {
-  const again = (failure: AttemptFailure<A>, n: number): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> =>
+  const again = (
+    failure: AttemptFailure<A>,
+    n: number
+  ): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> =>
     Effect.flatMap(decisionFor(budget, request, failure, n), (decision) =>
       decision._tag !== "Retry"
         ? Effect.fail(failure.error)
@@ -538,7 +647,13 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       withTimeout(
         Effect.flatMap(sendOnce(env, request, classify), (response) =>
           Effect.flatMap(
-            readBounded(request.family, request.url, response, request.maxBytes ?? config.limits.maxResponseBytes, `${request.family} answer`),
+            readBounded(
+              request.family,
+              request.url,
+              response,
+              request.maxBytes ?? config.limits.maxResponseBytes,
+              `${request.family} answer`
+            ),
             (bytes) => decodeJson<A>(config, request, response, bytes)
           )
         ),
@@ -550,7 +665,8 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 
   const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError> => jsonWith(request, toAnswerError)
 
-  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError> => jsonWith(request, toPlatformAnswerError)
+  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError> =>
+    jsonWith(request, toPlatformAnswerError)
 
   const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError> =>
     retrying(
@@ -558,12 +674,21 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       request,
       withTimeout(
         Effect.flatMap(sendOnce(env, request, toAnswerError), (response) =>
-          Effect.map(readBounded(request.family, request.url, response, config.limits.maxDownloadBytes, `${request.family} download`), (buffer) => ({
-            status: response.status,
-            headers: response.headers,
-            bytes: buffer,
-            contentType: response.headers["content-type"] ?? "application/octet-stream"
-          }))
+          Effect.map(
+            readBounded(
+              request.family,
+              request.url,
+              response,
+              config.limits.maxDownloadBytes,
+              `${request.family} download`
+            ),
+            (buffer) => ({
+              status: response.status,
+              headers: response.headers,
+              bytes: buffer,
+              contentType: response.headers["content-type"] ?? "application/octet-stream"
+            })
+          )
         ),
         request.family,
         limitOf(request),
@@ -572,18 +697,34 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     )
 
   const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError> =>
-    Effect.map(retrying(budget, request, withTimeout(sendOnce(env, request, toAnswerError), request.family, config.streamFirstByteTimeoutMs, "first-byte")), (response) =>
-      bodyOf(request, response)
+    Effect.map(
+      retrying(
+        budget,
+        request,
+        withTimeout(
+          sendOnce(env, request, toAnswerError),
+          request.family,
+          config.streamFirstByteTimeoutMs,
+          "first-byte"
+        )
+      ),
+      (response) => bodyOf(request, response)
     )
 
   return { json, platformJson, bytes, open }
 }
 
 /** A streamed answer's body, its failures as `TransportError`s, marked with its source (read as callbacks by the SSE decoder). */
-const bodyOf = (request: TransportRequest, response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array, TransportError> => {
+const bodyOf = (
+  request: TransportRequest,
+  response: HttpClientResponse.HttpClientResponse
+): Stream.Stream<Uint8Array, TransportError> => {
   const lost = (e: HttpClientError.HttpClientError) => transportError(request.family, request.url, e.cause ?? e).error
   // The source is what the SSE decoder reads; the stream, made only when run, is for the other readers.
-  return ByteSource.withSource(Stream.suspend(() => Stream.mapError(response.stream, lost)), ByteSource.mapError(ByteSource.ofBody(response), lost))
+  return ByteSource.withSource(
+    Stream.suspend(() => Stream.mapError(response.stream, lost)),
+    ByteSource.mapError(ByteSource.ofBody(response), lost)
+  )
 }
 
 /**
@@ -606,4 +747,5 @@ export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.Htt
  * The transport over the config's HTTP client layer, or the platform's default.
  * @category constructors
  */
-export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> => Effect.provide(fromContext(config), clientLayerOf(config))
+export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>
+  Effect.provide(fromContext(config), clientLayerOf(config))

@@ -94,7 +94,14 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   private fail(cause: unknown, description?: string): HttpClientError.HttpClientError {
-    return clientError(new HttpClientError.DecodeError({ request: this.request, response: this, cause, ...(description !== undefined ? { description } : {}) }))
+    return clientError(
+      new HttpClientError.DecodeError({
+        request: this.request,
+        response: this,
+        cause,
+        ...(description !== undefined ? { description } : {})
+      })
+    )
   }
 
   /** Releases the connection: a body read to its end leaves it to the pool, one abandoned mid-way is closed. */
@@ -133,7 +140,10 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
-    return Effect.map(this.bytes, (b) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer)
+    return Effect.map(
+      this.bytes,
+      (b) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b.buffer : b.slice().buffer) as ArrayBuffer
+    )
   }
 
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
@@ -142,12 +152,17 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
 
   get json(): Effect.Effect<Schema.Json, HttpClientError.HttpClientError> {
     return Effect.flatMap(this.text, (text) =>
-      Effect.try({ try: (): Schema.Json => (text === "" ? null : JSON.parse(text)), catch: (cause) => this.fail(cause) })
+      Effect.try({
+        try: (): Schema.Json => (text === "" ? null : JSON.parse(text)),
+        catch: (cause) => this.fail(cause)
+      })
     )
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
-    return Effect.flatMap(this.text, (text) => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: (cause) => this.fail(cause) }))
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: (cause) => this.fail(cause) })
+    )
   }
 
   get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
@@ -161,12 +176,20 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
 
   get upgrade(): Effect.Effect<Socket.Socket, HttpClientError.HttpClientError> {
     return Effect.fail(
-      clientError(new HttpClientError.StatusCodeError({ request: this.request, response: this, description: "umg's Node client does not hand over connections" }))
+      clientError(
+        new HttpClientError.StatusCodeError({
+          request: this.request,
+          response: this,
+          description: "umg's Node client does not hand over connections"
+        })
+      )
     )
   }
 
   /** The body as callbacks straight from the socket's events (what the SSE decoder reads). */
-  readonly bodySource: ByteSource.ByteSource<HttpClientError.HttpClientError> = ByteSource.fromOpen((sink) => this.openBody(sink))
+  readonly bodySource: ByteSource.ByteSource<HttpClientError.HttpClientError> = ByteSource.fromOpen((sink) =>
+    this.openBody(sink)
+  )
 
   /** `bodySource`, where the transport finds it (`ByteSource.ofBody`) without making a `stream`. */
   get [ByteSource.BodySourceTypeId](): ByteSource.ByteSource<HttpClientError.HttpClientError> {
@@ -257,7 +280,11 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   toJSON(): unknown {
-    return HttpIncomingMessage.inspect(this, { _id: "HttpClientResponse", request: this.request.toJSON(), status: this.status })
+    return HttpIncomingMessage.inspect(this, {
+      _id: "HttpClientResponse",
+      request: this.request.toJSON(),
+      status: this.status
+    })
   }
 
   pipe() {
@@ -278,7 +305,8 @@ const bodyBytes = (body: HttpClientRequest.HttpClientRequest["body"]): Uint8Arra
   }
 }
 
-const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: unknown) => clientError(new HttpClientError.TransportError({ request, cause }))
+const transportFailure = (request: HttpClientRequest.HttpClientRequest, cause: unknown) =>
+  clientError(new HttpClientError.TransportError({ request, cause }))
 
 /** The request's headers, with the current span's trace context when a tracer is on and propagation is. */
 const headersWithTrace = (
@@ -287,18 +315,29 @@ const headersWithTrace = (
 ): Readonly<Record<string, string>> => {
   // Node reads the headers' own keys and copies them: without a trace context they are sent as they are.
   const headers = request.headers
-  if (!fiber.getRef(References.TracerEnabled) || !fiber.getRef(HttpClient.TracerPropagationEnabled) || fiber.getRef(Tracer.DisablePropagation)) return headers
+  if (
+    !fiber.getRef(References.TracerEnabled) ||
+    !fiber.getRef(HttpClient.TracerPropagationEnabled) ||
+    fiber.getRef(Tracer.DisablePropagation)
+  )
+    return headers
   const span = Context.getOption(fiber.context, Tracer.ParentSpan)
-  return Option.isSome(span) && span.value._tag === "Span" ? { ...headers, ...HttpTraceContext.toHeaders(span.value) } : headers
+  return Option.isSome(span) && span.value._tag === "Span"
+    ? { ...headers, ...HttpTraceContext.toHeaders(span.value) }
+    : headers
 }
 
 type Agents = { readonly http: Http.Agent; readonly https: Https.Agent }
 
 /** One request: its URL and headers, its body read whole when it is a stream or form data, then the exchange. */
-const execute = (agents: Agents, request: HttpClientRequest.HttpClientRequest): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+const execute = (
+  agents: Agents,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
   Effect.withFiber((fiber) => {
     const url = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
-    if (Result.isFailure(url)) return Effect.fail(clientError(new HttpClientError.InvalidUrlError({ request, cause: url.failure })))
+    if (Result.isFailure(url))
+      return Effect.fail(clientError(new HttpClientError.InvalidUrlError({ request, cause: url.failure })))
     const headers = headersWithTrace(request, fiber)
     const body = request.body
     if (body._tag === "Stream" || body._tag === "FormData") {
@@ -337,7 +376,11 @@ const exchange = (
     const secure = url.protocol === "https:"
     let nodeRequest: Http.ClientRequest
     try {
-      nodeRequest = (secure ? Https : Http).request(url, { agent: secure ? agents.https : agents.http, method: request.method, headers })
+      nodeRequest = (secure ? Https : Http).request(url, {
+        agent: secure ? agents.https : agents.http,
+        method: request.method,
+        headers
+      })
     } catch (cause) {
       resume(Effect.fail(transportFailure(request, cause)))
       return
@@ -381,7 +424,11 @@ export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<Http
     Effect.map(
       Effect.acquireRelease(
         Effect.sync((): Agents => {
-          const settings = { keepAlive: true, maxFreeSockets: options.maxIdleSockets ?? 256, scheduling: "lifo" as const }
+          const settings = {
+            keepAlive: true,
+            maxFreeSockets: options.maxIdleSockets ?? 256,
+            scheduling: "lifo" as const
+          }
           return { http: new Http.Agent(settings), https: new Https.Agent(settings) }
         }),
         (agents) =>

@@ -40,7 +40,11 @@ export interface PlatformTokens {
   readonly login: Effect.Effect<PlatformToken, PlatformRequestError>
 }
 
-const TokenEnvelope = Schema.Struct({ code: Schema.Int, msg: Schema.optionalKey(Schema.NullOr(Schema.String)), data: Schema.String })
+const TokenEnvelope = Schema.Struct({
+  code: Schema.Int,
+  msg: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  data: Schema.String
+})
 const decodeEnvelope = Schema.decodeUnknownResult(TokenEnvelope)
 
 /** The E7 path under `{platform_url}`. @category constants */
@@ -57,7 +61,11 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
     let generation = 0
 
     const fetchToken: Effect.Effect<PlatformToken, PlatformRequestError> = Effect.gen(function* () {
-      if (Option.isNone(config.platformUrl) || Option.isNone(config.platformUsername) || Option.isNone(config.platformPassword)) {
+      if (
+        Option.isNone(config.platformUrl) ||
+        Option.isNone(config.platformUsername) ||
+        Option.isNone(config.platformPassword)
+      ) {
         return yield* Effect.fail(
           new AuthenticationError({
             family: "platform",
@@ -79,7 +87,13 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
       const envelope = decodeEnvelope(answer.body)
       if (Result.isFailure(envelope) || envelope.success.data.trim() === "") {
         // The message never quotes the body: it would hold the token.
-        return yield* Effect.fail(new DecodeError({ family: "platform", what: "token response", message: "the token response has no token in data" }))
+        return yield* Effect.fail(
+          new DecodeError({
+            family: "platform",
+            what: "token response",
+            message: "the token response has no token in data"
+          })
+        )
       }
       generation += 1
       const value = Redacted.make(envelope.success.data)
@@ -91,16 +105,27 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
      * this caller starts. The fetch runs detached, so a caller interrupted while waiting does not
      * cancel it for the others.
      */
-    const obtain = Effect.fnUntraced(function* (usable: (token: PlatformToken) => boolean): Effect.fn.Return<PlatformToken, PlatformRequestError> {
+    const obtain = Effect.fnUntraced(function* (
+      usable: (token: PlatformToken) => boolean
+    ): Effect.fn.Return<PlatformToken, PlatformRequestError> {
       const mine = yield* Deferred.make<PlatformToken, PlatformRequestError>()
-      const step = yield* Ref.modify(state, (s): readonly [
-        { readonly _tag: "Have"; readonly token: PlatformToken } | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError> } | { readonly _tag: "Lead" },
-        State
-      ] => {
-        if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
-        if (Option.isSome(s.inflight)) return [{ _tag: "Wait", deferred: s.inflight.value }, s]
-        return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
-      })
+      const step = yield* Ref.modify(
+        state,
+        (
+          s
+        ): readonly [
+          (
+            | { readonly _tag: "Have"; readonly token: PlatformToken }
+            | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError> }
+            | { readonly _tag: "Lead" }
+          ),
+          State
+        ] => {
+          if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
+          if (Option.isSome(s.inflight)) return [{ _tag: "Wait", deferred: s.inflight.value }, s]
+          return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
+        }
+      )
       if (step._tag === "Have") return step.token
       if (step._tag === "Wait") return yield* Deferred.await(step.deferred)
       yield* Effect.forkDetach(

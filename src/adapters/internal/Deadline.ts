@@ -18,32 +18,39 @@ const liveClock: Clock.Clock = Effect.runSync(Effect.clockWith(Effect.succeed))
  * Interrupting an HTTP request closes its connection, whichever client sends it.
  * @category combinators
  */
-export const timeoutFail = <A, E, R>(effect: Effect.Effect<A, E, R>, ms: number, onTimeout: () => E): Effect.Effect<A, E, R> =>
+export const timeoutFail = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  ms: number,
+  onTimeout: () => E
+): Effect.Effect<A, E, R> =>
   Effect.clockWith((clock) => {
-    if (clock !== liveClock) return Effect.timeoutOrElse(effect, { duration: Duration.millis(ms), orElse: () => Effect.fail(onTimeout()) })
+    if (clock !== liveClock)
+      return Effect.timeoutOrElse(effect, { duration: Duration.millis(ms), orElse: () => Effect.fail(onTimeout()) })
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Effect.forkChild(restore(effect)), (child) =>
         Effect.onInterrupt(
           // Only the wait is interruptible: an interruption then reaches the child through `onInterrupt`.
-          restore(Effect.callback<A, E>((resume) => {
-            let settled = false
-            const timer = setTimeout(() => {
-              if (settled) return
-              settled = true
-              child.interruptUnsafe()
-              resume(Effect.fail(onTimeout()))
-            }, ms)
-            const unobserve = child.addObserver((exit) => {
-              clearTimeout(timer)
-              if (settled) return
-              settled = true
-              resume(exit)
+          restore(
+            Effect.callback<A, E>((resume) => {
+              let settled = false
+              const timer = setTimeout(() => {
+                if (settled) return
+                settled = true
+                child.interruptUnsafe()
+                resume(Effect.fail(onTimeout()))
+              }, ms)
+              const unobserve = child.addObserver((exit) => {
+                clearTimeout(timer)
+                if (settled) return
+                settled = true
+                resume(exit)
+              })
+              return Effect.sync(() => {
+                clearTimeout(timer)
+                unobserve()
+              })
             })
-            return Effect.sync(() => {
-              clearTimeout(timer)
-              unobserve()
-            })
-          })),
+          ),
           () => Fiber.interrupt(child)
         )
       )
@@ -96,5 +103,10 @@ export const watch = (msLeft: () => number | undefined, expire: () => void): Eff
       })
       return Effect.asVoid(Effect.forkScoped(loop))
     }
-    return Effect.asVoid(acquireSync(() => watchLive(msLeft, expire), (stop) => stop()))
+    return Effect.asVoid(
+      acquireSync(
+        () => watchLive(msLeft, expire),
+        (stop) => stop()
+      )
+    )
   })

@@ -28,7 +28,11 @@ export const make = (config: GatewayConfig, transport: HttpTransport): GroupCont
   transport,
   gatewayUrl: (path) => `${config.baseUrl}${path.startsWith("/") ? path : `/${path}`}`,
   apiAuth: HttpAuth.bearer(config.apiKey),
-  sseTimeouts: { firstEventMs: config.streamFirstByteTimeoutMs, idleMs: config.streamIdleTimeoutMs, maxEventBytes: config.limits.maxSseEventBytes }
+  sseTimeouts: {
+    firstEventMs: config.streamFirstByteTimeoutMs,
+    idleMs: config.streamIdleTimeoutMs,
+    maxEventBytes: config.limits.maxSseEventBytes
+  }
 })
 
 /** A JSON POST to the gateway with the API key, retried as idempotent. @category constructors */
@@ -52,7 +56,10 @@ export const sse = <E, Event, Snapshot, Final>(
 ): ResultStream<Event, StreamError | E, Final> =>
   Telemetry.spannable((span) =>
     decodeSseOf(
-      Telemetry.inSpanScoped(span, Effect.flatMap(request, (req) => ctx.transport.open(req))),
+      Telemetry.inSpanScoped(
+        span,
+        Effect.flatMap(request, (req) => ctx.transport.open(req))
+      ),
       spec,
       ctx.sseTimeouts
     )

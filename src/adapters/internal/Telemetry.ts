@@ -71,9 +71,11 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
 export const usageOf = (answer: unknown): { readonly input?: number; readonly output?: number } => {
   if (typeof answer !== "object" || answer === null) return {}
   const a = answer as Record<string, unknown>
-  const usage = (a.usage ?? a.usageMetadata ?? (typeof a.message === "object" && a.message !== null ? (a.message as Record<string, unknown>).usage : undefined)) as
-    | Record<string, unknown>
-    | undefined
+  const usage = (a.usage ??
+    a.usageMetadata ??
+    (typeof a.message === "object" && a.message !== null
+      ? (a.message as Record<string, unknown>).usage
+      : undefined)) as Record<string, unknown> | undefined
   if (typeof usage !== "object" || usage === null) return {}
   const input = num(usage.input_tokens) ?? num(usage.prompt_tokens) ?? num(usage.promptTokenCount)
   const output = num(usage.output_tokens) ?? num(usage.completion_tokens) ?? num(usage.candidatesTokenCount)
@@ -83,7 +85,8 @@ export const usageOf = (answer: unknown): { readonly input?: number; readonly ou
 const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
   const first = args[0]
   if (typeof first === "string") return undefined
-  if (typeof first === "object" && first !== null && typeof (first as { model?: unknown }).model === "string") return (first as { model: string }).model
+  if (typeof first === "object" && first !== null && typeof (first as { model?: unknown }).model === "string")
+    return (first as { model: string }).model
   return undefined
 }
 
@@ -91,7 +94,10 @@ const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
 const unexported: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
 /** `traced` under a tracer that exports spans, `untraced` under Effect's own. */
-const whenExported = <A, E, R>(traced: () => Effect.Effect<A, E, R>, untraced: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+const whenExported = <A, E, R>(
+  traced: () => Effect.Effect<A, E, R>,
+  untraced: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => (fiber.getRef(Tracer.Tracer) === unexported ? untraced : traced()))
 
 /**
@@ -104,7 +110,8 @@ export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.
     () =>
       Effect.withFiber((fiber) => {
         const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
-        if (Option.isSome(parent) && parent.value._tag === "Span") for (const key in attributes) parent.value.attribute(key, attributes[key])
+        if (Option.isSome(parent) && parent.value._tag === "Span")
+          for (const key in attributes) parent.value.attribute(key, attributes[key])
         return Effect.void
       }),
     Effect.void
@@ -133,15 +140,20 @@ const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spanna
  * layers (an acquire-use-release around it) — memory that every open stream pays.
  * @category constructors
  */
-export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(build: (span: () => CallSpan | undefined) => S): S => {
+export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
+  build: (span: () => CallSpan | undefined) => S
+): S => {
   // A stream's making only describes it (nothing runs until it is run): the span it will open is set
   // on it afterwards, by `traceGroup`, rather than the stream being made a second time with it.
   let span: CallSpan | undefined
-  return Object.assign(build(() => span), {
-    [SpannableTypeId]: (call: CallSpan) => {
-      span = call
+  return Object.assign(
+    build(() => span),
+    {
+      [SpannableTypeId]: (call: CallSpan) => {
+        span = call
+      }
     }
-  })
+  )
 }
 
 /**
@@ -150,10 +162,15 @@ export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(bu
  * exports it.
  * @category combinators
  */
-export const inSpanScoped = <A, E, R>(span: () => CallSpan | undefined, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Scope.Scope> =>
+export const inSpanScoped = <A, E, R>(
+  span: () => CallSpan | undefined,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Scope.Scope> =>
   whenExported<A, E, R | Scope.Scope>(() => {
     const call = span()
-    return call === undefined ? effect : Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) => Effect.withParentSpan(effect, made))
+    return call === undefined
+      ? effect
+      : Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) => Effect.withParentSpan(effect, made))
   }, effect)
 
 /**
@@ -182,11 +199,20 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
       }
       if (Effect.isEffect(result))
         return whenExported(
-          () => Effect.withSpan(Effect.tap(result, annotateUsage), name, { kind: "client", attributes: attributes(), captureStackTrace: false }),
+          () =>
+            Effect.withSpan(Effect.tap(result, annotateUsage), name, {
+              kind: "client",
+              attributes: attributes(),
+              captureStackTrace: false
+            }),
           result
         )
       if (Stream.isStream(result)) {
-        const options = (): Tracer.SpanOptions => ({ kind: "client", attributes: attributes(), captureStackTrace: false })
+        const options = (): Tracer.SpanOptions => ({
+          kind: "client",
+          attributes: attributes(),
+          captureStackTrace: false
+        })
         const setSpan = (result as { [SpannableTypeId]?: (span: CallSpan) => void })[SpannableTypeId]
         if (setSpan !== undefined) {
           setSpan({ name, options })
@@ -194,7 +220,9 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
         }
         const stream = result
         // Streams not made by `spannable` (speech, video polls: few elements each) get `Stream.withSpan`.
-        return Stream.unwrap(whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options())), Effect.succeed(stream)))
+        return Stream.unwrap(
+          whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options())), Effect.succeed(stream))
+        )
       }
       return result
     }

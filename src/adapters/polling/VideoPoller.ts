@@ -48,7 +48,9 @@ export interface Poller {
    * (`TimeoutError`, phase `poll`, interrupting a query in flight). The first query starts at once.
    * Interrupting it stops the poll and interrupts its query in flight.
    */
-  readonly watch: <T extends PollableTask, E>(request: PollRequest<T, E>) => Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>
+  readonly watch: <T extends PollableTask, E>(
+    request: PollRequest<T, E>
+  ) => Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>
   /**
    * `watch` without a fiber of its own, for callers following thousands of tasks: the poll runs with
    * `services` (`Effect.context()`: its queries, and the driver when this poll starts it, use its
@@ -61,7 +63,12 @@ export interface Poller {
     onEnd: (exit: Exit.Exit<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>) => void
   ) => () => void
   /** Polls not ended, queries running, queries waiting for a turn, and distinct wake-up times armed. */
-  readonly stats: () => { readonly polls: number; readonly running: number; readonly waiting: number; readonly slots: number }
+  readonly stats: () => {
+    readonly polls: number
+    readonly running: number
+    readonly waiting: number
+    readonly slots: number
+  }
 }
 
 /** Options of a poller. @category models */
@@ -132,7 +139,11 @@ const newEntry = <T extends PollableTask, E>(
  * Records one answer on its poll and tells its `onQuery`; the poll's outcome when this answer ends it
  * (succeeded, failed, or `onQuery` threw), `undefined` when it polls on.
  */
-const settle = (entry: Entry, task: PollableTask, at: number): Exit.Exit<PollUpdate<PollableTask>, unknown> | undefined => {
+const settle = (
+  entry: Entry,
+  task: PollableTask,
+  at: number
+): Exit.Exit<PollUpdate<PollableTask>, unknown> | undefined => {
   const changed = task.status !== entry.lastStatus
   entry.lastStatus = task.status
   entry.taskId = task.task_id
@@ -147,7 +158,12 @@ const settle = (entry: Entry, task: PollableTask, at: number): Exit.Exit<PollUpd
   if (task.status === "succeeded") return Exit.succeed(update)
   if (task.status === "failed")
     return Exit.fail(
-      new VideoTaskFailed({ family: "video", taskId: task.task_id, code: task.error?.code ?? 0, message: task.error?.message ?? "the video task failed" })
+      new VideoTaskFailed({
+        family: "video",
+        taskId: task.task_id,
+        code: task.error?.code ?? 0,
+        message: task.error?.message ?? "the video task failed"
+      })
     )
   return undefined
 }
@@ -376,7 +392,9 @@ export const make = (options: PollerOptions = {}): Poller => {
     return () => finish(entry, undefined)
   }
 
-  const watch = <T extends PollableTask, E>(request: PollRequest<T, E>): Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed> =>
+  const watch = <T extends PollableTask, E>(
+    request: PollRequest<T, E>
+  ): Effect.Effect<PollUpdate<T>, E | TimeoutError | VideoTaskFailed> =>
     Effect.flatMap(Effect.context<never>(), (context) =>
       Effect.callback<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>((resume) => {
         const stop = start(context, request, resume)

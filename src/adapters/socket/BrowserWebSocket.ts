@@ -27,7 +27,14 @@ const browserRequest = (
   if (key === undefined) return { url, protocols: [...protocols] }
   if (new URL(url).pathname.endsWith("/v1/realtime")) {
     const beta = Object.entries(headers).some(([n, v]) => n.toLowerCase() === "openai-beta" && v === "realtime=v1")
-    return { url, protocols: [...(protocols.length > 0 ? protocols : ["realtime"]), `openai-insecure-api-key.${key}`, ...(beta ? ["openai-beta.realtime-v1"] : [])] }
+    return {
+      url,
+      protocols: [
+        ...(protocols.length > 0 ? protocols : ["realtime"]),
+        `openai-insecure-api-key.${key}`,
+        ...(beta ? ["openai-beta.realtime-v1"] : [])
+      ]
+    }
   }
   const withKey = new URL(url)
   if (!withKey.searchParams.has("key")) withKey.searchParams.set("key", key)
@@ -54,7 +61,9 @@ export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
       socket.addEventListener("open", () => handlers.open())
       socket.addEventListener("message", (event: MessageEvent<unknown>) => {
         const data = event.data
-        handlers.message(typeof data === "string" ? data : data instanceof ArrayBuffer ? decoder.decode(data) : String(data))
+        handlers.message(
+          typeof data === "string" ? data : data instanceof ArrayBuffer ? decoder.decode(data) : String(data)
+        )
       })
       socket.addEventListener("close", (event) => handlers.close(event.code, event.reason))
       socket.addEventListener("error", () => handlers.error(new Error("WebSocket error")))

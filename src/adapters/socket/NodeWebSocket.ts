@@ -11,7 +11,10 @@ import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
  * @category constructors
  */
 export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
-  const socket = new WebSocket(url, [...(options.protocols ?? [])], { headers: { ...options.headers }, maxPayload: 64 * 1024 * 1024 })
+  const socket = new WebSocket(url, [...(options.protocols ?? [])], {
+    headers: { ...options.headers },
+    maxPayload: 64 * 1024 * 1024
+  })
   return {
     send: (data) => socket.send(data),
     close: (code, reason) => socket.close(code, reason),

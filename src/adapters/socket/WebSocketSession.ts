@@ -14,7 +14,14 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { redactText } from "../../core/errors/Redact.js"
 import { toAnswerError } from "../../core/wire/ErrorEnvelope.js"
-import { TimeoutError, TransportError, type DecodeError, type Family, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
+import {
+  TimeoutError,
+  TransportError,
+  type DecodeError,
+  type Family,
+  type SessionError,
+  type SessionOpenError
+} from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { classifyTransport } from "../http/TransportFailure.js"
 
@@ -84,7 +91,9 @@ const NORMAL_CLOSE = new Set([1000, 1001, 1005])
  * Connects and returns the session; the socket closes when the scope closes.
  * @category constructors
  */
-export const connect = <Server, Client>(options: SessionOptions<Server>): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
+export const connect = <Server, Client>(
+  options: SessionOptions<Server>
+): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Item>()
     // Frames offered and not yet taken (the queue itself is unbounded; this count bounds it).
@@ -112,83 +121,123 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     const socket = yield* Effect.acquireRelease(
       // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
       // neither its time limit nor the caller's interruption could ever stop a server that never answers.
-      Effect.interruptible(Effect.callback<SocketLike, SessionOpenError>((resume) => {
-        let opened = false
-        let socket: SocketLike
-        try {
-          socket = options.open(options.url, { headers: options.headers })
-        } catch {
-          resume(Effect.fail(new TransportError({ family: options.family, reason: "protocol", message: `cannot open a WebSocket to ${origin}` })))
-          return
-        }
-        socket.on({
-          open: () => {
-            opened = true
-            resume(Effect.succeed(socket))
-          },
-          message: (data) => {
-            if (ended) return
-            if (data.length > maxFrameBytes) {
-              return endWith(
-                socket,
-                1009,
-                new TransportError({ family: options.family, reason: "too-large", message: `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)` })
-              )
-            }
-            const now = performance.now()
-            if (now - windowStart >= 1000) {
-              windowStart = now
-              framesInWindow = 0
-            }
-            if (++framesInWindow > maxFramesPerSecond) {
-              return endWith(
-                socket,
-                1008,
-                new TransportError({ family: options.family, reason: "protocol", message: `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)` })
-              )
-            }
-            if (pending >= maxPendingFrames) {
-              if (pending === maxPendingFrames) {
-                pending++
-                Queue.offerUnsafe(queue, {
-                  _tag: "Failed",
-                  error: new TransportError({ family: options.family, reason: "protocol", message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up` })
+      Effect.interruptible(
+        Effect.callback<SocketLike, SessionOpenError>((resume) => {
+          let opened = false
+          let socket: SocketLike
+          try {
+            socket = options.open(options.url, { headers: options.headers })
+          } catch {
+            resume(
+              Effect.fail(
+                new TransportError({
+                  family: options.family,
+                  reason: "protocol",
+                  message: `cannot open a WebSocket to ${origin}`
                 })
-                socket.close(1008, "client buffer full")
-              }
-              return
-            }
-            pending++
-            Queue.offerUnsafe(queue, { _tag: "Frame", data })
-          },
-          close: (code, reason) => {
-            closedWith = code
-            if (!opened) {
-              resume(Effect.fail(new TransportError({ family: options.family, reason: "closed", closeCode: code, message: `closed before opening (${code})` })))
-            }
-            Queue.offerUnsafe(queue, { _tag: "Closed", code, reason })
-          },
-          refused: (status) => {
-            if (!opened) resume(Effect.fail(toAnswerError({ family: options.family, status })))
-          },
-          error: (cause) => {
-            const reason = classifyTransport(cause)
-            const error = new TransportError({ family: options.family, reason, message: `WebSocket to ${origin} failed` })
-            if (!opened) resume(Effect.fail(error))
-            else Queue.offerUnsafe(queue, { _tag: "Failed", error })
-          }
-        })
-        // Interrupted while connecting: drop the half-open socket.
-        return Effect.sync(() => socket.close())
-      }).pipe(
-        Effect.timeoutOrElse({
-          duration: Duration.millis(options.connectTimeoutMs),
-          orElse: () =>
-            Effect.fail(
-              new TimeoutError({ family: options.family, phase: "connect", timeoutMs: options.connectTimeoutMs, message: `no WebSocket connection within ${options.connectTimeoutMs} ms` })
+              )
             )
-        })
-      )),
+            return
+          }
+          socket.on({
+            open: () => {
+              opened = true
+              resume(Effect.succeed(socket))
+            },
+            message: (data) => {
+              if (ended) return
+              if (data.length > maxFrameBytes) {
+                return endWith(
+                  socket,
+                  1009,
+                  new TransportError({
+                    family: options.family,
+                    reason: "too-large",
+                    message: `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
+                  })
+                )
+              }
+              const now = performance.now()
+              if (now - windowStart >= 1000) {
+                windowStart = now
+                framesInWindow = 0
+              }
+              if (++framesInWindow > maxFramesPerSecond) {
+                return endWith(
+                  socket,
+                  1008,
+                  new TransportError({
+                    family: options.family,
+                    reason: "protocol",
+                    message: `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)`
+                  })
+                )
+              }
+              if (pending >= maxPendingFrames) {
+                if (pending === maxPendingFrames) {
+                  pending++
+                  Queue.offerUnsafe(queue, {
+                    _tag: "Failed",
+                    error: new TransportError({
+                      family: options.family,
+                      reason: "protocol",
+                      message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up`
+                    })
+                  })
+                  socket.close(1008, "client buffer full")
+                }
+                return
+              }
+              pending++
+              Queue.offerUnsafe(queue, { _tag: "Frame", data })
+            },
+            close: (code, reason) => {
+              closedWith = code
+              if (!opened) {
+                resume(
+                  Effect.fail(
+                    new TransportError({
+                      family: options.family,
+                      reason: "closed",
+                      closeCode: code,
+                      message: `closed before opening (${code})`
+                    })
+                  )
+                )
+              }
+              Queue.offerUnsafe(queue, { _tag: "Closed", code, reason })
+            },
+            refused: (status) => {
+              if (!opened) resume(Effect.fail(toAnswerError({ family: options.family, status })))
+            },
+            error: (cause) => {
+              const reason = classifyTransport(cause)
+              const error = new TransportError({
+                family: options.family,
+                reason,
+                message: `WebSocket to ${origin} failed`
+              })
+              if (!opened) resume(Effect.fail(error))
+              else Queue.offerUnsafe(queue, { _tag: "Failed", error })
+            }
+          })
+          // Interrupted while connecting: drop the half-open socket.
+          return Effect.sync(() => socket.close())
+        }).pipe(
+          Effect.timeoutOrElse({
+            duration: Duration.millis(options.connectTimeoutMs),
+            orElse: () =>
+              Effect.fail(
+                new TimeoutError({
+                  family: options.family,
+                  phase: "connect",
+                  timeoutMs: options.connectTimeoutMs,
+                  message: `no WebSocket connection within ${options.connectTimeoutMs} ms`
+                })
+              )
+          })
+        )
+      ),
       (socket) =>
         Effect.sync(() => {
           if (!socket.isClosed()) socket.close(1000, "done")
@@ -196,27 +245,27 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
     )
 
     const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<SessionError>> => {
-        switch (item._tag) {
-          case "Frame":
-            pending--
-            return Effect.mapError(options.decode(item.data), Option.some)
-          case "Failed":
-            return Effect.fail(Option.some(item.error))
-          case "Closed":
-            return NORMAL_CLOSE.has(item.code)
-              ? Effect.fail(Option.none())
-              : Effect.fail(
-                  Option.some(
-                    new TransportError({
-                      family: options.family,
-                      reason: "closed",
-                      closeCode: item.code,
-                      message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
-                    })
-                  )
+      switch (item._tag) {
+        case "Frame":
+          pending--
+          return Effect.mapError(options.decode(item.data), Option.some)
+        case "Failed":
+          return Effect.fail(Option.some(item.error))
+        case "Closed":
+          return NORMAL_CLOSE.has(item.code)
+            ? Effect.fail(Option.none())
+            : Effect.fail(
+                Option.some(
+                  new TransportError({
+                    family: options.family,
+                    reason: "closed",
+                    closeCode: item.code,
+                    message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
+                  })
                 )
-        }
-      })
+              )
+      }
+    })
     // An orderly close (`None`) is the end of the stream.
     const events: Stream.Stream<Server, SessionError> = Stream.fromEffectRepeat(
       Effect.mapError(next, (end) => (Option.isSome(end) ? end.value : Cause.Done()))
@@ -226,7 +275,9 @@ export const connect = <Server, Client>(options: SessionOptions<Server>): Effect
       Effect.flatMap(options.validate(event), (valid) =>
         socket.isOpen()
           ? Effect.sync(() => socket.send(JSON.stringify(valid)))
-          : Effect.fail(new TransportError({ family: options.family, reason: "closed", message: "the session is closed" }))
+          : Effect.fail(
+              new TransportError({ family: options.family, reason: "closed", message: "the session is closed" })
+            )
       )
 
     const closeCode = Effect.sync(() => Option.fromNullishOr(closedWith))

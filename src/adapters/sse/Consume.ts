@@ -41,11 +41,11 @@ export const fromScopedOpen = <A, E, Z, E2, R>(
 ): ResultStream<A, E | E2, Z, Exclude<R, Scope.Scope>> => {
   const stream = fromScopedPull(Effect.map(open, (opened) => opened.pull))
   // `E2` joins the result's error: the same open, read by `runToFinal` instead of the stream's channel.
-  const withResult: Effect.Effect<Opened<A, E | E2, Z>, E | E2, Exclude<R, Scope.Scope> | Scope.Scope> = open as Effect.Effect<
-    Opened<A, E, Z>,
-    E2,
+  const withResult: Effect.Effect<
+    Opened<A, E | E2, Z>,
+    E | E2,
     Exclude<R, Scope.Scope> | Scope.Scope
-  >
+  > = open as Effect.Effect<Opened<A, E, Z>, E2, Exclude<R, Scope.Scope> | Scope.Scope>
   return Object.assign(stream, { [ResultTypeId]: withResult })
 }
 
@@ -55,7 +55,8 @@ const eachOf =
   (items: ReadonlyArray<A>): Effect.Effect<unknown, E2, R2> => {
     if (items.length === 1) return f(items[0]!)
     let i = 0
-    const next = (): Effect.Effect<unknown, E2, R2> => (i < items.length ? Effect.flatMap(f(items[i++]!), next) : Effect.void)
+    const next = (): Effect.Effect<unknown, E2, R2> =>
+      i < items.length ? Effect.flatMap(f(items[i++]!), next) : Effect.void
     return next()
   }
 
@@ -82,14 +83,26 @@ const eachOf =
  * @category destructors
  */
 export const runToFinal: {
-  <A, E2, R2>(f: (a: A) => Effect.Effect<unknown, E2, R2>): <E, Z, R>(stream: ResultStream<A, E, Z, R>) => Effect.Effect<Z, E | E2, R | R2>
-  <A, E, Z, R, E2, R2>(stream: ResultStream<A, E, Z, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<Z, E | E2, R | R2>
+  <A, E2, R2>(
+    f: (a: A) => Effect.Effect<unknown, E2, R2>
+  ): <E, Z, R>(stream: ResultStream<A, E, Z, R>) => Effect.Effect<Z, E | E2, R | R2>
+  <A, E, Z, R, E2, R2>(
+    stream: ResultStream<A, E, Z, R>,
+    f: (a: A) => Effect.Effect<unknown, E2, R2>
+  ): Effect.Effect<Z, E | E2, R | R2>
 } = dual(
   2,
-  <A, E, Z, R, E2, R2>(stream: ResultStream<A, E, Z, R>, f: (a: A) => Effect.Effect<unknown, E2, R2>): Effect.Effect<Z, E | E2, R | R2> => {
+  <A, E, Z, R, E2, R2>(
+    stream: ResultStream<A, E, Z, R>,
+    f: (a: A) => Effect.Effect<unknown, E2, R2>
+  ): Effect.Effect<Z, E | E2, R | R2> => {
     const open = (stream as Partial<ResultStream<A, E, Z, R>>)[ResultTypeId]
     if (open === undefined)
-      return Effect.die(new Error("runToFinal: the stream has no final answer (it is not a streaming call's own stream, or it was transformed)"))
+      return Effect.die(
+        new Error(
+          "runToFinal: the stream has no final answer (it is not a streaming call's own stream, or it was transformed)"
+        )
+      )
     const step = eachOf(f)
     // `open` in a scope of its own, closed with the run's exit however it ends: what it acquired (the
     // connection, the call's span) lasts until the last event's step has run.

@@ -14,7 +14,13 @@ import * as ByteSource from "../http/ByteSource.js"
 import { fromScopedOpen, type Opened, type ResultStream } from "./Consume.js"
 import * as Deadline from "../internal/Deadline.js"
 import { type Accumulator, folderOf } from "../../core/text/Accumulator.js"
-import { DecodeError, IncompleteStream, TimeoutError, TransportError, type Family } from "../../core/errors/GatewayError.js"
+import {
+  DecodeError,
+  IncompleteStream,
+  TimeoutError,
+  TransportError,
+  type Family
+} from "../../core/errors/GatewayError.js"
 import { createSseParser, type SseEvent } from "../../core/wire/Sse.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
@@ -104,17 +110,29 @@ const releaseFlow = (f: ByteSource.ByteFlow, clean: boolean): void => {
 /** A body's failure as the stream's: a connection reset after the first byte is an `IncompleteStream` (`cut`) with the snapshot so far. */
 const cutOf = <B, Snapshot>(error: B, family: Family, started: boolean, snapshot: () => Snapshot): SseError<B> =>
   error instanceof TransportError && error.reason === "reset" && started
-    ? new IncompleteStream({ family, reason: "cut", message: `the stream was cut before its end (${error.message})`, partial: snapshot() })
+    ? new IncompleteStream({
+        family,
+        reason: "cut",
+        message: `the stream was cut before its end (${error.message})`,
+        partial: snapshot()
+      })
     : error
 
 /** The first-event (`first`) or idle time limit, passed. */
 const expired = (family: Family, first: boolean, timeouts: SseTimeouts): TimeoutError => {
   const ms = first ? timeouts.firstEventMs : timeouts.idleMs
-  return new TimeoutError({ family, phase: first ? "first-byte" : "idle", timeoutMs: ms, message: first ? `no event within ${ms} ms` : `no event for ${ms} ms` })
+  return new TimeoutError({
+    family,
+    phase: first ? "first-byte" : "idle",
+    timeoutMs: ms,
+    message: first ? `no event within ${ms} ms` : `no event for ${ms} ms`
+  })
 }
 
 /** The final answer from the one fold: read after `End`, when the stream ended without failing. */
-const resultOf = <Final>(verdict: () => Result.Result<Final, IncompleteStream>): Effect.Effect<Final, IncompleteStream> =>
+const resultOf = <Final>(
+  verdict: () => Result.Result<Final, IncompleteStream>
+): Effect.Effect<Final, IncompleteStream> =>
   Effect.suspend(() => {
     const final = verdict()
     return Result.isSuccess(final) ? Effect.succeed(final.success) : Effect.fail(final.failure)
@@ -216,7 +234,10 @@ const setup = <Event, Snapshot, Final, B>(
     arrived = true
     if (spec.isFinal?.(event, folder.snapshot) === true) final = true
   }
-  const parser = createSseParser({ onEvent: onRecord }, timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes })
+  const parser = createSseParser(
+    { onEvent: onRecord },
+    timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes }
+  )
 
   /** The end of the bytes: the accumulator's verdict (ended early?), unless the final event ended the stream. */
   const finish = (): void => {
@@ -262,7 +283,8 @@ const setup = <Event, Snapshot, Final, B>(
       try {
         parser.feed(piece)
       } catch (e) {
-        if (failure === undefined) failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
+        if (failure === undefined)
+          failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
       }
       if (arrived) {
         arrived = false

@@ -34,7 +34,10 @@ export const parseLines = (text: string): Effect.Effect<ReadonlyArray<InputLine>
       const row = rows[i]!.trim()
       if (row === "") continue
       const line = i + 1
-      const bad = (message: string) => Effect.fail(new InvalidRequest({ field: `line ${line}`, rule: "json-object", message: `line ${line}: ${message}` }))
+      const bad = (message: string) =>
+        Effect.fail(
+          new InvalidRequest({ field: `line ${line}`, rule: "json-object", message: `line ${line}: ${message}` })
+        )
       if (row.length > maxLineChars) return yield* bad(`longer than ${maxLineChars} characters`)
       let value: unknown
       try {
@@ -42,10 +45,18 @@ export const parseLines = (text: string): Effect.Effect<ReadonlyArray<InputLine>
       } catch (e) {
         return yield* bad(`not JSON (${(e as Error).message.slice(0, 120)})`)
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) return yield* bad("not a JSON object; each line is one video input such as {\"model\": …, \"prompt\": …}")
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        return yield* bad('not a JSON object; each line is one video input such as {"model": …, "prompt": …}')
       out.push({ line, input: value as VideoInput })
     }
-    if (out.length === 0) return yield* Effect.fail(new InvalidRequest({ field: "FILE", rule: "non-empty", message: "FILE: no input lines (one JSON object per line)" }))
+    if (out.length === 0)
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "FILE",
+          rule: "non-empty",
+          message: "FILE: no input lines (one JSON object per line)"
+        })
+      )
     return out
   })
 
@@ -70,21 +81,35 @@ const store = Flag.String("store").pipe(
 )
 
 const runnerOptions = {
-  runnerHost: Flag.String("runner-host").pipe(Flag.withDescription("PostgreSQL stores: the host other runners reach this one at (default localhost)"), Flag.optional),
-  runnerPort: Flag.Int("runner-port").pipe(Flag.withDescription("PostgreSQL stores: the port this runner listens on (default a free one)"), Flag.optional)
+  runnerHost: Flag.String("runner-host").pipe(
+    Flag.withDescription("PostgreSQL stores: the host other runners reach this one at (default localhost)"),
+    Flag.optional
+  ),
+  runnerPort: Flag.Int("runner-port").pipe(
+    Flag.withDescription("PostgreSQL stores: the port this runner listens on (default a free one)"),
+    Flag.optional
+  )
 }
 
-const storeConfig = (value: string, o: { runnerHost: Option.Option<string>; runnerPort: Option.Option<number> }): Batch.StoreConfig => {
+const storeConfig = (
+  value: string,
+  o: { runnerHost: Option.Option<string>; runnerPort: Option.Option<number> }
+): Batch.StoreConfig => {
   const config = Batch.storeOf(value)
   return config._tag === "postgres"
     ? Batch.postgres(config.url, {
-        ...Option.match(o.runnerHost, { onNone: () => ({}), onSome: (runnerHost) => ({ runnerHost, listenHost: runnerHost }) }),
+        ...Option.match(o.runnerHost, {
+          onNone: () => ({}),
+          onSome: (runnerHost) => ({ runnerHost, listenHost: runnerHost })
+        }),
         ...Option.match(o.runnerPort, { onNone: () => ({}), onSome: (runnerPort) => ({ runnerPort }) })
       })
     : config
 }
 
-const file = Argument.File("FILE", { mustExist: true }).pipe(Argument.withDescription("JSON Lines: one video input object per line"))
+const file = Argument.File("FILE", { mustExist: true }).pipe(
+  Argument.withDescription("JSON Lines: one video input object per line")
+)
 
 // Progress away from a terminal: one line at most this often.
 const plainProgressEveryMs = 5_000
@@ -106,18 +131,38 @@ const videoCommand = Command.make(
     ...Connection.commonOptions,
     ...runnerOptions,
     file,
-    id: Flag.String("id").pipe(Flag.withDescription("the batch's name (default: a digest of FILE's content, so rerunning resumes)"), Flag.optional),
+    id: Flag.String("id").pipe(
+      Flag.withDescription("the batch's name (default: a digest of FILE's content, so rerunning resumes)"),
+      Flag.optional
+    ),
     store,
-    out: Flag.String("out").pipe(Flag.withDescription("where to write the results, atomically (default stdout)"), Flag.optional),
-    dir: Flag.String("dir").pipe(Flag.withDescription("where alpha videos are written (default .umg/videos/<id>)"), Flag.optional),
-    concurrency: Flag.Int("concurrency").pipe(Flag.withDescription("lines in flight at once (1–1000)"), Flag.withDefault(4)),
-    resubmitUnknown: Flag.Boolean("resubmit-unknown").pipe(Flag.withDescription("submit the lines whose submit may or may not have reached the gateway again"), Flag.withDefault(false))
+    out: Flag.String("out").pipe(
+      Flag.withDescription("where to write the results, atomically (default stdout)"),
+      Flag.optional
+    ),
+    dir: Flag.String("dir").pipe(
+      Flag.withDescription("where alpha videos are written (default .umg/videos/<id>)"),
+      Flag.optional
+    ),
+    concurrency: Flag.Int("concurrency").pipe(
+      Flag.withDescription("lines in flight at once (1–1000)"),
+      Flag.withDefault(4)
+    ),
+    resubmitUnknown: Flag.Boolean("resubmit-unknown").pipe(
+      Flag.withDescription("submit the lines whose submit may or may not have reached the gateway again"),
+      Flag.withDefault(false)
+    )
   },
   (o) =>
     Effect.gen(function* () {
       const text = yield* Effect.tryPromise({
         try: () => readFile(o.file, "utf8"),
-        catch: (e) => new InvalidRequest({ field: "FILE", rule: "readable", message: `FILE: cannot read ${o.file} (${(e as Error).message})` })
+        catch: (e) =>
+          new InvalidRequest({
+            field: "FILE",
+            rule: "readable",
+            message: `FILE: cannot read ${o.file} (${(e as Error).message})`
+          })
       })
       const lines = yield* parseLines(text)
       const out = Option.filter(o.out, (p) => !isStdout(p))
@@ -137,24 +182,35 @@ const videoCommand = Command.make(
               resubmitUnknown: o.resubmitUnknown,
               ...Option.match(o.dir, { onNone: () => ({}), onSome: (dir) => ({ dir }) })
             })
-            yield* Output.note(Output.errColour.dim(`batch ${batch.id}: ${batch.total} lines, store ${Batch.describeStore(storeConfig(o.store, o))}`))
+            yield* Output.note(
+              Output.errColour.dim(
+                `batch ${batch.id}: ${batch.total} lines, store ${Batch.describeStore(storeConfig(o.store, o))}`
+              )
+            )
             const shown = yield* Effect.forkChild(showProgress(batch.progress))
             const results = yield* batch.results
             yield* Fiber.join(shown)
             yield* Output.endProgress
             const body = results.map(resultLine).join("\n") + "\n"
             if (Option.isSome(out))
-              yield* Effect.mapError(writeAtomically(out.value, body), (e) => new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` }))
+              yield* Effect.mapError(
+                writeAtomically(out.value, body),
+                (e) => new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` })
+              )
             else yield* Output.write(body)
             const failed = results.filter((r) => r.status !== "succeeded").length
             if (failed > 0) {
-              yield* Output.note(`${failed} of ${results.length} lines did not succeed (failed or unknown); see the results`)
+              yield* Output.note(
+                `${failed} of ${results.length} lines did not succeed (failed or unknown); see the results`
+              )
               process.exitCode = 1
             }
           })
           yield* Effect.provide(
             program,
-            Batch.layer({ store: storeConfig(o.store, o), pollIntervalMs: connection.pollIntervalMs }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
+            Batch.layer({ store: storeConfig(o.store, o), pollIntervalMs: connection.pollIntervalMs }).pipe(
+              Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>()))
+            )
           )
         })
       )
@@ -167,37 +223,59 @@ const videoCommand = Command.make(
 
 const statusCommand = Command.make(
   "status",
-  { json: Flag.Boolean("json").pipe(Flag.withDescription("an object with a count per state"), Flag.withDefault(false)), id: Argument.String("ID"), store },
+  {
+    json: Flag.Boolean("json").pipe(Flag.withDescription("an object with a count per state"), Flag.withDefault(false)),
+    id: Argument.String("ID"),
+    store
+  },
   (o) =>
     Effect.gen(function* () {
       const c = yield* Batch.readStatus(Batch.storeOf(o.store), o.id)
       const { total: _total, ...perState } = c
       yield* Output.result(o, perState, () => countsText(c))
     })
-).pipe(Command.withDescription("the number of lines in each state of a batch. Example: umg batch status 3f2a9c1e0b7d4a55 --json"))
+).pipe(
+  Command.withDescription(
+    "the number of lines in each state of a batch. Example: umg batch status 3f2a9c1e0b7d4a55 --json"
+  )
+)
 
 const workerCommand = Command.make("worker", { ...Connection.commonOptions, ...runnerOptions, store }, (o) =>
   Effect.gen(function* () {
     const config = storeConfig(o.store, o)
     if (config._tag !== "postgres")
       return yield* Effect.fail(
-        new InvalidRequest({ field: "--store", rule: "postgres", message: "--store: a worker needs a postgres:// or postgresql:// store shared with the submitting process" })
+        new InvalidRequest({
+          field: "--store",
+          rule: "postgres",
+          message: "--store: a worker needs a postgres:// or postgresql:// store shared with the submitting process"
+        })
       )
     yield* Connection.run(
       o,
       Effect.gen(function* () {
-        yield* Output.note(Output.errColour.dim(`batch worker on ${Batch.describeStore(config)}; Ctrl-C stops it (its work moves to the other runners)`))
-        return yield* Batch.worker({ store: config, pollIntervalMs: (yield* Connection.Connection).pollIntervalMs }).pipe(
-          Effect.provide(Layer.succeedContext(yield* Effect.context<Gateway>()))
+        yield* Output.note(
+          Output.errColour.dim(
+            `batch worker on ${Batch.describeStore(config)}; Ctrl-C stops it (its work moves to the other runners)`
+          )
         )
+        return yield* Batch.worker({
+          store: config,
+          pollIntervalMs: (yield* Connection.Connection).pollIntervalMs
+        }).pipe(Effect.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
       })
     )
   })
-).pipe(Command.withDescription("run batches stored in a PostgreSQL database, with other workers. Example: umg batch worker --store postgres://localhost/umg"))
+).pipe(
+  Command.withDescription(
+    "run batches stored in a PostgreSQL database, with other workers. Example: umg batch worker --store postgres://localhost/umg"
+  )
+)
 
 /** The `umg batch` command. @category commands */
 export const batchCommand = Command.make("batch").pipe(
-  Command.withDescription("durable video batches: SQLite in one process, PostgreSQL across workers. Example: umg batch video prompts.jsonl"),
+  Command.withDescription(
+    "durable video batches: SQLite in one process, PostgreSQL across workers. Example: umg batch video prompts.jsonl"
+  ),
   Command.withSubcommands([videoCommand, statusCommand, workerCommand])
 )
-

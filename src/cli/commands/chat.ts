@@ -105,7 +105,9 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
           max_output_tokens: r.maxTokens ?? 1024,
           input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
           ...opt("temperature", r.temperature),
-          ...(r.thinking !== undefined ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } } : {})
+          ...(r.thinking !== undefined
+            ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } }
+            : {})
         }),
         (body) => ({ family: "responses" as const, body })
       )
@@ -139,7 +141,10 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
  */
 export const streamChat = (
   prepared: PreparedChat,
-  handlers: { readonly onText: (text: string) => Effect.Effect<void>; readonly onThinking: (text: string) => Effect.Effect<void> }
+  handlers: {
+    readonly onText: (text: string) => Effect.Effect<void>
+    readonly onThinking: (text: string) => Effect.Effect<void>
+  }
 ): Effect.Effect<ChatOutcome, StreamError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
@@ -163,11 +168,23 @@ export const streamChat = (
       }
       case "native": {
         const r = yield* runToFinal(gateway.native.stream(prepared.request), onEvent)
-        return { family: prepared.family, text, thinking, usage: r.usageMetadata, stop: r.candidates?.[0]?.finishReason ?? undefined }
+        return {
+          family: prepared.family,
+          text,
+          thinking,
+          usage: r.usageMetadata,
+          stop: r.candidates?.[0]?.finishReason ?? undefined
+        }
       }
       case "chat": {
         const c = yield* runToFinal(gateway.chat.stream(prepared.body), onEvent)
-        return { family: prepared.family, text, thinking, usage: c.usage, stop: c.choices[0]?.finish_reason ?? undefined }
+        return {
+          family: prepared.family,
+          text,
+          thinking,
+          usage: c.usage,
+          stop: c.choices[0]?.finish_reason ?? undefined
+        }
       }
       case "responses": {
         const r = yield* runToFinal(gateway.responses.stream(prepared.body), onEvent)
@@ -194,10 +211,16 @@ export const usageText = (usage: unknown): string =>
 
 const options = {
   ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("model id; its family picks the endpoint")),
+  model: Flag.String("model").pipe(
+    Flag.withAlias("m"),
+    Flag.withDescription("model id; its family picks the endpoint")
+  ),
   system: Flag.String("system").pipe(Flag.withDescription("system prompt"), Flag.optional),
   maxTokens: Flag.Int("max-tokens").pipe(Flag.withDescription("most tokens to generate"), Flag.optional),
-  thinking: Flag.Int("thinking").pipe(Flag.withDescription("thinking budget in tokens (epsilon: > 1024)"), Flag.optional),
+  thinking: Flag.Int("thinking").pipe(
+    Flag.withDescription("thinking budget in tokens (epsilon: > 1024)"),
+    Flag.optional
+  ),
   temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),
   prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message"))
 }
@@ -240,8 +263,14 @@ export const chatCommand = Command.make("chat", options, (o) =>
         })
         if (o.json) return yield* Output.json({ model: o.model, ...outcome })
         yield* Output.line()
-        yield* Output.note(Output.errColour.dim(`[${outcome.family}] stop=${outcome.stop ?? "?"} ${usageText(outcome.usage)}`))
+        yield* Output.note(
+          Output.errColour.dim(`[${outcome.family}] stop=${outcome.stop ?? "?"} ${usageText(outcome.usage)}`)
+        )
       })
     )
   })
-).pipe(Command.withDescription(`send one prompt to a text model and stream the reply. Example: umg chat -m gpt-4o-mini "Say hello"`))
+).pipe(
+  Command.withDescription(
+    `send one prompt to a text model and stream the reply. Example: umg chat -m gpt-4o-mini "Say hello"`
+  )
+)

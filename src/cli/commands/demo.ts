@@ -43,7 +43,8 @@ const dim = (text: string) => Output.colour.dim(text)
 // Long enough (well over the 1024-token minimum) that the gateway caches it.
 const cachedSystem = Array.from(
   { length: 60 },
-  (_, i) => `Rule ${i + 1}: answer briefly, in plain words, and say when something is not known; prefer facts from the catalog over guesses.`
+  (_, i) =>
+    `Rule ${i + 1}: answer briefly, in plain words, and say when something is not known; prefer facts from the catalog over guesses.`
 ).join("\n")
 
 const steps: ReadonlyArray<Step> = [
@@ -53,7 +54,12 @@ const steps: ReadonlyArray<Step> = [
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const models = yield* gateway.models.list({ refresh: true })
-        yield* say(`${models.length} models, e.g. ${models.slice(0, 4).map((m) => m.id).join(", ")}, …`)
+        yield* say(
+          `${models.length} models, e.g. ${models
+            .slice(0, 4)
+            .map((m) => m.id)
+            .join(", ")}, …`
+        )
         yield* gateway.models.has("epsilon-sonnet-4-5-20250929")
         return `${models.length} models listed`
       })
@@ -65,14 +71,26 @@ const steps: ReadonlyArray<Step> = [
         const gateway = yield* Gateway
         const model = "epsilon-sonnet-4-5-20250929"
         const system = [{ type: "text" as const, text: cachedSystem, cache_control: { type: "ephemeral" as const } }]
-        const counted = yield* gateway.messages.countTokens({ model, system: cachedSystem, messages: [{ role: "user", content: "Introduce umg." }] })
+        const counted = yield* gateway.messages.countTokens({
+          model,
+          system: cachedSystem,
+          messages: [{ role: "user", content: "Introduce umg." }]
+        })
         yield* say(`count_tokens: ${counted.input_tokens} input tokens (system + prompt)`)
         let usage: unknown = undefined
         for (const turn of ["Introduce umg in one sentence.", "And once more, shorter."]) {
           // The system prompt is a text block marked for caching: the first call writes it, the second reads it.
-          const body = yield* buildMessagesBody({ model, max_tokens: 200, system, messages: [{ role: "user", content: turn }] })
+          const body = yield* buildMessagesBody({
+            model,
+            max_tokens: 200,
+            system,
+            messages: [{ role: "user", content: turn }]
+          })
           yield* Output.write(`  ${dim("›")} `)
-          const outcome = yield* streamChat({ family: "messages", body }, { onText: Output.write, onThinking: () => Effect.void })
+          const outcome = yield* streamChat(
+            { family: "messages", body },
+            { onText: Output.write, onThinking: () => Effect.void }
+          )
           yield* Output.line()
           yield* say(dim(usageText(outcome.usage)))
           usage = outcome.usage
@@ -91,7 +109,9 @@ const steps: ReadonlyArray<Step> = [
           onThinking: (t) => Output.write(dim(t)),
           onText: (t) =>
             Effect.andThen(
-              answering ? Effect.void : Effect.sync(() => (answering = true)).pipe(Effect.andThen(Output.write(`\n  ${dim("answer ›")} `))),
+              answering
+                ? Effect.void
+                : Effect.sync(() => (answering = true)).pipe(Effect.andThen(Output.write(`\n  ${dim("answer ›")} `))),
               Output.write(t)
             )
         })
@@ -105,13 +125,22 @@ const steps: ReadonlyArray<Step> = [
     run: () =>
       Effect.gen(function* () {
         const gateway = yield* Gateway
-        const chat = yield* gateway.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello from umg" }] })
+        const chat = yield* gateway.chat.create({
+          model: "gpt-4o-mini",
+          messages: [{ role: "user", content: "Hello from umg" }]
+        })
         const chatText = chat.choices[0]?.message.content ?? ""
         yield* say(`chat      › ${typeof chatText === "string" ? chatText : JSON.stringify(chatText)}`)
-        const response = yield* gateway.responses.create({ model: "gpt-5", max_output_tokens: 200, input: [{ role: "user", content: "Hello from umg" }] })
+        const response = yield* gateway.responses.create({
+          model: "gpt-5",
+          max_output_tokens: 200,
+          input: [{ role: "user", content: "Hello from umg" }]
+        })
         const responseText = (response.output ?? [])
           .flatMap((item) => ("content" in item && Array.isArray(item.content) ? item.content : []))
-          .map((c: unknown) => (typeof c === "object" && c !== null && "text" in c && typeof c.text === "string" ? c.text : ""))
+          .map((c: unknown) =>
+            typeof c === "object" && c !== null && "text" in c && typeof c.text === "string" ? c.text : ""
+          )
           .join("")
         yield* say(`responses › ${responseText}`)
         return `chat ${chat.choices[0]?.finish_reason ?? "?"}, responses ${response.status ?? "?"}`
@@ -125,7 +154,10 @@ const steps: ReadonlyArray<Step> = [
         let dims = 0
         const count = yield* embedLines(
           { model: "text-embedding-3-small", inputs, concurrency: 3, dimensions: 256 },
-          { onLine: (line) => Effect.sync(() => (dims = line.dimensions)), onProgress: (done, total) => Output.progress(`  embedding ${Output.bar(done, total)}`) }
+          {
+            onLine: (line) => Effect.sync(() => (dims = line.dimensions)),
+            onProgress: (done, total) => Output.progress(`  embedding ${Output.bar(done, total)}`)
+          }
         )
         yield* Output.endProgress
         return `${count} texts → ${dims}-dimension vectors (3 in flight)`
@@ -148,11 +180,21 @@ const steps: ReadonlyArray<Step> = [
     run: (out) =>
       Effect.gen(function* () {
         const gateway = yield* Gateway
-        const audio = yield* gateway.speech.create({ model: "gpt-4o-mini-tts", input: "Hello from umg.", voice: "nova", response_format: "wav" })
+        const audio = yield* gateway.speech.create({
+          model: "gpt-4o-mini-tts",
+          input: "Hello from umg.",
+          voice: "nova",
+          response_format: "wav"
+        })
         const audioPath = join(out, "hello.wav")
         yield* writeBytes(audioPath, audio.bytes)
         yield* say(`${audioPath}  ${audio.bytes.length} bytes (${audio.contentType})`)
-        const images = yield* gateway.images.generate({ model: "zeta-2.5-flash-image", prompt: "a lighthouse at dusk", size: "16:9", response_format: "b64_json" })
+        const images = yield* gateway.images.generate({
+          model: "zeta-2.5-flash-image",
+          prompt: "a lighthouse at dusk",
+          size: "16:9",
+          response_format: "b64_json"
+        })
         const image = images.images[0]
         if (image === undefined) return yield* Effect.fail(new Error("the images answer held no image"))
         const imagePath = join(out, "lighthouse.png")
@@ -167,7 +209,14 @@ const steps: ReadonlyArray<Step> = [
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const connection = yield* Connection.Connection
-        const input = { model: "delta-1-5-pro-251215", prompt: "a paper boat on a rainy street", duration: 5, resolution: "720p", aspect_ratio: "16:9", seed: 42 }
+        const input = {
+          model: "delta-1-5-pro-251215",
+          prompt: "a paper boat on a rainy street",
+          duration: 5,
+          resolution: "720p",
+          aspect_ratio: "16:9",
+          seed: 42
+        }
         const body = yield* buildVideoBody(input)
         yield* say(`body: ${JSON.stringify(body)}`)
         const submitted = yield* gateway.video.submit(input)
@@ -188,7 +237,11 @@ const steps: ReadonlyArray<Step> = [
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const connection = yield* Connection.Connection
-        const submitted = yield* gateway.video.submit({ model: "alpha-2", prompt: "a lantern drifting on a lake", duration: 4 })
+        const submitted = yield* gateway.video.submit({
+          model: "alpha-2",
+          prompt: "a lantern drifting on a lake",
+          duration: 4
+        })
         const done = yield* waitForVideo(submitted.task_id, {
           intervalMs: connection.pollIntervalMs,
           timeoutMs: 300_000,
@@ -197,7 +250,9 @@ const steps: ReadonlyArray<Step> = [
         yield* Output.endProgress
         const saved = yield* saveVideo("alpha-2", done.task, join(out, "alpha.mp4"))
         const matches = saved.declaredSize === saved.bytes
-        yield* say(`${saved.path}  ${saved.bytes} bytes; E3 declared size ${saved.declaredSize ?? "?"} ${matches ? "✓" : "✗"}`)
+        yield* say(
+          `${saved.path}  ${saved.bytes} bytes; E3 declared size ${saved.declaredSize ?? "?"} ${matches ? "✓" : "✗"}`
+        )
         if (!matches) return yield* Effect.fail(new Error(`size ${saved.declaredSize ?? "?"} ≠ ${saved.bytes} bytes`))
         return `${saved.bytes} B, size checked`
       })
@@ -219,7 +274,12 @@ const steps: ReadonlyArray<Step> = [
         const gateway = yield* Gateway
         const token = yield* gateway.platform.login()
         yield* say(`token received (${Redacted.value(token).length} characters, not shown)`)
-        const task = yield* gateway.platform.textToVideo({ model: "delta-1-0-pro-250528", prompt: "a kite over the sea", duration: "5", aspect_ratio: "16:9" })
+        const task = yield* gateway.platform.textToVideo({
+          model: "delta-1-0-pro-250528",
+          prompt: "a kite over the sea",
+          duration: "5",
+          aspect_ratio: "16:9"
+        })
         yield* say(`platform task ${task.task_id}`)
         return `task ${task.task_id}`
       })
@@ -230,17 +290,26 @@ const steps: ReadonlyArray<Step> = [
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const connection = yield* Connection.Connection
-        const total = () => Option.match(connection.embedded, { onNone: () => undefined, onSome: (e) => Object.values(e.counters.snapshot()).reduce((a, b) => a + b, 0) })
+        const total = () =>
+          Option.match(connection.embedded, {
+            onNone: () => undefined,
+            onSome: (e) => Object.values(e.counters.snapshot()).reduce((a, b) => a + b, 0)
+          })
         const before = total()
         // 1080p is not offered by the 1.5 pro series: the core refuses it before a byte is sent.
-        const outcome = yield* Effect.result(gateway.video.submit({ model: "delta-1-5-pro-251215", prompt: "a fox", resolution: "1080p" }))
+        const outcome = yield* Effect.result(
+          gateway.video.submit({ model: "delta-1-5-pro-251215", prompt: "a fox", resolution: "1080p" })
+        )
         const after = total()
-        if (Result.isSuccess(outcome)) return yield* Effect.fail(new Error(`the invalid request was accepted as ${outcome.success.task_id}`))
+        if (Result.isSuccess(outcome))
+          return yield* Effect.fail(new Error(`the invalid request was accepted as ${outcome.success.task_id}`))
         const report = reportOf(outcome.failure)
         yield* say(Output.colour.red(describeReport(report).replace(/\n/g, " ")))
         if (report.exitCode !== ExitCode.invalidInput) return yield* Effect.fail(outcome.failure)
         if (before !== undefined && after !== undefined) {
-          yield* say(`emulator requests before ${before}, after ${after}: ${before === after ? "nothing was sent ✓" : "a request was sent ✗"}`)
+          yield* say(
+            `emulator requests before ${before}, after ${after}: ${before === after ? "nothing was sent ✓" : "a request was sent ✗"}`
+          )
           if (before !== after) return yield* Effect.fail(new Error("the invalid request reached the emulator"))
         }
         return `refused: ${report.field ?? "?"} (${report.rule ?? "?"}), exit code would be 2`
@@ -287,13 +356,19 @@ export const runDemo = (out: string): Effect.Effect<ReadonlyArray<StepResult>, n
       )
     )
     const failed = results.filter((r) => r.status === "failed").length
-    yield* Output.line(`\n${results.length - failed} ok, ${failed} failed in ${Output.duration(total)}; files in ${out}`)
+    yield* Output.line(
+      `\n${results.length - failed} ok, ${failed} failed in ${Output.duration(total)}; files in ${out}`
+    )
     return results
   })
 
 const options = {
   emulator: Connection.commonOptions.emulator,
-  out: Flag.String("out").pipe(Flag.withMetavar("directory"), Flag.withDescription("where the demo writes its files (default: a new temp folder)"), Flag.optional)
+  out: Flag.String("out").pipe(
+    Flag.withMetavar("directory"),
+    Flag.withDescription("where the demo writes its files (default: a new temp folder)"),
+    Flag.optional
+  )
 }
 
 /** The `umg demo` command. @category commands */
@@ -305,4 +380,8 @@ export const demoCommand = Command.make("demo", options, (o) =>
     const results = yield* Connection.run({ json: false, emulator: embedded }, runDemo(out))
     if (results.some((r) => r.status === "failed")) process.exitCode = ExitCode.failure
   })
-).pipe(Command.withDescription(`a tour of every capability (embedded emulator unless UMG_BASE_URL is set). Example: umg demo --out demo-files`))
+).pipe(
+  Command.withDescription(
+    `a tour of every capability (embedded emulator unless UMG_BASE_URL is set). Example: umg demo --out demo-files`
+  )
+)

@@ -26,19 +26,50 @@ export interface EmbeddingLine {
  * @category constructors
  */
 export const embedLines = (
-  options: { readonly model: string; readonly inputs: ReadonlyArray<string>; readonly dimensions?: number; readonly concurrency: number },
-  handlers: { readonly onLine: (line: EmbeddingLine) => Effect.Effect<void>; readonly onProgress: (done: number, total: number) => Effect.Effect<void> }
+  options: {
+    readonly model: string
+    readonly inputs: ReadonlyArray<string>
+    readonly dimensions?: number
+    readonly concurrency: number
+  },
+  handlers: {
+    readonly onLine: (line: EmbeddingLine) => Effect.Effect<void>
+    readonly onProgress: (done: number, total: number) => Effect.Effect<void>
+  }
 ): Effect.Effect<number, RequestError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     if (options.inputs.length === 0) {
-      return yield* Effect.fail(new InvalidRequest({ field: "input", rule: "required", message: "input: give at least one text (TEXT… or --file lines.txt)" }))
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "input",
+          rule: "required",
+          message: "input: give at least one text (TEXT… or --file lines.txt)"
+        })
+      )
     }
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
-      return yield* Effect.fail(new InvalidRequest({ field: "concurrency", rule: "range", message: `concurrency: ${options.concurrency} is not allowed; allowed: an integer ≥ 1` }))
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "concurrency",
+          rule: "range",
+          message: `concurrency: ${options.concurrency} is not allowed; allowed: an integer ≥ 1`
+        })
+      )
     }
     const bodies: ReadonlyArray<EmbeddingsBody> = yield* Effect.forEach(options.inputs, (input, i) =>
-      buildEmbeddingsBody({ model: options.model, input, ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {}) }).pipe(
-        Effect.mapError((e) => new InvalidRequest({ field: e.field === "input" ? `input[${i}]` : e.field, rule: e.rule, message: `line ${i + 1}: ${e.message}` }))
+      buildEmbeddingsBody({
+        model: options.model,
+        input,
+        ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {})
+      }).pipe(
+        Effect.mapError(
+          (e) =>
+            new InvalidRequest({
+              field: e.field === "input" ? `input[${i}]` : e.field,
+              rule: e.rule,
+              message: `line ${i + 1}: ${e.message}`
+            })
+        )
       )
     )
     const gateway = yield* Gateway
@@ -54,7 +85,12 @@ export const embedLines = (
             }),
             Effect.map((answer) => {
               const vector = answer.data[0]?.embedding ?? new Float32Array()
-              return { index, input: body.input, dimensions: vector.length, embedding: Array.from(vector) } satisfies EmbeddingLine
+              return {
+                index,
+                input: body.input,
+                dimensions: vector.length,
+                embedding: Array.from(vector)
+              } satisfies EmbeddingLine
             })
           ),
         { concurrency: options.concurrency }
@@ -66,10 +102,21 @@ export const embedLines = (
 
 const options = {
   ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("embedding model id, e.g. text-embedding-3-small")),
+  model: Flag.String("model").pipe(
+    Flag.withAlias("m"),
+    Flag.withDescription("embedding model id, e.g. text-embedding-3-small")
+  ),
   dimensions: Flag.Int("dimensions").pipe(Flag.withDescription("shorter vectors (some models only)"), Flag.optional),
-  file: Flag.String("file").pipe(Flag.withMetavar("file"), Flag.withAlias("f"), Flag.withDescription("a text file: one input per non-empty line"), Flag.optional),
-  concurrency: Flag.Int("concurrency").pipe(Flag.withDescription("requests in flight (default 4)"), Flag.withDefault(4)),
+  file: Flag.String("file").pipe(
+    Flag.withMetavar("file"),
+    Flag.withAlias("f"),
+    Flag.withDescription("a text file: one input per non-empty line"),
+    Flag.optional
+  ),
+  concurrency: Flag.Int("concurrency").pipe(
+    Flag.withDescription("requests in flight (default 4)"),
+    Flag.withDefault(4)
+  ),
   texts: Argument.String("TEXT").pipe(Argument.withDescription("texts to embed (or use --file)"), Argument.variadic())
 }
 
@@ -98,4 +145,8 @@ export const embedCommand = Command.make("embed", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription(`embed texts; one JSON line per input, in order. Example: umg embed -m text-embedding-3-small "first text" "second text"`))
+).pipe(
+  Command.withDescription(
+    `embed texts; one JSON line per input, in order. Example: umg embed -m text-embedding-3-small "first text" "second text"`
+  )
+)

@@ -11,15 +11,27 @@ import * as Output from "../support/Output.js"
 const options = {
   port: Flag.Int("port").pipe(Flag.withDescription("port to listen on (0 picks a free one)"), Flag.withDefault(8787)),
   host: Flag.String("host").pipe(Flag.withDescription("address to bind"), Flag.withDefault("127.0.0.1")),
-  fast: Flag.Boolean("fast").pipe(Flag.withDescription("fast timings (video tasks finish in under a second)"), Flag.withDefault(false)),
-  json: Flag.Boolean("json").pipe(Flag.withDescription("print the addresses and credentials as one JSON line"), Flag.withDefault(false))
+  fast: Flag.Boolean("fast").pipe(
+    Flag.withDescription("fast timings (video tasks finish in under a second)"),
+    Flag.withDefault(false)
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("print the addresses and credentials as one JSON line"),
+    Flag.withDefault(false)
+  )
 }
 
 /** The `umg emulator` command. @category commands */
 export const emulatorCommand = Command.make("emulator", options, (o) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) {
-      return yield* Effect.fail(new InvalidRequest({ field: "port", rule: "range", message: `port: ${o.port} is not allowed; allowed: 0-65535` }))
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "port",
+          rule: "range",
+          message: `port: ${o.port} is not allowed; allowed: 0-65535`
+        })
+      )
     }
     // Acquired in a scope so that Ctrl-C (an interrupt) closes open streams and sockets.
     yield* Effect.scoped(
@@ -67,4 +79,6 @@ export const emulatorCommand = Command.make("emulator", options, (o) =>
       })
     )
   })
-).pipe(Command.withDescription(`run the local gateway emulator in the foreground. Example: umg emulator --port 8787 --fast`))
+).pipe(
+  Command.withDescription(`run the local gateway emulator in the foreground. Example: umg emulator --port 8787 --fast`)
+)

@@ -10,9 +10,15 @@ import * as Output from "../support/Output.js"
 
 const options = {
   ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("zeta-2.5-flash-image or zeta-3-pro-image-preview")),
+  model: Flag.String("model").pipe(
+    Flag.withAlias("m"),
+    Flag.withDescription("zeta-2.5-flash-image or zeta-3-pro-image-preview")
+  ),
   size: Flag.String("size").pipe(Flag.withDescription("aspect ratio such as 16:9 or 1:1"), Flag.optional),
-  output: Flag.String("output").pipe(Flag.withAlias("o"), Flag.withDescription("where to write the image (- for stdout)")),
+  output: Flag.String("output").pipe(
+    Flag.withAlias("o"),
+    Flag.withDescription("where to write the image (- for stdout)")
+  ),
   prompt: Argument.String("PROMPT")
 }
 
@@ -33,14 +39,30 @@ export const imageCommand = Command.make("image", options, (o) =>
         const answer = yield* gateway.images.generate(body)
         const first = answer.images[0]
         if (first === undefined) {
-          return yield* Effect.fail(new DecodeError({ family: "openai", what: "images response", message: "the answer holds no image" }))
+          return yield* Effect.fail(
+            new DecodeError({ family: "openai", what: "images response", message: "the answer holds no image" })
+          )
         }
         yield* writeBytes(o.output, first.bytes)
         const summary = `wrote ${first.bytes.length} bytes${first.mimeType !== undefined ? ` of ${first.mimeType}` : ""} to ${isStdout(o.output) ? "stdout" : o.output}`
         // With `-o -` stdout carries the image itself; the summary goes to stderr.
         if (isStdout(o.output)) yield* Output.note(summary)
-        else yield* Output.result(o, { path: o.output, bytes: first.bytes.length, mimeType: first.mimeType ?? null, images: answer.images.length }, () => summary)
+        else
+          yield* Output.result(
+            o,
+            {
+              path: o.output,
+              bytes: first.bytes.length,
+              mimeType: first.mimeType ?? null,
+              images: answer.images.length
+            },
+            () => summary
+          )
       })
     )
   })
-).pipe(Command.withDescription(`generate an image and write it to a file. Example: umg image -m zeta-2.5-flash-image -o fox.png "a red fox in snow"`))
+).pipe(
+  Command.withDescription(
+    `generate an image and write it to a file. Example: umg image -m zeta-2.5-flash-image -o fox.png "a red fox in snow"`
+  )
+)

@@ -6,7 +6,12 @@
 import { Command, Flag } from "effect/cli"
 import { Effect, Option, Redacted } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
-import { buildAnyShootAdvancedBody, buildAnyShootEasyBody, buildPlatformTextToVideoBody, platformVideoDurations } from "../../core/platform/Platform.js"
+import {
+  buildAnyShootAdvancedBody,
+  buildAnyShootEasyBody,
+  buildPlatformTextToVideoBody,
+  platformVideoDurations
+} from "../../core/platform/Platform.js"
 import * as Connection from "../support/Connection.js"
 import { imageInput } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
@@ -19,10 +24,18 @@ const loginCommand = Command.make("login", { ...Connection.commonOptions }, (o) 
       const token = yield* gateway.platform.login()
       // Only the fact and the length: the token is a credential.
       const length = Redacted.value(token).length
-      yield* Output.result(o, { loggedIn: true, tokenLength: length }, () => `${Output.colour.green("✓")} logged in (a ${length}-character token; not shown)`)
+      yield* Output.result(
+        o,
+        { loggedIn: true, tokenLength: length },
+        () => `${Output.colour.green("✓")} logged in (a ${length}-character token; not shown)`
+      )
     })
   )
-).pipe(Command.withDescription(`get a platform token with UMG_PLATFORM_USERNAME and UMG_PLATFORM_PASSWORD. Example: umg platform login`))
+).pipe(
+  Command.withDescription(
+    `get a platform token with UMG_PLATFORM_USERNAME and UMG_PLATFORM_PASSWORD. Example: umg platform login`
+  )
+)
 
 const textToVideoCommand = Command.make(
   "text-to-video",
@@ -30,7 +43,10 @@ const textToVideoCommand = Command.make(
     ...Connection.commonOptions,
     model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("model id")),
     prompt: Flag.String("prompt").pipe(Flag.withDescription("scene description")),
-    duration: Flag.Literals("duration", platformVideoDurations).pipe(Flag.withDescription("seconds"), Flag.withDefault("5" as const)),
+    duration: Flag.Literals("duration", platformVideoDurations).pipe(
+      Flag.withDescription("seconds"),
+      Flag.withDefault("5" as const)
+    ),
     aspectRatio: Flag.String("aspect-ratio").pipe(Flag.withDescription("e.g. 16:9"), Flag.withDefault("16:9")),
     resolution: Flag.String("resolution").pipe(Flag.withDescription("e.g. 720p"), Flag.optional)
   },
@@ -52,15 +68,23 @@ const textToVideoCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription(`submit a platform text-to-video task. Example: umg platform text-to-video -m MODEL --prompt "a paper boat" --duration 5 --aspect-ratio 16:9`))
+).pipe(
+  Command.withDescription(
+    `submit a platform text-to-video task. Example: umg platform text-to-video -m MODEL --prompt "a paper boat" --duration 5 --aspect-ratio 16:9`
+  )
+)
 
-const url = (name: string) => Flag.String(name).pipe(Flag.withDescription(`${name} (URL; advanced mode)`), Flag.optional)
+const url = (name: string) =>
+  Flag.String(name).pipe(Flag.withDescription(`${name} (URL; advanced mode)`), Flag.optional)
 
 const shootCommand = Command.make(
   "shoot",
   {
     ...Connection.commonOptions,
-    size: Flag.String("size").pipe(Flag.withDescription("<width>x<height>, e.g. 1024x1024"), Flag.withDefault("1024x1024")),
+    size: Flag.String("size").pipe(
+      Flag.withDescription("<width>x<height>, e.g. 1024x1024"),
+      Flag.withDefault("1024x1024")
+    ),
     text: Flag.String("text").pipe(Flag.withDescription("what to make (creative mode)"), Flag.optional),
     image: Flag.String("image").pipe(Flag.withDescription("an input image: path or URL (repeatable)"), Flag.atLeast(0)),
     productImageUrl: url("product-image"),
@@ -89,7 +113,14 @@ const shootCommand = Command.make(
       const images = yield* Effect.forEach(o.image, (i, n) => imageInput(i, `contents[0].parts[${n + 1}].image`))
       const body = yield* buildAnyShootEasyBody({
         size: o.size,
-        contents: [{ parts: [...Option.match(o.text, { onNone: () => [], onSome: (text) => [{ text }] }), ...images.map((image) => ({ image }))] }]
+        contents: [
+          {
+            parts: [
+              ...Option.match(o.text, { onNone: () => [], onSome: (text) => [{ text }] }),
+              ...images.map((image) => ({ image }))
+            ]
+          }
+        ]
       })
       yield* Connection.run(
         o,
@@ -99,7 +130,11 @@ const shootCommand = Command.make(
         })
       )
     })
-).pipe(Command.withDescription(`Any Shoot: creative mode, or advanced mode with the four image URLs. Example: umg platform shoot --size 1024x1024 --text "on a beach" --image https://example.com/product.png`))
+).pipe(
+  Command.withDescription(
+    `Any Shoot: creative mode, or advanced mode with the four image URLs. Example: umg platform shoot --size 1024x1024 --text "on a beach" --image https://example.com/product.png`
+  )
+)
 
 /** The `umg platform` command group. @category commands */
 export const platformCommand = Command.make("platform").pipe(

@@ -54,13 +54,24 @@ export const realtimeTurn = (
           Effect.gen(function* () {
             events++
             if (event.type === "error") {
-              const message = "error" in event && typeof event.error === "object" && event.error !== null && "message" in event.error ? String(event.error.message) : "the session reported an error"
-              return yield* Effect.fail(new IncompleteStream({ family: "realtime", reason: "error-event", message, partial: reply }))
+              const message =
+                "error" in event && typeof event.error === "object" && event.error !== null && "message" in event.error
+                  ? String(event.error.message)
+                  : "the session reported an error"
+              return yield* Effect.fail(
+                new IncompleteStream({ family: "realtime", reason: "error-event", message, partial: reply })
+              )
             }
             if (event.type === "response.done") {
               done = true
               const response = "response" in event ? event.response : undefined
-              status = typeof response === "object" && response !== null && "status" in response && typeof response.status === "string" ? response.status : undefined
+              status =
+                typeof response === "object" &&
+                response !== null &&
+                "status" in response &&
+                typeof response.status === "string"
+                  ? response.status
+                  : undefined
             }
             const delta = realtimeTextDelta(event)
             if (delta !== undefined) {
@@ -71,7 +82,14 @@ export const realtimeTurn = (
         )
       )
       if (!done) {
-        return yield* Effect.fail(new IncompleteStream({ family: "realtime", reason: "ended-early", message: "the socket ended before response.done", partial: reply }))
+        return yield* Effect.fail(
+          new IncompleteStream({
+            family: "realtime",
+            reason: "ended-early",
+            message: "the socket ended before response.done",
+            partial: reply
+          })
+        )
       }
       return { version, text: reply, events, status }
     })
@@ -79,7 +97,11 @@ export const realtimeTurn = (
 
 const options = {
   ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("gpt-realtime, gpt-realtime-mini or gpt-realtime-2"), Flag.withDefault("gpt-realtime")),
+  model: Flag.String("model").pipe(
+    Flag.withAlias("m"),
+    Flag.withDescription("gpt-realtime, gpt-realtime-mini or gpt-realtime-2"),
+    Flag.withDefault("gpt-realtime")
+  ),
   text: Argument.String("TEXT")
 }
 
@@ -94,8 +116,14 @@ export const realtimeCommand = Command.make("realtime", options, (o) =>
         const turn = yield* realtimeTurn(o.model, o.text, (d) => (o.json ? Effect.void : Output.write(d)))
         if (o.json) return yield* Output.json({ model: o.model, ...turn })
         yield* Output.line()
-        yield* Output.note(Output.errColour.dim(`[realtime ${turn.version}] ${turn.events} events, ${turn.status ?? "done"}`))
+        yield* Output.note(
+          Output.errColour.dim(`[realtime ${turn.version}] ${turn.events} events, ${turn.status ?? "done"}`)
+        )
       })
     )
   })
-).pipe(Command.withDescription(`one text turn over the realtime WebSocket, deltas printed as they arrive. Example: umg realtime -m gpt-realtime "Say hello"`))
+).pipe(
+  Command.withDescription(
+    `one text turn over the realtime WebSocket, deltas printed as they arrive. Example: umg realtime -m gpt-realtime "Say hello"`
+  )
+)

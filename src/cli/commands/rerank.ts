@@ -32,10 +32,19 @@ export const rerankCommand = Command.make("rerank", options, (o) =>
         yield* Output.line(
           Output.table(
             ["rank", "score", "index", "document"],
-            answer.results.map((r, rank) => [String(rank + 1), r.relevance_score.toFixed(4), String(r.index), o.documents[r.index] ?? ""])
+            answer.results.map((r, rank) => [
+              String(rank + 1),
+              r.relevance_score.toFixed(4),
+              String(r.index),
+              o.documents[r.index] ?? ""
+            ])
           )
         )
       })
     )
   })
-).pipe(Command.withDescription(`rank documents by relevance to a query. Example: umg rerank -m rerank-v1 -q "capital of France" "Paris is in France" "Berlin is in Germany"`))
+).pipe(
+  Command.withDescription(
+    `rank documents by relevance to a query. Example: umg rerank -m rerank-v1 -q "capital of France" "Paris is in France" "Berlin is in Germany"`
+  )
+)

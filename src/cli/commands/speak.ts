@@ -11,9 +11,15 @@ const options = {
   ...Connection.commonOptions,
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("speech model id, e.g. gpt-4o-mini-tts")),
   voice: Flag.Literals("voice", speechVoices).pipe(Flag.withDescription("the voice")),
-  format: Flag.Literals("format", speechFormats).pipe(Flag.withDescription("the audio format (default mp3)"), Flag.optional),
+  format: Flag.Literals("format", speechFormats).pipe(
+    Flag.withDescription("the audio format (default mp3)"),
+    Flag.optional
+  ),
   speed: Flag.Finite("speed").pipe(Flag.withDescription("0.25 to 4.0 (default 1.0)"), Flag.optional),
-  output: Flag.String("output").pipe(Flag.withAlias("o"), Flag.withDescription("where to write the audio (- for stdout)")),
+  output: Flag.String("output").pipe(
+    Flag.withAlias("o"),
+    Flag.withDescription("where to write the audio (- for stdout)")
+  ),
   text: Argument.String("TEXT")
 }
 
@@ -38,8 +44,17 @@ export const speakCommand = Command.make("speak", options, (o) =>
         const summary = `wrote ${audio.bytes.length} bytes of ${audio.contentType} to ${isStdout(o.output) ? "stdout" : o.output}`
         // With `-o -` stdout carries the audio itself; the summary goes to stderr.
         if (isStdout(o.output)) yield* Output.note(summary)
-        else yield* Output.result(o, { path: o.output, bytes: audio.bytes.length, contentType: audio.contentType }, () => summary)
+        else
+          yield* Output.result(
+            o,
+            { path: o.output, bytes: audio.bytes.length, contentType: audio.contentType },
+            () => summary
+          )
       })
     )
   })
-).pipe(Command.withDescription(`turn text into speech and write the audio to a file. Example: umg speak -m gpt-4o-mini-tts --voice alloy -o hello.mp3 "Hello there"`))
+).pipe(
+  Command.withDescription(
+    `turn text into speech and write the audio to a file. Example: umg speak -m gpt-4o-mini-tts --voice alloy -o hello.mp3 "Hello there"`
+  )
+)

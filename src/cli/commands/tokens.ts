@@ -26,8 +26,16 @@ export const tokensCommand = Command.make("tokens", options, (o) =>
       Effect.gen(function* () {
         const gateway = yield* Gateway
         const count = yield* gateway.messages.countTokens(body)
-        yield* Output.result(o, { model: o.model, input_tokens: count.input_tokens }, () => `${count.input_tokens} input tokens`)
+        yield* Output.result(
+          o,
+          { model: o.model, input_tokens: count.input_tokens },
+          () => `${count.input_tokens} input tokens`
+        )
       })
     )
   })
-).pipe(Command.withDescription(`count the input tokens of a prompt (epsilon models). Example: umg tokens -m epsilon-sonnet-4-5-20250929 "How many tokens is this?"`))
+).pipe(
+  Command.withDescription(
+    `count the input tokens of a prompt (epsilon models). Example: umg tokens -m epsilon-sonnet-4-5-20250929 "How many tokens is this?"`
+  )
+)

@@ -47,8 +47,12 @@ const some = <A>(key: string, value: Option.Option<A>): Record<string, A> =>
  */
 export const videoInput = (o: VideoRequestOptions): Effect.Effect<VideoInput, InvalidRequest> =>
   Effect.gen(function* () {
-    const image = Option.isSome(o.image) ? Option.some(yield* imageInput(o.image.value, "image")) : Option.none<string>()
-    const lastFrame = Option.isSome(o.lastFrame) ? Option.some(yield* imageInput(o.lastFrame.value, "last_frame")) : Option.none<string>()
+    const image = Option.isSome(o.image)
+      ? Option.some(yield* imageInput(o.image.value, "image"))
+      : Option.none<string>()
+    const lastFrame = Option.isSome(o.lastFrame)
+      ? Option.some(yield* imageInput(o.lastFrame.value, "last_frame"))
+      : Option.none<string>()
     const references = yield* Effect.forEach(o.reference, (r, i) => imageInput(r, `reference_images[${i}]`))
     return {
       model: o.model,
@@ -65,9 +69,13 @@ export const videoInput = (o: VideoRequestOptions): Effect.Effect<VideoInput, In
 
 /** A data URL shortened for display: bodies may carry megabytes of base64. @category output */
 export const shortenDataUrls = (value: unknown): unknown => {
-  if (typeof value === "string") return /^data:[^,]{0,80},/.test(value) && value.length > 96 ? `${value.slice(0, 64)}…(${value.length} chars)` : value
+  if (typeof value === "string")
+    return /^data:[^,]{0,80},/.test(value) && value.length > 96
+      ? `${value.slice(0, 64)}…(${value.length} chars)`
+      : value
   if (Array.isArray(value)) return value.map(shortenDataUrls)
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDataUrls(v)]))
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDataUrls(v)]))
   return value
 }
 
@@ -87,8 +95,16 @@ export interface PollProgress {
  */
 export const waitForVideo = (
   taskId: string,
-  options: { readonly intervalMs: number; readonly timeoutMs: number; readonly onProgress: (p: PollProgress) => Effect.Effect<void> }
-): Effect.Effect<{ readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number }, VideoWaitError | InvalidRequest, Gateway> =>
+  options: {
+    readonly intervalMs: number
+    readonly timeoutMs: number
+    readonly onProgress: (p: PollProgress) => Effect.Effect<void>
+  }
+): Effect.Effect<
+  { readonly task: VideoQueryResponse; readonly polls: number; readonly elapsedMs: number },
+  VideoWaitError | InvalidRequest,
+  Gateway
+> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     // The progress line is printed synchronously from the poll's callback, with this fiber's services.
@@ -96,7 +112,8 @@ export const waitForVideo = (
     return yield* gateway.video.wait(taskId, {
       intervalMs: options.intervalMs,
       timeoutMs: options.timeoutMs,
-      onQuery: (u) => runSync(options.onProgress({ taskId, status: u.task.status, elapsedMs: u.elapsedMs, polls: u.polls }))
+      onQuery: (u) =>
+        runSync(options.onProgress({ taskId, status: u.task.status, elapsedMs: u.elapsedMs, polls: u.polls }))
     })
   })
 
@@ -109,10 +126,14 @@ export const fetchUrl = (url: string): Effect.Effect<Uint8Array, VideoUrlDownloa
   Effect.tryPromise({
     try: async (signal) => {
       const response = await fetch(url, { signal })
-      if (!response.ok) throw new VideoUrlDownloadError({ status: response.status, message: `GET ${url} answered ${response.status}` })
+      if (!response.ok)
+        throw new VideoUrlDownloadError({ status: response.status, message: `GET ${url} answered ${response.status}` })
       return new Uint8Array(await response.arrayBuffer())
     },
-    catch: (e) => (e instanceof VideoUrlDownloadError ? e : new VideoUrlDownloadError({ message: `GET ${url} failed: ${(e as Error).message}` }))
+    catch: (e) =>
+      e instanceof VideoUrlDownloadError
+        ? e
+        : new VideoUrlDownloadError({ message: `GET ${url} failed: ${(e as Error).message}` })
   })
 
 /** The bytes of a succeeded task: E3 for alpha, the task's `url` otherwise. @category models */
@@ -149,23 +170,45 @@ export const saveVideo = (
     return { path, bytes: bytes.length, source: "url" as const }
   })
 
-const text = (name: string, description: string) => Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+const text = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
 const int = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
 
 const videoOptions = {
   ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("video model id, e.g. delta-1-5-pro-251215"), Flag.optional),
+  model: Flag.String("model").pipe(
+    Flag.withAlias("m"),
+    Flag.withDescription("video model id, e.g. delta-1-5-pro-251215"),
+    Flag.optional
+  ),
   prompt: text("prompt", "scene description"),
   duration: int("duration", "seconds (allowed values depend on the model)"),
-  resolution: Flag.Literals("resolution", videoResolutions).pipe(Flag.withDescription("the resolution (each model allows some)"), Flag.optional),
-  aspectRatio: Flag.Literals("aspect-ratio", videoAspectRatios).pipe(Flag.withDescription("the aspect ratio (each model allows some)"), Flag.optional),
+  resolution: Flag.Literals("resolution", videoResolutions).pipe(
+    Flag.withDescription("the resolution (each model allows some)"),
+    Flag.optional
+  ),
+  aspectRatio: Flag.Literals("aspect-ratio", videoAspectRatios).pipe(
+    Flag.withDescription("the aspect ratio (each model allows some)"),
+    Flag.optional
+  ),
   image: text("image", "first frame: a local image path, an http(s) URL or a data URL"),
   lastFrame: text("last-frame", "last frame: a local image path or URL"),
   reference: Flag.String("reference").pipe(Flag.withDescription("a reference image (repeatable)"), Flag.atLeast(0)),
   seed: int("seed", "random seed"),
-  noWait: Flag.Boolean("no-wait").pipe(Flag.withDescription("print the task id after submitting and return"), Flag.withDefault(false)),
-  dryRun: Flag.Boolean("dry-run").pipe(Flag.withDescription("print the body that would be sent and send nothing"), Flag.withDefault(false)),
-  output: Flag.String("output").pipe(Flag.withMetavar("file"), Flag.withAlias("o"), Flag.withDescription("where to write the video (default <task_id>.mp4)"), Flag.optional),
+  noWait: Flag.Boolean("no-wait").pipe(
+    Flag.withDescription("print the task id after submitting and return"),
+    Flag.withDefault(false)
+  ),
+  dryRun: Flag.Boolean("dry-run").pipe(
+    Flag.withDescription("print the body that would be sent and send nothing"),
+    Flag.withDefault(false)
+  ),
+  output: Flag.String("output").pipe(
+    Flag.withMetavar("file"),
+    Flag.withAlias("o"),
+    Flag.withDescription("where to write the video (default <task_id>.mp4)"),
+    Flag.optional
+  ),
   timeout: Flag.String("timeout").pipe(
     Flag.withDescription("the whole command's deadline: 300 (seconds), 90s, 5m or 1500ms (default 300)"),
     Flag.withDefault("300")
@@ -191,7 +234,11 @@ type VideoCommandOptions = {
   readonly [K in keyof typeof videoOptions]: (typeof videoOptions)[K] extends Flag.Flag<infer A> ? A : never
 }
 
-const missingModel = new InvalidRequest({ field: "model", rule: "required", message: "model is required: give -m MODEL (see `umg models`)" })
+const missingModel = new InvalidRequest({
+  field: "model",
+  rule: "required",
+  message: "model is required: give -m MODEL (see `umg models`)"
+})
 
 /** The body `umg video` would send for these options (what `--dry-run` prints). @category constructors */
 export const dryRunBody = (o: VideoRequestOptions): Effect.Effect<VideoBody, InvalidRequest> =>
@@ -227,15 +274,25 @@ const runVideo = (o: VideoCommandOptions) =>
         yield* Output.endProgress
         const path = Option.getOrElse(o.output, () => `${submitted.task_id}.mp4`)
         const saved = yield* saveVideo(request.model, done.task, path)
-        yield* Output.result(o, { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved }, () =>
-          `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
+        yield* Output.result(
+          o,
+          { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved },
+          () =>
+            `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
         )
       }).pipe(
         // The deadline is the whole command's: connecting, submitting, polling and saving together.
         Effect.timeoutOrElse({
           duration: deadlineMs,
           orElse: () =>
-            Effect.fail(new TimeoutError({ family: "video", phase: "poll", timeoutMs: deadlineMs, message: `umg video did not finish within its --timeout of ${deadlineMs} ms` }))
+            Effect.fail(
+              new TimeoutError({
+                family: "video",
+                phase: "poll",
+                timeoutMs: deadlineMs,
+                message: `umg video did not finish within its --timeout of ${deadlineMs} ms`
+              })
+            )
         })
       )
     )
@@ -249,7 +306,12 @@ const statusCommand = Command.make("status", { ...Connection.commonOptions, task
     Effect.flatMap(Gateway, (g) => g.video.get(o.taskId)).pipe(
       Effect.flatMap((task) =>
         Output.result(o, task, () =>
-          [task.task_id, task.status, task.url ?? "", task.error !== undefined ? `error ${task.error.code}: ${task.error.message}` : ""]
+          [
+            task.task_id,
+            task.status,
+            task.url ?? "",
+            task.error !== undefined ? `error ${task.error.code}: ${task.error.message}` : ""
+          ]
             .filter((s) => s !== "")
             .join("  ")
         )
@@ -263,8 +325,16 @@ const downloadCommand = Command.make(
   {
     ...Connection.commonOptions,
     taskId,
-    model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("the task's model (default: alpha, whose video is downloaded from the gateway)"), Flag.optional),
-    output: Flag.String("output").pipe(Flag.withMetavar("file"), Flag.withAlias("o"), Flag.withDescription("where to write the video"))
+    model: Flag.String("model").pipe(
+      Flag.withAlias("m"),
+      Flag.withDescription("the task's model (default: alpha, whose video is downloaded from the gateway)"),
+      Flag.optional
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withMetavar("file"),
+      Flag.withAlias("o"),
+      Flag.withDescription("where to write the video")
+    )
   },
   (o) =>
     Connection.run(
@@ -273,7 +343,13 @@ const downloadCommand = Command.make(
         const gateway = yield* Gateway
         const task = yield* gateway.video.get(o.taskId)
         if (task.status !== "succeeded") {
-          return yield* Effect.fail(new InvalidRequest({ field: "TASK_ID", rule: "succeeded", message: `task ${o.taskId} is ${task.status}, not succeeded` }))
+          return yield* Effect.fail(
+            new InvalidRequest({
+              field: "TASK_ID",
+              rule: "succeeded",
+              message: `task ${o.taskId} is ${task.status}, not succeeded`
+            })
+          )
         }
         // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
         const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
@@ -281,10 +357,16 @@ const downloadCommand = Command.make(
         yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
       })
     )
-).pipe(Command.withDescription("write a succeeded task's video to a file. Example: umg video download -o out.mp4 video_abc123"))
+).pipe(
+  Command.withDescription(
+    "write a succeeded task's video to a file. Example: umg video download -o out.mp4 video_abc123"
+  )
+)
 
 /** The `umg video` command with its `status` and `download` subcommands. @category commands */
 export const videoCommand = Command.make("video", videoOptions, runVideo).pipe(
-  Command.withDescription(`generate a video: build the family's body, submit, poll with progress, save. Example: umg video -m beta-3.1-fast-generate-001 --prompt "a calm sea" --duration 8 --timeout 5m`),
+  Command.withDescription(
+    `generate a video: build the family's body, submit, poll with progress, save. Example: umg video -m beta-3.1-fast-generate-001 --prompt "a calm sea" --duration 8 --timeout 5m`
+  ),
   Command.withSubcommands([statusCommand, downloadCommand])
 )

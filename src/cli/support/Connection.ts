@@ -14,8 +14,14 @@ import * as Output from "./Output.js"
 
 /** The options every gateway command takes. @category options */
 export const commonOptions = {
-  json: Flag.Boolean("json").pipe(Flag.withDescription("machine-readable output on stdout (JSON or JSON lines)"), Flag.withDefault(false)),
-  emulator: Flag.Boolean("emulator").pipe(Flag.withDescription("use an embedded emulator even when UMG_BASE_URL is set"), Flag.withDefault(false))
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("machine-readable output on stdout (JSON or JSON lines)"),
+    Flag.withDefault(false)
+  ),
+  emulator: Flag.Boolean("emulator").pipe(
+    Flag.withDescription("use an embedded emulator even when UMG_BASE_URL is set"),
+    Flag.withDefault(false)
+  )
 }
 
 /** The parsed common options. @category models */
@@ -65,18 +71,26 @@ export const emulatorConfig = (emulator: Emulator): GatewayConfigInput => ({
  * a missing or wrong variable is an `InvalidRequest` naming it (exit 2). Without `UMG_BASE_URL` the
  * message also offers `--emulator`.
  */
-const envConfig: Effect.Effect<GatewayConfig.EnvSettings, InvalidRequest> = Effect.mapError(GatewayConfig.envSettings, (error) => {
-  const problem = GatewayConfig.envProblemOf(error)
-  if (problem === undefined) return new InvalidRequest({ field: "environment", rule: "config", message: `the UMG_* environment cannot be read: ${error.message}` })
-  return new InvalidRequest({
-    field: problem.variable,
-    rule: problem.rule,
-    message:
-      problem.variable === "UMG_BASE_URL" && problem.rule === "required"
-        ? "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway, or pass --emulator to use an embedded emulator"
-        : problem.message
-  })
-})
+const envConfig: Effect.Effect<GatewayConfig.EnvSettings, InvalidRequest> = Effect.mapError(
+  GatewayConfig.envSettings,
+  (error) => {
+    const problem = GatewayConfig.envProblemOf(error)
+    if (problem === undefined)
+      return new InvalidRequest({
+        field: "environment",
+        rule: "config",
+        message: `the UMG_* environment cannot be read: ${error.message}`
+      })
+    return new InvalidRequest({
+      field: problem.variable,
+      rule: problem.rule,
+      message:
+        problem.variable === "UMG_BASE_URL" && problem.rule === "required"
+          ? "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway, or pass --emulator to use an embedded emulator"
+          : problem.message
+    })
+  }
+)
 
 /**
  * Whether the environment names a gateway: `UMG_BASE_URL` set and not empty, as the one environment
@@ -104,8 +118,17 @@ export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway,
         return { baseUrl: input.baseUrl, embedded: Option.none(), pollIntervalMs, config: input }
       }
       const emulator = yield* embeddedEmulator
-      yield* Output.note(Output.errColour.dim(`umg: using an embedded emulator at ${emulator.url} (fast timings): its answers are made up, not a gateway's`))
-      return { baseUrl: emulator.url, embedded: Option.some(emulator), pollIntervalMs: EMULATOR_POLL_MS, config: emulatorConfig(emulator) }
+      yield* Output.note(
+        Output.errColour.dim(
+          `umg: using an embedded emulator at ${emulator.url} (fast timings): its answers are made up, not a gateway's`
+        )
+      )
+      return {
+        baseUrl: emulator.url,
+        embedded: Option.some(emulator),
+        pollIntervalMs: EMULATOR_POLL_MS,
+        config: emulatorConfig(emulator)
+      }
     })
   )
   const gateway = Layer.unwrap(Effect.map(Connection, (c) => Gateway.layer(c.config)))

@@ -50,7 +50,10 @@ export const reportOf = (error: unknown): FailureReport => {
     // effect/cli's own text (for a rejected line, its first problem); the CLI names the flag and its
     // allowed values instead (UsageError.ts).
     const shown = error._tag === "ShowHelp" ? error.errors[0] : error
-    const text = (shown?.message ?? "").replace(/\u001b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim()
+    const text = (shown?.message ?? "")
+      .replace(/\u001b\[[0-9;]*[A-Za-z]/g, "")
+      .replace(/\s+/g, " ")
+      .trim()
     return { exitCode: ExitCode.invalidInput, type: "UsageError", message: text === "" ? "invalid command line" : text }
   }
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") {
@@ -58,7 +61,12 @@ export const reportOf = (error: unknown): FailureReport => {
     if (error._tag === "BatchInvalidInput") {
       const line = numberField(error, "line")
       const field = stringField(error, "field")
-      return { exitCode: ExitCode.invalidInput, type: "BatchInvalidInput", message, ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}) }
+      return {
+        exitCode: ExitCode.invalidInput,
+        type: "BatchInvalidInput",
+        message,
+        ...(field !== undefined ? { field: `line ${line}: ${field}` } : {})
+      }
     }
     // The store (locked, unreachable, another batch under the id): a configuration problem.
     if (error._tag === "BatchMismatch" || error._tag === "BatchNotFound" || error._tag === "BatchStoreError") {
@@ -68,7 +76,13 @@ export const reportOf = (error: unknown): FailureReport => {
       // A bad command line (UsageError.ts): its message is one line naming the command and the flag.
       const field = stringField(error, "field")
       const rule = stringField(error, "rule")
-      return { exitCode: ExitCode.invalidInput, type: "UsageError", message, ...(field !== undefined ? { field } : {}), ...(rule !== undefined ? { rule } : {}) }
+      return {
+        exitCode: ExitCode.invalidInput,
+        type: "UsageError",
+        message,
+        ...(field !== undefined ? { field } : {}),
+        ...(rule !== undefined ? { rule } : {})
+      }
     }
     if (error._tag === "InvalidRequest") {
       const field = stringField(error, "field")
@@ -104,7 +118,10 @@ export const describeReport = (report: FailureReport): string => {
   // A rejected command line is one line that already names the command, the flag and what it allows.
   if (report.type === "UsageError") return report.message
   if (report.exitCode === ExitCode.invalidInput) {
-    const where = report.field !== undefined && report.field !== "" ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})` : ""
+    const where =
+      report.field !== undefined && report.field !== ""
+        ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})`
+        : ""
     return `invalid input${where}: ${report.message}\nnothing was sent.`
   }
   const facts = [

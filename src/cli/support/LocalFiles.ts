@@ -10,7 +10,10 @@ import { Data, Effect } from "effect"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 
 /** Writing a result to disk failed. @category errors */
-export class FileWriteError extends Data.TaggedError("FileWriteError")<{ readonly path: string; readonly message: string }> {}
+export class FileWriteError extends Data.TaggedError("FileWriteError")<{
+  readonly path: string
+  readonly message: string
+}> {}
 
 const imageTypes: Readonly<Record<string, string>> = {
   ".png": "image/png",
@@ -43,7 +46,11 @@ export const imageInput = (value: string, field: string): Effect.Effect<string, 
   return Effect.tryPromise({
     try: () => readFile(value),
     catch: (e) =>
-      new InvalidRequest({ field, rule: "image-file", message: `${field}: cannot read ${JSON.stringify(value)}: ${(e as Error).message}` })
+      new InvalidRequest({
+        field,
+        rule: "image-file",
+        message: `${field}: cannot read ${JSON.stringify(value)}: ${(e as Error).message}`
+      })
   }).pipe(Effect.map((bytes) => `data:${mime};base64,${bytes.toString("base64")}`))
 }
 
@@ -51,7 +58,12 @@ export const imageInput = (value: string, field: string): Effect.Effect<string, 
 export const readLines = (path: string, field: string): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
   Effect.tryPromise({
     try: () => readFile(path, "utf8"),
-    catch: (e) => new InvalidRequest({ field, rule: "file", message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}` })
+    catch: (e) =>
+      new InvalidRequest({
+        field,
+        rule: "file",
+        message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}`
+      })
   }).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
 
 /** `-` as an output path: standard output. @category predicates */
@@ -74,7 +86,11 @@ export const ensureWritable = (path: string, field = "output"): Effect.Effect<vo
           if (existing !== undefined) await access(path, constants.W_OK)
         },
         catch: (e) =>
-          new InvalidRequest({ field, rule: "writable", message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent` })
+          new InvalidRequest({
+            field,
+            rule: "writable",
+            message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent`
+          })
       })
 
 /** Writes bytes to `path` (creating its folder), or to standard output for `-`. @category constructors */

@@ -15,8 +15,10 @@ export interface OutputMode {
 export const colourAllowed = (stream: NodeJS.WriteStream): boolean =>
   stream.isTTY === true && (process.env.NO_COLOR ?? "") === "" && process.env.TERM !== "dumb"
 
-const paint = (code: string, stream: NodeJS.WriteStream) => (text: string): string =>
-  colourAllowed(stream) ? `\x1b[${code}m${text}\x1b[0m` : text
+const paint =
+  (code: string, stream: NodeJS.WriteStream) =>
+  (text: string): string =>
+    colourAllowed(stream) ? `\x1b[${code}m${text}\x1b[0m` : text
 
 /** Colours for stdout text; plain when stdout is not a colour terminal. @category constructors */
 export const colour = {

@@ -38,12 +38,25 @@ export interface CommandSpec {
 }
 
 // effect/cli's names of value types, as umg names them (`--model <text>`, `expects a number`).
-const valueNames: Readonly<Record<string, string>> = { string: "text", integer: "integer", number: "float", boolean: "boolean" }
+const valueNames: Readonly<Record<string, string>> = {
+  string: "text",
+  integer: "integer",
+  number: "float",
+  boolean: "boolean"
+}
 
 type AnyParam = Param.Param<Param.ParamKind, unknown>
 
 /** A parameter's single flag or argument, and whether it may be absent or repeated (its wrappers: `optional`, `withDefault`, `atLeast`, …). */
-const unwrap = (param: AnyParam, optional = false, repeated = false): { readonly single: Param.Single<Param.ParamKind, unknown>; readonly optional: boolean; readonly repeated: boolean } => {
+const unwrap = (
+  param: AnyParam,
+  optional = false,
+  repeated = false
+): {
+  readonly single: Param.Single<Param.ParamKind, unknown>
+  readonly optional: boolean
+  readonly repeated: boolean
+} => {
   if (Param.isSingle(param)) return { single: param, optional, repeated }
   switch (param._tag) {
     case "Optional":
@@ -58,7 +71,8 @@ const unwrap = (param: AnyParam, optional = false, repeated = false): { readonly
 
 // A choice's values: effect/cli keeps them on its `Choice` primitive, which its type does not show.
 const choicesOf = (primitive: Primitive.Primitive<unknown>): ReadonlyArray<string> | undefined => {
-  const keys: unknown = primitive._tag === "Choice" ? (primitive as { readonly choiceKeys?: unknown }).choiceKeys : undefined
+  const keys: unknown =
+    primitive._tag === "Choice" ? (primitive as { readonly choiceKeys?: unknown }).choiceKeys : undefined
   return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? keys : undefined
 }
 
@@ -83,7 +97,12 @@ interface CommandParams {
 }
 const hasParams = (command: object): command is CommandParams => {
   const config: unknown = (command as { readonly config?: unknown }).config
-  return typeof config === "object" && config !== null && Array.isArray((config as { flags?: unknown }).flags) && Array.isArray((config as { arguments?: unknown }).arguments)
+  return (
+    typeof config === "object" &&
+    config !== null &&
+    Array.isArray((config as { flags?: unknown }).flags) &&
+    Array.isArray((config as { arguments?: unknown }).arguments)
+  )
 }
 
 const paramsOf = (command: Command.Command.Any): CommandParams["config"] => {
@@ -92,7 +111,9 @@ const paramsOf = (command: Command.Command.Any): CommandParams["config"] => {
 }
 
 /** The command's flags and arguments. @category constructors */
-export const specOfCommand = (command: Command.Command.Any): { readonly name: string; readonly flags: ReadonlyArray<FlagSpec>; readonly args: ReadonlyArray<ArgSpec> } => {
+export const specOfCommand = (
+  command: Command.Command.Any
+): { readonly name: string; readonly flags: ReadonlyArray<FlagSpec>; readonly args: ReadonlyArray<ArgSpec> } => {
   const { flags, arguments: args } = paramsOf(command)
   return {
     name: command.name,
@@ -104,7 +125,8 @@ export const specOfCommand = (command: Command.Command.Any): { readonly name: st
   }
 }
 
-const subcommandsOf = (command: Command.Command.Any): ReadonlyArray<Command.Command.Any> => command.subcommands.flatMap((group) => group.commands)
+const subcommandsOf = (command: Command.Command.Any): ReadonlyArray<Command.Command.Any> =>
+  command.subcommands.flatMap((group) => group.commands)
 
 /**
  * The spec of a program and its commands (each with its subcommands, if any).
@@ -145,7 +167,12 @@ export class UsageError extends Data.TaggedError("UsageError")<{
 }> {}
 
 const usageError = (spec: CommandSpec, rule: string, message: string, field?: string): UsageError =>
-  new UsageError({ command: spec.path, rule, message: `${spec.path}: ${message}`, ...(field !== undefined ? { field } : {}) })
+  new UsageError({
+    command: spec.path,
+    rule,
+    message: `${spec.path}: ${message}`,
+    ...(field !== undefined ? { field } : {})
+  })
 
 const longName = (flag: FlagSpec): string => flag.names[flag.names.length - 1] ?? ""
 const lastWord = (spec: CommandSpec): string => spec.path.split(" ").pop() ?? ""
@@ -159,7 +186,8 @@ const isFlag = (token: string) => /^--?[A-Za-z][^\s=]*(=[\s\S]*)?$/.test(token)
 const decodeFloat = Schema.decodeUnknownOption(Schema.toCodecStringTree(Schema.Finite))
 const decodeInteger = Schema.decodeUnknownOption(Schema.toCodecStringTree(Schema.Int))
 
-const placeholder = (flag: FlagSpec): string => (flag.value === "boolean" ? "" : flag.value === "choice" ? ` ${flag.choices.join("|")}` : ` <${flag.value}>`)
+const placeholder = (flag: FlagSpec): string =>
+  flag.value === "boolean" ? "" : flag.value === "choice" ? ` ${flag.choices.join("|")}` : ` <${flag.value}>`
 
 /** The command's usage in one line: required flags, `[options]`, arguments, subcommands. @category rendering */
 export const usageLine = (spec: CommandSpec): string => {
@@ -174,7 +202,8 @@ export const usageLine = (spec: CommandSpec): string => {
 const nearest = nearestName
 
 // `umg video "a fox"`: the command takes its prompt as a flag.
-const promptHint = (spec: CommandSpec): string => (spec.flags.some((f) => f.names.includes("--prompt")) ? " (the prompt goes in --prompt)" : "")
+const promptHint = (spec: CommandSpec): string =>
+  spec.flags.some((f) => f.names.includes("--prompt")) ? " (the prompt goes in --prompt)" : ""
 
 const quoted = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
 
@@ -199,7 +228,12 @@ const expected = (flag: FlagSpec): string => {
 const valueProblem = (spec: CommandSpec, flag: FlagSpec, name: string, value: string): UsageError | undefined => {
   const field = longName(flag)
   if (flag.value === "choice" && !flag.choices.includes(value))
-    return usageError(spec, "one-of", `${name} ${quoted(value)} is not allowed; allowed: ${flag.choices.join(", ")}`, field)
+    return usageError(
+      spec,
+      "one-of",
+      `${name} ${quoted(value)} is not allowed; allowed: ${flag.choices.join(", ")}`,
+      field
+    )
   if (flag.value === "integer" && Option.isNone(decodeInteger(value)))
     return usageError(spec, "integer", `${name} expects an integer, got ${quoted(value)}`, field)
   if (flag.value === "float" && Option.isNone(decodeFloat(value)))
@@ -210,9 +244,16 @@ const valueProblem = (spec: CommandSpec, flag: FlagSpec, name: string, value: st
 const unknownFlag = (spec: CommandSpec, given: string): UsageError => {
   // A long flag is suggested for a long one, a short for a short: `--x` is not a misspelt `-h`.
   const long = given.startsWith("--")
-  const suggestion = nearest(given, [...spec.flags, ...builtIns].flatMap((f) => f.names).filter((n) => n.startsWith("--") === long))
-  if (suggestion !== undefined) return usageError(spec, "unknown-flag", `unknown flag ${given}; did you mean ${suggestion}?`, given)
-  const known = spec.flags.length > 0 ? `${spec.path} takes ${spec.flags.map(longName).join(", ")}` : `${spec.path} takes no flags of its own`
+  const suggestion = nearest(
+    given,
+    [...spec.flags, ...builtIns].flatMap((f) => f.names).filter((n) => n.startsWith("--") === long)
+  )
+  if (suggestion !== undefined)
+    return usageError(spec, "unknown-flag", `unknown flag ${given}; did you mean ${suggestion}?`, given)
+  const known =
+    spec.flags.length > 0
+      ? `${spec.path} takes ${spec.flags.map(longName).join(", ")}`
+      : `${spec.path} takes no flags of its own`
   // Text that starts with a dash is still an argument after `--`.
   const dash = spec.args.length > 0 ? "; an argument that starts with - goes after --" : ""
   return usageError(spec, "unknown-flag", `unknown flag ${given}; ${known} (see ${spec.path} --help)${dash}`, given)
@@ -244,7 +285,8 @@ const scan = (spec: CommandSpec, tokens: ReadonlyArray<string>): UsageError | un
     const long = longName(flag)
     // Named as typed, with the long name when a short one was used: `-m (--model)`.
     const name = normalize(given) === normalize(long) ? long : `${given} (${long})`
-    if (seen.has(flag) && !flag.repeated) return usageError(spec, "once", `${long} is given more than once; give it once`, long)
+    if (seen.has(flag) && !flag.repeated)
+      return usageError(spec, "once", `${long} is given more than once; give it once`, long)
     seen.add(flag)
     if (flag.value === "boolean") {
       const next = tokens[i + 1]
@@ -266,7 +308,12 @@ const scan = (spec: CommandSpec, tokens: ReadonlyArray<string>): UsageError | un
     const didYouMean = suggestion !== undefined ? `did you mean ${suggestion}? ` : ""
     // A group (`umg platform`) only has subcommands; `umg video` also runs itself, with flags only.
     return spec.flags.length === 0
-      ? usageError(spec, "unknown-command", `unknown subcommand ${quoted(extra)}; ${didYouMean}subcommands: ${names.join(", ")}`, extra)
+      ? usageError(
+          spec,
+          "unknown-command",
+          `unknown subcommand ${quoted(extra)}; ${didYouMean}subcommands: ${names.join(", ")}`,
+          extra
+        )
       : usageError(
           spec,
           "unexpected-argument",
@@ -275,7 +322,12 @@ const scan = (spec: CommandSpec, tokens: ReadonlyArray<string>): UsageError | un
         )
   }
   const hint = spec.args.length > 0 ? " (quote text that has spaces)" : promptHint(spec)
-  return usageError(spec, "unexpected-argument", `unexpected argument ${quoted(extra)}${hint}; usage: ${usageLine(spec)}`, extra)
+  return usageError(
+    spec,
+    "unexpected-argument",
+    `unexpected argument ${quoted(extra)}${hint}; usage: ${usageLine(spec)}`,
+    extra
+  )
 }
 
 interface Resolved {
@@ -325,10 +377,18 @@ export const check = (program: CommandSpec, args: ReadonlyArray<string>): UsageE
   for (const [spec, tokens] of resolved.parts) {
     const problem = scan(spec, tokens)
     // `umg --json models`: the command's flags go after it.
-    const misplaced = spec === program && problem?.rule === "unknown-flag" ? resolved.spec.flags.find((f) => f.names.includes(problem.field ?? "")) : undefined
+    const misplaced =
+      spec === program && problem?.rule === "unknown-flag"
+        ? resolved.spec.flags.find((f) => f.names.includes(problem.field ?? ""))
+        : undefined
     if (misplaced !== undefined) {
       const shown = `${longName(misplaced)}${placeholder(misplaced)}`
-      return usageError(program, "unknown-flag", `${problem!.field} is a flag of ${resolved.spec.path} and goes after it: ${resolved.spec.path} ${shown} ...`, problem!.field)
+      return usageError(
+        program,
+        "unknown-flag",
+        `${problem!.field} is a flag of ${resolved.spec.path} and goes after it: ${resolved.spec.path} ${shown} ...`,
+        problem!.field
+      )
     }
     if (problem !== undefined) return problem
   }
@@ -341,7 +401,11 @@ export const check = (program: CommandSpec, args: ReadonlyArray<string>): UsageE
  * text — each with the command's usage.
  * @category constructors
  */
-export const explain = (program: CommandSpec, args: ReadonlyArray<string>, errors: ReadonlyArray<CliError.CliError>): UsageError => {
+export const explain = (
+  program: CommandSpec,
+  args: ReadonlyArray<string>,
+  errors: ReadonlyArray<CliError.CliError>
+): UsageError => {
   const seen = check(program, args)
   if (seen !== undefined) return seen
   const spec = resolve(program, args).spec

@@ -129,13 +129,7 @@ export class IncompleteStream extends Data.TaggedError("IncompleteStream")<{
  * @category errors
  */
 export type AnswerError =
-  | AuthenticationError
-  | PermissionDenied
-  | NotFound
-  | RateLimited
-  | BadRequest
-  | UpstreamError
-  | ServerError
+  AuthenticationError | PermissionDenied | NotFound | RateLimited | BadRequest | UpstreamError | ServerError
 
 /**
  * What one HTTP request to the gateway can fail with: an error answer, a time limit, the connection,

@@ -19,7 +19,8 @@ const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]*@/gi
  * (`postgres://umg:***@host/db`); the user name and the rest of the URL are kept.
  * @category constructors
  */
-export const redactUrlPasswords = (text: string): string => (text.includes("://") ? text.replace(urlPassword, "$1***@") : text)
+export const redactUrlPasswords = (text: string): string =>
+  text.includes("://") ? text.replace(urlPassword, "$1***@") : text
 
 /**
  * `text` with every occurrence of every secret replaced by `[redacted]` and every URL's password by

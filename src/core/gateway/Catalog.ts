@@ -30,10 +30,7 @@ export const Capability = Schema.Literals([
 export type Capability = typeof Capability.Type
 
 /** How a catalog entry matches a model id. @category models */
-export type ModelMatch =
-  | { readonly exact: string }
-  | { readonly prefix: string }
-  | { readonly pattern: RegExp }
+export type ModelMatch = { readonly exact: string } | { readonly prefix: string } | { readonly pattern: RegExp }
 
 /** What the client knows about an embedding model: its native size and whether `dimensions` may shorten it. @category models */
 export interface EmbeddingModel {
@@ -89,11 +86,20 @@ const embedding = (id: string, nativeDimensions: number, supportsDimensions: boo
  */
 export const defaultRouteCatalog: RouteCatalog = [
   embedding("zeta-embedding-001", 3072, true, "zeta embedding models use /v1/embeddings, never the native shape"),
-  { match: { prefix: "zeta-embedding-" }, capabilities: ["embeddings"], models: [], note: "zeta embedding models use /v1/embeddings, never the native shape" },
+  {
+    match: { prefix: "zeta-embedding-" },
+    capabilities: ["embeddings"],
+    models: [],
+    note: "zeta embedding models use /v1/embeddings, never the native shape"
+  },
   { match: { exact: "zeta-2.5-flash-image" }, capabilities: ["images", "native"] },
   { match: { exact: "zeta-3-pro-image-preview" }, capabilities: ["images", "native"] },
   { match: { prefix: "zeta-live-" }, capabilities: ["live"], models: ["zeta-live-2.5-flash-native-audio"] },
-  { match: { prefix: "zeta-" }, capabilities: ["native"], models: ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-2.5-flash-lite", "zeta-3-pro-preview"] },
+  {
+    match: { prefix: "zeta-" },
+    capabilities: ["native"],
+    models: ["zeta-2.5-pro", "zeta-2.5-flash", "zeta-2.5-flash-lite", "zeta-3-pro-preview"]
+  },
   {
     match: { prefix: "epsilon-" },
     capabilities: ["messages", "countTokens"],
@@ -114,15 +120,28 @@ export const defaultRouteCatalog: RouteCatalog = [
   { match: { exact: "gpt-4o-mini-tts" }, capabilities: ["speech"] },
   { match: { prefix: "tts-" }, capabilities: ["speech"], models: ["tts-1", "tts-1-hd"] },
   { match: { exact: "gpt-realtime-2" }, capabilities: ["realtime"], realtime: "v2" },
-  { match: { prefix: "gpt-realtime" }, capabilities: ["realtime"], realtime: "v1", models: ["gpt-realtime", "gpt-realtime-mini"] },
+  {
+    match: { prefix: "gpt-realtime" },
+    capabilities: ["realtime"],
+    realtime: "v1",
+    models: ["gpt-realtime", "gpt-realtime-mini"]
+  },
   {
     match: { pattern: /^gpt-5(?:\.\d+)?-pro(?:-|$)/ },
     capabilities: ["responses"],
     models: ["gpt-5-pro"],
     note: "the GPT-5 Pro family is served only by /v1/responses"
   },
-  { match: { pattern: /^(?:gpt-5(?:[.-]|$)|o\d)/ }, capabilities: ["responses", "chat"], models: ["gpt-5", "o3", "o4-mini"] },
-  { match: { pattern: /^(?:gpt-4|gpt-3\.5|chatgpt-)/ }, capabilities: ["chat", "responses"], models: ["gpt-4.1", "gpt-4o", "gpt-4o-mini"] },
+  {
+    match: { pattern: /^(?:gpt-5(?:[.-]|$)|o\d)/ },
+    capabilities: ["responses", "chat"],
+    models: ["gpt-5", "o3", "o4-mini"]
+  },
+  {
+    match: { pattern: /^(?:gpt-4|gpt-3\.5|chatgpt-)/ },
+    capabilities: ["chat", "responses"],
+    models: ["gpt-4.1", "gpt-4o", "gpt-4o-mini"]
+  },
   { match: { prefix: "alpha-" }, capabilities: ["video"], models: videoIds("alpha-") },
   { match: { prefix: "beta-" }, capabilities: ["video"], models: videoIds("beta-") },
   { match: { prefix: "gamma" }, capabilities: ["video"], models: videoIds("gamma") },
@@ -162,7 +181,8 @@ export const entryFor = (model: string, options: RoutingOptions = {}): RouteEntr
   (options.catalog ?? defaultRouteCatalog).find((e) => matches(e.match, model)) ?? unmatchedEntry
 
 /** Whether an entry vouches for an id: an entry without a `models` list vouches for every id it matches. @category catalog */
-export const listsModel = (entry: RouteEntry, model: string): boolean => entry.models === undefined || entry.models.includes(model)
+export const listsModel = (entry: RouteEntry, model: string): boolean =>
+  entry.models === undefined || entry.models.includes(model)
 
 /** Whether the catalog lists a model id as one the gateway serves. @category catalog */
 export const isKnownModel = (model: string, options: RoutingOptions = {}): boolean => {
@@ -199,4 +219,5 @@ export const embeddingSizes = (options: RoutingOptions = {}): Readonly<Record<st
 }
 
 /** The size facts of an embedding model id, when the catalog has them. @category catalog */
-export const embeddingModelOf = (model: string, options: RoutingOptions = {}): EmbeddingModel | undefined => entryFor(model, options).embedding
+export const embeddingModelOf = (model: string, options: RoutingOptions = {}): EmbeddingModel | undefined =>
+  entryFor(model, options).embedding

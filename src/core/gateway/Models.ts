@@ -32,7 +32,9 @@ export const MessagesModelList = Schema.Struct({
       type: Schema.Literal("model"),
       id: Schema.String,
       display_name: Schema.optionalKey(Schema.String),
-      created_at: Schema.String.check(Schema.isPattern(RFC3339, { message: "created_at must be an RFC 3339 date-time" }))
+      created_at: Schema.String.check(
+        Schema.isPattern(RFC3339, { message: "created_at must be an RFC 3339 date-time" })
+      )
     })
   ),
   has_more: Schema.optionalKey(Schema.Boolean),
@@ -82,7 +84,11 @@ const decoders = {
   native: decodeWith(NativeModelList, "openai", "model list (native format)")
 }
 
-const normalise = (format: ModelListFormat, json: unknown, options: DecodeOptions | undefined): Result.Result<ModelList, DecodeError> => {
+const normalise = (
+  format: ModelListFormat,
+  json: unknown,
+  options: DecodeOptions | undefined
+): Result.Result<ModelList, DecodeError> => {
   switch (format) {
     case "openai":
       return Result.map(decoders.openai(json, options), (list) => ({ data: list.data, hasMore: false }))
@@ -116,16 +122,32 @@ const normalise = (format: ModelListFormat, json: unknown, options: DecodeOption
  * `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeModelList = (format: ModelListFormat, json: unknown, options?: DecodeOptions): Effect.Effect<ModelList, DecodeError> =>
+export const decodeModelList = (
+  format: ModelListFormat,
+  json: unknown,
+  options?: DecodeOptions
+): Effect.Effect<ModelList, DecodeError> =>
   Effect.suspend(() => {
     if (format !== "openai" && format !== "messages" && format !== "native")
-      return Effect.fail(new DecodeError({ family: "openai", what: "model list", message: "model list: unknown format (openai, messages or native)" }))
+      return Effect.fail(
+        new DecodeError({
+          family: "openai",
+          what: "model list",
+          message: "model list: unknown format (openai, messages or native)"
+        })
+      )
     const result = normalise(format, json, options)
     if (Result.isFailure(result)) return Effect.fail(result.failure)
     const bad = result.success.data.findIndex((m) => !Number.isSafeInteger(m.created))
     return bad === -1
       ? Effect.succeed(result.success)
-      : Effect.fail(new DecodeError({ family: "openai", what: `model list (${format} format)`, message: `data[${bad}].created is not a valid time` }))
+      : Effect.fail(
+          new DecodeError({
+            family: "openai",
+            what: `model list (${format} format)`,
+            message: `data[${bad}].created is not a valid time`
+          })
+        )
   })
 
 /** The `anthropic-version` a messages-style model list asks with. @category models */

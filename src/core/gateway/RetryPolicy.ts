@@ -172,7 +172,8 @@ export const decide = (input: RetryInput): RetryDecision => {
   if (kind === "paid-submit" && !refused && !provesNotActed(failure)) return stop("may-have-acted")
   if (should === "false") return stop("server-said-no")
   if (refused) return stop("not-retryable")
-  if (should !== "true" && failure.errorType !== undefined && permanentErrorTypes.has(failure.errorType)) return stop("not-retryable")
+  if (should !== "true" && failure.errorType !== undefined && permanentErrorTypes.has(failure.errorType))
+    return stop("not-retryable")
   const server = failure.retryAfterMs ?? serverDelayMs(failure.headers, input.now)
   if (server !== undefined) {
     if (server > budget.maxRetryAfterMs) return stop("retry-after-too-long")
@@ -258,7 +259,14 @@ export const decideError = (input: ErrorRetryInput): RetryDecision => {
  * @category decisions
  */
 export const isTransientError = (error: ErrorLike): boolean =>
-  decideError({ error, attempt: 0, kind: "idempotent", budget: { ...defaultRetryBudget, maxRetries: 1, maxRetryAfterMs: Infinity }, random: 0, now: 0 })._tag === "Retry"
+  decideError({
+    error,
+    attempt: 0,
+    kind: "idempotent",
+    budget: { ...defaultRetryBudget, maxRetries: 1, maxRetryAfterMs: Infinity },
+    random: 0,
+    now: 0
+  })._tag === "Retry"
 
 /**
  * Runs `self` again while `decideError` says so, sleeping each decision's delay on the Effect clock
@@ -272,8 +280,13 @@ export const retrying = <A, E extends ErrorLike, R>(
   const attempt = (n: number): Effect.Effect<A, E, R> =>
     Effect.catch(self, (error) =>
       Effect.flatMap(
-        Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) => decideError({ error, attempt: n, kind: options.kind, budget: options.budget, random, now })),
-        (decision) => (decision._tag === "Retry" ? Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs)), attempt(n + 1)) : Effect.fail(error))
+        Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
+          decideError({ error, attempt: n, kind: options.kind, budget: options.budget, random, now })
+        ),
+        (decision) =>
+          decision._tag === "Retry"
+            ? Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs)), attempt(n + 1))
+            : Effect.fail(error)
       )
     )
   return attempt(0)

@@ -9,7 +9,15 @@ import { ModelId } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
 import { describe, fail } from "../validation/Rules.js"
 import { videoFamilyFromPrefix } from "../video/VideoCatalog.js"
-import { Capability, entryFor, knownModels, listsModel, type RouteEntry, type RoutingOptions, unmatchedEntry } from "./Catalog.js"
+import {
+  Capability,
+  entryFor,
+  knownModels,
+  listsModel,
+  type RouteEntry,
+  type RoutingOptions,
+  unmatchedEntry
+} from "./Catalog.js"
 
 /** The name of a request body's shape, as the per-family builders produce it. @category models */
 export const BodyShape = Schema.Literals([
@@ -101,7 +109,13 @@ const endpoint = (
     case "countTokens":
       return { transport: "http", method: "POST", path: "/v1/messages/count_tokens", shape: "count-tokens" }
     case "native":
-      return { transport: "http", method: "POST", path: nativePaths(model).generate, streamPath: nativePaths(model).stream, shape: "native-content" }
+      return {
+        transport: "http",
+        method: "POST",
+        path: nativePaths(model).generate,
+        streamPath: nativePaths(model).stream,
+        shape: "native-content"
+      }
     case "chat":
       return { transport: "http", method: "POST", path: "/v1/chat/completions", shape: "chat" }
     case "responses":
@@ -124,7 +138,12 @@ const endpoint = (
         shape: entry.realtime === "v2" ? "realtime-v2" : "realtime-v1"
       }
     case "live":
-      return { transport: "websocket", method: "GET", path: `/ws/v1beta/models/${segment(model)}/liveStream`, shape: "live-setup" }
+      return {
+        transport: "websocket",
+        method: "GET",
+        path: `/ws/v1beta/models/${segment(model)}/liveStream`,
+        shape: "live-setup"
+      }
   }
 }
 
@@ -176,7 +195,9 @@ export const routeForCapability = (
       )
     }
     if (entry === unmatchedEntry) {
-      return options.allowUnknownModels === true ? Result.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] })) : unknownId()
+      return options.allowUnknownModels === true
+        ? Result.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] }))
+        : unknownId()
     }
     if (entry.capabilities.includes(capability)) {
       if (!listsModel(entry, id) && options.allowUnknownModels !== true) return unknownId()

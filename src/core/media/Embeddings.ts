@@ -63,24 +63,33 @@ const embeddingsBody = closedBody(EmbeddingsBody, "an embeddings body")
  * native size (from the catalog), only for models that support it.
  * @category constructors
  */
-export const buildEmbeddingsBody = (input: unknown, options: EmbeddingsOptions = {}): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* embeddingsBody.open(input)
-    const model = yield* readModel(obj)
-    yield* ensureRoute(model, "embeddings", options)
-    const body = yield* embeddingsBody.seal(obj, embeddingsBody.pick(obj), model)
-    const known = embeddingModelOf(model, options)
-    if (body.dimensions === undefined || known === undefined) return body
-    if (!known.supportsDimensions)
-      return yield* fail(
-        "dimensions",
-        "not-supported",
-        `dimensions: ${body.dimensions} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
-      )
-    if (body.dimensions > known.nativeDimensions)
-      return yield* fail("dimensions", "range", `dimensions: ${body.dimensions} is out of range for ${model}; allowed: 1 to ${known.nativeDimensions}`)
-    return body
-  }))
+export const buildEmbeddingsBody = (
+  input: unknown,
+  options: EmbeddingsOptions = {}
+): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* embeddingsBody.open(input)
+      const model = yield* readModel(obj)
+      yield* ensureRoute(model, "embeddings", options)
+      const body = yield* embeddingsBody.seal(obj, embeddingsBody.pick(obj), model)
+      const known = embeddingModelOf(model, options)
+      if (body.dimensions === undefined || known === undefined) return body
+      if (!known.supportsDimensions)
+        return yield* fail(
+          "dimensions",
+          "not-supported",
+          `dimensions: ${body.dimensions} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
+        )
+      if (body.dimensions > known.nativeDimensions)
+        return yield* fail(
+          "dimensions",
+          "range",
+          `dimensions: ${body.dimensions} is out of range for ${model}; allowed: 1 to ${known.nativeDimensions}`
+        )
+      return body
+    })
+  )
 
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -125,7 +134,8 @@ export const encodeEmbeddingBase64 = (floats: ArrayLike<number>): string => {
   return Base64.encode(bytes)
 }
 
-const decodeError = (message: string): DecodeError => new DecodeError({ family: "openai", what: "embeddings response", message })
+const decodeError = (message: string): DecodeError =>
+  new DecodeError({ family: "openai", what: "embeddings response", message })
 
 const decodeResponse = decodeWith(EmbeddingsResponse, "openai", "embeddings response")
 
@@ -134,7 +144,10 @@ const decodeResponse = decodeWith(EmbeddingsResponse, "openai", "embeddings resp
  * strictly as little-endian float32 (length a multiple of 4 bytes). Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeEmbeddings = (json: unknown, options?: DecodeOptions): Effect.Effect<DecodedEmbeddings, DecodeError> =>
+export const decodeEmbeddings = (
+  json: unknown,
+  options?: DecodeOptions
+): Effect.Effect<DecodedEmbeddings, DecodeError> =>
   Effect.suspend(() => {
     const parsed = decodeResponse(json, options)
     if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)

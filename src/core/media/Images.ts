@@ -33,11 +33,15 @@ export const ImagesBody = acrossFields(
     model: ModelId,
     prompt: Schema.optionalKey(NonBlank),
     response_format: Schema.Literal("b64_json"),
-    size: Schema.optionalKey(Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))),
+    size: Schema.optionalKey(
+      Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))
+    ),
     quality: Schema.optionalKey(Schema.String),
     n: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
     image_size: Schema.optionalKey(Schema.Literals(imageSizes)),
-    mime_type: Schema.optionalKey(Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))),
+    mime_type: Schema.optionalKey(
+      Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))
+    ),
     response_modalities: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
     contents: Schema.optionalKey(Schema.Unknown)
   }),
@@ -59,15 +63,20 @@ const imagesBody = closedBody(ImagesBody, "an images body")
  * series answers.
  * @category constructors
  */
-export const buildImagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<ImagesBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* imagesBody.open(input)
-    const model = yield* readModel(obj)
-    yield* ensureRoute(model, "images", options)
-    const body = imagesBody.pick(obj)
-    if (body.response_format === undefined) body.response_format = "b64_json"
-    return yield* imagesBody.seal(obj, body, model)
-  }))
+export const buildImagesBody = (
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<ImagesBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* imagesBody.open(input)
+      const model = yield* readModel(obj)
+      yield* ensureRoute(model, "images", options)
+      const body = imagesBody.pick(obj)
+      if (body.response_format === undefined) body.response_format = "b64_json"
+      return yield* imagesBody.seal(obj, body, model)
+    })
+  )
 
 /** One generated image: base64 bytes (`b64_json`), maybe a `url` or `revised_prompt`. @category schemas */
 export const ImagesResponseItem = Schema.Struct({
@@ -106,13 +115,17 @@ export const decodeImages = (
   options?: DecodeOptions
 ): Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, DecodeError> =>
   Effect.suspend(() => {
-    const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
+    const fail = (message: string) =>
+      Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
     const parsed = decodeResponse(json, options)
     if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
     const images: Array<DecodedImage> = []
     for (const [i, item] of parsed.success.data.entries()) {
       const field = `${at("data", i)}.b64_json`
-      if (item.b64_json === undefined) return fail(`${field} is missing${item.url !== undefined ? " (a url was sent; this series answers b64_json only)" : ""}`)
+      if (item.b64_json === undefined)
+        return fail(
+          `${field} is missing${item.url !== undefined ? " (a url was sent; this series answers b64_json only)" : ""}`
+        )
       const prefix = DATA_URL.exec(item.b64_json)
       const bytes = Base64.decode(prefix ? item.b64_json.slice(prefix[0].length) : item.b64_json)
       if (Result.isFailure(bytes)) return fail(`${field}: ${bytes.failure}`)

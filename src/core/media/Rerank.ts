@@ -37,7 +37,10 @@ export const RerankBody = acrossFields(
   "range",
   (body) =>
     body.top_n !== undefined && body.top_n > body.documents.length
-      ? { key: "top_n", detail: `${body.top_n} is out of range for ${body.documents.length} documents; allowed: 1 to ${body.documents.length}` }
+      ? {
+          key: "top_n",
+          detail: `${body.top_n} is out of range for ${body.documents.length} documents; allowed: 1 to ${body.documents.length}`
+        }
       : undefined,
   (field, detail) => `${field}: ${detail}`
 )
@@ -55,12 +58,17 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
  * number of documents; absent = all).
  * @category constructors
  */
-export const buildRerankBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<RerankBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* rerankBody.open(input)
-    yield* ensureRoute(yield* readModel(obj), "rerank", options)
-    return yield* rerankBody.seal(obj, rerankBody.pick(obj))
-  }))
+export const buildRerankBody = (
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<RerankBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* rerankBody.open(input)
+      yield* ensureRoute(yield* readModel(obj), "rerank", options)
+      return yield* rerankBody.seal(obj, rerankBody.pick(obj))
+    })
+  )
 
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -94,7 +102,8 @@ export const decodeRerank = (
 ): Effect.Effect<RerankResponse, DecodeError> =>
   Effect.suspend(() => {
     const documentCount = typeof documents === "number" ? documents : Array.isArray(documents) ? documents.length : 0
-    const fail = (message: string) => Effect.fail(new DecodeError({ family: "openai", what: "rerank response", message }))
+    const fail = (message: string) =>
+      Effect.fail(new DecodeError({ family: "openai", what: "rerank response", message }))
     const parsed = decodeResponse(json, options)
     if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
     const seen = new Set<number>()

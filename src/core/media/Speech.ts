@@ -42,12 +42,17 @@ const speechBody = closedBody(SpeechBody, "a speech body")
  * use `speechFormatOf(body)` for the format that will come back.
  * @category constructors
  */
-export const buildSpeechBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<SpeechBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* speechBody.open(input)
-    yield* ensureRoute(yield* readModel(obj), "speech", options)
-    return yield* speechBody.seal(obj, speechBody.pick(obj))
-  }))
+export const buildSpeechBody = (
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<SpeechBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* speechBody.open(input)
+      yield* ensureRoute(yield* readModel(obj), "speech", options)
+      return yield* speechBody.seal(obj, speechBody.pick(obj))
+    })
+  )
 
 /** The format a speech body will be answered in (`mp3` when it names none). @category accessors */
 export const speechFormatOf = (body: Pick<SpeechBody, "response_format">): SpeechFormat => body.response_format ?? "mp3"

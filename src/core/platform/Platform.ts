@@ -5,7 +5,14 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type WithExtra, closedBody, buildWith } from "../validation/Closed.js"
 import { conform } from "../validation/Conform.js"
-import { matching, NonBlank, nonEmptyArray, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
+import {
+  matching,
+  NonBlank,
+  nonEmptyArray,
+  type RuleAnnotation,
+  RuleAnnotationId,
+  withRule
+} from "../validation/FieldRules.js"
 import { isRecord, optional } from "../validation/Rules.js"
 
 // The platform bodies are closed: E4–E6 list every field (anything else goes in `extra`). E5's
@@ -27,11 +34,19 @@ export const PlatformTextToVideoBody = Schema.Struct({
 /** @category models */
 export type PlatformTextToVideoBody = typeof PlatformTextToVideoBody.Type
 /** An E4 body as callers write it (`duration` may be an integer), with `extra`. @category models */
-export type PlatformTextToVideoInput = WithExtra<Omit<PlatformTextToVideoBody, "duration"> & { readonly duration: PlatformTextToVideoBody["duration"] | number }>
+export type PlatformTextToVideoInput = WithExtra<
+  Omit<PlatformTextToVideoBody, "duration"> & { readonly duration: PlatformTextToVideoBody["duration"] | number }
+>
 
 /** One part of an E5 content: text and/or an image (Base64 or URL). @category models */
-export const AnyShootPart = Schema.Struct({ text: Schema.optionalKey(Schema.String), image: Schema.optionalKey(NonBlank) }).pipe(
-  withRule<{ readonly text?: string; readonly image?: string }>((part) => part.text !== undefined || part.image !== undefined, { rule: "required", message: (field) => `${field} needs text and/or image` })
+export const AnyShootPart = Schema.Struct({
+  text: Schema.optionalKey(Schema.String),
+  image: Schema.optionalKey(NonBlank)
+}).pipe(
+  withRule<{ readonly text?: string; readonly image?: string }>(
+    (part) => part.text !== undefined || part.image !== undefined,
+    { rule: "required", message: (field) => `${field} needs text and/or image` }
+  )
 )
 /** E5: the Any Shoot creative (easy) mode body. @category models */
 export const AnyShootEasyBody = Schema.Struct({
@@ -44,7 +59,12 @@ export type AnyShootEasyBody = typeof AnyShootEasyBody.Type
 export type AnyShootEasyInput = WithExtra<AnyShootEasyBody>
 
 /** The four image URLs of E6. @category models */
-export const anyShootAdvancedFields = ["productImageUrl", "productMaskUrl", "templateImageUrl", "templateMaskUrl"] as const
+export const anyShootAdvancedFields = [
+  "productImageUrl",
+  "productMaskUrl",
+  "templateImageUrl",
+  "templateMaskUrl"
+] as const
 /** E6: the Any Shoot advanced mode body. @category models */
 const HttpUrl = NonBlank.pipe(matching(/^https?:\/\/\S+$/i, "an http(s) URL"))
 export const AnyShootAdvancedBody = Schema.Struct({
@@ -69,7 +89,8 @@ export const PlatformCredentials = Schema.Struct({ username: NonBlank, password:
 export type PlatformCredentials = typeof PlatformCredentials.Type
 
 /** The platform envelope `{code, msg, data}` around a given `data` Schema (`code` 200 on success). @category models */
-export const PlatformEnvelope = <S extends Schema.Top>(data: S) => Schema.Struct({ code: Schema.Int, msg: Schema.String, data })
+export const PlatformEnvelope = <S extends Schema.Top>(data: S) =>
+  Schema.Struct({ code: Schema.Int, msg: Schema.String, data })
 
 /** E4 response: `data.task_id`. @category models */
 export const PlatformTextToVideoResponse = PlatformEnvelope(Schema.Struct({ task_id: Schema.NonEmptyString }))
@@ -86,12 +107,14 @@ const anyShootAdvanced = closedBody(AnyShootAdvancedBody, "an Any Shoot advanced
 
 /** Validates an E4 body by its Schema; `duration` may be given as an integer and is sent as a string. @category constructors */
 export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<PlatformTextToVideoBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* textToVideo.open(input)
-    const body = textToVideo.pick(obj)
-    if (typeof body.duration === "number" && Number.isInteger(body.duration)) body.duration = String(body.duration)
-    return yield* textToVideo.seal(obj, body)
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* textToVideo.open(input)
+      const body = textToVideo.pick(obj)
+      if (typeof body.duration === "number" && Number.isInteger(body.duration)) body.duration = String(body.duration)
+      return yield* textToVideo.seal(obj, body)
+    })
+  )
 
 /**
  * Validates an E5 body by its Schema (`size` as `<width>x<height>`, non-empty contents of non-empty
@@ -99,17 +122,21 @@ export const buildPlatformTextToVideoBody = (input: unknown): Effect.Effect<Plat
  * @category constructors
  */
 export const buildAnyShootEasyBody = (input: unknown): Effect.Effect<AnyShootEasyBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* anyShootEasy.open(input)
-    return yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* anyShootEasy.open(input)
+      return yield* anyShootEasy.seal(obj, anyShootEasy.pick(obj))
+    })
+  )
 
 /** Validates an E6 body by its Schema: four required http(s) image URLs. @category constructors */
 export const buildAnyShootAdvancedBody = (input: unknown): Effect.Effect<AnyShootAdvancedBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const obj = yield* anyShootAdvanced.open(input)
-    return yield* anyShootAdvanced.seal(obj, anyShootAdvanced.pick(obj))
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      const obj = yield* anyShootAdvanced.open(input)
+      return yield* anyShootAdvanced.seal(obj, anyShootAdvanced.pick(obj))
+    })
+  )
 
 /**
  * Validates E7 credentials by their Schema (other fields are left out; null means absent); the

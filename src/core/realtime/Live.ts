@@ -8,7 +8,16 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { routeForCapability } from "../gateway/Routing.js"
 import type { RoutingOptions } from "../gateway/Catalog.js"
 import { nativeSamplingFields, NativeThinkingConfig } from "../text/native/Native.js"
-import { buildWith, extraField, fieldsOf, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import {
+  buildWith,
+  extraField,
+  fieldsOf,
+  readExtra,
+  refuseUnknownFields,
+  sendable,
+  sendableResult,
+  type WithExtra
+} from "../validation/Closed.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 import { type Json, describe, fail, isRecord, optional, copyFields } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
@@ -41,7 +50,9 @@ const exactlyOneModality: RuleAnnotation = {
 
 /** `setup.generationConfig.responseModalities`: exactly one of TEXT, AUDIO. @category schemas */
 export const LiveResponseModalities = Schema.Array(Schema.Literals(liveModalities)).pipe(
-  Schema.refine((list): list is readonly [LiveModality] => list.length === 1, { [RuleAnnotationId]: exactlyOneModality })
+  Schema.refine((list): list is readonly [LiveModality] => list.length === 1, {
+    [RuleAnnotationId]: exactlyOneModality
+  })
 )
 
 /** `setup.generationConfig`: one response modality, and the sampling and audio settings. @category schemas */
@@ -57,7 +68,10 @@ export const LiveGenerationConfig = Schema.Struct({
 /** The `setup` of a live session (the model as `models/<id>`). @category schemas */
 export const LiveSetup = Schema.Struct({
   model: NonBlank.pipe(
-    withRule<string>((m) => m.startsWith("models/"), { rule: "format", message: (field, value) => `${field}: ${describe(value)} must start with models/` })
+    withRule<string>((m) => m.startsWith("models/"), {
+      rule: "format",
+      message: (field, value) => `${field}: ${describe(value)} must start with models/`
+    })
   ),
   generationConfig: opt(LiveGenerationConfig),
   systemInstruction: opt(Open),
@@ -93,9 +107,15 @@ const givenFields = (obj: Json): Record<string, unknown> => {
 const checkSetup = (setup: Json, path: string, model?: string): Result.Result<LiveSetup, InvalidRequest> =>
   Result.gen(function* () {
     yield* refuseUnknownFields(setup, setupFields, path, "a live setup", true)
-    yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) => refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false))
+    yield* refuseNestedUnknown(LiveSetup, setup, (obj, keys, inner) =>
+      refuseUnknownFields(obj, keys, `${path}.${inner}`, `${path}.${inner}`, false)
+    )
     const extra = yield* readExtra(setup, setupFields, path)
-    const valid = yield* conform(LiveSetup, model === undefined ? givenFields(setup) : { ...givenFields(setup), model }, path)
+    const valid = yield* conform(
+      LiveSetup,
+      model === undefined ? givenFields(setup) : { ...givenFields(setup), model },
+      path
+    )
     return { ...valid, ...extra }
   })
 
@@ -114,18 +134,30 @@ export type LiveOptions = RoutingOptions
  * not know yet, merged into the setup).
  * @category constructors
  */
-export const buildLiveSetup = (model: unknown, setup: unknown = {}, options: LiveOptions = {}): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
-  sendableResult(buildWith(() => Result.gen(function* () {
-    yield* sendable(model, "model")
-    yield* sendable(setup, "setup")
-    const id = yield* conform(NonBlank, model, "model")
-    yield* routeForCapability(id.startsWith("models/") ? id.slice("models/".length) : id, "live", options)
-    const obj = yield* conform(Open, setup ?? {}, "setup")
-    const given = optional(obj, "model")
-    if (given !== undefined && given !== id && given !== modelPath(id))
-      return yield* fail("setup.model", "conflict", `setup.model: ${describe(given)} does not match the session's model ${JSON.stringify(modelPath(id))}`)
-    return { setup: yield* checkSetup(obj, "setup", modelPath(id)) }
-  })))
+export const buildLiveSetup = (
+  model: unknown,
+  setup: unknown = {},
+  options: LiveOptions = {}
+): Effect.Effect<LiveSetupMessage, InvalidRequest> =>
+  sendableResult(
+    buildWith(() =>
+      Result.gen(function* () {
+        yield* sendable(model, "model")
+        yield* sendable(setup, "setup")
+        const id = yield* conform(NonBlank, model, "model")
+        yield* routeForCapability(id.startsWith("models/") ? id.slice("models/".length) : id, "live", options)
+        const obj = yield* conform(Open, setup ?? {}, "setup")
+        const given = optional(obj, "model")
+        if (given !== undefined && given !== id && given !== modelPath(id))
+          return yield* fail(
+            "setup.model",
+            "conflict",
+            `setup.model: ${describe(given)} does not match the session's model ${JSON.stringify(modelPath(id))}`
+          )
+        return { setup: yield* checkSetup(obj, "setup", modelPath(id)) }
+      })
+    )
+  )
 
 /** The four client message kinds; each message has exactly one of them as its only top-level key. @category models */
 export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput", "toolResponse"] as const
@@ -133,14 +165,23 @@ export const liveClientMessageKeys = ["setup", "clientContent", "realtimeInput",
 const MessageKind = Schema.Literals(liveClientMessageKeys).annotate({
   [RuleAnnotationId]: {
     rule: "one-of",
-    message: (field, value) => `${field}: ${describe(value)} is not allowed for a live client message; allowed: ${liveClientMessageKeys.join(", ")}`
+    message: (field, value) =>
+      `${field}: ${describe(value)} is not allowed for a live client message; allowed: ${liveClientMessageKeys.join(", ")}`
   } satisfies RuleAnnotation
 })
 
 /** A media blob of `realtimeInput`: base64 `data` and its `mimeType` (other members kept). @category schemas */
 export const LiveBlob = Schema.StructWithRest(Schema.Struct({ data: Schema.String, mimeType: NonBlank }), [Open])
 
-const realtimeInputKeys = ["audio", "mediaChunks", "video", "text", "audioStreamEnd", "activityStart", "activityEnd"] as const
+const realtimeInputKeys = [
+  "audio",
+  "mediaChunks",
+  "video",
+  "text",
+  "audioStreamEnd",
+  "activityStart",
+  "activityEnd"
+] as const
 
 /*
  * The members of each kind after setup (the live protocol), closed at their top (plus `extra`);
@@ -160,10 +201,13 @@ export const LiveRealtimeInput = Schema.Struct({
   activityStart: opt(Schema.Unknown),
   activityEnd: opt(Schema.Unknown)
 }).pipe(
-  withRule<{ readonly [K in (typeof realtimeInputKeys)[number]]?: unknown }>((input) => realtimeInputKeys.some((k) => input[k] !== undefined), {
-    rule: "required",
-    message: (field) => `${field} needs one of ${realtimeInputKeys.join(", ")}`
-  })
+  withRule<{ readonly [K in (typeof realtimeInputKeys)[number]]?: unknown }>(
+    (input) => realtimeInputKeys.some((k) => input[k] !== undefined),
+    {
+      rule: "required",
+      message: (field) => `${field} needs one of ${realtimeInputKeys.join(", ")}`
+    }
+  )
 )
 
 /** `toolResponse`: a non-empty list of function responses (open). @category schemas */
@@ -183,32 +227,39 @@ const kindFields = {
  * @category constructors
  */
 export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    yield* sendable(message, "")
-    const obj = yield* conform(Open, message, "")
-    const keys = Object.keys(obj)
-    if (keys.length !== 1)
-      return yield* fail(
-        "(message)",
-        "exactly-one",
-        `a live message has exactly one top-level key of ${liveClientMessageKeys.join(", ")}; got ${
-          keys.length === 0 ? "none" : keys.slice(0, 5).map((k) => describe(k)).join(", ")
-        }`
-      )
-    const kind = yield* conform(MessageKind, keys[0], "(message)")
-    const body = yield* conform(Open, obj[kind], kind)
-    if (kind === "setup") return { setup: yield* checkSetup(body, "setup") }
-    yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
-    const extra = yield* readExtra(body, kindFields[kind], kind)
-    const given = givenFields(body)
-    const valid =
-      kind === "clientContent"
-        ? yield* conform(LiveClientContent, given, kind)
-        : kind === "realtimeInput"
-          ? yield* conform(LiveRealtimeInput, given, kind)
-          : yield* conform(LiveToolResponse, given, kind)
-    return { [kind]: { ...valid, ...extra } }
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      yield* sendable(message, "")
+      const obj = yield* conform(Open, message, "")
+      const keys = Object.keys(obj)
+      if (keys.length !== 1)
+        return yield* fail(
+          "(message)",
+          "exactly-one",
+          `a live message has exactly one top-level key of ${liveClientMessageKeys.join(", ")}; got ${
+            keys.length === 0
+              ? "none"
+              : keys
+                  .slice(0, 5)
+                  .map((k) => describe(k))
+                  .join(", ")
+          }`
+        )
+      const kind = yield* conform(MessageKind, keys[0], "(message)")
+      const body = yield* conform(Open, obj[kind], kind)
+      if (kind === "setup") return { setup: yield* checkSetup(body, "setup") }
+      yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
+      const extra = yield* readExtra(body, kindFields[kind], kind)
+      const given = givenFields(body)
+      const valid =
+        kind === "clientContent"
+          ? yield* conform(LiveClientContent, given, kind)
+          : kind === "realtimeInput"
+            ? yield* conform(LiveRealtimeInput, given, kind)
+            : yield* conform(LiveToolResponse, given, kind)
+      return { [kind]: { ...valid, ...extra } }
+    })
+  )
 
 // ---- server messages ----------------------------------------------------------------------------
 
@@ -241,7 +292,9 @@ export const LiveServerMessage = kept({
   setupComplete: optional_(Extra),
   serverContent: optional_(LiveServerContent),
   toolCall: optional_(
-    kept({ functionCalls: Schema.Array(kept({ id: optional_(Schema.String), name: Schema.String, args: optional_(Extra) })) })
+    kept({
+      functionCalls: Schema.Array(kept({ id: optional_(Schema.String), name: Schema.String, args: optional_(Extra) }))
+    })
   ),
   toolCallCancellation: optional_(kept({ ids: Schema.Array(Schema.String) })),
   usageMetadata: optional_(
@@ -252,7 +305,9 @@ export const LiveServerMessage = kept({
     })
   ),
   goAway: optional_(kept({ timeLeft: optional_(Schema.String) })),
-  sessionResumptionUpdate: optional_(kept({ newHandle: optional_(Schema.String), resumable: optional_(Schema.Boolean) }))
+  sessionResumptionUpdate: optional_(
+    kept({ newHandle: optional_(Schema.String), resumable: optional_(Schema.Boolean) })
+  )
 })
 /** @category models */
 export type LiveServerMessage = typeof LiveServerMessage.Type
@@ -264,25 +319,34 @@ const decodeMessage = decodeWith(LiveServerMessage, "live", "live server message
  * parsed object. Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeLiveServerMessage = (frame: unknown, options?: DecodeOptions): Effect.Effect<LiveServerMessage, DecodeError> =>
+export const decodeLiveServerMessage = (
+  frame: unknown,
+  options?: DecodeOptions
+): Effect.Effect<LiveServerMessage, DecodeError> =>
   Effect.suspend(() =>
-    Effect.fromResult(guarded("live", "live server message", (): Result.Result<LiveServerMessage, DecodeError> => {
-      const failWith = (message: string) => Result.fail(new DecodeError({ family: "live", what: "live server message", message }))
-      let json = frame
-      if (typeof frame === "string" || frame instanceof Uint8Array) {
-        let text: string
-        try {
-          text = typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame)
-        } catch {
-          return failWith("live server message: the frame is not UTF-8 text")
+    Effect.fromResult(
+      guarded("live", "live server message", (): Result.Result<LiveServerMessage, DecodeError> => {
+        const failWith = (message: string) =>
+          Result.fail(new DecodeError({ family: "live", what: "live server message", message }))
+        let json = frame
+        if (typeof frame === "string" || frame instanceof Uint8Array) {
+          let text: string
+          try {
+            text = typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame)
+          } catch {
+            return failWith("live server message: the frame is not UTF-8 text")
+          }
+          const parsed = parseJsonText(text, "live", "live server message", options)
+          if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+          json = parsed.success
         }
-        const parsed = parseJsonText(text, "live", "live server message", options)
-        if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
-        json = parsed.success
-      }
-      if (!isRecord(json)) return failWith(`live server message: expected a JSON object, got ${Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`}`)
-      return decodeMessage(json, options)
-    }))
+        if (!isRecord(json))
+          return failWith(
+            `live server message: expected a JSON object, got ${Array.isArray(json) ? "an array" : json === null ? "null" : `a ${typeof json}`}`
+          )
+        return decodeMessage(json, options)
+      })
+    )
   )
 
 /** The text of a message's model turn (thought parts left out), or `undefined` when it has none. @category accessors */
@@ -293,7 +357,11 @@ export const liveText = (message: LiveServerMessage): string | undefined => {
 }
 
 /** The base64 audio chunks (`inlineData` with an `audio/…` type) of a message's model turn. @category accessors */
-export const liveAudioChunks = (message: LiveServerMessage): ReadonlyArray<{ readonly mimeType: string; readonly data: string }> =>
+export const liveAudioChunks = (
+  message: LiveServerMessage
+): ReadonlyArray<{ readonly mimeType: string; readonly data: string }> =>
   (message.serverContent?.modelTurn?.parts ?? []).flatMap((p) =>
-    p.inlineData !== undefined && p.inlineData.mimeType.startsWith("audio/") ? [{ mimeType: p.inlineData.mimeType, data: p.inlineData.data }] : []
+    p.inlineData !== undefined && p.inlineData.mimeType.startsWith("audio/")
+      ? [{ mimeType: p.inlineData.mimeType, data: p.inlineData.data }]
+      : []
   )

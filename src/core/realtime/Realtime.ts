@@ -10,10 +10,26 @@ import { decodeWith, type DecodeOptions, guarded, parseJsonText } from "../wire/
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { realtimeStyles, type RoutingOptions } from "../gateway/Catalog.js"
 import { routeForCapability } from "../gateway/Routing.js"
-import { buildWith, extraField, fieldsOf, readExtra, refuseUnknownFields, sendable, sendableResult, type WithExtra } from "../validation/Closed.js"
+import {
+  buildWith,
+  extraField,
+  fieldsOf,
+  readExtra,
+  refuseUnknownFields,
+  sendable,
+  sendableResult,
+  type WithExtra
+} from "../validation/Closed.js"
 import { type Json, at, copyFields, describe, fail, isRecord, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
-import { acrossFields, NonBlank, range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
+import {
+  acrossFields,
+  NonBlank,
+  range,
+  type RuleAnnotation,
+  RuleAnnotationId,
+  withRule
+} from "../validation/FieldRules.js"
 import { refuseNestedUnknown } from "../validation/NestedFields.js"
 
 /** The two realtime event styles: v1 (flat session, `modalities`) and v2 (`session.type: "realtime"`). @category models */
@@ -35,8 +51,10 @@ export const realtimeModels: Readonly<Record<string, RealtimeVersion>> = realtim
  * its family and endpoint, an unlisted one listing the known realtime models (unless `allowUnknownModels`).
  * @category routing
  */
-export const realtimeVersion = (model: unknown, options: RealtimeOptions = {}): Effect.Effect<RealtimeVersion, InvalidRequest> =>
-  Effect.suspend(() => Effect.fromResult(versionOf(model, options)))
+export const realtimeVersion = (
+  model: unknown,
+  options: RealtimeOptions = {}
+): Effect.Effect<RealtimeVersion, InvalidRequest> => Effect.suspend(() => Effect.fromResult(versionOf(model, options)))
 
 const versionOf = (model: unknown, options: RealtimeOptions): Result.Result<RealtimeVersion, InvalidRequest> =>
   Result.map(routeForCapability(model, "realtime", options), (route) => (route.shape === "realtime-v2" ? "v2" : "v1"))
@@ -76,7 +94,9 @@ type Modality = typeof Modality.Type
 const countRule = (max: number): RuleAnnotation => ({
   rule: (value) => (Array.isArray(value) && value.length === 0 ? "non-empty" : "max-items"),
   message: (field, value) =>
-    Array.isArray(value) && value.length === 0 ? `${field} must not be empty` : `${field}: ${Array.isArray(value) ? value.length : 0} items given; allowed: at most ${max}`
+    Array.isArray(value) && value.length === 0
+      ? `${field} must not be empty`
+      : `${field}: ${Array.isArray(value) ? value.length : 0} items given; allowed: at most ${max}`
 })
 
 // A modality listed twice: "session.modalities[1]: \"text\" is listed twice" (rule `unique`).
@@ -87,7 +107,9 @@ const listedTwice = (list: ReadonlyArray<Modality>) => {
 
 /** v1 `modalities`: text and/or audio, each once. @category schemas */
 export const RealtimeModalitiesV1 = acrossFields(
-  Schema.Array(Modality).pipe(withRule<ReadonlyArray<Modality>>((list) => list.length >= 1 && list.length <= 2, countRule(2))),
+  Schema.Array(Modality).pipe(
+    withRule<ReadonlyArray<Modality>>((list) => list.length >= 1 && list.length <= 2, countRule(2))
+  ),
   "unique",
   listedTwice,
   (field, detail) => `${field}: ${detail} is listed twice`
@@ -142,7 +164,8 @@ export const RealtimeSessionV2 = Schema.Struct({
   type: Schema.Literal("realtime").annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
-      message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime v2 session.update; allowed: realtime`
+      message: (field, value) =>
+        `${field}: ${describe(value)} is not allowed for realtime v2 session.update; allowed: realtime`
     } satisfies RuleAnnotation
   }),
   model: opt(Schema.String),
@@ -169,12 +192,42 @@ export type RealtimeSessionV2 = typeof RealtimeSessionV2.Type
  */
 export type RealtimeSessionInput =
   | WithExtra<RealtimeSessionV1>
-  | WithExtra<Omit<RealtimeSessionV2, "type"> & { readonly type?: "realtime"; readonly modalities?: ReadonlyArray<"text" | "audio"> }>
+  | WithExtra<
+      Omit<RealtimeSessionV2, "type"> & {
+        readonly type?: "realtime"
+        readonly modalities?: ReadonlyArray<"text" | "audio">
+      }
+    >
 
 /** The `response` of a `response.create` event, per style (realtime v1/v2); its members stay open. */
 const responseFields: Readonly<Record<RealtimeVersion, ReadonlyArray<string>>> = {
-  v1: ["modalities", "voice", "output_audio_format", "temperature", "max_response_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata"],
-  v2: ["output_modalities", "audio", "max_output_tokens", "instructions", "tools", "tool_choice", "conversation", "input", "metadata", "prompt", "parallel_tool_calls", "reasoning"]
+  v1: [
+    "modalities",
+    "voice",
+    "output_audio_format",
+    "temperature",
+    "max_response_output_tokens",
+    "instructions",
+    "tools",
+    "tool_choice",
+    "conversation",
+    "input",
+    "metadata"
+  ],
+  v2: [
+    "output_modalities",
+    "audio",
+    "max_output_tokens",
+    "instructions",
+    "tools",
+    "tool_choice",
+    "conversation",
+    "input",
+    "metadata",
+    "prompt",
+    "parallel_tool_calls",
+    "reasoning"
+  ]
 }
 
 const checkRenames = (
@@ -197,14 +250,24 @@ const checkRenames = (
  * `modalities` is translated to `output_modalities` only when it names one modality (unambiguous);
  * `["text", "audio"]` is refused, because v2 takes exactly one (`["audio"]` includes the transcript).
  */
-const outputModalities = (obj: Json, path: string, version: RealtimeVersion): Result.Result<Record<string, unknown>, InvalidRequest> =>
+const outputModalities = (
+  obj: Json,
+  path: string,
+  version: RealtimeVersion
+): Result.Result<Record<string, unknown>, InvalidRequest> =>
   Result.gen(function* () {
     const v1 = optional(obj, "modalities")
     const v2 = optional(obj, "output_modalities")
-    if (version === "v1") return v1 === undefined ? {} : { modalities: yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities")) }
+    if (version === "v1")
+      return v1 === undefined ? {} : { modalities: yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities")) }
     if (v1 !== undefined && v2 !== undefined)
-      return yield* fail(at(path, "modalities"), "wrong-version", `${at(path, "modalities")} is not part of realtime v2; give output_modalities only`)
-    if (v2 !== undefined) return { output_modalities: yield* conform(RealtimeOutputModalitiesV2, v2, at(path, "output_modalities")) }
+      return yield* fail(
+        at(path, "modalities"),
+        "wrong-version",
+        `${at(path, "modalities")} is not part of realtime v2; give output_modalities only`
+      )
+    if (v2 !== undefined)
+      return { output_modalities: yield* conform(RealtimeOutputModalitiesV2, v2, at(path, "output_modalities")) }
     if (v1 === undefined) return {}
     const list = yield* conform(RealtimeModalitiesV1, v1, at(path, "modalities"))
     if (list.length !== 1)
@@ -229,23 +292,37 @@ export type RealtimeSessionUpdate = typeof RealtimeSessionUpdate.Type
 const sessionFieldsV1 = fieldsOf(RealtimeSessionV1)
 const sessionFieldsV2 = fieldsOf(RealtimeSessionV2)
 
-const checkSession = (session: Json, path: string, version: RealtimeVersion): Result.Result<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
+const checkSession = (
+  session: Json,
+  path: string,
+  version: RealtimeVersion
+): Result.Result<RealtimeSessionV1 | RealtimeSessionV2, InvalidRequest> =>
   Result.gen(function* () {
     const rest = copyFields(session, ["modalities", "output_modalities", "type", extraField])
     if (version === "v1") {
       yield* checkRenames(session, path, v2Only, "v1")
       yield* refuseUnknownFields(session, sessionFieldsV1, path, "a realtime v1 session", true)
       const extra = yield* readExtra(session, sessionFieldsV1, path)
-      const valid = yield* conform(RealtimeSessionV1, { ...rest, ...(yield* outputModalities(session, path, "v1")) }, path)
+      const valid = yield* conform(
+        RealtimeSessionV1,
+        { ...rest, ...(yield* outputModalities(session, path, "v1")) },
+        path
+      )
       return { ...valid, ...extra }
     }
     yield* checkRenames(session, path, movedInV2, "v2")
     yield* refuseUnknownFields(session, [...sessionFieldsV2, "modalities"], path, "a realtime v2 session", true)
     // Inside: the `audio` object is closed at its first two levels (its Schema says which).
-    yield* refuseNestedUnknown(RealtimeSessionV2, session, (obj, keys, inner) => refuseUnknownFields(obj, keys, at(path, inner), at(path, inner), false))
+    yield* refuseNestedUnknown(RealtimeSessionV2, session, (obj, keys, inner) =>
+      refuseUnknownFields(obj, keys, at(path, inner), at(path, inner), false)
+    )
     const extra = yield* readExtra(session, [...sessionFieldsV2, "modalities"], path)
     const type = optional(session, "type")
-    const valid = yield* conform(RealtimeSessionV2, { type: type ?? "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) }, path)
+    const valid = yield* conform(
+      RealtimeSessionV2,
+      { type: type ?? "realtime", ...rest, ...(yield* outputModalities(session, path, "v2")) },
+      path
+    )
     return { ...valid, ...extra }
   })
 
@@ -262,13 +339,17 @@ export const buildSessionUpdate = (
   session: unknown,
   options: RealtimeOptions = {}
 ): Effect.Effect<RealtimeSessionUpdate, InvalidRequest> =>
-  sendableResult(buildWith(() => Result.gen(function* () {
-    yield* sendable(model, "model")
-    yield* sendable(session, "session")
-    const version = yield* versionOf(model, options)
-    const obj = yield* conform(Open, session ?? {}, "session")
-    return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
-  })))
+  sendableResult(
+    buildWith(() =>
+      Result.gen(function* () {
+        yield* sendable(model, "model")
+        yield* sendable(session, "session")
+        const version = yield* versionOf(model, options)
+        const obj = yield* conform(Open, session ?? {}, "session")
+        return { type: "session.update" as const, session: yield* checkSession(obj, "session", version) }
+      })
+    )
+  )
 
 const v1ClientEventTypes: ReadonlyArray<string> = [
   "session.update",
@@ -303,7 +384,8 @@ const NonNegativeInt = Schema.Int.pipe(range({ min: 0 }))
  * stay open, as upstream leaves them. The `session.update` session and the `response.create` response
  * are checked by their style's rules (`checkSession`, the v1/v2 response fields).
  */
-const clientEvent = <F extends Schema.Struct.Fields>(fields: F) => Schema.Struct({ type: Schema.String, event_id: opt(Schema.String), ...fields })
+const clientEvent = <F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.Struct({ type: Schema.String, event_id: opt(Schema.String), ...fields })
 const clientEventSchemas = {
   "session.update": clientEvent({ session: Open }),
   "transcription_session.update": clientEvent({ session: Open }),
@@ -313,7 +395,11 @@ const clientEventSchemas = {
   "output_audio_buffer.clear": clientEvent({}),
   "conversation.item.create": clientEvent({ item: Open, previous_item_id: opt(Schema.String) }),
   "conversation.item.retrieve": clientEvent({ item_id: NonBlank }),
-  "conversation.item.truncate": clientEvent({ item_id: NonBlank, content_index: NonNegativeInt, audio_end_ms: NonNegativeInt }),
+  "conversation.item.truncate": clientEvent({
+    item_id: NonBlank,
+    content_index: NonNegativeInt,
+    audio_end_ms: NonNegativeInt
+  }),
   "conversation.item.delete": clientEvent({ item_id: NonBlank }),
   "response.create": clientEvent({ response: opt(Open) }),
   "response.cancel": clientEvent({ response_id: opt(Schema.String) })
@@ -323,7 +409,8 @@ type ClientEventType = keyof typeof clientEventSchemas
 
 const eventTypeRule = (version: RealtimeVersion): RuleAnnotation => ({
   rule: "one-of",
-  message: (field, value) => `${field}: ${describe(value)} is not allowed for realtime ${version}; allowed: ${realtimeClientEventTypes[version].join(", ")}`
+  message: (field, value) =>
+    `${field}: ${describe(value)} is not allowed for realtime ${version}; allowed: ${realtimeClientEventTypes[version].join(", ")}`
 })
 
 // The event type a style takes: "type: \"x\" is not allowed for realtime v2; allowed: session.update, …".
@@ -331,9 +418,12 @@ const isClientEventType = (type: string): type is ClientEventType => Object.hasO
 const eventTypeSchema = (version: RealtimeVersion) =>
   Schema.Struct({
     type: Schema.String.annotate({ [RuleAnnotationId]: eventTypeRule(version) }).pipe(
-      Schema.refine((type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type), {
-        [RuleAnnotationId]: eventTypeRule(version)
-      })
+      Schema.refine(
+        (type): type is ClientEventType => realtimeClientEventTypes[version].includes(type) && isClientEventType(type),
+        {
+          [RuleAnnotationId]: eventTypeRule(version)
+        }
+      )
     )
   })
 const eventTypes = { v1: eventTypeSchema("v1"), v2: eventTypeSchema("v2") }
@@ -357,28 +447,37 @@ export const validateRealtimeClientEvent = (
   event: unknown,
   options: RealtimeOptions = {}
 ): Effect.Effect<Json, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    yield* sendable(model, "model")
-    yield* sendable(event, "")
-    const version = yield* versionOf(model, options)
-    const obj = yield* conform(Open, event, "")
-    const { type } = yield* conform(eventTypes[version], { type: optional(obj, "type") }, "")
-    const schema: Schema.Codec<Json, Json> = clientEventSchemas[type]
-    const known = fieldsOf(clientEventSchemas[type])
-    yield* refuseUnknownFields(obj, known, "", `a ${type} event`)
-    const extra = yield* readExtra(obj, known)
-    const out: Record<string, unknown> = { ...(yield* conform(schema, givenFields(obj), "")) }
-    if (type === "session.update") out.session = yield* checkSession(yield* conform(Open, out.session, "session"), "session", version)
-    if (type === "response.create" && out.response !== undefined) {
-      const r = yield* conform(Open, out.response, "response")
-      const rest = copyFields(r, ["modalities", "output_modalities"])
-      if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
-      else yield* checkRenames(r, "response", movedInV2, "v2")
-      yield* refuseUnknownFields(r, [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])], "response", `a realtime ${version} response`, false)
-      out.response = { ...rest, ...(yield* outputModalities(r, "response", version)) }
-    }
-    return { ...out, ...extra }
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      yield* sendable(model, "model")
+      yield* sendable(event, "")
+      const version = yield* versionOf(model, options)
+      const obj = yield* conform(Open, event, "")
+      const { type } = yield* conform(eventTypes[version], { type: optional(obj, "type") }, "")
+      const schema: Schema.Codec<Json, Json> = clientEventSchemas[type]
+      const known = fieldsOf(clientEventSchemas[type])
+      yield* refuseUnknownFields(obj, known, "", `a ${type} event`)
+      const extra = yield* readExtra(obj, known)
+      const out: Record<string, unknown> = { ...(yield* conform(schema, givenFields(obj), "")) }
+      if (type === "session.update")
+        out.session = yield* checkSession(yield* conform(Open, out.session, "session"), "session", version)
+      if (type === "response.create" && out.response !== undefined) {
+        const r = yield* conform(Open, out.response, "response")
+        const rest = copyFields(r, ["modalities", "output_modalities"])
+        if (version === "v1") yield* checkRenames(r, "response", v2Only, "v1", ["type"])
+        else yield* checkRenames(r, "response", movedInV2, "v2")
+        yield* refuseUnknownFields(
+          r,
+          [...responseFields[version], ...(version === "v2" ? ["modalities"] : [])],
+          "response",
+          `a realtime ${version} response`,
+          false
+        )
+        out.response = { ...rest, ...(yield* outputModalities(r, "response", version)) }
+      }
+      return { ...out, ...extra }
+    })
+  )
 
 // ---- server events -------------------------------------------------------------------------------
 
@@ -388,7 +487,11 @@ const OptString = Schema.optionalKey(Schema.NullOr(Schema.String))
 const event = <F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Extra])
 
 /** `session.created` / `session.updated`: the session as the server now holds it. @category schemas */
-export const RealtimeSessionEvent = event({ type: Schema.Literals(["session.created", "session.updated"]), event_id: OptString, session: Extra })
+export const RealtimeSessionEvent = event({
+  type: Schema.Literals(["session.created", "session.updated"]),
+  event_id: OptString,
+  session: Extra
+})
 
 /** `error`: the session stays open; `error.event_id` names the client event that caused it. @category schemas */
 export const RealtimeErrorEvent = event({
@@ -437,7 +540,10 @@ export const RealtimeTranscriptDoneEvent = event({
 })
 
 /** The end of an audio part, v1 or v2 name. @category schemas */
-export const RealtimeAudioDoneEvent = event({ type: Schema.Literals(["response.audio.done", "response.output_audio.done"]), event_id: OptString })
+export const RealtimeAudioDoneEvent = event({
+  type: Schema.Literals(["response.audio.done", "response.output_audio.done"]),
+  event_id: OptString
+})
 
 const knownServerTypes: ReadonlySet<string> = new Set<string>([
   ...RealtimeSessionEvent.schema.fields.type.literals,
@@ -451,7 +557,9 @@ const knownServerTypes: ReadonlySet<string> = new Set<string>([
 
 /** Any other server event (`conversation.item.added`, `rate_limits.updated`, …), kept whole. @category schemas */
 export const RealtimeOtherEvent = event({
-  type: Schema.String.check(Schema.makeFilter((t) => !knownServerTypes.has(t), { message: "a known event type with the wrong fields" }))
+  type: Schema.String.check(
+    Schema.makeFilter((t) => !knownServerTypes.has(t), { message: "a known event type with the wrong fields" })
+  )
 })
 
 /** Every realtime server event a client reads, v1 and v2 names, with a catch-all for the rest. @category schemas */
@@ -480,7 +588,10 @@ const shapeOf = (json: unknown): string | undefined =>
       ? "expected an event with a string type"
       : undefined
 
-const decodeFrame = (frame: unknown, options: DecodeOptions | undefined): Result.Result<RealtimeServerEvent, DecodeError> => {
+const decodeFrame = (
+  frame: unknown,
+  options: DecodeOptions | undefined
+): Result.Result<RealtimeServerEvent, DecodeError> => {
   let json = frame
   if (typeof frame === "string") {
     const parsed = parseJsonText(frame, "realtime", what, options)
@@ -488,7 +599,9 @@ const decodeFrame = (frame: unknown, options: DecodeOptions | undefined): Result
     json = parsed.success
   }
   const wrong = shapeOf(json)
-  return wrong === undefined ? decodeEvent(json, options) : Result.fail(new DecodeError({ family: "realtime", what, message: `${what}: ${wrong}` }))
+  return wrong === undefined
+    ? decodeEvent(json, options)
+    : Result.fail(new DecodeError({ family: "realtime", what, message: `${what}: ${wrong}` }))
 }
 
 /**
@@ -497,17 +610,23 @@ const decodeFrame = (frame: unknown, options: DecodeOptions | undefined): Result
  * is refused before the Schema runs. Never throws.
  * @category decoding
  */
-export const decodeRealtimeServerEvent = (frame: unknown, options?: DecodeOptions): Effect.Effect<RealtimeServerEvent, DecodeError> =>
+export const decodeRealtimeServerEvent = (
+  frame: unknown,
+  options?: DecodeOptions
+): Effect.Effect<RealtimeServerEvent, DecodeError> =>
   Effect.suspend(() => Effect.fromResult(guarded("realtime", what, decodeFrame, frame, options)))
 
 const deltaOf = (event: RealtimeServerEvent, types: ReadonlyArray<string>): string | undefined =>
   types.includes(event.type) && "delta" in event && typeof event.delta === "string" ? event.delta : undefined
 
 /** The text delta of `response.text.delta` (v1) or `response.output_text.delta` (v2); else `undefined`. @category accessors */
-export const realtimeTextDelta = (event: RealtimeServerEvent): string | undefined => deltaOf(event, realtimeDeltaTypes.text)
+export const realtimeTextDelta = (event: RealtimeServerEvent): string | undefined =>
+  deltaOf(event, realtimeDeltaTypes.text)
 
 /** The base64 audio delta of either style's audio delta event; else `undefined`. @category accessors */
-export const realtimeAudioDelta = (event: RealtimeServerEvent): string | undefined => deltaOf(event, realtimeDeltaTypes.audio)
+export const realtimeAudioDelta = (event: RealtimeServerEvent): string | undefined =>
+  deltaOf(event, realtimeDeltaTypes.audio)
 
 /** The transcript delta of either style's audio transcript delta event; else `undefined`. @category accessors */
-export const realtimeTranscriptDelta = (event: RealtimeServerEvent): string | undefined => deltaOf(event, realtimeDeltaTypes.transcript)
+export const realtimeTranscriptDelta = (event: RealtimeServerEvent): string | undefined =>
+  deltaOf(event, realtimeDeltaTypes.transcript)

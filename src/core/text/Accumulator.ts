@@ -73,7 +73,8 @@ export const stepOf =
   }
 
 /** The seed of a `scan`: the accumulator's initial snapshot as a successful step. @category constructors */
-export const seed = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Step<Snapshot> => Result.succeed(acc.initial)
+export const seed = <Event, Snapshot, Final>(acc: Accumulator<Event, Snapshot, Final>): Step<Snapshot> =>
+  Result.succeed(acc.initial)
 
 /**
  * A step over a `Result` state, for `scan`: once a step has failed the failure is kept and later
@@ -116,7 +117,9 @@ export const incompleteStream = (
   partial: unknown,
   errorType?: string
 ): IncompleteStream =>
-  new IncompleteStream(errorType === undefined ? { family, reason, message, partial } : { family, reason, message, partial, errorType })
+  new IncompleteStream(
+    errorType === undefined ? { family, reason, message, partial } : { family, reason, message, partial, errorType }
+  )
 
 /** Builds the failure of a step; `partial` is the snapshot before the offending event. @category constructors */
 export const incomplete = (

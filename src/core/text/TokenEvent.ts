@@ -50,13 +50,16 @@ export const tokenText = (event: TokenEvent): ReadonlyArray<string> => {
   if (!("type" in event)) {
     const parts = event.candidates?.[0]?.content?.parts ?? []
     const out: Array<string> = []
-    for (const part of parts) if (part.text !== undefined && part.text !== "" && part.thought !== true) out.push(part.text)
+    for (const part of parts)
+      if (part.text !== undefined && part.text !== "" && part.thought !== true) out.push(part.text)
     return out
   }
   switch (event.type) {
     case "content_block_delta":
       // The opaque-delta member keeps `type` a plain string, so the field is checked, not assumed.
-      return event.delta.type === "text_delta" && typeof event.delta["text"] === "string" && event.delta["text"] !== "" ? [event.delta["text"]] : []
+      return event.delta.type === "text_delta" && typeof event.delta["text"] === "string" && event.delta["text"] !== ""
+        ? [event.delta["text"]]
+        : []
     case "chunk": {
       const choice = event.chunk.choices.find((c) => c.index === 0)
       const content = choice?.delta.content
@@ -79,13 +82,16 @@ export const tokenThinking = (event: TokenEvent): ReadonlyArray<string> => {
   if (!("type" in event)) {
     const parts = event.candidates?.[0]?.content?.parts ?? []
     const out: Array<string> = []
-    for (const part of parts) if (part.text !== undefined && part.text !== "" && part.thought === true) out.push(part.text)
+    for (const part of parts)
+      if (part.text !== undefined && part.text !== "" && part.thought === true) out.push(part.text)
     return out
   }
   switch (event.type) {
     case "content_block_delta":
       // The opaque-delta member keeps `type` a plain string, so the field is checked, not assumed.
-      return event.delta.type === "thinking_delta" && typeof event.delta["thinking"] === "string" && event.delta["thinking"] !== ""
+      return event.delta.type === "thinking_delta" &&
+        typeof event.delta["thinking"] === "string" &&
+        event.delta["thinking"] !== ""
         ? [event.delta["thinking"]]
         : []
     case "response.reasoning_summary_text.delta":

@@ -26,9 +26,7 @@ export const extraField = "extra"
 export type WithExtra<B> = B & { readonly extra?: Readonly<Record<string, unknown>> }
 
 /** A `Schema.Struct`, checked by rules across its fields (`acrossFields`) or not. @category models */
-export type StructLike =
-  | { readonly fields: Readonly<Record<string, unknown>> }
-  | { readonly from: StructLike }
+export type StructLike = { readonly fields: Readonly<Record<string, unknown>> } | { readonly from: StructLike }
 
 /** The known top-level fields of a body Schema (a `Schema.Struct`, checked or not). @category constructors */
 export const fieldsOf = (schema: StructLike): ReadonlyArray<string> =>
@@ -85,7 +83,8 @@ export const readExtra = (obj: Json, known: ReadonlyArray<string>, path = ""): R
   const extra = optional(obj, extraField)
   if (extra === undefined) return Result.succeed({})
   const field = at(path, extraField)
-  if (!isRecord(extra)) return fail(field, "type", `${field}: expected an object of fields to send as they are, got ${describe(extra)}`)
+  if (!isRecord(extra))
+    return fail(field, "type", `${field}: expected an object of fields to send as they are, got ${describe(extra)}`)
   for (const key of Object.keys(extra)) {
     if (known.includes(key))
       return fail(
@@ -154,7 +153,16 @@ export const sendableResult = <A>(effect: Effect.Effect<A, InvalidRequest>): Eff
 export const sendable = (value: unknown, path = ""): Result.Result<void, InvalidRequest> => {
   const problem = findUnsendable(value)
   if (problem === undefined) return Result.void
-  const field = problem.path === "" ? (path === "" ? "(body)" : path) : path === "" ? problem.path : problem.path.startsWith("[") ? `${path}${problem.path}` : `${path}.${problem.path}`
+  const field =
+    problem.path === ""
+      ? path === ""
+        ? "(body)"
+        : path
+      : path === ""
+        ? problem.path
+        : problem.path.startsWith("[")
+          ? `${path}${problem.path}`
+          : `${path}.${problem.path}`
   return fail(field, "json", `${field}: ${problem.reason}`)
 }
 
@@ -181,7 +189,10 @@ export const closedBody = <S extends Schema.Top & StructLike>(
       let check = sendable(input)
       if (Result.isSuccess(check)) check = refuseUnknownFields(input, known, "", what)
       // Inside: the objects the Schema closes (no index signature) take only their own keys.
-      if (Result.isSuccess(check)) check = refuseNestedUnknown(schema, input, (obj, keys, path) => refuseUnknownFields(obj, keys, path, path, false))
+      if (Result.isSuccess(check))
+        check = refuseNestedUnknown(schema, input, (obj, keys, path) =>
+          refuseUnknownFields(obj, keys, path, path, false)
+        )
       return Result.isFailure(check) ? Result.fail(check.failure) : Result.succeed(input)
     },
     /** The known fields of the input that are given (null means absent), copied without unsafe keys. */
@@ -199,7 +210,9 @@ export const closedBody = <S extends Schema.Top & StructLike>(
       if (Result.isFailure(valid)) return valid
       const extra = readExtra(input, known)
       if (Result.isFailure(extra)) return Result.fail(extra.failure)
-      return Object.keys(extra.success).length === 0 ? valid : Result.succeed(Object.assign({}, valid.success, extra.success))
+      return Object.keys(extra.success).length === 0
+        ? valid
+        : Result.succeed(Object.assign({}, valid.success, extra.success))
     }
   }
 }

@@ -66,7 +66,8 @@ const kindOf = (ast: AST.AST, own = true): string | undefined => {
 }
 
 // A member that failed only because the value is of another kind (a string given an array).
-const kindMismatch = (issue: Issue): boolean => issue._tag === "InvalidType" || (issue._tag === "Encoding" && kindMismatch(issue.issue))
+const kindMismatch = (issue: Issue): boolean =>
+  issue._tag === "InvalidType" || (issue._tag === "Encoding" && kindMismatch(issue.issue))
 
 // The type of a property of an object node, if it declares it.
 const propertyType = (ast: AST.AST, key: PropertyKey): AST.AST | undefined => {
@@ -120,7 +121,9 @@ const tagsOf = (union: AST.AST): ReadonlyArray<PropertyKey> => {
  * looked through. The one reading of a union's tags, for checking bodies and for decode messages.
  * @internal
  */
-export const selectorsOf = (union: AST.Union): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
+export const selectorsOf = (
+  union: AST.Union
+): ReadonlyArray<readonly [PropertyKey, ReadonlyArray<AST.LiteralValue>]> => {
   const keys = new Map<PropertyKey, Array<AST.LiteralValue>>()
   for (const node of objectMembers(union))
     for (const p of node.propertySignatures) {
@@ -146,11 +149,21 @@ const selectorIssues = (union: AST.Union, value: unknown): ReadonlyArray<Issue> 
   for (const [key, values] of selectors) {
     const type = new AST.Union(values.map((v) => new AST.Literal(v)))
     const owner = new AST.Objects([new AST.PropertySignature(key, type)], [])
-    if (!Object.hasOwn(value, key)) out.push(new SchemaIssue.Composite(owner, [new SchemaIssue.Pointer([key], new SchemaIssue.MissingKey(undefined))]))
+    if (!Object.hasOwn(value, key))
+      out.push(
+        new SchemaIssue.Composite(owner, [new SchemaIssue.Pointer([key], new SchemaIssue.MissingKey(undefined))])
+      )
     else {
       const given: unknown = (value as Readonly<Record<PropertyKey, unknown>>)[key]
       if (!values.some((v) => v === given))
-        out.push(new SchemaIssue.Composite(owner, [new SchemaIssue.Pointer([key], new SchemaIssue.AnyOf(type, [], given, reported))], value, reported))
+        out.push(
+          new SchemaIssue.Composite(
+            owner,
+            [new SchemaIssue.Pointer([key], new SchemaIssue.AnyOf(type, [], given, reported))],
+            value,
+            reported
+          )
+        )
     }
   }
   return out
@@ -166,7 +179,12 @@ interface Leaf {
 }
 
 // Every member of a tagged union refused the tag: one failure on the tag, listing every member's values.
-const mergedTags = (union: AST.AST, tags: ReadonlyArray<PropertyKey>, issues: ReadonlyArray<Issue>, path: ReadonlyArray<PropertyKey>): Leaf | undefined => {
+const mergedTags = (
+  union: AST.AST,
+  tags: ReadonlyArray<PropertyKey>,
+  issues: ReadonlyArray<Issue>,
+  path: ReadonlyArray<PropertyKey>
+): Leaf | undefined => {
   if (issues.length === 0) return undefined
   let key: PropertyKey | undefined
   let actual: unknown
@@ -179,7 +197,8 @@ const mergedTags = (union: AST.AST, tags: ReadonlyArray<PropertyKey>, issues: Re
     if (key !== undefined && k !== key) return undefined
     key = k
     actual = inputOf(pointer.issue)
-    const tagAst = pointer.issue._tag === "InvalidType" || pointer.issue._tag === "AnyOf" ? pointer.issue.ast : undefined
+    const tagAst =
+      pointer.issue._tag === "InvalidType" || pointer.issue._tag === "AnyOf" ? pointer.issue.ast : undefined
     for (const v of (tagAst && literalsOf(tagAst)) ?? []) if (!values.includes(v)) values.push(v)
   }
   if (key === undefined) return undefined
@@ -237,7 +256,8 @@ const firstLeaf = (root: Issue): Leaf => {
         if (merged !== undefined) return merged
         // An array reaches the tag lookup of a union of objects too; for it, a tag is not what is wrong.
         const tagged = isRecord(actual) ? pool : pool.filter((i) => !tagMismatch(i, tags))
-        const inner = tagged.find((i) => !kindMismatch(i) && !tagMismatch(i, tags)) ?? tagged.find((i) => !kindMismatch(i))
+        const inner =
+          tagged.find((i) => !kindMismatch(i) && !tagMismatch(i, tags)) ?? tagged.find((i) => !kindMismatch(i))
         if (inner !== undefined) {
           issue = inner
           continue
@@ -254,7 +274,8 @@ const firstLeaf = (root: Issue): Leaf => {
       case "Filter": {
         const rule = ruleOf(issue.filter)
         // A rule across fields points at the field it names (`acrossFields`), or at the value itself.
-        if (rule !== undefined && issue.issue._tag === "Pointer") return { path: [...path, ...issue.issue.path], issue, detail: detailOf(issue.issue) }
+        if (rule !== undefined && issue.issue._tag === "Pointer")
+          return { path: [...path, ...issue.issue.path], issue, detail: detailOf(issue.issue) }
         return { path, issue, detail: detailOf(issue.issue) }
       }
       default:
@@ -273,16 +294,32 @@ interface Failure {
 }
 
 // The failure a rule annotation describes.
-const byRule = (rule: RuleAnnotation, name: string, where: string, actual: unknown, context: string | undefined, detail: string | undefined): Failure => ({
+const byRule = (
+  rule: RuleAnnotation,
+  name: string,
+  where: string,
+  actual: unknown,
+  context: string | undefined,
+  detail: string | undefined
+): Failure => ({
   field: name,
   rule: typeof rule.rule === "function" ? rule.rule(actual) : rule.rule,
   message: rule.message(rendered(where), actual, context, detail)
 })
 
-const oneOfValues = (name: string, where: string, allowed: ReadonlyArray<AST.LiteralValue>, actual: unknown): Failure =>
+const oneOfValues = (
+  name: string,
+  where: string,
+  allowed: ReadonlyArray<AST.LiteralValue>,
+  actual: unknown
+): Failure =>
   actual === undefined
     ? { field: name, rule: "required", message: `${rendered(where)} is required; allowed: ${listAllowed(allowed)}` }
-    : { field: name, rule: "one-of", message: `${rendered(where)}: ${describe(actual)} is not allowed; allowed: ${listAllowed(allowed)}` }
+    : {
+        field: name,
+        rule: "one-of",
+        message: `${rendered(where)}: ${describe(actual)} is not allowed; allowed: ${listAllowed(allowed)}`
+      }
 
 const schemaMessage = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -296,7 +333,11 @@ const invalidRequest = (root: Issue, field: string, context: string | undefined)
   switch (issue._tag) {
     case "MissingKey": {
       const allowed = leaf.field === undefined ? undefined : literalsOf(leaf.field)
-      return { field: name, rule: "required", message: `${rendered(where)} is required${allowed ? `; allowed: ${listAllowed(allowed)}` : ""}` }
+      return {
+        field: name,
+        rule: "required",
+        message: `${rendered(where)} is required${allowed ? `; allowed: ${listAllowed(allowed)}` : ""}`
+      }
     }
     case "AnyOf": {
       const rule = ruleOf(issue.ast)
@@ -306,7 +347,12 @@ const invalidRequest = (root: Issue, field: string, context: string | undefined)
     case "Filter": {
       const rule = ruleOf(issue.filter)
       if (rule !== undefined) return byRule(rule, name, where, actual, context, leaf.detail)
-      if (isIntCheck(issue.filter)) return { field: name, rule: "type", message: `${rendered(where)}: expected an integer, got ${describe(actual)}` }
+      if (isIntCheck(issue.filter))
+        return {
+          field: name,
+          rule: "type",
+          message: `${rendered(where)}: expected an integer, got ${describe(actual)}`
+        }
       break
     }
     case "InvalidType": {
@@ -315,12 +361,17 @@ const invalidRequest = (root: Issue, field: string, context: string | undefined)
       const allowed = literalsOf(issue.ast)
       if (allowed !== undefined) return oneOfValues(name, where, allowed, actual)
       const kind = kindOf(issue.ast, false)
-      if (kind !== undefined) return { field: name, rule: "type", message: `${rendered(where)}: expected ${kind}, got ${describe(actual)}` }
+      if (kind !== undefined)
+        return { field: name, rule: "type", message: `${rendered(where)}: expected ${kind}, got ${describe(actual)}` }
       break
     }
   }
   const first = schemaMessage(issue).issues[0]
-  return { field: name, rule: "schema", message: `${rendered(where)}: ${first?.message ?? "does not match the expected shape"}` }
+  return {
+    field: name,
+    rule: "schema",
+    message: `${rendered(where)}: ${first?.message ?? "does not match the expected shape"}`
+  }
 }
 
 // Builders are on the request path: each Schema's guard and check are made once, not per request,

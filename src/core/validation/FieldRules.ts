@@ -49,7 +49,10 @@ export const expected =
   (what: string) =>
   <S extends Schema.Top>(self: S): S["Rebuild"] =>
     self.annotate({
-      [RuleAnnotationId]: { rule: "type", message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}` } satisfies RuleAnnotation
+      [RuleAnnotationId]: {
+        rule: "type",
+        message: (field: string, value: unknown) => `${field}: expected ${what}, got ${describe(value)}`
+      } satisfies RuleAnnotation
     })
 
 /**
@@ -63,7 +66,9 @@ export const expected =
 export const acrossFields = <S extends Schema.Top>(
   self: S,
   rule: string,
-  check: (a: S["Type"]) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
+  check: (
+    a: S["Type"]
+  ) => { readonly key: PropertyKey | ReadonlyArray<PropertyKey>; readonly detail: string } | undefined,
   message: (field: string, detail: string, context: string | undefined) => string
 ): S["Rebuild"] =>
   self.check(
@@ -74,7 +79,12 @@ export const acrossFields = <S extends Schema.Top>(
         const path: ReadonlyArray<PropertyKey> = typeof found.key === "object" ? found.key : [found.key]
         return { path, issue: found.detail }
       },
-      { [RuleAnnotationId]: { rule, message: (field, _value, context, detail) => message(field, detail ?? "", context) } satisfies RuleAnnotation }
+      {
+        [RuleAnnotationId]: {
+          rule,
+          message: (field, _value, context, detail) => message(field, detail ?? "", context)
+        } satisfies RuleAnnotation
+      }
     )
   )
 
@@ -102,15 +112,20 @@ export const range =
   <S extends Schema.Top & { readonly Type: number }>(self: S): S["Rebuild"] =>
     withRule<number>(
       (n) =>
-        (bounds.min === undefined || (bounds.minExclusive ? n > bounds.min : n >= bounds.min)) && (bounds.max === undefined || n <= bounds.max),
+        (bounds.min === undefined || (bounds.minExclusive ? n > bounds.min : n >= bounds.min)) &&
+        (bounds.max === undefined || n <= bounds.max),
       {
         rule: "range",
-        message: (field, value, context) => `${field}: ${describe(value)} is out of range${context ? ` for ${context}` : ""}; allowed: ${allowedText(bounds)}`
+        message: (field, value, context) =>
+          `${field}: ${describe(value)} is out of range${context ? ` for ${context}` : ""}; allowed: ${allowedText(bounds)}`
       }
     )(self)
 
 /** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
-export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
+export const NonBlank = withRule<string>((s) => s.trim() !== "", {
+  rule: "non-empty",
+  message: (field) => `${field} must not be empty`
+})(Schema.String)
 
 /**
  * A string of a described form: "size: \"1024x1024\" is not allowed for M; allowed: an aspect ratio
@@ -120,13 +135,17 @@ export const NonBlank = withRule<string>((s) => s.trim() !== "", { rule: "non-em
 export const matching =
   (pattern: RegExp, allowed: string) =>
   <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
-    withRule<string>((s) => {
-      pattern.lastIndex = 0
-      return pattern.test(s)
-    }, {
-      rule: "one-of",
-      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
-    })(self)
+    withRule<string>(
+      (s) => {
+        pattern.lastIndex = 0
+        return pattern.test(s)
+      },
+      {
+        rule: "one-of",
+        message: (field, value, context) =>
+          `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
+      }
+    )(self)
 
 /**
  * A string of a described form, named the same way for a value of another kind: "imageSize: 5 is not
@@ -137,18 +156,23 @@ export const described = (pattern: RegExp, allowed: string): Schema.String =>
   Schema.String.annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
-      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
+      message: (field, value, context) =>
+        `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
     } satisfies RuleAnnotation
   }).pipe(matching(pattern, allowed))
 
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
-export const NonEmpty = withRule<string>((s) => s.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(Schema.String)
+export const NonEmpty = withRule<string>((s) => s.length > 0, {
+  rule: "non-empty",
+  message: (field) => `${field} must not be empty`
+})(Schema.String)
 
 /** A non-empty array: "messages must not be empty" (rule `non-empty`). @category constructors */
 export const nonEmptyArray = <S extends Schema.Top>(item: S) =>
-  withRule<ReadonlyArray<S["Type"]>>((a) => a.length > 0, { rule: "non-empty", message: (field) => `${field} must not be empty` })(
-    Schema.Array(item)
-  )
+  withRule<ReadonlyArray<S["Type"]>>((a) => a.length > 0, {
+    rule: "non-empty",
+    message: (field) => `${field} must not be empty`
+  })(Schema.Array(item))
 
 /**
  * One of fixed values: "personGeneration: \"x\" is not allowed for M; allowed: allow_all, …" (rule
@@ -159,7 +183,8 @@ export const oneOf = <const L extends ReadonlyArray<AST.LiteralValue>>(...values
   Schema.Literals(values).annotate({
     [RuleAnnotationId]: {
       rule: "one-of",
-      message: (field, value, context) => `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${listAllowed(values)}`
+      message: (field, value, context) =>
+        `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${listAllowed(values)}`
     } satisfies RuleAnnotation
   })
 
@@ -168,5 +193,8 @@ export const OpenObject = Schema.Record(Schema.String, Schema.Unknown)
 
 /** An integer, named as one for a value of any other kind: "seed: expected an integer, got \"x\"" (rule `type`). @category schemas */
 export const Integer = Schema.Number.annotate({
-  [RuleAnnotationId]: { rule: "type", message: (field, value) => `${field}: expected an integer, got ${describe(value)}` } satisfies RuleAnnotation
+  [RuleAnnotationId]: {
+    rule: "type",
+    message: (field, value) => `${field}: expected an integer, got ${describe(value)}`
+  } satisfies RuleAnnotation
 }).check(Schema.isInt())

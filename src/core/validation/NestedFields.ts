@@ -185,7 +185,8 @@ export const findNestedUnknown = (schema: Schema.Top, value: unknown): NestedUnk
     }
     for (let i = node.propertySignatures.length - 1; i >= 0; i--) {
       const name = known[i]!
-      if (Object.hasOwn(v, name) && v[name] !== undefined) stack.push({ ast: node.propertySignatures[i]!.type, value: v[name], parent: frame, key: name, top: false })
+      if (Object.hasOwn(v, name) && v[name] !== undefined)
+        stack.push({ ast: node.propertySignatures[i]!.type, value: v[name], parent: frame, key: name, top: false })
     }
   }
   return undefined
@@ -199,7 +200,11 @@ export const findNestedUnknown = (schema: Schema.Top, value: unknown): NestedUnk
 export const refuseNestedUnknown = (
   schema: Schema.Top,
   value: unknown,
-  refuse: (obj: Readonly<Record<string, unknown>>, known: ReadonlyArray<string>, path: string) => Result.Result<void, InvalidRequest>
+  refuse: (
+    obj: Readonly<Record<string, unknown>>,
+    known: ReadonlyArray<string>,
+    path: string
+  ) => Result.Result<void, InvalidRequest>
 ): Result.Result<void, InvalidRequest> => {
   const found = findNestedUnknown(schema, value)
   return found === undefined ? Result.void : refuse({ [found.key]: true }, found.known, found.path)

@@ -63,7 +63,8 @@ export const notAllowed = (
   )
 
 /** Reads an optional field of untrusted input: `undefined` when absent or null (null means absent). @category accessors */
-export const optional = (obj: Json, key: string): unknown => (Object.hasOwn(obj, key) && obj[key] !== null ? obj[key] : undefined)
+export const optional = (obj: Json, key: string): unknown =>
+  Object.hasOwn(obj, key) && obj[key] !== null ? obj[key] : undefined
 
 /**
  * Copies the own enumerable fields of untrusted input, leaving out the given keys and any

@@ -26,20 +26,27 @@ import {
 export const alphaSizes: Readonly<Record<string, string>> = { "16:9": "1280x720", "9:16": "720x1280" }
 
 /** The family alpha body (E1 alpha table). @category models */
-export const AlphaBody = Schema.Struct(
-  {
-    model: Schema.String,
-    prompt: Schema.optionalKey(Schema.String),
-    seconds: Schema.optionalKey(Schema.Literals(["4", "8", "12"])),
-    size: Schema.optionalKey(Schema.Literals(["720x1280", "1280x720"])),
-    input_reference: Schema.optionalKey(Schema.NonEmptyString),
-    remix_from_video_id: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("video_")))
-  }
-)
+export const AlphaBody = Schema.Struct({
+  model: Schema.String,
+  prompt: Schema.optionalKey(Schema.String),
+  seconds: Schema.optionalKey(Schema.Literals(["4", "8", "12"])),
+  size: Schema.optionalKey(Schema.Literals(["720x1280", "1280x720"])),
+  input_reference: Schema.optionalKey(Schema.NonEmptyString),
+  remix_from_video_id: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("video_")))
+})
 /** @category models */
 export type AlphaBody = typeof AlphaBody.Type
 
-const unsupported = ["last_frame", "reference_images", "seed", "fps", "watermark", "camera_fixed", "callback_url", "return_last_frame"]
+const unsupported = [
+  "last_frame",
+  "reference_images",
+  "seed",
+  "fps",
+  "watermark",
+  "camera_fixed",
+  "callback_url",
+  "return_last_frame"
+]
 
 /** Builds an alpha body for `model` from a validated-object input. @category constructors */
 export const buildAlphaBody = (input: Json, model: VideoModel): Effect.Effect<AlphaBody, InvalidRequest> =>
@@ -54,19 +61,27 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
     const seconds = yield* eitherField(input, ["duration", "seconds"], readDuration)
-    if (seconds) body.seconds = String(yield* allowedFor(seconds.value, seconds.field, model.durations, model, "none", seconds.given))
+    if (seconds)
+      body.seconds = String(
+        yield* allowedFor(seconds.value, seconds.field, model.durations, model, "none", seconds.given)
+      )
 
     const resolution = optional(input, "resolution")
     if (resolution !== undefined) yield* readResolution(resolution, "resolution", model)
     const ratio = optional(input, "aspect_ratio")
-    const ratioSize = ratio === undefined ? undefined : yield* sizeOfRatio(yield* readAspectRatio(ratio, "aspect_ratio", model), model)
+    const ratioSize =
+      ratio === undefined ? undefined : yield* sizeOfRatio(yield* readAspectRatio(ratio, "aspect_ratio", model), model)
     const nativeSize = optional(input, "size")
     if (nativeSize !== undefined) {
       const size = yield* readText(nativeSize, "size")
       const allowed = model.aspectRatios.flatMap((r) => (alphaSizes[r] ? [alphaSizes[r]] : []))
       yield* allowedFor(size, "size", allowed, model)
       if (ratioSize !== undefined && ratioSize !== size)
-        return yield* fail("size", "conflict", `size: "${size}" disagrees with aspect_ratio: "${ratio as string}" (${ratioSize}); give one of them`)
+        return yield* fail(
+          "size",
+          "conflict",
+          `size: "${size}" disagrees with aspect_ratio: "${ratio as string}" (${ratioSize}); give one of them`
+        )
       body.size = size
     } else if (ratioSize !== undefined) body.size = ratioSize
 
@@ -79,9 +94,18 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
     if (remix !== undefined) {
       const id = yield* readMedia(remix, "remix_from_video_id")
       if (!id.startsWith("video_"))
-        return yield* fail("remix_from_video_id", "prefix", `remix_from_video_id: "${id}" is not allowed; allowed: a task id starting with video_`)
+        return yield* fail(
+          "remix_from_video_id",
+          "prefix",
+          `remix_from_video_id: "${id}" is not allowed; allowed: a task id starting with video_`
+        )
       yield* requireMode(model, "v2v", "remix_from_video_id", "remix (video-to-video)")
-      if (image) return yield* fail("remix_from_video_id", "conflict", `remix_from_video_id cannot be combined with ${image.field}; a remix starts from the video`)
+      if (image)
+        return yield* fail(
+          "remix_from_video_id",
+          "conflict",
+          `remix_from_video_id cannot be combined with ${image.field}; a remix starts from the video`
+        )
       body.remix_from_video_id = id
     }
     if (promptMissing(body.prompt) && !image) yield* requirePrompt(model)
@@ -94,6 +118,10 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
 const sizeOfRatio = (ratio: string, model: VideoModel): Result.Result<string, InvalidRequest> => {
   const size = alphaSizes[ratio]
   return size === undefined
-    ? fail("aspect_ratio", "one-of", `aspect_ratio: "${ratio}" has no size for ${model.id}; allowed: ${Object.keys(alphaSizes).join(", ")}`)
+    ? fail(
+        "aspect_ratio",
+        "one-of",
+        `aspect_ratio: "${ratio}" has no size for ${model.id}; allowed: ${Object.keys(alphaSizes).join(", ")}`
+      )
     : Result.succeed(size)
 }

@@ -28,23 +28,21 @@ import {
 export const betaPersonGeneration = ["allow_all", "allow_adult", "dont_allow"] as const
 
 /** The family beta body (E1 beta table). @category models */
-export const BetaBody = Schema.Struct(
-  {
-    model: Schema.String,
-    prompt: Schema.optionalKey(Schema.String),
-    durationSeconds: Schema.optionalKey(Schema.Literals([4, 6, 8])),
-    aspectRatio: Schema.optionalKey(Schema.Literals(["16:9", "9:16"])),
-    resolution: Schema.optionalKey(Schema.Literals(["720p", "1080p"])),
-    fps: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
-    image: Schema.optionalKey(Schema.NonEmptyString),
-    lastFrame: Schema.optionalKey(Schema.NonEmptyString),
-    generateAudio: Schema.optionalKey(Schema.Boolean),
-    personGeneration: Schema.optionalKey(oneOf(...betaPersonGeneration)),
-    addWatermark: Schema.optionalKey(Schema.Boolean),
-    seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
-    sampleCount: Schema.optionalKey(Schema.Int.pipe(range({ min: 1, max: 4 })))
-  }
-)
+export const BetaBody = Schema.Struct({
+  model: Schema.String,
+  prompt: Schema.optionalKey(Schema.String),
+  durationSeconds: Schema.optionalKey(Schema.Literals([4, 6, 8])),
+  aspectRatio: Schema.optionalKey(Schema.Literals(["16:9", "9:16"])),
+  resolution: Schema.optionalKey(Schema.Literals(["720p", "1080p"])),
+  fps: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
+  image: Schema.optionalKey(Schema.NonEmptyString),
+  lastFrame: Schema.optionalKey(Schema.NonEmptyString),
+  generateAudio: Schema.optionalKey(Schema.Boolean),
+  personGeneration: Schema.optionalKey(oneOf(...betaPersonGeneration)),
+  addWatermark: Schema.optionalKey(Schema.Boolean),
+  seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: 4294967295 }))),
+  sampleCount: Schema.optionalKey(Schema.Int.pipe(range({ min: 1, max: 4 })))
+})
 /** @category models */
 export type BetaBody = typeof BetaBody.Type
 
@@ -63,7 +61,15 @@ export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBo
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
     const duration = yield* eitherField(input, ["duration", "durationSeconds"], readDuration)
-    if (duration) body.durationSeconds = yield* allowedFor(duration.value, duration.field, model.durations, model, "none", duration.given)
+    if (duration)
+      body.durationSeconds = yield* allowedFor(
+        duration.value,
+        duration.field,
+        model.durations,
+        model,
+        "none",
+        duration.given
+      )
     const ratio = yield* eitherField(input, ["aspect_ratio", "aspectRatio"], (v, f) => readAspectRatio(v, f, model))
     if (ratio) body.aspectRatio = ratio.value
     const resolution = optional(input, "resolution")
@@ -77,7 +83,11 @@ export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBo
     const last = yield* eitherField(input, ["last_frame", "lastFrame"], readMedia)
     if (last) {
       if (!model.firstLastFrame)
-        return yield* fail(last.field, "unsupported", `${last.field} is not supported by ${model.id}; first/last frame mode needs a model that has it`)
+        return yield* fail(
+          last.field,
+          "unsupported",
+          `${last.field} is not supported by ${model.id}; first/last frame mode needs a model that has it`
+        )
       if (!image) return yield* fail(last.field, "requires", `${last.field} needs image as the first frame`)
       body.lastFrame = last.value
     }
@@ -91,7 +101,9 @@ export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBo
     if (watermark) body.addWatermark = watermark.value
     // The fast models ignore generateAudio (they always include audio); it is still sent as given.
     const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], readSwitch)
-    if (audio) body.generateAudio = audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
+    if (audio)
+      body.generateAudio =
+        audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
     const samples = optional(input, "sampleCount")
     if (samples !== undefined) body.sampleCount = samples
     // Its rule (one of betaPersonGeneration) lives in `BetaBody`.

@@ -33,24 +33,31 @@ export const gammaSizes: Readonly<Record<string, Readonly<Record<string, string>
 export const gammaMaxSeed = 2147483647
 
 /** The family gamma body (E1 gamma table). @category models */
-export const GammaBody = Schema.Struct(
-  {
-    model: Schema.String,
-    prompt: Schema.optionalKey(Schema.String),
-    duration: Schema.optionalKey(Schema.Literals([5, 10])),
-    resolution: Schema.optionalKey(Schema.Literals(["480p", "720p", "1080p"])),
-    size: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d+\*\d+$/))),
-    smart_rewrite: Schema.optionalKey(Schema.Boolean),
-    generate_audio: Schema.optionalKey(Schema.Boolean),
-    audio_url: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("https://"))),
-    seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: gammaMaxSeed }))),
-    image: Schema.optionalKey(Schema.NonEmptyString)
-  }
-)
+export const GammaBody = Schema.Struct({
+  model: Schema.String,
+  prompt: Schema.optionalKey(Schema.String),
+  duration: Schema.optionalKey(Schema.Literals([5, 10])),
+  resolution: Schema.optionalKey(Schema.Literals(["480p", "720p", "1080p"])),
+  size: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d+\*\d+$/))),
+  smart_rewrite: Schema.optionalKey(Schema.Boolean),
+  generate_audio: Schema.optionalKey(Schema.Boolean),
+  audio_url: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("https://"))),
+  seed: Schema.optionalKey(Schema.Int.pipe(range({ min: 0, max: gammaMaxSeed }))),
+  image: Schema.optionalKey(Schema.NonEmptyString)
+})
 /** @category models */
 export type GammaBody = typeof GammaBody.Type
 
-const unsupported = ["last_frame", "reference_images", "remix_from_video_id", "fps", "watermark", "camera_fixed", "callback_url", "return_last_frame"]
+const unsupported = [
+  "last_frame",
+  "reference_images",
+  "remix_from_video_id",
+  "fps",
+  "watermark",
+  "camera_fixed",
+  "callback_url",
+  "return_last_frame"
+]
 
 /** The sizes a model may render: each allowed resolution × aspect ratio that has a real size. */
 const sizesOf = (model: VideoModel): ReadonlyArray<string> =>
@@ -68,10 +75,19 @@ export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<Gamma
     const prompt = optional(input, "prompt")
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
     const duration = optional(input, "duration")
-    if (duration !== undefined) body.duration = yield* allowedFor(yield* readDuration(duration, "duration"), "duration", model.durations, model, "none", duration)
+    if (duration !== undefined)
+      body.duration = yield* allowedFor(
+        yield* readDuration(duration, "duration"),
+        "duration",
+        model.durations,
+        model,
+        "none",
+        duration
+      )
 
     const rawResolution = optional(input, "resolution")
-    const resolution = rawResolution === undefined ? undefined : yield* readResolution(rawResolution, "resolution", model)
+    const resolution =
+      rawResolution === undefined ? undefined : yield* readResolution(rawResolution, "resolution", model)
     const image = yield* readFirstFrame(input)
     if (image) {
       // Image-to-video: the image sets the ratio; the model takes `resolution`, never `size`.
@@ -82,7 +98,8 @@ export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<Gamma
       body.image = image.value
       if (resolution !== undefined) body.resolution = resolution
     } else {
-      if (!model.modes.includes("t2v")) return yield* fail("image", "required", `image is required for ${model.id} (image-to-video)`)
+      if (!model.modes.includes("t2v"))
+        return yield* fail("image", "required", `image is required for ${model.id} (image-to-video)`)
       if (promptMissing(body.prompt)) yield* requirePrompt(model)
       const size = yield* sizeFor(input, resolution, model)
       if (size !== undefined) body.size = size
@@ -94,7 +111,12 @@ export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<Gamma
     const audioUrl = optional(input, "audio_url")
     if (audioUrl !== undefined) {
       const url = yield* readText(audioUrl, "audio_url")
-      if (!/^https:\/\/\S+$/i.test(url)) return yield* fail("audio_url", "https", `audio_url: ${JSON.stringify(url.slice(0, 60))} is not allowed; allowed: an HTTPS URL`)
+      if (!/^https:\/\/\S+$/i.test(url))
+        return yield* fail(
+          "audio_url",
+          "https",
+          `audio_url: ${JSON.stringify(url.slice(0, 60))} is not allowed; allowed: an HTTPS URL`
+        )
       body.audio_url = url
     }
     const audio = optional(input, "generate_audio")
@@ -106,7 +128,11 @@ export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<Gamma
   })
 
 /** The text-to-video `size`: given natively, or mapped from resolution × aspect ratio (defaults 720p, 16:9). */
-const sizeFor = (input: Json, resolution: string | undefined, model: VideoModel): Result.Result<string | undefined, InvalidRequest> =>
+const sizeFor = (
+  input: Json,
+  resolution: string | undefined,
+  model: VideoModel
+): Result.Result<string | undefined, InvalidRequest> =>
   Result.gen(function* () {
     const rawRatio = optional(input, "aspect_ratio")
     const ratio = rawRatio === undefined ? undefined : yield* readAspectRatio(rawRatio, "aspect_ratio", model)
@@ -124,6 +150,10 @@ const sizeFor = (input: Json, resolution: string | undefined, model: VideoModel)
     if (rawSize === undefined) return mapped
     const size = yield* allowedFor(yield* readText(rawSize, "size"), "size", sizesOf(model), model)
     if (mapped !== undefined && mapped !== size)
-      return yield* fail("size", "conflict", `size: "${size}" disagrees with resolution × aspect_ratio (${mapped}); give one of them`)
+      return yield* fail(
+        "size",
+        "conflict",
+        `size: "${size}" disagrees with resolution × aspect_ratio (${mapped}); give one of them`
+      )
     return size
   })

@@ -36,13 +36,38 @@ const flagSpecs: ReadonlyArray<{
   readonly allowed: string
   readonly read: (raw: string) => string | number | boolean | undefined
 }> = [
-  { name: "resolution", spellings: ["rs", "resolution"], allowed: listAllowed(markerResolutions), read: (r) => ((markerResolutions as ReadonlyArray<string>).includes(r) ? r : undefined) },
-  { name: "ratio", spellings: ["ratio", "rt"], allowed: listAllowed(markerRatios), read: (r) => ((markerRatios as ReadonlyArray<string>).includes(r) ? r : undefined) },
+  {
+    name: "resolution",
+    spellings: ["rs", "resolution"],
+    allowed: listAllowed(markerResolutions),
+    read: (r) => ((markerResolutions as ReadonlyArray<string>).includes(r) ? r : undefined)
+  },
+  {
+    name: "ratio",
+    spellings: ["ratio", "rt"],
+    allowed: listAllowed(markerRatios),
+    read: (r) => ((markerRatios as ReadonlyArray<string>).includes(r) ? r : undefined)
+  },
   { name: "duration", spellings: ["dur", "duration"], allowed: "an integer", read: (r) => readInteger(r) },
-  { name: "framespersecond", spellings: ["fps", "framespersecond"], allowed: listAllowed(markerFrameRates), read: (r) => (r === "24" ? 24 : r === "30" ? 30 : undefined) },
+  {
+    name: "framespersecond",
+    spellings: ["fps", "framespersecond"],
+    allowed: listAllowed(markerFrameRates),
+    read: (r) => (r === "24" ? 24 : r === "30" ? 30 : undefined)
+  },
   { name: "seed", spellings: ["seed"], allowed: "an integer", read: (r) => readInteger(r) },
-  { name: "watermark", spellings: ["wm", "watermark"], allowed: "true, false", read: (r) => (r === "true" ? true : r === "false" ? false : undefined) },
-  { name: "camerafixed", spellings: ["cf", "camerafixed"], allowed: "true, false", read: (r) => (r === "true" ? true : r === "false" ? false : undefined) }
+  {
+    name: "watermark",
+    spellings: ["wm", "watermark"],
+    allowed: "true, false",
+    read: (r) => (r === "true" ? true : r === "false" ? false : undefined)
+  },
+  {
+    name: "camerafixed",
+    spellings: ["cf", "camerafixed"],
+    allowed: "true, false",
+    read: (r) => (r === "true" ? true : r === "false" ? false : undefined)
+  }
 ]
 
 const readInteger = (raw: string): number | undefined => {
@@ -63,11 +88,17 @@ const flagPattern = new RegExp(`(^|\\s+)--(${spellingAlternation})(?=\\s|$)(?:\\
  * value, a flag without value, or one flag given twice with different values fails on `field`.
  * @category parsing
  */
-export const parseMarkerFlags = (text: string, field = "prompt"): Effect.Effect<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
+export const parseMarkerFlags = (
+  text: string,
+  field = "prompt"
+): Effect.Effect<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
   Effect.suspend(() => Effect.fromResult(parseMarkerFlagsResult(text, field)))
 
 /** `parseMarkerFlags` as a synchronous `Result` (what the delta builder runs). @internal */
-export const parseMarkerFlagsResult = (text: string, field = "prompt"): Result.Result<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
+export const parseMarkerFlagsResult = (
+  text: string,
+  field = "prompt"
+): Result.Result<{ readonly prompt: string; readonly flags: MarkerFlags }, InvalidRequest> =>
   Result.gen(function* () {
     const flags: Mutable<MarkerFlags> = {}
     const given: Partial<Record<MarkerFlagName, string>> = {}
@@ -75,13 +106,22 @@ export const parseMarkerFlagsResult = (text: string, field = "prompt"): Result.R
       const spelling = match[2]!
       const raw = match[3]
       const spec = specBySpelling.get(spelling)!
-      if (raw === undefined) return yield* fail(field, "marker-flag", `${field}: --${spelling} needs a value; allowed: ${spec.allowed}`)
+      if (raw === undefined)
+        return yield* fail(field, "marker-flag", `${field}: --${spelling} needs a value; allowed: ${spec.allowed}`)
       const value = spec.read(raw)
       if (value === undefined)
-        return yield* fail(field, "marker-flag", `${field}: --${spelling} ${describe(raw)} is not allowed; allowed: ${spec.allowed}`)
+        return yield* fail(
+          field,
+          "marker-flag",
+          `${field}: --${spelling} ${describe(raw)} is not allowed; allowed: ${spec.allowed}`
+        )
       const before = flags[spec.name]
       if (before !== undefined && before !== value)
-        return yield* fail(field, "marker-flag-conflict", `${field}: --${spelling} ${raw} contradicts ${given[spec.name]} given earlier; give each flag once`)
+        return yield* fail(
+          field,
+          "marker-flag-conflict",
+          `${field}: --${spelling} ${raw} contradicts ${given[spec.name]} given earlier; give each flag once`
+        )
       ;(flags as Record<string, unknown>)[spec.name] = value
       given[spec.name] = `--${spelling} ${raw}`
     }
@@ -126,7 +166,8 @@ export const mergeMarkerFlags = (
   second: MarkerFlags,
   fieldOf: (name: MarkerFlagName) => string,
   firstSource = "the prompt"
-): Effect.Effect<MarkerFlags, InvalidRequest> => Effect.suspend(() => Effect.fromResult(mergeMarkerFlagsResult(first, second, fieldOf, firstSource)))
+): Effect.Effect<MarkerFlags, InvalidRequest> =>
+  Effect.suspend(() => Effect.fromResult(mergeMarkerFlagsResult(first, second, fieldOf, firstSource)))
 
 /** `mergeMarkerFlags` as a synchronous `Result` (what the delta builder runs). @internal */
 export const mergeMarkerFlagsResult = (
@@ -143,7 +184,11 @@ export const mergeMarkerFlagsResult = (
       if (b === undefined) continue
       if (a !== undefined && a !== b) {
         const field = fieldOf(spec.name)
-        return yield* fail(field, "marker-flag-conflict", `${field}: ${describe(b)} disagrees with --${spec.spellings[0]} ${String(a)} in ${firstSource}`)
+        return yield* fail(
+          field,
+          "marker-flag-conflict",
+          `${field}: ${describe(b)} disagrees with --${spec.spellings[0]} ${String(a)} in ${firstSource}`
+        )
       }
       ;(out as Record<string, unknown>)[spec.name] = b
     }

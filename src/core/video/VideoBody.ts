@@ -14,13 +14,26 @@ import { BetaBody, betaBodyOf } from "./Beta.js"
 import { DeltaBody, deltaBodyOf } from "./Delta.js"
 import { GammaBody, gammaBodyOf } from "./Gamma.js"
 import { rejectForeignFields, videoFamilyFields, videoGenericFields, videoModeFields } from "./VideoFields.js"
-import { defaultVideoCatalog, lookupVideoModelResult, type VideoCatalog, type VideoFamily, videoModelIds } from "./VideoCatalog.js"
+import {
+  defaultVideoCatalog,
+  lookupVideoModelResult,
+  type VideoCatalog,
+  type VideoFamily,
+  videoModelIds
+} from "./VideoCatalog.js"
 
 export { AlphaBody, alphaSizes, buildAlphaBody } from "./Alpha.js"
 export { BetaBody, betaPersonGeneration, buildBetaBody } from "./Beta.js"
 export { buildDeltaBody, DeltaBody, DeltaContentItem, DeltaImageItem, DeltaTextItem, deltaImageRoles } from "./Delta.js"
 export { buildGammaBody, GammaBody, gammaMaxSeed, gammaSizes } from "./Gamma.js"
-export { foreignVideoFields, videoAspectRatios, videoFamilyFields, videoGenericFields, videoModeFields, videoResolutions } from "./VideoFields.js"
+export {
+  foreignVideoFields,
+  videoAspectRatios,
+  videoFamilyFields,
+  videoGenericFields,
+  videoModeFields,
+  videoResolutions
+} from "./VideoFields.js"
 
 /** The body of any video family (what E1 sends). @category models */
 export const VideoBody = Schema.Union([AlphaBody, BetaBody, GammaBody, DeltaBody])
@@ -109,7 +122,10 @@ const withoutExtra = (obj: Json): Json => {
  * what the model allows; never throws.
  * @category constructors
  */
-export const buildVideoBody = (input: unknown, options: BuildVideoBodyOptions = {}): Effect.Effect<VideoBody, InvalidRequest> =>
+export const buildVideoBody = (
+  input: unknown,
+  options: BuildVideoBodyOptions = {}
+): Effect.Effect<VideoBody, InvalidRequest> =>
   Effect.suspend(() => {
     try {
       return Effect.fromResult(videoBodyOf(input, options))

@@ -60,15 +60,50 @@ export interface VideoCatalog {
   readonly defaults: Readonly<Record<VideoFamily, VideoModelLimits>>
 }
 
-const range = (from: number, to: number): ReadonlyArray<number> => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+const range = (from: number, to: number): ReadonlyArray<number> =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i)
 const deltaRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "adaptive"] as const
-const none = { firstFrame: false, firstLastFrame: false, referenceImages: false, cameraFixed: false, topLevelPrompt: false, returnLastFrame: false }
+const none = {
+  firstFrame: false,
+  firstLastFrame: false,
+  referenceImages: false,
+  cameraFixed: false,
+  topLevelPrompt: false,
+  returnLastFrame: false
+}
 
 /** Limits of a model of each family that the catalog does not list (lenient where the contract is silent). @category models */
 export const videoFamilyDefaults: Readonly<Record<VideoFamily, VideoModelLimits>> = {
-  alpha: { ...none, family: "alpha", modes: ["t2v", "i2v", "v2v"], firstFrame: true, durations: [4, 8, 12], resolutions: ["720p"], aspectRatios: ["16:9", "9:16"], audio: "always" },
-  beta: { ...none, family: "beta", modes: ["t2v", "i2v"], firstFrame: true, durations: [4, 6, 8], resolutions: ["720p", "1080p"], aspectRatios: ["16:9", "9:16"], audio: "always" },
-  gamma: { ...none, family: "gamma", modes: ["t2v", "i2v"], firstFrame: true, durations: [5, 10], resolutions: ["480p", "720p", "1080p"], aspectRatios: ["16:9", "9:16", "1:1", "4:3", "3:4"], audio: "optional" },
+  alpha: {
+    ...none,
+    family: "alpha",
+    modes: ["t2v", "i2v", "v2v"],
+    firstFrame: true,
+    durations: [4, 8, 12],
+    resolutions: ["720p"],
+    aspectRatios: ["16:9", "9:16"],
+    audio: "always"
+  },
+  beta: {
+    ...none,
+    family: "beta",
+    modes: ["t2v", "i2v"],
+    firstFrame: true,
+    durations: [4, 6, 8],
+    resolutions: ["720p", "1080p"],
+    aspectRatios: ["16:9", "9:16"],
+    audio: "always"
+  },
+  gamma: {
+    ...none,
+    family: "gamma",
+    modes: ["t2v", "i2v"],
+    firstFrame: true,
+    durations: [5, 10],
+    resolutions: ["480p", "720p", "1080p"],
+    aspectRatios: ["16:9", "9:16", "1:1", "4:3", "3:4"],
+    audio: "optional"
+  },
   delta: {
     ...none,
     family: "delta",
@@ -104,8 +139,18 @@ export const videoModels: Readonly<Record<string, VideoModelEntry>> = {
   "alpha-2": { family: "alpha", notes: "remix needs a `video_` id" },
   "beta-3.0-fast-generate-001": { family: "beta" },
   "beta-3.1-fast-generate-001": { family: "beta", firstLastFrame: true },
-  "gamma2.5-t2v-preview": { family: "gamma", modes: ["t2v"], firstFrame: false, notes: "`size` W*H from resolution × ratio (4:3 and 3:4 not at 480p)" },
-  "gamma2.5-i2v-preview": { family: "gamma", modes: ["i2v"], aspectRatios: [], notes: "image required; the image sets the ratio" },
+  "gamma2.5-t2v-preview": {
+    family: "gamma",
+    modes: ["t2v"],
+    firstFrame: false,
+    notes: "`size` W*H from resolution × ratio (4:3 and 3:4 not at 480p)"
+  },
+  "gamma2.5-i2v-preview": {
+    family: "gamma",
+    modes: ["i2v"],
+    aspectRatios: [],
+    notes: "image required; the image sets the ratio"
+  },
   "delta-1-0-lite-t2v-250428": {
     family: "delta",
     modes: ["t2v"],
@@ -159,7 +204,10 @@ const mergeEntries = (
 }
 
 /** Adds or overrides entries (partial entries merge over what the catalog had). @category combinators */
-export const withVideoModels = (catalog: VideoCatalog, entries: Readonly<Record<string, VideoModelEntry>>): VideoCatalog => ({
+export const withVideoModels = (
+  catalog: VideoCatalog,
+  entries: Readonly<Record<string, VideoModelEntry>>
+): VideoCatalog => ({
   entries: mergeEntries(catalog.entries, entries),
   defaults: catalog.defaults
 })
@@ -189,19 +237,27 @@ export const videoFamilyOf = (model: string, catalog: VideoCatalog = defaultVide
 const knownFamilies = "an id of the catalog or one starting with alpha-, beta-, gamma or delta-"
 
 /** Resolves a model id to its limits, or fails on `model` when it is no video model. @category routing */
-export const lookupVideoModel = (model: string, catalog: VideoCatalog = defaultVideoCatalog): Effect.Effect<VideoModel, InvalidRequest> =>
+export const lookupVideoModel = (
+  model: string,
+  catalog: VideoCatalog = defaultVideoCatalog
+): Effect.Effect<VideoModel, InvalidRequest> =>
   Effect.suspend(() => Effect.fromResult(lookupVideoModelResult(model, catalog)))
 
 /** `lookupVideoModel` as a synchronous `Result` (what `buildVideoBody` runs). @internal */
-export const lookupVideoModelResult = (model: string, catalog: VideoCatalog = defaultVideoCatalog): Result.Result<VideoModel, InvalidRequest> => {
+export const lookupVideoModelResult = (
+  model: string,
+  catalog: VideoCatalog = defaultVideoCatalog
+): Result.Result<VideoModel, InvalidRequest> => {
   const family = videoFamilyOf(model, catalog)
-  if (family === undefined) return fail("model", "video-model", `model: ${describe(model)} is not a video model; allowed: ${knownFamilies}`)
+  if (family === undefined)
+    return fail("model", "video-model", `model: ${describe(model)} is not a video model; allowed: ${knownFamilies}`)
   const entry = Object.hasOwn(catalog.entries, model) ? catalog.entries[model] : undefined
   return Result.succeed({ ...catalog.defaults[family], ...entry, family, id: model })
 }
 
 /** The ids the catalog lists, in catalog order. @category models */
-export const videoModelIds = (catalog: VideoCatalog = defaultVideoCatalog): ReadonlyArray<string> => Object.keys(catalog.entries)
+export const videoModelIds = (catalog: VideoCatalog = defaultVideoCatalog): ReadonlyArray<string> =>
+  Object.keys(catalog.entries)
 
 /** The catalog's constructors and lookups under one name. @category constructors */
 export const VideoCatalog = {

@@ -28,8 +28,33 @@ export const videoModeFields = [
 /** Each family's own body fields (E1 family tables). A body holds its family's and never another's. @category models */
 export const videoFamilyFields: Readonly<Record<VideoFamily, ReadonlyArray<string>>> = {
   alpha: ["model", "prompt", "seconds", "size", "input_reference", "remix_from_video_id"],
-  beta: ["model", "prompt", "durationSeconds", "aspectRatio", "resolution", "fps", "image", "lastFrame", "generateAudio", "personGeneration", "addWatermark", "seed", "sampleCount"],
-  gamma: ["model", "prompt", "duration", "resolution", "size", "smart_rewrite", "generate_audio", "audio_url", "seed", "image"],
+  beta: [
+    "model",
+    "prompt",
+    "durationSeconds",
+    "aspectRatio",
+    "resolution",
+    "fps",
+    "image",
+    "lastFrame",
+    "generateAudio",
+    "personGeneration",
+    "addWatermark",
+    "seed",
+    "sampleCount"
+  ],
+  gamma: [
+    "model",
+    "prompt",
+    "duration",
+    "resolution",
+    "size",
+    "smart_rewrite",
+    "generate_audio",
+    "audio_url",
+    "seed",
+    "image"
+  ],
   delta: ["model", "prompt", "metadata"]
 }
 
@@ -40,7 +65,8 @@ const shared = new Set<string>([...videoGenericFields, ...videoModeFields])
 export const foreignVideoFields = (family: VideoFamily): ReadonlyArray<string> => {
   const own = new Set(videoFamilyFields[family])
   const out = new Set<string>()
-  for (const other of families) if (other !== family) for (const f of videoFamilyFields[other]) if (!own.has(f)) out.add(f)
+  for (const other of families)
+    if (other !== family) for (const f of videoFamilyFields[other]) if (!own.has(f)) out.add(f)
   return [...out]
 }
 
@@ -49,16 +75,29 @@ export const rejectForeignFields = (input: Json, model: VideoModel): Result.Resu
   for (const key of foreignVideoFields(model.family)) {
     if (shared.has(key) || optional(input, key) === undefined) continue
     const owner = families.find((f) => f !== model.family && videoFamilyFields[f].includes(key))!
-    return fail(key, "foreign-field", `${key} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`)
+    return fail(
+      key,
+      "foreign-field",
+      `${key} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`
+    )
   }
   return Result.void
 }
 
 /** Fails on the first of `keys` present in the input: mode fields this model's family cannot express. */
-export const rejectUnsupported = (input: Json, keys: ReadonlyArray<string>, model: VideoModel, why = ""): Result.Result<void, InvalidRequest> => {
+export const rejectUnsupported = (
+  input: Json,
+  keys: ReadonlyArray<string>,
+  model: VideoModel,
+  why = ""
+): Result.Result<void, InvalidRequest> => {
   for (const key of keys)
     if (optional(input, key) !== undefined)
-      return fail(key, "unsupported", `${key} is not supported by ${model.id} (family ${model.family})${why ? `; ${why}` : ""}`)
+      return fail(
+        key,
+        "unsupported",
+        `${key} is not supported by ${model.id} (family ${model.family})${why ? `; ${why}` : ""}`
+      )
   return Result.void
 }
 
@@ -89,33 +128,45 @@ export const allowedFor = <A extends string | number>(
   none = "none",
   given: unknown = value
 ): Result.Result<A, InvalidRequest> =>
-  allowed.includes(value) ? Result.succeed(value) : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
+  allowed.includes(value)
+    ? Result.succeed(value)
+    : notAllowed(field, given, allowed.length === 0 ? none : allowed, model.id)
 
 /** A string of media: a URL or a Base64 data URL, not empty. @category schemas */
 export const VideoMedia = NonBlank
 
 // E1 writes integers such as a duration either way: 8 or "8".
 const DIGITS = /^-?\d{1,15}$/
-const integerGiven = (value: unknown): unknown => (typeof value === "string" && DIGITS.test(value.trim()) ? Number(value.trim()) : value)
+const integerGiven = (value: unknown): unknown =>
+  typeof value === "string" && DIGITS.test(value.trim()) ? Number(value.trim()) : value
 
 /** An integer, also when written as a string of digits (`"8"`): "duration: expected an integer, got 1.5". */
-export const readInteger = (value: unknown, field: string): Result.Result<number, InvalidRequest> => conform(Integer, integerGiven(value), field)
+export const readInteger = (value: unknown, field: string): Result.Result<number, InvalidRequest> =>
+  conform(Integer, integerGiven(value), field)
 
 /** A duration in seconds: an integer, or a string of digits. */
 export const readDuration = readInteger
 
 /** A string: "prompt: expected a string, got 5". */
-export const readText = (value: unknown, field: string): Result.Result<string, InvalidRequest> => conform(Schema.String, value, field)
+export const readText = (value: unknown, field: string): Result.Result<string, InvalidRequest> =>
+  conform(Schema.String, value, field)
 
 /** A boolean: "watermark: expected true or false, got \"yes\"". */
-export const readSwitch = (value: unknown, field: string): Result.Result<boolean, InvalidRequest> => conform(Schema.Boolean, value, field)
+export const readSwitch = (value: unknown, field: string): Result.Result<boolean, InvalidRequest> =>
+  conform(Schema.Boolean, value, field)
 
 /** A string of media: a URL or a Base64 data URL, not empty. */
-export const readMedia = (value: unknown, field: string): Result.Result<string, InvalidRequest> => conform(VideoMedia, value, field)
+export const readMedia = (value: unknown, field: string): Result.Result<string, InvalidRequest> =>
+  conform(VideoMedia, value, field)
 
 /** The first-frame image of i2v, given as `image` or `input_reference` (the same image twice is fine). */
-export const readFirstFrame = (input: Json, nativeName = "image"): Result.Result<{ readonly value: string; readonly field: string; readonly given: unknown } | undefined, InvalidRequest> =>
-  eitherField(input, nativeName === "image" ? ["input_reference", "image"] : ["image", nativeName], readMedia)
+export const readFirstFrame = (
+  input: Json,
+  nativeName = "image"
+): Result.Result<
+  { readonly value: string; readonly field: string; readonly given: unknown } | undefined,
+  InvalidRequest
+> => eitherField(input, nativeName === "image" ? ["input_reference", "image"] : ["image", nativeName], readMedia)
 
 /** The generic resolution values (E1). @category models */
 export const videoResolutions = ["480p", "720p", "1080p", "4k"] as const
@@ -123,13 +174,23 @@ export const videoResolutions = ["480p", "720p", "1080p", "4k"] as const
 export const videoAspectRatios = ["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"] as const
 
 /** A resolution the model allows (checked against the model, then against the generic E1 list). */
-export const readResolution = (value: unknown, field: string, model: VideoModel): Result.Result<string, InvalidRequest> =>
+export const readResolution = (
+  value: unknown,
+  field: string,
+  model: VideoModel
+): Result.Result<string, InvalidRequest> =>
   Result.flatMap(readText(value, field), (v) =>
-    Result.flatMap(allowedFor(v, field, model.resolutions, model), () => allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model))
+    Result.flatMap(allowedFor(v, field, model.resolutions, model), () =>
+      allowedFor(v, field, videoResolutions as ReadonlyArray<string>, model)
+    )
   )
 
 /** An aspect ratio the model allows (an empty model list means the image sets the ratio). */
-export const readAspectRatio = (value: unknown, field: string, model: VideoModel): Result.Result<string, InvalidRequest> =>
+export const readAspectRatio = (
+  value: unknown,
+  field: string,
+  model: VideoModel
+): Result.Result<string, InvalidRequest> =>
   Result.flatMap(readText(value, field), (v) =>
     Result.flatMap(allowedFor(v, field, model.aspectRatios, model, "none (the image sets the ratio)"), () =>
       allowedFor(v, field, videoAspectRatios as ReadonlyArray<string>, model)
@@ -137,17 +198,34 @@ export const readAspectRatio = (value: unknown, field: string, model: VideoModel
   )
 
 /** `generate_audio` checked against what the model can do (sound always, never, or on request). */
-export const readAudioRequest = (value: unknown, field: string, model: VideoModel): Result.Result<boolean, InvalidRequest> =>
+export const readAudioRequest = (
+  value: unknown,
+  field: string,
+  model: VideoModel
+): Result.Result<boolean, InvalidRequest> =>
   Result.flatMap(readSwitch(value, field), (v) =>
     model.audio === "always" && !v
-      ? fail(field, "audio", `${field}: false is not allowed for ${model.id}, which always generates audio; allowed: true`)
+      ? fail(
+          field,
+          "audio",
+          `${field}: false is not allowed for ${model.id}, which always generates audio; allowed: true`
+        )
       : model.audio === "none" && v
-        ? fail(field, "audio", `${field}: true is not allowed for ${model.id}, which makes silent video; allowed: false`)
+        ? fail(
+            field,
+            "audio",
+            `${field}: true is not allowed for ${model.id}, which makes silent video; allowed: false`
+          )
         : Result.succeed(v)
   )
 
 /** Checks that the model has a mode (`i2v` for an image, `v2v` for a remix, …). */
-export const requireMode = (model: VideoModel, mode: VideoModel["modes"][number], field: string, what: string): Result.Result<void, InvalidRequest> =>
+export const requireMode = (
+  model: VideoModel,
+  mode: VideoModel["modes"][number],
+  field: string,
+  what: string
+): Result.Result<void, InvalidRequest> =>
   model.modes.includes(mode)
     ? Result.void
     : fail(field, "mode", `${field}: ${what} is not supported by ${model.id}; its modes: ${listAllowed(model.modes)}`)

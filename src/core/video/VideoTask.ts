@@ -71,7 +71,10 @@ const decodeResult = decodeWith(VideoDownloadResult, "video", "video download")
  * Never throws; every failure is a `DecodeError` of family `video`.
  * @category decoding
  */
-export const decodeVideoDownload = (json: unknown, options?: DecodeOptions): Effect.Effect<VideoDownload, DecodeError> =>
+export const decodeVideoDownload = (
+  json: unknown,
+  options?: DecodeOptions
+): Effect.Effect<VideoDownload, DecodeError> =>
   Effect.suspend(() => {
     const parsed = decodeResult(json, options)
     if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)

@@ -32,7 +32,10 @@ export const decode = (text: string): Result.Result<Uint8Array, string> => {
   let o = 0
   let i = 0
   for (; i < full; i += 4) {
-    const a = CODES[input[i]!]!, b = CODES[input[i + 1]!]!, c = CODES[input[i + 2]!]!, d = CODES[input[i + 3]!]!
+    const a = CODES[input[i]!]!,
+      b = CODES[input[i + 1]!]!,
+      c = CODES[input[i + 2]!]!,
+      d = CODES[input[i + 3]!]!
     if ((a | b | c | d) === 255) return Result.fail(`invalid base64 character near offset ${i}`)
     const n = (a << 18) | (b << 12) | (c << 6) | d
     out[o++] = n >> 16
@@ -40,10 +43,13 @@ export const decode = (text: string): Result.Result<Uint8Array, string> => {
     out[o++] = n & 0xff
   }
   if (padding > 0) {
-    const a = CODES[input[i]!]!, b = CODES[input[i + 1]!]!, c = padding === 1 ? CODES[input[i + 2]!]! : 0
+    const a = CODES[input[i]!]!,
+      b = CODES[input[i + 1]!]!,
+      c = padding === 1 ? CODES[input[i + 2]!]! : 0
     if ((a | b | c) === 255) return Result.fail(`invalid base64 character near offset ${i}`)
     // Canonical form: the bits that padding leaves unused must be zero.
-    if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0) return Result.fail("base64 has non-zero bits before its padding")
+    if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0)
+      return Result.fail("base64 has non-zero bits before its padding")
     out[o++] = (a << 2) | (b >> 4)
     if (padding === 1) out[o++] = ((b & 0x0f) << 4) | (c >> 2)
   }

@@ -43,7 +43,12 @@ export const CountTokensErrorEnvelope = Schema.Union([MessagesErrorEnvelope, Cou
 
 /** Native-content (zeta): `{error: {code, message, status, details?}}`. @category schemas */
 export const NativeErrorEnvelope = Schema.Struct({
-  error: Open({ code: Schema.Number, message: Schema.String, status: Schema.String, details: Schema.optional(Schema.Array(Schema.Unknown)) })
+  error: Open({
+    code: Schema.Number,
+    message: Schema.String,
+    status: Schema.String,
+    details: Schema.optional(Schema.Array(Schema.Unknown))
+  })
 })
 
 /** OpenAI-style (chat, responses, embeddings, rerank, speech, images, models, video submit): `{error: {message, type, param, code}}`. @category schemas */
@@ -101,7 +106,12 @@ interface Said {
 
 const retryInfoMs = (details: ReadonlyArray<unknown> | undefined): number | undefined => {
   for (const d of details ?? []) {
-    if (isRecord(d) && typeof d["@type"] === "string" && d["@type"].endsWith("google.rpc.RetryInfo") && typeof d.retryDelay === "string") {
+    if (
+      isRecord(d) &&
+      typeof d["@type"] === "string" &&
+      d["@type"].endsWith("google.rpc.RetryInfo") &&
+      typeof d.retryDelay === "string"
+    ) {
       const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay)
       if (m) return Math.round(Number(m[1]) * 1000)
     }
@@ -114,7 +124,13 @@ const retryInfoMs = (details: ReadonlyArray<unknown> | undefined): number | unde
 const read = (family: Family, body: unknown): Said => {
   const messages = (): Said | undefined => {
     const e = asMessages(body)
-    return e && { type: e.error.type, message: e.error.message, ...(typeof e.request_id === "string" ? { requestId: e.request_id } : {}) }
+    return (
+      e && {
+        type: e.error.type,
+        message: e.error.message,
+        ...(typeof e.request_id === "string" ? { requestId: e.request_id } : {})
+      }
+    )
   }
   const native = (): Said | undefined => {
     const e = asNative(body)
@@ -144,7 +160,6 @@ const read = (family: Family, body: unknown): Said => {
   }
   return {}
 }
-
 
 /** Only the string-valued headers, names lower-cased (`__proto__`-style names dropped): untrusted input is never read further. */
 const cleanHeaders = (headers: unknown): Record<string, string> => {
@@ -186,7 +201,10 @@ const statusText: Readonly<Record<number, string>> = {
 }
 
 const fallbackMessage = (status: number | undefined, rawText: string | undefined): string => {
-  const head = status === undefined ? "the gateway answered with an error" : `HTTP ${status}${statusText[status] ? ` ${statusText[status]}` : ""}`
+  const head =
+    status === undefined
+      ? "the gateway answered with an error"
+      : `HTTP ${status}${statusText[status] ? ` ${statusText[status]}` : ""}`
   const text = rawText === undefined ? "" : cap(rawText)
   return text === "" ? head : cap(`${head}: ${text}`)
 }
@@ -213,7 +231,16 @@ const byType: Readonly<Record<string, "auth" | "permission" | "notFound" | "rate
   UNAVAILABLE: "server"
 }
 
-const families: ReadonlyArray<Family> = ["messages", "count_tokens", "native", "openai", "video", "platform", "realtime", "live"]
+const families: ReadonlyArray<Family> = [
+  "messages",
+  "count_tokens",
+  "native",
+  "openai",
+  "video",
+  "platform",
+  "realtime",
+  "live"
+]
 
 /** One HTTP error answer, as the adapter received it. Header names lower-cased. @category models */
 export interface ErrorAnswer {
@@ -229,9 +256,14 @@ export interface ErrorAnswer {
 // The one mapping behind `toAnswerError` and `toPlatformAnswerError`: `onPlatformCode` is how a
 // platform envelope's failing `code` under a non-error status is told; without it such a body is
 // mapped by its type like any other, so the result type says whether a `PlatformError` can come out.
-const classify = <P = never>(answer: ErrorAnswer, onPlatformCode?: (info: GatewayErrorInfo, code: number) => P): AnswerError | P => {
+const classify = <P = never>(
+  answer: ErrorAnswer,
+  onPlatformCode?: (info: GatewayErrorInfo, code: number) => P
+): AnswerError | P => {
   const input: Partial<ErrorAnswer> = isRecord(answer) ? answer : {}
-  const family: Family = (families as ReadonlyArray<unknown>).includes(input.family) ? (input.family as Family) : "openai"
+  const family: Family = (families as ReadonlyArray<unknown>).includes(input.family)
+    ? (input.family as Family)
+    : "openai"
   const status = typeof input.status === "number" && Number.isInteger(input.status) ? input.status : undefined
   const headers = cleanHeaders(input.headers)
   let body: unknown = input.body
@@ -250,7 +282,10 @@ const classify = <P = never>(answer: ErrorAnswer, onPlatformCode?: (info: Gatewa
   const clean = sanitize(body)
   const said = read(family, clean)
   const requestId = headers["request-id"] ?? headers["x-request-id"] ?? said.requestId
-  const message = said.message !== undefined && said.message.trim() !== "" ? cap(said.message) : fallbackMessage(status, said.type === undefined ? rawText : undefined)
+  const message =
+    said.message !== undefined && said.message.trim() !== ""
+      ? cap(said.message)
+      : fallbackMessage(status, said.type === undefined ? rawText : undefined)
   const info: GatewayErrorInfo = {
     family,
     message,

@@ -111,7 +111,11 @@ export interface PlainWalk {
  * value throws, as `exceedsJsonDepth` does.
  * @category predicates
  */
-export const plainView = (value: unknown, maxDepth: number = defaultMaxJsonDepth, walk: PlainWalk = { left: 1 << 22 }): unknown => {
+export const plainView = (
+  value: unknown,
+  maxDepth: number = defaultMaxJsonDepth,
+  walk: PlainWalk = { left: 1 << 22 }
+): unknown => {
   if (value === null || typeof value !== "object") return value
   if (maxDepth > RECURSION_LIMIT) return NOT_PLAIN
   return viewBelow(value, 1, maxDepth, walk)
@@ -191,7 +195,13 @@ const describe = (v: unknown): string | undefined => {
 }
 
 const childPath = (path: string, key: string | number): string =>
-  typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? (path === "" ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`
+  typeof key === "number"
+    ? `${path}[${key}]`
+    : /^[A-Za-z_$][\w$]*$/.test(key)
+      ? path === ""
+        ? key
+        : `${path}.${key}`
+      : `${path}[${JSON.stringify(key)}]`
 
 /**
  * The first reason `value` is not plain JSON data that `JSON.stringify` sends as it is, or
@@ -220,13 +230,18 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
     const simple = describe(v)
     if (simple !== undefined) return { path: pathOf(frame), reason: simple }
     if (v === null || typeof v !== "object") continue
-    if (depth + 1 > maxDepth) return { path: pathOf(frame), reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
-    if (onPath.has(v)) return { path: pathOf(frame), reason: "a cycle (a value containing itself) cannot be sent as JSON" }
+    if (depth + 1 > maxDepth)
+      return { path: pathOf(frame), reason: `nesting deeper than ${maxDepth} levels cannot be sent` }
+    if (onPath.has(v))
+      return { path: pathOf(frame), reason: "a cycle (a value containing itself) cannot be sent as JSON" }
     const clean = cleanAt.get(v)
     if (clean !== undefined && depth <= clean) continue
     try {
       if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
-        return { path: pathOf(frame), reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value" }
+        return {
+          path: pathOf(frame),
+          reason: "an object with toJSON (such as a Date) is not plain JSON data; pass its JSON value"
+        }
       }
       const isArray = Array.isArray(v)
       if (!isArray) {
@@ -240,11 +255,13 @@ export const findUnsendable = (value: unknown, maxDepth: number = defaultMaxJson
       if (isArray) {
         const arr = v as ReadonlyArray<unknown>
         for (let i = arr.length - 1; i >= 0; i--) {
-          if (arr[i] === undefined) return { path: childPath(pathOf(frame), i), reason: "undefined in an array cannot be sent as JSON" }
+          if (arr[i] === undefined)
+            return { path: childPath(pathOf(frame), i), reason: "undefined in an array cannot be sent as JSON" }
           stack.push({ v: arr[i], parent: frame, key: i, depth: depth + 1, leave: undefined })
         }
       } else {
-        if (Object.getOwnPropertySymbols(v).length > 0) return { path: pathOf(frame), reason: "symbol keys cannot be sent as JSON" }
+        if (Object.getOwnPropertySymbols(v).length > 0)
+          return { path: pathOf(frame), reason: "symbol keys cannot be sent as JSON" }
         const keys = Object.keys(v)
         for (let i = keys.length - 1; i >= 0; i--) {
           const key = keys[i]!

@@ -85,5 +85,7 @@ export const scanIndex = (text: string, at: number): Scanned<number> | undefined
   if (i === at || (i > at + 1 && text.charCodeAt(at) === 0x30)) return undefined
   const next = text.charCodeAt(i)
   // A 16th digit, a fraction or an exponent: not a plain small integer.
-  return (next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 ? undefined : { value, end: i }
+  return (next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45
+    ? undefined
+    : { value, end: i }
 }

@@ -256,14 +256,25 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     const c = text.charCodeAt(start)
     // The common fields are recognised in place, without slicing the line.
     if (
-      c === 100 && end - start > 4 && text.charCodeAt(start + 4) === COLON && text.charCodeAt(start + 1) === 97 &&
-      text.charCodeAt(start + 2) === 116 && text.charCodeAt(start + 3) === 97
+      c === 100 &&
+      end - start > 4 &&
+      text.charCodeAt(start + 4) === COLON &&
+      text.charCodeAt(start + 1) === 97 &&
+      text.charCodeAt(start + 2) === 116 &&
+      text.charCodeAt(start + 3) === 97
     ) {
-      return appendData(text.slice(start + 5 < end && text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end))
+      return appendData(
+        text.slice(start + 5 < end && text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end)
+      )
     }
     if (
-      c === 101 && end - start > 5 && text.charCodeAt(start + 5) === COLON && text.charCodeAt(start + 1) === 118 &&
-      text.charCodeAt(start + 2) === 101 && text.charCodeAt(start + 3) === 110 && text.charCodeAt(start + 4) === 116
+      c === 101 &&
+      end - start > 5 &&
+      text.charCodeAt(start + 5) === COLON &&
+      text.charCodeAt(start + 1) === 118 &&
+      text.charCodeAt(start + 2) === 101 &&
+      text.charCodeAt(start + 3) === 110 &&
+      text.charCodeAt(start + 4) === 116
     ) {
       eventType = text.slice(start + 6 < end && text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
       return
@@ -321,8 +332,13 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         }
         eventType = ""
       } else if (
-        !hasData && end - pos > 4 && text.charCodeAt(pos) === 100 && text.charCodeAt(pos + 4) === COLON &&
-        text.charCodeAt(pos + 1) === 97 && text.charCodeAt(pos + 2) === 116 && text.charCodeAt(pos + 3) === 97 &&
+        !hasData &&
+        end - pos > 4 &&
+        text.charCodeAt(pos) === 100 &&
+        text.charCodeAt(pos + 4) === COLON &&
+        text.charCodeAt(pos + 1) === 97 &&
+        text.charCodeAt(pos + 2) === 116 &&
+        text.charCodeAt(pos + 3) === 97 &&
         end - pos <= maxBufferSize
       ) {
         const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, end)
@@ -338,7 +354,10 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
           continue
         }
         if (
-          end === cr && end + 3 < len && text.charCodeAt(end + 1) === LF && text.charCodeAt(end + 2) === CR &&
+          end === cr &&
+          end + 3 < len &&
+          text.charCodeAt(end + 1) === LF &&
+          text.charCodeAt(end + 2) === CR &&
           text.charCodeAt(end + 3) === LF
         ) {
           onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
@@ -351,8 +370,13 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         data = value
         hasData = true
       } else if (
-        end - pos > 5 && text.charCodeAt(pos) === 101 && text.charCodeAt(pos + 5) === COLON && text.charCodeAt(pos + 1) === 118 &&
-        text.charCodeAt(pos + 2) === 101 && text.charCodeAt(pos + 3) === 110 && text.charCodeAt(pos + 4) === 116 &&
+        end - pos > 5 &&
+        text.charCodeAt(pos) === 101 &&
+        text.charCodeAt(pos + 5) === COLON &&
+        text.charCodeAt(pos + 1) === 118 &&
+        text.charCodeAt(pos + 2) === 101 &&
+        text.charCodeAt(pos + 3) === 110 &&
+        text.charCodeAt(pos + 4) === 116 &&
         end - pos <= maxBufferSize
       ) {
         eventType = text.slice(text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6, end)
@@ -465,7 +489,8 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
     // pending line overflow (a byte is at most one code unit), so that the overflow is reported
     // when it would be without gathering.
     if (
-      lineEnd || gatheredLength > GATHER_BYTES - SMALL_CHUNK ||
+      lineEnd ||
+      gatheredLength > GATHER_BYTES - SMALL_CHUNK ||
       gatheredLength + utf8.carried() + pendingLength > maxBufferSize
     ) {
       releaseGathered()

@@ -137,9 +137,12 @@ const decodeValid = (bytes: Uint8Array, from: number, to: number): string | unde
       const b2 = bytes[i + 2]!
       const b3 = bytes[i + 3]!
       if (
-        b1 < (b0 === 0xf0 ? 0x90 : 0x80) || b1 > (b0 === 0xf4 ? 0x8f : 0xbf) || (b2 & 0xc0) !== 0x80 ||
+        b1 < (b0 === 0xf0 ? 0x90 : 0x80) ||
+        b1 > (b0 === 0xf4 ? 0x8f : 0xbf) ||
+        (b2 & 0xc0) !== 0x80 ||
         (b3 & 0xc0) !== 0x80
-      ) return undefined
+      )
+        return undefined
       const cp = ((b0 & 0x07) << 18) | ((b1 & 0x3f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f)
       text += String.fromCharCode(0xd7c0 + (cp >> 10), 0xdc00 | (cp & 0x3ff))
       i += 4
@@ -237,8 +240,8 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
         n === 1
           ? String.fromCharCode(bytes[from]!)
           : n === 2
-          ? String.fromCharCode(bytes[from]!, bytes[from + 1]!)
-          : String.fromCharCode(bytes[from]!, bytes[from + 1]!, bytes[from + 2]!)
+            ? String.fromCharCode(bytes[from]!, bytes[from + 1]!)
+            : String.fromCharCode(bytes[from]!, bytes[from + 1]!, bytes[from + 2]!)
       )
       return
     }
@@ -272,7 +275,10 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
    * right all the same, only slower to make.
    */
   const optimistic = (bytes: Uint8Array, from: number, to: number, sink: TextSink): void => {
-    if (to - from > longLine && !lineEndIn(bytes, from + asciiSlice, Math.min(to, from + asciiSlice + LONG_LINE_PROBE))) {
+    if (
+      to - from > longLine &&
+      !lineEndIn(bytes, from + asciiSlice, Math.min(to, from + asciiSlice + LONG_LINE_PROBE))
+    ) {
       // A line runs through the start of the chunk's second slice: a long line (a base64 image,
       // say). The chunk is decoded whole, in one call, as a `TextDecoder` fed whole chunks does:
       // slicing it would decode its first slices twice (see below) for nothing.
@@ -335,9 +341,10 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
     // A view of the chunk's aligned words: four bytes tested for a high bit at a time.
     const base = bytes.byteOffset
     const wordsAt = ((base + 3) & ~3) - base // the first index of `bytes` on a word boundary
-    const words = bytes.length - wordsAt >= 32
-      ? new Uint32Array(bytes.buffer, base + wordsAt, (bytes.length - wordsAt) >>> 2)
-      : undefined
+    const words =
+      bytes.length - wordsAt >= 32
+        ? new Uint32Array(bytes.buffer, base + wordsAt, (bytes.length - wordsAt) >>> 2)
+        : undefined
     let at = from
     let count = 0
     while (at < to) {

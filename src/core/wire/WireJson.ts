@@ -14,13 +14,25 @@ import { DecodeError, type Family } from "../errors/GatewayError.js"
 import { selectorsOf } from "../validation/Conform.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
 import { redactText } from "../errors/Redact.js"
-import { defaultMaxJsonDepth, exceedsJsonDepth, NOT_PLAIN, parsedTreeDepth, type PlainWalk, plainView, RECURSION_LIMIT, TOO_DEEP } from "./JsonSafety.js"
+import {
+  defaultMaxJsonDepth,
+  exceedsJsonDepth,
+  NOT_PLAIN,
+  parsedTreeDepth,
+  type PlainWalk,
+  plainView,
+  RECURSION_LIMIT,
+  TOO_DEEP
+} from "./JsonSafety.js"
 
 // Why not `Schema.Record(Schema.String, Schema.Unknown)` for opaque objects: it would keep the keys it
 // is given as they are. These schemas copy through `sanitize`, which drops `__proto__`-style keys.
 
 // A declaration that accepts what `is` accepts and decodes it to its sanitized copy.
-const sanitized = <T>(is: (u: unknown) => u is T, annotations: { readonly identifier: string; readonly expected: string }) =>
+const sanitized = <T>(
+  is: (u: unknown) => u is T,
+  annotations: { readonly identifier: string; readonly expected: string }
+) =>
   Schema.declareConstructor<T>()(
     [],
     () => (input, ast, options) =>
@@ -30,10 +42,16 @@ const sanitized = <T>(is: (u: unknown) => u is T, annotations: { readonly identi
   )
 
 /** Any JSON object, passed through opaquely without `__proto__`/`constructor`/`prototype` keys. @category schemas */
-export const JsonObject: Schema.Codec<Json> = sanitized((u: unknown): u is Json => isRecord(u), { identifier: "JsonObject", expected: "a JSON object" })
+export const JsonObject: Schema.Codec<Json> = sanitized((u: unknown): u is Json => isRecord(u), {
+  identifier: "JsonObject",
+  expected: "a JSON object"
+})
 
 /** Any value, passed through opaquely with unsafe keys dropped at every depth. @category schemas */
-export const JsonValue: Schema.Codec<unknown> = sanitized((u: unknown): u is unknown => true, { identifier: "JsonValue", expected: "a JSON value" })
+export const JsonValue: Schema.Codec<unknown> = sanitized((u: unknown): u is unknown => true, {
+  identifier: "JsonValue",
+  expected: "a JSON value"
+})
 
 /** A JSON object with a string `type` (an upstream block or item this library does not model). @category models */
 export type OpaqueTagged = { readonly type: string; readonly [key: string]: unknown }
@@ -76,7 +94,8 @@ export const maxDepthOf = (options: unknown): number => {
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : defaultMaxJsonDepth
 }
 
-const depthMessage = (what: string, maxDepth: number): string => `${what}: nesting deeper than ${maxDepth} levels (the JSON depth bound)`
+const depthMessage = (what: string, maxDepth: number): string =>
+  `${what}: nesting deeper than ${maxDepth} levels (the JSON depth bound)`
 
 // How much of one schema issue an error message carries; the value itself never (see formatDecodeIssues).
 const maxIssues = 3
@@ -89,7 +108,13 @@ const pathText = (path: ReadonlyArray<PropertyKey>): string =>
     ? "(top level)"
     : path
         .map((k, i) =>
-          typeof k === "number" ? `[${k}]` : typeof k === "string" && /^[A-Za-z_$][\w$-]{0,39}$/.test(k) ? (i === 0 ? k : `.${k}`) : "[…]"
+          typeof k === "number"
+            ? `[${k}]`
+            : typeof k === "string" && /^[A-Za-z_$][\w$-]{0,39}$/.test(k)
+              ? i === 0
+                ? k
+                : `.${k}`
+              : "[…]"
         )
         .join("")
 
@@ -101,9 +126,12 @@ interface IssueLine {
 const standard = SchemaIssue.makeFormatterStandardSchemaV1()
 
 // "Expected string", "Expected \"a\" | \"b\"": Schema's own name of a type, never with the value.
-const expectedOf = (ast: AST.AST): string => standard(new SchemaIssue.InvalidType(ast)).issues[0]?.message ?? "Expected a valid value"
+const expectedOf = (ast: AST.AST): string =>
+  standard(new SchemaIssue.InvalidType(ast)).issues[0]?.message ?? "Expected a valid value"
 
-const representationOf = (filter: AST.Filter<never>): { readonly id?: unknown; readonly payload?: unknown } | undefined => {
+const representationOf = (
+  filter: AST.Filter<never>
+): { readonly id?: unknown; readonly payload?: unknown } | undefined => {
   const r = filter.annotations?.representation
   return typeof r === "object" && r !== null ? r : undefined
 }
@@ -115,7 +143,12 @@ const checkText = (filter: AST.Filter<never>, owner: AST.AST | undefined): strin
   if (typeof annotations?.message === "string") return annotations.message
   const representation = representationOf(filter)
   const payload = representation?.payload
-  if (representation?.id === "effect/schema/isPattern" && typeof payload === "object" && payload !== null && "source" in payload)
+  if (
+    representation?.id === "effect/schema/isPattern" &&
+    typeof payload === "object" &&
+    payload !== null &&
+    "source" in payload
+  )
     return `Expected a string matching the pattern ${String(payload.source)}`
   const expected = annotations?.expected
   if (typeof expected !== "string") return undefined
@@ -129,7 +162,10 @@ const tagLines = (union: AST.Union, value: unknown, path: ReadonlyArray<Property
   for (const [key, values] of selectorsOf(union)) {
     const given = Object.hasOwn(value, key) ? value[key as string] : undefined
     if (given !== undefined && values.some((v) => v === given)) continue
-    const message = given === undefined && !Object.hasOwn(value, key) ? "is missing" : expectedOf(new AST.Union(values.map((v) => new AST.Literal(v))))
+    const message =
+      given === undefined && !Object.hasOwn(value, key)
+        ? "is missing"
+        : expectedOf(new AST.Union(values.map((v) => new AST.Literal(v))))
     out.push({ path: [...path, key], message })
   }
   return out
@@ -138,7 +174,12 @@ const tagLines = (union: AST.Union, value: unknown, path: ReadonlyArray<Property
 // Every failure an issue holds, each with its path and its words (never the value given).
 const issueLines = (root: SchemaIssue.Issue): ReadonlyArray<IssueLine> => {
   const out: Array<IssueLine> = []
-  const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, owner: AST.AST | undefined, override: string | undefined): void => {
+  const walk = (
+    issue: SchemaIssue.Issue,
+    path: ReadonlyArray<PropertyKey>,
+    owner: AST.AST | undefined,
+    override: string | undefined
+  ): void => {
     switch (issue._tag) {
       case "Pointer":
         return walk(issue.issue, [...path, ...issue.path], undefined, override)
@@ -149,10 +190,12 @@ const issueLines = (root: SchemaIssue.Issue): ReadonlyArray<IssueLine> => {
         return
       case "AnyOf": {
         // The members a tag rules out are not tried: their failure is the tag's.
-        const tags = override === undefined ? tagLines(issue.ast, SchemaIssue.hasInput(issue) ? issue.input : undefined, path) : []
+        const tags =
+          override === undefined ? tagLines(issue.ast, SchemaIssue.hasInput(issue) ? issue.input : undefined, path) : []
         out.push(...tags)
         for (const inner of issue.issues) walk(inner, path, undefined, override)
-        if (tags.length === 0 && issue.issues.length === 0) out.push({ path, message: override ?? expectedOf(issue.ast) })
+        if (tags.length === 0 && issue.issues.length === 0)
+          out.push({ path, message: override ?? expectedOf(issue.ast) })
         return
       }
       case "Filter":
@@ -199,7 +242,9 @@ export const formatDecodeIssues = (failure: SchemaIssue.Issue | { readonly issue
   // A union reports every member's issue; the members whose `type` did not match say least, and
   // the deepest issue is usually the one that tells what is wrong.
   const wrongMember = (issue: IssueLine) => issue.path.at(-1) === "type" && issue.message.startsWith('Expected "')
-  const ranked = [...issues].sort((a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length)
+  const ranked = [...issues].sort(
+    (a, b) => Number(wrongMember(a)) - Number(wrongMember(b)) || b.path.length - a.path.length
+  )
   // One line per path: a union's alternatives at the same place read `Expected "a" | "b"`.
   const byPath = new Map<string, Array<string>>()
   for (const issue of ranked) {
@@ -269,7 +314,8 @@ export const parseJsonTree = (text: string, maxDepth: number): unknown => {
     return json
   }
   // Too deep, or a key a decoder must not see: the same walk past such keys tells which.
-  if (maxDepth > RECURSION_LIMIT ? exceedsJsonDepth(json, maxDepth) : parsedTreeDepth(json, maxDepth, true) === -1) return TooDeep
+  if (maxDepth > RECURSION_LIMIT ? exceedsJsonDepth(json, maxDepth) : parsedTreeDepth(json, maxDepth, true) === -1)
+    return TooDeep
   lastParsed = json
   return json
 }
@@ -285,14 +331,23 @@ export const parseJsonText = (
   what: string,
   options?: DecodeOptions
 ): Result.Result<unknown, DecodeError> => {
-  if (typeof text !== "string") return Result.fail(new DecodeError({ family, what, message: `${what}: expected text data` }))
+  if (typeof text !== "string")
+    return Result.fail(new DecodeError({ family, what, message: `${what}: expected text data` }))
   const maxDepth = maxDepthOf(options)
   try {
     const json = parseJsonTree(text, maxDepth)
-    return json === TooDeep ? Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) })) : Result.succeed(json)
+    return json === TooDeep
+      ? Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+      : Result.succeed(json)
   } catch (e) {
     const position = e instanceof Error ? /at position (\d+)/.exec(e.message)?.[1] : undefined
-    return Result.fail(new DecodeError({ family, what, message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}` }))
+    return Result.fail(
+      new DecodeError({
+        family,
+        what,
+        message: `${what}: data is not JSON${position ? ` (at position ${position})` : ""}`
+      })
+    )
   }
 }
 
@@ -311,7 +366,8 @@ export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: 
   compileParsers(schema.ast)
   const decode = SchemaParser.decodeUnknownResult(schema, { reportInput: true })
   const fail = (message: string) => Result.fail(new DecodeError({ family, what, message: `${what}: ${message}` }))
-  const tooDeep = (maxDepth: number) => Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
+  const tooDeep = (maxDepth: number) =>
+    Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
   const done = (result: Result.Result<S["Type"], SchemaIssue.Issue>): Result.Result<S["Type"], DecodeError> =>
     Result.isSuccess(result) ? Result.succeed(result.success) : fail(formatDecodeIssues(result.failure))
   return (input: unknown, options?: DecodeOptions): Result.Result<S["Type"], DecodeError> => {
@@ -373,7 +429,9 @@ const plainWalk: PlainWalk = { left: walkBudget }
  * more, so the payload itself keeps the whole bound it was parsed with.
  * @category decoding
  */
-export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions => ({ maxDepth: maxDepthOf(options) + 1 })
+export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions => ({
+  maxDepth: maxDepthOf(options) + 1
+})
 
 /**
  * Runs a decoder step that reads outside input (an SSE record's fields can be getters, a frame a
@@ -383,8 +441,20 @@ export const wrappedOnce = (options: DecodeOptions | undefined): DecodeOptions =
 export const guarded: {
   <A>(family: Family, what: string, run: () => Result.Result<A, DecodeError>): Result.Result<A, DecodeError>
   // The step's inputs passed through, so a hot decoder's step needs no closure per call.
-  <A, X, Y>(family: Family, what: string, run: (x: X, y: Y) => Result.Result<A, DecodeError>, x: X, y: Y): Result.Result<A, DecodeError>
-} = <A, X, Y>(family: Family, what: string, run: (x?: X, y?: Y) => Result.Result<A, DecodeError>, x?: X, y?: Y): Result.Result<A, DecodeError> => {
+  <A, X, Y>(
+    family: Family,
+    what: string,
+    run: (x: X, y: Y) => Result.Result<A, DecodeError>,
+    x: X,
+    y: Y
+  ): Result.Result<A, DecodeError>
+} = <A, X, Y>(
+  family: Family,
+  what: string,
+  run: (x?: X, y?: Y) => Result.Result<A, DecodeError>,
+  x?: X,
+  y?: Y
+): Result.Result<A, DecodeError> => {
   try {
     return run(x, y)
   } catch {
@@ -397,7 +467,10 @@ export const guarded: {
  * returned payload, so the event's schema sees it).
  * @category decoding
  */
-export const typedPayload = (payload: unknown, sseEvent: unknown): { readonly type: string; readonly payload: unknown } => {
+export const typedPayload = (
+  payload: unknown,
+  sseEvent: unknown
+): { readonly type: string; readonly payload: unknown } => {
   if (isRecord(payload) && typeof payload["type"] === "string") return { type: payload["type"], payload }
   const type = typeof sseEvent === "string" ? sseEvent : "message"
   if (!isRecord(payload)) return { type, payload }

@@ -64,7 +64,8 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /** E11: `x-api-key` with `anthropic-version` → messages style; `x-vendor-api-key` or `?key=` → native; else OpenAI. */
 export const listFormat = (headers: IncomingHttpHeaders, url: URL): ListFormat => {
-  if (header(headers, "x-api-key") !== undefined && header(headers, "anthropic-version") !== undefined) return "messages"
+  if (header(headers, "x-api-key") !== undefined && header(headers, "anthropic-version") !== undefined)
+    return "messages"
   if (header(headers, "x-vendor-api-key") !== undefined || url.searchParams.has("key")) return "native"
   return "openai"
 }
@@ -76,7 +77,7 @@ export const modelsAuth = (ctx: EmulatorContext, headers: IncomingHttpHeaders, u
     format === "messages"
       ? header(headers, "x-api-key")
       : format === "native"
-        ? header(headers, "x-vendor-api-key") ?? url.searchParams.get("key") ?? undefined
+        ? (header(headers, "x-vendor-api-key") ?? url.searchParams.get("key") ?? undefined)
         : undefined
   const key = bearerKey(headers) ?? formatKey
   const family = format === "messages" ? "messages" : format === "native" ? "native" : "openai"
@@ -112,10 +113,18 @@ const methodsOf = (kind: ModelKind): ReadonlyArray<string> => {
 export const listBody = (models: ReadonlyArray<CatalogModel>, format: ListFormat): unknown => {
   switch (format) {
     case "openai":
-      return { object: "list", data: models.map((x) => ({ id: x.id, object: "model", created: CREATED, owned_by: x.ownedBy })) }
+      return {
+        object: "list",
+        data: models.map((x) => ({ id: x.id, object: "model", created: CREATED, owned_by: x.ownedBy }))
+      }
     case "messages":
       return {
-        data: models.map((x) => ({ type: "model", id: x.id, display_name: displayName(x.id), created_at: new Date(CREATED * 1000).toISOString() })),
+        data: models.map((x) => ({
+          type: "model",
+          id: x.id,
+          display_name: displayName(x.id),
+          created_at: new Date(CREATED * 1000).toISOString()
+        })),
         has_more: false,
         first_id: models[0]?.id ?? null,
         last_id: models[models.length - 1]?.id ?? null
@@ -140,5 +149,6 @@ export const modelsRoute: Route = {
   name: "models",
   method: "GET",
   path: "/v1/models",
-  handle: (req, reply) => reply.json(200, listBody(modelsFor(req.profile ?? "restricted"), listFormat(req.headers, req.url)))
+  handle: (req, reply) =>
+    reply.json(200, listBody(modelsFor(req.profile ?? "restricted"), listFormat(req.headers, req.url)))
 }

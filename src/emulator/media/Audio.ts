@@ -80,7 +80,11 @@ const crc = (table: Uint32Array, bits: 8 | 16 | 32, bytes: Uint8Array): number =
 }
 
 const utf8Number = (n: number): Array<number> =>
-  n < 0x80 ? [n] : n < 0x800 ? [0xc0 | (n >> 6), 0x80 | (n & 0x3f)] : [0xe0 | (n >> 12), 0x80 | ((n >> 6) & 0x3f), 0x80 | (n & 0x3f)]
+  n < 0x80
+    ? [n]
+    : n < 0x800
+      ? [0xc0 | (n >> 6), 0x80 | (n & 0x3f)]
+      : [0xe0 | (n >> 12), 0x80 | ((n >> 6) & 0x3f), 0x80 | (n & 0x3f)]
 
 /** A FLAC file: STREAMINFO, then frames of 4096 samples with one verbatim 16-bit subframe each. */
 export const flac = (samples: Int16Array, rate = SAMPLE_RATE): Buffer => {
@@ -108,7 +112,13 @@ export const flac = (samples: Int16Array, rate = SAMPLE_RATE): Buffer => {
   return Buffer.concat([Buffer.from("fLaC", "ascii"), info, ...frames])
 }
 
-const oggPage = (packets: ReadonlyArray<Buffer>, granule: bigint, serial: number, sequence: number, flags: number): Buffer => {
+const oggPage = (
+  packets: ReadonlyArray<Buffer>,
+  granule: bigint,
+  serial: number,
+  sequence: number,
+  flags: number
+): Buffer => {
   const segments = packets.flatMap((p) => {
     const lacing = Array<number>(Math.floor(p.length / 255)).fill(255)
     return [...lacing, p.length % 255]
@@ -137,7 +147,12 @@ export const opusSilence = (seconds: number): Buffer => {
   headPacket.writeUInt16LE(preSkip, 10)
   headPacket.writeUInt32LE(SAMPLE_RATE, 12)
   const vendor = Buffer.from("umg emulator", "ascii")
-  const tags = Buffer.concat([Buffer.from("OpusTags", "ascii"), Buffer.from([vendor.length, 0, 0, 0]), vendor, Buffer.alloc(4)])
+  const tags = Buffer.concat([
+    Buffer.from("OpusTags", "ascii"),
+    Buffer.from([vendor.length, 0, 0, 0]),
+    vendor,
+    Buffer.alloc(4)
+  ])
   const pages = [oggPage([headPacket], 0n, serial, 0, 0x02), oggPage([tags], 0n, serial, 1, 0)]
   const total = Math.max(1, Math.ceil(seconds / 0.02))
   let granule = BigInt(preSkip)
@@ -145,7 +160,15 @@ export const opusSilence = (seconds: number): Buffer => {
     const count = Math.min(200, total - done)
     done += count
     granule += BigInt(count * 960)
-    pages.push(oggPage(Array.from({ length: count }, () => Buffer.from([0xf8, 0xff, 0xfe])), granule, serial, seq, done === total ? 0x04 : 0))
+    pages.push(
+      oggPage(
+        Array.from({ length: count }, () => Buffer.from([0xf8, 0xff, 0xfe])),
+        granule,
+        serial,
+        seq,
+        done === total ? 0x04 : 0
+      )
+    )
   }
   return Buffer.concat(pages)
 }
@@ -154,7 +177,16 @@ export const opusSilence = (seconds: number): Buffer => {
 export const aacSilence = (seconds: number): Buffer => {
   const raw = [0x01, 0x40, 0x20, 0x07] // SCE, global gain 160, long window, max_sfb 0, END
   const length = 7 + raw.length
-  const frame = Buffer.from([0xff, 0xf1, 0x58, 0x40 | ((length >> 11) & 3), (length >> 3) & 0xff, ((length & 7) << 5) | 0x1f, 0xfc, ...raw])
+  const frame = Buffer.from([
+    0xff,
+    0xf1,
+    0x58,
+    0x40 | ((length >> 11) & 3),
+    (length >> 3) & 0xff,
+    ((length & 7) << 5) | 0x1f,
+    0xfc,
+    ...raw
+  ])
   const frames = Math.max(1, Math.ceil((seconds * SAMPLE_RATE) / 1024))
   return Buffer.concat(Array.from({ length: frames }, () => frame))
 }

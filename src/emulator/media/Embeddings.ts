@@ -7,7 +7,9 @@ import type { Reply, Route } from "../server/Route.js"
 import { estimateTokens, hash32, seededRandom } from "../text/TextGen.js"
 
 /** Native dimensions per model, and whether `dimensions` may shorten them. */
-export const EMBEDDING_MODELS: Readonly<Record<string, { readonly dimensions: number; readonly shortenable: boolean }>> = {
+export const EMBEDDING_MODELS: Readonly<
+  Record<string, { readonly dimensions: number; readonly shortenable: boolean }>
+> = {
   "text-embedding-3-small": { dimensions: 1536, shortenable: true },
   "text-embedding-3-large": { dimensions: 3072, shortenable: true },
   "text-embedding-ada-002": { dimensions: 1536, shortenable: false },
@@ -45,22 +47,56 @@ export const embeddingsRoute: Route = {
   path: "/v1/embeddings",
   handle: (req, reply) => {
     const body = req.json
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return bad(reply, 400, "We could not parse the JSON body of your request.", null)
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return bad(reply, 400, "We could not parse the JSON body of your request.", null)
     const b = body as Record<string, unknown>
-    if (typeof b.model !== "string" || b.model.length === 0) return bad(reply, 400, "you must provide a model parameter", "model")
+    if (typeof b.model !== "string" || b.model.length === 0)
+      return bad(reply, 400, "you must provide a model parameter", "model")
     const spec = EMBEDDING_MODELS[b.model]
-    if (spec === undefined) return bad(reply, 404, `The model \`${b.model}\` does not exist or you do not have access to it.`, "model", "model_not_found")
+    if (spec === undefined)
+      return bad(
+        reply,
+        404,
+        `The model \`${b.model}\` does not exist or you do not have access to it.`,
+        "model",
+        "model_not_found"
+      )
     if (b.input === undefined) return bad(reply, 400, "Missing required parameter: 'input'.", "input")
-    if (Array.isArray(b.input)) return bad(reply, 400, "This gateway takes one text per request: 'input' must be a string.", "input", "invalid_value")
-    if (typeof b.input !== "string" || b.input.length === 0) return bad(reply, 400, "Invalid 'input': expected a non-empty string.", "input")
+    if (Array.isArray(b.input))
+      return bad(
+        reply,
+        400,
+        "This gateway takes one text per request: 'input' must be a string.",
+        "input",
+        "invalid_value"
+      )
+    if (typeof b.input !== "string" || b.input.length === 0)
+      return bad(reply, 400, "Invalid 'input': expected a non-empty string.", "input")
     const format = b.encoding_format ?? "float"
     if (format !== "float" && format !== "base64")
-      return bad(reply, 400, "Invalid 'encoding_format': expected 'float' or 'base64'.", "encoding_format", "invalid_value")
+      return bad(
+        reply,
+        400,
+        "Invalid 'encoding_format': expected 'float' or 'base64'.",
+        "encoding_format",
+        "invalid_value"
+      )
     let dimensions = spec.dimensions
     if (b.dimensions !== undefined) {
       if (!spec.shortenable) return bad(reply, 400, "This model does not support specifying dimensions.", "dimensions")
-      if (typeof b.dimensions !== "number" || !Number.isInteger(b.dimensions) || b.dimensions < 1 || b.dimensions > spec.dimensions)
-        return bad(reply, 400, `Invalid 'dimensions': must be an integer between 1 and ${spec.dimensions}.`, "dimensions", "invalid_value")
+      if (
+        typeof b.dimensions !== "number" ||
+        !Number.isInteger(b.dimensions) ||
+        b.dimensions < 1 ||
+        b.dimensions > spec.dimensions
+      )
+        return bad(
+          reply,
+          400,
+          `Invalid 'dimensions': must be an integer between 1 and ${spec.dimensions}.`,
+          "dimensions",
+          "invalid_value"
+        )
       dimensions = b.dimensions
     }
     const vector = embed(b.model, b.input, spec.dimensions, dimensions)

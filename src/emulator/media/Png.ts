@@ -64,15 +64,25 @@ export const renderPng = (seed: string, width: number, height: number): Buffer =
   ihdr[11] = 0
   ihdr[12] = 0
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return Buffer.concat([signature, chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", new Uint8Array(0))])
+  return Buffer.concat([
+    signature,
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", new Uint8Array(0))
+  ])
 }
 
 /** Pixel size for an aspect ratio (`16:9`) and a size class (`1K`, `2K`, …), scaled to at most `MAX_SIDE`. */
-export const imageDimensions = (aspectRatio: string | undefined, imageSize: string | undefined): { width: number; height: number } => {
+export const imageDimensions = (
+  aspectRatio: string | undefined,
+  imageSize: string | undefined
+): { width: number; height: number } => {
   const m = /^(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/.exec(aspectRatio ?? "1:1")
   const rw = m ? Number(m[1]) : 1
   const rh = m ? Number(m[2]) : 1
   const k = /^(\d)K$/i.exec(imageSize ?? "1K")
   const long = Math.min(MAX_SIDE, 128 * (k ? Number(k[1]) : 1))
-  return rw >= rh ? { width: long, height: Math.max(1, Math.round((long * rh) / rw)) } : { width: Math.max(1, Math.round((long * rw) / rh)), height: long }
+  return rw >= rh
+    ? { width: long, height: Math.max(1, Math.round((long * rh) / rw)) }
+    : { width: Math.max(1, Math.round((long * rw) / rh)), height: long }
 }

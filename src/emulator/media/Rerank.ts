@@ -22,10 +22,15 @@ export const relevance = (query: string, document: string): number => {
   return Math.round((0.85 * (shared / q.size) + 0.15 * (shared / d.size)) * 1e6) / 1e6
 }
 
-const bad = (reply: Reply, message: string, param: string): void => reply.json(400, errorBody("openai", 400, message, { param }))
+const bad = (reply: Reply, message: string, param: string): void =>
+  reply.json(400, errorBody("openai", 400, message, { param }))
 
 const docText = (d: unknown): string | undefined =>
-  typeof d === "string" ? d : typeof d === "object" && d !== null && typeof (d as { text?: unknown }).text === "string" ? (d as { text: string }).text : undefined
+  typeof d === "string"
+    ? d
+    : typeof d === "object" && d !== null && typeof (d as { text?: unknown }).text === "string"
+      ? (d as { text: string }).text
+      : undefined
 
 /** `POST /v1/rerank`. */
 export const rerankRoute: Route = {
@@ -34,23 +39,33 @@ export const rerankRoute: Route = {
   path: "/v1/rerank",
   handle: (req, reply) => {
     const body = req.json
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return bad(reply, "We could not parse the JSON body of your request.", "body")
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return bad(reply, "We could not parse the JSON body of your request.", "body")
     const b = body as Record<string, unknown>
-    if (typeof b.model !== "string" || b.model.length === 0) return bad(reply, "you must provide a model parameter", "model")
+    if (typeof b.model !== "string" || b.model.length === 0)
+      return bad(reply, "you must provide a model parameter", "model")
     if (!b.model.startsWith("rerank")) {
-      const body = errorBody("openai", 404, `The model \`${b.model}\` is not a rerank model.`, { param: "model", code: "model_not_found" })
+      const body = errorBody("openai", 404, `The model \`${b.model}\` is not a rerank model.`, {
+        param: "model",
+        code: "model_not_found"
+      })
       return reply.json(404, body)
     }
-    if (typeof b.query !== "string" || b.query.length === 0) return bad(reply, "Missing required parameter: 'query'.", "query")
-    if (!Array.isArray(b.documents) || b.documents.length === 0) return bad(reply, "Missing required parameter: 'documents' (a non-empty array).", "documents")
+    if (typeof b.query !== "string" || b.query.length === 0)
+      return bad(reply, "Missing required parameter: 'query'.", "query")
+    if (!Array.isArray(b.documents) || b.documents.length === 0)
+      return bad(reply, "Missing required parameter: 'documents' (a non-empty array).", "documents")
     const docs = b.documents.map(docText)
     const badIndex = docs.findIndex((d) => d === undefined)
-    if (badIndex >= 0) return bad(reply, `Invalid 'documents[${badIndex}]': expected a string.`, `documents[${badIndex}]`)
+    if (badIndex >= 0)
+      return bad(reply, `Invalid 'documents[${badIndex}]': expected a string.`, `documents[${badIndex}]`)
     const texts = docs as Array<string>
     const topN = b.top_n ?? texts.length
-    if (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1) return bad(reply, "Invalid 'top_n': must be a positive integer.", "top_n")
+    if (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1)
+      return bad(reply, "Invalid 'top_n': must be a positive integer.", "top_n")
     // More results than documents cannot be given; the client refuses it too.
-    if (topN > texts.length) return bad(reply, `Invalid 'top_n': ${topN} is more than the ${texts.length} documents given.`, "top_n")
+    if (topN > texts.length)
+      return bad(reply, `Invalid 'top_n': ${topN} is more than the ${texts.length} documents given.`, "top_n")
     if (b.return_documents !== undefined && typeof b.return_documents !== "boolean")
       return bad(reply, "Invalid 'return_documents': must be a boolean.", "return_documents")
     const query = b.query
@@ -58,7 +73,9 @@ export const rerankRoute: Route = {
       .map((text, index) => ({ index, relevance_score: relevance(query, text), text }))
       .sort((x, y) => y.relevance_score - x.relevance_score || x.index - y.index)
       .slice(0, topN)
-      .map(({ index, relevance_score, text }) => (b.return_documents === true ? { index, relevance_score, document: text } : { index, relevance_score }))
+      .map(({ index, relevance_score, text }) =>
+        b.return_documents === true ? { index, relevance_score, document: text } : { index, relevance_score }
+      )
     const total = estimateTokens(query) + texts.reduce((n, t) => n + estimateTokens(t), 0)
     reply.json(200, { model: b.model, results, usage: { total_tokens: total } })
   }

@@ -49,15 +49,25 @@ const SSE_CHUNK = 8192
 const streamSpeech = async (reply: Reply, audio: Buffer, inputChars: number): Promise<void> => {
   const w = reply.sse()
   for (let at = 0; at < audio.length && !w.closed; at += SSE_CHUNK)
-    await w.event(undefined, JSON.stringify({ type: "speech.audio.delta", audio: audio.subarray(at, at + SSE_CHUNK).toString("base64") }))
+    await w.event(
+      undefined,
+      JSON.stringify({ type: "speech.audio.delta", audio: audio.subarray(at, at + SSE_CHUNK).toString("base64") })
+    )
   const input = Math.max(1, Math.ceil(inputChars / 4))
   const output = Math.ceil(audio.length / 64)
   w.final()
-  await w.event(undefined, JSON.stringify({ type: "speech.audio.done", usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } }))
+  await w.event(
+    undefined,
+    JSON.stringify({
+      type: "speech.audio.done",
+      usage: { input_tokens: input, output_tokens: output, total_tokens: input + output }
+    })
+  )
   w.end()
 }
 
-const bad = (reply: Reply, message: string, param: string): void => reply.json(400, errorBody("openai", 400, message, { param }))
+const bad = (reply: Reply, message: string, param: string): void =>
+  reply.json(400, errorBody("openai", 400, message, { param }))
 
 /** `POST /v1/audio/speech`. */
 export const speechRoute: Route = {
@@ -66,25 +76,37 @@ export const speechRoute: Route = {
   path: "/v1/audio/speech",
   handle: (req, reply) => {
     const body = req.json
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return bad(reply, "We could not parse the JSON body of your request.", "body")
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return bad(reply, "We could not parse the JSON body of your request.", "body")
     const b = body as Record<string, unknown>
-    if (typeof b.model !== "string" || b.model.length === 0) return bad(reply, "you must provide a model parameter", "model")
+    if (typeof b.model !== "string" || b.model.length === 0)
+      return bad(reply, "you must provide a model parameter", "model")
     if (findModel(b.model)?.kind !== "speech") {
       const message = `The model \`${b.model}\` does not exist or is not a speech model.`
       return reply.json(404, errorBody("openai", 404, message, { param: "model", code: "model_not_found" }))
     }
-    if (typeof b.input !== "string" || b.input.length === 0) return bad(reply, "Missing required parameter: 'input'.", "input")
-    if (b.input.length > 4096) return bad(reply, "Invalid 'input': string too long. Expected a string with maximum length 4096.", "input")
+    if (typeof b.input !== "string" || b.input.length === 0)
+      return bad(reply, "Missing required parameter: 'input'.", "input")
+    if (b.input.length > 4096)
+      return bad(reply, "Invalid 'input': string too long. Expected a string with maximum length 4096.", "input")
     if (b.voice === undefined) return bad(reply, "Missing required parameter: 'voice'.", "voice")
-    if (typeof b.voice !== "string" || !VOICES.includes(b.voice)) return bad(reply, `Invalid 'voice': expected one of ${VOICES.join(", ")}.`, "voice")
+    if (typeof b.voice !== "string" || !VOICES.includes(b.voice))
+      return bad(reply, `Invalid 'voice': expected one of ${VOICES.join(", ")}.`, "voice")
     const format = b.response_format ?? "mp3"
     if (typeof format !== "string" || CONTENT_TYPES[format] === undefined)
-      return bad(reply, `Invalid 'response_format': expected one of ${Object.keys(CONTENT_TYPES).join(", ")}.`, "response_format")
+      return bad(
+        reply,
+        `Invalid 'response_format': expected one of ${Object.keys(CONTENT_TYPES).join(", ")}.`,
+        "response_format"
+      )
     const speed = b.speed ?? 1
-    if (typeof speed !== "number" || !(speed >= 0.25 && speed <= 4)) return bad(reply, "Invalid 'speed': must be between 0.25 and 4.0.", "speed")
+    if (typeof speed !== "number" || !(speed >= 0.25 && speed <= 4))
+      return bad(reply, "Invalid 'speed': must be between 0.25 and 4.0.", "speed")
     const streamFormat = b.stream_format ?? "audio"
-    if (streamFormat !== "audio" && streamFormat !== "sse") return bad(reply, "Invalid 'stream_format': expected 'audio' or 'sse'.", "stream_format")
-    if (streamFormat === "sse" && b.model.startsWith("tts-1")) return bad(reply, "stream_format 'sse' is not supported for this model.", "stream_format")
+    if (streamFormat !== "audio" && streamFormat !== "sse")
+      return bad(reply, "Invalid 'stream_format': expected 'audio' or 'sse'.", "stream_format")
+    if (streamFormat === "sse" && b.model.startsWith("tts-1"))
+      return bad(reply, "stream_format 'sse' is not supported for this model.", "stream_format")
     const frequency = 220 + VOICES.indexOf(b.voice) * 40
     const audio = renderSpeech(format, speechSeconds(b.input, speed), frequency)
     if (streamFormat === "audio") return reply.bytes(200, CONTENT_TYPES[format]!, audio)

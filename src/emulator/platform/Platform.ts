@@ -63,7 +63,13 @@ type Body = Readonly<Record<string, unknown>>
 const bodyOf = (req: EmuRequest, reply: Reply): Body | undefined => {
   const j = req.json
   if (typeof j === "object" && j !== null && !Array.isArray(j)) return j as Body
-  fail(reply, 400, req.jsonError === undefined ? "request body must be a JSON object" : `request body is not valid JSON: ${req.jsonError}`)
+  fail(
+    reply,
+    400,
+    req.jsonError === undefined
+      ? "request body must be a JSON object"
+      : `request body is not valid JSON: ${req.jsonError}`
+  )
   return undefined
 }
 
@@ -96,7 +102,8 @@ const token: Route = {
   handle: (req, reply, ctx) => {
     const b = bodyOf(req, reply)
     if (b === undefined) return
-    if (!str(b.username, 256) || !str(b.password, 1024)) return fail(reply, 400, "username and password are required strings")
+    if (!str(b.username, 256) || !str(b.password, 1024))
+      return fail(reply, 400, "username and password are required strings")
     const { username, password } = ctx.options.platform
     if (b.username !== username || b.password !== password) return fail(reply, 401, "invalid username or password")
     ok(reply, `Bearer ${stateOf(ctx).issue()}`)
@@ -117,11 +124,14 @@ const textToVideo: Route = {
     if (!str(b.model, 200)) return fail(reply, 400, "model is required")
     if (!str(b.prompt)) return fail(reply, 400, "prompt is required")
     if (b.duration === undefined) return fail(reply, 400, "duration is required")
-    if (typeof b.duration !== "string" || !DURATIONS.includes(b.duration)) return fail(reply, 400, `duration must be one of the strings ${DURATIONS.join(", ")}`)
+    if (typeof b.duration !== "string" || !DURATIONS.includes(b.duration))
+      return fail(reply, 400, `duration must be one of the strings ${DURATIONS.join(", ")}`)
     if (!str(b.aspect_ratio, 20)) return fail(reply, 400, "aspect_ratio is required")
-    if (!/^(?:\d{1,2}:\d{1,2}|adaptive)$/.test(b.aspect_ratio)) return fail(reply, 400, "aspect_ratio must look like 16:9")
+    if (!/^(?:\d{1,2}:\d{1,2}|adaptive)$/.test(b.aspect_ratio))
+      return fail(reply, 400, "aspect_ratio must look like 16:9")
     if (b.resolution !== undefined && !str(b.resolution, 20)) return fail(reply, 400, "resolution must be a string")
-    if (b.return_url !== undefined && typeof b.return_url !== "boolean") return fail(reply, 400, "return_url must be a boolean")
+    if (b.return_url !== undefined && typeof b.return_url !== "boolean")
+      return fail(reply, 400, "return_url must be a boolean")
     if (b.req_key !== undefined && !str(b.req_key, 200)) return fail(reply, 400, "req_key must be a string")
     ok(reply, { task_id: taskId() })
   }
@@ -136,7 +146,8 @@ const contentsProblem = (contents: unknown): string | undefined => {
   if (contents.length > MAX_CONTENTS) return `contents takes at most ${MAX_CONTENTS} items`
   for (const [i, c] of contents.entries()) {
     const parts = typeof c === "object" && c !== null ? (c as Body).parts : undefined
-    if (!Array.isArray(parts) || parts.length === 0) return `contents[${i}].parts is required and must be a non-empty array`
+    if (!Array.isArray(parts) || parts.length === 0)
+      return `contents[${i}].parts is required and must be a non-empty array`
     if (parts.length > MAX_PARTS) return `contents[${i}].parts takes at most ${MAX_PARTS} items`
     for (const [j, p] of parts.entries()) {
       const part = (typeof p === "object" && p !== null ? p : {}) as Body
@@ -144,7 +155,8 @@ const contentsProblem = (contents: unknown): string | undefined => {
       const hasImage = part.image !== undefined
       if (!hasText && !hasImage) return `contents[${i}].parts[${j}] needs text and/or image`
       if (hasText && typeof part.text !== "string") return `contents[${i}].parts[${j}].text must be a string`
-      if (hasImage && !str(part.image, 20_000_000)) return `contents[${i}].parts[${j}].image must be a URL or base64 string`
+      if (hasImage && !str(part.image, 20_000_000))
+        return `contents[${i}].parts[${j}].image must be a URL or base64 string`
     }
   }
   return undefined

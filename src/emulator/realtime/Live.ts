@@ -60,9 +60,13 @@ class LiveSession {
       return this.invalid("Invalid JSON payload.")
     }
     if (tooDeep(msg, MAX_JSON_DEPTH)) return this.invalid(`A message may nest at most ${MAX_JSON_DEPTH} levels.`)
-    if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return this.invalid("A message must be a JSON object.")
+    if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+      return this.invalid("A message must be a JSON object.")
     const keys = Object.keys(msg)
-    if (keys.length !== 1 || !CLIENT_KEYS.has(keys[0]!)) return this.invalid(`A message has exactly one of setup, clientContent, realtimeInput, toolResponse; got ${keys.join(", ").slice(0, 80)}.`)
+    if (keys.length !== 1 || !CLIENT_KEYS.has(keys[0]!))
+      return this.invalid(
+        `A message has exactly one of setup, clientContent, realtimeInput, toolResponse; got ${keys.join(", ").slice(0, 80)}.`
+      )
     const key = keys[0]!
     const body = (msg as Record<string, unknown>)[key]
     if (this.modality === undefined) {
@@ -81,8 +85,10 @@ class LiveSession {
     if (typeof body !== "object" || body === null) return this.invalid("setup must be an object.")
     const s = body as Record<string, unknown>
     if (s.model !== undefined && typeof s.model !== "string") return this.invalid("setup.model must be a string.")
-    if (!isLiveModel(this.model)) return this.out.close(1008, `Requested entity was not found: ${this.model.slice(0, 60)}`)
-    if (typeof s.model === "string" && s.model.replace(/^models\//, "") !== this.model) return this.invalid("setup.model does not match the path's model.")
+    if (!isLiveModel(this.model))
+      return this.out.close(1008, `Requested entity was not found: ${this.model.slice(0, 60)}`)
+    if (typeof s.model === "string" && s.model.replace(/^models\//, "") !== this.model)
+      return this.invalid("setup.model does not match the path's model.")
     const gc = (s.generationConfig ?? {}) as Record<string, unknown>
     const mods = gc.responseModalities
     if (mods !== undefined) {
@@ -92,7 +98,9 @@ class LiveSession {
     } else this.modality = "AUDIO"
     this.outputTranscription = typeof s.outputAudioTranscription === "object" && s.outputAudioTranscription !== null
     const si = s.systemInstruction as { parts?: Array<{ text?: unknown }> } | undefined
-    this.systemText = Array.isArray(si?.parts) ? si.parts.map((p) => (typeof p?.text === "string" ? p.text : "")).join(" ") : ""
+    this.systemText = Array.isArray(si?.parts)
+      ? si.parts.map((p) => (typeof p?.text === "string" ? p.text : "")).join(" ")
+      : ""
     this.out.send({ setupComplete: {} })
   }
 
@@ -103,7 +111,9 @@ class LiveSession {
     for (const t of turns) {
       const parts = typeof t === "object" && t !== null ? (t as { parts?: unknown }).parts : undefined
       if (!Array.isArray(parts)) return this.invalid("Each turn needs a parts array.")
-      for (const p of parts) if (typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string") texts.push((p as { text: string }).text)
+      for (const p of parts)
+        if (typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string")
+          texts.push((p as { text: string }).text)
     }
     if (b.turnComplete === true) this.turn(texts.join("\n"))
     else if (texts.length > 0) this.remember(texts.join("\n"))
@@ -131,15 +141,27 @@ class LiveSession {
 
   private async reply(): Promise<void> {
     const prompt = this.turns.join("\n")
-    const reply = replyWords(`live|${this.model}|${this.systemText}|${prompt}`, this.ctx.options.text.replyWords).join(" ")
+    const reply = replyWords(`live|${this.model}|${this.systemText}|${prompt}`, this.ctx.options.text.replyWords).join(
+      " "
+    )
     const audio = this.modality === "AUDIO"
     let sent = 0
     for (const piece of tokenPieces(reply)) {
       if (!this.out.open) return
       const part = audio
-        ? { inlineData: { mimeType: `audio/pcm;rate=${PCM_RATE}`, data: pcmTone(hash32(piece), AUDIO_MS_PER_WORD).toString("base64") } }
+        ? {
+            inlineData: {
+              mimeType: `audio/pcm;rate=${PCM_RATE}`,
+              data: pcmTone(hash32(piece), AUDIO_MS_PER_WORD).toString("base64")
+            }
+          }
         : { text: piece }
-      this.out.send({ serverContent: { modelTurn: { parts: [part] }, ...(audio && this.outputTranscription ? { outputTranscription: { text: piece } } : {}) } })
+      this.out.send({
+        serverContent: {
+          modelTurn: { parts: [part] },
+          ...(audio && this.outputTranscription ? { outputTranscription: { text: piece } } : {})
+        }
+      })
       sent++
       await pace(this.ctx)
     }
@@ -168,7 +190,8 @@ export const liveRoute: WsRoute = {
   accept: (req, url, ctx) => {
     const auth = authenticate(ctx, req.headers, url, "native")
     if (!auth.ok) return { ok: false, status: auth.status, body: auth.body }
-    if (!PATH.test(url.pathname)) return { ok: false, status: 404, body: { error: { code: 404, message: "Not found.", status: "NOT_FOUND" } } }
+    if (!PATH.test(url.pathname))
+      return { ok: false, status: 404, body: { error: { code: 404, message: "Not found.", status: "NOT_FOUND" } } }
     return { ok: true }
   },
   handle: (ws: WebSocket, _req, url, ctx, params) => {

@@ -83,17 +83,30 @@ class RealtimeSession {
   /** Handles one client frame. */
   onMessage(data: RawData, isBinary: boolean): void {
     const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength
-    if (size > MAX_REALTIME_EVENT_BYTES) return this.error({ code: "event_too_large", message: `events are limited to ${MAX_REALTIME_EVENT_BYTES} bytes` }, undefined)
+    if (size > MAX_REALTIME_EVENT_BYTES)
+      return this.error(
+        { code: "event_too_large", message: `events are limited to ${MAX_REALTIME_EVENT_BYTES} bytes` },
+        undefined
+      )
     if (isBinary) return this.error({ code: "invalid_event", message: "events are JSON text frames" }, undefined)
     let event: unknown
     try {
-      event = JSON.parse(Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8"))
+      event = JSON.parse(
+        Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8")
+      )
     } catch {
       return this.error({ code: "invalid_json", message: "the event is not valid JSON" }, undefined)
     }
-    if (tooDeep(event, MAX_JSON_DEPTH)) return this.error({ code: "invalid_event", message: `an event may nest at most ${MAX_JSON_DEPTH} levels` }, undefined)
+    if (tooDeep(event, MAX_JSON_DEPTH))
+      return this.error(
+        { code: "invalid_event", message: `an event may nest at most ${MAX_JSON_DEPTH} levels` },
+        undefined
+      )
     if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string")
-      return this.error({ code: "invalid_event", message: "an event must be a JSON object with a string type", param: "type" }, undefined)
+      return this.error(
+        { code: "invalid_event", message: "an event must be a JSON object with a string type", param: "type" },
+        undefined
+      )
     const e = event as Record<string, unknown>
     switch (e.type) {
       case "session.update": {
@@ -106,7 +119,11 @@ class RealtimeSession {
       case "conversation.item.create":
         return this.createItem(e)
       case "input_audio_buffer.append":
-        if (typeof e.audio !== "string") return this.error({ code: "invalid_value", message: "audio must be a base64 string", param: "audio" }, e.event_id)
+        if (typeof e.audio !== "string")
+          return this.error(
+            { code: "invalid_value", message: "audio must be a base64 string", param: "audio" },
+            e.event_id
+          )
         return
       case "input_audio_buffer.commit":
         this.send({ type: "input_audio_buffer.committed", previous_item_id: null, item_id: newId("item_") })
@@ -119,22 +136,43 @@ class RealtimeSession {
         return void this.respond(e).catch(() => this.out.close(1011, "emulator error"))
       case "response.cancel":
         if (this.active !== undefined) this.active.cancelled = true
-        else this.error({ code: "response_cancel_not_active", message: "there is no active response to cancel" }, e.event_id)
+        else
+          this.error(
+            { code: "response_cancel_not_active", message: "there is no active response to cancel" },
+            e.event_id
+          )
         return
       default:
-        return this.error({ code: "invalid_event", message: `unknown or unsupported client event type: ${String(e.type).slice(0, 80)}`, param: "type" }, e.event_id)
+        return this.error(
+          {
+            code: "invalid_event",
+            message: `unknown or unsupported client event type: ${String(e.type).slice(0, 80)}`,
+            param: "type"
+          },
+          e.event_id
+        )
     }
   }
 
   private createItem(e: Record<string, unknown>): void {
     const item = e.item as Record<string, unknown> | undefined
     if (typeof item !== "object" || item === null || typeof item.type !== "string")
-      return this.error({ code: "invalid_value", message: "item must be an object with a type", param: "item" }, e.event_id)
+      return this.error(
+        { code: "invalid_value", message: "item must be an object with a type", param: "item" },
+        e.event_id
+      )
     const content = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : []
-    const text = content.map((c) => (typeof c?.text === "string" ? c.text : typeof c?.transcript === "string" ? c.transcript : "")).join(" ")
+    const text = content
+      .map((c) => (typeof c?.text === "string" ? c.text : typeof c?.transcript === "string" ? c.transcript : ""))
+      .join(" ")
     if (item.role === "user" || item.role === undefined) this.userText.push(text)
     if (this.userText.length > 32) this.userText.shift()
-    const stored = { id: typeof item.id === "string" ? item.id : newId("item_"), object: "realtime.item", status: "completed", ...item }
+    const stored = {
+      id: typeof item.id === "string" ? item.id : newId("item_"),
+      object: "realtime.item",
+      status: "completed",
+      ...item
+    }
     if (this.version === "v1") this.send({ type: "conversation.item.created", previous_item_id: null, item: stored })
     else {
       this.send({ type: "conversation.item.added", previous_item_id: null, item: stored })
@@ -145,7 +183,10 @@ class RealtimeSession {
   /** Streams one response; the modalities come from `response.create`, else from the session. */
   private async respond(e: Record<string, unknown>): Promise<void> {
     if (this.active !== undefined)
-      return this.error({ code: "conversation_already_has_active_response", message: "a response is already in progress" }, e.event_id)
+      return this.error(
+        { code: "conversation_already_has_active_response", message: "a response is already in progress" },
+        e.event_id
+      )
     const r = (typeof e.response === "object" && e.response !== null ? e.response : {}) as Record<string, unknown>
     const field = this.version === "v1" ? "modalities" : "output_modalities"
     const asked = readModalities(r[field], `response.${field}`, this.version === "v2")
@@ -157,18 +198,44 @@ class RealtimeSession {
     this.active = { id, cancelled: false }
     const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 }
     const prompt = this.userText.join("\n")
-    const text = replyWords(`realtime|${String(this.session.instructions ?? "")}|${prompt}`, this.ctx.options.text.replyWords).join(" ")
-    const response = { object: "realtime.response", id, status: "in_progress", status_details: null, output: [] as Array<unknown>, usage: null, [field]: modalities }
+    const text = replyWords(
+      `realtime|${String(this.session.instructions ?? "")}|${prompt}`,
+      this.ctx.options.text.replyWords
+    ).join(" ")
+    const response = {
+      object: "realtime.response",
+      id,
+      status: "in_progress",
+      status_details: null,
+      output: [] as Array<unknown>,
+      usage: null,
+      [field]: modalities
+    }
     this.send({ type: "response.created", response })
-    const item = { id: itemId, object: "realtime.item", type: "message", role: "assistant", status: "in_progress", content: [] as Array<unknown> }
+    const item = {
+      id: itemId,
+      object: "realtime.item",
+      type: "message",
+      role: "assistant",
+      status: "in_progress",
+      content: [] as Array<unknown>
+    }
     this.send({ type: "response.output_item.added", response_id: id, output_index: 0, item })
     const partType = audio ? this.names.audioPart : this.names.textPart
-    this.send({ type: "response.content_part.added", ...base, part: audio ? { type: partType, transcript: "" } : { type: partType, text: "" } })
+    this.send({
+      type: "response.content_part.added",
+      ...base,
+      part: audio ? { type: partType, transcript: "" } : { type: partType, text: "" }
+    })
     let streamed = ""
     for (const piece of tokenPieces(text)) {
       if (!this.out.open || this.active.cancelled) break
       if (audio) {
-        this.send({ type: this.names.audioDelta, ...base, delta: pcmTone(hash32(piece), AUDIO_MS_PER_WORD).toString("base64") })
+        this.send({
+          type: this.names.audioDelta,
+          ...base,
+          delta: pcmTone(hash32(piece), AUDIO_MS_PER_WORD).toString("base64")
+        })
         this.send({ type: this.names.transcriptDelta, ...base, delta: piece })
       } else this.send({ type: this.names.textDelta, ...base, delta: piece })
       streamed += piece
@@ -217,8 +284,10 @@ export const realtimeRoute: WsRoute = {
       return { ok: false, status: f.status, body: f.body }
     }
     const model = url.searchParams.get("model")
-    if (model === null || model === "") return badRequest("query parameter model is required", "missing_required_parameter", "model")
-    if (!REALTIME_MODELS.has(model)) return badRequest(`model not found: ${model.slice(0, 100)} is not a realtime model`, "model_not_found", "model")
+    if (model === null || model === "")
+      return badRequest("query parameter model is required", "missing_required_parameter", "model")
+    if (!REALTIME_MODELS.has(model))
+      return badRequest(`model not found: ${model.slice(0, 100)} is not a realtime model`, "model_not_found", "model")
     return { ok: true }
   },
   handle: (ws: WebSocket, _req, url, ctx) => {

@@ -97,17 +97,30 @@ export interface ClientProblem {
 const MODALITIES: ReadonlyArray<Modality> = ["text", "audio"]
 
 /** Reads a modalities array; undefined when absent, a problem when malformed. */
-export const readModalities = (v: unknown, param: string, single: boolean): ReadonlyArray<Modality> | ClientProblem | undefined => {
+export const readModalities = (
+  v: unknown,
+  param: string,
+  single: boolean
+): ReadonlyArray<Modality> | ClientProblem | undefined => {
   if (v === undefined) return undefined
-  if (!Array.isArray(v) || v.length === 0 || v.length > 2 || !v.every((m) => MODALITIES.includes(m as Modality)) || new Set(v).size !== v.length)
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    v.length > 2 ||
+    !v.every((m) => MODALITIES.includes(m as Modality)) ||
+    new Set(v).size !== v.length
+  )
     return { code: "invalid_value", message: `${param} must be a non-empty array of "text" and/or "audio"`, param }
   // GA takes one output modality: text, or audio (which carries its own transcript).
-  if (single && v.length !== 1) return { code: "invalid_value", message: `${param} takes exactly one of "text" or "audio"`, param }
+  if (single && v.length !== 1)
+    return { code: "invalid_value", message: `${param} takes exactly one of "text" or "audio"`, param }
   return v as ReadonlyArray<Modality>
 }
 
 /** The outcome of checking a `session.update`: the fields to merge, or the problem to report. */
-export type SessionUpdateCheck = { readonly ok: true; readonly fields: Record<string, unknown> } | { readonly ok: false; readonly problem: ClientProblem }
+export type SessionUpdateCheck =
+  | { readonly ok: true; readonly fields: Record<string, unknown> }
+  | { readonly ok: false; readonly problem: ClientProblem }
 
 /** Checks a `session.update` session for `version`. */
 export const checkSessionUpdate = (version: RealtimeVersion, s: unknown): SessionUpdateCheck => {
@@ -118,22 +131,38 @@ export const checkSessionUpdate = (version: RealtimeVersion, s: unknown): Sessio
 }
 
 const sessionProblem = (version: RealtimeVersion, s: unknown): ClientProblem | undefined => {
-  if (typeof s !== "object" || s === null || Array.isArray(s)) return { code: "missing_required_parameter", message: "session must be an object", param: "session" }
+  if (typeof s !== "object" || s === null || Array.isArray(s))
+    return { code: "missing_required_parameter", message: "session must be an object", param: "session" }
   const session = s as Record<string, unknown>
   if (version === "v2") {
     if (session.type !== "realtime")
-      return { code: session.type === undefined ? "missing_required_parameter" : "invalid_value", message: "session.type must be 'realtime'", param: "session.type" }
+      return {
+        code: session.type === undefined ? "missing_required_parameter" : "invalid_value",
+        message: "session.type must be 'realtime'",
+        param: "session.type"
+      }
     if (session.modalities !== undefined)
-      return { code: "unknown_parameter", message: "Unknown parameter: 'session.modalities'. Use 'session.output_modalities'.", param: "session.modalities" }
+      return {
+        code: "unknown_parameter",
+        message: "Unknown parameter: 'session.modalities'. Use 'session.output_modalities'.",
+        param: "session.modalities"
+      }
     const m = readModalities(session.output_modalities, "session.output_modalities", true)
     if (m !== undefined && !Array.isArray(m)) return m as ClientProblem
   } else {
     if (session.output_modalities !== undefined)
-      return { code: "unknown_parameter", message: "Unknown parameter: 'session.output_modalities'. Use 'session.modalities'.", param: "session.output_modalities" }
+      return {
+        code: "unknown_parameter",
+        message: "Unknown parameter: 'session.output_modalities'. Use 'session.modalities'.",
+        param: "session.output_modalities"
+      }
     const m = readModalities(session.modalities, "session.modalities", false)
     if (m !== undefined && !Array.isArray(m)) return m as ClientProblem
   }
-  if (session.instructions !== undefined && (typeof session.instructions !== "string" || session.instructions.length > 100_000))
+  if (
+    session.instructions !== undefined &&
+    (typeof session.instructions !== "string" || session.instructions.length > 100_000)
+  )
     return { code: "invalid_value", message: "session.instructions must be a string", param: "session.instructions" }
   return undefined
 }

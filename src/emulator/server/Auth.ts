@@ -32,7 +32,10 @@ export const presentedKey = (headers: IncomingHttpHeaders, url: URL, family: Aut
 }
 
 /** The error body and status of a missing or wrong key, per family. */
-export const authFailure = (family: AuthFamily, missing: boolean): { readonly status: number; readonly body: unknown } => {
+export const authFailure = (
+  family: AuthFamily,
+  missing: boolean
+): { readonly status: number; readonly body: unknown } => {
   const what = missing ? "Missing API key" : "Invalid API key"
   switch (family) {
     case "messages":
@@ -54,7 +57,12 @@ export const authFailure = (family: AuthFamily, missing: boolean): { readonly st
 }
 
 /** Checks a request's key against the configured keys. */
-export const authenticate = (ctx: EmulatorContext, headers: IncomingHttpHeaders, url: URL, family: AuthFamily): AuthResult => {
+export const authenticate = (
+  ctx: EmulatorContext,
+  headers: IncomingHttpHeaders,
+  url: URL,
+  family: AuthFamily
+): AuthResult => {
   const key = presentedKey(headers, url, family)
   if (key === undefined) return { ok: false, ...authFailure(family, true) }
   const profile = ctx.options.keys.get(key)

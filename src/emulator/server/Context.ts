@@ -9,7 +9,12 @@ export type KeyProfile = "full" | "restricted"
 /** A fault to inject on a route, consumed one request at a time. */
 export type Fault =
   /** Answer with this status (and optional headers/body) instead of handling the request. */
-  | { readonly kind: "status"; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown }
+  | {
+      readonly kind: "status"
+      readonly status: number
+      readonly headers?: Readonly<Record<string, string>>
+      readonly body?: unknown
+    }
   /** Destroy the socket before any byte of the response is written. */
   | { readonly kind: "drop-before" }
   /** Handle the request, but destroy the socket after `afterBytes` bytes of the response body. */

@@ -101,7 +101,12 @@ export const errorBody = (family: Family, status: number, message: string, detai
     case "video": {
       const d = openAiTypeAndCode(status)
       return {
-        error: { message, type: details.type ?? d.type, param: details.param ?? null, code: details.code === undefined ? d.code : details.code }
+        error: {
+          message,
+          type: details.type ?? d.type,
+          param: details.param ?? null,
+          code: details.code === undefined ? d.code : details.code
+        }
       }
     }
   }

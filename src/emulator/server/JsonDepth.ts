@@ -13,7 +13,8 @@ export const tooDeep = (value: unknown, max: number): boolean => {
     const [v, depth] = stack.pop()!
     if (v === null || typeof v !== "object") continue
     if (depth + 1 > max) return true
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1])
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1])
   }
   return false
 }

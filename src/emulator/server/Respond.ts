@@ -30,7 +30,10 @@ const writeThenDrop = (res: ServerResponse, chunk: Uint8Array | string): void =>
 }
 
 const sseFrame = (name: string | undefined, data: string, le: string): string => {
-  const dataLines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}${le}`).join("")
+  const dataLines = data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}${le}`)
+    .join("")
   return `${name === undefined ? "" : `event: ${name}${le}`}${dataLines}${le}`
 }
 
@@ -45,8 +48,14 @@ export const makeReply = (res: ServerResponse, fault: Fault | undefined, base: H
 
   const body = (status: number, contentType: string, payload: Uint8Array, headers: Headers = {}): void => {
     if (!claim()) return
-    res.writeHead(status, { ...base, "content-type": contentType, "content-length": String(payload.byteLength), ...headers })
-    if (fault?.kind === "drop-mid") return writeThenDrop(res, payload.subarray(0, Math.min(fault.afterBytes, payload.byteLength - 1)))
+    res.writeHead(status, {
+      ...base,
+      "content-type": contentType,
+      "content-length": String(payload.byteLength),
+      ...headers
+    })
+    if (fault?.kind === "drop-mid")
+      return writeThenDrop(res, payload.subarray(0, Math.min(fault.afterBytes, payload.byteLength - 1)))
     if (fault?.kind === "stall") {
       // Headers promise a body that never comes; the socket stays open until the client or close() ends it.
       res.flushHeaders()
@@ -59,7 +68,13 @@ export const makeReply = (res: ServerResponse, fault: Fault | undefined, base: H
     const le = options.lineEnd ?? "\n"
     const open = claim()
     if (open) {
-      res.writeHead(200, { ...base, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ...headers })
+      res.writeHead(200, {
+        ...base,
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+        ...headers
+      })
       res.flushHeaders()
     }
     let events = 0

@@ -70,12 +70,19 @@ export interface Route {
 }
 
 /** The answer to a WebSocket upgrade request: accept, or refuse with an HTTP status and JSON body. */
-export type UpgradeDecision = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: unknown }
+export type UpgradeDecision =
+  { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: unknown }
 
 export interface WsRoute {
   readonly name: string
   /** Path pattern as for `Route.path`. */
   readonly path: string
   readonly accept: (req: IncomingMessage, url: URL, ctx: EmulatorContext) => UpgradeDecision
-  readonly handle: (ws: WebSocket, req: IncomingMessage, url: URL, ctx: EmulatorContext, params: Readonly<Record<string, string>>) => void
+  readonly handle: (
+    ws: WebSocket,
+    req: IncomingMessage,
+    url: URL,
+    ctx: EmulatorContext,
+    params: Readonly<Record<string, string>>
+  ) => void
 }

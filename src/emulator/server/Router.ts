@@ -64,7 +64,10 @@ export class Router<R extends Routable> {
   constructor(routes: ReadonlyArray<R>) {
     const entries = routes.map((route) => ({ route, pattern: compilePattern(route.path) }))
     // Stable sort: fewer parameters first, declaration order otherwise.
-    this.entries = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.pattern.params - b.e.pattern.params || a.i - b.i).map((x) => x.e)
+    this.entries = entries
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => a.e.pattern.params - b.e.pattern.params || a.i - b.i)
+      .map((x) => x.e)
   }
 
   find(method: string | undefined, path: string): RouteMatch<R> {
@@ -72,7 +75,8 @@ export class Router<R extends Routable> {
     for (const { route, pattern } of this.entries) {
       const params = pattern.match(path)
       if (params === undefined) continue
-      if (method === undefined || route.method === undefined || route.method === method) return { kind: "found", route, params }
+      if (method === undefined || route.method === undefined || route.method === method)
+        return { kind: "found", route, params }
       allowed.push(route.method)
     }
     return allowed.length > 0 ? { kind: "method-not-allowed", allowed } : { kind: "not-found" }

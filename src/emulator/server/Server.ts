@@ -96,7 +96,13 @@ const parseJson = (body: Buffer): { json: unknown; jsonError?: string } => {
 }
 
 /** The authentication a route needs: the gateway key of its family, or none (platform, public routes). */
-const authOf = (ctx: EmulatorContext, route: Route, req: IncomingMessage, url: URL, family: Family): AuthResult | undefined => {
+const authOf = (
+  ctx: EmulatorContext,
+  route: Route,
+  req: IncomingMessage,
+  url: URL,
+  family: Family
+): AuthResult | undefined => {
   if (route.public === true || family === "platform") return undefined
   if (!(url.pathname.startsWith("/v1/") || url.pathname.startsWith("/v1beta/"))) return undefined
   if (url.pathname === "/v1/models") return modelsAuth(ctx, req.headers, url)
@@ -104,7 +110,11 @@ const authOf = (ctx: EmulatorContext, route: Route, req: IncomingMessage, url: U
 }
 
 /** Builds the server for `routes` and `wsRoutes` over `ctx`. */
-export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, wsRoutes: ReadonlyArray<WsRoute>): EmulatorServer => {
+export const makeServer = (
+  ctx: EmulatorContext,
+  routes: ReadonlyArray<Route>,
+  wsRoutes: ReadonlyArray<WsRoute>
+): EmulatorServer => {
   const router = new Router(routes)
   const wsRouter = new Router(wsRoutes)
   const sockets = new Set<Socket | Duplex>()
@@ -115,7 +125,10 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
     const family = familyOfPath(url.pathname)
     const requestId = newRequestId()
     const idHeader = family === "messages" || family === "count_tokens" ? "request-id" : "x-request-id"
-    const allow = allowedOrigin(typeof req.headers.origin === "string" ? req.headers.origin : undefined, ctx.options.corsOrigins)
+    const allow = allowedOrigin(
+      typeof req.headers.origin === "string" ? req.headers.origin : undefined,
+      ctx.options.corsOrigins
+    )
     const base: Record<string, string> = {
       ...(allow === undefined ? {} : { "access-control-allow-origin": allow, vary: "origin" }),
       "access-control-expose-headers": EXPOSED_HEADERS,
@@ -141,7 +154,8 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
 
     const found = router.find(req.method, url.pathname)
     if (found.kind === "not-found") return fail(404, `Unknown path: ${req.method ?? "GET"} ${url.pathname}`)
-    if (found.kind === "method-not-allowed") return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: found.allowed.join(", ") })
+    if (found.kind === "method-not-allowed")
+      return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: found.allowed.join(", ") })
     const { route, params } = found
 
     const limit = bodyLimitOf(route, family)
@@ -196,7 +210,9 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
       // An emulator fault is the gateway's own internal error: `svc_api_error` in the messages family
       // (an injected 500 stands for an upstream failure, `upstream_error`).
       const details = family === "messages" ? { type: "svc_api_error" } : {}
-      res.end(JSON.stringify(errorBody(family, 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`, details)))
+      res.end(
+        JSON.stringify(errorBody(family, 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`, details))
+      )
     })
   })
   server.on("connection", (socket) => {
@@ -218,13 +234,22 @@ export const makeServer = (ctx: EmulatorContext, routes: ReadonlyArray<Route>, w
       )
     }
     const found = wsRouter.find(undefined, url.pathname)
-    if (found.kind !== "found") return refuse(404, errorBody(familyOfPath(url.pathname), 404, `No WebSocket endpoint at ${url.pathname}`))
+    if (found.kind !== "found")
+      return refuse(404, errorBody(familyOfPath(url.pathname), 404, `No WebSocket endpoint at ${url.pathname}`))
     const { route, params } = found
     let decision: ReturnType<WsRoute["accept"]>
     try {
       decision = route.accept(req, url, ctx)
     } catch (e) {
-      decision = { ok: false, status: 500, body: errorBody(familyOfPath(url.pathname), 500, `Emulator error: ${e instanceof Error ? e.message : String(e)}`) }
+      decision = {
+        ok: false,
+        status: 500,
+        body: errorBody(
+          familyOfPath(url.pathname),
+          500,
+          `Emulator error: ${e instanceof Error ? e.message : String(e)}`
+        )
+      }
     }
     if (!decision.ok) {
       ctx.counters.increment(`${route.name}.rejected`)

@@ -39,11 +39,65 @@ export const canonicalJson = (value: unknown): string => {
 }
 
 const VOCABULARY = [
-  "the", "gateway", "answers", "with", "a", "calm", "and", "steady", "voice", "while", "models", "route",
-  "requests", "through", "quiet", "local", "servers", "every", "token", "arrives", "in", "order", "streams",
-  "flow", "like", "rivers", "under", "bright", "morning", "light", "tests", "pass", "when", "replies", "stay",
-  "the", "same", "for", "each", "prompt", "emulator", "speaks", "clearly", "about", "video", "frames", "words",
-  "and", "numbers", "cache", "hits", "save", "time", "budget", "thinking", "tools", "help", "users", "build"
+  "the",
+  "gateway",
+  "answers",
+  "with",
+  "a",
+  "calm",
+  "and",
+  "steady",
+  "voice",
+  "while",
+  "models",
+  "route",
+  "requests",
+  "through",
+  "quiet",
+  "local",
+  "servers",
+  "every",
+  "token",
+  "arrives",
+  "in",
+  "order",
+  "streams",
+  "flow",
+  "like",
+  "rivers",
+  "under",
+  "bright",
+  "morning",
+  "light",
+  "tests",
+  "pass",
+  "when",
+  "replies",
+  "stay",
+  "the",
+  "same",
+  "for",
+  "each",
+  "prompt",
+  "emulator",
+  "speaks",
+  "clearly",
+  "about",
+  "video",
+  "frames",
+  "words",
+  "and",
+  "numbers",
+  "cache",
+  "hits",
+  "save",
+  "time",
+  "budget",
+  "thinking",
+  "tools",
+  "help",
+  "users",
+  "build"
 ]
 
 /** `count` words chosen deterministically from `seed` (the first word capitalised, a final period). */
@@ -65,7 +119,8 @@ export const tokenPieces = (text: string): Array<string> => {
 }
 
 /** The emulator's token estimate: about four characters per token, at least one for non-empty text. */
-export const estimateTokens = (text: string): number => (text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4)))
+export const estimateTokens = (text: string): number =>
+  text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4))
 
 /** Tokens of a generated reply: one per streamed piece. */
 export const replyTokens = (text: string): number => tokenPieces(text).length
@@ -77,13 +132,16 @@ export const pace = (ctx: EmulatorContext): Promise<void> => {
 }
 
 /** A short id with a prefix, unique enough for one emulator run (`msg_…`, `toolu_…`). */
-export const newId = (prefix: string): string => `${prefix}${Math.random().toString(36).slice(2, 12)}${Date.now().toString(36)}`
+export const newId = (prefix: string): string =>
+  `${prefix}${Math.random().toString(36).slice(2, 12)}${Date.now().toString(36)}`
 
 /** A deterministic value for a JSON-schema property: enums take their first value, types a fixed sample. */
 export const sampleValue = (schema: unknown, name: string, seed: string): unknown => {
   const s = (schema ?? {}) as Record<string, unknown>
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0]
-  const type = (typeof s.type === "string" ? s.type : Array.isArray(s.type) ? String(s.type[0]) : "string").toLowerCase()
+  const type = (
+    typeof s.type === "string" ? s.type : Array.isArray(s.type) ? String(s.type[0]) : "string"
+  ).toLowerCase()
   switch (type) {
     case "integer":
     case "number":
@@ -97,7 +155,9 @@ export const sampleValue = (schema: unknown, name: string, seed: string): unknow
     case "null":
       return null
     default:
-      return replyWords(seed + name, 2).join(" ").replace(/\.$/, "")
+      return replyWords(seed + name, 2)
+        .join(" ")
+        .replace(/\.$/, "")
   }
 }
 
@@ -107,7 +167,8 @@ export const sampleValue = (schema: unknown, name: string, seed: string): unknow
  */
 export const jsonReply = (schema: unknown, seed: string): string => {
   const s = (schema ?? {}) as Record<string, unknown>
-  if (typeof s.properties !== "object" || s.properties === null) return JSON.stringify({ answer: replyWords(seed, 8).join(" ") })
+  if (typeof s.properties !== "object" || s.properties === null)
+    return JSON.stringify({ answer: replyWords(seed, 8).join(" ") })
   const all = Object.keys(s.properties)
   return JSON.stringify(sampleArgs({ ...s, required: all }, seed))
 }

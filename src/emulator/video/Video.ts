@@ -12,8 +12,14 @@ import { CONTENT_REJECTED_CODE, CONTENT_REJECTED_MESSAGE, taskStoreOf, type Vide
 /** The path a finished task's video is served at (no auth: `<video src>` cannot send headers). */
 export const videoFilePath = (taskId: string): string => `/files/videos/${taskId}.mp4`
 
-const openAiError = (reply: Reply, status: number, message: string, param: string | null, code: string | null, type = "invalid_request_error"): void =>
-  reply.json(status, { error: { message, type, param, code } })
+const openAiError = (
+  reply: Reply,
+  status: number,
+  message: string,
+  param: string | null,
+  code: string | null,
+  type = "invalid_request_error"
+): void => reply.json(status, { error: { message, type, param, code } })
 
 const notFound = (reply: Reply, id: string): void =>
   openAiError(reply, 404, `video task ${id.slice(0, 100)} not found`, "task_id", "not_found")
@@ -47,7 +53,8 @@ const submit: Route = {
   handle: (req, reply, ctx) => {
     const key = keyOf(req, reply, ctx)
     if (key === undefined) return
-    if (req.jsonError !== undefined) return openAiError(reply, 400, `request body is not valid JSON: ${req.jsonError}`, null, "invalid_json")
+    if (req.jsonError !== undefined)
+      return openAiError(reply, 400, `request body is not valid JSON: ${req.jsonError}`, null, "invalid_json")
     const profile = ctx.options.keys.get(key) ?? "full"
     const check = checkVideoBody(req.json, profile)
     if (!check.ok) return openAiError(reply, check.status, check.message, check.param, check.code)
@@ -65,13 +72,21 @@ const download: Route = {
     const key = keyOf(req, reply, ctx)
     if (key === undefined) return
     const id = req.url.searchParams.get("id")
-    if (id === null || id === "") return openAiError(reply, 400, "query parameter id is required", "id", "missing_required_parameter")
+    if (id === null || id === "")
+      return openAiError(reply, 400, "query parameter id is required", "id", "missing_required_parameter")
     const task = taskStoreOf(ctx).find(id, key)
     if (task === undefined) return notFound(reply, id)
     if (task.family !== "alpha")
-      return openAiError(reply, 400, `download is for family alpha only; ${task.model} gives its url in the task query`, "id", "unsupported_model")
+      return openAiError(
+        reply,
+        400,
+        `download is for family alpha only; ${task.model} gives its url in the task query`,
+        "id",
+        "unsupported_model"
+      )
     const status = taskStoreOf(ctx).status(task)
-    if (status !== "succeeded") return openAiError(reply, 400, `video task ${task.id} is ${status}, not succeeded`, "id", "video_not_ready")
+    if (status !== "succeeded")
+      return openAiError(reply, 400, `video task ${task.id} is ${status}, not succeeded`, "id", "video_not_ready")
     reply.json(200, {
       success: true,
       generation_id: id,
@@ -113,7 +128,8 @@ const file: Route = {
     const rangeHeader = req.headers.range
     const range = parseRange(Array.isArray(rangeHeader) ? rangeHeader[0] : rangeHeader, total)
     const common = { "accept-ranges": "bytes", "cache-control": "public, max-age=86400" }
-    if (range.kind === "unsatisfiable") return reply.bytes(416, "video/mp4", new Uint8Array(0), { ...common, "content-range": `bytes */${total}` })
+    if (range.kind === "unsatisfiable")
+      return reply.bytes(416, "video/mp4", new Uint8Array(0), { ...common, "content-range": `bytes */${total}` })
     if (range.kind === "whole") return reply.bytes(200, "video/mp4", SAMPLE_MP4, common)
     reply.bytes(206, "video/mp4", SAMPLE_MP4.subarray(range.start, range.end + 1), {
       ...common,

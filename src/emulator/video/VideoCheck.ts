@@ -29,7 +29,8 @@ export interface AcceptedVideo {
 }
 
 /** The outcome of checking a submit body. */
-export type VideoCheck = { readonly ok: true; readonly value: AcceptedVideo } | ({ readonly ok: false } & VideoRejection)
+export type VideoCheck =
+  { readonly ok: true; readonly value: AcceptedVideo } | ({ readonly ok: false } & VideoRejection)
 
 /** Builds a 400 rejection for `param`. */
 export const invalid = (param: string | null, message: string, code: string | null = "invalid_value"): VideoCheck => ({

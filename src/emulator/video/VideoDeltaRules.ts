@@ -4,7 +4,8 @@
  */
 import { invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck } from "./VideoCheck.js"
 
-const reject = (param: string, message: string, code: string = "invalid_value"): VideoCheck => invalid(param, message, code)
+const reject = (param: string, message: string, code: string = "invalid_value"): VideoCheck =>
+  invalid(param, message, code)
 
 /** Content items accepted per request; the contract gives no number, lite reference mode uses up to 4 images. */
 const MAX_ITEMS = 8
@@ -51,12 +52,15 @@ const flagProblem = (model: string, flag: Flag, value: string): string | undefin
   const intIn = (lo: number, hi: number) => /^-?\d+$/.test(value) && Number(value) >= lo && Number(value) <= hi
   switch (flag) {
     case "resolution":
-      if (is15(model)) return ["480p", "720p"].includes(value) ? undefined : "the 1.5 pro series supports --rs 480p or 720p only"
+      if (is15(model))
+        return ["480p", "720p"].includes(value) ? undefined : "the 1.5 pro series supports --rs 480p or 720p only"
       return ["480p", "720p", "1080p"].includes(value) ? undefined : "--rs must be 480p, 720p or 1080p"
     case "ratio": {
       const ok = ["16:9", "9:16", "1:1", "4:3", "3:4", "adaptive"].includes(value)
       if (!ok) return "--ratio must be one of 16:9, 9:16, 1:1, 4:3, 3:4, adaptive"
-      return model === "delta-1-0-lite-t2v-250428" && value === "adaptive" ? `${model} does not support --ratio adaptive` : undefined
+      return model === "delta-1-0-lite-t2v-250428" && value === "adaptive"
+        ? `${model} does not support --ratio adaptive`
+        : undefined
     }
     case "duration":
       if (is15(model)) return intIn(4, 12) ? undefined : "the 1.5 pro series takes --dur as an integer 4-12"
@@ -83,20 +87,30 @@ const imageProblem = (model: string, images: ReadonlyArray<Image>, text: string)
   const refs = images.filter((i) => i.role === "reference_image").length
   const lasts = images.filter((i) => i.role === "last_frame").length
   const firsts = images.filter((i) => i.role === "first_frame" || i.role === undefined).length
-  if (model === "delta-1-0-lite-t2v-250428" && images.length > 0) return reject(p, `${model} is text-to-video: no image input`, "unsupported_parameter")
-  if (model === "delta-1-0-lite-i2v-250428" && images.length === 0) return reject(p, `${model} is image-to-video: an image_url item is required`, "missing_required_parameter")
+  if (model === "delta-1-0-lite-t2v-250428" && images.length > 0)
+    return reject(p, `${model} is text-to-video: no image input`, "unsupported_parameter")
+  if (model === "delta-1-0-lite-i2v-250428" && images.length === 0)
+    return reject(p, `${model} is image-to-video: an image_url item is required`, "missing_required_parameter")
   if (refs > 0) {
-    if (model !== "delta-1-0-lite-i2v-250428") return reject(p, `reference image mode is supported only by delta-1-0-lite-i2v-250428, not ${model}`, "unsupported_parameter")
-    if (refs !== images.length) return reject(p, "reference images cannot be combined with first_frame/last_frame images")
+    if (model !== "delta-1-0-lite-i2v-250428")
+      return reject(
+        p,
+        `reference image mode is supported only by delta-1-0-lite-i2v-250428, not ${model}`,
+        "unsupported_parameter"
+      )
+    if (refs !== images.length)
+      return reject(p, "reference images cannot be combined with first_frame/last_frame images")
     if (refs > 4) return reject(p, "reference image mode takes 1-4 images")
     for (const m of text.matchAll(/\[图(\d+)\]/g))
-      if (Number(m[1]) < 1 || Number(m[1]) > refs) return reject(p, `prompt marker [图${m[1]}] names no reference image`)
+      if (Number(m[1]) < 1 || Number(m[1]) > refs)
+        return reject(p, `prompt marker [图${m[1]}] names no reference image`)
     return undefined
   }
   if (firsts > 1 || lasts > 1) return reject(p, "at most one first_frame and one last_frame image")
   if (lasts === 1) {
     if (firsts === 0) return reject(p, "a last_frame image needs a first_frame image")
-    if (model === "delta-1-0-pro-250528") return reject(p, `${model} supports first frame mode only`, "unsupported_parameter")
+    if (model === "delta-1-0-pro-250528")
+      return reject(p, `${model} supports first frame mode only`, "unsupported_parameter")
   }
   return undefined
 }
@@ -104,10 +118,16 @@ const imageProblem = (model: string, images: ReadonlyArray<Image>, text: string)
 /** Checks a delta body (the top-level `model` was already checked). */
 export const checkDeltaBody = (model: string, b: Readonly<Record<string, unknown>>): VideoCheck => {
   const meta = b.metadata
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return reject("metadata", "metadata is required and must be an object", "missing_required_parameter")
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta))
+    return reject("metadata", "metadata is required and must be an object", "missing_required_parameter")
   const m = meta as Readonly<Record<string, unknown>>
   const content = m.content
-  if (!Array.isArray(content) || content.length === 0) return reject("metadata.content", "metadata.content is required and must be a non-empty array", "missing_required_parameter")
+  if (!Array.isArray(content) || content.length === 0)
+    return reject(
+      "metadata.content",
+      "metadata.content is required and must be a non-empty array",
+      "missing_required_parameter"
+    )
   if (content.length > MAX_ITEMS) return reject("metadata.content", `metadata.content takes at most ${MAX_ITEMS} items`)
   let text: string | undefined
   const images: Array<Image> = []
@@ -116,12 +136,19 @@ export const checkDeltaBody = (model: string, b: Readonly<Record<string, unknown
     if (typeof item !== "object" || item === null) return reject(p, `${p} must be an object`)
     const it = item as Readonly<Record<string, unknown>>
     if (it.type === "text") {
-      if (typeof it.text !== "string" || it.text.trim() === "" || it.text.length > MAX_TEXT) return reject(`${p}.text`, `${p}.text must be a non-empty string of at most ${MAX_TEXT} characters`)
+      if (typeof it.text !== "string" || it.text.trim() === "" || it.text.length > MAX_TEXT)
+        return reject(`${p}.text`, `${p}.text must be a non-empty string of at most ${MAX_TEXT} characters`)
       if (text !== undefined) return reject(p, "metadata.content takes at most one text item")
       text = it.text
     } else if (it.type === "image_url") {
       const iu = it.image_url as Readonly<Record<string, unknown>> | null | undefined
-      if (typeof iu !== "object" || iu === null || typeof iu.url !== "string" || iu.url === "" || iu.url.length > MAX_URL)
+      if (
+        typeof iu !== "object" ||
+        iu === null ||
+        typeof iu.url !== "string" ||
+        iu.url === "" ||
+        iu.url.length > MAX_URL
+      )
         return reject(`${p}.image_url.url`, `${p}.image_url.url must be a non-empty string (URL or base64 data URL)`)
       if (it.role !== undefined && !["first_frame", "last_frame", "reference_image"].includes(it.role as string))
         return reject(`${p}.role`, `${p}.role must be first_frame, last_frame or reference_image`)
@@ -129,7 +156,8 @@ export const checkDeltaBody = (model: string, b: Readonly<Record<string, unknown
     } else return reject(`${p}.type`, `${p}.type must be text or image_url`)
   }
   // Image-to-video may leave the text out; text-to-video cannot.
-  if (text === undefined && images.length === 0) return reject("metadata.content", "metadata.content needs a text item", "missing_required_parameter")
+  if (text === undefined && images.length === 0)
+    return reject("metadata.content", "metadata.content needs a text item", "missing_required_parameter")
   text ??= ""
   const read = readFlags(text)
   if ("error" in read) return reject("metadata.content", read.error)
@@ -146,9 +174,14 @@ export const checkDeltaBody = (model: string, b: Readonly<Record<string, unknown
   // The pro and 1.5 models repeat the text item's prompt at the top level.
   if (!isLite(model) && text !== "" && (typeof b.prompt !== "string" || b.prompt.trim() === ""))
     return reject("prompt", `${model} needs a top-level prompt repeating the text item`, "missing_required_parameter")
-  if (b.prompt !== undefined && (typeof b.prompt !== "string" || b.prompt.length > MAX_TEXT)) return reject("prompt", "prompt must be a string")
-  if (m.return_last_frame !== undefined && typeof m.return_last_frame !== "boolean") return reject("metadata.return_last_frame", "metadata.return_last_frame must be a boolean")
-  if (m.callback_url !== undefined && (typeof m.callback_url !== "string" || !/^https?:\/\/\S+$/.test(m.callback_url) || m.callback_url.length > 4096))
+  if (b.prompt !== undefined && (typeof b.prompt !== "string" || b.prompt.length > MAX_TEXT))
+    return reject("prompt", "prompt must be a string")
+  if (m.return_last_frame !== undefined && typeof m.return_last_frame !== "boolean")
+    return reject("metadata.return_last_frame", "metadata.return_last_frame must be a boolean")
+  if (
+    m.callback_url !== undefined &&
+    (typeof m.callback_url !== "string" || !/^https?:\/\/\S+$/.test(m.callback_url) || m.callback_url.length > 4096)
+  )
     return reject("metadata.callback_url", "metadata.callback_url must be an http(s) URL")
   return { ok: true, value: { model, family: "delta", prompt: text } }
 }

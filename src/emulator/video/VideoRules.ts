@@ -4,9 +4,25 @@
  */
 import type { KeyProfile } from "../server/Context.js"
 import { checkDeltaBody } from "./VideoDeltaRules.js"
-import { type AcceptedVideo, invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck, type VideoFamily, type VideoRejection } from "./VideoCheck.js"
+import {
+  type AcceptedVideo,
+  invalid,
+  MAX_MEDIA_CHARS,
+  MAX_PROMPT_CHARS,
+  type VideoCheck,
+  type VideoFamily,
+  type VideoRejection
+} from "./VideoCheck.js"
 
-export { type AcceptedVideo, invalid, MAX_MEDIA_CHARS, MAX_PROMPT_CHARS, type VideoCheck, type VideoFamily, type VideoRejection }
+export {
+  type AcceptedVideo,
+  invalid,
+  MAX_MEDIA_CHARS,
+  MAX_PROMPT_CHARS,
+  type VideoCheck,
+  type VideoFamily,
+  type VideoRejection
+}
 
 /** The video models the emulator knows, with their family. */
 export const VIDEO_MODELS: ReadonlyMap<string, VideoFamily> = new Map([
@@ -29,7 +45,6 @@ const RESTRICTED_404: ReadonlySet<string> = new Set([
   "delta-1-0-lite-i2v-250428",
   "beta-3.0-generate-preview"
 ])
-
 
 type Body = Readonly<Record<string, unknown>>
 type Problem = VideoCheck | undefined
@@ -58,16 +73,36 @@ const first = (...problems: ReadonlyArray<() => Problem>): Problem => {
 /** The generic E1 fields, checked for type and the generic allowed values on every family but delta. */
 const checkGeneric = (b: Body): Problem =>
   first(
-    () => optional(b, "prompt", (v) => typeof v === "string" && v.length <= MAX_PROMPT_CHARS, `a string of at most ${MAX_PROMPT_CHARS} characters`),
+    () =>
+      optional(
+        b,
+        "prompt",
+        (v) => typeof v === "string" && v.length <= MAX_PROMPT_CHARS,
+        `a string of at most ${MAX_PROMPT_CHARS} characters`
+      ),
     () => optional(b, "image", mediaString, "a non-empty string (URL or base64 data URL)"),
     () => optional(b, "duration", (v) => isInt(v) && v > 0 && v <= 60, "a positive integer number of seconds"),
-    () => optional(b, "resolution", inList(["480p", "720p", "1080p", "4k"]), `one of ${fmt(["480p", "720p", "1080p", "4k"])}`),
     () =>
-      optional(b, "aspect_ratio", inList(["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"]), "one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, adaptive")
+      optional(
+        b,
+        "resolution",
+        inList(["480p", "720p", "1080p", "4k"]),
+        `one of ${fmt(["480p", "720p", "1080p", "4k"])}`
+      ),
+    () =>
+      optional(
+        b,
+        "aspect_ratio",
+        inList(["16:9", "9:16", "1:1", "4:3", "3:4", "21:9", "adaptive"]),
+        "one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, adaptive"
+      )
   )
 
 /** What each model allows of the generic E1 fields (spec E1 and the family tables), by model id. */
-const genericLimits = (model: string, family: VideoFamily): { durations: ReadonlyArray<number>; resolutions: ReadonlyArray<string>; ratios: ReadonlyArray<string> } => {
+const genericLimits = (
+  model: string,
+  family: VideoFamily
+): { durations: ReadonlyArray<number>; resolutions: ReadonlyArray<string>; ratios: ReadonlyArray<string> } => {
   const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
   const five = ["16:9", "9:16", "1:1", "4:3", "3:4"]
   switch (family) {
@@ -79,8 +114,13 @@ const genericLimits = (model: string, family: VideoFamily): { durations: Readonl
       // The image-to-video model takes its ratio from the image.
       return { durations: [5, 10], resolutions: ["480p", "720p", "1080p"], ratios: model.includes("i2v") ? [] : five }
     case "delta":
-      if (model.startsWith("delta-1-5-pro")) return { durations: range(4, 12), resolutions: ["480p", "720p"], ratios: [...five, "adaptive"] }
-      return { durations: range(2, 12), resolutions: ["480p", "720p", "1080p"], ratios: model.includes("lite-t2v") ? five : [...five, "adaptive"] }
+      if (model.startsWith("delta-1-5-pro"))
+        return { durations: range(4, 12), resolutions: ["480p", "720p"], ratios: [...five, "adaptive"] }
+      return {
+        durations: range(2, 12),
+        resolutions: ["480p", "720p", "1080p"],
+        ratios: model.includes("lite-t2v") ? five : [...five, "adaptive"]
+      }
   }
 }
 
@@ -104,22 +144,37 @@ const checkGenericFor = (model: string, family: VideoFamily, b: Body): Problem =
 
 /** Text-to-video needs a prompt; a request with an image may leave it out. */
 const needPrompt = (b: Body, hasImage: boolean): Problem =>
-  hasImage || (typeof b.prompt === "string" && b.prompt.trim() !== "") ? undefined : invalid("prompt", "prompt is required for text-to-video", "missing_required_parameter")
+  hasImage || (typeof b.prompt === "string" && b.prompt.trim() !== "")
+    ? undefined
+    : invalid("prompt", "prompt is required for text-to-video", "missing_required_parameter")
 
 const ALPHA_SECONDS = [4, 8, 12] as const
 const checkAlpha = (b: Body): Problem =>
   first(
     () =>
-      optional(b, "seconds", (v) => oneOf(ALPHA_SECONDS, typeof v === "string" ? Number(v) : v) && (typeof v !== "string" || /^\d+$/.test(v)), "4, 8 or 12 (string or integer)"),
+      optional(
+        b,
+        "seconds",
+        (v) =>
+          oneOf(ALPHA_SECONDS, typeof v === "string" ? Number(v) : v) && (typeof v !== "string" || /^\d+$/.test(v)),
+        "4, 8 or 12 (string or integer)"
+      ),
     () => optional(b, "size", inList(["720x1280", "1280x720"]), "720x1280 or 1280x720"),
     () => optional(b, "input_reference", mediaString, "a non-empty string (URL or base64)"),
-    () => optional(b, "remix_from_video_id", (v) => typeof v === "string" && /^video_[A-Za-z0-9_-]{1,200}$/.test(v), "a video id starting with video_"),
+    () =>
+      optional(
+        b,
+        "remix_from_video_id",
+        (v) => typeof v === "string" && /^video_[A-Za-z0-9_-]{1,200}$/.test(v),
+        "a video id starting with video_"
+      ),
     () =>
       b.remix_from_video_id !== undefined && (b.input_reference !== undefined || b.image !== undefined)
         ? invalid("remix_from_video_id", "remix_from_video_id cannot be combined with an input image")
         : undefined,
     // Remix rewrites a video from a new prompt, so it needs the prompt too.
-    () => needPrompt(b, b.remix_from_video_id === undefined && (b.input_reference !== undefined || b.image !== undefined))
+    () =>
+      needPrompt(b, b.remix_from_video_id === undefined && (b.input_reference !== undefined || b.image !== undefined))
   )
 
 const checkBeta = (model: string, b: Body): Problem =>
@@ -129,11 +184,23 @@ const checkBeta = (model: string, b: Body): Problem =>
     () => optional(b, "resolution", inList(["720p", "1080p"]), "720p or 1080p"),
     () => optional(b, "fps", anyInt(1, 120), "a positive integer"),
     () => optional(b, "lastFrame", mediaString, "a non-empty string (URL or base64)"),
-    () => (b.lastFrame !== undefined && !model.startsWith("beta-3.1") ? invalid("lastFrame", `lastFrame is supported only by the 3.1 model, not ${model}`, "unsupported_parameter") : undefined),
-    () => (b.lastFrame !== undefined && b.image === undefined ? invalid("lastFrame", "lastFrame needs image as the first frame") : undefined),
+    () =>
+      b.lastFrame !== undefined && !model.startsWith("beta-3.1")
+        ? invalid("lastFrame", `lastFrame is supported only by the 3.1 model, not ${model}`, "unsupported_parameter")
+        : undefined,
+    () =>
+      b.lastFrame !== undefined && b.image === undefined
+        ? invalid("lastFrame", "lastFrame needs image as the first frame")
+        : undefined,
     () => optional(b, "generateAudio", bool, "a boolean"),
     () => optional(b, "addWatermark", bool, "a boolean"),
-    () => optional(b, "personGeneration", inList(["allow_all", "allow_adult", "dont_allow"]), "one of allow_all, allow_adult, dont_allow"),
+    () =>
+      optional(
+        b,
+        "personGeneration",
+        inList(["allow_all", "allow_adult", "dont_allow"]),
+        "one of allow_all, allow_adult, dont_allow"
+      ),
     () => optional(b, "seed", anyInt(0, 4_294_967_295), "an integer 0-4294967295"),
     () => optional(b, "sampleCount", anyInt(1, 4), "an integer 1-4"),
     () => needPrompt(b, b.image !== undefined)
@@ -146,18 +213,50 @@ const checkGamma = (model: string, b: Body): Problem => {
     () => optional(b, "seed", anyInt(0, 2_147_483_647), "an integer 0-2147483647"),
     () => optional(b, "smart_rewrite", bool, "a boolean"),
     () => optional(b, "generate_audio", bool, "a boolean"),
-    () => optional(b, "audio_url", (v) => typeof v === "string" && /^https:\/\/[^\s/]+\S*$/.test(v) && v.length <= 4096, "an https URL"),
+    () =>
+      optional(
+        b,
+        "audio_url",
+        (v) => typeof v === "string" && /^https:\/\/[^\s/]+\S*$/.test(v) && v.length <= 4096,
+        "an https URL"
+      ),
     () =>
       i2v
         ? first(
-            () => (b.size !== undefined ? invalid("size", `size is for the text-to-video model; ${model} takes resolution`, "unsupported_parameter") : undefined),
+            () =>
+              b.size !== undefined
+                ? invalid(
+                    "size",
+                    `size is for the text-to-video model; ${model} takes resolution`,
+                    "unsupported_parameter"
+                  )
+                : undefined,
             () => optional(b, "resolution", inList(["480p", "720p", "1080p"]), "480p, 720p or 1080p"),
-            () => (b.image === undefined ? invalid("image", `${model} is image-to-video: image is required`, "missing_required_parameter") : undefined)
+            () =>
+              b.image === undefined
+                ? invalid("image", `${model} is image-to-video: image is required`, "missing_required_parameter")
+                : undefined
           )
         : first(
-            () => (b.image !== undefined ? invalid("image", `${model} is text-to-video and takes no image`, "unsupported_parameter") : undefined),
-            () => (b.resolution !== undefined ? invalid("resolution", `resolution is for the image-to-video model; ${model} takes size as width*height`, "unsupported_parameter") : undefined),
-            () => optional(b, "size", (v) => typeof v === "string" && /^[1-9]\d{1,3}\*[1-9]\d{1,3}$/.test(v), "width*height, e.g. 1280*720"),
+            () =>
+              b.image !== undefined
+                ? invalid("image", `${model} is text-to-video and takes no image`, "unsupported_parameter")
+                : undefined,
+            () =>
+              b.resolution !== undefined
+                ? invalid(
+                    "resolution",
+                    `resolution is for the image-to-video model; ${model} takes size as width*height`,
+                    "unsupported_parameter"
+                  )
+                : undefined,
+            () =>
+              optional(
+                b,
+                "size",
+                (v) => typeof v === "string" && /^[1-9]\d{1,3}\*[1-9]\d{1,3}$/.test(v),
+                "width*height, e.g. 1280*720"
+              ),
             () => needPrompt(b, false)
           )
   )
@@ -168,16 +267,24 @@ const checkGamma = (model: string, b: Body): Problem => {
  * contract's access outcomes, then the family's rules apply.
  */
 export const checkVideoBody = (json: unknown, profile: KeyProfile): VideoCheck => {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return invalid(null, "request body must be a JSON object", "invalid_json")
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    return invalid(null, "request body must be a JSON object", "invalid_json")
   const b = json as Body
-  if (typeof b.model !== "string" || b.model === "") return invalid("model", "model is required", "missing_required_parameter")
+  if (typeof b.model !== "string" || b.model === "")
+    return invalid("model", "model is required", "missing_required_parameter")
   const model = b.model
   const family = VIDEO_MODELS.get(model)
   if (family === undefined) return invalid("model", `model not found: ${model.slice(0, 200)}`, "model_not_found")
   if (profile === "restricted") {
     if (model === "alpha-2") return invalid("model", "invalid api platform: 3", null)
     if (RESTRICTED_404.has(model))
-      return { ok: false, status: 404, message: `model ${model} not found or no access`, param: "model", code: "model_not_found" }
+      return {
+        ok: false,
+        status: 404,
+        message: `model ${model} not found or no access`,
+        param: "model",
+        code: "model_not_found"
+      }
   }
   const generic = first(
     () => checkGeneric(b),
@@ -185,8 +292,8 @@ export const checkVideoBody = (json: unknown, profile: KeyProfile): VideoCheck =
   )
   if (generic !== undefined) return generic
   if (family === "delta") return checkDeltaBody(model, b)
-  const problem = first(
-    () => (family === "alpha" ? checkAlpha(b) : family === "beta" ? checkBeta(model, b) : checkGamma(model, b))
+  const problem = first(() =>
+    family === "alpha" ? checkAlpha(b) : family === "beta" ? checkBeta(model, b) : checkGamma(model, b)
   )
   if (problem !== undefined) return problem
   return { ok: true, value: { model, family, prompt: typeof b.prompt === "string" ? b.prompt : "" } }

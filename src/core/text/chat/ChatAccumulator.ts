@@ -6,7 +6,15 @@
  */
 import * as Result from "effect/Result"
 import type { IncompleteStream } from "../../errors/GatewayError.js"
-import { type Accumulator, type Folder, foldAll, incomplete, incompleteStream, type Step, stepOf } from "../Accumulator.js"
+import {
+  type Accumulator,
+  type Folder,
+  foldAll,
+  incomplete,
+  incompleteStream,
+  type Step,
+  stepOf
+} from "../Accumulator.js"
 import type { ChatChoice, ChatCompletion, ChatCompletionChunk, ChatStreamEvent, ChatToolCall } from "./ChatResponse.js"
 
 /**
@@ -147,11 +155,13 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
     for (const fragment of chunk.choices) {
       const { delta } = fragment
       const at = choices.findIndex((c) => c.index === fragment.index)
-      const finished = (at >= 0 && choices[at]!.finish_reason !== null) || finishedHere?.includes(fragment.index) === true
+      const finished =
+        (at >= 0 && choices[at]!.finish_reason !== null) || finishedHere?.includes(fragment.index) === true
       if (finished && adds(delta)) return `choice ${fragment.index} continues after its finish_reason`
       for (const call of delta.tool_calls ?? []) {
         const known =
-          (at >= 0 && (this.indexes[at] ?? []).includes(call.index)) || openedHere?.some(([c, k]) => c === fragment.index && k === call.index) === true
+          (at >= 0 && (this.indexes[at] ?? []).includes(call.index)) ||
+          openedHere?.some(([c, k]) => c === fragment.index && k === call.index) === true
         if (known) continue
         if (typeof call.id !== "string" || typeof call.function?.name !== "string") {
           return `tool call ${call.index} continues before its first fragment (with id and name)`
@@ -194,7 +204,11 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
           const k = indexes.indexOf(piece.index)
           if (k < 0) {
             // `misfit` checked that a call's first fragment has its id and name.
-            calls.push({ id: piece.id as string, type: piece.type ?? "function", function: { name: piece.function?.name as string, arguments: piece.function?.arguments ?? "" } })
+            calls.push({
+              id: piece.id as string,
+              type: piece.type ?? "function",
+              function: { name: piece.function?.name as string, arguments: piece.function?.arguments ?? "" }
+            })
             indexes.push(piece.index)
             ;(this.ownCall[at] ??= [])[calls.length - 1] = true
           } else {
@@ -219,7 +233,8 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
         return incompleteStream("openai", "error-event", `stream error ${type}: ${message}`, this.snapshot(), type)
       }
       case "done":
-        if (this.completion === undefined) return incompleteStream("openai", "out-of-order", "[DONE] before any chunk", this.snapshot())
+        if (this.completion === undefined)
+          return incompleteStream("openai", "out-of-order", "[DONE] before any chunk", this.snapshot())
         this.phase = "done"
         this.dirty = true
         return undefined
@@ -261,4 +276,5 @@ export const chatAccumulator: Accumulator<ChatStreamEvent, ChatSnapshot, ChatCom
 }
 
 /** Folds a whole list of events into the final completion. @category folding */
-export const accumulateChat = (events: Iterable<ChatStreamEvent>): Step<ChatCompletion> => foldAll(chatAccumulator, events)
+export const accumulateChat = (events: Iterable<ChatStreamEvent>): Step<ChatCompletion> =>
+  foldAll(chatAccumulator, events)

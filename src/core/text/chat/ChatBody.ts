@@ -17,20 +17,24 @@ import { isRecord, type Json, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
-const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
 
 /** The roles of a chat message. @category models */
 export const ChatRoles = ["system", "developer", "user", "assistant", "tool", "function"] as const
 
 // An assistant turn that only calls tools carries `content: null` (or none).
-const callsTools = (m: Json): boolean => m.role === "assistant" && (optional(m, "tool_calls") !== undefined || optional(m, "function_call") !== undefined)
+const callsTools = (m: Json): boolean =>
+  m.role === "assistant" && (optional(m, "tool_calls") !== undefined || optional(m, "function_call") !== undefined)
 
 /** One chat message: a role and its content (`null` only for an assistant turn of tool calls). @category schemas */
 export const ChatMessageParam = acrossFields(
   openStruct({
     role: Schema.Literals(ChatRoles),
-    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown), Schema.Null]).pipe(expected("a string or an array of content parts"))
+    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown), Schema.Null]).pipe(
+      expected("a string or an array of content parts")
+    )
   }),
   "required",
   (m) => (m.content === null && !callsTools(m) ? { key: "content", detail: "" } : undefined),
@@ -93,13 +97,17 @@ export type TextBodyOptions = RoutingOptions
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const body = yield* chat.open(input)
-    const model = yield* readModel(body)
-    yield* ensureRoute(model, "chat", options)
-    const out = chat.pick(body)
-    // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
-    if (Array.isArray(out.messages))
-      out.messages = out.messages.map((m: unknown) => (isRecord(m) && callsTools(m) && optional(m, "content") === undefined ? { ...m, content: null } : m))
-    return yield* chat.seal(body, out, model)
-  }))
+  buildWith(() =>
+    Result.gen(function* () {
+      const body = yield* chat.open(input)
+      const model = yield* readModel(body)
+      yield* ensureRoute(model, "chat", options)
+      const out = chat.pick(body)
+      // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
+      if (Array.isArray(out.messages))
+        out.messages = out.messages.map((m: unknown) =>
+          isRecord(m) && callsTools(m) && optional(m, "content") === undefined ? { ...m, content: null } : m
+        )
+      return yield* chat.seal(body, out, model)
+    })
+  )

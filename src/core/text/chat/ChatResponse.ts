@@ -7,7 +7,16 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { isRecord } from "../../validation/Rules.js"
-import { type DecodeOptions, decodeWith, guarded, JsonValue, maxDepthOf, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import {
+  type DecodeOptions,
+  decodeWith,
+  guarded,
+  JsonValue,
+  maxDepthOf,
+  parseJsonText,
+  type SseRecord,
+  wrappedOnce
+} from "../../wire/WireJson.js"
 import { scanContentChunk } from "./ChatChunkScan.js"
 
 /** Token usage (detail objects passed through). @category schemas */
@@ -72,7 +81,10 @@ export const ChatToolCallDelta = Schema.Struct({
   id: Schema.optional(Schema.NullOr(Schema.String)),
   type: Schema.optional(Schema.NullOr(Schema.String)),
   function: Schema.optional(
-    Schema.Struct({ name: Schema.optional(Schema.NullOr(Schema.String)), arguments: Schema.optional(Schema.NullOr(Schema.String)) })
+    Schema.Struct({
+      name: Schema.optional(Schema.NullOr(Schema.String)),
+      arguments: Schema.optional(Schema.NullOr(Schema.String))
+    })
   )
 })
 /** @category models */
@@ -131,11 +143,10 @@ export const ChatStreamEvent = Schema.Union([ChatChunkEvent, ChatDoneEvent, Chat
 export type ChatStreamEvent = Schema.Schema.Type<typeof ChatStreamEvent>
 
 /** Decodes a non-stream chat completions body (already parsed JSON); never throws. @category decoding */
-export const decodeChatCompletion: (body: unknown, options?: DecodeOptions) => Result.Result<ChatCompletion, DecodeError> = decodeWith(
-  ChatCompletion,
-  "openai",
-  "chat completion"
-)
+export const decodeChatCompletion: (
+  body: unknown,
+  options?: DecodeOptions
+) => Result.Result<ChatCompletion, DecodeError> = decodeWith(ChatCompletion, "openai", "chat completion")
 
 const decodeChunk = decodeWith(ChatCompletionChunk, "openai", "chat completion chunk")
 const decodeErrorEvent = decodeWith(ChatErrorEvent, "openai", "chat stream error")
@@ -148,29 +159,41 @@ const DONE = "[DONE]"
  * SSE event named `error`) → `{ type: "error" }`, anything else must be a chunk. Never throws.
  * @category decoding
  */
-export const decodeChatEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<ChatStreamEvent, DecodeError> =>
+export const decodeChatEventEither = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Result.Result<ChatStreamEvent, DecodeError> =>
   guarded("openai", "chat completion chunk", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<ChatStreamEvent, DecodeError> => {
+const decodeRecord = (
+  record: SseRecord,
+  options: DecodeOptions | undefined
+): Result.Result<ChatStreamEvent, DecodeError> => {
   const data = record?.data
   if (typeof data === "string") {
     // Most records are content fragments in upstream's text: read directly (an `error` event never is).
-    const content: ChatCompletionChunk | undefined = record.event === "error" ? undefined : scanContentChunk(data, maxDepthOf(options))
+    const content: ChatCompletionChunk | undefined =
+      record.event === "error" ? undefined : scanContentChunk(data, maxDepthOf(options))
     if (content !== undefined) return Result.succeed({ type: "chunk" as const, chunk: content })
     if (data.trim() === DONE) return Result.succeed({ type: "done" as const })
   }
   const parsed = parseJsonText(data, "openai", "chat completion chunk", options)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const payload = parsed.success
-  if (isRecord(payload) && isRecord(payload["error"])) return decodeErrorEvent({ type: "error", error: payload["error"] }, wrappedOnce(options))
+  if (isRecord(payload) && isRecord(payload["error"]))
+    return decodeErrorEvent({ type: "error", error: payload["error"] }, wrappedOnce(options))
   if (record.event === "error") return decodeErrorEvent({ type: "error", error: payload }, wrappedOnce(options))
   // The chunk is decoded as parsed (a wrapper object would cost the parsed tree its clean mark: one
   // more walk and a copy per event), then wrapped.
   const chunk = decodeChunk(payload, options)
-  return Result.isFailure(chunk) ? Result.fail(chunk.failure) : Result.succeed({ type: "chunk" as const, chunk: chunk.success })
+  return Result.isFailure(chunk)
+    ? Result.fail(chunk.failure)
+    : Result.succeed({ type: "chunk" as const, chunk: chunk.success })
 }
 
 /** Decodes one SSE record into a chat stream event, failing with a `DecodeError` (family `openai`). @category decoding */
-export const decodeChatEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ChatStreamEvent, DecodeError> =>
-  Effect.fromResult(decodeChatEventEither(record, options))
+export const decodeChatEvent = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Effect.Effect<ChatStreamEvent, DecodeError> => Effect.fromResult(decodeChatEventEither(record, options))

@@ -1,5 +1,12 @@
 /** OpenAI-style chat completions (E16): bodies, the response, stream chunks and their accumulator. */
-export { accumulateChat, chatAccumulator, type ChatSnapshot, finishChat, initialChatSnapshot, stepChat } from "./ChatAccumulator.js"
+export {
+  accumulateChat,
+  chatAccumulator,
+  type ChatSnapshot,
+  finishChat,
+  initialChatSnapshot,
+  stepChat
+} from "./ChatAccumulator.js"
 export * from "./ChatBody.js"
 export {
   ChatChoice,

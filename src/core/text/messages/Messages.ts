@@ -8,7 +8,16 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel, sendable, sendableResult } from "../../validation/Closed.js"
+import {
+  type WithExtra,
+  closedBody,
+  buildWith,
+  guardReads,
+  ModelId,
+  readModel,
+  sendable,
+  sendableResult
+} from "../../validation/Closed.js"
 import { at, describe, fail, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
 import { conform } from "../../validation/Conform.js"
 import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
@@ -28,7 +37,8 @@ import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
-const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
 // The message of a rule across fields: the field, then what the rule found.
 const detailed = (field: string, detail: string): string => `${field}: ${detail}`
@@ -37,16 +47,27 @@ const detailed = (field: string, detail: string): string => `${field}: ${detail}
 export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
 
 /** `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour. @category schemas */
-export const MessagesCacheControl = Schema.Struct({ type: Schema.Literals(["ephemeral", "persistent"]), ttl: opt(Schema.String) })
+export const MessagesCacheControl = Schema.Struct({
+  type: Schema.Literals(["ephemeral", "persistent"]),
+  ttl: opt(Schema.String)
+})
 
 /** A text block, also the element of an array `system`. @category schemas */
-export const TextBlockParam = openStruct({ type: Schema.Literal("text"), text: NonBlank, cache_control: opt(MessagesCacheControl) })
+export const TextBlockParam = openStruct({
+  type: Schema.Literal("text"),
+  text: NonBlank,
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** An image block with a base64, url or file source. @category schemas */
 export const ImageBlockParam = openStruct({
   type: Schema.Literal("image"),
   source: Schema.Union([
-    Schema.Struct({ type: Schema.Literal("base64"), media_type: Schema.Literals(MessagesImageMediaTypes), data: NonBlank }),
+    Schema.Struct({
+      type: Schema.Literal("base64"),
+      media_type: Schema.Literals(MessagesImageMediaTypes),
+      data: NonBlank
+    }),
     Schema.Struct({ type: Schema.Literal("url"), url: NonBlank }),
     Schema.Struct({ type: Schema.Literal("file"), file_id: NonBlank })
   ]),
@@ -63,7 +84,11 @@ export const ToolUseBlockParam = openStruct({
 })
 
 /** A thinking block echoed back unchanged (its `signature` is checked upstream). @category schemas */
-export const ThinkingBlockParam = openStruct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String })
+export const ThinkingBlockParam = openStruct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.String,
+  signature: Schema.String
+})
 
 /** A redacted thinking block echoed back unchanged. @category schemas */
 export const RedactedThinkingBlockParam = openStruct({ type: Schema.Literal("redacted_thinking"), data: NonBlank })
@@ -80,7 +105,15 @@ export const DocumentBlockParam = openStruct({
 })
 
 /** The block kinds the Schemas here describe; any other kind passes through as is. */
-const KNOWN_BLOCKS: ReadonlyArray<string> = ["text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "document"]
+const KNOWN_BLOCKS: ReadonlyArray<string> = [
+  "text",
+  "image",
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "document"
+]
 const OtherBlock = openStruct({ type: NonBlank.check(Schema.makeFilter((t) => !KNOWN_BLOCKS.includes(t))) })
 
 /** Block kinds that belong to one side of the conversation only. */
@@ -98,7 +131,10 @@ const ofSide = (role: Side) => (blocks: ReadonlyArray<{ readonly type: string }>
   for (const [i, b] of blocks.entries()) {
     const side = ONLY_IN[b.type]
     if (side !== undefined && side !== role)
-      return { key: [i, "type"], detail: `${describe(b.type)} is not allowed in ${role === "user" ? "a" : "an"} ${role} turn; allowed in: ${side} turns` }
+      return {
+        key: [i, "type"],
+        detail: `${describe(b.type)} is not allowed in ${role === "user" ? "a" : "an"} ${role} turn; allowed in: ${side} turns`
+      }
   }
   return undefined
 }
@@ -108,7 +144,11 @@ const blocksOf = <S extends Schema.Codec<{ readonly type: string }, unknown>>(bl
   acrossFields(Schema.Array(block), "role", ofSide(role), detailed)
 
 // A tool result nested in a tool result, passed through with its own fields checked.
-const NestedToolResult = openStruct({ type: Schema.Literal("tool_result"), tool_use_id: NonBlank, is_error: opt(Schema.Boolean) })
+const NestedToolResult = openStruct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: NonBlank,
+  is_error: opt(Schema.Boolean)
+})
 
 /**
  * A block inside a tool result: text, an image, a document, or another kind passed through; blocks of
@@ -130,7 +170,11 @@ export const ToolResultContentBlock = Schema.Union([
 export const ToolResultBlockParam = openStruct({
   type: Schema.Literal("tool_result"),
   tool_use_id: NonBlank,
-  content: opt(Schema.Union([Schema.String, blocksOf(ToolResultContentBlock, "user")]).pipe(expected("a string or an array of content blocks"))),
+  content: opt(
+    Schema.Union([Schema.String, blocksOf(ToolResultContentBlock, "user")]).pipe(
+      expected("a string or an array of content blocks")
+    )
+  ),
   is_error: opt(Schema.Boolean),
   cache_control: opt(MessagesCacheControl)
 })
@@ -150,7 +194,9 @@ export const ContentBlockParam = Schema.Union([
 export type ContentBlockParam = typeof ContentBlockParam.Type
 
 const turnContent = (role: Side) =>
-  Schema.Union([Schema.String, blocksOf(ContentBlockParam, role)]).pipe(expected("a string or an array of content blocks"))
+  Schema.Union([Schema.String, blocksOf(ContentBlockParam, role)]).pipe(
+    expected("a string or an array of content blocks")
+  )
 
 /** The content of an assistant turn, as `appendToolRound` takes it: blocks of an assistant turn, at least one. @category schemas */
 export const AssistantContent = acrossFields(nonEmptyArray(ContentBlockParam), "role", ofSide("assistant"), detailed)
@@ -176,7 +222,11 @@ export const MessagesTool = Schema.Union([
     strict: opt(Schema.Boolean)
   }),
   // A server tool (web search, code execution, …): its own type says what it needs.
-  openStruct({ type: NonBlank.check(Schema.makeFilter((t) => t !== "custom")), name: opt(NonBlank), cache_control: opt(MessagesCacheControl) })
+  openStruct({
+    type: NonBlank.check(Schema.makeFilter((t) => t !== "custom")),
+    name: opt(NonBlank),
+    cache_control: opt(MessagesCacheControl)
+  })
 ])
 
 /** `tool_choice` in its four forms. @category schemas */
@@ -190,7 +240,11 @@ const ThinkingDisplay = Schema.Literals(["summarized", "omitted"])
 
 /** Extended thinking: `enabled` with a budget, `adaptive` (each with `display`), or `disabled`. @category schemas */
 export const MessagesThinkingConfig = Schema.Union([
-  Schema.Struct({ type: Schema.Literal("enabled"), budget_tokens: Schema.Int.pipe(range({ min: 1024, minExclusive: true })), display: opt(ThinkingDisplay) }),
+  Schema.Struct({
+    type: Schema.Literal("enabled"),
+    budget_tokens: Schema.Int.pipe(range({ min: 1024, minExclusive: true })),
+    display: opt(ThinkingDisplay)
+  }),
   Schema.Struct({ type: Schema.Literal("disabled") }),
   Schema.Struct({ type: Schema.Literal("adaptive"), display: opt(ThinkingDisplay) })
 ])
@@ -208,14 +262,21 @@ const conversationFields = {
   cache_control: opt(MessagesCacheControl)
 }
 
-type Conversation = { readonly tools?: ReadonlyArray<{ readonly name?: string }>; readonly tool_choice?: typeof MessagesToolChoice.Type }
+type Conversation = {
+  readonly tools?: ReadonlyArray<{ readonly name?: string }>
+  readonly tool_choice?: typeof MessagesToolChoice.Type
+}
 
 // A tool name is declared once (rule `unique`).
 const uniqueToolNames = (body: Conversation) => {
   const names: Array<string> = []
   for (const [i, tool] of (body.tools ?? []).entries()) {
     if (tool.name === undefined) continue
-    if (names.includes(tool.name)) return { key: ["tools", i, "name"], detail: `${describe(tool.name)} is declared twice; tool names must be unique` }
+    if (names.includes(tool.name))
+      return {
+        key: ["tools", i, "name"],
+        detail: `${describe(tool.name)} is declared twice; tool names must be unique`
+      }
     names.push(tool.name)
   }
   return undefined
@@ -263,9 +324,13 @@ export const MessagesBody = Schema.Struct({
       "range",
       (body) =>
         body.thinking?.type === "enabled" && body.thinking.budget_tokens >= body.max_tokens
-          ? { key: ["thinking", "budget_tokens"], detail: `${body.thinking.budget_tokens} is out of range; allowed: greater than 1024 and less than max_tokens (${body.max_tokens})` }
+          ? {
+              key: ["thinking", "budget_tokens"],
+              detail: `${body.thinking.budget_tokens} is out of range; allowed: greater than 1024 and less than max_tokens (${body.max_tokens})`
+            }
           : undefined,
-      (field, detail, context) => `${field}: ${context === undefined ? detail : detail.replace(" is out of range;", ` is out of range for ${context};`)}`
+      (field, detail, context) =>
+        `${field}: ${context === undefined ? detail : detail.replace(" is out of range;", ` is out of range for ${context};`)}`
     )
 )
 /** @category models */
@@ -301,13 +366,18 @@ const countTokensOpen = closedBody(MessagesBody, "a count-tokens body").open
  * wherever it appears. Fields umg does not know yet travel in `extra`.
  * @category constructors
  */
-export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<MessagesBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const body = yield* messagesBody.open(input)
-    const model = yield* readModel(body)
-    yield* ensureRoute(model, "messages", options)
-    return yield* messagesBody.seal(body, messagesBody.pick(body), model)
-  }))
+export const buildMessagesBody = (
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<MessagesBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const body = yield* messagesBody.open(input)
+      const model = yield* readModel(body)
+      yield* ensureRoute(model, "messages", options)
+      return yield* messagesBody.seal(body, messagesBody.pick(body), model)
+    })
+  )
 
 /**
  * Builds the body of POST `/v1/messages/count_tokens` (E9): `model` (a messages model) and
@@ -317,13 +387,18 @@ export const buildMessagesBody = (input: unknown, options: RoutingOptions = {}):
  * refused: a create body can be counted as it is.
  * @category constructors
  */
-export const buildCountTokensBody = (input: unknown, options: RoutingOptions = {}): Effect.Effect<CountTokensBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const body = yield* countTokensOpen(input)
-    const model = yield* readModel(body)
-    yield* ensureRoute(model, "countTokens", options)
-    return yield* countTokensBody.seal(body, countTokensBody.pick(body), model)
-  }))
+export const buildCountTokensBody = (
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<CountTokensBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const body = yield* countTokensOpen(input)
+      const model = yield* readModel(body)
+      yield* ensureRoute(model, "countTokens", options)
+      return yield* countTokensBody.seal(body, countTokensBody.pick(body), model)
+    })
+  )
 
 /**
  * The second round of tool use: the conversation so far, then the assistant's turn exactly as it
@@ -338,42 +413,62 @@ export const appendToolRound = (
   assistantContent: unknown,
   toolResults: unknown
 ): Effect.Effect<ReadonlyArray<MessageParam>, InvalidRequest> =>
-  sendableResult(buildWith(() => Result.gen(function* () {
-    yield* sendable(conversation, "conversation")
-    yield* sendable(assistantContent, "assistantContent")
-    yield* sendable(toolResults, "toolResults")
-    const history = yield* conform(Conversation, conversation, "messages")
-    const blocks = yield* conform(AssistantContent, assistantContent, "assistantContent")
-    const ids = blocks.flatMap((b) => (b.type === "tool_use" && "id" in b && typeof b.id === "string" ? [b.id] : []))
-    if (ids.length === 0)
-      return yield* fail("assistantContent", "tool-use", "assistantContent: holds no tool_use block; a tool round answers tool_use blocks")
-    const results = yield* conform(ToolResults, toolResults, "toolResults")
-    const answered: Array<string> = []
-    const turn: Array<typeof ToolResultBlockParam.Type> = []
-    for (const [i, result] of results.entries()) {
-      const path = at("toolResults", i)
-      // A result may omit `type`: it is a tool_result.
-      const block = yield* conform(ToolResultBlockParam, { type: "tool_result", ...passthrough(result, ["type"]) }, path)
-      const id = block.tool_use_id
-      if (!ids.includes(id)) return yield* notAllowed(at(path, "tool_use_id"), id, ids, "the tool_use blocks of the assistant turn")
-      if (answered.includes(id)) return yield* fail(at(path, "tool_use_id"), "unique", `${at(path, "tool_use_id")}: ${describe(id)} is answered twice`)
-      answered.push(id)
-      turn.push(block)
-    }
-    const missing = ids.filter((id) => !answered.includes(id))
-    if (missing.length > 0)
-      return yield* fail(
-        "toolResults",
-        "complete",
-        `toolResults: no tool_result for ${missing.map((id) => describe(id)).join(", ")}; every tool_use of the assistant turn needs one`
-      )
-    const next = [
-      ...history.map((m) => sanitize(m)),
-      { role: "assistant", content: sanitize(blocks) },
-      { role: "user", content: sanitize(turn) }
-    ]
-    return yield* conform(Conversation, next, "messages")
-  })))
+  sendableResult(
+    buildWith(() =>
+      Result.gen(function* () {
+        yield* sendable(conversation, "conversation")
+        yield* sendable(assistantContent, "assistantContent")
+        yield* sendable(toolResults, "toolResults")
+        const history = yield* conform(Conversation, conversation, "messages")
+        const blocks = yield* conform(AssistantContent, assistantContent, "assistantContent")
+        const ids = blocks.flatMap((b) =>
+          b.type === "tool_use" && "id" in b && typeof b.id === "string" ? [b.id] : []
+        )
+        if (ids.length === 0)
+          return yield* fail(
+            "assistantContent",
+            "tool-use",
+            "assistantContent: holds no tool_use block; a tool round answers tool_use blocks"
+          )
+        const results = yield* conform(ToolResults, toolResults, "toolResults")
+        const answered: Array<string> = []
+        const turn: Array<typeof ToolResultBlockParam.Type> = []
+        for (const [i, result] of results.entries()) {
+          const path = at("toolResults", i)
+          // A result may omit `type`: it is a tool_result.
+          const block = yield* conform(
+            ToolResultBlockParam,
+            { type: "tool_result", ...passthrough(result, ["type"]) },
+            path
+          )
+          const id = block.tool_use_id
+          if (!ids.includes(id))
+            return yield* notAllowed(at(path, "tool_use_id"), id, ids, "the tool_use blocks of the assistant turn")
+          if (answered.includes(id))
+            return yield* fail(
+              at(path, "tool_use_id"),
+              "unique",
+              `${at(path, "tool_use_id")}: ${describe(id)} is answered twice`
+            )
+          answered.push(id)
+          turn.push(block)
+        }
+        const missing = ids.filter((id) => !answered.includes(id))
+        if (missing.length > 0)
+          return yield* fail(
+            "toolResults",
+            "complete",
+            `toolResults: no tool_result for ${missing.map((id) => describe(id)).join(", ")}; every tool_use of the assistant turn needs one`
+          )
+        const next = [
+          ...history.map((m) => sanitize(m)),
+          { role: "assistant", content: sanitize(blocks) },
+          { role: "user", content: sanitize(turn) }
+        ]
+        return yield* conform(Conversation, next, "messages")
+      })
+    )
+  )
 
 // The arguments of a tool round: a conversation so far, and results that are tool_result blocks
 // (their `type` may be left out).

@@ -4,7 +4,15 @@
  * events out of order, `error` events and streams cut before `message_stop` as `IncompleteStream`.
  */
 import * as Result from "effect/Result"
-import { type Accumulator, foldAll, type Folder, incomplete, incompleteStream, stepOf, type Step } from "../Accumulator.js"
+import {
+  type Accumulator,
+  foldAll,
+  type Folder,
+  incomplete,
+  incompleteStream,
+  stepOf,
+  type Step
+} from "../Accumulator.js"
 import type { IncompleteStream } from "../../errors/GatewayError.js"
 import type { MessagesDeltaUsage, MessagesEvent } from "./MessagesEvents.js"
 import { isMessagesBlock, type Message, type MessagesContentBlock, type MessagesUsage } from "./MessagesResponse.js"
@@ -34,7 +42,8 @@ export interface MessagesSnapshot {
 export const initialMessagesSnapshot: MessagesSnapshot = { phase: "awaiting-start", message: undefined, blocks: [] }
 
 /** Server-side tool calls (`server_tool_use`, `mcp_tool_use`, …) stream their input like `tool_use`. */
-const takesInputJson = (block: MessagesContentBlock): boolean => block.type === "tool_use" || block.type.endsWith("_tool_use")
+const takesInputJson = (block: MessagesContentBlock): boolean =>
+  block.type === "tool_use" || block.type.endsWith("_tool_use")
 
 /** Merges cumulative usage: every count present (not null) replaces the earlier one. */
 const mergeUsage = (usage: MessagesUsage, delta: MessagesDeltaUsage | null | undefined): MessagesUsage => {
@@ -188,7 +197,13 @@ class MessagesDraft implements Folder<MessagesEvent, MessagesSnapshot> {
       case "unknown":
         return undefined
       case "error":
-        return incompleteStream("messages", "error-event", `stream error ${event.error.type}: ${event.error.message}`, this.snapshot(), event.error.type)
+        return incompleteStream(
+          "messages",
+          "error-event",
+          `stream error ${event.error.type}: ${event.error.message}`,
+          this.snapshot(),
+          event.error.type
+        )
       case "message_start":
         if (this.phase !== "awaiting-start") return this.outOfOrder("message_start after the message had started")
         // The event's message is shared, not owned: the first change copies it.
@@ -209,7 +224,9 @@ class MessagesDraft implements Folder<MessagesEvent, MessagesSnapshot> {
     switch (event.type) {
       case "content_block_start": {
         if (event.index !== message.content.length) {
-          return this.outOfOrder(`content_block_start for block ${event.index}, expected block ${message.content.length}`)
+          return this.outOfOrder(
+            `content_block_start for block ${event.index}, expected block ${message.content.length}`
+          )
         }
         this.mutableContent().push(event.content_block)
         this.mutableBlocks().push({ open: true, json: "" })
@@ -222,7 +239,9 @@ class MessagesDraft implements Folder<MessagesEvent, MessagesSnapshot> {
           return this.outOfOrder(`content_block_delta for block ${event.index}, which is not open`)
         }
         const misfit = this.applyDelta(event.index, block, event.delta)
-        return misfit === undefined ? undefined : this.outOfOrder(`${misfit} for a ${block.type} block (${event.index})`)
+        return misfit === undefined
+          ? undefined
+          : this.outOfOrder(`${misfit} for a ${block.type} block (${event.index})`)
       }
       case "content_block_stop": {
         const block = message.content[event.index]
@@ -231,7 +250,8 @@ class MessagesDraft implements Folder<MessagesEvent, MessagesSnapshot> {
           return this.outOfOrder(`content_block_stop for block ${event.index}, which is not open`)
         }
         const closed = closeInput(block, progress.json)
-        if (typeof closed === "string") return this.outOfOrder(`block ${event.index} (${block.type}): invalid input JSON: ${closed}`)
+        if (typeof closed === "string")
+          return this.outOfOrder(`block ${event.index} (${block.type}): invalid input JSON: ${closed}`)
         if (closed !== block) {
           this.mutableContent()[event.index] = closed
           if (this.ownBlock === event.index) this.ownBlock = -1
@@ -262,7 +282,8 @@ class MessagesDraft implements Folder<MessagesEvent, MessagesSnapshot> {
 }
 
 /** A messages folder from `from`: the draft the transport folds a stream with. @category folding */
-export const messagesFolder = (from: MessagesSnapshot): Folder<MessagesEvent, MessagesSnapshot> => new MessagesDraft(from)
+export const messagesFolder = (from: MessagesSnapshot): Folder<MessagesEvent, MessagesSnapshot> =>
+  new MessagesDraft(from)
 
 /**
  * One fold step: a fresh snapshot (unchanged parts are shared), or an `IncompleteStream` whose
@@ -270,7 +291,8 @@ export const messagesFolder = (from: MessagesSnapshot): Folder<MessagesEvent, Me
  * (its fragments did not join into JSON). Never throws.
  * @category folding
  */
-export const stepMessages: (snapshot: MessagesSnapshot, event: MessagesEvent) => Step<MessagesSnapshot> = stepOf(messagesFolder)
+export const stepMessages: (snapshot: MessagesSnapshot, event: MessagesEvent) => Step<MessagesSnapshot> =
+  stepOf(messagesFolder)
 
 /** The final message, or `ended-early` when the stream ended before `message_stop`. @category folding */
 export const finishMessages = (snapshot: MessagesSnapshot): Step<Message> =>
@@ -279,7 +301,9 @@ export const finishMessages = (snapshot: MessagesSnapshot): Step<Message> =>
     : incomplete(
         "messages",
         "ended-early",
-        snapshot.message === undefined ? "the stream ended before message_start" : "the stream ended before message_stop",
+        snapshot.message === undefined
+          ? "the stream ended before message_start"
+          : "the stream ended before message_stop",
         snapshot
       )
 
@@ -293,4 +317,5 @@ export const messagesAccumulator: Accumulator<MessagesEvent, MessagesSnapshot, M
 }
 
 /** Folds a whole list of events into the final message. @category folding */
-export const accumulateMessages = (events: Iterable<MessagesEvent>): Step<Message> => foldAll(messagesAccumulator, events)
+export const accumulateMessages = (events: Iterable<MessagesEvent>): Step<Message> =>
+  foldAll(messagesAccumulator, events)

@@ -8,7 +8,18 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
 import { Message, MessagesContentBlock, MessagesUsage } from "./MessagesResponse.js"
-import { type DecodeOptions, decodeWith, guarded, maxDepthOf, typedPayload, JsonValue, opaqueTagged, parseJsonText, type SseRecord, wrappedOnce } from "../../wire/WireJson.js"
+import {
+  type DecodeOptions,
+  decodeWith,
+  guarded,
+  maxDepthOf,
+  typedPayload,
+  JsonValue,
+  opaqueTagged,
+  parseJsonText,
+  type SseRecord,
+  wrappedOnce
+} from "../../wire/WireJson.js"
 import { scanBlockDelta } from "./MessagesDeltaScan.js"
 
 /** `message_start`: the message with empty content and `stop_reason: null`. @category schemas */
@@ -24,11 +35,17 @@ export const MessagesContentBlockStart = Schema.Struct({
 /** A delta of text (for `text` blocks). @category schemas */
 export const MessagesTextDelta = Schema.Struct({ type: Schema.Literal("text_delta"), text: Schema.String })
 /** A piece of a tool call's input JSON (for `tool_use` and server-tool-use blocks); may be `""`. @category schemas */
-export const MessagesInputJsonDelta = Schema.Struct({ type: Schema.Literal("input_json_delta"), partial_json: Schema.String })
+export const MessagesInputJsonDelta = Schema.Struct({
+  type: Schema.Literal("input_json_delta"),
+  partial_json: Schema.String
+})
 /** A delta of thinking text (for `thinking` blocks). @category schemas */
 export const MessagesThinkingDelta = Schema.Struct({ type: Schema.Literal("thinking_delta"), thinking: Schema.String })
 /** The thinking block's signature, sent once just before its stop. @category schemas */
-export const MessagesSignatureDelta = Schema.Struct({ type: Schema.Literal("signature_delta"), signature: Schema.String })
+export const MessagesSignatureDelta = Schema.Struct({
+  type: Schema.Literal("signature_delta"),
+  signature: Schema.String
+})
 /** One citation appended to a `text` block. @category schemas */
 export const MessagesCitationsDelta = Schema.Struct({ type: Schema.Literal("citations_delta"), citation: JsonValue })
 
@@ -57,7 +74,10 @@ export const MessagesContentBlockDelta = Schema.Struct({
 })
 
 /** `content_block_stop`. @category schemas */
-export const MessagesContentBlockStop = Schema.Struct({ type: Schema.Literal("content_block_stop"), index: Schema.Number })
+export const MessagesContentBlockStop = Schema.Struct({
+  type: Schema.Literal("content_block_stop"),
+  index: Schema.Number
+})
 
 /** The usage of a `message_delta`: cumulative counts, every field but `output_tokens` optional. @category schemas */
 export const MessagesDeltaUsage = Schema.Struct({
@@ -135,11 +155,16 @@ const decodeUnknownEvent = decodeWith(MessagesUnknownEvent, "messages", "message
  * SSE `event` name when the payload has none); an unknown type gives `MessagesUnknownEvent`.
  * @category decoding
  */
-export const decodeMessagesEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<MessagesEvent, DecodeError> =>
-  guarded("messages", "messages event", decodeRecord, record, options)
+export const decodeMessagesEventEither = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Result.Result<MessagesEvent, DecodeError> => guarded("messages", "messages event", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<MessagesEvent, DecodeError> => {
+const decodeRecord = (
+  record: SseRecord,
+  options: DecodeOptions | undefined
+): Result.Result<MessagesEvent, DecodeError> => {
   const data = record?.data
   // Most events are text (or thinking, or tool-input) fragments in upstream's exact text: read directly.
   const fragment = typeof data === "string" ? scanBlockDelta(data, maxDepthOf(options)) : undefined
@@ -154,5 +179,7 @@ const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Re
 }
 
 /** Decodes one SSE record into an event, failing with a `DecodeError` (family `messages`). @category decoding */
-export const decodeMessagesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<MessagesEvent, DecodeError> =>
-  Effect.fromResult(decodeMessagesEventEither(record, options))
+export const decodeMessagesEvent = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Effect.Effect<MessagesEvent, DecodeError> => Effect.fromResult(decodeMessagesEventEither(record, options))

@@ -116,11 +116,8 @@ export const Message = Schema.Struct({
 export type Message = Schema.Schema.Type<typeof Message>
 
 /** Decodes a non-stream messages-style response body (already parsed JSON); never throws. @category decoding */
-export const decodeMessage: (body: unknown, options?: DecodeOptions) => Result.Result<Message, DecodeError> = decodeWith(
-  Message,
-  "messages",
-  "messages response"
-)
+export const decodeMessage: (body: unknown, options?: DecodeOptions) => Result.Result<Message, DecodeError> =
+  decodeWith(Message, "messages", "messages response")
 
 /** The concatenated text of a message's text blocks. @category getters */
 export const messageText = (message: Message): string => {

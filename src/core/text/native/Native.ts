@@ -10,12 +10,21 @@ import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, guardReads, ModelId } from "../../validation/Closed.js"
 import { conform } from "../../validation/Conform.js"
-import { acrossFields, described, Integer, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import {
+  acrossFields,
+  described,
+  Integer,
+  matching,
+  NonBlank,
+  nonEmptyArray,
+  range
+} from "../../validation/FieldRules.js"
 import { describe, fail, isRecord, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
-const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
 type Check = Result.Result<void, InvalidRequest>
 // The message of a rule across fields: the field, then what the rule found.
@@ -68,9 +77,25 @@ interface ThinkingProfile {
 }
 
 const PROFILES: ReadonlyArray<readonly [RegExp, ThinkingProfile]> = [
-  [/^zeta-2\.5-pro(?:-|$)/, { budgets: [[128, 32768]], budgetText: "-1 (dynamic) or 128 to 32768", suffixText: "128 to 32768" }],
-  [/^zeta-2\.5-flash-lite(?:-|$)/, { budgets: [[0, 0], [512, 24576]], budgetText: "-1 (dynamic), 0 (off) or 512 to 24576", suffixText: "512 to 24576" }],
-  [/^zeta-2\.5-flash(?:-|$)/, { budgets: [[0, 24576]], budgetText: "-1 (dynamic) or 0 to 24576", suffixText: "1 to 24576" }],
+  [
+    /^zeta-2\.5-pro(?:-|$)/,
+    { budgets: [[128, 32768]], budgetText: "-1 (dynamic) or 128 to 32768", suffixText: "128 to 32768" }
+  ],
+  [
+    /^zeta-2\.5-flash-lite(?:-|$)/,
+    {
+      budgets: [
+        [0, 0],
+        [512, 24576]
+      ],
+      budgetText: "-1 (dynamic), 0 (off) or 512 to 24576",
+      suffixText: "512 to 24576"
+    }
+  ],
+  [
+    /^zeta-2\.5-flash(?:-|$)/,
+    { budgets: [[0, 24576]], budgetText: "-1 (dynamic) or 0 to 24576", suffixText: "1 to 24576" }
+  ],
   [/^zeta-3(?:\.\d+)?-flash(?:-|$)/, { levels: ["MINIMAL", "LOW", "MEDIUM", "HIGH"] }],
   [/^zeta-3(?:\.\d+)?-/, { levels: ["LOW", "HIGH"] }]
 ]
@@ -78,7 +103,9 @@ const PROFILES: ReadonlyArray<readonly [RegExp, ThinkingProfile]> = [
 const profileOf = (base: string): ThinkingProfile => PROFILES.find(([re]) => re.test(base))?.[1] ?? {}
 
 const budgetAllowed = (profile: ThinkingProfile, budget: number): boolean =>
-  budget === -1 || profile.budgets === undefined ? budget >= -1 : profile.budgets.some(([lo, hi]) => budget >= lo && budget <= hi)
+  budget === -1 || profile.budgets === undefined
+    ? budget >= -1
+    : profile.budgets.some(([lo, hi]) => budget >= lo && budget <= hi)
 
 const classOf = (base: string): NativeModelClass => {
   const m = /^zeta-(\d+)(?:\.(\d+))?(?:-|$)/.exec(base)
@@ -109,7 +136,8 @@ export const parseNativeModel = (model: unknown): Result.Result<NativeModel, Inv
     else if (word === undefined) suffix = { _tag: "thinking" }
     else if (/^\d{1,9}$/.test(word)) suffix = { _tag: "budget", budget: Number(word) }
     else if (word === "low" || word === "high") suffix = { _tag: "level", level: word === "low" ? "LOW" : "HIGH" }
-    else if (modelClass === "other") return { id, base: id, modelClass: classOf(id) } // e.g. a `-thinking-exp` model name
+    else if (modelClass === "other")
+      return { id, base: id, modelClass: classOf(id) } // e.g. a `-thinking-exp` model name
     else return yield* notAllowed("model", id, SUFFIXES_TEXT, `the suffix -thinking-${word}`)
     if (modelClass !== "other") yield* suffixFitsClass(id, base, modelClass, suffix)
     return { id, base, modelClass, suffix }
@@ -122,10 +150,18 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
     case "thinking":
       return Result.void
     case "nothinking":
-      if (modelClass === "2.5") return budgetAllowed(profile, 0) ? Result.void : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
-      return profile.levels?.includes("MINIMAL") ? Result.void : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
+      if (modelClass === "2.5")
+        return budgetAllowed(profile, 0)
+          ? Result.void
+          : refuse(`${base}-thinking, ${base}-thinking-<budget> (${base} cannot turn thinking off)`)
+      return profile.levels?.includes("MINIMAL")
+        ? Result.void
+        : refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (${base} cannot turn thinking off)`)
     case "budget":
-      if (modelClass === "3") return refuse(`${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (budget suffixes are for the 2.5 class)`)
+      if (modelClass === "3")
+        return refuse(
+          `${base}-thinking, ${base}-thinking-low, ${base}-thinking-high (budget suffixes are for the 2.5 class)`
+        )
       return suffix.budget > 0 && budgetAllowed(profile, suffix.budget)
         ? Result.void
         : refuse(`${base}-thinking-<budget> with a budget of ${profile.suffixText ?? "1 or more"}, ${base}-thinking`)
@@ -148,7 +184,15 @@ const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suff
 // `speechConfig`, `responseSchema`/`responseJsonSchema` (a schema).
 
 /** The data kinds of a part; a part holds at most one of them. */
-const PART_KINDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"] as const
+const PART_KINDS = [
+  "text",
+  "inlineData",
+  "fileData",
+  "functionCall",
+  "functionResponse",
+  "executableCode",
+  "codeExecutionResult"
+] as const
 
 /**
  * One part of a turn: exactly one data kind (text, inline data, file data, a function call or
@@ -173,7 +217,9 @@ export const NativePartParam = openStruct({
       "one-of",
       (part) => {
         const kinds = PART_KINDS.filter((k) => part[k] !== undefined)
-        return kinds.length > 1 ? { key: [], detail: `holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}` } : undefined
+        return kinds.length > 1
+          ? { key: [], detail: `holds ${kinds.join(" and ")}; a part holds exactly one of ${PART_KINDS.join(", ")}` }
+          : undefined
       },
       detailed
     ),
@@ -181,13 +227,19 @@ export const NativePartParam = openStruct({
     acrossFields(
       self,
       "non-empty",
-      (part) => (Object.keys(part).length === 0 ? { key: [], detail: `an empty part; a part holds one of ${PART_KINDS.join(", ")}` } : undefined),
+      (part) =>
+        Object.keys(part).length === 0
+          ? { key: [], detail: `an empty part; a part holds one of ${PART_KINDS.join(", ")}` }
+          : undefined,
       detailed
     )
 )
 
 /** One turn: `role` `user` or `model` (absent means `user`), and its parts. @category schemas */
-export const NativeContentParam = Schema.Struct({ role: opt(Schema.Literals(["user", "model"])), parts: nonEmptyArray(NativePartParam) })
+export const NativeContentParam = Schema.Struct({
+  role: opt(Schema.Literals(["user", "model"])),
+  parts: nonEmptyArray(NativePartParam)
+})
 
 /** `generationConfig.thinkingConfig` (what a model takes is `nativeThinkingConfigFor`'s). @category schemas */
 export const NativeThinkingConfig = Schema.Struct({
@@ -202,7 +254,11 @@ const IMAGE_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "
 export const NativeImageConfig = Schema.Struct({
   aspectRatio: opt(Schema.Literals(IMAGE_RATIOS)),
   imageSize: opt(described(/^[1-9]\d?K$/, "1K, 2K, 4K (an uppercase K)")),
-  imageOutputOptions: opt(Schema.Struct({ mimeType: opt(described(/^image\/[a-z0-9.+-]+$/, "an image MIME type such as image/png or image/jpeg")) }))
+  imageOutputOptions: opt(
+    Schema.Struct({
+      mimeType: opt(described(/^image\/[a-z0-9.+-]+$/, "an image MIME type such as image/png or image/jpeg"))
+    })
+  )
 })
 
 /** The sampling fields of a `generationConfig`, native content's and a live setup's alike, with their rules. @category schemas */
@@ -261,23 +317,37 @@ export const NativeTool = openStruct({
     self,
     "own-element",
     (tool) => {
-      const other = tool.functionDeclarations === undefined ? undefined : OWN_ELEMENT.find((k) => tool[k] !== undefined && tool[k] !== null)
+      const other =
+        tool.functionDeclarations === undefined
+          ? undefined
+          : OWN_ELEMENT.find((k) => tool[k] !== undefined && tool[k] !== null)
       return other === undefined
         ? undefined
-        : { key: other, detail: `must be its own tools element, not mixed with functionDeclarations; allowed: [{functionDeclarations: [...]}, {${other}: {}}]` }
+        : {
+            key: other,
+            detail: `must be its own tools element, not mixed with functionDeclarations; allowed: [{functionDeclarations: [...]}, {${other}: {}}]`
+          }
     },
     detailed
   )
 )
 
 /** The thresholds of a safety setting. @category models */
-export const nativeSafetyThresholds = ["BLOCK_NONE", "BLOCK_ONLY_HIGH", "BLOCK_MEDIUM_AND_ABOVE", "BLOCK_LOW_AND_ABOVE", "HARM_BLOCK_THRESHOLD_UNSPECIFIED", "OFF"] as const
+export const nativeSafetyThresholds = [
+  "BLOCK_NONE",
+  "BLOCK_ONLY_HIGH",
+  "BLOCK_MEDIUM_AND_ABOVE",
+  "BLOCK_LOW_AND_ABOVE",
+  "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
+  "OFF"
+] as const
 
 const FC = ["toolConfig", "functionCallingConfig", "allowedFunctionNames"] as const
 
 /** The function names the tools of a body declare, or `undefined` when it has no tools. */
-const declaredFunctions = (tools: ReadonlyArray<typeof NativeTool.Type> | undefined): ReadonlyArray<string> | undefined =>
-  tools?.flatMap((tool) => (tool.functionDeclarations ?? []).map((d) => d.name))
+const declaredFunctions = (
+  tools: ReadonlyArray<typeof NativeTool.Type> | undefined
+): ReadonlyArray<string> | undefined => tools?.flatMap((tool) => (tool.functionDeclarations ?? []).map((d) => d.name))
 
 /**
  * The body of POST `/v1beta/models/{model}:generateContent` and `:streamGenerateContent` (E10), with
@@ -288,11 +358,15 @@ const declaredFunctions = (tools: ReadonlyArray<typeof NativeTool.Type> | undefi
 export const NativeBody = Schema.Struct({
   contents: nonEmptyArray(NativeContentParam),
   generationConfig: opt(NativeGenerationConfig),
-  systemInstruction: opt(Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(openStruct({ text: NonBlank })) })),
+  systemInstruction: opt(
+    Schema.Struct({ role: opt(Schema.String), parts: nonEmptyArray(openStruct({ text: NonBlank })) })
+  ),
   safetySettings: opt(
     Schema.Array(
       Schema.Struct({
-        category: Schema.String.pipe(matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")),
+        category: Schema.String.pipe(
+          matching(/^HARM_CATEGORY_[A-Z_]+$/, "a HARM_CATEGORY_* name such as HARM_CATEGORY_HARASSMENT")
+        ),
         threshold: Schema.Literals(nativeSafetyThresholds)
       })
     )
@@ -301,7 +375,10 @@ export const NativeBody = Schema.Struct({
   toolConfig: opt(
     Schema.Struct({
       functionCallingConfig: opt(
-        Schema.Struct({ mode: opt(Schema.Literals(["AUTO", "ANY", "NONE"])), allowedFunctionNames: opt(Schema.Array(NonBlank)) })
+        Schema.Struct({
+          mode: opt(Schema.Literals(["AUTO", "ANY", "NONE"])),
+          allowedFunctionNames: opt(Schema.Array(NonBlank))
+        })
       )
     })
   ),
@@ -316,7 +393,10 @@ export const NativeBody = Schema.Struct({
         for (const [i, tool] of (body.tools ?? []).entries())
           for (const [j, d] of (tool.functionDeclarations ?? []).entries()) {
             if (names.includes(d.name))
-              return { key: ["tools", i, "functionDeclarations", j, "name"], detail: `${describe(d.name)} is declared twice; function names must be unique` }
+              return {
+                key: ["tools", i, "functionDeclarations", j, "name"],
+                detail: `${describe(d.name)} is declared twice; function names must be unique`
+              }
             names.push(d.name)
           }
         return undefined
@@ -346,7 +426,10 @@ export const NativeBody = Schema.Struct({
         const i = declared === undefined ? -1 : names.findIndex((n) => !declared.includes(n))
         if (declared === undefined || i === -1) return undefined
         const allowed = declared.length === 0 ? "(no functions declared)" : listAllowed(declared)
-        return { key: [...FC, i], detail: `${describe(names[i])} is not allowed for the declared functions; allowed: ${allowed}` }
+        return {
+          key: [...FC, i],
+          detail: `${describe(names[i])} is not allowed for the declared functions; allowed: ${allowed}`
+        }
       },
       detailed
     )
@@ -375,18 +458,33 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
   const levels = model.modelClass === "3" ? (profile.levels ?? ["LOW", "HIGH"]) : undefined
   const upper = (tc: ThinkingConfig) => tc.thinkingLevel?.toUpperCase()
   return [
-    ["exclusive", (tc) => (tc.thinkingBudget !== undefined && tc.thinkingLevel !== undefined ? { key: [], detail: "thinkingBudget and thinkingLevel are both set; allowed: one of them" } : undefined)],
+    [
+      "exclusive",
+      (tc) =>
+        tc.thinkingBudget !== undefined && tc.thinkingLevel !== undefined
+          ? { key: [], detail: "thinkingBudget and thinkingLevel are both set; allowed: one of them" }
+          : undefined
+    ],
     [
       "one-of",
       (tc) => {
         if (tc.thinkingBudget !== undefined && model.modelClass === "3")
-          return { key: "thinkingBudget", detail: `${describe(tc.thinkingBudget)} is not allowed for ${model.id} (3 class); allowed: thinkingLevel (${listAllowed(levels ?? [])})` }
+          return {
+            key: "thinkingBudget",
+            detail: `${describe(tc.thinkingBudget)} is not allowed for ${model.id} (3 class); allowed: thinkingLevel (${listAllowed(levels ?? [])})`
+          }
         if (tc.thinkingLevel !== undefined && model.modelClass === "2.5")
-          return { key: "thinkingLevel", detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id} (2.5 class); allowed: thinkingBudget` }
+          return {
+            key: "thinkingLevel",
+            detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id} (2.5 class); allowed: thinkingBudget`
+          }
         // Upstream examples write "low"/"high", the SDK enum "LOW"/"HIGH": both are taken, the enum form is sent.
         const level = upper(tc)
         if (level !== undefined && levels !== undefined && !levels.includes(level))
-          return { key: "thinkingLevel", detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id}; allowed: ${listAllowed(levels)}` }
+          return {
+            key: "thinkingLevel",
+            detail: `${describe(tc.thinkingLevel)} is not allowed for ${model.id}; allowed: ${listAllowed(levels)}`
+          }
         return undefined
       }
     ],
@@ -394,7 +492,10 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
       "range",
       (tc) =>
         tc.thinkingBudget !== undefined && !budgetAllowed(profile, tc.thinkingBudget)
-          ? { key: "thinkingBudget", detail: `${tc.thinkingBudget} is out of range for ${model.id}; allowed: ${profile.budgetText ?? "-1 or more"}` }
+          ? {
+              key: "thinkingBudget",
+              detail: `${tc.thinkingBudget} is out of range for ${model.id}; allowed: ${profile.budgetText ?? "-1 or more"}`
+            }
           : undefined
     ],
     [
@@ -407,7 +508,8 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
             return undefined
           case "nothinking":
             if (budget !== undefined && budget !== 0) return contradiction("thinkingBudget", budget, model, "0")
-            if (level !== undefined && level !== "MINIMAL") return contradiction("thinkingLevel", tc.thinkingLevel, model, "MINIMAL")
+            if (level !== undefined && level !== "MINIMAL")
+              return contradiction("thinkingLevel", tc.thinkingLevel, model, "MINIMAL")
             if (tc.includeThoughts === true) return contradiction("includeThoughts", true, model, "false")
             return undefined
           case "thinking":
@@ -415,9 +517,13 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
             if (level === "MINIMAL") return contradiction("thinkingLevel", tc.thinkingLevel, model, "LOW, HIGH")
             return undefined
           case "budget":
-            return budget !== undefined && budget !== model.suffix.budget ? contradiction("thinkingBudget", budget, model, String(model.suffix.budget)) : undefined
+            return budget !== undefined && budget !== model.suffix.budget
+              ? contradiction("thinkingBudget", budget, model, String(model.suffix.budget))
+              : undefined
           case "level":
-            return level !== undefined && level !== model.suffix.level ? contradiction("thinkingLevel", tc.thinkingLevel, model, model.suffix.level) : undefined
+            return level !== undefined && level !== model.suffix.level
+              ? contradiction("thinkingLevel", tc.thinkingLevel, model, model.suffix.level)
+              : undefined
         }
       }
     ]
@@ -433,7 +539,9 @@ const thinkingSchemas = new Map<string, Schema.Codec<ThinkingConfig, typeof Nati
  * ("thinkingBudget: 0 contradicts the suffix of the model zeta-2.5-flash-thinking; …").
  * @category schemas
  */
-export const nativeThinkingConfigFor = (model: NativeModel): Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded> => {
+export const nativeThinkingConfigFor = (
+  model: NativeModel
+): Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded> => {
   const known = thinkingSchemas.get(model.id)
   if (known !== undefined) return known
   const schema = thinkingChecks(model).reduce<Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>(
@@ -466,24 +574,35 @@ const modality = (m: unknown): unknown => {
  * in `extra`.
  * @category constructors
  */
-export const buildNativeBody = (model: unknown, input: unknown, options: RoutingOptions = {}): Effect.Effect<NativeBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const parsed = yield* parseNativeModel(model)
-    yield* ensureRoute(parsed.base, "native", options)
-    const body = yield* nativeBody.open(input)
-    const given = optional(body, "model")
-    if (given !== undefined && given !== parsed.id)
-      return yield* fail("model", "path", `model: ${describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`)
-    const out = nativeBody.pick(body)
-    const gc = out.generationConfig
-    if (isRecord(gc) && Array.isArray(gc.responseModalities)) out.generationConfig = { ...gc, responseModalities: gc.responseModalities.map(modality) }
-    // What the model takes in thinkingConfig is checked first: the model is the first thing a caller chose.
-    const thinking = isRecord(gc) ? gc.thinkingConfig : undefined
-    if (thinking !== undefined) yield* conform(nativeThinkingConfigFor(parsed), thinking, TC, parsed.id)
-    const valid = yield* nativeBody.seal(body, out, parsed.id)
-    const tc = valid.generationConfig?.thinkingConfig
-    const level = tc?.thinkingLevel?.toUpperCase()
-    return level === undefined || valid.generationConfig === undefined
-      ? valid
-      : { ...valid, generationConfig: { ...valid.generationConfig, thinkingConfig: { ...tc, thinkingLevel: level } } }
-  }))
+export const buildNativeBody = (
+  model: unknown,
+  input: unknown,
+  options: RoutingOptions = {}
+): Effect.Effect<NativeBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const parsed = yield* parseNativeModel(model)
+      yield* ensureRoute(parsed.base, "native", options)
+      const body = yield* nativeBody.open(input)
+      const given = optional(body, "model")
+      if (given !== undefined && given !== parsed.id)
+        return yield* fail(
+          "model",
+          "path",
+          `model: ${describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`
+        )
+      const out = nativeBody.pick(body)
+      const gc = out.generationConfig
+      if (isRecord(gc) && Array.isArray(gc.responseModalities))
+        out.generationConfig = { ...gc, responseModalities: gc.responseModalities.map(modality) }
+      // What the model takes in thinkingConfig is checked first: the model is the first thing a caller chose.
+      const thinking = isRecord(gc) ? gc.thinkingConfig : undefined
+      if (thinking !== undefined) yield* conform(nativeThinkingConfigFor(parsed), thinking, TC, parsed.id)
+      const valid = yield* nativeBody.seal(body, out, parsed.id)
+      const tc = valid.generationConfig?.thinkingConfig
+      const level = tc?.thinkingLevel?.toUpperCase()
+      return level === undefined || valid.generationConfig === undefined
+        ? valid
+        : { ...valid, generationConfig: { ...valid.generationConfig, thinkingConfig: { ...tc, thinkingLevel: level } } }
+    })
+  )

@@ -44,7 +44,11 @@ const mergeParts = (parts: ReadonlyArray<NativePart>, added: ReadonlyArray<Nativ
       (last.thoughtSignature === undefined || part.thoughtSignature === undefined)
     ) {
       const signature = last.thoughtSignature ?? part.thoughtSignature
-      out[out.length - 1] = { ...last, text: last.text + part.text, ...(signature === undefined ? {} : { thoughtSignature: signature }) }
+      out[out.length - 1] = {
+        ...last,
+        text: last.text + part.text,
+        ...(signature === undefined ? {} : { thoughtSignature: signature })
+      }
     } else out.push(part)
   }
   return out
@@ -80,7 +84,13 @@ const mergeCandidate = (prev: NativeCandidate, next: NativeCandidate): NativeCan
 export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<NativeSnapshot> => {
   if (chunk.error !== undefined) {
     const type = chunk.error.status ?? (chunk.error.code === undefined ? "error" : String(chunk.error.code))
-    return incomplete("native", "error-event", `stream error ${type}: ${chunk.error.message ?? "(no message)"}`, snapshot, type)
+    return incomplete(
+      "native",
+      "error-event",
+      `stream error ${type}: ${chunk.error.message ?? "(no message)"}`,
+      snapshot,
+      type
+    )
   }
   const blockReason = chunk.promptFeedback?.blockReason
   if (blockReason !== undefined) {
@@ -129,4 +139,5 @@ export const nativeAccumulator: Accumulator<NativeChunk, NativeSnapshot, Generat
 }
 
 /** Folds a whole list of chunks into the final response. @category folding */
-export const accumulateNative = (chunks: Iterable<NativeChunk>): Step<GenerateContentResponse> => foldAll(nativeAccumulator, chunks)
+export const accumulateNative = (chunks: Iterable<NativeChunk>): Step<GenerateContentResponse> =>
+  foldAll(nativeAccumulator, chunks)

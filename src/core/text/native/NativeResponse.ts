@@ -6,7 +6,15 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { type DecodeOptions, decodeWith, guarded, JsonObject, JsonValue, parseJsonText, type SseRecord } from "../../wire/WireJson.js"
+import {
+  type DecodeOptions,
+  decodeWith,
+  guarded,
+  JsonObject,
+  JsonValue,
+  parseJsonText,
+  type SseRecord
+} from "../../wire/WireJson.js"
 
 /** Base64 bytes with their MIME type (images and audio out, media in). @category schemas */
 export const NativeBlob = Schema.Struct({ mimeType: Schema.String, data: Schema.String })
@@ -123,7 +131,10 @@ export const NativeChunk = Schema.Struct({
 export type NativeChunk = Schema.Schema.Type<typeof NativeChunk>
 
 /** Decodes a unary native-content response body (already parsed JSON); never throws. @category decoding */
-export const decodeGenerateContentResponse: (body: unknown, options?: DecodeOptions) => Result.Result<GenerateContentResponse, DecodeError> = decodeWith(
+export const decodeGenerateContentResponse: (
+  body: unknown,
+  options?: DecodeOptions
+) => Result.Result<GenerateContentResponse, DecodeError> = decodeWith(
   GenerateContentResponse,
   "native",
   "native-content response"
@@ -132,22 +143,31 @@ export const decodeGenerateContentResponse: (body: unknown, options?: DecodeOpti
 const decodeChunkValue = decodeWith(NativeChunk, "native", "native-content stream chunk")
 
 /** Decodes one SSE record (data-only, no `[DONE]`) into a chunk; never throws. @category decoding */
-export const decodeNativeChunkEither = (record: SseRecord, options?: DecodeOptions): Result.Result<NativeChunk, DecodeError> =>
+export const decodeNativeChunkEither = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Result.Result<NativeChunk, DecodeError> =>
   guarded("native", "native-content stream chunk", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<NativeChunk, DecodeError> => {
+const decodeRecord = (
+  record: SseRecord,
+  options: DecodeOptions | undefined
+): Result.Result<NativeChunk, DecodeError> => {
   const parsed = parseJsonText(record?.data, "native", "native-content stream chunk", options)
   return Result.isFailure(parsed) ? Result.fail(parsed.failure) : decodeChunkValue(parsed.success, options)
 }
 
 /** Decodes one SSE record into a chunk, failing with a `DecodeError` (family `native`). @category decoding */
-export const decodeNativeChunk = (record: SseRecord, options?: DecodeOptions): Effect.Effect<NativeChunk, DecodeError> =>
-  Effect.fromResult(decodeNativeChunkEither(record, options))
+export const decodeNativeChunk = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Effect.Effect<NativeChunk, DecodeError> => Effect.fromResult(decodeNativeChunkEither(record, options))
 
 /** The concatenated non-thought text of the first candidate. @category getters */
 export const nativeText = (response: GenerateContentResponse): string => {
   let text = ""
-  for (const part of response.candidates?.[0]?.content?.parts ?? []) if (part.text !== undefined && part.thought !== true) text += part.text
+  for (const part of response.candidates?.[0]?.content?.parts ?? [])
+    if (part.text !== undefined && part.thought !== true) text += part.text
   return text
 }

@@ -27,13 +27,22 @@ export interface ResponsesSnapshot {
 }
 
 /** The snapshot before any event. @category constructors */
-export const initialResponsesSnapshot: ResponsesSnapshot = { phase: "awaiting-created", response: undefined, sequenceNumber: undefined }
+export const initialResponsesSnapshot: ResponsesSnapshot = {
+  phase: "awaiting-created",
+  response: undefined,
+  sequenceNumber: undefined
+}
 
 type ItemEdit = (item: ResponsesOutputItem) => ResponsesOutputItem | string
 type PartEdit = (part: ResponsesContentPart) => ResponsesContentPart | string
 
 /** Edits the item at `index` (which must exist and, when it has one, carry `itemId`). */
-const editItem = (response: ResponsesResponse, index: number, itemId: string | undefined, edit: ItemEdit): ResponsesResponse | string => {
+const editItem = (
+  response: ResponsesResponse,
+  index: number,
+  itemId: string | undefined,
+  edit: ItemEdit
+): ResponsesResponse | string => {
   const item = response.output[index]
   if (item === undefined) return `no output item ${index}`
   if (itemId !== undefined && typeof item["id"] === "string" && item["id"] !== itemId) {
@@ -122,8 +131,13 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
     return incomplete("openai", "error-event", `stream error ${type}: ${event.message}`, snapshot, type)
   }
   if (phase === "completed" || phase === "incomplete") return outOfOrder(`${event.type} after the final event`)
-  const next = (r: ResponsesResponse | string, nextPhase: ResponsesSnapshot["phase"] = "streaming"): Step<ResponsesSnapshot> =>
-    typeof r === "string" ? outOfOrder(`${event.type}: ${r}`) : Result.succeed({ phase: nextPhase, response: r, sequenceNumber })
+  const next = (
+    r: ResponsesResponse | string,
+    nextPhase: ResponsesSnapshot["phase"] = "streaming"
+  ): Step<ResponsesSnapshot> =>
+    typeof r === "string"
+      ? outOfOrder(`${event.type}: ${r}`)
+      : Result.succeed({ phase: nextPhase, response: r, sequenceNumber })
   switch (event.type) {
     case "response.created":
       return response === undefined ? next(event.response) : outOfOrder("response.created twice")
@@ -164,25 +178,67 @@ export const stepResponses = (snapshot: ResponsesSnapshot, event: ResponsesEvent
     case "response.content_part.added":
       return onItem(event, appendPart(event.content_index, event.part))
     case "response.content_part.done":
-      return onItem(event, editPart(event.content_index, () => event.part))
+      return onItem(
+        event,
+        editPart(event.content_index, () => event.part)
+      )
     case "response.output_text.delta":
-      return onItem(event, editPart(event.content_index, partText("output_text", "text", (t) => t + event.delta)))
+      return onItem(
+        event,
+        editPart(
+          event.content_index,
+          partText("output_text", "text", (t) => t + event.delta)
+        )
+      )
     case "response.output_text.done":
-      return onItem(event, editPart(event.content_index, partText("output_text", "text", () => event.text)))
+      return onItem(
+        event,
+        editPart(
+          event.content_index,
+          partText("output_text", "text", () => event.text)
+        )
+      )
     case "response.refusal.delta":
-      return onItem(event, editPart(event.content_index, partText("refusal", "refusal", (t) => t + event.delta)))
+      return onItem(
+        event,
+        editPart(
+          event.content_index,
+          partText("refusal", "refusal", (t) => t + event.delta)
+        )
+      )
     case "response.refusal.done":
-      return onItem(event, editPart(event.content_index, partText("refusal", "refusal", () => event.refusal)))
+      return onItem(
+        event,
+        editPart(
+          event.content_index,
+          partText("refusal", "refusal", () => event.refusal)
+        )
+      )
     case "response.function_call_arguments.delta":
-      return onItem(event, editArguments((a) => a + event.delta))
+      return onItem(
+        event,
+        editArguments((a) => a + event.delta)
+      )
     case "response.function_call_arguments.done":
-      return onItem(event, editArguments(() => event.arguments, event.name))
+      return onItem(
+        event,
+        editArguments(() => event.arguments, event.name)
+      )
     case "response.reasoning_summary_part.added":
-      return onItem(event, editSummary(event.summary_index, () => event.part.text, event.part.type))
+      return onItem(
+        event,
+        editSummary(event.summary_index, () => event.part.text, event.part.type)
+      )
     case "response.reasoning_summary_text.delta":
-      return onItem(event, editSummary(event.summary_index, (t) => t + event.delta))
+      return onItem(
+        event,
+        editSummary(event.summary_index, (t) => t + event.delta)
+      )
     case "response.reasoning_summary_text.done":
-      return onItem(event, editSummary(event.summary_index, () => event.text))
+      return onItem(
+        event,
+        editSummary(event.summary_index, () => event.text)
+      )
   }
 }
 
@@ -205,4 +261,5 @@ export const responsesAccumulator: Accumulator<ResponsesEvent, ResponsesSnapshot
 }
 
 /** Folds a whole list of events into the final response. @category folding */
-export const accumulateResponses = (events: Iterable<ResponsesEvent>): Step<ResponsesResponse> => foldAll(responsesAccumulator, events)
+export const accumulateResponses = (events: Iterable<ResponsesEvent>): Step<ResponsesResponse> =>
+  foldAll(responsesAccumulator, events)

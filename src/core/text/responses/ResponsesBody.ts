@@ -16,7 +16,8 @@ import type { TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
-const openStruct = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), [Open])
+const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
 
 /** The roles of a responses message item. @category models */
@@ -27,7 +28,9 @@ export const ResponsesInputItem = Schema.Union([
   openStruct({
     type: opt(Schema.Literal("message")),
     role: Schema.Literals(ResponsesRoles),
-    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown)]).pipe(expected("a string or an array of content parts"))
+    content: Schema.Union([Schema.String, Schema.Array(Schema.Unknown)]).pipe(
+      expected("a string or an array of content parts")
+    )
   }),
   // Typed items other than messages (function_call_output, reasoning, …) pass through.
   openStruct({ type: NonBlank.check(Schema.makeFilter((t) => t !== "message")) })
@@ -40,7 +43,11 @@ const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as cons
 export const ResponsesBody = acrossFields(
   Schema.Struct({
     model: ModelId,
-    input: opt(Schema.Union([NonBlank, nonEmptyArray(ResponsesInputItem)]).pipe(expected("a string or an array of {role, content} items"))),
+    input: opt(
+      Schema.Union([NonBlank, nonEmptyArray(ResponsesInputItem)]).pipe(
+        expected("a string or an array of {role, content} items")
+      )
+    ),
     instructions: opt(Schema.String),
     max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
     stream: opt(Schema.Boolean),
@@ -68,7 +75,10 @@ export const ResponsesBody = acrossFields(
     safety_identifier: opt(Schema.String)
   }),
   "required",
-  (body) => (body.input === undefined && INPUT_SOURCES.every((k) => body[k] === undefined) ? { key: "input", detail: "" } : undefined),
+  (body) =>
+    body.input === undefined && INPUT_SOURCES.every((k) => body[k] === undefined)
+      ? { key: "input", detail: "" }
+      : undefined,
   (field) => `${field} is required`
 )
 /** @category models */
@@ -86,10 +96,15 @@ const responses = closedBody(ResponsesBody, "a responses body")
  * typed items), `max_output_tokens` a positive integer, `stream` a boolean.
  * @category constructors
  */
-export const buildResponsesBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ResponsesBody, InvalidRequest> =>
-  buildWith(() => Result.gen(function* () {
-    const body = yield* responses.open(input)
-    const model = yield* readModel(body)
-    yield* ensureRoute(model, "responses", options)
-    return yield* responses.seal(body, responses.pick(body), model)
-  }))
+export const buildResponsesBody = (
+  input: unknown,
+  options: TextBodyOptions = {}
+): Effect.Effect<ResponsesBody, InvalidRequest> =>
+  buildWith(() =>
+    Result.gen(function* () {
+      const body = yield* responses.open(input)
+      const model = yield* readModel(body)
+      yield* ensureRoute(model, "responses", options)
+      return yield* responses.seal(body, responses.pick(body), model)
+    })
+  )

@@ -7,7 +7,17 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
-import { type DecodeOptions, decodeWith, guarded, JsonValue, opaqueTagged, parseJsonText, type SseRecord, typedPayload, wrappedOnce } from "../../wire/WireJson.js"
+import {
+  type DecodeOptions,
+  decodeWith,
+  guarded,
+  JsonValue,
+  opaqueTagged,
+  parseJsonText,
+  type SseRecord,
+  typedPayload,
+  wrappedOnce
+} from "../../wire/WireJson.js"
 
 /** An `output_text` content part. @category schemas */
 export const ResponsesOutputText = Schema.Struct({
@@ -101,8 +111,12 @@ export const ResponsesResponse = Schema.Struct({
   status: Schema.optional(Schema.String),
   model: Schema.String,
   output: Schema.Array(ResponsesOutputItem),
-  error: Schema.optional(Schema.NullOr(Schema.Struct({ code: Schema.optional(Schema.NullOr(Schema.String)), message: Schema.String }))),
-  incomplete_details: Schema.optional(Schema.NullOr(Schema.Struct({ reason: Schema.optional(Schema.NullOr(Schema.String)) }))),
+  error: Schema.optional(
+    Schema.NullOr(Schema.Struct({ code: Schema.optional(Schema.NullOr(Schema.String)), message: Schema.String }))
+  ),
+  incomplete_details: Schema.optional(
+    Schema.NullOr(Schema.Struct({ reason: Schema.optional(Schema.NullOr(Schema.String)) }))
+  ),
   usage: Schema.optional(Schema.NullOr(ResponsesUsage)),
   instructions: Schema.optional(JsonValue),
   metadata: Schema.optional(JsonValue),
@@ -121,7 +135,8 @@ export type ResponsesResponse = Schema.Schema.Type<typeof ResponsesResponse>
 
 /** Every event carries a strictly increasing `sequence_number` (optional here, checked when present). */
 const Seq = { sequence_number: Schema.optional(Schema.Number) }
-const lifecycle = <T extends string>(type: T) => Schema.Struct({ type: Schema.Literal(type), ...Seq, response: ResponsesResponse })
+const lifecycle = <T extends string>(type: T) =>
+  Schema.Struct({ type: Schema.Literal(type), ...Seq, response: ResponsesResponse })
 const itemEvent = <T extends string>(type: T) =>
   Schema.Struct({ type: Schema.Literal(type), ...Seq, output_index: Schema.Number, item: ResponsesOutputItem })
 const partRef = { item_id: Schema.String, output_index: Schema.Number, content_index: Schema.Number }
@@ -233,7 +248,12 @@ export const ResponsesErrorEvent = Schema.Struct({
   param: Schema.optional(Schema.NullOr(Schema.String))
 })
 /** An event of a type this library does not model (its `sequence_number` is still checked). @category schemas */
-export const ResponsesUnknownEvent = Schema.Struct({ type: Schema.Literal("unknown"), ...Seq, event: Schema.String, data: JsonValue })
+export const ResponsesUnknownEvent = Schema.Struct({
+  type: Schema.Literal("unknown"),
+  ...Seq,
+  event: Schema.String,
+  data: JsonValue
+})
 /** A `[DONE]` sentinel (not documented for responses; tolerated after the final event). @category schemas */
 export const ResponsesDoneEvent = Schema.Struct({ type: Schema.Literal("done") })
 
@@ -301,19 +321,28 @@ const decodeUnknownEvent = decodeWith(ResponsesUnknownEvent, "openai", "response
  * event name) → its event; any other type → `ResponsesUnknownEvent`. Never throws.
  * @category decoding
  */
-export const decodeResponsesEventEither = (record: SseRecord, options?: DecodeOptions): Result.Result<ResponsesEvent, DecodeError> =>
-  guarded("openai", "responses event", decodeRecord, record, options)
+export const decodeResponsesEventEither = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Result.Result<ResponsesEvent, DecodeError> => guarded("openai", "responses event", decodeRecord, record, options)
 
 // Module-level (no closure per event), run by `guarded` so that whatever it throws becomes a `DecodeError`.
-const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Result.Result<ResponsesEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === "[DONE]") return Result.succeed({ type: "done" as const })
+const decodeRecord = (
+  record: SseRecord,
+  options: DecodeOptions | undefined
+): Result.Result<ResponsesEvent, DecodeError> => {
+  if (typeof record?.data === "string" && record.data.trim() === "[DONE]")
+    return Result.succeed({ type: "done" as const })
   const parsed = parseJsonText(record?.data, "openai", "responses event", options)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const payload = parsed.success
   const typed = typedPayload(payload, record?.event)
   const decode = BY_TYPE.get(typed.type)
   if (decode !== undefined) return decode(typed.payload, options)
-  const seq = typeof payload === "object" && payload !== null ? (payload as { sequence_number?: unknown }).sequence_number : undefined
+  const seq =
+    typeof payload === "object" && payload !== null
+      ? (payload as { sequence_number?: unknown }).sequence_number
+      : undefined
   return decodeUnknownEvent(
     { type: "unknown", event: typed.type, data: payload, ...(typeof seq === "number" ? { sequence_number: seq } : {}) },
     wrappedOnce(options)
@@ -321,22 +350,24 @@ const decodeRecord = (record: SseRecord, options: DecodeOptions | undefined): Re
 }
 
 /** Decodes one SSE record into a responses event, failing with a `DecodeError` (family `openai`). @category decoding */
-export const decodeResponsesEvent = (record: SseRecord, options?: DecodeOptions): Effect.Effect<ResponsesEvent, DecodeError> =>
-  Effect.fromResult(decodeResponsesEventEither(record, options))
+export const decodeResponsesEvent = (
+  record: SseRecord,
+  options?: DecodeOptions
+): Effect.Effect<ResponsesEvent, DecodeError> => Effect.fromResult(decodeResponsesEventEither(record, options))
 
 /** Decodes a non-stream responses body (already parsed JSON); never throws. @category decoding */
-export const decodeResponsesResponse: (body: unknown, options?: DecodeOptions) => Result.Result<ResponsesResponse, DecodeError> = decodeWith(
-  ResponsesResponse,
-  "openai",
-  "responses response"
-)
+export const decodeResponsesResponse: (
+  body: unknown,
+  options?: DecodeOptions
+) => Result.Result<ResponsesResponse, DecodeError> = decodeWith(ResponsesResponse, "openai", "responses response")
 
 /** The concatenated `output_text` of every message item (what SDKs call `output_text`; not on the wire). @category getters */
 export const responsesOutputText = (response: ResponsesResponse): string => {
   let text = ""
   for (const item of response.output) {
     if (!isResponsesItem(item, "message")) continue
-    for (const part of item.content) if (part.type === "output_text" && typeof part["text"] === "string") text += part["text"]
+    for (const part of item.content)
+      if (part.type === "output_text" && typeof part["text"] === "string") text += part["text"]
   }
   return text
 }

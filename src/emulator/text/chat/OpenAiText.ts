@@ -7,7 +7,16 @@ import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody } from "../../server/Family.js"
 import { findModel } from "../../gateway/Models.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, estimateTokens, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "../TextGen.js"
+import {
+  canonicalJson,
+  estimateTokens,
+  jsonReply,
+  newId,
+  pace,
+  replyWords,
+  sampleArgs,
+  tokenPieces
+} from "../TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -33,21 +42,35 @@ export interface PlanInput {
 }
 
 /** An OpenAI-style 4xx/5xx answer. */
-export const openAiError = (reply: Reply, status: number, message: string, param: string | null = null, code: string | null = null): void =>
-  reply.json(status, errorBody("openai", status, message, { param, code }))
+export const openAiError = (
+  reply: Reply,
+  status: number,
+  message: string,
+  param: string | null = null,
+  code: string | null = null
+): void => reply.json(status, errorBody("openai", status, message, { param, code }))
 
 /**
  * The model check both endpoints make: the model must be one of the catalogue's OpenAI-style text
  * models (epsilon and zeta text models have their own endpoints); the GPT-5 Pro family is served only
  * by `/v1/responses` (spec capability routing), so chat refuses it.
  */
-export const modelProblem = (model: unknown, endpoint: "chat" | "responses"): { readonly status: number; readonly message: string } | undefined => {
-  if (typeof model !== "string" || model.length === 0) return { status: 400, message: "you must provide a model parameter" }
+export const modelProblem = (
+  model: unknown,
+  endpoint: "chat" | "responses"
+): { readonly status: number; readonly message: string } | undefined => {
+  if (typeof model !== "string" || model.length === 0)
+    return { status: 400, message: "you must provide a model parameter" }
   const entry = findModel(model)
-  if (entry === undefined) return { status: 404, message: `The model \`${model}\` does not exist or you do not have access to it.` }
-  if (entry.kind !== "text" || entry.ownedBy !== "openai") return { status: 400, message: `The model \`${model}\` does not support this endpoint.` }
+  if (entry === undefined)
+    return { status: 404, message: `The model \`${model}\` does not exist or you do not have access to it.` }
+  if (entry.kind !== "text" || entry.ownedBy !== "openai")
+    return { status: 400, message: `The model \`${model}\` does not support this endpoint.` }
   if (endpoint === "chat" && /^gpt-5(?:\.\d+)?-pro(?:-|$)/.test(model))
-    return { status: 400, message: `The model \`${model}\` is only supported in v1/responses and not in v1/chat/completions.` }
+    return {
+      status: 400,
+      message: `The model \`${model}\` is only supported in v1/responses and not in v1/chat/completions.`
+    }
   return undefined
 }
 
@@ -67,10 +90,18 @@ export const planText = (ctx: EmulatorContext, input: PlanInput): TextPlan => {
   if (fns.length > 0 && choice !== "none" && input.toolOutput === undefined) {
     const fn = fns.find((f) => f.name === named) ?? fns[0]!
     const args = JSON.stringify(sampleArgs(fn.parameters, seed))
-    return { pieces: [], call: { id: newId("call_"), name: fn.name, arguments: args }, truncated: false, outputTokens: tokenPieces(args).length + 5 }
+    return {
+      pieces: [],
+      call: { id: newId("call_"), name: fn.name, arguments: args },
+      truncated: false,
+      outputTokens: tokenPieces(args).length + 5
+    }
   }
   const prefix = input.toolOutput === undefined ? "" : `The tool returned: ${input.toolOutput}. `
-  const text = input.json !== undefined ? jsonReply(input.json.schema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+  const text =
+    input.json !== undefined
+      ? jsonReply(input.json.schema, seed)
+      : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
   const all = tokenPieces(text)
   const max = typeof input.maxTokens === "number" && input.maxTokens > 0 ? input.maxTokens : Infinity
   const pieces = all.slice(0, max)
@@ -99,19 +130,23 @@ const isPositiveInt = (v: unknown): boolean => typeof v === "number" && Number.i
 const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   const m = modelProblem(body.model, "chat")
   if (m !== undefined) return [m.message, "model", m.status]
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean") return [`Invalid type for 'stream': expected a boolean.`, "stream"]
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean")
+    return [`Invalid type for 'stream': expected a boolean.`, "stream"]
   if (body.messages === undefined) return ["'messages' is a required property", "messages"]
   if (!Array.isArray(body.messages) || body.messages.length === 0) return ["[] is too short - 'messages'", "messages"]
   for (let i = 0; i < body.messages.length; i++) {
     const msg: unknown = body.messages[i]
     const at = `messages[${i}]`
     if (!isObj(msg) || !CHAT_ROLES.includes(String(msg.role))) return [`Invalid value for '${at}.role'.`, `${at}.role`]
-    if (msg.content === undefined && msg.tool_calls === undefined) return [`Missing required parameter: '${at}.content'.`, `${at}.content`]
+    if (msg.content === undefined && msg.tool_calls === undefined)
+      return [`Missing required parameter: '${at}.content'.`, `${at}.content`]
   }
   for (const name of ["max_tokens", "max_completion_tokens"])
-    if (body[name] !== undefined && !isPositiveInt(body[name])) return [`Invalid '${name}': must be a positive integer.`, name]
+    if (body[name] !== undefined && !isPositiveInt(body[name]))
+      return [`Invalid '${name}': must be a positive integer.`, name]
   const t = body.temperature
-  if (t !== undefined && !(typeof t === "number" && t >= 0 && t <= 2)) return ["Invalid 'temperature': must be between 0 and 2.", "temperature"]
+  if (t !== undefined && !(typeof t === "number" && t >= 0 && t <= 2))
+    return ["Invalid 'temperature': must be between 0 and 2.", "temperature"]
   return undefined
 }
 
@@ -130,7 +165,12 @@ const FINGERPRINT = "fp_umg_emulator"
 
 const chatCompletion = (a: ChatAnswer): Obj => {
   const content = a.plan.call === undefined ? a.plan.pieces.join("") : null
-  const message = { role: "assistant", content, refusal: null, ...(a.toolCall === undefined ? {} : { tool_calls: [a.toolCall] }) }
+  const message = {
+    role: "assistant",
+    content,
+    refusal: null,
+    ...(a.toolCall === undefined ? {} : { tool_calls: [a.toolCall] })
+  }
   return {
     id: a.id,
     object: "chat.completion",
@@ -145,14 +185,29 @@ const chatCompletion = (a: ChatAnswer): Obj => {
 /** Streams the OpenAI chat stream: a role chunk, tool-call fragments or content deltas, a finish chunk, usage, `[DONE]`. */
 const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, includeUsage: boolean): Promise<void> => {
   const w = reply.sse()
-  const base = { id: a.id, object: "chat.completion.chunk", created: a.created, model: a.model, system_fingerprint: FINGERPRINT }
+  const base = {
+    id: a.id,
+    object: "chat.completion.chunk",
+    created: a.created,
+    model: a.model,
+    system_fingerprint: FINGERPRINT
+  }
   const chunk = (choices: Array<Obj>, extra: Obj = {}): Promise<void> =>
     w.event(undefined, JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra }))
-  const choice = (delta: Obj, finishReason: string | null = null): Obj => ({ index: 0, delta, logprobs: null, finish_reason: finishReason })
+  const choice = (delta: Obj, finishReason: string | null = null): Obj => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finishReason
+  })
   const call = a.plan.call
   await chunk([choice({ role: "assistant", content: call === undefined ? "" : null, refusal: null })])
   if (call !== undefined) {
-    await chunk([choice({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })])
+    await chunk([
+      choice({
+        tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
+      })
+    ])
     await chunk([choice({ tool_calls: [{ index: 0, function: { arguments: call.arguments } }] })])
   }
   for (const content of a.plan.pieces) {
@@ -173,10 +228,22 @@ export const chatRoute: Route = {
   method: "POST",
   path: "/v1/chat/completions",
   handle: (req, reply, ctx) => {
-    if (!isObj(req.json)) return openAiError(reply, 400, `We could not parse the JSON body of your request.${req.jsonError === undefined ? "" : ` ${req.jsonError}`}`)
+    if (!isObj(req.json))
+      return openAiError(
+        reply,
+        400,
+        `We could not parse the JSON body of your request.${req.jsonError === undefined ? "" : ` ${req.jsonError}`}`
+      )
     const body = req.json
     const problem = chatProblem(body)
-    if (problem !== undefined) return openAiError(reply, problem[2] ?? 400, problem[0], problem[1], problem[2] === 404 ? "model_not_found" : null)
+    if (problem !== undefined)
+      return openAiError(
+        reply,
+        problem[2] ?? 400,
+        problem[0],
+        problem[1],
+        problem[2] === 404 ? "model_not_found" : null
+      )
     const messages = body.messages as Array<Obj>
     const last = messages[messages.length - 1]!
     const plan = planText(ctx, {
@@ -187,7 +254,9 @@ export const chatRoute: Route = {
       maxTokens: body.max_completion_tokens ?? body.max_tokens,
       json: jsonFormat(body.response_format)
     })
-    const input = estimateTokens(canonicalJson(messages)) + (body.tools === undefined ? 0 : estimateTokens(canonicalJson(body.tools)))
+    const input =
+      estimateTokens(canonicalJson(messages)) +
+      (body.tools === undefined ? 0 : estimateTokens(canonicalJson(body.tools)))
     const answer: ChatAnswer = {
       id: newId("chatcmpl-"),
       created: Math.floor(ctx.clock.now() / 1000),
@@ -201,7 +270,10 @@ export const chatRoute: Route = {
         prompt_tokens_details: { cached_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0 }
       },
-      toolCall: plan.call === undefined ? undefined : { id: plan.call.id, type: "function", function: { name: plan.call.name, arguments: plan.call.arguments } }
+      toolCall:
+        plan.call === undefined
+          ? undefined
+          : { id: plan.call.id, type: "function", function: { name: plan.call.name, arguments: plan.call.arguments } }
     }
     if (body.stream !== true) return reply.json(200, chatCompletion(answer))
     return streamChat(ctx, reply, answer, isObj(body.stream_options) && body.stream_options.include_usage === true)

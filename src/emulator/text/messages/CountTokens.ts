@@ -15,7 +15,8 @@ export const countTokensRoute: Route = {
   handle: (req, reply) => {
     const json = req.json
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      const why = req.jsonError === undefined ? "body: Input should be a valid object" : `body: Invalid JSON: ${req.jsonError}`
+      const why =
+        req.jsonError === undefined ? "body: Input should be a valid object" : `body: Invalid JSON: ${req.jsonError}`
       return reply.json(400, errorBody("count_tokens", 400, why))
     }
     const body = json as Record<string, unknown>

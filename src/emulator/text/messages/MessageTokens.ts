@@ -35,7 +35,11 @@ export const blockTokens = (block: unknown): number => {
 
 /** Tokens of a `content` field: a string or an array of blocks. */
 export const contentTokens = (content: unknown): number =>
-  typeof content === "string" ? estimateTokens(content) : Array.isArray(content) ? content.reduce<number>((n, b) => n + blockTokens(b), 0) : 0
+  typeof content === "string"
+    ? estimateTokens(content)
+    : Array.isArray(content)
+      ? content.reduce<number>((n, b) => n + blockTokens(b), 0)
+      : 0
 
 /** A block of the prompt in cache order (tools, system, messages), with its tokens and `cache_control`. */
 interface PromptBlock {
@@ -46,7 +50,8 @@ interface PromptBlock {
 
 const promptBlocks = (body: Obj): Array<PromptBlock> => {
   const out: Array<PromptBlock> = []
-  const push = (value: unknown, tokens: number) => out.push({ value, tokens, cacheControl: isObj(value) ? value.cache_control : undefined })
+  const push = (value: unknown, tokens: number) =>
+    out.push({ value, tokens, cacheControl: isObj(value) ? value.cache_control : undefined })
   if (Array.isArray(body.tools)) for (const t of body.tools) push(t, estimateTokens(canonicalJson(t)))
   if (typeof body.system === "string") push(body.system, estimateTokens(body.system))
   else if (Array.isArray(body.system)) for (const b of body.system) push(b, blockTokens(b))

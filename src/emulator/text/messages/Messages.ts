@@ -73,10 +73,14 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
     blocks.push({ type: "tool_use", id: newId("toolu_"), name, input: sampleArgs(tool.input_schema, seed) })
     stopReason = "tool_use"
   } else {
-    const prefix = results.length > 0 ? `The tool returned: ${results.map((r) => resultText(r.content)).join("; ")}. ` : ""
+    const prefix =
+      results.length > 0 ? `The tool returned: ${results.map((r) => resultText(r.content)).join("; ")}. ` : ""
     // `output_config.format` (structured output) makes the text JSON of its schema.
     const format = isObj(body.output_config) && isObj(body.output_config.format) ? body.output_config.format : undefined
-    const text0 = format?.type === "json_schema" ? jsonReply(format.schema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+    const text0 =
+      format?.type === "json_schema"
+        ? jsonReply(format.schema, seed)
+        : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
     let pieces = tokenPieces(text0)
     if (pieces.length > budget) {
       pieces = pieces.slice(0, budget)
@@ -99,7 +103,11 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
   }
 
   const output = blocks.reduce(
-    (n, b) => n + (b.type === "tool_use" ? tokenPieces(JSON.stringify(b.input)).length + 5 : tokenPieces(b.type === "text" ? b.text : b.thinking).length),
+    (n, b) =>
+      n +
+      (b.type === "tool_use"
+        ? tokenPieces(JSON.stringify(b.input)).length + 5
+        : tokenPieces(b.type === "text" ? b.text : b.thinking).length),
     0
   )
   const total = countInputTokens(body)
@@ -146,7 +154,15 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
   const w = reply.sse()
   const send = (name: string, data: Obj): Promise<void> => w.event(name, JSON.stringify({ type: name, ...data }))
   const { output_tokens: _out, ...startUsage } = plan.usage
-  await send("message_start", { message: { ...messageBody(plan), content: [], stop_reason: null, stop_sequence: null, usage: { ...startUsage, output_tokens: 1 } } })
+  await send("message_start", {
+    message: {
+      ...messageBody(plan),
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...startUsage, output_tokens: 1 }
+    }
+  })
   for (let index = 0; index < plan.blocks.length; index++) {
     const b = plan.blocks[index]!
     await send("content_block_start", { index, content_block: emptyBlock(b) })
@@ -155,7 +171,10 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
       b.type === "text"
         ? tokenPieces(b.text).map((text) => ({ type: "text_delta", text }))
         : b.type === "thinking"
-          ? [...tokenPieces(b.thinking).map((thinking) => ({ type: "thinking_delta", thinking })), { type: "signature_delta", signature: b.signature }]
+          ? [
+              ...tokenPieces(b.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+              { type: "signature_delta", signature: b.signature }
+            ]
           : jsonPieces(JSON.stringify(b.input)).map((partial_json) => ({ type: "input_json_delta", partial_json }))
     for (const delta of deltas) {
       if (w.closed) return
@@ -164,7 +183,10 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
     }
     await send("content_block_stop", { index })
   }
-  await send("message_delta", { delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: plan.usage })
+  await send("message_delta", {
+    delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
+    usage: plan.usage
+  })
   w.final()
   await send("message_stop", {})
   w.end()
@@ -183,8 +205,13 @@ export const messagesRoute: Route = {
   path: "/v1/messages",
   handle: async (req, reply, ctx) => {
     const requestId = req.requestId === undefined ? {} : { requestId: req.requestId }
-    const bad = (status: number, message: string): void => reply.json(status, errorBody("messages", status, message, requestId))
-    if (!isObj(req.json)) return bad(400, req.jsonError === undefined ? "request body must be a JSON object" : `invalid JSON body: ${req.jsonError}`)
+    const bad = (status: number, message: string): void =>
+      reply.json(status, errorBody("messages", status, message, requestId))
+    if (!isObj(req.json))
+      return bad(
+        400,
+        req.jsonError === undefined ? "request body must be a JSON object" : `invalid JSON body: ${req.jsonError}`
+      )
     const body = req.json
     const invalid = validateCreate(body)
     if (invalid !== undefined) return bad(400, invalid.message)

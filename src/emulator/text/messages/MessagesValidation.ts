@@ -14,14 +14,19 @@ const invalid = (message: string): Invalid => ({ message })
 
 const checkMessages = (messages: unknown, field: (name: string) => string): Invalid | undefined => {
   if (messages === undefined) return invalid(field("messages") + " is required")
-  if (!Array.isArray(messages) || messages.length === 0) return invalid(`${field("messages")} must be a non-empty array`)
+  if (!Array.isArray(messages) || messages.length === 0)
+    return invalid(`${field("messages")} must be a non-empty array`)
   for (let i = 0; i < messages.length; i++) {
     const msg: unknown = messages[i]
     if (!isObj(msg)) return invalid(`${field(`messages[${i}]`)} must be an object`)
-    if (msg.role !== "user" && msg.role !== "assistant") return invalid(`${field(`messages[${i}].role`)} must be one of user, assistant`)
+    if (msg.role !== "user" && msg.role !== "assistant")
+      return invalid(`${field(`messages[${i}].role`)} must be one of user, assistant`)
     const content = msg.content
     if (content === undefined) return invalid(`${field(`messages[${i}].content`)} is required`)
-    if (typeof content !== "string" && !(Array.isArray(content) && content.every((b) => isObj(b) && typeof b.type === "string")))
+    if (
+      typeof content !== "string" &&
+      !(Array.isArray(content) && content.every((b) => isObj(b) && typeof b.type === "string"))
+    )
       return invalid(`${field(`messages[${i}].content`)} must be a string or an array of content blocks`)
   }
   return undefined
@@ -77,9 +82,13 @@ export const validateCreate = (body: Obj): Invalid | undefined => {
     const v = body[name]
     if (v !== undefined && (!isNum(v) || v < 0 || v > 1)) return invalid(`field ${name} must be between 0 and 1`)
   }
-  if (body.top_k !== undefined && (!isNum(body.top_k) || body.top_k < 0)) return invalid("field top_k must be a non-negative number")
+  if (body.top_k !== undefined && (!isNum(body.top_k) || body.top_k < 0))
+    return invalid("field top_k must be a non-negative number")
   if (body.stream !== undefined && typeof body.stream !== "boolean") return invalid("field stream must be a boolean")
-  if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s) => typeof s === "string")))
+  if (
+    body.stop_sequences !== undefined &&
+    !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s) => typeof s === "string"))
+  )
     return invalid("field stop_sequences must be an array of strings")
   const s = checkSystem(body.system)
   if (s !== undefined) return s
@@ -90,8 +99,10 @@ export const validateCreate = (body: Obj): Invalid | undefined => {
     if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(String(thinking.type)))
       return invalid("field thinking.type must be one of enabled, disabled, adaptive")
     if (thinking.type === "enabled") {
-      if (!isNum(thinking.budget_tokens) || thinking.budget_tokens <= 1024) return invalid("field thinking.budget_tokens must be greater than 1024")
-      if (thinking.budget_tokens >= body.max_tokens) return invalid("field thinking.budget_tokens must be less than max_tokens")
+      if (!isNum(thinking.budget_tokens) || thinking.budget_tokens <= 1024)
+        return invalid("field thinking.budget_tokens must be greater than 1024")
+      if (thinking.budget_tokens >= body.max_tokens)
+        return invalid("field thinking.budget_tokens must be less than max_tokens")
     }
   }
   return checkCacheControl(body.cache_control, "cache_control")

@@ -9,7 +9,16 @@ import { findModel } from "../../gateway/Models.js"
 import { normaliseNative, parseNativeModel, thinkingOf, validateNative } from "./NativeRequest.js"
 import { imageDimensions, renderPng } from "../../media/Png.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, estimateTokens, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "../TextGen.js"
+import {
+  canonicalJson,
+  estimateTokens,
+  jsonReply,
+  newId,
+  pace,
+  replyWords,
+  sampleArgs,
+  tokenPieces
+} from "../TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -20,12 +29,19 @@ const embedMessage =
 /** Tokens counted for one inline image or file in a prompt. */
 const MEDIA_TOKENS = 258
 
-const SAFETY = ["HARM_CATEGORY_HATE_SPEECH", "HARM_CATEGORY_DANGEROUS_CONTENT", "HARM_CATEGORY_HARASSMENT", "HARM_CATEGORY_SEXUALLY_EXPLICIT"].map(
-  (category) => ({ category, probability: "NEGLIGIBLE" })
-)
+const SAFETY = [
+  "HARM_CATEGORY_HATE_SPEECH",
+  "HARM_CATEGORY_DANGEROUS_CONTENT",
+  "HARM_CATEGORY_HARASSMENT",
+  "HARM_CATEGORY_SEXUALLY_EXPLICIT"
+].map((category) => ({ category, probability: "NEGLIGIBLE" }))
 
 const partTokens = (p: Obj): number =>
-  typeof p.text === "string" ? estimateTokens(p.text) : p.inlineData !== undefined || p.fileData !== undefined ? MEDIA_TOKENS : estimateTokens(canonicalJson(p))
+  typeof p.text === "string"
+    ? estimateTokens(p.text)
+    : p.inlineData !== undefined || p.fileData !== undefined
+      ? MEDIA_TOKENS
+      : estimateTokens(canonicalJson(p))
 
 const promptTokens = (body: Obj): number => {
   let n = 0
@@ -47,7 +63,8 @@ interface NativePlan {
 }
 
 const functionCallFor = (body: Obj, seed: string): Obj | undefined => {
-  const cfg = isObj(body.toolConfig) && isObj(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {}
+  const cfg =
+    isObj(body.toolConfig) && isObj(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {}
   if (cfg.mode === "NONE") return undefined
   const decls = (Array.isArray(body.tools) ? body.tools : [])
     .flatMap((t) => (isObj(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []))
@@ -58,13 +75,20 @@ const functionCallFor = (body: Obj, seed: string): Obj | undefined => {
   const contents = body.contents as Array<Obj>
   const last = contents[contents.length - 1]!
   if ((last.parts as Array<Obj>).some((p) => p.functionResponse !== undefined)) return undefined
-  return { functionCall: { name: String(decl.name), args: sampleArgs(decl.parameters ?? decl.parametersJsonSchema, seed) } }
+  return {
+    functionCall: { name: String(decl.name), args: sampleArgs(decl.parameters ?? decl.parametersJsonSchema, seed) }
+  }
 }
 
 const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: boolean): NativePlan => {
   const parsed = parseNativeModel(model)
   const g = isObj(body.generationConfig) ? body.generationConfig : {}
-  const seed = canonicalJson({ model: parsed.base, contents: body.contents, systemInstruction: body.systemInstruction, tools: body.tools })
+  const seed = canonicalJson({
+    model: parsed.base,
+    contents: body.contents,
+    systemInstruction: body.systemInstruction,
+    tools: body.tools
+  })
   const thinking = thinkingOf(body, parsed, isImageModel)
   const chunks: Array<Array<Obj>> = []
   const candidates: Array<number> = []
@@ -77,7 +101,11 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
   if (thinking.includeThoughts) push([{ text: replyWords(`${seed}#thought`, 10).join(" "), thought: true }], 0)
   let finishReason: NativePlan["finishReason"] = "STOP"
   const call = functionCallFor(body, seed)
-  const modalities = Array.isArray(g.responseModalities) ? g.responseModalities.map((x) => String(x).toUpperCase()) : isImageModel ? ["TEXT", "IMAGE"] : ["TEXT"]
+  const modalities = Array.isArray(g.responseModalities)
+    ? g.responseModalities.map((x) => String(x).toUpperCase())
+    : isImageModel
+      ? ["TEXT", "IMAGE"]
+      : ["TEXT"]
   if (call !== undefined) push([call], 8)
   else if (modalities.includes("IMAGE")) {
     const cfg = isObj(g.imageConfig) ? g.imageConfig : {}
@@ -86,19 +114,24 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
     if (modalities.includes("TEXT")) push([{ text: replyWords(seed, 8).join(" ") }], 8)
     push([{ inlineData: { mimeType: "image/png", data: renderPng(seed, width, height).toString("base64") } }], 1290)
   } else {
-    const responses = (body.contents as Array<Obj>).flatMap((c) => (c.parts as Array<Obj>).filter((p) => p.functionResponse !== undefined))
+    const responses = (body.contents as Array<Obj>).flatMap((c) =>
+      (c.parts as Array<Obj>).filter((p) => p.functionResponse !== undefined)
+    )
     const lastResponse = responses[responses.length - 1]
     const fr = isObj(lastResponse) && isObj(lastResponse.functionResponse) ? lastResponse.functionResponse : undefined
     const prefix = fr === undefined ? "" : `The function returned ${canonicalJson(fr.response)}. `
     const json = g.responseMimeType === "application/json"
-    const text = json ? jsonReply(g.responseJsonSchema ?? g.responseSchema, seed) : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
+    const text = json
+      ? jsonReply(g.responseJsonSchema ?? g.responseSchema, seed)
+      : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
     let pieces = tokenPieces(text)
     const max = typeof g.maxOutputTokens === "number" ? g.maxOutputTokens : Infinity
     if (pieces.length > max) {
       pieces = pieces.slice(0, max)
       finishReason = "MAX_TOKENS"
     }
-    for (let i = 0; i < pieces.length; i += 4) push([{ text: pieces.slice(i, i + 4).join("") }], Math.min(4, pieces.length - i))
+    for (let i = 0; i < pieces.length; i += 4)
+      push([{ text: pieces.slice(i, i + 4).join("") }], Math.min(4, pieces.length - i))
   }
   return { chunks, finishReason, prompt: promptTokens(body), thoughts: thinking.tokens, candidates }
 }
@@ -120,8 +153,13 @@ const envelope = (model: string, responseId: string, createTime: string, candida
 })
 
 /** Reads, checks and plans a generate request; answers the error itself and returns undefined on failure. */
-const prepare = (req: Parameters<Route["handle"]>[0], reply: Reply, ctx: EmulatorContext): { plan: NativePlan; model: string } | undefined => {
-  const bad = (status: number, message: string): undefined => void reply.json(status, errorBody("native", status, message))
+const prepare = (
+  req: Parameters<Route["handle"]>[0],
+  reply: Reply,
+  ctx: EmulatorContext
+): { plan: NativePlan; model: string } | undefined => {
+  const bad = (status: number, message: string): undefined =>
+    void reply.json(status, errorBody("native", status, message))
   const model = req.params.model ?? ""
   const parsed = parseNativeModel(model)
   const entry = findModel(parsed.base)
@@ -146,13 +184,26 @@ const generateRoute: Route = {
     // Unary answers carry one text part where a stream carries several.
     const parts = p.chunks.flat().reduce<Array<Obj>>((acc, part) => {
       const prev = acc[acc.length - 1]
-      const joinable = prev !== undefined && typeof prev.text === "string" && typeof part.text === "string" && prev.thought === part.thought
+      const joinable =
+        prev !== undefined &&
+        typeof prev.text === "string" &&
+        typeof part.text === "string" &&
+        prev.thought === part.thought
       if (joinable) acc[acc.length - 1] = { ...prev, text: String(prev.text) + String(part.text) }
       else acc.push(part)
       return acc
     }, [])
     const candidate = { content: { role: "model", parts }, finishReason: p.finishReason, safetyRatings: SAFETY }
-    reply.json(200, envelope(model, newId(""), new Date(ctx.clock.now()).toISOString(), candidate, usage(p, p.candidates[p.candidates.length - 1] ?? 0)))
+    reply.json(
+      200,
+      envelope(
+        model,
+        newId(""),
+        new Date(ctx.clock.now()).toISOString(),
+        candidate,
+        usage(p, p.candidates[p.candidates.length - 1] ?? 0)
+      )
+    )
   }
 }
 
@@ -168,12 +219,18 @@ const streamRoute: Route = {
     const createTime = new Date(ctx.clock.now()).toISOString()
     const chunk = (i: number): Obj => {
       const last = i === p.chunks.length - 1
-      const candidate = { content: { role: "model", parts: p.chunks[i] }, ...(last ? { finishReason: p.finishReason, safetyRatings: SAFETY } : {}) }
+      const candidate = {
+        content: { role: "model", parts: p.chunks[i] },
+        ...(last ? { finishReason: p.finishReason, safetyRatings: SAFETY } : {})
+      }
       return envelope(model, id, createTime, candidate, usage(p, p.candidates[i] ?? 0))
     }
     if (req.url.searchParams.get("alt") !== "sse") {
       // Without alt=sse the upstream answers one JSON array of the same chunks.
-      return reply.json(200, p.chunks.map((_, i) => chunk(i)))
+      return reply.json(
+        200,
+        p.chunks.map((_, i) => chunk(i))
+      )
     }
     const w = reply.sse({}, { lineEnd: "\r\n" })
     for (let i = 0; i < p.chunks.length; i++) {
@@ -194,4 +251,9 @@ const embedRoute = (action: string): Route => ({
 })
 
 /** The native-content routes. */
-export const nativeRoutes: ReadonlyArray<Route> = [generateRoute, streamRoute, embedRoute("embedContent"), embedRoute("batchEmbedContents")]
+export const nativeRoutes: ReadonlyArray<Route> = [
+  generateRoute,
+  streamRoute,
+  embedRoute("embedContent"),
+  embedRoute("batchEmbedContents")
+]

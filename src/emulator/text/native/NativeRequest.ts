@@ -20,20 +20,31 @@ export const parseNativeModel = (id: string): NativeModel => {
   if (m[2] === "nothinking") return { base: m[1]!, suffix: { on: false } }
   const arg = m[3]
   if (arg === undefined) return { base: m[1]!, suffix: { on: true } }
-  return { base: m[1]!, suffix: /^\d+$/.test(arg) ? { on: true, budget: Number(arg) } : { on: true, level: arg.toUpperCase() } }
+  return {
+    base: m[1]!,
+    suffix: /^\d+$/.test(arg) ? { on: true, budget: Number(arg) } : { on: true, level: arg.toUpperCase() }
+  }
 }
 
 const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 
 /** Renames an object's own keys to lowerCamelCase, leaving values alone. */
-const camelKeys = (v: unknown): unknown => (isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), x])) : v)
+const camelKeys = (v: unknown): unknown =>
+  isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [camel(k), x])) : v
 
 const camelParts = (content: unknown): unknown => {
   const c = camelKeys(content)
   if (!isObj(c) || !Array.isArray(c.parts)) return c
   // Inside a part, rename the part's fields and those of `inlineData`/`fileData`, not function args or responses.
   const part = (p: unknown): unknown =>
-    isObj(p) ? Object.fromEntries(Object.entries(camelKeys(p) as Obj).map(([k, x]) => [k, k === "functionCall" || k === "functionResponse" ? x : camelKeys(x)])) : p
+    isObj(p)
+      ? Object.fromEntries(
+          Object.entries(camelKeys(p) as Obj).map(([k, x]) => [
+            k,
+            k === "functionCall" || k === "functionResponse" ? x : camelKeys(x)
+          ])
+        )
+      : p
   return { ...c, parts: c.parts.map(part) }
 }
 
@@ -50,30 +61,51 @@ export const normaliseNative = (body: Obj): Obj => {
   if (isObj(g)) {
     if (g.thinkingConfig !== undefined) g.thinkingConfig = camelKeys(g.thinkingConfig)
     const image = camelKeys(g.imageConfig)
-    if (isObj(image)) g.imageConfig = { ...image, ...(image.imageOutputOptions === undefined ? {} : { imageOutputOptions: camelKeys(image.imageOutputOptions) }) }
+    if (isObj(image))
+      g.imageConfig = {
+        ...image,
+        ...(image.imageOutputOptions === undefined ? {} : { imageOutputOptions: camelKeys(image.imageOutputOptions) })
+      }
     out.generationConfig = g
   }
   const tc = camelKeys(out.toolConfig)
-  if (isObj(tc)) out.toolConfig = { ...tc, ...(tc.functionCallingConfig === undefined ? {} : { functionCallingConfig: camelKeys(tc.functionCallingConfig) }) }
+  if (isObj(tc))
+    out.toolConfig = {
+      ...tc,
+      ...(tc.functionCallingConfig === undefined ? {} : { functionCallingConfig: camelKeys(tc.functionCallingConfig) })
+    }
   if (Array.isArray(out.tools)) out.tools = out.tools.map(camelKeys)
   return out
 }
 
-const TOP_LEVEL = new Set(["contents", "generationConfig", "systemInstruction", "safetySettings", "tools", "toolConfig", "cachedContent", "labels"])
+const TOP_LEVEL = new Set([
+  "contents",
+  "generationConfig",
+  "systemInstruction",
+  "safetySettings",
+  "tools",
+  "toolConfig",
+  "cachedContent",
+  "labels"
+])
 const LEVELS = ["MINIMAL", "LOW", "MEDIUM", "HIGH"]
 const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"]
 const MODALITIES = ["TEXT", "IMAGE", "AUDIO"]
 
 /** E10's checks; the message of the first failure, in the upstream's wording where it has one. */
 export const validateNative = (body: Obj, model: NativeModel): string | undefined => {
-  for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`
+  for (const key of Object.keys(body))
+    if (!TOP_LEVEL.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`
   if (body.contents === undefined) return "* GenerateContentRequest.contents: contents is not specified"
-  if (!Array.isArray(body.contents) || body.contents.length === 0) return "* GenerateContentRequest.contents: contents must be a non-empty array"
+  if (!Array.isArray(body.contents) || body.contents.length === 0)
+    return "* GenerateContentRequest.contents: contents must be a non-empty array"
   for (let i = 0; i < body.contents.length; i++) {
     const c: unknown = body.contents[i]
     if (!isObj(c)) return `* GenerateContentRequest.contents[${i}]: must be an object`
-    if (c.role !== undefined && c.role !== "user" && c.role !== "model") return `* GenerateContentRequest.contents[${i}].role: must be user or model`
-    if (!Array.isArray(c.parts) || c.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty`
+    if (c.role !== undefined && c.role !== "user" && c.role !== "model")
+      return `* GenerateContentRequest.contents[${i}].role: must be user or model`
+    if (!Array.isArray(c.parts) || c.parts.length === 0)
+      return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty`
     if (!c.parts.every(isObj)) return `* GenerateContentRequest.contents[${i}].parts: each part must be an object`
     for (let j = 0; j < c.parts.length; j++) {
       const part = c.parts[j] as Obj
@@ -90,16 +122,24 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (!isObj(g)) return "* GenerateContentRequest.generationConfig: must be an object"
     if (g.temperature !== undefined && (!isNum(g.temperature) || g.temperature < 0 || g.temperature > 2))
       return "* GenerateContentRequest.generation_config.temperature: must be between 0 and 2"
-    if (g.topP !== undefined && (!isNum(g.topP) || g.topP < 0 || g.topP > 1)) return "* GenerateContentRequest.generation_config.top_p: must be between 0 and 1"
-    if (g.maxOutputTokens !== undefined && (!isNum(g.maxOutputTokens) || !Number.isInteger(g.maxOutputTokens) || g.maxOutputTokens <= 0))
+    if (g.topP !== undefined && (!isNum(g.topP) || g.topP < 0 || g.topP > 1))
+      return "* GenerateContentRequest.generation_config.top_p: must be between 0 and 1"
+    if (
+      g.maxOutputTokens !== undefined &&
+      (!isNum(g.maxOutputTokens) || !Number.isInteger(g.maxOutputTokens) || g.maxOutputTokens <= 0)
+    )
       return "* GenerateContentRequest.generation_config.max_output_tokens: must be a positive integer"
     const modalities = g.responseModalities
-    if (modalities !== undefined && !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(String(x).toUpperCase()))))
+    if (
+      modalities !== undefined &&
+      !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(String(x).toUpperCase())))
+    )
       return "* GenerateContentRequest.generation_config.response_modalities: must be TEXT, IMAGE or AUDIO"
     const t = g.thinkingConfig
     if (t !== undefined) {
       if (!isObj(t)) return "* GenerateContentRequest.generation_config.thinking_config: must be an object"
-      if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined) return "thinking_budget and thinking_level are not supported together."
+      if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined)
+        return "thinking_budget and thinking_level are not supported together."
       if (t.thinkingLevel !== undefined) {
         if (!LEVELS.includes(String(t.thinkingLevel).toUpperCase()))
           return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
@@ -108,7 +148,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       if (t.thinkingBudget !== undefined) {
         if (!isNum(t.thinkingBudget) || !Number.isInteger(t.thinkingBudget) || t.thinkingBudget < -1)
           return "* GenerateContentRequest.generation_config.thinking_config.thinking_budget: must be an integer >= -1"
-        if (t.thinkingBudget === 0 && model.base === "zeta-2.5-pro") return "Budget 0 is invalid. This model only works in thinking mode."
+        if (t.thinkingBudget === 0 && model.base === "zeta-2.5-pro")
+          return "Budget 0 is invalid. This model only works in thinking mode."
       }
     }
   }
@@ -118,7 +159,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (mode !== undefined && !MODES.includes(String(mode)))
       return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
   }
-  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj))) return "* GenerateContentRequest.tools: must be an array of objects"
+  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj)))
+    return "* GenerateContentRequest.tools: must be an array of objects"
   return undefined
 }
 
@@ -134,11 +176,13 @@ export const thinkingOf = (body: Obj, model: NativeModel, isImageModel: boolean)
   const g = isObj(body.generationConfig) ? body.generationConfig : {}
   const t = isObj(g.thinkingConfig) ? g.thinkingConfig : {}
   const includeThoughts = t.includeThoughts === true
-  const level = model.suffix?.level ?? (t.thinkingLevel === undefined ? undefined : String(t.thinkingLevel).toUpperCase())
+  const level =
+    model.suffix?.level ?? (t.thinkingLevel === undefined ? undefined : String(t.thinkingLevel).toUpperCase())
   const budget = model.suffix?.budget ?? (isNum(t.thinkingBudget) ? t.thinkingBudget : undefined)
   const on = model.suffix !== undefined ? model.suffix.on : budget === 0 || level === "MINIMAL" ? false : !isImageModel
   if (!on) return { on: false, tokens: 0, includeThoughts: false }
   const byLevel: Record<string, number> = { LOW: 24, MEDIUM: 48, HIGH: 96 }
-  const tokens = budget !== undefined && budget > 0 ? Math.min(budget, 64) : level !== undefined ? byLevel[level] ?? 48 : 48
+  const tokens =
+    budget !== undefined && budget > 0 ? Math.min(budget, 64) : level !== undefined ? (byLevel[level] ?? 48) : 48
   return { on: true, tokens, includeThoughts }
 }

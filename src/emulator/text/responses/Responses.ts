@@ -32,7 +32,9 @@ const toolOutputOf = (input: unknown): string | undefined => {
 const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
   const ids = { response: newId("resp_"), message: newId("msg_"), call: newId("fc_") }
   const text = p.pieces.join("")
-  const inputTokens = estimateTokens(canonicalJson(body.input)) + estimateTokens(typeof body.instructions === "string" ? body.instructions : "")
+  const inputTokens =
+    estimateTokens(canonicalJson(body.input)) +
+    estimateTokens(typeof body.instructions === "string" ? body.instructions : "")
   const usage = {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },
@@ -42,8 +44,21 @@ const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
   }
   const item = (status: string, done: boolean): Obj =>
     p.call !== undefined
-      ? { type: "function_call", id: ids.call, call_id: p.call.id, name: p.call.name, arguments: done ? p.call.arguments : "", status }
-      : { type: "message", id: ids.message, role: "assistant", status, content: done ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [] }
+      ? {
+          type: "function_call",
+          id: ids.call,
+          call_id: p.call.id,
+          name: p.call.name,
+          arguments: done ? p.call.arguments : "",
+          status
+        }
+      : {
+          type: "message",
+          id: ids.message,
+          role: "assistant",
+          status,
+          content: done ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : []
+        }
   const response = (status: string, output: Array<Obj>, withUsage: boolean): Obj => ({
     id: ids.response,
     object: "response",
@@ -69,7 +84,8 @@ const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
 const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: ReturnType<typeof shapes>): Promise<void> => {
   const w = reply.sse()
   let seq = 0
-  const send = (type: string, data: Obj): Promise<void> => w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
+  const send = (type: string, data: Obj): Promise<void> =>
+    w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
   const finalItem = s.item("completed", true)
   await send("response.created", { response: s.response("in_progress", [], false) })
   await send("response.in_progress", { response: s.response("in_progress", [], false) })
@@ -104,7 +120,14 @@ export const responsesRoute: Route = {
     if (!isObj(req.json)) return openAiError(reply, 400, "We could not parse the JSON body of your request.")
     const body = req.json
     const problem = problemOf(body)
-    if (problem !== undefined) return openAiError(reply, problem[2] ?? 400, problem[0], problem[1], problem[2] === 404 ? "model_not_found" : null)
+    if (problem !== undefined)
+      return openAiError(
+        reply,
+        problem[2] ?? 400,
+        problem[0],
+        problem[1],
+        problem[2] === 404 ? "model_not_found" : null
+      )
     const p = planText(ctx, {
       seed: { model: body.model, input: body.input, instructions: body.instructions, tools: body.tools },
       tools: body.tools,
