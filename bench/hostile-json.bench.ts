@@ -12,9 +12,10 @@
  * Each is timed from the text (parsing included) over a few rounds after a warm-up; the table gives
  * the median ms per MB, its ratio to `JSON.parse` alone of the same text in the same rounds (the
  * machine may be loaded: the ratio moves less), and which inputs were accepted (not a figure: the
- * native-content and live shapes are open, so an object of unknown keys is a valid answer). In memory, one process: `node --conditions=umg-source --import tsx
- * bench/hostile-json.bench.ts` (about a minute). Nothing is asserted; the table goes to
- * `bench/results/hostile-json.md`.
+ * native-content and live shapes are open, so an object of unknown keys is a valid answer). In
+ * memory, one process, on the sources (`UMG_BENCH_SOURCE=1` only names them so in the table's header):
+ * `UMG_BENCH_SOURCE=1 node --conditions=umg-source --import tsx bench/hostile-json.bench.ts` (about a
+ * minute). Nothing is asserted; the table goes to `bench/results/hostile-json.md`.
  */
 import { decoderCases, fill, HOLE, runDecoder, type DecoderCase } from "../test/support/coreDecoders.js"
 import { QUICK, table, writeResult } from "./harness/contest.js"

@@ -1,5 +1,5 @@
 /**
- * What each stage of umg's stream decoding costs per event (issue 13, goal 1), in memory, where the
+ * What each stage of umg's stream decoding costs per event, in memory, where the
  * loopback's noise does not hide a tenth of a microsecond: the same 2,006-event messages stream
  * (`bench/harness/fixtures.ts`, the one bench/text-streams.bench.ts serves) as an Effect `Stream`
  * built four ways, each a step more of umg's work than the one before:

@@ -1,5 +1,5 @@
 /**
- * The method of issue 13's benches, written once: each contender runs in its own worker process
+ * The method of the loopback contests (text-streams, requests), written once: each contender runs in its own worker process
  * (forked), measures the CPU time of that process around its measured work after a warm-up, asks the
  * bench (over IPC) to steer the fake gateway between cells, and reports; the bench alternates the
  * contenders (rotating the order each repetition), takes each ratio per repetition, and prints medians
@@ -261,7 +261,7 @@ export const askGateway = (path: ControlPath, body?: object): Promise<Record<str
     const id = nextId++
     const onMessage = (raw: unknown) => {
       const m = raw as ToWorker
-      if (m.type === "control" && m.id === id) {
+      if (m.id === id) {
         process.off("message", onMessage)
         resolve(m.result)
       }

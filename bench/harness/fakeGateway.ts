@@ -1,5 +1,5 @@
 /**
- * The fake gateway of issue 13's benches, a plain `node:http` server in its own process (so its CPU
+ * The fake gateway of the loopback contests (text-streams, requests), a plain `node:http` server in its own process (so its CPU
  * is never counted with a client's): POST `/v1/messages` and POST `/v1/chat/completions` with
  * `stream: true` answer the fixtures' text streams, POST `/v1/chat/completions` without it a chat
  * completion, GET `/v1/models` a 40-model list.
@@ -89,7 +89,7 @@ const runServer = (): void => {
       req.on("error", reject)
     })
 
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0]!
     const body = await readBody(req)
     if (path === "/__bench/delivery") {
@@ -114,6 +114,13 @@ const runServer = (): void => {
       return streamed ? sendStream(res, "chat") : json(res, 200, completion)
     }
     json(res, 404, JSON.stringify({ error: { message: `no route ${route}`, type: "not_found_error" } }))
+  }
+  // A request that cannot be read or parsed is answered 500 rather than left hanging.
+  const server = createServer((req, res) => {
+    answer(req, res).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, JSON.stringify({ error: { message: String(error), type: "api_error" } }))
+      else res.destroy()
+    })
   })
   server.keepAliveTimeout = 60_000
   server.listen(0, "127.0.0.1", () => {

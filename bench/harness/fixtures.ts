@@ -1,5 +1,5 @@
 /**
- * Seeded fixtures of the gateway answers issue 13 measures with — a messages-style text stream
+ * Seeded fixtures of the gateway answers the loopback contests measure with — a messages-style text stream
  * (message_start, content_block_start, ping, n text deltas, content_block_stop, message_delta,
  * message_stop), a chat completions stream (a role chunk, n content chunks, a finish chunk, a usage
  * chunk, then `data: [DONE]`), a 40-model list and a non-stream chat completion — shared by the fake
@@ -63,7 +63,7 @@ export const renderFrame = (frame: StreamFrame): string =>
 
 const sum = (texts: ReadonlyArray<string>): number => texts.reduce((n, t) => n + t.length, 0)
 
-/** The messages-style stream: `deltas + 6` events (2,006 for the issue's 2,000 deltas), a `ping` among them. */
+/** The messages-style stream: `deltas + 6` events (2,006 for the benches' 2,000 deltas), a `ping` among them. */
 export const messagesStreamFixture = (deltas = 2_000, model = MESSAGES_MODEL): StreamFixture => {
   const texts = deltaTexts(deltas)
   const frame = (type: string, rest: object): StreamFrame => ({ event: type, data: JSON.stringify({ type, ...rest }) })
@@ -81,7 +81,7 @@ export const messagesStreamFixture = (deltas = 2_000, model = MESSAGES_MODEL): S
       }
     }),
     frame("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
-    // Real messages streams send a keep-alive here (protocol-notes §1.5); consumers may drop it.
+    // Real messages streams send a keep-alive here; consumers may drop it.
     frame("ping", {})
   ]
   for (const text of texts) frames.push(frame("content_block_delta", { index: 0, delta: { type: "text_delta", text } }))
@@ -96,7 +96,7 @@ export const messagesStreamFixture = (deltas = 2_000, model = MESSAGES_MODEL): S
   return { frames, events: frames.length, textLength: sum(texts) }
 }
 
-/** The chat completions stream: `deltas + 3` chunks and `[DONE]` (2,003 + 1 for the issue's 2,000 deltas). */
+/** The chat completions stream: `deltas + 3` chunks and `[DONE]` (2,003 + 1 for the benches' 2,000 deltas). */
 export const chatStreamFixture = (deltas = 2_000, model = CHAT_MODEL): StreamFixture => {
   const texts = deltaTexts(deltas)
   const chunk = (choices: ReadonlyArray<object>, usage: object | null = null): StreamFrame => ({

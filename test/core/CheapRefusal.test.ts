@@ -7,7 +7,16 @@ import { describe, expect, it } from "vitest"
 import { DecodeError } from "../../src/core/errors/GatewayError.js"
 import { decodeMessagesEvent } from "../../src/core/index.js"
 import { sanitize } from "../../src/core/validation/Rules.js"
-import { defaultMaxJsonDepth, NOT_PLAIN, plainView, TOO_DEEP } from "../../src/core/wire/JsonSafety.js"
+import {
+  defaultMaxJsonDepth,
+  NOT_PLAIN,
+  parsedTreeHasUnsafeKey,
+  plainCheck,
+  plainProjection,
+  plainView,
+  TOO_DEEP,
+  walkParsedTree
+} from "../../src/core/wire/JsonSafety.js"
 import { decodeWith, JsonValue, parseJsonText, parseJsonTree, typedPayload } from "../../src/core/wire/WireJson.js"
 import { decoderCases, type DecoderCase, fill, HOLE, runDecoder } from "../support/coreDecoders.js"
 
@@ -173,6 +182,66 @@ describe("plainView", () => {
     let shared: unknown = { leaf: 1 }
     for (let i = 0; i < 40; i++) shared = { l: shared, r: shared }
     expect(plainView(shared, 100, { left: 10_000 })).toBe(NOT_PLAIN)
+  })
+})
+
+describe("the walks that let a decoder skip the sanitising copy", () => {
+  const nested = (levels: number): string => `${"[".repeat(levels)}${"]".repeat(levels)}`
+
+  it("walkParsedTree measures a parsed tree past its unsafe keys and tells whether it met one", () => {
+    expect(walkParsedTree(JSON.parse('{"a":[{"b":1}]}'))).toBe(3)
+    expect(parsedTreeHasUnsafeKey()).toBe(false)
+    expect(walkParsedTree(JSON.parse(`{"x":1,"__proto__":{"c":${nested(3)}}}`))).toBe(5)
+    expect(parsedTreeHasUnsafeKey()).toBe(true)
+    expect(walkParsedTree(JSON.parse(`{"constructor":${nested(70)}}`))).toBe(-1)
+    expect(walkParsedTree(5)).toBe(0)
+    expect(parsedTreeHasUnsafeKey()).toBe(false)
+  })
+
+  it("plainCheck checks what plainView checks, copying nothing", () => {
+    expect(plainCheck(JSON.parse('{"__proto__":{"a":1},"b":[1]}'))).toBeUndefined()
+    expect(plainCheck(JSON.parse(`{"__proto__":${nested(70)}}`))).toBe(TOO_DEEP)
+    expect(plainCheck({ a: [new Date(0)] })).toBe(NOT_PLAIN)
+    expect(plainCheck({ a: [1, 2, 3] }, 64, { left: 3 })).toBe(NOT_PLAIN)
+    expect(plainCheck({ a: 1 }, 2_000)).toBe(NOT_PLAIN)
+  })
+
+  it("plainProjection views the named members only, after checking the others", () => {
+    const input = JSON.parse('{"a":{"x":1,"prototype":2},"b":[3],"c":"left out","__proto__":{"p":1}}')
+    const view = plainProjection(input, new Set(["a", "b", "d", "__proto__"])) as Record<string, unknown>
+    expect(view).toEqual({ a: { x: 1 }, b: [3] })
+    expect(Object.keys(view)).toEqual(["a", "b"])
+    expect(view["b"]).toBe(input.b)
+    expect(plainProjection(JSON.parse(`{"a":1,"z":${nested(70)}}`), new Set(["a"]))).toBe(TOO_DEEP)
+    // The caller that knows the whole value is within the bound has the others left unread.
+    expect(plainProjection(JSON.parse(`{"a":1,"z":${nested(70)}}`), new Set(["a"]), 64, { left: 100 }, true)).toEqual({
+      a: 1
+    })
+    expect(plainProjection([1], new Set(["a"]))).toBe(NOT_PLAIN)
+    expect(plainProjection({ a: new Date(0) }, new Set(["a"]))).toBe(NOT_PLAIN)
+  })
+
+  it("refuses a value too deep under a key the Schema never reads, however it was parsed", () => {
+    const text = `{"id":"r1","items":[],"rest":1,"__proto__":${nested(70)},"other":{"list":${nested(70)}}}`
+    // A Schema that reads no unsafe key, and one that reads some keys of the top object only.
+    const blind = decodeWith(
+      Schema.Struct({ id: Schema.String, items: Schema.Array(Schema.Number), rest: Schema.Unknown }),
+      "openai",
+      "answer"
+    )
+    const projected = decodeWith(
+      Schema.Struct({ id: Schema.String, doc: Schema.optionalKey(Schema.Record(Schema.String, Schema.Number)) }),
+      "openai",
+      "answer"
+    )
+    const decoders: ReadonlyArray<(input: unknown) => Result.Result<unknown, DecodeError>> = [blind, projected]
+    for (const decode of decoders)
+      for (const input of [JSON.parse(text), parseJsonTree(text, 200)]) {
+        const out = decode(input)
+        expect(Result.isFailure(out) && out.failure.message).toBe(
+          `answer: nesting deeper than ${defaultMaxJsonDepth} levels (the JSON depth bound)`
+        )
+      }
   })
 })
 

@@ -51,7 +51,7 @@ export const decode = (text: string): Result.Result<Uint8Array, string> => {
     if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0)
       return Result.fail("base64 has non-zero bits before its padding")
     out[o++] = (a << 2) | (b >> 4)
-    if (padding === 1) out[o++] = ((b & 0x0f) << 4) | (c >> 2)
+    if (padding === 1) out[o] = ((b & 0x0f) << 4) | (c >> 2)
   }
   return Result.succeed(out)
 }
@@ -76,7 +76,7 @@ export const encode = (bytes: Uint8Array): string => {
     out[o++] = LETTERS[n >> 18]!
     out[o++] = LETTERS[(n >> 12) & 63]!
     out[o++] = rest === 2 ? LETTERS[(n >> 6) & 63]! : PAD
-    out[o++] = PAD
+    out[o] = PAD
   }
   return new TextDecoder().decode(out)
 }

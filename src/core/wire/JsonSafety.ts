@@ -52,34 +52,51 @@ export const parsedTreeDepth = (
   /** Whether unsafe keys are walked past (then `-1` means too deep, or a bound over 1,024). */
   unsafeKeysToo = false
 ): number => {
-  if (value === null || typeof value !== "object") return 0
-  // The recursion goes as deep as the bound; a bound the call stack might not hold is left to the
-  // general checks (same answers, their cost).
-  return maxDepth > RECURSION_LIMIT ? -1 : depthBelow(value, 1, maxDepth, unsafeKeysToo)
+  const depth = walkParsedTree(value, maxDepth)
+  return depth !== -1 && !unsafeKeysToo && unsafeKeyMet ? -1 : depth
 }
 
 /** The deepest bound `parsedTreeDepth` and `plainView` walk themselves (a JS stack holds thousands of such frames). @category models */
 export const RECURSION_LIMIT = 1024
 
-/** `parsedTreeDepth` of an object at `depth` (1 for the root): its deepest level, or -1. */
-const depthBelow = (v: object, depth: number, maxDepth: number, unsafeKeysToo: boolean): number => {
+/**
+ * `parsedTreeDepth` walking past unsafe keys (the depth of what is under them counts): the depth, or
+ * `-1` when the tree nests deeper than `maxDepth` or the bound is over 1,024. Whether the walk met an
+ * unsafe key is `parsedTreeHasUnsafeKey()` until the next walk: one walk answers both.
+ * @category predicates
+ */
+export const walkParsedTree = (value: unknown, maxDepth: number = defaultMaxJsonDepth): number => {
+  unsafeKeyMet = false
+  if (value === null || typeof value !== "object") return 0
+  // The recursion goes as deep as the bound; a bound the call stack might not hold is left to the
+  // general checks (same answers, their cost).
+  return maxDepth > RECURSION_LIMIT ? -1 : depthBelow(value, 1, maxDepth)
+}
+
+/** Whether the last `walkParsedTree` (or `parsedTreeDepth`) met an unsafe key. @category predicates */
+export const parsedTreeHasUnsafeKey = (): boolean => unsafeKeyMet
+
+let unsafeKeyMet = false
+
+/** `walkParsedTree` of an object at `depth` (1 for the root): its deepest level, or -1. */
+const depthBelow = (v: object, depth: number, maxDepth: number): number => {
   if (depth > maxDepth) return -1
   let deepest = depth
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const item: unknown = v[i]
       if (item !== null && typeof item === "object") {
-        const below = depthBelow(item, depth + 1, maxDepth, unsafeKeysToo)
+        const below = depthBelow(item, depth + 1, maxDepth)
         if (below === -1) return -1
         if (below > deepest) deepest = below
       }
     }
   } else {
     for (const key in v) {
-      if (!unsafeKeysToo && (key === "__proto__" || key === "constructor" || key === "prototype")) return -1
+      if (key === "__proto__" || key === "constructor" || key === "prototype") unsafeKeyMet = true
       const item = (v as Record<string, unknown>)[key]
       if (item !== null && typeof item === "object") {
-        const below = depthBelow(item, depth + 1, maxDepth, unsafeKeysToo)
+        const below = depthBelow(item, depth + 1, maxDepth)
         if (below === -1) return -1
         if (below > deepest) deepest = below
       }
@@ -146,9 +163,13 @@ const viewBelow = (v: object, depth: number, maxDepth: number, walk: PlainWalk):
   }
   const proto: unknown = Object.getPrototypeOf(v)
   if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  // The keys read once: the members before the first that changes are copied from them, without a
+  // second enumeration (which costs as much as the first for an object of many keys).
+  const keys = Object.keys(v)
+  if ((walk.left -= keys.length) < 0) return NOT_PLAIN
   let copy: Record<string, unknown> | undefined
-  for (const key in v) {
-    if (--walk.left < 0) return NOT_PLAIN
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
     const item: unknown = (v as Record<string, unknown>)[key]
     let view = item
     if (item !== null && typeof item === "object") {
@@ -156,20 +177,113 @@ const viewBelow = (v: object, depth: number, maxDepth: number, walk: PlainWalk):
       if (view === TOO_DEEP || view === NOT_PLAIN) return view
     }
     const unsafe = isUnsafeKey(key)
-    if (copy === undefined && (unsafe || view !== item)) copy = membersBefore(v, key)
+    if (copy === undefined && (unsafe || view !== item)) copy = membersBefore(v, keys, i)
     if (copy !== undefined && !unsafe) copy[key] = view
   }
   return copy ?? v
 }
 
-// The members of `v` before `stop` (the first that changes in its view: all before it are kept as they are).
-const membersBefore = (v: object, stop: string): Record<string, unknown> => {
+// The members of `v` before its `stop`-th key (the first that changes in its view: all before it are kept as they are).
+const membersBefore = (v: object, keys: ReadonlyArray<string>, stop: number): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
-  for (const key in v) {
-    if (key === stop) break
-    out[key] = (v as Record<string, unknown>)[key]
+  for (let i = 0; i < stop; i++) out[keys[i]!] = (v as Record<string, unknown>)[keys[i]!]
+  return out
+}
+
+/**
+ * `plainView` of an object's members named in `keep` only, for a decoder that reads no other member
+ * of it: a new object of those members' views (the others left out, as an unsafe key is), after the
+ * others were checked as `plainCheck` checks them (unless `othersChecked`: the caller knows the whole
+ * value is plain and within the bound). `NOT_PLAIN` for a value that is not a plain object.
+ * @category predicates
+ */
+export const plainProjection = (
+  value: unknown,
+  keep: ReadonlySet<string>,
+  maxDepth: number = defaultMaxJsonDepth,
+  walk: PlainWalk = { left: 1 << 22 },
+  othersChecked = false
+): unknown => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return NOT_PLAIN
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  if (maxDepth > RECURSION_LIMIT) return NOT_PLAIN
+  if (maxDepth < 1) return TOO_DEEP
+  const out: Record<string, unknown> = {}
+  if (!othersChecked) {
+    const keys = Object.keys(value)
+    if ((walk.left -= keys.length) < 0) return NOT_PLAIN
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      if (keep.has(key)) continue
+      const item: unknown = (value as Record<string, unknown>)[key]
+      if (item !== null && typeof item === "object") {
+        const wrong = checkBelow(item, 2, maxDepth, walk)
+        if (wrong !== undefined) return wrong
+      }
+    }
+  }
+  for (const key of keep) {
+    if (isUnsafeKey(key) || !Object.hasOwn(value, key)) continue
+    const item: unknown = (value as Record<string, unknown>)[key]
+    let view = item
+    if (item !== null && typeof item === "object") {
+      view = viewBelow(item, 2, maxDepth, walk)
+      if (view === TOO_DEEP || view === NOT_PLAIN) return view
+    }
+    out[key] = view
   }
   return out
+}
+
+/**
+ * `plainView`'s checks without its copies, for a decoder that reads no unsafe key: `undefined` when
+ * `value` is plain data within `maxDepth` (unsafe keys included: what is under them is walked for the
+ * depth bound), else `TOO_DEEP` or `NOT_PLAIN` as `plainView` gives them. May throw where reading the
+ * value throws.
+ * @category predicates
+ */
+export const plainCheck = (
+  value: unknown,
+  maxDepth: number = defaultMaxJsonDepth,
+  walk: PlainWalk = { left: 1 << 22 }
+): typeof TOO_DEEP | typeof NOT_PLAIN | undefined => {
+  if (value === null || typeof value !== "object") return undefined
+  if (maxDepth > RECURSION_LIMIT) return NOT_PLAIN
+  return checkBelow(value, 1, maxDepth, walk)
+}
+
+/** `plainCheck` of an object at `depth` (1 for the root). */
+const checkBelow = (
+  v: object,
+  depth: number,
+  maxDepth: number,
+  walk: PlainWalk
+): typeof TOO_DEEP | typeof NOT_PLAIN | undefined => {
+  if (depth > maxDepth) return TOO_DEEP
+  if (Array.isArray(v)) {
+    if ((walk.left -= v.length) < 0) return NOT_PLAIN
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i]
+      if (item !== null && typeof item === "object") {
+        const wrong = checkBelow(item, depth + 1, maxDepth, walk)
+        if (wrong !== undefined) return wrong
+      }
+    }
+    return undefined
+  }
+  const proto: unknown = Object.getPrototypeOf(v)
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
+  const keys = Object.keys(v)
+  if ((walk.left -= keys.length) < 0) return NOT_PLAIN
+  for (let i = 0; i < keys.length; i++) {
+    const item: unknown = (v as Record<string, unknown>)[keys[i]!]
+    if (item !== null && typeof item === "object") {
+      const wrong = checkBelow(item, depth + 1, maxDepth, walk)
+      if (wrong !== undefined) return wrong
+    }
+  }
+  return undefined
 }
 
 /** Why a value cannot be sent as JSON, and where. @category models */
@@ -290,7 +404,7 @@ interface Frame {
 /** The path of a frame's value, written from its parents' keys. */
 const pathOf = (frame: Frame): string => {
   const keys: Array<string | number> = []
-  for (let f: Frame | undefined = frame; f !== undefined && f.parent !== undefined; f = f.parent) keys.push(f.key)
+  for (let f = frame; f.parent !== undefined; f = f.parent) keys.push(f.key)
   let path = ""
   for (let i = keys.length - 1; i >= 0; i--) path = childPath(path, keys[i]!)
   return path

@@ -20,11 +20,9 @@
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
  *   1-byte chunks is linear rather than quadratic re-concatenation.
- * - Bytes are decoded by `Utf8Pieces` (see there): a chunk of mostly ASCII comes as one one-byte
- *   string with its few multi-byte characters masked by placeholders, and the runs they stand for.
- *   Lines are found and fields recognised on the masked text (line ends and field names are
- *   ASCII); a line that holds a run is interpreted with its runs put back (`real`). Every cut is a
- *   decoder boundary, which is why the events are the same whatever the chunking.
+ * - Bytes are decoded by `Utf8Pieces` (see there), one decoder call per chunk (or per slice of a
+ *   large one), on the platform decoder's fast path; every cut is a decoder boundary, which is why
+ *   the events are the same whatever the chunking.
  * - Byte chunks under 64 bytes are gathered until one ends a line (or 4 KiB are held), then
  *   decoded and scanned together: a stream fed a few bytes at a time costs a copy per chunk, not a
  *   decoder call and a scan.
@@ -34,7 +32,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { makeUtf8Pieces, unmask, type Utf8Runs } from "./Utf8Pieces.js"
+import { makeUtf8Pieces } from "./Utf8Pieces.js"
 
 /**
  * One dispatched event: `event` is `"message"` when the stream set no type, `id` the last event ID
@@ -145,6 +143,33 @@ const GATHER_BYTES = 4096
 /** How many pieces of a pending line are joined as a rope before the rest go to an array. */
 const ROPE_PIECES = 32
 
+/** Whether `text[pos, end)` is a `data:` line (`end - pos > 4`: the colon is inside it). */
+const isDataLine = (text: string, pos: number, end: number): boolean =>
+  end - pos > 4 &&
+  text.charCodeAt(pos) === 100 &&
+  text.charCodeAt(pos + 4) === COLON &&
+  text.charCodeAt(pos + 1) === 97 &&
+  text.charCodeAt(pos + 2) === 116 &&
+  text.charCodeAt(pos + 3) === 97
+
+/** Whether `text[pos, end)` is an `event:` line. */
+const isEventLine = (text: string, pos: number, end: number): boolean =>
+  end - pos > 5 &&
+  text.charCodeAt(pos) === 101 &&
+  text.charCodeAt(pos + 5) === COLON &&
+  text.charCodeAt(pos + 1) === 118 &&
+  text.charCodeAt(pos + 2) === 101 &&
+  text.charCodeAt(pos + 3) === 110 &&
+  text.charCodeAt(pos + 4) === 116
+
+/**
+ * Where the value of a field whose colon is at `colon` starts: after the colon and one space.
+ * (Reads past the end are guarded rather than left to give NaN: an out-of-bounds `charCodeAt`
+ * deoptimizes code compiled before it first happened, chunk shape dependent.)
+ */
+const valueStart = (text: string, colon: number, end: number): number =>
+  colon + 1 < end && text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1
+
 /**
  * Creates a callback parser for one event stream: each event goes to `handlers.onEvent` during the
  * `feed` that completes it. It holds the stream's state (pending line, event being built, last
@@ -158,156 +183,203 @@ const ROPE_PIECES = 32
  * @category constructors
  */
 export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}): SseCallbackParser => {
-  const maxBufferSize = options.maxBufferSize ?? defaultSseMaxBufferSize
-  const onEvent = handlers.onEvent
-  const onRetry = handlers.onRetry
-  const utf8 = makeUtf8Pieces()
-  let gathered: Uint8Array | undefined // small chunks not yet decoded (none holds a line end)
-  let gatheredLength = 0
-  let started = false // the first character (a possible BOM) has been seen
-  let skipLF = false // the last line ended with CR: a LF at the start of the next text belongs to it
+  const reader = new EventReader(handlers, options.maxBufferSize ?? defaultSseMaxBufferSize)
+  return {
+    feed: (chunk) => reader.feed(chunk),
+    end: () => reader.end()
+  }
+}
+
+/** One stream's parsing state and its steps: bytes to text, text to lines, lines to events. */
+class EventReader {
+  private readonly onEvent: (event: SseEvent) => void
+  private readonly onRetry: ((ms: number) => void) | undefined
+  private readonly maxBufferSize: number
+  private readonly utf8 = makeUtf8Pieces()
+  /** What the decoder hands its text to. */
+  private readonly sink = (text: string): void => this.feedText(text)
+  private gathered: Uint8Array | undefined // small chunks not yet decoded (none holds a line end)
+  private gatheredLength = 0
+  private started = false // the first character (a possible BOM) has been seen
+  private skipLF = false // the last line ended with CR: a LF at the start of the next text belongs to it
   // The unterminated line. Its first pieces are appended with `+`, which builds a V8 rope (cons
   // strings: no copy) flattened once when the line is complete, cheaper than `join` for the few
   // pieces of a line cut by the network. Past `ROPE_PIECES` pieces (a big event in tiny chunks)
   // they go to an array joined once, which keeps the garbage collector's work per piece constant.
-  let pending = ""
-  let pendingPieces = 0
-  let pendingMore: Array<string> | undefined
-  let pendingLength = 0
-  let data = ""
-  let hasData = false // data seen in this event ("" data with one `data:` line is still an event)
-  let eventType = ""
-  let lastId = ""
-  // The runs of non-ASCII characters of the masked piece being scanned (see `TextSink`), and the
-  // next one not yet put back: its index, and where it starts (Infinity: none).
-  let runs: Utf8Runs | undefined
-  let runIndex = 0
-  let nextRun = Infinity
-  let failed = false // after a throw: every `feed` throws `failure` again until `end()`
-  let failure: unknown
+  private pending = ""
+  private pendingPieces = 0
+  private pendingMore: Array<string> | undefined
+  private pendingLength = 0
+  private data = ""
+  private hasData = false // data seen in this event ("" data with one `data:` line is still an event)
+  private eventType = ""
+  private lastId = ""
+  private failed = false // after a throw: every `feed` throws `failure` again until `end()`
+  private failure: unknown
 
-  const overflow = (): never => {
-    failure = new SseBufferOverflow({
-      maxBufferSize,
-      message: `An SSE line or event grew past ${maxBufferSize} characters (maxBufferSize)`
+  constructor(handlers: SseHandlers, maxBufferSize: number) {
+    this.onEvent = handlers.onEvent
+    this.onRetry = handlers.onRetry
+    this.maxBufferSize = maxBufferSize
+  }
+
+  feed(chunk: Uint8Array | string): void {
+    if (this.failed) throw this.failure
+    try {
+      if (typeof chunk === "string") {
+        this.releaseGathered()
+        // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
+        this.utf8.flush(this.sink)
+        this.feedText(chunk)
+      } else {
+        this.feedBytes(chunk)
+      }
+    } catch (error) {
+      // An overflow has already reset the parser; any other throw (from a handler) leaves it mid-line.
+      if (!(error instanceof SseBufferOverflow)) this.reset()
+      this.failed = true
+      this.failure = error
+      throw error
+    }
+  }
+
+  end(): void {
+    this.failed = false
+    this.failure = undefined
+    this.reset()
+  }
+
+  private reset(): void {
+    this.utf8.reset()
+    this.gatheredLength = 0
+    this.started = false
+    this.skipLF = false
+    this.pending = ""
+    this.pendingPieces = 0
+    this.pendingMore = undefined
+    this.pendingLength = 0
+    this.data = ""
+    this.hasData = false
+    this.eventType = ""
+    this.lastId = ""
+  }
+
+  private overflow(): never {
+    const error = new SseBufferOverflow({
+      maxBufferSize: this.maxBufferSize,
+      message: `An SSE line or event grew past ${this.maxBufferSize} characters (maxBufferSize)`
     })
-    reset()
-    throw failure
+    this.reset()
+    throw error
   }
 
-  const reset = (): void => {
-    utf8.reset()
-    gatheredLength = 0
-    started = false
-    skipLF = false
-    pending = ""
-    pendingPieces = 0
-    pendingMore = undefined
-    pendingLength = 0
-    data = ""
-    hasData = false
-    eventType = ""
-    lastId = ""
-  }
-
-  const appendPending = (piece: string): void => {
-    if (pendingMore !== undefined) pendingMore.push(piece)
-    else if (++pendingPieces <= ROPE_PIECES) pending += piece
-    else pendingMore = [pending, piece]
-    pendingLength += piece.length
-    if (pendingLength > maxBufferSize) overflow()
-  }
-
-  const dispatch = (): void => {
-    if (hasData) {
-      onEvent({ event: eventType === "" ? "message" : eventType, data, id: lastId })
-      data = ""
-      hasData = false
+  private feedBytes(chunk: Uint8Array): void {
+    const length = chunk.length
+    if (length >= SMALL_CHUNK) {
+      this.releaseGathered()
+      this.utf8.push(chunk, this.sink)
+      return
     }
-    eventType = ""
+    const gathered = (this.gathered ??= new Uint8Array(GATHER_BYTES))
+    const at = this.gatheredLength
+    let lineEnd = false
+    for (let i = 0; i < length; i++) {
+      const byte = chunk[i]!
+      if (byte === LF || byte === CR) lineEnd = true
+      gathered[at + i] = byte
+    }
+    this.gatheredLength = at + length
+    // Released at once when a line ends, so that its event is handed over during this `feed`;
+    // and before the undecoded bytes (gathered, and those the decoder carries) could make the
+    // pending line overflow (a byte is at most one code unit), so that the overflow is reported
+    // when it would be without gathering.
+    if (
+      lineEnd ||
+      this.gatheredLength > GATHER_BYTES - SMALL_CHUNK ||
+      this.gatheredLength + this.utf8.carried() + this.pendingLength > this.maxBufferSize
+    ) {
+      this.releaseGathered()
+    }
   }
 
-  const appendData = (value: string): void => {
-    if (hasData) {
-      data = data + "\n" + value
-      if (data.length > maxBufferSize) overflow()
-    } else {
-      data = value
-      hasData = true
+  /** Decodes and scans the gathered small chunks. */
+  private releaseGathered(): void {
+    const length = this.gatheredLength
+    if (length === 0) return
+    this.gatheredLength = 0
+    this.utf8.push(this.gathered!.subarray(0, length), this.sink)
+  }
+
+  private feedText(input: string): void {
+    let text = input
+    if (!this.started) {
+      if (text.length === 0) return
+      this.started = true
+      if (text.charCodeAt(0) === BOM) text = text.slice(1)
     }
+    const len = text.length
+    if (len === 0) return
+    let pos = 0
+    if (this.skipLF) {
+      this.skipLF = false
+      if (text.charCodeAt(0) === LF) pos = 1
+    }
+    let cr: number | undefined // the first CR at or after `pos` when searched already (saves scan() a search)
+    if (this.pendingLength > 0) {
+      cr = text.indexOf("\r", pos)
+      pos = this.completePendingLine(text, pos, cr)
+      if (pos === -1) return
+    }
+    if (pos < len) this.scan(text, pos, cr !== undefined && (cr === -1 || cr >= pos) ? cr : undefined)
   }
 
   /**
-   * The text of `text[from, to)`: a slice, or, when runs of the masked piece being scanned fall in
-   * it, the slice with them put back (and passed).
+   * Completes the pending line with the head of `text` (from `pos`) and interprets it; returns where
+   * the rest of `text` starts, or -1 when nothing is left to scan (no line end yet, or a CR last).
+   * `cr` is the first CR at or after `pos`.
    */
-  const real = (text: string, from: number, to: number): string => {
-    if (nextRun >= to) return from === 0 && to === text.length ? text : text.slice(from, to)
-    const value = unmask(text, from, to, runs!, runIndex)
-    while (runIndex < runs!.count && runs!.start[runIndex]! < to) runIndex++
-    nextRun = runIndex < runs!.count ? runs!.start[runIndex]! : Infinity
-    return value
-  }
-
-  /** Interprets the line `text[start, end)` (no line break in it). */
-  const processLine = (text: string, start: number, end: number): void => {
-    if (start === end) return dispatch()
-    if (end - start > maxBufferSize) overflow()
-    const c = text.charCodeAt(start)
-    // The common fields are recognised in place, without slicing the line.
-    if (
-      c === 100 &&
-      end - start > 4 &&
-      text.charCodeAt(start + 4) === COLON &&
-      text.charCodeAt(start + 1) === 97 &&
-      text.charCodeAt(start + 2) === 116 &&
-      text.charCodeAt(start + 3) === 97
-    ) {
-      return appendData(
-        text.slice(start + 5 < end && text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end)
-      )
+  private completePendingLine(text: string, pos: number, cr: number): number {
+    const len = text.length
+    const lf = text.indexOf("\n", pos)
+    const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+    if (end === -1) {
+      this.appendPending(pos === 0 ? text : text.slice(pos))
+      return -1
     }
-    if (
-      c === 101 &&
-      end - start > 5 &&
-      text.charCodeAt(start + 5) === COLON &&
-      text.charCodeAt(start + 1) === 118 &&
-      text.charCodeAt(start + 2) === 101 &&
-      text.charCodeAt(start + 3) === 110 &&
-      text.charCodeAt(start + 4) === 116
-    ) {
-      eventType = text.slice(start + 6 < end && text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
-      return
+    // Only the head of this text is joined to the pending line, never the whole text.
+    const head = text.slice(pos, end)
+    let line: string
+    if (this.pendingMore === undefined) {
+      line = this.pending + head
+    } else {
+      this.pendingMore.push(head)
+      line = this.pendingMore.join("") // one copy, and a flat string
     }
-    if (c === COLON) return // a comment
-    // Slicing first keeps the colon search inside the line (a search in `text` could run far past it).
-    const line = text.slice(start, end)
-    const colon = line.indexOf(":")
-    const field = colon === -1 ? line : line.slice(0, colon)
-    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1)
-    switch (field) {
-      case "data":
-        return appendData(value)
-      case "event":
-        eventType = value
-        return
-      case "id":
-        if (value.indexOf("\0") === -1) lastId = value
-        return
-      case "retry":
-        if (onRetry !== undefined && /^[0-9]+$/.test(value)) onRetry(Number.parseInt(value, 10))
-        return
-      default:
-        return // unknown fields are ignored
+    this.pending = ""
+    this.pendingPieces = 0
+    this.pendingMore = undefined
+    this.pendingLength = 0
+    this.processLine(line, 0, line.length)
+    let next = end + 1
+    if (end === cr) {
+      if (next === len) {
+        this.skipLF = true
+        return -1
+      }
+      if (text.charCodeAt(next) === LF) next++
     }
+    return next
   }
 
   /**
    * Processes the lines of `text` from `from`; keeps the unterminated rest as the pending line.
    * `crFrom` is the first CR at or after `from` (or -1) when the caller already searched for it.
+   * Blank, `data:` and `event:` lines, nearly all of a stream, are handled here without a call; a
+   * one-line event followed by its blank line is dispatched without searching for that line.
    */
-  const scan = (text: string, from: number, crFrom: number | undefined): void => {
+  private scan(text: string, from: number, crFrom: number | undefined): void {
     const len = text.length
+    const onEvent = this.onEvent
     let pos = from
     // `cr` and `lf` are the next CR and LF at or after `pos` (-1: none), each searched again only
     // once passed, so a chunk with many LF lines and one late CR stays linear. Without CR (the
@@ -319,36 +391,19 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
       if (lf !== -1 && (cr === -1 || lf < cr)) end = lf
       else if (cr !== -1) end = cr
       else break
-      // Blank, `data:` and `event:` lines, nearly all of a stream, are handled here without a call.
-      if (nextRun < end) {
-        // The line holds non-ASCII characters, masked: interpreted with them put back.
-        const line = real(text, pos, end)
-        processLine(line, 0, line.length)
-      } else if (end === pos) {
-        if (hasData) {
-          onEvent({ event: eventType === "" ? "message" : eventType, data, id: lastId })
-          data = ""
-          hasData = false
+      if (end === pos) {
+        if (this.hasData) {
+          onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
+          this.data = ""
+          this.hasData = false
         }
-        eventType = ""
-      } else if (
-        !hasData &&
-        end - pos > 4 &&
-        text.charCodeAt(pos) === 100 &&
-        text.charCodeAt(pos + 4) === COLON &&
-        text.charCodeAt(pos + 1) === 97 &&
-        text.charCodeAt(pos + 2) === 116 &&
-        text.charCodeAt(pos + 3) === 97 &&
-        end - pos <= maxBufferSize
-      ) {
-        const value = text.slice(text.charCodeAt(pos + 5) === SPACE ? pos + 6 : pos + 5, end)
-        // A one-line event (most events): dispatch it now and skip its blank line, which saves the
-        // searches for that line's end.
-        // (Reads past the end are guarded rather than left to give NaN: an out-of-bounds
-        // `charCodeAt` deoptimizes code compiled before it first happened, chunk shape dependent.)
+        this.eventType = ""
+      } else if (!this.hasData && isDataLine(text, pos, end) && end - pos <= this.maxBufferSize) {
+        const value = text.slice(valueStart(text, pos + 4, end), end)
+        // A one-line event (most events): dispatched now, its blank line skipped.
         if (end === lf && end + 1 < len && text.charCodeAt(end + 1) === LF) {
-          onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
-          eventType = ""
+          onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: value, id: this.lastId })
+          this.eventType = ""
           pos = end + 2
           lf = text.indexOf("\n", pos)
           continue
@@ -360,33 +415,24 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
           text.charCodeAt(end + 2) === CR &&
           text.charCodeAt(end + 3) === LF
         ) {
-          onEvent({ event: eventType === "" ? "message" : eventType, data: value, id: lastId })
-          eventType = ""
+          onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: value, id: this.lastId })
+          this.eventType = ""
           pos = end + 4
           lf = text.indexOf("\n", pos)
           cr = text.indexOf("\r", pos)
           continue
         }
-        data = value
-        hasData = true
-      } else if (
-        end - pos > 5 &&
-        text.charCodeAt(pos) === 101 &&
-        text.charCodeAt(pos + 5) === COLON &&
-        text.charCodeAt(pos + 1) === 118 &&
-        text.charCodeAt(pos + 2) === 101 &&
-        text.charCodeAt(pos + 3) === 110 &&
-        text.charCodeAt(pos + 4) === 116 &&
-        end - pos <= maxBufferSize
-      ) {
-        eventType = text.slice(text.charCodeAt(pos + 6) === SPACE ? pos + 7 : pos + 6, end)
+        this.data = value
+        this.hasData = true
+      } else if (isEventLine(text, pos, end) && end - pos <= this.maxBufferSize) {
+        this.eventType = text.slice(valueStart(text, pos + 5, end), end)
       } else {
-        processLine(text, pos, end)
+        this.processLine(text, pos, end)
       }
       pos = end + 1
       if (end === cr) {
         if (pos === len) {
-          skipLF = true
+          this.skipLF = true
           break
         }
         if (lf === pos) {
@@ -398,133 +444,69 @@ export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}):
         lf = text.indexOf("\n", pos)
       }
     }
-    if (pos < len) {
-      appendPending(real(text, pos, len))
+    if (pos < len) this.appendPending(pos === 0 ? text : text.slice(pos))
+  }
+
+  private appendPending(piece: string): void {
+    if (this.pendingMore !== undefined) this.pendingMore.push(piece)
+    else if (++this.pendingPieces <= ROPE_PIECES) this.pending += piece
+    else this.pendingMore = [this.pending, piece]
+    this.pendingLength += piece.length
+    if (this.pendingLength > this.maxBufferSize) this.overflow()
+  }
+
+  private appendData(value: string): void {
+    if (this.hasData) {
+      this.data = this.data + "\n" + value
+      if (this.data.length > this.maxBufferSize) this.overflow()
+    } else {
+      this.data = value
+      this.hasData = true
     }
   }
 
-  const feedText = (input: string, masked?: Utf8Runs): void => {
-    let text = input
-    runs = masked
-    runIndex = 0
-    nextRun = masked === undefined || masked.count === 0 ? Infinity : masked.start[0]!
-    if (!started) {
-      if (text.length === 0) return
-      started = true
-      // A masked BOM is a placeholder: the first piece of a stream is unmasked whole.
-      if (nextRun === 0) text = real(text, 0, text.length)
-      if (text.charCodeAt(0) === BOM) text = text.slice(1)
-    }
-    const len = text.length
-    if (len === 0) return
-    let pos = 0
-    let crAfterPending: number | undefined // saves scan() a second search for CR
-    if (skipLF) {
-      skipLF = false
-      if (text.charCodeAt(0) === LF) pos = 1
-    }
-    if (pendingLength > 0) {
-      // Complete the pending line first, joining it with only the head of this text.
-      const lf = text.indexOf("\n", pos)
-      const cr = text.indexOf("\r", pos)
-      crAfterPending = cr
-      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
-      if (end === -1) {
-        appendPending(real(text, pos, len))
-        return
+  /** Interprets the line `text[start, end)` (no line break in it). */
+  private processLine(text: string, start: number, end: number): void {
+    if (start === end) {
+      if (this.hasData) {
+        this.onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
+        this.data = ""
+        this.hasData = false
       }
-      const head = real(text, pos, end)
-      let line: string
-      if (pendingMore === undefined) {
-        line = pending + head
-      } else {
-        pendingMore.push(head)
-        line = pendingMore.join("") // one copy, and a flat string
-      }
-      pending = ""
-      pendingPieces = 0
-      pendingMore = undefined
-      pendingLength = 0
-      processLine(line, 0, line.length)
-      pos = end + 1
-      if (end === cr) {
-        if (pos === len) {
-          skipLF = true
-          return
-        }
-        if (text.charCodeAt(pos) === LF) pos++
-      }
-    }
-    if (pos < len) {
-      const crStillAhead = crAfterPending !== undefined && (crAfterPending === -1 || crAfterPending >= pos)
-      scan(text, pos, crStillAhead ? crAfterPending : undefined)
-    }
-  }
-
-  /** Decodes and scans the gathered small chunks. */
-  const releaseGathered = (): void => {
-    if (gatheredLength === 0) return
-    const length = gatheredLength
-    gatheredLength = 0
-    utf8.push(gathered!.subarray(0, length), feedText)
-  }
-
-  const feedBytes = (chunk: Uint8Array): void => {
-    const length = chunk.length
-    if (length >= SMALL_CHUNK) {
-      releaseGathered()
-      utf8.push(chunk, feedText)
+      this.eventType = ""
       return
     }
-    gathered ??= new Uint8Array(GATHER_BYTES)
-    let lineEnd = false
-    for (let i = 0; i < length; i++) {
-      const byte = chunk[i]!
-      if (byte === LF || byte === CR) lineEnd = true
-      gathered[gatheredLength + i] = byte
+    if (end - start > this.maxBufferSize) this.overflow()
+    // The common fields are recognised in place, without slicing the line.
+    if (isDataLine(text, start, end)) return this.appendData(text.slice(valueStart(text, start + 4, end), end))
+    if (isEventLine(text, start, end)) {
+      this.eventType = text.slice(valueStart(text, start + 5, end), end)
+      return
     }
-    gatheredLength += length
-    // Released at once when a line ends, so that its event is handed over during this `feed`;
-    // and before the undecoded bytes (gathered, and those the decoder carries) could make the
-    // pending line overflow (a byte is at most one code unit), so that the overflow is reported
-    // when it would be without gathering.
-    if (
-      lineEnd ||
-      gatheredLength > GATHER_BYTES - SMALL_CHUNK ||
-      gatheredLength + utf8.carried() + pendingLength > maxBufferSize
-    ) {
-      releaseGathered()
-    }
+    if (text.charCodeAt(start) === COLON) return // a comment
+    // Slicing first keeps the colon search inside the line (a search in `text` could run far past it).
+    const line = text.slice(start, end)
+    const colon = line.indexOf(":")
+    const field = colon === -1 ? line : line.slice(0, colon)
+    this.otherField(field, colon === -1 ? "" : line.slice(valueStart(line, colon, line.length)))
   }
 
-  const fail = (error: unknown): never => {
-    // An overflow has already reset the parser; any other throw (from a handler) leaves it mid-line.
-    if (!(error instanceof SseBufferOverflow)) reset()
-    failed = true
-    failure = error
-    throw error
-  }
-
-  return {
-    feed: (chunk) => {
-      if (failed) throw failure
-      try {
-        if (typeof chunk === "string") {
-          releaseGathered()
-          // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
-          utf8.flush(feedText)
-          feedText(chunk)
-        } else {
-          feedBytes(chunk)
-        }
-      } catch (error) {
-        fail(error)
-      }
-    },
-    end: () => {
-      failed = false
-      failure = undefined
-      reset()
+  /** A field other than the common forms of `data:` and `event:` (`data` and `event` without a colon or after another character come here too). */
+  private otherField(field: string, value: string): void {
+    switch (field) {
+      case "data":
+        return this.appendData(value)
+      case "event":
+        this.eventType = value
+        return
+      case "id":
+        if (value.indexOf("\0") === -1) this.lastId = value
+        return
+      case "retry":
+        if (this.onRetry !== undefined && /^[0-9]+$/.test(value)) this.onRetry(Number.parseInt(value, 10))
+        return
+      default:
+        return // unknown fields are ignored
     }
   }
 }

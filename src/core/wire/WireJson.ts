@@ -18,11 +18,14 @@ import {
   defaultMaxJsonDepth,
   exceedsJsonDepth,
   NOT_PLAIN,
-  parsedTreeDepth,
+  parsedTreeHasUnsafeKey,
+  plainCheck,
+  plainProjection,
   type PlainWalk,
   plainView,
   RECURSION_LIMIT,
-  TOO_DEEP
+  TOO_DEEP,
+  walkParsedTree
 } from "./JsonSafety.js"
 
 // Why not `Schema.Record(Schema.String, Schema.Unknown)` for opaque objects: it would keep the keys it
@@ -32,14 +35,20 @@ import {
 const sanitized = <T>(
   is: (u: unknown) => u is T,
   annotations: { readonly identifier: string; readonly expected: string }
-) =>
-  Schema.declareConstructor<T>()(
+) => {
+  const schema = Schema.declareConstructor<T>()(
     [],
     () => (input, ast, options) =>
       // `sanitize` copies JSON-like data without unsafe keys: the copy of a `T` is a `T`.
       is(input) ? Effect.succeed(sanitize(input) as T) : Effect.fail(new SchemaIssue.InvalidType(ast, input, options)),
     annotations
   )
+  sanitizingRuns.add(schema.ast.run)
+  return schema
+}
+
+// The parser factories of the declarations `sanitized` made (kept by an annotated copy of one).
+const sanitizingRuns = new WeakSet<object>()
 
 /** Any JSON object, passed through opaquely without `__proto__`/`constructor`/`prototype` keys. @category schemas */
 export const JsonObject: Schema.Codec<Json> = sanitized((u: unknown): u is Json => isRecord(u), {
@@ -48,7 +57,7 @@ export const JsonObject: Schema.Codec<Json> = sanitized((u: unknown): u is Json 
 })
 
 /** Any value, passed through opaquely with unsafe keys dropped at every depth. @category schemas */
-export const JsonValue: Schema.Codec<unknown> = sanitized((u: unknown): u is unknown => true, {
+export const JsonValue: Schema.Codec<unknown> = sanitized((_u: unknown): _u is unknown => true, {
   identifier: "JsonValue",
   expected: "a JSON value"
 })
@@ -67,6 +76,138 @@ export const opaqueTagged = (known: ReadonlyArray<string>, identifier: string): 
     (u: unknown): u is OpaqueTagged => isRecord(u) && typeof u["type"] === "string" && !knownSet.has(u["type"]),
     { identifier, expected: `an object whose type is not one of ${known.join(", ")}` }
   )
+}
+
+/** What `keyBlindness` finds of a schema: whether it reads only declared keys, and whether its output holds no input object. */
+interface KeyBlindness {
+  /** Decoding reads input objects by declared, safe keys only, and hands none to code that could read others. */
+  readonly blind: boolean
+  /** What it decodes to holds no object of the input (each object in it was made by the decoder). */
+  readonly fresh: boolean
+}
+
+const UNSAFE_NAMES: ReadonlySet<PropertyKey> = new Set(["__proto__", "constructor", "prototype"])
+const NOT_BLIND: KeyBlindness = { blind: false, fresh: false }
+const PRIMITIVE: KeyBlindness = { blind: true, fresh: true }
+const PASSED_THROUGH: KeyBlindness = { blind: true, fresh: false }
+
+/**
+ * Whether decoding with `ast` gives for a value what it gives for the value's sanitised copy, but for
+ * the unsafe keys a pass-through (`Unknown`) keeps in what it decodes to (which the caller's copy of
+ * the result drops): it reads input objects only by their declared keys, none of them unsafe, and
+ * hands no input object to code that could read other keys (a check, a transformation, a declaration
+ * other than this module's sanitising ones). Conservative: what it cannot tell is not blind.
+ */
+const keyBlindness = (ast: AST.AST, walk: BlindnessWalk = { onPath: new Set(), known: new Map() }): KeyBlindness => {
+  const known = walk.known.get(ast)
+  if (known !== undefined) return known
+  // A recursive schema met again: blind as far as the walk already on it finds (anything else it
+  // meets makes the whole answer `false`, so what is found below under this guess stands within the
+  // walk); its output is taken as holding input objects, so that a check above it is not trusted.
+  if (walk.onPath.has(ast)) return PASSED_THROUGH
+  walk.onPath.add(ast)
+  let found = ownBlindness(ast, walk)
+  if (found.blind && ast.encoding !== undefined) found = encodingBlindness(ast.encoding, found, walk)
+  // A check reads the value it is given: only one the decoder made entirely is safe to hand it.
+  if (found.blind && ast.checks !== undefined && !found.fresh) found = NOT_BLIND
+  walk.onPath.delete(ast)
+  walk.known.set(ast, found)
+  return found
+}
+
+/** The nodes one `keyBlindness` walk is in, and what it found of the others (for that walk only). */
+interface BlindnessWalk {
+  readonly onPath: Set<AST.AST>
+  readonly known: Map<AST.AST, KeyBlindness>
+}
+
+const both = (a: KeyBlindness, b: KeyBlindness): KeyBlindness =>
+  a.blind && b.blind ? (a.fresh && b.fresh ? PRIMITIVE : PASSED_THROUGH) : NOT_BLIND
+
+const allOf = (asts: ReadonlyArray<AST.AST>, walk: BlindnessWalk): KeyBlindness => {
+  let found = PRIMITIVE
+  for (const member of asts) {
+    found = both(found, keyBlindness(member, walk))
+    if (!found.blind) return NOT_BLIND
+  }
+  return found
+}
+
+/** `keyBlindness` of the node itself (its checks and encoding aside). */
+const ownBlindness = (ast: AST.AST, walk: BlindnessWalk): KeyBlindness => {
+  switch (ast._tag) {
+    case "Unknown":
+    case "Any":
+    case "ObjectKeyword":
+      return PASSED_THROUGH
+    case "Declaration":
+      return sanitizingRuns.has(ast.run) ? PRIMITIVE : NOT_BLIND
+    case "Arrays":
+      return allOf([...ast.elements, ...ast.rest], walk)
+    case "Objects": {
+      if (ast.indexSignatures.length > 0) return NOT_BLIND
+      if (ast.propertySignatures.some((p) => UNSAFE_NAMES.has(p.name))) return NOT_BLIND
+      // An object of no declared key decodes to the input object itself.
+      if (ast.propertySignatures.length === 0) return PASSED_THROUGH
+      return allOf(
+        ast.propertySignatures.map((p) => p.type),
+        walk
+      )
+    }
+    case "Union":
+      return allOf(ast.types, walk)
+    case "Suspend":
+      return keyBlindness(ast.thunk(), walk)
+    default:
+      // Null, Undefined, Void, Never, String, Number, Boolean, BigInt, Symbol, Literal, UniqueSymbol,
+      // Enum, TemplateLiteral: nothing of an object is read.
+      return PRIMITIVE
+  }
+}
+
+/** A transformation is handed what its encoded side decodes to: blind only when that is made entirely by the decoder. */
+const encodingBlindness = (encoding: AST.Encoding, own: KeyBlindness, walk: BlindnessWalk): KeyBlindness => {
+  for (const link of encoding) {
+    if (link.transformation._tag !== "Transformation") return NOT_BLIND
+    const from = keyBlindness(link.to, walk)
+    if (!from.blind || !from.fresh) return NOT_BLIND
+  }
+  return own
+}
+
+/**
+ * The keys a decoding with `ast` reads of the value's top object, when it reads no other and hands
+ * the object itself to nothing else (an object, or a union of objects and primitives, none with an
+ * index signature, an unsafe key, a check or a transformation at that level); else `undefined`.
+ */
+const topKeysOf = (ast: AST.AST): ReadonlySet<string> | undefined => {
+  const keys = new Set<string>()
+  const add = (node: AST.AST): boolean => {
+    if (node.encoding !== undefined || node.checks !== undefined) return false
+    switch (node._tag) {
+      case "Objects":
+        if (node.indexSignatures.length > 0 || node.propertySignatures.length === 0) return false
+        for (const p of node.propertySignatures) {
+          if (typeof p.name !== "string" || UNSAFE_NAMES.has(p.name)) return false
+          keys.add(p.name)
+        }
+        return true
+      case "Union":
+        return node.types.every(add)
+      case "Null":
+      case "Undefined":
+      case "String":
+      case "Number":
+      case "Boolean":
+      case "Literal":
+      case "Enum":
+      case "TemplateLiteral":
+        return true
+      default:
+        return false
+    }
+  }
+  return add(ast) ? keys : undefined
 }
 
 /** One SSE record as the parser dispatches it (only the fields the decoders read). @category models */
@@ -132,8 +273,7 @@ const expectedOf = (ast: AST.AST): string =>
 const representationOf = (
   filter: AST.Filter<never>
 ): { readonly id?: unknown; readonly payload?: unknown } | undefined => {
-  const r = filter.annotations?.representation
-  return typeof r === "object" && r !== null ? r : undefined
+  return filter.annotations?.representation
 }
 
 // A check's words: its own message, else what it expects, in the words these messages have always used
@@ -285,6 +425,14 @@ let typedTree: Record<string, unknown> | undefined
 /** The object `parseJsonTree` returned last (clean or not): `typedPayload` may type it in place too. */
 let lastParsed: object | undefined
 
+/**
+ * The tree `parseJsonTree` made last when it has an unsafe key, and its depth (walked past such keys):
+ * a decoder that reads no unsafe key and is given that very tree next skips the depth walk too. Taken
+ * by the first decoder that looks, as `parsedTree` is.
+ */
+let walkedTree: object | undefined
+let walkedTreeDepth = 0
+
 const untype = (): void => {
   if (typedTree !== undefined) {
     delete typedTree["type"]
@@ -304,18 +452,21 @@ export const TooDeep: unique symbol = Symbol.for("umg/core/WireJson/TooDeep")
 export const parseJsonTree = (text: string, maxDepth: number): unknown => {
   untype()
   lastParsed = undefined
+  walkedTree = undefined
   const json: unknown = JSON.parse(text)
   if (json === null || typeof json !== "object") return json
-  const depth = parsedTreeDepth(json, maxDepth)
-  if (depth !== -1) {
+  // One walk tells the depth and whether a key a decoder must not see is there.
+  const depth = walkParsedTree(json, maxDepth)
+  if (depth === -1) {
+    // Too deep, or a bound deeper than the walk goes: then the general check tells.
+    if (maxDepth <= RECURSION_LIMIT || exceedsJsonDepth(json, maxDepth)) return TooDeep
+  } else if (parsedTreeHasUnsafeKey()) {
+    walkedTree = json
+    walkedTreeDepth = depth
+  } else {
     parsedTree = json
     parsedTreeDepthOf = depth
-    lastParsed = json
-    return json
   }
-  // Too deep, or a key a decoder must not see: the same walk past such keys tells which.
-  if (maxDepth > RECURSION_LIMIT ? exceedsJsonDepth(json, maxDepth) : parsedTreeDepth(json, maxDepth, true) === -1)
-    return TooDeep
   lastParsed = json
   return json
 }
@@ -354,9 +505,11 @@ export const parseJsonText = (
 /**
  * Decodes an unknown value with a Schema, mapping any failure to a `DecodeError`; never throws, on
  * any input. The one shared decode path: the value is checked against the depth bound (a cycle counts
- * as too deep) and decoded as its copy without `__proto__`/`constructor`/`prototype` keys (a big plain
- * value is decoded as that copy reads, without making it, and only the result is copied: refusing costs
- * no copy); a value that cannot be read (a throwing getter, a Proxy) is a `DecodeError` too.
+ * as too deep) and decoded as its copy without `__proto__`/`constructor`/`prototype` keys would be,
+ * without making that copy where it can: a Schema that reads no such key is given the value itself, one
+ * that reads only some keys of the top object a view of those, any other a view that copies only what
+ * leads to such a key; only the result is copied (unless the Schema made all of it). Refusing costs no
+ * copy. A value that cannot be read (a throwing getter, a Proxy) is a `DecodeError` too.
  * @category decoding
  */
 export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, family: Family, what: string) => {
@@ -370,7 +523,7 @@ export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: 
     Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
   const done = (result: Result.Result<S["Type"], SchemaIssue.Issue>): Result.Result<S["Type"], DecodeError> =>
     Result.isSuccess(result) ? Result.succeed(result.success) : fail(formatDecodeIssues(result.failure))
-  return (input: unknown, options?: DecodeOptions): Result.Result<S["Type"], DecodeError> => {
+  const decodeOne = (input: unknown, options?: DecodeOptions): Result.Result<S["Type"], DecodeError> => {
     const maxDepth = maxDepthOf(options)
     try {
       // A tree `parseJsonText` just parsed and found clean is decoded as it is: no walk, no copy.
@@ -389,26 +542,14 @@ export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: 
         return Result.isSuccess(result) && result.success === tree ? done(decode({ ...tree, type })) : done(result)
       }
       parsedTree = undefined
+      const walkedDepth = input === walkedTree ? walkedTreeDepth : -1
+      walkedTree = undefined
       // A parsed tree typed in place that is not clean: decoded with its type, then given back.
       if (input !== typedTree) untype()
-      // Any other value is decoded as its sanitised copy. Refusing stays cheap whatever the value's
-      // size: plain data is decoded as the copy would read it, without copying (`plainView`: the value
-      // itself, or copies of only what leads to an unsafe key), so what will be refused is never
-      // copied; only what it decodes to is. A small value, or one that is not plain data, is copied
-      // first, then decoded.
-      plainWalk.left = walkBudget
-      const view = plainView(input, maxDepth, plainWalk)
-      let result: Result.Result<S["Type"], DecodeError> | undefined
-      if (view === TOO_DEEP) result = tooDeep(maxDepth)
-      else if (view === NOT_PLAIN) {
-        if (exceedsJsonDepth(input, maxDepth)) result = tooDeep(maxDepth)
-      } else if (walkBudget - plainWalk.left > smallValue) {
-        const first = decode(view)
-        // The view is the copy's data: its refusal is the copy's, and what it decodes to, copied (so
-        // nothing of the input is kept), is what the copy decodes to. A copy of an `S["Type"]` value is one.
-        result = Result.isFailure(first) ? done(first) : Result.succeed(sanitize(first.success) as S["Type"])
-      }
-      result ??= done(decode(sanitize(input)))
+      blindness ??= blindnessOf(schema.ast)
+      const result = blindness.blind
+        ? decodeAsGiven(input, maxDepth, walkedDepth, blindness.fresh)
+        : decodeAsCopy(input, maxDepth, walkedDepth)
       untype()
       return result
     } catch {
@@ -416,12 +557,76 @@ export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: 
       return fail("the value could not be read as JSON data")
     }
   }
+  // Any other value is decoded as its sanitised copy: by a Schema that reads no unsafe key, as it is
+  // given (what it decodes to copied unless the decoder made all of it), else as `decodeAsCopy` does.
+  // Refusing costs no copy either way. `walkedDepth` is the depth `parseJsonTree` found, or -1.
+  const decodeAsGiven = (
+    input: unknown,
+    maxDepth: number,
+    walkedDepth: number,
+    fresh: boolean
+  ): Result.Result<S["Type"], DecodeError> => {
+    plainWalk.left = walkBudget
+    const wrong =
+      walkedDepth === -1 ? plainCheck(input, maxDepth, plainWalk) : walkedDepth > maxDepth ? TOO_DEEP : undefined
+    if (wrong === TOO_DEEP) return tooDeep(maxDepth)
+    if (wrong === NOT_PLAIN)
+      return exceedsJsonDepth(input, maxDepth) ? tooDeep(maxDepth) : done(decode(sanitize(input)))
+    const first = decode(input)
+    // A result holding parts of the input is copied (before a typed tree gets its `type` back): a copy
+    // of an `S["Type"]` value is one.
+    return Result.isFailure(first) || fresh ? done(first) : Result.succeed(sanitize(first.success) as S["Type"])
+  }
+  // Refusing stays cheap whatever the value's size: plain data is decoded as the copy would read it,
+  // without copying (`plainView`: the value itself, or copies of only what leads to an unsafe key), so
+  // what will be refused is never copied; only what it decodes to is. A small value, or one that is not
+  // plain data, is copied first, then decoded.
+  const decodeAsCopy = (
+    input: unknown,
+    maxDepth: number,
+    walkedDepth: number
+  ): Result.Result<S["Type"], DecodeError> => {
+    plainWalk.left = walkBudget
+    // A Schema that reads only some keys of the top object is given a view of those alone: the others
+    // (an attacker's many keys) are checked, never copied.
+    topKeys ??= topKeysOf(schema.ast) ?? NO_KEYS
+    const projected = topKeys !== NO_KEYS && isRecord(input)
+    const view = !projected
+      ? plainView(input, maxDepth, plainWalk)
+      : walkedDepth > maxDepth
+        ? TOO_DEEP
+        : plainProjection(input, topKeys, maxDepth, plainWalk, walkedDepth !== -1)
+    if (view === TOO_DEEP) return tooDeep(maxDepth)
+    if (view === NOT_PLAIN) {
+      if (exceedsJsonDepth(input, maxDepth)) return tooDeep(maxDepth)
+    } else if (projected || walkBudget - plainWalk.left > smallValue) {
+      const first = decode(view)
+      // The view is the copy's data: its refusal is the copy's, and what it decodes to, copied (so
+      // nothing of the input is kept), is what the copy decodes to. A copy of an `S["Type"]` value is one.
+      return Result.isFailure(first) ? done(first) : Result.succeed(sanitize(first.success) as S["Type"])
+    }
+    return done(decode(sanitize(input)))
+  }
+  let blindness: KeyBlindness | undefined
+  let topKeys: ReadonlySet<string> | undefined
+  return decodeOne
+}
+
+// Told on a decoder's first call, so a recursive Schema's parts are all defined; a Schema that cannot
+// be walked is decoded as its copy.
+const blindnessOf = (ast: AST.AST): KeyBlindness => {
+  try {
+    return keyBlindness(ast)
+  } catch {
+    return NOT_BLIND
+  }
 }
 
 // The members a decoder's walk may read (`plainView`), and the most a value may have to be copied
 // before it is decoded (the walk's own cost does not pay off below).
 const walkBudget = 1 << 22
 const smallValue = 256
+const NO_KEYS: ReadonlySet<string> = new Set()
 const plainWalk: PlainWalk = { left: walkBudget }
 
 /**
