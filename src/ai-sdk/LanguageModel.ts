@@ -1,0 +1,217 @@
+/**
+ * umg's AI SDK language model (provider specification v4) for one model id. The model is routed to
+ * the family umg routes it to (messages-style, chat, responses, native content), with `doGenerate`
+ * and `doStream` over the `Gateway` service: its validation before sending, its retries and its typed
+ * errors.
+ */
+import type {
+  JSONObject,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+  LanguageModelV4Usage,
+  SharedV4ProviderMetadata,
+  SharedV4Warning
+} from "@ai-sdk/provider"
+import * as Result from "effect/Result"
+import type { ResponseInfo } from "../adapters/CallOptions.js"
+import type { AnswerContent, AnswerEnd, TextUsage } from "../ai/text/TextAnswer.js"
+import { generate, openStream, type TextCall, textCall, textPath } from "../ai/text/TextCall.js"
+import type { TextFamily } from "../ai/text/TextRequest.js"
+import type { TextStreamPart } from "../ai/text/TextStream.js"
+import { toSdkError } from "./Errors.js"
+import type { ProviderRuntime } from "./ProviderRuntime.js"
+import { providerKey, requestOf } from "./Prompt.js"
+
+/** What a language model needs from its provider. @category models */
+export interface LanguageModelContext {
+  readonly provider: string
+  readonly baseUrl: string
+  readonly runtime: ProviderRuntime
+}
+
+/** The AI SDK usage of umg's usage. @category getters */
+export const usageOf = (usage: TextUsage): LanguageModelV4Usage => ({
+  inputTokens: {
+    total: usage.inputTokens,
+    noCache: usage.inputNoCache,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheWrite
+  },
+  outputTokens: {
+    total: usage.outputTokens,
+    text:
+      usage.outputTokens === undefined
+        ? undefined
+        : usage.outputTokens - (usage.reasoningTokens === undefined ? 0 : usage.reasoningTokens),
+    reasoning: usage.reasoningTokens
+  },
+  ...(isJsonObject(usage.raw) ? { raw: usage.raw } : {})
+})
+
+const isJsonObject = (u: unknown): u is JSONObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** `providerMetadata.umg`: the family served and the gateway's request id. */
+const metadataOf = (family: TextFamily, response: ResponseInfo | undefined): SharedV4ProviderMetadata => ({
+  [providerKey]: {
+    family,
+    ...(response?.requestId === undefined ? {} : { requestId: response.requestId })
+  }
+})
+
+const umg = (fields: Readonly<Record<string, string | undefined>>): SharedV4ProviderMetadata | undefined => {
+  const defined: JSONObject = {}
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) defined[k] = v
+  return Object.keys(defined).length === 0 ? undefined : { [providerKey]: defined }
+}
+
+const contentOf = (c: AnswerContent): LanguageModelV4Content => {
+  switch (c.type) {
+    case "text":
+      return { type: "text", text: c.text }
+    case "reasoning": {
+      const meta = umg({ signature: c.signature, redactedData: c.redactedData })
+      return { type: "reasoning", text: c.text, ...(meta === undefined ? {} : { providerMetadata: meta }) }
+    }
+    case "tool-call": {
+      const meta = umg({ thoughtSignature: c.thoughtSignature })
+      return {
+        type: "tool-call",
+        toolCallId: c.id,
+        toolName: c.name,
+        input: c.arguments,
+        ...(meta === undefined ? {} : { providerMetadata: meta })
+      }
+    }
+  }
+}
+
+const warningsOf = (call: TextCall, read: ReadonlyArray<SharedV4Warning>): Array<SharedV4Warning> => [
+  ...read,
+  ...call.warnings.map((message): SharedV4Warning => ({ type: "other", message }))
+]
+
+const responseMetadata = (end: AnswerEnd) => ({
+  ...(end.id === undefined ? {} : { id: end.id }),
+  ...(end.modelId === undefined ? {} : { modelId: end.modelId }),
+  ...(end.timestamp === undefined ? {} : { timestamp: end.timestamp })
+})
+
+/** The AI SDK stream parts of umg's text stream parts. */
+const streamParts = (
+  part: TextStreamPart,
+  family: TextFamily,
+  response: () => ResponseInfo | undefined
+): ReadonlyArray<LanguageModelV4StreamPart> => {
+  switch (part.type) {
+    case "text-start":
+    case "text-end":
+    case "reasoning-start":
+    case "tool-input-end":
+      return [{ type: part.type, id: part.id }]
+    case "text-delta":
+    case "reasoning-delta":
+    case "tool-input-delta":
+      return [{ type: part.type, id: part.id, delta: part.delta }]
+    case "reasoning-end": {
+      const meta = umg({ signature: part.signature, redactedData: part.redactedData })
+      return [{ type: "reasoning-end", id: part.id, ...(meta === undefined ? {} : { providerMetadata: meta }) }]
+    }
+    case "tool-input-start":
+      return [{ type: "tool-input-start", id: part.id, toolName: part.name }]
+    case "tool-call": {
+      const meta = umg({ thoughtSignature: part.thoughtSignature })
+      return [
+        {
+          type: "tool-call",
+          toolCallId: part.id,
+          toolName: part.name,
+          input: part.arguments,
+          ...(meta === undefined ? {} : { providerMetadata: meta })
+        }
+      ]
+    }
+    case "finish":
+      return [
+        { type: "response-metadata", ...responseMetadata(part.end) },
+        {
+          type: "finish",
+          usage: usageOf(part.end.usage),
+          finishReason: part.end.finish,
+          providerMetadata: metadataOf(family, response())
+        }
+      ]
+  }
+}
+
+/**
+ * The language model of `modelId` served by `family`.
+ * @category constructors
+ */
+export const makeLanguageModel = (ctx: LanguageModelContext, modelId: string, family: TextFamily): LanguageModelV4 => {
+  const prepareCall = (options: LanguageModelV4CallOptions, stream: boolean) => {
+    const read = requestOf(modelId, options)
+    const call = Result.flatMap(read, (r) => textCall(family, r.request, stream))
+    const prepared = ctx.runtime.prepare(options)
+    const site = {
+      url: ctx.baseUrl + textPath(family, modelId, stream),
+      requestBody: Result.isSuccess(call) ? call.success.body : undefined,
+      signal: prepared.signal
+    }
+    if (Result.isFailure(read)) throw toSdkError(read.failure, site)
+    if (Result.isFailure(call)) throw toSdkError(call.failure, site)
+    return {
+      request: read.success.request,
+      warnings: warningsOf(call.success, read.success.warnings),
+      call: call.success,
+      prepared,
+      site
+    }
+  }
+
+  const doGenerate = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
+    const { request, warnings, call, prepared, site } = prepareCall(options, false)
+    const { answer, raw } = await ctx.runtime.run(site, (g) => generate(g, call, request, prepared.options))
+    const info = prepared.response()
+    return {
+      content: answer.content.map(contentOf),
+      finishReason: answer.finish,
+      usage: usageOf(answer.usage),
+      providerMetadata: metadataOf(family, info),
+      request: { url: site.url, body: call.body },
+      response: {
+        ...responseMetadata(answer),
+        ...(info === undefined ? {} : { headers: { ...info.headers } }),
+        body: raw
+      },
+      warnings
+    }
+  }
+
+  const doStream = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> => {
+    const { request, warnings, call, prepared, site } = prepareCall(options, true)
+    const stream = await ctx.runtime.stream(site, (g) => openStream(g, call, request, prepared.options), {
+      first: (): ReadonlyArray<LanguageModelV4StreamPart> => [{ type: "stream-start", warnings }],
+      map: (chunk) => chunk.flatMap((part) => streamParts(part, family, prepared.response)),
+      onError: (error): LanguageModelV4StreamPart => ({ type: "error", error })
+    })
+    const info = prepared.response()
+    return {
+      stream,
+      request: { url: site.url, body: call.body },
+      ...(info === undefined ? {} : { response: { headers: { ...info.headers } } })
+    }
+  }
+
+  return {
+    specificationVersion: "v4",
+    provider: `${ctx.provider}.${family}`,
+    modelId,
+    supportedUrls: {},
+    doGenerate,
+    doStream
+  }
+}

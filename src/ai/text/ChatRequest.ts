@@ -1,0 +1,114 @@
+/**
+ * A `TextRequest` as a chat-completions body. One message per turn (a `tool` message per result),
+ * tools declared as core/tools does, `reasoning_effort`, and structured output through
+ * `response_format` (the family's mechanism); a stream asks for its usage chunk.
+ */
+import * as Result from "effect/Result"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { chatMechanism } from "../../core/structured/Mechanisms.js"
+import type { ChatBodyInput } from "../../core/text/chat/ChatBody.js"
+import { chatTools } from "../../core/tools/ChatTools.js"
+import type { TextMessage, TextRequest } from "./TextRequest.js"
+import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
+
+type Message = Readonly<Record<string, unknown>>
+
+const AUDIO_FORMATS: Readonly<Record<string, string>> = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3"
+}
+
+const userMessage = (
+  message: Extract<TextMessage, { role: "user" }>,
+  index: number
+): Result.Result<Message, InvalidRequest> => {
+  const texts = message.parts.flatMap((p) => (p.type === "text" ? [p.text] : []))
+  if (texts.length === message.parts.length) return Result.succeed({ role: "user", content: texts.join("") })
+  const content: Array<Message> = []
+  for (const part of message.parts) {
+    if (part.type === "text") {
+      content.push({ type: "text", text: part.text })
+      continue
+    }
+    const source = fileSource(part)
+    const audio = AUDIO_FORMATS[part.mediaType]
+    if (part.mediaType.startsWith("image/")) content.push({ type: "image_url", image_url: { url: fileUrl(source) } })
+    else if (audio !== undefined && source._tag === "Base64")
+      content.push({ type: "input_audio", input_audio: { data: source.data, format: audio } })
+    else if (part.mediaType === "application/pdf" && source._tag === "Base64")
+      content.push({
+        type: "file",
+        file: { filename: part.filename ?? `part-${index}.pdf`, file_data: fileUrl(source) }
+      })
+    else
+      return unsupportedFile("a chat model", index, part.mediaType, "image/*, audio/wav, audio/mpeg, application/pdf")
+  }
+  return Result.succeed({ role: "user", content })
+}
+
+const assistantMessage = (message: Extract<TextMessage, { role: "assistant" }>): Message => {
+  let text = ""
+  const calls: Array<Message> = []
+  for (const part of message.parts) {
+    if (part.type === "text") text += part.text
+    else if (part.type === "tool-call")
+      calls.push({
+        id: part.id,
+        type: "function",
+        function: { name: part.name, arguments: JSON.stringify(part.input) }
+      })
+  }
+  return calls.length === 0
+    ? { role: "assistant", content: text }
+    : { role: "assistant", content: text === "" ? null : text, tool_calls: calls }
+}
+
+const toolChoiceOf = (request: TextRequest): ChatBodyInput["tool_choice"] => {
+  const choice = request.toolChoice
+  if (choice === undefined || request.tools.length === 0) return undefined
+  return typeof choice === "string" ? choice : { type: "function", function: { name: choice.tool } }
+}
+
+/**
+ * The chat body of a request; `stream` asks for the usage chunk (`stream_options.include_usage`).
+ * @category constructors
+ */
+export const chatBody = (request: TextRequest, stream: boolean): Result.Result<Built<ChatBodyInput>, InvalidRequest> =>
+  Result.gen(function* () {
+    const messages: Array<Message> = []
+    for (const [i, m] of request.messages.entries()) {
+      if (m.role === "system") messages.push({ role: "system", content: m.text })
+      else if (m.role === "user") messages.push(yield* userMessage(m, i))
+      else if (m.role === "assistant") messages.push(assistantMessage(m))
+      else for (const r of m.parts) messages.push({ role: "tool", tool_call_id: r.id, content: resultText(r) })
+    }
+    const choice = toolChoiceOf(request)
+    const effort = request.reasoning
+    let body: ChatBodyInput = {
+      model: request.model,
+      messages: messages as unknown as ChatBodyInput["messages"],
+      ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.topP === undefined ? {} : { top_p: request.topP }),
+      ...(request.stopSequences === undefined ? {} : { stop: [...request.stopSequences] }),
+      ...(request.seed === undefined ? {} : { seed: request.seed }),
+      ...(request.presencePenalty === undefined ? {} : { presence_penalty: request.presencePenalty }),
+      ...(request.frequencyPenalty === undefined ? {} : { frequency_penalty: request.frequencyPenalty }),
+      ...(effort === undefined || effort === "none" ? {} : { reasoning_effort: effort === "max" ? "xhigh" : effort }),
+      ...(choice === undefined ? {} : { tool_choice: choice }),
+      ...(stream ? { stream_options: { include_usage: true } } : {})
+    }
+    if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
+    const target = request.output?.target
+    if (request.output !== undefined)
+      body =
+        target === undefined
+          ? { ...body, response_format: { type: "json_object" } }
+          : yield* chatMechanism.request(body, target)
+    return {
+      body: { ...body, ...request.body } as ChatBodyInput,
+      warnings: unsupported("a chat model", request, ["topK"])
+    }
+  })

@@ -1,0 +1,159 @@
+/**
+ * A `TextRequest` as a messages-style (epsilon) body. System text at the top, user and assistant
+ * turns of content blocks (tool results in the user's turn), tools declared as core/tools does,
+ * thinking from the reasoning effort, and structured output through the family's forced tool.
+ */
+import * as Result from "effect/Result"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { messagesMechanism } from "../../core/structured/Mechanisms.js"
+import { messagesTools } from "../../core/tools/MessagesTools.js"
+import type { MessagesBodyInput } from "../../core/text/messages/Messages.js"
+import { type ReasoningEffort, defaultMaxOutputTokens, type TextRequest } from "./TextRequest.js"
+import {
+  type Built,
+  declarationOf,
+  fileSource,
+  inputObject,
+  resultText,
+  sides,
+  systemText,
+  unsupported,
+  unsupportedFile
+} from "./Turns.js"
+
+type Block = Readonly<Record<string, unknown>>
+
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+
+/** The thinking budget of an effort (the family takes budgets, not levels); `undefined`: no thinking asked. */
+const thinkingBudget = (effort: ReasoningEffort | undefined): number | undefined => {
+  switch (effort) {
+    case undefined:
+    case "none":
+      return undefined
+    case "minimal":
+    case "low":
+      return 2048
+    case "medium":
+      return 8192
+    case "high":
+      return 16384
+    case "xhigh":
+    case "max":
+      return 32768
+  }
+}
+
+const userBlocks = (
+  messages: ReturnType<typeof sides>[number]["messages"],
+  index: number
+): Result.Result<Array<Block>, InvalidRequest> => {
+  const blocks: Array<Block> = []
+  for (const m of messages) {
+    if (m.role === "tool") {
+      for (const r of m.parts)
+        blocks.push({
+          type: "tool_result",
+          tool_use_id: r.id,
+          content: resultText(r),
+          ...(r.isError ? { is_error: true } : {})
+        })
+      continue
+    }
+    if (m.role !== "user") continue
+    for (const part of m.parts) {
+      if (part.type === "text") {
+        if (part.text !== "") blocks.push({ type: "text", text: part.text })
+        continue
+      }
+      const source = fileSource(part)
+      const image = part.mediaType.startsWith("image/")
+      if (!image && part.mediaType !== "application/pdf")
+        return unsupportedFile(
+          "a messages-style model",
+          index,
+          part.mediaType,
+          `${IMAGE_TYPES.join(", ")}, application/pdf`
+        )
+      const mediaType = image && part.mediaType === "image/*" ? "image/jpeg" : source.mediaType
+      blocks.push({
+        type: image ? "image" : "document",
+        source:
+          source._tag === "Url"
+            ? { type: "url", url: source.url }
+            : { type: "base64", media_type: mediaType, data: source.data }
+      })
+    }
+  }
+  return Result.succeed(blocks)
+}
+
+const assistantBlocks = (messages: ReturnType<typeof sides>[number]["messages"]): Array<Block> => {
+  const blocks: Array<Block> = []
+  for (const m of messages) {
+    if (m.role !== "assistant") continue
+    for (const part of m.parts) {
+      if (part.type === "text") {
+        if (part.text !== "") blocks.push({ type: "text", text: part.text })
+      } else if (part.type === "reasoning") {
+        // Thinking goes back only as it came (signed, or redacted): unsigned reasoning is refused upstream.
+        if (part.redactedData !== undefined) blocks.push({ type: "redacted_thinking", data: part.redactedData })
+        else if (part.signature !== undefined)
+          blocks.push({ type: "thinking", thinking: part.text, signature: part.signature })
+      } else blocks.push({ type: "tool_use", id: part.id, name: part.name, input: inputObject(part.input) })
+    }
+  }
+  return blocks
+}
+
+const toolChoiceOf = (request: TextRequest): MessagesBodyInput["tool_choice"] => {
+  const choice = request.toolChoice
+  if (choice === undefined || request.tools.length === 0) return undefined
+  if (choice === "auto") return { type: "auto" }
+  if (choice === "none") return { type: "none" }
+  if (choice === "required") return { type: "any" }
+  return { type: "tool", name: choice.tool }
+}
+
+/**
+ * The messages-style body of a request. `max_tokens` is the request's, or `defaultMaxOutputTokens`
+ * (plus the thinking budget when thinking is asked). Structured output with tools declares the output
+ * tool beside them and asks for any tool (`tool_choice: any`), as the output tool then ends the turn.
+ * @category constructors
+ */
+export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> =>
+  Result.gen(function* () {
+    const turns: Array<{ role: "user" | "assistant"; content: Array<Block> }> = []
+    for (const [i, turn] of sides(request).entries()) {
+      const content = turn.side === "user" ? yield* userBlocks(turn.messages, i) : assistantBlocks(turn.messages)
+      if (content.length > 0) turns.push({ role: turn.side, content })
+    }
+    const budget = thinkingBudget(request.reasoning)
+    const system = systemText(request)
+    const choice = toolChoiceOf(request)
+    let body: MessagesBodyInput = {
+      model: request.model,
+      messages: turns as unknown as MessagesBodyInput["messages"],
+      max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens + (budget ?? 0),
+      ...(system === undefined ? {} : { system }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.topP === undefined ? {} : { top_p: request.topP }),
+      ...(request.topK === undefined ? {} : { top_k: request.topK }),
+      ...(request.stopSequences === undefined ? {} : { stop_sequences: request.stopSequences }),
+      ...(budget === undefined ? {} : { thinking: { type: "enabled", budget_tokens: budget } }),
+      ...(choice === undefined ? {} : { tool_choice: choice })
+    }
+    if (request.tools.length > 0) body = messagesTools.declare(body, request.tools.map(declarationOf))
+    const warnings = [
+      ...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"])
+    ]
+    const target = request.output?.target
+    if (request.output !== undefined && target === undefined)
+      warnings.push("JSON output without a schema is not supported by a messages-style model; the answer is text")
+    if (target !== undefined) {
+      const { tool_choice: _, ...rest } = body
+      const withOutput = yield* messagesMechanism.request(rest, target)
+      body = request.tools.length > 0 ? { ...withOutput, tool_choice: { type: "any" } } : withOutput
+    }
+    return { body: { ...body, ...request.body } as MessagesBodyInput, warnings }
+  })

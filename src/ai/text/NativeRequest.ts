@@ -1,0 +1,154 @@
+/**
+ * A `TextRequest` as a native-content (zeta) request. `systemInstruction`, `contents` of `user` and
+ * `model` turns (function calls with their ids and thought signatures, results as `functionResponse`
+ * parts), `generationConfig` with the thinking the model's class takes, tools declared as core/tools
+ * does, and structured output through `responseJsonSchema` (the family's mechanism).
+ */
+import * as Result from "effect/Result"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import type { NativeRequest } from "../../adapters/groups/Native.js"
+import { nativeMechanism } from "../../core/structured/Mechanisms.js"
+import { parseNativeModel } from "../../core/text/native/Native.js"
+import { nativeTools } from "../../core/tools/NativeTools.js"
+import { answerObject } from "../../core/tools/ToolShape.js"
+import type { ReasoningEffort, TextRequest } from "./TextRequest.js"
+import {
+  type Built,
+  declarationOf,
+  fileSource,
+  inputObject,
+  resultText,
+  sides,
+  systemText,
+  unsupportedFile
+} from "./Turns.js"
+
+type Part = Readonly<Record<string, unknown>>
+
+const userParts = (
+  messages: ReturnType<typeof sides>[number]["messages"],
+  index: number
+): Result.Result<Array<Part>, InvalidRequest> => {
+  const parts: Array<Part> = []
+  for (const m of messages) {
+    if (m.role === "tool") {
+      for (const r of m.parts) {
+        const content = resultText(r)
+        const response = answerObject({ id: r.id, name: r.name, isError: r.isError, content, output: r.output })
+        parts.push({ functionResponse: { name: r.name, id: r.id, response } })
+      }
+      continue
+    }
+    if (m.role !== "user") continue
+    for (const part of m.parts) {
+      if (part.type === "text") {
+        if (part.text !== "") parts.push({ text: part.text })
+        continue
+      }
+      const source = fileSource(part)
+      if (part.mediaType.includes("*"))
+        return unsupportedFile("a native-content model", index, part.mediaType, "a full media type such as image/png")
+      parts.push(
+        source._tag === "Url"
+          ? { fileData: { mimeType: part.mediaType, fileUri: source.url } }
+          : { inlineData: { mimeType: source.mediaType, data: source.data } }
+      )
+    }
+  }
+  return Result.succeed(parts)
+}
+
+const modelParts = (messages: ReturnType<typeof sides>[number]["messages"]): Array<Part> => {
+  const parts: Array<Part> = []
+  for (const m of messages) {
+    if (m.role !== "assistant") continue
+    for (const part of m.parts) {
+      if (part.type === "text") {
+        if (part.text !== "") parts.push({ text: part.text })
+      } else if (part.type === "tool-call")
+        parts.push({
+          // The id goes back with the call (its result names it), whether the model or umg made it.
+          functionCall: { name: part.name, id: part.id, args: inputObject(part.input) },
+          ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
+        })
+    }
+  }
+  return parts
+}
+
+const BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
+  none: 0,
+  minimal: 512,
+  low: 1024,
+  medium: 8192,
+  high: 16384,
+  xhigh: 24576,
+  max: 32768
+}
+
+/** The thinking config of an effort for the model's class: a budget (2.5), a level (3), none for others. */
+const thinkingConfig = (
+  model: string,
+  effort: ReasoningEffort | undefined
+): Readonly<Record<string, unknown>> | undefined => {
+  if (effort === undefined) return undefined
+  const parsed = parseNativeModel(model)
+  if (Result.isFailure(parsed) || parsed.success.suffix !== undefined) return undefined
+  if (parsed.success.modelClass === "2.5")
+    return effort === "none" ? { thinkingBudget: 0 } : { includeThoughts: true, thinkingBudget: BUDGETS[effort] }
+  if (parsed.success.modelClass === "3")
+    return {
+      includeThoughts: true,
+      thinkingLevel: effort === "high" || effort === "xhigh" || effort === "max" ? "HIGH" : "LOW"
+    }
+  return undefined
+}
+
+const toolConfigOf = (request: TextRequest): Readonly<Record<string, unknown>> | undefined => {
+  const choice = request.toolChoice
+  if (choice === undefined || request.tools.length === 0) return undefined
+  if (typeof choice !== "string") return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.tool] } }
+  return { functionCallingConfig: { mode: choice === "required" ? "ANY" : choice.toUpperCase() } }
+}
+
+/**
+ * The native-content request (body and model) of a request.
+ * @category constructors
+ */
+export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeRequest>, InvalidRequest> =>
+  Result.gen(function* () {
+    const contents: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
+    for (const [i, turn] of sides(request).entries()) {
+      const parts = turn.side === "user" ? yield* userParts(turn.messages, i) : modelParts(turn.messages)
+      if (parts.length > 0) contents.push({ role: turn.side === "user" ? "user" : "model", parts })
+    }
+    const thinking = thinkingConfig(request.model, request.reasoning)
+    const generationConfig = {
+      ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.topP === undefined ? {} : { topP: request.topP }),
+      ...(request.topK === undefined ? {} : { topK: request.topK }),
+      ...(request.stopSequences === undefined ? {} : { stopSequences: request.stopSequences }),
+      ...(request.seed === undefined ? {} : { seed: request.seed }),
+      ...(request.presencePenalty === undefined ? {} : { presencePenalty: request.presencePenalty }),
+      ...(request.frequencyPenalty === undefined ? {} : { frequencyPenalty: request.frequencyPenalty }),
+      ...(thinking === undefined ? {} : { thinkingConfig: thinking })
+    }
+    const system = systemText(request)
+    const toolConfig = toolConfigOf(request)
+    let body = {
+      model: request.model,
+      contents,
+      ...(Object.keys(generationConfig).length === 0 ? {} : { generationConfig }),
+      ...(system === undefined ? {} : { systemInstruction: { parts: [{ text: system }] } }),
+      ...(toolConfig === undefined ? {} : { toolConfig })
+    } as unknown as NativeRequest
+    if (request.tools.length > 0) body = nativeTools.declare(body, request.tools.map(declarationOf))
+    const target = request.output?.target
+    if (request.output !== undefined)
+      body =
+        target === undefined
+          ? { ...body, generationConfig: { ...body.generationConfig, responseMimeType: "application/json" } }
+          : yield* nativeMechanism.request(body, target)
+    return { body: { ...body, ...request.body } as NativeRequest, warnings: [] }
+  })

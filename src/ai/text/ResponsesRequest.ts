@@ -1,0 +1,105 @@
+/**
+ * A `TextRequest` as a responses body. The conversation as `input` items (messages, `function_call`
+ * and `function_call_output` items), tools declared as core/tools does, `reasoning.effort` with its
+ * summary, and structured output through `text.format` (the family's mechanism).
+ */
+import * as Result from "effect/Result"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { responsesMechanism } from "../../core/structured/Mechanisms.js"
+import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
+import { responsesTools } from "../../core/tools/ResponsesTools.js"
+import type { TextMessage, TextRequest } from "./TextRequest.js"
+import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
+
+type Item = Readonly<Record<string, unknown>>
+
+const userItem = (
+  message: Extract<TextMessage, { role: "user" }>,
+  index: number
+): Result.Result<Item, InvalidRequest> => {
+  const content: Array<Item> = []
+  for (const part of message.parts) {
+    if (part.type === "text") {
+      content.push({ type: "input_text", text: part.text })
+      continue
+    }
+    const source = fileSource(part)
+    if (part.mediaType.startsWith("image/")) content.push({ type: "input_image", image_url: fileUrl(source) })
+    else if (part.mediaType === "application/pdf")
+      content.push(
+        source._tag === "Url"
+          ? { type: "input_file", file_url: source.url }
+          : { type: "input_file", filename: part.filename ?? `part-${index}.pdf`, file_data: fileUrl(source) }
+      )
+    else return unsupportedFile("a responses model", index, part.mediaType, "image/*, application/pdf")
+  }
+  return Result.succeed({ role: "user", content })
+}
+
+const assistantItems = (message: Extract<TextMessage, { role: "assistant" }>): Array<Item> => {
+  const items: Array<Item> = []
+  let text = ""
+  const flush = () => {
+    if (text !== "") items.push({ role: "assistant", content: text })
+    text = ""
+  }
+  for (const part of message.parts) {
+    if (part.type === "text") text += part.text
+    else if (part.type === "tool-call") {
+      flush()
+      items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(part.input) })
+    }
+  }
+  flush()
+  return items
+}
+
+const toolChoiceOf = (request: TextRequest): ResponsesBodyInput["tool_choice"] => {
+  const choice = request.toolChoice
+  if (choice === undefined || request.tools.length === 0) return undefined
+  return typeof choice === "string" ? choice : { type: "function", name: choice.tool }
+}
+
+/**
+ * The responses body of a request (the whole conversation sent each time, as core/tools does: the
+ * contract does not say responses are stored).
+ * @category constructors
+ */
+export const responsesBody = (request: TextRequest): Result.Result<Built<ResponsesBodyInput>, InvalidRequest> =>
+  Result.gen(function* () {
+    const input: Array<Item> = []
+    for (const [i, m] of request.messages.entries()) {
+      if (m.role === "system") input.push({ role: "system", content: m.text })
+      else if (m.role === "user") input.push(yield* userItem(m, i))
+      else if (m.role === "assistant") input.push(...assistantItems(m))
+      else for (const r of m.parts) input.push({ type: "function_call_output", call_id: r.id, output: resultText(r) })
+    }
+    const choice = toolChoiceOf(request)
+    const effort = request.reasoning
+    let body: ResponsesBodyInput = {
+      model: request.model,
+      input: input as unknown as NonNullable<ResponsesBodyInput["input"]>,
+      ...(request.maxOutputTokens === undefined ? {} : { max_output_tokens: request.maxOutputTokens }),
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+      ...(request.topP === undefined ? {} : { top_p: request.topP }),
+      ...(effort === undefined ? {} : { reasoning: { effort: effort === "max" ? "xhigh" : effort, summary: "auto" } }),
+      ...(choice === undefined ? {} : { tool_choice: choice })
+    }
+    if (request.tools.length > 0) body = responsesTools.declare(body, request.tools.map(declarationOf))
+    const target = request.output?.target
+    if (request.output !== undefined)
+      body =
+        target === undefined
+          ? { ...body, text: { format: { type: "json_object" } } }
+          : yield* responsesMechanism.request(body, target)
+    return {
+      body: { ...body, ...request.body } as ResponsesBodyInput,
+      warnings: unsupported("a responses model", request, [
+        "topK",
+        "stopSequences",
+        "seed",
+        "presencePenalty",
+        "frequencyPenalty"
+      ])
+    }
+  })

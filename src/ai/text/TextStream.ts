@@ -1,0 +1,208 @@
+/**
+ * A family's token stream read the frameworks' way. Text and reasoning come in segments (start,
+ * deltas, end), each tool call's arguments as they grow (start, deltas, end, then the whole call), and
+ * the end is read from the stream's final answer exactly as a whole answer is read (`answerEnd`). Pure
+ * and per stream; built on the core's getters (`tokenText`, `tokenThinking`) and tool-call fragments.
+ */
+import * as Result from "effect/Result"
+import type { IncompleteStream } from "../../core/errors/GatewayError.js"
+import { messagesMechanism } from "../../core/structured/Mechanisms.js"
+import type { MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
+import { type TokenEvent, tokenText, tokenThinking } from "../../core/text/TokenEvent.js"
+import {
+  endedCall,
+  makeToolCallFragmentReader,
+  type ToolCallBegin,
+  toolCallInput
+} from "../../core/text/ToolCallFragments.js"
+import { type AnswerEnd, answerEnd, type FamilyResponse } from "./TextAnswer.js"
+import { answerText, type TextOutput } from "./TextOutput.js"
+import type { TextFamily } from "./TextRequest.js"
+
+/** One part of a text stream, in the order the frameworks expect. @category models */
+export type TextStreamPart =
+  | { readonly type: "text-start"; readonly id: string }
+  | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "text-end"; readonly id: string }
+  | { readonly type: "reasoning-start"; readonly id: string }
+  | { readonly type: "reasoning-delta"; readonly id: string; readonly delta: string }
+  | {
+      readonly type: "reasoning-end"
+      readonly id: string
+      readonly signature?: string | undefined
+      readonly redactedData?: string | undefined
+    }
+  | { readonly type: "tool-input-start"; readonly id: string; readonly name: string }
+  | { readonly type: "tool-input-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "tool-input-end"; readonly id: string }
+  | {
+      readonly type: "tool-call"
+      readonly id: string
+      readonly name: string
+      readonly arguments: string
+      readonly thoughtSignature?: string | undefined
+    }
+  | { readonly type: "finish"; readonly end: AnswerEnd }
+
+/** A reader of one stream: `read` each event in order, then `end` with the stream's final answer. @category models */
+export interface TextStreamReader {
+  readonly read: (event: TokenEvent) => Result.Result<ReadonlyArray<TextStreamPart>, IncompleteStream>
+  readonly end: (final: FamilyResponse) => ReadonlyArray<TextStreamPart>
+}
+
+interface OpenCall {
+  readonly begun: ToolCallBegin
+  readonly id: string
+  text: string
+  readonly thoughtSignature: string | undefined
+  /** The structured output's own tool (messages-style): its input is the answer's text, not a call. */
+  readonly output: boolean
+}
+
+// The thought signatures of a native chunk's function-call parts, in the order the fragments name them.
+const nativeSignatures = (event: TokenEvent): Array<string | undefined> =>
+  "type" in event
+    ? []
+    : (event.candidates?.[0]?.content?.parts ?? []).flatMap((p) =>
+        p.functionCall === undefined ? [] : [p.thoughtSignature]
+      )
+
+/**
+ * A new reader of one stream of `family`. With a structured `output`, the answer's JSON text is the
+ * text (messages-style: its output tool's input, through the family's mechanism); when the output is
+ * not streamable (see `TextOutput`) that text is given once, whole, at the end. `callId` names a call
+ * sent without an id (by its position among the stream's calls).
+ * @category constructors
+ */
+export const makeTextStreamReader = (
+  family: TextFamily,
+  output: TextOutput | undefined,
+  callId: (index: number) => string
+): TextStreamReader => {
+  const fragments = makeToolCallFragmentReader()
+  const target = output?.target
+  const outputPieces = family === "messages" && target !== undefined ? messagesMechanism.pieces(target) : undefined
+  // The output whose text is given whole at the end (not streamable), if any.
+  const rewrite = output !== undefined && !output.streamable ? output : undefined
+  const calls = new Map<number, OpenCall>()
+  let segments = 0
+  let text: string | undefined
+  let reasoning: string | undefined
+  let signature: string | undefined
+  let json = ""
+  // The messages-style thinking block under way: its stop ends the reasoning segment (and its signature).
+  let thinkingBlock: number | undefined
+
+  const closeText = (out: Array<TextStreamPart>) => {
+    if (text !== undefined) out.push({ type: "text-end", id: text })
+    text = undefined
+  }
+  const closeReasoning = (out: Array<TextStreamPart>) => {
+    if (reasoning !== undefined) out.push({ type: "reasoning-end", id: reasoning, signature })
+    reasoning = undefined
+    signature = undefined
+  }
+  const addText = (out: Array<TextStreamPart>, delta: string) => {
+    if (rewrite !== undefined) {
+      json += delta
+      return
+    }
+    closeReasoning(out)
+    if (text === undefined) out.push({ type: "text-start", id: (text = `text-${segments++}`) })
+    out.push({ type: "text-delta", id: text, delta })
+  }
+  const addReasoning = (out: Array<TextStreamPart>, delta: string) => {
+    closeText(out)
+    if (reasoning === undefined) out.push({ type: "reasoning-start", id: (reasoning = `reasoning-${segments++}`) })
+    out.push({ type: "reasoning-delta", id: reasoning, delta })
+  }
+
+  const readCalls = (event: TokenEvent, out: Array<TextStreamPart>): IncompleteStream | undefined => {
+    const signatures = nativeSignatures(event)
+    for (const f of fragments(event)) {
+      if (f._tag === "Begin") {
+        const own = outputPieces !== undefined && f.name === target?.name
+        if (!own) {
+          closeText(out)
+          closeReasoning(out)
+        }
+        const call: OpenCall = {
+          begun: f,
+          id: f.id ?? callId(f.index),
+          text: "",
+          thoughtSignature: f.family === "native" ? signatures.shift() : undefined,
+          output: own
+        }
+        calls.set(f.call, call)
+        if (!own) out.push({ type: "tool-input-start", id: call.id, name: f.name })
+        continue
+      }
+      const call = calls.get(f.call)
+      if (call === undefined) continue
+      if (f._tag === "Arguments") {
+        call.text += f.text
+        if (!call.output) out.push({ type: "tool-input-delta", id: call.id, delta: f.text })
+        continue
+      }
+      calls.delete(f.call)
+      const begun = endedCall(call.begun, f)
+      const whole = f.arguments ?? call.text
+      const input = toolCallInput(begun, whole)
+      if (Result.isFailure(input)) return input.failure
+      if (call.output) continue
+      // A call that came whole (native) or whose text came only at its end still shows its arguments.
+      if (call.text === "") out.push({ type: "tool-input-delta", id: call.id, delta: input.success.arguments })
+      out.push({ type: "tool-input-end", id: call.id })
+      out.push({
+        type: "tool-call",
+        id: call.id,
+        name: begun.name,
+        arguments: input.success.arguments,
+        ...(call.thoughtSignature === undefined ? {} : { thoughtSignature: call.thoughtSignature })
+      })
+    }
+    return undefined
+  }
+
+  const read = (event: TokenEvent): Result.Result<ReadonlyArray<TextStreamPart>, IncompleteStream> => {
+    const out: Array<TextStreamPart> = []
+    for (const piece of tokenThinking(event)) addReasoning(out, piece)
+    if ("type" in event && event.type === "content_block_delta" && event.delta.type === "signature_delta") {
+      const s = event.delta["signature"]
+      if (typeof s === "string") signature = (signature ?? "") + s
+    }
+    if ("type" in event && event.type === "content_block_start" && event.content_block.type === "thinking")
+      thinkingBlock = event.index
+    if ("type" in event && event.type === "content_block_stop" && event.index === thinkingBlock) {
+      thinkingBlock = undefined
+      closeReasoning(out)
+    }
+    if ("type" in event && event.type === "content_block_start" && event.content_block.type === "redacted_thinking") {
+      closeText(out)
+      closeReasoning(out)
+      const id = `reasoning-${segments++}`
+      const data = (event.content_block as { readonly data?: unknown }).data
+      out.push({ type: "reasoning-start", id })
+      out.push({ type: "reasoning-end", id, redactedData: typeof data === "string" ? data : "" })
+    }
+    const pieces = outputPieces === undefined ? tokenText(event) : outputPieces(event as MessagesEvent)
+    for (const piece of pieces) addText(out, piece)
+    const failure = readCalls(event, out)
+    return failure === undefined ? Result.succeed(out) : Result.fail(failure)
+  }
+
+  const end = (final: FamilyResponse): ReadonlyArray<TextStreamPart> => {
+    const out: Array<TextStreamPart> = []
+    closeReasoning(out)
+    closeText(out)
+    if (rewrite !== undefined && json !== "") {
+      const id = `text-${segments++}`
+      out.push({ type: "text-start", id }, { type: "text-delta", id, delta: answerText(rewrite, json) })
+      out.push({ type: "text-end", id })
+    }
+    out.push({ type: "finish", end: answerEnd(family, final, output) })
+    return out
+  }
+
+  return { read, end }
+}
