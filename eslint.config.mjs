@@ -8,7 +8,7 @@ import tseslint from "typescript-eslint"
 export default tseslint.config(
   {
     ignores: [
-      "dist/**",
+      "**/dist/**",
       "node_modules/**",
       "tmp/**",
       "coverage/**",
@@ -31,6 +31,9 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": "error",
       "@typescript-eslint/no-unnecessary-condition": "error",
       "@typescript-eslint/await-thenable": "error",
+      // A `let` assigned once from a call whose callbacks may run synchronously (a subscription, an
+      // opened body) is read by those callbacks while still undefined; as a `const` it would throw.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-unused-vars": [
         "error",
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }

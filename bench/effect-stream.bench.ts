@@ -1,5 +1,5 @@
 /**
- * What Effect 4 itself costs a stream's consumer (issue 13, goal 1), in memory, with no umg code at
+ * What Effect 4 itself costs a stream's consumer, in memory, with no umg code at
  * all: the same values delivered the same way — one read per macrotask (`setImmediate`), as a
  * socket's reads come — to five consumers, each in its own process:
  * - `for await`: an async generator over the reads, iterated with `for await` — how the official SDKs

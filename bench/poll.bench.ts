@@ -18,7 +18,7 @@
  * next) and answers `queued`, then `in_progress`, then `succeeded` after `TASK_MS` from its first
  * query, so each task is queried about six times. Per contender it prints:
  * - gaps: the time between two queries of one task, as the server saw them arrive — min and max over
- *   every gap of every task (the spec asks for 3–5 s), and how many fell outside;
+ *   every gap of every task (the gateway contract asks for 3–5 s), and how many fell outside;
  * - heap per task: the client's heap growth (after a GC) from before polling to a moment when every
  *   poll is live (10 s in), divided by the tasks (the sockets a contender holds included);
  * - sockets: the most connections the server saw open at once;

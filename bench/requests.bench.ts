@@ -1,5 +1,5 @@
 /**
- * CPU per request of plain JSON calls (issue 13): GET `/v1/models` (a 40-model list) and POST
+ * CPU per request of plain JSON calls: GET `/v1/models` (a 40-model list) and POST
  * `/v1/chat/completions` (one non-stream completion), each one after another and 32 in flight, by
  * umg's Effect and Rx faces against the same calls written by hand and by the official OpenAI SDK.
  *

@@ -1,5 +1,5 @@
 /**
- * CPU per event of a streamed text answer (issue 13): umg's Effect and Rx faces against the same
+ * CPU per event of a streamed text answer: umg's Effect and Rx faces against the same
  * work written by hand and against the official SDKs, on a 2,006-event messages stream (message_start,
  * content_block_start, a ping, 2,000 text deltas, content_block_stop, message_delta, message_stop) and
  * a 2,003-chunk chat stream (+ `data: [DONE]`) from `bench/harness/fixtures.ts`, delivered in big reads

@@ -161,8 +161,7 @@ const child = async (): Promise<void> => {
   }
   const send = (message: FromChild): void => void process.send!(message)
   send({ ready: true })
-  process.on("message", (message: ToChild) => {
-    if (!message.run) return
+  process.on("message", (_message: ToChild) => {
     const us: Record<string, number> = {}
     for (const cell of CELLS) {
       const call = calls[cell]

@@ -131,7 +131,7 @@ const builders: ReadonlyArray<BuilderCase> = [
       {
         model: "gpt-4o",
         messages: [{ role: "user", content: "hi" }],
-        response_format: { type: "json_schema", json_schema: HOLE }
+        response_format: { type: "json_schema", json_schema: { name: "n", schema: HOLE } }
       }
     ]
   },
@@ -145,7 +145,12 @@ const builders: ReadonlyArray<BuilderCase> = [
         tools: [{ type: "function", name: "f", parameters: HOLE }]
       },
       typed({ model: "gpt-5", input: HOLE }, "hi"),
-      { model: "gpt-5", input: "hi", metadata: HOLE, text: { format: HOLE } }
+      {
+        model: "gpt-5",
+        input: "hi",
+        metadata: HOLE,
+        text: { format: { type: "json_schema", name: "n", schema: HOLE } }
+      }
     ]
   },
   {

@@ -86,12 +86,10 @@ const validRequest = (m: VideoModel): fc.Arbitrary<Record<string, unknown>> => {
         media.push(fc.tuple(url, url).map(([image, last_frame]) => ({ media: { image, last_frame }, markers: "" })))
       if (m.referenceImages)
         media.push(
-          fc
-            .array(url, { minLength: 1, maxLength: 4 })
-            .map((refs) => ({
-              media: { reference_images: refs },
-              markers: refs.map((_, i) => ` [图${i + 1}]`).join("")
-            }))
+          fc.array(url, { minLength: 1, maxLength: 4 }).map((refs) => ({
+            media: { reference_images: refs },
+            markers: refs.map((_, i) => ` [图${i + 1}]`).join("")
+          }))
         )
       return fc
         .record({

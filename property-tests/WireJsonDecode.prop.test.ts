@@ -32,7 +32,8 @@ for (const [moduleName, mod] of Object.entries(modules))
 /** JSON data only: what the decoders are given (parsed text, or a sanitised copy). */
 const asJson = (u: unknown): unknown => {
   try {
-    const text = JSON.stringify(u)
+    // `undefined`, a function or a symbol stringify to `undefined`, which the lib's type leaves out.
+    const text = JSON.stringify(u) as string | undefined
     return text === undefined ? null : JSON.parse(text)
   } catch {
     return null

@@ -5,16 +5,27 @@
 export * from "./core/index.js"
 export { Gateway, type GatewayService } from "./adapters/Gateway.js"
 export { runToFinal, type ResultStream } from "./adapters/sse/Consume.js"
+export {
+  type CallOptions,
+  type RateLimitInfo,
+  type RateLimitWindow,
+  type ResponseInfo,
+  withResponse,
+  type WithResponse
+} from "./adapters/CallOptions.js"
+export type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "./adapters/structured/Parse.js"
+export type { RunToolsConfig, RunToolsError, RunToolsMethod, RunToolsOutputError } from "./adapters/tools/RunTools.js"
+export { toolCallDeltas } from "./adapters/text/ToolCallDeltas.js"
 export * as GatewayConfig from "./adapters/GatewayConfig.js"
 export type { GatewayConfigInput, NativeAuth } from "./adapters/GatewayConfig.js"
 export type { SocketLike, SocketOpener, WebSocketSession } from "./adapters/socket/WebSocketSession.js"
-export type { ChatGroup } from "./adapters/groups/Chat.js"
+export type { ChatCalls, ChatGroup } from "./adapters/groups/Chat.js"
 export type { EmbeddingsGroup, EmbedManyOptions } from "./adapters/groups/Embeddings.js"
 export type { ImagesGroup } from "./adapters/groups/Images.js"
 export type { LiveClientMessage, LiveConnectOptions, LiveGroup, LiveSession } from "./adapters/groups/Live.js"
-export type { MessagesGroup, TokenCount } from "./adapters/groups/Messages.js"
+export type { MessagesCalls, MessagesGroup, TokenCount } from "./adapters/groups/Messages.js"
 export type { ListModelsOptions, ModelsGroup } from "./adapters/groups/Models.js"
-export type { NativeGroup, NativeRequest } from "./adapters/groups/Native.js"
+export type { NativeCalls, NativeGroup, NativeRequest } from "./adapters/groups/Native.js"
 export type { PlatformGroup } from "./adapters/groups/Platform.js"
 export type {
   RealtimeClientEvent,
@@ -23,6 +34,6 @@ export type {
   RealtimeSession
 } from "./adapters/groups/Realtime.js"
 export type { RerankGroup } from "./adapters/groups/Rerank.js"
-export type { ResponsesGroup } from "./adapters/groups/Responses.js"
+export type { ResponsesCalls, ResponsesGroup } from "./adapters/groups/Responses.js"
 export type { SpeechAudio, SpeechGroup } from "./adapters/groups/Speech.js"
 export type { GeneratedVideo, PollOptions, VideoGroup, VideoInput } from "./adapters/groups/Video.js"

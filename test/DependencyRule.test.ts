@@ -41,8 +41,10 @@ export const buildGraph = (files: Readonly<Record<string, string>>): Graph => {
   for (const [file, code] of Object.entries(files)) {
     const local: Array<string> = []
     const bare: Array<string> = []
-    for (const spec of specifiers(code))
-      spec.startsWith(".") ? local.push(resolveLocal(file, spec, exists)) : bare.push(spec)
+    for (const spec of specifiers(code)) {
+      if (spec.startsWith(".")) local.push(resolveLocal(file, spec, exists))
+      else bare.push(spec)
+    }
     graph[file] = { local, bare }
   }
   return graph
@@ -54,6 +56,9 @@ const allowed: Readonly<Record<string, ReadonlyArray<string>>> = {
   adapters: ["adapters", "core"],
   streams: ["streams", "adapters", "core"],
   batch: ["batch", "adapters", "core"],
+  // The framework providers (`umg/ai`, `umg/ai-sdk`) sit on the Effect service, like the Rx face.
+  ai: ["ai", "adapters", "core"],
+  "ai-sdk": ["ai-sdk", "ai", "adapters", "core"],
   emulator: ["emulator"],
   cli: ["cli", "batch", "streams", "adapters", "core", "emulator"],
   // The package entry (`umg`) re-exports the core and the Effect service.

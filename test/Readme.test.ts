@@ -18,6 +18,11 @@ describe("the README", () => {
     expect(samplesOf(md)).toEqual(["const a = 1\n", "const b = 2\n"])
   })
 
+  it("stays at most 600 lines, the rest living on docs/ and bench/results/", () => {
+    const readme = documents().find((d) => d.path === "README.md")
+    expect(readme?.markdown.split("\n").length).toBeLessThanOrEqual(601)
+  })
+
   it("has code samples that compile against the library (its own and those of docs/)", () => {
     const samples = documents().flatMap((doc) => samplesOf(doc.markdown))
     expect(samples.length).toBeGreaterThanOrEqual(5)

@@ -23,7 +23,8 @@ import { createGateway, textDeltas, type VideoGenerateEvent } from "../../src/st
 const query = new URLSearchParams(location.search)
 const baseUrl = query.get("gateway") ?? "http://127.0.0.1:8787"
 const apiKey = query.get("key") ?? "umg-emulator-key"
-// The spec polls every 3–5 s; `?pollMs=` lowers it for an emulator with fast timings (tests, demos).
+// The gateway contract polls every 3–5 s (docs/ARCHITECTURE.md); `?pollMs=` lowers it for an emulator
+// with fast timings (tests, demos).
 const pollMs = Math.min(5_000, Math.max(0, Number(query.get("pollMs") ?? "3000")))
 
 const element = <T extends HTMLElement>(id: string): T => {

@@ -61,10 +61,10 @@ export const makeWithHttpClient = (
     const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
     return {
       models: traceGroup("models", yield* Models.make(ctx)),
-      messages: traceGroup("messages", Messages.make(ctx)),
-      native: traceGroup("native", Native.make(ctx)),
-      chat: traceGroup("chat", Chat.make(ctx)),
-      responses: traceGroup("responses", Responses.make(ctx)),
+      messages: Messages.withHelpers(traceGroup("messages", Messages.make(ctx))),
+      native: Native.withHelpers(traceGroup("native", Native.make(ctx))),
+      chat: Chat.withHelpers(traceGroup("chat", Chat.make(ctx))),
+      responses: Responses.withHelpers(traceGroup("responses", Responses.make(ctx))),
       embeddings: traceGroup("embeddings", Embeddings.make(ctx)),
       rerank: traceGroup("rerank", Rerank.make(ctx)),
       speech: traceGroup("speech", Speech.make(ctx)),

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `umg` command: parses the command line with effect/cli, runs the chosen command and turns
- * its outcome into an exit code (0 success, 2 invalid input or a bad command line, 1 gateway or
- * network failure).
+ * its outcome into an exit code. The codes: 0 success, 2 invalid input or a bad command line, 1 a
+ * gateway or network failure.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect, Exit, Logger } from "effect"

@@ -30,6 +30,14 @@ export {
   VideoErrorEnvelope
 } from "./wire/ErrorEnvelope.js"
 export { defaultMaxJsonDepth } from "./wire/JsonSafety.js"
+export {
+  makePartialJson,
+  parsePartialJson,
+  PartialJsonError,
+  type PartialJson,
+  type PartialJsonLimits,
+  type PartialJsonResult
+} from "./wire/PartialJson.js"
 export type { DecodeOptions } from "./wire/WireJson.js"
 export * from "./gateway/index.js"
 export * from "./text/index.js"
@@ -37,3 +45,6 @@ export * from "./media/index.js"
 export * from "./realtime/index.js"
 export * from "./video/index.js"
 export * from "./platform/index.js"
+export * from "./structured/index.js"
+export * from "./tools/index.js"
+export type { ToolCallDelta } from "./text/ToolCallFragments.js"

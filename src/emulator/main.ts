@@ -1,6 +1,7 @@
 /**
  * Foreground runner of the emulator (`npm run emulator -- --port 8787 --fast`): prints its address,
- * demo key and platform credentials, and stops on SIGINT/SIGTERM.
+ * demo key and platform credentials, and stops on SIGINT/SIGTERM. `--rate-limit-headers` turns on
+ * the rate-limit headers (RateLimit.ts).
  */
 import { startEmulator } from "./index.js"
 
@@ -17,7 +18,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2)
 }
 
-const emulator = await startEmulator({ port, host: value("host") ?? "127.0.0.1", fast: flag("fast") })
+const emulator = await startEmulator({
+  port,
+  host: value("host") ?? "127.0.0.1",
+  fast: flag("fast"),
+  rateLimitHeaders: flag("rate-limit-headers")
+})
 console.log(`umg emulator listening on ${emulator.url}`)
 console.log(`  UMG_BASE_URL=${emulator.url}`)
 console.log(`  UMG_API_KEY=${emulator.apiKey}`)

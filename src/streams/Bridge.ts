@@ -1,8 +1,8 @@
 /**
- * The Effect → Observable bridge every `$` call of `umg/rx` is built on: work starts on subscribe,
+ * The Effect → Observable bridge every `$` call of `umg/rx` is built on. Work starts on subscribe,
  * unsubscribing interrupts the fiber (and so aborts the request, the poll loop or the socket), a
- * failure arrives as the same typed error instance the Effect API fails with, and a fiber
- * interrupted by someone else (the gateway disposed) still ends its subscriber with an error.
+ * failure arrives as the same typed error instance the Effect API fails with, and a fiber interrupted
+ * by someone else (the gateway disposed) still ends its subscriber with an error.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -158,7 +158,7 @@ export const firstValueEffect = <A>(source: () => Observable<A>, what: string): 
       subscription.unsubscribe()
       resume(outcome)
     }
-    return Effect.sync(() => subscription?.unsubscribe())
+    return Effect.sync(() => subscription.unsubscribe())
   })
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `TypedObservable<A, E>`: an RxJS `Observable` that also names, for the type checker only, the
- * errors it can deliver — RxJS types an error as `any`, so umg/rx carries the Effect call's error
+ * errors it can deliver. RxJS types an error as `any`, so umg/rx carries the Effect call's error
  * union alongside, for `ObservableError` to read back.
  */
 import type { Observable } from "rxjs"

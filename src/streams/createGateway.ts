@@ -1,40 +1,52 @@
 /**
- * `createGateway(config)`: the Observable face of the gateway — one `ManagedRuntime` built from
- * `Gateway.layer(config)`, and the same groups as the Effect `Gateway` with each call a cold
- * Observable (suffix `$`) running the service's Effect or Stream on that runtime: unsubscribing
- * interrupts the fiber (the request, the poll, the socket), and disposing interrupts every fiber in
- * flight, each subscriber getting `GatewayDisposed`.
+ * `createGateway(config)`: the Observable face of the gateway, the Effect `Gateway`'s groups with each
+ * call a cold Observable (suffix `$`). It builds one `ManagedRuntime` from `Gateway.layer(config)` and
+ * runs each call's Effect or Stream on that runtime: unsubscribing interrupts the fiber (the request,
+ * the poll, the socket), and disposing interrupts every fiber in flight, each subscriber getting
+ * `GatewayDisposed`.
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Stream from "effect/Stream"
 import { Gateway, type GatewayService } from "../adapters/Gateway.js"
+import type { CallOptions } from "../adapters/CallOptions.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/Live.js"
 import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
 import type { LiveServerMessage } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
-import type { RequestError, SessionError, SessionOpenError } from "../core/errors/GatewayError.js"
+import type { RequestError, SessionError, SessionOpenError, StreamError } from "../core/errors/GatewayError.js"
 import { fromEffect, fromEmitting, fromRegistration, fromStreamOf, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
 import type { TypedObservable } from "./TypedObservable.js"
+import type { RxRunTools } from "./runTools.js"
+import type { ChatBodyInput } from "../core/text/chat/ChatBody.js"
+import type { ChatCompletion } from "../core/text/chat/ChatResponse.js"
+import type { MessagesBodyInput } from "../core/text/messages/Messages.js"
+import type { Message } from "../core/text/messages/MessagesResponse.js"
+import type { GenerateContentResponse } from "../core/text/native/NativeResponse.js"
+import type { ResponsesBodyInput } from "../core/text/responses/ResponsesBody.js"
+import type { ResponsesResponse } from "../core/text/responses/ResponsesResponse.js"
+import type { NativeRequest } from "../adapters/groups/Native.js"
+import type { AnySchema } from "../core/structured/AnySchema.js"
+import type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "../adapters/structured/Parse.js"
 import { makeVideoGroup, type RxVideoGroup } from "./videoGroup.js"
 
-// `any` here only matches function shapes at the type level; no value is typed with it.
-type Args<F> = F extends (...args: infer P) => any ? P : never
-type Value<F> = F extends (...args: any) => Effect.Effect<infer A, any, any>
+// `(...args: never) => …` is every function's shape: the types below only read a call's parts.
+type Args<F> = F extends (...args: infer P) => unknown ? P : never
+type Value<F> = F extends (...args: never) => Effect.Effect<infer A, unknown, unknown>
   ? A
-  : F extends (...args: any) => Stream.Stream<infer A, any, any>
+  : F extends (...args: never) => Stream.Stream<infer A, unknown, unknown>
     ? A
     : never
-type Failure<F> = F extends (...args: any) => Effect.Effect<any, infer E, any>
+type Failure<F> = F extends (...args: never) => Effect.Effect<unknown, infer E, unknown>
   ? E
-  : F extends (...args: any) => Stream.Stream<any, infer E, any>
+  : F extends (...args: never) => Stream.Stream<unknown, infer E, unknown>
     ? E
     : never
 /**
@@ -46,6 +58,25 @@ export type Rx<F> = (...args: Args<F>) => TypedObservable<Value<F>, Failure<F> |
 
 type S = GatewayService
 
+/**
+ * A text group's structured output and tool loop as Observables: `parse$` (one decoded value),
+ * `parseStream$` (`Partial` values, then `Final`) and `runTools$` (every step of the loop; tools made
+ * with `tool()`, whose handlers get an `AbortSignal` that aborts on unsubscribe).
+ * @category models
+ */
+export interface RxTextHelpers<Body, Response> {
+  readonly parse$: <A>(
+    body: Body,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => TypedObservable<Parsed<A, Response>, RequestError | InvalidRequest | StructuredError | GatewayDisposed>
+  readonly parseStream$: <A>(
+    body: Body,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => TypedObservable<StructuredEvent<A, Response>, StreamError | InvalidRequest | StructuredError | GatewayDisposed>
+  readonly runTools$: RxRunTools<Body, Response, RequestError | InvalidRequest>
+}
 /** The gateway's calls as cold Observables, grouped like the Effect `Gateway`. @category models */
 export interface RxGateway {
   readonly models: { readonly list$: Rx<S["models"]["list"]>; readonly has$: Rx<S["models"]["has"]> }
@@ -54,16 +85,26 @@ export interface RxGateway {
     /** Decoded events; pipe through `textDeltas()`, `accumulateMessage()`, `toolCalls()`. */
     readonly stream$: Rx<S["messages"]["stream"]>
     readonly countTokens$: Rx<S["messages"]["countTokens"]>
-  }
-  readonly native: { readonly generate$: Rx<S["native"]["generate"]>; readonly stream$: Rx<S["native"]["stream"]> }
-  readonly chat: { readonly create$: Rx<S["chat"]["create"]>; readonly stream$: Rx<S["chat"]["stream"]> }
-  readonly responses: { readonly create$: Rx<S["responses"]["create"]>; readonly stream$: Rx<S["responses"]["stream"]> }
+  } & RxTextHelpers<MessagesBodyInput, Message>
+  readonly native: {
+    readonly generate$: Rx<S["native"]["generate"]>
+    readonly stream$: Rx<S["native"]["stream"]>
+  } & RxTextHelpers<NativeRequest, GenerateContentResponse>
+  readonly chat: {
+    readonly create$: Rx<S["chat"]["create"]>
+    readonly stream$: Rx<S["chat"]["stream"]>
+  } & RxTextHelpers<ChatBodyInput, ChatCompletion>
+  readonly responses: {
+    readonly create$: Rx<S["responses"]["create"]>
+    readonly stream$: Rx<S["responses"]["stream"]>
+  } & RxTextHelpers<ResponsesBodyInput, ResponsesResponse>
   readonly embeddings: {
     readonly create$: Rx<S["embeddings"]["create"]>
     /** `embeddings.embedMany`'s events: one request per text, results with their index and progress, 429s met by adapting. */
     readonly embedMany$: (
       inputs: ReadonlyArray<string>,
-      options: EmbedManyRxOptions
+      options: EmbedManyRxOptions,
+      callOptions?: CallOptions
     ) => TypedObservable<MapConcurrentEvent<string, Float32Array>, RequestError | InvalidRequest | GatewayDisposed>
   }
   readonly rerank: { readonly create$: Rx<S["rerank"]["create"]> }
@@ -72,21 +113,26 @@ export interface RxGateway {
   readonly video: RxVideoGroup
   readonly realtime: {
     /**
-     * Emits the session at once (state `connecting`); unsubscribing closes the socket. Errors as the
-     * session's `events$` do, or with what opening it failed with.
+     * Emits the session at once (state `connecting`); unsubscribing closes the socket, and so does the
+     * call's signal (`Aborted`). Errors as the session's `events$` do, or with what opening it failed with.
      */
     readonly connect$: (
-      options: RealtimeConnectOptions | string
+      options: RealtimeConnectOptions | string,
+      callOptions?: CallOptions
     ) => TypedObservable<
       RxSession<RealtimeServerEvent, RealtimeClientEvent, SessionError | GatewayDisposed>,
       SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
     >
   }
   readonly live: {
-    /** Emits the session at once; it opens after the server's `setupComplete`; unsubscribing closes the socket. */
+    /**
+     * Emits the session at once; it opens after the server's `setupComplete`; unsubscribing closes the
+     * socket, and so does the call's signal (`Aborted`).
+     */
     readonly connect$: (
       options: LiveConnectOptions | string,
-      setup?: Readonly<Record<string, unknown>>
+      setup?: Readonly<Record<string, unknown>>,
+      callOptions?: CallOptions
     ) => TypedObservable<
       RxSession<LiveServerMessage, LiveClientMessage, SessionError | GatewayDisposed>,
       SessionOpenError | SessionError | InvalidRequest | GatewayDisposed
@@ -146,65 +192,84 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
   const stream = <A, E>(f: (g: S) => Stream.Stream<A, E>): TypedObservable<A, E | GatewayDisposed> =>
     fromStreamOf(run, Effect.map(Gateway, f))
   return {
-    models: { list$: (options) => call((g) => g.models.list(options)), has$: (id) => call((g) => g.models.has(id)) },
+    // Every argument is passed on, the call's own options (last) included.
+    models: {
+      list$: (...args) => call((g) => g.models.list(...args)),
+      has$: (...args) => call((g) => g.models.has(...args))
+    },
     messages: {
-      create$: (body) => call((g) => g.messages.create(body)),
-      stream$: (body) => stream((g) => g.messages.stream(body)),
-      countTokens$: (body) => call((g) => g.messages.countTokens(body))
+      create$: (...args) => call((g) => g.messages.create(...args)),
+      stream$: (...args) => stream((g) => g.messages.stream(...args)),
+      countTokens$: (...args) => call((g) => g.messages.countTokens(...args)),
+      parse$: (body, schema, options) => call((g) => g.messages.parse(body, schema, options)),
+      parseStream$: (body, schema, options) => stream((g) => g.messages.parseStream(body, schema, options)),
+      runTools$: (body, config, options) => stream((g) => g.messages.runTools(body, config, options))
     },
     native: {
-      generate$: (request) => call((g) => g.native.generate(request)),
-      stream$: (request) => stream((g) => g.native.stream(request))
+      generate$: (...args) => call((g) => g.native.generate(...args)),
+      stream$: (...args) => stream((g) => g.native.stream(...args)),
+      parse$: (body, schema, options) => call((g) => g.native.parse(body, schema, options)),
+      parseStream$: (body, schema, options) => stream((g) => g.native.parseStream(body, schema, options)),
+      runTools$: (body, config, options) => stream((g) => g.native.runTools(body, config, options))
     },
     chat: {
-      create$: (body) => call((g) => g.chat.create(body)),
-      stream$: (body) => stream((g) => g.chat.stream(body))
+      create$: (...args) => call((g) => g.chat.create(...args)),
+      stream$: (...args) => stream((g) => g.chat.stream(...args)),
+      parse$: (body, schema, options) => call((g) => g.chat.parse(body, schema, options)),
+      parseStream$: (body, schema, options) => stream((g) => g.chat.parseStream(body, schema, options)),
+      runTools$: (body, config, options) => stream((g) => g.chat.runTools(body, config, options))
     },
     responses: {
-      create$: (body) => call((g) => g.responses.create(body)),
-      stream$: (body) => stream((g) => g.responses.stream(body))
+      create$: (...args) => call((g) => g.responses.create(...args)),
+      stream$: (...args) => stream((g) => g.responses.stream(...args)),
+      parse$: (body, schema, options) => call((g) => g.responses.parse(body, schema, options)),
+      parseStream$: (body, schema, options) => stream((g) => g.responses.parseStream(body, schema, options)),
+      runTools$: (body, config, options) => stream((g) => g.responses.runTools(body, config, options))
     },
     embeddings: {
-      create$: (body) => call((g) => g.embeddings.create(body)),
-      embedMany$: (inputs, options) =>
+      create$: (...args) => call((g) => g.embeddings.create(...args)),
+      embedMany$: (inputs, options, callOptions) =>
         emitting((g, emit: (event: MapConcurrentEvent<string, Float32Array>) => void) =>
-          g.embeddings.embedMany(embedManyOptions(inputs, options, emit))
+          g.embeddings.embedMany(embedManyOptions(inputs, options, emit), callOptions)
         )
     },
-    rerank: { create$: (body) => call((g) => g.rerank.create(body)) },
+    rerank: { create$: (...args) => call((g) => g.rerank.create(...args)) },
     speech: {
-      create$: (body) => call((g) => g.speech.create(body)),
-      stream$: (body) => stream((g) => g.speech.stream(body))
+      create$: (...args) => call((g) => g.speech.create(...args)),
+      stream$: (...args) => stream((g) => g.speech.stream(...args))
     },
     images: { generate$: (...args) => call((g) => g.images.generate(...args)) },
     video: makeVideoGroup(call, emitting, (f) =>
       fromRegistration(run, (emit, end) => Effect.flatMap(Gateway, (g) => f(g, emit, end)))
     ),
     realtime: {
-      connect$: (options) =>
+      connect$: (options, callOptions) =>
         fromScopedSession(
           run,
           "realtime",
-          Effect.flatMap(Gateway, (g) => g.realtime.connect(typeof options === "string" ? { model: options } : options))
+          Effect.flatMap(Gateway, (g) =>
+            g.realtime.connect(typeof options === "string" ? { model: options } : options, callOptions)
+          )
         )
     },
     live: {
-      connect$: (options, setup) =>
+      connect$: (options, setup, callOptions) =>
         fromScopedSession(
           run,
           "live",
           Effect.flatMap(Gateway, (g) =>
             g.live.connect(
-              typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options
+              typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options,
+              callOptions
             )
           )
         )
     },
     platform: {
-      login$: () => call((g) => g.platform.login()),
-      textToVideo$: (body) => call((g) => g.platform.textToVideo(body)),
-      anyShootEasy$: (body) => call((g) => g.platform.anyShootEasy(body)),
-      anyShootAdvanced$: (body) => call((g) => g.platform.anyShootAdvanced(body))
+      login$: (...args) => call((g) => g.platform.login(...args)),
+      textToVideo$: (...args) => call((g) => g.platform.textToVideo(...args)),
+      anyShootEasy$: (...args) => call((g) => g.platform.anyShootEasy(...args)),
+      anyShootAdvanced$: (...args) => call((g) => g.platform.anyShootAdvanced(...args))
     },
     dispose: () =>
       (disposing ??= (async () => {

@@ -2,7 +2,10 @@
  * `umg/rx`: the Observable face of the Unified Model Gateway client — `createGateway(config)` with
  * every call a cold Observable, and the operators for token streams, video polling and batches.
  */
-export { createGateway, type Rx, type RxGateway } from "./createGateway.js"
+export { createGateway, type Rx, type RxGateway, type RxTextHelpers } from "./createGateway.js"
+export type { CallOptions, ResponseInfo } from "../adapters/CallOptions.js"
+export { type RxRunTools, type RxRunToolsConfig, type RxToolDefinition, tool, type ToolContext } from "./runTools.js"
+export { type ToolCallDelta, toolCallDeltas } from "./toolCallDeltas.js"
 export { GatewayDisposed } from "./GatewayDisposed.js"
 export { type ObservableError, type TypedObservable } from "./TypedObservable.js"
 export type { RxSession, SessionState } from "./RxSession.js"

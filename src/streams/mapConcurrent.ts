@@ -1,7 +1,8 @@
 /**
- * `mapConcurrent`: the adapters' adaptive batching rule (`mapAdaptive`: bounded concurrency halved
- * on a 429 and regained slowly, the item retried after the wait, never dropped or duplicated) over
- * calls that are Observables, emitting each result with its input index and progress.
+ * `mapConcurrent`: the adapters' adaptive batching rule (`mapAdaptive`) over calls that are
+ * Observables, emitting each result with its input index and progress. The concurrency is bounded,
+ * halved on a 429 and regained slowly; the item is retried after the wait, never dropped or
+ * duplicated.
  */
 import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"

@@ -1,7 +1,7 @@
 /**
- * `pollTask$`: the adapters' one poll loop (`VideoPoller`) as an Observable for any task query — query
- * now, then every 3–5 s from each query's start until the task succeeds or fails, emitting each
- * status change once, within a caller-chosen timeout. It adds no polling rule of its own.
+ * `pollTask$`: the adapters' one poll loop (`VideoPoller`) as an Observable for any task query. It
+ * queries now, then every 3–5 s from each query's start until the task succeeds or fails, emitting
+ * each status change once, within a caller-chosen timeout. It adds no polling rule of its own.
  */
 import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"

@@ -1,6 +1,7 @@
 /** The `video` group of `umg/rx`: submit, query, download, `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
 import type { Exit } from "effect"
 import * as Effect from "effect/Effect"
+import type { CallOptions } from "../adapters/CallOptions.js"
 import type { GatewayService } from "../adapters/Gateway.js"
 import type { GeneratedVideo, PollOptions, VideoInput } from "../adapters/groups/Video.js"
 import type { VideoDownload, VideoQueryResponse, VideoSubmitResponse } from "../core/video/VideoTask.js"
@@ -26,23 +27,31 @@ export type VideoGenerateEvent =
 /** The `video` calls of `umg/rx`, each erroring with its Effect call's union plus `GatewayDisposed`. @category models */
 export interface RxVideoGroup {
   readonly submit$: (
-    input: VideoInput
+    input: VideoInput,
+    options?: CallOptions
   ) => TypedObservable<VideoSubmitResponse, RequestError | InvalidRequest | GatewayDisposed>
   readonly get$: (
-    taskId: string
+    taskId: string,
+    options?: CallOptions
   ) => TypedObservable<VideoQueryResponse, RequestError | InvalidRequest | GatewayDisposed>
   readonly download$: (
-    taskId: string
+    taskId: string,
+    options?: CallOptions
   ) => TypedObservable<VideoDownload, RequestError | InvalidRequest | GatewayDisposed>
-  /** Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed` after `failed`. */
+  /**
+   * Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed`
+   * after `failed` (with `Aborted` when the call's signal aborts).
+   */
   readonly poll$: (
     taskId: string,
-    options?: VideoPollOptions
+    options?: VideoPollOptions,
+    callOptions?: CallOptions
   ) => TypedObservable<VideoQueryResponse, VideoWaitError | InvalidRequest | GatewayDisposed>
   /** `video.generate`: submit, poll (with progress) and, for alpha, download. */
   readonly generate$: (
     input: VideoInput,
-    options?: VideoPollOptions
+    options?: VideoPollOptions,
+    callOptions?: CallOptions
   ) => TypedObservable<VideoGenerateEvent, VideoWaitError | InvalidRequest | GatewayDisposed>
 }
 
@@ -61,26 +70,36 @@ export const makeVideoGroup = (
     f: (g: GatewayService, emit: (a: A) => void, end: (exit: Exit.Exit<B, E>) => void) => Effect.Effect<() => void, E>
   ) => TypedObservable<A, E | GatewayDisposed>
 ): RxVideoGroup => ({
-  submit$: (input) => call((g) => g.video.submit(input)),
-  get$: (taskId) => call((g) => g.video.get(taskId)),
-  download$: (taskId) => call((g) => g.video.download(taskId)),
+  submit$: (input, options) => call((g) => g.video.submit(input, options)),
+  get$: (taskId, options) => call((g) => g.video.get(taskId, options)),
+  download$: (taskId, options) => call((g) => g.video.download(taskId, options)),
   // `follow`, not the `poll` stream: no fiber and no stream per poll, so thousands of polls stay small.
-  poll$: (taskId, options) =>
+  poll$: (taskId, options, callOptions) =>
     registering(
       (
         g,
         emit: (task: VideoQueryResponse) => void,
         end: (exit: Exit.Exit<unknown, VideoWaitError | InvalidRequest>) => void
-      ) => g.video.follow(taskId, { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) }, end)
+      ) =>
+        g.video.follow(
+          taskId,
+          { ...options, onQuery: (u, changed) => (changed ? emit(u.task) : undefined) },
+          end,
+          callOptions
+        )
     ),
-  generate$: (input, options) =>
+  generate$: (input, options, callOptions) =>
     emitting((g, emit: (event: VideoGenerateEvent) => void) =>
       Effect.tap(
-        g.video.generate(input, {
-          ...options,
-          onSubmitted: (s) => emit({ type: "submitted", taskId: s.task_id }),
-          onQuery: (u, changed) => (changed ? emit({ type: "progress", ...progressOf(u) }) : undefined)
-        }),
+        g.video.generate(
+          input,
+          {
+            ...options,
+            onSubmitted: (s) => emit({ type: "submitted", taskId: s.task_id }),
+            onQuery: (u, changed) => (changed ? emit({ type: "progress", ...progressOf(u) }) : undefined)
+          },
+          callOptions
+        ),
         (result) => Effect.sync(() => emit({ type: "done", taskId: result.task.task_id, result }))
       )
     )

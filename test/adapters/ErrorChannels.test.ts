@@ -12,6 +12,7 @@ import { clientLayerOf } from "../../src/adapters/http/HttpTransport.js"
 import type { RealtimeSession } from "../../src/adapters/groups/Realtime.js"
 import type { LiveSession } from "../../src/adapters/groups/Live.js"
 import {
+  type Aborted,
   AuthenticationError,
   BadRequest,
   DecodeError,
@@ -48,10 +49,10 @@ import {
 } from "../../src/streams/index.js"
 
 type S = GatewayService
-// `any` only matches function shapes at the type level.
-type EffectError<F> = F extends (...args: any) => Effect.Effect<any, infer E, any> ? E : never
-type StreamError_<F> = F extends (...args: any) => Stream.Stream<any, infer E, any> ? E : never
-type RxError<F> = F extends (...args: any) => infer O ? ObservableError<O> : never
+// `(...args: never) => …` is every function's shape; the success and requirement are covariant.
+type EffectError<F> = F extends (...args: never) => Effect.Effect<unknown, infer E, unknown> ? E : never
+type StreamError_<F> = F extends (...args: never) => Stream.Stream<unknown, infer E, unknown> ? E : never
+type RxError<F> = F extends (...args: never) => infer O ? ObservableError<O> : never
 
 /** The errors no call outside its own kind may produce. */
 type Foreign = IncompleteStream | VideoTaskFailed | PlatformError | ModelNotAvailable
@@ -71,11 +72,11 @@ describe("the error unions", () => {
     expectTypeOf<AnswerError>().toEqualTypeOf<
       AuthenticationError | PermissionDenied | NotFound | RateLimited | BadRequest | UpstreamError | ServerError
     >()
-    expectTypeOf<RequestError>().toEqualTypeOf<AnswerError | TimeoutError | TransportError | DecodeError>()
+    expectTypeOf<RequestError>().toEqualTypeOf<AnswerError | TimeoutError | TransportError | DecodeError | Aborted>()
     expectTypeOf<StreamError>().toEqualTypeOf<RequestError | IncompleteStream>()
     expectTypeOf<PlatformRequestError>().toEqualTypeOf<RequestError | PlatformError>()
-    expectTypeOf<SessionOpenError>().toEqualTypeOf<AnswerError | TimeoutError | TransportError>()
-    expectTypeOf<SessionError>().toEqualTypeOf<TransportError | DecodeError>()
+    expectTypeOf<SessionOpenError>().toEqualTypeOf<AnswerError | TimeoutError | TransportError | Aborted>()
+    expectTypeOf<SessionError>().toEqualTypeOf<TransportError | DecodeError | Aborted>()
     expectTypeOf<VideoWaitError>().toEqualTypeOf<RequestError | VideoTaskFailed>()
     expectTypeOf<ModelCheckError>().toEqualTypeOf<RequestError | ModelNotAvailable>()
     // GatewayError still holds every failure, so code written against it keeps compiling.
@@ -150,20 +151,20 @@ describe("Gateway: each method's error channel", () => {
       VideoWaitError | InvalidRequest
     >()
     type OnEnd = Parameters<S["video"]["follow"]>[2]
-    type EndError = Parameters<OnEnd>[0] extends Exit.Exit<any, infer E> ? E : never
+    type EndError = Parameters<OnEnd>[0] extends Exit.Exit<unknown, infer E> ? E : never
     expectTypeOf<EndError>().toEqualTypeOf<VideoWaitError | InvalidRequest>()
     expectTypeOf<EffectError<S["video"]["follow"]>>().toEqualTypeOf<InvalidRequest>()
     expectMethods("video", ["wait", "generate", "poll", "waitAll", "follow"])
   })
 
   it("adds ModelNotAvailable only for models.has", () => {
-    expectTypeOf<EffectError<S["models"]["list"]>>().toEqualTypeOf<RequestError>()
-    expectTypeOf<EffectError<S["models"]["has"]>>().toEqualTypeOf<ModelCheckError>()
+    expectTypeOf<EffectError<S["models"]["list"]>>().toEqualTypeOf<RequestError | InvalidRequest>()
+    expectTypeOf<EffectError<S["models"]["has"]>>().toEqualTypeOf<ModelCheckError | InvalidRequest>()
     expectMethods("models", ["list", "has"])
   })
 
   it("adds PlatformError only for the platform calls", () => {
-    expectTypeOf<EffectError<S["platform"]["login"]>>().toEqualTypeOf<PlatformRequestError>()
+    expectTypeOf<EffectError<S["platform"]["login"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
     expectTypeOf<EffectError<S["platform"]["textToVideo"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
     expectTypeOf<EffectError<S["platform"]["anyShootEasy"]>>().toEqualTypeOf<PlatformRequestError | InvalidRequest>()
     expectTypeOf<EffectError<S["platform"]["anyShootAdvanced"]>>().toEqualTypeOf<
@@ -205,7 +206,8 @@ describe("Effect.catchTags over a call's union", () => {
           ServerError: () => Effect.succeed("server"),
           TimeoutError: (e) => Effect.succeed(`timeout (${e.phase})`),
           TransportError: (e) => Effect.succeed(`connection (${e.reason})`),
-          DecodeError: (e) => Effect.succeed(`bad answer: ${e.what}`)
+          DecodeError: (e) => Effect.succeed(`bad answer: ${e.what}`),
+          Aborted: (e) => Effect.succeed(`aborted (${e.family})`)
         })
       )
     expectTypeOf<Effect.Error<ReturnType<typeof handled>>>().toBeNever()
@@ -237,8 +239,10 @@ describe("umg/rx: each Observable's errors", () => {
     expectTypeOf<RxError<G["embeddings"]["embedMany$"]>>().toEqualTypeOf<
       RequestError | InvalidRequest | GatewayDisposed
     >()
-    expectTypeOf<RxError<G["models"]["has$"]>>().toEqualTypeOf<ModelCheckError | GatewayDisposed>()
-    expectTypeOf<RxError<G["platform"]["login$"]>>().toEqualTypeOf<PlatformRequestError | GatewayDisposed>()
+    expectTypeOf<RxError<G["models"]["has$"]>>().toEqualTypeOf<ModelCheckError | InvalidRequest | GatewayDisposed>()
+    expectTypeOf<RxError<G["platform"]["login$"]>>().toEqualTypeOf<
+      PlatformRequestError | InvalidRequest | GatewayDisposed
+    >()
     expectTypeOf<RxError<G["platform"]["textToVideo$"]>>().toEqualTypeOf<
       PlatformRequestError | InvalidRequest | GatewayDisposed
     >()

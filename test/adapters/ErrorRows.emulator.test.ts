@@ -43,7 +43,7 @@ const EPSILON = "epsilon-sonnet-4-5-20250929"
 const msgs = [{ role: "user", content: "Hi" }]
 const contents = [{ role: "user", parts: [{ text: "Hi" }] }]
 
-describe("the spec's error rows", () => {
+describe("each family's error answers, as typed errors", () => {
   it("messages 400: a missing field is BadRequest invalid_request naming the field", async () => {
     const e = await errorOf("messages", "/v1/messages", { model: EPSILON, max_tokens: 10 })
     expect(e).toMatchObject({ _tag: "BadRequest", status: 400, family: "messages", type: "invalid_request" })

@@ -265,7 +265,7 @@ describe("Gateway against the emulator", () => {
     expect(error._tag).toBe("DecodeError")
   })
 
-  it("gives the spec's access outcomes for a restricted key", async () => {
+  it("refuses a restricted key alpha with 400 and a hidden model with 404", async () => {
     const key = emu.restrictedKey!
     const alpha = await fail(
       Effect.flatMap(Gateway, (g) => g.video.submit({ model: "alpha-2", prompt: "x" })),

@@ -57,7 +57,7 @@ describe("video.poll", () => {
     })
   )
 
-  it.effect("queries every 3 s when asked for the spec's shortest interval", () =>
+  it.effect("queries every 3 s when asked for the shortest allowed interval", () =>
     Effect.gen(function* () {
       const fake = makeFake([task("queued"), task("succeeded")])
       const fiber = yield* Effect.forkChild(

@@ -27,7 +27,7 @@ describe("client and emulator agree on", () => {
     expect(await post("/v1/embeddings", body)).toBe(200)
   })
 
-  it("speech voices being the spec's six", async () => {
+  it("speech voices being the six the gateway accepts", async () => {
     for (const [voice, ok] of [
       ["alloy", true],
       ["shimmer", true],

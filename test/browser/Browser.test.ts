@@ -104,12 +104,11 @@ const SOCKET_PROBE = `
   window.umgSocketProbe = firstEvents
 `
 
-const textLength = (page: Page): Promise<number> =>
-  page.locator("#chat-output").evaluate((el) => el.textContent?.length ?? 0)
+const textLength = (page: Page): Promise<number> => page.locator("#chat-output").evaluate((el) => el.textContent.length)
 
 /** Waits until the streamed text is longer than `than` characters, and returns the new length. */
 const growsBeyond = async (page: Page, than: number): Promise<number> => {
-  await page.waitForFunction((n) => (document.querySelector("#chat-output")?.textContent?.length ?? 0) > n, than)
+  await page.waitForFunction((n) => (document.querySelector("#chat-output")?.textContent.length ?? 0) > n, than)
   return textLength(page)
 }
 
@@ -120,6 +119,8 @@ describe("the browser example in Chromium", () => {
   let tap: Awaited<ReturnType<typeof tapGateway>>
   let browser: Browser | undefined
   const pageErrors: Array<string> = []
+  // Each resource's release, pushed as it is acquired: a beforeAll that fails half-way releases what it got.
+  const releases: Array<() => Promise<unknown>> = []
   // esbuild does not type-check; tsc checks the page's script in a child process meanwhile.
   let typecheck: Promise<string> = Promise.resolve("not started")
 
@@ -129,18 +130,22 @@ describe("the browser example in Chromium", () => {
     built = await buildExample()
     // A 200-word reply at 20 ms a token streams for seconds: long enough to watch it grow and stop it.
     emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 200 } })
+    releases.push(() => emulator.close())
     tap = await tapGateway(emulator.port)
+    releases.push(() => {
+      for (const socket of tap.sockets) socket.destroy()
+      return new Promise((resolve) => tap.server.close(resolve))
+    })
     page = await serveExample(built.outdir)
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+    releases.push(() => new Promise((resolve) => page.server.close(resolve)))
+    const launched = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+    browser = launched
+    releases.push(() => launched.close())
     // Installing Chromium on a fresh machine takes a few minutes, once.
   }, 900_000)
 
   afterAll(async () => {
-    await browser?.close()
-    for (const socket of tap?.sockets ?? []) socket.destroy()
-    await new Promise((resolve) => (tap === undefined ? resolve(undefined) : tap.server.close(resolve)))
-    await new Promise((resolve) => (page === undefined ? resolve(undefined) : page.server.close(resolve)))
-    await emulator?.close()
+    for (const release of releases.reverse()) await release()
   })
 
   const open = async (width = 1100): Promise<Page> => {

@@ -27,7 +27,9 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await emulator?.close()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   if (umg !== undefined) rmSync(umg, { force: true })
   rmSync(dir, { recursive: true, force: true })
 })
@@ -334,6 +336,7 @@ describe("umg help", () => {
     for (const args of [["--help"], ["speak", "--help"], ["video", "--help"]]) {
       const run = await runUmg(umg, args, colourable)
       expect(run.code).toBe(0)
+      // eslint-disable-next-line no-control-regex -- no ANSI escape (ESC [) may reach a pipe
       expect(run.stdout).not.toMatch(/\u001b\[/)
       for (const line of run.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80)
       expect(run.stdout).not.toMatch(/^\$ /m)

@@ -13,6 +13,7 @@ beforeAll(async () => {
   emulator = await startEmulator({ fast: true })
 })
 afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await emulator?.close()
 })
 

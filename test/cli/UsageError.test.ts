@@ -12,6 +12,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(() => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   if (umg !== undefined) rmSync(umg, { force: true })
 })
 

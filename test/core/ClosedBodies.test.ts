@@ -243,7 +243,7 @@ describe.each(families)("the $name body", (family) => {
 })
 
 describe("closed body types", () => {
-  it("make a misspelled field a compile error, nested objects the spec closes too, and keep extra typed", () => {
+  it("make a misspelled field a compile error, closed nested objects too, and keep extra typed", () => {
     const native: NativeBodyInput = {
       contents: [{ role: "user", parts: [{ text: "hi" }] }],
       // @ts-expect-error `temprature` is not a generationConfig field

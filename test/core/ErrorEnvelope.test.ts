@@ -14,7 +14,7 @@ const messagesBody = (type: string, message: string) => ({
 })
 const nativeBody = (code: number, status: string, message: string) => ({ error: { code, message, status } })
 
-describe("toGatewayError: the rows of the spec's Errors table", () => {
+describe("toGatewayError: each family's error envelope and status to its typed error", () => {
   it("maps a messages-style 400 invalid_request to BadRequest with type, message and request id", () => {
     const e = toGatewayError({
       family: "messages",

@@ -59,7 +59,7 @@ const snapshotAfter = (list: ReadonlyArray<MessagesEvent>): MessagesSnapshot =>
   list.reduce((s, e) => Result.getOrThrow(stepMessages(s, e)), initialMessagesSnapshot)
 
 describe("MessagesAccumulator", () => {
-  it("folds the protocol-notes example into thinking with signature and a parsed tool input", () => {
+  it("folds a stream of thinking and a tool call into thinking with signature and a parsed tool input", () => {
     const message = Result.getOrThrow(accumulateMessages(events(messagesThinkingToolStream)))
     expect(message).toEqual({
       id: "msg_01",

@@ -79,7 +79,7 @@ describe("MessagesResponse", () => {
 })
 
 describe("MessagesEvents", () => {
-  it("decodes the protocol-notes example stream", () => {
+  it("decodes every event of a stream with thinking, a ping and a tool call", () => {
     expect(decodeAll(messagesThinkingToolStream).map((e) => e.type)).toEqual([
       "message_start",
       "content_block_start",

@@ -60,6 +60,11 @@ describe("decodeModelList", () => {
   it.effect("fails with a DecodeError on the wrong format or a bad date", () =>
     Effect.gen(function* () {
       expect(yield* Effect.flip(decodeModelList("openai", { models: [] }))).toMatchObject({ _tag: "DecodeError" })
+      // A JavaScript caller's unknown format fails rather than throws.
+      expect(yield* Effect.flip(decodeModelList("other" as never, { data: [] }))).toMatchObject({
+        _tag: "DecodeError",
+        message: "model list: unknown format (openai, messages or native)"
+      })
       expect(
         yield* Effect.flip(decodeModelList("messages", { data: [{ type: "model", id: "x", created_at: "yesterday" }] }))
       ).toMatchObject({ _tag: "DecodeError" })

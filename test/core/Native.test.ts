@@ -235,7 +235,7 @@ describe("buildNativeBody: generationConfig", () => {
     expect(e.message).toBe("generationConfig.temperature: expected a number, got null")
   })
 
-  it("passes the other generationConfig fields of protocol-notes §2.2 through", () => {
+  it("passes the other known generationConfig fields through", () => {
     expect(
       success(buildNativeBody("zeta-2.5-pro", gen({ seed: 7, responseMimeType: "application/json" }))).generationConfig
     ).toEqual({
@@ -244,7 +244,7 @@ describe("buildNativeBody: generationConfig", () => {
     })
   })
 
-  it("refuses an unknown generationConfig, thinkingConfig or inlineData key naming the nearest known one (the spec lists their members)", () => {
+  it("refuses an unknown generationConfig, thinkingConfig or inlineData key naming the nearest known one (their members are a closed list)", () => {
     const e = failure(buildNativeBody("zeta-2.5-pro", gen({ temprature: 0.2 })))
     expect(e).toMatchObject({ field: "generationConfig.temprature", rule: "unknown-field" })
     expect(e.message).toBe("unknown field `temprature` in generationConfig; did you mean `temperature`?")

@@ -14,7 +14,7 @@ describe("checkPollSettings", () => {
     expect(queryGapMs(50)).toBe(50)
   })
 
-  it("accepts both ends of the spec's 3–5 s range", () => {
+  it("accepts both ends of the 3–5 s range", () => {
     expect(Result.isSuccess(checkPollSettings({ intervalMs: pollingRule.minIntervalMs }))).toBe(true)
     expect(Result.isSuccess(checkPollSettings({ intervalMs: pollingRule.maxIntervalMs }))).toBe(true)
   })

@@ -36,7 +36,7 @@ describe("VideoCatalog", () => {
     })
   )
 
-  it.effect("holds the spec's per-model rules as data", () =>
+  it.effect("holds each video model's rules as data", () =>
     Effect.gen(function* () {
       const m = (id: string) => lookupVideoModel(id)
       expect((yield* m("beta-3.1-fast-generate-001")).firstLastFrame).toBe(true)

@@ -10,6 +10,7 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw wire JSON read field by field: the assertions check the shape
 type Msg = Record<string, any>
 
 const liveUrl = (model = MODEL, query = `?key=${emu.apiKey}`) =>

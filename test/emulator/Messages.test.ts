@@ -138,14 +138,19 @@ describe("POST /v1/messages", () => {
           stream: true
         })
       ).text()
-    ) as Array<Record<string, any>>
-    const start = events.find((e) => e.type === "content_block_start" && e.content_block.type === "tool_use")!
+    ) as Array<{
+      type: string
+      index?: number
+      content_block?: { type: string }
+      delta?: { partial_json?: string; stop_reason?: string }
+    }>
+    const start = events.find((e) => e.type === "content_block_start" && e.content_block?.type === "tool_use")!
     const json = events
       .filter((e) => e.type === "content_block_delta" && e.index === start.index)
-      .map((e) => e.delta.partial_json as string)
+      .map((e) => e.delta?.partial_json)
       .join("")
     expect(Object.keys(JSON.parse(json) as object).sort()).toEqual(["city", "unit"])
-    expect(events.find((e) => e.type === "message_delta")!.delta.stop_reason).toBe("tool_use")
+    expect(events.find((e) => e.type === "message_delta")!.delta?.stop_reason).toBe("tool_use")
   })
 
   it("answers JSON of the schema asked for by output_config.format", async () => {

@@ -7,18 +7,27 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-const list = async (headers: Record<string, string>, query = ""): Promise<Record<string, any>> => {
+/** The fields of the three list formats the tests read (an answer has those of its format). */
+interface ModelListAnswer {
+  readonly object?: string
+  readonly data?: ReadonlyArray<{ readonly id: string }>
+  readonly has_more?: boolean
+  readonly first_id?: string
+  readonly models?: ReadonlyArray<{ readonly name: string; readonly supportedGenerationMethods?: unknown }>
+}
+
+const list = async (headers: Record<string, string>, query = ""): Promise<ModelListAnswer> => {
   const res = await fetch(`${emu.url}/v1/models${query}`, { headers })
   expect(res.status).toBe(200)
-  return (await res.json()) as Record<string, any>
+  return (await res.json()) as ModelListAnswer
 }
 
 describe("GET /v1/models", () => {
   it("answers the OpenAI format with exactly the four record fields by default", async () => {
     const body = await list({ authorization: `Bearer ${emu.apiKey}` })
     expect(body.object).toBe("list")
-    for (const m of body.data) expect(Object.keys(m).sort()).toEqual(["created", "id", "object", "owned_by"])
-    const ids = (body.data as Array<{ id: string }>).map((m) => m.id)
+    for (const m of body.data!) expect(Object.keys(m).sort()).toEqual(["created", "id", "object", "owned_by"])
+    const ids = body.data!.map((m) => m.id)
     for (const id of [
       "alpha-2",
       "epsilon-sonnet-4-5-20250929",
@@ -37,7 +46,7 @@ describe("GET /v1/models", () => {
   it("answers the messages-style format for x-api-key with anthropic-version", async () => {
     const body = await list({ "x-api-key": emu.apiKey, "anthropic-version": "2023-06-01" })
     expect(body.has_more).toBe(false)
-    expect(body.data[0]).toMatchObject({
+    expect(body.data![0]).toMatchObject({
       type: "model",
       id: body.first_id,
       display_name: expect.any(String),
@@ -48,17 +57,15 @@ describe("GET /v1/models", () => {
   it("answers the native format for x-vendor-api-key or ?key=", async () => {
     const byHeader = await list({ "x-vendor-api-key": emu.apiKey })
     const byQuery = await list({}, `?key=${emu.apiKey}`)
-    expect(byHeader.models[0].name).toMatch(/^models\//)
+    expect(byHeader.models![0]!.name).toMatch(/^models\//)
     expect(byQuery.models).toEqual(byHeader.models)
-    const pro = (byHeader.models as Array<Record<string, unknown>>).find((m) => m.name === "models/zeta-2.5-pro")!
+    const pro = byHeader.models!.find((m) => m.name === "models/zeta-2.5-pro")!
     expect(pro.supportedGenerationMethods).toContain("generateContent")
   })
 
   it("lists only the models the restricted key may use", async () => {
-    const full = (await list({ authorization: `Bearer ${emu.apiKey}` })).data.map((m: { id: string }) => m.id)
-    const restricted = (await list({ authorization: `Bearer ${emu.restrictedKey!}` })).data.map(
-      (m: { id: string }) => m.id
-    )
+    const full = (await list({ authorization: `Bearer ${emu.apiKey}` })).data!.map((m) => m.id)
+    const restricted = (await list({ authorization: `Bearer ${emu.restrictedKey!}` })).data!.map((m) => m.id)
     expect(restricted.length).toBeLessThan(full.length)
     for (const hidden of ["alpha-2", "delta-1-0-lite-t2v-250428", "delta-1-0-lite-i2v-250428"]) {
       expect(full).toContain(hidden)

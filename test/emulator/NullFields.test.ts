@@ -54,7 +54,7 @@ const colourSchema = {
 }
 
 describe("the nulls the text families write", () => {
-  it("messages-style: only stop_sequence (§1.3) and, in message_start, stop_reason (§1.5); no citations on text blocks", async () => {
+  it("messages-style: only stop_sequence and, in message_start, stop_reason; no citations on text blocks", async () => {
     const model = "epsilon-sonnet-4-5-20250929"
     const user = { role: "user", content: "Weather in Paris?" }
     const tools = [{ name: "get_weather", description: "Weather of a city", input_schema: cityTool }]
@@ -97,7 +97,7 @@ describe("the nulls the text families write", () => {
     ])
   })
 
-  it("chat: only content beside a tool call, refusal, logprobs, finish_reason before the end and usage before the usage chunk (§3.1)", async () => {
+  it("chat: only content beside a tool call, refusal, logprobs, finish_reason before the end and usage before the usage chunk", async () => {
     const messages = [{ role: "user", content: "Paint something." }]
     const tools = [{ type: "function", function: { name: "paint", parameters: cityTool } }]
     const bodies = [
@@ -139,7 +139,7 @@ describe("the nulls the text families write", () => {
     ])
   })
 
-  it("responses: only error, incomplete_details, instructions and max_output_tokens, and usage before the answer is done (§3.2)", async () => {
+  it("responses: only error, incomplete_details, instructions and max_output_tokens, and usage before the answer is done", async () => {
     const tools = [{ type: "function", name: "paint", parameters: cityTool }]
     const bodies = [
       { model: "gpt-5", input: "Hello" },
@@ -176,7 +176,7 @@ describe("the nulls the text families write", () => {
     )
   })
 
-  it("native content: none (§2.3 leaves absent fields out)", async () => {
+  it("native content: none (absent fields are left out)", async () => {
     const headers = { "x-vendor-api-key": emu.apiKey }
     const user = { role: "user", parts: [{ text: "Weather in Paris?" }] }
     const tools = [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: cityTool }] }]

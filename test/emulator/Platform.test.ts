@@ -10,13 +10,20 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
+/** The platform's answer envelope. */
+interface Envelope {
+  readonly code: number
+  readonly msg: string
+  readonly data: unknown
+}
+
 const post = async (path: string, body: unknown, authorization?: string) => {
   const r = await fetch(`${emu.platformUrl}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) },
     body: typeof body === "string" ? body : JSON.stringify(body)
   })
-  return { status: r.status, body: (await r.json()) as Record<string, any> }
+  return { status: r.status, body: (await r.json()) as Envelope }
 }
 
 const TOKEN = "/prod-api/v3/auth/getToken"
@@ -113,7 +120,7 @@ describe("E5 Any Shoot creative mode", () => {
   it("returns data.url of a real PNG the emulator serves", async () => {
     const r = await post(EASY, easy, await login())
     expect(r.body).toMatchObject({ code: 200, data: { url: expect.stringMatching(/\.png$/) } })
-    const img = await fetch(r.body.data.url as string)
+    const img = await fetch((r.body.data as { url: string }).url)
     expect(img.status).toBe(200)
     expect(img.headers.get("content-type")).toBe("image/png")
     expect(Buffer.from(await img.arrayBuffer()).subarray(0, 8)).toEqual(

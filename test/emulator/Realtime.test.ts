@@ -9,6 +9,7 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw wire JSON read field by field: the assertions check the shape
 type Ev = Record<string, any>
 
 /** A connected socket with a queue of received events. */

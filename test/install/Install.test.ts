@@ -1,6 +1,6 @@
 // Installing umg elsewhere, as a user would: pack the package (its `prepare` builds dist/), install
-// `effect@^4.1` and the tarball into a fresh project without dev dependencies (effect is a peer
-// dependency, so the app has one copy), then import every entry point from ESM, from CommonJS
+// `effect@^4.1` (and `@ai-sdk/provider`, umg/ai-sdk's optional peer) and the tarball into a fresh project
+// without dev dependencies (effect is a peer dependency, so the app has one copy), then import every entry point from ESM, from CommonJS
 // `require`, type-check files under `tsc --strict` (one importing each entry point, one Effect program
 // that provides `Gateway.layer`), run that program against the emulator, and run the `umg` bin.
 import { execFileSync, spawnSync } from "node:child_process"
@@ -28,7 +28,10 @@ const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) => {
     timeout: 300_000,
     env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" }
   })
-  return { code: out.status ?? -1, stdout: out.stdout ?? "", stderr: out.stderr ?? "" }
+  // Both outputs are `undefined` when the command cannot be started, which the type leaves out.
+  const stdout = out.stdout as string | undefined
+  const stderr = out.stderr as string | undefined
+  return { code: out.status ?? -1, stdout: stdout ?? "", stderr: stderr ?? "" }
 }
 
 beforeAll(() => {
@@ -45,12 +48,14 @@ beforeAll(() => {
   )
   const installed = run(
     "npm",
-    ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", join(work, tarball)],
+    // `@ai-sdk/provider`: the optional peer of `umg/ai-sdk`, which an AI SDK app has through `ai`.
+    ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", "@ai-sdk/provider@^4", join(work, tarball)],
     project
   )
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr.slice(-1000)}`)
 }, 600_000)
 afterAll(() => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
 })
 

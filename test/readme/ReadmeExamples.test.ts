@@ -112,6 +112,49 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
   "Closed bodies, `extra` and unknown models": [/did you mean `temperature`\?/, /user_tag: 't1'/],
   Tracing: [/'umg\.models\.list'/],
   "The emulator": [/^http:\/\/127\.0\.0\.1:\d+ \S+ \S+$/m],
+  "Structured output and tools": [
+    /^3 steps; report: \S[\s\S]*^3 steps; report: \S/m,
+    /^get_time interrupted$/m,
+    /^get_time aborted$/m
+  ],
+  "Structured output: `parse` and `parseStream`": [
+    ...["chat", "responses", "native", "messages"].map(
+      (f) => new RegExp(`^${f}: [^,]+, ([1-9]|1[0-4]) days, \\d+ tags$`, "m")
+    ),
+    /^zod: (yes|no)$/m,
+    ...["chat", "responses", "native", "messages"].map(
+      (f) => new RegExp(`^${f}: [1-9]\\d* partial values, then .+ for ([1-9]|1[0-4]) days$`, "m")
+    )
+  ],
+  "Tools: `runTools`": [
+    ...["messages", "responses", "native"].map(
+      (f) => new RegExp(`^${f}: ModelTurn → ToolCall → ToolResult → ModelTurn → Done$`, "m")
+    ),
+    /^arguments in ([2-9]|[1-9]\d+) deltas; get_weather\(\{"city":"[^"]+"\}\), done: true$/m
+  ],
+  "Per-call options": [
+    /^answered: stop$/m,
+    /^status 200, request id present, chat\.completion$/m,
+    /^aborted \(openai\)$/m
+  ],
+  "Using umg from the AI SDK and from Effect AI": [
+    /^epsilon-sonnet-4-5-20250929: [1-9]\d* pieces, stop$/m,
+    /^zeta-2\.5-flash: [1-9]\d* pieces, stop$/m,
+    /^gpt-4o: stop$/m
+  ],
+  "Using umg from the AI SDK": [
+    ...["messages", "chat", "responses", "native"].map(
+      (f) => new RegExp(`^${f}: stop, [1-9]\\d* words; streamed in [1-9]\\d* pieces$`, "m")
+    ),
+    /^tools: tool-calls → stop$/m,
+    /^fallback: gpt-4o answered "/m,
+    /^embeddings: 3 × 1536$/m
+  ],
+  "Using umg from Effect AI": [
+    /^epsilon-sonnet-4-5-20250929: stop, [1-9]\d* tokens; .+; [1-9]\d* deltas$/m,
+    /^agent: tool-calls → stop: /m,
+    /^plan: gpt-4o answered: /m
+  ],
   "Testing an AI SDK app against the emulator": [
     ...["messages-style", "chat", "responses", "native content"].map(
       (f) => new RegExp(`^${f}: [1-9]\\d* words; tool-calls → stop; shade \\d+$`, "m")
@@ -132,7 +175,10 @@ let emulator: Emulator
 beforeAll(async () => {
   emulator = await startEmulator({ fast: true })
 })
-afterAll(() => emulator?.close())
+afterAll(() =>
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  emulator?.close()
+)
 
 interface Run {
   readonly code: number | null

@@ -83,7 +83,7 @@ describe("pollTask$ (a projection of the adapters' poll loop)", () => {
     expect(started).toBe(2)
   })
 
-  it("refuses an interval outside the spec's 3–5 s with InvalidRequest naming intervalMs, before any query", () => {
+  it("refuses an interval outside the allowed 3–5 s with InvalidRequest naming intervalMs, before any query", () => {
     for (const intervalMs of [2999, 5001, Number.NaN]) {
       let error: unknown
       pollTask$(

@@ -36,7 +36,9 @@ export const findOrInstallChromium = (): string => {
     const run = spawnSync("bash", [script], { encoding: "utf8", timeout: 600_000 })
     const after = found()
     if (after !== undefined) return after
-    throw new Error(`installing Debian's chromium failed (exit ${run.status}): ${(run.stderr ?? "").slice(-500)}`)
+    // `stderr` is `undefined` when bash cannot be started, which the type leaves out.
+    const stderr = run.stderr as string | undefined
+    throw new Error(`installing Debian's chromium failed (exit ${run.status}): ${(stderr ?? "").slice(-500)}`)
   }
   throw new Error(
     "the browser test needs Chromium: install it (Debian/Ubuntu: `apt-get install chromium`; macOS: Google Chrome) or set CHROME_PATH to a Chromium or Chrome binary"

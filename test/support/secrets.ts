@@ -3,6 +3,9 @@
 import { inspect } from "node:util"
 import { expect } from "vitest"
 
+/** The JSON text of a value; `""` for `undefined`, a function or a symbol, which stringify to `undefined`. */
+const jsonOf = (v: unknown): string => (JSON.stringify(v) as string | undefined) ?? ""
+
 const views = (value: unknown): Array<[string, string]> => {
   const out: Array<[string, string]> = []
   const seen = new Set<unknown>()
@@ -11,7 +14,7 @@ const views = (value: unknown): Array<[string, string]> => {
     seen.add(v)
     out.push([`${where} inspect`, inspect(v, { depth: 12, showHidden: true, getters: true })])
     try {
-      out.push([`${where} JSON`, JSON.stringify(v) ?? ""])
+      out.push([`${where} JSON`, jsonOf(v)])
     } catch {
       // cycles: inspect covers it
     }
@@ -26,7 +29,7 @@ const views = (value: unknown): Array<[string, string]> => {
       if (typeof o.stack === "string") out.push([`${where}.stack`, o.stack])
       if (typeof o.toJSON === "function") {
         try {
-          out.push([`${where}.toJSON()`, JSON.stringify((o.toJSON as () => unknown).call(o)) ?? ""])
+          out.push([`${where}.toJSON()`, jsonOf((o.toJSON as () => unknown).call(o))])
         } catch {
           // a throwing toJSON shows nothing
         }

@@ -1,5 +1,5 @@
 /**
- * One call per input with a concurrency that adapts to rate limits, the batching rule of
+ * One call per input with a concurrency that adapts to rate limits. It is the batching rule of
  * `embeddings.embedMany` and of umg/rx's `mapConcurrent`: at most `concurrency` calls in flight; a
  * 429 pauses new calls for the wait the core's `RetryPolicy` decides (the wait it asks, up to the
  * cap, else a jittered 0.5 s → 8 s back-off), halves the concurrency (regained by one after as many
@@ -69,6 +69,54 @@ interface Item<I> {
 }
 
 /**
+ * The wait before an item that met a 429 is tried again, in whole milliseconds, or `undefined` when
+ * the transport's own rule says stop: no retries left, the asked wait above the cap, a quota spent.
+ */
+const rateLimitDelayMs = (
+  asked: { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined },
+  attempt: number,
+  budget: RetryBudget,
+  random: number,
+  now: number
+): number | undefined => {
+  const decision = decide({
+    failure: { _tag: "Status", status: 429, headers: {}, retryAfterMs: asked.retryAfterMs, errorType: asked.type },
+    attempt,
+    kind: "idempotent",
+    budget,
+    random,
+    now
+  })
+  // Whole milliseconds: a fraction left over would arm a timer of no time again and again.
+  return decision._tag === "Stop" ? undefined : Math.ceil(decision.delayMs)
+}
+
+/**
+ * A trampoline around `drain`: calling the result runs `drain` now or, when called from inside
+ * `drain`, once more after it returns (until `stopped()`), so calls that answer at once re-enter
+ * without recursing per item.
+ */
+const trampoline = (drain: () => void, stopped: () => boolean): (() => void) => {
+  let running = false
+  let requested = false
+  const takeRequest = (): boolean => {
+    const wanted = requested
+    requested = false
+    return wanted
+  }
+  return () => {
+    if (running) {
+      requested = true
+      return
+    }
+    running = true
+    do drain()
+    while (takeRequest() && !stopped())
+    running = false
+  }
+}
+
+/**
  * Calls `call(input, index)` for every input and reports each outcome to `onEvent` as it happens;
  * succeeds once every input has a result. Any failure other than a rate limit, or a rate limit past
  * `maxRetries`, fails the batch with it and interrupts the calls in flight; so does interrupting it.
@@ -100,8 +148,6 @@ export const mapAdaptive = <I, B, E>(
       let pausedUntil = Number.NEGATIVE_INFINITY
       let waking = false
       let ended = false
-      let pumping = false
-      let again = false
 
       const stopAll = () => {
         // Copied first: an interrupted call's observer runs at once and deletes itself from the set.
@@ -125,6 +171,32 @@ export const mapAdaptive = <I, B, E>(
         }
       }
 
+      const succeeded = (item: Item<I>, result: B) => {
+        done++
+        successes++
+        if (successes >= limit && limit < max) {
+          limit++
+          successes = 0
+        }
+        if (!report({ type: "result", index: item.index, input: item.input, result, done, total })) return
+        if (done === total) return end(Effect.void)
+        pump()
+      }
+      const failed = (item: Item<I>, cause: Cause.Cause<E>) => {
+        const failure = Cause.findErrorOption(cause)
+        const asked = Option.isSome(failure) ? options.rateLimit(failure.value) : undefined
+        if (asked === undefined) return end(Effect.failCause(cause))
+        const delayMs = rateLimitDelayMs(asked, item.attempt, budget, random(), clock.currentTimeMillisUnsafe())
+        if (delayMs === undefined) return end(Effect.failCause(cause))
+        limit = Math.max(1, Math.floor(limit / 2))
+        successes = 0
+        pausedUntil = Math.max(pausedUntil, clock.currentTimeMillisUnsafe() + delayMs)
+        const attempt = item.attempt + 1
+        queue.unshift({ ...item, attempt })
+        const { index, input } = item
+        if (!report({ type: "rate-limited", index, input, attempt, delayMs, concurrency: limit, done, total })) return
+        pump()
+      }
       const start = (item: Item<I>) => {
         inFlight++
         const fiber = fork(call(item.input, item.index))
@@ -133,91 +205,31 @@ export const mapAdaptive = <I, B, E>(
           fibers.delete(fiber)
           inFlight--
           if (ended) return
-          if (exit._tag === "Success") {
-            done++
-            successes++
-            if (successes >= limit && limit < max) {
-              limit++
-              successes = 0
-            }
-            if (!report({ type: "result", index: item.index, input: item.input, result: exit.value, done, total }))
-              return
-            if (done === total) return end(Effect.void)
-            return pump()
-          }
-          const failure = Cause.findErrorOption(exit.cause)
-          const asked = Option.isSome(failure) ? options.rateLimit(failure.value) : undefined
-          if (asked === undefined) return end(Effect.failCause(exit.cause))
-          // The transport's own rule, read for a 429: retries left, the asked wait within the cap, not a quota.
-          const decision = decide({
-            failure: {
-              _tag: "Status",
-              status: 429,
-              headers: {},
-              retryAfterMs: asked.retryAfterMs,
-              errorType: asked.type
-            },
-            attempt: item.attempt,
-            kind: "idempotent",
-            budget,
-            random: random(),
-            now: clock.currentTimeMillisUnsafe()
-          })
-          if (decision._tag === "Stop") return end(Effect.failCause(exit.cause))
-          // Whole milliseconds: a fraction left over would arm a timer of no time again and again.
-          const delayMs = Math.ceil(decision.delayMs)
-          limit = Math.max(1, Math.floor(limit / 2))
-          successes = 0
-          pausedUntil = Math.max(pausedUntil, clock.currentTimeMillisUnsafe() + delayMs)
-          queue.unshift({ ...item, attempt: item.attempt + 1 })
-          if (
-            !report({
-              type: "rate-limited",
-              index: item.index,
-              input: item.input,
-              attempt: item.attempt + 1,
-              delayMs,
-              concurrency: limit,
-              done,
-              total
-            })
-          )
-            return
-          pump()
+          if (exit._tag === "Success") succeeded(item, exit.value)
+          else failed(item, exit.cause)
         })
       }
-
-      // A trampoline: calls that answer at once re-enter pump, which must not recurse per item.
-      const pump = (): void => {
-        if (pumping) {
-          again = true
-          return
-        }
-        pumping = true
-        do {
-          again = false
-          // The pause is looked at before every start: an answer given at once may have set it.
-          while (!ended) {
-            const wait = pausedUntil - clock.currentTimeMillisUnsafe()
-            if (wait >= 1) {
-              if (!waking) {
-                waking = true
-                const timer = fork(Effect.sleep(wait))
-                fibers.add(timer)
-                timer.addObserver(() => {
-                  fibers.delete(timer)
-                  waking = false
-                  if (!ended) pump()
-                })
-              }
-              break
-            }
-            if (inFlight >= limit || queue.length === 0) break
-            start(queue.shift()!)
-          }
-        } while (again && !ended)
-        pumping = false
+      const wakeAfter = (wait: number) => {
+        if (waking) return
+        waking = true
+        const timer = fork(Effect.sleep(wait))
+        fibers.add(timer)
+        timer.addObserver(() => {
+          fibers.delete(timer)
+          waking = false
+          if (!ended) pump()
+        })
       }
+      // The pause is looked at before every start: an answer given at once may have set it.
+      const drain = () => {
+        while (!ended) {
+          const wait = pausedUntil - clock.currentTimeMillisUnsafe()
+          if (wait >= 1) return wakeAfter(wait)
+          if (inFlight >= limit || queue.length === 0) return
+          start(queue.shift()!)
+        }
+      }
+      const pump = trampoline(drain, () => ended)
 
       if (total === 0) resume(Effect.void)
       else pump()

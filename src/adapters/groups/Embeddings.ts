@@ -1,8 +1,8 @@
 /**
- * The `embeddings` group: one text per request (E12), and `embedMany` over many texts through
- * `mapAdaptive` — bounded concurrency that halves on a 429 and grows back slowly, retrying a
- * rate-limited text (the transport's retry rule: the asked wait up to `maxRetryAfterMs`, else a
- * jittered back-off) rather than dropping it, answering in input order.
+ * The `embeddings` group: one text per request (E12), and `embedMany` over many texts. `embedMany`
+ * runs through `mapAdaptive` — bounded concurrency that halves on a 429 and grows back slowly,
+ * retrying a rate-limited text (the transport's retry rule: the asked wait up to `maxRetryAfterMs`,
+ * else a jittered back-off) rather than dropping it, answering in input order.
  */
 import * as Effect from "effect/Effect"
 import {
@@ -15,6 +15,7 @@ import {
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 
 /** The options of `embedMany`: an embeddings body with many inputs. @category models */
@@ -34,28 +35,36 @@ export type EmbedManyEvent = AdaptiveEvent<string, Float32Array>
 /** The `embeddings` calls. @category models */
 export interface EmbeddingsGroup {
   /** POST `/v1/embeddings` with one `input`. */
-  readonly create: (body: EmbeddingsBodyInput) => Effect.Effect<DecodedEmbeddings, RequestError | InvalidRequest>
-  /** One vector per input, in input order; every input is validated before the first request. */
+  readonly create: (
+    body: EmbeddingsBodyInput,
+    options?: CallOptions
+  ) => Effect.Effect<DecodedEmbeddings, RequestError | InvalidRequest>
+  /**
+   * One vector per input, in input order; every input is validated before the first request. The
+   * call's `options` go with every request (`onResponse` is called for each); its signal aborts the
+   * whole batch.
+   */
   readonly embedMany: (
-    options: EmbedManyOptions
+    request: EmbedManyOptions,
+    options?: CallOptions
   ) => Effect.Effect<ReadonlyArray<Float32Array>, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
-  const send = (valid: EmbeddingsBody, onRateLimit: "retry" | "fail") =>
+  const send = (valid: EmbeddingsBody, onRateLimit: "retry" | "fail", options: CallOptions | undefined) =>
     Effect.flatMap(
-      ctx.transport.json({ ...GroupContext.post(ctx, "openai", "/v1/embeddings", valid), onRateLimit }),
+      ctx.transport.json({ ...GroupContext.post(ctx, "openai", "/v1/embeddings", valid, options), onRateLimit }),
       (answer) => decodeEmbeddings(answer.body)
     )
 
-  const create = (body: EmbeddingsBody) =>
+  const create = (body: EmbeddingsBody, options?: CallOptions) =>
     Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) =>
-      send(valid, "retry")
+      send(valid, "retry", options)
     )
 
-  const embedMany = Effect.fnUntraced(function* (options: EmbedManyOptions) {
-    const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = options
+  const embedManyOf = Effect.fnUntraced(function* (request: EmbedManyOptions, options: CallOptions | undefined) {
+    const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = request
     // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
     const bodies = yield* Effect.forEach(inputs, (input) =>
       buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels })
@@ -65,7 +74,7 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       bodies,
       // A 429 comes straight here (not retried by the transport) so the concurrency can shrink at once.
       (body, index) =>
-        Effect.flatMap(send(body, "fail"), (answer) => {
+        Effect.flatMap(send(body, "fail", options), (answer) => {
           const vector = answer.data[0]?.embedding
           return vector !== undefined
             ? Effect.succeed(vector)
@@ -89,6 +98,9 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
     )
     return vectors
   })
+
+  const embedMany = (request: EmbedManyOptions, options?: CallOptions) =>
+    GroupContext.abortable("openai", options, embedManyOf(request, GroupContext.perRequest(options)))
 
   return { create, embedMany }
 }

@@ -3,13 +3,15 @@ import * as Effect from "effect/Effect"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody, decodeImages, type DecodedImage, type ImagesBodyInput } from "../../core/media/Images.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 
 /** The `images` calls. @category models */
 export interface ImagesGroup {
   /** Generates images; each `b64_json` is decoded strictly to bytes. */
   readonly generate: (
-    body: ImagesBodyInput
+    body: ImagesBodyInput,
+    options?: CallOptions
   ) => Effect.Effect<
     { readonly created: number; readonly images: ReadonlyArray<DecodedImage> },
     RequestError | InvalidRequest
@@ -18,9 +20,9 @@ export interface ImagesGroup {
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ImagesGroup => ({
-  generate: Effect.fnUntraced(function* (body: ImagesBodyInput) {
+  generate: Effect.fnUntraced(function* (body: ImagesBodyInput, options?: CallOptions) {
     const valid = yield* buildImagesBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid))
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/images/generations", valid, options))
     return yield* decodeImages(answer.body)
   })
 })

@@ -21,8 +21,8 @@ import {
   type LiveServerMessage,
   type LiveSetupInput
 } from "../../core/realtime/Live.js"
-import type * as GroupContext from "../internal/GroupContext.js"
-import { secretsOf } from "../internal/Secrets.js"
+import type { CallOptions } from "../CallOptions.js"
+import * as GroupContext from "../internal/GroupContext.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
 import { webSocketUrl } from "./Realtime.js"
 
@@ -44,15 +44,20 @@ export interface LiveGroup {
   /**
    * Opens a session for the scope's lifetime; succeeds once the server confirmed the setup (what it
    * sends before that may fail it as a session's events do, and its wait is bounded by `timeoutMs`).
+   * Of the call's own options, the headers go with the upgrade request, `timeoutMs` bounds the
+   * handshake and the wait for `setupComplete`, and the signal closes the socket (`Aborted`).
    */
   readonly connect: (
-    options: LiveConnectOptions
+    options: LiveConnectOptions,
+    callOptions?: CallOptions
   ) => Effect.Effect<LiveSession, SessionOpenError | SessionError | InvalidRequest, Scope.Scope>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGroup => ({
-  connect: Effect.fnUntraced(function* (options: LiveConnectOptions) {
+  connect: Effect.fnUntraced(function* (options: LiveConnectOptions, callOptions?: CallOptions) {
+    const call = yield* GroupContext.sessionOptions(ctx, callOptions)
+    const setupTimeoutMs = callOptions?.timeoutMs ?? ctx.config.timeoutMs
     const setup = yield* buildLiveSetup(options.model, options.setup ?? {}, {
       allowUnknownModels: ctx.config.allowUnknownModels
     })
@@ -63,15 +68,19 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
       url: webSocketUrl(
         ctx.gatewayUrl(query ? `${path}?key=${encodeURIComponent(Redacted.value(ctx.config.apiKey))}` : path)
       ),
-      headers: query
-        ? {}
-        : ctx.config.nativeAuth === "x-vendor-api-key"
-          ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
-          : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` },
-      connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+      headers: {
+        ...call.headers,
+        ...(query
+          ? {}
+          : ctx.config.nativeAuth === "x-vendor-api-key"
+            ? { "x-vendor-api-key": Redacted.value(ctx.config.apiKey) }
+            : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` })
+      },
+      connectTimeoutMs: call.connectTimeoutMs,
       maxFrameBytes: ctx.config.limits.maxFrameBytes,
       maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
-      secrets: secretsOf(ctx.config),
+      secrets: call.secrets,
+      signal: call.signal,
       // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
       decode: (frame) => decodeLiveServerMessage(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
       validate: validateLiveClientMessage,
@@ -94,14 +103,14 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
       (message) => (message.setupComplete !== undefined ? Effect.void : waitSetup)
     )
     yield* Effect.timeoutOrElse(waitSetup, {
-      duration: Duration.millis(ctx.config.timeoutMs),
+      duration: Duration.millis(setupTimeoutMs),
       orElse: () =>
         Effect.fail(
           new TimeoutError({
             family: "live",
             phase: "connect",
-            timeoutMs: ctx.config.timeoutMs,
-            message: `no setupComplete within ${ctx.config.timeoutMs} ms`
+            timeoutMs: setupTimeoutMs,
+            message: `no setupComplete within ${setupTimeoutMs} ms`
           })
         )
     })

@@ -3,6 +3,17 @@
  * body validated by the core before it is sent.
  */
 import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import type { AnySchema } from "../../core/structured/AnySchema.js"
+import {
+  messagesParse,
+  messagesParseStream,
+  type ParseOptions,
+  type Parsed,
+  type StructuredError,
+  type StructuredEvent
+} from "../structured/Parse.js"
+import { messagesRunTools, type RunToolsMethod } from "../tools/RunTools.js"
 import * as Schema from "effect/Schema"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
@@ -17,6 +28,7 @@ import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/m
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
 import type { ResultStream } from "../sse/Consume.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 import type { SseStreamSpec } from "../sse/SseTransport.js"
 
@@ -26,17 +38,26 @@ export interface TokenCount {
 }
 
 /** The `messages` calls. @category models */
-export interface MessagesGroup {
+export interface MessagesCalls {
   /** POST `/v1/messages`: one complete message. */
-  readonly create: (body: MessagesBodyInput) => Effect.Effect<Message, RequestError | InvalidRequest>
+  readonly create: (
+    body: MessagesBodyInput,
+    options?: CallOptions
+  ) => Effect.Effect<Message, RequestError | InvalidRequest>
   /**
    * POST `/v1/messages` with `stream: true`: the decoded events (pings dropped), ending after
    * `message_stop`; a cut or early end fails with `IncompleteStream` whose `partial` is the
    * accumulated snapshot.
    */
-  readonly stream: (body: MessagesBodyInput) => ResultStream<MessagesEvent, StreamError | InvalidRequest, Message>
+  readonly stream: (
+    body: MessagesBodyInput,
+    options?: CallOptions
+  ) => ResultStream<MessagesEvent, StreamError | InvalidRequest, Message>
   /** POST `/v1/messages/count_tokens`. */
-  readonly countTokens: (body: CountTokensBodyInput) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
+  readonly countTokens: (
+    body: CountTokensBodyInput,
+    options?: CallOptions
+  ) => Effect.Effect<TokenCount, RequestError | InvalidRequest>
 }
 
 const decodeTokenCount = decodeWith(
@@ -55,27 +76,67 @@ export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAcc
 }
 
 /** Builds the group. @category constructors */
-export const make = (ctx: GroupContext.GroupContext): MessagesGroup => ({
-  create: Effect.fnUntraced(function* (body: MessagesBodyInput) {
+export const make = (ctx: GroupContext.GroupContext): MessagesCalls => ({
+  create: Effect.fnUntraced(function* (body: MessagesBodyInput, options?: CallOptions) {
     const valid = yield* buildMessagesBody(
       { ...body, stream: false },
       { allowUnknownModels: ctx.config.allowUnknownModels }
     )
-    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid))
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid, options))
     return yield* Effect.fromResult(decodeMessage(answer.body))
   }),
-  stream: (body) =>
+  stream: (body, options) =>
     GroupContext.sse(
       ctx,
       Effect.map(
         buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
-        (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid)
+        (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid, options)
       ),
       messagesStreamSpec
     ),
-  countTokens: Effect.fnUntraced(function* (body: CountTokensBodyInput) {
+  countTokens: Effect.fnUntraced(function* (body: CountTokensBodyInput, options?: CallOptions) {
     const valid = yield* buildCountTokensBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid))
+    const answer = yield* ctx.transport.json(
+      GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid, options)
+    )
     return yield* Effect.fromResult(decodeTokenCount(answer.body))
   })
+})
+
+/**
+ * The `messages` group: its calls, plus structured output (`parse`, `parseStream`) and the tool
+ * loop (`runTools`) built on them.
+ * @category models
+ */
+export interface MessagesGroup extends MessagesCalls {
+  /**
+   * `create` with structured output: sends the family's mechanism for `schema` (an Effect Schema
+   * or any Standard Schema) and gives the decoded value with the raw answer; an answer that does not
+   * match fails with `OutputMismatch` (raw text kept), a schema JSON Schema cannot express is refused
+   * before sending with `SchemaNotExpressible`.
+   */
+  readonly parse: <A>(
+    body: MessagesBodyInput,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Effect.Effect<Parsed<A, Message>, RequestError | InvalidRequest | StructuredError>
+  /** `stream` with structured output: `Partial` values as they grow, then the `Final` decoded value. */
+  readonly parseStream: <A>(
+    body: MessagesBodyInput,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Stream.Stream<StructuredEvent<A, Message>, StreamError | InvalidRequest | StructuredError>
+  /**
+   * The tool loop: sends `body` with the tools, runs the handlers of the calls the model makes (bounded
+   * concurrency), sends the results back, until the model stops or `maxSteps`; every step is an element.
+   */
+  readonly runTools: RunToolsMethod<MessagesBodyInput, Message, RequestError | InvalidRequest>
+}
+
+/** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
+export const withHelpers = (calls: MessagesCalls): MessagesGroup => ({
+  ...calls,
+  parse: messagesParse(calls.create),
+  parseStream: messagesParseStream(calls.stream),
+  runTools: (body, config, options) => messagesRunTools(calls, body, config, options)
 })

@@ -1,7 +1,8 @@
 /**
- * The `models` group: GET `/v1/models` (E11) in the caller's chosen format, normalised to the four
- * fields of a model record, every page followed, cached for a while; `has(id)` fails fast with
- * `ModelNotAvailable` when the key cannot use a model.
+ * The `models` group: lists the models a key can use (GET `/v1/models`, E11) and checks one. The list
+ * comes in the caller's chosen format, normalised to the four fields of a model record, every page
+ * followed, cached for a while; `has(id)` fails fast with `ModelNotAvailable` when the key cannot use
+ * a model.
  */
 import * as Cache from "effect/Cache"
 import * as Duration from "effect/Duration"
@@ -9,8 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
 import { ModelNotAvailable, type ModelCheckError, type RequestError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
-import type * as GroupContext from "../internal/GroupContext.js"
+import type { CallOptions } from "../CallOptions.js"
+import * as GroupContext from "../internal/GroupContext.js"
 
 /** Options of `models.list`. @category models */
 export interface ListModelsOptions {
@@ -20,12 +23,19 @@ export interface ListModelsOptions {
   readonly refresh?: boolean
 }
 
-/** The `models` calls. @category models */
+/**
+ * The `models` calls. The call's own options, past a signal, ask the gateway (every page carries
+ * them) rather than read the cached list; a signal alone aborts a cached read too.
+ * @category models
+ */
 export interface ModelsGroup {
   /** Every model this key may use. */
-  readonly list: (options?: ListModelsOptions) => Effect.Effect<ReadonlyArray<ModelRecord>, RequestError>
+  readonly list: (
+    options?: ListModelsOptions,
+    callOptions?: CallOptions
+  ) => Effect.Effect<ReadonlyArray<ModelRecord>, RequestError | InvalidRequest>
   /** Succeeds when the key may use `id`; otherwise fails with `ModelNotAvailable`. */
-  readonly has: (id: string) => Effect.Effect<void, ModelCheckError>
+  readonly has: (id: string, options?: CallOptions) => Effect.Effect<void, ModelCheckError | InvalidRequest>
 }
 
 /** How long a fetched list is reused. */
@@ -35,7 +45,7 @@ const MAX_PAGES = 50
 /** Builds the group (its cache lives as long as the gateway service). @category constructors */
 export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup> =>
   Effect.gen(function* () {
-    const fetchAll = Effect.fnUntraced(function* (format: ModelListFormat) {
+    const fetchAll = Effect.fnUntraced(function* (format: ModelListFormat, options: CallOptions | undefined) {
       const out: Array<ModelRecord> = []
       let cursor: string | undefined
       for (let page = 0; page < MAX_PAGES; page++) {
@@ -53,7 +63,8 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
             _tag: "Headers",
             headers: Redacted.make(modelListHeaders(format, Redacted.value(ctx.config.apiKey)))
           },
-          kind: "idempotent"
+          kind: "idempotent",
+          options
         })
         const list = yield* decodeModelList(format, answer.body)
         out.push(...list.data)
@@ -65,18 +76,24 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
     // One cache for the three formats: concurrent reads of a stale format share one fetch; a failure
     // is not kept (no time to live: the next call asks again); `refresh` asks the gateway itself,
     // never waits behind another caller's fetch, and leaves its answer for the next read.
-    const cache = yield* Cache.makeWith(fetchAll, {
+    const cache = yield* Cache.makeWith((format: ModelListFormat) => fetchAll(format, undefined), {
       capacity: 3,
       timeToLive: (exit) => (Exit.isSuccess(exit) ? CACHE_TTL : Duration.zero)
     })
-    const list = (options: ListModelsOptions = {}) => {
+    const list = (options: ListModelsOptions = {}, callOptions?: CallOptions) => {
       const format = options.format ?? "openai"
-      return options.refresh === true
-        ? Effect.tap(fetchAll(format), (models) => Cache.set(cache, format, models))
-        : Cache.get(cache, format)
+      const perRequest = GroupContext.perRequest(callOptions)
+      const fresh = options.refresh === true || (perRequest !== undefined && Object.keys(perRequest).length > 0)
+      return GroupContext.abortable(
+        "openai",
+        callOptions,
+        fresh
+          ? Effect.tap(fetchAll(format, perRequest), (models) => Cache.set(cache, format, models))
+          : Cache.get(cache, format)
+      )
     }
-    const has = (id: string) =>
-      Effect.flatMap(list(), (models) =>
+    const has = (id: string, options?: CallOptions) =>
+      Effect.flatMap(list({}, options), (models) =>
         models.some((m) => m.id === id)
           ? Effect.void
           : Effect.fail(

@@ -1,9 +1,20 @@
 /**
  * The `native` group: zeta's native-content API (E10), `generateContent` and
- * `streamGenerateContent?alt=sse`, with the key carried as the config says (Bearer,
- * `x-vendor-api-key` or `?key=`), each body validated by the core before it is sent.
+ * `streamGenerateContent?alt=sse`. The key is carried as the config says (Bearer, `x-vendor-api-key`
+ * or `?key=`), and each body is validated by the core before it is sent.
  */
 import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import type { AnySchema } from "../../core/structured/AnySchema.js"
+import {
+  nativeParse,
+  nativeParseStream,
+  type ParseOptions,
+  type Parsed,
+  type StructuredError,
+  type StructuredEvent
+} from "../structured/Parse.js"
+import { nativeRunTools, type RunToolsMethod } from "../tools/RunTools.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildNativeBody, type NativeBodyInput } from "../../core/text/native/Native.js"
@@ -16,6 +27,7 @@ import {
 } from "../../core/text/native/NativeResponse.js"
 import { routeForCapability } from "../../core/gateway/Routing.js"
 import type { ResultStream } from "../sse/Consume.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 import type * as HttpAuth from "../http/HttpAuth.js"
 import type { TransportRequest } from "../http/HttpTransport.js"
@@ -25,15 +37,19 @@ import type { SseStreamSpec } from "../sse/SseTransport.js"
 export type NativeRequest = NativeBodyInput & { readonly model: string }
 
 /** The `native` calls. @category models */
-export interface NativeGroup {
+export interface NativeCalls {
   /** POST `/v1beta/models/{model}:generateContent`. */
-  readonly generate: (request: NativeRequest) => Effect.Effect<GenerateContentResponse, RequestError | InvalidRequest>
+  readonly generate: (
+    request: NativeRequest,
+    options?: CallOptions
+  ) => Effect.Effect<GenerateContentResponse, RequestError | InvalidRequest>
   /**
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
    * every candidate finished, else `IncompleteStream` with the merged snapshot.
    */
   readonly stream: (
-    request: NativeRequest
+    request: NativeRequest,
+    options?: CallOptions
   ) => ResultStream<NativeChunk, StreamError | InvalidRequest, GenerateContentResponse>
 }
 
@@ -68,7 +84,8 @@ const authOf = (ctx: GroupContext.GroupContext): HttpAuth.Auth => {
 const request = Effect.fnUntraced(function* (
   ctx: GroupContext.GroupContext,
   input: NativeRequest,
-  stream: boolean
+  stream: boolean,
+  options: CallOptions | undefined
 ): Effect.fn.Return<TransportRequest, InvalidRequest> {
   const { model, ...rest } = input
   const route = yield* Effect.fromResult(routeForCapability(model, "native"))
@@ -79,15 +96,54 @@ const request = Effect.fnUntraced(function* (
     url: ctx.gatewayUrl(stream ? (route.streamPath ?? route.path) : route.path),
     body,
     auth: authOf(ctx),
-    kind: "idempotent"
+    kind: "idempotent",
+    options
   } satisfies TransportRequest
 })
 
 /** Builds the group. @category constructors */
-export const make = (ctx: GroupContext.GroupContext): NativeGroup => ({
-  generate: Effect.fnUntraced(function* (input: NativeRequest) {
-    const answer = yield* ctx.transport.json(yield* request(ctx, input, false))
+export const make = (ctx: GroupContext.GroupContext): NativeCalls => ({
+  generate: Effect.fnUntraced(function* (input: NativeRequest, options?: CallOptions) {
+    const answer = yield* ctx.transport.json(yield* request(ctx, input, false, options))
     return yield* Effect.fromResult(decodeGenerateContentResponse(answer.body))
   }),
-  stream: (input) => GroupContext.sse(ctx, request(ctx, input, true), nativeStreamSpec)
+  stream: (input, options) => GroupContext.sse(ctx, request(ctx, input, true, options), nativeStreamSpec)
+})
+
+/**
+ * The `native` group: its calls, plus structured output (`parse`, `parseStream`) and the tool
+ * loop (`runTools`) built on them.
+ * @category models
+ */
+export interface NativeGroup extends NativeCalls {
+  /**
+   * `generate` with structured output: sends the family's mechanism for `schema` (an Effect Schema
+   * or any Standard Schema) and gives the decoded value with the raw answer; an answer that does not
+   * match fails with `OutputMismatch` (raw text kept), a schema JSON Schema cannot express is refused
+   * before sending with `SchemaNotExpressible`.
+   */
+  readonly parse: <A>(
+    body: NativeRequest,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Effect.Effect<Parsed<A, GenerateContentResponse>, RequestError | InvalidRequest | StructuredError>
+  /** `stream` with structured output: `Partial` values as they grow, then the `Final` decoded value. */
+  readonly parseStream: <A>(
+    body: NativeRequest,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Stream.Stream<StructuredEvent<A, GenerateContentResponse>, StreamError | InvalidRequest | StructuredError>
+  /**
+   * The tool loop: sends `body` with the tools, runs the handlers of the calls the model makes (bounded
+   * concurrency), sends the results back, until the model stops or `maxSteps`; every step is an element.
+   */
+  readonly runTools: RunToolsMethod<NativeRequest, GenerateContentResponse, RequestError | InvalidRequest>
+}
+
+/** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
+export const withHelpers = (calls: NativeCalls): NativeGroup => ({
+  ...calls,
+  parse: nativeParse(calls.generate),
+  parseStream: nativeParseStream(calls.stream),
+  runTools: (body, config, options) => nativeRunTools(calls, body, config, options)
 })

@@ -20,28 +20,38 @@ import {
   type PlatformTextToVideoInput
 } from "../../core/platform/Platform.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
-import type * as GroupContext from "../internal/GroupContext.js"
+import type { CallOptions } from "../CallOptions.js"
+import * as GroupContext from "../internal/GroupContext.js"
 import type { PlatformTokens } from "../http/PlatformToken.js"
 
-/** The `platform` calls. @category models */
+/**
+ * The `platform` calls. A submit's options go with the submit (not with the shared token fetch it
+ * may wait for); its signal aborts the whole call, the wait for a token included.
+ * @category models
+ */
 export interface PlatformGroup {
   /** Fetches a fresh E7 token (later calls use it); the value stays `Redacted`. */
-  readonly login: () => Effect.Effect<Redacted.Redacted<string>, PlatformRequestError>
+  readonly login: (
+    options?: CallOptions
+  ) => Effect.Effect<Redacted.Redacted<string>, PlatformRequestError | InvalidRequest>
   /** E4: `data.task_id` of the submitted text-to-video task. */
   readonly textToVideo: (
-    body: PlatformTextToVideoInput
+    body: PlatformTextToVideoInput,
+    options?: CallOptions
   ) => Effect.Effect<{ readonly task_id: string }, PlatformRequestError | InvalidRequest>
   /** E5: `data.url` of the generated image. */
   readonly anyShootEasy: (
-    body: AnyShootEasyInput
+    body: AnyShootEasyInput,
+    options?: CallOptions
   ) => Effect.Effect<{ readonly url: string }, PlatformRequestError | InvalidRequest>
   /** E6: the task id. */
   readonly anyShootAdvanced: (
-    body: AnyShootAdvancedInput
+    body: AnyShootAdvancedInput,
+    options?: CallOptions
   ) => Effect.Effect<string, PlatformRequestError | InvalidRequest>
 }
 
-const isRefused = (e: PlatformRequestError): boolean =>
+const isRefused = (e: PlatformRequestError | InvalidRequest): boolean =>
   e._tag === "AuthenticationError" || (e._tag === "PlatformError" && e.code === 401)
 
 // Compiled once, not per call.
@@ -57,8 +67,9 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
   const call = <A>(
     path: string,
     body: unknown,
-    decode: (body: unknown) => Result.Result<A, DecodeError>
-  ): Effect.Effect<A, PlatformRequestError> => {
+    decode: (body: unknown) => Result.Result<A, DecodeError>,
+    options: CallOptions | undefined
+  ): Effect.Effect<A, PlatformRequestError | InvalidRequest> => {
     const send = Effect.fnUntraced(function* (auth: GroupContext.GroupContext["apiAuth"]) {
       const answer = yield* ctx.transport.platformJson({
         family: "platform",
@@ -66,35 +77,48 @@ export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): Pl
         url: platformUrl(path),
         body,
         auth,
-        kind: "paid-submit"
+        kind: "paid-submit",
+        options: GroupContext.perRequest(options)
       })
       const failed = platformEnvelopeError(answer.body, answer.requestId)
       if (failed !== undefined) return yield* Effect.fail(failed)
       return yield* Effect.fromResult(decode(answer.body))
     })
-    return Effect.gen(function* () {
-      const token = yield* tokens.current
-      // A refused token proves the call was not acted on: replace the token once, try once more.
-      return yield* send(token.auth).pipe(
-        Effect.catchIf(isRefused, () => Effect.flatMap(tokens.refresh(token), (fresh) => send(fresh.auth)))
-      )
-    })
+    return GroupContext.abortable(
+      "platform",
+      options,
+      Effect.gen(function* () {
+        const token = yield* tokens.current
+        // A refused token proves the call was not acted on: replace the token once, try once more.
+        return yield* send(token.auth).pipe(
+          Effect.catchIf(isRefused, () => Effect.flatMap(tokens.refresh(token), (fresh) => send(fresh.auth)))
+        )
+      })
+    )
   }
 
   return {
-    login: () => Effect.map(tokens.login, (t) => t.value),
-    textToVideo: (body) =>
+    login: (options) =>
+      GroupContext.abortable(
+        "platform",
+        options,
+        Effect.map(tokens.login(GroupContext.perRequest(options)), (t) => t.value)
+      ),
+    textToVideo: (body, options) =>
       Effect.flatMap(buildPlatformTextToVideoBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/svcVideoCompletions", valid, decodeTextToVideo), (r) => r.data)
+        Effect.map(call("/prod-api/svc/v4/api/svcVideoCompletions", valid, decodeTextToVideo, options), (r) => r.data)
       ),
-    anyShootEasy: (body) =>
+    anyShootEasy: (body, options) =>
       Effect.flatMap(buildAnyShootEasyBody(body), (valid) =>
-        Effect.map(call("/prod-api/svc/v4/api/anyShootEasyModeSubmit", valid, decodeAnyShootEasy), (r) => r.data)
+        Effect.map(
+          call("/prod-api/svc/v4/api/anyShootEasyModeSubmit", valid, decodeAnyShootEasy, options),
+          (r) => r.data
+        )
       ),
-    anyShootAdvanced: (body) =>
+    anyShootAdvanced: (body, options) =>
       Effect.flatMap(buildAnyShootAdvancedBody(body), (valid) =>
         Effect.map(
-          call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, decodeAnyShootAdvanced),
+          call("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit", valid, decodeAnyShootAdvanced, options),
           (r) => r.data
         )
       )

@@ -1,7 +1,7 @@
 /**
- * The `realtime` group: a scoped WebSocket session at `/v1/realtime?model=` whose event style (v1
- * beta or v2 GA) follows the model; an initial `session.update` is built for that style, and every
- * client event is validated for it before it is sent.
+ * The `realtime` group: a scoped WebSocket session at `/v1/realtime?model=`. Its event style (v1 beta
+ * or v2 GA) follows the model; an initial `session.update` is built for that style, and every client
+ * event is validated for it before it is sent.
  */
 import type { Scope } from "effect"
 import * as Effect from "effect/Effect"
@@ -17,8 +17,8 @@ import {
   type RealtimeSessionInput,
   type RealtimeVersion
 } from "../../core/realtime/Realtime.js"
-import type * as GroupContext from "../internal/GroupContext.js"
-import { secretsOf } from "../internal/Secrets.js"
+import type { CallOptions } from "../CallOptions.js"
+import * as GroupContext from "../internal/GroupContext.js"
 import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
 
 /** A realtime client event (`{type: "response.create", …}`), validated when sent. @category models */
@@ -41,9 +41,13 @@ export interface RealtimeSession extends WebSocketSession<RealtimeServerEvent, R
 
 /** The `realtime` calls. @category models */
 export interface RealtimeGroup {
-  /** Opens a session for the scope's lifetime. */
+  /**
+   * Opens a session for the scope's lifetime. Of the call's own options, the headers go with the
+   * upgrade request, `timeoutMs` bounds the handshake and the signal closes the socket (`Aborted`).
+   */
   readonly connect: (
-    options: RealtimeConnectOptions
+    options: RealtimeConnectOptions,
+    callOptions?: CallOptions
   ) => Effect.Effect<RealtimeSession, SessionOpenError | InvalidRequest, Scope.Scope>
 }
 
@@ -53,7 +57,8 @@ export const webSocketUrl = (httpUrl: string): string =>
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): RealtimeGroup => ({
-  connect: Effect.fnUntraced(function* (options: RealtimeConnectOptions) {
+  connect: Effect.fnUntraced(function* (options: RealtimeConnectOptions, callOptions?: CallOptions) {
+    const call = yield* GroupContext.sessionOptions(ctx, callOptions)
     const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
     const version = yield* realtimeVersion(options.model, routing)
     const update =
@@ -62,13 +67,15 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
       family: "realtime",
       url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
       headers: {
+        ...call.headers,
         authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
         ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
       },
-      connectTimeoutMs: ctx.config.limits.webSocketHandshakeTimeoutMs,
+      connectTimeoutMs: call.connectTimeoutMs,
       maxFrameBytes: ctx.config.limits.maxFrameBytes,
       maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
-      secrets: secretsOf(ctx.config),
+      secrets: call.secrets,
+      signal: call.signal,
       // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
       decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
       validate: (event) => validateRealtimeClientEvent(options.model, event, routing),

@@ -3,6 +3,17 @@
  * answer or an SSE stream ending with `response.completed`, each body validated by the core first.
  */
 import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import type { AnySchema } from "../../core/structured/AnySchema.js"
+import {
+  responsesParse,
+  responsesParseStream,
+  type ParseOptions,
+  type Parsed,
+  type StructuredError,
+  type StructuredEvent
+} from "../structured/Parse.js"
+import { responsesRunTools, type RunToolsMethod } from "../tools/RunTools.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildResponsesBody, type ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
@@ -14,20 +25,25 @@ import {
   type ResponsesResponse
 } from "../../core/text/responses/ResponsesResponse.js"
 import type { ResultStream } from "../sse/Consume.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 import type { SseStreamSpec } from "../sse/SseTransport.js"
 
 /** The `responses` calls. @category models */
-export interface ResponsesGroup {
+export interface ResponsesCalls {
   /** POST `/v1/responses`: one response. */
-  readonly create: (body: ResponsesBodyInput) => Effect.Effect<ResponsesResponse, RequestError | InvalidRequest>
+  readonly create: (
+    body: ResponsesBodyInput,
+    options?: CallOptions
+  ) => Effect.Effect<ResponsesResponse, RequestError | InvalidRequest>
   /**
    * POST `/v1/responses` with `stream: true`: the decoded events up to the terminal one
    * (`response.completed`, `.failed`, `.incomplete`, or `[DONE]`); a cut or early end fails with
    * `IncompleteStream` carrying the snapshot.
    */
   readonly stream: (
-    body: ResponsesBodyInput
+    body: ResponsesBodyInput,
+    options?: CallOptions
   ) => ResultStream<ResponsesEvent, StreamError | InvalidRequest, ResponsesResponse>
 }
 
@@ -47,22 +63,60 @@ export const responsesStreamSpec: SseStreamSpec<
 }
 
 /** Builds the group. @category constructors */
-export const make = (ctx: GroupContext.GroupContext): ResponsesGroup => ({
-  create: Effect.fnUntraced(function* (body: ResponsesBodyInput) {
+export const make = (ctx: GroupContext.GroupContext): ResponsesCalls => ({
+  create: Effect.fnUntraced(function* (body: ResponsesBodyInput, options?: CallOptions) {
     const valid = yield* buildResponsesBody(
       { ...body, stream: false },
       { allowUnknownModels: ctx.config.allowUnknownModels }
     )
-    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid))
+    const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid, options))
     return yield* Effect.fromResult(decodeResponsesResponse(answer.body))
   }),
-  stream: (body) =>
+  stream: (body, options) =>
     GroupContext.sse(
       ctx,
       Effect.map(
         buildResponsesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
-        (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid)
+        (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid, options)
       ),
       responsesStreamSpec
     )
+})
+
+/**
+ * The `responses` group: its calls, plus structured output (`parse`, `parseStream`) and the tool
+ * loop (`runTools`) built on them.
+ * @category models
+ */
+export interface ResponsesGroup extends ResponsesCalls {
+  /**
+   * `create` with structured output: sends the family's mechanism for `schema` (an Effect Schema
+   * or any Standard Schema) and gives the decoded value with the raw answer; an answer that does not
+   * match fails with `OutputMismatch` (raw text kept), a schema JSON Schema cannot express is refused
+   * before sending with `SchemaNotExpressible`.
+   */
+  readonly parse: <A>(
+    body: ResponsesBodyInput,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Effect.Effect<Parsed<A, ResponsesResponse>, RequestError | InvalidRequest | StructuredError>
+  /** `stream` with structured output: `Partial` values as they grow, then the `Final` decoded value. */
+  readonly parseStream: <A>(
+    body: ResponsesBodyInput,
+    schema: AnySchema<A>,
+    options?: ParseOptions
+  ) => Stream.Stream<StructuredEvent<A, ResponsesResponse>, StreamError | InvalidRequest | StructuredError>
+  /**
+   * The tool loop: sends `body` with the tools, runs the handlers of the calls the model makes (bounded
+   * concurrency), sends the results back, until the model stops or `maxSteps`; every step is an element.
+   */
+  readonly runTools: RunToolsMethod<ResponsesBodyInput, ResponsesResponse, RequestError | InvalidRequest>
+}
+
+/** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
+export const withHelpers = (calls: ResponsesCalls): ResponsesGroup => ({
+  ...calls,
+  parse: responsesParse(calls.create),
+  parseStream: responsesParseStream(calls.stream),
+  runTools: (body, config, options) => responsesRunTools(calls, body, config, options)
 })

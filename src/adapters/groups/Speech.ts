@@ -4,6 +4,7 @@ import * as Stream from "effect/Stream"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildSpeechBody, speechContentType, speechFormatOf, type SpeechBodyInput } from "../../core/media/Speech.js"
+import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 
 /** Synthesised audio. @category models */
@@ -16,23 +17,29 @@ export interface SpeechAudio {
 /** The `speech` calls. @category models */
 export interface SpeechGroup {
   /** The whole audio. */
-  readonly create: (body: SpeechBodyInput) => Effect.Effect<SpeechAudio, RequestError | InvalidRequest>
+  readonly create: (
+    body: SpeechBodyInput,
+    options?: CallOptions
+  ) => Effect.Effect<SpeechAudio, RequestError | InvalidRequest>
   /** The audio as it arrives (interrupting the stream aborts the request). */
-  readonly stream: (body: SpeechBodyInput) => Stream.Stream<Uint8Array, RequestError | InvalidRequest>
+  readonly stream: (
+    body: SpeechBodyInput,
+    options?: CallOptions
+  ) => Stream.Stream<Uint8Array, RequestError | InvalidRequest>
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): SpeechGroup => ({
-  create: Effect.fnUntraced(function* (body: SpeechBodyInput) {
+  create: Effect.fnUntraced(function* (body: SpeechBodyInput, options?: CallOptions) {
     const valid = yield* buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels })
-    const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
+    const answer = yield* ctx.transport.bytes(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid, options))
     const declared = answer.headers["content-type"]
     return { bytes: answer.bytes, contentType: declared ?? speechContentType(speechFormatOf(valid)) }
   }),
-  stream: (body) =>
+  stream: (body, options) =>
     Stream.unwrap(
       Effect.flatMap(buildSpeechBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) =>
-        ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid))
+        ctx.transport.open(GroupContext.post(ctx, "openai", "/v1/audio/speech", valid, options))
       )
     )
 })

@@ -75,6 +75,81 @@ export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): Byt
 }
 
 /**
+ * The same source, failing with `onAbort()` — its flow closed, which closes the connection — when
+ * `signal` aborts (at once if it already has when the source starts). The listener is removed when
+ * the body ends, fails or is closed.
+ * @category combinators
+ */
+export const abortable = <E, E2>(source: ByteSource<E>, signal: AbortSignal, onAbort: () => E2): ByteSource<E | E2> => {
+  const guard = (sink: ByteSink<E | E2>) => {
+    let over = false
+    let flow: ByteFlow | undefined
+    const abort = (): void => {
+      if (over) return
+      over = true
+      flow?.close()
+      sink.fail(onAbort())
+    }
+    const stop = (): void => signal.removeEventListener("abort", abort)
+    const settle = (): boolean => {
+      if (over) return false
+      over = true
+      stop()
+      return true
+    }
+    const inner: ByteSink<E> = {
+      chunk: (bytes) => {
+        if (!over) sink.chunk(bytes)
+      },
+      end: () => {
+        if (settle()) sink.end()
+      },
+      fail: (error) => {
+        if (settle()) sink.fail(error)
+      }
+    }
+    const attach = (started: ByteFlow): ByteFlow => {
+      flow = started
+      if (signal.aborted) abort()
+      else if (!over) signal.addEventListener("abort", abort, { once: true })
+      const finish = started.finish
+      return {
+        pause: started.pause,
+        resume: started.resume,
+        close: () => {
+          stop()
+          started.close()
+        },
+        ...(finish !== undefined
+          ? {
+              finish: () => {
+                stop()
+                finish()
+              }
+            }
+          : {})
+      }
+    }
+    return { inner, attach }
+  }
+  const open = source.open
+  return {
+    start: (sink) => {
+      const { inner, attach } = guard(sink)
+      return Effect.map(source.start(inner), attach)
+    },
+    ...(open !== undefined
+      ? {
+          open: (sink: ByteSink<E | E2>) => {
+            const { inner, attach } = guard(sink)
+            return attach(open(inner))
+          }
+        }
+      : {})
+  }
+}
+
+/**
  * A resource acquired synchronously and released synchronously when the scope closes; nothing can
  * interrupt between the two.
  * @category constructors

@@ -1,7 +1,7 @@
 /**
- * How one request carries its credential (a Bearer header, a raw header such as `x-vendor-api-key`
- * or the platform's ready-made `Bearer …` token, or a `?key=` query parameter), applied at the last
- * moment so the secret stays `Redacted` everywhere else.
+ * How one request carries its credential, applied at the last moment so the secret stays `Redacted`
+ * everywhere else. The credential goes in a Bearer header, a raw header such as `x-vendor-api-key` or
+ * the platform's ready-made `Bearer …` token, or a `?key=` query parameter.
  */
 import * as Redacted from "effect/Redacted"
 

@@ -1,9 +1,11 @@
 /**
- * The one place that sends a gateway or platform request: credential, extra headers, JSON body,
- * manual redirects (a credential never crosses origins), a time limit per attempt, retries decided
- * by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toAnswerError` (or, for
- * the platform endpoints, `toPlatformAnswerError`). It runs over any `effect/http` `HttpClient`
- * (umg's Node client, `FetchHttpClient`, one the user provides) the same way.
+ * The one place that sends a gateway or platform request. It applies the credential, extra headers,
+ * JSON body, manual redirects (a credential never crosses origins), a time limit per attempt, retries
+ * decided by the core's `RetryPolicy`, and every non-2xx answer mapped by the core's `toAnswerError`
+ * (or, for the platform endpoints, `toPlatformAnswerError`); and each call's own options
+ * (`CallOptions`: its signal, time limit, retry count, headers and `onResponse`). It runs over any
+ * `effect/http` `HttpClient` (umg's Node client, `FetchHttpClient`, one the user provides) the same
+ * way.
  */
 import type { Layer } from "effect"
 import * as Clock from "effect/Clock"
@@ -25,6 +27,7 @@ import { redactText } from "../../core/errors/Redact.js"
 import { parseJsonTree, TooDeep } from "../../core/wire/WireJson.js"
 import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../../core/wire/ErrorEnvelope.js"
 import {
+  type Aborted,
   DecodeError,
   TimeoutError,
   TransportError,
@@ -33,7 +36,9 @@ import {
   type PlatformRequestError,
   type RequestError
 } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as RetryPolicy from "../../core/gateway/RetryPolicy.js"
+import * as CallOptions from "../CallOptions.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"
@@ -57,7 +62,7 @@ export interface TransportRequest {
   readonly headers?: Readonly<Record<string, string>>
   /** `paid-submit` is retried only when the failure proves the gateway did not act. */
   readonly kind: RetryPolicy.RequestKind
-  /** Overrides the config's request time limit for this call. */
+  /** Overrides the config's request time limit for this call (the call's own `options.timeoutMs` overrides both). */
   readonly timeoutMs?: number
   /** The bound on this answer's size, when it is a download (E3) rather than an ordinary answer. */
   readonly maxBytes?: number
@@ -66,6 +71,8 @@ export interface TransportRequest {
    * pace themselves, like `embedMany`, need to see it). Default `retry`.
    */
   readonly onRateLimit?: "retry" | "fail"
+  /** The call's own options (checked here, before anything is sent). */
+  readonly options?: CallOptions.CallOptions | undefined
 }
 
 /** A 2xx answer read whole. @category models */
@@ -85,6 +92,13 @@ export interface BytesAnswer {
 }
 
 /**
+ * What a request adds to a call's failures: `InvalidRequest` when it carries a call's options (checked
+ * before anything is sent), nothing otherwise.
+ * @category models
+ */
+export type OptionsError<R> = "options" extends keyof R ? InvalidRequest : never
+
+/**
  * The transport the groups use. An error answer of `json`, `bytes` and `open` is mapped by
  * `toAnswerError` (never a `PlatformError`, whatever the family); `platformJson` is `json` for the
  * platform endpoints, whose error answers may also be a `PlatformError`.
@@ -92,17 +106,22 @@ export interface BytesAnswer {
  */
 export interface HttpTransport {
   /** Sends and reads a JSON answer, with retries. */
-  readonly json: (request: TransportRequest) => Effect.Effect<JsonAnswer, RequestError>
+  readonly json: <R extends TransportRequest>(request: R) => Effect.Effect<JsonAnswer, RequestError | OptionsError<R>>
   /** `json` for a platform endpoint (E4–E7): a failing platform envelope under a non-error status is a `PlatformError`. */
-  readonly platformJson: (request: TransportRequest) => Effect.Effect<JsonAnswer, PlatformRequestError>
+  readonly platformJson: <R extends TransportRequest>(
+    request: R
+  ) => Effect.Effect<JsonAnswer, PlatformRequestError | OptionsError<R>>
   /** Sends and reads a binary answer, with retries. */
-  readonly bytes: (request: TransportRequest) => Effect.Effect<BytesAnswer, RequestError>
+  readonly bytes: <R extends TransportRequest>(request: R) => Effect.Effect<BytesAnswer, RequestError | OptionsError<R>>
   /**
    * Sends and waits for a 2xx answer's headers (each attempt bounded by the first-byte limit, with
    * retries), then gives its body as a byte stream; once the body flows, a failure ends the stream
-   * with a `TransportError`. Ending or interrupting the stream aborts the request.
+   * with a `TransportError` (or `Aborted`, by the call's signal). Ending or interrupting the stream
+   * aborts the request.
    */
-  readonly open: (request: TransportRequest) => Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError>
+  readonly open: <R extends TransportRequest>(
+    request: R
+  ) => Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted>, RequestError | OptionsError<R>>
 }
 
 /** The request id a gateway answer carries in its headers. @category accessors */
@@ -126,6 +145,8 @@ type AttemptFailure<A extends GatewayResponseError = never> =
 interface Env {
   readonly config: GatewayConfig
   readonly client: HttpClient.HttpClient
+  /** What every request is sent with (`sendContextOf` the configured headers' names). */
+  readonly sendContext: Context.Context<never>
 }
 
 const originOf = (url: string): string => {
@@ -199,14 +220,34 @@ const build = (
 
 /**
  * What every client is sent with: follow no redirect (the fetch client's `RequestInit`; umg's Node
- * client follows none anyway) and keep the credential headers out of any span a client makes.
+ * client follows none anyway) and keep the credential headers, and the extra headers `names` (the
+ * configured and the call's own, whose values count as secrets), out of any span a client makes.
  */
-const sendContext = Context.make(FetchHttpClient.RequestInit, { redirect: "manual" }).pipe(
-  Context.add(Headers.CurrentRedactedNames, HttpAuth.secretHeaderNames)
-)
+const sendContextOf = (names: ReadonlyArray<string>): Context.Context<never> =>
+  Context.make(FetchHttpClient.RequestInit, { redirect: "manual" }).pipe(
+    Context.add(Headers.CurrentRedactedNames, [...HttpAuth.secretHeaderNames, ...names.map((n) => n.toLowerCase())])
+  ) as Context.Context<never>
+
+/** The send context of one request: the transport's, or with the call's own header names added. */
+const contextOf = (env: Env, request: TransportRequest): Context.Context<never> =>
+  request.options?.headers === undefined
+    ? env.sendContext
+    : sendContextOf([...Object.keys(env.config.headers), ...Object.keys(request.options.headers)])
+
+/** Every secret an answer to `request` could echo: the config's and the credential's, and the call's header values. */
+const secretsFor = (config: GatewayConfig, request: TransportRequest): ReadonlyArray<string> => {
+  const secrets = secretsOf(config, request.auth)
+  const headers = request.options?.headers
+  return headers === undefined ? secrets : [...secrets, ...Object.values(headers)]
+}
 
 /** Sends one request; a `?key=` credential would land in a span's url attribute, so such a request is sent untraced. */
-const execute = (client: HttpClient.HttpClient, req: HttpClientRequest.HttpClientRequest, traced: boolean) => {
+const execute = (
+  client: HttpClient.HttpClient,
+  req: HttpClientRequest.HttpClientRequest,
+  traced: boolean,
+  sendContext: Context.Context<never>
+) => {
   const sent = Effect.provideContext(client.execute(req), sendContext)
   return traced
     ? sent
@@ -250,7 +291,7 @@ const sendOnce = <A extends GatewayResponseError>(
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
     const sameOrigin = url === request.url || originOf(url) === originOfRequest()
     const req = build(env.config, request, url, sameOrigin, method, withBody)
-    return execute(env.client, req, !(sameOrigin && request.auth._tag === "Query")).pipe(
+    return execute(env.client, req, !(sameOrigin && request.auth._tag === "Query"), contextOf(env, request)).pipe(
       Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e)),
       Effect.flatMap((response) => {
         const location = response.headers["location"]
@@ -361,6 +402,7 @@ const readOpened = (
   Effect.callback<Uint8Array, AttemptFailure>((resume) => {
     let flow: ByteSource.ByteFlow | undefined
     let outcome: Outcome | undefined
+    // eslint-disable-next-line prefer-const -- the sink's callbacks read it, and may run before `open` returns
     flow = open(
       sinkFor(
         (result) => {
@@ -376,7 +418,7 @@ const readOpened = (
       flow.close()
       return resume(outcome)
     }
-    return Effect.sync(() => flow?.close())
+    return Effect.sync(() => flow.close())
   })
 
 /** Reads any other source in a scope of its own (its pumping fiber ends with the read). */
@@ -482,7 +524,7 @@ const readError = <A extends GatewayResponseError>(
   ).pipe(
     Effect.flatMap(([raw, now]) => {
       const family = request.family
-      const text = redactText(raw, secretsOf(config, request.auth), config.limits.maxErrorBodyBytes)
+      const text = redactText(raw, secretsFor(config, request), config.limits.maxErrorBodyBytes)
       let body: unknown = text
       try {
         body = text === "" ? undefined : JSON.parse(text)
@@ -624,6 +666,71 @@ const retrying = <R, A extends GatewayResponseError>(
 // The transport
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// The call's own options
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Runs one call under its own options: checked before anything is sent (`InvalidRequest`), the
+ * call's headers joined to the request's, and the whole call — every attempt and every wait between —
+ * raced against its signal (`Aborted`; interrupting the attempt closes its connection). Without
+ * options, `run` itself.
+ */
+const withOptions = <A, E>(
+  request: TransportRequest,
+  run: (request: TransportRequest) => Effect.Effect<A, E>
+): Effect.Effect<A, E | InvalidRequest | Aborted> => {
+  const options = request.options
+  if (options === undefined) return run(request)
+  return Effect.flatMap(Effect.fromResult(CallOptions.check(options)), (checked) => {
+    const headers = checked.headers
+    const prepared: TransportRequest = {
+      ...request,
+      options: checked,
+      ...(headers === undefined ? {} : { headers: { ...request.headers, ...headers } })
+    }
+    return CallOptions.abortable(run(prepared), request.family, checked.signal)
+  })
+}
+
+/**
+ * `effect`, its 2xx answer's meta (`status`, `headers`) handed to the call's `onResponse` when it has
+ * one; `effect` itself otherwise (no step more on a call without it).
+ */
+const reporting = <A extends { readonly status: number; readonly headers: Headers.Headers }, E>(
+  config: GatewayConfig,
+  request: TransportRequest,
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, E> => {
+  const onResponse = request.options?.onResponse
+  if (onResponse === undefined) return effect
+  return Effect.tap(effect, (answer) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() =>
+        onResponse(
+          CallOptions.responseInfo({
+            status: answer.status,
+            headers: answer.headers,
+            requestId: requestIdOf(answer.headers),
+            secrets: secretsFor(config, request),
+            now
+          })
+        )
+      )
+    )
+  )
+}
+
+/** The retry budget of one request: the transport's, with the call's own `maxRetries` when given. */
+const budgetOf = (budget: RetryPolicy.RetryBudget, request: TransportRequest): RetryPolicy.RetryBudget => {
+  const maxRetries = request.options?.maxRetries
+  return maxRetries === undefined ? budget : { ...budget, maxRetries }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transport
+// ---------------------------------------------------------------------------------------------
+
 /**
  * The transport over an `HttpClient`, whichever it is. No client follows a redirect itself: this
  * code follows up to `limits.maxRedirects`, keeping the credential and extra headers only on the
@@ -631,99 +738,131 @@ const retrying = <R, A extends GatewayResponseError>(
  * @category constructors
  */
 export const make = (config: GatewayConfig, client: HttpClient.HttpClient): HttpTransport => {
-  const env: Env = { config, client }
+  const env: Env = { config, client, sendContext: sendContextOf(Object.keys(config.headers)) }
   const budget: RetryPolicy.RetryBudget = {
     maxRetries: config.maxRetries,
     baseDelayMs: config.retryBaseDelayMs,
     maxDelayMs: config.retryMaxDelayMs,
     maxRetryAfterMs: config.maxRetryAfterMs
   }
-  const limitOf = (request: TransportRequest) => request.timeoutMs ?? config.timeoutMs
+  const limitOf = (request: TransportRequest) => request.options?.timeoutMs ?? request.timeoutMs ?? config.timeoutMs
 
   const jsonWith = <A extends GatewayResponseError>(request: TransportRequest, classify: Classify<A>) =>
-    retrying(
-      budget,
-      request,
-      withTimeout(
-        Effect.flatMap(sendOnce(env, request, classify), (response) =>
-          Effect.flatMap(
-            readBounded(
-              request.family,
-              request.url,
-              response,
-              request.maxBytes ?? config.limits.maxResponseBytes,
-              `${request.family} answer`
+    withOptions(request, (request) =>
+      reporting(
+        config,
+        request,
+        retrying(
+          budgetOf(budget, request),
+          request,
+          withTimeout(
+            Effect.flatMap(sendOnce(env, request, classify), (response) =>
+              Effect.flatMap(
+                readBounded(
+                  request.family,
+                  request.url,
+                  response,
+                  request.maxBytes ?? config.limits.maxResponseBytes,
+                  `${request.family} answer`
+                ),
+                (bytes) => decodeJson<A>(config, request, response, bytes)
+              )
             ),
-            (bytes) => decodeJson<A>(config, request, response, bytes)
+            request.family,
+            limitOf(request),
+            "request"
           )
-        ),
-        request.family,
-        limitOf(request),
-        "request"
+        )
       )
     )
 
-  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError> => jsonWith(request, toAnswerError)
+  const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError | InvalidRequest> =>
+    jsonWith(request, toAnswerError)
 
-  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError> =>
+  const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError | InvalidRequest> =>
     jsonWith(request, toPlatformAnswerError)
 
-  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError> =>
-    retrying(
-      budget,
-      request,
-      withTimeout(
-        Effect.flatMap(sendOnce(env, request, toAnswerError), (response) =>
-          Effect.map(
-            readBounded(
-              request.family,
-              request.url,
-              response,
-              config.limits.maxDownloadBytes,
-              `${request.family} download`
+  const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError | InvalidRequest> =>
+    withOptions(request, (request) =>
+      reporting(
+        config,
+        request,
+        retrying(
+          budgetOf(budget, request),
+          request,
+          withTimeout(
+            Effect.flatMap(sendOnce(env, request, toAnswerError), (response) =>
+              Effect.map(
+                readBounded(
+                  request.family,
+                  request.url,
+                  response,
+                  config.limits.maxDownloadBytes,
+                  `${request.family} download`
+                ),
+                (buffer) => ({
+                  status: response.status,
+                  headers: response.headers,
+                  bytes: buffer,
+                  contentType: response.headers["content-type"] ?? "application/octet-stream"
+                })
+              )
             ),
-            (buffer) => ({
-              status: response.status,
-              headers: response.headers,
-              bytes: buffer,
-              contentType: response.headers["content-type"] ?? "application/octet-stream"
-            })
+            request.family,
+            limitOf(request),
+            "request"
           )
-        ),
-        request.family,
-        limitOf(request),
-        "request"
+        )
       )
     )
 
-  const open = (request: TransportRequest): Effect.Effect<Stream.Stream<Uint8Array, TransportError>, RequestError> =>
-    Effect.map(
-      retrying(
-        budget,
-        request,
-        withTimeout(
-          sendOnce(env, request, toAnswerError),
-          request.family,
-          config.streamFirstByteTimeoutMs,
-          "first-byte"
-        )
-      ),
-      (response) => bodyOf(request, response)
+  const open = (
+    request: TransportRequest
+  ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted>, RequestError | InvalidRequest> =>
+    withOptions(request, (request) =>
+      Effect.map(
+        reporting(
+          config,
+          request,
+          retrying(
+            budgetOf(budget, request),
+            request,
+            withTimeout(
+              sendOnce(env, request, toAnswerError),
+              request.family,
+              request.options?.timeoutMs ?? config.streamFirstByteTimeoutMs,
+              "first-byte"
+            )
+          )
+        ),
+        (response) => bodyOf(request, response)
+      )
     )
 
-  return { json, platformJson, bytes, open }
+  // `InvalidRequest` comes only from a call's options: the types say so by the request (`OptionsError`).
+  return { json, platformJson, bytes, open } as HttpTransport
 }
 
-/** A streamed answer's body, its failures as `TransportError`s, marked with its source (read as callbacks by the SSE decoder). */
+/**
+ * A streamed answer's body, its failures as `TransportError`s, marked with its source (read as
+ * callbacks by the SSE decoder); with the call's signal, a body that fails with `Aborted` and closes
+ * its connection when the signal aborts.
+ */
 const bodyOf = (
   request: TransportRequest,
   response: HttpClientResponse.HttpClientResponse
-): Stream.Stream<Uint8Array, TransportError> => {
+): Stream.Stream<Uint8Array, TransportError | Aborted> => {
   const lost = (e: HttpClientError.HttpClientError) => transportError(request.family, request.url, e.cause ?? e).error
+  const source = ByteSource.mapError(ByteSource.ofBody(response), lost)
+  const signal = request.options?.signal
+  if (signal !== undefined) {
+    const guarded = ByteSource.abortable(source, signal, () => CallOptions.abortedError(request.family))
+    return ByteSource.withSource(ByteSource.toStream(guarded), guarded)
+  }
   // The source is what the SSE decoder reads; the stream, made only when run, is for the other readers.
   return ByteSource.withSource(
     Stream.suspend(() => Stream.mapError(response.stream, lost)),
-    ByteSource.mapError(ByteSource.ofBody(response), lost)
+    source
   )
 }
 

@@ -1,15 +1,16 @@
 /**
- * umg's `HttpClient` for Node: one implementation of `effect/http`'s `HttpClient` over
- * `node:http`/`node:https` and one keep-alive agent per layer, with nothing on the request path but
- * the exchange itself — no span of its own (the call's span is the parent and its trace context is
- * sent), no `AbortController`, no web stream: a request is one `Effect.callback`, a body read is one
- * callback loop, and a streamed body hands over every chunk that arrived since the last pull at once.
- * Browsers use `FetchHttpClient` (package.json `imports` `#umg/http`); any other `HttpClient` may be
- * provided instead (`Gateway.layerWithoutHttpClient`).
+ * umg's `HttpClient` for Node: `effect/http`'s `HttpClient` over `node:http`/`node:https` with one
+ * keep-alive agent per layer. Nothing is on the request path but the exchange itself — no span of
+ * its own (the call's span is the parent and its trace context is sent), no `AbortController`, no
+ * web stream: a request is one `Effect.callback`, a body read is one callback loop, and a streamed
+ * body hands over every chunk that arrived since the last pull at once. Browsers use
+ * `FetchHttpClient` (package.json `imports` `#umg/http`); any other `HttpClient` may be provided
+ * instead (`Gateway.layerWithoutHttpClient`).
  *
  * It follows no redirect (the transport does, by hand), asks for no compression, and inflates a
- * compressed answer a server sends anyway as it is read, so a byte bound counted by the reader holds
- * after decompression. Interrupting a request, or a read of its body, destroys its connection.
+ * compressed answer a server sends anyway as it is read, so a byte bound counted by the reader
+ * holds after decompression. Interrupting a request, or a read of its body, destroys its
+ * connection.
  */
 import type { Schema } from "effect"
 import * as Context from "effect/Context"
@@ -115,6 +116,7 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   get remoteAddress(): Option.Option<string> {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- Node nulls a message's socket internally (its docs say so) though @types/node types it non-null
     return Option.fromNullishOr(this.source.socket?.remoteAddress)
   }
 
@@ -288,6 +290,7 @@ class NodeResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   pipe() {
+    // eslint-disable-next-line prefer-rest-params -- `pipeArguments` takes the `IArguments` object, as Effect's own Pipeable classes pass it
     return pipeArguments(this, arguments)
   }
 }

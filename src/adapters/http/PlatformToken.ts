@@ -1,6 +1,6 @@
 /**
- * The platform's E7 access token: fetched with the configured username and password, cached, and
- * replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
+ * The platform's E7 access token, fetched with the configured username and password and cached. It
+ * is replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
  * what says it expired). Single-flight: one fetch at a time, shared through a `Deferred` by every
  * caller that asks meanwhile (its failure too), and a refresh names the token it replaces, so fifty
  * callers refused together cause one E7 request.
@@ -15,6 +15,8 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
 import { AuthenticationError, DecodeError, type PlatformRequestError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import * as CallOptions from "../CallOptions.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { HttpTransport } from "./HttpTransport.js"
@@ -29,15 +31,23 @@ export interface PlatformToken {
 
 /** The token service. @category models */
 export interface PlatformTokens {
-  /** The cached token, fetched first when there is none. */
-  readonly current: Effect.Effect<PlatformToken, PlatformRequestError>
+  /**
+   * The cached token, fetched first when there is none. (`InvalidRequest` is never its own: a login's
+   * options are checked before its fetch, which this may share.)
+   */
+  readonly current: Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
   /**
    * A token other than `stale`: when the cache still holds `stale`, fetches a new one (once, however
    * many callers ask at the same time); when it holds a newer one, returns that.
    */
-  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, PlatformRequestError>
-  /** Fetches a new token now, replacing the cached one. */
-  readonly login: Effect.Effect<PlatformToken, PlatformRequestError>
+  readonly refresh: (stale: PlatformToken) => Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
+  /**
+   * Fetches a new token now, replacing the cached one; when this call makes the E7 request, it carries
+   * `options` (headers, time limit, retries, `onResponse`; the signal is the caller's to race).
+   */
+  readonly login: (
+    options?: CallOptions.CallOptions
+  ) => Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
 }
 
 const TokenEnvelope = Schema.Struct({
@@ -55,12 +65,14 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
   Effect.gen(function* () {
     type State = {
       readonly token: Option.Option<PlatformToken>
-      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, PlatformRequestError>>
+      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, PlatformRequestError | InvalidRequest>>
     }
     const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
     let generation = 0
 
-    const fetchToken: Effect.Effect<PlatformToken, PlatformRequestError> = Effect.gen(function* () {
+    const fetchToken = Effect.fnUntraced(function* (
+      options: CallOptions.CallOptions | undefined
+    ): Effect.fn.Return<PlatformToken, PlatformRequestError | InvalidRequest> {
       if (
         Option.isNone(config.platformUrl) ||
         Option.isNone(config.platformUsername) ||
@@ -80,7 +92,8 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
         body: { username: config.platformUsername.value, password: Redacted.value(config.platformPassword.value) },
         auth: HttpAuth.none,
         // Asking for a token twice costs nothing.
-        kind: "idempotent"
+        kind: "idempotent",
+        ...(options === undefined ? {} : { options })
       })
       const failed = platformEnvelopeError(answer.body, answer.requestId)
       if (failed !== undefined) return yield* Effect.fail(failed)
@@ -106,9 +119,10 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
      * cancel it for the others.
      */
     const obtain = Effect.fnUntraced(function* (
-      usable: (token: PlatformToken) => boolean
-    ): Effect.fn.Return<PlatformToken, PlatformRequestError> {
-      const mine = yield* Deferred.make<PlatformToken, PlatformRequestError>()
+      usable: (token: PlatformToken) => boolean,
+      options?: CallOptions.CallOptions
+    ): Effect.fn.Return<PlatformToken, PlatformRequestError | InvalidRequest> {
+      const mine = yield* Deferred.make<PlatformToken, PlatformRequestError | InvalidRequest>()
       const step = yield* Ref.modify(
         state,
         (
@@ -116,7 +130,10 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
         ): readonly [
           (
             | { readonly _tag: "Have"; readonly token: PlatformToken }
-            | { readonly _tag: "Wait"; readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError> }
+            | {
+                readonly _tag: "Wait"
+                readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError | InvalidRequest>
+              }
             | { readonly _tag: "Lead" }
           ),
           State
@@ -129,7 +146,7 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
       if (step._tag === "Have") return step.token
       if (step._tag === "Wait") return yield* Deferred.await(step.deferred)
       yield* Effect.forkDetach(
-        Effect.flatMap(Effect.exit(fetchToken), (exit) =>
+        Effect.flatMap(Effect.exit(fetchToken(options)), (exit) =>
           Effect.andThen(
             Ref.update(state, (s) => ({
               token: Exit.isSuccess(exit) ? Option.some(exit.value) : s.token,
@@ -145,10 +162,16 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
     const current = obtain(() => true)
     const refresh = (stale: PlatformToken) => obtain((token) => token.generation !== stale.generation)
     // A login replaces whatever is cached: no cached token is usable unless it came after this call.
-    const login = Effect.suspend(() => {
-      const floor = generation
-      return obtain((token) => token.generation > floor)
-    })
+    // The options are checked first: a fetch other callers may wait on never fails for one caller's headers.
+    const login = (options?: CallOptions.CallOptions) =>
+      Effect.flatMap(
+        options === undefined ? Effect.succeed(undefined) : Effect.fromResult(CallOptions.check(options)),
+        (checked) =>
+          Effect.suspend(() => {
+            const floor = generation
+            return obtain((token) => token.generation > floor, checked)
+          })
+      )
 
     return { current, refresh, login }
   })

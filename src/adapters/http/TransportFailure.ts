@@ -1,7 +1,7 @@
 /**
- * Tells a connection that was never made (refused, unresolvable: the gateway cannot have seen the
- * request) from one lost after sending (reset, terminated: it may have acted), by reading the error
- * codes `fetch` implementations put in their `cause` chains.
+ * Tells a connection that was never made from one lost after sending, by reading the error codes
+ * `fetch` implementations put in their `cause` chains. Never made (refused, unresolvable): the gateway
+ * cannot have seen the request; lost after sending (reset, terminated): it may have acted.
  */
 
 /** `connect`: the request never left; `reset`: it may have reached the gateway. @category models */

@@ -1,5 +1,5 @@
 /**
- * A time limit on one effect, cheap enough for every request: with the live clock it runs the effect
+ * A time limit on one effect, cheap enough for every request. With the live clock it runs the effect
  * in one child fiber and arms a plain host timer, where `Effect.timeoutOrElse` races two fibers
  * through the Clock. Under any other Clock (a `TestClock` in tests) it is `Effect.timeoutOrElse`
  * itself, so virtual time keeps working.

@@ -1,13 +1,17 @@
 /**
  * What every call group shares: the resolved config, the HTTP transport, URL joining, the gateway
- * credential and the stream time limits. Groups get it from `Gateway.make`; it is not public API.
+ * credential and the stream time limits, and how a call's own options (`CallOptions`) reach the
+ * transport. Groups get it from `Gateway.make`; it is not public API.
  */
 import * as Effect from "effect/Effect"
 import type { Family, StreamError } from "../../core/errors/GatewayError.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import * as CallOptions from "../CallOptions.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import * as HttpAuth from "../http/HttpAuth.js"
 import type { HttpTransport, TransportRequest } from "../http/HttpTransport.js"
 import type { ResultStream } from "../sse/Consume.js"
+import { secretsOf } from "./Secrets.js"
 import * as Telemetry from "./Telemetry.js"
 import { decodeSseOf, type SseStreamSpec, type SseTimeouts } from "../sse/SseTransport.js"
 
@@ -35,15 +39,79 @@ export const make = (config: GatewayConfig, transport: HttpTransport): GroupCont
   }
 })
 
-/** A JSON POST to the gateway with the API key, retried as idempotent. @category constructors */
-export const post = (ctx: GroupContext, family: Family, path: string, body: unknown) => ({
+/**
+ * A JSON POST to the gateway with the API key, retried as idempotent, carrying the call's own
+ * options (the transport checks and applies them).
+ * @category constructors
+ */
+export const post = (
+  ctx: GroupContext,
+  family: Family,
+  path: string,
+  body: unknown,
+  options: CallOptions.CallOptions | undefined
+) => ({
   family,
   method: "POST" as const,
   url: ctx.gatewayUrl(path),
   body,
   auth: ctx.apiAuth,
-  kind: "idempotent" as const
+  kind: "idempotent" as const,
+  options
 })
+
+/**
+ * A call made of several requests or waits (a poll, a token then a submit) under the call's signal:
+ * failing with `Aborted`, and interrupting whatever is under way, when it aborts. The requests
+ * themselves carry the options too (their headers, time limit, retries and `onResponse`).
+ * @category combinators
+ */
+export const abortable = <A, E, R>(
+  family: Family,
+  options: CallOptions.CallOptions | undefined,
+  effect: Effect.Effect<A, E, R>
+) => CallOptions.abortable(effect, family, options?.signal)
+
+/**
+ * The options each request of a call made of several carries: all but the signal, which the whole
+ * call is raced against (`abortable`) rather than every request.
+ * @category constructors
+ */
+export const perRequest = (options: CallOptions.CallOptions | undefined): CallOptions.CallOptions | undefined => {
+  if (options?.signal === undefined) return options
+  const { signal: _signal, ...rest } = options
+  return rest
+}
+
+/** What a WebSocket session takes from its call's own options. @category models */
+export interface SessionCallOptions {
+  /** The call's headers; the session's credential headers are set after them. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The handshake's time limit: the call's `timeoutMs`, else the layer's `limits.webSocketHandshakeTimeoutMs`. */
+  readonly connectTimeoutMs: number
+  readonly signal: AbortSignal | undefined
+  /** What a close reason may echo: the configured secrets and the call's header values. */
+  readonly secrets: ReadonlyArray<string>
+}
+
+/**
+ * A WebSocket session's part of the call's options, checked (`InvalidRequest`, as for a request). A
+ * session has no HTTP answer to read and is never retried: `onResponse` and `maxRetries` do not apply.
+ * @category constructors
+ */
+export const sessionOptions = (
+  ctx: GroupContext,
+  options: CallOptions.CallOptions | undefined
+): Effect.Effect<SessionCallOptions, InvalidRequest> =>
+  Effect.map(
+    options === undefined ? Effect.succeed<CallOptions.CallOptions>({}) : Effect.fromResult(CallOptions.check(options)),
+    (checked) => ({
+      headers: checked.headers ?? {},
+      connectTimeoutMs: checked.timeoutMs ?? ctx.config.limits.webSocketHandshakeTimeoutMs,
+      signal: checked.signal,
+      secrets: [...secretsOf(ctx.config), ...Object.values(checked.headers ?? {})]
+    })
+  )
 
 /**
  * A streaming call: validate (the request is only built from a valid body), open, decode the SSE.
@@ -53,7 +121,7 @@ export const sse = <E, Event, Snapshot, Final>(
   ctx: GroupContext,
   request: Effect.Effect<TransportRequest, E>,
   spec: SseStreamSpec<Event, Snapshot, Final>
-): ResultStream<Event, StreamError | E, Final> =>
+): ResultStream<Event, StreamError | InvalidRequest | E, Final> =>
   Telemetry.spannable((span) =>
     decodeSseOf(
       Telemetry.inSpanScoped(

@@ -1,7 +1,7 @@
 /**
- * The bounds on everything umg reads from outside — answers, error bodies, decompressed bytes,
- * downloads, SSE lines and events, WebSocket frames, JSON nesting, redirects and the waits that have
- * no other timeout — in one place, with their defaults. Every reader takes its bound from here.
+ * The bounds on everything umg reads from outside, in one place, with their defaults. They cover
+ * answers, error bodies, decompressed bytes, downloads, SSE lines and events, WebSocket frames, JSON
+ * nesting, redirects and the waits that have no other timeout. Every reader takes its bound from here.
  */
 
 /** What a user may override; every field is optional. @category models */

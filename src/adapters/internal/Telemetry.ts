@@ -1,5 +1,5 @@
 /**
- * Spans the Effect way, in one place: every call of every group runs in a span named for it
+ * Spans the Effect way, in one place. Every call of every group runs in a span named for it
  * (`umg.chat.create`, …) carrying the OpenTelemetry GenAI semantic-convention attributes —
  * `gen_ai.operation.name`, `gen_ai.system` (the family), `gen_ai.request.model`, and
  * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them; the transport adds the
@@ -71,12 +71,12 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
 export const usageOf = (answer: unknown): { readonly input?: number; readonly output?: number } => {
   if (typeof answer !== "object" || answer === null) return {}
   const a = answer as Record<string, unknown>
-  const usage = (a.usage ??
+  const found: unknown =
+    a.usage ??
     a.usageMetadata ??
-    (typeof a.message === "object" && a.message !== null
-      ? (a.message as Record<string, unknown>).usage
-      : undefined)) as Record<string, unknown> | undefined
-  if (typeof usage !== "object" || usage === null) return {}
+    (typeof a.message === "object" && a.message !== null ? (a.message as Record<string, unknown>).usage : undefined)
+  if (typeof found !== "object" || found === null) return {}
+  const usage = found as Record<string, unknown>
   const input = num(usage.input_tokens) ?? num(usage.prompt_tokens) ?? num(usage.promptTokenCount)
   const output = num(usage.output_tokens) ?? num(usage.completion_tokens) ?? num(usage.candidatesTokenCount)
   return { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }

@@ -1,6 +1,6 @@
 /**
  * The one poll loop of video tasks, used by `video.poll`, `video.wait`, `video.generate`, umg/rx and
- * the CLI: each task's queries start at a fixed rate from the previous query's start (the contract's
+ * the CLI. Each task's queries start at a fixed rate from the previous query's start (the contract's
  * 3–5 s), each status change is reported once, the poll ends at `succeeded`, `failed` or the
  * caller's timeout. All the polls of one poller share one driver fiber and its timers, and at most
  * `maxInFlight` queries run at once, so ten thousand tasks cost a few hundred bytes each plus the

@@ -1,6 +1,7 @@
 /**
- * The browser's global `WebSocket` behind the `SocketOpener` interface; bundlers swap it in for
- * `NodeWebSocket.ts` (package.json `imports` `#umg/socket`, `browser` condition), so a page never pulls the Node `ws` package.
+ * The browser's global `WebSocket` behind the `SocketOpener` interface. Bundlers swap it in for
+ * `NodeWebSocket.ts` (package.json `imports` `#umg/socket`, `browser` condition), so a page never
+ * pulls the Node `ws` package.
  */
 import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
 

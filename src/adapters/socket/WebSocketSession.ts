@@ -1,9 +1,10 @@
 /**
- * A scoped WebSocket session: connects (with a time limit), gives the server's frames as a
+ * A scoped WebSocket session. It connects (with a time limit), gives the server's frames as a
  * `Stream` of Schema-decoded events, sends client events only after the core validated them, and
  * closes the socket when the scope ends. A close other than 1000/1001/1005 ends the stream with a
  * typed `TransportError` carrying the close code (its reason redacted); an orderly close ends it and
- * its code is reported by `closeCode`; a refused upgrade is mapped like an HTTP error.
+ * its code is reported by `closeCode`; a refused upgrade is mapped like an HTTP error. The call's
+ * signal closes the socket: the opening or the events then fail with `Aborted`.
  */
 import type { Scope } from "effect"
 import * as Cause from "effect/Cause"
@@ -15,6 +16,7 @@ import * as Stream from "effect/Stream"
 import { redactText } from "../../core/errors/Redact.js"
 import { toAnswerError } from "../../core/wire/ErrorEnvelope.js"
 import {
+  type Aborted,
   TimeoutError,
   TransportError,
   type DecodeError,
@@ -24,6 +26,7 @@ import {
 } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { classifyTransport } from "../http/TransportFailure.js"
+import { abortable, abortedError, isSignal } from "../CallOptions.js"
 
 /** What a session needs from a socket implementation (Node `ws`, or a browser `WebSocket`). @category models */
 export interface SocketLike {
@@ -74,18 +77,228 @@ export interface SessionOptions<Server> {
   readonly decode: (frame: string) => Effect.Effect<Server, DecodeError>
   readonly validate: (event: unknown) => Effect.Effect<unknown, InvalidRequest>
   readonly open: SocketOpener
+  /** The call's signal: aborted, it closes the socket (code 1000) and the session fails with `Aborted`. */
+  readonly signal?: AbortSignal | undefined
 }
 
 type Item =
   | { readonly _tag: "Frame"; readonly data: string }
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
-  | { readonly _tag: "Failed"; readonly error: TransportError }
+  | { readonly _tag: "Failed"; readonly error: TransportError | Aborted }
 
 /** Server frames held for a consumer that does not keep up; beyond it the session fails rather than grow without bound. */
 export const maxPendingFrames = 10_000
 
 // 1000 normal, 1001 going away, 1005 no status given: an orderly end, not a failure.
 const NORMAL_CLOSE = new Set([1000, 1001, 1005])
+
+/** What the socket's handlers and the session's reader share. */
+interface SessionState {
+  readonly queue: Queue.Queue<Item>
+  /** Frames offered and not yet taken (the queue itself is unbounded; this count bounds it). */
+  pending: number
+  /** The session was ended from our side (a bound was passed). */
+  ended: boolean
+  closedWith: number | undefined
+}
+
+/** A close code and the error a session ends with when the server passes a bound. */
+interface Violation {
+  readonly code: number
+  readonly error: TransportError
+}
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host
+  } catch {
+    return "(invalid url)"
+  }
+}
+
+/**
+ * The check run on each server message: the violation when it is larger than `maxFrameBytes` or
+ * the one past `maxFramesPerSecond` in a one-second window, else `undefined`.
+ */
+const frameBounds = <Server>(options: SessionOptions<Server>): ((data: string) => Violation | undefined) => {
+  const maxFrameBytes = options.maxFrameBytes ?? Infinity
+  const maxFramesPerSecond = options.maxFramesPerSecond ?? Infinity
+  let windowStart = 0
+  let framesInWindow = 0
+  return (data) => {
+    if (data.length > maxFrameBytes) {
+      const message = `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
+      return { code: 1009, error: new TransportError({ family: options.family, reason: "too-large", message }) }
+    }
+    const now = performance.now()
+    if (now - windowStart >= 1000) {
+      windowStart = now
+      framesInWindow = 0
+    }
+    if (++framesInWindow > maxFramesPerSecond) {
+      const message = `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)`
+      return { code: 1008, error: new TransportError({ family: options.family, reason: "protocol", message }) }
+    }
+    return undefined
+  }
+}
+
+/** Ends the session from our side: the consumer gets the violation's error, the server its code. */
+const endWith = (state: SessionState, socket: SocketLike, { code, error }: Violation): void => {
+  if (state.ended) return
+  state.ended = true
+  Queue.offerUnsafe(state.queue, { _tag: "Failed", error })
+  socket.close(code, code === 1009 ? "message too big" : "policy violation")
+}
+
+/** The handler of the server's messages: queues each one within the bounds, else ends the session. */
+const receiveFrames = <Server>(
+  options: SessionOptions<Server>,
+  state: SessionState,
+  socket: SocketLike
+): ((data: string) => void) => {
+  const violationOf = frameBounds(options)
+  return (data) => {
+    if (state.ended) return
+    const violation = violationOf(data)
+    if (violation !== undefined) return endWith(state, socket, violation)
+    if (state.pending >= maxPendingFrames) {
+      if (state.pending === maxPendingFrames) {
+        state.pending++
+        Queue.offerUnsafe(state.queue, {
+          _tag: "Failed",
+          error: new TransportError({
+            family: options.family,
+            reason: "protocol",
+            message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up`
+          })
+        })
+        socket.close(1008, "client buffer full")
+      }
+      return
+    }
+    state.pending++
+    Queue.offerUnsafe(state.queue, { _tag: "Frame", data })
+  }
+}
+
+/**
+ * Opens the socket and waits for the handshake, within `connectTimeoutMs`; from then on the socket's
+ * messages, close and errors go to `state.queue`. Interrupted while connecting, it drops the socket.
+ */
+const handshake = <Server>(
+  options: SessionOptions<Server>,
+  state: SessionState
+): Effect.Effect<SocketLike, SessionOpenError> => {
+  const origin = hostOf(options.url)
+  const { family } = options
+  return Effect.callback<SocketLike, SessionOpenError>((resume) => {
+    let opened = false
+    let socket: SocketLike
+    try {
+      socket = options.open(options.url, { headers: options.headers })
+    } catch {
+      const message = `cannot open a WebSocket to ${origin}`
+      resume(Effect.fail(new TransportError({ family, reason: "protocol", message })))
+      return
+    }
+    socket.on({
+      open: () => {
+        opened = true
+        resume(Effect.succeed(socket))
+      },
+      message: receiveFrames(options, state, socket),
+      close: (code, reason) => {
+        state.closedWith = code
+        if (!opened) {
+          const message = `closed before opening (${code})`
+          resume(Effect.fail(new TransportError({ family, reason: "closed", closeCode: code, message })))
+        }
+        Queue.offerUnsafe(state.queue, { _tag: "Closed", code, reason })
+      },
+      refused: (status) => {
+        if (!opened) resume(Effect.fail(toAnswerError({ family, status })))
+      },
+      error: (cause) => {
+        const reason = classifyTransport(cause)
+        const error = new TransportError({ family, reason, message: `WebSocket to ${origin} failed` })
+        if (!opened) resume(Effect.fail(error))
+        else Queue.offerUnsafe(state.queue, { _tag: "Failed", error })
+      }
+    })
+    // Interrupted while connecting: drop the half-open socket.
+    return Effect.sync(() => socket.close())
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.millis(options.connectTimeoutMs),
+      orElse: () =>
+        Effect.fail(
+          new TimeoutError({
+            family,
+            phase: "connect",
+            timeoutMs: options.connectTimeoutMs,
+            message: `no WebSocket connection within ${options.connectTimeoutMs} ms`
+          })
+        )
+    })
+  )
+}
+
+/**
+ * Closes an open session when the call's signal aborts: the consumer gets `Aborted` after the
+ * frames already received, the server a normal close. The listener goes when the scope closes.
+ */
+const closeOnAbort = <Server>(
+  options: SessionOptions<Server>,
+  state: SessionState,
+  socket: SocketLike
+): Effect.Effect<void, never, Scope.Scope> => {
+  const signal = options.signal
+  if (signal === undefined || !isSignal(signal)) return Effect.void
+  const abort = () => {
+    if (state.ended) return
+    state.ended = true
+    Queue.offerUnsafe(state.queue, { _tag: "Failed", error: abortedError(options.family) })
+    socket.close(1000, "aborted")
+  }
+  return Effect.asVoid(
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        if (signal.aborted) return abort()
+        signal.addEventListener("abort", abort, { once: true })
+      }),
+      () => Effect.sync(() => signal.removeEventListener("abort", abort))
+    )
+  )
+}
+
+/** The next server event from the queue; `None` once the server closed the session in order. */
+const readNext = <Server>(
+  options: SessionOptions<Server>,
+  state: SessionState
+): Effect.Effect<Server, Option.Option<SessionError>> =>
+  Effect.flatMap(Queue.take(state.queue), (item): Effect.Effect<Server, Option.Option<SessionError>> => {
+    switch (item._tag) {
+      case "Frame":
+        state.pending--
+        return Effect.mapError(options.decode(item.data), Option.some)
+      case "Failed":
+        return Effect.fail(Option.some(item.error))
+      case "Closed":
+        return NORMAL_CLOSE.has(item.code)
+          ? Effect.fail(Option.none())
+          : Effect.fail(
+              Option.some(
+                new TransportError({
+                  family: options.family,
+                  reason: "closed",
+                  closeCode: item.code,
+                  message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
+                })
+              )
+            )
+    }
+  })
 
 /**
  * Connects and returns the session; the socket closes when the scope closes.
@@ -96,176 +309,19 @@ export const connect = <Server, Client>(
 ): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Item>()
-    // Frames offered and not yet taken (the queue itself is unbounded; this count bounds it).
-    let pending = 0
-    const origin = (() => {
-      try {
-        return new URL(options.url).host
-      } catch {
-        return "(invalid url)"
-      }
-    })()
-    const maxFrameBytes = options.maxFrameBytes ?? Infinity
-    const maxFramesPerSecond = options.maxFramesPerSecond ?? Infinity
-    let windowStart = 0
-    let framesInWindow = 0
-    let ended = false
-    let closedWith: number | undefined
-    // Ends the session from our side: the consumer gets `error`, the server gets `code`.
-    const endWith = (socket: SocketLike, code: number, error: TransportError) => {
-      if (ended) return
-      ended = true
-      Queue.offerUnsafe(queue, { _tag: "Failed", error })
-      socket.close(code, code === 1009 ? "message too big" : "policy violation")
-    }
+    const state: SessionState = { queue, pending: 0, ended: false, closedWith: undefined }
     const socket = yield* Effect.acquireRelease(
       // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
       // neither its time limit nor the caller's interruption could ever stop a server that never answers.
-      Effect.interruptible(
-        Effect.callback<SocketLike, SessionOpenError>((resume) => {
-          let opened = false
-          let socket: SocketLike
-          try {
-            socket = options.open(options.url, { headers: options.headers })
-          } catch {
-            resume(
-              Effect.fail(
-                new TransportError({
-                  family: options.family,
-                  reason: "protocol",
-                  message: `cannot open a WebSocket to ${origin}`
-                })
-              )
-            )
-            return
-          }
-          socket.on({
-            open: () => {
-              opened = true
-              resume(Effect.succeed(socket))
-            },
-            message: (data) => {
-              if (ended) return
-              if (data.length > maxFrameBytes) {
-                return endWith(
-                  socket,
-                  1009,
-                  new TransportError({
-                    family: options.family,
-                    reason: "too-large",
-                    message: `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
-                  })
-                )
-              }
-              const now = performance.now()
-              if (now - windowStart >= 1000) {
-                windowStart = now
-                framesInWindow = 0
-              }
-              if (++framesInWindow > maxFramesPerSecond) {
-                return endWith(
-                  socket,
-                  1008,
-                  new TransportError({
-                    family: options.family,
-                    reason: "protocol",
-                    message: `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)`
-                  })
-                )
-              }
-              if (pending >= maxPendingFrames) {
-                if (pending === maxPendingFrames) {
-                  pending++
-                  Queue.offerUnsafe(queue, {
-                    _tag: "Failed",
-                    error: new TransportError({
-                      family: options.family,
-                      reason: "protocol",
-                      message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up`
-                    })
-                  })
-                  socket.close(1008, "client buffer full")
-                }
-                return
-              }
-              pending++
-              Queue.offerUnsafe(queue, { _tag: "Frame", data })
-            },
-            close: (code, reason) => {
-              closedWith = code
-              if (!opened) {
-                resume(
-                  Effect.fail(
-                    new TransportError({
-                      family: options.family,
-                      reason: "closed",
-                      closeCode: code,
-                      message: `closed before opening (${code})`
-                    })
-                  )
-                )
-              }
-              Queue.offerUnsafe(queue, { _tag: "Closed", code, reason })
-            },
-            refused: (status) => {
-              if (!opened) resume(Effect.fail(toAnswerError({ family: options.family, status })))
-            },
-            error: (cause) => {
-              const reason = classifyTransport(cause)
-              const error = new TransportError({
-                family: options.family,
-                reason,
-                message: `WebSocket to ${origin} failed`
-              })
-              if (!opened) resume(Effect.fail(error))
-              else Queue.offerUnsafe(queue, { _tag: "Failed", error })
-            }
-          })
-          // Interrupted while connecting: drop the half-open socket.
-          return Effect.sync(() => socket.close())
-        }).pipe(
-          Effect.timeoutOrElse({
-            duration: Duration.millis(options.connectTimeoutMs),
-            orElse: () =>
-              Effect.fail(
-                new TimeoutError({
-                  family: options.family,
-                  phase: "connect",
-                  timeoutMs: options.connectTimeoutMs,
-                  message: `no WebSocket connection within ${options.connectTimeoutMs} ms`
-                })
-              )
-          })
-        )
-      ),
+      Effect.interruptible(abortable(handshake(options, state), options.family, options.signal)),
       (socket) =>
         Effect.sync(() => {
           if (!socket.isClosed()) socket.close(1000, "done")
         }).pipe(Effect.andThen(Queue.shutdown(queue)))
     )
+    yield* closeOnAbort(options, state, socket)
 
-    const next = Effect.flatMap(Queue.take(queue), (item): Effect.Effect<Server, Option.Option<SessionError>> => {
-      switch (item._tag) {
-        case "Frame":
-          pending--
-          return Effect.mapError(options.decode(item.data), Option.some)
-        case "Failed":
-          return Effect.fail(Option.some(item.error))
-        case "Closed":
-          return NORMAL_CLOSE.has(item.code)
-            ? Effect.fail(Option.none())
-            : Effect.fail(
-                Option.some(
-                  new TransportError({
-                    family: options.family,
-                    reason: "closed",
-                    closeCode: item.code,
-                    message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
-                  })
-                )
-              )
-      }
-    })
+    const next = readNext(options, state)
     // An orderly close (`None`) is the end of the stream.
     const events: Stream.Stream<Server, SessionError> = Stream.fromEffectRepeat(
       Effect.mapError(next, (end) => (Option.isSome(end) ? end.value : Cause.Done()))
@@ -280,7 +336,7 @@ export const connect = <Server, Client>(
             )
       )
 
-    const closeCode = Effect.sync(() => Option.fromNullishOr(closedWith))
+    const closeCode = Effect.sync(() => Option.fromNullishOr(state.closedWith))
 
     return { events, next, send, closeCode }
   })

@@ -49,6 +49,16 @@ export const fromScopedOpen = <A, E, Z, E2, R>(
   return Object.assign(stream, { [ResultTypeId]: withResult })
 }
 
+/**
+ * How a streaming call's own stream opens (its request sent, its answer's headers read) into its pull
+ * and result, in the caller's scope; `undefined` for any other stream.
+ * @category destructors
+ */
+export const openedOf = <A, E, R>(
+  stream: Stream.Stream<A, E, R>
+): Effect.Effect<Opened<A, E, unknown>, E, R | Scope.Scope> | undefined =>
+  (stream as Partial<ResultStream<A, E, unknown, R>>)[ResultTypeId]
+
 /** `f` on each element of a chunk, one after another. */
 const eachOf =
   <A, E2, R2>(f: (a: A) => Effect.Effect<unknown, E2, R2>) =>

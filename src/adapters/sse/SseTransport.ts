@@ -1,9 +1,10 @@
 /**
- * Server-sent events over an HTTP body: bytes → the core's SSE parser → one Schema decode per
- * event → the family's accumulator (one folder for the whole stream, `Accumulator.folderOf`), with a
- * first-event and an idle time limit that pings and comments do not satisfy, a typed
- * `IncompleteStream` (with everything received) when the stream is cut or ends before its final
- * event, and the connection released as soon as the final event arrives.
+ * Server-sent events over an HTTP body, decoded and folded into the family's stream accumulator. The
+ * path is bytes → the core's SSE parser → one Schema decode per event → the family's accumulator (one
+ * folder for the whole stream, `Accumulator.folderOf`). It has a first-event and an idle time limit
+ * that pings and comments do not satisfy, fails with a typed `IncompleteStream` (with everything
+ * received) when the stream is cut or ends before its final event, and releases the connection as soon
+ * as the final event arrives.
  */
 import type { Clock, Stream } from "effect"
 import * as Arr from "effect/Array"
@@ -15,6 +16,7 @@ import { fromScopedOpen, type Opened, type ResultStream } from "./Consume.js"
 import * as Deadline from "../internal/Deadline.js"
 import { type Accumulator, folderOf } from "../../core/text/Accumulator.js"
 import {
+  Aborted,
   DecodeError,
   IncompleteStream,
   TimeoutError,
@@ -65,8 +67,9 @@ const MAX_PENDING = 4096
  * The decoded events of an SSE body. Fails with `IncompleteStream` (`partial`: the accumulated
  * snapshot) when the connection is lost mid-way, the server ends before the final event, or the
  * accumulator rejects an event (an `error` event, events out of order); with `TimeoutError` on a
- * first-event or idle time limit; with `DecodeError` on a malformed event. Stops reading — which
- * releases the connection — right after the final event.
+ * first-event or idle time limit; with `DecodeError` on a malformed event; with `Aborted` when the
+ * call's signal aborts the body (no event is handed out after it). Stops reading — which releases the
+ * connection — right after the final event.
  *
  * The body is read as callbacks (`ByteSource`): each chunk is parsed, decoded and accumulated in one
  * synchronous step as it arrives, and the consumer takes everything decoded since its last pull at
@@ -307,7 +310,11 @@ const setup = <Event, Snapshot, Final, B>(
     },
     fail: (error) => {
       if (ended) return
-      if (failure === undefined) failure = cutOf(error, spec.family, started, folder.snapshot)
+      // The call's signal aborted: nothing more reaches the consumer, not even what it has not taken yet.
+      if (error instanceof Aborted) {
+        failure = error
+        pending = []
+      } else if (failure === undefined) failure = cutOf(error, spec.family, started, folder.snapshot)
       stop()
       notify()
     }

@@ -1,7 +1,7 @@
 /**
  * `umg demo` (`npm run demo`): a tour of every capability against the embedded emulator with fast
- * timings (or the gateway in `UMG_BASE_URL`), each step independent and timed, ending with a summary
- * table. A failed step is shown as failed and makes the exit code 1; the other steps still run.
+ * timings (or the gateway in `UMG_BASE_URL`). Each step is independent and timed, and a summary table
+ * ends it. A failed step is shown as failed and makes the exit code 1; the other steps still run.
  */
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -10,6 +10,7 @@ import { Command, Flag } from "effect/cli"
 import { Cause, Clock, Effect, Option, Redacted, Result } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildMessagesBody } from "../../core/text/messages/Messages.js"
+import { responsesOutputText } from "../../core/text/responses/ResponsesResponse.js"
 import { buildVideoBody } from "../../core/video/VideoBody.js"
 import { prepareChat, streamChat, usageCount, usageText } from "./chat.js"
 import * as Connection from "../support/Connection.js"
@@ -136,13 +137,7 @@ const steps: ReadonlyArray<Step> = [
           max_output_tokens: 200,
           input: [{ role: "user", content: "Hello from umg" }]
         })
-        const responseText = (response.output ?? [])
-          .flatMap((item) => ("content" in item && Array.isArray(item.content) ? item.content : []))
-          .map((c: unknown) =>
-            typeof c === "object" && c !== null && "text" in c && typeof c.text === "string" ? c.text : ""
-          )
-          .join("")
-        yield* say(`responses › ${responseText}`)
+        yield* say(`responses › ${responsesOutputText(response)}`)
         return `chat ${chat.choices[0]?.finish_reason ?? "?"}, responses ${response.status ?? "?"}`
       })
   },

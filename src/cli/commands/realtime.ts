@@ -1,10 +1,10 @@
 /**
- * `umg realtime`: one text turn over the realtime WebSocket — a text-only session, the user's text
- * as a conversation item, `response.create`, then the text deltas printed as they arrive until
- * `response.done`. The model picks the event style (v1 or v2).
+ * `umg realtime`: one text turn over the realtime WebSocket. It opens a text-only session, sends the
+ * user's text as a conversation item and `response.create`, then prints the text deltas as they
+ * arrive until `response.done`. The model picks the event style (v1 or v2).
  */
 import { Argument, Command, Flag } from "effect/cli"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { IncompleteStream, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
@@ -47,10 +47,9 @@ export const realtimeTurn = (
       let reply = ""
       let events = 0
       let status: string | undefined
-      let done = false
-      yield* session.events.pipe(
+      const last = yield* session.events.pipe(
         Stream.takeUntil((event) => event.type === "response.done" || event.type === "error"),
-        Stream.runForEach((event) =>
+        Stream.tap((event) =>
           Effect.gen(function* () {
             events++
             if (event.type === "error") {
@@ -63,7 +62,6 @@ export const realtimeTurn = (
               )
             }
             if (event.type === "response.done") {
-              done = true
               const response = "response" in event ? event.response : undefined
               status =
                 typeof response === "object" &&
@@ -79,9 +77,11 @@ export const realtimeTurn = (
               yield* onDelta(delta)
             }
           })
-        )
+        ),
+        Stream.runLast
       )
-      if (!done) {
+      // The stream stops at `response.done`, fails at `error`: any other last event means the socket ended first.
+      if (Option.isNone(last) || last.value.type !== "response.done") {
         return yield* Effect.fail(
           new IncompleteStream({
             family: "realtime",

@@ -1,7 +1,8 @@
 /**
- * `umg video`: builds the family's body from generic options (`--dry-run` prints it and sends
- * nothing), submits, polls with a live progress line (status, elapsed, polls) and writes the video —
- * from the task's `url` (beta, gamma, delta) or the E3 download (alpha). `umg video status ID` and
+ * `umg video`: makes a video from generic options, with a live progress line while it is made. It
+ * builds the family's body (`--dry-run` prints it and sends nothing), submits, polls (status,
+ * elapsed, polls) and writes the video from the task's `url` (beta, gamma, delta) or the E3 download
+ * (alpha). `umg video status ID` and
  * `umg video download ID -o FILE` act on an existing task.
  */
 import { Argument, Command, Flag } from "effect/cli"

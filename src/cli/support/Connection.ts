@@ -1,7 +1,8 @@
 /**
  * Which gateway a command talks to: the one in `UMG_BASE_URL`/`UMG_API_KEY`, or an embedded
- * emulator (fast timings) when `--emulator` is given — said on stderr, so nobody mistakes emulator
- * answers for a real gateway's. Without either, a command refuses to run (exit 2) rather than fake.
+ * emulator (fast timings) when `--emulator` is given. The emulator is named on stderr, so nobody
+ * mistakes its answers for a real gateway's. Without either, a command refuses to run (exit 2)
+ * rather than fake.
  */
 import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
 import { Flag } from "effect/cli"

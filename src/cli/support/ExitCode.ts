@@ -1,6 +1,6 @@
 /**
- * The exit codes of `umg` and how a failure is reported: 0 success, 2 invalid input or a bad
- * command line (rejected before anything was sent, naming the field or flag and what is allowed),
+ * The exit codes of `umg` and how a failure is reported. 0 is success; 2 invalid input or a bad
+ * command line (rejected before anything was sent, naming the field or flag and what is allowed);
  * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
  * token).
  */
@@ -51,6 +51,7 @@ export const reportOf = (error: unknown): FailureReport => {
     // allowed values instead (UsageError.ts).
     const shown = error._tag === "ShowHelp" ? error.errors[0] : error
     const text = (shown?.message ?? "")
+      // eslint-disable-next-line no-control-regex -- strips the ANSI escapes effect/cli colours its messages with
       .replace(/\u001b\[[0-9;]*[A-Za-z]/g, "")
       .replace(/\s+/g, " ")
       .trim()

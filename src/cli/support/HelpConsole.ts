@@ -1,8 +1,8 @@
 /**
  * How effect/cli's help reaches the user, made to follow the terminal conventions effect/cli does
- * not: plain text (no ANSI colour) under `NO_COLOR` or when the output is not a terminal, lines
- * wrapped to the terminal's width (80 columns when not a terminal), usage lines written
- * `umg <command> …` from the first column, and the version alone (`0.1.0`). effect/cli's report of a
+ * not. That is plain text (no ANSI colour) under `NO_COLOR` or when the output is not a terminal,
+ * lines wrapped to the terminal's width (80 columns when not a terminal), usage lines written `umg
+ * <command> …` from the first column, and the version alone (`0.1.0`). effect/cli's report of a
  * rejected command line is not printed: it names neither the flag nor what it allows, and `main`
  * prints its own one-line explanation of the same error (UsageError.ts).
  */
@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import { CliOutput } from "effect/cli"
 
 // CSI sequences (colours, styles) as effect/cli writes them.
+// eslint-disable-next-line no-control-regex -- matching the ESC that starts them is the point
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g
 
 /** Whether output should be plain: `NO_COLOR` set, or not a terminal. @category predicates */

@@ -1,6 +1,6 @@
 /**
- * How the `umg` command talks to people and to scripts: results on stdout (human text on a TTY,
- * one JSON document or JSON lines with `--json`), notes and progress on stderr, colour only on a
+ * How the `umg` command talks to people and to scripts. Results go to stdout (human text on a TTY,
+ * one JSON document or JSON lines with `--json`), notes and progress to stderr, colour only to a
  * terminal and never when `NO_COLOR` is set.
  */
 import { Effect } from "effect"
@@ -106,6 +106,7 @@ export const duration = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} 
 /** Rows as an aligned text table with a header row. @category output */
 export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   // Widths ignore ANSI colour codes so coloured cells still line up.
+  // eslint-disable-next-line no-control-regex -- matches the ESC of a colour code
   const visible = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "").length
   const widths = header.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ""))))
   const render = (cells: ReadonlyArray<string>) =>

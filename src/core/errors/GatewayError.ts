@@ -1,7 +1,8 @@
 /**
- * The typed failures of talking to the gateway, shared by every endpoint family: what the gateway
- * answered (authentication, rate limit, not found, bad request, upstream, server, platform code,
- * video task failed) and what happened on the way (timeout, transport, decode, incomplete stream).
+ * The typed failures of talking to the gateway, shared by every endpoint family. They cover what the
+ * gateway answered (authentication, rate limit, not found, bad request, upstream, server, platform
+ * code, video task failed), what happened on the way (timeout, transport, decode, incomplete stream)
+ * and the caller's own cancellation (`Aborted`, the call's `AbortSignal`).
  *
  * Every error carries the endpoint `family`, and where the gateway gave them the HTTP `status`,
  * the gateway's own error `type`, its `message` and the `requestId`. None ever carries a secret.
@@ -100,6 +101,17 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly closeCode?: number
 }> {}
 
+/**
+ * The caller aborted the call through its `AbortSignal` (the per-call `signal` option): nothing was
+ * sent when the signal was already aborted; otherwise the connection (or the WebSocket) was closed
+ * and nothing more is read. Never retried.
+ * @category errors
+ */
+export class Aborted extends Data.TaggedError("Aborted")<{
+  readonly family: Family
+  readonly message: string
+}> {}
+
 /** An answer (body, event, frame) did not match its Schema. @category errors */
 export class DecodeError extends Data.TaggedError("DecodeError")<{
   readonly family: Family
@@ -133,10 +145,10 @@ export type AnswerError =
 
 /**
  * What one HTTP request to the gateway can fail with: an error answer, a time limit, the connection,
- * or an answer that does not decode. Every single-answer call (`chat.create`, `video.get`, …).
+ * an answer that does not decode, or the caller's abort. Every single-answer call (`chat.create`, `video.get`, …).
  * @category errors
  */
-export type RequestError = AnswerError | TimeoutError | TransportError | DecodeError
+export type RequestError = AnswerError | TimeoutError | TransportError | DecodeError | Aborted
 
 /** What a platform call (E4–E7) can fail with: a request's errors, or a platform envelope whose `code` is not 200. @category errors */
 export type PlatformRequestError = RequestError | PlatformError
@@ -144,11 +156,11 @@ export type PlatformRequestError = RequestError | PlatformError
 /** What a streamed answer (`messages.stream`, `chat.stream`, …) can fail with: a request's errors, or a stream that did not complete. @category errors */
 export type StreamError = RequestError | IncompleteStream
 
-/** What opening a WebSocket session can fail with: its upgrade refused with an HTTP error, no handshake in time, or the connection. @category errors */
-export type SessionOpenError = AnswerError | TimeoutError | TransportError
+/** What opening a WebSocket session can fail with: its upgrade refused with an HTTP error, no handshake in time, the connection, or the caller's abort. @category errors */
+export type SessionOpenError = AnswerError | TimeoutError | TransportError | Aborted
 
-/** What an open WebSocket session's events can fail with: the socket closed abnormally or a bound passed, or a frame that does not decode. @category errors */
-export type SessionError = TransportError | DecodeError
+/** What an open WebSocket session's events can fail with: the socket closed abnormally or a bound passed, a frame that does not decode, or the caller's abort (the socket closed by its signal). @category errors */
+export type SessionError = TransportError | DecodeError | Aborted
 
 /** What waiting for a video task (`video.wait`, `poll`, `generate`) can fail with: its queries' errors, or the task `failed` (`VideoTaskFailed`). @category errors */
 export type VideoWaitError = RequestError | VideoTaskFailed
@@ -160,7 +172,7 @@ export type ModelCheckError = RequestError | ModelNotAvailable
 export type GatewayResponseError = AnswerError | PlatformError
 
 /** Everything that can go wrong on the way. @category errors */
-export type GatewayTransportError = TimeoutError | TransportError | DecodeError | IncompleteStream
+export type GatewayTransportError = TimeoutError | TransportError | DecodeError | IncompleteStream | Aborted
 
 /**
  * Every failure of any gateway call (client-side validation, `InvalidRequest`, is separate): the union

@@ -1,8 +1,8 @@
 /**
- * Text that came from outside (an error page, a close reason, a value that failed its schema, a
- * database driver's message) made safe to put into an error: every configured secret replaced, the
- * password of every URL hidden, and cut to a bounded length. The one place where that rule lives;
- * every error built from outside text, and every address shown, goes through it.
+ * Text that came from outside made safe to put into an error: every configured secret replaced, the
+ * password of every URL hidden, and cut to a bounded length. Such text is an error page, a close
+ * reason, a value that failed its schema or a database driver's message. The one place where that
+ * rule lives; every error built from outside text, and every address shown, goes through it.
  */
 
 /** The longest outside text an error carries (characters, before the ellipsis). @category models */

@@ -1,8 +1,8 @@
 /**
  * The one model catalog: every model id umg knows, the capabilities (families) it may use, and the
- * per-model facts builders need (realtime event style, embedding sizes; video limits live in
- * `VideoCatalog`, keyed by the same ids and referenced from here). A user extends it for new ids;
- * routing, realtime and every builder read it.
+ * per-model facts builders need. Those are the realtime event style and embedding sizes; video
+ * limits live in `VideoCatalog`, keyed by the same ids and referenced from here. A user extends it
+ * for new ids; routing, realtime and every builder read it.
  */
 import * as Schema from "effect/Schema"
 import { videoFamilyFromPrefix, videoModels } from "../video/VideoCatalog.js"

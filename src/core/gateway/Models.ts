@@ -128,6 +128,7 @@ export const decodeModelList = (
   options?: DecodeOptions
 ): Effect.Effect<ModelList, DecodeError> =>
   Effect.suspend(() => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a JavaScript caller may pass any string; this call never throws
     if (format !== "openai" && format !== "messages" && format !== "native")
       return Effect.fail(
         new DecodeError({

@@ -1,5 +1,5 @@
 /**
- * Whether, and after how long, a failed gateway request is tried again: a pure function of the
+ * Whether, and after how long, a failed gateway request is tried again. It is a pure function of the
  * failure (HTTP status and headers, or how the connection failed), the attempt number, whether the
  * request costs money if acted on twice, the budget, an injected random number and the time now.
  * The one retry rule: the transport reads it per attempt (`decide`), and whatever retries a call's

@@ -1,8 +1,8 @@
 /**
- * The shape every stream accumulator shares: a pure fold `(snapshot, event) → Result<snapshot,
- * IncompleteStream>` that never throws, a `finish` that turns the last snapshot into the final value
- * (or fails when the stream ended before its final event), and helpers to run it with Effect
- * `Stream.scan`, RxJS `scan` or over an array.
+ * The shape every stream accumulator shares, and helpers to run one with Effect `Stream.scan`, RxJS
+ * `scan` or over an array. An accumulator is a pure fold `(snapshot, event) → Result<snapshot,
+ * IncompleteStream>` that never throws, and a `finish` that turns the last snapshot into the final
+ * value (or fails when the stream ended before its final event).
  *
  * Using it with Effect: `Stream.scan(events, () => seed(acc), scanStep(acc))` gives the
  * snapshots; follow with `Stream.mapEffect(Effect.fromResult)` to fail the stream at the first error. With

@@ -1,7 +1,7 @@
 /**
- * The decoded events of the four token-stream families (messages, native, chat, responses), which
- * family an event belongs to, and the visible text or reasoning each event adds: pure getters shared by
- * Effect `Stream`s and the RxJS operators.
+ * The decoded events of the four token-stream families (messages, native, chat, responses), and pure
+ * getters over them. The getters — which family an event belongs to, and the visible text or reasoning
+ * each event adds — are shared by Effect `Stream`s and the RxJS operators.
  */
 import type { ChatStreamEvent } from "./chat/ChatResponse.js"
 import type { MessagesEvent } from "./messages/MessagesEvents.js"

@@ -1,5 +1,5 @@
 /**
- * Closed bodies: a body's known fields are its Schema's fields, an unknown top-level field is refused
+ * Closed bodies: a body's known fields are its Schema's fields. An unknown top-level field is refused
  * naming the nearest known one, and fields the gateway accepts that umg does not know yet travel in
  * one explicit, typed escape hatch, `extra`, merged into the body when it is built. The last step of
  * every builder (`seal`) also checks that the body is plain JSON that can be sent unchanged.

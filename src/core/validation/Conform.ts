@@ -1,7 +1,7 @@
 /**
  * `conform`: checks a value against its body Schema and turns the first failure into an
- * `InvalidRequest` with the messages of the `Rules` vocabulary — the field path, the value given and
- * the values allowed, or the message of the rule a check carries (FieldRules.ts).
+ * `InvalidRequest` in the words of the `Rules` vocabulary. The message gives the field path, the value
+ * given and the values allowed, or the message of the rule a check carries (FieldRules.ts).
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

@@ -1,7 +1,7 @@
 /**
- * Rules carried by a body's Schema: refinements annotated with their rule name and message (`range`,
- * `non-empty`, `one-of` for a described form, …), so a rule is written once, in the Schema that also
- * gives the body its type; `conform` (Conform.ts) reports them in the words of `Rules`.
+ * Rules carried by a body's Schema, so a rule is written once, in the Schema that also gives the body
+ * its type. They are refinements annotated with their rule name and message (`range`, `non-empty`,
+ * `one-of` for a described form, …); `conform` (Conform.ts) reports them in the words of `Rules`.
  */
 import type { SchemaAST as AST } from "effect"
 import * as Schema from "effect/Schema"

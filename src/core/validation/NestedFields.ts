@@ -1,5 +1,5 @@
 /**
- * Closed nested objects, read from the body's Schema: an object Schema without an index signature
+ * Closed nested objects, read from the body's Schema. An object Schema without an index signature
  * is closed, so an unknown key inside it (`thinking.budget_token`) is refused naming the nearest
  * known one; an object Schema with an index signature (`metadata`, a tool's `input_schema`) is open.
  * The Schema is the one place that says which nested objects are closed.
@@ -144,7 +144,7 @@ interface Frame {
 
 const pathOf = (frame: Frame): string => {
   const keys: Array<string | number> = []
-  for (let f: Frame | undefined = frame; f !== undefined && f.parent !== undefined; f = f.parent) keys.push(f.key)
+  for (let f = frame; f.parent !== undefined; f = f.parent) keys.push(f.key)
   let path = ""
   for (let i = keys.length - 1; i >= 0; i--) path = at(path, keys[i]!)
   return path

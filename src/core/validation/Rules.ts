@@ -1,6 +1,6 @@
 /**
- * What every validation path shares: field paths, the rendering of a value and of the values allowed,
- * the `InvalidRequest` failures built from them, and the copying of untrusted values without unsafe
+ * What every validation path shares: field paths, how a value and the values allowed are shown, the
+ * `InvalidRequest` failures built from them, and the copying of untrusted values without unsafe
  * keys. The rules themselves live in the body Schemas (FieldRules.ts, Conform.ts).
  */
 import * as Result from "effect/Result"

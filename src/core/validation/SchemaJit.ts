@@ -1,6 +1,6 @@
 /**
  * Compiled Schema parsers outside browsers (package.json `imports` `#umg/schema-jit`, default
- * condition): Effect's JIT compiler (`SchemaJITCompiler.enable`) generates a parser for a Schema's AST
+ * condition). Effect's JIT compiler (`SchemaJITCompiler.enable`) generates a parser for a Schema's AST
  * with `new Function`, compiled lazily on first use and interpreted whenever compilation is not
  * possible (a blocked `new Function`, an AST the compiler does not take). The results, issues
  * included, are the interpreter's. Browsers get `SchemaJitBrowser.ts`, which compiles nothing.

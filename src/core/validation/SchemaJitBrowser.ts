@@ -1,7 +1,7 @@
 /**
- * Schema parsers in browsers (package.json `imports` `#umg/schema-jit`, `browser` condition): no
- * `new Function`, so nothing is compiled and every Schema is interpreted (a page's content security
- * policy may forbid `eval`, and umg does not ask for it). Elsewhere `SchemaJit.ts` compiles them.
+ * Schema parsers in browsers (package.json `imports` `#umg/schema-jit`, `browser` condition), all
+ * interpreted. Nothing is compiled, for there is no `new Function`: a page's content security policy
+ * may forbid `eval`, and umg does not ask for it. Elsewhere `SchemaJit.ts` compiles them.
  */
 import type { SchemaAST } from "effect"
 

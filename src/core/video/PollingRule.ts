@@ -1,5 +1,5 @@
 /**
- * The gateway's polling rule for video tasks, in one place for every poll: query every 3–5 s
+ * The gateway's polling rule for video tasks, in one place for every poll. Query every 3–5 s
  * (measured from one query's start to the next) until `succeeded` or `failed`, within a
  * caller-chosen timeout (default 300 s).
  */

@@ -1,5 +1,5 @@
 /**
- * Real audio bytes without native tools: a short deterministic tone as PCM16 (raw, WAV, FLAC with
+ * Real audio bytes without native tools. A short deterministic tone as PCM16 (raw, WAV, FLAC with
  * verbatim subframes), and valid silent streams for the lossy formats (MPEG-1 Layer III frames,
  * Ogg Opus with silence packets, ADTS AAC-LC frames with empty channel elements).
  */

@@ -13,6 +13,9 @@ import type { WsRoute } from "../server/Route.js"
 import { estimateTokens, hash32, pace, replyWords, tokenPieces } from "../text/TextGen.js"
 import { makeWsSender, type WsSender } from "../server/WsSender.js"
 
+const isTextPart = (p: unknown): p is { text: string } =>
+  typeof p === "object" && p !== null && "text" in p && typeof p.text === "string"
+
 /** Largest client message read; larger ones close the socket with 1009. */
 export const MAX_LIVE_MESSAGE_BYTES = 15 * 1024 * 1024
 
@@ -97,9 +100,9 @@ class LiveSession {
       this.modality = String(mods[0]).toUpperCase() as Modality
     } else this.modality = "AUDIO"
     this.outputTranscription = typeof s.outputAudioTranscription === "object" && s.outputAudioTranscription !== null
-    const si = s.systemInstruction as { parts?: Array<{ text?: unknown }> } | undefined
+    const si = s.systemInstruction as { parts?: unknown } | undefined
     this.systemText = Array.isArray(si?.parts)
-      ? si.parts.map((p) => (typeof p?.text === "string" ? p.text : "")).join(" ")
+      ? si.parts.map((p: unknown) => (isTextPart(p) ? p.text : "")).join(" ")
       : ""
     this.out.send({ setupComplete: {} })
   }

@@ -155,15 +155,18 @@ class RealtimeSession {
   }
 
   private createItem(e: Record<string, unknown>): void {
-    const item = e.item as Record<string, unknown> | undefined
-    if (typeof item !== "object" || item === null || typeof item.type !== "string")
+    const item = (typeof e.item === "object" && e.item !== null ? e.item : {}) as Record<string, unknown>
+    if (typeof item.type !== "string")
       return this.error(
         { code: "invalid_value", message: "item must be an object with a type", param: "item" },
         e.event_id
       )
-    const content = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : []
+    const content: Array<unknown> = Array.isArray(item.content) ? item.content : []
     const text = content
-      .map((c) => (typeof c?.text === "string" ? c.text : typeof c?.transcript === "string" ? c.transcript : ""))
+      .map((c) => {
+        const part = (typeof c === "object" && c !== null ? c : {}) as { text?: unknown; transcript?: unknown }
+        return typeof part.text === "string" ? part.text : typeof part.transcript === "string" ? part.transcript : ""
+      })
       .join(" ")
     if (item.role === "user" || item.role === undefined) this.userText.push(text)
     if (this.userText.length > 32) this.userText.shift()

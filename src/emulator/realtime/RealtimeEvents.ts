@@ -1,6 +1,7 @@
 /**
- * What differs between realtime v1 (beta event names, flat session with `modalities`) and v2 (GA names,
- * `session.type: "realtime"`, `output_modalities`): event names, content-part types and session shapes.
+ * What differs between realtime v1 and v2: event names, content-part types and session shapes. V1 has
+ * the beta event names and a flat session with `modalities`; v2 the GA names,
+ * `session.type: "realtime"` and `output_modalities`.
  */
 
 /** The realtime event style a model speaks. */

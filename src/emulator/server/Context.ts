@@ -58,6 +58,11 @@ export interface EmulatorOptions {
    * a list adds exact origins, `"*"` allows any.
    */
   readonly corsOrigins?: "*" | ReadonlyArray<string>
+  /**
+   * Send rate-limit headers on the OpenAI-style (`x-ratelimit-*`) and messages-style
+   * (`anthropic-ratelimit-*`) routes. Off by default: the contract does not show the gateway's.
+   */
+  readonly rateLimitHeaders?: boolean
 }
 
 export interface ResolvedOptions {
@@ -68,6 +73,7 @@ export interface ResolvedOptions {
   readonly video: { readonly queuedMs: number; readonly inProgressMs: number }
   readonly text: { readonly replyWords: number; readonly tokenDelayMs: number }
   readonly corsOrigins: "*" | ReadonlyArray<string>
+  readonly rateLimitHeaders: boolean
 }
 
 export const DEFAULT_KEY = "umg-emulator-key"
@@ -80,6 +86,7 @@ export const resolveOptions = (o: EmulatorOptions = {}): ResolvedOptions => {
   return {
     port: o.port ?? 0,
     corsOrigins: o.corsOrigins ?? [],
+    rateLimitHeaders: o.rateLimitHeaders === true,
     host: o.host ?? "127.0.0.1",
     keys: new Map(Object.entries(o.keys ?? { [DEFAULT_KEY]: "full", [RESTRICTED_KEY]: "restricted" })),
     platform: {

@@ -1,7 +1,7 @@
 /**
- * The outcome of the emulator's check of a video submit body (accepted, or a rejection with its
- * status and error fields) and the bounds every family's check shares, so the generic and the delta
- * checks depend on this file and not on each other.
+ * The outcome of the emulator's check of a video submit body, and the bounds every family's check
+ * shares. An outcome is accepted, or a rejection with its status and error fields; the generic and
+ * the delta checks depend on this file and not on each other.
  */
 
 /** The four video families. */

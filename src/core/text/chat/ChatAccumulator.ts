@@ -1,8 +1,8 @@
 /**
- * The chat completions stream accumulator: a pure fold of chunks into a `chat.completion` (content
- * and refusal per choice, tool calls joined by index, finish reasons, usage of the `include_usage`
- * chunk) that ends at `[DONE]`, with error payloads, fragments out of order and streams cut before
- * `[DONE]` as `IncompleteStream`.
+ * The chat completions stream accumulator: a pure fold of chunks into a `chat.completion`, ending at
+ * `[DONE]`. It gathers content and refusal per choice, tool calls joined by index, finish reasons and
+ * the usage of the `include_usage` chunk; error payloads, fragments out of order and streams cut
+ * before `[DONE]` are an `IncompleteStream`.
  */
 import * as Result from "effect/Result"
 import type { IncompleteStream } from "../../errors/GatewayError.js"

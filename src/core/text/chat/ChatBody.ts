@@ -1,8 +1,8 @@
 /**
- * The body of POST `/v1/chat/completions` (E16), closed: the contract shows only the minimal payload
- * (`model`, `messages[]` with `role` and `content`); the other fields are the upstream Chat
- * Completions fields, typed where their shape is fixed. Open, as upstream leaves
- * them: `messages[]` items (tool calls, names, audio), `tools`, `tool_choice`, `response_format`,
+ * The schema of the POST `/v1/chat/completions` (E16) body. It is closed: the contract shows only the
+ * minimal payload (`model`, `messages[]` with `role` and `content`); the other fields are the upstream
+ * Chat Completions fields, typed where their shape is fixed. Open, as upstream leaves them:
+ * `messages[]` items (tool calls, names, audio), `tools`, `tool_choice`, `response_format`,
  * `stream_options`, `audio`, `prediction`, `web_search_options`, `logit_bias`, `metadata`.
  */
 import type * as Effect from "effect/Effect"
@@ -11,8 +11,8 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
+import { acrossFields, described, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
@@ -43,6 +43,30 @@ export const ChatMessageParam = acrossFields(
 /** @category models */
 export type ChatMessageParam = typeof ChatMessageParam.Type
 
+/** A structured-output schema's name: chat `json_schema.name`, responses `format.name`. @category schemas */
+export const JsonSchemaName = described(
+  /^[a-zA-Z0-9_-]{1,64}$/,
+  "1 to 64 letters, digits, _ or - (^[a-zA-Z0-9_-]{1,64}$)"
+)
+
+/**
+ * `response_format`: `text`, `json_object`, or `json_schema` with `json_schema: { name, description?,
+ * schema?, strict? }` (structured output; members upstream adds pass through).
+ * @category schemas
+ */
+export const ChatResponseFormat = Schema.Union([
+  Schema.Struct({ type: Schema.Literals(["text", "json_object"]) }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    json_schema: openStruct({
+      name: JsonSchemaName,
+      description: opt(Schema.String),
+      schema: opt(Open),
+      strict: opt(Schema.NullOr(Schema.Boolean))
+    })
+  })
+])
+
 /** The body of POST `/v1/chat/completions`. @category schemas */
 export const ChatBody = Schema.Struct({
   model: ModelId,
@@ -65,7 +89,7 @@ export const ChatBody = Schema.Struct({
   tools: opt(Schema.Array(Open)),
   tool_choice: opt(Schema.Union([Schema.String, Open])),
   parallel_tool_calls: opt(Schema.Boolean),
-  response_format: opt(Open),
+  response_format: opt(ChatResponseFormat),
   service_tier: opt(Schema.String),
   store: opt(Schema.Boolean),
   metadata: opt(Open),

@@ -1,6 +1,7 @@
 /**
- * The chat stream's bulk, read without a parse tree: a `chat.completion.chunk` whose one choice
- * carries a content fragment, in the text upstream sends
+ * A fast path for the chat stream's bulk: content-fragment chunks read into their decoded form
+ * without a parse tree. A `chat.completion.chunk` whose one choice carries a content fragment, in the
+ * text upstream sends
  * (`{"id":"chatcmpl-…","object":"chat.completion.chunk","created":1764000000,"model":"gpt-4o-mini",
  * "service_tier":"default","system_fingerprint":"fp_…","choices":[{"index":0,"delta":{"content":"Hi"},
  * "logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"…"}`), is nearly every event of

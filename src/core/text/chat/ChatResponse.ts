@@ -170,7 +170,7 @@ const decodeRecord = (
   record: SseRecord,
   options: DecodeOptions | undefined
 ): Result.Result<ChatStreamEvent, DecodeError> => {
-  const data = record?.data
+  const data = record.data
   if (typeof data === "string") {
     // Most records are content fragments in upstream's text: read directly (an `error` event never is).
     const content: ChatCompletionChunk | undefined =

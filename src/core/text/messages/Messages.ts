@@ -12,7 +12,6 @@ import {
   type WithExtra,
   closedBody,
   buildWith,
-  guardReads,
   ModelId,
   readModel,
   sendable,
@@ -317,7 +316,7 @@ export const MessagesBody = Schema.Struct({
 }).pipe(
   (self) => acrossFields(self, "unique", uniqueToolNames, detailed),
   (self) => acrossFields(self, "one-of", declaredChoice, detailed),
-  // The thinking budget is part of max_tokens (protocol notes 1.2), so it must leave room for the answer.
+  // The thinking budget counts toward max_tokens, so it must stay below max_tokens to leave room for the answer.
   (self) =>
     acrossFields(
       self,

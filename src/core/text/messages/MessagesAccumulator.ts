@@ -1,7 +1,8 @@
 /**
  * The messages-style (epsilon) stream accumulator: a pure fold of stream events into a
- * `Message`-shaped snapshot (text, thinking and signature, tool input JSON, usage, stop reason), with
- * events out of order, `error` events and streams cut before `message_stop` as `IncompleteStream`.
+ * `Message`-shaped snapshot. The snapshot holds text, thinking and signature, tool input JSON, usage
+ * and stop reason; events out of order, `error` events and streams cut before `message_stop` are an
+ * `IncompleteStream`.
  */
 import * as Result from "effect/Result"
 import {

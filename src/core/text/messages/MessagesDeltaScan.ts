@@ -1,10 +1,12 @@
 /**
- * The messages stream's bulk, read without a parse tree: a `content_block_delta` carrying a text,
- * thinking or tool-input fragment, in the exact text upstream sends
+ * A fast path for the messages stream's bulk: `content_block_delta` records read into their decoded
+ * form without a parse tree. A `content_block_delta` carrying a text, thinking or tool-input fragment,
+ * in the exact text upstream sends
  * (`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`), is most of
  * every stream's events. Such a record is read straight into the event the Schema decode would give
  * (same keys, same order, same values); any other text — other keys, key order, spacing, numbers or
- * escapes this reader does not take — is declined and goes through `JSON.parse` and the Schema as before.
+ * escapes this reader does not take — is declined and goes through `JSON.parse` and the Schema as
+ * before.
  */
 import { scanIndex, scanString, textAt } from "../../wire/JsonScan.js"
 

@@ -165,13 +165,13 @@ const decodeRecord = (
   record: SseRecord,
   options: DecodeOptions | undefined
 ): Result.Result<MessagesEvent, DecodeError> => {
-  const data = record?.data
+  const data = record.data
   // Most events are text (or thinking, or tool-input) fragments in upstream's exact text: read directly.
   const fragment = typeof data === "string" ? scanBlockDelta(data, maxDepthOf(options)) : undefined
   if (fragment !== undefined) return Result.succeed(fragment)
   const parsed = parseJsonText(data, "messages", "messages event", options)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
-  const typed = typedPayload(parsed.success, record?.event)
+  const typed = typedPayload(parsed.success, record.event)
   const decode = BY_TYPE.get(typed.type)
   return decode === undefined
     ? decodeUnknownEvent({ type: "unknown", event: typed.type, data: parsed.success }, wrappedOnce(options))

@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../../validation/Closed.js"
 import { conform } from "../../validation/Conform.js"
 import {
   acrossFields,
@@ -65,7 +65,10 @@ export const NativeModel = Schema.Struct({
 /** @category models */
 export type NativeModel = typeof NativeModel.Type
 
-/** What thinking a model takes (protocol notes 2.6). Unknown models of a class get no range check. */
+/**
+ * What thinking a model takes: its allowed thinking budgets or `thinkingLevel`s. Unknown models of a class get no
+ * range check.
+ */
 interface ThinkingProfile {
   /** Allowed budgets besides -1 (dynamic), as inclusive ranges; undefined = any integer ≥ -1. */
   readonly budgets?: ReadonlyArray<readonly [number, number]>
@@ -276,21 +279,36 @@ export const nativeSamplingFields = {
 /** The output modalities, in the enum form that is sent (`image` is accepted and sent as `IMAGE`). @category models */
 export const nativeModalities = ["TEXT", "IMAGE", "AUDIO"] as const
 
-/** `generationConfig`. @category schemas */
-export const NativeGenerationConfig = Schema.Struct({
-  ...nativeSamplingFields,
-  stopSequences: opt(Schema.Array(Schema.String)),
-  responseMimeType: opt(NonBlank),
-  responseSchema: opt(Open),
-  responseJsonSchema: opt(Schema.Unknown),
-  responseModalities: opt(nonEmptyArray(Schema.Literals(nativeModalities))),
-  responseLogprobs: opt(Schema.Boolean),
-  logprobs: opt(Schema.Int),
-  mediaResolution: opt(Schema.String),
-  speechConfig: opt(Open),
-  thinkingConfig: opt(NativeThinkingConfig),
-  imageConfig: opt(NativeImageConfig)
-})
+/**
+ * `generationConfig`; at most one of `responseSchema` (the OpenAPI subset) and `responseJsonSchema`
+ * (JSON Schema) (rule `one-of`).
+ * @category schemas
+ */
+export const NativeGenerationConfig = acrossFields(
+  Schema.Struct({
+    ...nativeSamplingFields,
+    stopSequences: opt(Schema.Array(Schema.String)),
+    responseMimeType: opt(NonBlank),
+    responseSchema: opt(Open),
+    responseJsonSchema: opt(Schema.Unknown),
+    responseModalities: opt(nonEmptyArray(Schema.Literals(nativeModalities))),
+    responseLogprobs: opt(Schema.Boolean),
+    logprobs: opt(Schema.Int),
+    mediaResolution: opt(Schema.String),
+    speechConfig: opt(Open),
+    thinkingConfig: opt(NativeThinkingConfig),
+    imageConfig: opt(NativeImageConfig)
+  }),
+  "one-of",
+  (config) =>
+    config.responseSchema !== undefined && config.responseJsonSchema !== undefined
+      ? {
+          key: "responseJsonSchema",
+          detail: "not allowed together with responseSchema; allowed: one of responseSchema, responseJsonSchema"
+        }
+      : undefined,
+  detailed
+)
 
 /** Tool kinds that must each be their own tools element. */
 const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"] as const

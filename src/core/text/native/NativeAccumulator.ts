@@ -1,7 +1,8 @@
 /**
  * The native-content (zeta) stream accumulator: a pure fold of stream chunks into one
- * `GenerateContentResponse` (adjacent text parts joined, other parts kept, the latest cumulative
- * usage), with an error chunk, a blocked prompt or a stream without `finishReason` as `IncompleteStream`.
+ * `GenerateContentResponse`. Adjacent text parts are joined, other parts kept, and the latest
+ * cumulative usage kept; an error chunk, a blocked prompt or a stream without `finishReason` is an
+ * `IncompleteStream`.
  */
 import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"

@@ -154,7 +154,7 @@ const decodeRecord = (
   record: SseRecord,
   options: DecodeOptions | undefined
 ): Result.Result<NativeChunk, DecodeError> => {
-  const parsed = parseJsonText(record?.data, "native", "native-content stream chunk", options)
+  const parsed = parseJsonText(record.data, "native", "native-content stream chunk", options)
   return Result.isFailure(parsed) ? Result.fail(parsed.failure) : decodeChunkValue(parsed.success, options)
 }
 

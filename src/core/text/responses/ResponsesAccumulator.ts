@@ -1,8 +1,8 @@
 /**
- * The responses stream accumulator: a pure fold of stream events into a `Response` (output items,
- * their text, function call arguments and reasoning summaries) that ends at `response.completed` or
- * `response.incomplete`, with `sequence_number` going backwards, events out of place,
- * `response.failed`/`error` and streams cut before the final event as `IncompleteStream`.
+ * The responses stream accumulator: a pure fold of stream events into a `Response`, ending at
+ * `response.completed` or `response.incomplete`. It gathers output items, their text, function call
+ * arguments and reasoning summaries; `sequence_number` going backwards, events out of place,
+ * `response.failed`/`error` and streams cut before the final event are an `IncompleteStream`.
  */
 import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"

@@ -1,8 +1,8 @@
 /**
- * The body of POST `/v1/responses` (E16), closed: the contract shows the minimal payload (`model`,
- * `max_output_tokens`, `input[]` with `role` and `content`); the other fields are the upstream
- * Responses fields. Open, as upstream leaves them: typed `input` items other
- * than messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
+ * The schema of the POST `/v1/responses` (E16) body. It is closed: the contract shows the minimal
+ * payload (`model`, `max_output_tokens`, `input[]` with `role` and `content`); the other fields are
+ * the upstream Responses fields. Open, as upstream leaves them: typed `input` items other than
+ * messages, `tools`, `tool_choice`, `reasoning`, `text`, `prompt`, `conversation`, `metadata`,
  * `stream_options`.
  */
 import type * as Effect from "effect/Effect"
@@ -10,9 +10,9 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
-import { type WithExtra, closedBody, buildWith, guardReads, ModelId, readModel } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
 import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
-import type { TextBodyOptions } from "../chat/ChatBody.js"
+import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -35,6 +35,25 @@ export const ResponsesInputItem = Schema.Union([
   // Typed items other than messages (function_call_output, reasoning, …) pass through.
   openStruct({ type: NonBlank.check(Schema.makeFilter((t) => t !== "message")) })
 ]).pipe(expected("a {role, content} message or a typed item"))
+
+/**
+ * `text.format`: `text`, `json_object`, or `json_schema` with `name`, `schema`, `description?` and
+ * `strict?` (structured output).
+ * @category schemas
+ */
+export const ResponsesTextFormat = Schema.Union([
+  Schema.Struct({ type: Schema.Literals(["text", "json_object"]) }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    name: JsonSchemaName,
+    schema: Open,
+    description: opt(Schema.String),
+    strict: opt(Schema.NullOr(Schema.Boolean))
+  })
+])
+
+/** `text`: its `format` typed, its other members (`verbosity`, …) passed through. @category schemas */
+export const ResponsesText = openStruct({ format: opt(ResponsesTextFormat) })
 
 /** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
 const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as const
@@ -63,7 +82,7 @@ export const ResponsesBody = acrossFields(
     conversation: opt(Schema.Union([Schema.String, Open])),
     prompt: opt(Open),
     reasoning: opt(Open),
-    text: opt(Open),
+    text: opt(ResponsesText),
     truncation: opt(Schema.String),
     include: opt(Schema.Array(Schema.String)),
     background: opt(Schema.Boolean),

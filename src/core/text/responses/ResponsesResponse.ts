@@ -1,7 +1,7 @@
 /**
- * Schemas of the responses API: the `Response` object (non-stream answer and inside lifecycle
- * events), its output items, the stream event union (unknown event types tolerated, `[DONE]`
- * tolerated) and the decoder of one SSE record.
+ * Schemas of the responses API: the `Response` object, its output items, the stream event union and
+ * the decoder of one SSE record. The `Response` object is the non-stream answer and sits inside
+ * lifecycle events; the event union tolerates unknown event types and `[DONE]`.
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -331,12 +331,12 @@ const decodeRecord = (
   record: SseRecord,
   options: DecodeOptions | undefined
 ): Result.Result<ResponsesEvent, DecodeError> => {
-  if (typeof record?.data === "string" && record.data.trim() === "[DONE]")
+  if (typeof record.data === "string" && record.data.trim() === "[DONE]")
     return Result.succeed({ type: "done" as const })
-  const parsed = parseJsonText(record?.data, "openai", "responses event", options)
+  const parsed = parseJsonText(record.data, "openai", "responses event", options)
   if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
   const payload = parsed.success
-  const typed = typedPayload(payload, record?.event)
+  const typed = typedPayload(payload, record.event)
   const decode = BY_TYPE.get(typed.type)
   if (decode !== undefined) return decode(typed.payload, options)
   const seq =

@@ -1,45 +1,19 @@
 /**
- * E16 OpenAI-style chat: `POST /v1/chat/completions` as one `chat.completion` or as data-only
- * chunks ending with `[DONE]` (`include_usage` adds a usage chunk); plus the reply plan (text or one
- * function call) that chat and responses share.
+ * E16 OpenAI-style chat: `POST /v1/chat/completions` as one `chat.completion` or as a chunk stream.
+ * The stream is data-only chunks ending with `[DONE]` (`include_usage` adds a usage chunk); answers
+ * carry function calls and structured output (the plan in OpenAiPlan.ts); tool messages must answer
+ * the calls before them.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody } from "../../server/Family.js"
 import { findModel } from "../../gateway/Models.js"
 import type { Reply, Route } from "../../server/Route.js"
-import {
-  canonicalJson,
-  estimateTokens,
-  jsonReply,
-  newId,
-  pace,
-  replyWords,
-  sampleArgs,
-  tokenPieces
-} from "../TextGen.js"
+import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
+import { onlyAllowed, type Conversation } from "../ToolTurns.js"
+import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "./OpenAiPlan.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
-
-/** What chat and responses answer: text pieces, or one function call. */
-export interface TextPlan {
-  readonly pieces: ReadonlyArray<string>
-  readonly call: { readonly id: string; readonly name: string; readonly arguments: string } | undefined
-  /** True when the token limit cut the text. */
-  readonly truncated: boolean
-  readonly outputTokens: number
-}
-
-/** The inputs of a plan: what seeds the text, the tools, the tool output being answered, the token limit. */
-export interface PlanInput {
-  readonly seed: unknown
-  readonly tools: unknown
-  readonly toolChoice: unknown
-  readonly toolOutput: string | undefined
-  readonly maxTokens: unknown
-  /** Structured output asked for: the text is JSON (matching `schema` when given). */
-  readonly json: { readonly schema: unknown } | undefined
-}
 
 /** An OpenAI-style 4xx/5xx answer. */
 export const openAiError = (
@@ -74,55 +48,67 @@ export const modelProblem = (
   return undefined
 }
 
-const functionTools = (tools: unknown): Array<{ name: string; parameters: unknown }> =>
-  (Array.isArray(tools) ? tools : []).filter(isObj).flatMap((t) => {
-    // Chat nests the function (`{type, function: {name, parameters}}`); responses flattens it.
-    const f = isObj(t.function) ? t.function : t
-    return t.type === "function" && typeof f.name === "string" ? [{ name: f.name, parameters: f.parameters }] : []
-  })
+/** The chat conversation: the prompt (last user message), functions called since, the trailing tool messages. */
+const chatConversation = (messages: ReadonlyArray<Obj>): Conversation => {
+  let p = messages.length - 1
+  while (p >= 0 && messages[p]!.role !== "user") p--
+  const called = messages
+    .slice(p + 1)
+    .flatMap((m) => (m.role === "assistant" && Array.isArray(m.tool_calls) ? m.tool_calls : []))
+    .flatMap((c: unknown) =>
+      isObj(c) && isObj(c.function) && typeof c.function.name === "string" ? [c.function.name] : []
+    )
+  let r = messages.length
+  while (r > 0 && messages[r - 1]!.role === "tool") r--
+  const results = messages.slice(r).map((m) => ({ text: contentText(m.content), isError: false }))
+  return { prompt: p >= 0 ? contentText(messages[p]!.content) : "", called, results }
+}
 
-/** Plans the reply: a function call when function tools are offered and no tool output is being answered, else text. */
-export const planText = (ctx: EmulatorContext, input: PlanInput): TextPlan => {
-  const seed = canonicalJson(input.seed)
-  const fns = functionTools(input.tools)
-  const choice = input.toolChoice
-  const named = isObj(choice) ? (isObj(choice.function) ? choice.function.name : choice.name) : undefined
-  if (fns.length > 0 && choice !== "none" && input.toolOutput === undefined) {
-    const fn = fns.find((f) => f.name === named) ?? fns[0]!
-    const args = JSON.stringify(sampleArgs(fn.parameters, seed))
-    return {
-      pieces: [],
-      call: { id: newId("call_"), name: fn.name, arguments: args },
-      truncated: false,
-      outputTokens: tokenPieces(args).length + 5
-    }
+const callIds = (m: Obj | undefined): Array<unknown> =>
+  m?.role === "assistant" && Array.isArray(m.tool_calls)
+    ? m.tool_calls.map((c: unknown) => (isObj(c) ? c.id : undefined))
+    : []
+
+/**
+ * Checks that each tool message answers a call of the assistant message before it (first), and that
+ * each call is answered by the tool messages after it; `[message, param]` of the first failure.
+ */
+const chatPairing = (messages: ReadonlyArray<Obj>): [string, string] | undefined => {
+  // Each run of tool messages against the calls of the message before the run.
+  const runs: Array<{
+    readonly at: number
+    readonly calls: Array<unknown>
+    readonly answered: Array<[number, unknown]>
+  }> = []
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.role === "tool") {
+      if (i === 0 || messages[i - 1]!.role !== "tool")
+        runs.push({ at: i - 1, calls: callIds(messages[i - 1]), answered: [] })
+      runs[runs.length - 1]!.answered.push([i, m.tool_call_id])
+    } else if (callIds(m).length > 0 && messages[i + 1]?.role !== "tool")
+      runs.push({ at: i, calls: callIds(m), answered: [] })
   }
-  const prefix = input.toolOutput === undefined ? "" : `The tool returned: ${input.toolOutput}. `
-  const text =
-    input.json !== undefined
-      ? jsonReply(input.json.schema, seed)
-      : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
-  const all = tokenPieces(text)
-  const max = typeof input.maxTokens === "number" && input.maxTokens > 0 ? input.maxTokens : Infinity
-  const pieces = all.slice(0, max)
-  return { pieces, call: undefined, truncated: all.length > max, outputTokens: pieces.length }
+  for (const run of runs) {
+    const calls = new Set(run.calls)
+    const unknown = run.answered.find(([, id]) => !calls.has(id))
+    if (unknown !== undefined)
+      return [
+        `Invalid parameter: 'tool_call_id' of '${String(unknown[1])}' not found in 'tool_calls' of previous message.`,
+        `messages.[${unknown[0]}].tool_call_id`
+      ]
+  }
+  for (const run of runs) {
+    const answered = new Set(run.answered.map(([, id]) => id))
+    const missing = run.calls.filter((id) => !answered.has(id))
+    if (missing.length > 0)
+      return [
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.map(String).join(", ")}`,
+        `messages.[${run.at}].role`
+      ]
+  }
+  return undefined
 }
-
-/** The structured output a `{type: "json_object" | "json_schema", …}` format asks for (chat nests the schema in `json_schema`). */
-export const jsonFormat = (format: unknown): PlanInput["json"] => {
-  if (!isObj(format)) return undefined
-  if (format.type === "json_object") return { schema: undefined }
-  if (format.type !== "json_schema") return undefined
-  return { schema: isObj(format.json_schema) ? format.json_schema.schema : format.schema }
-}
-
-/** The text of a message `content`: a string or an array of parts with `text`. */
-export const contentText = (content: unknown): string =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.map((p) => (isObj(p) && typeof p.text === "string" ? p.text : "")).join(" ")
-      : ""
 
 const CHAT_ROLES = ["system", "developer", "user", "assistant", "tool", "function"]
 const isPositiveInt = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v) && v > 0
@@ -158,18 +144,25 @@ interface ChatAnswer {
   readonly plan: TextPlan
   readonly finish: "tool_calls" | "length" | "stop"
   readonly usage: Obj
-  readonly toolCall: Obj | undefined
 }
 
 const FINGERPRINT = "fp_umg_emulator"
 
 const chatCompletion = (a: ChatAnswer): Obj => {
-  const content = a.plan.call === undefined ? a.plan.pieces.join("") : null
+  const calls = a.plan.calls
   const message = {
     role: "assistant",
-    content,
+    content: calls.length === 0 ? a.plan.pieces.join("") : null,
     refusal: null,
-    ...(a.toolCall === undefined ? {} : { tool_calls: [a.toolCall] })
+    ...(calls.length === 0
+      ? {}
+      : {
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.arguments }
+          }))
+        })
   }
   return {
     id: a.id,
@@ -200,15 +193,18 @@ const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, inc
     logprobs: null,
     finish_reason: finishReason
   })
-  const call = a.plan.call
-  await chunk([choice({ role: "assistant", content: call === undefined ? "" : null, refusal: null })])
-  if (call !== undefined) {
+  const calls = a.plan.calls
+  await chunk([choice({ role: "assistant", content: calls.length === 0 ? "" : null, refusal: null })])
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
     await chunk([
-      choice({
-        tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
-      })
+      choice({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })
     ])
-    await chunk([choice({ tool_calls: [{ index: 0, function: { arguments: call.arguments } }] })])
+    for (const piece of jsonPieces(call.arguments)) {
+      if (w.closed) return
+      await pace(ctx)
+      await chunk([choice({ tool_calls: [{ index, function: { arguments: piece } }] })])
+    }
   }
   for (const content of a.plan.pieces) {
     if (w.closed) return
@@ -245,15 +241,21 @@ export const chatRoute: Route = {
         problem[2] === 404 ? "model_not_found" : null
       )
     const messages = body.messages as Array<Obj>
-    const last = messages[messages.length - 1]!
-    const plan = planText(ctx, {
+    const unpaired = chatPairing(messages)
+    if (unpaired !== undefined) return openAiError(reply, 400, unpaired[0], unpaired[1])
+    const { choice, allowed } = openAiChoice(body.tool_choice)
+    const tools = onlyAllowed(functionTools(body.tools, true), allowed)
+    const planned = planText(ctx, {
       seed: { model: body.model, messages, tools: body.tools },
-      tools: body.tools,
-      toolChoice: body.tool_choice,
-      toolOutput: last.role === "tool" ? contentText(last.content) : undefined,
+      tools,
+      choice,
+      conversation: chatConversation(messages),
+      parallel: body.parallel_tool_calls !== false,
       maxTokens: body.max_completion_tokens ?? body.max_tokens,
-      json: jsonFormat(body.response_format)
+      json: jsonFormat(body.response_format, "response_format")
     })
+    if (!planned.ok) return openAiError(reply, 400, planned.message, planned.param)
+    const plan = planned.plan
     const input =
       estimateTokens(canonicalJson(messages)) +
       (body.tools === undefined ? 0 : estimateTokens(canonicalJson(body.tools)))
@@ -262,18 +264,14 @@ export const chatRoute: Route = {
       created: Math.floor(ctx.clock.now() / 1000),
       model: String(body.model),
       plan,
-      finish: plan.call !== undefined ? "tool_calls" : plan.truncated ? "length" : "stop",
+      finish: plan.calls.length > 0 ? "tool_calls" : plan.truncated ? "length" : "stop",
       usage: {
         prompt_tokens: input,
         completion_tokens: plan.outputTokens,
         total_tokens: input + plan.outputTokens,
         prompt_tokens_details: { cached_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0 }
-      },
-      toolCall:
-        plan.call === undefined
-          ? undefined
-          : { id: plan.call.id, type: "function", function: { name: plan.call.name, arguments: plan.call.arguments } }
+      }
     }
     if (body.stream !== true) return reply.json(200, chatCompletion(answer))
     return streamChat(ctx, reply, answer, isObj(body.stream_options) && body.stream_options.include_usage === true)

@@ -1,7 +1,7 @@
 /**
- * The emulator's token count of a messages-style body (E9 and the usage of E8): text at about four
- * characters a token, images at a fixed 1000, tool definitions by their JSON; and the prompt-cache
- * prefix that ends at the last block carrying `cache_control`.
+ * The emulator's token count of a messages-style body (E9 and the usage of E8), and its prompt-cache
+ * prefix. Text counts about four characters a token, images a fixed 1000, tool definitions by their
+ * JSON; the cached prefix ends at the last block carrying `cache_control`.
  */
 import { canonicalJson, estimateTokens } from "../TextGen.js"
 

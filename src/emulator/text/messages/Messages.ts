@@ -1,6 +1,7 @@
 /**
- * E8 `POST /v1/messages` (epsilon): a deterministic reply as one JSON message or as the full SSE event
- * sequence, with thinking blocks, tool use in two rounds and prompt-cache accounting.
+ * E8 `POST /v1/messages` (epsilon): a deterministic reply as one JSON message or as the SSE event sequence.
+ * With thinking blocks, tool calls and structured output (the rules of ToolTurns.ts), and
+ * prompt-cache accounting.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody } from "../../server/Family.js"
@@ -9,7 +10,16 @@ import { findModel } from "../../gateway/Models.js"
 import { validateCreate } from "./MessagesValidation.js"
 import { accountCache } from "./PromptCache.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, hash32, jsonReply, newId, pace, replyWords, sampleArgs, tokenPieces } from "../TextGen.js"
+import { canonicalJson, hash32, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
+import { checkTools, planTurn, resultsPrefix, structuredText, wantsMismatch, type Conversation } from "../ToolTurns.js"
+import type { SchemaProblem } from "../schema/SchemaWalk.js"
+import {
+  checkToolPairing,
+  messagesChoice,
+  messagesConversation,
+  messagesFormat,
+  messagesTools
+} from "./MessagesTools.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -31,83 +41,105 @@ export interface MessagePlan {
   readonly stopReason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use"
   readonly stopSequence: string | null
   readonly usage: Obj
+  /** The text block is structured JSON: it streams in `jsonPieces`, not word by word. */
+  readonly json: boolean
 }
 
-const resultText = (content: unknown): string =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.map((b) => (isObj(b) && typeof b.text === "string" ? b.text : "")).join(" ")
-      : ""
+/** The plan, or the 400 message of a schema the emulator refuses. */
+export type Planned =
+  { readonly ok: true; readonly plan: MessagePlan } | { readonly ok: false; readonly message: string }
 
-/** The tool_result blocks of the last user turn (round two of tool use), if any. */
-const lastToolResults = (messages: ReadonlyArray<unknown>): Array<Obj> => {
-  const last = messages[messages.length - 1]
-  if (!isObj(last) || last.role !== "user" || !Array.isArray(last.content)) return []
-  return last.content.filter((b): b is Obj => isObj(b) && b.type === "tool_result")
+const refusal = (field: string, problem: SchemaProblem): Planned => ({
+  ok: false,
+  message: `field ${field}: ${problem.path}: ${problem.message}`
+})
+
+/** The answer's text (words after the tool results, or structured JSON) cut by max_tokens and stop sequences. */
+const answerText = (
+  ctx: EmulatorContext,
+  body: Obj,
+  seed: string,
+  conversation: Conversation
+):
+  | { readonly text: string; readonly json: boolean; readonly stop: Pick<MessagePlan, "stopReason" | "stopSequence"> }
+  | { readonly field: string; readonly problem: SchemaProblem } => {
+  const format = messagesFormat(body)
+  let pieces: Array<string>
+  if (format !== undefined) {
+    const structured = structuredText(format.schema, seed, wantsMismatch(conversation.prompt))
+    if (!structured.ok) return { field: format.field, problem: structured.problem }
+    pieces = jsonPieces(structured.text)
+  } else
+    pieces = tokenPieces(resultsPrefix(conversation.results) + replyWords(seed, ctx.options.text.replyWords).join(" "))
+  let stopReason: MessagePlan["stopReason"] = "end_turn"
+  let stopSequence: string | null = null
+  const budget = body.max_tokens as number
+  if (pieces.length > budget) {
+    pieces = pieces.slice(0, budget)
+    stopReason = "max_tokens"
+  }
+  let text = pieces.join("")
+  const stops = Array.isArray(body.stop_sequences) ? (body.stop_sequences as Array<string>) : []
+  const hit = stops
+    .filter((s) => s.length > 0)
+    .map((s) => ({ s, at: text.indexOf(s) }))
+    .filter((x) => x.at >= 0)
+    .sort((a, b) => a.at - b.at)[0]
+  if (hit !== undefined) {
+    text = text.slice(0, hit.at)
+    stopReason = "stop_sequence"
+    stopSequence = hit.s
+  }
+  return { text, json: format !== undefined, stop: { stopReason, stopSequence } }
 }
 
 /** Plans the reply to a valid body: a pure function of the body, except the ids and the cache. */
-export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
+export const planMessage = (ctx: EmulatorContext, body: Obj): Planned => {
   const model = body.model as string
   const messages = body.messages as ReadonlyArray<unknown>
-  const maxTokens = body.max_tokens as number
   const seed = canonicalJson({ model, system: body.system, messages, tools: body.tools })
   const blocks: Array<OutBlock> = []
-  let stopReason: MessagePlan["stopReason"] = "end_turn"
-  let stopSequence: string | null = null
-  let budget = maxTokens
+  let stop: Pick<MessagePlan, "stopReason" | "stopSequence">
+  let json = false
 
   if (isObj(body.thinking) && body.thinking.type === "enabled") {
     const thinking = replyWords(`${seed}#thinking`, 12).join(" ")
     blocks.push({ type: "thinking", thinking, signature: Buffer.from(`sig:${hash32(thinking)}`).toString("base64") })
   }
 
-  const tools = Array.isArray(body.tools) ? body.tools.filter((t): t is Obj => isObj(t) && isObj(t.input_schema)) : []
-  const choice = isObj(body.tool_choice) ? body.tool_choice : { type: "auto" }
-  const results = lastToolResults(messages)
-  if (tools.length > 0 && choice.type !== "none" && results.length === 0) {
-    const tool = (choice.type === "tool" ? tools.find((t) => t.name === choice.name) : undefined) ?? tools[0]!
-    const name = String(tool.name)
-    if (choice.type === "auto") blocks.push({ type: "text", text: `I will use the ${name} tool.` })
-    blocks.push({ type: "tool_use", id: newId("toolu_"), name, input: sampleArgs(tool.input_schema, seed) })
-    stopReason = "tool_use"
+  const tools = messagesTools(body.tools)
+  const bad = checkTools(tools)
+  if (bad !== undefined) return refusal(bad.where, bad.problem)
+  const choice = messagesChoice(body.tool_choice)
+  const conversation = messagesConversation(messages)
+  const parallel = !(isObj(body.tool_choice) && body.tool_choice.disable_parallel_tool_use === true)
+  const turn = planTurn({ tools, choice, conversation, parallel, seed })
+  if (turn.kind === "refused") return refusal(turn.where, turn.problem)
+  if (turn.kind === "calls") {
+    const names = turn.calls.map((c) => c.name)
+    if (choice.kind === "auto")
+      blocks.push({
+        type: "text",
+        text: `I will use the ${names.length === 1 ? `${names[0]!} tool` : `${names.join(" and ")} tools`}.`
+      })
+    for (const call of turn.calls)
+      blocks.push({ type: "tool_use", id: newId("toolu_"), name: call.name, input: call.args })
+    stop = { stopReason: "tool_use", stopSequence: null }
   } else {
-    const prefix =
-      results.length > 0 ? `The tool returned: ${results.map((r) => resultText(r.content)).join("; ")}. ` : ""
-    // `output_config.format` (structured output) makes the text JSON of its schema.
-    const format = isObj(body.output_config) && isObj(body.output_config.format) ? body.output_config.format : undefined
-    const text0 =
-      format?.type === "json_schema"
-        ? jsonReply(format.schema, seed)
-        : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
-    let pieces = tokenPieces(text0)
-    if (pieces.length > budget) {
-      pieces = pieces.slice(0, budget)
-      stopReason = "max_tokens"
-    }
-    let text = pieces.join("")
-    const stops = Array.isArray(body.stop_sequences) ? (body.stop_sequences as Array<string>) : []
-    const hit = stops
-      .filter((s) => s.length > 0)
-      .map((s) => ({ s, at: text.indexOf(s) }))
-      .filter((x) => x.at >= 0)
-      .sort((a, b) => a.at - b.at)[0]
-    if (hit !== undefined) {
-      text = text.slice(0, hit.at)
-      stopReason = "stop_sequence"
-      stopSequence = hit.s
-    }
-    budget -= tokenPieces(text).length
-    blocks.push({ type: "text", text })
+    const answer = answerText(ctx, body, seed, conversation)
+    if ("problem" in answer) return refusal(answer.field, answer.problem)
+    blocks.push({ type: "text", text: answer.text })
+    stop = answer.stop
+    json = answer.json
   }
 
   const output = blocks.reduce(
     (n, b) =>
       n +
       (b.type === "tool_use"
-        ? tokenPieces(JSON.stringify(b.input)).length + 5
-        : tokenPieces(b.type === "text" ? b.text : b.thinking).length),
+        ? jsonPieces(JSON.stringify(b.input)).length + 5
+        : (json && b.type === "text" ? jsonPieces(b.text) : tokenPieces(b.type === "text" ? b.text : b.thinking))
+            .length),
     0
   )
   const total = countInputTokens(body)
@@ -123,7 +155,7 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): MessagePlan => {
     },
     service_tier: "standard"
   }
-  return { id: newId("msg_"), model, blocks, stopReason, stopSequence, usage }
+  return { ok: true, plan: { id: newId("msg_"), model, blocks, ...stop, usage, json } }
 }
 
 /** The non-stream `Message` body of a plan. */
@@ -169,13 +201,16 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
     if (index === 0) await send("ping", {})
     const deltas: Array<Obj> =
       b.type === "text"
-        ? tokenPieces(b.text).map((text) => ({ type: "text_delta", text }))
+        ? (plan.json ? jsonPieces(b.text) : tokenPieces(b.text)).map((text) => ({ type: "text_delta", text }))
         : b.type === "thinking"
           ? [
               ...tokenPieces(b.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
               { type: "signature_delta", signature: b.signature }
             ]
-          : jsonPieces(JSON.stringify(b.input)).map((partial_json) => ({ type: "input_json_delta", partial_json }))
+          : ["", ...jsonPieces(JSON.stringify(b.input))].map((partial_json) => ({
+              type: "input_json_delta",
+              partial_json
+            }))
     for (const delta of deltas) {
       if (w.closed) return
       await pace(ctx)
@@ -190,12 +225,6 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
   w.final()
   await send("message_stop", {})
   w.end()
-}
-
-/** A tool input's JSON in the pieces it streams as: an empty first piece, then two halves. */
-const jsonPieces = (json: string): Array<string> => {
-  const half = Math.ceil(json.length / 2)
-  return ["", json.slice(0, half), json.slice(half)].filter((p, i) => i === 0 || p.length > 0)
 }
 
 /** `POST /v1/messages`. */
@@ -215,10 +244,13 @@ export const messagesRoute: Route = {
     const body = req.json
     const invalid = validateCreate(body)
     if (invalid !== undefined) return bad(400, invalid.message)
+    const unpaired = checkToolPairing(body.messages as ReadonlyArray<unknown>)
+    if (unpaired !== undefined) return bad(400, unpaired)
     const model = findModel(body.model as string)
     if (model === undefined || model.ownedBy !== "epsilon") return bad(404, `model: ${String(body.model)} not found`)
-    const plan = planMessage(ctx, body)
-    if (body.stream === true) return streamMessage(ctx, reply, plan)
-    reply.json(200, messageBody(plan))
+    const planned = planMessage(ctx, body)
+    if (!planned.ok) return bad(400, planned.message)
+    if (body.stream === true) return streamMessage(ctx, reply, planned.plan)
+    reply.json(200, messageBody(planned.plan))
   }
 }

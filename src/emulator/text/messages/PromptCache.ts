@@ -1,5 +1,5 @@
 /**
- * Prompt-cache accounting of E8 on the emulator clock: the first request with a large enough cached
+ * Prompt-cache accounting of E8 on the emulator clock. The first request with a large enough cached
  * prefix writes it (`cache_creation_input_tokens`), an identical prefix within its lifetime reads it
  * (`cache_read_input_tokens`) and refreshes the lifetime.
  */

@@ -1,7 +1,8 @@
 /**
- * E10 native-content generate (zeta): `:generateContent` and `:streamGenerateContent?alt=sse`
- * (data-only SSE, `\r\n\r\n` separators, cumulative `usageMetadata`, `finishReason` on the last
- * chunk), thoughts, function calls and image output; and the rejected native embedding shape.
+ * E10 native-content generate (zeta): `:generateContent` and `:streamGenerateContent?alt=sse`.
+ * The stream is data-only SSE with `\r\n\r\n` separators, cumulative `usageMetadata` and
+ * `finishReason` on the last chunk; answers carry thoughts, function calls, structured output (the
+ * rules of ToolTurns.ts) and images. The native embedding shape is rejected.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody } from "../../server/Family.js"
@@ -9,16 +10,10 @@ import { findModel } from "../../gateway/Models.js"
 import { normaliseNative, parseNativeModel, thinkingOf, validateNative } from "./NativeRequest.js"
 import { imageDimensions, renderPng } from "../../media/Png.js"
 import type { Reply, Route } from "../../server/Route.js"
-import {
-  canonicalJson,
-  estimateTokens,
-  jsonReply,
-  newId,
-  pace,
-  replyWords,
-  sampleArgs,
-  tokenPieces
-} from "../TextGen.js"
+import { canonicalJson, estimateTokens, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
+import { checkTools, onlyAllowed, planTurn, resultsPrefix, structuredText, wantsMismatch } from "../ToolTurns.js"
+import type { SchemaProblem } from "../schema/SchemaWalk.js"
+import { checkFunctionPairing, nativeChoice, nativeConversation, nativeFormat, nativeTools } from "./NativeTools.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -62,25 +57,42 @@ interface NativePlan {
   readonly candidates: ReadonlyArray<number>
 }
 
-const functionCallFor = (body: Obj, seed: string): Obj | undefined => {
-  const cfg =
-    isObj(body.toolConfig) && isObj(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {}
-  if (cfg.mode === "NONE") return undefined
-  const decls = (Array.isArray(body.tools) ? body.tools : [])
-    .flatMap((t) => (isObj(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : []))
-    .filter(isObj)
-  const allowed = Array.isArray(cfg.allowedFunctionNames) ? cfg.allowedFunctionNames.map(String) : undefined
-  const decl = decls.find((d) => allowed === undefined || allowed.includes(String(d.name)))
-  if (decl === undefined) return undefined
-  const contents = body.contents as Array<Obj>
-  const last = contents[contents.length - 1]!
-  if ((last.parts as Array<Obj>).some((p) => p.functionResponse !== undefined)) return undefined
-  return {
-    functionCall: { name: String(decl.name), args: sampleArgs(decl.parameters ?? decl.parametersJsonSchema, seed) }
-  }
+/** The plan, or the 400 message of a schema the emulator refuses. */
+type Planned = { readonly ok: true; readonly plan: NativePlan } | { readonly ok: false; readonly message: string }
+
+const refusal = (field: string, problem: SchemaProblem): Planned => ({
+  ok: false,
+  message: `* GenerateContentRequest.${field}: ${problem.path}: ${problem.message}`
+})
+
+/** The function calls of this turn (the rules of ToolTurns.ts), as `functionCall` parts. */
+const functionCalls = (body: Obj, seed: string): Array<Obj> | Planned => {
+  const { choice, allowed } = nativeChoice(body)
+  const offered = nativeTools(body.tools)
+  const tools = onlyAllowed(offered, allowed)
+  const bad = checkTools(offered)
+  if (bad !== undefined) return refusal(bad.where, bad.problem)
+  const conversation = nativeConversation(body.contents as Array<unknown>)
+  const turn = planTurn({ tools, choice, conversation, parallel: true, seed })
+  if (turn.kind === "refused") return refusal(turn.where, turn.problem)
+  return turn.kind === "calls" ? turn.calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : []
 }
 
-const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: boolean): NativePlan => {
+/** The answer's text pieces: words after the function responses, or the structured JSON (or enum value). */
+const answerPieces = (ctx: EmulatorContext, body: Obj, g: Obj, seed: string): Array<string> | Planned => {
+  const conversation = nativeConversation(body.contents as Array<unknown>)
+  const format = nativeFormat(g)
+  if (format === undefined)
+    return tokenPieces(resultsPrefix(conversation.results) + replyWords(seed, ctx.options.text.replyWords).join(" "))
+  if (format.kind === "enum") {
+    const values = isObj(format.schema) && Array.isArray(format.schema.enum) ? format.schema.enum : []
+    return [values.length > 0 ? String(values[0]) : replyWords(seed, 1).join("")]
+  }
+  const structured = structuredText(format.schema, seed, wantsMismatch(conversation.prompt))
+  return structured.ok ? jsonPieces(structured.text) : refusal(format.field, structured.problem)
+}
+
+const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: boolean): Planned => {
   const parsed = parseNativeModel(model)
   const g = isObj(body.generationConfig) ? body.generationConfig : {}
   const seed = canonicalJson({
@@ -100,13 +112,14 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
   }
   if (thinking.includeThoughts) push([{ text: replyWords(`${seed}#thought`, 10).join(" "), thought: true }], 0)
   let finishReason: NativePlan["finishReason"] = "STOP"
-  const call = functionCallFor(body, seed)
+  const calls = functionCalls(body, seed)
+  if (!Array.isArray(calls)) return calls
   const modalities = Array.isArray(g.responseModalities)
     ? g.responseModalities.map((x) => String(x).toUpperCase())
     : isImageModel
       ? ["TEXT", "IMAGE"]
       : ["TEXT"]
-  if (call !== undefined) push([call], 8)
+  if (calls.length > 0) push(calls, 8 * calls.length)
   else if (modalities.includes("IMAGE")) {
     const cfg = isObj(g.imageConfig) ? g.imageConfig : {}
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined)
@@ -114,26 +127,20 @@ const plan = (ctx: EmulatorContext, body: Obj, model: string, isImageModel: bool
     if (modalities.includes("TEXT")) push([{ text: replyWords(seed, 8).join(" ") }], 8)
     push([{ inlineData: { mimeType: "image/png", data: renderPng(seed, width, height).toString("base64") } }], 1290)
   } else {
-    const responses = (body.contents as Array<Obj>).flatMap((c) =>
-      (c.parts as Array<Obj>).filter((p) => p.functionResponse !== undefined)
-    )
-    const lastResponse = responses[responses.length - 1]
-    const fr = isObj(lastResponse) && isObj(lastResponse.functionResponse) ? lastResponse.functionResponse : undefined
-    const prefix = fr === undefined ? "" : `The function returned ${canonicalJson(fr.response)}. `
-    const json = g.responseMimeType === "application/json"
-    const text = json
-      ? jsonReply(g.responseJsonSchema ?? g.responseSchema, seed)
-      : prefix + replyWords(seed, ctx.options.text.replyWords).join(" ")
-    let pieces = tokenPieces(text)
+    const all = answerPieces(ctx, body, g, seed)
+    if (!Array.isArray(all)) return all
+    let pieces = all
     const max = typeof g.maxOutputTokens === "number" ? g.maxOutputTokens : Infinity
     if (pieces.length > max) {
       pieces = pieces.slice(0, max)
       finishReason = "MAX_TOKENS"
     }
-    for (let i = 0; i < pieces.length; i += 4)
-      push([{ text: pieces.slice(i, i + 4).join("") }], Math.min(4, pieces.length - i))
+    // Words go four to a chunk; structured JSON one piece to a chunk.
+    const per = nativeFormat(g) === undefined ? 4 : 1
+    for (let i = 0; i < pieces.length; i += per)
+      push([{ text: pieces.slice(i, i + per).join("") }], Math.min(per, pieces.length - i))
   }
-  return { chunks, finishReason, prompt: promptTokens(body), thoughts: thinking.tokens, candidates }
+  return { ok: true, plan: { chunks, finishReason, prompt: promptTokens(body), thoughts: thinking.tokens, candidates } }
 }
 
 const usage = (p: NativePlan, candidates: number): Obj => ({
@@ -168,9 +175,11 @@ const prepare = (
     return bad(404, `models/${model} is not found for API version v1beta, or is not supported for generateContent.`)
   if (!isObj(req.json)) return bad(400, `Invalid JSON payload received. ${req.jsonError ?? "Expected an object."}`)
   const body = normaliseNative(req.json)
-  const invalid = validateNative(body, parsed)
+  const invalid = validateNative(body, parsed) ?? checkFunctionPairing(body.contents as Array<unknown>)
   if (invalid !== undefined) return bad(400, invalid)
-  return { plan: plan(ctx, body, model, entry.kind === "image"), model: parsed.base }
+  const planned = plan(ctx, body, model, entry.kind === "image")
+  if (!planned.ok) return bad(400, planned.message)
+  return { plan: planned.plan, model: parsed.base }
 }
 
 const generateRoute: Route = {

@@ -1,11 +1,14 @@
 /**
- * E16 `POST /v1/responses`: one `response` object, or the typed event sequence of the responses
- * stream (`event:` lines, increasing `sequence_number`, no `[DONE]`), with function calls.
+ * E16 `POST /v1/responses`: one `response` object, or the typed event sequence of the responses stream.
+ * The stream has `event:` lines, increasing `sequence_number` and no `[DONE]`; answers carry function
+ * calls and structured output (the plan in OpenAiPlan.ts); function outputs must answer calls.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { jsonFormat, modelProblem, openAiError, planText, type TextPlan } from "../chat/OpenAiText.js"
+import { modelProblem, openAiError } from "../chat/OpenAiText.js"
+import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "../chat/OpenAiPlan.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, estimateTokens, newId, pace } from "../TextGen.js"
+import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
+import { onlyAllowed, type Conversation } from "../ToolTurns.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -22,15 +25,45 @@ const problemOf = (body: Obj): [string, string, number?] | undefined => {
   return undefined
 }
 
-/** The output of the last input item when it is a `function_call_output` (round two of a function call). */
-const toolOutputOf = (input: unknown): string | undefined => {
-  const last: unknown = Array.isArray(input) ? input[input.length - 1] : undefined
-  return isObj(last) && last.type === "function_call_output" ? String(last.output) : undefined
+/** The input items (a string input is one user message). */
+const itemsOf = (input: unknown): Array<Obj> =>
+  typeof input === "string" ? [{ role: "user", content: input }] : Array.isArray(input) ? input.filter(isObj) : []
+
+const outputText = (output: unknown): string => (typeof output === "string" ? output : contentText(output))
+
+/** The conversation: the prompt (last user message), functions called since, the trailing function outputs. */
+const responsesConversation = (items: ReadonlyArray<Obj>): Conversation => {
+  let p = items.length - 1
+  while (p >= 0 && !(items[p]!.role === "user" && (items[p]!.type ?? "message") === "message")) p--
+  const called = items
+    .slice(p + 1)
+    .filter((i) => i.type === "function_call" && typeof i.name === "string")
+    .map((i) => String(i.name))
+  let r = items.length
+  while (r > 0 && items[r - 1]!.type === "function_call_output") r--
+  const results = items.slice(r).map((i) => ({ text: outputText(i.output), isError: false }))
+  return { prompt: p >= 0 ? contentText(items[p]!.content) : "", called, results }
 }
 
-/** Builds the response object and its output item at each stage. */
+/**
+ * Checks that each `function_call_output` answers a `function_call` of the input and each call has
+ * an output; skipped when earlier items live on the server (`previous_response_id`, `item_reference`).
+ */
+const responsesPairing = (body: Obj, items: ReadonlyArray<Obj>): string | undefined => {
+  if (body.previous_response_id !== undefined || items.some((i) => i.type === "item_reference")) return undefined
+  const calls = items.filter((i) => i.type === "function_call").map((i) => i.call_id)
+  const outputs = items.filter((i) => i.type === "function_call_output").map((i) => i.call_id)
+  const callSet = new Set(calls)
+  const outputSet = new Set(outputs)
+  const unknown = outputs.find((id) => !callSet.has(id))
+  if (unknown !== undefined) return `No tool call found for function call output with call_id ${String(unknown)}.`
+  const missing = calls.find((id) => !outputSet.has(id))
+  return missing === undefined ? undefined : `No tool output found for function call ${String(missing)}.`
+}
+
+/** Builds the response object and its output items at each stage. */
 const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
-  const ids = { response: newId("resp_"), message: newId("msg_"), call: newId("fc_") }
+  const ids = { response: newId("resp_"), message: newId("msg_"), calls: p.calls.map(() => newId("fc_")) }
   const text = p.pieces.join("")
   const inputTokens =
     estimateTokens(canonicalJson(body.input)) +
@@ -42,23 +75,26 @@ const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: inputTokens + p.outputTokens
   }
-  const item = (status: string, done: boolean): Obj =>
-    p.call !== undefined
-      ? {
+  /** The output items: one message, or one function call per planned call. */
+  const items = (status: string, done: boolean): Array<Obj> =>
+    p.calls.length > 0
+      ? p.calls.map((call, k) => ({
           type: "function_call",
-          id: ids.call,
-          call_id: p.call.id,
-          name: p.call.name,
-          arguments: done ? p.call.arguments : "",
+          id: ids.calls[k],
+          call_id: call.id,
+          name: call.name,
+          arguments: done ? call.arguments : "",
           status
-        }
-      : {
-          type: "message",
-          id: ids.message,
-          role: "assistant",
-          status,
-          content: done ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : []
-        }
+        }))
+      : [
+          {
+            type: "message",
+            id: ids.message,
+            role: "assistant",
+            status,
+            content: done ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : []
+          }
+        ]
   const response = (status: string, output: Array<Obj>, withUsage: boolean): Obj => ({
     id: ids.response,
     object: "response",
@@ -71,14 +107,14 @@ const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     metadata: {},
-    parallel_tool_calls: true,
+    parallel_tool_calls: body.parallel_tool_calls !== false,
     temperature: 1,
     top_p: 1,
     tool_choice: body.tool_choice ?? "auto",
     tools: body.tools ?? [],
     usage: withUsage ? usage : null
   })
-  return { ids, text, item, response, status: p.truncated ? "incomplete" : "completed" }
+  return { ids, text, items, response, status: p.truncated ? "incomplete" : "completed" }
 }
 
 const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: ReturnType<typeof shapes>): Promise<void> => {
@@ -86,16 +122,25 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
   let seq = 0
   const send = (type: string, data: Obj): Promise<void> =>
     w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
-  const finalItem = s.item("completed", true)
+  const started = s.items("in_progress", false)
+  const finals = s.items("completed", true)
   await send("response.created", { response: s.response("in_progress", [], false) })
   await send("response.in_progress", { response: s.response("in_progress", [], false) })
-  await send("response.output_item.added", { output_index: 0, item: s.item("in_progress", false) })
-  if (p.call !== undefined) {
-    const at = { output_index: 0, item_id: s.ids.call }
-    await send("response.function_call_arguments.delta", { ...at, delta: p.call.arguments })
-    await send("response.function_call_arguments.done", { ...at, name: p.call.name, arguments: p.call.arguments })
-  } else {
+  for (let k = 0; k < p.calls.length; k++) {
+    const call = p.calls[k]!
+    const at = { output_index: k, item_id: s.ids.calls[k] }
+    await send("response.output_item.added", { output_index: k, item: started[k] })
+    for (const delta of jsonPieces(call.arguments)) {
+      if (w.closed) return
+      await pace(ctx)
+      await send("response.function_call_arguments.delta", { ...at, delta })
+    }
+    await send("response.function_call_arguments.done", { ...at, name: call.name, arguments: call.arguments })
+    await send("response.output_item.done", { output_index: k, item: finals[k] })
+  }
+  if (p.calls.length === 0) {
     const at = { item_id: s.ids.message, output_index: 0, content_index: 0 }
+    await send("response.output_item.added", { output_index: 0, item: started[0] })
     await send("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } })
     for (const delta of p.pieces) {
       if (w.closed) return
@@ -104,10 +149,10 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
     }
     await send("response.output_text.done", { ...at, text: s.text, logprobs: [] })
     await send("response.content_part.done", { ...at, part: { type: "output_text", text: s.text, annotations: [] } })
+    await send("response.output_item.done", { output_index: 0, item: finals[0] })
   }
-  await send("response.output_item.done", { output_index: 0, item: finalItem })
   w.final()
-  await send(`response.${s.status}`, { response: s.response(s.status, [finalItem], true) })
+  await send(`response.${s.status}`, { response: s.response(s.status, finals, true) })
   w.end()
 }
 
@@ -128,16 +173,23 @@ export const responsesRoute: Route = {
         problem[1],
         problem[2] === 404 ? "model_not_found" : null
       )
-    const p = planText(ctx, {
+    const items = itemsOf(body.input)
+    const unpaired = responsesPairing(body, items)
+    if (unpaired !== undefined) return openAiError(reply, 400, unpaired, "input")
+    const { choice, allowed } = openAiChoice(body.tool_choice)
+    const planned = planText(ctx, {
       seed: { model: body.model, input: body.input, instructions: body.instructions, tools: body.tools },
-      tools: body.tools,
-      toolChoice: body.tool_choice,
-      toolOutput: toolOutputOf(body.input),
+      tools: onlyAllowed(functionTools(body.tools, false), allowed),
+      choice,
+      conversation: responsesConversation(items),
+      parallel: body.parallel_tool_calls !== false,
       maxTokens: body.max_output_tokens,
-      json: jsonFormat(isObj(body.text) ? body.text.format : undefined)
+      json: jsonFormat(isObj(body.text) ? body.text.format : undefined, "text.format")
     })
+    if (!planned.ok) return openAiError(reply, 400, planned.message, planned.param)
+    const p = planned.plan
     const s = shapes(ctx, body, p)
-    if (body.stream !== true) return reply.json(200, s.response(s.status, [s.item("completed", true)], true))
+    if (body.stream !== true) return reply.json(200, s.response(s.status, s.items("completed", true), true))
     return stream(ctx, reply, p, s)
   }
 }
