@@ -16,6 +16,8 @@ import * as core from "../src/core/index.js"
 import * as emulator from "../src/emulator/index.js"
 import * as umg from "../src/index.js"
 import * as rx from "../src/streams/index.js"
+import * as ai from "../src/ai/index.js"
+import * as aiSdk from "../src/ai-sdk/index.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -23,8 +25,9 @@ const namesOf = (module: object): Array<string> => Object.keys(module).sort()
 
 /** Each entry point's runtime exports; `umg`'s are listed beside the core it re-exports whole. */
 const expected = {
-  umg: ["Gateway", "GatewayConfig", "runToFinal"],
+  umg: ["Gateway", "GatewayConfig", "runToFinal", "toolCallDeltas", "withResponse"],
   "umg/core": [
+    "Aborted",
     "AlphaBody",
     "AnyShootAdvancedBody",
     "AnyShootAdvancedResponse",
@@ -48,6 +51,7 @@ const expected = {
     "ChatErrorEvent",
     "ChatMessage",
     "ChatMessageParam",
+    "ChatResponseFormat",
     "ChatRoles",
     "ChatStreamError",
     "ChatStreamEvent",
@@ -76,6 +80,7 @@ const expected = {
     "ImagesResponseItem",
     "IncompleteStream",
     "InvalidRequest",
+    "JsonSchemaName",
     "LiveBlob",
     "LiveClientContent",
     "LiveGenerationConfig",
@@ -149,6 +154,9 @@ const expected = {
     "NotFound",
     "OpenAiErrorEnvelope",
     "OpenAiModelList",
+    "OutputMismatch",
+    "OutputRefused",
+    "PartialJsonError",
     "PermissionDenied",
     "PlatformCredentials",
     "PlatformEnvelope",
@@ -212,16 +220,22 @@ const expected = {
     "ResponsesResponse",
     "ResponsesRoles",
     "ResponsesSummaryPart",
+    "ResponsesText",
+    "ResponsesTextFormat",
     "ResponsesUnknownEvent",
     "ResponsesUsage",
     "RetryPolicy",
     "Route",
+    "SchemaMismatch",
+    "SchemaNotExpressible",
     "ServerError",
     "SpeechBody",
     "SseBufferOverflow",
     "TextBlockParam",
     "ThinkingBlockParam",
     "TimeoutError",
+    "Tool",
+    "ToolFailure",
     "ToolResultBlockParam",
     "ToolResultContentBlock",
     "ToolUseBlockParam",
@@ -313,11 +327,13 @@ const expected = {
     "isMessagesBlock",
     "isResponsesItem",
     "isVideoTaskFinal",
+    "jsonSchemaOf",
     "knownModels",
     "liveAudioChunks",
     "liveModalities",
     "liveText",
     "lookupVideoModel",
+    "makePartialJson",
     "makeSseParser",
     "makeVideoCatalog",
     "markerFrameRates",
@@ -333,6 +349,7 @@ const expected = {
     "nativeText",
     "parseMarkerFlags",
     "parseNativeModel",
+    "parsePartialJson",
     "platformVideoDurations",
     "pollingRule",
     "realtimeAudioDelta",
@@ -385,11 +402,15 @@ const expected = {
     "thinkingDeltas",
     "thinkingOf",
     "tokenFamilyOf",
+    "tool",
+    "toolCallDeltas",
     "toolCalls",
     "videoProgress"
   ],
   "umg/batch": ["Batch", "BatchInvalidInput", "BatchMismatch", "BatchNotFound", "BatchStoreError"],
-  "umg/emulator": ["DEFAULT_KEY", "RESTRICTED_KEY", "startEmulator"]
+  "umg/emulator": ["DEFAULT_KEY", "RESTRICTED_KEY", "startEmulator"],
+  "umg/ai": ["UmgEmbeddingModel", "UmgLanguageModel", "providerKey", "reasonOf", "toAiError"],
+  "umg/ai-sdk": ["createUmg", "gatewayBaseUrl", "providerKey", "toSdkError"]
 } as const
 
 /** The members of the namespaces the entry points export. */
@@ -409,6 +430,9 @@ const namespaces = {
     "retrying",
     "serverDelayMs"
   ],
+  UmgLanguageModel: ["Config", "layer", "make", "model", "withConfigOverride"],
+  UmgEmbeddingModel: ["layer", "make"],
+  Tool: ["make", "maxTools", "toolNamePattern"],
   Batch: [
     "BatchInvalidInput",
     "BatchMismatch",
@@ -420,8 +444,11 @@ const namespaces = {
     "defaultSqlitePath",
     "describeStore",
     "digestOf",
+    "jsonLines",
     "layer",
+    "numbered",
     "postgres",
+    "readProgress",
     "readStatus",
     "sqlite",
     "status",
@@ -431,7 +458,14 @@ const namespaces = {
   ]
 } as const
 
-const modules = { "umg/core": core, "umg/rx": rx, "umg/batch": batch, "umg/emulator": emulator } as const
+const modules = {
+  "umg/core": core,
+  "umg/rx": rx,
+  "umg/batch": batch,
+  "umg/emulator": emulator,
+  "umg/ai": ai,
+  "umg/ai-sdk": aiSdk
+} as const
 
 describe("the public entry points", () => {
   it("are the package's entry points, each pointing at its source in the umg-source condition", () => {
@@ -449,7 +483,9 @@ describe("the public entry points", () => {
       "umg/core": "./src/core/index.ts",
       "umg/rx": "./src/streams/index.ts",
       "umg/batch": "./src/batch/index.ts",
-      "umg/emulator": "./src/emulator/index.ts"
+      "umg/emulator": "./src/emulator/index.ts",
+      "umg/ai": "./src/ai/index.ts",
+      "umg/ai-sdk": "./src/ai-sdk/index.ts"
     })
   })
 
@@ -459,7 +495,7 @@ describe("the public entry points", () => {
     })
   }
 
-  it("umg exports the core, the same objects and nothing of it left out, plus the Gateway, its config and runToFinal", () => {
+  it("umg exports the core, the same objects and nothing of it left out, plus the Gateway, its config and its own helpers", () => {
     expect(namesOf(umg)).toEqual([...expected["umg/core"], ...expected.umg].sort())
     const reexported = umg as unknown as Record<string, unknown>
     const own = core as unknown as Record<string, unknown>
@@ -478,6 +514,9 @@ describe("the public entry points", () => {
     expect(namesOf(core.RetryPolicy)).toEqual(namespaces.RetryPolicy)
     expect(umg.RetryPolicy).toBe(core.RetryPolicy)
     expect(namesOf(batch.Batch)).toEqual(namespaces.Batch)
+    expect(namesOf(core.Tool)).toEqual(namespaces.Tool)
+    expect(namesOf(ai.UmgLanguageModel)).toEqual(namespaces.UmgLanguageModel)
+    expect(namesOf(ai.UmgEmbeddingModel)).toEqual(namespaces.UmgEmbeddingModel)
   })
 
   it("umg/batch's errors are the Batch namespace's own classes", () => {

@@ -1,7 +1,7 @@
 /**
- * Writes a file whole or not at all, durably: to a unique temporary file in the target's folder,
- * flushed to disk, renamed over the target, and the folder flushed, so a reader or a crash (even
- * kill -9) never sees half a video or half a results file at the final path.
+ * Writes a file whole or not at all, durably, so a reader or a crash (even kill -9) never sees half a
+ * video or half a results file at the final path. The bytes go to a unique temporary file in the
+ * target's folder, flushed to disk, renamed over the target, and the folder is flushed.
  */
 import { Data, Effect, Exit, Stream } from "effect"
 import { randomBytes } from "node:crypto"

@@ -1,8 +1,8 @@
 /**
- * `umg/batch`: durable video batches. `Batch.video` checks every input, stores the batch (or finds
+ * `umg/batch`: durable video batches. `Batch.video` checks the inputs, stores the batch (or finds
  * it again by id), starts its slot workflows (`effect/workflow` on `effect/cluster`) and returns a
- * handle whose `progress` streams the counts per state and whose `results` waits for one result
- * per input, in input order.
+ * handle whose `progress` streams the counts per state and whose `resultStream` gives one result
+ * per input, in input order; a streamed input is checked and stored while its first lines run.
  * `Batch.layer({ store })` runs the workflows: on a SQLite file in this process (`Batch.sqlite`),
  * or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch worker` processes
  * share the slots and take over those of a runner that died.
@@ -34,6 +34,9 @@ import type { VideoInput } from "../adapters/groups/Video.js"
 import { redactText, redactUrlPasswords } from "../core/errors/Redact.js"
 import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 import * as FileLock from "./FileLock.js"
+import * as Follower from "./Follower.js"
+import * as Ingest from "./Ingest.js"
+import * as Journal from "./Journal.js"
 import * as Slot from "./Slot.js"
 import * as SqliteClient from "./SqliteClient.js"
 import * as Store from "./Store.js"
@@ -93,10 +96,18 @@ export interface BatchResult {
 export interface BatchHandle {
   readonly id: string
   readonly total: number
-  /** The counts now, then every `progressIntervalMs` (default 500 ms), ending with the one where every line is final. */
-  readonly progress: Stream.Stream<Store.Counts, BatchStoreError>
+  /**
+   * The counts now, then every `progressIntervalMs` (default 500 ms), ending with the one where every
+   * line is final; fails with `BatchInvalidInput` once a line of a streamed input failed its check.
+   */
+  readonly progress: Stream.Stream<Store.Counts, BatchStoreError | BatchInvalidInput>
+  /**
+   * One result per input, in input order, each as soon as it and every line before it are final
+   * (read a page at a time: memory does not grow with the batch).
+   */
+  readonly resultStream: Stream.Stream<BatchResult, BatchStoreError | BatchInvalidInput>
   /** Waits for every line to be final: one result per input, in input order. */
-  readonly results: Effect.Effect<ReadonlyArray<BatchResult>, BatchStoreError>
+  readonly results: Effect.Effect<ReadonlyArray<BatchResult>, BatchStoreError | BatchInvalidInput>
   /** The counts now. */
   readonly counts: Effect.Effect<Store.Counts, BatchStoreError>
 }
@@ -105,11 +116,17 @@ export interface BatchHandle {
 export interface VideoBatchOptions {
   /** Names the batch; when it exists (same inputs) the batch resumes. Default: a digest of the inputs. */
   readonly id?: string
-  /** The inputs, as `gateway.video.generate` takes them. */
-  readonly inputs: ReadonlyArray<VideoInput>
-  /** The line of each input (1-based, as in a JSON Lines file); default 1, 2, 3… */
+  /**
+   * The inputs, as `gateway.video.generate` takes them: an array (every input is checked before
+   * anything is stored or sent), or a stream, read twice in bounded memory (once to digest it, once
+   * to check and store it while the first lines run: the first invalid input stops the batch before
+   * it is sent; see `BatchInvalidInput`). Stream items are numbered 1, 2, 3… unless made with
+   * `Batch.numbered(line, input)` (`Batch.jsonLines(path)` reads a file so).
+   */
+  readonly inputs: ReadonlyArray<VideoInput> | Stream.Stream<VideoInput | Ingest.NumberedInput, BatchInvalidInput>
+  /** The line of each input of an array (1-based, as in a JSON Lines file); default 1, 2, 3… */
   readonly lines?: ReadonlyArray<number>
-  /** Lines in flight at once (default 4). */
+  /** Submits in flight at once: the batch's slots (default 4). */
   readonly concurrency?: number
   /** Where alpha videos are written (default `.umg/videos/<id>`). */
   readonly dir?: string
@@ -138,71 +155,138 @@ export interface LayerOptions {
   readonly pollIntervalMs?: number
   /** How often `progress` reads the counts (default 500 ms). */
   readonly progressIntervalMs?: number
+  /** Tasks this process follows at once, over all its batches (default 10,000). */
+  readonly maxFollowed?: number
+  /** Alpha videos this process downloads at once (default 8). */
+  readonly maxDownloads?: number
 }
 
 /** A digest of inputs and their lines: the default id and the check that an id keeps its inputs. @category getters */
 export const digestOf = (entries: ReadonlyArray<{ readonly line: number; readonly input: string }>): string => {
   const hash = createHash("sha256")
-  for (const e of entries) hash.update(`${e.line}\n${e.input}\n`)
+  for (const e of entries) hash.update(Ingest.digestText(e.line, e.input))
   return hash.digest("hex")
 }
 
+/** An input with its line number, for a streamed batch. @category constructors */
+export const numbered = Ingest.numbered
+
+/**
+ * The inputs of a JSON Lines file, one object per non-blank line, named by line number: a stream
+ * that reads the file in chunks each time it runs.
+ * @category constructors
+ */
+export const jsonLines = Ingest.jsonLines
+
 const maxConcurrency = 1_000
+
+// Refused batches looked at when a corrected input may continue one.
+const refusedLookedAt = 20
 
 const invalid = (field: string, message: string) =>
   new BatchInvalidInput({ line: 0, field, rule: "batch-option", message })
 
-const make = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>) =>
+/** A refused batch's error: its first invalid line, and how many lines were submitted before it was found. */
+const refusalError = (status: Store.Status): BatchInvalidInput | undefined => {
+  const refused = status.ingest.refused
+  if (refused === null) return undefined
+  const c = status.counts
+  return new BatchInvalidInput({ ...refused, submitted: c.submitting + c.running + c.succeeded + c.failed + c.unknown })
+}
+
+const toResult = (r: Store.LineRecord): BatchResult => ({
+  line: r.line,
+  status: r.state === "succeeded" || r.state === "failed" ? r.state : "unknown",
+  taskId: r.taskId,
+  ...(r.url === null ? {} : { url: r.url }),
+  ...(r.file === null ? {} : { file: r.file }),
+  ...(r.error === null ? {} : { error: r.error })
+})
+
+const isFinal = (r: Store.LineRecord) => r.state === "succeeded" || r.state === "failed" || r.state === "unknown"
+
+// Results read at once by `resultStream`.
+const resultPage = 1_000
+
+type Settings = Required<Pick<LayerOptions, "progressIntervalMs">>
+
+/** Where `resultStream` is: after which line, and how many results it gave. */
+interface Cursor {
+  readonly after: number
+  readonly emitted: number
+}
+
+const make = (settings: Settings) =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     const sql = yield* SqlClient.SqlClient
     const provide = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
       Effect.provideService(effect, SqlClient.SqlClient, sql)
+    // Inputs that could not be read again to be stored, by batch: their handles fail with it.
+    const ingestFailures = new Map<string, BatchInvalidInput | BatchStoreError>()
+    const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
 
     const handle = (record: Store.BatchRecord): BatchHandle => {
-      const counts = provide(Store.counts(record.id))
+      const status = provide(Store.status(record.id))
+      const checked = Effect.flatMap(status, (s) => {
+        const failure = refusalError(s) ?? ingestFailures.get(record.id)
+        return failure === undefined ? Effect.succeed(s.counts) : Effect.fail(failure)
+      })
+      // Lines in order: those final from `after` on, then a wait when the next one is not final yet.
+      const resultStream = Stream.paginate(
+        { after: 0, emitted: 0 } as Cursor,
+        (
+          at: Cursor
+        ): Effect.Effect<
+          readonly [ReadonlyArray<BatchResult>, Option.Option<Cursor>],
+          BatchStoreError | BatchInvalidInput
+        > =>
+          Effect.gen(function* () {
+            const rows = yield* provide(Store.page(record.id, at.after, resultPage))
+            const out: Array<BatchResult> = []
+            for (const row of rows) {
+              if (!isFinal(row)) break
+              out.push(toResult(row))
+            }
+            const last = out.at(-1)
+            const next: Cursor = { after: last === undefined ? at.after : last.line, emitted: at.emitted + out.length }
+            if (next.emitted >= record.lines) return [out, Option.none()] as const
+            if (out.length < rows.length || rows.length < resultPage) {
+              yield* checked
+              if (out.length === 0) yield* Effect.sleep(Duration.millis(settings.progressIntervalMs))
+            }
+            return [out, Option.some(next)] as const
+          })
+      )
       return {
         id: record.id,
         total: record.lines,
-        counts,
+        counts: Effect.map(status, (s) => s.counts),
         // The counts are read by one loop and shown by a steady tick: a slow read (a store busy with
         // the batch's own writes) delays the numbers, never the updates.
         progress: Stream.unwrap(
-          Effect.map(counts, (first) => {
+          Effect.map(checked, (first) => {
             let latest = first
-            const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
             const ticks = Stream.fromEffectSchedule(
               Effect.sync(() => latest),
               every
             ).pipe(Stream.takeUntil(Store.isDone))
             const reads = Stream.fromEffectSchedule(
-              Effect.map(counts, (c) => void (latest = c)),
+              Effect.map(checked, (c) => void (latest = c)),
               every
             ).pipe(Stream.drain)
             return Stream.merge(ticks, reads, { haltStrategy: "left" })
           })
         ),
-        results: Effect.repeat(counts, {
-          until: Store.isDone,
-          schedule: Schedule.spaced(Duration.millis(settings.progressIntervalMs))
-        }).pipe(
-          Effect.andThen(provide(Store.lines(record.id))),
-          Effect.map((rows) =>
-            rows.map((r) => ({
-              line: r.line,
-              status: r.state === "succeeded" || r.state === "failed" ? r.state : "unknown",
-              taskId: r.taskId,
-              ...(r.url === null ? {} : { url: r.url }),
-              ...(r.file === null ? {} : { file: r.file }),
-              ...(r.error === null ? {} : { error: r.error })
-            }))
-          )
-        )
+        resultStream,
+        results: Stream.runCollect(resultStream)
       }
     }
 
-    return { gateway, provide, handle }
+    return { gateway, provide, handle, ingestFailures }
   })
+
+type Made = Effect.Success<ReturnType<typeof make>>
 
 /**
  * Starts the slot workflows of the batch's current round; a slot already started (running, waiting
@@ -215,12 +299,95 @@ const startSlots = (record: Store.BatchRecord) =>
     { concurrency: 16, discard: true }
   )
 
-const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollIntervalMs">>) =>
+const folderOf = (options: VideoBatchOptions, id: string) =>
+  resolve(options.dir ?? `.umg/videos/${id.replace(/[^A-Za-z0-9._-]/g, "_")}`)
+
+/** An array of inputs: every one checked first, then the batch stored whole (or found by its id). */
+const storeArray = (
+  made: Made,
+  options: VideoBatchOptions & { readonly inputs: ReadonlyArray<VideoInput> },
+  concurrency: number
+) =>
+  Effect.gen(function* () {
+    const lines = options.lines ?? options.inputs.map((_, i) => i + 1)
+    if (lines.length !== options.inputs.length)
+      return yield* Effect.fail(invalid("lines", "lines: one line number per input"))
+    const distinct = new Set<number>()
+    for (const line of lines) {
+      if (!Number.isInteger(line) || line < 1 || line > Ingest.maxLine || distinct.has(line))
+        return yield* Effect.fail(
+          invalid("lines", `lines: ${line} is not allowed; whole numbers from 1 to ${Ingest.maxLine}, each once`)
+        )
+      distinct.add(line)
+    }
+    // Every input is checked as submit would check it, before anything is stored or sent.
+    const entries: Array<{ line: number; input: string }> = []
+    for (let i = 0; i < options.inputs.length; i++) {
+      const line = lines[i]!
+      const checked = yield* Effect.result(made.gateway.video.check(options.inputs[i]!))
+      if (Result.isFailure(checked))
+        return yield* Effect.fail(
+          new BatchInvalidInput({
+            line,
+            field: checked.failure.field,
+            rule: checked.failure.rule,
+            message: `line ${line}: ${checked.failure.message}`
+          })
+        )
+      entries.push({ line, input: JSON.stringify(options.inputs[i]) })
+    }
+    const digest = digestOf(entries)
+    const id = options.id ?? digest.slice(0, 16)
+    if (id.length === 0 || id.length > 200) return yield* Effect.fail(invalid("id", "id: 1 to 200 characters"))
+    return yield* made.provide(Store.create({ id, digest, concurrency, dir: folderOf(options, id), lines: entries }))
+  })
+
+/**
+ * The batch of a streamed input: found by its id (same digest), a refused one continued by a
+ * corrected input (the lines it stored are the input's first ones), or a new one.
+ */
+const findStreamed = (
+  made: Made,
+  options: VideoBatchOptions,
+  inputs: Stream.Stream<Ingest.NumberedInput, BatchInvalidInput>,
+  concurrency: number
+) =>
+  Effect.gen(function* () {
+    const refused = yield* made.provide(Store.refusedBatches(refusedLookedAt))
+    const digested = yield* Ingest.digest(
+      inputs,
+      refused.map((r) => r.ingest.stored)
+    )
+    if (digested.total === 0) return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
+    const id = options.id ?? digested.digest.slice(0, 16)
+    if (id.length === 0 || id.length > 200) return yield* Effect.fail(invalid("id", "id: 1 to 200 characters"))
+    const continues = (r: (typeof refused)[number]) =>
+      r.ingest.prefixDigest !== null && digested.prefixes.get(r.ingest.stored) === r.ingest.prefixDigest
+    const existing = yield* made.provide(Store.find(id))
+    if (Option.isSome(existing) && existing.value.digest !== digested.digest) {
+      const candidate = refused.find((r) => r.record.id === id && continues(r))
+      if (candidate !== undefined)
+        return yield* made.provide(Store.resume(candidate.record, digested.digest, digested.total))
+    }
+    if (Option.isNone(existing) && options.id === undefined) {
+      const candidate = refused.find(continues)
+      if (candidate !== undefined)
+        return yield* made.provide(Store.resume(candidate.record, digested.digest, digested.total))
+    }
+    const { record } = yield* made.provide(
+      Store.begin({ id, digest: digested.digest, concurrency, dir: folderOf(options, id), total: digested.total })
+    )
+    return record
+  })
+
+const serviceLayer = (settings: Settings) =>
   Layer.effect(
     Batches,
     Effect.gen(function* () {
-      const { gateway, provide, handle } = yield* make(settings)
+      const made = yield* make(settings)
+      const { gateway, provide, handle, ingestFailures } = made
       const engineContext = yield* Effect.context<WorkflowEngine>()
+      const scope = yield* Effect.scope
 
       const video: BatchService["video"] = (options) =>
         Effect.gen(function* () {
@@ -232,34 +399,30 @@ const serviceLayer = (settings: Required<Omit<LayerOptions, "store" | "pollInter
                 `concurrency: ${concurrency} is not allowed; a whole number from 1 to ${maxConcurrency}`
               )
             )
-          if (options.inputs.length === 0)
+          const source = options.inputs
+          if (Array.isArray(source) && source.length === 0)
             return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
-          const lines = options.lines ?? options.inputs.map((_, i) => i + 1)
-          if (lines.length !== options.inputs.length)
-            return yield* Effect.fail(invalid("lines", "lines: one line number per input"))
-          // Every input is checked as submit would check it, before anything is stored or sent.
-          const entries: Array<{ line: number; input: string }> = []
-          for (let i = 0; i < options.inputs.length; i++) {
-            const line = lines[i]!
-            const checked = yield* Effect.result(gateway.video.check(options.inputs[i]!))
-            if (Result.isFailure(checked))
-              return yield* Effect.fail(
-                new BatchInvalidInput({
-                  line,
-                  field: checked.failure.field,
-                  rule: checked.failure.rule,
-                  message: `line ${line}: ${checked.failure.message}`
-                })
+          let record: Store.BatchRecord
+          if (Array.isArray(source)) record = yield* storeArray(made, { ...options, inputs: source }, concurrency)
+          else {
+            const inputs = Ingest.numberedStream(
+              source as Stream.Stream<VideoInput | Ingest.NumberedInput, BatchInvalidInput>
+            )
+            record = yield* findStreamed(made, options, inputs, concurrency)
+            const { ingest } = yield* provide(Store.status(record.id))
+            if (!ingest.complete && ingest.refused === null) {
+              ingestFailures.delete(record.id)
+              const batch = record
+              yield* Effect.forkIn(
+                provide(Ingest.ingest({ batch, inputs, from: ingest.stored, check: gateway.video.check })).pipe(
+                  Effect.tapError((e) => Effect.sync(() => ingestFailures.set(batch.id, e)))
+                ),
+                scope
               )
-            entries.push({ line, input: JSON.stringify(options.inputs[i]) })
+            }
           }
-          const digest = digestOf(entries)
-          const id = options.id ?? digest.slice(0, 16)
-          if (id.length === 0 || id.length > 200) return yield* Effect.fail(invalid("id", "id: 1 to 200 characters"))
-          const dir = resolve(options.dir ?? `.umg/videos/${id.replace(/[^A-Za-z0-9._-]/g, "_")}`)
-          let record = yield* provide(Store.create({ id, digest, concurrency, dir, lines: entries }))
-          if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(id))) > 0)
-            record = yield* Effect.orDie(provide(Store.get(id)))
+          if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(record.id))) > 0)
+            record = yield* Effect.orDie(provide(Store.get(record.id)))
           yield* Effect.provide(startSlots(record), engineContext)
           return handle(record)
         })
@@ -445,18 +608,22 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
  */
 export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchStoreError, Gateway> => {
   const store = options.store ?? sqlite()
-  const settings = {
-    taskTimeoutMs: options.taskTimeoutMs ?? 3_600_000,
-    progressIntervalMs: options.progressIntervalMs ?? 500
-  }
+  const settings = { progressIntervalMs: options.progressIntervalMs ?? 500 }
   const cluster = store._tag === "sqlite" ? singleRunner : socketRunner(store)
   const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster))
-  const slots = Slot.layer({
-    taskTimeoutMs: settings.taskTimeoutMs,
-    ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs })
-  })
+  // The journal's writer and the follower live longer than the cluster: a slot the cluster stops
+  // (Ctrl-C, a shard moving) still records its submit in flight.
+  const runner = Layer.mergeAll(
+    Journal.layer,
+    Follower.layer({
+      ...(options.maxFollowed === undefined ? {} : { maxFollowed: options.maxFollowed }),
+      ...(options.maxDownloads === undefined ? {} : { maxDownloads: options.maxDownloads }),
+      ...(options.pollIntervalMs === undefined ? {} : { intervalMs: options.pollIntervalMs }),
+      ...(options.taskTimeoutMs === undefined ? {} : { taskTimeoutMs: options.taskTimeoutMs })
+    })
+  ).pipe(Layer.provideMerge(sqlLayer(store, true)))
   return mapLayerError(
-    Layer.mergeAll(serviceLayer(settings), slots).pipe(Layer.provide(engine), Layer.provide(sqlLayer(store, true))),
+    Layer.mergeAll(serviceLayer(settings), Slot.layer).pipe(Layer.provide(engine), Layer.provide(runner)),
     storeError(store)
   )
 }
@@ -471,19 +638,26 @@ export const attach = (id: string) => Effect.flatMap(Batches, (b) => b.attach(id
 export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id))
 
 /**
- * The counts of a batch, read from its store without running anything (a SQLite store is read
- * even while the process running the batch holds it).
+ * The counts of a batch and how far its input is stored (and the line that refused it, if one
+ * did), read from its store without running anything: six count rows and one ingest row, never a
+ * scan of the lines (a SQLite store is read even while the process running the batch holds it).
  * @category getters
  */
-export const readStatus = (
+export const readProgress = (
   store: StoreConfig,
   id: string
-): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> =>
+): Effect.Effect<Store.Status, BatchNotFound | BatchStoreError> =>
   store._tag === "sqlite" && !existsSync(resolve(store.path))
     ? Effect.fail(
         new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
       )
-    : Effect.provide(Effect.andThen(Store.get(id), Store.counts(id)), sqlLayer(store, false))
+    : Effect.provide(Effect.andThen(Store.get(id), Store.status(id)), sqlLayer(store, false))
+
+/** The counts of a batch, read from its store without running anything (see `readProgress`). @category getters */
+export const readStatus = (
+  store: StoreConfig,
+  id: string
+): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> => Effect.map(readProgress(store, id), (s) => s.counts)
 
 /**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.

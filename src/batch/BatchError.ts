@@ -1,12 +1,16 @@
 /**
- * The failures of `umg/batch`: an input that cannot be sent (nothing of the batch was), an id reused
- * for other inputs, an id that does not exist, and a store that cannot be used (locked by another
- * process, unreachable, corrupt). Messages never hold a store password (`Batch.describeStore` and
- * the core's `redactText` hide it).
+ * The failures of `umg/batch`. They are an input that cannot be sent (nothing of the batch was), an
+ * id reused for other inputs, an id that does not exist, and a store that cannot be used (locked by
+ * another process, unreachable, corrupt). Messages never hold a store password
+ * (`Batch.describeStore` and the core's `redactText` hide it).
  */
 import { Data } from "effect"
 
-/** An input failed the checks `video.submit` runs; nothing of the batch was sent. @category errors */
+/**
+ * An input failed the checks `video.submit` runs. It was never sent; nor were the lines after it.
+ * The lines before it were sent only when the input was a stream (checked while the first lines
+ * ran): `submitted` says how many. @category errors
+ */
 export class BatchInvalidInput extends Data.TaggedError("BatchInvalidInput")<{
   /** The input's line (1-based; the input's position when no lines were given). */
   readonly line: number
@@ -14,6 +18,8 @@ export class BatchInvalidInput extends Data.TaggedError("BatchInvalidInput")<{
   readonly field: string
   readonly rule: string
   readonly message: string
+  /** Lines of the batch submitted before this line was found invalid (absent: none). */
+  readonly submitted?: number
 }> {}
 
 /** The batch id exists for other inputs (another file, or the same file changed). @category errors */

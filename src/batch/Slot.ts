@@ -1,27 +1,31 @@
 /**
- * A slot: one of a batch's `concurrency` workflows, each with at most one line in flight. A slot
- * claims the next pending line, submits it and records its task id as one uninterruptible step
- * (so Ctrl-C waits for an answer instead of leaving a line whose fate is unknown), follows the task
- * with the gateway's shared poller, records the end, and claims again until no line is pending.
+ * A slot: one of a batch's `concurrency` workflows, each with at most one submit in flight. A slot
+ * claims the next pending line, submits it and records its task id as one uninterruptible step (so
+ * Ctrl-C waits for an answer instead of leaving a line whose fate is unknown), hands the task to
+ * its tracker (the runner's follower polls it on the shared poller and records its end) and claims
+ * again, as long as the runner has room to follow one more task. It ends once no line is pending
+ * and every task it handed over is recorded.
  *
- * The durable steps are the store's rows, not workflow activities: polling is idempotent, so a slot
- * re-run after a crash (or on another runner) only turns its own `submitting` line into `unknown`
- * and resumes following its `running` one. Slots are `effect/workflow` workflows run by
- * `effect/cluster`, which restarts them after a crash and moves them when a runner dies.
+ * The durable steps are the journal's rows, not workflow activities: polling is idempotent, so a
+ * slot re-run after a crash (or on another runner, when the runner holding its shard died) only
+ * turns its own `submitting` line into `unknown` and follows its `running` ones again. Slots are
+ * `effect/workflow` workflows run by `effect/cluster`, which restarts them after a crash and moves
+ * them when a runner dies (its shard leases expire).
  */
 import { Cause, Clock, Duration, Effect, Exit, Option, Random, Schedule, Schema } from "effect"
 import { ClusterSchema, Sharding } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { Workflow } from "effect/workflow"
 import { hostname } from "node:os"
-import { join } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
-import { videoFamilyOf } from "../core/video/VideoCatalog.js"
-import { writeAtomically } from "./AtomicFile.js"
 import type { BatchStoreError } from "./BatchError.js"
+import { describeCause, Follower, track } from "./Follower.js"
+import { Journal } from "./Journal.js"
 import * as Store from "./Store.js"
+
+export { followBudget } from "./Follower.js"
 
 /** This process, as recorded on the lines it claims. */
 const runnerName = `${hostname()}:${process.pid}`
@@ -33,30 +37,14 @@ export const SlotWorkflow = Workflow.make("umg/batch/slot", {
   idempotencyKey: ({ batchId, round, slot }) => `${batchId}/${round}/${slot}`
 })
 
-/** How slots follow tasks. @category models */
-export interface SlotSettings {
-  /** From one query's start to the next (3000–5000 ms, or the gateway's `minPollIntervalMs` for emulators). */
-  readonly intervalMs?: number
-  /** How long one task may run before its line fails (default 1 hour). */
-  readonly taskTimeoutMs: number
-}
-
 /**
- * The budgets of the one retry rule (`RetryPolicy`) here. A submit refused before the gateway acted
- * (connection refused, 429) gives its line back and waits 1 s doubling to 30 s (or the wait the
- * gateway asked, up to 60 s), as often as it takes; following a task or downloading its video is
- * tried again five times, on the same transient failures as every gateway request.
+ * The budget of a submit refused before the gateway acted (connection refused, 429) under the one
+ * retry rule (`RetryPolicy`): its line is given back and waited for, 1 s doubling to 30 s (or the
+ * wait the gateway asked, up to 60 s), as often as it takes.
+ * @category models
  */
-/** @category models */
 export const submitBudget: RetryPolicy.RetryBudget = {
   maxRetries: Infinity,
-  baseDelayMs: 1_000,
-  maxDelayMs: 30_000,
-  maxRetryAfterMs: 60_000
-}
-/** @see submitBudget @category models */
-export const followBudget: RetryPolicy.RetryBudget = {
-  maxRetries: 5,
   baseDelayMs: 1_000,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 60_000
@@ -97,70 +85,10 @@ export const submitOutcome = (
       : { _tag: "Failed" }
 }
 
-const describe = (e: { readonly _tag: string; readonly message?: string }): string =>
-  `${e._tag}: ${e.message ?? ""}`.slice(0, 500)
-
-const describeCause = (cause: Cause.Cause<unknown>): string =>
-  Option.match(Cause.findErrorOption(cause), {
-    onNone: () => `defect: ${String(Cause.squash(cause)).slice(0, 300)}`,
-    onSome: (e) => describe(e as { _tag: string; message?: string })
-  })
-
 const modelOf = (input: string): string => {
   const parsed = JSON.parse(input) as { model?: unknown }
   return typeof parsed.model === "string" ? parsed.model : ""
 }
-
-/** Follows a running line's task to its end and records it. */
-const follow = (
-  batch: Store.BatchRecord,
-  line: number,
-  taskId: string,
-  model: string,
-  settings: SlotSettings
-): Effect.Effect<void, BatchStoreError, Gateway | SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const gateway = yield* Gateway
-    const waited = yield* Effect.exit(
-      gateway.video
-        .wait(taskId, {
-          timeoutMs: settings.taskTimeoutMs,
-          ...(settings.intervalMs === undefined ? {} : { intervalMs: settings.intervalMs })
-        })
-        .pipe((waiting) => RetryPolicy.retrying(waiting, { kind: "idempotent", budget: followBudget }))
-    )
-    if (Exit.isFailure(waited)) {
-      if (Cause.hasInterruptsOnly(waited.cause)) return yield* Effect.interrupt
-      const failure = Cause.findErrorOption(waited.cause)
-      const error =
-        Option.isSome(failure) && failure.value._tag === "VideoTaskFailed"
-          ? `the task failed (code ${failure.value.code}): ${failure.value.message}`.slice(0, 500)
-          : describeCause(waited.cause)
-      return yield* Store.finish(batch.id, line, { state: "failed", error })
-    }
-    const task = waited.value.task
-    if (videoFamilyOf(model) === "alpha") {
-      const file = join(batch.dir, `line-${line}-${taskId}.mp4`)
-      const saved = yield* Effect.exit(
-        Effect.flatMap(
-          RetryPolicy.retrying(gateway.video.download(taskId), { kind: "idempotent", budget: followBudget }),
-          (video) => writeAtomically(file, video.bytes)
-        )
-      )
-      if (Exit.isFailure(saved)) {
-        if (Cause.hasInterruptsOnly(saved.cause)) return yield* Effect.interrupt
-        return yield* Store.finish(batch.id, line, {
-          state: "failed",
-          error: `the task succeeded but its video was not saved: ${describeCause(saved.cause)}`
-        })
-      }
-      return yield* Store.finish(batch.id, line, { state: "succeeded", file })
-    }
-    return yield* Store.finish(batch.id, line, {
-      state: "succeeded",
-      ...(task.url !== undefined ? { url: task.url } : {})
-    })
-  })
 
 type Step =
   | { readonly _tag: "Done" }
@@ -168,6 +96,10 @@ type Step =
   | { readonly _tag: "Ended" }
   | { readonly _tag: "Wait"; readonly ms: number }
   | { readonly _tag: "Running"; readonly line: number; readonly taskId: string; readonly model: string }
+
+/** A store write that failed is tried again a few times before the slot gives up (and is run again). */
+const persist = <A>(effect: Effect.Effect<A, BatchStoreError>) =>
+  effect.pipe(Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) }))
 
 /**
  * Claim, submit, record — one step that is never interrupted halfway, so that after Ctrl-C every
@@ -178,70 +110,112 @@ const submitNext = (
   slot: number,
   stopping: Effect.Effect<boolean>,
   waits: number
-): Effect.Effect<Step, BatchStoreError, Gateway | SqlClient.SqlClient> =>
+): Effect.Effect<Step, BatchStoreError, Gateway | Journal> =>
   Effect.uninterruptible(
     Effect.gen(function* () {
       const gateway = yield* Gateway
+      const journal = yield* Journal
       if (yield* stopping) return { _tag: "Stopping" } as const
-      const claimed = yield* Store.claim(batchId, slot, runnerName)
-      if (Option.isNone(claimed)) return { _tag: "Done" } as const
-      const { line, input } = claimed.value
+      const claimed = yield* journal.run("claiming a line", Store.claimOp(batchId, slot, runnerName, 1))
+      const first = claimed[0]
+      if (first === undefined) return { _tag: "Done" } as const
+      const { line, input } = first
       const sent = yield* Effect.exit(gateway.video.submit(JSON.parse(input) as VideoInput))
       if (Exit.isSuccess(sent)) {
-        yield* Store.started(batchId, line, sent.value.task_id).pipe(
-          Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) })
-        )
-        return { _tag: "Running", line, taskId: sent.value.task_id, model: modelOf(input) } as const
+        const taskId = sent.value.task_id
+        const recorded = yield* persist(journal.run("recording a task id", Store.startedOp(batchId, line, taskId)))
+        // Not `submitting` any more: a runner that took this slot over made it `unknown`; it is not ours to follow.
+        return recorded
+          ? ({ _tag: "Running", line, taskId, model: modelOf(input) } as const)
+          : ({ _tag: "Ended" } as const)
       }
       const failure = Cause.findErrorOption(sent.cause)
       const next: SubmitOutcome = Option.isSome(failure)
         ? submitOutcome(failure.value, waits, yield* Random.next, yield* Clock.currentTimeMillis)
         : { _tag: "Failed" }
       if (next._tag === "GiveBack") {
-        yield* Store.release(batchId, line)
+        yield* persist(journal.run("releasing a line", Store.releaseOp(batchId, line)))
         return { _tag: "Wait", ms: next.waitMs } as const
       }
       const outcome: Store.Outcome =
         Option.isSome(failure) && next._tag === "Unknown"
-          ? { state: "unknown", error: `the gateway may have made a task: ${describe(failure.value)}` }
+          ? {
+              state: "unknown",
+              error: `the gateway may have made a task: ${`${failure.value._tag}: ${failure.value.message}`.slice(0, 500)}`
+            }
           : { state: "failed", error: describeCause(sent.cause) }
-      yield* Store.finish(batchId, line, outcome)
+      yield* persist(journal.run("recording a result", Store.finishOp(batchId, line, "submitting", outcome)))
       return { _tag: "Ended" } as const
     })
   )
 
+// How long a slot that found no pending line waits before looking again while the input is being stored.
+const ingestWaitMs = 200
+
 /**
- * Runs one slot until no line of the batch is pending and its own line has ended. Once `stopping`
- * answers true (the runner shuts down) it claims nothing more and waits to be interrupted.
+ * Runs one slot of round `round` until no line of the batch is pending and every task it submitted
+ * is recorded. A slot of an older round ends at once (the newer round's slot of the same number
+ * follows its lines). Once `stopping` answers true (the runner shuts down) it claims nothing more
+ * and waits to be interrupted.
  * @category workflows
  */
 export const runSlot = (
   batchId: string,
   slot: number,
-  settings: SlotSettings,
+  round: number,
   stopping: Effect.Effect<boolean> = Effect.succeed(false)
-): Effect.Effect<void, BatchStoreError, Gateway | SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const batch = yield* Effect.orDie(Store.get(batchId))
-    for (const running of yield* Store.openSlot(batchId, slot))
-      yield* follow(batch, running.line, running.taskId, modelOf(running.input), settings)
-    // Lines given back in a row: the retry number of the policy's doubling back-off.
-    let waits = 0
-    for (;;) {
-      const step = yield* submitNext(batchId, slot, stopping, waits)
-      if (step._tag === "Done") return
-      // Not done: the slot must not complete, or its workflow would end with lines still pending.
-      if (step._tag === "Stopping") return yield* Effect.never
-      if (step._tag === "Wait") {
-        // The gateway could not be reached or asked to slow down: nothing was sent; back off.
-        waits++
-        yield* Effect.sleep(Duration.millis(step.ms))
-        continue
+): Effect.Effect<void, BatchStoreError, Gateway | SqlClient.SqlClient | Journal | Follower> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const journal = yield* Journal
+      const follower = yield* Follower
+      const batch = yield* Effect.orDie(Store.get(batchId))
+      if (batch.round > round) return
+      const tracker = yield* track(batch)
+      yield* journal.run("reopening a slot", Store.openSlotOp(batchId, slot))
+      for (const running of yield* Store.runningOf(batchId, slot)) {
+        yield* follower.reserve
+        yield* tracker.follow(running.line, running.taskId, modelOf(running.input))
       }
-      waits = 0
-      if (step._tag === "Running") yield* follow(batch, step.line, step.taskId, step.model, settings)
-    }
-  })
+      // Lines given back in a row: the retry number of the policy's doubling back-off.
+      let waits = 0
+      for (;;) {
+        // Room to follow one more task first; a running line's room passes to the tracker.
+        const step = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            yield* restore(follower.reserve)
+            const step = yield* Effect.onError(submitNext(batchId, slot, stopping, waits), () => follower.unreserve)
+            if (step._tag === "Running") yield* tracker.follow(step.line, step.taskId, step.model)
+            else yield* follower.unreserve
+            return step
+          })
+        )
+        if (step._tag === "Running") {
+          waits = 0
+          continue
+        }
+        // Not done: the slot must not complete, or its workflow would end with lines still pending.
+        if (step._tag === "Stopping") return yield* Effect.never
+        if (step._tag === "Wait") {
+          // The gateway could not be reached or asked to slow down: nothing was sent; back off.
+          waits++
+          yield* Effect.sleep(Duration.millis(step.ms))
+          continue
+        }
+        if (step._tag === "Ended") {
+          waits = 0
+          continue
+        }
+        // No line pending now: more may come while the input is being stored.
+        const { ingest } = yield* Store.status(batchId)
+        if (!ingest.complete && ingest.refused === null) {
+          yield* Effect.sleep(Duration.millis(ingestWaitMs))
+          continue
+        }
+        return yield* tracker.idle
+      }
+    })
+  )
 
 /** Completes once this process's cluster runner begins to shut down (Ctrl-C, the scope closing). */
 const shutdownStarted = (sharding: Sharding.Sharding["Service"]) =>
@@ -276,14 +250,13 @@ const abandonOnShutdown = <A, E, R>(
  * the slot on the next run. A store that fails a statement is tried again with backoff.
  * @category layers
  */
-export const layer = (settings: SlotSettings) =>
-  SlotWorkflow.toLayer(({ batchId, slot }) =>
-    Effect.gen(function* () {
-      const sharding = yield* Sharding.Sharding
-      return yield* abandonOnShutdown(sharding, runSlot(batchId, slot, settings, sharding.isShutdown)).pipe(
-        Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
-        Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
-        Effect.orDie
-      )
-    })
-  )
+export const layer = SlotWorkflow.toLayer(({ batchId, round, slot }) =>
+  Effect.gen(function* () {
+    const sharding = yield* Sharding.Sharding
+    return yield* abandonOnShutdown(sharding, runSlot(batchId, slot, round, sharding.isShutdown)).pipe(
+      Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
+      Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
+      Effect.orDie
+    )
+  })
+)

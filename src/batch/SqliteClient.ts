@@ -114,13 +114,13 @@ export const make = (
       return statement
     }
 
-    // Rows are `any` as `SqlConnection.Connection` types them (the statement's caller names the row type).
     const run = (
       prepare: (sql: string) => StatementSync,
       sql: string,
       params: ReadonlyArray<unknown>,
       mode: "rows" | "arrays" | "raw"
     ) =>
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are `any` as `SqlConnection.Connection` types them (the caller names the row type)
       Effect.withFiber<any, SqlError.SqlError>((fiber) =>
         Effect.try({
           try: () => {

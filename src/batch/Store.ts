@@ -1,9 +1,13 @@
 /**
  * The batch journal in SQL (the same statements on SQLite and PostgreSQL): one row per batch, one
- * row per line with its state. Lines move `pending → submitting → running → succeeded | failed`;
- * a `submitting` line found by a restarted slot becomes `unknown` (its submit may have reached the
- * gateway) and is never submitted again unless asked for. The claim is one statement that only
- * succeeds on a `pending` line, so no two slots, processes or machines submit the same line.
+ * row per line with its state, a row per batch and state with how many lines are in it, and the
+ * batch's ingest (how many of its lines are stored, and the line that refused it). Lines move
+ * `pending → submitting → running → succeeded | failed`; a `submitting` line found by a restarted
+ * slot becomes `unknown` (its submit may have reached the gateway) and is never submitted again
+ * unless asked. Every change of state is an operation (`Op`) that returns the counts it moves; the
+ * counts are updated in the same transaction, so reading them is a read of six rows, never a scan.
+ * A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so claimers never wait on
+ * one another; SQLite: one writer), so no two slots, processes or machines submit the same line.
  */
 import { Array as Arr, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -15,7 +19,10 @@ export const LineStates = ["pending", "submitting", "running", "succeeded", "fai
 /** @category models */
 export type LineState = (typeof LineStates)[number]
 
-/** How many lines are in each state, and in all. @category models */
+/**
+ * How many lines are in each state, and in all. `pending` counts the lines not yet submitted,
+ * including those of the input not stored yet. @category models
+ */
 export type Counts = { readonly [S in LineState]: number } & { readonly total: number }
 
 /** A batch as stored. @category models */
@@ -28,6 +35,31 @@ export interface BatchRecord {
   readonly dir: string
   /** Bumped by each explicit resubmission of `unknown` lines: the slots of a new round run again. */
   readonly round: number
+}
+
+/** Why a batch stopped taking lines: the first input line that failed its check. @category models */
+export interface Refusal {
+  readonly line: number
+  readonly field: string
+  readonly rule: string
+  readonly message: string
+}
+
+/** How far a batch's input is stored. @category models */
+export interface Ingest {
+  /** Input lines stored (they come in input order). */
+  readonly stored: number
+  /** True once every input line is stored. */
+  readonly complete: boolean
+  /** The digest of the stored lines (`digestOf` of them), kept when the batch is refused. */
+  readonly prefixDigest: string | null
+  readonly refused: Refusal | null
+}
+
+/** The counts of a batch and its ingest: what `status` and `progress` read. @category models */
+export interface Status {
+  readonly counts: Counts
+  readonly ingest: Ingest
 }
 
 /** A line as stored. @category models */
@@ -52,6 +84,22 @@ export type Outcome =
   | { readonly state: "failed"; readonly error: string }
   | { readonly state: "unknown"; readonly error: string }
 
+/** Lines moved into (+) or out of (−) a state of a batch. @category models */
+export type Delta = readonly [batchId: string, state: LineState, n: number]
+
+/** What an operation returns: its value and the counts it moved. @category models */
+export interface Step<A> {
+  readonly value: A
+  readonly deltas: ReadonlyArray<Delta>
+}
+
+/**
+ * A change of the journal, run inside a transaction (alone by `run`, or with others by the
+ * `Journal`), whose counts are applied in that same transaction.
+ * @category models
+ */
+export type Op<A> = Effect.Effect<Step<A>, SqlError, SqlClient.SqlClient>
+
 const num = (v: unknown): number => Number(v)
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
 
@@ -63,17 +111,77 @@ const detailOf = (e: SqlError): string => {
     : e.message
 }
 
-/** A statement that failed: the store's own error, its text kept short. */
-const statement = <A, R>(what: string, effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, BatchStoreError, R> =>
+/** A statement that failed: the store's own error, its text kept short. @category errors */
+export const statement = <A, R>(
+  what: string,
+  effect: Effect.Effect<A, SqlError, R>
+): Effect.Effect<A, BatchStoreError, R> =>
   Effect.mapError(
     effect,
     (e) =>
       new BatchStoreError({ reason: "statement", message: `batch store: ${what} failed: ${detailOf(e).slice(0, 300)}` })
   )
 
-/** Creates the two tables and their index when missing. @category constructors */
+const tables = (sql: SqlClient.SqlClient) => [
+  sql`CREATE TABLE IF NOT EXISTS umg_batches (
+    id TEXT PRIMARY KEY,
+    digest TEXT NOT NULL,
+    lines INTEGER NOT NULL,
+    concurrency INTEGER NOT NULL,
+    dir TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  )`,
+  sql`CREATE TABLE IF NOT EXISTS umg_batch_lines (
+    batch_id TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    input TEXT NOT NULL,
+    state TEXT NOT NULL,
+    slot INTEGER,
+    runner TEXT,
+    task_id TEXT,
+    url TEXT,
+    file TEXT,
+    error TEXT,
+    submits INTEGER NOT NULL,
+    PRIMARY KEY (batch_id, line)
+  )`,
+  sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
+  sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_slot ON umg_batch_lines (batch_id, slot, state)`,
+  sql`CREATE TABLE IF NOT EXISTS umg_batch_counts (
+    batch_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (batch_id, state)
+  )`,
+  sql`CREATE TABLE IF NOT EXISTS umg_batch_ingest (
+    batch_id TEXT PRIMARY KEY,
+    stored INTEGER NOT NULL,
+    complete INTEGER NOT NULL,
+    prefix_digest TEXT,
+    refused_line INTEGER,
+    refused_field TEXT,
+    refused_rule TEXT,
+    refused_message TEXT
+  )`
+]
+
+/** Creates the tables and their indexes when missing. @category constructors */
 export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const [first] = yield* statement(
+    "reading the tables",
+    sql.onDialectOrElse({
+      pg: () =>
+        sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM information_schema.tables
+          WHERE table_schema = current_schema() AND table_name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest')`,
+      orElse: () =>
+        sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM sqlite_master
+          WHERE type = 'table' AND name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest')`
+    })
+  )
+  // Every table there: nothing to write (a reader, such as `umg batch status`, takes no write lock).
+  if (num(first?.n) === 4) return
   // Several runners may start at once on a new PostgreSQL database: CREATE TABLE IF NOT EXISTS races
   // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
   const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -81,41 +189,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
       pg: () => sql.withTransaction(Effect.andThen(sql`SELECT pg_advisory_xact_lock(7212260001)`, effect)),
       orElse: () => effect
     })
-  yield* statement(
-    "creating tables",
-    serialized(
-      Effect.all(
-        [
-          sql`CREATE TABLE IF NOT EXISTS umg_batches (
-        id TEXT PRIMARY KEY,
-        digest TEXT NOT NULL,
-        lines INTEGER NOT NULL,
-        concurrency INTEGER NOT NULL,
-        dir TEXT NOT NULL,
-        round INTEGER NOT NULL,
-        created_at TEXT NOT NULL
-      )`,
-          sql`CREATE TABLE IF NOT EXISTS umg_batch_lines (
-        batch_id TEXT NOT NULL,
-        line INTEGER NOT NULL,
-        input TEXT NOT NULL,
-        state TEXT NOT NULL,
-        slot INTEGER,
-        runner TEXT,
-        task_id TEXT,
-        url TEXT,
-        file TEXT,
-        error TEXT,
-        submits INTEGER NOT NULL,
-        PRIMARY KEY (batch_id, line)
-      )`,
-          sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
-          sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_slot ON umg_batch_lines (batch_id, slot, state)`
-        ],
-        { discard: true }
-      )
-    )
-  )
+  yield* statement("creating tables", serialized(Effect.all(tables(sql), { discard: true })))
 })
 
 const toBatch = (row: Record<string, unknown>): BatchRecord => ({
@@ -150,47 +224,112 @@ export const get = (id: string): Effect.Effect<BatchRecord, BatchStoreError | Ba
     })
   )
 
-/** What `create` stores. @category models */
+/** Adds the deltas to the counts, one statement per batch and state, in a fixed order (no lock cycles). */
+const applyDeltas = (sql: SqlClient.SqlClient, deltas: ReadonlyArray<Delta>): Effect.Effect<void, SqlError> => {
+  if (deltas.length === 0) return Effect.void
+  const sums = new Map<string, { id: string; state: LineState; n: number }>()
+  for (const [id, state, n] of deltas) {
+    const key = `${id}\u0000${state}`
+    const entry = sums.get(key)
+    if (entry === undefined) sums.set(key, { id, state, n })
+    else entry.n += n
+  }
+  const ordered = [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e)
+  return Effect.forEach(
+    ordered.filter((e) => e.n !== 0),
+    (e) => sql`UPDATE umg_batch_counts SET n = n + ${e.n} WHERE batch_id = ${e.id} AND state = ${e.state}`,
+    { discard: true }
+  )
+}
+
+/** Runs operations in one transaction and applies their counts before it commits. @category combinators */
+export const runAll = <A>(ops: ReadonlyArray<Op<A>>): Effect.Effect<ReadonlyArray<A>, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const values: Array<A> = []
+        const deltas: Array<Delta> = []
+        for (const op of ops) {
+          const step = yield* op
+          values.push(step.value)
+          for (const d of step.deltas) deltas.push(d)
+        }
+        yield* applyDeltas(sql, deltas)
+        return values
+      })
+    )
+  )
+
+/** Runs one operation in its own transaction. @category combinators */
+export const run = <A>(what: string, op: Op<A>): Effect.Effect<A, BatchStoreError, SqlClient.SqlClient> =>
+  statement(
+    what,
+    Effect.map(runAll([op]), (values) => values[0]!)
+  )
+
+/** What `begin` stores. @category models */
 export interface NewBatch {
   readonly id: string
   readonly digest: string
   readonly concurrency: number
   readonly dir: string
-  readonly lines: ReadonlyArray<{ readonly line: number; readonly input: string }>
+  /** How many input lines the batch has (stored now or later by `storeChunk`). */
+  readonly total: number
 }
 
-// Rows per INSERT: ten parameters per row stays far below SQLite's and PostgreSQL's limits.
-const insertChunk = 200
+/** A line to store: its number and its input (JSON). @category models */
+export interface Entry {
+  readonly line: number
+  readonly input: string
+}
+
+/** The count rows of a batch, one per state. */
+const countRows = (id: string, n: (state: LineState) => number) =>
+  Arr.map(LineStates, (state) => ({ batch_id: id, state, n: n(state) }))
+
+const mismatch = (id: string, lines: number) =>
+  new BatchMismatch({
+    id,
+    message: `batch ${JSON.stringify(id)} exists for other inputs (${lines} lines); use another id, or the inputs it was made with`
+  })
+
+// Rows per INSERT: five parameters per row stays far below SQLite's and PostgreSQL's limits.
+const insertChunk = 500
+
+const insertLines = (sql: SqlClient.SqlClient, id: string, entries: ReadonlyArray<Entry>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < entries.length; i += insertChunk) {
+      const rows = entries.slice(i, i + insertChunk).map((l) => ({
+        batch_id: id,
+        line: l.line,
+        input: l.input,
+        state: "pending",
+        submits: 0
+      }))
+      if (Arr.isArrayNonEmpty(rows)) yield* sql`INSERT INTO umg_batch_lines ${sql.insert(rows)}`
+    }
+  })
 
 /**
- * Stores a new batch and its lines in one transaction, or returns the stored one when the id exists
- * with the same digest; another digest is a `BatchMismatch`.
+ * Stores a new batch with no line yet (its counts: every line `pending`), or returns the stored one
+ * when the id exists with the same digest; another digest is a `BatchMismatch`. `created` tells which.
  * @category constructors
  */
-export const create = (
+export const begin = (
   batch: NewBatch
-): Effect.Effect<BatchRecord, BatchStoreError | BatchMismatch, SqlClient.SqlClient> =>
+): Effect.Effect<
+  { readonly record: BatchRecord; readonly created: boolean },
+  BatchStoreError | BatchMismatch,
+  SqlClient.SqlClient
+> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const existing = yield* find(batch.id)
     if (Option.isSome(existing)) {
-      if (existing.value.digest !== batch.digest)
-        return yield* Effect.fail(
-          new BatchMismatch({
-            id: batch.id,
-            message: `batch ${JSON.stringify(batch.id)} exists for other inputs (${existing.value.lines} lines); use another id, or the inputs it was made with`
-          })
-        )
-      return existing.value
+      if (existing.value.digest !== batch.digest) return yield* Effect.fail(mismatch(batch.id, existing.value.lines))
+      return { record: existing.value, created: false }
     }
-    const record: BatchRecord = {
-      id: batch.id,
-      digest: batch.digest,
-      lines: batch.lines.length,
-      concurrency: batch.concurrency,
-      dir: batch.dir,
-      round: 0
-    }
+    const record: BatchRecord = { ...batch, lines: batch.total, round: 0 }
     yield* statement(
       "storing the batch",
       sql.withTransaction(
@@ -204,83 +343,254 @@ export const create = (
             round: 0,
             created_at: new Date().toISOString()
           })}`
-          for (let i = 0; i < batch.lines.length; i += insertChunk) {
-            const rows = batch.lines.slice(i, i + insertChunk).map((l) => ({
-              batch_id: batch.id,
-              line: l.line,
-              input: l.input,
-              state: "pending",
-              submits: 0
-            }))
-            if (Arr.isArrayNonEmpty(rows)) yield* sql`INSERT INTO umg_batch_lines ${sql.insert(rows)}`
-          }
+          yield* sql`INSERT INTO umg_batch_counts ${sql.insert(
+            countRows(record.id, (state) => (state === "pending" ? record.lines : 0))
+          )}`
+          yield* sql`INSERT INTO umg_batch_ingest ${sql.insert({ batch_id: record.id, stored: 0, complete: 0 })}`
         })
       )
     )
-    return record
+    return { record, created: true }
   })
 
-/** Lines per state. @category getters */
-export const counts = (id: string): Effect.Effect<Counts, BatchStoreError, SqlClient.SqlClient> =>
+/**
+ * Stores the next lines of a batch's input (checked, in input order) with how many are stored after
+ * them, in one transaction; `complete` once they are the last.
+ * @category mutations
+ */
+export const storeChunk = (
+  id: string,
+  entries: ReadonlyArray<Entry>,
+  storedAfter: number,
+  complete: boolean
+): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
-      "counting lines",
-      Effect.map(
-        sql<{
-          state: string
-          n: unknown
-        }>`SELECT state, COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} GROUP BY state`,
-        (rows) => {
-          const out: Record<string, number> = {
-            pending: 0,
-            submitting: 0,
-            running: 0,
-            succeeded: 0,
-            failed: 0,
-            unknown: 0,
-            total: 0
-          }
-          for (const row of rows) {
-            out[row.state] = num(row.n)
-            out.total! += num(row.n)
-          }
-          return out as Counts
-        }
+      "storing lines",
+      sql.withTransaction(
+        Effect.andThen(
+          insertLines(sql, id, entries),
+          sql`UPDATE umg_batch_ingest SET stored = ${storedAfter}, complete = ${complete ? 1 : 0} WHERE batch_id = ${id}`
+        )
       )
     )
   )
 
+/**
+ * Stores a new batch and all its lines in one transaction (`begin` and one `storeChunk`), or returns
+ * the stored one when the id exists with the same digest; another digest is a `BatchMismatch`.
+ * @category constructors
+ */
+export const create = (
+  batch: Omit<NewBatch, "total"> & { readonly lines: ReadonlyArray<Entry> }
+): Effect.Effect<BatchRecord, BatchStoreError | BatchMismatch, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const { record, created } = yield* begin({ ...batch, total: batch.lines.length })
+        if (created) yield* storeChunk(batch.id, batch.lines, batch.lines.length, true)
+        return record
+      })
+    )
+  ).pipe(Effect.catchTag("SqlError", (e) => statement("storing the batch", Effect.fail(e))))
+
+/** Stops a batch at an input line that failed its check: no line of it is claimed any more. @category mutations */
+export const refuse = (
+  id: string,
+  refusal: Refusal,
+  prefixDigest: string
+): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "recording the refused line",
+      sql`UPDATE umg_batch_ingest SET prefix_digest = ${prefixDigest}, refused_line = ${refusal.line},
+        refused_field = ${refusal.field}, refused_rule = ${refusal.rule}, refused_message = ${refusal.message.slice(0, 2_000)}
+        WHERE batch_id = ${id}`
+    )
+  )
+
+/** The refused batches of the store (most recent first, at most `limit`), with their ingest. @category getters */
+export const refusedBatches = (
+  limit: number
+): Effect.Effect<
+  ReadonlyArray<{ readonly record: BatchRecord; readonly ingest: Ingest }>,
+  BatchStoreError,
+  SqlClient.SqlClient
+> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "reading refused batches",
+      Effect.map(
+        sql<
+          Record<string, unknown>
+        >`SELECT b.id, b.digest, b.lines, b.concurrency, b.dir, b.round, i.stored, i.complete,
+            i.prefix_digest, i.refused_line, i.refused_field, i.refused_rule, i.refused_message
+          FROM umg_batches b JOIN umg_batch_ingest i ON i.batch_id = b.id
+          WHERE i.refused_line IS NOT NULL ORDER BY b.created_at DESC LIMIT ${limit}`,
+        (rows) => rows.map((r) => ({ record: toBatch(r), ingest: toIngest(r) }))
+      )
+    )
+  )
+
+/**
+ * Lets a refused batch go on with corrected input (whose first `stored` lines are the stored ones):
+ * its digest and line count become the new input's, the refusal is cleared, and a new round starts
+ * (so its slots run again).
+ * @category mutations
+ */
+export const resume = (
+  record: BatchRecord,
+  digest: string,
+  total: number
+): Effect.Effect<BatchRecord, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "resuming a refused batch",
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`UPDATE umg_batches SET digest = ${digest}, lines = ${total}, round = round + 1 WHERE id = ${record.id}`
+          yield* applyDeltas(sql, [[record.id, "pending", total - record.lines]])
+          yield* sql`UPDATE umg_batch_ingest SET prefix_digest = NULL, refused_line = NULL, refused_field = NULL,
+            refused_rule = NULL, refused_message = NULL WHERE batch_id = ${record.id}`
+          return { ...record, digest, lines: total, round: record.round + 1 }
+        })
+      )
+    )
+  )
+
+const toIngest = (row: Record<string, unknown>): Ingest => ({
+  stored: num(row.stored),
+  complete: num(row.complete) === 1,
+  prefixDigest: str(row.prefix_digest),
+  refused:
+    row.refused_line === null || row.refused_line === undefined
+      ? null
+      : {
+          line: num(row.refused_line),
+          field: String(row.refused_field),
+          rule: String(row.refused_rule),
+          message: String(row.refused_message)
+        }
+})
+
+const zeroCounts = (): Record<LineState | "total", number> => ({
+  pending: 0,
+  submitting: 0,
+  running: 0,
+  succeeded: 0,
+  failed: 0,
+  unknown: 0,
+  total: 0
+})
+
+/**
+ * The counts of a batch stored before counts were kept (umg 0.1 and 0.2): one scan of its lines,
+ * stored so that it is the last.
+ */
+const countsOfOldBatch = (sql: SqlClient.SqlClient, id: string) =>
+  sql.withTransaction(
+    Effect.gen(function* () {
+      const rows = yield* sql<{
+        state: string
+        n: unknown
+      }>`SELECT state, COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} GROUP BY state`
+      const counts = zeroCounts()
+      for (const row of rows) counts[row.state as LineState] = num(row.n)
+      yield* sql.onDialectOrElse({
+        pg: () =>
+          sql`INSERT INTO umg_batch_counts ${sql.insert(countRows(id, (state) => counts[state]))} ON CONFLICT DO NOTHING`,
+        orElse: () => sql`INSERT OR IGNORE INTO umg_batch_counts ${sql.insert(countRows(id, (state) => counts[state]))}`
+      })
+      return rows.map((r) => ({ state: r.state, n: r.n }))
+    })
+  )
+
+/** The counts and ingest of a batch: a read of its count rows and its ingest row. @category getters */
+export const status = (id: string): Effect.Effect<Status, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "counting lines",
+      Effect.gen(function* () {
+        const kept = yield* sql<{
+          state: string
+          n: unknown
+        }>`SELECT state, n FROM umg_batch_counts WHERE batch_id = ${id}`
+        const rows = kept.length > 0 ? kept : yield* countsOfOldBatch(sql, id)
+        const counts = zeroCounts()
+        for (const row of rows) {
+          counts[row.state as LineState] = num(row.n)
+          counts.total += num(row.n)
+        }
+        const ingest = yield* sql<Record<string, unknown>>`SELECT stored, complete, prefix_digest, refused_line,
+            refused_field, refused_rule, refused_message FROM umg_batch_ingest WHERE batch_id = ${id}`
+        // A batch of umg 0.1 and 0.2 has no ingest row: it was stored whole.
+        const first = ingest[0]
+        return {
+          counts,
+          ingest:
+            first === undefined
+              ? { stored: counts.total, complete: true, prefixDigest: null, refused: null }
+              : toIngest(first)
+        }
+      })
+    )
+  )
+
+/** Lines per state. @category getters */
+export const counts = (id: string): Effect.Effect<Counts, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.map(status(id), (s) => s.counts)
+
 /** True when no line can change any more without being asked to (every line final). @category predicates */
 export const isDone = (c: Counts): boolean => c.pending + c.submitting + c.running === 0
 
-/** Every line, in line order. @category getters */
-export const lines = (id: string): Effect.Effect<ReadonlyArray<LineRecord>, BatchStoreError, SqlClient.SqlClient> =>
+const toLine = (r: Record<string, unknown>): LineRecord => ({
+  line: num(r.line),
+  state: String(r.state) as LineState,
+  taskId: str(r.task_id),
+  url: str(r.url),
+  file: str(r.file),
+  error: str(r.error)
+})
+
+/** Up to `limit` stored lines after line `after`, in line order (keyset pagination). @category getters */
+export const page = (
+  id: string,
+  after: number,
+  limit: number
+): Effect.Effect<ReadonlyArray<LineRecord>, BatchStoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "reading lines",
       Effect.map(
-        sql<
-          Record<string, unknown>
-        >`SELECT line, state, task_id, url, file, error FROM umg_batch_lines WHERE batch_id = ${id} ORDER BY line`,
-        (rows) =>
-          rows.map((r) => ({
-            line: num(r.line),
-            state: String(r.state) as LineState,
-            taskId: str(r.task_id),
-            url: str(r.url),
-            file: str(r.file),
-            error: str(r.error)
-          }))
+        sql<Record<string, unknown>>`SELECT line, state, task_id, url, file, error FROM umg_batch_lines
+          WHERE batch_id = ${id} AND line > ${after} ORDER BY line LIMIT ${limit}`,
+        (rows) => rows.map(toLine)
       )
     )
   )
 
 /**
  * Opens a slot after a (re)start: its `submitting` lines — a submit that was in flight when the
- * process running the slot died — become `unknown`, and its `running` lines are returned to follow.
- * @category mutations
+ * process running the slot died — become `unknown`. Its `running` lines are read by `runningOf`.
+ * @category operations
  */
-export const openSlot = (
+export const openSlotOp = (id: string, slot: number): Op<number> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql`UPDATE umg_batch_lines SET state = 'unknown', error = ${"the process submitting it stopped before the gateway's answer was recorded; the task may exist"}
+          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'submitting' RETURNING line`,
+      (rows) => ({
+        value: rows.length,
+        deltas: [
+          [id, "submitting", -rows.length],
+          [id, "unknown", rows.length]
+        ]
+      })
+    )
+  )
+
+/** A slot's `running` lines: their tasks, to follow. @category getters */
+export const runningOf = (
   id: string,
   slot: number
 ): Effect.Effect<
@@ -290,22 +600,62 @@ export const openSlot = (
 > =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
-      "reopening a slot",
-      Effect.gen(function* () {
-        yield* sql`UPDATE umg_batch_lines SET state = 'unknown', error = ${"the process submitting it stopped before the gateway's answer was recorded; the task may exist"}
-          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'submitting'`
-        const rows = yield* sql<Record<string, unknown>>`SELECT line, task_id, input FROM umg_batch_lines
-          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'running' ORDER BY line`
-        return rows.map((r) => ({ line: num(r.line), taskId: String(r.task_id), input: String(r.input) }))
+      "reading running lines",
+      Effect.map(
+        sql<Record<string, unknown>>`SELECT line, task_id, input FROM umg_batch_lines
+          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'running' ORDER BY line`,
+        (rows) => rows.map((r) => ({ line: num(r.line), taskId: String(r.task_id), input: String(r.input) }))
+      )
+    )
+  )
+
+/**
+ * Claims up to `limit` of the first `pending` lines for a slot (state `submitting`, one more submit
+ * counted), none once the batch is refused. `runner` (host and process) is recorded for audits.
+ * PostgreSQL skips the lines another claimer holds (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
+ * @category operations
+ */
+export const claimOp = (id: string, slot: number, runner: string, limit: number): Op<ReadonlyArray<Claimed>> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql.onDialectOrElse({
+        pg: () => sql<Record<string, unknown>>`WITH c AS (
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+            ORDER BY line LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+          UPDATE umg_batch_lines l SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = l.submits + 1
+          FROM c WHERE l.batch_id = ${id} AND l.line = c.line RETURNING l.line, l.input`,
+        // One line: a scalar subquery, several times cheaper on SQLite than a list.
+        orElse: () =>
+          limit === 1
+            ? sql<Record<string, unknown>>`UPDATE umg_batch_lines
+          SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
+          WHERE batch_id = ${id} AND line = (
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+            ORDER BY line LIMIT 1)
+          RETURNING line, input`
+            : sql<Record<string, unknown>>`UPDATE umg_batch_lines
+          SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
+          WHERE batch_id = ${id} AND line IN (
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+            ORDER BY line LIMIT ${limit})
+          RETURNING line, input`
+      }),
+      (rows) => ({
+        value: rows.map((r) => ({ line: num(r.line), input: String(r.input) })).sort((a, b) => a.line - b.line),
+        deltas: [
+          [id, "pending", -rows.length],
+          [id, "submitting", rows.length]
+        ]
       })
     )
   )
 
 /**
- * Claims the first `pending` line for a slot (state `submitting`, one more submit counted). The
- * update only matches a line still `pending`, so two claimers never get the same line; when another
- * claimer won the race the claim is tried again, and `None` means no line is pending. `runner`
- * (host and process) is recorded for audits: which process submitted which line.
+ * Claims the first `pending` line for a slot, in a transaction of its own; `None` when no line is
+ * pending (or the batch is refused).
  * @category mutations
  */
 export const claim = (
@@ -313,56 +663,68 @@ export const claim = (
   slot: number,
   runner: string
 ): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.map(run("claiming a line", claimOp(id, slot, runner, 1)), (claimed) => Arr.head(claimed))
+
+/** The deltas of one line moved from `from` to `to`, when it moved. */
+const moved = (id: string, rows: ReadonlyArray<unknown>, from: LineState, to: LineState): ReadonlyArray<Delta> =>
+  rows.length === 0
+    ? []
+    : [
+        [id, from, -rows.length],
+        [id, to, rows.length]
+      ]
+
+/**
+ * Records the task id of a line the gateway accepted: `submitting → running`. False when the line
+ * was no longer `submitting` (a runner that took its slot over made it `unknown` meanwhile).
+ * @category operations
+ */
+export const startedOp = (id: string, line: number, taskId: string): Op<boolean> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "claiming a line",
-      Effect.gen(function* () {
-        for (;;) {
-          const rows = yield* sql<
-            Record<string, unknown>
-          >`UPDATE umg_batch_lines SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
-            WHERE batch_id = ${id} AND state = 'pending'
-              AND line = (SELECT MIN(line) FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending')
-            RETURNING line, input`
-          if (rows.length > 0) return Option.some({ line: num(rows[0]!.line), input: String(rows[0]!.input) })
-          const left = yield* sql<{
-            n: unknown
-          }>`SELECT COUNT(*) AS n FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'`
-          if (num(left[0]?.n ?? 0) === 0) return Option.none()
-        }
-      })
+    Effect.map(
+      sql`UPDATE umg_batch_lines SET state = 'running', task_id = ${taskId}, error = NULL
+        WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting' RETURNING line`,
+      (rows) => ({ value: rows.length > 0, deltas: moved(id, rows, "submitting", "running") })
     )
   )
 
-/** Records the task id of a line the gateway accepted: `running`. @category mutations */
-export const started = (
-  id: string,
-  line: number,
-  taskId: string
-): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
+/**
+ * Records how a line ended, when it is still in state `from` (a line already recorded by another
+ * runner is left as it is); true when it was recorded here.
+ * @category operations
+ */
+export const finishOp = (id: string, line: number, from: LineState, outcome: Outcome): Op<boolean> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "recording a task id",
-      sql`UPDATE umg_batch_lines SET state = 'running', task_id = ${taskId}, error = NULL WHERE batch_id = ${id} AND line = ${line}`
-    )
-  )
-
-/** Records how a line ended. @category mutations */
-export const finish = (
-  id: string,
-  line: number,
-  outcome: Outcome
-): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "recording a result",
+    Effect.map(
       sql`UPDATE umg_batch_lines SET state = ${outcome.state},
         url = ${outcome.state === "succeeded" ? (outcome.url ?? null) : null},
         file = ${outcome.state === "succeeded" ? (outcome.file ?? null) : null},
-        error = ${outcome.state === "succeeded" ? null : outcome.error}
-        WHERE batch_id = ${id} AND line = ${line}`
+        error = ${outcome.state === "succeeded" ? null : outcome.error.slice(0, 2_000)}
+        WHERE batch_id = ${id} AND line = ${line} AND state = ${from} RETURNING line`,
+      (rows) => ({ value: rows.length > 0, deltas: moved(id, rows, from, outcome.state) })
     )
   )
+
+/** Gives a claimed line back (`pending`): its submit provably never reached the gateway. @category operations */
+export const releaseOp = (id: string, line: number): Op<boolean> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, submits = submits - 1
+        WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting' RETURNING line`,
+      (rows) => ({ value: rows.length > 0, deltas: moved(id, rows, "submitting", "pending") })
+    )
+  )
+
+/** `startedOp` in a transaction of its own. @category mutations */
+export const started = (id: string, line: number, taskId: string) =>
+  run("recording a task id", startedOp(id, line, taskId))
+
+/** `finishOp` in a transaction of its own. @category mutations */
+export const finish = (id: string, line: number, from: LineState, outcome: Outcome) =>
+  run("recording a result", finishOp(id, line, from, outcome))
+
+/** `releaseOp` in a transaction of its own. @category mutations */
+export const release = (id: string, line: number) => run("releasing a line", releaseOp(id, line))
 
 /**
  * Puts every `unknown` line of a batch back to `pending` and starts a new round (so slots run
@@ -370,17 +732,15 @@ export const finish = (
  * @category mutations
  */
 export const resubmitUnknown = (id: string): Effect.Effect<number, BatchStoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "resubmitting unknown lines",
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const rows = yield* sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, error = NULL
-            WHERE batch_id = ${id} AND state = 'unknown' RETURNING line`
-          if (rows.length > 0) yield* sql`UPDATE umg_batches SET round = round + 1 WHERE id = ${id}`
-          return rows.length
-        })
-      )
+  run(
+    "resubmitting unknown lines",
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, error = NULL
+          WHERE batch_id = ${id} AND state = 'unknown' RETURNING line`
+        if (rows.length > 0) yield* sql`UPDATE umg_batches SET round = round + 1 WHERE id = ${id}`
+        return { value: rows.length, deltas: moved(id, rows, "unknown", "pending") }
+      })
     )
   )
 
@@ -393,14 +753,5 @@ export const submits = (id: string): Effect.Effect<ReadonlyMap<number, number>, 
         sql<Record<string, unknown>>`SELECT line, submits FROM umg_batch_lines WHERE batch_id = ${id}`,
         (rows) => new Map(rows.map((r) => [num(r.line), num(r.submits)]))
       )
-    )
-  )
-
-/** Gives a claimed line back (`pending`): its submit provably never reached the gateway. @category mutations */
-export const release = (id: string, line: number): Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "releasing a line",
-      sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, submits = submits - 1 WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting'`
     )
   )

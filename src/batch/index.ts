@@ -6,4 +6,5 @@
 export * as Batch from "./Batch.js"
 export type { BatchHandle, BatchResult, BatchService, LayerOptions, StoreConfig, VideoBatchOptions } from "./Batch.js"
 export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError, type BatchError } from "./BatchError.js"
-export type { Counts, LineState } from "./Store.js"
+export type { Counts, Ingest, LineState, Refusal, Status } from "./Store.js"
+export type { NumberedInput } from "./Ingest.js"

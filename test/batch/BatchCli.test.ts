@@ -19,7 +19,10 @@ beforeAll(async () => {
   env = { UMG_BASE_URL: gateway.url, UMG_API_KEY: gateway.apiKey, UMG_POLL_INTERVAL_MS: "50" }
 }, 60_000)
 
-afterAll(() => gateway?.close())
+afterAll(() =>
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  gateway?.close()
+)
 
 const submitted = (prefix: string): Map<string, number> =>
   new Map([...gateway.submits].filter(([prompt]) => prompt.startsWith(prefix)))
@@ -163,7 +166,13 @@ describe("umg batch video (SQLite)", () => {
   it("after SIGINT the journal is consistent (nothing unknown, exit 130) and a rerun finishes it without a second submit", async () => {
     const { dir, file } = tagged(24, "sigint")
     const store = join(dir, "b.db")
-    const run = startUmg(bundle, ["batch", "video", file, "--store", store, "--concurrency", "6"], dir, env)
+    // Six tasks followed at once: the batch lasts a few of the gateway's task lengths, so SIGINT lands in it.
+    const run = startUmg(
+      bundle,
+      ["batch", "video", file, "--store", store, "--concurrency", "6", "--max-followed", "6"],
+      dir,
+      env
+    )
     expect(await waitForStderr(run, (s) => /batch \S+:/.test(s))).toBe(true)
     await new Promise((r) => setTimeout(r, 900))
     run.child.kill("SIGINT")
@@ -230,7 +239,8 @@ describe("umg batch video (SQLite)", () => {
     for (let attempt = 0; attempt < 60; attempt++) {
       const run = startUmg(
         bundle,
-        ["batch", "video", file, "--store", store, "--concurrency", "8", "--out", out],
+        // Eight tasks followed at once: the batch lasts long enough for 20 kills to land in it.
+        ["batch", "video", file, "--store", store, "--concurrency", "8", "--max-followed", "8", "--out", out],
         dir,
         slowEnv
       )

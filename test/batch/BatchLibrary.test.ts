@@ -23,7 +23,10 @@ let emulator: Emulator
 beforeAll(async () => {
   emulator = await startEmulator({ fast: true, video: { queuedMs: 50, inProgressMs: 100 } })
 })
-afterAll(() => emulator?.close())
+afterAll(() =>
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  emulator?.close()
+)
 
 const gatewayLayer = () => Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey, minPollIntervalMs: 10 })
 const batchLayer = (dir: string) =>
@@ -71,9 +74,19 @@ describe("Batch (Effect)", () => {
       const error = yield* Effect.flip(Batch.video({ id: "bad", inputs: bad, lines: [2, 4, 6, 9] }))
       const missing = yield* Effect.flip(Batch.status("bad"))
       const concurrency = yield* Effect.flip(Batch.video({ inputs: inputs(1, "c"), concurrency: 0 }))
-      return { error, missing, concurrency }
+      const twice = yield* Effect.flip(Batch.video({ inputs: inputs(2, "twice"), lines: [3, 3] }))
+      const backwards = yield* Effect.flip(
+        Batch.video({
+          inputs: Stream.make(Batch.numbered(5, inputs(1, "b")[0]!), Batch.numbered(4, inputs(1, "b")[0]!))
+        })
+      )
+      return { error, missing, concurrency, twice, backwards }
     })
-    const { error, missing, concurrency } = await Effect.runPromise(Effect.provide(program, batchLayer(dir)))
+    const { error, missing, concurrency, twice, backwards } = await Effect.runPromise(
+      Effect.provide(program, batchLayer(dir))
+    )
+    expect(twice).toMatchObject({ _tag: "BatchInvalidInput", field: "lines" })
+    expect(backwards).toMatchObject({ _tag: "BatchInvalidInput", line: 4, rule: "increasing" })
     expect(error).toBeInstanceOf(BatchInvalidInput)
     expect(error).toMatchObject({ line: 9, field: "resolution" })
     expect(error.message).toMatch(/^line 9: /)
@@ -127,6 +140,9 @@ describe("Batch (Effect)", () => {
             lines: entries
           })
           const sql = yield* SqlClient.SqlClient
+          // 0.1 kept no counts and no ingest rows: the counts are read from its lines once, then kept.
+          yield* sql`DELETE FROM umg_batch_counts WHERE batch_id = 'legacy'`
+          yield* sql`DELETE FROM umg_batch_ingest WHERE batch_id = 'legacy'`
           yield* sql`UPDATE umg_batch_lines SET state = 'succeeded', task_id = 'video_old', url = 'https://old/1' WHERE line = 1`
           yield* sql`UPDATE umg_batch_lines SET state = 'submitting', slot = 1, submits = 1 WHERE line = 2`
           yield* sql`CREATE TABLE cluster_messages (id INTEGER PRIMARY KEY, legacy_layout TEXT NOT NULL)`

@@ -1,7 +1,8 @@
 /**
  * `umg batch` on PostgreSQL: three `umg batch worker` processes and the submitting process form a
  * cluster; one worker is killed (SIGKILL) in the middle of the batch and the others take its slots
- * over. Every line ends final and the counting proxy saw no line submitted twice.
+ * over, and with them the tasks it was following. Every line ends final and the counting proxy saw
+ * no line submitted twice.
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -32,7 +33,9 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of processes) if (p.child.exitCode === null) p.child.kill("SIGKILL")
   await Promise.all(processes.map((p) => p.done))
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await gateway?.close()
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await db?.drop()
 }, 60_000)
 
@@ -83,6 +86,12 @@ describe("umg batch on PostgreSQL", () => {
     expect(gateway.submits.size).toBeLessThan(n)
     victim.child.kill("SIGKILL")
     await victim.done
+    // The tasks the killed runner was following: submitted by it, to be followed on by the others.
+    const orphaned = (
+      (
+        await query(db.url, `SELECT line FROM umg_batch_lines WHERE runner LIKE '%:${victimPid}' AND state = 'running'`)
+      )[0] as ReadonlyArray<{ line: number }>
+    ).map((r) => Number(r.line))
 
     const { code } = await submitter.done
     expect([0, 1]).toContain(code)
@@ -100,9 +109,15 @@ describe("umg batch on PostgreSQL", () => {
     )[0] as ReadonlyArray<{ runner: string; n: string }>
     const alive = runners.filter((r) => !r.runner.endsWith(`:${victimPid}`))
     expect(alive.length).toBeGreaterThanOrEqual(2)
+    // Every task the killed runner followed was followed to its end by the others, without a second submit.
+    expect(orphaned.length).toBeGreaterThan(0)
+    for (const line of orphaned) {
+      expect(results[line - 1]!.status).toBe("succeeded")
+      expect(gateway.submits.get(`pg line ${line}`)).toBe(1)
+    }
     const unknown = results.filter((r) => r.status === "unknown").length
     console.info(
-      `postgres: ${runners.map((r) => `${r.runner.split(":")[1]} ${r.n}`).join(", ")} lines per runner (killed ${victimPid}); ${results.filter((r) => r.status === "succeeded").length} succeeded, ${unknown} unknown`
+      `postgres: ${runners.map((r) => `${r.runner.split(":")[1]} ${r.n}`).join(", ")} lines per runner (killed ${victimPid}, following ${orphaned.length} tasks, all taken over); ${results.filter((r) => r.status === "succeeded").length} succeeded, ${unknown} unknown`
     )
     expect(results.filter((r) => r.status === "succeeded").length).toBeGreaterThanOrEqual(n - 24)
   }, 240_000)

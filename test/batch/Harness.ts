@@ -32,6 +32,10 @@ export interface Gateway {
   readonly submits: Map<string, number>
   /** Prompts whose submits the proxy swallows: never forwarded, never answered (a gateway gone silent). */
   readonly hold: Set<string>
+  /** While true, video downloads (E3) get their headers and half their body, then nothing more. */
+  stallDownloads: boolean
+  /** Downloads stalled so far. */
+  readonly stalled: () => number
   close(): Promise<void>
 }
 
@@ -44,6 +48,7 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
   const target = new URL(emulator.url)
   const submits = new Map<string, number>()
   const hold = new Set<string>()
+  const state = { stallDownloads: false, stalled: 0 }
   const server: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -64,6 +69,17 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
             submits.set(prompt, (submits.get(prompt) ?? 0) + 1)
           }
           res.writeHead(answer.statusCode ?? 502, answer.headers)
+          if (state.stallDownloads && req.url?.startsWith("/v1/video/generations/download") === true) {
+            // Half the answer, then silence: a download cut in the middle of its body.
+            const parts: Array<Buffer> = []
+            answer.on("data", (c: Buffer) => parts.push(c))
+            answer.on("end", () => {
+              const whole = Buffer.concat(parts)
+              res.write(whole.subarray(0, Math.floor(whole.length / 2)))
+              state.stalled++
+            })
+            return
+          }
           answer.pipe(res)
         }
       )
@@ -79,6 +95,13 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
     apiKey: emulator.apiKey,
     submits,
     hold,
+    get stallDownloads() {
+      return state.stallDownloads
+    },
+    set stallDownloads(on: boolean) {
+      state.stallDownloads = on
+    },
+    stalled: () => state.stalled,
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -138,11 +161,11 @@ export const waitForStderr = async (
   timeoutMs = 30_000
 ): Promise<boolean> => {
   const end = Date.now() + timeoutMs
-  let ended = false
-  void run.done.then(() => (ended = true))
-  while (Date.now() < end && !ended) {
+  const ended = run.done.then(() => true)
+  const tick = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))
+  while (Date.now() < end) {
     if (predicate(run.stderr())) return true
-    await new Promise((r) => setTimeout(r, 20))
+    if (await Promise.race([ended, tick()])) break
   }
   return predicate(run.stderr())
 }

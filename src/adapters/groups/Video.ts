@@ -28,6 +28,7 @@ import type { CallOptions } from "../CallOptions.js"
 import { abortedError, isSignal } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 import * as VideoPoller from "../polling/VideoPoller.js"
+import { downloadStream } from "./VideoDownloadStream.js"
 import type { PollUpdate } from "../polling/VideoPoller.js"
 
 /** An E1 request: `model` plus generic, mode and family-native fields (closed; `extra` for fields umg does not know). @category models */
@@ -92,6 +93,14 @@ export interface VideoGroup {
     taskId: string,
     options?: CallOptions
   ) => Effect.Effect<VideoDownload, RequestError | InvalidRequest>
+  /**
+   * `download` as a stream of the video's bytes, decoded as the answer arrives (memory bounded by a
+   * chunk, not the video), with the same checks as `download`; a bad answer fails the stream.
+   */
+  readonly downloadStream: (
+    taskId: string,
+    options?: CallOptions
+  ) => Stream.Stream<Uint8Array, RequestError | InvalidRequest>
   /**
    * Queries at once, then every `intervalMs` from each query's start, until the task ends: succeeds
    * with the last update after `succeeded`; fails with `VideoTaskFailed` after `failed`, with
@@ -301,12 +310,18 @@ const requestsOf = (ctx: GroupContext.GroupContext) => {
     return yield* decodeVideoDownload(answer.body)
   })
 
-  return { check, submit, get, download }
+  return {
+    check,
+    submit,
+    get,
+    download,
+    downloadStream: (taskId: string, options?: CallOptions) => downloadStream(ctx, taskId, options)
+  }
 }
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
-  const { check, submit, get, download } = requestsOf(ctx)
+  const { check, submit, get, download, downloadStream: downloadStreamOf } = requestsOf(ctx)
 
   // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
   const poller = VideoPoller.make()
@@ -397,5 +412,5 @@ export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const generate = (input: VideoInput, options: GenerateOptions = {}, callOptions?: CallOptions) =>
     GroupContext.abortable("video", callOptions, generateOf(input, options, GroupContext.perRequest(callOptions)))
 
-  return { check, submit, get, download, wait, waitAll, follow, poll, generate }
+  return { check, submit, get, download, downloadStream: downloadStreamOf, wait, waitAll, follow, poll, generate }
 }

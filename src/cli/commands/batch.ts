@@ -1,64 +1,22 @@
 /**
- * `umg batch`: durable video batches. `umg batch video FILE` checks every JSON line, then runs (or
- * resumes) the batch with a progress bar on stderr and writes one result per line at the end;
+ * `umg batch`: durable video batches. `umg batch video FILE` reads the JSON Lines file as a stream
+ * (digested first, then checked and stored while the first lines run), runs (or resumes) the batch
+ * with a progress bar on stderr and writes one result per line, in line order, as they come;
  * `umg batch status ID` prints the counts per state; `umg batch worker` runs batches stored in a
  * PostgreSQL database, alongside other workers.
  */
 import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
-import { readFile } from "node:fs/promises"
+import { setFlagsFromString } from "node:v8"
 import { Gateway } from "../../adapters/Gateway.js"
-import type { VideoInput } from "../../adapters/groups/Video.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { writeAtomically } from "../../batch/AtomicFile.js"
 import * as Batch from "../../batch/Batch.js"
+import * as Follower from "../../batch/Follower.js"
 import type { Counts } from "../../batch/Store.js"
 import * as Connection from "../support/Connection.js"
 import { ensureWritable, isStdout } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
-
-/** One line of the input file: its 1-based number and its object. @category models */
-export interface InputLine {
-  readonly line: number
-  readonly input: VideoInput
-}
-
-const maxLineChars = 8 * 1024 * 1024
-
-/** Parses a JSON Lines file: each non-empty line one object, named by its 1-based line number. @category parsers */
-export const parseLines = (text: string): Effect.Effect<ReadonlyArray<InputLine>, InvalidRequest> =>
-  Effect.gen(function* () {
-    const out: Array<InputLine> = []
-    const rows = text.split(/\r?\n/)
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!.trim()
-      if (row === "") continue
-      const line = i + 1
-      const bad = (message: string) =>
-        Effect.fail(
-          new InvalidRequest({ field: `line ${line}`, rule: "json-object", message: `line ${line}: ${message}` })
-        )
-      if (row.length > maxLineChars) return yield* bad(`longer than ${maxLineChars} characters`)
-      let value: unknown
-      try {
-        value = JSON.parse(row)
-      } catch (e) {
-        return yield* bad(`not JSON (${(e as Error).message.slice(0, 120)})`)
-      }
-      if (typeof value !== "object" || value === null || Array.isArray(value))
-        return yield* bad('not a JSON object; each line is one video input such as {"model": …, "prompt": …}')
-      out.push({ line, input: value as VideoInput })
-    }
-    if (out.length === 0)
-      return yield* Effect.fail(
-        new InvalidRequest({
-          field: "FILE",
-          rule: "non-empty",
-          message: "FILE: no input lines (one JSON object per line)"
-        })
-      )
-    return out
-  })
 
 /** The counts as one line: `12/40 done · 3 running · 1 submitting · 20 pending · 0 failed · 0 unknown`. @category output */
 export const countsText = (c: Counts): string =>
@@ -114,7 +72,7 @@ const file = Argument.File("FILE", { mustExist: true }).pipe(
 // Progress away from a terminal: one line at most this often.
 const plainProgressEveryMs = 5_000
 
-const showProgress = (progress: Stream.Stream<Counts, Batch.BatchStoreError>) => {
+const showProgress = <E>(progress: Stream.Stream<Counts, E>) => {
   let last = 0
   return Stream.runForEach(progress, (c) => {
     if (process.stderr.isTTY === true) return Output.progress(countsText(c))
@@ -124,6 +82,116 @@ const showProgress = (progress: Stream.Stream<Counts, Batch.BatchStoreError>) =>
     return Output.progress(countsText(c))
   })
 }
+
+/** Writes to stdout, waiting while its buffer is full (a slow reader of a long batch keeps memory bounded). */
+const writeOut = (text: string): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (process.stdout.write(text)) return resume(Effect.void)
+    process.stdout.once("drain", () => resume(Effect.void))
+  })
+
+// Results written at once: one chunk of the result stream, at most this many lines.
+const linesPerWrite = 1_000
+
+const maxFollowedLimit = 100_000
+
+/**
+ * A batch runs for hours while what it holds stays the same size: V8 is told to grow its heap by at
+ * most a fifth over what its last full collection kept (not up to four times, its default for a
+ * busy process), so the process's memory stays near what it holds.
+ */
+const keepHeapNearLive = Effect.sync(() => setFlagsFromString("--heap-growing-percent=20"))
+
+/** `umg batch video` once connected: runs the batch and writes its results as they come. */
+const runBatch = (
+  o: {
+    readonly file: string
+    readonly id: Option.Option<string>
+    readonly dir: Option.Option<string>
+    readonly concurrency: number
+    readonly resubmitUnknown: boolean
+    readonly maxFollowed: number
+    readonly store: string
+    readonly runnerHost: Option.Option<string>
+    readonly runnerPort: Option.Option<number>
+  },
+  out: Option.Option<string>
+) =>
+  Effect.gen(function* () {
+    yield* keepHeapNearLive
+    if (!Number.isInteger(o.maxFollowed) || o.maxFollowed < 1 || o.maxFollowed > maxFollowedLimit)
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "--max-followed",
+          rule: "range",
+          message: `--max-followed: ${o.maxFollowed} is not allowed; a whole number from 1 to ${maxFollowedLimit}`
+        })
+      )
+    // Without --id the batch is named by the digest of its lines (Batch.video's default), so
+    // rerunning the same file resumes it.
+    const batch = yield* Batch.video({
+      ...Option.match(o.id, { onNone: () => ({}), onSome: (id) => ({ id }) }),
+      inputs: Batch.jsonLines(o.file),
+      concurrency: o.concurrency,
+      resubmitUnknown: o.resubmitUnknown,
+      ...Option.match(o.dir, { onNone: () => ({}), onSome: (dir) => ({ dir }) })
+    }).pipe(
+      Effect.mapError((e) =>
+        e._tag === "BatchInvalidInput" && e.field === "inputs"
+          ? new InvalidRequest({
+              field: "FILE",
+              rule: "non-empty",
+              message: "FILE: no input lines (one JSON object per line)"
+            })
+          : e
+      )
+    )
+    yield* Output.note(
+      Output.errColour.dim(
+        `batch ${batch.id}: ${batch.total} lines, store ${Batch.describeStore(storeConfig(o.store, o))}`
+      )
+    )
+    const shown = yield* Effect.forkChild(showProgress(batch.progress))
+    let total = 0
+    let failed = 0
+    const text = batch.resultStream.pipe(
+      Stream.rechunk(linesPerWrite),
+      Stream.mapArray((results) => {
+        total += results.length
+        let chunk = ""
+        for (const r of results) {
+          if (r.status !== "succeeded") failed++
+          chunk += `${resultLine(r)}\n`
+        }
+        return [chunk]
+      })
+    )
+    const written = Option.isSome(out)
+      ? writeAtomically(out.value, Stream.encodeText(text)).pipe(
+          Effect.catchTag("FileWriteFailed", (e) =>
+            Effect.fail(new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` }))
+          )
+        )
+      : Stream.runForEach(text, writeOut)
+    yield* written.pipe(
+      Effect.tapError((e) =>
+        e._tag === "BatchInvalidInput" && (e.submitted ?? 0) > 0
+          ? Effect.andThen(
+              Output.endProgress,
+              Output.note(
+                `line ${e.line} failed its check after ${e.submitted} lines of batch ${batch.id} were submitted; it and the lines after it were not sent. Fix line ${e.line} and run the same command again: the batch goes on, sending no line twice.`
+              )
+            )
+          : Effect.void
+      )
+    )
+    yield* Fiber.join(shown)
+    yield* Output.endProgress
+    if (failed > 0) {
+      yield* Output.note(`${failed} of ${total} lines did not succeed (failed or unknown); see the results`)
+      process.exitCode = 1
+    }
+  })
 
 const videoCommand = Command.make(
   "video",
@@ -145,72 +213,33 @@ const videoCommand = Command.make(
       Flag.optional
     ),
     concurrency: Flag.Int("concurrency").pipe(
-      Flag.withDescription("lines in flight at once (1–1000)"),
+      Flag.withDescription("submits in flight at once (1–1000); the tasks submitted are followed apart"),
       Flag.withDefault(4)
     ),
     resubmitUnknown: Flag.Boolean("resubmit-unknown").pipe(
       Flag.withDescription("submit the lines whose submit may or may not have reached the gateway again"),
       Flag.withDefault(false)
+    ),
+    maxFollowed: Flag.Int("max-followed").pipe(
+      Flag.withDescription(`tasks this process follows at once (1–${maxFollowedLimit})`),
+      Flag.withDefault(Follower.defaultMaxFollowed)
     )
   },
   (o) =>
     Effect.gen(function* () {
-      const text = yield* Effect.tryPromise({
-        try: () => readFile(o.file, "utf8"),
-        catch: (e) =>
-          new InvalidRequest({
-            field: "FILE",
-            rule: "readable",
-            message: `FILE: cannot read ${o.file} (${(e as Error).message})`
-          })
-      })
-      const lines = yield* parseLines(text)
       const out = Option.filter(o.out, (p) => !isStdout(p))
       if (Option.isSome(out)) yield* ensureWritable(out.value, "--out")
       yield* Connection.run(
         o,
         Effect.gen(function* () {
           const connection = yield* Connection.Connection
-          const program = Effect.gen(function* () {
-            // Without --id the batch is named by the digest of its lines (Batch.video's default), so
-            // rerunning the same file resumes it.
-            const batch = yield* Batch.video({
-              ...Option.match(o.id, { onNone: () => ({}), onSome: (id) => ({ id }) }),
-              inputs: lines.map((l) => l.input),
-              lines: lines.map((l) => l.line),
-              concurrency: o.concurrency,
-              resubmitUnknown: o.resubmitUnknown,
-              ...Option.match(o.dir, { onNone: () => ({}), onSome: (dir) => ({ dir }) })
-            })
-            yield* Output.note(
-              Output.errColour.dim(
-                `batch ${batch.id}: ${batch.total} lines, store ${Batch.describeStore(storeConfig(o.store, o))}`
-              )
-            )
-            const shown = yield* Effect.forkChild(showProgress(batch.progress))
-            const results = yield* batch.results
-            yield* Fiber.join(shown)
-            yield* Output.endProgress
-            const body = results.map(resultLine).join("\n") + "\n"
-            if (Option.isSome(out))
-              yield* Effect.mapError(
-                writeAtomically(out.value, body),
-                (e) => new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` })
-              )
-            else yield* Output.write(body)
-            const failed = results.filter((r) => r.status !== "succeeded").length
-            if (failed > 0) {
-              yield* Output.note(
-                `${failed} of ${results.length} lines did not succeed (failed or unknown); see the results`
-              )
-              process.exitCode = 1
-            }
-          })
           yield* Effect.provide(
-            program,
-            Batch.layer({ store: storeConfig(o.store, o), pollIntervalMs: connection.pollIntervalMs }).pipe(
-              Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>()))
-            )
+            runBatch(o, out),
+            Batch.layer({
+              store: storeConfig(o.store, o),
+              pollIntervalMs: connection.pollIntervalMs,
+              maxFollowed: o.maxFollowed
+            }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
           )
         })
       )
@@ -251,6 +280,7 @@ const workerCommand = Command.make("worker", { ...Connection.commonOptions, ...r
           message: "--store: a worker needs a postgres:// or postgresql:// store shared with the submitting process"
         })
       )
+    yield* keepHeapNearLive
     yield* Connection.run(
       o,
       Effect.gen(function* () {

@@ -28,6 +28,8 @@ export interface FailureReport {
   readonly gatewayType?: string
   readonly requestId?: string
   readonly family?: string
+  /** A batch refused at one of its lines: how many lines before it were already submitted. */
+  readonly submitted?: number
 }
 
 const stringField = (value: object, key: string): string | undefined => {
@@ -62,11 +64,13 @@ export const reportOf = (error: unknown): FailureReport => {
     if (error._tag === "BatchInvalidInput") {
       const line = numberField(error, "line")
       const field = stringField(error, "field")
+      const submitted = numberField(error, "submitted")
       return {
         exitCode: ExitCode.invalidInput,
         type: "BatchInvalidInput",
         message,
-        ...(field !== undefined ? { field: `line ${line}: ${field}` } : {})
+        ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}),
+        ...(submitted !== undefined && submitted > 0 ? { submitted } : {})
       }
     }
     // The store (locked, unreachable, another batch under the id): a configuration problem.
@@ -123,7 +127,11 @@ export const describeReport = (report: FailureReport): string => {
       report.field !== undefined && report.field !== ""
         ? ` (field ${report.field}${report.rule !== undefined ? `, rule ${report.rule}` : ""})`
         : ""
-    return `invalid input${where}: ${report.message}\nnothing was sent.`
+    const sent =
+      report.submitted === undefined
+        ? "nothing was sent."
+        : `that line and the lines after it were not sent; ${report.submitted} lines before it were (their tasks are in the batch): fix the line and run the same command again.`
+    return `invalid input${where}: ${report.message}\n${sent}`
   }
   const facts = [
     report.status !== undefined ? `status ${report.status}` : undefined,
