@@ -1,7 +1,7 @@
 /**
- * A batch's input as a stream, read twice in bounded memory: first to digest it (the default batch
- * id, and the check that an id keeps its inputs), then to check every line as `video.submit` would
- * and store the lines in chunks while the first ones already run. The first line that fails its
+ * A batch's input as a stream, read twice in bounded memory. First it is digested (the default batch
+ * id, and the check that an id keeps its inputs), then every line is checked as `video.submit` would
+ * and stored in chunks while the first ones already run. The first line that fails its
  * check stops the batch before it is submitted: the lines before it are stored (and may run), it and
  * the lines after it are not. A JSON Lines file is read in chunks, a line at most 8 MiB long.
  */

@@ -1,7 +1,7 @@
 /**
- * The batch journal's writer in one process: operations (`Store.Op`) from every slot are queued and
- * run by one fiber, as many as are waiting in one transaction (group commit), so a thousand lines
- * changing state cost a few transactions, not a thousand. A caller resumes once its operation's
+ * The batch journal's writer in one process, committing the slots' operations in groups. Operations
+ * (`Store.Op`) from every slot are queued and run by one fiber, as many as are waiting in one
+ * transaction, so a thousand lines changing state cost a few transactions, not a thousand. A caller resumes once its operation's
  * transaction has committed; an operation whose group failed is run again alone, so one bad
  * operation fails only its own caller.
  */

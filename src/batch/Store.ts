@@ -1,6 +1,6 @@
 /**
- * The batch journal in SQL (the same statements on SQLite and PostgreSQL): one row per batch, one
- * row per line with its state, a row per batch and state with how many lines are in it, and the
+ * The batch journal in SQL, the same statements on SQLite and PostgreSQL. It holds one row per batch,
+ * one row per line with its state, a row per batch and state with how many lines are in it, and the
  * batch's ingest (how many of its lines are stored, and the line that refused it). Lines move
  * `pending → submitting → running → succeeded | failed`; a `submitting` line found by a restarted
  * slot becomes `unknown` (its submit may have reached the gateway) and is never submitted again

@@ -85,6 +85,7 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^delta body: \{.*--dur 5/m,
     /^succeeded https?:\/\/\S+\.mp4$/m,
     /^alpha video video_\w+: [1-9]\d* bytes$/m,
+    /^streamed: the same bytes$/m,
     /^succeeded after \d+ polls$/m,
     /^first: https?:\/\/\S+\.mp4$/m,
     /^succeeded, succeeded$/m

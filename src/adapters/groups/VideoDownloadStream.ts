@@ -1,5 +1,5 @@
 /**
- * The E3 download (family alpha) as a stream of the video's bytes, in memory bounded by a chunk: the
+ * The E3 download (family alpha) as a stream of the video's bytes, in memory bounded by a chunk. The
  * JSON answer is read as it arrives, the base64 video decoded as it comes and handed on, and the
  * answer checked as `decodeVideoDownload` checks it — `success`, `format`, `size` equal to the bytes
  * decoded, strict base64, and a `data_url` of `data:video/mp4;base64,` with the same data (compared

@@ -1,6 +1,6 @@
 /**
- * What makes a value safe to cross the wire, checked without recursion deeper than a bound (so no
- * input can overflow the stack): nesting depth of decoded JSON, and whether a value given to a builder is one that
+ * What makes a value safe to cross the wire. It is checked without recursion deeper than a bound (so
+ * no input can overflow the stack): nesting depth of decoded JSON, and whether a value given to a builder is one that
  * `JSON.stringify` sends unchanged (no BigInt, function, symbol, `undefined` in an array, non-finite
  * number, cycle or shared-deep object, or nesting deeper than the bound).
  */

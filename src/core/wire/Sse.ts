@@ -1,7 +1,7 @@
 /**
- * An incremental parser of `text/event-stream` (WHATWG server-sent events), fed bytes or strings in
- * any chunking, and its inverse `renderSseEvent`; every streaming endpoint of the gateway reads
- * through it.
+ * An incremental parser of `text/event-stream` (WHATWG server-sent events) and its inverse
+ * `renderSseEvent`. It is fed bytes or strings in any chunking; every streaming endpoint of the
+ * gateway reads through it.
  *
  * Two faces, one implementation: `createSseParser` hands each event to a callback as soon as it is
  * complete (the hot path: no array per chunk), and `makeSseParser` (the public shape)

@@ -1,5 +1,5 @@
 /**
- * Reading JSON from the wire safely: Schemas for values passed through opaquely (with
+ * Reading JSON from the wire safely. It holds Schemas for values passed through opaquely (with
  * `__proto__`-style keys dropped), parsing JSON text, and the one decode path every decoder of the
  * core shares (depth bound, unsafe keys dropped, failures as a `DecodeError` that never quotes the value).
  */
