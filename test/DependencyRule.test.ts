@@ -18,9 +18,38 @@ const filesUnder = (dir: string): Array<string> =>
     return statSync(p).isDirectory() ? filesUnder(p) : /\.(ts|mts)$/.test(name) && !name.endsWith(".d.ts") ? [p] : []
   })
 
-/** Every module specifier a file imports or re-exports, statically, type-only or dynamically (the compiler's own scan). */
-export const specifiers = (code: string): Array<string> =>
-  ts.preProcessFile(code, true, true).importedFiles.map((f) => f.fileName)
+/**
+ * Every module specifier a file imports or re-exports, statically, type-only or dynamically, read from
+ * its syntax tree (`ts.preProcessFile` misses `export * as X from "…"`).
+ */
+export const specifiers = (code: string): Array<string> => {
+  const source = ts.createSourceFile("file.ts", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const found: Array<string> = []
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined) {
+      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text)
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push(node.arguments[0].text)
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      found.push(node.argument.literal.text)
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      const expression = node.moduleReference.expression
+      if (ts.isStringLiteral(expression)) found.push(expression.text)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
 
 /** A file's imports: relative ones resolved to source files of the graph, the rest as bare names. */
 export interface Graph {
@@ -133,15 +162,25 @@ describe("the dependency rule", () => {
     expect(Object.keys(graph).length).toBeGreaterThan(150)
   })
 
-  it("finds static, type-only, re-export, side-effect and dynamic imports", () => {
+  it("finds static, type-only, re-export (`export * as` too), side-effect, dynamic and type-query imports", () => {
     const code = [
       `import { Effect } from "effect"`,
       `import type { X } from "./x.js"`,
       `export * from "../adapters/y.js"`,
+      `export * as Z from "../streams/z.js"`,
       `const m = await import("node:fs")`,
+      `type T = import("./t.js").T`,
       `import "side-effect"`
     ].join("\n")
-    expect(specifiers(code).sort()).toEqual(["../adapters/y.js", "./x.js", "effect", "node:fs", "side-effect"])
+    expect(specifiers(code).sort()).toEqual([
+      "../adapters/y.js",
+      "../streams/z.js",
+      "./t.js",
+      "./x.js",
+      "effect",
+      "node:fs",
+      "side-effect"
+    ])
   })
 
   it("keeps every arrow pointing down the layer list, and src/core importing only effect", () => {
