@@ -128,8 +128,8 @@ describe("the browser example in Chromium", () => {
     const executablePath = findOrInstallChromium()
     typecheck = typecheckExample()
     built = await buildExample()
-    // A 200-word reply at 20 ms a token streams for seconds: long enough to watch it grow and stop it.
-    emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 200 } })
+    // A 600-word reply at 20 ms a token streams for about 12 s: long enough to watch it grow and stop it even on a loaded machine.
+    emulator = await startEmulator({ fast: true, text: { tokenDelayMs: 20, replyWords: 600 } })
     releases.push(() => emulator.close())
     tap = await tapGateway(emulator.port)
     releases.push(() => {
