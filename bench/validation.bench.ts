@@ -1,6 +1,6 @@
 /**
  * What validation costs per call in umg's core, with Schema parsers compiled by Effect's JIT compiler
- * (`#umg/schema-jit` outside browsers) against the same parsers interpreted (what the `browser`
+ * (installed by the Gateway module outside browsers: `#umg/schema-jit`) against the same parsers interpreted (what the `browser`
  * condition gets: no `new Function`): the request builders (`buildMessagesBody`, `buildChatBody`) and
  * their steps (`conform`, the nested closed-object walk, the sendability walk), and the stream and
  * response decoders (`decodeWith`: messages events that are not text fragments, a chat completion).
@@ -10,7 +10,7 @@
  * `bench/results/validation.md`.
  *
  * Method: each contender runs in its own process (the `interpreted` one with `--conditions=browser`,
- * which maps `#umg/schema-jit` to its no-op), warms every cell up, then measures one repetition of
+ * which maps `#umg/schema-jit` to no compiler), warms every cell up, then measures one repetition of
  * every cell per request from the bench: CPU time (`process.cpuUsage`) over a fixed number of calls.
  * The bench alternates which contender goes first in each repetition and takes the ratio
  * (interpreted ÷ compiled) per repetition, printed as median (min–max). Both contenders check that
@@ -113,6 +113,9 @@ type Cell = (typeof CELLS)[number]
 /** Each cell's call; it throws when the call does not succeed. */
 const makeCalls = async (): Promise<Record<Cell, () => void>> => {
   const { Effect, Result } = await import("effect")
+  // What every umg user gets: the Gateway module installs the platform's parser compiler (none under
+  // the `browser` condition) before any parser is made.
+  await import("../src/adapters/Gateway.js")
   const messages = await import("../src/core/text/messages/Messages.js")
   const chat = await import("../src/core/text/chat/ChatBody.js")
   const events = await import("../src/core/text/messages/MessagesEvents.js")

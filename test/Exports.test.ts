@@ -375,6 +375,7 @@ const expected = {
     "tokenFamilyOf",
     "tokenText",
     "tokenThinking",
+    "useParserCompiler",
     "validateLiveClientMessage",
     "validateRealtimeClientEvent",
     "videoAspectRatios",

@@ -69,3 +69,37 @@ describe("the #umg/http import conditions", () => {
     })
   })
 })
+
+describe("the #umg/schema-jit import conditions", () => {
+  const gateway = `export { Gateway } from "./src/adapters/Gateway.ts"`
+  it("give the Gateway Effect's JIT compiler on Node and no compiler in browsers, whose bundle holds no code generator", async () => {
+    expect(await inputsFor("node", ["umg-source"], gateway)).toContain("src/adapters/internal/SchemaJit.ts")
+    const browser = await inputsFor("browser", ["umg-source"], gateway)
+    expect(browser).toContain("src/adapters/internal/SchemaJitBrowser.ts")
+    expect(browser).not.toContain("src/adapters/internal/SchemaJit.ts")
+    // With effect bundled too: Effect's parser code generator (which runs `new Function`) is not in it.
+    const whole = await build({
+      stdin: { contents: gateway, resolveDir: root, loader: "ts" },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "browser",
+      conditions: ["umg-source"],
+      metafile: true,
+      logLevel: "silent"
+    })
+    const inputs = Object.keys(whole.metafile.inputs)
+    expect(inputs.some((input) => input.endsWith("effect/dist/SchemaParser.js"))).toBe(true)
+    expect(inputs.filter((input) => /schema\/(SchemaJITCompiler|codegen)\.js$/.test(input))).toEqual([])
+  })
+
+  it("point the published package at the compiled files of the same two modules", () => {
+    const map = pkg.imports["#umg/schema-jit"]!
+    expect(map["browser"]).toBe("./dist/adapters/internal/SchemaJitBrowser.js")
+    expect(map["default"]).toBe("./dist/adapters/internal/SchemaJit.js")
+    expect(map["umg-source"]).toEqual({
+      browser: "./src/adapters/internal/SchemaJitBrowser.ts",
+      default: "./src/adapters/internal/SchemaJit.ts"
+    })
+  })
+})

@@ -29,6 +29,12 @@ import * as Rerank from "./groups/Rerank.js"
 import * as Responses from "./groups/Responses.js"
 import * as Speech from "./groups/Speech.js"
 import * as Video from "./groups/Video.js"
+import { useParserCompiler } from "../core/validation/ParserCompiler.js"
+import { platformParserCompiler } from "#umg/schema-jit"
+
+// The platform's Schema parser compiler (Effect's JIT compiler outside browsers, none in them), chosen
+// here, when the service's module loads and before any of its parsers is made.
+if (platformParserCompiler !== undefined) useParserCompiler(platformParserCompiler)
 
 /** The calls of the gateway, by capability. @category models */
 export interface GatewayService {

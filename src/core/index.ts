@@ -30,6 +30,7 @@ export {
   VideoErrorEnvelope
 } from "./wire/ErrorEnvelope.js"
 export { defaultMaxJsonDepth } from "./wire/JsonSafety.js"
+export { useParserCompiler, type ParserCompiler } from "./validation/ParserCompiler.js"
 export {
   makePartialJson,
   parsePartialJson,

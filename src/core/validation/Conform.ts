@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
-import { compileParsers } from "#umg/schema-jit"
+import { compileParsers } from "./ParserCompiler.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type RuleAnnotation, ruleOf } from "./FieldRules.js"
 import { literalsOf } from "./NestedFields.js"
@@ -375,8 +375,8 @@ const invalidRequest = (root: Issue, field: string, context: string | undefined)
 }
 
 // Builders are on the request path: each Schema's guard and check are made once, not per request,
-// and compiled where the platform allows it (`#umg/schema-jit`: Effect's JIT compiler outside
-// browsers; its results and issues are the interpreter's).
+// at the first use, and compiled where the platform chose a compiler (`ParserCompiler.ts`: Effect's
+// JIT compiler outside browsers; its results and issues are the interpreter's).
 interface Checker<A> {
   readonly is: (u: unknown) => u is A
   readonly check: (u: unknown) => Result.Result<A, Issue>

@@ -7,7 +7,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
-import { compileParsers } from "#umg/schema-jit"
+import { compileParsers } from "./ParserCompiler.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { at, isRecord } from "./Rules.js"
 

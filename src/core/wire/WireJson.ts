@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaParser from "effect/SchemaParser"
-import { compileParsers } from "#umg/schema-jit"
+import { compileParsers } from "../validation/ParserCompiler.js"
 import { DecodeError, type Family } from "../errors/GatewayError.js"
 import { selectorsOf } from "../validation/Conform.js"
 import { isRecord, type Json, sanitize } from "../validation/Rules.js"
@@ -513,11 +513,17 @@ export const parseJsonText = (
  * @category decoding
  */
 export const decodeWith = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, family: Family, what: string) => {
-  // Compiled once, here, for every call of the decoder (by Effect's JIT compiler where the platform
-  // allows it: `#umg/schema-jit`). The input is kept in the issues so a union's tags can be named; the
-  // messages never quote it.
-  compileParsers(schema.ast)
-  const decode = SchemaParser.decodeUnknownResult(schema, { reportInput: true })
+  // Made once, at the first call (decoders are made when their modules load, before the platform's
+  // compiler is chosen: `ParserCompiler.ts`), and compiled where it was. The input is kept in the
+  // issues so a union's tags can be named; the messages never quote it.
+  let parser: ((input: unknown) => Result.Result<S["Type"], SchemaIssue.Issue>) | undefined
+  const decode = (input: unknown): Result.Result<S["Type"], SchemaIssue.Issue> => {
+    if (parser === undefined) {
+      compileParsers(schema.ast)
+      parser = SchemaParser.decodeUnknownResult(schema, { reportInput: true })
+    }
+    return parser(input)
+  }
   const fail = (message: string) => Result.fail(new DecodeError({ family, what, message: `${what}: ${message}` }))
   const tooDeep = (maxDepth: number) =>
     Result.fail(new DecodeError({ family, what, message: depthMessage(what, maxDepth) }))
