@@ -1,6 +1,7 @@
-/** The `video` group of `umg/rx`: submit, query, download, `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
+/** The `video` group of `umg/rx`: submit, query, download (whole or streamed), `poll$` and `generate$` (with progress a UI can bind to) as projections of the Effect `video` group. */
 import type { Exit } from "effect"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { CallOptions } from "../adapters/CallOptions.js"
 import type { GatewayService } from "../adapters/Gateway.js"
 import type { GeneratedVideo, PollOptions, VideoInput } from "../adapters/groups/Video.js"
@@ -39,6 +40,14 @@ export interface RxVideoGroup {
     options?: CallOptions
   ) => TypedObservable<VideoDownload, RequestError | InvalidRequest | GatewayDisposed>
   /**
+   * `video.downloadStream`: the video's bytes as they arrive, decoded with the same checks as
+   * `download$` (memory bounded by a chunk, not the video); unsubscribing closes the connection.
+   */
+  readonly downloadStream$: (
+    taskId: string,
+    options?: CallOptions
+  ) => TypedObservable<Uint8Array, RequestError | InvalidRequest | GatewayDisposed>
+  /**
    * Each status change once (`video.follow`); completes after `succeeded`, errors with `VideoTaskFailed`
    * after `failed` (with `Aborted` when the call's signal aborts).
    */
@@ -73,6 +82,10 @@ export const makeVideoGroup = (
   submit$: (input, options) => call((g) => g.video.submit(input, options)),
   get$: (taskId, options) => call((g) => g.video.get(taskId, options)),
   download$: (taskId, options) => call((g) => g.video.download(taskId, options)),
+  downloadStream$: (taskId, options) =>
+    emitting((g, emit: (chunk: Uint8Array) => void) =>
+      Stream.runForEach(g.video.downloadStream(taskId, options), (chunk) => Effect.sync(() => emit(chunk)))
+    ),
   // `follow`, not the `poll` stream: no fiber and no stream per poll, so thousands of polls stay small.
   poll$: (taskId, options, callOptions) =>
     registering(

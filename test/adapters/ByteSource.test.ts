@@ -46,6 +46,23 @@ describe("ByteSource.toStream", () => {
     expect(got.ended).toBe(true)
   })
 
+  it("pauses a source that delivers more than its mark while starting, and resumes it when the chunks are taken", async () => {
+    const calls: Array<string> = []
+    const big = new Uint8Array(48 * 1024)
+    const source = ByteSource.fromOpen<string>((sink) => {
+      // Delivered before the flow is handed back: 96 KiB, past the 64 KiB mark.
+      sink.chunk(big)
+      sink.chunk(big)
+      return { pause: () => void calls.push("pause"), resume: () => void calls.push("resume"), close: () => {} }
+    })
+    const got = await withPull(source, (pull) =>
+      Effect.sync(() => [...calls]).pipe(Effect.flatMap((before) => Effect.map(pull, (chunks) => ({ before, chunks }))))
+    )
+    expect(got.before).toEqual(["pause"])
+    expect(got.chunks).toEqual([big, big])
+    expect(calls).toEqual(["pause", "resume"])
+  })
+
   it("resumes a waiting pull when a chunk arrives later", async () => {
     const { source, sink } = manual()
     const got = await withPull(source, (pull) =>

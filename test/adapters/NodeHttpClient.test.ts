@@ -1,3 +1,5 @@
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Effect, Stream } from "effect"
@@ -39,6 +41,41 @@ describe("NodeHttpClient", () => {
     )
     expect(bodies).toEqual(Array.from({ length: 20 }, () => ({ ok: true })))
     expect(server.connections()).toBe(1)
+  })
+
+  it("drops an idle connection a second before the server's Keep-Alive timeout, so none is reused as the server closes it", async () => {
+    // A server that announces `Keep-Alive: timeout=3` and closes idle connections after 3 s.
+    let open = 0
+    let connections = 0
+    const server = createServer((_req, res) => res.end("{}"))
+    server.keepAliveTimeout = 3_000
+    server.on("connection", (socket) => {
+      connections++
+      open++
+      socket.on("close", () => open--)
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`
+    try {
+      const closedAfter = await run(
+        Effect.gen(function* () {
+          yield* Effect.flatMap(HttpClient.get(url), (r) => r.json)
+          yield* Effect.flatMap(HttpClient.get(url), (r) => r.json)
+          expect([connections, open]).toEqual([1, 1])
+          // The client lets it go at about 2 s; the server would at 3 s.
+          const start = Date.now()
+          while (open > 0 && Date.now() - start < 2_800) yield* Effect.sleep("50 millis")
+          const waited = Date.now() - start
+          yield* Effect.flatMap(HttpClient.get(url), (r) => r.json)
+          return waited
+        })
+      )
+      expect(closedAfter).toBeGreaterThanOrEqual(1_500)
+      expect(closedAfter).toBeLessThan(2_800)
+      expect(connections).toBe(2)
+    } finally {
+      await new Promise((r) => server.close(r))
+    }
   })
 
   it("inflates an answer a server compressed although it was not asked to", async () => {

@@ -16,6 +16,7 @@ import {
   type RetryInput
 } from "../../src/core/gateway/RetryPolicy.js"
 import {
+  Aborted,
   AuthenticationError,
   BadRequest,
   DecodeError,
@@ -197,6 +198,13 @@ export const errorCases: ReadonlyArray<readonly [string, ErrorLike, boolean, Ret
   [
     "cancelled by us",
     new TransportError({ family, reason: "aborted", message: "aborted" }),
+    false,
+    stopped("not-retryable"),
+    stopped("may-have-acted")
+  ],
+  [
+    "aborted by the caller's signal",
+    new Aborted({ family, message: "aborted" }),
     false,
     stopped("not-retryable"),
     stopped("may-have-acted")

@@ -102,6 +102,7 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^submitted video_\w+$/m,
     /^succeeded after \d+ polls$/m,
     /^video at https?:\/\/\S+\.mp4$/m,
+    /^alpha video: [1-9]\d* bytes streamed$/m,
     /^realtime: [1-9]\d* events, the last response\.done$/m
   ],
   "Examples per family": [

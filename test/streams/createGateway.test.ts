@@ -196,6 +196,18 @@ describe("createGateway against the emulator", () => {
     expect(download.dataUrl).toBe(`data:video/mp4;base64,${Buffer.from(download.bytes).toString("base64")}`)
   })
 
+  it("streams an alpha video's bytes with downloadStream$, equal to download$'s, and errors for an unknown task", async () => {
+    const done = await lastValueFrom(gw.video.generate$({ model: "alpha-2", prompt: "a calm sea" }, { intervalMs: 50 }))
+    if (done.type !== "done" || done.result.download === undefined) throw new Error("no downloaded video")
+    const chunks = await lastValueFrom(gw.video.downloadStream$(done.taskId).pipe(toArray()))
+    expect(chunks.length).toBeGreaterThan(0)
+    expect(Buffer.concat(chunks).equals(Buffer.from(done.result.download.bytes))).toBe(true)
+    const whole = await firstValueFrom(gw.video.download$(done.taskId))
+    expect(Buffer.concat(chunks).equals(Buffer.from(whole.bytes))).toBe(true)
+    const missing = await lastValueFrom(gw.video.downloadStream$("video_nope").pipe(toArray())).catch((e: unknown) => e)
+    expect(missing).toMatchObject({ _tag: "NotFound" })
+  })
+
   it("errors generate$ with VideoTaskFailed for a rejected task", async () => {
     const error = await lastValueFrom(
       gw.video.generate$({ model: "gamma2.5-t2v-preview", prompt: "something inappropriate" }, { intervalMs: 50 })

@@ -342,6 +342,7 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
       let failure: Option.Option<E> = Option.none()
       let flow: ByteFlow | undefined
       let paused = false
+      const isPaused = (): boolean => paused
 
       const take = (): ChunkPull<Uint8Array, E> | undefined => {
         const out = chunks
@@ -378,6 +379,9 @@ export const toStream = <E>(source: ByteSource<E>): Stream.Stream<Uint8Array, E>
           wake()
         }
       })
+      // Chunks past the mark that came while the source was starting asked for a pause before the
+      // flow existed: it is made now (read through a call: the callbacks above may have set it).
+      if (isPaused()) flow.pause()
       return pull
     })
   )

@@ -663,10 +663,6 @@ const retrying = <R, A extends GatewayResponseError>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The transport
-// ---------------------------------------------------------------------------------------------
-
-// ---------------------------------------------------------------------------------------------
 // The call's own options
 // ---------------------------------------------------------------------------------------------
 
@@ -745,9 +741,27 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     maxDelayMs: config.retryMaxDelayMs,
     maxRetryAfterMs: config.maxRetryAfterMs
   }
-  const limitOf = (request: TransportRequest) => request.options?.timeoutMs ?? request.timeoutMs ?? config.timeoutMs
+  const limitOf = (request: TransportRequest, phase: "request" | "first-byte") =>
+    request.options?.timeoutMs ??
+    (phase === "request" ? (request.timeoutMs ?? config.timeoutMs) : config.streamFirstByteTimeoutMs)
 
-  const jsonWith = <A extends GatewayResponseError>(request: TransportRequest, classify: Classify<A>) =>
+  /**
+   * One call, the one chain every kind of answer runs: the call's options, its answer reported,
+   * attempts retried as the policy decides, each sent and `read` within the time limit of `phase`.
+   * The kinds differ only in how a refusal is classified, what is read and which limit bounds it.
+   */
+  const call = <
+    A extends GatewayResponseError,
+    B extends { readonly status: number; readonly headers: Headers.Headers }
+  >(
+    request: TransportRequest,
+    classify: Classify<A>,
+    phase: "request" | "first-byte",
+    read: (
+      request: TransportRequest,
+      response: HttpClientResponse.HttpClientResponse
+    ) => Effect.Effect<B, AttemptFailure<A>>
+  ) =>
     withOptions(request, (request) =>
       reporting(
         config,
@@ -756,87 +770,63 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
           budgetOf(budget, request),
           request,
           withTimeout(
-            Effect.flatMap(sendOnce(env, request, classify), (response) =>
-              Effect.flatMap(
-                readBounded(
-                  request.family,
-                  request.url,
-                  response,
-                  request.maxBytes ?? config.limits.maxResponseBytes,
-                  `${request.family} answer`
-                ),
-                (bytes) => decodeJson<A>(config, request, response, bytes)
-              )
-            ),
+            Effect.flatMap(sendOnce(env, request, classify), (response) => read(request, response)),
             request.family,
-            limitOf(request),
-            "request"
+            limitOf(request, phase),
+            phase
           )
         )
       )
     )
+
+  const readJson =
+    <A extends GatewayResponseError>() =>
+    (request: TransportRequest, response: HttpClientResponse.HttpClientResponse) =>
+      Effect.flatMap(
+        readBounded(
+          request.family,
+          request.url,
+          response,
+          request.maxBytes ?? config.limits.maxResponseBytes,
+          `${request.family} answer`
+        ),
+        (bytes) => decodeJson<A>(config, request, response, bytes)
+      )
 
   const json = (request: TransportRequest): Effect.Effect<JsonAnswer, RequestError | InvalidRequest> =>
-    jsonWith(request, toAnswerError)
+    call(request, toAnswerError, "request", readJson())
 
   const platformJson = (request: TransportRequest): Effect.Effect<JsonAnswer, PlatformRequestError | InvalidRequest> =>
-    jsonWith(request, toPlatformAnswerError)
+    call(request, toPlatformAnswerError, "request", readJson())
 
   const bytes = (request: TransportRequest): Effect.Effect<BytesAnswer, RequestError | InvalidRequest> =>
-    withOptions(request, (request) =>
-      reporting(
-        config,
-        request,
-        retrying(
-          budgetOf(budget, request),
-          request,
-          withTimeout(
-            Effect.flatMap(sendOnce(env, request, toAnswerError), (response) =>
-              Effect.map(
-                readBounded(
-                  request.family,
-                  request.url,
-                  response,
-                  config.limits.maxDownloadBytes,
-                  `${request.family} download`
-                ),
-                (buffer) => ({
-                  status: response.status,
-                  headers: response.headers,
-                  bytes: buffer,
-                  contentType: response.headers["content-type"] ?? "application/octet-stream"
-                })
-              )
-            ),
-            request.family,
-            limitOf(request),
-            "request"
-          )
-        )
+    call(request, toAnswerError, "request", (request, response) =>
+      Effect.map(
+        readBounded(
+          request.family,
+          request.url,
+          response,
+          config.limits.maxDownloadBytes,
+          `${request.family} download`
+        ),
+        (buffer): BytesAnswer => ({
+          status: response.status,
+          headers: response.headers,
+          bytes: buffer,
+          contentType: response.headers["content-type"] ?? "application/octet-stream"
+        })
       )
     )
 
+  // A stream's attempt ends at its first byte: the body is read later, by the stream's consumer.
   const open = (
     request: TransportRequest
   ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted>, RequestError | InvalidRequest> =>
-    withOptions(request, (request) =>
-      Effect.map(
-        reporting(
-          config,
-          request,
-          retrying(
-            budgetOf(budget, request),
-            request,
-            withTimeout(
-              sendOnce(env, request, toAnswerError),
-              request.family,
-              request.options?.timeoutMs ?? config.streamFirstByteTimeoutMs,
-              "first-byte"
-            )
-          )
-        ),
-        (response) => bodyOf(request, response)
-      )
+    Effect.map(
+      call(request, toAnswerError, "first-byte", (request, response) =>
+        Effect.succeed({ status: response.status, headers: response.headers, body: bodyOf(request, response) })
+      ),
+      (answer) => answer.body
     )
 
   // `InvalidRequest` comes only from a call's options: the types say so by the request (`OptionsError`).

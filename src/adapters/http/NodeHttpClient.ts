@@ -44,6 +44,13 @@ import * as ByteSource from "./ByteSource.js"
 export interface NodeHttpClientOptions {
   /** Idle connections kept per origin for reuse (Node's `maxFreeSockets`). Default 256. */
   readonly maxIdleSockets?: number
+  /**
+   * How long an idle connection is kept for reuse, in ms (default 15,000). A server that announces a
+   * shorter `Keep-Alive: timeout=N` has its connections dropped a second before it would close them,
+   * so a request never goes out on a connection the server is closing (a paid submit sent that way
+   * could only end `unknown`).
+   */
+  readonly idleSocketTimeoutMs?: number
 }
 
 const inflaterFor = (encoding: string | undefined): Zlib.Gunzip | Zlib.Inflate | Zlib.BrotliDecompress | undefined => {
@@ -430,6 +437,10 @@ export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<Http
           const settings = {
             keepAlive: true,
             maxFreeSockets: options.maxIdleSockets ?? 256,
+            // Node's agent keeps a free socket this long, or a second less than the server's
+            // `Keep-Alive: timeout` hint; with no `timeout` it ignores the hint. In-flight requests
+            // are not cut by it: nothing here listens for their sockets' `timeout`.
+            timeout: options.idleSocketTimeoutMs ?? 15_000,
             scheduling: "lifo" as const
           }
           return { http: new Http.Agent(settings), https: new Https.Agent(settings) }

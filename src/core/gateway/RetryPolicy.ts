@@ -230,10 +230,14 @@ export const failureOfError = (error: ErrorLike): RetryFailure | undefined => {
  * Whether a typed error leaves open that the gateway received the request — the failures after
  * which a paid submit "may have been sent": everything `failureOfError` reads except a proof it was
  * not (connection refused, 429) and an answer refusing the request (a status `decide` does not retry),
- * plus an answer we could not use (cancelled by us, cut at its bound, not decodable).
+ * plus an answer we could not use (cancelled by us, cut at its bound, not decodable). A call the
+ * caller aborted (`Aborted`) counts even when the signal fired before a byte left: nothing tells the
+ * two apart afterwards, and for a paid submit "unknown" is the safe answer.
  */
 const mayHaveReached = (error: ErrorLike): boolean =>
-  error._tag === "DecodeError" || (error._tag === "TransportError" && error.reason !== "connect")
+  error._tag === "DecodeError" ||
+  error._tag === "Aborted" ||
+  (error._tag === "TransportError" && error.reason !== "connect")
 
 /** The inputs of one decision about a typed error. @category models */
 export interface ErrorRetryInput extends Omit<RetryInput, "failure"> {
