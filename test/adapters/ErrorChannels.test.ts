@@ -247,6 +247,9 @@ describe("umg/rx: each Observable's errors", () => {
       PlatformRequestError | InvalidRequest | GatewayDisposed
     >()
     expectTypeOf<RxError<G["video"]["get$"]>>().toEqualTypeOf<RequestError | InvalidRequest | GatewayDisposed>()
+    expectTypeOf<RxError<G["video"]["downloadStream$"]>>().toEqualTypeOf<
+      RequestError | InvalidRequest | GatewayDisposed
+    >()
     expectTypeOf<RxError<G["video"]["poll$"]>>().toEqualTypeOf<VideoWaitError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["video"]["generate$"]>>().toEqualTypeOf<VideoWaitError | InvalidRequest | GatewayDisposed>()
     expectTypeOf<RxError<G["realtime"]["connect$"]>>().toEqualTypeOf<
@@ -265,7 +268,14 @@ describe("umg/rx: each Observable's errors", () => {
       for (const [name, call] of Object.entries(calls as Record<string, unknown>))
         expect(typeof call, `${group}.${name}`).toBe("function")
     }
-    expect(Object.keys(rx.video).sort()).toEqual(["download$", "generate$", "get$", "poll$", "submit$"])
+    expect(Object.keys(rx.video).sort()).toEqual([
+      "download$",
+      "downloadStream$",
+      "generate$",
+      "get$",
+      "poll$",
+      "submit$"
+    ])
     await rx.dispose()
   })
 })
