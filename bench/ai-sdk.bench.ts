@@ -2,32 +2,62 @@
  * CPU per event of a streamed answer through the AI SDK: `umg/ai-sdk` against the official providers
  * (`@ai-sdk/anthropic` on the messages stream, `@ai-sdk/openai` on the chat stream) on the same fake
  * gateway, the same fixtures (`bench/harness/fixtures.ts`: 2,006/2,004-event streams and 56/54-event
- * short ones, big reads), and against umg's own Effect stream of the same answer.
+ * short ones, big reads), against umg's own Effect stream of the same answer, and against a baseline
+ * provider that maps umg's stream into the same parts by the simplest direct code.
  *
- * Run: `node --import tsx bench/ai-sdk.bench.ts` (3 repetitions, a few minutes); `BENCH_QUICK=1` for
- * 2 repetitions and fewer streams; `AI_SDK_REPS=n` overrides the repetitions. umg runs as compiled
- * JavaScript, as its users run it: the bench bundles `src/ai-sdk` and the `Gateway` with esbuild
- * (`effect` and the AI SDK packages left external) into `tmp/bench-ai-sdk/` before the workers start
- * (the sources through tsx would cost umg more than its users pay). Nothing is asserted; the table
- * goes to `bench/results/ai-sdk.md`.
+ * Run: `node --import tsx bench/ai-sdk.bench.ts` (5 repetitions, several minutes); `BENCH_QUICK=1` for
+ * 2 repetitions and fewer streams; `AI_SDK_REPS=n` overrides the repetitions. Then, for the provider
+ * against its baseline on a loaded machine, `AI_SDK_PAIRED=1 node --import tsx bench/ai-sdk.bench.ts`
+ * (`AI_SDK_ROUNDS=n`, 30 by default): both alive at once, their blocks alternated (see `runPaired`);
+ * it appends its table to the results. umg runs as compiled JavaScript, as its users run it: the bench
+ * bundles `src/ai-sdk` and the `Gateway` with esbuild (`effect` and the AI SDK packages left external)
+ * into `tmp/bench-ai-sdk/` before the workers start (the sources through tsx would cost umg more than
+ * its users pay). Nothing is asserted; the tables go to `bench/results/ai-sdk.md`.
  *
  * Contenders, each in its own process, all consuming the text the same way (sum its length, checked
  * against the fixture, so a contender that loses text is not measured):
  * - umg Effect: `gateway.messages.stream(body)` / `gateway.chat.stream(body)` with `Stream.runForEach`,
- *   the text read with `tokenText` — umg's own stream, the baseline;
- * - umg doStream / official doStream: the provider's `doStream` parts read directly (the provider's
- *   own cost, without `streamText`);
- * - umg streamText / official streamText: `streamText({ model, prompt })` from `ai`, its `textStream`
- *   iterated — what a user of the AI SDK runs.
+ *   the text read with `tokenText` — umg's own stream;
+ * - direct parts (the baseline): a `LanguageModelV4` whose `doStream` runs umg's own stream of the
+ *   fixture's body (`Stream.runForEachArray`) and maps each event straight into the specification's
+ *   parts — stream-start, text-start, text-delta, text-end, response-metadata, finish with usage and
+ *   the request id — enqueued on a `ReadableStream` (`directReader`). Its worker checks once per cell,
+ *   before the warm-up, that these are exactly the parts umg's provider gives for the same stream. So
+ *   umg doStream ÷ direct doStream is what umg's provider adds beyond the parts the specification asks for;
+ * - umg doStream / official doStream / direct doStream: the provider's `doStream` parts read directly,
+ *   one `ReadableStream` read per part (the provider's own cost, without `streamText`);
+ * - umg streamText / official streamText / direct streamText: `streamText({ model, prompt })` from `ai`,
+ *   its `textStream` iterated — what a user of the AI SDK runs.
  * Every client gets `maxRetries: 0` and asks a fake gateway in another process over loopback. The
  * contenders alternate, the order rotating each repetition; ratios are taken per repetition and
  * printed as median (min–max). "Per event" divides by the SSE events on the wire.
  */
+import type {
+  JSONObject,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart
+} from "@ai-sdk/provider"
+import type { Stream } from "effect/Stream"
 import { build } from "esbuild"
-import { mkdirSync } from "node:fs"
+import { fork } from "node:child_process"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { askGateway, cpuOf, main, QUICK, report, type CellResult } from "./harness/contest.js"
-import { BENCH_API_KEY } from "./harness/fakeGateway.js"
+import {
+  askGateway,
+  type CellResult,
+  cpuOf,
+  fmtRatio,
+  fmtUs,
+  machineFacts,
+  main,
+  QUICK,
+  report,
+  summarize,
+  table
+} from "./harness/contest.js"
+import { BENCH_API_KEY, control, startFakeGateway } from "./harness/fakeGateway.js"
+import { umgBuild } from "./harness/umg.js"
 import {
   CHAT_MODEL,
   chatStreamBody,
@@ -37,16 +67,18 @@ import {
   messagesStreamFixture
 } from "./harness/fixtures.js"
 
-const REPS = Math.max(1, Number(process.env.AI_SDK_REPS ?? (QUICK ? 2 : 3)))
+const REPS = Math.max(1, Number(process.env.AI_SDK_REPS ?? (QUICK ? 2 : 5)))
 const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 15, measured: 30, deltas: 2_000 }
 const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 150, measured: 300, deltas: 50 }
 
-const CONTENDERS = ["effect", "umg-do", "official-do", "umg-text", "official-text"] as const
+const CONTENDERS = ["effect", "direct-do", "umg-do", "official-do", "direct-text", "umg-text", "official-text"] as const
 type Contender = (typeof CONTENDERS)[number]
 const COLUMN: Record<Contender, string> = {
   effect: "umg Effect stream (Stream.runForEach)",
+  "direct-do": "direct parts doStream (baseline)",
   "umg-do": "umg/ai-sdk doStream",
   "official-do": "official provider doStream",
+  "direct-text": "direct parts streamText (baseline)",
   "umg-text": "umg/ai-sdk streamText",
   "official-text": "official provider streamText (@ai-sdk/anthropic / @ai-sdk/openai)"
 }
@@ -71,7 +103,8 @@ const bundleUmg = async (): Promise<void> => {
         `export { Gateway } from "./src/adapters/Gateway.ts"`,
         `export { tokenText } from "./src/core/text/TokenEvent.ts"`
       ].join("\n"),
-      resolveDir: fileURLToPath(new URL("../", import.meta.url)),
+      // Another checkout's sources (its `src/` and `package.json`), for a before/after: `AI_SDK_UMG_ROOT=dir`.
+      resolveDir: process.env.AI_SDK_UMG_ROOT ?? fileURLToPath(new URL("../", import.meta.url)),
       loader: "ts"
     },
     bundle: true,
@@ -94,9 +127,205 @@ interface Tally {
   text: number
 }
 type StreamOnce = (family: Family, t: Tally) => Promise<void>
+/** Set by the baseline's worker: checks, before a cell's warm-up, that it gives the parts umg's provider gives. */
+let checkSame: ((family: Family) => Promise<void>) | undefined
 
 const prompt = messagesBody.messages[0]!.content
 const modelOf = (family: Family) => (family === "messages" ? MESSAGES_MODEL : CHAT_MODEL)
+
+// ---- the baseline: umg's own stream, mapped by the simplest direct code into the specification's parts ----
+
+type Part = LanguageModelV4StreamPart
+type Controller = ReadableStreamDefaultController<Part>
+type Unified = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other"
+
+/** The events the baseline reads, as far as it reads them (umg's decoded messages and chat events). */
+interface EventSeen {
+  readonly type: string
+  readonly message?: { readonly id: string; readonly model: string; readonly usage: Readonly<Record<string, unknown>> }
+  readonly content_block?: { readonly type: string }
+  readonly delta?: { readonly type?: string; readonly text?: unknown; readonly stop_reason?: string | null }
+  readonly usage?: Readonly<Record<string, unknown>> | null
+  readonly chunk?: {
+    readonly id: string
+    readonly model: string
+    readonly created: number
+    readonly choices: ReadonlyArray<{
+      readonly delta: { readonly content?: string | null }
+      readonly finish_reason?: string | null
+    }>
+    readonly usage?: Readonly<Record<string, number | Readonly<Record<string, number>>>> | null
+  }
+}
+
+const messagesReason = (raw: string | undefined): Unified =>
+  raw === "end_turn" || raw === "stop_sequence" ? "stop" : raw === "max_tokens" ? "length" : "other"
+const chatReason = (raw: string | undefined): Unified =>
+  raw === "stop" ? "stop" : raw === "length" ? "length" : raw === "tool_calls" ? "tool-calls" : "other"
+
+/**
+ * One family's events straight into parts on `controller`: text-start at the first text, a text-delta
+ * per text event, text-end, then response-metadata and finish (usage, reason, the request id) at the end.
+ */
+const directReader = (family: Family, controller: Controller, response: () => string | undefined) => {
+  let text: string | undefined
+  let id = ""
+  let model = ""
+  let created: number | undefined
+  let stop: string | undefined
+  let usage: Readonly<Record<string, unknown>> = {}
+  const delta = (piece: string) => {
+    if (text === undefined) controller.enqueue({ type: "text-start", id: (text = "text-0") })
+    controller.enqueue({ type: "text-delta", id: text, delta: piece })
+  }
+  const messages = (e: EventSeen) => {
+    if (e.type === "content_block_delta") {
+      if (e.delta!.type === "text_delta") delta(e.delta!.text as string)
+    } else if (e.type === "message_start") {
+      id = e.message!.id
+      model = e.message!.model
+      usage = e.message!.usage
+    } else if (e.type === "content_block_stop") {
+      if (text !== undefined) controller.enqueue({ type: "text-end", id: text })
+      text = undefined
+    } else if (e.type === "message_delta") {
+      stop = e.delta!.stop_reason ?? undefined
+      usage = { ...usage, ...e.usage }
+    }
+  }
+  const chat = (e: EventSeen) => {
+    const c = e.chunk
+    if (c === undefined) return
+    if (created === undefined) {
+      id = c.id
+      model = c.model
+      created = c.created
+    }
+    const choice = c.choices[0]
+    if (choice !== undefined) {
+      const content = choice.delta.content
+      if (typeof content === "string" && content !== "") delta(content)
+      if (typeof choice.finish_reason === "string") stop = choice.finish_reason
+    } else if (c.usage != null) usage = c.usage
+  }
+  const num = (k: string) => usage[k] as number
+  const end = () => {
+    if (text !== undefined) controller.enqueue({ type: "text-end", id: text })
+    const requestId = response()
+    const providerMetadata = { umg: { family, ...(requestId === undefined ? {} : { requestId }) } }
+    if (family === "messages") {
+      controller.enqueue({ type: "response-metadata", id, modelId: model })
+      const noCache = num("input_tokens")
+      const cacheRead = num("cache_read_input_tokens")
+      const cacheWrite = num("cache_creation_input_tokens")
+      controller.enqueue({
+        type: "finish",
+        usage: {
+          inputTokens: { total: noCache + cacheRead + cacheWrite, noCache, cacheRead, cacheWrite },
+          outputTokens: { total: num("output_tokens"), text: num("output_tokens"), reasoning: undefined },
+          raw: usage as JSONObject
+        },
+        finishReason: { unified: messagesReason(stop), raw: stop },
+        providerMetadata
+      })
+    } else {
+      controller.enqueue({ type: "response-metadata", id, modelId: model, timestamp: new Date(created! * 1000) })
+      const cached = (usage["prompt_tokens_details"] as Readonly<Record<string, number>>).cached_tokens!
+      const reasoning = (usage["completion_tokens_details"] as Readonly<Record<string, number>>).reasoning_tokens!
+      controller.enqueue({
+        type: "finish",
+        usage: {
+          inputTokens: {
+            total: num("prompt_tokens"),
+            noCache: num("prompt_tokens") - cached,
+            cacheRead: cached,
+            cacheWrite: undefined
+          },
+          outputTokens: { total: num("completion_tokens"), text: num("completion_tokens") - reasoning, reasoning },
+          raw: usage as JSONObject
+        },
+        finishReason: { unified: chatReason(stop), raw: stop },
+        providerMetadata
+      })
+    }
+  }
+  return { read: family === "messages" ? messages : chat, end }
+}
+
+/**
+ * The baseline language model: `doStream` opens umg's own stream of the fixture's body (the request
+ * built once, not from the prompt) and maps its events by `directReader` onto a `ReadableStream`,
+ * pushed as the events come (`Stream.runForEachArray`), read one part per read like any provider's.
+ */
+const directModel = async (umg: UmgBundle, baseUrl: string) => {
+  const { Effect, ManagedRuntime, Stream } = await import("effect")
+  const runtime = ManagedRuntime.make(umg.Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 }))
+  const gateway = await runtime.runPromise(Effect.service(umg.Gateway))
+  return (family: Family): LanguageModelV4 => ({
+    specificationVersion: "v4",
+    provider: "direct",
+    modelId: modelOf(family),
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error("the baseline only streams")),
+    doStream: () => {
+      let requestId: string | undefined
+      const options = { onResponse: (info: { readonly requestId?: string }) => void (requestId = info.requestId) }
+      const stream = new ReadableStream<Part>({
+        start: (controller) => {
+          controller.enqueue({ type: "stream-start", warnings: [] })
+          const reader = directReader(family, controller, () => requestId)
+          const events: Stream<unknown, unknown> =
+            family === "messages"
+              ? gateway.messages.stream(messagesBody, options)
+              : gateway.chat.stream(chatStreamBody, options)
+          void runtime
+            .runPromise(
+              Stream.runForEachArray(events, (chunk) => {
+                for (const e of chunk) reader.read(e as EventSeen)
+                return Effect.void
+              })
+            )
+            .then(
+              () => {
+                reader.end()
+                controller.close()
+              },
+              (error: unknown) => controller.error(error)
+            )
+        }
+      })
+      return Promise.resolve({ stream })
+    }
+  })
+}
+
+/** Parts as JSON with sorted keys (undefined fields dropped, dates as ISO text): what "the same parts" means. */
+const canonical = (parts: ReadonlyArray<Part>): string =>
+  JSON.stringify(parts, (_key, value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : value
+  )
+
+/** Where two canonical texts first differ, with some context. */
+const firstDifference = (a: string, b: string): string => {
+  let i = 0
+  while (i < a.length && a[i] === b[i]) i++
+  return `at ${i}: …${a.slice(Math.max(0, i - 80), i + 80)}… against …${b.slice(Math.max(0, i - 80), i + 80)}…`
+}
+
+const partsOf = async (model: LanguageModelV4): Promise<Array<Part>> => {
+  const { stream } = await model.doStream(CALL)
+  const parts: Array<Part> = []
+  const reader = stream.getReader()
+  for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value)
+  return parts
+}
+
+const CALL: LanguageModelV4CallOptions = {
+  prompt: [{ role: "user", content: [{ type: "text", text: messagesBody.messages[0]!.content }] }],
+  maxOutputTokens: 4_096
+}
 
 const makeContender = async (contender: Contender, baseUrl: string): Promise<StreamOnce> => {
   const umg = (await import(pathToFileURL(fileURLToPath(bundleFile)).href)) as UmgBundle
@@ -121,22 +350,32 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
   const provider = createUmg(umg, baseUrl)
   const anthropic = createAnthropic({ baseURL: `${baseUrl}/v1`, authToken: BENCH_API_KEY })
   const openai = createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: BENCH_API_KEY })
-  const model = (family: Family) =>
-    contender.startsWith("umg")
-      ? provider(modelOf(family))
-      : family === "messages"
-        ? anthropic(MESSAGES_MODEL)
-        : openai.chat(CHAT_MODEL)
-  if (contender === "umg-text" || contender === "official-text")
+  const direct = contender.startsWith("direct") ? await directModel(umg, baseUrl) : undefined
+  const model = (family: Family): LanguageModelV4 =>
+    direct !== undefined
+      ? direct(family)
+      : contender.startsWith("umg")
+        ? provider(modelOf(family))
+        : family === "messages"
+          ? anthropic(MESSAGES_MODEL)
+          : openai.chat(CHAT_MODEL)
+  if (contender === "direct-do")
+    // Not measured: the baseline gives exactly the parts umg's provider gives, checked once per cell.
+    checkSame = async (family) => {
+      const [mine, umgs] = [
+        canonical(await partsOf(model(family))),
+        canonical(await partsOf(provider(modelOf(family))))
+      ]
+      if (mine !== umgs)
+        throw new Error(`the baseline's ${family} parts differ from umg's ${firstDifference(mine, umgs)}`)
+    }
+  if (contender.endsWith("-text"))
     return async (family, t) => {
       const s = streamText({ model: model(family), prompt, maxOutputTokens: 4_096, maxRetries: 0 })
       for await (const piece of s.textStream) t.text += piece.length
     }
   return async (family, t) => {
-    const { stream } = await model(family).doStream({
-      prompt: [{ role: "user", content: [{ type: "text", text: prompt }] }],
-      maxOutputTokens: 4_096
-    })
+    const { stream } = await model(family).doStream(CALL)
     const reader = stream.getReader()
     for (let r = await reader.read(); !r.done; r = await reader.read()) {
       const part = r.value
@@ -165,6 +404,7 @@ const runContender = async (): Promise<void> => {
         throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
     }
     await askGateway("/__bench/delivery", { mode: "big", deltas: plan.deltas })
+    await checkSame?.(cell.family)
     for (let i = 0; i < plan.warm; i++) await stream()
     await askGateway("/__bench/reset")
     const cpuUs = await cpuOf(async () => {
@@ -177,26 +417,223 @@ const runContender = async (): Promise<void> => {
   report({ contender, cells })
 }
 
-if (process.env.BENCH_ROLE !== "worker") await bundleUmg()
-main(
-  {
-    file: import.meta.url,
-    name: "ai-sdk",
-    title: "The AI SDK providers: CPU per event (bench/ai-sdk.bench.ts)",
-    reps: REPS,
-    contenders: CONTENDERS,
-    column: COLUMN,
-    baseline: "effect",
-    sdk: "official-text",
-    sdkName: "official provider streamText",
-    pairs: [
-      ["umg-text", "official-text"],
-      ["umg-do", "official-do"],
-      ["umg-do", "effect"]
-    ],
-    cells: CELLS.map((c) => c.name),
-    unit: "event",
-    plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per long cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short cell, after a warm-up; big reads.`
-  },
-  runContender
-)
+// ---- paired runs: a provider and its baseline alive at once, their blocks of streams alternated ----
+
+/** The pairs, baseline first; `AI_SDK_PAIRS=a:b,c:d` runs others. */
+const PAIRED: ReadonlyArray<readonly [Contender, Contender]> = process.env.AI_SDK_PAIRS?.split(",").map(
+  (pair) => pair.split(":") as unknown as readonly [Contender, Contender]
+) ?? [
+  ["direct-do", "umg-do"],
+  ["direct-text", "umg-text"]
+]
+const ROUNDS = Math.max(2, Number(process.env.AI_SDK_ROUNDS ?? (QUICK ? 6 : 30)))
+/** Streams per block: long enough to measure, short enough that the load stays the same across a pair. */
+const blockOf = (contender: Contender, short: boolean) =>
+  contender.endsWith("-text") ? (short ? 40 : 4) : short ? 200 : 40
+
+type FromPaired = { readonly type: "ready" } | { readonly type: "cpu"; readonly us: number; readonly lost: number }
+
+/** Whether a failure is a lost connection (its text or fields say so). */
+const mentionsLost = (error: unknown): boolean => {
+  let text = String(error)
+  try {
+    text += JSON.stringify(error)
+  } catch {
+    // A circular error: its own text is enough.
+  }
+  return text.includes("connection lost")
+}
+
+/** The worker of a paired run: one contender, one cell, warmed up; then a block of streams per request. */
+const runPairedWorker = async (): Promise<void> => {
+  const contender = process.env.BENCH_CONTENDER as Contender
+  const cell = CELLS.find((c) => c.name === process.env.BENCH_CELL)!
+  const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
+  const plan = cell.short === true ? SHORT : BIG
+  const { textLength } =
+    cell.family === "messages" ? messagesStreamFixture(plan.deltas) : chatStreamFixture(plan.deltas)
+  const stream = async () => {
+    const t: Tally = { text: 0 }
+    await streamOnce(cell.family, t)
+    if (t.text !== textLength)
+      throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
+  }
+  await checkSame?.(cell.family)
+  for (let i = 0; i < plan.warm; i++) await stream()
+  // A worker idles while the other measures: the gateway may close its kept-alive connection just as
+  // it is reused (the server's keep-alive race), which `maxRetries: 0` makes a failure. That stream is
+  // run again, once, and counted.
+  let lost = 0
+  const streamAgain = () =>
+    stream().catch((error: unknown) => {
+      if (!mentionsLost(error)) throw error
+      lost++
+      return stream()
+    })
+  process.on("message", (m: { readonly type: "block"; readonly n: number } | { readonly type: "exit" }) => {
+    if (m.type === "exit") process.exit(0)
+    void cpuOf(async () => {
+      for (let i = 0; i < m.n; i++) await streamAgain()
+    }).then(
+      (us) => process.send!({ type: "cpu", us, lost } satisfies FromPaired),
+      (error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      }
+    )
+  })
+  process.send!({ type: "ready" } satisfies FromPaired)
+}
+
+/** Forks a paired worker and resolves once it is warm; `block(n)` gives the CPU time (µs) of its next n streams. */
+const pairedWorker = (contender: Contender, cell: string, baseUrl: string) =>
+  new Promise<{
+    readonly block: (n: number) => Promise<number>
+    readonly lost: () => number
+    readonly close: () => void
+  }>((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      env: {
+        ...process.env,
+        BENCH_ROLE: "paired",
+        BENCH_CONTENDER: contender,
+        BENCH_CELL: cell,
+        BENCH_BASE_URL: baseUrl
+      },
+      execArgv: ["--import", "tsx"]
+    })
+    // The block under way: its result, or the worker's failure (a crash fails the run, not hangs it).
+    let waiting: { readonly done: (us: number) => void; readonly fail: (e: Error) => void } | undefined
+    let lost = 0
+    child.on("message", (m: FromPaired) => {
+      if (m.type === "ready")
+        resolve({
+          block: (n) =>
+            new Promise((done, fail) => {
+              waiting = { done, fail }
+              child.send({ type: "block", n })
+            }),
+          lost: () => lost,
+          close: () => child.send({ type: "exit" })
+        })
+      else {
+        lost = m.lost
+        waiting?.done(m.us)
+      }
+    })
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      const error = new Error(`paired worker ${contender} exited with code ${code}`)
+      if (code !== 0) (waiting?.fail ?? reject)(error)
+    })
+  })
+
+/**
+ * Each pair of `PAIRED` in each cell: both workers warm and alive, `ROUNDS` rounds of one block each,
+ * the order swapped every round; the ratio of each round, median (min–max), appended to the results.
+ */
+const runPaired = async (): Promise<void> => {
+  const gateway = await startFakeGateway()
+  const rows: Array<Array<string>> = []
+  try {
+    // `AI_SDK_CELLS=short` (a part of their names) runs only some cells.
+    for (const cell of CELLS.filter((c) => c.name.includes(process.env.AI_SDK_CELLS ?? ""))) {
+      const plan = cell.short === true ? SHORT : BIG
+      const events = (cell.family === "messages" ? messagesStreamFixture : chatStreamFixture)(plan.deltas).events
+      await control(gateway.baseUrl, "/__bench/delivery", { mode: "big", deltas: plan.deltas })
+      for (const [base, mine] of PAIRED) {
+        const [b, m] = [
+          await pairedWorker(base, cell.name, gateway.baseUrl),
+          await pairedWorker(mine, cell.name, gateway.baseUrl)
+        ]
+        const n = blockOf(mine, cell.short === true)
+        const bs: Array<number> = []
+        const ms: Array<number> = []
+        for (let r = 0; r < ROUNDS; r++)
+          if (r % 2 === 0) {
+            bs.push(await b.block(n))
+            ms.push(await m.block(n))
+          } else {
+            ms.push(await m.block(n))
+            bs.push(await b.block(n))
+          }
+        b.close()
+        m.close()
+        const again = b.lost() + m.lost()
+        const us = (xs: ReadonlyArray<number>) => `${fmtUs(summarize(xs).median / (n * events))} µs`
+        rows.push([
+          cell.name,
+          `${COLUMN[mine]} ÷ ${COLUMN[base]}`,
+          us(bs),
+          us(ms),
+          fmtRatio(summarize(ms.map((x, i) => x / bs[i]!))),
+          String(again)
+        ])
+        process.stderr.write(`ai-sdk paired: ${cell.name}, ${mine} ÷ ${base} done\n`)
+      }
+    }
+  } finally {
+    gateway.close()
+  }
+  const section = [
+    PAIRED_HEADING,
+    "",
+    `${machineFacts().replace(umgBuild, BUNDLED)}`,
+    "",
+    `Each provider against its baseline with both alive at once, each in its own process and warm: ${ROUNDS} rounds of one block each (blocks of about a third of a second: ${PAIRED.map(([, m]) => `${blockOf(m, false)} long or ${blockOf(m, true)} short streams for ${COLUMN[m]}`).join(", ")}), the order swapped every round, so both see the same load. CPU per event, median over the rounds, and the ratio of each round, median (min–max). A stream whose kept-alive connection the gateway closed as it was reused (the server's keep-alive race while a worker idles) is run again, once, and counted.`,
+    "",
+    table(["cell", "ratio", "baseline", "umg", "ratio per round", "streams run again"], rows)
+  ].join("\n")
+  const file = fileURLToPath(new URL("results/ai-sdk.md", import.meta.url))
+  const text = readFileSync(file, "utf8")
+  const at = text.indexOf(PAIRED_HEADING)
+  writeFileSync(file, `${(at < 0 ? text : text.slice(0, at)).trimEnd()}\n\n${section}\n`)
+  console.log(section)
+}
+
+const PAIRED_HEADING = "### Paired runs: each provider against its baseline, alive at once"
+const BUNDLED = "umg bundled from its sources by esbuild (`tmp/bench-ai-sdk/umg.js`)"
+
+if (process.env.BENCH_ROLE === "paired")
+  void runPairedWorker().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+else if (process.env.AI_SDK_PAIRED === "1") {
+  await bundleUmg()
+  await runPaired()
+} else {
+  if (process.env.BENCH_ROLE !== "worker") {
+    await bundleUmg()
+    // The harness names dist/ as umg's build; this bench bundles the sources instead (see above).
+    process.once("exit", () => {
+      const file = fileURLToPath(new URL("results/ai-sdk.md", import.meta.url))
+      writeFileSync(file, readFileSync(file, "utf8").replace(umgBuild, BUNDLED))
+    })
+  }
+  main(
+    {
+      file: import.meta.url,
+      name: "ai-sdk",
+      title: "The AI SDK providers: CPU per event (bench/ai-sdk.bench.ts)",
+      reps: REPS,
+      contenders: CONTENDERS,
+      column: COLUMN,
+      baseline: "effect",
+      sdk: "official-text",
+      sdkName: "official provider streamText",
+      pairs: [
+        ["umg-do", "direct-do"],
+        ["umg-text", "direct-text"],
+        ["umg-text", "official-text"],
+        ["umg-do", "official-do"],
+        ["umg-do", "effect"],
+        ["direct-do", "effect"]
+      ],
+      cells: CELLS.map((c) => c.name),
+      unit: "event",
+      plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per long cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short cell, after a warm-up; big reads.`
+    },
+    runContender
+  )
+}

@@ -373,6 +373,7 @@ const expected = {
     "stepNative",
     "stepResponses",
     "tokenFamilyOf",
+    "tokenOnlyText",
     "tokenText",
     "tokenThinking",
     "useParserCompiler",

@@ -100,50 +100,57 @@ const responseMetadata = (end: AnswerEnd) => ({
   ...(end.timestamp === undefined ? {} : { timestamp: end.timestamp })
 })
 
-/** The AI SDK stream parts of umg's text stream parts. */
-const streamParts = (
-  part: TextStreamPart,
+/**
+ * Gives the AI SDK stream parts of umg's text stream parts to `enqueue`. Text, reasoning and tool-input
+ * parts other than their start and the reasoning end are the specification's parts already (the same
+ * fields): they go as they are.
+ */
+const emitParts = (
+  chunk: ReadonlyArray<TextStreamPart>,
   family: TextFamily,
-  response: () => ResponseInfo | undefined
-): ReadonlyArray<LanguageModelV4StreamPart> => {
-  switch (part.type) {
-    case "text-start":
-    case "text-end":
-    case "reasoning-start":
-    case "tool-input-end":
-      return [{ type: part.type, id: part.id }]
-    case "text-delta":
-    case "reasoning-delta":
-    case "tool-input-delta":
-      return [{ type: part.type, id: part.id, delta: part.delta }]
-    case "reasoning-end": {
-      const meta = umg({ signature: part.signature, redactedData: part.redactedData })
-      return [{ type: "reasoning-end", id: part.id, ...(meta === undefined ? {} : { providerMetadata: meta }) }]
-    }
-    case "tool-input-start":
-      return [{ type: "tool-input-start", id: part.id, toolName: part.name }]
-    case "tool-call": {
-      const meta = umg({ thoughtSignature: part.thoughtSignature })
-      return [
-        {
+  response: () => ResponseInfo | undefined,
+  enqueue: (part: LanguageModelV4StreamPart) => void
+): void => {
+  for (let i = 0; i < chunk.length; i++) {
+    const part = chunk[i]!
+    switch (part.type) {
+      case "text-delta":
+      case "text-start":
+      case "text-end":
+      case "reasoning-start":
+      case "reasoning-delta":
+      case "tool-input-delta":
+      case "tool-input-end":
+        enqueue(part)
+        break
+      case "reasoning-end": {
+        const meta = umg({ signature: part.signature, redactedData: part.redactedData })
+        enqueue({ type: "reasoning-end", id: part.id, ...(meta === undefined ? {} : { providerMetadata: meta }) })
+        break
+      }
+      case "tool-input-start":
+        enqueue({ type: "tool-input-start", id: part.id, toolName: part.name })
+        break
+      case "tool-call": {
+        const meta = umg({ thoughtSignature: part.thoughtSignature })
+        enqueue({
           type: "tool-call",
           toolCallId: part.id,
           toolName: part.name,
           input: part.arguments,
           ...(meta === undefined ? {} : { providerMetadata: meta })
-        }
-      ]
-    }
-    case "finish":
-      return [
-        { type: "response-metadata", ...responseMetadata(part.end) },
-        {
+        })
+        break
+      }
+      case "finish":
+        enqueue({ type: "response-metadata", ...responseMetadata(part.end) })
+        enqueue({
           type: "finish",
           usage: usageOf(part.end.usage),
           finishReason: part.end.finish,
           providerMetadata: metadataOf(family, response())
-        }
-      ]
+        })
+    }
   }
 }
 
@@ -195,7 +202,7 @@ export const makeLanguageModel = (ctx: LanguageModelContext, modelId: string, fa
     const { request, warnings, call, prepared, site } = prepareCall(options, true)
     const stream = await ctx.runtime.stream(site, (g) => openStream(g, call, request, prepared.options), {
       first: (): ReadonlyArray<LanguageModelV4StreamPart> => [{ type: "stream-start", warnings }],
-      map: (chunk) => chunk.flatMap((part) => streamParts(part, family, prepared.response)),
+      emit: (chunk, enqueue) => emitParts(chunk, family, prepared.response, enqueue),
       onError: (error): LanguageModelV4StreamPart => ({ type: "error", error })
     })
     const info = prepared.response()

@@ -29,10 +29,14 @@ export interface PreparedCall {
   readonly response: () => ResponseInfo | undefined
 }
 
-/** How a stream's chunks become parts: `first` before any, `map` per chunk, `onError` for a failure while reading. @category models */
+/**
+ * How a stream's chunks become parts: `first` before any, `emit` per chunk (giving each of its parts to
+ * `enqueue`, straight onto the stream), `onError` for a failure while reading.
+ * @category models
+ */
 export interface StreamParts<A, P> {
   readonly first: () => ReadonlyArray<P>
-  readonly map: (chunk: Arr.NonEmptyReadonlyArray<A>) => ReadonlyArray<P>
+  readonly emit: (chunk: Arr.NonEmptyReadonlyArray<A>, enqueue: (part: P) => void) => void
   readonly onError: (error: unknown) => P
 }
 
@@ -46,7 +50,7 @@ export interface ProviderRuntime {
   readonly run: <A, E>(site: CallSite, f: (gateway: GatewayService) => Effect.Effect<A, E>) => Promise<A>
   /**
    * Opens a stream on the gateway: resolves once its answer's headers arrived (rejects, mapped, when
-   * opening failed), giving a `ReadableStream` of `map`'s parts; a failure while reading becomes the
+   * opening failed), giving a `ReadableStream` of `emit`'s parts; a failure while reading becomes the
    * part `onError` makes. Cancelling the stream closes the connection.
    */
   readonly stream: <A, E, P>(
@@ -112,7 +116,7 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
   const stream = async <A, E, P>(
     site: CallSite,
     open: (g: GatewayService) => Effect.Effect<Pull.Pull<Arr.NonEmptyReadonlyArray<A>, E>, E, Scope.Scope>,
-    { first, map, onError }: StreamParts<A, P>
+    { first, emit, onError }: StreamParts<A, P>
   ): Promise<ReadableStream<P>> => {
     if (disposing.signal.aborted) throw disposedError()
     const scope = Scope.makeUnsafe()
@@ -128,17 +132,16 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
       closed = true
       return Effect.runPromise(Scope.close(scope, Exit.void))
     }
+    let enqueue: (part: P) => void = () => {}
     return new ReadableStream<P>({
       start: (controller) => {
+        enqueue = (part) => controller.enqueue(part)
         for (const part of first()) controller.enqueue(part)
       },
       pull: async (controller) => {
         const exit = disposing.signal.aborted ? undefined : await runtime.runPromiseExit(pull)
         if (closed) return
-        if (exit !== undefined && Exit.isSuccess(exit)) {
-          for (const part of map(exit.value)) controller.enqueue(part)
-          return
-        }
+        if (exit !== undefined && Exit.isSuccess(exit)) return emit(exit.value, enqueue)
         await close()
         if (exit === undefined || disposing.signal.aborted) return controller.error(disposedError())
         if (!Pull.isDoneCause(exit.cause)) {

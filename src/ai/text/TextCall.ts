@@ -81,10 +81,10 @@ export const textCall = (
   return Result.map(built, ({ body, warnings }) => ({ family, body, warnings }))
 }
 
-/** Ids for the calls a family sent without one (native): unique per answer. @category constructors */
+/** Ids for the calls a family sent without one (native): unique per answer, drawn at the first such call. @category constructors */
 export const callIds = (): ((index: number) => string) => {
-  const prefix = `call_${globalThis.crypto.randomUUID().slice(0, 8)}_`
-  return (index) => `${prefix}${index}`
+  let prefix: string | undefined
+  return (index) => `${(prefix ??= `call_${globalThis.crypto.randomUUID().slice(0, 8)}_`)}${index}`
 }
 
 /**
@@ -140,29 +140,27 @@ export const openStream = (
     const { pull, result } = yield* open
     const reader = makeTextStreamReader(call.family, request.output, callIds())
     let ended = false
-    const finish = Effect.map(
-      result as Effect.Effect<FamilyResponse, StreamError | InvalidRequest>,
-      (final) => reader.end(final) as Arr.NonEmptyReadonlyArray<TextStreamPart>
-    )
-    const next: TextPull = Effect.suspend(() =>
-      ended
-        ? Cause.done()
-        : Pull.matchEffect(pull, {
-            onSuccess: (events) => {
-              const out: Array<TextStreamPart> = []
-              for (const event of events) {
-                const parts = reader.read(event)
-                if (Result.isFailure(parts)) return Effect.fail(parts.failure)
-                for (const part of parts.success) out.push(part)
-              }
-              return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>) : next
-            },
-            onFailure: Effect.failCause,
-            onDone: () => {
-              ended = true
-              return finish
-            }
-          })
-    )
+    const finish = Effect.map(result as Effect.Effect<FamilyResponse, StreamError | InvalidRequest>, (final) => {
+      const out: Array<TextStreamPart> = []
+      reader.end(final, out)
+      return out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>
+    })
+    // One array of parts per chunk of events, filled by the reader.
+    const matched = {
+      onSuccess: (events: Arr.NonEmptyReadonlyArray<TokenEvent>): TextPull => {
+        const out: Array<TextStreamPart> = []
+        for (let i = 0; i < events.length; i++) {
+          const failure = reader.read(events[i]!, out)
+          if (failure !== undefined) return Effect.fail(failure)
+        }
+        return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>) : next
+      },
+      onFailure: Effect.failCause<StreamError | InvalidRequest>,
+      onDone: (): TextPull => {
+        ended = true
+        return finish
+      }
+    }
+    const next: TextPull = Effect.suspend(() => (ended ? Cause.done() : Pull.matchEffect(pull, matched)))
     return next
   })

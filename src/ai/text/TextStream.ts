@@ -8,7 +8,7 @@ import * as Result from "effect/Result"
 import type { IncompleteStream } from "../../core/errors/GatewayError.js"
 import { messagesMechanism } from "../../core/structured/Mechanisms.js"
 import type { MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
-import { type TokenEvent, tokenText, tokenThinking } from "../../core/text/TokenEvent.js"
+import { type TokenEvent, tokenOnlyText, tokenText, tokenThinking } from "../../core/text/TokenEvent.js"
 import {
   endedCall,
   makeToolCallFragmentReader,
@@ -44,10 +44,15 @@ export type TextStreamPart =
     }
   | { readonly type: "finish"; readonly end: AnswerEnd }
 
-/** A reader of one stream: `read` each event in order, then `end` with the stream's final answer. @category models */
+/**
+ * A reader of one stream: `read` each event in order, then `end` with the stream's final answer. Both
+ * push their parts onto the `out` given (one array for many events: nothing is allocated per event but
+ * its parts); `read` gives the failure of a tool call whose arguments are not a JSON object.
+ * @category models
+ */
 export interface TextStreamReader {
-  readonly read: (event: TokenEvent) => Result.Result<ReadonlyArray<TextStreamPart>, IncompleteStream>
-  readonly end: (final: FamilyResponse) => ReadonlyArray<TextStreamPart>
+  readonly read: (event: TokenEvent, out: Array<TextStreamPart>) => IncompleteStream | undefined
+  readonly end: (final: FamilyResponse, out: Array<TextStreamPart>) => void
 }
 
 interface OpenCall {
@@ -164,8 +169,8 @@ export const makeTextStreamReader = (
     return undefined
   }
 
-  const read = (event: TokenEvent): Result.Result<ReadonlyArray<TextStreamPart>, IncompleteStream> => {
-    const out: Array<TextStreamPart> = []
+  // Any event, read in full: its reasoning, signature, thinking blocks, text and tool-call fragments.
+  const readAny = (event: TokenEvent, out: Array<TextStreamPart>): IncompleteStream | undefined => {
     for (const piece of tokenThinking(event)) addReasoning(out, piece)
     if ("type" in event && event.type === "content_block_delta" && event.delta.type === "signature_delta") {
       const s = event.delta["signature"]
@@ -187,12 +192,26 @@ export const makeTextStreamReader = (
     }
     const pieces = outputPieces === undefined ? tokenText(event) : outputPieces(event as MessagesEvent)
     for (const piece of pieces) addText(out, piece)
-    const failure = readCalls(event, out)
-    return failure === undefined ? Result.succeed(out) : Result.fail(failure)
+    return readCalls(event, out)
   }
 
-  const end = (final: FamilyResponse): ReadonlyArray<TextStreamPart> => {
-    const out: Array<TextStreamPart> = []
+  // The events that only carry text (nearly all of a stream) go straight to `addText`; `readAny` would
+  // find the same text and nothing else in them. Not with a messages-style output, whose text is read
+  // by its mechanism.
+  const read =
+    outputPieces !== undefined
+      ? readAny
+      : (event: TokenEvent, out: Array<TextStreamPart>): IncompleteStream | undefined => {
+          const piece = tokenOnlyText(event)
+          if (piece === undefined) return readAny(event, out)
+          if (piece === "") return undefined
+          // A text segment under way (no reasoning one then: opening either closes the other) takes the delta as it is.
+          if (text !== undefined && rewrite === undefined) out.push({ type: "text-delta", id: text, delta: piece })
+          else addText(out, piece)
+          return undefined
+        }
+
+  const end = (final: FamilyResponse, out: Array<TextStreamPart>): void => {
     closeReasoning(out)
     closeText(out)
     if (rewrite !== undefined && json !== "") {
@@ -201,7 +220,6 @@ export const makeTextStreamReader = (
       out.push({ type: "text-end", id })
     }
     out.push({ type: "finish", end: answerEnd(family, final, output) })
-    return out
   }
 
   return { read, end }

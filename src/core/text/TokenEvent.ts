@@ -73,6 +73,42 @@ export const tokenText = (event: TokenEvent): ReadonlyArray<string> => {
 }
 
 /**
+ * The text of an event that carries nothing but text (possibly empty), or `undefined` for any other:
+ * a messages `text_delta`; a chat chunk of one choice, the first, with neither tool calls nor a finish
+ * reason; a responses `output_text.delta`; a native chunk of one part, text that is not thought. For
+ * such an event it is what `tokenText` gives, and nothing else is in it (no reasoning, signature, block
+ * or tool-call fragment): a reader may take its text and skip every other getter. Nearly all of a
+ * stream's events are of this kind.
+ * @category getters
+ */
+export const tokenOnlyText = (event: TokenEvent): string | undefined => {
+  // `type` read once, the families' text events first; only native chunks have none.
+  const type = (event as { readonly type?: unknown }).type
+  if (type === "content_block_delta") {
+    const delta = (event as Extract<TokenEvent, { type: "content_block_delta" }>).delta
+    const text = delta.type === "text_delta" ? delta["text"] : undefined
+    return typeof text === "string" ? text : undefined
+  }
+  if (type === "chunk") {
+    const choices = (event as Extract<TokenEvent, { type: "chunk" }>).chunk.choices
+    if (choices.length !== 1) return undefined
+    const choice = choices[0]!
+    const calls = choice.delta.tool_calls
+    if (choice.index !== 0 || (calls !== undefined && calls.length > 0) || typeof choice.finish_reason === "string")
+      return undefined
+    const content = choice.delta.content
+    return typeof content === "string" ? content : ""
+  }
+  if (type === "response.output_text.delta")
+    return (event as Extract<TokenEvent, { type: "response.output_text.delta" }>).delta
+  if (type !== undefined || "type" in event) return undefined
+  const parts = event.candidates?.[0]?.content?.parts
+  if (parts === undefined || parts.length !== 1) return undefined
+  const part = parts[0]!
+  return part.functionCall === undefined && part.thought !== true && part.text !== undefined ? part.text : undefined
+}
+
+/**
  * The reasoning text one event adds: messages `thinking_delta`s, native text parts marked
  * `thought` (first candidate), responses `response.reasoning_summary_text.delta`. Chat completions
  * carry no reasoning text. Empty pieces are left out.

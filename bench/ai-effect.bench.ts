@@ -1,0 +1,616 @@
+/**
+ * CPU per event of a streamed answer through Effect AI (`effect/ai`'s `LanguageModel.streamText`):
+ * `umg/ai` (`UmgLanguageModel.layer`) against a baseline Effect AI provider made with the framework's
+ * own `LanguageModel.make`, whose `streamText` maps umg's own stream of the same answer into the same
+ * encoded parts by the simplest direct code, and against umg's own Effect stream. The same fake gateway
+ * and fixtures as `bench/ai-sdk.bench.ts` (2,006/2,004-event streams and 56/54-event short ones, big
+ * reads). The only other Effect AI providers for these APIs, `@effect/ai-openai` 4.0.0-beta.106 and
+ * `@effect/ai-openai-compat` 4.0.0-beta.98, import `effect/unstable/*`, which Effect 4.1 does not
+ * export: they cannot run beside umg on Effect 4.1, so no official provider is in this contest.
+ *
+ * Run: `node --import tsx bench/ai-effect.bench.ts` (5 repetitions, several minutes); `BENCH_QUICK=1`
+ * for 2 repetitions and fewer streams; `AI_EFFECT_REPS=n` overrides the repetitions. Then, for umg
+ * against the baseline on a loaded machine, `AI_EFFECT_PAIRED=1 node --import tsx bench/ai-effect.bench.ts`
+ * (`AI_EFFECT_ROUNDS=n`, 30 by default): both alive at once, their blocks of streams alternated
+ * (`runPaired`); it appends its table to the results. umg runs as
+ * compiled JavaScript: the bench bundles `src/ai` and the `Gateway` with esbuild (`effect` left
+ * external) into `tmp/bench-ai-effect/` before the workers start. Nothing is asserted; the table goes
+ * to `bench/results/ai-effect.md`.
+ *
+ * Contenders, each in its own process, all summing the text's length (checked against the fixture):
+ * - umg Effect: `gateway.messages.stream(body)` / `gateway.chat.stream(body)` with `Stream.runForEach`;
+ * - baseline parts / umg parts: the provider's own `streamText` hook (what it gives `LanguageModel.make`)
+ *   run directly with `Stream.runForEachArray`: the provider's cost without the framework's;
+ * - baseline streamText / umg streamText: `LanguageModel.streamText({ prompt })` with the provider's
+ *   layer, as a user runs it (the framework decodes every part with its schema).
+ * The baseline's worker checks once per cell, before its warm-up, that its parts are umg's. The
+ * contenders alternate, the order rotating each repetition; ratios are taken per repetition and printed
+ * as median (min–max). "Per event" divides by the SSE events on the wire.
+ */
+import type * as Response from "effect/ai/Response"
+import type { Stream } from "effect/Stream"
+import { build } from "esbuild"
+import { fork } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import {
+  askGateway,
+  type CellResult,
+  cpuOf,
+  fmtRatio,
+  fmtUs,
+  machineFacts,
+  main,
+  QUICK,
+  report,
+  summarize,
+  table
+} from "./harness/contest.js"
+import { BENCH_API_KEY, control, startFakeGateway } from "./harness/fakeGateway.js"
+import {
+  CHAT_MODEL,
+  chatStreamBody,
+  chatStreamFixture,
+  MESSAGES_MODEL,
+  messagesBody,
+  messagesStreamFixture
+} from "./harness/fixtures.js"
+import { umgBuild } from "./harness/umg.js"
+
+const REPS = Math.max(1, Number(process.env.AI_EFFECT_REPS ?? (QUICK ? 2 : 5)))
+const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 15, measured: 30, deltas: 2_000 }
+const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 150, measured: 300, deltas: 50 }
+
+const CONTENDERS = ["effect", "direct-parts", "umg-parts", "direct-text", "umg-text"] as const
+type Contender = (typeof CONTENDERS)[number]
+const COLUMN: Record<Contender, string> = {
+  effect: "umg Effect stream (Stream.runForEach)",
+  "direct-parts": "baseline provider's parts (its streamText hook)",
+  "umg-parts": "umg/ai's parts (its streamText hook)",
+  "direct-text": "baseline provider LanguageModel.streamText",
+  "umg-text": "umg/ai LanguageModel.streamText"
+}
+type Family = "messages" | "chat"
+const CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly short?: true }> = [
+  { name: "messages stream, big reads", family: "messages" },
+  { name: "chat stream, big reads", family: "chat" },
+  { name: "short messages stream (50 deltas), big reads", family: "messages", short: true },
+  { name: "short chat stream (50 deltas), big reads", family: "chat", short: true }
+]
+
+const bundleDir = new URL("../tmp/bench-ai-effect/", import.meta.url)
+const bundleFile = new URL("umg.js", bundleDir)
+
+/** Bundles what umg's contenders load (`UmgLanguageModel`, its hooks, `Gateway`, `tokenText`) as users run it: compiled JavaScript. */
+const bundleUmg = async (): Promise<void> => {
+  mkdirSync(fileURLToPath(bundleDir), { recursive: true })
+  const root = process.env.AI_EFFECT_UMG_ROOT ?? fileURLToPath(new URL("../", import.meta.url))
+  await build({
+    stdin: {
+      contents: [
+        `export { UmgLanguageModel } from "./src/ai/index.ts"`,
+        // Absent before the hooks had a module of their own: then only the streamText contenders run.
+        existsSync(`${root}/src/ai/LanguageModelHooks.ts`)
+          ? `export { languageModelHooks } from "./src/ai/LanguageModelHooks.ts"`
+          : "",
+        `export { Gateway } from "./src/adapters/Gateway.ts"`,
+        `export { tokenText } from "./src/core/text/TokenEvent.ts"`
+      ].join("\n"),
+      // Another checkout's sources (its `src/` and `package.json`), for a before/after: `AI_EFFECT_UMG_ROOT=dir`.
+      resolveDir: root,
+      loader: "ts"
+    },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    outfile: fileURLToPath(bundleFile),
+    conditions: ["umg-source"],
+    external: ["effect", "effect/*", "@effect/*", "@ai-sdk/*", "ai", "ws", "rxjs", "rxjs/*"],
+    logLevel: "warning"
+  })
+}
+
+type UmgBundle = typeof import("../src/ai/index.js") &
+  typeof import("../src/ai/LanguageModelHooks.js") &
+  typeof import("../src/adapters/Gateway.js") &
+  typeof import("../src/core/text/TokenEvent.js")
+
+interface Tally {
+  text: number
+}
+type StreamOnce = (family: Family, t: Tally) => Promise<void>
+/** Set by the baseline's worker: checks, before a cell's warm-up, that it gives the parts umg's provider gives. */
+let checkSame: ((family: Family) => Promise<void>) | undefined
+
+const prompt = messagesBody.messages[0]!.content
+const modelOf = (family: Family) => (family === "messages" ? MESSAGES_MODEL : CHAT_MODEL)
+
+// ---- the baseline: umg's own stream, mapped by the simplest direct code into Effect AI's encoded parts ----
+
+type Part = Response.StreamPartEncoded
+type Unified = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other"
+
+/** The events the baseline reads, as far as it reads them (umg's decoded messages and chat events). */
+interface EventSeen {
+  readonly type: string
+  readonly message?: { readonly id: string; readonly model: string; readonly usage: Readonly<Record<string, unknown>> }
+  readonly delta?: { readonly type?: string; readonly text?: unknown; readonly stop_reason?: string | null }
+  readonly usage?: Readonly<Record<string, unknown>> | null
+  readonly chunk?: {
+    readonly id: string
+    readonly model: string
+    readonly created: number
+    readonly choices: ReadonlyArray<{
+      readonly delta: { readonly content?: string | null }
+      readonly finish_reason?: string | null
+    }>
+    readonly usage?: Readonly<Record<string, unknown>> | null
+  }
+}
+
+/** What the baseline keeps of the answer's headers: status, headers and request id. */
+interface Seen {
+  readonly status: number
+  readonly requestId?: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const messagesReason = (raw: string | undefined): Unified =>
+  raw === "end_turn" || raw === "stop_sequence" ? "stop" : raw === "max_tokens" ? "length" : "other"
+const chatReason = (raw: string | undefined): Unified =>
+  raw === "stop" ? "stop" : raw === "length" ? "length" : raw === "tool_calls" ? "tool-calls" : "other"
+
+/**
+ * One family's events straight into parts pushed on `out`: text-start at the first text, a text-delta
+ * per text event, text-end, then response-metadata and finish (usage, reason, the answer's headers) at the end.
+ */
+const directReader = (family: Family, response: () => Seen | undefined) => {
+  let text: string | undefined
+  let id = ""
+  let model = ""
+  let created: number | undefined
+  let stop: string | undefined
+  let usage: Readonly<Record<string, unknown>> = {}
+  const delta = (out: Array<Part>, piece: string) => {
+    if (text === undefined) out.push({ type: "text-start", id: (text = "text-0") })
+    out.push({ type: "text-delta", id: text, delta: piece })
+  }
+  const messages = (e: EventSeen, out: Array<Part>) => {
+    if (e.type === "content_block_delta") {
+      if (e.delta!.type === "text_delta") delta(out, e.delta!.text as string)
+    } else if (e.type === "message_start") {
+      id = e.message!.id
+      model = e.message!.model
+      usage = e.message!.usage
+    } else if (e.type === "content_block_stop") {
+      if (text !== undefined) out.push({ type: "text-end", id: text })
+      text = undefined
+    } else if (e.type === "message_delta") {
+      stop = e.delta!.stop_reason ?? undefined
+      usage = { ...usage, ...e.usage }
+    }
+  }
+  const chat = (e: EventSeen, out: Array<Part>) => {
+    const c = e.chunk
+    if (c === undefined) return
+    if (created === undefined) {
+      id = c.id
+      model = c.model
+      created = c.created
+    }
+    const choice = c.choices[0]
+    if (choice !== undefined) {
+      const content = choice.delta.content
+      if (typeof content === "string" && content !== "") delta(out, content)
+      if (typeof choice.finish_reason === "string") stop = choice.finish_reason
+    } else if (c.usage != null) usage = c.usage
+  }
+  const num = (k: string) => usage[k] as number
+  const end = (): Array<Part> => {
+    const out: Array<Part> = []
+    if (text !== undefined) out.push({ type: "text-end", id: text })
+    const info = response()
+    const head = info === undefined ? {} : { response: { status: info.status, headers: { ...info.headers } } }
+    const metadata = { umg: { family, ...(info?.requestId === undefined ? {} : { requestId: info.requestId }) } }
+    if (family === "messages") {
+      out.push({ type: "response-metadata", id, modelId: model })
+      const uncached = num("input_tokens")
+      const cacheRead = num("cache_read_input_tokens")
+      const cacheWrite = num("cache_creation_input_tokens")
+      out.push({
+        type: "finish",
+        reason: messagesReason(stop),
+        usage: {
+          inputTokens: { total: uncached + cacheRead + cacheWrite, uncached, cacheRead, cacheWrite },
+          outputTokens: { total: num("output_tokens"), text: num("output_tokens") }
+        },
+        ...head,
+        metadata
+      })
+    } else {
+      out.push({
+        type: "response-metadata",
+        id,
+        modelId: model,
+        timestamp: new Date(created! * 1000).toISOString()
+      })
+      const cached = (usage["prompt_tokens_details"] as Readonly<Record<string, number>>).cached_tokens!
+      const reasoning = (usage["completion_tokens_details"] as Readonly<Record<string, number>>).reasoning_tokens!
+      out.push({
+        type: "finish",
+        reason: chatReason(stop),
+        usage: {
+          inputTokens: { total: num("prompt_tokens"), uncached: num("prompt_tokens") - cached, cacheRead: cached },
+          outputTokens: { total: num("completion_tokens"), reasoning, text: num("completion_tokens") - reasoning }
+        },
+        ...head,
+        metadata
+      })
+    }
+    return out
+  }
+  return { read: family === "messages" ? messages : chat, end }
+}
+
+/** Parts as JSON with sorted keys (undefined fields dropped, the answer's `date` header left out): what "the same parts" means. */
+const canonical = (parts: ReadonlyArray<unknown>): string =>
+  JSON.stringify(parts, (key, value: unknown) =>
+    key === "date"
+      ? undefined
+      : typeof value === "object" && value !== null && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
+        : value
+  )
+
+/** Where two canonical texts first differ, with some context. */
+const firstDifference = (a: string, b: string): string => {
+  let i = 0
+  while (i < a.length && a[i] === b[i]) i++
+  return `at ${i}: …${a.slice(Math.max(0, i - 80), i + 80)}… against …${b.slice(Math.max(0, i - 80), i + 80)}…`
+}
+
+const makeContender = async (contender: Contender, baseUrl: string): Promise<StreamOnce> => {
+  const umg = (await import(pathToFileURL(fileURLToPath(bundleFile)).href)) as UmgBundle
+  const { Effect, Layer, ManagedRuntime, Stream } = await import("effect")
+  const { LanguageModel, Prompt } = await import("effect/ai")
+  const gatewayLayer = umg.Gateway.layer({ baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 })
+  const runtime = ManagedRuntime.make(gatewayLayer)
+  const gateway = await runtime.runPromise(Effect.service(umg.Gateway))
+
+  if (contender === "effect") {
+    const touch = (t: Tally) => (e: Parameters<typeof umg.tokenText>[0]) =>
+      Effect.sync(() => {
+        for (const piece of umg.tokenText(e)) t.text += piece.length
+      })
+    return (family, t) =>
+      runtime.runPromise(
+        family === "messages"
+          ? Stream.runForEach(gateway.messages.stream(messagesBody), touch(t))
+          : Stream.runForEach(gateway.chat.stream(chatStreamBody), touch(t))
+      )
+  }
+
+  /** The baseline's hooks: `streamText` maps umg's stream of the fixture's body (built once, not from the prompt). */
+  const directHooks = (family: Family): Parameters<typeof LanguageModel.make>[0] => ({
+    generateText: () => Effect.die(new Error("the baseline only streams")),
+    streamText: () =>
+      Stream.suspend(() => {
+        let seen: Seen | undefined
+        const options = { onResponse: (info: Seen) => void (seen = info) }
+        const events: Stream<unknown, unknown> =
+          family === "messages"
+            ? gateway.messages.stream(messagesBody, options)
+            : gateway.chat.stream(chatStreamBody, options)
+        return Stream.mapAccumArray(
+          events,
+          () => directReader(family, () => seen),
+          (reader, chunk) => {
+            const out: Array<Part> = []
+            for (const e of chunk) reader.read(e as EventSeen, out)
+            return [reader, out] as const
+          },
+          { onHalt: (reader) => reader.end() }
+        ) as Stream<Part, never>
+      })
+  })
+  const umgHooks = (family: Family) => umg.languageModelHooks(gateway, modelOf(family), Effect.succeed({}))
+
+  if (contender === "direct-parts" || contender === "umg-parts") {
+    const hooks = { messages: umgHooks("messages"), chat: umgHooks("chat") }
+    const direct = { messages: directHooks("messages"), chat: directHooks("chat") }
+    const partsOf = (family: Family, baseline: boolean) =>
+      Effect.flatMap(Effect.makeSpan("bench"), (span) =>
+        Effect.succeed(
+          (baseline ? direct : hooks)[family].streamText({
+            prompt: Prompt.make(prompt),
+            tools: [],
+            toolChoice: "none",
+            responseFormat: { type: "text" },
+            span,
+            previousResponseId: undefined,
+            incrementalPrompt: undefined
+          }) as Stream<Part, unknown>
+        )
+      )
+    if (contender === "direct-parts")
+      checkSame = async (family) => {
+        const collect = (baseline: boolean) =>
+          runtime.runPromise(Effect.flatMap(partsOf(family, baseline), (s) => Stream.runCollect(s)))
+        const [a, b] = [canonical(await collect(true)), canonical(await collect(false))]
+        if (a !== b) throw new Error(`the baseline's ${family} parts differ from umg's ${firstDifference(a, b)}`)
+      }
+    const baseline = contender === "direct-parts"
+    return (family, t) =>
+      runtime.runPromise(
+        Effect.flatMap(partsOf(family, baseline), (s) =>
+          Stream.runForEachArray(s, (parts) => {
+            for (const p of parts) if (p.type === "text-delta") t.text += p.delta.length
+            return Effect.void
+          })
+        )
+      )
+  }
+
+  // LanguageModel.streamText over the provider's layer, as a user runs it: one runtime per family.
+  const layerOf = (family: Family) =>
+    contender === "umg-text"
+      ? umg.UmgLanguageModel.layer({ model: modelOf(family) }).pipe(Layer.provide(gatewayLayer))
+      : Layer.effect(LanguageModel.LanguageModel, LanguageModel.make(directHooks(family)))
+  const runtimes = { messages: ManagedRuntime.make(layerOf("messages")), chat: ManagedRuntime.make(layerOf("chat")) }
+  return (family, t) =>
+    runtimes[family].runPromise(
+      Stream.runForEachArray(LanguageModel.streamText({ prompt }), (parts) => {
+        for (const p of parts) if (p.type === "text-delta") t.text += p.delta.length
+        return Effect.void
+      })
+    )
+}
+
+const runContender = async (): Promise<void> => {
+  const contender = process.env.BENCH_CONTENDER as Contender
+  const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
+  const fixtureOf = (family: Family, deltas: number) =>
+    family === "messages" ? messagesStreamFixture(deltas) : chatStreamFixture(deltas)
+  const cells: Array<CellResult> = []
+  for (const cell of CELLS) {
+    const plan = cell.short === true ? SHORT : BIG
+    const { textLength, events } = fixtureOf(cell.family, plan.deltas)
+    const stream = async () => {
+      const t: Tally = { text: 0 }
+      await streamOnce(cell.family, t)
+      if (t.text !== textLength)
+        throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
+    }
+    await askGateway("/__bench/delivery", { mode: "big", deltas: plan.deltas })
+    await checkSame?.(cell.family)
+    for (let i = 0; i < plan.warm; i++) await stream()
+    await askGateway("/__bench/reset")
+    const cpuUs = await cpuOf(async () => {
+      for (let i = 0; i < plan.measured; i++) await stream()
+    })
+    const route = cell.family === "messages" ? "POST /v1/messages" : "POST /v1/chat/completions"
+    const served = (await askGateway("/__bench/stats"))[route] ?? 0
+    cells.push({ cell: cell.name, cpuUs, units: events * plan.measured, served, calls: plan.measured })
+  }
+  report({ contender, cells })
+}
+
+// ---- paired runs: a provider and its baseline alive at once, their blocks of streams alternated ----
+
+/** The pairs, baseline first; `AI_EFFECT_PAIRS=a:b,c:d` runs others. */
+const PAIRED: ReadonlyArray<readonly [Contender, Contender]> = process.env.AI_EFFECT_PAIRS?.split(",").map(
+  (pair) => pair.split(":") as unknown as readonly [Contender, Contender]
+) ?? [
+  ["direct-parts", "umg-parts"],
+  ["direct-text", "umg-text"]
+]
+const ROUNDS = Math.max(2, Number(process.env.AI_EFFECT_ROUNDS ?? (QUICK ? 6 : 30)))
+/** Streams per block: long enough to measure, short enough that the load stays the same across a pair. */
+const blockOf = (contender: Contender, short: boolean) =>
+  contender.endsWith("-text") ? (short ? 80 : 10) : short ? 200 : 40
+
+type FromPaired = { readonly type: "ready" } | { readonly type: "cpu"; readonly us: number; readonly lost: number }
+
+/** Whether a failure is a lost connection (its text or fields say so). */
+const mentionsLost = (error: unknown): boolean => {
+  let text = String(error)
+  try {
+    text += JSON.stringify(error)
+  } catch {
+    // A circular error: its own text is enough.
+  }
+  return text.includes("connection lost")
+}
+
+/** The worker of a paired run: one contender, one cell, warmed up; then a block of streams per request. */
+const runPairedWorker = async (): Promise<void> => {
+  const contender = process.env.BENCH_CONTENDER as Contender
+  const cell = CELLS.find((c) => c.name === process.env.BENCH_CELL)!
+  const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
+  const plan = cell.short === true ? SHORT : BIG
+  const { textLength } =
+    cell.family === "messages" ? messagesStreamFixture(plan.deltas) : chatStreamFixture(plan.deltas)
+  const stream = async () => {
+    const t: Tally = { text: 0 }
+    await streamOnce(cell.family, t)
+    if (t.text !== textLength)
+      throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
+  }
+  await checkSame?.(cell.family)
+  for (let i = 0; i < plan.warm; i++) await stream()
+  // A worker idles while the other measures: the gateway may close its kept-alive connection just as
+  // it is reused (the server's keep-alive race), which `maxRetries: 0` makes a failure. That stream is
+  // run again, once, and counted.
+  let lost = 0
+  const streamAgain = () =>
+    stream().catch((error: unknown) => {
+      if (!mentionsLost(error)) throw error
+      lost++
+      return stream()
+    })
+  process.on("message", (m: { readonly type: "block"; readonly n: number } | { readonly type: "exit" }) => {
+    if (m.type === "exit") process.exit(0)
+    void cpuOf(async () => {
+      for (let i = 0; i < m.n; i++) await streamAgain()
+    }).then(
+      (us) => process.send!({ type: "cpu", us, lost } satisfies FromPaired),
+      (error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      }
+    )
+  })
+  process.send!({ type: "ready" } satisfies FromPaired)
+}
+
+/** Forks a paired worker and resolves once it is warm; `block(n)` gives the CPU time (µs) of its next n streams. */
+const pairedWorker = (contender: Contender, cell: string, baseUrl: string) =>
+  new Promise<{
+    readonly block: (n: number) => Promise<number>
+    readonly lost: () => number
+    readonly close: () => void
+  }>((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      env: {
+        ...process.env,
+        BENCH_ROLE: "paired",
+        BENCH_CONTENDER: contender,
+        BENCH_CELL: cell,
+        BENCH_BASE_URL: baseUrl
+      },
+      execArgv: ["--import", "tsx"]
+    })
+    // The block under way: its result, or the worker's failure (a crash fails the run, not hangs it).
+    let waiting: { readonly done: (us: number) => void; readonly fail: (e: Error) => void } | undefined
+    let lost = 0
+    child.on("message", (m: FromPaired) => {
+      if (m.type === "ready")
+        resolve({
+          block: (n) =>
+            new Promise((done, fail) => {
+              waiting = { done, fail }
+              child.send({ type: "block", n })
+            }),
+          lost: () => lost,
+          close: () => child.send({ type: "exit" })
+        })
+      else {
+        lost = m.lost
+        waiting?.done(m.us)
+      }
+    })
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      const error = new Error(`paired worker ${contender} exited with code ${code}`)
+      if (code !== 0) (waiting?.fail ?? reject)(error)
+    })
+  })
+
+/**
+ * Each pair of `PAIRED` in each cell: both workers warm and alive, `ROUNDS` rounds of one block each,
+ * the order swapped every round; the ratio of each round, median (min–max), appended to the results.
+ */
+const runPaired = async (): Promise<void> => {
+  const gateway = await startFakeGateway()
+  const rows: Array<Array<string>> = []
+  try {
+    // `AI_EFFECT_CELLS=short` (a part of their names) runs only some cells.
+    for (const cell of CELLS.filter((c) => c.name.includes(process.env.AI_EFFECT_CELLS ?? ""))) {
+      const plan = cell.short === true ? SHORT : BIG
+      const events = (cell.family === "messages" ? messagesStreamFixture : chatStreamFixture)(plan.deltas).events
+      await control(gateway.baseUrl, "/__bench/delivery", { mode: "big", deltas: plan.deltas })
+      for (const [base, mine] of PAIRED) {
+        const [b, m] = [
+          await pairedWorker(base, cell.name, gateway.baseUrl),
+          await pairedWorker(mine, cell.name, gateway.baseUrl)
+        ]
+        const n = blockOf(mine, cell.short === true)
+        const bs: Array<number> = []
+        const ms: Array<number> = []
+        for (let r = 0; r < ROUNDS; r++)
+          if (r % 2 === 0) {
+            bs.push(await b.block(n))
+            ms.push(await m.block(n))
+          } else {
+            ms.push(await m.block(n))
+            bs.push(await b.block(n))
+          }
+        b.close()
+        m.close()
+        const again = b.lost() + m.lost()
+        const us = (xs: ReadonlyArray<number>) => `${fmtUs(summarize(xs).median / (n * events))} µs`
+        rows.push([
+          cell.name,
+          `${COLUMN[mine]} ÷ ${COLUMN[base]}`,
+          us(bs),
+          us(ms),
+          fmtRatio(summarize(ms.map((x, i) => x / bs[i]!))),
+          String(again)
+        ])
+        process.stderr.write(`ai-effect paired: ${cell.name}, ${mine} ÷ ${base} done\n`)
+      }
+    }
+  } finally {
+    gateway.close()
+  }
+  const section = [
+    PAIRED_HEADING,
+    "",
+    `${machineFacts().replace(umgBuild, BUNDLED)}`,
+    "",
+    `Each provider against its baseline with both alive at once, each in its own process and warm: ${ROUNDS} rounds of one block each (blocks of about a third of a second: ${PAIRED.map(([, m]) => `${blockOf(m, false)} long or ${blockOf(m, true)} short streams for ${COLUMN[m]}`).join(", ")}), the order swapped every round, so both see the same load. CPU per event, median over the rounds, and the ratio of each round, median (min–max). A stream whose kept-alive connection the gateway closed as it was reused (the server's keep-alive race while a worker idles) is run again, once, and counted.`,
+    "",
+    table(["cell", "ratio", "baseline", "umg", "ratio per round", "streams run again"], rows)
+  ].join("\n")
+  const file = fileURLToPath(new URL("results/ai-effect.md", import.meta.url))
+  const text = readFileSync(file, "utf8")
+  const at = text.indexOf(PAIRED_HEADING)
+  writeFileSync(file, `${(at < 0 ? text : text.slice(0, at)).trimEnd()}\n\n${section}\n`)
+  console.log(section)
+}
+
+const PAIRED_HEADING = "### Paired runs: each provider against its baseline, alive at once"
+const BUNDLED = "umg bundled from its sources by esbuild (`tmp/bench-ai-effect/umg.js`)"
+
+if (process.env.BENCH_ROLE === "paired")
+  void runPairedWorker().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+else if (process.env.AI_EFFECT_PAIRED === "1") {
+  await bundleUmg()
+  await runPaired()
+} else {
+  if (process.env.BENCH_ROLE !== "worker") {
+    await bundleUmg()
+    // The harness names dist/ as umg's build; this bench bundles the sources instead (see above).
+    process.once("exit", () => {
+      const file = fileURLToPath(new URL("results/ai-effect.md", import.meta.url))
+      writeFileSync(file, readFileSync(file, "utf8").replace(umgBuild, BUNDLED))
+    })
+  }
+  main(
+    {
+      file: import.meta.url,
+      name: "ai-effect",
+      title: "The Effect AI provider: CPU per event (bench/ai-effect.bench.ts)",
+      reps: REPS,
+      contenders: CONTENDERS,
+      column: COLUMN,
+      baseline: "effect",
+      sdk: "direct-text",
+      sdkName: "baseline provider LanguageModel.streamText",
+      pairs: [
+        ["umg-parts", "direct-parts"],
+        ["umg-text", "direct-text"],
+        ["umg-parts", "effect"],
+        ["direct-parts", "effect"]
+      ],
+      cells: CELLS.map((c) => c.name),
+      unit: "event",
+      plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per long cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short cell, after a warm-up; big reads.`
+    },
+    runContender
+  )
+}
