@@ -1,13 +1,13 @@
 /**
  * Batches at production scale, measured from outside as a user runs them. Scenarios
  * (`BATCH_SCALE=sqlite,overhead,postgres,follow`, default all four):
- * - `sqlite`: `umg batch video FILE --concurrency 200` (the CLI, bundled, in its own process) on a
+ * - `sqlite`: `umg batch video FILE --concurrency 200` (the CLI as installed: `tsc`'s build, in its own process) on a
  *   SQLite store over a JSON Lines file of `BATCH_SCALE_LINES` gamma videos (default 1,000,000),
  *   against the emulator in another process (videos of `BATCH_SCALE_VIDEO_MS`, default 1000 ms;
  *   polls every `BATCH_SCALE_POLL_MS`, default 500 ms). Reports the time to the first submit, lines
- *   per second once submitting, the process's peak RSS (VmHWM) and CPU, and `umg batch status ID
- *   --json` latencies while it runs and after. Stopped after `BATCH_SCALE_MAX_S` seconds (SIGINT)
- *   when set.
+ *   per second once submitting, the process's peak RSS (VmHWM) and CPU, and the wall and CPU time
+ *   of `umg batch status ID --json` and `umg --version` (Node's start included) while it runs and
+ *   after. Stopped after `BATCH_SCALE_MAX_S` seconds (SIGINT) when set.
  * - `overhead`: the same CLI run on `BATCH_SCALE_OVERHEAD_LINES` lines (default 50,000) beside a
  *   journal-free loop in its own process doing the same submits (200 in flight) and the same polls
  *   (`video.follow`, the shared poller): engine CPU per line = (CLI CPU − loop CPU) / lines.
@@ -19,10 +19,13 @@
  * - `follow`: one runner (in this process, its HTTP client timestamping every query) follows
  *   `BATCH_SCALE_FOLLOW` tasks (default 10,000) of 40 s videos with the contract's 4 s interval:
  *   the gaps between each task's queries, and CPU and RSS.
+ * The CLI is built with `tsc` into a temporary folder (as `npm run build` makes `dist/`), so each
+ * command loads only its own modules as an installed `umg` does; `BATCH_SCALE_CLI=path/to/main.js`
+ * runs a build already made instead.
  * Run: `node --conditions=umg-source --import tsx bench/batch-scale.bench.ts`. Nothing is asserted.
  */
 import { fork, spawn, type ChildProcess } from "node:child_process"
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, createWriteStream, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -91,9 +94,28 @@ const startEmulatorProcess = async (videoMs: number): Promise<EmulatorHandle> =>
   }
 }
 
-// ---------------------------------------------------------------- the CLI, bundled, as a process
+// ---------------------------------------------------------------- the CLI, built, as a process
 
-const bundle = async (): Promise<string> => (await import("../test/cli/RunUmg.js")).bundleUmg()
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/**
+ * The CLI as `npm run build` makes it, built into a temporary folder with the package's manifest
+ * (for its `#umg/*` imports) and this repository's node_modules: its `dist/cli/main.js`.
+ */
+const build = async (): Promise<string> => {
+  if (process.env.BATCH_SCALE_CLI !== undefined) return process.env.BATCH_SCALE_CLI
+  const dir = mkdtempSync(join(tmpdir(), "umg-batch-scale-cli-"))
+  copyFileSync(join(root, "package.json"), join(dir, "package.json"))
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir")
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+  const built = spawn(nodeBinary, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", join(dir, "dist")], {
+    stdio: "inherit"
+  })
+  const code = await new Promise<number | null>((r) => built.on("close", r))
+  if (code !== 0) throw new Error(`tsc exited ${code}`)
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }))
+  return join(dir, "dist", "cli", "main.js")
+}
 
 /** A JSON Lines file of `n` gamma inputs, written as a stream. */
 const writeInputs = async (dir: string, n: number, tag: string): Promise<string> => {
@@ -138,13 +160,36 @@ const startUmg = (file: string, args: ReadonlyArray<string>, cwd: string, env: R
   return { child, stderr: () => stderr, done: new Promise((r) => child.on("close", (code) => r(code))) }
 }
 
-/** Runs `umg batch status ID --json` and times it (the whole command, Node's start included). */
-const timeStatus = async (cli: string, id: string, store: string, cwd: string): Promise<number> => {
-  const began = performance.now()
-  const run = startUmg(cli, ["batch", "status", id, "--store", store, "--json"], cwd, {})
-  await run.done
-  return performance.now() - began
+/** The wall and CPU time of one command, Node's start included. */
+interface Timed {
+  readonly wallMs: number
+  readonly cpuMs: number
 }
+
+/** Runs `umg ARGS` and times it: the wall time, and the CPU time the shell's `time` reads from the process. */
+const timeUmg = async (cli: string, args: ReadonlyArray<string>, cwd: string): Promise<Timed> => {
+  const quoted = [nodeBinary, cli, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ")
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
+  const began = performance.now()
+  const child = spawn("bash", ["-c", `TIMEFORMAT='%U %S'; time ${quoted} > /dev/null 2>&1`], {
+    cwd,
+    env: { ...base, NO_COLOR: "1" }
+  })
+  let times = ""
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (times += d))
+  await new Promise((r) => child.on("close", r))
+  const wallMs = performance.now() - began
+  const [user, system] = times.trim().split(/\s+/).map(Number)
+  return { wallMs, cpuMs: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1_000 }
+}
+
+/** `umg batch status ID --json` and `umg --version`, timed one after the other. */
+const timeStatus = async (cli: string, id: string, store: string, cwd: string) => ({
+  status: await timeUmg(cli, ["batch", "status", id, "--store", store, "--json"], cwd),
+  version: await timeUmg(cli, ["--version"], cwd)
+})
+
+type StatusTimes = Awaited<ReturnType<typeof timeStatus>>
 
 interface CliRun {
   readonly lines: number
@@ -153,8 +198,8 @@ interface CliRun {
   readonly linesPerSecond: number
   readonly peakRss: number
   readonly cpuMs: number
-  readonly statusMs: ReadonlyArray<number>
-  readonly statusAfterMs: number
+  readonly statusRuns: ReadonlyArray<StatusTimes>
+  readonly statusAfter: StatusTimes
   readonly exit: number | null
   readonly submits: number
 }
@@ -180,7 +225,7 @@ const runCli = async (emulator: EmulatorHandle, cli: string, n: number, maxS: nu
   let last = procStats(run.child.pid!)
   let firstSubmitMs = Number.NaN
   let submittedAt = 0
-  const statusMs: Array<number> = []
+  const statusRuns: Array<StatusTimes> = []
   let lastStatus = performance.now()
   while (running()) {
     await sleep(250)
@@ -192,7 +237,7 @@ const runCli = async (emulator: EmulatorHandle, cli: string, n: number, maxS: nu
     }
     const id = /batch (\S+):/.exec(run.stderr())?.[1]
     if (id !== undefined && now - lastStatus > 15_000 && running()) {
-      statusMs.push(await timeStatus(cli, id, store, dir))
+      statusRuns.push(await timeStatus(cli, id, store, dir))
       lastStatus = performance.now()
     }
     if (maxS > 0 && now - began > maxS * 1_000 && running()) run.child.kill("SIGINT")
@@ -201,18 +246,19 @@ const runCli = async (emulator: EmulatorHandle, cli: string, n: number, maxS: nu
   const wallMs = performance.now() - began
   const submits = ((await emulator.counters())["video.submit"] ?? 0) - before
   const id = /batch (\S+):/.exec(run.stderr())?.[1] ?? ""
-  const statusAfterMs = await timeStatus(cli, id, store, dir)
+  const statusAfter = await timeStatus(cli, id, store, dir)
   if (exit !== 0 && exit !== 130) console.log(run.stderr().slice(-2_000))
   rmSync(dir, { recursive: true, force: true })
   return {
     lines: n,
     firstSubmitMs,
     wallMs,
-    linesPerSecond: submits / ((performance.now() - submittedAt - statusAfterMs) / 1_000),
+    linesPerSecond:
+      submits / ((performance.now() - submittedAt - statusAfter.status.wallMs - statusAfter.version.wallMs) / 1_000),
     peakRss: last?.peakRss ?? 0,
     cpuMs: last?.cpuMs ?? 0,
-    statusMs,
-    statusAfterMs,
+    statusRuns,
+    statusAfter,
     exit,
     submits
   }
@@ -222,7 +268,21 @@ const describeRun = (r: CliRun) =>
   `${r.lines} lines: exit ${r.exit}, ${r.submits} submits, first submit after ${(r.firstSubmitMs / 1000).toFixed(1)} s, ` +
   `${r.linesPerSecond.toFixed(0)} lines/s once submitting, wall ${(r.wallMs / 1000).toFixed(0)} s, ` +
   `peak RSS ${mib(r.peakRss)}, CPU ${(r.cpuMs / 1000).toFixed(1)} s (${((r.cpuMs / Math.max(1, r.submits)) * 1000).toFixed(0)} µs/line); ` +
-  `status while running ${r.statusMs.length === 0 ? "n/a" : `${Math.min(...r.statusMs).toFixed(0)}–${Math.max(...r.statusMs).toFixed(0)} ms (${r.statusMs.length} runs)`}, after ${r.statusAfterMs.toFixed(0)} ms`
+  `status while running ${spread(r.statusRuns.map((t) => t.status))}, after ${spread([r.statusAfter.status])}; ` +
+  `--version while running ${spread(r.statusRuns.map((t) => t.version))}, after ${spread([r.statusAfter.version])}`
+
+/** Times as `wall 420–910 ms (median 600), CPU 380–520 ms (median 450), 12 runs`. */
+const spread = (times: ReadonlyArray<Timed>): string => {
+  if (times.length === 0) return "n/a"
+  const range = (xs: ReadonlyArray<number>) => {
+    const sorted = [...xs].sort((a, b) => a - b)
+    const median = sorted[Math.floor(sorted.length / 2)]!
+    return sorted.length === 1
+      ? `${median.toFixed(0)} ms`
+      : `${sorted[0]!.toFixed(0)}–${sorted.at(-1)!.toFixed(0)} ms (median ${median.toFixed(0)})`
+  }
+  return `wall ${range(times.map((t) => t.wallMs))}, CPU ${range(times.map((t) => t.cpuMs))}${times.length > 1 ? `, ${times.length} runs` : ""}`
+}
 
 // ---------------------------------------------------------------- the journal-free loop
 
@@ -504,7 +564,7 @@ const run = async () => {
   console.log(
     `batch-scale bench · ${new Date().toISOString()} · ${cpus()[0]?.model ?? "cpu"} · ${cpus().length} cores · Node ${process.version} · load ${load()}`
   )
-  const cli = await bundle()
+  const cli = await build()
   const scenarios: ReadonlyArray<readonly [string, () => Promise<void>]> = [
     ["sqlite", () => sqliteScenario(cli)],
     ["overhead", () => overheadScenario(cli)],

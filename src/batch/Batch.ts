@@ -9,8 +9,7 @@
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted, Result, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Result, Schedule, Stream } from "effect"
 import {
   ClusterWorkflowEngine,
   RunnerAddress,
@@ -26,57 +25,25 @@ import { RpcSerialization } from "effect/rpc"
 import { SqlClient } from "effect/sql"
 import type { WorkflowEngine } from "effect/workflow/WorkflowEngine"
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, realpathSync } from "node:fs"
 import { createServer } from "node:net"
-import { basename, dirname, resolve } from "node:path"
+import { resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
-import { redactText, redactUrlPasswords } from "../core/errors/Redact.js"
 import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
-import * as FileLock from "./FileLock.js"
 import * as Follower from "./Follower.js"
 import * as Ingest from "./Ingest.js"
 import * as Journal from "./Journal.js"
 import * as Slot from "./Slot.js"
-import * as SqliteClient from "./SqliteClient.js"
+import { sqlite, type StoreConfig } from "./Settings.js"
 import * as Store from "./Store.js"
+import { mapLayerError, sqlLayer, storeError } from "./StoreAccess.js"
 
 export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 export type { BatchError } from "./BatchError.js"
 export { LineStates, type Counts, type LineState } from "./Store.js"
 
-/** Where batches are kept. @category models */
-export type StoreConfig =
-  | { readonly _tag: "sqlite"; readonly path: string }
-  | {
-      readonly _tag: "postgres"
-      readonly url: string
-      /** How other runners reach this one (default `localhost` and a free port). */
-      readonly runnerHost?: string
-      readonly runnerPort?: number
-      /** The address to listen on, when it differs from `runnerHost` (e.g. `0.0.0.0`). */
-      readonly listenHost?: string
-    }
-
-/** The default SQLite file, under the current folder. @category constants */
-export const defaultSqlitePath = ".umg/batches.db"
-
-/** A SQLite file (default `.umg/batches.db`): one process, embedded, nothing to install. @category constructors */
-export const sqlite = (path: string = defaultSqlitePath): StoreConfig => ({ _tag: "sqlite", path })
-
-/** A PostgreSQL database (`postgres://…`): several processes or machines share the work. @category constructors */
-export const postgres = (
-  url: string,
-  runner: { readonly runnerHost?: string; readonly runnerPort?: number; readonly listenHost?: string } = {}
-): StoreConfig => ({
-  _tag: "postgres",
-  url,
-  ...runner
-})
-
-/** A store from a command-line value: a `postgres://` URL or a SQLite path. @category constructors */
-export const storeOf = (value: string): StoreConfig =>
-  /^postgres(ql)?:\/\//i.test(value) ? postgres(value) : sqlite(value)
+export { defaultSqlitePath, describeStore, postgres, sqlite, storeOf, type StoreConfig } from "./Settings.js"
+export { readProgress, readStatus } from "./StoreAccess.js"
 
 /** How a line ended. @category models */
 export interface BatchResult {
@@ -444,73 +411,6 @@ const shardingTimings: Partial<ShardingConfig.ShardingConfig["Service"]> = {
   entityMaxIdleTime: Duration.minutes(5)
 }
 
-/** An error's message and those of its causes (a `SqlError` wraps its reason, which wraps the driver's error). */
-const messagesOf = (e: unknown): string => {
-  const seen: Array<string> = []
-  for (let current = e, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
-    const message = typeof current === "object" ? (current as { message?: unknown }).message : current
-    if (typeof message === "string" && message !== "" && !seen.some((m) => m.includes(message))) seen.push(message)
-    current = typeof current === "object" ? (current as { cause?: unknown }).cause : undefined
-  }
-  return seen.length === 0 ? String(e) : seen.join(": ")
-}
-
-/** The store's password (as written in its URL, and decoded), which a driver may echo in a message. */
-const secretsOfStore = (store: StoreConfig): ReadonlyArray<string> => {
-  if (store._tag === "sqlite") return []
-  try {
-    const password = new URL(store.url).password
-    return password === "" ? [] : [password, decodeURIComponent(password)]
-  } catch {
-    return []
-  }
-}
-
-const storeError = (store: StoreConfig) => (e: unknown) =>
-  e instanceof BatchStoreError
-    ? e
-    : new BatchStoreError({
-        reason: "unreachable",
-        message: `batch store ${describeStore(store)}: ${redactText(messagesOf(e), secretsOfStore(store), 300)}`
-      })
-
-/** A layer's typed failure, mapped (the layer is otherwise unchanged). */
-const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E) => E2): Layer.Layer<A, E2, R> =>
-  Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
-
-/** The SQL client of a store, its tables made; a SQLite file is locked to this process when `lock`. */
-const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlClient, BatchStoreError> => {
-  const client: Layer.Layer<SqlClient.SqlClient, unknown> =
-    store._tag === "postgres"
-      ? PgClient.layer({ url: Redacted.make(store.url), maxConnections: 8, connectTimeout: Duration.seconds(10) }).pipe(
-          // The pool connects lazily: reach the server now, so an unreachable store fails here, named.
-          Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`SELECT 1`)
-        )
-      : Layer.unwrap(
-          Effect.gen(function* () {
-            const absolute = resolve(store.path)
-            yield* Effect.try({
-              try: () => mkdirSync(dirname(absolute), { recursive: true }),
-              catch: (e) =>
-                new BatchStoreError({
-                  reason: "unreachable",
-                  message: `batch store ${store.path}: cannot make its folder (${(e as Error).message})`
-                })
-            })
-            if (lock) yield* FileLock.acquire(resolve(realpathSync(dirname(absolute)), basename(absolute)))
-            return SqliteClient.layer({ filename: absolute, busyTimeoutMs: 5_000 })
-          })
-        ).pipe(Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`))
-  return mapLayerError(
-    client.pipe(
-      Layer.tap((ctx) =>
-        Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient))
-      )
-    ),
-    storeError(store)
-  )
-}
-
 /**
  * The cluster's own tables are `umg_cluster_*`, not the default `cluster_*`: the tables Effect 3's
  * cluster left in a 0.1 store have another layout, and its messages another encoding. A batch of
@@ -638,35 +538,9 @@ export const attach = (id: string) => Effect.flatMap(Batches, (b) => b.attach(id
 export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id))
 
 /**
- * The counts of a batch and how far its input is stored (and the line that refused it, if one
- * did), read from its store without running anything: six count rows and one ingest row, never a
- * scan of the lines (a SQLite store is read even while the process running the batch holds it).
- * @category getters
- */
-export const readProgress = (
-  store: StoreConfig,
-  id: string
-): Effect.Effect<Store.Status, BatchNotFound | BatchStoreError> =>
-  store._tag === "sqlite" && !existsSync(resolve(store.path))
-    ? Effect.fail(
-        new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
-      )
-    : Effect.provide(Effect.andThen(Store.get(id), Store.status(id)), sqlLayer(store, false))
-
-/** The counts of a batch, read from its store without running anything (see `readProgress`). @category getters */
-export const readStatus = (
-  store: StoreConfig,
-  id: string
-): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> => Effect.map(readProgress(store, id), (s) => s.counts)
-
-/**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
  * @category layers
  */
 export const worker = (
   options: LayerOptions & { readonly store: StoreConfig }
 ): Effect.Effect<never, BatchStoreError, Gateway> => Layer.launch(layer(options))
-
-/** A store for messages: the SQLite path, or the URL without its password. @category getters */
-export const describeStore = (store: StoreConfig): string =>
-  store._tag === "sqlite" ? store.path : redactUrlPasswords(store.url)

@@ -4,7 +4,7 @@
  * another process, unreachable, corrupt). Messages never hold a store password
  * (`Batch.describeStore` and the core's `redactText` hide it).
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * An input failed the checks `video.submit` runs. It was never sent; nor were the lines after it.

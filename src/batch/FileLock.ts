@@ -10,8 +10,8 @@ import { unlinkSync } from "node:fs"
 import { connect, createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { BatchStoreError } from "./BatchError.js"
 
 const socketName = (path: string): string => {

@@ -29,6 +29,7 @@ import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
 import { writeAtomically } from "./AtomicFile.js"
 import { Journal } from "./Journal.js"
+import { defaultMaxFollowed } from "./Settings.js"
 import * as Store from "./Store.js"
 
 /** The runner's bounds. @category models */
@@ -62,7 +63,7 @@ export interface FollowerService {
 export class Follower extends Context.Service<Follower, FollowerService>()("umg/batch/Follower") {}
 
 /** Default bound of the tasks one runner follows. @category constants */
-export const defaultMaxFollowed = 10_000
+export { defaultMaxFollowed }
 
 /** The follower of this runner. @category layers */
 export const layer = (options: FollowerOptions = {}): Layer.Layer<Follower> =>
@@ -128,8 +129,8 @@ export const track = (
     const gateway = yield* Gateway
     const journal = yield* Journal
     const follower = yield* Follower
+    // Ended polls are recorded on fibers of this runtime, with the services of the tracker's scope.
     const runFork = yield* FiberSet.makeRuntime<never>()
-    const services = yield* Effect.context<never>()
     // Lines followed or being recorded, each with the stop of its poll (a no-op once the poll ended).
     const active = new Map<number, { stop: () => void }>()
     let wakeIdle: (() => void) | undefined
@@ -228,7 +229,7 @@ export const track = (
         )
         if (stop._tag === "Success") entry.stop = stop.success
         else yield* Effect.andThen(record(line, { state: "failed", error: describe(stop.failure) }), done(line))
-      }).pipe(Effect.provideContext(services))
+      })
 
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {

@@ -12,7 +12,7 @@
  * `effect/workflow` workflows run by `effect/cluster`, which restarts them after a crash and moves
  * them when a runner dies (its shard leases expire).
  */
-import { Cause, Clock, Duration, Effect, Exit, Option, Random, Schedule, Schema } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Random, Schedule, Schema } from "effect"
 import { ClusterSchema, Sharding } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { Workflow } from "effect/workflow"
@@ -217,9 +217,30 @@ export const runSlot = (
     })
   )
 
-/** Completes once this process's cluster runner begins to shut down (Ctrl-C, the scope closing). */
-const shutdownStarted = (sharding: Sharding.Sharding["Service"]) =>
-  Effect.repeat(sharding.isShutdown, { until: (stopped) => stopped, schedule: Schedule.spaced(Duration.millis(100)) })
+// The runners' shutdown watches: one per runner, awaited by all its slots.
+const shutdownWatches = new WeakMap<Sharding.Sharding["Service"], Deferred.Deferred<void>>()
+
+/**
+ * Completes once this process's cluster runner begins to shut down (Ctrl-C, the scope closing). One
+ * fiber per runner looks every 100 ms (the cluster tells no one); every slot waits on what it finds,
+ * rather than each of a batch's hundreds of slots looking ten times a second. The fiber is detached:
+ * it outlives the slot that started it, and ends once the runner shuts down.
+ */
+const shutdownStarted = (sharding: Sharding.Sharding["Service"]): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const known = shutdownWatches.get(sharding)
+    if (known !== undefined) return Deferred.await(known)
+    const watch = Deferred.makeUnsafe<void>()
+    shutdownWatches.set(sharding, watch)
+    const looking = Effect.repeat(sharding.isShutdown, {
+      until: (stopped) => stopped,
+      schedule: Schedule.spaced(Duration.millis(100))
+    })
+    return Effect.andThen(
+      Effect.forkDetach(Effect.andThen(looking, Deferred.succeed(watch, undefined))),
+      Deferred.await(watch)
+    )
+  })
 
 /**
  * Interrupts the fiber running `effect` once the runner shuts down, as the cluster abandons a run

@@ -8,10 +8,17 @@
  * statement (and a busy wait) holds the event loop while it runs, which suits the small statements
  * of a local journal. Streaming queries are not supported.
  */
-import { Context, Effect, Layer, Scope, Semaphore, Stream } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { SqlClient, SqlError, Statement } from "effect/sql"
-import type { SqlConnection } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
+import * as SqlError from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 
 /** What `SqliteClient.layer` opens. @category models */

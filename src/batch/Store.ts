@@ -9,8 +9,10 @@
  * A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so claimers never wait on
  * one another; SQLite: one writer), so no two slots, processes or machines submit the same line.
  */
-import { Array as Arr, Effect, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 

@@ -1,22 +1,24 @@
 /**
  * The `umg` command and its subcommands, in the order `umg --help` lists them: one list, read by the
- * parser (`main`) and by the explanation of a rejected command line (`UsageError`).
+ * parser (`main`) and by the explanation of a rejected command line (`UsageError`). The tree holds
+ * each command's flags and help only (`tree/`); what a command does (`commands/`) is imported when
+ * it runs, so starting `umg` loads neither the gateway, the batch engine nor the emulator.
  */
 import { Command } from "effect/cli"
-import { batchCommand } from "./commands/batch.js"
-import { chatCommand } from "./commands/chat.js"
-import { demoCommand } from "./commands/demo.js"
-import { embedCommand } from "./commands/embed.js"
-import { emulatorCommand } from "./commands/emulator.js"
-import { imageCommand } from "./commands/image.js"
-import { modelsCommand } from "./commands/models.js"
-import { platformCommand } from "./commands/platform.js"
-import { realtimeCommand } from "./commands/realtime.js"
-import { rerankCommand } from "./commands/rerank.js"
-import { speakCommand } from "./commands/speak.js"
-import { tokensCommand } from "./commands/tokens.js"
+import { batchCommand } from "./tree/batch.js"
+import { chatCommand } from "./tree/chat.js"
+import { demoCommand } from "./tree/demo.js"
+import { embedCommand } from "./tree/embed.js"
+import { emulatorCommand } from "./tree/emulator.js"
+import { imageCommand } from "./tree/image.js"
+import { modelsCommand } from "./tree/models.js"
+import { platformCommand } from "./tree/platform.js"
+import { realtimeCommand } from "./tree/realtime.js"
+import { rerankCommand } from "./tree/rerank.js"
+import { speakCommand } from "./tree/speak.js"
+import { tokensCommand } from "./tree/tokens.js"
 import { commandSpecs } from "./support/UsageError.js"
-import { videoCommand } from "./commands/video.js"
+import { videoCommand } from "./tree/video.js"
 
 /** The subcommands of `umg`. @category commands */
 export const commands = [

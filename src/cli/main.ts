@@ -1,65 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `umg` command: parses the command line with effect/cli, runs the chosen command and turns
- * its outcome into an exit code. The codes: 0 success, 2 invalid input or a bad command line, 1 a
- * gateway or network failure.
+ * The `umg` command's entry: turns on Node's compile cache, then starts the program (`Program.ts`).
+ * With the cache, a start after the first reads the compiled code of umg's and effect's modules
+ * instead of compiling them again (Node's own cache folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it
+ * off), which is a good part of what a short command such as `umg batch status` costs.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect, Exit, Logger } from "effect"
-import { CliError, Command } from "effect/cli"
-import { umg, umgSpec } from "./Commands.js"
-import { describeReport, ExitCode, reportOf } from "./support/ExitCode.js"
-import { withHelpConsole } from "./support/HelpConsole.js"
-import * as Output from "./support/Output.js"
-import { check, explain } from "./support/UsageError.js"
+import { enableCompileCache } from "node:module"
 
-const args = process.argv.slice(2)
-const cli = Command.runWith(umg, { version: "0.1.0" })
-
-// The mode is read from argv rather than from a parsed command: errors of the command line itself
-// happen before any command's options exist.
-const jsonMode = process.argv.includes("--json")
-
-// A line umg can see is wrong is refused before effect/cli parses it, in umg's own words: the flag
-// and what it allows (effect/cli would report it next to the whole help text).
-const refused = check(umgSpec, args)
-
-/** effect/cli's `ShowHelp` without problems: help asked for, or a group run without its subcommand. */
-const isHelpOnly = (error: unknown): boolean =>
-  CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
-
-const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(args)).pipe(
-  // effect/cli presents help through the help presenter: plain, wrapped, `umg …`.
-  withHelpConsole,
-  Effect.catch((error: unknown) =>
-    isHelpOnly(error)
-      ? Effect.void
-      : Effect.gen(function* () {
-          // A rejected command line is explained here, once for every command: the flag, what it allows, the usage.
-          const usage =
-            CliError.isCliError(error) && error._tag === "ShowHelp" ? explain(umgSpec, args, error.errors) : error
-          const report = reportOf(usage)
-          yield* Output.endProgress
-          yield* jsonMode
-            ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))
-            : Output.note(Output.errColour.red(describeReport(report)))
-          process.exitCode = report.exitCode
-        })
-  ),
-  Effect.provide(NodeServices.layer),
-  // Log lines (the cluster runner of `umg batch`) go to stderr: stdout carries results only.
-  Effect.provide(Logger.layer([Logger.consolePretty({ colors: Output.colourAllowed(process.stderr) })])),
-  Effect.provideService(Logger.LogToStderr, true)
-)
-
-NodeRuntime.runMain(program, {
-  disableErrorReporting: false,
-  teardown: (exit, onExit) => {
-    const code = Exit.isSuccess(exit)
-      ? Number(process.exitCode ?? ExitCode.ok)
-      : Exit.hasInterrupts(exit)
-        ? 130
-        : ExitCode.failure
-    onExit(code)
-  }
-})
+// Before the program's modules are loaded: the cache covers only modules loaded after this call. A
+// cache that cannot be kept (a read-only temporary folder) is only a slower start.
+enableCompileCache()
+await import("./Program.js")

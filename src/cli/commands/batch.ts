@@ -1,26 +1,21 @@
 /**
- * `umg batch`: durable video batches. `umg batch video FILE` reads the JSON Lines file as a stream
- * (digested first, then checked and stored while the first lines run), runs (or resumes) the batch
- * with a progress bar on stderr and writes one result per line, in line order, as they come;
- * `umg batch status ID` prints the counts per state; `umg batch worker` runs batches stored in a
- * PostgreSQL database, alongside other workers.
+ * What `umg batch video` and `umg batch worker` do (their flags are in `tree/batch.ts`).
+ * `umg batch video FILE` reads the JSON Lines file as a stream (digested first, then checked and
+ * stored while the first lines run), runs (or resumes) the batch with a progress bar on stderr and
+ * writes one result per line, in line order, as they come; `umg batch worker` runs batches stored in
+ * a PostgreSQL database, alongside other workers. `umg batch status` is `batchStatus.ts`.
  */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
-import { setFlagsFromString } from "node:v8"
 import { Gateway } from "../../adapters/Gateway.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { writeAtomically } from "../../batch/AtomicFile.js"
 import * as Batch from "../../batch/Batch.js"
-import * as Follower from "../../batch/Follower.js"
+import { maxFollowedLimit } from "../../batch/Settings.js"
 import type { Counts } from "../../batch/Store.js"
 import * as Connection from "../support/Connection.js"
+import { countsText } from "./batchStatus.js"
 import { ensureWritable, isStdout } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
-
-/** The counts as one line: `12/40 done · 3 running · 1 submitting · 20 pending · 0 failed · 0 unknown`. @category output */
-export const countsText = (c: Counts): string =>
-  `${Output.bar(c.succeeded + c.failed + c.unknown, c.total)} ${c.succeeded} succeeded · ${c.running} running · ${c.submitting} submitting · ${c.pending} pending · ${c.failed} failed · ${c.unknown} unknown`
 
 /** A result as the output line of the command. @category output */
 export const resultLine = (r: Batch.BatchResult): string =>
@@ -33,26 +28,13 @@ export const resultLine = (r: Batch.BatchResult): string =>
     ...(r.error !== undefined ? { error: r.error } : {})
   })
 
-const store = Flag.String("store").pipe(
-  Flag.withDescription(`a SQLite file (default ${Batch.defaultSqlitePath}) or a postgres:// URL shared with workers`),
-  Flag.withDefault(Batch.defaultSqlitePath)
-)
-
-const runnerOptions = {
-  runnerHost: Flag.String("runner-host").pipe(
-    Flag.withDescription("PostgreSQL stores: the host other runners reach this one at (default localhost)"),
-    Flag.optional
-  ),
-  runnerPort: Flag.Int("runner-port").pipe(
-    Flag.withDescription("PostgreSQL stores: the port this runner listens on (default a free one)"),
-    Flag.optional
-  )
+/** Where a PostgreSQL runner is reached (`--runner-host`, `--runner-port`). @category models */
+export interface RunnerOptions {
+  readonly runnerHost: Option.Option<string>
+  readonly runnerPort: Option.Option<number>
 }
 
-const storeConfig = (
-  value: string,
-  o: { runnerHost: Option.Option<string>; runnerPort: Option.Option<number> }
-): Batch.StoreConfig => {
+const storeConfig = (value: string, o: RunnerOptions): Batch.StoreConfig => {
   const config = Batch.storeOf(value)
   return config._tag === "postgres"
     ? Batch.postgres(config.url, {
@@ -64,10 +46,6 @@ const storeConfig = (
       })
     : config
 }
-
-const file = Argument.File("FILE", { mustExist: true }).pipe(
-  Argument.withDescription("JSON Lines: one video input object per line")
-)
 
 // Progress away from a terminal: one line at most this often.
 const plainProgressEveryMs = 5_000
@@ -93,32 +71,9 @@ const writeOut = (text: string): Effect.Effect<void> =>
 // Results written at once: one chunk of the result stream, at most this many lines.
 const linesPerWrite = 1_000
 
-const maxFollowedLimit = 100_000
-
-/**
- * A batch runs for hours while what it holds stays the same size: V8 is told to grow its heap by at
- * most a fifth over what its last full collection kept (not up to four times, its default for a
- * busy process), so the process's memory stays near what it holds.
- */
-const keepHeapNearLive = Effect.sync(() => setFlagsFromString("--heap-growing-percent=20"))
-
 /** `umg batch video` once connected: runs the batch and writes its results as they come. */
-const runBatch = (
-  o: {
-    readonly file: string
-    readonly id: Option.Option<string>
-    readonly dir: Option.Option<string>
-    readonly concurrency: number
-    readonly resubmitUnknown: boolean
-    readonly maxFollowed: number
-    readonly store: string
-    readonly runnerHost: Option.Option<string>
-    readonly runnerPort: Option.Option<number>
-  },
-  out: Option.Option<string>
-) =>
+const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
   Effect.gen(function* () {
-    yield* keepHeapNearLive
     if (!Number.isInteger(o.maxFollowed) || o.maxFollowed < 1 || o.maxFollowed > maxFollowedLimit)
       return yield* Effect.fail(
         new InvalidRequest({
@@ -193,83 +148,46 @@ const runBatch = (
     }
   })
 
-const videoCommand = Command.make(
-  "video",
-  {
-    ...Connection.commonOptions,
-    ...runnerOptions,
-    file,
-    id: Flag.String("id").pipe(
-      Flag.withDescription("the batch's name (default: a digest of FILE's content, so rerunning resumes)"),
-      Flag.optional
-    ),
-    store,
-    out: Flag.String("out").pipe(
-      Flag.withDescription("where to write the results, atomically (default stdout)"),
-      Flag.optional
-    ),
-    dir: Flag.String("dir").pipe(
-      Flag.withDescription("where alpha videos are written (default .umg/videos/<id>)"),
-      Flag.optional
-    ),
-    concurrency: Flag.Int("concurrency").pipe(
-      Flag.withDescription("submits in flight at once (1–1000); the tasks submitted are followed apart"),
-      Flag.withDefault(4)
-    ),
-    resubmitUnknown: Flag.Boolean("resubmit-unknown").pipe(
-      Flag.withDescription("submit the lines whose submit may or may not have reached the gateway again"),
-      Flag.withDefault(false)
-    ),
-    maxFollowed: Flag.Int("max-followed").pipe(
-      Flag.withDescription(`tasks this process follows at once (1–${maxFollowedLimit})`),
-      Flag.withDefault(Follower.defaultMaxFollowed)
+/** The options of `umg batch video`. @category models */
+export interface BatchVideoOptions extends Connection.CommonOptions, RunnerOptions {
+  readonly file: string
+  readonly id: Option.Option<string>
+  readonly store: string
+  readonly out: Option.Option<string>
+  readonly dir: Option.Option<string>
+  readonly concurrency: number
+  readonly resubmitUnknown: boolean
+  readonly maxFollowed: number
+}
+
+/** Runs `umg batch video`. @category commands */
+export const runBatchVideo = (o: BatchVideoOptions) =>
+  Effect.gen(function* () {
+    const out = Option.filter(o.out, (p) => !isStdout(p))
+    if (Option.isSome(out)) yield* ensureWritable(out.value, "--out")
+    yield* Connection.run(
+      o,
+      Effect.gen(function* () {
+        const connection = yield* Connection.Connection
+        yield* Effect.provide(
+          runBatch(o, out),
+          Batch.layer({
+            store: storeConfig(o.store, o),
+            pollIntervalMs: connection.pollIntervalMs,
+            maxFollowed: o.maxFollowed
+          }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
+        )
+      })
     )
-  },
-  (o) =>
-    Effect.gen(function* () {
-      const out = Option.filter(o.out, (p) => !isStdout(p))
-      if (Option.isSome(out)) yield* ensureWritable(out.value, "--out")
-      yield* Connection.run(
-        o,
-        Effect.gen(function* () {
-          const connection = yield* Connection.Connection
-          yield* Effect.provide(
-            runBatch(o, out),
-            Batch.layer({
-              store: storeConfig(o.store, o),
-              pollIntervalMs: connection.pollIntervalMs,
-              maxFollowed: o.maxFollowed
-            }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
-          )
-        })
-      )
-    })
-).pipe(
-  Command.withDescription(
-    "run a durable batch of videos from a JSON Lines file; rerunning the same command resumes it, and no line is ever submitted twice. Example: umg batch video prompts.jsonl --concurrency 20 --out results.jsonl"
-  )
-)
+  })
 
-const statusCommand = Command.make(
-  "status",
-  {
-    json: Flag.Boolean("json").pipe(Flag.withDescription("an object with a count per state"), Flag.withDefault(false)),
-    id: Argument.String("ID"),
-    store
-  },
-  (o) =>
-    Effect.gen(function* () {
-      const c = yield* Batch.readStatus(Batch.storeOf(o.store), o.id)
-      const { total: _total, ...perState } = c
-      yield* Output.result(o, perState, () => countsText(c))
-    })
-).pipe(
-  Command.withDescription(
-    "the number of lines in each state of a batch. Example: umg batch status 3f2a9c1e0b7d4a55 --json"
-  )
-)
+/** The options of `umg batch worker`. @category models */
+export interface BatchWorkerOptions extends Connection.CommonOptions, RunnerOptions {
+  readonly store: string
+}
 
-const workerCommand = Command.make("worker", { ...Connection.commonOptions, ...runnerOptions, store }, (o) =>
+/** Runs `umg batch worker`. @category commands */
+export const runBatchWorker = (o: BatchWorkerOptions) =>
   Effect.gen(function* () {
     const config = storeConfig(o.store, o)
     if (config._tag !== "postgres")
@@ -280,7 +198,6 @@ const workerCommand = Command.make("worker", { ...Connection.commonOptions, ...r
           message: "--store: a worker needs a postgres:// or postgresql:// store shared with the submitting process"
         })
       )
-    yield* keepHeapNearLive
     yield* Connection.run(
       o,
       Effect.gen(function* () {
@@ -296,16 +213,3 @@ const workerCommand = Command.make("worker", { ...Connection.commonOptions, ...r
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    "run batches stored in a PostgreSQL database, with other workers. Example: umg batch worker --store postgres://localhost/umg"
-  )
-)
-
-/** The `umg batch` command. @category commands */
-export const batchCommand = Command.make("batch").pipe(
-  Command.withDescription(
-    "durable video batches: SQLite in one process, PostgreSQL across workers. Example: umg batch video prompts.jsonl"
-  ),
-  Command.withSubcommands([videoCommand, statusCommand, workerCommand])
-)

@@ -3,7 +3,6 @@
  * epsilon → messages, zeta → native content, GPT-5/o-series → responses, others → chat
  * completions. Tokens are printed as they arrive; thinking goes to stderr, dimmed.
  */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option } from "effect"
 import { runToFinal } from "../../adapters/sse/Consume.js"
 import { Gateway } from "../../adapters/Gateway.js"
@@ -209,24 +208,18 @@ export const usageText = (usage: unknown): string =>
         .join(" ")
     : ""
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(
-    Flag.withAlias("m"),
-    Flag.withDescription("model id; its family picks the endpoint")
-  ),
-  system: Flag.String("system").pipe(Flag.withDescription("system prompt"), Flag.optional),
-  maxTokens: Flag.Int("max-tokens").pipe(Flag.withDescription("most tokens to generate"), Flag.optional),
-  thinking: Flag.Int("thinking").pipe(
-    Flag.withDescription("thinking budget in tokens (epsilon: > 1024)"),
-    Flag.optional
-  ),
-  temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),
-  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message"))
+/** The options of `umg chat`. @category models */
+export interface ChatOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly system: Option.Option<string>
+  readonly maxTokens: Option.Option<number>
+  readonly thinking: Option.Option<number>
+  readonly temperature: Option.Option<number>
+  readonly prompt: string
 }
 
-/** The `umg chat` command. @category commands */
-export const chatCommand = Command.make("chat", options, (o) =>
+/** Runs `umg chat`. @category commands */
+export const runChat = (o: ChatOptions) =>
   Effect.gen(function* () {
     const prepared = yield* prepareChat({
       model: o.model,
@@ -269,8 +262,3 @@ export const chatCommand = Command.make("chat", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `send one prompt to a text model and stream the reply. Example: umg chat -m gpt-4o-mini "Say hello"`
-  )
-)

@@ -6,7 +6,6 @@
 import { mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Command, Flag } from "effect/cli"
 import { Cause, Clock, Effect, Option, Redacted, Result } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildMessagesBody } from "../../core/text/messages/Messages.js"
@@ -357,17 +356,14 @@ export const runDemo = (out: string): Effect.Effect<ReadonlyArray<StepResult>, n
     return results
   })
 
-const options = {
-  emulator: Connection.commonOptions.emulator,
-  out: Flag.String("out").pipe(
-    Flag.withMetavar("directory"),
-    Flag.withDescription("where the demo writes its files (default: a new temp folder)"),
-    Flag.optional
-  )
+/** The options of `umg demo`. @category models */
+export interface DemoOptions {
+  readonly emulator: boolean
+  readonly out: Option.Option<string>
 }
 
-/** The `umg demo` command. @category commands */
-export const demoCommand = Command.make("demo", options, (o) =>
+/** Runs `umg demo`. @category commands */
+export const runDemoCommand = (o: DemoOptions) =>
   Effect.gen(function* () {
     const out = Option.isSome(o.out) ? o.out.value : yield* Effect.promise(() => mkdtemp(join(tmpdir(), "umg-demo-")))
     // The demo is the one command that runs on an embedded emulator without --emulator (when no gateway is set).
@@ -375,8 +371,3 @@ export const demoCommand = Command.make("demo", options, (o) =>
     const results = yield* Connection.run({ json: false, emulator: embedded }, runDemo(out))
     if (results.some((r) => r.status === "failed")) process.exitCode = ExitCode.failure
   })
-).pipe(
-  Command.withDescription(
-    `a tour of every capability (embedded emulator unless UMG_BASE_URL is set). Example: umg demo --out demo-files`
-  )
-)

@@ -2,7 +2,6 @@
  * `umg embed`: embeddings of many texts (one request per text, E12) with bounded concurrency, a
  * progress bar on stderr and one JSON line per input on stdout, in input order.
  */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildEmbeddingsBody, type EmbeddingsBody } from "../../core/media/Embeddings.js"
@@ -100,28 +99,17 @@ export const embedLines = (
     return bodies.length
   })
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(
-    Flag.withAlias("m"),
-    Flag.withDescription("embedding model id, e.g. text-embedding-3-small")
-  ),
-  dimensions: Flag.Int("dimensions").pipe(Flag.withDescription("shorter vectors (some models only)"), Flag.optional),
-  file: Flag.String("file").pipe(
-    Flag.withMetavar("file"),
-    Flag.withAlias("f"),
-    Flag.withDescription("a text file: one input per non-empty line"),
-    Flag.optional
-  ),
-  concurrency: Flag.Int("concurrency").pipe(
-    Flag.withDescription("requests in flight (default 4)"),
-    Flag.withDefault(4)
-  ),
-  texts: Argument.String("TEXT").pipe(Argument.withDescription("texts to embed (or use --file)"), Argument.variadic())
+/** The options of `umg embed`. @category models */
+export interface EmbedOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly dimensions: Option.Option<number>
+  readonly file: Option.Option<string>
+  readonly concurrency: number
+  readonly texts: ReadonlyArray<string>
 }
 
-/** The `umg embed` command. @category commands */
-export const embedCommand = Command.make("embed", options, (o) =>
+/** Runs `umg embed`. @category commands */
+export const runEmbed = (o: EmbedOptions) =>
   Effect.gen(function* () {
     const fromFile = Option.isSome(o.file) ? yield* readLines(o.file.value, "file") : []
     const inputs = [...o.texts, ...fromFile]
@@ -145,8 +133,3 @@ export const embedCommand = Command.make("embed", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `embed texts; one JSON line per input, in order. Example: umg embed -m text-embedding-3-small "first text" "second text"`
-  )
-)

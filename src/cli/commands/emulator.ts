@@ -2,27 +2,21 @@
  * `umg emulator`: the local gateway emulator in the foreground, printing the environment that points
  * umg (or any client) at it, until Ctrl-C.
  */
-import { Command, Flag } from "effect/cli"
 import { Effect } from "effect"
 import { startEmulator } from "../../emulator/index.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  port: Flag.Int("port").pipe(Flag.withDescription("port to listen on (0 picks a free one)"), Flag.withDefault(8787)),
-  host: Flag.String("host").pipe(Flag.withDescription("address to bind"), Flag.withDefault("127.0.0.1")),
-  fast: Flag.Boolean("fast").pipe(
-    Flag.withDescription("fast timings (video tasks finish in under a second)"),
-    Flag.withDefault(false)
-  ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("print the addresses and credentials as one JSON line"),
-    Flag.withDefault(false)
-  )
+/** The options of `umg emulator`. @category models */
+export interface EmulatorOptions {
+  readonly port: number
+  readonly host: string
+  readonly fast: boolean
+  readonly json: boolean
 }
 
-/** The `umg emulator` command. @category commands */
-export const emulatorCommand = Command.make("emulator", options, (o) =>
+/** Runs `umg emulator`. @category commands */
+export const runEmulator = (o: EmulatorOptions) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) {
       return yield* Effect.fail(
@@ -79,6 +73,3 @@ export const emulatorCommand = Command.make("emulator", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(`run the local gateway emulator in the foreground. Example: umg emulator --port 8787 --fast`)
-)

@@ -1,5 +1,4 @@
 /** `umg image`: image generation with a zeta image model (E15), the image written to a file. */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { DecodeError } from "../../core/errors/GatewayError.js"
@@ -8,22 +7,16 @@ import * as Connection from "../support/Connection.js"
 import { ensureWritable, isStdout, writeBytes } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(
-    Flag.withAlias("m"),
-    Flag.withDescription("zeta-2.5-flash-image or zeta-3-pro-image-preview")
-  ),
-  size: Flag.String("size").pipe(Flag.withDescription("aspect ratio such as 16:9 or 1:1"), Flag.optional),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withDescription("where to write the image (- for stdout)")
-  ),
-  prompt: Argument.String("PROMPT")
+/** The options of `umg image`. @category models */
+export interface ImageOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly size: Option.Option<string>
+  readonly output: string
+  readonly prompt: string
 }
 
-/** The `umg image` command. @category commands */
-export const imageCommand = Command.make("image", options, (o) =>
+/** Runs `umg image`. @category commands */
+export const runImage = (o: ImageOptions) =>
   Effect.gen(function* () {
     const body = yield* buildImagesBody({
       model: o.model,
@@ -61,8 +54,3 @@ export const imageCommand = Command.make("image", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `generate an image and write it to a file. Example: umg image -m zeta-2.5-flash-image -o fox.png "a red fox in snow"`
-  )
-)

@@ -1,21 +1,17 @@
 /** `umg models`: the models this key may use (E11), in the list format asked for. */
-import { Command, Flag } from "effect/cli"
 import { Effect } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { routeFor } from "../../core/gateway/Routing.js"
 import * as Connection from "../support/Connection.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  ...Connection.commonOptions,
-  format: Flag.Literals("format", ["openai", "messages", "native"] as const).pipe(
-    Flag.withDescription("the list format the gateway is asked for (chosen by headers)"),
-    Flag.withDefault("openai" as const)
-  )
+/** The options of `umg models`. @category models */
+export interface ModelsOptions extends Connection.CommonOptions {
+  readonly format: "openai" | "messages" | "native"
 }
 
-/** The `umg models` command. @category commands */
-export const modelsCommand = Command.make("models", options, (o) =>
+/** Runs `umg models`. @category commands */
+export const runModels = (o: ModelsOptions) =>
   Connection.run(
     o,
     Effect.gen(function* () {
@@ -31,4 +27,3 @@ export const modelsCommand = Command.make("models", options, (o) =>
       yield* Output.note(Output.errColour.dim(`${models.length} models (${o.format} format)`))
     })
   )
-).pipe(Command.withDescription(`list the models this key may use. Example: umg models --format messages`))

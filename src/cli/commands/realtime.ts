@@ -3,7 +3,6 @@
  * user's text as a conversation item and `response.create`, then prints the text deltas as they
  * arrive until `response.done`. The model picks the event style (v1 or v2).
  */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { IncompleteStream, type SessionError, type SessionOpenError } from "../../core/errors/GatewayError.js"
@@ -95,18 +94,14 @@ export const realtimeTurn = (
     })
   )
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(
-    Flag.withAlias("m"),
-    Flag.withDescription("gpt-realtime, gpt-realtime-mini or gpt-realtime-2"),
-    Flag.withDefault("gpt-realtime")
-  ),
-  text: Argument.String("TEXT")
+/** The options of `umg realtime`. @category models */
+export interface RealtimeOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly text: string
 }
 
-/** The `umg realtime` command. @category commands */
-export const realtimeCommand = Command.make("realtime", options, (o) =>
+/** Runs `umg realtime`. @category commands */
+export const runRealtime = (o: RealtimeOptions) =>
   Effect.gen(function* () {
     // Checked before connecting: an unknown realtime model is invalid input, not a socket failure.
     yield* realtimeVersion(o.model)
@@ -122,8 +117,3 @@ export const realtimeCommand = Command.make("realtime", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `one text turn over the realtime WebSocket, deltas printed as they arrive. Example: umg realtime -m gpt-realtime "Say hello"`
-  )
-)

@@ -1,21 +1,20 @@
 /** `umg rerank`: orders documents by relevance to a query (E13). */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildRerankBody } from "../../core/media/Rerank.js"
 import * as Connection from "../support/Connection.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("rerank model id, e.g. rerank-v1")),
-  query: Flag.String("query").pipe(Flag.withAlias("q"), Flag.withDescription("what the documents are ranked against")),
-  topN: Flag.Int("top-n").pipe(Flag.withDescription("keep the best N (default all)"), Flag.optional),
-  documents: Argument.String("DOC").pipe(Argument.withDescription("the documents"), Argument.atLeast(1))
+/** The options of `umg rerank`. @category models */
+export interface RerankOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly query: string
+  readonly topN: Option.Option<number>
+  readonly documents: ReadonlyArray<string>
 }
 
-/** The `umg rerank` command. @category commands */
-export const rerankCommand = Command.make("rerank", options, (o) =>
+/** Runs `umg rerank`. @category commands */
+export const runRerank = (o: RerankOptions) =>
   Effect.gen(function* () {
     const body = yield* buildRerankBody({
       model: o.model,
@@ -43,8 +42,3 @@ export const rerankCommand = Command.make("rerank", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `rank documents by relevance to a query. Example: umg rerank -m rerank-v1 -q "capital of France" "Paris is in France" "Berlin is in Germany"`
-  )
-)

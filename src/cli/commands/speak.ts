@@ -1,30 +1,23 @@
 /** `umg speak`: text to speech (E14), the audio written to a file. */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
-import { buildSpeechBody, speechFormats, speechVoices } from "../../core/media/Speech.js"
+import { buildSpeechBody, type SpeechFormat, type SpeechVoice } from "../../core/media/Speech.js"
 import * as Connection from "../support/Connection.js"
 import { ensureWritable, isStdout, writeBytes } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("speech model id, e.g. gpt-4o-mini-tts")),
-  voice: Flag.Literals("voice", speechVoices).pipe(Flag.withDescription("the voice")),
-  format: Flag.Literals("format", speechFormats).pipe(
-    Flag.withDescription("the audio format (default mp3)"),
-    Flag.optional
-  ),
-  speed: Flag.Finite("speed").pipe(Flag.withDescription("0.25 to 4.0 (default 1.0)"), Flag.optional),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withDescription("where to write the audio (- for stdout)")
-  ),
-  text: Argument.String("TEXT")
+/** The options of `umg speak`. @category models */
+export interface SpeakOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly voice: SpeechVoice
+  readonly format: Option.Option<SpeechFormat>
+  readonly speed: Option.Option<number>
+  readonly output: string
+  readonly text: string
 }
 
-/** The `umg speak` command. @category commands */
-export const speakCommand = Command.make("speak", options, (o) =>
+/** Runs `umg speak`. @category commands */
+export const runSpeak = (o: SpeakOptions) =>
   Effect.gen(function* () {
     const body = yield* buildSpeechBody({
       model: o.model,
@@ -53,8 +46,3 @@ export const speakCommand = Command.make("speak", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `turn text into speech and write the audio to a file. Example: umg speak -m gpt-4o-mini-tts --voice alloy -o hello.mp3 "Hello there"`
-  )
-)

@@ -1,20 +1,19 @@
 /** `umg tokens`: counts the input tokens of a prompt for an epsilon model (E9; no model request, no quota). */
-import { Argument, Command, Flag } from "effect/cli"
 import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildCountTokensBody } from "../../core/text/messages/Messages.js"
 import * as Connection from "../support/Connection.js"
 import * as Output from "../support/Output.js"
 
-const options = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("an epsilon model id")),
-  system: Flag.String("system").pipe(Flag.withDescription("system prompt (counted too)"), Flag.optional),
-  prompt: Argument.String("PROMPT")
+/** The options of `umg tokens`. @category models */
+export interface TokensOptions extends Connection.CommonOptions {
+  readonly model: string
+  readonly system: Option.Option<string>
+  readonly prompt: string
 }
 
-/** The `umg tokens` command. @category commands */
-export const tokensCommand = Command.make("tokens", options, (o) =>
+/** Runs `umg tokens`. @category commands */
+export const runTokens = (o: TokensOptions) =>
   Effect.gen(function* () {
     const body = yield* buildCountTokensBody({
       model: o.model,
@@ -34,8 +33,3 @@ export const tokensCommand = Command.make("tokens", options, (o) =>
       })
     )
   })
-).pipe(
-  Command.withDescription(
-    `count the input tokens of a prompt (epsilon models). Example: umg tokens -m epsilon-sonnet-4-5-20250929 "How many tokens is this?"`
-  )
-)

@@ -5,7 +5,6 @@
  * (alpha). `umg video status ID` and
  * `umg video download ID -o FILE` act on an existing task.
  */
-import { Argument, Command, Flag } from "effect/cli"
 import { Data, Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import type { VideoInput } from "../../adapters/groups/Video.js"
@@ -13,7 +12,6 @@ import { TimeoutError, type RequestError, type VideoWaitError } from "../../core
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildVideoBody, type VideoBody } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
-import { videoAspectRatios, videoResolutions } from "../../core/video/VideoFields.js"
 import type { VideoQueryResponse } from "../../core/video/VideoTask.js"
 import * as Connection from "../support/Connection.js"
 import { imageInput, writeBytes, type FileWriteError } from "../support/LocalFiles.js"
@@ -171,51 +169,6 @@ export const saveVideo = (
     return { path, bytes: bytes.length, source: "url" as const }
   })
 
-const text = (name: string, description: string) =>
-  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
-const int = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
-
-const videoOptions = {
-  ...Connection.commonOptions,
-  model: Flag.String("model").pipe(
-    Flag.withAlias("m"),
-    Flag.withDescription("video model id, e.g. delta-1-5-pro-251215"),
-    Flag.optional
-  ),
-  prompt: text("prompt", "scene description"),
-  duration: int("duration", "seconds (allowed values depend on the model)"),
-  resolution: Flag.Literals("resolution", videoResolutions).pipe(
-    Flag.withDescription("the resolution (each model allows some)"),
-    Flag.optional
-  ),
-  aspectRatio: Flag.Literals("aspect-ratio", videoAspectRatios).pipe(
-    Flag.withDescription("the aspect ratio (each model allows some)"),
-    Flag.optional
-  ),
-  image: text("image", "first frame: a local image path, an http(s) URL or a data URL"),
-  lastFrame: text("last-frame", "last frame: a local image path or URL"),
-  reference: Flag.String("reference").pipe(Flag.withDescription("a reference image (repeatable)"), Flag.atLeast(0)),
-  seed: int("seed", "random seed"),
-  noWait: Flag.Boolean("no-wait").pipe(
-    Flag.withDescription("print the task id after submitting and return"),
-    Flag.withDefault(false)
-  ),
-  dryRun: Flag.Boolean("dry-run").pipe(
-    Flag.withDescription("print the body that would be sent and send nothing"),
-    Flag.withDefault(false)
-  ),
-  output: Flag.String("output").pipe(
-    Flag.withMetavar("file"),
-    Flag.withAlias("o"),
-    Flag.withDescription("where to write the video (default <task_id>.mp4)"),
-    Flag.optional
-  ),
-  timeout: Flag.String("timeout").pipe(
-    Flag.withDescription("the whole command's deadline: 300 (seconds), 90s, 5m or 1500ms (default 300)"),
-    Flag.withDefault("300")
-  )
-}
-
 /** `--timeout` in milliseconds: a number of seconds, or a number with `ms`, `s` or `m`; the error names the flag. @category constructors */
 export const parseTimeout = (raw: string): Effect.Effect<number, InvalidRequest> => {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim())
@@ -231,8 +184,13 @@ export const parseTimeout = (raw: string): Effect.Effect<number, InvalidRequest>
       )
 }
 
-type VideoCommandOptions = {
-  readonly [K in keyof typeof videoOptions]: (typeof videoOptions)[K] extends Flag.Flag<infer A> ? A : never
+/** The options of `umg video`. @category models */
+export interface VideoCommandOptions extends Connection.CommonOptions, Omit<VideoRequestOptions, "model"> {
+  readonly model: Option.Option<string>
+  readonly noWait: boolean
+  readonly dryRun: boolean
+  readonly output: Option.Option<string>
+  readonly timeout: string
 }
 
 const missingModel = new InvalidRequest({
@@ -245,7 +203,8 @@ const missingModel = new InvalidRequest({
 export const dryRunBody = (o: VideoRequestOptions): Effect.Effect<VideoBody, InvalidRequest> =>
   Effect.flatMap(videoInput(o), (input) => buildVideoBody(input))
 
-const runVideo = (o: VideoCommandOptions) =>
+/** Runs `umg video`. @category commands */
+export const runVideo = (o: VideoCommandOptions) =>
   Effect.gen(function* () {
     if (Option.isNone(o.model)) return yield* Effect.fail(missingModel)
     const request: VideoRequestOptions = { ...o, model: o.model.value }
@@ -299,9 +258,13 @@ const runVideo = (o: VideoCommandOptions) =>
     )
   })
 
-const taskId = Argument.String("TASK_ID")
+/** The options of `umg video status`. @category models */
+export interface VideoStatusOptions extends Connection.CommonOptions {
+  readonly taskId: string
+}
 
-const statusCommand = Command.make("status", { ...Connection.commonOptions, taskId }, (o) =>
+/** Runs `umg video status`. @category commands */
+export const runVideoStatus = (o: VideoStatusOptions) =>
   Connection.run(
     o,
     Effect.flatMap(Gateway, (g) => g.video.get(o.taskId)).pipe(
@@ -319,55 +282,33 @@ const statusCommand = Command.make("status", { ...Connection.commonOptions, task
       )
     )
   )
-).pipe(Command.withDescription(`query a video task by its id. Example: umg video status video_abc123`))
 
-const downloadCommand = Command.make(
-  "download",
-  {
-    ...Connection.commonOptions,
-    taskId,
-    model: Flag.String("model").pipe(
-      Flag.withAlias("m"),
-      Flag.withDescription("the task's model (default: alpha, whose video is downloaded from the gateway)"),
-      Flag.optional
-    ),
-    output: Flag.String("output").pipe(
-      Flag.withMetavar("file"),
-      Flag.withAlias("o"),
-      Flag.withDescription("where to write the video")
-    )
-  },
-  (o) =>
-    Connection.run(
-      o,
-      Effect.gen(function* () {
-        const gateway = yield* Gateway
-        const task = yield* gateway.video.get(o.taskId)
-        if (task.status !== "succeeded") {
-          return yield* Effect.fail(
-            new InvalidRequest({
-              field: "TASK_ID",
-              rule: "succeeded",
-              message: `task ${o.taskId} is ${task.status}, not succeeded`
-            })
-          )
-        }
-        // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
-        const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
-        const saved = yield* saveVideo(model, task, o.output)
-        yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
-      })
-    )
-).pipe(
-  Command.withDescription(
-    "write a succeeded task's video to a file. Example: umg video download -o out.mp4 video_abc123"
+/** The options of `umg video download`. @category models */
+export interface VideoDownloadOptions extends Connection.CommonOptions {
+  readonly taskId: string
+  readonly model: Option.Option<string>
+  readonly output: string
+}
+
+/** Runs `umg video download`. @category commands */
+export const runVideoDownload = (o: VideoDownloadOptions) =>
+  Connection.run(
+    o,
+    Effect.gen(function* () {
+      const gateway = yield* Gateway
+      const task = yield* gateway.video.get(o.taskId)
+      if (task.status !== "succeeded") {
+        return yield* Effect.fail(
+          new InvalidRequest({
+            field: "TASK_ID",
+            rule: "succeeded",
+            message: `task ${o.taskId} is ${task.status}, not succeeded`
+          })
+        )
+      }
+      // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
+      const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
+      const saved = yield* saveVideo(model, task, o.output)
+      yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
+    })
   )
-)
-
-/** The `umg video` command with its `status` and `download` subcommands. @category commands */
-export const videoCommand = Command.make("video", videoOptions, runVideo).pipe(
-  Command.withDescription(
-    `generate a video: build the family's body, submit, poll with progress, save. Example: umg video -m beta-3.1-fast-generate-001 --prompt "a calm sea" --duration 8 --timeout 5m`
-  ),
-  Command.withSubcommands([statusCommand, downloadCommand])
-)

@@ -5,31 +5,15 @@
  * rather than fake.
  */
 import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
-import { Flag } from "effect/cli"
 import { Gateway } from "../../adapters/Gateway.js"
 import * as GatewayConfig from "../../adapters/GatewayConfig.js"
 import type { GatewayConfigInput } from "../../adapters/GatewayConfig.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { Emulator } from "../../emulator/index.js"
+import type { CommonOptions } from "./CommonOptions.js"
 import * as Output from "./Output.js"
 
-/** The options every gateway command takes. @category options */
-export const commonOptions = {
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("machine-readable output on stdout (JSON or JSON lines)"),
-    Flag.withDefault(false)
-  ),
-  emulator: Flag.Boolean("emulator").pipe(
-    Flag.withDescription("use an embedded emulator even when UMG_BASE_URL is set"),
-    Flag.withDefault(false)
-  )
-}
-
-/** The parsed common options. @category models */
-export interface CommonOptions {
-  readonly json: boolean
-  readonly emulator: boolean
-}
+export type { CommonOptions } from "./CommonOptions.js"
 
 /** Where the command is connected. @category models */
 export interface ConnectionInfo {

@@ -6,7 +6,7 @@
  * rejected command line is not printed: it names neither the flag nor what it allows, and `main`
  * prints its own one-line explanation of the same error (UsageError.ts).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { CliOutput } from "effect/cli"
 
 // CSI sequences (colours, styles) as effect/cli writes them.

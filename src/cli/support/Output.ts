@@ -3,7 +3,7 @@
  * one JSON document or JSON lines with `--json`), notes and progress to stderr, colour only to a
  * terminal and never when `NO_COLOR` is set.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** The output mode of one command run. @category models */
 export interface OutputMode {

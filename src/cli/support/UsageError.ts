@@ -6,7 +6,9 @@
  * whose `CliError`s are turned into the same one line.
  */
 import { GlobalFlag, Param, Primitive, type CliError, type Command } from "effect/cli"
-import { Data, Option, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { nearestName } from "../../core/validation/DidYouMean.js"
 import { reportOf } from "./ExitCode.js"
 

@@ -1,0 +1,120 @@
+/**
+ * The SQL client of a batch store, its tables made: a SQLite file (locked to one process when it runs
+ * batches) or a PostgreSQL pool, with failures as `BatchStoreError` (passwords never shown). Reading
+ * a batch's counts needs only this, not the batch engine: `umg batch status` loads nothing more.
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
+import { existsSync, mkdirSync, realpathSync } from "node:fs"
+import { basename, dirname, resolve } from "node:path"
+import { redactText } from "../core/errors/Redact.js"
+import { BatchNotFound, BatchStoreError } from "./BatchError.js"
+import * as FileLock from "./FileLock.js"
+import { describeStore, type StoreConfig } from "./Settings.js"
+import * as SqliteClient from "./SqliteClient.js"
+import * as Store from "./Store.js"
+
+/** An error's message and those of its causes (a `SqlError` wraps its reason, which wraps the driver's error). */
+const messagesOf = (e: unknown): string => {
+  const seen: Array<string> = []
+  for (let current = e, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    const message = typeof current === "object" ? (current as { message?: unknown }).message : current
+    if (typeof message === "string" && message !== "" && !seen.some((m) => m.includes(message))) seen.push(message)
+    current = typeof current === "object" ? (current as { cause?: unknown }).cause : undefined
+  }
+  return seen.length === 0 ? String(e) : seen.join(": ")
+}
+
+/** The store's password (as written in its URL, and decoded), which a driver may echo in a message. */
+const secretsOfStore = (store: StoreConfig): ReadonlyArray<string> => {
+  if (store._tag === "sqlite") return []
+  try {
+    const password = new URL(store.url).password
+    return password === "" ? [] : [password, decodeURIComponent(password)]
+  } catch {
+    return []
+  }
+}
+
+/** Any failure of a store as a `BatchStoreError` naming the store, its outside text redacted. @category constructors */
+export const storeError =
+  (store: StoreConfig) =>
+  (e: unknown): BatchStoreError =>
+    e instanceof BatchStoreError
+      ? e
+      : new BatchStoreError({
+          reason: "unreachable",
+          message: `batch store ${describeStore(store)}: ${redactText(messagesOf(e), secretsOfStore(store), 300)}`
+        })
+
+/** A layer's typed failure, mapped (the layer is otherwise unchanged). @category combinators */
+export const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E) => E2): Layer.Layer<A, E2, R> =>
+  Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
+
+/** A PostgreSQL pool, reached once now so that an unreachable store fails here, named (the driver is loaded only for it). */
+const postgresClient = (url: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  Layer.unwrap(
+    Effect.map(
+      Effect.promise(() => import("@effect/sql-pg")),
+      ({ PgClient }) =>
+        PgClient.layer({ url: Redacted.make(url), maxConnections: 8, connectTimeout: Duration.seconds(10) }).pipe(
+          // The pool connects lazily: reach the server now, so an unreachable store fails here, named.
+          Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`SELECT 1`)
+        )
+    )
+  )
+
+/** A SQLite file (its folder made), locked to this process when `lock`. */
+const sqliteClient = (path: string, lock: boolean): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const absolute = resolve(path)
+      yield* Effect.try({
+        try: () => mkdirSync(dirname(absolute), { recursive: true }),
+        catch: (e) =>
+          new BatchStoreError({
+            reason: "unreachable",
+            message: `batch store ${path}: cannot make its folder (${(e as Error).message})`
+          })
+      })
+      if (lock) yield* FileLock.acquire(resolve(realpathSync(dirname(absolute)), basename(absolute)))
+      return SqliteClient.layer({ filename: absolute, busyTimeoutMs: 5_000 })
+    })
+  ).pipe(Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`PRAGMA synchronous = NORMAL`))
+
+/** The SQL client of a store, its tables made; a SQLite file is locked to this process when `lock`. @category layers */
+export const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClient.SqlClient, BatchStoreError> =>
+  mapLayerError(
+    (store._tag === "postgres" ? postgresClient(store.url) : sqliteClient(store.path, lock)).pipe(
+      Layer.tap((ctx) =>
+        Effect.provideService(Store.migrate, SqlClient.SqlClient, Context.get(ctx, SqlClient.SqlClient))
+      )
+    ),
+    storeError(store)
+  )
+
+/**
+ * The counts of a batch and how far its input is stored (and the line that refused it, if one
+ * did), read from its store without running anything: six count rows and one ingest row, never a
+ * scan of the lines (a SQLite store is read even while the process running the batch holds it).
+ * @category getters
+ */
+export const readProgress = (
+  store: StoreConfig,
+  id: string
+): Effect.Effect<Store.Status, BatchNotFound | BatchStoreError> =>
+  store._tag === "sqlite" && !existsSync(resolve(store.path))
+    ? Effect.fail(
+        new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
+      )
+    : Effect.provide(Effect.andThen(Store.get(id), Store.status(id)), sqlLayer(store, false))
+
+/** The counts of a batch, read from its store without running anything (see `readProgress`). @category getters */
+export const readStatus = (
+  store: StoreConfig,
+  id: string
+): Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError> => Effect.map(readProgress(store, id), (s) => s.counts)
