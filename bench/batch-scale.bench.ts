@@ -1,7 +1,7 @@
 /**
  * Batches at production scale, measured from outside as a user runs them. Scenarios
  * (`BATCH_SCALE=sqlite,overhead,postgres,follow`, default all four):
- * - `sqlite`: `umg batch video FILE --concurrency 200` (the CLI as installed: `tsc`'s build, in its own process) on a
+ * - `sqlite`: `umg batch video FILE --concurrency 200` (the CLI as installed: `npm run build`'s bundle, in its own process) on a
  *   SQLite store over a JSON Lines file of `BATCH_SCALE_LINES` gamma videos (default 1,000,000),
  *   against the emulator in another process (videos of `BATCH_SCALE_VIDEO_MS`, default 1000 ms;
  *   polls every `BATCH_SCALE_POLL_MS`, default 500 ms). Reports the time to the first submit, lines
@@ -19,8 +19,8 @@
  * - `follow`: one runner (in this process, its HTTP client timestamping every query) follows
  *   `BATCH_SCALE_FOLLOW` tasks (default 10,000) of 40 s videos with the contract's 4 s interval:
  *   the gaps between each task's queries, and CPU and RSS.
- * The CLI is built with `tsc` into a temporary folder (as `npm run build` makes `dist/`), so each
- * command loads only its own modules as an installed `umg` does; `BATCH_SCALE_CLI=path/to/main.js`
+ * The CLI is built with `tsc` and bundled into a temporary folder (as `npm run build` makes `dist/`),
+ * so each command loads only its own chunks as an installed `umg` does; `BATCH_SCALE_CLI=path/to/umg.js`
  * runs a build already made instead.
  * Run: `node --conditions=umg-source --import tsx bench/batch-scale.bench.ts`. Nothing is asserted.
  */
@@ -113,8 +113,11 @@ const build = async (): Promise<string> => {
   })
   const code = await new Promise<number | null>((r) => built.on("close", r))
   if (code !== 0) throw new Error(`tsc exited ${code}`)
+  const bundled = spawn(nodeBinary, [join(root, "scripts", "bundle-cli.mjs"), join(dir, "dist")], { stdio: "inherit" })
+  const bundleCode = await new Promise<number | null>((r) => bundled.on("close", r))
+  if (bundleCode !== 0) throw new Error(`bundle-cli exited ${bundleCode}`)
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }))
-  return join(dir, "dist", "cli", "main.js")
+  return join(dir, "dist", "bin", "umg.js")
 }
 
 /** A JSON Lines file of `n` gamma inputs, written as a stream. */
