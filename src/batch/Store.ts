@@ -611,48 +611,78 @@ export const runningOf = (
     )
   )
 
-/**
- * Claims up to `limit` of the first `pending` lines for a slot (state `submitting`, one more submit
- * counted), none once the batch is refused. `runner` (host and process) is recorded for audits.
- * PostgreSQL skips the lines another claimer holds (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
- * @category operations
- */
-export const claimOp = (id: string, slot: number, runner: string, limit: number): Op<ReadonlyArray<Claimed>> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql.onDialectOrElse({
-        pg: () => sql<Record<string, unknown>>`WITH c AS (
-            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+// Per store (its SQL client) and batch, the line this process's claims start from: one past the last
+// line it claimed. Every line below it was pending once and has been claimed since, so a claim that
+// starts there skips them — on PostgreSQL, each claimed line leaves a dead `pending` index entry that
+// a scan from the first line would visit again (heap fetches per entry, until vacuum), making every
+// claim slower as a big batch goes on. A line this process gives back (`releaseOp`) moves the frontier
+// down to it, and resubmitting `unknown` lines moves it to the first line; a line below it pending
+// again otherwise (another process's release) is found when nothing is pending from the frontier on:
+// that claim looks again from the first line.
+const frontiers = new WeakMap<SqlClient.SqlClient, Map<string, number>>()
+
+const frontierOf = (sql: SqlClient.SqlClient): Map<string, number> => {
+  const known = frontiers.get(sql)
+  if (known !== undefined) return known
+  const made = new Map<string, number>()
+  frontiers.set(sql, made)
+  return made
+}
+
+/** The claim statement: up to `limit` of the first `pending` lines from line `from` on. */
+const claimFrom = (sql: SqlClient.SqlClient, id: string, slot: number, runner: string, limit: number, from: number) =>
+  sql.onDialectOrElse({
+    pg: () => sql<Record<string, unknown>>`WITH c AS (
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
               AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
             ORDER BY line LIMIT ${limit} FOR UPDATE SKIP LOCKED)
           UPDATE umg_batch_lines l SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = l.submits + 1
           FROM c WHERE l.batch_id = ${id} AND l.line = c.line RETURNING l.line, l.input`,
-        // One line: a scalar subquery, several times cheaper on SQLite than a list.
-        orElse: () =>
-          limit === 1
-            ? sql<Record<string, unknown>>`UPDATE umg_batch_lines
+    // One line: a scalar subquery, several times cheaper on SQLite than a list.
+    orElse: () =>
+      limit === 1
+        ? sql<Record<string, unknown>>`UPDATE umg_batch_lines
           SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
           WHERE batch_id = ${id} AND line = (
-            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
               AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
             ORDER BY line LIMIT 1)
           RETURNING line, input`
-            : sql<Record<string, unknown>>`UPDATE umg_batch_lines
+        : sql<Record<string, unknown>>`UPDATE umg_batch_lines
           SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
           WHERE batch_id = ${id} AND line IN (
-            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'
+            SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
               AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
             ORDER BY line LIMIT ${limit})
           RETURNING line, input`
-      }),
-      (rows) => ({
-        value: rows.map((r) => ({ line: num(r.line), input: String(r.input) })).sort((a, b) => a.line - b.line),
+  })
+
+/**
+ * Claims up to `limit` of the first `pending` lines for a slot (state `submitting`, one more submit
+ * counted), none once the batch is refused. `runner` (host and process) is recorded for audits.
+ * PostgreSQL skips the lines another claimer holds (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
+ * The search starts at this process's frontier for the batch (above), and from the first line when
+ * nothing is pending from there on.
+ * @category operations
+ */
+export const claimOp = (id: string, slot: number, runner: string, limit: number): Op<ReadonlyArray<Claimed>> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function* () {
+      const frontier = frontierOf(sql)
+      const from = frontier.get(id) ?? 0
+      let rows = yield* claimFrom(sql, id, slot, runner, limit, from)
+      if (rows.length === 0 && from > 0) rows = yield* claimFrom(sql, id, slot, runner, limit, 0)
+      const value = rows.map((r) => ({ line: num(r.line), input: String(r.input) })).sort((a, b) => a.line - b.line)
+      const last = value.at(-1)
+      if (last !== undefined) frontier.set(id, last.line + 1)
+      return {
+        value,
         deltas: [
           [id, "pending", -rows.length],
           [id, "submitting", rows.length]
-        ]
-      })
-    )
+        ] as ReadonlyArray<Delta>
+      }
+    })
   )
 
 /**
@@ -713,7 +743,11 @@ export const releaseOp = (id: string, line: number): Op<boolean> =>
     Effect.map(
       sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, submits = submits - 1
         WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting' RETURNING line`,
-      (rows) => ({ value: rows.length > 0, deltas: moved(id, rows, "submitting", "pending") })
+      (rows) => {
+        const frontier = frontierOf(sql)
+        if (rows.length > 0 && line < (frontier.get(id) ?? 0)) frontier.set(id, line)
+        return { value: rows.length > 0, deltas: moved(id, rows, "submitting", "pending") }
+      }
     )
   )
 
@@ -741,6 +775,7 @@ export const resubmitUnknown = (id: string): Effect.Effect<number, BatchStoreErr
         const rows = yield* sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, error = NULL
           WHERE batch_id = ${id} AND state = 'unknown' RETURNING line`
         if (rows.length > 0) yield* sql`UPDATE umg_batches SET round = round + 1 WHERE id = ${id}`
+        frontierOf(sql).delete(id)
         return { value: rows.length, deltas: moved(id, rows, "unknown", "pending") }
       })
     )

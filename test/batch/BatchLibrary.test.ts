@@ -5,7 +5,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -217,6 +217,42 @@ const claimRace = Effect.gen(function* () {
   const all = claimed.flat().sort((a, b) => a - b)
   const submits = yield* Store.submits(id)
   return { all, submits: [...submits.values()] }
+})
+
+describe("Store.claim's frontier", () => {
+  it("claims in line order, a line given back next, and a line pending again behind another claimer's frontier once the others are taken", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "umg-batch-frontier-"))
+    const lineOf = (claimed: Option.Option<{ readonly line: number }>) =>
+      Option.match(claimed, { onNone: () => 0, onSome: (c) => c.line })
+    const program = Effect.gen(function* () {
+      yield* Store.migrate
+      const id = "frontier"
+      const lines = Array.from({ length: 8 }, (_, i) => ({ line: i + 1, input: "{}" }))
+      yield* Store.create({ id, digest: "d", concurrency: 1, dir: "/tmp", lines })
+      const claim = Effect.map(Store.claim(id, 0, "test:0"), lineOf)
+      const order: Array<number> = []
+      for (let i = 0; i < 3; i++) order.push(yield* claim) // 1, 2, 3
+      yield* Store.release(id, 2) // given back by this process: the next claim takes it
+      order.push(yield* claim) // 2
+      order.push(yield* claim) // 4
+      // Line 3 pending again behind the frontier, as another process's release would leave it.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE umg_batch_lines SET state = 'pending' WHERE batch_id = ${id} AND line = 3`
+      yield* sql`UPDATE umg_batch_counts SET n = n + 1 WHERE batch_id = ${id} AND state = 'pending'`
+      yield* sql`UPDATE umg_batch_counts SET n = n - 1 WHERE batch_id = ${id} AND state = 'submitting'`
+      for (let i = 0; i < 6; i++) order.push(yield* claim) // 5..8, then 3, then none
+      return { order, counts: yield* Store.counts(id) }
+    })
+    try {
+      const { order, counts } = await Effect.runPromise(
+        Effect.provide(program, SqliteClient.layer({ filename: join(dir, "f.db") }))
+      )
+      expect(order).toEqual([1, 2, 3, 2, 4, 5, 6, 7, 8, 3, 0])
+      expect(counts).toMatchObject({ pending: 0, submitting: 8, total: 8 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe("Store.claim under contention", () => {
