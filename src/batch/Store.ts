@@ -369,12 +369,19 @@ export const storeChunk = (
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     statement(
       "storing lines",
-      sql.withTransaction(
-        Effect.andThen(
-          insertLines(sql, id, entries),
-          sql`UPDATE umg_batch_ingest SET stored = ${storedAfter}, complete = ${complete ? 1 : 0} WHERE batch_id = ${id}`
+      Effect.gen(function* () {
+        yield* sql.withTransaction(
+          Effect.andThen(
+            insertLines(sql, id, entries),
+            sql`UPDATE umg_batch_ingest SET stored = ${storedAfter}, complete = ${complete ? 1 : 0} WHERE batch_id = ${id}`
+          )
         )
-      )
+        // Once a batch is stored, PostgreSQL's statistics are brought up to date: its planner would
+        // otherwise plan the journal's statements for the table as it was before (a server whose
+        // autovacuum is off, or has not come round yet), scanning every line where it needs a few.
+        if (complete && sql.onDialectOrElse({ pg: () => true, orElse: () => false }))
+          yield* sql`ANALYZE umg_batch_lines`
+      })
     )
   )
 
@@ -564,8 +571,11 @@ export const page = (
     statement(
       "reading lines",
       Effect.map(
+        // Lines are numbered from 1 without gaps, so the page is also a range of line numbers: bounded,
+        // it stays a short index scan whatever the planner's statistics say (a PostgreSQL without
+        // autovacuum never gathers any, and planned this as a sort of every line after `after`).
         sql<Record<string, unknown>>`SELECT line, state, task_id, url, file, error FROM umg_batch_lines
-          WHERE batch_id = ${id} AND line > ${after} ORDER BY line LIMIT ${limit}`,
+          WHERE batch_id = ${id} AND line > ${after} AND line <= ${after + limit} ORDER BY line LIMIT ${limit}`,
         (rows) => rows.map(toLine)
       )
     )
