@@ -8,7 +8,7 @@
  * Run: `node --import tsx bench/ai-sdk.bench.ts` (5 repetitions, several minutes); `BENCH_QUICK=1` for
  * 2 repetitions and fewer streams; `AI_SDK_REPS=n` overrides the repetitions. Then, for the provider
  * against its baseline on a loaded machine, `AI_SDK_PAIRED=1 node --import tsx bench/ai-sdk.bench.ts`
- * (`AI_SDK_ROUNDS=n`, 30 by default): both alive at once, their blocks alternated (see `runPaired`);
+ * (`AI_SDK_ROUNDS=n`, 30 by default): both alive at once, their blocks alternated (`bench/harness/paired.ts`);
  * it appends its table to the results. umg runs as compiled JavaScript, as its users run it: the bench
  * bundles `src/ai-sdk` and the `Gateway` with esbuild (`effect` and the AI SDK packages left external)
  * into `tmp/bench-ai-sdk/` before the workers start (the sources through tsx would cost umg more than
@@ -39,37 +39,20 @@ import type {
   LanguageModelV4StreamPart
 } from "@ai-sdk/provider"
 import type { Stream } from "effect/Stream"
-import { build } from "esbuild"
-import { fork } from "node:child_process"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { BENCH_API_KEY } from "./harness/fakeGateway.js"
+import { CHAT_MODEL, chatStreamBody, MESSAGES_MODEL, messagesBody } from "./harness/fixtures.js"
 import {
-  askGateway,
-  type CellResult,
-  cpuOf,
-  fmtRatio,
-  fmtUs,
-  machineFacts,
-  main,
-  QUICK,
-  report,
-  summarize,
-  table
-} from "./harness/contest.js"
-import { BENCH_API_KEY, control, startFakeGateway } from "./harness/fakeGateway.js"
-import { umgBuild } from "./harness/umg.js"
-import {
-  CHAT_MODEL,
-  chatStreamBody,
-  chatStreamFixture,
-  MESSAGES_MODEL,
-  messagesBody,
-  messagesStreamFixture
-} from "./harness/fixtures.js"
-
-const REPS = Math.max(1, Number(process.env.AI_SDK_REPS ?? (QUICK ? 2 : 5)))
-const BIG = QUICK ? { warm: 5, measured: 8, deltas: 2_000 } : { warm: 15, measured: 30, deltas: 2_000 }
-const SHORT = QUICK ? { warm: 40, measured: 80, deltas: 50 } : { warm: 150, measured: 300, deltas: 50 }
+  bundleSources,
+  type CheckSame,
+  type Family,
+  firstDifference,
+  modelOf,
+  prompt,
+  runAiBench,
+  type StreamOnce,
+  type Tally
+} from "./harness/paired.js"
 
 const CONTENDERS = ["effect", "direct-do", "umg-do", "official-do", "direct-text", "umg-text", "official-text"] as const
 type Contender = (typeof CONTENDERS)[number]
@@ -82,56 +65,28 @@ const COLUMN: Record<Contender, string> = {
   "umg-text": "umg/ai-sdk streamText",
   "official-text": "official provider streamText (@ai-sdk/anthropic / @ai-sdk/openai)"
 }
-type Family = "messages" | "chat"
-const CELLS: ReadonlyArray<{ readonly name: string; readonly family: Family; readonly short?: true }> = [
-  { name: "messages stream, big reads", family: "messages" },
-  { name: "chat stream, big reads", family: "chat" },
-  { name: "short messages stream (50 deltas), big reads", family: "messages", short: true },
-  { name: "short chat stream (50 deltas), big reads", family: "chat", short: true }
-]
 
-const bundleDir = new URL("../tmp/bench-ai-sdk/", import.meta.url)
-const bundleFile = new URL("umg.js", bundleDir)
+const bundleFile = new URL("../tmp/bench-ai-sdk/umg.js", import.meta.url)
 
 /** Bundles what umg's contenders load (`createUmg`, `Gateway`, `tokenText`) as users run it: compiled JavaScript. */
-const bundleUmg = async (): Promise<void> => {
-  mkdirSync(fileURLToPath(bundleDir), { recursive: true })
-  await build({
-    stdin: {
-      contents: [
-        `export { createUmg } from "./src/ai-sdk/index.ts"`,
-        `export { Gateway } from "./src/adapters/Gateway.ts"`,
-        `export { tokenText } from "./src/core/text/TokenEvent.ts"`
-      ].join("\n"),
-      // Another checkout's sources (its `src/` and `package.json`), for a before/after: `AI_SDK_UMG_ROOT=dir`.
-      resolveDir: process.env.AI_SDK_UMG_ROOT ?? fileURLToPath(new URL("../", import.meta.url)),
-      loader: "ts"
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    outfile: fileURLToPath(bundleFile),
-    // umg's own `#umg/*` imports resolve to its sources (the Node ones); packages stay external.
-    conditions: ["umg-source"],
-    external: ["effect", "effect/*", "@effect/*", "@ai-sdk/*", "ai", "ws", "rxjs", "rxjs/*"],
-    logLevel: "warning"
-  })
-}
+const bundleUmg = (): Promise<void> =>
+  bundleSources(
+    bundleFile,
+    // Another checkout's sources (its `src/` and `package.json`), for a before/after: `AI_SDK_UMG_ROOT=dir`.
+    process.env.AI_SDK_UMG_ROOT ?? fileURLToPath(new URL("../", import.meta.url)),
+    [
+      `export { createUmg } from "./src/ai-sdk/index.ts"`,
+      `export { Gateway } from "./src/adapters/Gateway.ts"`,
+      `export { tokenText } from "./src/core/text/TokenEvent.ts"`
+    ]
+  )
 
 type UmgBundle = typeof import("../src/ai-sdk/index.js") &
   typeof import("../src/adapters/Gateway.js") &
   typeof import("../src/core/text/TokenEvent.js")
 
-interface Tally {
-  text: number
-}
-type StreamOnce = (family: Family, t: Tally) => Promise<void>
 /** Set by the baseline's worker: checks, before a cell's warm-up, that it gives the parts umg's provider gives. */
-let checkSame: ((family: Family) => Promise<void>) | undefined
-
-const prompt = messagesBody.messages[0]!.content
-const modelOf = (family: Family) => (family === "messages" ? MESSAGES_MODEL : CHAT_MODEL)
+let checkSame: CheckSame | undefined
 
 // ---- the baseline: umg's own stream, mapped by the simplest direct code into the specification's parts ----
 
@@ -307,13 +262,6 @@ const canonical = (parts: ReadonlyArray<Part>): string =>
       : value
   )
 
-/** Where two canonical texts first differ, with some context. */
-const firstDifference = (a: string, b: string): string => {
-  let i = 0
-  while (i < a.length && a[i] === b[i]) i++
-  return `at ${i}: …${a.slice(Math.max(0, i - 80), i + 80)}… against …${b.slice(Math.max(0, i - 80), i + 80)}…`
-}
-
 const partsOf = async (model: LanguageModelV4): Promise<Array<Part>> => {
   const { stream } = await model.doStream(CALL)
   const parts: Array<Part> = []
@@ -388,252 +336,33 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
 const createUmg = (umg: UmgBundle, baseUrl: string) =>
   umg.createUmg({ baseURL: baseUrl, apiKey: BENCH_API_KEY, maxRetries: 0 })
 
-const runContender = async (): Promise<void> => {
-  const contender = process.env.BENCH_CONTENDER as Contender
-  const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
-  const fixtureOf = (family: Family, deltas: number) =>
-    family === "messages" ? messagesStreamFixture(deltas) : chatStreamFixture(deltas)
-  const cells: Array<CellResult> = []
-  for (const cell of CELLS) {
-    const plan = cell.short === true ? SHORT : BIG
-    const { textLength, events } = fixtureOf(cell.family, plan.deltas)
-    const stream = async () => {
-      const t: Tally = { text: 0 }
-      await streamOnce(cell.family, t)
-      if (t.text !== textLength)
-        throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
-    }
-    await askGateway("/__bench/delivery", { mode: "big", deltas: plan.deltas })
-    await checkSame?.(cell.family)
-    for (let i = 0; i < plan.warm; i++) await stream()
-    await askGateway("/__bench/reset")
-    const cpuUs = await cpuOf(async () => {
-      for (let i = 0; i < plan.measured; i++) await stream()
-    })
-    const route = cell.family === "messages" ? "POST /v1/messages" : "POST /v1/chat/completions"
-    const served = (await askGateway("/__bench/stats"))[route] ?? 0
-    cells.push({ cell: cell.name, cpuUs, units: events * plan.measured, served, calls: plan.measured })
-  }
-  report({ contender, cells })
-}
-
-// ---- paired runs: a provider and its baseline alive at once, their blocks of streams alternated ----
-
-/** The pairs, baseline first; `AI_SDK_PAIRS=a:b,c:d` runs others. */
-const PAIRED: ReadonlyArray<readonly [Contender, Contender]> = process.env.AI_SDK_PAIRS?.split(",").map(
-  (pair) => pair.split(":") as unknown as readonly [Contender, Contender]
-) ?? [
-  ["direct-do", "umg-do"],
-  ["direct-text", "umg-text"]
-]
-const ROUNDS = Math.max(2, Number(process.env.AI_SDK_ROUNDS ?? (QUICK ? 6 : 30)))
-/** Streams per block: long enough to measure, short enough that the load stays the same across a pair. */
-const blockOf = (contender: Contender, short: boolean) =>
-  contender.endsWith("-text") ? (short ? 40 : 4) : short ? 200 : 40
-
-type FromPaired = { readonly type: "ready" } | { readonly type: "cpu"; readonly us: number; readonly lost: number }
-
-/** Whether a failure is a lost connection (its text or fields say so). */
-const mentionsLost = (error: unknown): boolean => {
-  let text = String(error)
-  try {
-    text += JSON.stringify(error)
-  } catch {
-    // A circular error: its own text is enough.
-  }
-  return text.includes("connection lost")
-}
-
-/** The worker of a paired run: one contender, one cell, warmed up; then a block of streams per request. */
-const runPairedWorker = async (): Promise<void> => {
-  const contender = process.env.BENCH_CONTENDER as Contender
-  const cell = CELLS.find((c) => c.name === process.env.BENCH_CELL)!
-  const streamOnce = await makeContender(contender, process.env.BENCH_BASE_URL!)
-  const plan = cell.short === true ? SHORT : BIG
-  const { textLength } =
-    cell.family === "messages" ? messagesStreamFixture(plan.deltas) : chatStreamFixture(plan.deltas)
-  const stream = async () => {
-    const t: Tally = { text: 0 }
-    await streamOnce(cell.family, t)
-    if (t.text !== textLength)
-      throw new Error(`${contender} ${cell.family}: text length ${t.text}, expected ${textLength}`)
-  }
-  await checkSame?.(cell.family)
-  for (let i = 0; i < plan.warm; i++) await stream()
-  // A worker idles while the other measures: the gateway may close its kept-alive connection just as
-  // it is reused (the server's keep-alive race), which `maxRetries: 0` makes a failure. That stream is
-  // run again, once, and counted.
-  let lost = 0
-  const streamAgain = () =>
-    stream().catch((error: unknown) => {
-      if (!mentionsLost(error)) throw error
-      lost++
-      return stream()
-    })
-  process.on("message", (m: { readonly type: "block"; readonly n: number } | { readonly type: "exit" }) => {
-    if (m.type === "exit") process.exit(0)
-    void cpuOf(async () => {
-      for (let i = 0; i < m.n; i++) await streamAgain()
-    }).then(
-      (us) => process.send!({ type: "cpu", us, lost } satisfies FromPaired),
-      (error: unknown) => {
-        console.error(error)
-        process.exit(1)
-      }
-    )
-  })
-  process.send!({ type: "ready" } satisfies FromPaired)
-}
-
-/** Forks a paired worker and resolves once it is warm; `block(n)` gives the CPU time (µs) of its next n streams. */
-const pairedWorker = (contender: Contender, cell: string, baseUrl: string) =>
-  new Promise<{
-    readonly block: (n: number) => Promise<number>
-    readonly lost: () => number
-    readonly close: () => void
-  }>((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [], {
-      env: {
-        ...process.env,
-        BENCH_ROLE: "paired",
-        BENCH_CONTENDER: contender,
-        BENCH_CELL: cell,
-        BENCH_BASE_URL: baseUrl
-      },
-      execArgv: ["--import", "tsx"]
-    })
-    // The block under way: its result, or the worker's failure (a crash fails the run, not hangs it).
-    let waiting: { readonly done: (us: number) => void; readonly fail: (e: Error) => void } | undefined
-    let lost = 0
-    child.on("message", (m: FromPaired) => {
-      if (m.type === "ready")
-        resolve({
-          block: (n) =>
-            new Promise((done, fail) => {
-              waiting = { done, fail }
-              child.send({ type: "block", n })
-            }),
-          lost: () => lost,
-          close: () => child.send({ type: "exit" })
-        })
-      else {
-        lost = m.lost
-        waiting?.done(m.us)
-      }
-    })
-    child.once("error", reject)
-    child.once("exit", (code) => {
-      const error = new Error(`paired worker ${contender} exited with code ${code}`)
-      if (code !== 0) (waiting?.fail ?? reject)(error)
-    })
-  })
-
-/**
- * Each pair of `PAIRED` in each cell: both workers warm and alive, `ROUNDS` rounds of one block each,
- * the order swapped every round; the ratio of each round, median (min–max), appended to the results.
- */
-const runPaired = async (): Promise<void> => {
-  const gateway = await startFakeGateway()
-  const rows: Array<Array<string>> = []
-  try {
-    // `AI_SDK_CELLS=short` (a part of their names) runs only some cells.
-    for (const cell of CELLS.filter((c) => c.name.includes(process.env.AI_SDK_CELLS ?? ""))) {
-      const plan = cell.short === true ? SHORT : BIG
-      const events = (cell.family === "messages" ? messagesStreamFixture : chatStreamFixture)(plan.deltas).events
-      await control(gateway.baseUrl, "/__bench/delivery", { mode: "big", deltas: plan.deltas })
-      for (const [base, mine] of PAIRED) {
-        const [b, m] = [
-          await pairedWorker(base, cell.name, gateway.baseUrl),
-          await pairedWorker(mine, cell.name, gateway.baseUrl)
-        ]
-        const n = blockOf(mine, cell.short === true)
-        const bs: Array<number> = []
-        const ms: Array<number> = []
-        for (let r = 0; r < ROUNDS; r++)
-          if (r % 2 === 0) {
-            bs.push(await b.block(n))
-            ms.push(await m.block(n))
-          } else {
-            ms.push(await m.block(n))
-            bs.push(await b.block(n))
-          }
-        b.close()
-        m.close()
-        const again = b.lost() + m.lost()
-        const us = (xs: ReadonlyArray<number>) => `${fmtUs(summarize(xs).median / (n * events))} µs`
-        rows.push([
-          cell.name,
-          `${COLUMN[mine]} ÷ ${COLUMN[base]}`,
-          us(bs),
-          us(ms),
-          fmtRatio(summarize(ms.map((x, i) => x / bs[i]!))),
-          String(again)
-        ])
-        process.stderr.write(`ai-sdk paired: ${cell.name}, ${mine} ÷ ${base} done\n`)
-      }
-    }
-  } finally {
-    gateway.close()
-  }
-  const section = [
-    PAIRED_HEADING,
-    "",
-    `${machineFacts().replace(umgBuild, BUNDLED)}`,
-    "",
-    `Each provider against its baseline with both alive at once, each in its own process and warm: ${ROUNDS} rounds of one block each (blocks of about a third of a second: ${PAIRED.map(([, m]) => `${blockOf(m, false)} long or ${blockOf(m, true)} short streams for ${COLUMN[m]}`).join(", ")}), the order swapped every round, so both see the same load. CPU per event, median over the rounds, and the ratio of each round, median (min–max). A stream whose kept-alive connection the gateway closed as it was reused (the server's keep-alive race while a worker idles) is run again, once, and counted.`,
-    "",
-    table(["cell", "ratio", "baseline", "umg", "ratio per round", "streams run again"], rows)
-  ].join("\n")
-  const file = fileURLToPath(new URL("results/ai-sdk.md", import.meta.url))
-  const text = readFileSync(file, "utf8")
-  const at = text.indexOf(PAIRED_HEADING)
-  writeFileSync(file, `${(at < 0 ? text : text.slice(0, at)).trimEnd()}\n\n${section}\n`)
-  console.log(section)
-}
-
-const PAIRED_HEADING = "### Paired runs: each provider against its baseline, alive at once"
-const BUNDLED = "umg bundled from its sources by esbuild (`tmp/bench-ai-sdk/umg.js`)"
-
-if (process.env.BENCH_ROLE === "paired")
-  void runPairedWorker().catch((error: unknown) => {
-    console.error(error)
-    process.exit(1)
-  })
-else if (process.env.AI_SDK_PAIRED === "1") {
-  await bundleUmg()
-  await runPaired()
-} else {
-  if (process.env.BENCH_ROLE !== "worker") {
-    await bundleUmg()
-    // The harness names dist/ as umg's build; this bench bundles the sources instead (see above).
-    process.once("exit", () => {
-      const file = fileURLToPath(new URL("results/ai-sdk.md", import.meta.url))
-      writeFileSync(file, readFileSync(file, "utf8").replace(umgBuild, BUNDLED))
-    })
-  }
-  main(
-    {
-      file: import.meta.url,
-      name: "ai-sdk",
-      title: "The AI SDK providers: CPU per event (bench/ai-sdk.bench.ts)",
-      reps: REPS,
-      contenders: CONTENDERS,
-      column: COLUMN,
-      baseline: "effect",
-      sdk: "official-text",
-      sdkName: "official provider streamText",
-      pairs: [
-        ["umg-do", "direct-do"],
-        ["umg-text", "direct-text"],
-        ["umg-text", "official-text"],
-        ["umg-do", "official-do"],
-        ["umg-do", "effect"],
-        ["direct-do", "effect"]
-      ],
-      cells: CELLS.map((c) => c.name),
-      unit: "event",
-      plan: `${BIG.measured} streams of ${messagesStreamFixture(BIG.deltas).events}/${chatStreamFixture(BIG.deltas).events} events (messages/chat) per long cell, ${SHORT.measured} of ${messagesStreamFixture(SHORT.deltas).events}/${chatStreamFixture(SHORT.deltas).events} per short cell, after a warm-up; big reads.`
-    },
-    runContender
-  )
-}
+await runAiBench<Contender>({
+  file: import.meta.url,
+  env: "AI_SDK",
+  name: "ai-sdk",
+  title: "The AI SDK providers: CPU per event (bench/ai-sdk.bench.ts)",
+  contenders: CONTENDERS,
+  column: COLUMN,
+  baseline: "effect",
+  sdk: "official-text",
+  sdkName: "official provider streamText",
+  pairs: [
+    ["umg-do", "direct-do"],
+    ["umg-text", "direct-text"],
+    ["umg-text", "official-text"],
+    ["umg-do", "official-do"],
+    ["umg-do", "effect"],
+    ["direct-do", "effect"]
+  ],
+  paired: [
+    ["direct-do", "umg-do"],
+    ["direct-text", "umg-text"]
+  ],
+  /** Streams per block: long enough to measure, short enough that the load stays the same across a pair. */
+  blockOf: (contender: Contender, short: boolean) =>
+    contender.endsWith("-text") ? (short ? 40 : 4) : short ? 200 : 40,
+  makeContender,
+  checkSame: () => checkSame,
+  bundle: bundleUmg,
+  bundled: "umg bundled from its sources by esbuild (`tmp/bench-ai-sdk/umg.js`)"
+})

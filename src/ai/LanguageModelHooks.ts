@@ -6,7 +6,6 @@
 import * as AiError from "effect/ai/AiError"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"
-import { addGenAIAnnotations } from "effect/ai/Telemetry"
 import type * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -23,7 +22,7 @@ import { toAiError, type UmgFailure } from "./AiErrors.js"
 import { providerKey, type ReadOptions, requestOf, type UmgModelConfig } from "./ProviderRequest.js"
 import type { AnswerContent, AnswerEnd, TextAnswer } from "./text/TextAnswer.js"
 import { generate, openStream, type TextCall, textCall, textFamilyOf, textPath } from "./text/TextCall.js"
-import type { TextFamily } from "./text/TextRequest.js"
+import type { TextFamily, TextRequest } from "./text/TextRequest.js"
 import type { TextStreamPart } from "./text/TextStream.js"
 
 /**
@@ -185,25 +184,40 @@ const pushStreamParts = (
   return undefined
 }
 
-const annotateRequest = (span: Span, read: ReadOptions) =>
-  addGenAIAnnotations(span, {
-    provider: { name: "umg" },
-    operation: { name: "chat" },
-    request: {
-      model: read.request.model,
-      temperature: read.request.temperature,
-      topP: read.request.topP,
-      topK: read.request.topK,
-      maxTokens: read.request.maxOutputTokens,
-      stopSequences: read.request.stopSequences
-    }
-  })
+/** A GenAI span attribute, left out when its value is null or undefined (as `addGenAIAnnotations` does). */
+const attribute = (span: Span, key: string, value: unknown): void => {
+  if (value !== undefined && value !== null) span.attribute(key, value)
+}
 
-const annotateResponse = (span: Span, end: AnswerEnd) =>
-  addGenAIAnnotations(span, {
-    response: { id: end.id, model: end.modelId, finishReasons: end.finish.raw === undefined ? [] : [end.finish.raw] },
-    usage: { inputTokens: end.usage.inputTokens, outputTokens: end.usage.outputTokens }
-  })
+/**
+ * The request's GenAI span attributes: the names, values and order `addGenAIAnnotations` writes for
+ * `{ provider: { name }, operation: { name }, request: { model, temperature, topP, topK, maxTokens,
+ * stopSequences } }`, with its keys written out instead of converted from camelCase on every call.
+ * @category telemetry
+ */
+export const annotateRequest = (span: Span, request: TextRequest): void => {
+  span.attribute("gen_ai.provider.name", "umg")
+  span.attribute("gen_ai.operation.name", "chat")
+  attribute(span, "gen_ai.request.model", request.model)
+  attribute(span, "gen_ai.request.temperature", request.temperature)
+  attribute(span, "gen_ai.request.top_p", request.topP)
+  attribute(span, "gen_ai.request.top_k", request.topK)
+  attribute(span, "gen_ai.request.max_tokens", request.maxOutputTokens)
+  attribute(span, "gen_ai.request.stop_sequences", request.stopSequences)
+}
+
+/**
+ * The answer's GenAI span attributes: the names, values and order `addGenAIAnnotations` writes for
+ * `{ response: { id, model, finishReasons }, usage: { inputTokens, outputTokens } }`.
+ * @category telemetry
+ */
+export const annotateResponse = (span: Span, end: AnswerEnd): void => {
+  attribute(span, "gen_ai.response.id", end.id)
+  attribute(span, "gen_ai.response.model", end.modelId)
+  span.attribute("gen_ai.response.finish_reasons", end.finish.raw === undefined ? [] : [end.finish.raw])
+  attribute(span, "gen_ai.usage.input_tokens", end.usage.inputTokens)
+  attribute(span, "gen_ai.usage.output_tokens", end.usage.outputTokens)
+}
 
 const notText = (model: string): InvalidRequest =>
   new InvalidRequest({
@@ -243,7 +257,7 @@ export const languageModelHooks = (
       if (family === undefined) return yield* Effect.fail(notText(model))
       const read = yield* requestOf(model, providerOptions, yield* configOf)
       const call: TextCall = yield* Effect.fromResult(textCall(family, read.request, stream))
-      annotateRequest(providerOptions.span, read)
+      annotateRequest(providerOptions.span, read.request)
       return { read, call, family }
     }).pipe(Effect.mapError(fail(method, stream)))
 
