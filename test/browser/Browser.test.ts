@@ -63,7 +63,10 @@ const tapGateway = async (
       tapped.received += chunk.toString("utf8")
       browser.write(chunk)
     })
-    // Whichever side ends first (FIN or reset) closed the connection.
+    // Whichever side ends first closed the connection, with a FIN ("end") or a reset ("error":
+    // Linux resets a socket closed with unread bytes, as Chromium's is when it drops a stream it
+    // had not finished reading). The reset must count for the side that sent it: destroying the
+    // other side first would make its "close" look like the first end.
     const browserEnded = () => {
       if (!tapped.closed) tapped.closedByBrowser = true
       tapped.closed = true
@@ -75,8 +78,8 @@ const tapGateway = async (
     }
     browser.on("end", browserEnded).on("close", browserEnded)
     upstream.on("end", gatewayEnded).on("close", gatewayEnded)
-    browser.on("error", () => upstream.destroy())
-    upstream.on("error", () => browser.destroy())
+    browser.on("error", browserEnded)
+    upstream.on("error", gatewayEnded)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()
