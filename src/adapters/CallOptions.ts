@@ -17,6 +17,7 @@ import { Aborted, type Family } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { redactText } from "../core/errors/Redact.js"
 import { serverDelayMs } from "../core/gateway/RetryPolicy.js"
+import { cutWhen } from "./internal/Deadline.js"
 import { fromScopedOpen, openedOf, type ResultStream } from "./sse/Consume.js"
 
 /**
@@ -244,15 +245,6 @@ export const check = (options: CallOptions): Result.Result<CallOptions, InvalidR
 export const abortedError = (family: Family): Aborted =>
   new Aborted({ family, message: `the ${family} call was aborted by its signal` })
 
-/** An effect that fails with `Aborted` when `signal` is aborted, and never ends otherwise. */
-const whenAborted = (signal: AbortSignal, family: Family): Effect.Effect<never, Aborted> =>
-  Effect.callback<never, Aborted>((resume) => {
-    const onAbort = () => resume(Effect.fail(abortedError(family)))
-    if (signal.aborted) return onAbort()
-    signal.addEventListener("abort", onAbort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-  })
-
 /**
  * `effect`, failing with `Aborted` — at once, without running it, when `signal` is already aborted;
  * otherwise interrupting it (an HTTP request's connection closes) when the signal aborts. Itself when
@@ -268,7 +260,13 @@ export const abortable = <A, E, R>(
   signal === undefined || !isSignal(signal)
     ? effect
     : Effect.suspend(() =>
-        signal.aborted ? Effect.fail(abortedError(family)) : Effect.raceFirst(effect, whenAborted(signal, family))
+        signal.aborted
+          ? Effect.fail(abortedError(family))
+          : cutWhen<A, E | Aborted, R>(effect, (cut) => {
+              const onAbort = () => cut(abortedError(family))
+              signal.addEventListener("abort", onAbort, { once: true })
+              return () => signal.removeEventListener("abort", onAbort)
+            })
       )
 
 // ---------------------------------------------------------------------------------------------
