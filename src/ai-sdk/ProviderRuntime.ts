@@ -1,13 +1,14 @@
 /**
  * The Effect side of one AI SDK provider instance: one `ManagedRuntime` of `Gateway.layer(config)`.
- * A call runs as a Promise with its failure mapped to the AI SDK's errors, a stream opens into a web
- * `ReadableStream` pulled chunk by chunk (cancelling it closes the connection), and `dispose` aborts
- * every call in flight and frees the runtime.
+ * A call runs as a Promise with its failure mapped to the AI SDK's errors; a stream is one fiber from
+ * the request to the connection's close, filling a web `ReadableStream` as its reader asks (cancelling
+ * it closes the connection); `dispose` interrupts every call in flight and frees the runtime.
  */
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Pull from "effect/Pull"
 import * as Scope from "effect/Scope"
@@ -25,7 +26,7 @@ export interface SdkCallSettings {
 /** A call's options for umg and the meta of its answer once it came. @category models */
 export interface PreparedCall {
   readonly options: CallOptions
-  readonly signal: AbortSignal
+  readonly signal: AbortSignal | undefined
   readonly response: () => ResponseInfo | undefined
 }
 
@@ -44,14 +45,15 @@ export interface StreamParts<A, P> {
 export interface ProviderRuntime {
   /** Aborted when the provider is disposed. */
   readonly signal: AbortSignal
-  /** The call's options: the call's signal joined with the provider's, its headers, and `onResponse` kept. */
+  /** The call's options: the call's signal, its headers, and `onResponse` kept. */
   readonly prepare: (settings: SdkCallSettings) => PreparedCall
   /** Runs a call on the gateway; rejects with the AI SDK error of its failure. */
   readonly run: <A, E>(site: CallSite, f: (gateway: GatewayService) => Effect.Effect<A, E>) => Promise<A>
   /**
    * Opens a stream on the gateway: resolves once its answer's headers arrived (rejects, mapped, when
    * opening failed), giving a `ReadableStream` of `emit`'s parts; a failure while reading becomes the
-   * part `onError` makes. Cancelling the stream closes the connection.
+   * part `onError` makes. The chunks are read while the reader's queue has room (one chunk beyond it at
+   * most). Cancelling the stream closes the connection.
    */
   readonly stream: <A, E, P>(
     site: CallSite,
@@ -85,16 +87,17 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
   const disposing = new AbortController()
   const withGateway = <A, E, R>(f: (g: GatewayService) => Effect.Effect<A, E, R>) => Effect.flatMap(Gateway, f)
 
+  // The call's own signal goes to umg; the provider's disposal interrupts the call's fiber instead
+  // (`run`, `stream`), which closes its connection as an abort does, at no cost to a call without one.
   const prepare = (settings: SdkCallSettings): PreparedCall => {
-    const signal =
-      settings.abortSignal === undefined ? disposing.signal : AbortSignal.any([settings.abortSignal, disposing.signal])
+    const signal = settings.abortSignal
     let response: ResponseInfo | undefined
     const headers = headersOf(settings.headers)
     return {
       signal,
       response: () => response,
       options: {
-        signal,
+        ...(signal === undefined ? {} : { signal }),
         ...(headers === undefined ? {} : { headers }),
         onResponse: (info) => {
           response = info
@@ -108,52 +111,79 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
 
   const run = async <A, E>(site: CallSite, f: (g: GatewayService) => Effect.Effect<A, E>): Promise<A> => {
     if (disposing.signal.aborted) throw disposedError()
-    const exit = await runtime.runPromiseExit(withGateway(f))
+    const exit = await runtime.runPromiseExit(withGateway(f), { signal: disposing.signal })
     if (Exit.isSuccess(exit)) return exit.value
     throw disposedError() ?? toSdkError(failureOf(exit.cause), site)
   }
 
-  const stream = async <A, E, P>(
+  // One fiber per stream, from the request to the scope's close: it opens the call (resolving the
+  // promise once the answer's headers arrived), then pulls chunk after chunk onto the stream while the
+  // reader's queue has room, waiting for the reader's next pull when it has not.
+  const stream = <A, E, P>(
     site: CallSite,
     open: (g: GatewayService) => Effect.Effect<Pull.Pull<Arr.NonEmptyReadonlyArray<A>, E>, E, Scope.Scope>,
     { first, emit, onError }: StreamParts<A, P>
   ): Promise<ReadableStream<P>> => {
-    if (disposing.signal.aborted) throw disposedError()
-    const scope = Scope.makeUnsafe()
-    const opened = await runtime.runPromiseExit(Scope.provide(withGateway(open), scope))
-    if (Exit.isFailure(opened)) {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      throw disposedError() ?? toSdkError(failureOf(opened.cause), site)
-    }
-    const pull = opened.value
-    let closed = false
-    const close = () => {
-      if (closed) return Promise.resolve()
-      closed = true
-      return Effect.runPromise(Scope.close(scope, Exit.void))
-    }
-    let enqueue: (part: P) => void = () => {}
-    return new ReadableStream<P>({
-      start: (controller) => {
-        enqueue = (part) => controller.enqueue(part)
-        for (const part of first()) controller.enqueue(part)
-      },
-      pull: async (controller) => {
-        const exit = disposing.signal.aborted ? undefined : await runtime.runPromiseExit(pull)
-        if (closed) return
-        if (exit !== undefined && Exit.isSuccess(exit)) return emit(exit.value, enqueue)
-        await close()
-        if (exit === undefined || disposing.signal.aborted) return controller.error(disposedError())
-        if (!Pull.isDoneCause(exit.cause)) {
+    if (disposing.signal.aborted) return Promise.reject(disposedError())
+    return new Promise((resolve, reject) => {
+      let opened = false
+      let cancelled = false
+      let wake: (() => void) | undefined
+      let controller: ReadableStreamDefaultController<P> | undefined
+      const enqueue = (part: P) => controller!.enqueue(part)
+      const readable = new ReadableStream<P>({
+        start: (c) => {
+          controller = c
+          for (const part of first()) c.enqueue(part)
+        },
+        pull: () => {
+          const resume = wake
+          wake = undefined
+          resume?.()
+        },
+        cancel: () => {
+          cancelled = true
+          return Effect.runPromise(Fiber.interrupt(fiber))
+        }
+      })
+      // The reader's demand: its next pull, once its queue is full.
+      const demand = Effect.callback<void>((resume) => {
+        wake = () => resume(Effect.void)
+        return Effect.sync(() => {
+          wake = undefined
+        })
+      })
+      const reading = (pull: Pull.Pull<Arr.NonEmptyReadonlyArray<A>, E>): Effect.Effect<never, E | Cause.Done> => {
+        const next: Effect.Effect<never, E | Cause.Done> = Effect.flatMap(pull, (chunk) => {
+          emit(chunk, enqueue)
+          return controller!.desiredSize! > 0 ? next : Effect.flatMap(demand, () => next)
+        })
+        return next
+      }
+      const fiber = runtime.runFork(
+        Effect.scoped(
+          Effect.flatMap(withGateway(open), (pull) => {
+            opened = true
+            resolve(readable)
+            return reading(pull)
+          })
+        ),
+        { signal: disposing.signal }
+      )
+      fiber.addObserver((exit) => {
+        if (!opened)
+          return reject(disposedError() ?? toSdkError(failureOf(Exit.isFailure(exit) ? exit.cause : Cause.empty), site))
+        if (cancelled) return
+        if (disposing.signal.aborted) return controller!.error(disposedError())
+        if (Exit.isFailure(exit) && !Pull.isDoneCause(exit.cause)) {
           const failure = failureOf(exit.cause)
           const error = toSdkError(failure, site)
           // An abort ends the stream as `fetch`'s body does: with the abort error, not an error part.
-          if (isAborted(failure)) return controller.error(error)
-          controller.enqueue(onError(error))
+          if (isAborted(failure)) return controller!.error(error)
+          controller!.enqueue(onError(error))
         }
-        controller.close()
-      },
-      cancel: close
+        controller!.close()
+      })
     })
   }
 

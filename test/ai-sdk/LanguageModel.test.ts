@@ -9,7 +9,7 @@ import {
   streamText,
   tool
 } from "ai"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import * as z from "zod"
 import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
@@ -241,6 +241,18 @@ describe("disposing a umg/ai-sdk provider", () => {
     const after = await generateText({ model: own("gpt-4o"), prompt: "Hi" }).catch((e: unknown) => e)
     expect(after).toMatchObject({ name: "AbortError", message: "The umg provider was disposed." })
     expect(proxy.requests).toHaveLength(1)
+  })
+
+  it("aborts an answer in flight (its connection closes) with the disposal's reason", async () => {
+    // The answer's headers come, its body never does.
+    emu.inject("chat", { kind: "stall" })
+    const own = createUmg({ baseURL: proxy.url, apiKey: emu.apiKey, maxRetries: 0 })
+    const cut = proxy.nextCut()
+    const answer = generateText({ model: own("gpt-4o"), prompt: "Hi", maxRetries: 0 }).catch((e: unknown) => e)
+    await vi.waitFor(() => expect(proxy.requests).toHaveLength(1))
+    await own.dispose()
+    await cut
+    expect(await answer).toMatchObject({ name: "AbortError", message: "The umg provider was disposed." })
   })
 })
 
