@@ -252,14 +252,19 @@ export const languageModelHooks = (
   const fail = (method: string, stream: boolean) => (error: UmgFailure) =>
     toAiError(error, "UmgLanguageModel", method, family === undefined ? "" : textPath(family, model, stream))
 
-  const prepare = (providerOptions: LanguageModel.ProviderOptions, method: string, stream: boolean) =>
-    Effect.gen(function* () {
-      if (family === undefined) return yield* Effect.fail(notText(model))
-      const read = yield* requestOf(model, providerOptions, yield* configOf)
-      const call: TextCall = yield* Effect.fromResult(textCall(family, read.request, stream))
-      annotateRequest(providerOptions.span, read.request)
-      return { read, call, family }
-    }).pipe(Effect.mapError(fail(method, stream)))
+  // Plain steps, not `Effect.gen`: every call of the model goes through here.
+  const prepare = (providerOptions: LanguageModel.ProviderOptions, method: string, stream: boolean) => {
+    if (family === undefined) return Effect.fail(fail(method, stream)(notText(model)))
+    const prepared = Effect.flatMap(configOf, (config) =>
+      Effect.flatMap(requestOf(model, providerOptions, config), (read) => {
+        const call: Result.Result<TextCall, InvalidRequest> = textCall(family, read.request, stream)
+        if (Result.isFailure(call)) return Effect.fail(call.failure)
+        annotateRequest(providerOptions.span, read.request)
+        return Effect.succeed({ read, call: call.success, family })
+      })
+    )
+    return Effect.mapError(prepared, fail(method, stream))
+  }
 
   return {
     codecTransformer,

@@ -199,27 +199,29 @@ export const requestOf = (
   config: UmgModelConfig
 ): Effect.Effect<ReadOptions, InvalidRequest | SchemaNotExpressible> =>
   Effect.fromResult(
-    Result.gen(function* () {
-      const sent = yield* toolsOf(options.tools, options.toolChoice)
+    // Plain steps, not `Result.gen`: every call of the model goes through here.
+    Result.flatMap(toolsOf(options.tools, options.toolChoice), (sent) => {
       const format = options.responseFormat
       const output =
         format.type === "json"
-          ? yield* outputOfFitted(yield* fitSchema(format.schema as unknown as AnySchema<unknown>), {
-              name: format.objectName
-            })
-          : undefined
-      const { body, ...sampling } = config
-      return {
-        tools: new Map(sent.map((s) => [s.tool.name, s])),
-        request: {
-          model,
-          ...sampling,
-          messages: messagesOf(options.prompt),
-          tools: sent.map((s) => s.tool),
-          toolChoice: sent.length === 0 ? undefined : toolChoiceOf(options.toolChoice),
-          output,
-          body
+          ? Result.flatMap(fitSchema(format.schema as unknown as AnySchema<unknown>), (fitted) =>
+              outputOfFitted(fitted, { name: format.objectName })
+            )
+          : Result.succeed(undefined)
+      return Result.map(output, (output): ReadOptions => {
+        const { body, ...sampling } = config
+        return {
+          tools: new Map(sent.map((s) => [s.tool.name, s])),
+          request: {
+            model,
+            ...sampling,
+            messages: messagesOf(options.prompt),
+            tools: sent.map((s) => s.tool),
+            toolChoice: sent.length === 0 ? undefined : toolChoiceOf(options.toolChoice),
+            output,
+            body
+          }
         }
-      }
+      })
     })
   )

@@ -75,40 +75,43 @@ const toolChoiceOf = (request: TextRequest): ChatBodyInput["tool_choice"] => {
  * The chat body of a request; `stream` asks for the usage chunk (`stream_options.include_usage`).
  * @category constructors
  */
-export const chatBody = (request: TextRequest, stream: boolean): Result.Result<Built<ChatBodyInput>, InvalidRequest> =>
-  Result.gen(function* () {
-    const messages: Array<Message> = []
-    for (const [i, m] of request.messages.entries()) {
-      if (m.role === "system") messages.push({ role: "system", content: m.text })
-      else if (m.role === "user") messages.push(yield* userMessage(m, i))
-      else if (m.role === "assistant") messages.push(assistantMessage(m))
-      else for (const r of m.parts) messages.push({ role: "tool", tool_call_id: r.id, content: resultText(r) })
-    }
-    const choice = toolChoiceOf(request)
-    const effort = request.reasoning
-    let body: ChatBodyInput = {
-      model: request.model,
-      messages: messages as unknown as ChatBodyInput["messages"],
-      ...(request.maxOutputTokens === undefined ? {} : { max_completion_tokens: request.maxOutputTokens }),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.topP === undefined ? {} : { top_p: request.topP }),
-      ...(request.stopSequences === undefined ? {} : { stop: [...request.stopSequences] }),
-      ...(request.seed === undefined ? {} : { seed: request.seed }),
-      ...(request.presencePenalty === undefined ? {} : { presence_penalty: request.presencePenalty }),
-      ...(request.frequencyPenalty === undefined ? {} : { frequency_penalty: request.frequencyPenalty }),
-      ...(effort === undefined || effort === "none" ? {} : { reasoning_effort: effort === "max" ? "xhigh" : effort }),
-      ...(choice === undefined ? {} : { tool_choice: choice }),
-      ...(stream ? { stream_options: { include_usage: true } } : {})
-    }
-    if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
-    const target = request.output?.target
-    if (request.output !== undefined)
-      body =
-        target === undefined
-          ? { ...body, response_format: { type: "json_object" } }
-          : yield* chatMechanism.request(body, target)
-    return {
-      body: { ...body, ...request.body } as ChatBodyInput,
-      warnings: unsupported("a chat model", request, ["topK"])
-    }
+export const chatBody = (
+  request: TextRequest,
+  stream: boolean
+): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
+  // Plain steps, not `Result.gen`: every call to a chat model is built here.
+  const messages: Array<Message> = []
+  for (let i = 0; i < request.messages.length; i++) {
+    const m = request.messages[i]!
+    if (m.role === "system") messages.push({ role: "system", content: m.text })
+    else if (m.role === "user") {
+      const message = userMessage(m, i)
+      if (Result.isFailure(message)) return Result.fail(message.failure)
+      messages.push(message.success)
+    } else if (m.role === "assistant") messages.push(assistantMessage(m))
+    else for (const r of m.parts) messages.push({ role: "tool", tool_call_id: r.id, content: resultText(r) })
+  }
+  const choice = toolChoiceOf(request)
+  const effort = request.reasoning
+  const fields: Record<string, unknown> = { model: request.model, messages }
+  if (request.maxOutputTokens !== undefined) fields.max_completion_tokens = request.maxOutputTokens
+  if (request.temperature !== undefined) fields.temperature = request.temperature
+  if (request.topP !== undefined) fields.top_p = request.topP
+  if (request.stopSequences !== undefined) fields.stop = [...request.stopSequences]
+  if (request.seed !== undefined) fields.seed = request.seed
+  if (request.presencePenalty !== undefined) fields.presence_penalty = request.presencePenalty
+  if (request.frequencyPenalty !== undefined) fields.frequency_penalty = request.frequencyPenalty
+  if (effort !== undefined && effort !== "none") fields.reasoning_effort = effort === "max" ? "xhigh" : effort
+  if (choice !== undefined) fields.tool_choice = choice
+  if (stream) fields.stream_options = { include_usage: true }
+  let body = fields as unknown as ChatBodyInput
+  if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
+  const built = (b: ChatBodyInput): Built<ChatBodyInput> => ({
+    body: (request.body === undefined ? b : { ...b, ...request.body }) as ChatBodyInput,
+    warnings: unsupported("a chat model", request, ["topK"])
   })
+  if (request.output === undefined) return Result.succeed(built(body))
+  const target = request.output.target
+  if (target === undefined) return Result.succeed(built({ ...body, response_format: { type: "json_object" } }))
+  return Result.map(chatMechanism.request(body, target), built)
+}

@@ -121,39 +121,48 @@ const toolChoiceOf = (request: TextRequest): MessagesBodyInput["tool_choice"] =>
  * tool beside them and asks for any tool (`tool_choice: any`), as the output tool then ends the turn.
  * @category constructors
  */
-export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> =>
-  Result.gen(function* () {
-    const turns: Array<{ role: "user" | "assistant"; content: Array<Block> }> = []
-    for (const [i, turn] of sides(request).entries()) {
-      const content = turn.side === "user" ? yield* userBlocks(turn.messages, i) : assistantBlocks(turn.messages)
-      if (content.length > 0) turns.push({ role: turn.side, content })
-    }
-    const budget = thinkingBudget(request.reasoning)
-    const system = systemText(request)
-    const choice = toolChoiceOf(request)
-    let body: MessagesBodyInput = {
-      model: request.model,
-      messages: turns as unknown as MessagesBodyInput["messages"],
-      max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens + (budget ?? 0),
-      ...(system === undefined ? {} : { system }),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.topP === undefined ? {} : { top_p: request.topP }),
-      ...(request.topK === undefined ? {} : { top_k: request.topK }),
-      ...(request.stopSequences === undefined ? {} : { stop_sequences: request.stopSequences }),
-      ...(budget === undefined ? {} : { thinking: { type: "enabled", budget_tokens: budget } }),
-      ...(choice === undefined ? {} : { tool_choice: choice })
-    }
-    if (request.tools.length > 0) body = messagesTools.declare(body, request.tools.map(declarationOf))
-    const warnings = [
-      ...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"])
-    ]
-    const target = request.output?.target
-    if (request.output !== undefined && target === undefined)
-      warnings.push("JSON output without a schema is not supported by a messages-style model; the answer is text")
-    if (target !== undefined) {
-      const { tool_choice: _, ...rest } = body
-      const withOutput = yield* messagesMechanism.request(rest, target)
-      body = request.tools.length > 0 ? { ...withOutput, tool_choice: { type: "any" } } : withOutput
-    }
-    return { body: { ...body, ...request.body } as MessagesBodyInput, warnings }
+export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> => {
+  // Plain steps, not `Result.gen`: every call to a messages-style model is built here.
+  const turns: Array<{ role: "user" | "assistant"; content: Array<Block> }> = []
+  const all = sides(request)
+  for (let i = 0; i < all.length; i++) {
+    const turn = all[i]!
+    let content: Array<Block>
+    if (turn.side === "user") {
+      const blocks = userBlocks(turn.messages, i)
+      if (Result.isFailure(blocks)) return Result.fail(blocks.failure)
+      content = blocks.success
+    } else content = assistantBlocks(turn.messages)
+    if (content.length > 0) turns.push({ role: turn.side, content })
+  }
+  const budget = thinkingBudget(request.reasoning)
+  const system = systemText(request)
+  const choice = toolChoiceOf(request)
+  const fields: Record<string, unknown> = {
+    model: request.model,
+    messages: turns,
+    max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens + (budget ?? 0)
+  }
+  if (system !== undefined) fields.system = system
+  if (request.temperature !== undefined) fields.temperature = request.temperature
+  if (request.topP !== undefined) fields.top_p = request.topP
+  if (request.topK !== undefined) fields.top_k = request.topK
+  if (request.stopSequences !== undefined) fields.stop_sequences = request.stopSequences
+  if (budget !== undefined) fields.thinking = { type: "enabled", budget_tokens: budget }
+  if (choice !== undefined) fields.tool_choice = choice
+  let body = fields as unknown as MessagesBodyInput
+  if (request.tools.length > 0) body = messagesTools.declare(body, request.tools.map(declarationOf))
+  const warnings = [...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"])]
+  const target = request.output?.target
+  if (request.output !== undefined && target === undefined)
+    warnings.push("JSON output without a schema is not supported by a messages-style model; the answer is text")
+  const built = (b: MessagesBodyInput): Built<MessagesBodyInput> => ({
+    body: (request.body === undefined ? b : { ...b, ...request.body }) as MessagesBodyInput,
+    warnings
   })
+  if (target === undefined) return Result.succeed(built(body))
+  const { tool_choice: _, ...rest } = body
+  return Result.map(messagesMechanism.request(rest, target), (withOutput) =>
+    built(request.tools.length > 0 ? { ...withOutput, tool_choice: { type: "any" } } : withOutput)
+  )
+}

@@ -124,20 +124,20 @@ export const openStream = (
   call: TextCall,
   request: TextRequest,
   options?: CallOptions
-): Effect.Effect<TextPull, StreamError | InvalidRequest, Scope.Scope> =>
-  Effect.gen(function* () {
-    const body = call.body as never
-    const stream =
-      call.family === "messages"
-        ? gateway.messages.stream(body, options)
-        : call.family === "chat"
-          ? gateway.chat.stream(body, options)
-          : call.family === "responses"
-            ? gateway.responses.stream(body, options)
-            : gateway.native.stream(body, options)
-    const open = openedOf<TokenEvent, StreamError | InvalidRequest, never>(stream)
-    if (open === undefined) return yield* Effect.die(new Error("openStream: the group's stream has no final answer"))
-    const { pull, result } = yield* open
+): Effect.Effect<TextPull, StreamError | InvalidRequest, Scope.Scope> => {
+  const body = call.body as never
+  const stream =
+    call.family === "messages"
+      ? gateway.messages.stream(body, options)
+      : call.family === "chat"
+        ? gateway.chat.stream(body, options)
+        : call.family === "responses"
+          ? gateway.responses.stream(body, options)
+          : gateway.native.stream(body, options)
+  const open = openedOf<TokenEvent, StreamError | InvalidRequest, never>(stream)
+  if (open === undefined) return Effect.die(new Error("openStream: the group's stream has no final answer"))
+  // Plain `map`, not `Effect.gen`: every stream of both providers opens here.
+  return Effect.map(open, ({ pull, result }): TextPull => {
     const reader = makeTextStreamReader(call.family, request.output, callIds())
     let ended = false
     const finish = Effect.map(result as Effect.Effect<FamilyResponse, StreamError | InvalidRequest>, (final) => {
@@ -164,3 +164,4 @@ export const openStream = (
     const next: TextPull = Effect.suspend(() => (ended ? Cause.done() : Pull.matchEffect(pull, matched)))
     return next
   })
+}
