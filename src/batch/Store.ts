@@ -247,18 +247,22 @@ const applyDeltas = (sql: SqlClient.SqlClient, deltas: ReadonlyArray<Delta>): Ef
 /** Runs operations in one transaction and applies their counts before it commits. @category combinators */
 export const runAll = <A>(ops: ReadonlyArray<Op<A>>): Effect.Effect<ReadonlyArray<A>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const values: Array<A> = []
-        const deltas: Array<Delta> = []
-        for (const op of ops) {
-          const step = yield* op
-          values.push(step.value)
-          for (const d of step.deltas) deltas.push(d)
-        }
-        yield* applyDeltas(sql, deltas)
-        return values
-      })
+    Effect.onError(
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const values: Array<A> = []
+          const deltas: Array<Delta> = []
+          for (const op of ops) {
+            const step = yield* op
+            values.push(step.value)
+            for (const d of step.deltas) deltas.push(d)
+          }
+          yield* applyDeltas(sql, deltas)
+          return values
+        })
+      ),
+      // Rolled back: a claim in it moved the frontier past lines that are pending again.
+      () => Effect.sync(() => frontierOf(sql).clear())
     )
   )
 
@@ -626,9 +630,10 @@ export const runningOf = (
 // starts there skips them — on PostgreSQL, each claimed line leaves a dead `pending` index entry that
 // a scan from the first line would visit again (heap fetches per entry, until vacuum), making every
 // claim slower as a big batch goes on. A line this process gives back (`releaseOp`) moves the frontier
-// down to it, and resubmitting `unknown` lines moves it to the first line; a line below it pending
-// again otherwise (another process's release) is found when nothing is pending from the frontier on:
-// that claim looks again from the first line.
+// down to it, resubmitting `unknown` lines moves it to the first line, and a transaction rolled back
+// (`runAll`) forgets the client's frontiers; a line below it pending again otherwise (another
+// process's release) is found when nothing is pending from the frontier on: that claim looks again
+// from the first line.
 const frontiers = new WeakMap<SqlClient.SqlClient, Map<string, number>>()
 
 const frontierOf = (sql: SqlClient.SqlClient): Map<string, number> => {

@@ -255,6 +255,38 @@ describe("Store.claim's frontier", () => {
   })
 })
 
+describe("Store.claim's frontier after a rollback", () => {
+  it("a claim in a group that failed is undone, and the next claim takes its line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "umg-batch-rollback-"))
+    const lineOf = (claimed: ReadonlyArray<{ readonly line: number }>) => claimed[0]?.line ?? 0
+    const program = Effect.gen(function* () {
+      yield* Store.migrate
+      const id = "rollback"
+      const lines = Array.from({ length: 4 }, (_, i) => ({ line: i + 1, input: "{}" }))
+      yield* Store.create({ id, digest: "d", concurrency: 1, dir: "/tmp", lines })
+      const sql = yield* SqlClient.SqlClient
+      const first = lineOf((yield* Store.runAll([Store.claimOp(id, 0, "test:0", 1)]))[0]!)
+      // A group whose second operation fails: its claim of line 2 is rolled back.
+      const failing: Store.Op<ReadonlyArray<{ readonly line: number }>> = Effect.flatMap(
+        sql`SELECT * FROM no_such_table`,
+        () => Effect.succeed({ value: [], deltas: [] })
+      )
+      const group = yield* Effect.exit(Store.runAll([Store.claimOp(id, 0, "test:0", 1), failing]))
+      const next = lineOf((yield* Store.runAll([Store.claimOp(id, 0, "test:0", 1)]))[0]!)
+      return { first, failed: group._tag, next, counts: yield* Store.counts(id) }
+    })
+    try {
+      const { first, failed, next, counts } = await Effect.runPromise(
+        Effect.provide(program, SqliteClient.layer({ filename: join(dir, "r.db") }))
+      )
+      expect({ first, failed, next }).toEqual({ first: 1, failed: "Failure", next: 2 })
+      expect(counts).toMatchObject({ pending: 2, submitting: 2, total: 4 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("Store.claim under contention", () => {
   it("SQLite: no line is claimed twice", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-race-"))
