@@ -27,12 +27,13 @@
  * contenders alternate, the order rotating each repetition; ratios are taken per repetition and printed
  * as median (min–max). "Per event" divides by the SSE events on the wire.
  */
+import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import type { Stream } from "effect/Stream"
 import { existsSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { BENCH_API_KEY } from "./harness/fakeGateway.js"
-import { chatStreamBody, messagesBody } from "./harness/fixtures.js"
+import { BENCH_API_KEY, lastBody } from "./harness/fakeGateway.js"
+import { CHAT_MODEL, chatStreamBody, MESSAGES_MODEL, messagesBody } from "./harness/fixtures.js"
 import {
   bundleSources,
   type CheckSame,
@@ -108,6 +109,32 @@ interface Seen {
   readonly status: number
   readonly requestId?: string
   readonly headers: Readonly<Record<string, string>>
+}
+
+/**
+ * The family's body of a text-only prompt, by the simplest direct code: what any provider builds from
+ * the prompt on every call (umg's provider builds it through its own request mapping; the worker checks
+ * the gateway got the same body from both).
+ */
+const directBody = (family: Family, prompt: Prompt.Prompt): Record<string, unknown> => {
+  const messages: Array<{ role: "user" | "assistant"; text: string }> = []
+  for (const m of prompt.content) {
+    if (m.role !== "user" && m.role !== "assistant") continue
+    let text = ""
+    for (const part of m.content) if (part.type === "text") text += part.text
+    messages.push({ role: m.role, text })
+  }
+  return family === "messages"
+    ? {
+        model: MESSAGES_MODEL,
+        messages: messages.map((m) => ({ role: m.role, content: [{ type: "text", text: m.text }] })),
+        max_tokens: 4_096
+      }
+    : {
+        model: CHAT_MODEL,
+        messages: messages.map((m) => ({ role: m.role, content: m.text })),
+        stream_options: { include_usage: true }
+      }
 }
 
 const messagesReason = (raw: string | undefined): Unified =>
@@ -238,17 +265,21 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
       )
   }
 
-  /** The baseline's hooks: `streamText` maps umg's stream of the fixture's body (built once, not from the prompt). */
+  /**
+   * The baseline's hooks: `streamText` builds the family's body from the call's prompt by the simplest
+   * direct code (`directBody`, as every provider must) and maps umg's stream of it.
+   */
   const directHooks = (family: Family): Parameters<typeof LanguageModel.make>[0] => ({
     generateText: () => Effect.die(new Error("the baseline only streams")),
-    streamText: () =>
+    streamText: (options) =>
       Stream.suspend(() => {
         let seen: Seen | undefined
-        const options = { onResponse: (info: Seen) => void (seen = info) }
+        const body = directBody(family, options.prompt)
+        const call = { onResponse: (info: Seen) => void (seen = info) }
         const events: Stream<unknown, unknown> =
           family === "messages"
-            ? gateway.messages.stream(messagesBody, options)
-            : gateway.chat.stream(chatStreamBody, options)
+            ? gateway.messages.stream(body as never, call)
+            : gateway.chat.stream(body as never, call)
         return Stream.mapAccumArray(
           events,
           () => directReader(family, () => seen),
@@ -284,7 +315,12 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
       checkSame = async (family) => {
         const collect = (baseline: boolean) =>
           runtime.runPromise(Effect.flatMap(partsOf(family, baseline), (s) => Stream.runCollect(s)))
-        const [a, b] = [canonical(await collect(true)), canonical(await collect(false))]
+        const a = canonical(await collect(true))
+        const sentA = await lastBody(baseUrl)
+        const b = canonical(await collect(false))
+        const sentB = await lastBody(baseUrl)
+        if (sentA !== sentB)
+          throw new Error(`the baseline's ${family} body differs from umg's ${firstDifference(sentA, sentB)}`)
         if (a !== b) throw new Error(`the baseline's ${family} parts differ from umg's ${firstDifference(a, b)}`)
       }
     const baseline = contender === "direct-parts"
@@ -330,7 +366,11 @@ await runAiBench<Contender>({
     ["umg-parts", "effect"],
     ["direct-parts", "effect"]
   ],
+  // The baseline against itself first (A/A): the method's resolution, the spread a ratio must leave
+  // to be a measured difference.
   paired: [
+    ["direct-parts", "direct-parts"],
+    ["direct-text", "direct-text"],
     ["direct-parts", "umg-parts"],
     ["direct-text", "umg-text"]
   ],

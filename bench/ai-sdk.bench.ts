@@ -18,12 +18,14 @@
  * against the fixture, so a contender that loses text is not measured):
  * - umg Effect: `gateway.messages.stream(body)` / `gateway.chat.stream(body)` with `Stream.runForEach`,
  *   the text read with `tokenText` — umg's own stream;
- * - direct parts (the baseline): a `LanguageModelV4` whose `doStream` runs umg's own stream of the
- *   fixture's body (`Stream.runForEachArray`) and maps each event straight into the specification's
+ * - direct parts (the baseline): a `LanguageModelV4` whose `doStream` builds the family's body from the
+ *   call's prompt by the simplest direct code (`directBody`, as every provider must), runs umg's own
+ *   stream of it (`Stream.runForEachArray`) and maps each event straight into the specification's
  *   parts — stream-start, text-start, text-delta, text-end, response-metadata, finish with usage and
  *   the request id — enqueued on a `ReadableStream` (`directReader`). Its worker checks once per cell,
- *   before the warm-up, that these are exactly the parts umg's provider gives for the same stream. So
- *   umg doStream ÷ direct doStream is what umg's provider adds beyond the parts the specification asks for;
+ *   before the warm-up, that it sends exactly the body and gives exactly the parts umg's provider does
+ *   for the same call. So umg doStream ÷ direct doStream is what umg's provider adds beyond the body and
+ *   the parts the specification asks for;
  * - umg doStream / official doStream / direct doStream: the provider's `doStream` parts read directly,
  *   one `ReadableStream` read per part (the provider's own cost, without `streamText`);
  * - umg streamText / official streamText / direct streamText: `streamText({ model, prompt })` from `ai`,
@@ -208,9 +210,37 @@ const directReader = (family: Family, controller: Controller, response: () => st
 }
 
 /**
- * The baseline language model: `doStream` opens umg's own stream of the fixture's body (the request
- * built once, not from the prompt) and maps its events by `directReader` onto a `ReadableStream`,
- * pushed as the events come (`Stream.runForEachArray`), read one part per read like any provider's.
+ * The family's body of a text-only call, by the simplest direct code: what any provider builds from
+ * the prompt on every call (umg's provider builds it through its own request mapping; the worker checks
+ * they are the same body).
+ */
+const directBody = (family: Family, options: LanguageModelV4CallOptions): Record<string, unknown> => {
+  const text = (content: unknown): string => {
+    let out = ""
+    for (const part of content as ReadonlyArray<{ readonly type: string; readonly text?: string }>)
+      if (part.type === "text") out += part.text
+    return out
+  }
+  const turns = options.prompt.filter((m) => m.role === "user" || m.role === "assistant")
+  const max = options.maxOutputTokens ?? 4_096
+  return family === "messages"
+    ? {
+        model: MESSAGES_MODEL,
+        messages: turns.map((m) => ({ role: m.role, content: [{ type: "text", text: text(m.content) }] })),
+        max_tokens: max
+      }
+    : {
+        model: CHAT_MODEL,
+        messages: turns.map((m) => ({ role: m.role, content: text(m.content) })),
+        max_completion_tokens: max,
+        stream_options: { include_usage: true }
+      }
+}
+
+/**
+ * The baseline language model: `doStream` builds the body from the call (`directBody`), opens umg's
+ * own stream of it and maps its events by `directReader` onto a `ReadableStream`, pushed as the events
+ * come (`Stream.runForEachArray`), read one part per read like any provider's.
  */
 const directModel = async (umg: UmgBundle, baseUrl: string) => {
   const { Effect, ManagedRuntime, Stream } = await import("effect")
@@ -222,7 +252,8 @@ const directModel = async (umg: UmgBundle, baseUrl: string) => {
     modelId: modelOf(family),
     supportedUrls: {},
     doGenerate: () => Promise.reject(new Error("the baseline only streams")),
-    doStream: () => {
+    doStream: (call) => {
+      const body = directBody(family, call)
       let requestId: string | undefined
       const options = { onResponse: (info: { readonly requestId?: string }) => void (requestId = info.requestId) }
       const stream = new ReadableStream<Part>({
@@ -231,8 +262,8 @@ const directModel = async (umg: UmgBundle, baseUrl: string) => {
           const reader = directReader(family, controller, () => requestId)
           const events: Stream<unknown, unknown> =
             family === "messages"
-              ? gateway.messages.stream(messagesBody, options)
-              : gateway.chat.stream(chatStreamBody, options)
+              ? gateway.messages.stream(body as never, options)
+              : gateway.chat.stream(body as never, options)
           void runtime
             .runPromise(
               Stream.runForEachArray(events, (chunk) => {
@@ -249,22 +280,23 @@ const directModel = async (umg: UmgBundle, baseUrl: string) => {
             )
         }
       })
-      return Promise.resolve({ stream })
+      return Promise.resolve({ stream, request: { body } })
     }
   })
 }
 
 /** Parts as JSON with sorted keys (undefined fields dropped, dates as ISO text): what "the same parts" means. */
-const canonical = (parts: ReadonlyArray<Part>): string =>
+const canonical = (parts: ReadonlyArray<unknown>): string =>
   JSON.stringify(parts, (_key, value: unknown) =>
     typeof value === "object" && value !== null && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
       : value
   )
 
-const partsOf = async (model: LanguageModelV4): Promise<Array<Part>> => {
-  const { stream } = await model.doStream(CALL)
-  const parts: Array<Part> = []
+/** A call's body, then its parts: what "the same call" compares. */
+const partsOf = async (model: LanguageModelV4): Promise<Array<unknown>> => {
+  const { stream, request } = await model.doStream(CALL)
+  const parts: Array<unknown> = [request?.body]
   const reader = stream.getReader()
   for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value)
   return parts
@@ -308,14 +340,15 @@ const makeContender = async (contender: Contender, baseUrl: string): Promise<Str
           ? anthropic(MESSAGES_MODEL)
           : openai.chat(CHAT_MODEL)
   if (contender === "direct-do")
-    // Not measured: the baseline gives exactly the parts umg's provider gives, checked once per cell.
+    // Not measured: the baseline sends exactly the body and gives exactly the parts umg's provider
+    // does, checked once per cell.
     checkSame = async (family) => {
       const [mine, umgs] = [
         canonical(await partsOf(model(family))),
         canonical(await partsOf(provider(modelOf(family))))
       ]
       if (mine !== umgs)
-        throw new Error(`the baseline's ${family} parts differ from umg's ${firstDifference(mine, umgs)}`)
+        throw new Error(`the baseline's ${family} body or parts differ from umg's ${firstDifference(mine, umgs)}`)
     }
   if (contender.endsWith("-text"))
     return async (family, t) => {
@@ -354,7 +387,11 @@ await runAiBench<Contender>({
     ["umg-do", "effect"],
     ["direct-do", "effect"]
   ],
+  // The baseline against itself first (A/A): the method's resolution, the spread a ratio must leave
+  // to be a measured difference.
   paired: [
+    ["direct-do", "direct-do"],
+    ["direct-text", "direct-text"],
     ["direct-do", "umg-do"],
     ["direct-text", "umg-text"]
   ],

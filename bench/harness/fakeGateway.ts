@@ -8,7 +8,8 @@
  * `{"mode":"big"|"event","deltas":n}`): `big` writes the whole body at once; `event` writes one event
  * per `res.write` with a 1 ms timer between them and Nagle off, as tokens really arrive. GET
  * `/__bench/stats` gives the requests answered per route since the last POST `/__bench/reset`, so a
- * bench can check that every contender really asked the gateway each time.
+ * bench can check that every contender really asked the gateway each time; GET `/__bench/last` the
+ * body of the last request answered, so a bench can check two clients sent the same.
  *
  * `startFakeGateway()` spawns it (`node --import tsx bench/harness/fakeGateway.ts`, which prints its port).
  */
@@ -89,6 +90,8 @@ const runServer = (): void => {
       req.on("error", reject)
     })
 
+  // The body of the last request answered (not a control call's): what a bench checks it sent.
+  let last = ""
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0]!
     const body = await readBody(req)
@@ -103,6 +106,8 @@ const runServer = (): void => {
       return json(res, 200, "{}")
     }
     if (path === "/__bench/stats") return json(res, 200, JSON.stringify(Object.fromEntries(counts)))
+    if (path === "/__bench/last") return json(res, 200, JSON.stringify({ body: last }))
+    last = body
     const route = `${req.method} ${path}`
     counts.set(route, (counts.get(route) ?? 0) + 1)
     if (req.headers.authorization === undefined && req.headers["x-api-key"] === undefined)
@@ -159,3 +164,9 @@ export const control = async (
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) runServer()
+
+/** The body of the last request the fake gateway answered (GET `/__bench/last`): what a client sent. */
+export const lastBody = async (baseUrl: string): Promise<string> => {
+  const res = await fetch(`${baseUrl}/__bench/last`)
+  return ((await res.json()) as { readonly body: string }).body
+}

@@ -6,7 +6,8 @@
  * printed as median (min–max) and appended to `bench/results/<name>.md`. A bench gives its contenders,
  * how to make one (`makeContender`), how to bundle umg, and its contest's columns; `runAiBench` is its
  * entry. Environment variables take the bench's prefix (`AI_SDK_`, `AI_EFFECT_`): `_PAIRED=1`,
- * `_ROUNDS=n`, `_PAIRS=a:b,c:d`, `_CELLS=part of a name`, `_REPS=n`.
+ * `_ROUNDS=n`, `_PAIRS=a:b,c:d`, `_CELLS=part of a name`, `_REPS=n`, `_CPU_PROF=dir` (V8 CPU
+ * profiles of the paired workers, a diagnostic).
  */
 import { build } from "esbuild"
 import { fork } from "node:child_process"
@@ -196,7 +197,7 @@ const runPairedWorker = async <C extends string>(bench: AiBench<C>): Promise<voi
 }
 
 /** Forks a paired worker and resolves once it is warm; `block(n)` gives the CPU time (µs) of its next n streams. */
-const pairedWorker = (file: string, contender: string, cell: string, baseUrl: string) =>
+const pairedWorker = (file: string, contender: string, cell: string, baseUrl: string, cpuProfDir?: string) =>
   new Promise<{
     readonly block: (n: number) => Promise<number>
     readonly lost: () => number
@@ -210,7 +211,8 @@ const pairedWorker = (file: string, contender: string, cell: string, baseUrl: st
         BENCH_CELL: cell,
         BENCH_BASE_URL: baseUrl
       },
-      execArgv: ["--import", "tsx"]
+      // `<PREFIX>_CPU_PROF=dir`: each worker writes a V8 CPU profile there (a diagnostic, not a figure).
+      execArgv: ["--import", "tsx", ...(cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`])]
     })
     // The block under way: its result, or the worker's failure (a crash fails the run, not hangs it).
     let waiting: { readonly done: (us: number) => void; readonly fail: (e: Error) => void } | undefined
@@ -249,6 +251,7 @@ const runPaired = async <C extends string>(bench: AiBench<C>): Promise<void> => 
     process.env[`${bench.env}_PAIRS`]?.split(",").map((pair) => pair.split(":") as unknown as readonly [C, C]) ??
     bench.paired
   const rounds = Math.max(2, Number(process.env[`${bench.env}_ROUNDS`] ?? (QUICK ? 6 : 30)))
+  const cpuProfDir = process.env[`${bench.env}_CPU_PROF`]
   const gateway = await startFakeGateway()
   const rows: Array<Array<string>> = []
   try {
@@ -259,8 +262,8 @@ const runPaired = async <C extends string>(bench: AiBench<C>): Promise<void> => 
       await control(gateway.baseUrl, "/__bench/delivery", { mode: "big", deltas: plan.deltas })
       for (const [base, mine] of pairs) {
         const [b, m] = [
-          await pairedWorker(bench.file, base, cell.name, gateway.baseUrl),
-          await pairedWorker(bench.file, mine, cell.name, gateway.baseUrl)
+          await pairedWorker(bench.file, base, cell.name, gateway.baseUrl, cpuProfDir),
+          await pairedWorker(bench.file, mine, cell.name, gateway.baseUrl, cpuProfDir)
         ]
         const n = bench.blockOf(mine, cell.short === true)
         const bs: Array<number> = []
@@ -296,7 +299,7 @@ const runPaired = async <C extends string>(bench: AiBench<C>): Promise<void> => 
     "",
     `${machineFacts().replace(umgBuild, bench.bundled)}`,
     "",
-    `Each provider against its baseline with both alive at once, each in its own process and warm: ${rounds} rounds of one block each (blocks of about a third of a second: ${pairs.map(([, m]) => `${bench.blockOf(m, false)} long or ${bench.blockOf(m, true)} short streams for ${bench.column[m]}`).join(", ")}), the order swapped every round, so both see the same load. CPU per event, median over the rounds, and the ratio of each round, median (min–max). A stream whose kept-alive connection the gateway closed as it was reused (the server's keep-alive race while a worker idles) is run again, once, and counted.`,
+    `Each provider against its baseline with both alive at once, each in its own process and warm: ${rounds} rounds of one block each (blocks of about a third of a second: ${pairs.map(([, m]) => `${bench.blockOf(m, false)} long or ${bench.blockOf(m, true)} short streams for ${bench.column[m]}`).join(", ")}), the order swapped every round, so both see the same load. CPU per event, median over the rounds, and the ratio of each round, median (min–max). The rows of a contender against itself (A/A: two processes of the same code) show what the method resolves: a provider's ratio inside their range is no measurable difference. A stream whose kept-alive connection the gateway closed as it was reused (the server's keep-alive race while a worker idles) is run again, once, and counted.`,
     "",
     table(["cell", "ratio", "baseline", "umg", "ratio per round", "streams run again"], rows)
   ].join("\n")
