@@ -43,8 +43,6 @@ export interface StreamParts<A, P> {
 
 /** The runtime a provider's models share. @category models */
 export interface ProviderRuntime {
-  /** Aborted when the provider is disposed. */
-  readonly signal: AbortSignal
   /** The call's options: the call's signal, its headers, and `onResponse` kept. */
   readonly prepare: (settings: SdkCallSettings) => PreparedCall
   /** Runs a call on the gateway; rejects with the AI SDK error of its failure. */
@@ -192,5 +190,5 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
     await runtime.dispose()
   }
 
-  return { signal: disposing.signal, prepare, run, stream, dispose }
+  return { prepare, run, stream, dispose }
 }

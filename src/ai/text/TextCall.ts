@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
+import type * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
 import type { CallOptions } from "../../adapters/CallOptions.js"
 import type { GatewayService } from "../../adapters/Gateway.js"
@@ -87,6 +88,25 @@ export const callIds = (): ((index: number) => string) => {
   return (index) => `${(prefix ??= `call_${globalThis.crypto.randomUUID().slice(0, 8)}_`)}${index}`
 }
 
+/** A family's two calls on the gateway, for a body built for it: the whole answer and the stream. */
+interface FamilyCalls {
+  readonly create: (body: never, options?: CallOptions) => Effect.Effect<FamilyResponse, RequestError | InvalidRequest>
+  readonly stream: (body: never, options?: CallOptions) => Stream.Stream<TokenEvent, StreamError | InvalidRequest>
+}
+
+const callsOf = (gateway: GatewayService, family: TextFamily): FamilyCalls => {
+  switch (family) {
+    case "messages":
+      return gateway.messages
+    case "chat":
+      return gateway.chat
+    case "responses":
+      return gateway.responses
+    case "native":
+      return { create: gateway.native.generate, stream: gateway.native.stream }
+  }
+}
+
 /**
  * Sends a call and reads its whole answer.
  * @category calls
@@ -97,15 +117,7 @@ export const generate = (
   request: TextRequest,
   options?: CallOptions
 ): Effect.Effect<{ readonly answer: TextAnswer; readonly raw: FamilyResponse }, RequestError | InvalidRequest> => {
-  const body = call.body as never
-  const sent: Effect.Effect<FamilyResponse, RequestError | InvalidRequest> =
-    call.family === "messages"
-      ? gateway.messages.create(body, options)
-      : call.family === "chat"
-        ? gateway.chat.create(body, options)
-        : call.family === "responses"
-          ? gateway.responses.create(body, options)
-          : gateway.native.generate(body, options)
+  const sent = callsOf(gateway, call.family).create(call.body as never, options)
   const ids = callIds()
   return Effect.map(sent, (raw) => ({ answer: textAnswer(call.family, raw, request.output, ids), raw }))
 }
@@ -125,15 +137,7 @@ export const openStream = (
   request: TextRequest,
   options?: CallOptions
 ): Effect.Effect<TextPull, StreamError | InvalidRequest, Scope.Scope> => {
-  const body = call.body as never
-  const stream =
-    call.family === "messages"
-      ? gateway.messages.stream(body, options)
-      : call.family === "chat"
-        ? gateway.chat.stream(body, options)
-        : call.family === "responses"
-          ? gateway.responses.stream(body, options)
-          : gateway.native.stream(body, options)
+  const stream = callsOf(gateway, call.family).stream(call.body as never, options)
   const open = openedOf<TokenEvent, StreamError | InvalidRequest, never>(stream)
   if (open === undefined) return Effect.die(new Error("openStream: the group's stream has no final answer"))
   // Plain `map`, not `Effect.gen`: every stream of both providers opens here.
