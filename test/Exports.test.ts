@@ -352,6 +352,7 @@ const expected = {
     "parsePartialJson",
     "platformVideoDurations",
     "pollingRule",
+    "portableByteText",
     "realtimeAudioDelta",
     "realtimeModels",
     "realtimeStyles",

@@ -8,6 +8,7 @@
 export * from "./errors/index.js"
 // Of wire/ and validation/, only these names are public; the rest of them is that machinery.
 export type { WithExtra } from "./validation/Closed.js"
+export { type ByteText, portableByteText, type Utf8Decode } from "./wire/ByteText.js"
 export {
   createSseParser,
   defaultSseMaxBufferSize,

@@ -20,6 +20,11 @@
  * - An unterminated line is kept in pieces (a short rope, then an array) joined once, when its end
  *   arrives; only the pending line (not the whole new chunk) is joined, so a 1 MB event fed in
  *   1-byte chunks is linear rather than quadratic re-concatenation.
+ * - A line longer than 64 Ki code units (a base64 image), fed bytes, goes on as bytes: its further
+ *   chunks are copied into one buffer, searched for the line's end (`ByteText.lineEnd`) and decoded
+ *   once when it ends. Joining decoded pieces into one large string costs several times the
+ *   decoding (`bench/results/sse-stability.md`). The buffer is reused by the next long line, in
+ *   any parser.
  * - Bytes are decoded by `Utf8Pieces` (see there), one decoder call per chunk (or per slice of a
  *   large one), on the platform decoder's fast path; every cut is a decoder boundary, which is why
  *   the events are the same whatever the chunking.
@@ -32,7 +37,8 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { makeUtf8Pieces } from "./Utf8Pieces.js"
+import { type ByteText, portableByteText } from "./ByteText.js"
+import { makeUtf8Pieces, type Utf8Pieces } from "./Utf8Pieces.js"
 
 /**
  * One dispatched event: `event` is `"message"` when the stream set no type, `id` the last event ID
@@ -64,6 +70,11 @@ export interface SseLimits {
    * (default `defaultSseMaxBufferSize`, 128 Mi). Beyond it the parser fails with `SseBufferOverflow`.
    */
   readonly maxBufferSize?: number | undefined
+  /**
+   * How bytes become text and where their lines end (default `portableByteText`). The gateway's
+   * streams on Node pass one whose search is `Buffer#indexOf`; any other must give the same answers.
+   */
+  readonly byteText?: ByteText | undefined
 }
 
 /**
@@ -143,6 +154,32 @@ const GATHER_BYTES = 4096
 /** How many pieces of a pending line are joined as a rope before the rest go to an array. */
 const ROPE_PIECES = 32
 
+/**
+ * A line still unterminated past this many code units (a base64 image's `data:` line), fed bytes,
+ * gathers its further chunks as bytes, decoded once when the line ends (see `enterLong`).
+ */
+const LONG_LINE = 64 * 1024
+
+/** A long line's byte buffer is kept for the next long line when no larger than this. */
+const LONG_LINE_KEPT = 4 * 1024 * 1024
+
+let encoder: TextEncoder | undefined
+
+/**
+ * A long line's buffer that no parser holds now: the next long line, in any parser, takes it, so a
+ * run of streams with images reuses one buffer (at most `LONG_LINE_KEPT` bytes are kept).
+ */
+let spareLong: Uint8Array | undefined
+
+/** The first CR or LF in `bytes`, byte by byte (for a few bytes: no call to `ByteText.lineEnd`). */
+const lineEndLoop = (bytes: Uint8Array): number => {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!
+    if (byte === LF || byte === CR) return i
+  }
+  return -1
+}
+
 /** Whether `text[pos, end)` is a `data:` line (`end - pos > 4`: the colon is inside it). */
 const isDataLine = (text: string, pos: number, end: number): boolean =>
   end - pos > 4 &&
@@ -183,7 +220,11 @@ const valueStart = (text: string, colon: number, end: number): number =>
  * @category constructors
  */
 export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}): SseCallbackParser => {
-  const reader = new EventReader(handlers, options.maxBufferSize ?? defaultSseMaxBufferSize)
+  const reader = new EventReader(
+    handlers,
+    options.maxBufferSize ?? defaultSseMaxBufferSize,
+    options.byteText ?? portableByteText
+  )
   return {
     feed: (chunk) => reader.feed(chunk),
     end: () => reader.end()
@@ -195,7 +236,7 @@ class EventReader {
   private readonly onEvent: (event: SseEvent) => void
   private readonly onRetry: ((ms: number) => void) | undefined
   private readonly maxBufferSize: number
-  private readonly utf8 = makeUtf8Pieces()
+  private readonly utf8: Utf8Pieces
   /** What the decoder hands its text to. */
   private readonly sink = (text: string): void => this.feedText(text)
   private gathered: Uint8Array | undefined // small chunks not yet decoded (none holds a line end)
@@ -216,17 +257,27 @@ class EventReader {
   private lastId = ""
   private failed = false // after a throw: every `feed` throws `failure` again until `end()`
   private failure: unknown
+  // A long line (see `LONG_LINE`): its bytes so far, undecoded, in `long[0, longLength)`. While
+  // `inLong`, the pending line above is empty and byte chunks go to `feedLong`.
+  private readonly bytes: ByteText
+  private inLong = false
+  private long: Uint8Array | undefined
+  private longLength = 0
+  private longRefused = false // the pending line is not taken as bytes (not ASCII, or it left once)
 
-  constructor(handlers: SseHandlers, maxBufferSize: number) {
+  constructor(handlers: SseHandlers, maxBufferSize: number, bytes: ByteText) {
     this.onEvent = handlers.onEvent
     this.onRetry = handlers.onRetry
     this.maxBufferSize = maxBufferSize
+    this.bytes = bytes
+    this.utf8 = makeUtf8Pieces({ decode: bytes.decode })
   }
 
   feed(chunk: Uint8Array | string): void {
     if (this.failed) throw this.failure
     try {
       if (typeof chunk === "string") {
+        if (this.inLong) this.leaveLong()
         this.releaseGathered()
         // Bytes cut short by a string chunk decode as U+FFFD, exactly as the bytes alone would.
         this.utf8.flush(this.sink)
@@ -262,6 +313,18 @@ class EventReader {
     this.hasData = false
     this.eventType = ""
     this.lastId = ""
+    this.inLong = false
+    this.longLength = 0
+    this.longRefused = false
+    this.releaseLong()
+  }
+
+  /** Gives the long line's buffer up (spare for the next long line, when small enough). */
+  private releaseLong(): void {
+    const long = this.long
+    if (long === undefined) return
+    this.long = undefined
+    if (long.length <= LONG_LINE_KEPT && (spareLong === undefined || spareLong.length < long.length)) spareLong = long
   }
 
   private overflow(): never {
@@ -274,6 +337,8 @@ class EventReader {
   }
 
   private feedBytes(chunk: Uint8Array): void {
+    if (this.pendingLength >= LONG_LINE && !this.longRefused) this.enterLong()
+    if (this.inLong) return this.feedLong(chunk)
     const length = chunk.length
     if (length >= SMALL_CHUNK) {
       this.releaseGathered()
@@ -359,6 +424,7 @@ class EventReader {
     this.pendingPieces = 0
     this.pendingMore = undefined
     this.pendingLength = 0
+    this.longRefused = false
     this.processLine(line, 0, line.length)
     let next = end + 1
     if (end === cr) {
@@ -447,6 +513,92 @@ class EventReader {
     if (pos < len) this.appendPending(pos === 0 ? text : text.slice(pos))
   }
 
+  /**
+   * Takes the pending line as bytes (a long line): gathered chunks and the decoder's carried bytes
+   * join it. Only an ASCII line is taken, so that its bytes are exactly its code units (a line from
+   * text chunks could hold a lone surrogate, which no bytes give back).
+   */
+  private enterLong(): void {
+    this.releaseGathered()
+    const text = this.pendingMore === undefined ? this.pending : this.pendingMore.join("")
+    const carried = this.utf8.carried()
+    if (this.long === undefined && spareLong !== undefined) {
+      this.long = spareLong
+      spareLong = undefined
+    }
+    let long = this.long
+    if (long === undefined || long.length < 2 * (text.length + carried)) {
+      long = this.long = new Uint8Array(Math.max(2 * (text.length + carried), 4 * LONG_LINE))
+    }
+    const { read, written } = (encoder ??= new TextEncoder()).encodeInto(text, long)
+    if (read !== text.length || written !== text.length) {
+      this.longRefused = true
+      this.releaseLong()
+      return
+    }
+    const taken = this.utf8.takeCarried()
+    if (taken !== undefined) long.set(taken, written)
+    this.longLength = written + carried
+    this.pending = ""
+    this.pendingPieces = 0
+    this.pendingMore = undefined
+    this.pendingLength = 0
+    this.inLong = true
+  }
+
+  /**
+   * Leaves the long line, its bytes decoded back into the pending line (through the decoder, which
+   * carries an incomplete sequence at their end again): before a text chunk, and when the line
+   * could grow past `maxBufferSize`, whose test is on code units. Not taken again for this line.
+   */
+  private leaveLong(): void {
+    const held = this.long!.subarray(0, this.longLength)
+    this.inLong = false
+    this.longLength = 0
+    this.longRefused = true
+    this.utf8.push(held, this.sink) // no line end in it: all of it goes to the pending line
+    this.releaseLong()
+  }
+
+  /** A byte chunk while a long line is pending: gathered until its line ends, then decoded once. */
+  private feedLong(chunk: Uint8Array): void {
+    const small = chunk.length < SMALL_CHUNK
+    const end = small ? lineEndLoop(chunk) : this.bytes.lineEnd(chunk)
+    const head = end === -1 ? chunk.length : end
+    const at = this.longLength
+    const length = at + head
+    if (length > this.maxBufferSize) {
+      this.leaveLong()
+      return this.feedBytes(chunk)
+    }
+    let long = this.long!
+    if (length > long.length) {
+      const wanted = Math.max(2 * long.length, length)
+      const grown = new Uint8Array(wanted > this.maxBufferSize ? this.maxBufferSize : wanted)
+      grown.set(long.subarray(0, at))
+      long = this.long = grown
+    }
+    // A few bytes are copied one by one: `set` costs more than that for them.
+    if (small) for (let i = 0; i < head; i++) long[at + i] = chunk[i]!
+    else long.set(head === chunk.length ? chunk : chunk.subarray(0, head), at)
+    this.longLength = length
+    if (end === -1) return
+    const line = this.bytes.decode(long.subarray(0, length))
+    this.inLong = false
+    this.longLength = 0
+    this.releaseLong()
+    this.processLine(line, 0, line.length)
+    let next = end + 1
+    if (chunk[end] === CR) {
+      if (next === chunk.length) {
+        this.skipLF = true
+        return
+      }
+      if (chunk[next] === LF) next++
+    }
+    if (next < chunk.length) this.feedBytes(chunk.subarray(next))
+  }
+
   private appendPending(piece: string): void {
     if (this.pendingMore !== undefined) this.pendingMore.push(piece)
     else if (++this.pendingPieces <= ROPE_PIECES) this.pending += piece
@@ -521,7 +673,7 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   let out: Array<SseEvent> = []
   const parser = createSseParser(
     { onEvent: (event) => void out.push(event), onRetry: options.onRetry },
-    { maxBufferSize: options.maxBufferSize }
+    { maxBufferSize: options.maxBufferSize, byteText: options.byteText }
   )
   const push = (chunk: Uint8Array | string): SseEvent[] => {
     const events: Array<SseEvent> = (out = [])

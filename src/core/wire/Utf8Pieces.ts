@@ -11,6 +11,8 @@
  * parser join the slices again (see `LONG_LINE`).
  */
 
+import { portableByteText, type Utf8Decode } from "./ByteText.js"
+
 /** Receives the text of a chunk, piece by piece, in order. */
 export type TextSink = (text: string) => void
 
@@ -25,6 +27,8 @@ export interface Utf8Pieces {
   flush(sink: TextSink): void
   /** How many bytes of an incomplete sequence are carried to the next call (0 to 3). */
   carried(): number
+  /** Hands over the carried bytes undecoded (none: `undefined`) and forgets them. */
+  takeCarried(): Uint8Array | undefined
   /** Forgets the carried bytes. */
   reset(): void
 }
@@ -94,18 +98,20 @@ export interface Utf8PiecesTuning {
   readonly longLine?: number
   /** Text up to this many bytes is decoded in one call (0: never, so that small inputs reach the slicing). */
   readonly smallText?: number
+  /** How complete bytes become text (default `portableByteText.decode`). */
+  readonly decode?: Utf8Decode | undefined
 }
 
-/** What the decoding functions below share: the sizes, and one decoder (never in streaming mode). */
+/** What the decoding functions below share: the sizes, and the decoding of complete bytes. */
 interface Slicer {
-  readonly decoder: TextDecoder
+  readonly decode: Utf8Decode
   readonly asciiSlice: number
   readonly longLine: number
 }
 
 /** `bytes[from, to)` decoded in one call (the buffer itself when it is all of it). */
 const decodeRange = (slicer: Slicer, bytes: Uint8Array, from: number, to: number): string =>
-  slicer.decoder.decode(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to))
+  slicer.decode(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to))
 
 /** Where the slice that starts at `at` (on a boundary) ends: at most `asciiSlice` bytes on, on a boundary. */
 const sliceEnd = (slicer: Slicer, bytes: Uint8Array, at: number, to: number): number =>
@@ -134,7 +140,7 @@ const decodeSliced = (slicer: Slicer, bytes: Uint8Array, from: number, to: numbe
  */
 const lineEndIn = (slicer: Slicer, bytes: Uint8Array, from: number, to: number): boolean => {
   if (from >= to) return true
-  const text = slicer.decoder.decode(bytes.subarray(from, to))
+  const text = slicer.decode(bytes.subarray(from, to))
   return text.indexOf("\n") !== -1 || text.indexOf("\r") !== -1
 }
 
@@ -170,7 +176,7 @@ const decodeAsciiHopeful = (slicer: Slicer, bytes: Uint8Array, from: number, to:
     }
     if (to - at > longLine) {
       const next = sliceEnd(slicer, bytes, cut, to)
-      ahead = slicer.decoder.decode(bytes.subarray(cut, next))
+      ahead = slicer.decode(bytes.subarray(cut, next))
       if (ahead.length === next - cut && ahead.indexOf("\n") === -1 && ahead.indexOf("\r") === -1) {
         // The last line of this slice runs on past the next one: a long line, whose slices would be
         // joined into one large string. The rest of the chunk is decoded in one call instead.
@@ -178,7 +184,7 @@ const decodeAsciiHopeful = (slicer: Slicer, bytes: Uint8Array, from: number, to:
         if (to - start >= longLine) {
           // `start` follows a line end (ASCII) or is `at`: a boundary.
           if (start > at) sink(text.slice(0, start - at))
-          const rest = slicer.decoder.decode(bytes.subarray(start, to))
+          const rest = slicer.decode(bytes.subarray(start, to))
           sink(rest)
           return rest.length === to - start
         }
@@ -193,8 +199,7 @@ const decodeAsciiHopeful = (slicer: Slicer, bytes: Uint8Array, from: number, to:
 /** Creates a decoder for one byte stream. @internal */
 export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
   const slicer: Slicer = {
-    // Never called in streaming mode (see the module's comment).
-    decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
+    decode: tuning.decode ?? portableByteText.decode,
     asciiSlice: tuning.asciiSlice ?? ASCII_SLICE,
     longLine: tuning.longLine ?? LONG_LINE
   }
@@ -234,9 +239,14 @@ export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
       if (carry === undefined) return
       const rest = carry
       carry = undefined
-      sink(slicer.decoder.decode(rest))
+      sink(slicer.decode(rest))
     },
     carried: () => (carry === undefined ? 0 : carry.length),
+    takeCarried: () => {
+      const taken = carry
+      carry = undefined
+      return taken
+    },
     reset: () => {
       carry = undefined
       allAscii = true
