@@ -103,3 +103,23 @@ describe("the #umg/schema-jit import conditions", () => {
     })
   })
 })
+
+describe("the #umg/bytes import conditions", () => {
+  const bytes = `export { platformByteText } from "#umg/bytes"`
+  it("give the SSE parser Buffer#indexOf on Node and the core's portable search in browsers, which never pulls node:buffer", async () => {
+    expect(await inputsFor("node", ["umg-source"], bytes)).toContain("src/adapters/sse/NodeByteText.ts")
+    const browser = await inputsFor("browser", ["umg-source"], bytes)
+    expect(browser).toContain("src/adapters/sse/BrowserByteText.ts")
+    expect(browser).not.toContain("src/adapters/sse/NodeByteText.ts")
+  })
+
+  it("point the published package at the compiled files of the same two modules", () => {
+    const map = pkg.imports["#umg/bytes"]!
+    expect(map["browser"]).toBe("./dist/adapters/sse/BrowserByteText.js")
+    expect(map["default"]).toBe("./dist/adapters/sse/NodeByteText.js")
+    expect(map["umg-source"]).toEqual({
+      browser: "./src/adapters/sse/BrowserByteText.ts",
+      default: "./src/adapters/sse/NodeByteText.ts"
+    })
+  })
+})

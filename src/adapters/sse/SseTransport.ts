@@ -23,6 +23,7 @@ import {
   TransportError,
   type Family
 } from "../../core/errors/GatewayError.js"
+import { platformByteText } from "#umg/bytes"
 import { createSseParser, type SseEvent } from "../../core/wire/Sse.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
@@ -239,7 +240,7 @@ const setup = <Event, Snapshot, Final, B>(
   }
   const parser = createSseParser(
     { onEvent: onRecord },
-    timeouts.maxEventBytes === undefined ? {} : { maxBufferSize: timeouts.maxEventBytes }
+    { byteText: platformByteText, maxBufferSize: timeouts.maxEventBytes }
   )
 
   /** The end of the bytes: the accumulator's verdict (ended early?), unless the final event ended the stream. */
