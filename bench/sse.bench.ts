@@ -8,7 +8,8 @@
  *
  * Contenders, each fed the same `Uint8Array` chunks and consuming events the same way (a callback
  * that counts the events and sums `data.length`, so neither builds an array per chunk):
- * - umg: `createSseParser({ onEvent }).feed(chunk)` for every chunk, then `end()`;
+ * - umg: `createSseParser({ onEvent }, { byteText }).feed(chunk)` for every chunk, then `end()`,
+ *   with the `ByteText` the gateway's streams give it on Node (`#umg/bytes`);
  * - eventsource-parser: one streaming `TextDecoder` feeding `createParser({ onEvent }).feed(text)`,
  *   the way its own `EventSourceParserStream` reads bytes, then the decoder's flush.
  *
@@ -36,7 +37,7 @@ import {
   messagesStream,
   type SseFixture
 } from "../test/fixtures/sseStreams.js"
-import { sseParserModule } from "./harness/umg.js"
+import { nodeByteText, sseParserModule } from "./harness/umg.js"
 
 const quick = process.env.BENCH_QUICK === "1" || process.env.SSE_BENCH_QUICK === "1"
 const KiB = 1024
@@ -88,13 +89,17 @@ interface Tally {
 
 const umgParse = async (): Promise<(chunks: ReadonlyArray<Uint8Array>, tally: Tally) => void> => {
   const { createSseParser } = await sseParserModule()
+  const byteText = await nodeByteText()
   return (chunks, tally) => {
-    const parser = createSseParser({
-      onEvent: (event) => {
-        tally.events++
-        tally.dataLength += event.data.length
-      }
-    })
+    const parser = createSseParser(
+      {
+        onEvent: (event) => {
+          tally.events++
+          tally.dataLength += event.data.length
+        }
+      },
+      { byteText }
+    )
     for (let i = 0; i < chunks.length; i++) parser.feed(chunks[i]!)
     parser.end()
   }

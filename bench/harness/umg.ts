@@ -15,6 +15,7 @@ type MessagesModule = typeof import("../../src/adapters/groups/Messages.js")
 type ByteSourceModule = typeof import("../../src/adapters/http/ByteSource.js")
 type ErrorsModule = typeof import("../../src/core/errors/GatewayError.js")
 type SseModule = typeof import("../../src/core/wire/Sse.js")
+type NodeByteTextModule = typeof import("../../src/adapters/sse/NodeByteText.js")
 
 const SOURCE = process.env.UMG_BENCH_SOURCE === "1"
 const root = new URL("../../", import.meta.url)
@@ -58,6 +59,14 @@ export const sseModules = async (): Promise<{
 
 /** The core's SSE parser, from `dist/` or the sources. @category constructors */
 export const sseParserModule = (): Promise<SseModule> => load<SseModule>("core/wire/Sse")
+
+/**
+ * The `ByteText` the gateway's streams give that parser on Node (`#umg/bytes`), from `dist/` or the
+ * sources: what umg's parser reads bytes with in every stream it runs on Node.
+ * @category constructors
+ */
+export const nodeByteText = async (): Promise<NodeByteTextModule["platformByteText"]> =>
+  (await load<NodeByteTextModule>("adapters/sse/NodeByteText")).platformByteText
 
 /** What the tables say about where umg was loaded from. @category constants */
 export const umgBuild = SOURCE
