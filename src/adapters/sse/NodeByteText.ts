@@ -1,6 +1,6 @@
 /**
- * How the gateway's event streams read bytes on Node (package.json `imports` `#umg/bytes`, default
- * condition): the core's decoding, and a line-end search by `Buffer#indexOf` (a `memchr`), an
+ * How the gateway's event streams read bytes on Node (package.json `imports` `#umg/bytes`). It
+ * decodes as the core does, and searches for a line end with `Buffer#indexOf` (a `memchr`), an
  * order of magnitude faster than the core's portable search. The SSE parser searches a long line's
  * chunks with it (a base64 image's `data:` line). Browsers get `BrowserByteText.ts`.
  */
