@@ -33,6 +33,7 @@ import { fileURLToPath } from "node:url"
 import {
   chatChunksStream,
   chunkRandomly,
+  concatBytes,
   hugeEventStream,
   messagesStream,
   type SseFixture
@@ -50,16 +51,6 @@ const names: Record<Contender, string> = { umg: "umg", esp: "eventsource-parser"
 const streamBytes = quick ? 2 * MiB : 4 * MiB
 const tinyBytes = quick ? 128 * KiB : 512 * KiB
 
-const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
-
 const streams: Record<string, () => Uint8Array> = {
   messages: () => messagesStream({ seed: 1, targetBytes: streamBytes }).bytes,
   "OpenAI chat": () => chatChunksStream({ seed: 2, targetBytes: streamBytes }).bytes,
@@ -67,7 +58,7 @@ const streams: Record<string, () => Uint8Array> = {
   "1 MB events": () => {
     const parts: Array<SseFixture> = []
     for (let seed = 4; parts.length < streamBytes / MiB; seed++) parts.push(hugeEventStream({ seed, imageBytes: MiB }))
-    return concat(parts.map((p) => p.bytes))
+    return concatBytes(parts.map((p) => p.bytes))
   }
 }
 

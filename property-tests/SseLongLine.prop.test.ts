@@ -23,7 +23,7 @@ import {
   type SseEvent,
   type SseLimits
 } from "../src/core/wire/Sse.js"
-import { type LineEnd, prng } from "../test/fixtures/sseStreams.js"
+import { concatBytes, type LineEnd, prng } from "../test/fixtures/sseStreams.js"
 
 /** The parser's threshold (`LONG_LINE` in Sse.ts): a pending line this long, fed bytes, goes long. */
 const LONG_LINE = 64 * 1024
@@ -41,17 +41,6 @@ const byteTexts: ReadonlyArray<readonly [string, ByteText]> = [
   ["portable", portableByteText],
   ["node", nodeByteText]
 ]
-
-/** The parts one after another, as one array. */
-const concatBytes = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    bytes.set(p, at)
-    at += p.length
-  }
-  return bytes
-}
 
 /** 400 Ki bytes of base64 alphabet (a base64 image's `data:` line), seeded: long values are slices of it. */
 const FILLER_LENGTH = 400 * 1024

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { makeUtf8Pieces, type Utf8PiecesTuning } from "../src/core/wire/Utf8Pieces.js"
-import { chunkAt } from "../test/fixtures/sseStreams.js"
+import { chunkAt, concatBytes } from "../test/fixtures/sseStreams.js"
 
 /** What the standard decoder makes of all the bytes at once. */
 const reference = (bytes: Uint8Array): string => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
@@ -44,16 +44,6 @@ const piece = fc.oneof(
     )
   }
 )
-/** The parts one after another, as one array. */
-const concatBytes = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    bytes.set(p, at)
-    at += p.length
-  }
-  return bytes
-}
 const stream = fc.array(piece, { maxLength: 40 }).map(concatBytes)
 /** Stretches dense in multi-byte characters (many runs close together) between long ASCII stretches. */
 const denseThenSparse = fc

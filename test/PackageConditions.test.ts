@@ -4,9 +4,9 @@ import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 import { describe, expect, it } from "vitest"
 
-// Bundlers choose the WebSocket transport through package.json `imports` conditions: `#umg/socket` is
-// Node's `ws` by default and the browser's own WebSocket under `browser`; `umg-source` points both
-// at the sources (tests, tsx, the example's build) and the rest at `dist/`.
+// Bundlers choose umg's platform modules through package.json `imports` conditions: each `#umg/…`
+// is a Node module by default and a browser one under `browser`; `umg-source` points both at the
+// sources (tests, tsx, the example's build) and the rest at `dist/`.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   imports: Record<string, Record<string, unknown>>
@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
 const inputsFor = async (
   platform: "node" | "browser",
   conditions: Array<string>,
-  contents = `export { defaultSocketOpener } from "#umg/socket"`
+  contents: string
 ): Promise<Array<string>> => {
   const result = await build({
     stdin: { contents, resolveDir: root, loader: "ts" },
@@ -31,55 +31,70 @@ const inputsFor = async (
   return Object.keys(result.metafile.inputs)
 }
 
-describe("the #umg/socket import conditions", () => {
-  it("resolve to the Node opener on Node and to the browser's WebSocket in browsers", async () => {
-    expect(await inputsFor("node", ["umg-source"])).toContain("src/adapters/socket/NodeWebSocket.ts")
-    const browser = await inputsFor("browser", ["umg-source"])
-    expect(browser).toContain("src/adapters/socket/BrowserWebSocket.ts")
-    expect(browser).not.toContain("src/adapters/socket/NodeWebSocket.ts")
+/** A package import picked by platform: what imports it, and the module it resolves to on Node and in browsers. */
+interface PlatformImport {
+  readonly name: string
+  readonly what: string
+  readonly importer: string
+  readonly node: string
+  readonly browser: string
+}
+
+const platformImports: ReadonlyArray<PlatformImport> = [
+  {
+    name: "#umg/socket",
+    what: "the Node opener on Node and the browser's WebSocket in browsers",
+    importer: `export { defaultSocketOpener } from "#umg/socket"`,
+    node: "adapters/socket/NodeWebSocket",
+    browser: "adapters/socket/BrowserWebSocket"
+  },
+  {
+    name: "#umg/http",
+    what: "umg's node:http client on Node and the fetch client in browsers, which never pulls node:http",
+    importer: `export { defaultHttpClientLayer } from "#umg/http"`,
+    node: "adapters/http/NodeHttpClient",
+    browser: "adapters/http/BrowserHttpClient"
+  },
+  {
+    name: "#umg/schema-jit",
+    what: "Effect's JIT compiler for the Gateway on Node and no compiler in browsers",
+    importer: `export { Gateway } from "./src/adapters/Gateway.ts"`,
+    node: "adapters/internal/SchemaJit",
+    browser: "adapters/internal/SchemaJitBrowser"
+  },
+  {
+    name: "#umg/bytes",
+    what: "Buffer#indexOf for the SSE parser on Node and the core's portable search in browsers, which never pulls node:buffer",
+    importer: `export { platformByteText } from "#umg/bytes"`,
+    node: "adapters/sse/NodeByteText",
+    browser: "adapters/sse/BrowserByteText"
+  }
+]
+
+describe.each(platformImports)("the $name import conditions", ({ browser, importer, name, node, what }) => {
+  it(`resolve to ${what}`, async () => {
+    expect(await inputsFor("node", ["umg-source"], importer)).toContain(`src/${node}.ts`)
+    const inBrowser = await inputsFor("browser", ["umg-source"], importer)
+    expect(inBrowser).toContain(`src/${browser}.ts`)
+    expect(inBrowser).not.toContain(`src/${node}.ts`)
   })
 
   it("point the published package at the compiled files of the same two modules", () => {
-    const map = pkg.imports["#umg/socket"]!
-    expect(map["browser"]).toBe("./dist/adapters/socket/BrowserWebSocket.js")
-    expect(map["default"]).toBe("./dist/adapters/socket/NodeWebSocket.js")
-    expect(map["umg-source"]).toEqual({
-      browser: "./src/adapters/socket/BrowserWebSocket.ts",
-      default: "./src/adapters/socket/NodeWebSocket.ts"
-    })
+    const map = pkg.imports[name]!
+    expect(map["browser"]).toBe(`./dist/${browser}.js`)
+    expect(map["default"]).toBe(`./dist/${node}.js`)
+    expect(map["umg-source"]).toEqual({ browser: `./src/${browser}.ts`, default: `./src/${node}.ts` })
   })
 })
 
-describe("the #umg/http import conditions", () => {
-  const http = `export { defaultHttpClientLayer } from "#umg/http"`
-  it("resolve to umg's node:http client on Node and to the fetch client in browsers, which never pulls node:http", async () => {
-    expect(await inputsFor("node", ["umg-source"], http)).toContain("src/adapters/http/NodeHttpClient.ts")
-    const browser = await inputsFor("browser", ["umg-source"], http)
-    expect(browser).toContain("src/adapters/http/BrowserHttpClient.ts")
-    expect(browser).not.toContain("src/adapters/http/NodeHttpClient.ts")
-  })
-
-  it("point the published package at the compiled files of the same two modules", () => {
-    const map = pkg.imports["#umg/http"]!
-    expect(map["browser"]).toBe("./dist/adapters/http/BrowserHttpClient.js")
-    expect(map["default"]).toBe("./dist/adapters/http/NodeHttpClient.js")
-    expect(map["umg-source"]).toEqual({
-      browser: "./src/adapters/http/BrowserHttpClient.ts",
-      default: "./src/adapters/http/NodeHttpClient.ts"
-    })
-  })
+it("maps no other package import than those above", () => {
+  expect(Object.keys(pkg.imports).sort()).toEqual(platformImports.map((entry) => entry.name).sort())
 })
 
 describe("the #umg/schema-jit import conditions", () => {
-  const gateway = `export { Gateway } from "./src/adapters/Gateway.ts"`
-  it("give the Gateway Effect's JIT compiler on Node and no compiler in browsers, whose bundle holds no code generator", async () => {
-    expect(await inputsFor("node", ["umg-source"], gateway)).toContain("src/adapters/internal/SchemaJit.ts")
-    const browser = await inputsFor("browser", ["umg-source"], gateway)
-    expect(browser).toContain("src/adapters/internal/SchemaJitBrowser.ts")
-    expect(browser).not.toContain("src/adapters/internal/SchemaJit.ts")
-    // With effect bundled too: Effect's parser code generator (which runs `new Function`) is not in it.
+  it("leave no code generator in a browser bundle of the Gateway, effect bundled too", async () => {
     const whole = await build({
-      stdin: { contents: gateway, resolveDir: root, loader: "ts" },
+      stdin: { contents: `export { Gateway } from "./src/adapters/Gateway.ts"`, resolveDir: root, loader: "ts" },
       bundle: true,
       write: false,
       format: "esm",
@@ -89,37 +104,8 @@ describe("the #umg/schema-jit import conditions", () => {
       logLevel: "silent"
     })
     const inputs = Object.keys(whole.metafile.inputs)
+    // Effect's parser code generator (which runs `new Function`) is not in it.
     expect(inputs.some((input) => input.endsWith("effect/dist/SchemaParser.js"))).toBe(true)
     expect(inputs.filter((input) => /schema\/(SchemaJITCompiler|codegen)\.js$/.test(input))).toEqual([])
-  })
-
-  it("point the published package at the compiled files of the same two modules", () => {
-    const map = pkg.imports["#umg/schema-jit"]!
-    expect(map["browser"]).toBe("./dist/adapters/internal/SchemaJitBrowser.js")
-    expect(map["default"]).toBe("./dist/adapters/internal/SchemaJit.js")
-    expect(map["umg-source"]).toEqual({
-      browser: "./src/adapters/internal/SchemaJitBrowser.ts",
-      default: "./src/adapters/internal/SchemaJit.ts"
-    })
-  })
-})
-
-describe("the #umg/bytes import conditions", () => {
-  const bytes = `export { platformByteText } from "#umg/bytes"`
-  it("give the SSE parser Buffer#indexOf on Node and the core's portable search in browsers, which never pulls node:buffer", async () => {
-    expect(await inputsFor("node", ["umg-source"], bytes)).toContain("src/adapters/sse/NodeByteText.ts")
-    const browser = await inputsFor("browser", ["umg-source"], bytes)
-    expect(browser).toContain("src/adapters/sse/BrowserByteText.ts")
-    expect(browser).not.toContain("src/adapters/sse/NodeByteText.ts")
-  })
-
-  it("point the published package at the compiled files of the same two modules", () => {
-    const map = pkg.imports["#umg/bytes"]!
-    expect(map["browser"]).toBe("./dist/adapters/sse/BrowserByteText.js")
-    expect(map["default"]).toBe("./dist/adapters/sse/NodeByteText.js")
-    expect(map["umg-source"]).toEqual({
-      browser: "./src/adapters/sse/BrowserByteText.ts",
-      default: "./src/adapters/sse/NodeByteText.ts"
-    })
   })
 })
