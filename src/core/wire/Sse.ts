@@ -109,7 +109,8 @@ export interface SseParser {
   /**
    * Feeds the next chunk and returns the events it completes. Throws `SseBufferOverflow`, and
    * nothing else (short of an exception from `onRetry`), when a line or an event's data grows
-   * past `maxBufferSize`.
+   * past `maxBufferSize`; the events that chunk completed before the overflow are then not
+   * returned (`createSseParser` hands each event over as it completes, so it gives them).
    */
   push(chunk: Uint8Array | string): SseEvent[]
   /**
