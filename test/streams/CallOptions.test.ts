@@ -161,15 +161,20 @@ describe("umg/rx: the call's options", () => {
       // Subscribed until it ends (a `firstValueFrom` would unsubscribe, closing the socket itself).
       let outer: unknown
       let ended: Promise<unknown> | undefined
+      let open = false
       const subscription = gw.realtime.connect$("gpt-realtime", { signal: controller.signal }).subscribe({
         next: (session) => {
           ended = errorOf(lastValueFrom(session.events$))
+          session.state$.subscribe((state) => {
+            if (state.status === "open") open = true
+          })
         },
         error: (error: unknown) => (outer = error)
       })
-      // Aborted once the session is open: the server may see the connection before the client's
-      // handshake ends, and an abort while connecting drops the socket (1006) instead of closing it.
-      expect(await until(() => wss.clients.size === 1 && ended !== undefined)).toBe(true)
+      // Aborted once the session is open (its state says so; the session itself is emitted at once,
+      // while connecting). The server sees the connection before the client's handshake ends, and an
+      // abort while connecting drops the socket (1006) instead of closing it.
+      expect(await until(() => open && wss.clients.size === 1)).toBe(true)
       controller.abort()
       expect(await ended).toBeInstanceOf(Aborted)
       expect(outer).toBeInstanceOf(Aborted)
