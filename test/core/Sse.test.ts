@@ -283,6 +283,19 @@ describe("makeSseParser: bounded buffer", () => {
     return undefined
   }
 
+  it("refuses a maxBufferSize that is not a number, 0 or more, naming the option", () => {
+    for (const maxBufferSize of [-1, Number.NaN, "10" as unknown as number]) {
+      expect(() => createSseParser({ onEvent: () => {} }, { maxBufferSize })).toThrow(
+        /maxBufferSize must be a number of UTF-16 code units, 0 or more/
+      )
+      expect(() => makeSseParser({ maxBufferSize })).toThrow(RangeError)
+    }
+    const events: Array<string> = []
+    const unbounded = createSseParser({ onEvent: (event) => events.push(event.data) }, { maxBufferSize: Infinity })
+    unbounded.feed("data: x\n\n")
+    expect(events).toEqual(["x"])
+  })
+
   it("fails with SseBufferOverflow when an unterminated line grows past maxBufferSize", () => {
     const parser = makeSseParser({ maxBufferSize: 10 })
     expect(parser.push("data: 1234")).toEqual([])

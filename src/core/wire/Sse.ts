@@ -218,14 +218,18 @@ const valueStart = (text: string, colon: number, end: number): number =>
  * for await (const chunk of body) parser.feed(chunk)
  * parser.end()
  * ```
+ *
+ * Throws a `RangeError` when `maxBufferSize` is given and is not a number, 0 or more.
  * @category constructors
  */
 export const createSseParser = (handlers: SseHandlers, options: SseLimits = {}): SseCallbackParser => {
-  const reader = new EventReader(
-    handlers,
-    options.maxBufferSize ?? defaultSseMaxBufferSize,
-    options.byteText ?? portableByteText
-  )
+  const maxBufferSize = options.maxBufferSize ?? defaultSseMaxBufferSize
+  if (typeof maxBufferSize !== "number" || !(maxBufferSize >= 0)) {
+    throw new RangeError(
+      `maxBufferSize must be a number of UTF-16 code units, 0 or more (Infinity for no bound), got ${String(maxBufferSize)}`
+    )
+  }
+  const reader = new EventReader(handlers, maxBufferSize, options.byteText ?? portableByteText)
   return {
     feed: (chunk) => reader.feed(chunk),
     end: () => reader.end()
