@@ -30,9 +30,13 @@ const SEARCH_WINDOW = 64 * 1024
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true }) // never in streaming mode: it keeps no state
 let windows1252: TextDecoder | null | undefined // undefined: not made yet; null: the platform has none
 
-/** The first CR or LF in `bytes[from, to)`, byte by byte. */
-const lineEndLoop = (bytes: Uint8Array, from: number, to: number): number => {
-  for (let i = from; i < to; i++) {
+/**
+ * The first CR or LF in `bytes`, byte by byte: for a few bytes, cheaper than any call (the SSE
+ * parser searches small chunks with it), and where the platform has no windows-1252 decoder.
+ * @internal
+ */
+export const lineEndByLoop = (bytes: Uint8Array): number => {
+  for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!
     if (byte === 10 || byte === 13) return i
   }
@@ -50,7 +54,7 @@ export const portableByteText: ByteText = {
   decode: (bytes) => utf8.decode(bytes),
   lineEnd: (bytes) => {
     const length = bytes.length
-    if (length <= SHORT_SEARCH) return lineEndLoop(bytes, 0, length)
+    if (length <= SHORT_SEARCH) return lineEndByLoop(bytes)
     if (windows1252 === undefined) {
       try {
         windows1252 = new TextDecoder("windows-1252")
@@ -58,7 +62,7 @@ export const portableByteText: ByteText = {
         windows1252 = null
       }
     }
-    if (windows1252 === null) return lineEndLoop(bytes, 0, length)
+    if (windows1252 === null) return lineEndByLoop(bytes)
     for (let at = 0; at < length; at += SEARCH_WINDOW) {
       const text = windows1252.decode(bytes.subarray(at, at + SEARCH_WINDOW))
       const lf = text.indexOf("\n")

@@ -37,7 +37,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { type ByteText, portableByteText } from "./ByteText.js"
+import { type ByteText, lineEndByLoop, portableByteText } from "./ByteText.js"
 import { makeUtf8Pieces, type Utf8Pieces } from "./Utf8Pieces.js"
 
 /**
@@ -171,15 +171,6 @@ let encoder: TextEncoder | undefined
  * run of streams with images reuses one buffer (at most `LONG_LINE_KEPT` bytes are kept).
  */
 let spareLong: Uint8Array | undefined
-
-/** The first CR or LF in `bytes`, byte by byte (for a few bytes: no call to `ByteText.lineEnd`). */
-const lineEndLoop = (bytes: Uint8Array): number => {
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!
-    if (byte === LF || byte === CR) return i
-  }
-  return -1
-}
 
 /** Whether `text[pos, end)` is a `data:` line (`end - pos > 4`: the colon is inside it). */
 const isDataLine = (text: string, pos: number, end: number): boolean =>
@@ -519,12 +510,13 @@ class EventReader {
   }
 
   /**
-   * Takes the pending line as bytes (a long line): gathered chunks and the decoder's carried bytes
-   * join it. Only an ASCII line is taken, so that its bytes are exactly its code units (a line from
-   * text chunks could hold a lone surrogate, which no bytes give back).
+   * Takes the pending line as bytes (a long line): the decoder's carried bytes join it. Only an
+   * ASCII line is taken, so that its bytes are exactly its code units (a line from text chunks
+   * could hold a lone surrogate, which no bytes give back).
    */
   private enterLong(): void {
-    this.releaseGathered()
+    // Nothing is gathered here: the feed that took the line past `LONG_LINE` released what it had
+    // gathered, and a line is only taken at the start of the next byte feed.
     const text = this.pendingMore === undefined ? this.pending : this.pendingMore.join("")
     const carried = this.utf8.carried()
     if (this.long === undefined && spareLong !== undefined) {
@@ -568,7 +560,7 @@ class EventReader {
   /** A byte chunk while a long line is pending: gathered until its line ends, then decoded once. */
   private feedLong(chunk: Uint8Array): void {
     const small = chunk.length < SMALL_CHUNK
-    const end = small ? lineEndLoop(chunk) : this.bytes.lineEnd(chunk)
+    const end = small ? lineEndByLoop(chunk) : this.bytes.lineEnd(chunk)
     const head = end === -1 ? chunk.length : end
     const at = this.longLength
     const length = at + head
