@@ -144,6 +144,16 @@ describe.each(textFamilies)("umg/ai-sdk with a $name model", (family) => {
     expect(partials[partials.length - 1]).toEqual(object)
   })
 
+  it("streamText with Output.object (ai 7's replacement of streamObject) streams the value as it grows", async () => {
+    const s = streamText({ model: model(), output: Output.object({ schema: paint }), prompt: "Pick a paint." })
+    const partials: Array<unknown> = []
+    for await (const partial of s.partialOutputStream) partials.push(partial)
+    const output = await s.output
+    expect(paint.parse(output)).toEqual(output)
+    expect(partials.length).toBeGreaterThan(1)
+    expect(partials[partials.length - 1]).toEqual(output)
+  })
+
   it("an object schema with optional fields decodes: the nulls strict mode sends for them are dropped", async () => {
     const card = z.object({ name: z.string(), nickname: z.string().optional(), age: z.number().int().optional() })
     const { object } = await generateObject({ model: model(), schema: card, prompt: "A person." })

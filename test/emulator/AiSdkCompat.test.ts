@@ -177,6 +177,24 @@ describe.each(families)("the AI SDK with the $name provider", (family) => {
     expect(Object.keys(output).sort()).toEqual(["colour", "shade"])
   })
 
+  it("streamText with an object output (ai 7's replacement of streamObject) streams the object as it grows", async () => {
+    const errors: Array<unknown> = []
+    const s = streamText({
+      model: model(),
+      output: Output.object({ schema: paint }),
+      prompt: "Pick a paint.",
+      ...settings,
+      onError: ({ error }) => void errors.push(error)
+    })
+    const partials: Array<unknown> = []
+    for await (const partial of s.partialOutputStream) partials.push(partial)
+    const output = await s.output
+    expect(errors).toEqual([])
+    expect(Object.keys(output).sort()).toEqual(["colour", "shade"])
+    expect(partials.length).toBeGreaterThan(0)
+    expect(partials[partials.length - 1]).toEqual(output)
+  })
+
   it("maps a wrong key to a 401 APICallError with the gateway's message, and does not retry it", async () => {
     const rec = recorder()
     const failure = await generateText({
