@@ -134,24 +134,30 @@ describe.each(textFamilies)("umg/ai-sdk with a $name model", (family) => {
     expect(paint.parse(output)).toEqual(output)
   })
 
-  it("streamObject streams the value as it grows, then the whole value", async () => {
-    const s = streamObject({ model: model(), schema: paint, prompt: "Pick a paint." })
+  it.each([
+    {
+      api: "streamObject",
+      stream: () => {
+        const s = streamObject({ model: model(), schema: paint, prompt: "Pick a paint." })
+        return { partials: s.partialObjectStream, whole: s.object }
+      }
+    },
+    {
+      // ai 7's replacement of streamObject.
+      api: "streamText with Output.object",
+      stream: () => {
+        const s = streamText({ model: model(), output: Output.object({ schema: paint }), prompt: "Pick a paint." })
+        return { partials: s.partialOutputStream, whole: s.output }
+      }
+    }
+  ])("$api streams the value as it grows, then the whole value", async ({ stream }) => {
+    const s = stream()
     const partials: Array<unknown> = []
-    for await (const partial of s.partialObjectStream) partials.push(partial)
-    const object = await s.object
-    expect(paint.parse(object)).toEqual(object)
+    for await (const partial of s.partials) partials.push(partial)
+    const whole = await s.whole
+    expect(paint.parse(whole)).toEqual(whole)
     expect(partials.length).toBeGreaterThan(1)
-    expect(partials[partials.length - 1]).toEqual(object)
-  })
-
-  it("streamText with Output.object (ai 7's replacement of streamObject) streams the value as it grows", async () => {
-    const s = streamText({ model: model(), output: Output.object({ schema: paint }), prompt: "Pick a paint." })
-    const partials: Array<unknown> = []
-    for await (const partial of s.partialOutputStream) partials.push(partial)
-    const output = await s.output
-    expect(paint.parse(output)).toEqual(output)
-    expect(partials.length).toBeGreaterThan(1)
-    expect(partials[partials.length - 1]).toEqual(output)
+    expect(partials[partials.length - 1]).toEqual(whole)
   })
 
   it("an object schema with optional fields decodes: the nulls strict mode sends for them are dropped", async () => {
