@@ -266,7 +266,7 @@ class EventReader {
     this.onRetry = handlers.onRetry
     this.maxBufferSize = maxBufferSize
     this.bytes = bytes
-    this.utf8 = makeUtf8Pieces({ decode: bytes.decode })
+    this.utf8 = makeUtf8Pieces({ byteText: bytes })
   }
 
   feed(chunk: Uint8Array | string): void {

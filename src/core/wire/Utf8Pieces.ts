@@ -11,7 +11,7 @@
  * parser join the slices again (see `LONG_LINE`).
  */
 
-import { portableByteText, type Utf8Decode } from "./ByteText.js"
+import { type ByteText, portableByteText, type Utf8Decode } from "./ByteText.js"
 
 /** Receives the text of a chunk, piece by piece, in order. */
 export type TextSink = (text: string) => void
@@ -98,13 +98,14 @@ export interface Utf8PiecesTuning {
   readonly longLine?: number
   /** Text up to this many bytes is decoded in one call (0: never, so that small inputs reach the slicing). */
   readonly smallText?: number
-  /** How complete bytes become text (default `portableByteText.decode`). */
-  readonly decode?: Utf8Decode | undefined
+  /** How complete bytes become text, and where a line ends in bytes (default `portableByteText`). */
+  readonly byteText?: ByteText | undefined
 }
 
-/** What the decoding functions below share: the sizes, and the decoding of complete bytes. */
+/** What the decoding functions below share: the sizes, the decoding of complete bytes and the line-end search. */
 interface Slicer {
   readonly decode: Utf8Decode
+  readonly lineEnd: ByteText["lineEnd"]
   readonly asciiSlice: number
   readonly longLine: number
 }
@@ -135,14 +136,11 @@ const decodeSliced = (slicer: Slicer, bytes: Uint8Array, from: number, to: numbe
 }
 
 /**
- * Whether `bytes[from, to)` hold a CR or a LF. Decoded to be searched (faster than a loop over the
- * bytes); the cuts need not be boundaries, as line ends are never part of a multi-byte sequence.
+ * Whether `bytes[from, to)` hold a CR or a LF (`ByteText.lineEnd`); the cuts need not be
+ * boundaries, as line ends are never part of a multi-byte sequence.
  */
-const lineEndIn = (slicer: Slicer, bytes: Uint8Array, from: number, to: number): boolean => {
-  if (from >= to) return true
-  const text = slicer.decode(bytes.subarray(from, to))
-  return text.indexOf("\n") !== -1 || text.indexOf("\r") !== -1
-}
+const lineEndIn = (slicer: Slicer, bytes: Uint8Array, from: number, to: number): boolean =>
+  from >= to || slicer.lineEnd(bytes.subarray(from, to)) !== -1
 
 /**
  * Decodes `[from, to)` (on boundaries) of a stream that has been all ASCII: slice by slice, except
@@ -198,8 +196,10 @@ const decodeAsciiHopeful = (slicer: Slicer, bytes: Uint8Array, from: number, to:
 
 /** Creates a decoder for one byte stream. @internal */
 export const makeUtf8Pieces = (tuning: Utf8PiecesTuning = {}): Utf8Pieces => {
+  const byteText = tuning.byteText ?? portableByteText
   const slicer: Slicer = {
-    decode: tuning.decode ?? portableByteText.decode,
+    decode: byteText.decode,
+    lineEnd: byteText.lineEnd,
     asciiSlice: tuning.asciiSlice ?? ASCII_SLICE,
     longLine: tuning.longLine ?? LONG_LINE
   }
