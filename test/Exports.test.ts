@@ -418,7 +418,16 @@ const expected = {
 
 /** The members of the namespaces the entry points export. */
 const namespaces = {
-  GatewayConfig: ["EnvProblem", "envIntegers", "envProblem", "envProblemOf", "envSettings", "fromEnv", "make"],
+  GatewayConfig: [
+    "EnvProblem",
+    "allowUnknownModelsFromEnv",
+    "envIntegers",
+    "envProblem",
+    "envProblemOf",
+    "envSettings",
+    "fromEnv",
+    "make"
+  ],
   RetryPolicy: [
     "backoffMs",
     "decide",

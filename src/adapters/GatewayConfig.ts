@@ -130,13 +130,13 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
 
 /**
  * A `UMG_*` variable whose value is missing or not allowed: the variable, the rule it broke
- * (`required`, `range`, `url`) and a message naming the variable and the allowed values — never the
+ * (`required`, `range`, `url`, `one-of`) and a message naming the variable and the allowed values — never the
  * value of a secret. It is the `cause` of the `SourceError` a `ConfigError` of `fromEnv` carries.
  * @category errors
  */
 export class EnvProblem extends Data.TaggedError("EnvProblem")<{
   readonly variable: string
-  readonly rule: "required" | "range" | "url"
+  readonly rule: "required" | "range" | "url" | "one-of"
   readonly message: string
 }> {}
 
@@ -205,12 +205,39 @@ const urlOf = (name: string, raw: string): Result.Result<string, Config.ConfigEr
         )
       )
 
+const booleanOf = (name: string, raw: string): Result.Result<boolean, Config.ConfigError> => {
+  const value = raw.trim().toLowerCase()
+  return value === "1" || value === "true"
+    ? Result.succeed(true)
+    : value === "0" || value === "false"
+      ? Result.succeed(false)
+      : Result.fail(
+          envProblem(
+            name,
+            "one-of",
+            `${name}: ${JSON.stringify(raw.slice(0, 40))} is not allowed; allowed: 1, true, 0, false`
+          )
+        )
+}
+
+/**
+ * `UMG_ALLOW_UNKNOWN_MODELS` (`1`/`true` or `0`/`false`; unset or empty: false): the environment's
+ * `allowUnknownModels`. Part of `envSettings`; the CLI also reads it alone, to check a request
+ * before it connects.
+ * @category constructors
+ */
+export const allowUnknownModelsFromEnv: Config.Config<boolean> = Config.mapEffect(
+  text("UMG_ALLOW_UNKNOWN_MODELS"),
+  (raw) => Effect.fromResult(raw === undefined ? Result.succeed(false) : booleanOf("UMG_ALLOW_UNKNOWN_MODELS", raw))
+)
+
 /**
  * The settings read from the environment, every variable checked and named when wrong:
  * `UMG_BASE_URL` (required, an http(s) URL), `UMG_API_KEY` (required; never shown),
  * `UMG_PLATFORM_URL` (an http(s) URL), `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`,
- * `UMG_MAX_RETRIES` (0–20), `UMG_TIMEOUT_MS` (1–3600000) and `UMG_POLL_INTERVAL_MS` (10–5000: the
- * video poll interval, and the shortest allowed when below 3000). An empty variable counts as unset.
+ * `UMG_MAX_RETRIES` (0–20), `UMG_TIMEOUT_MS` (1–3600000), `UMG_POLL_INTERVAL_MS` (10–5000: the
+ * video poll interval, and the shortest allowed when below 3000) and `UMG_ALLOW_UNKNOWN_MODELS`
+ * (`allowUnknownModelsFromEnv`). An empty variable counts as unset.
  * A failure is a `ConfigError` whose `envProblemOf` names the variable.
  * @category constructors
  */
@@ -222,7 +249,8 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
   platformPassword: secret("UMG_PLATFORM_PASSWORD"),
   maxRetries: text("UMG_MAX_RETRIES"),
   timeoutMs: text("UMG_TIMEOUT_MS"),
-  pollIntervalMs: text("UMG_POLL_INTERVAL_MS")
+  pollIntervalMs: text("UMG_POLL_INTERVAL_MS"),
+  allowUnknownModels: text("UMG_ALLOW_UNKNOWN_MODELS")
 }).pipe(
   Config.mapEffect((env) =>
     Effect.fromResult(
@@ -247,6 +275,10 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
         const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl)
         const platformUrl =
           env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
+        const allowUnknownModels =
+          env.allowUnknownModels === undefined
+            ? false
+            : yield* booleanOf("UMG_ALLOW_UNKNOWN_MODELS", env.allowUnknownModels)
         const input: GatewayConfigInput = {
           baseUrl,
           apiKey: env.apiKey,
@@ -255,7 +287,8 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
           ...(env.pollIntervalMs === undefined ? {} : { minPollIntervalMs: Math.min(pollIntervalMs, 3_000) }),
           ...(platformUrl === undefined ? {} : { platformUrl }),
           ...(env.platformUsername === undefined ? {} : { platformUsername: env.platformUsername }),
-          ...(env.platformPassword === undefined ? {} : { platformPassword: env.platformPassword })
+          ...(env.platformPassword === undefined ? {} : { platformPassword: env.platformPassword }),
+          ...(allowUnknownModels ? { allowUnknownModels } : {})
         }
         return { input, pollIntervalMs }
       })

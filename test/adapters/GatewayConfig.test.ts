@@ -111,6 +111,12 @@ describe("GatewayConfig.envSettings", () => {
       "UMG_POLL_INTERVAL_MS",
       "range",
       'UMG_POLL_INTERVAL_MS: "9" is not allowed; allowed: an integer from 10 to 5000 (milliseconds)'
+    ],
+    [
+      { ...base, UMG_ALLOW_UNKNOWN_MODELS: "yes" },
+      "UMG_ALLOW_UNKNOWN_MODELS",
+      "one-of",
+      'UMG_ALLOW_UNKNOWN_MODELS: "yes" is not allowed; allowed: 1, true, 0, false'
     ]
   ]
 
@@ -150,6 +156,34 @@ describe("GatewayConfig.envSettings", () => {
       const slow = yield* settings({ ...base, UMG_POLL_INTERVAL_MS: "5000" })
       expect(slow).toMatchObject({ pollIntervalMs: 5_000, input: { minPollIntervalMs: 3_000 } })
       expect(Redacted.isRedacted(slow.input.apiKey)).toBe(true)
+    })
+  )
+
+  it.effect("reads UMG_ALLOW_UNKNOWN_MODELS as the allowUnknownModels setting, alone too", () =>
+    Effect.gen(function* () {
+      for (const [value, allowed] of [
+        ["1", true],
+        [" TRUE ", true],
+        ["0", false],
+        ["false", false],
+        ["", false]
+      ] as const) {
+        const read = yield* settings({ ...base, UMG_ALLOW_UNKNOWN_MODELS: value })
+        expect(read.input.allowUnknownModels === true, value).toBe(allowed)
+        const alone = yield* Effect.provideService(
+          GatewayConfig.allowUnknownModelsFromEnv,
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnv({ env: { UMG_ALLOW_UNKNOWN_MODELS: value } })
+        )
+        expect(alone, value).toBe(allowed)
+      }
+      expect((yield* settings(base)).input).not.toHaveProperty("allowUnknownModels")
+      const config = yield* Effect.provideService(
+        GatewayConfig.fromEnv,
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.fromEnv({ env: { ...base, UMG_ALLOW_UNKNOWN_MODELS: "1" } })
+      )
+      expect(config.allowUnknownModels).toBe(true)
     })
   )
 })

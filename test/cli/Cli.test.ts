@@ -55,7 +55,8 @@ describe("umg without a gateway", () => {
       ["UMG_BASE_URL", "gateway.example.com"],
       ["UMG_POLL_INTERVAL_MS", "5"],
       ["UMG_PLATFORM_URL", "platform.example.com"],
-      ["UMG_API_KEY", ""]
+      ["UMG_API_KEY", ""],
+      ["UMG_ALLOW_UNKNOWN_MODELS", "yes"]
     ] as const) {
       const run = await runUmg(umg, ["models"], { ...env, [name]: value })
       expect(run.code).toBe(2)
@@ -257,6 +258,35 @@ describe("umg against UMG_BASE_URL", () => {
     // A stream cut in the middle is a failure, not a short answer.
     expect(cut.code).toBe(1)
     expect(cut.stderr).toContain("IncompleteStream")
+  })
+})
+
+describe("umg and model ids the catalog does not list", () => {
+  it("refuses one (exit 2, naming the flag and the variable, nothing sent) and sends it with --allow-unknown-models or UMG_ALLOW_UNKNOWN_MODELS=1", async () => {
+    const before = total()
+    const refused = await runUmg(umg, ["chat", "-m", "gpt-9-turbo", "hello"], env)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("rule unknown-model")
+    expect(refused.stderr).toContain("--allow-unknown-models")
+    expect(refused.stderr).toContain("UMG_ALLOW_UNKNOWN_MODELS=1")
+    const refusedJson = await runUmg(umg, ["tokens", "-m", "epsilon-opus-9", "--json", "hello"], env)
+    expect(refusedJson.code).toBe(2)
+    expect(refusedJson.stderr).toContain("--allow-unknown-models")
+    expect(total()).toBe(before)
+
+    // Sent: the emulator, which does not know these models either, answers chat with 404 (exit 1);
+    // counting tokens takes any model.
+    const flagged = await runUmg(umg, ["chat", "-m", "gpt-9-turbo", "--allow-unknown-models", "hello"], env)
+    expect(flagged.code).toBe(1)
+    expect(flagged.stderr).toContain("status 404")
+    expect(total()).toBe(before + 1)
+    const fromEnv = await runUmg(umg, ["tokens", "-m", "epsilon-opus-9", "hello"], {
+      ...env,
+      UMG_ALLOW_UNKNOWN_MODELS: "1"
+    })
+    expect(fromEnv.code, fromEnv.stderr).toBe(0)
+    expect(fromEnv.stdout).toContain("input tokens")
+    expect(total()).toBe(before + 2)
   })
 })
 

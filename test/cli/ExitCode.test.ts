@@ -4,6 +4,7 @@ import { describeReport, ExitCode, reportOf } from "../../src/cli/support/ExitCo
 import { UsageError } from "../../src/cli/support/UsageError.js"
 import { RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
+import { BatchInvalidInput } from "../../src/batch/BatchError.js"
 
 describe("exit codes and failure reports", () => {
   it("reports invalid input with exit 2, its field and rule, and says nothing was sent", () => {
@@ -23,6 +24,24 @@ describe("exit codes and failure reports", () => {
     expect(describeReport(report)).toBe(
       'invalid input (field voice, rule one-of): voice: "bob" is not allowed; allowed: alloy, echo\nnothing was sent.'
     )
+  })
+
+  it("tells how to send a model id the catalog does not list from the command line, for a request and a batch line", () => {
+    const message =
+      'model: "gpt-9" is not a model umg knows for chat; for a model newer than umg\'s catalog pass allowUnknownModels: true'
+    const reports = [
+      reportOf(new InvalidRequest({ field: "model", rule: "unknown-model", message })),
+      reportOf(new BatchInvalidInput({ line: 3, field: "model", rule: "unknown-model", message }))
+    ]
+    for (const report of reports) {
+      expect(report.exitCode).toBe(ExitCode.invalidInput)
+      expect(report.message).toBe(
+        `${message} (on the command line: --allow-unknown-models, or UMG_ALLOW_UNKNOWN_MODELS=1)`
+      )
+    }
+    // Other rules keep the library's message as it is.
+    const other = reportOf(new InvalidRequest({ field: "model", rule: "route", message: "model: use chat" }))
+    expect(other.message).toBe("model: use chat")
   })
 
   it("reports a gateway answer with exit 1, its type, status, gateway type and request id", () => {

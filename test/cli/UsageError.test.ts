@@ -121,9 +121,15 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
 
   it("names a misspelt flag of each command and suggests the flag meant", async () => {
     const withFlags = commands.filter((c) => c.flags.length > 0)
-    // The command's longest flag with two letters swapped: `--max-tokens` → `--max-tkoens`.
+    // The command's longest flag with its first two different neighbouring letters swapped:
+    // `--max-tokens` → `--mxa-tokens`, `--allow-unknown-models` → `--lalow-unknown-models`.
     const meant = withFlags.map((c) => c.flags.map(long).reduce((a, b) => (b.length > a.length ? b : a)))
-    const typos = meant.map((f) => `${f.slice(0, 3)}${f[4]}${f[3]}${f.slice(5)}`)
+    const swapped = (f: string): string => {
+      let i = 2
+      while (f[i] === f[i + 1]) i++
+      return `${f.slice(0, i)}${f[i + 1]}${f[i]}${f.slice(i + 2)}`
+    }
+    const typos = meant.map(swapped)
     const lines = withFlags.map((c, i) => [...words(c), typos[i]!])
     const runs = await runAll(lines)
     runs.forEach((run, i) => {

@@ -13,6 +13,7 @@ import { buildMessagesBody, type MessagesBody } from "../../core/text/messages/M
 import { buildNativeBody } from "../../core/text/native/Native.js"
 import { buildChatBody, type ChatBody } from "../../core/text/chat/ChatBody.js"
 import { buildResponsesBody, type ResponsesBody } from "../../core/text/responses/ResponsesBody.js"
+import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { routeFor } from "../../core/gateway/Routing.js"
 import { textOf } from "../../streams/textDeltas.js"
 import { thinkingOf } from "../../streams/thinkingDeltas.js"
@@ -66,20 +67,26 @@ const otherCommand: Partial<Record<string, string>> = {
  * Builds and validates the family's body for a prompt: nothing is sent for an invalid request.
  * @category constructors
  */
-export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, InvalidRequest> => {
-  const route = routeFor(r.model)
+export const prepareChat = (
+  r: ChatRequest,
+  routing: RoutingOptions = {}
+): Effect.Effect<PreparedChat, InvalidRequest> => {
+  const route = routeFor(r.model, routing)
   const user = [{ role: "user", content: r.prompt }]
   switch (route.capability) {
     case "messages":
       return Effect.map(
-        buildMessagesBody({
-          model: r.model,
-          max_tokens: r.maxTokens ?? (r.thinking !== undefined ? r.thinking + 1024 : 1024),
-          messages: user,
-          ...opt("system", r.system),
-          ...opt("temperature", r.temperature),
-          ...(r.thinking !== undefined ? { thinking: { type: "enabled", budget_tokens: r.thinking } } : {})
-        }),
+        buildMessagesBody(
+          {
+            model: r.model,
+            max_tokens: r.maxTokens ?? (r.thinking !== undefined ? r.thinking + 1024 : 1024),
+            messages: user,
+            ...opt("system", r.system),
+            ...opt("temperature", r.temperature),
+            ...(r.thinking !== undefined ? { thinking: { type: "enabled", budget_tokens: r.thinking } } : {})
+          },
+          routing
+        ),
         (body) => ({ family: "messages" as const, body })
       )
     case "native": {
@@ -89,37 +96,47 @@ export const prepareChat = (r: ChatRequest): Effect.Effect<PreparedChat, Invalid
         ...(r.thinking !== undefined ? { thinkingConfig: { includeThoughts: true, thinkingBudget: r.thinking } } : {})
       }
       return Effect.map(
-        buildNativeBody(r.model, {
-          contents: [{ role: "user", parts: [{ text: r.prompt }] }],
-          ...(r.system !== undefined ? { systemInstruction: { parts: [{ text: r.system }] } } : {}),
-          ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {})
-        }),
+        buildNativeBody(
+          r.model,
+          {
+            contents: [{ role: "user", parts: [{ text: r.prompt }] }],
+            ...(r.system !== undefined ? { systemInstruction: { parts: [{ text: r.system }] } } : {}),
+            ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {})
+          },
+          routing
+        ),
         (body) => ({ family: "native" as const, request: { ...body, model: r.model } })
       )
     }
     case "responses":
       return Effect.map(
-        buildResponsesBody({
-          model: r.model,
-          max_output_tokens: r.maxTokens ?? 1024,
-          input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
-          ...opt("temperature", r.temperature),
-          ...(r.thinking !== undefined
-            ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } }
-            : {})
-        }),
+        buildResponsesBody(
+          {
+            model: r.model,
+            max_output_tokens: r.maxTokens ?? 1024,
+            input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+            ...opt("temperature", r.temperature),
+            ...(r.thinking !== undefined
+              ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } }
+              : {})
+          },
+          routing
+        ),
         (body) => ({ family: "responses" as const, body })
       )
     case "chat":
       return Effect.map(
-        buildChatBody({
-          model: r.model,
-          messages: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
-          // Asks for the usage chunk at the end of the stream, so the reply's token counts are known.
-          stream_options: { include_usage: true },
-          ...opt("max_tokens", r.maxTokens),
-          ...opt("temperature", r.temperature)
-        }),
+        buildChatBody(
+          {
+            model: r.model,
+            messages: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
+            // Asks for the usage chunk at the end of the stream, so the reply's token counts are known.
+            stream_options: { include_usage: true },
+            ...opt("max_tokens", r.maxTokens),
+            ...opt("temperature", r.temperature)
+          },
+          routing
+        ),
         (body) => ({ family: "chat" as const, body })
       )
     default:
@@ -221,14 +238,17 @@ export interface ChatOptions extends Connection.CommonOptions {
 /** Runs `umg chat`. @category commands */
 export const runChat = (o: ChatOptions) =>
   Effect.gen(function* () {
-    const prepared = yield* prepareChat({
-      model: o.model,
-      prompt: o.prompt,
-      ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
-      ...Option.match(o.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) }),
-      ...Option.match(o.thinking, { onNone: () => ({}), onSome: (thinking) => ({ thinking }) }),
-      ...Option.match(o.temperature, { onNone: () => ({}), onSome: (temperature) => ({ temperature }) })
-    })
+    const prepared = yield* prepareChat(
+      {
+        model: o.model,
+        prompt: o.prompt,
+        ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
+        ...Option.match(o.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) }),
+        ...Option.match(o.thinking, { onNone: () => ({}), onSome: (thinking) => ({ thinking }) }),
+        ...Option.match(o.temperature, { onNone: () => ({}), onSome: (temperature) => ({ temperature }) })
+      },
+      yield* Connection.routing(o)
+    )
     yield* Connection.run(
       o,
       Effect.gen(function* () {

@@ -30,6 +30,8 @@ export const embedLines = (
     readonly inputs: ReadonlyArray<string>
     readonly dimensions?: number
     readonly concurrency: number
+    /** Send a model id the catalog does not list (the gateway layer's `allowUnknownModels`). */
+    readonly allowUnknownModels?: boolean
   },
   handlers: {
     readonly onLine: (line: EmbeddingLine) => Effect.Effect<void>
@@ -56,11 +58,14 @@ export const embedLines = (
       )
     }
     const bodies: ReadonlyArray<EmbeddingsBody> = yield* Effect.forEach(options.inputs, (input, i) =>
-      buildEmbeddingsBody({
-        model: options.model,
-        input,
-        ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {})
-      }).pipe(
+      buildEmbeddingsBody(
+        {
+          model: options.model,
+          input,
+          ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {})
+        },
+        { allowUnknownModels: options.allowUnknownModels === true }
+      ).pipe(
         Effect.mapError(
           (e) =>
             new InvalidRequest({
@@ -113,6 +118,7 @@ export const runEmbed = (o: EmbedOptions) =>
   Effect.gen(function* () {
     const fromFile = Option.isSome(o.file) ? yield* readLines(o.file.value, "file") : []
     const inputs = [...o.texts, ...fromFile]
+    const allowUnknownModels = (yield* Connection.routing(o)).allowUnknownModels === true
     yield* Connection.run(
       o,
       Effect.gen(function* () {
@@ -121,6 +127,7 @@ export const runEmbed = (o: EmbedOptions) =>
             model: o.model,
             inputs,
             concurrency: o.concurrency,
+            allowUnknownModels,
             ...Option.match(o.dimensions, { onNone: () => ({}), onSome: (dimensions) => ({ dimensions }) })
           },
           {

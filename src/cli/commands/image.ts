@@ -18,11 +18,14 @@ export interface ImageOptions extends Connection.CommonOptions {
 /** Runs `umg image`. @category commands */
 export const runImage = (o: ImageOptions) =>
   Effect.gen(function* () {
-    const body = yield* buildImagesBody({
-      model: o.model,
-      prompt: o.prompt,
-      ...Option.match(o.size, { onNone: () => ({}), onSome: (size) => ({ size }) })
-    })
+    const body = yield* buildImagesBody(
+      {
+        model: o.model,
+        prompt: o.prompt,
+        ...Option.match(o.size, { onNone: () => ({}), onSome: (size) => ({ size }) })
+      },
+      yield* Connection.routing(o)
+    )
     // The call costs money: the output is checked before it is made.
     yield* ensureWritable(o.output)
     yield* Connection.run(

@@ -104,7 +104,7 @@ export interface RealtimeOptions extends Connection.CommonOptions {
 export const runRealtime = (o: RealtimeOptions) =>
   Effect.gen(function* () {
     // Checked before connecting: an unknown realtime model is invalid input, not a socket failure.
-    yield* realtimeVersion(o.model)
+    yield* realtimeVersion(o.model, yield* Connection.routing(o))
     yield* Connection.run(
       o,
       Effect.gen(function* () {

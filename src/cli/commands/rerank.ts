@@ -16,12 +16,15 @@ export interface RerankOptions extends Connection.CommonOptions {
 /** Runs `umg rerank`. @category commands */
 export const runRerank = (o: RerankOptions) =>
   Effect.gen(function* () {
-    const body = yield* buildRerankBody({
-      model: o.model,
-      query: o.query,
-      documents: o.documents,
-      ...Option.match(o.topN, { onNone: () => ({}), onSome: (top_n) => ({ top_n }) })
-    })
+    const body = yield* buildRerankBody(
+      {
+        model: o.model,
+        query: o.query,
+        documents: o.documents,
+        ...Option.match(o.topN, { onNone: () => ({}), onSome: (top_n) => ({ top_n }) })
+      },
+      yield* Connection.routing(o)
+    )
     yield* Connection.run(
       o,
       Effect.gen(function* () {

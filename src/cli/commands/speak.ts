@@ -19,13 +19,16 @@ export interface SpeakOptions extends Connection.CommonOptions {
 /** Runs `umg speak`. @category commands */
 export const runSpeak = (o: SpeakOptions) =>
   Effect.gen(function* () {
-    const body = yield* buildSpeechBody({
-      model: o.model,
-      input: o.text,
-      voice: o.voice,
-      ...Option.match(o.format, { onNone: () => ({}), onSome: (response_format) => ({ response_format }) }),
-      ...Option.match(o.speed, { onNone: () => ({}), onSome: (speed) => ({ speed }) })
-    })
+    const body = yield* buildSpeechBody(
+      {
+        model: o.model,
+        input: o.text,
+        voice: o.voice,
+        ...Option.match(o.format, { onNone: () => ({}), onSome: (response_format) => ({ response_format }) }),
+        ...Option.match(o.speed, { onNone: () => ({}), onSome: (speed) => ({ speed }) })
+      },
+      yield* Connection.routing(o)
+    )
     // The call costs money: the output is checked before it is made.
     yield* ensureWritable(o.output)
     yield* Connection.run(

@@ -15,11 +15,14 @@ export interface TokensOptions extends Connection.CommonOptions {
 /** Runs `umg tokens`. @category commands */
 export const runTokens = (o: TokensOptions) =>
   Effect.gen(function* () {
-    const body = yield* buildCountTokensBody({
-      model: o.model,
-      messages: [{ role: "user", content: o.prompt }],
-      ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
-    })
+    const body = yield* buildCountTokensBody(
+      {
+        model: o.model,
+        messages: [{ role: "user", content: o.prompt }],
+        ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
+      },
+      yield* Connection.routing(o)
+    )
     yield* Connection.run(
       o,
       Effect.gen(function* () {

@@ -10,6 +10,7 @@ import { Gateway } from "../../adapters/Gateway.js"
 import type { VideoInput } from "../../adapters/groups/Video.js"
 import { TimeoutError, type RequestError, type VideoWaitError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { buildVideoBody, type VideoBody } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import type { VideoQueryResponse } from "../../core/video/VideoTask.js"
@@ -200,8 +201,10 @@ const missingModel = new InvalidRequest({
 })
 
 /** The body `umg video` would send for these options (what `--dry-run` prints). @category constructors */
-export const dryRunBody = (o: VideoRequestOptions): Effect.Effect<VideoBody, InvalidRequest> =>
-  Effect.flatMap(videoInput(o), (input) => buildVideoBody(input))
+export const dryRunBody = (
+  o: VideoRequestOptions,
+  routing: RoutingOptions = {}
+): Effect.Effect<VideoBody, InvalidRequest> => Effect.flatMap(videoInput(o), (input) => buildVideoBody(input, routing))
 
 /** Runs `umg video`. @category commands */
 export const runVideo = (o: VideoCommandOptions) =>
@@ -211,7 +214,7 @@ export const runVideo = (o: VideoCommandOptions) =>
     const input = yield* videoInput(request)
     const deadlineMs = yield* parseTimeout(o.timeout)
     // Build before anything else: an invalid request fails here, before a connection is opened.
-    const body = yield* buildVideoBody(input)
+    const body = yield* buildVideoBody(input, yield* Connection.routing(o))
     if (o.dryRun) {
       const shown = shortenDataUrls(body)
       return yield* Output.result(o, { dryRun: true, body: shown }, () => JSON.stringify(shown, null, 2))

@@ -1,6 +1,7 @@
 /**
- * The flags every gateway command takes (`--json`, `--emulator`), kept apart from `Connection` so
- * that the command tree can be built without loading the gateway.
+ * The flags the gateway commands share: `--json` and `--emulator` on every one,
+ * `--allow-unknown-models` on those that take a model. Kept apart from `Connection` so that the
+ * command tree can be built without loading the gateway.
  */
 import { Flag } from "effect/cli"
 
@@ -16,8 +17,20 @@ export const commonOptions = {
   )
 }
 
+/** The flag of the commands that take a model id. @category options */
+export const modelOptions = {
+  allowUnknownModels: Flag.Boolean("allow-unknown-models").pipe(
+    Flag.withDescription(
+      "send a model id umg's catalog does not list (a gateway newer than umg); also UMG_ALLOW_UNKNOWN_MODELS=1"
+    ),
+    Flag.withDefault(false)
+  )
+}
+
 /** The parsed common options. @category models */
 export interface CommonOptions {
   readonly json: boolean
   readonly emulator: boolean
+  /** `--allow-unknown-models` (absent: false); `UMG_ALLOW_UNKNOWN_MODELS` may allow them too. */
+  readonly allowUnknownModels?: boolean
 }

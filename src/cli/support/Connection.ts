@@ -4,11 +4,12 @@
  * mistakes its answers for a real gateway's. Without either, a command refuses to run (exit 2)
  * rather than fake.
  */
-import { Context, Effect, Layer, Option, Result, type Scope } from "effect"
+import { type Config, Context, Effect, Layer, Option, Result, type Scope } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import * as GatewayConfig from "../../adapters/GatewayConfig.js"
 import type { GatewayConfigInput } from "../../adapters/GatewayConfig.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import type { Emulator } from "../../emulator/index.js"
 import type { CommonOptions } from "./CommonOptions.js"
 import * as Output from "./Output.js"
@@ -56,26 +57,41 @@ export const emulatorConfig = (emulator: Emulator): GatewayConfigInput => ({
  * a missing or wrong variable is an `InvalidRequest` naming it (exit 2). Without `UMG_BASE_URL` the
  * message also offers `--emulator`.
  */
+const envInvalid = (error: Config.ConfigError): InvalidRequest => {
+  const problem = GatewayConfig.envProblemOf(error)
+  if (problem === undefined)
+    return new InvalidRequest({
+      field: "environment",
+      rule: "config",
+      message: `the UMG_* environment cannot be read: ${error.message}`
+    })
+  return new InvalidRequest({
+    field: problem.variable,
+    rule: problem.rule,
+    message:
+      problem.variable === "UMG_BASE_URL" && problem.rule === "required"
+        ? "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway, or pass --emulator to use an embedded emulator"
+        : problem.message
+  })
+}
+
 const envConfig: Effect.Effect<GatewayConfig.EnvSettings, InvalidRequest> = Effect.mapError(
   GatewayConfig.envSettings,
-  (error) => {
-    const problem = GatewayConfig.envProblemOf(error)
-    if (problem === undefined)
-      return new InvalidRequest({
-        field: "environment",
-        rule: "config",
-        message: `the UMG_* environment cannot be read: ${error.message}`
-      })
-    return new InvalidRequest({
-      field: problem.variable,
-      rule: problem.rule,
-      message:
-        problem.variable === "UMG_BASE_URL" && problem.rule === "required"
-          ? "UMG_BASE_URL is not set: set UMG_BASE_URL (and UMG_API_KEY) to your gateway, or pass --emulator to use an embedded emulator"
-          : problem.message
-    })
-  }
+  envInvalid
 )
+
+/**
+ * Whether model ids the catalog does not list may be sent: `--allow-unknown-models`, or
+ * `UMG_ALLOW_UNKNOWN_MODELS` (a wrong value is an `InvalidRequest` naming it, exit 2). Read before
+ * connecting, so that a command checks its request the way the gateway layer will.
+ * @category constructors
+ */
+export const routing = (options: CommonOptions): Effect.Effect<RoutingOptions, InvalidRequest> =>
+  options.allowUnknownModels === true
+    ? Effect.succeed({ allowUnknownModels: true })
+    : Effect.map(Effect.mapError(GatewayConfig.allowUnknownModelsFromEnv, envInvalid), (allowUnknownModels) => ({
+        allowUnknownModels
+      }))
 
 /**
  * Whether the environment names a gateway: `UMG_BASE_URL` set and not empty, as the one environment
@@ -97,10 +113,16 @@ export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway,
   const connection = Layer.effect(
     Connection,
     Effect.gen(function* () {
+      const allowUnknownModels = (yield* routing(options)).allowUnknownModels === true
       // Answers from an emulator are never given as a gateway's: without a gateway, only --emulator runs one.
       if (!options.emulator) {
         const { input, pollIntervalMs } = yield* envConfig
-        return { baseUrl: input.baseUrl, embedded: Option.none(), pollIntervalMs, config: input }
+        return {
+          baseUrl: input.baseUrl,
+          embedded: Option.none(),
+          pollIntervalMs,
+          config: allowUnknownModels ? { ...input, allowUnknownModels } : input
+        }
       }
       const emulator = yield* embeddedEmulator
       yield* Output.note(
@@ -112,7 +134,7 @@ export const layer = (options: CommonOptions): Layer.Layer<Connection | Gateway,
         baseUrl: emulator.url,
         embedded: Option.some(emulator),
         pollIntervalMs: EMULATOR_POLL_MS,
-        config: emulatorConfig(emulator)
+        config: allowUnknownModels ? { ...emulatorConfig(emulator), allowUnknownModels } : emulatorConfig(emulator)
       }
     })
   )

@@ -32,6 +32,14 @@ export interface FailureReport {
   readonly submitted?: number
 }
 
+/** How a command sends a model id the catalog does not list. */
+const unknownModelsHint = "on the command line: --allow-unknown-models, or UMG_ALLOW_UNKNOWN_MODELS=1"
+
+// The library's message of an unknown model names its option; on the command line the flag and the
+// variable do it.
+const forTheCommandLine = (message: string, rule: string | undefined): string =>
+  rule === "unknown-model" ? `${message} (${unknownModelsHint})` : message
+
 const stringField = (value: object, key: string): string | undefined => {
   const v = (value as Record<string, unknown>)[key]
   return typeof v === "string" && v !== "" ? v : undefined
@@ -68,7 +76,7 @@ export const reportOf = (error: unknown): FailureReport => {
       return {
         exitCode: ExitCode.invalidInput,
         type: "BatchInvalidInput",
-        message,
+        message: forTheCommandLine(message, stringField(error, "rule")),
         ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}),
         ...(submitted !== undefined && submitted > 0 ? { submitted } : {})
       }
@@ -95,7 +103,7 @@ export const reportOf = (error: unknown): FailureReport => {
       return {
         exitCode: ExitCode.invalidInput,
         type: "InvalidRequest",
-        message,
+        message: forTheCommandLine(message, rule),
         ...(field !== undefined ? { field } : {}),
         ...(rule !== undefined ? { rule } : {})
       }

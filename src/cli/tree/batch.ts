@@ -7,7 +7,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { defaultMaxFollowed, defaultSqlitePath, maxFollowedLimit } from "../../batch/Settings.js"
 import * as Effect from "effect/Effect"
 import { boundBatchHeap } from "../support/BatchMemory.js"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 /** The batch engine, loaded once the heap of a process that runs batches is bounded (`BatchMemory`). */
@@ -64,7 +64,8 @@ const videoCommand = Command.make(
     maxFollowed: Flag.Int("max-followed").pipe(
       Flag.withDescription(`tasks this process follows at once (1–${maxFollowedLimit})`),
       Flag.withDefault(defaultMaxFollowed)
-    )
+    ),
+    ...modelOptions
   },
   (o) =>
     Effect.andThen(
@@ -95,7 +96,7 @@ const statusCommand = Command.make(
   )
 )
 
-const workerCommand = Command.make("worker", { ...commonOptions, ...runnerOptions, store }, (o) =>
+const workerCommand = Command.make("worker", { ...commonOptions, ...runnerOptions, store, ...modelOptions }, (o) =>
   Effect.andThen(
     runningBatches,
     lazily(load, (m) => m.runBatchWorker(o))

@@ -1,6 +1,6 @@
 /** `umg chat` as the command tree holds it: its flags and help; what it does is `commands/chat.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
@@ -16,7 +16,8 @@ const options = {
     Flag.optional
   ),
   temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),
-  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message"))
+  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message")),
+  ...modelOptions
 }
 
 /** The `umg chat` command. @category commands */

@@ -1,6 +1,6 @@
 /** `umg embed` as the command tree holds it: its flags and help; what it does is `commands/embed.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
@@ -20,7 +20,8 @@ const options = {
     Flag.withDescription("requests in flight (default 4)"),
     Flag.withDefault(4)
   ),
-  texts: Argument.String("TEXT").pipe(Argument.withDescription("texts to embed (or use --file)"), Argument.variadic())
+  texts: Argument.String("TEXT").pipe(Argument.withDescription("texts to embed (or use --file)"), Argument.variadic()),
+  ...modelOptions
 }
 
 /** The `umg embed` command. @category commands */

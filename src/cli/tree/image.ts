@@ -1,6 +1,6 @@
 /** `umg image` as the command tree holds it: its flags and help; what it does is `commands/image.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
@@ -14,7 +14,8 @@ const options = {
     Flag.withAlias("o"),
     Flag.withDescription("where to write the image (- for stdout)")
   ),
-  prompt: Argument.String("PROMPT")
+  prompt: Argument.String("PROMPT"),
+  ...modelOptions
 }
 
 /** The `umg image` command. @category commands */

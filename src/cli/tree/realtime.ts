@@ -1,6 +1,6 @@
 /** `umg realtime` as the command tree holds it: its flags and help; what it does is `commands/realtime.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
@@ -10,7 +10,8 @@ const options = {
     Flag.withDescription("gpt-realtime, gpt-realtime-mini or gpt-realtime-2"),
     Flag.withDefault("gpt-realtime")
   ),
-  text: Argument.String("TEXT")
+  text: Argument.String("TEXT"),
+  ...modelOptions
 }
 
 /** The `umg realtime` command. @category commands */

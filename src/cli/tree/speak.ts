@@ -1,7 +1,7 @@
 /** `umg speak` as the command tree holds it: its flags and help; what it does is `commands/speak.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
 import { speechFormats, speechVoices } from "../../core/media/Speech.js"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
@@ -17,7 +17,8 @@ const options = {
     Flag.withAlias("o"),
     Flag.withDescription("where to write the audio (- for stdout)")
   ),
-  text: Argument.String("TEXT")
+  text: Argument.String("TEXT"),
+  ...modelOptions
 }
 
 /** The `umg speak` command. @category commands */

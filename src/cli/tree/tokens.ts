@@ -1,13 +1,14 @@
 /** `umg tokens` as the command tree holds it: its flags and help; what it does is `commands/tokens.ts`, loaded when it runs. */
 import { Argument, Command, Flag } from "effect/cli"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const options = {
   ...commonOptions,
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("an epsilon model id")),
   system: Flag.String("system").pipe(Flag.withDescription("system prompt (counted too)"), Flag.optional),
-  prompt: Argument.String("PROMPT")
+  prompt: Argument.String("PROMPT"),
+  ...modelOptions
 }
 
 /** The `umg tokens` command. @category commands */

@@ -1,7 +1,7 @@
 /** `umg video` and its `status` and `download` as the command tree holds them: flags and help; what they do is `commands/video.ts`, loaded when one runs. */
 import { Argument, Command, Flag } from "effect/cli"
 import { videoAspectRatios, videoResolutions } from "../../core/video/VideoFields.js"
-import { commonOptions } from "../support/CommonOptions.js"
+import { commonOptions, modelOptions } from "../support/CommonOptions.js"
 import { lazily } from "../support/Lazy.js"
 
 const load = () => import("../commands/video.js")
@@ -48,7 +48,8 @@ const videoOptions = {
   timeout: Flag.String("timeout").pipe(
     Flag.withDescription("the whole command's deadline: 300 (seconds), 90s, 5m or 1500ms (default 300)"),
     Flag.withDefault("300")
-  )
+  ),
+  ...modelOptions
 }
 
 const taskId = Argument.String("TASK_ID")
