@@ -5,7 +5,7 @@
  * pairs of processes ("rounds"), and the spread is taken over the rounds.
  *
  * Run: `node --conditions=umg-source --import tsx bench/sse-stability.bench.ts` (10 rounds per cell,
- * ~10 minutes on 2 cores); `BENCH_QUICK=1` (or `SSE_BENCH_QUICK=1`): 3 rounds and smaller streams,
+ * ~9 minutes on 2 cores); `BENCH_QUICK=1` (or `SSE_BENCH_QUICK=1`): 3 rounds and smaller streams,
  * about two minutes. `SSE_BENCH_ONLY=CRLF` runs only the cells whose "stream / chunks" label holds
  * that text; `SSE_STABILITY_ROUNDS=n` sets the rounds; `SSE_STABILITY_RESULT=name` writes
  * `bench/results/<name>.md` instead. `UMG_BENCH_SOURCE=1` measures the sources, `UMG_BENCH_DIST=dir`
@@ -35,7 +35,7 @@ const MiB = 1024 * 1024
 
 // The cells of `bench/sse.bench.ts`, in its order.
 const streams = ["messages", "OpenAI chat", "messages CRLF", "1 MB events"]
-const chunkings = ["1–16 KiB", "1–7 B", "one chunk"]
+const chunkings = ["1–16 KiB", "0.1–2 KiB", "1–7 B", "one chunk"]
 type Contender = "umg" | "esp"
 
 interface Ready {

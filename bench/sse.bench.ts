@@ -16,8 +16,9 @@
  * Streams (seeded, from `test/fixtures/sseStreams.ts`, the generators the SSE tests use):
  * messages-style token deltas, OpenAI-style chat chunks, messages with CRLF line ends, and 1 MB
  * events (a native-content image answer: a 1 MB base64 event between two small ones, repeated).
- * Chunkings: random 1–16 KiB chunks (as a network delivers them), random 1–7-byte chunks (on a
- * prefix of the stream), and the whole stream as one chunk.
+ * Chunkings: random 1–16 KiB chunks (as a network delivers them), random 100–2,048-byte chunks
+ * (small reads, as tokens arrive), random 1–7-byte chunks (on a prefix of the stream), and the
+ * whole stream as one chunk.
  *
  * Method: for every stream × chunking cell, each contender runs in its own child process (fork),
  * warms up, then measures repetitions on request; the parent alternates which contender goes first
@@ -64,6 +65,8 @@ const streams: Record<string, () => Uint8Array> = {
 
 const chunkings: Record<string, (bytes: Uint8Array) => Array<Uint8Array>> = {
   "1–16 KiB": (bytes) => chunkRandomly(bytes, 1, 16 * KiB, 7),
+  // Small reads, as a token stream arrives: each completes a line left open by the last one.
+  "0.1–2 KiB": (bytes) => chunkRandomly(bytes, 100, 2 * KiB, 9),
   "1–7 B": (bytes) => {
     // Tiny chunks cost every parser a call per chunk: a prefix of the stream, cut after a line end.
     const end = bytes.length > tinyBytes ? bytes.indexOf(10, tinyBytes) + 1 : bytes.length

@@ -33,7 +33,8 @@
  *   decoder call and a scan.
  * - The blank, `data:` and `event:` lines that make up nearly all of a stream are recognised in
  *   the scan loop itself, with `charCodeAt` tests rather than slicing the line; a one-line event
- *   followed by its blank line is dispatched without searching for that blank line.
+ *   followed by its blank line is dispatched without searching for that blank line. Those tests see
+ *   decoded chunks only; a line made of pieces goes to `processWholeLine` (see `valueStart`).
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -195,6 +196,12 @@ const isEventLine = (text: string, pos: number, end: number): boolean =>
  * Where the value of a field whose colon is at `colon` starts: after the colon and one space.
  * (Reads past the end are guarded rather than left to give NaN: an out-of-bounds `charCodeAt`
  * deoptimizes code compiled before it first happened, chunk shape dependent.)
+ *
+ * These tests (`isDataLine`, `isEventLine`, `valueStart`) are given decoded chunks only, never a
+ * line made of pieces: V8 keeps one record of the string kinds a function has seen, shared by
+ * every place it is inlined, and ropes and slices seen here would make its `charCodeAt` calls
+ * generic in the scan too (about 1.7 times slower in 2 KiB chunks, and only in some processes,
+ * depending on the chunk cuts seen first). `processWholeLine` has its own copy of the rule.
  */
 const valueStart = (text: string, colon: number, end: number): number =>
   colon + 1 < end && text.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1
@@ -421,7 +428,7 @@ class EventReader {
     this.pendingMore = undefined
     this.pendingLength = 0
     this.longRefused = false
-    this.processLine(line, 0, line.length)
+    this.processWholeLine(line)
     let next = end + 1
     if (end === cr) {
       if (next === len) {
@@ -584,7 +591,7 @@ class EventReader {
     this.inLong = false
     this.longLength = 0
     this.releaseLong()
-    this.processLine(line, 0, line.length)
+    this.processWholeLine(line)
     let next = end + 1
     if (chunk[end] === CR) {
       if (next === chunk.length) {
@@ -614,9 +621,31 @@ class EventReader {
     }
   }
 
-  /** Interprets the line `text[start, end)` (no line break in it). */
+  /**
+   * Interprets the line `text[start, end)` of a decoded chunk (no line break in it): `data:` and
+   * `event:` in place, as the scan does, anything else as a whole line.
+   */
   private processLine(text: string, start: number, end: number): void {
-    if (start === end) {
+    if (start < end && end - start <= this.maxBufferSize) {
+      if (isDataLine(text, start, end)) return this.appendData(text.slice(valueStart(text, start + 4, end), end))
+      if (isEventLine(text, start, end)) {
+        this.eventType = text.slice(valueStart(text, start + 5, end), end)
+        return
+      }
+    }
+    // Slicing first keeps the colon search inside the line (a search in `text` could run far past it).
+    this.processWholeLine(text.slice(start, end))
+  }
+
+  /**
+   * Interprets one line as a string of its own (no line break in it): a line completed across
+   * chunks, a long line, or a line of a chunk that is not a common `data:` or `event:` one. Such
+   * strings come in every representation V8 has (ropes, slices, flat); none of them reaches the
+   * scan's inlined tests (see `valueStart`).
+   */
+  private processWholeLine(line: string): void {
+    const length = line.length
+    if (length === 0) {
       if (this.hasData) {
         this.onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
         this.data = ""
@@ -625,19 +654,13 @@ class EventReader {
       this.eventType = ""
       return
     }
-    if (end - start > this.maxBufferSize) this.overflow()
-    // The common fields are recognised in place, without slicing the line.
-    if (isDataLine(text, start, end)) return this.appendData(text.slice(valueStart(text, start + 4, end), end))
-    if (isEventLine(text, start, end)) {
-      this.eventType = text.slice(valueStart(text, start + 5, end), end)
-      return
-    }
-    if (text.charCodeAt(start) === COLON) return // a comment
-    // Slicing first keeps the colon search inside the line (a search in `text` could run far past it).
-    const line = text.slice(start, end)
+    if (length > this.maxBufferSize) this.overflow()
     const colon = line.indexOf(":")
-    const field = colon === -1 ? line : line.slice(0, colon)
-    this.otherField(field, colon === -1 ? "" : line.slice(valueStart(line, colon, line.length)))
+    if (colon === 0) return // a comment
+    if (colon === -1) return this.otherField(line, "")
+    // `valueStart`'s rule, written again on purpose (see there).
+    const from = colon + 1 < length && line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1
+    this.otherField(line.slice(0, colon), line.slice(from))
   }
 
   /** A field other than the common forms of `data:` and `event:` (`data` and `event` without a colon or after another character come here too). */
