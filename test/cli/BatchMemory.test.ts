@@ -52,12 +52,12 @@ const largestYoungGeneration = (bound: boolean) =>
 describe("the heap bound of a batch process", () => {
   it("stops the young generation at 32 MB, where V8 grows it further for the same work", async () => {
     const [free, bounded] = [await largestYoungGeneration(false), await largestYoungGeneration(true)]
-    // The work is one V8 grows the young generation for: well past the bound, without it. The bound
-    // is set from a GC observer, which runs after the collection that reached it: on a loaded machine
-    // V8 may take one more step before it (a CI run saw 39 MiB), so the bound is read as at most a
-    // quarter over its size — still well under what the same work reaches without it.
+    // The work is one V8 grows the young generation for: well past the bound, without it (to 128 MiB,
+    // doubling). With the bound it stops doubling at 32 MiB, but V8 may still add a few pages after the
+    // collection that reached it (runs on 29 November saw 32, 39 and 40.5 MiB), so the bound is read as
+    // at most half over its size: below the 64 MiB of the next doubling.
     expect(free).toBeGreaterThan(youngGenerationBytes * 1.5)
-    expect(bounded).toBeLessThanOrEqual(youngGenerationBytes * 1.25)
+    expect(bounded).toBeLessThanOrEqual(youngGenerationBytes * 1.5)
     expect(bounded).toBeGreaterThan(youngGenerationBytes / 2)
   }, 120_000)
 })
