@@ -220,6 +220,10 @@ const booleanOf = (name: string, raw: string): Result.Result<boolean, Config.Con
         )
 }
 
+/** `UMG_ALLOW_UNKNOWN_MODELS` as read (unset or empty: false). */
+const allowUnknownModelsOf = (raw: string | undefined): Result.Result<boolean, Config.ConfigError> =>
+  raw === undefined ? Result.succeed(false) : booleanOf("UMG_ALLOW_UNKNOWN_MODELS", raw)
+
 /**
  * `UMG_ALLOW_UNKNOWN_MODELS` (`1`/`true` or `0`/`false`; unset or empty: false): the environment's
  * `allowUnknownModels`. Part of `envSettings`; the CLI also reads it alone, to check a request
@@ -228,7 +232,7 @@ const booleanOf = (name: string, raw: string): Result.Result<boolean, Config.Con
  */
 export const allowUnknownModelsFromEnv: Config.Config<boolean> = Config.mapEffect(
   text("UMG_ALLOW_UNKNOWN_MODELS"),
-  (raw) => Effect.fromResult(raw === undefined ? Result.succeed(false) : booleanOf("UMG_ALLOW_UNKNOWN_MODELS", raw))
+  (raw) => Effect.fromResult(allowUnknownModelsOf(raw))
 )
 
 /**
@@ -275,10 +279,7 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
         const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl)
         const platformUrl =
           env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
-        const allowUnknownModels =
-          env.allowUnknownModels === undefined
-            ? false
-            : yield* booleanOf("UMG_ALLOW_UNKNOWN_MODELS", env.allowUnknownModels)
+        const allowUnknownModels = yield* allowUnknownModelsOf(env.allowUnknownModels)
         const input: GatewayConfigInput = {
           baseUrl,
           apiKey: env.apiKey,

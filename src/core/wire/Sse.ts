@@ -461,12 +461,7 @@ class EventReader {
       else if (cr !== -1) end = cr
       else break
       if (end === pos) {
-        if (this.hasData) {
-          onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
-          this.data = ""
-          this.hasData = false
-        }
-        this.eventType = ""
+        this.blankLine()
       } else if (!this.hasData && isDataLine(text, pos, end) && end - pos <= this.maxBufferSize) {
         const value = text.slice(valueStart(text, pos + 4, end), end)
         // A one-line event (most events): dispatched now, its blank line skipped.
@@ -621,6 +616,16 @@ class EventReader {
     }
   }
 
+  /** A blank line: dispatches the event being built, if it has data, and starts the next one. */
+  private blankLine(): void {
+    if (this.hasData) {
+      this.onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
+      this.data = ""
+      this.hasData = false
+    }
+    this.eventType = ""
+  }
+
   /**
    * Interprets the line `text[start, end)` of a decoded chunk (no line break in it): `data:` and
    * `event:` in place, as the scan does, anything else as a whole line.
@@ -645,15 +650,7 @@ class EventReader {
    */
   private processWholeLine(line: string): void {
     const length = line.length
-    if (length === 0) {
-      if (this.hasData) {
-        this.onEvent({ event: this.eventType === "" ? "message" : this.eventType, data: this.data, id: this.lastId })
-        this.data = ""
-        this.hasData = false
-      }
-      this.eventType = ""
-      return
-    }
+    if (length === 0) return this.blankLine()
     if (length > this.maxBufferSize) this.overflow()
     const colon = line.indexOf(":")
     if (colon === 0) return // a comment
