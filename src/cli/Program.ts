@@ -1,7 +1,7 @@
 /**
  * The `umg` program: parses the command line with effect/cli, runs the chosen command and turns its
  * outcome into an exit code. The codes: 0 success, 2 invalid input or a bad command line, 1 a
- * gateway or network failure, 130 interrupted. Started by `main`.
+ * gateway or network failure, 130 interrupted, 141 its output closed by the reader. Started by `main`.
  */
 // Modules, not the package's index: the index also loads its Redis, HTTP and cluster modules (about a
 // thousand files) that no command needs at start.
@@ -16,6 +16,38 @@ import { describeReport, ExitCode, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
 import { check, explain } from "./support/UsageError.js"
+
+// Before anything is written: a reader that goes away (`umg chat … | head`) or a failed write stops
+// the command (see `exitCodeOf`) rather than ending the process with a stack trace.
+Output.watchOutput()
+
+/** Ctrl-C (SIGINT), as shells report a process it ended. */
+const interruptedCode = 130
+/**
+ * stdout or stderr closed by its reader (EPIPE): the command's work is interrupted (its connections
+ * and stores closed as after Ctrl-C), nothing more is written, and the code is what shells report
+ * for a process that SIGPIPE ended, as `cat` or `grep` in that place would.
+ */
+const outputClosedCode = 141
+
+/**
+ * The exit code of the program's outcome. A failed output decides it whatever the command did; a
+ * failed write other than EPIPE (a full disk) is said on stderr, when stderr still takes it.
+ */
+const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  const output = Output.outputFailure()
+  if (output !== undefined) {
+    if (output.code === "EPIPE") return outputClosedCode
+    if (Output.stderrWritable())
+      process.stderr.write(`umg: cannot write to ${output.stream} (${output.message}); stopped\n`)
+    return ExitCode.failure
+  }
+  return Exit.isSuccess(exit)
+    ? Number(process.exitCode ?? ExitCode.ok)
+    : Exit.hasInterrupts(exit)
+      ? interruptedCode
+      : ExitCode.failure
+}
 
 const args = process.argv.slice(2)
 const cli = Command.runWith(umg, { version: "0.1.0" })
@@ -35,8 +67,11 @@ const isHelpOnly = (error: unknown): boolean =>
 const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(args)).pipe(
   // effect/cli presents help through the help presenter: plain, wrapped, `umg …`.
   withHelpConsole,
+  // The reader went away: stop the command (the race interrupts it and waits for its finalizers).
+  Effect.raceFirst(Output.closed),
   Effect.catch((error: unknown) =>
-    isHelpOnly(error)
+    // A failure after the output closed (a write to it failed) has no one to be reported to.
+    isHelpOnly(error) || Output.outputFailure() !== undefined
       ? Effect.void
       : Effect.gen(function* () {
           // A rejected command line is explained here, once for every command: the flag, what it allows, the usage.
@@ -58,12 +93,7 @@ const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(arg
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: false,
-  teardown: (exit, onExit) => {
-    const code = Exit.isSuccess(exit)
-      ? Number(process.exitCode ?? ExitCode.ok)
-      : Exit.hasInterrupts(exit)
-        ? 130
-        : ExitCode.failure
-    onExit(code)
-  }
+  // The code is taken on the next turn of the event loop: a write's failure is reported a tick
+  // after the write, and the last write may come just before the program ends.
+  teardown: (exit, onExit) => void setImmediate(() => onExit(exitCodeOf(exit)))
 })

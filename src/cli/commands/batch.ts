@@ -61,13 +61,6 @@ const showProgress = <E>(progress: Stream.Stream<Counts, E>) => {
   })
 }
 
-/** Writes to stdout, waiting while its buffer is full (a slow reader of a long batch keeps memory bounded). */
-const writeOut = (text: string): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    if (process.stdout.write(text)) return resume(Effect.void)
-    process.stdout.once("drain", () => resume(Effect.void))
-  })
-
 // Results written at once: one chunk of the result stream, at most this many lines.
 const linesPerWrite = 1_000
 
@@ -127,7 +120,7 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
             Effect.fail(new InvalidRequest({ field: "--out", rule: "writable", message: `--out: ${e.message}` }))
           )
         )
-      : Stream.runForEach(text, writeOut)
+      : Stream.runForEach(text, Output.writeDrained)
     yield* written.pipe(
       Effect.tapError((e) =>
         e._tag === "BatchInvalidInput" && (e.submitted ?? 0) > 0

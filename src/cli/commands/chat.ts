@@ -259,19 +259,17 @@ export const runChat = (o: ChatOptions) =>
           onText: (t) =>
             o.json
               ? Effect.void
-              : Effect.andThen(
-                  Effect.sync(() => {
-                    if (thinkingOpen) process.stderr.write("\n")
-                    thinkingOpen = false
-                  }),
-                  Output.write(t)
-                ),
+              : Effect.suspend(() => {
+                  const endThinking = thinkingOpen ? Output.writeErr("\n") : Effect.void
+                  thinkingOpen = false
+                  return Effect.andThen(endThinking, Output.write(t))
+                }),
           onThinking: (t) =>
             o.json
               ? Effect.void
-              : Effect.sync(() => {
+              : Effect.suspend(() => {
                   thinkingOpen = true
-                  process.stderr.write(Output.errColour.dim(t))
+                  return Output.writeErr(Output.errColour.dim(t))
                 })
         })
         if (o.json) return yield* Output.json({ model: o.model, ...outcome })

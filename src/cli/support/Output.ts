@@ -39,8 +39,83 @@ export const errColour = {
   yellow: paint("33", process.stderr)
 }
 
+/**
+ * How stdout or stderr failed: its reader went away (`EPIPE`: `umg chat … | head`), or the write
+ * itself failed (`ENOSPC` on a full disk, `EIO` on a closed terminal).
+ * @category models
+ */
+export interface OutputFailure {
+  readonly stream: "stdout" | "stderr"
+  /** The system error code (`EPIPE`, `ENOSPC`, …), when there is one. */
+  readonly code: string | undefined
+  readonly message: string
+}
+
+// Node ignores SIGPIPE and reports a failed write as an 'error' event, which ends the process with
+// a stack trace when no one listens; umg stops its work instead (see `closed`), and drops what it
+// would still write to the failed stream.
+let failure: OutputFailure | undefined
+let stdoutFailed = false
+let stderrFailed = false
+const onClose: Array<() => void> = []
+const failed =
+  (stream: "stdout" | "stderr") =>
+  (error: NodeJS.ErrnoException): void => {
+    if (stream === "stdout") stdoutFailed = true
+    else stderrFailed = true
+    if (failure !== undefined) return
+    failure = { stream, code: error.code, message: error.message }
+    for (const wake of onClose.splice(0)) wake()
+  }
+
+/**
+ * Listens for the failure of stdout and stderr, once, before anything is written.
+ * @category output
+ */
+export const watchOutput = (): void => {
+  process.stdout.on("error", failed("stdout"))
+  process.stderr.on("error", failed("stderr"))
+}
+
+/** The first failure of stdout or stderr since `watchOutput`, if any. @category output */
+export const outputFailure = (): OutputFailure | undefined => failure
+
+/** Whether stderr still takes text (it has not failed). @category output */
+export const stderrWritable = (): boolean => !stderrFailed
+
+/** Completes when stdout or stderr fails (see `watchOutput`): the program then stops its work. @category output */
+export const closed: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  if (failure !== undefined) return resume(Effect.void)
+  const wake = (): void => resume(Effect.void)
+  onClose.push(wake)
+  return Effect.sync(() => {
+    const at = onClose.indexOf(wake)
+    if (at !== -1) onClose.splice(at, 1)
+  })
+})
+
 /** Writes text to stdout as it is (streamed tokens). @category output */
-export const write = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(text))
+export const write = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (!stdoutFailed) process.stdout.write(text)
+  })
+
+/**
+ * Writes text to stdout, waiting while its buffer is full: a slow reader of a long output keeps
+ * memory bounded.
+ * @category output
+ */
+export const writeDrained = (text: string): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (stdoutFailed || process.stdout.write(text)) return resume(Effect.void)
+    process.stdout.once("drain", () => resume(Effect.void))
+  })
+
+/** Writes text to stderr as it is (streamed thinking). @category output */
+export const writeErr = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (!stderrFailed) process.stderr.write(text)
+  })
 
 /** Writes one line to stdout. @category output */
 export const line = (text = ""): Effect.Effect<void> => write(`${text}\n`)
@@ -48,6 +123,7 @@ export const line = (text = ""): Effect.Effect<void> => write(`${text}\n`)
 /** Writes one line to stderr: notes that are not the result. @category output */
 export const note = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
+    if (stderrFailed) return
     clearProgress()
     process.stderr.write(`${text}\n`)
   })
@@ -72,6 +148,7 @@ let lastProgress = ""
  */
 export const progress = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
+    if (stderrFailed) return
     if (process.stderr.isTTY === true) {
       process.stderr.write(`\r\x1b[K${text}`)
       progressShown = true
@@ -83,7 +160,7 @@ export const progress = (text: string): Effect.Effect<void> =>
 
 // Ends a rewritten progress line so the next stderr text starts on a fresh line.
 const clearProgress = (): void => {
-  if (progressShown) {
+  if (progressShown && !stderrFailed) {
     process.stderr.write("\n")
     progressShown = false
   }
