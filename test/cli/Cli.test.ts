@@ -209,6 +209,54 @@ describe("umg against UMG_BASE_URL", () => {
     expect(run.stderr).toContain("3/3")
   })
 
+  it("reads the prompt from standard input for -, and --file - as the lines to embed", async () => {
+    const prompt = "Count the tokens of this prompt, read from a pipe, as of the same text given as an argument."
+    const [piped, given] = await Promise.all([
+      runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, prompt),
+      runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", prompt], env)
+    ])
+    expect([piped.code, given.code]).toEqual([0, 0])
+    const count = (run: { stdout: string }) => (JSON.parse(run.stdout) as { input_tokens: number }).input_tokens
+    expect(count(piped)).toBe(count(given))
+    // A different text counts differently: the pipe's text is what was sent, not "-".
+    const dash = await runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, "-")
+    expect(count(dash)).not.toBe(count(piped))
+
+    const chat = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "-"], env, "Say hello\n")
+    expect(chat.code).toBe(0)
+    expect(chat.stdout.trim().length).toBeGreaterThan(0)
+
+    const lines = await runUmg(
+      umg,
+      ["embed", "-m", "text-embedding-3-small", "--dimensions", "4", "--file", "-"],
+      env,
+      "one\n\ntwo\n"
+    )
+    expect(lines.code).toBe(0)
+    expect(
+      lines.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { input: string }).input)
+    ).toEqual(["one", "two"])
+  })
+
+  it("refuses standard input that is empty or over 16 MiB, exit 2 naming PROMPT, and sends nothing", async () => {
+    const before = total()
+    const empty = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "--json", "-"], env, " \n")
+    expect(empty.code).toBe(2)
+    expect(JSON.parse(empty.stderr.trim()) as unknown).toMatchObject({ error: { field: "PROMPT", rule: "required" } })
+    const huge = await runUmg(
+      umg,
+      ["chat", "-m", "gpt-4o-mini", "-"],
+      env,
+      new Uint8Array(16 * 1024 * 1024 + 1).fill(97)
+    )
+    expect(huge.code).toBe(2)
+    expect(huge.stderr).toContain("PROMPT: standard input is larger than 16777216 bytes")
+    expect(total()).toBe(before)
+  })
+
   it("answers tokens, rerank, speak, image, realtime and platform commands with --json", async () => {
     const audio = join(dir, "hello.wav")
     const image = join(dir, "cat.png")

@@ -119,7 +119,10 @@ describe("umg whose output fails", () => {
         stdio: ["ignore", full, "pipe"]
       })
       let stderr = ""
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      // With a file descriptor for stdout, the type no longer knows that stderr is a pipe.
+      const stderrPipe = child.stderr
+      if (stderrPipe === null) throw new Error("stderr is not a pipe")
+      stderrPipe.setEncoding("utf8").on("data", (d: string) => (stderr += d))
       const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)))
       expect(code).toBe(1)
       expect(stderr).toContain("umg: cannot write to stdout (ENOSPC")

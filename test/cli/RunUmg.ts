@@ -39,19 +39,27 @@ export const bundleUmg = async (): Promise<string> => {
   return outfile
 }
 
-/** Runs `node <bundle> ...args` with `env` added to a clean environment (no UMG_* from the caller). */
+/**
+ * Runs `node <bundle> ...args` with `env` added to a clean environment (no UMG_* from the caller).
+ * Standard input is `input`, written and ended, when given; otherwise empty.
+ */
 export const runUmg = (
   bundle: string,
   args: ReadonlyArray<string>,
-  env: Readonly<Record<string, string>> = {}
+  env: Readonly<Record<string, string>> = {},
+  input?: string | Uint8Array
 ): Promise<UmgRun> =>
   new Promise((resolve, reject) => {
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
     const child = spawn(process.execPath, [bundle, ...args], {
       cwd: root,
       env: { ...base, NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
+      stdio: ["pipe", "pipe", "pipe"]
     })
+    // A command that stops reading early (a refused input) closes the pipe: that is not the test's failure.
+    child.stdin.on("error", () => undefined)
+    if (input === undefined) child.stdin.end()
+    else child.stdin.end(input)
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))

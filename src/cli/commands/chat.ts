@@ -19,6 +19,7 @@ import { textOf } from "../../streams/textDeltas.js"
 import { thinkingOf } from "../../streams/thinkingDeltas.js"
 import type { TokenEvent } from "../../streams/TokenEvent.js"
 import * as Connection from "../support/Connection.js"
+import { promptText } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** What a chat prompt asks for. @category models */
@@ -241,7 +242,7 @@ export const runChat = (o: ChatOptions) =>
     const prepared = yield* prepareChat(
       {
         model: o.model,
-        prompt: o.prompt,
+        prompt: yield* promptText(o.prompt),
         ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
         ...Option.match(o.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) }),
         ...Option.match(o.thinking, { onNone: () => ({}), onSome: (thinking) => ({ thinking }) }),

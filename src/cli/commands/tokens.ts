@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildCountTokensBody } from "../../core/text/messages/Messages.js"
 import * as Connection from "../support/Connection.js"
+import { promptText } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg tokens`. @category models */
@@ -18,7 +19,7 @@ export const runTokens = (o: TokensOptions) =>
     const body = yield* buildCountTokensBody(
       {
         model: o.model,
-        messages: [{ role: "user", content: o.prompt }],
+        messages: [{ role: "user", content: yield* promptText(o.prompt) }],
         ...Option.match(o.system, { onNone: () => ({}), onSome: (system) => ({ system }) })
       },
       yield* Connection.routing(o)

@@ -54,17 +54,79 @@ export const imageInput = (value: string, field: string): Effect.Effect<string, 
   }).pipe(Effect.map((bytes) => `data:${mime};base64,${bytes.toString("base64")}`))
 }
 
-/** The non-empty lines of a text file (`--file`). @category constructors */
+/** The most standard input a command reads (`-` as PROMPT or `--file`): 16 MiB. @category constants */
+export const maxStdinBytes = 16 * 1024 * 1024
+
+/** `-` as an input: standard input. @category predicates */
+export const isStdin = (value: string): boolean => value === "-"
+
+/**
+ * All of standard input as UTF-8 text, read to its end (`-` in place of PROMPT or a file), at most
+ * `limit` bytes: past it, or when it cannot be read, invalid input naming `field`. Interrupted
+ * (Ctrl-C), it stops reading.
+ * @category constructors
+ */
+export const readStdin = (field: string, limit = maxStdinBytes): Effect.Effect<string, InvalidRequest> =>
+  Effect.callback<string, InvalidRequest>((resume) => {
+    const stdin = process.stdin
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = (): void => {
+      stdin.off("data", onData)
+      stdin.off("end", onEnd)
+      stdin.off("error", onError)
+      stdin.pause()
+    }
+    const refuse = (rule: string, message: string): void => {
+      stop()
+      resume(Effect.fail(new InvalidRequest({ field, rule, message: `${field}: ${message}` })))
+    }
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > limit) return refuse("max-size", `standard input is larger than ${limit} bytes`)
+      chunks.push(chunk)
+    }
+    const onEnd = (): void => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks, size).toString("utf8")))
+    }
+    const onError = (e: Error): void => refuse("readable", `cannot read standard input: ${e.message}`)
+    stdin.on("data", onData)
+    stdin.once("end", onEnd)
+    stdin.once("error", onError)
+    return Effect.sync(stop)
+  })
+
+/**
+ * A prompt as given: the text itself, or all of standard input for `-` (`cat notes.md | umg chat -m
+ * M -`), which must hold more than white space.
+ * @category constructors
+ */
+export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<string, InvalidRequest> =>
+  isStdin(prompt)
+    ? Effect.flatMap(readStdin(field), (text) =>
+        text.trim() === ""
+          ? Effect.fail(
+              new InvalidRequest({ field, rule: "required", message: `${field}: standard input (-) held no text` })
+            )
+          : Effect.succeed(text)
+      )
+    : Effect.succeed(prompt)
+
+/** The non-empty lines of a text file (`--file`), or of standard input for `-`. @category constructors */
 export const readLines = (path: string, field: string): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
-  Effect.tryPromise({
-    try: () => readFile(path, "utf8"),
-    catch: (e) =>
-      new InvalidRequest({
-        field,
-        rule: "file",
-        message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}`
+  (isStdin(path)
+    ? readStdin(field)
+    : Effect.tryPromise({
+        try: () => readFile(path, "utf8"),
+        catch: (e) =>
+          new InvalidRequest({
+            field,
+            rule: "file",
+            message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}`
+          })
       })
-  }).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
+  ).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
 
 /** `-` as an output path: standard output. @category predicates */
 export const isStdout = (path: string): boolean => path === "-"

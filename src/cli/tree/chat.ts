@@ -16,7 +16,9 @@ const options = {
     Flag.optional
   ),
   temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),
-  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the user's message")),
+  prompt: Argument.String("PROMPT").pipe(
+    Argument.withDescription("the user's message; - reads it from standard input (cat notes.md | umg chat -m M -)")
+  ),
   ...modelOptions
 }
 

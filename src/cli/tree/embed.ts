@@ -13,7 +13,7 @@ const options = {
   file: Flag.String("file").pipe(
     Flag.withMetavar("file"),
     Flag.withAlias("f"),
-    Flag.withDescription("a text file: one input per non-empty line"),
+    Flag.withDescription("a text file: one input per non-empty line (- for standard input)"),
     Flag.optional
   ),
   concurrency: Flag.Int("concurrency").pipe(

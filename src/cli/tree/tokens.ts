@@ -7,7 +7,7 @@ const options = {
   ...commonOptions,
   model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("an epsilon model id")),
   system: Flag.String("system").pipe(Flag.withDescription("system prompt (counted too)"), Flag.optional),
-  prompt: Argument.String("PROMPT"),
+  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("the prompt; - reads it from standard input")),
   ...modelOptions
 }
 
