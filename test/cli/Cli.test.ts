@@ -209,7 +209,7 @@ describe("umg against UMG_BASE_URL", () => {
     expect(run.stderr).toContain("3/3")
   })
 
-  it("reads the prompt from standard input for -, and --file - as the lines to embed", async () => {
+  it("reads the prompt or text from standard input for - (chat, tokens, speak, image), and --file - as the lines to embed", async () => {
     const prompt = "Count the tokens of this prompt, read from a pipe, as of the same text given as an argument."
     const [piped, given] = await Promise.all([
       runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, prompt),
@@ -221,6 +221,22 @@ describe("umg against UMG_BASE_URL", () => {
     // A different text counts differently: the pipe's text is what was sent, not "-".
     const dash = await runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, "-")
     expect(count(dash)).not.toBe(count(piped))
+
+    // Speech lasts longer for a longer text: the same length from the pipe as from the argument.
+    const text = "Read this sentence aloud, from standard input."
+    const [spokenPiped, spokenGiven] = [join(dir, "piped.mp3"), join(dir, "given.mp3")]
+    const speak = (out: string, arg: string, input?: string) =>
+      runUmg(umg, ["speak", "-m", "tts-1", "--voice", "alloy", "-o", out, arg], env, input)
+    const speaks = await Promise.all([speak(spokenPiped, "-", text), speak(spokenGiven, text)])
+    expect(speaks.map((r) => r.code)).toEqual([0, 0])
+    expect(statSync(spokenPiped).size).toBe(statSync(spokenGiven).size)
+    const drawn = await runUmg(
+      umg,
+      ["image", "-m", "zeta-2.5-flash-image", "-o", join(dir, "piped.png"), "-"],
+      env,
+      "a cat"
+    )
+    expect(drawn.code).toBe(0)
 
     const chat = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "-"], env, "Say hello\n")
     expect(chat.code).toBe(0)

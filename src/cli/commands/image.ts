@@ -4,7 +4,7 @@ import { Gateway } from "../../adapters/Gateway.js"
 import { DecodeError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody } from "../../core/media/Images.js"
 import * as Connection from "../support/Connection.js"
-import { ensureWritable, isStdout, writeBytes } from "../support/LocalFiles.js"
+import { ensureWritable, isStdout, promptText, writeBytes } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg image`. @category models */
@@ -21,7 +21,7 @@ export const runImage = (o: ImageOptions) =>
     const body = yield* buildImagesBody(
       {
         model: o.model,
-        prompt: o.prompt,
+        prompt: yield* promptText(o.prompt),
         ...Option.match(o.size, { onNone: () => ({}), onSome: (size) => ({ size }) })
       },
       yield* Connection.routing(o)

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
 import { buildSpeechBody, type SpeechFormat, type SpeechVoice } from "../../core/media/Speech.js"
 import * as Connection from "../support/Connection.js"
-import { ensureWritable, isStdout, writeBytes } from "../support/LocalFiles.js"
+import { ensureWritable, isStdout, promptText, writeBytes } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg speak`. @category models */
@@ -22,7 +22,7 @@ export const runSpeak = (o: SpeakOptions) =>
     const body = yield* buildSpeechBody(
       {
         model: o.model,
-        input: o.text,
+        input: yield* promptText(o.text, "TEXT"),
         voice: o.voice,
         ...Option.match(o.format, { onNone: () => ({}), onSome: (response_format) => ({ response_format }) }),
         ...Option.match(o.speed, { onNone: () => ({}), onSome: (speed) => ({ speed }) })

@@ -98,8 +98,8 @@ export const readStdin = (field: string, limit = maxStdinBytes): Effect.Effect<s
   })
 
 /**
- * A prompt as given: the text itself, or all of standard input for `-` (`cat notes.md | umg chat -m
- * M -`), which must hold more than white space.
+ * A prompt or text argument as given: the text itself, or all of standard input for `-` (`cat
+ * notes.md | umg chat -m M -`), which must hold more than white space. `field` names it in errors.
  * @category constructors
  */
 export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<string, InvalidRequest> =>

@@ -14,7 +14,7 @@ const options = {
     Flag.withAlias("o"),
     Flag.withDescription("where to write the image (- for stdout)")
   ),
-  prompt: Argument.String("PROMPT"),
+  prompt: Argument.String("PROMPT").pipe(Argument.withDescription("what to draw; - reads it from standard input")),
   ...modelOptions
 }
 

@@ -17,7 +17,7 @@ const options = {
     Flag.withAlias("o"),
     Flag.withDescription("where to write the audio (- for stdout)")
   ),
-  text: Argument.String("TEXT"),
+  text: Argument.String("TEXT").pipe(Argument.withDescription("the text to speak; - reads it from standard input")),
   ...modelOptions
 }
 
