@@ -141,15 +141,20 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("chat", async () => {
     const body = record({
-      model: fc.oneof(someModels, fc.constant(undefined)),
+      // A chat model most of the time, so that the other fields' rules are reached.
+      model: fc.oneof(fc.constant("gpt-4o-mini"), fc.constant("gpt-4o-mini"), someModels, fc.constant(undefined)),
       messages: fc.oneof(
+        fc.constant([{ role: "user", content: "hi" }]),
         fc.constant([{ role: "user", content: "hi" }]),
         fc.constant([]),
         fc.constant([{ role: "robot", content: "hi" }]),
         fc.constant([{ role: "user" }]),
         fc.constant(undefined)
       ),
-      stream: maybe(fc.constantFrom(false, "no"))
+      stream: maybe(fc.constantFrom(false, "no")),
+      max_tokens: maybe(fc.constantFrom(-5, 0, 1, 16, 2.5)),
+      max_completion_tokens: maybe(fc.constantFrom(0, 1, 4096, 2.5)),
+      temperature: maybe(fc.constantFrom(0, 1, 2, 2.1, -0.1))
     })
     await fc.assert(
       fc.asyncProperty(body, (b) => agree("/v1/chat/completions", b, buildChatBody(b))),

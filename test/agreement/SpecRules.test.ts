@@ -68,6 +68,22 @@ describe("client and emulator agree on", () => {
     }
   })
 
+  it("chat max_tokens and max_completion_tokens being positive integers", async () => {
+    for (const field of ["max_tokens", "max_completion_tokens"]) {
+      for (const [value, ok] of [
+        [1, true],
+        [4096, true],
+        [0, false],
+        [-5, false],
+        [2.5, false]
+      ] as const) {
+        const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], [field]: value }
+        expect(accepts(buildChatBody(body)), `${field}: ${value}`).toBe(ok)
+        expect(await post("/v1/chat/completions", body), `${field}: ${value}`).toBe(ok ? 200 : 400)
+      }
+    }
+  })
+
   it("the GPT-5 Pro family being served only by /v1/responses", async () => {
     const chat = { model: "gpt-5-pro", messages: [{ role: "user", content: "hi" }] }
     expect(accepts(buildChatBody(chat))).toBe(false)

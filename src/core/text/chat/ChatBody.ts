@@ -77,8 +77,8 @@ export const ChatBody = Schema.Struct({
   top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
   n: opt(Schema.Int),
   stop: opt(Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Null])),
-  max_tokens: opt(Schema.Int),
-  max_completion_tokens: opt(Schema.Int),
+  max_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
+  max_completion_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
   presence_penalty: opt(Schema.Number),
   frequency_penalty: opt(Schema.Number),
   logit_bias: opt(Open),
@@ -116,8 +116,9 @@ export type TextBodyOptions = RoutingOptions
  * Builds the body of POST `/v1/chat/completions`: only its known fields (plus `extra`); `model` must
  * be a chat model the catalog lists (the GPT-5 Pro family is refused with "use responses"; epsilon
  * and zeta models are refused too); then the Schema's rules: `messages` non-empty, each with a `role`
- * and `content`, `stream` a boolean, `temperature` 0–2 and `top_p` 0–1 when given. `content` may be
- * null or left out only on an assistant turn that calls tools (sent as `content: null`).
+ * and `content`, `stream` a boolean, `temperature` 0–2, `top_p` 0–1, and `max_tokens` and
+ * `max_completion_tokens` positive integers when given. `content` may be null or left out only on
+ * an assistant turn that calls tools (sent as `content: null`).
  * @category constructors
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
