@@ -45,6 +45,21 @@ const someModels = fc.constantFrom(
 )
 
 /**
+ * A model of the family under test most of the time (so that the body's other rules are reached),
+ * else any model of `someModels` (other families', unknown ones) or none.
+ */
+const modelOf = (...family: ReadonlyArray<string>): fc.Arbitrary<string | undefined> =>
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...family), weight: 4 },
+    { arbitrary: someModels, weight: 1 },
+    { arbitrary: fc.constant(undefined), weight: 1 }
+  )
+
+/** `valid` most of the time, else one of `others` (values just outside the rules, or absent). */
+const mostly = <A>(valid: A, ...others: ReadonlyArray<A | undefined>): fc.Arbitrary<A | undefined> =>
+  fc.oneof({ arbitrary: fc.constant(valid), weight: 2 * others.length }, fc.constantFrom(...others))
+
+/**
  * What the client does with `input` (builds a body, or refuses it), and what the emulator answers: for
  * the body the client would send when it builds one, else for the input as it was given.
  */
@@ -69,8 +84,13 @@ const runs = { numRuns: 60 }
 describe("the client accepts a body exactly when the emulator answers 2xx", () => {
   it("embeddings", async () => {
     const body = record({
-      model: fc.oneof(someModels, fc.constant(undefined)),
-      input: fc.oneof(fc.constant("hello"), fc.constant(""), fc.constant(undefined)),
+      model: modelOf(
+        "text-embedding-3-small",
+        "text-embedding-3-large",
+        "text-embedding-ada-002",
+        "zeta-embedding-001"
+      ),
+      input: mostly("hello", "", undefined),
       encoding_format: maybe(fc.constantFrom("float", "base64", "int8")),
       dimensions: maybe(fc.constantFrom(0, 1, 256, 1536, 1537, 3072, 3073, 2.5))
     })
@@ -82,9 +102,9 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("rerank", async () => {
     const body = record({
-      model: fc.oneof(someModels, fc.constant(undefined)),
-      query: fc.oneof(fc.constant("q"), fc.constant(""), fc.constant(undefined)),
-      documents: fc.oneof(fc.constant(["a", "b", "c"]), fc.constant([]), fc.constant(undefined)),
+      model: modelOf("rerank-v1"),
+      query: mostly("q", "", undefined),
+      documents: mostly(["a", "b", "c"], [], undefined),
       top_n: maybe(fc.constantFrom(0, 1, 3, 4, 1.5)),
       return_documents: maybe(fc.constantFrom(true, false, "yes"))
     })
@@ -96,8 +116,8 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("speech", async () => {
     const body = record({
-      model: fc.oneof(someModels, fc.constant(undefined)),
-      input: fc.oneof(fc.constant("hello"), fc.constant(""), fc.constant(undefined)),
+      model: modelOf("gpt-4o-mini-tts", "tts-1", "tts-1-hd"),
+      input: mostly("hello", "", undefined),
       voice: fc.oneof(
         fc.constantFrom("alloy", "echo", "fable", "onyx", "nova", "shimmer", "ash", "coral"),
         fc.constant(undefined)
@@ -113,14 +133,9 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("messages", async () => {
     const body = record({
-      model: fc.oneof(someModels, fc.constant(undefined)),
-      max_tokens: fc.oneof(fc.constantFrom(0, 1, 4096, 2.5), fc.constant(undefined)),
-      messages: fc.oneof(
-        fc.constant([{ role: "user", content: "hi" }]),
-        fc.constant([]),
-        fc.constant([{ role: "system", content: "hi" }]),
-        fc.constant(undefined)
-      ),
+      model: modelOf("epsilon-sonnet-4-5-20250929", "epsilon-haiku-4-5-20251001"),
+      max_tokens: fc.oneof(fc.constantFrom(1, 4096), fc.constantFrom(0, 2.5, undefined)),
+      messages: mostly([{ role: "user", content: "hi" }], [], [{ role: "system", content: "hi" }], undefined),
       temperature: maybe(fc.constantFrom(0, 0.5, 1, 1.5, -0.1)),
       top_p: maybe(fc.constantFrom(0, 1, 1.1)),
       system: maybe(
@@ -141,15 +156,13 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
 
   it("chat", async () => {
     const body = record({
-      // A chat model most of the time, so that the other fields' rules are reached.
-      model: fc.oneof(fc.constant("gpt-4o-mini"), fc.constant("gpt-4o-mini"), someModels, fc.constant(undefined)),
-      messages: fc.oneof(
-        fc.constant([{ role: "user", content: "hi" }]),
-        fc.constant([{ role: "user", content: "hi" }]),
-        fc.constant([]),
-        fc.constant([{ role: "robot", content: "hi" }]),
-        fc.constant([{ role: "user" }]),
-        fc.constant(undefined)
+      model: modelOf("gpt-4o-mini", "gpt-4o", "gpt-4.1"),
+      messages: mostly(
+        [{ role: "user", content: "hi" }],
+        [],
+        [{ role: "robot", content: "hi" }],
+        [{ role: "user" }],
+        undefined
       ),
       stream: maybe(fc.constantFrom(false, "no")),
       max_tokens: maybe(fc.constantFrom(-5, 0, 1, 16, 2.5)),
@@ -163,21 +176,18 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
   })
 
   it("native content", async () => {
-    const model = fc.constantFrom(
-      "zeta-2.5-flash",
-      "zeta-2.5-pro",
-      "zeta-3-pro-preview",
-      "zeta-embedding-001",
-      "epsilon-sonnet-4-5-20250929",
-      "zeta-9"
+    // The model is in the path here, so it is never absent.
+    const model = fc.oneof(
+      { arbitrary: fc.constantFrom("zeta-2.5-flash", "zeta-2.5-pro", "zeta-3-pro-preview"), weight: 4 },
+      fc.constantFrom("zeta-embedding-001", "epsilon-sonnet-4-5-20250929", "zeta-9")
     )
     const body = record({
-      contents: fc.oneof(
-        fc.constant([{ role: "user", parts: [{ text: "hi" }] }]),
-        fc.constant([]),
-        fc.constant([{ role: "robot", parts: [{ text: "hi" }] }]),
-        fc.constant([{ role: "user", parts: [{ inlineData: { data: "AAAA" } }] }]),
-        fc.constant(undefined)
+      contents: mostly(
+        [{ role: "user", parts: [{ text: "hi" }] }],
+        [],
+        [{ role: "robot", parts: [{ text: "hi" }] }],
+        [{ role: "user", parts: [{ inlineData: { data: "AAAA" } }] }],
+        undefined
       ),
       generationConfig: maybe(
         fc.constantFrom(
@@ -198,14 +208,8 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
   it("video submit", async () => {
     const body = record({
       model: fc.oneof(
-        fc.constantFrom(
-          "beta-3.1-fast-generate-001",
-          "gamma2.5-t2v-preview",
-          "delta-1-5-pro-251215",
-          "gpt-4o-mini",
-          "beta-9"
-        ),
-        fc.constant(undefined)
+        { arbitrary: modelOf("beta-3.1-fast-generate-001", "gamma2.5-t2v-preview", "delta-1-5-pro-251215"), weight: 5 },
+        fc.constant("beta-9")
       ),
       prompt: maybe(fc.constantFrom("a calm sea", "")),
       duration: maybe(fc.constantFrom(4, 5, 6, 8, 10, 13)),
