@@ -113,7 +113,13 @@ const builders: ReadonlyArray<BuilderCase> = [
         contents: [{ role: "user", parts: [{ text: "hi" }] }],
         tools: [{ functionDeclarations: [{ name: "f", parameters: HOLE }] }]
       },
-      { contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: HOLE } }] }] },
+      {
+        contents: [
+          { role: "user", parts: [{ text: "hi" }] },
+          { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+          { role: "user", parts: [{ functionResponse: { name: "f", response: HOLE } }] }
+        ]
+      },
       typed({ contents: [{ role: "user", parts: [{ text: "hi" }] }], safetySettings: HOLE }, [])
     ]
   },

@@ -119,6 +119,7 @@ describe("buildResponsesBody", () => {
   it("checks input messages and passes other typed items through", () => {
     const input = [
       { role: "user", content: [{ type: "input_text", text: "Hi" }] },
+      { type: "function_call", call_id: "c1", name: "answer", arguments: "{}" },
       { type: "function_call_output", call_id: "c1", output: "42" },
       { type: "message", role: "assistant", content: "Done" }
     ]

@@ -8,7 +8,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
-import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
+import { acrossFields, detailed, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
 export const RerankDocument = Schema.Union([
@@ -42,7 +42,7 @@ export const RerankBody = acrossFields(
           detail: `${body.top_n} is out of range for ${body.documents.length} documents; allowed: 1 to ${body.documents.length}`
         }
       : undefined,
-  (field, detail) => `${field}: ${detail}`
+  detailed
 )
 /** @category models */
 export type RerankBody = typeof RerankBody.Type

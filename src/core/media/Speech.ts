@@ -6,7 +6,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
-import { NonBlank, range } from "../validation/FieldRules.js"
+import { maxLength, NonBlank, range } from "../validation/FieldRules.js"
 
 /** The six voices of E14. @category models */
 export const speechVoices = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"] as const
@@ -21,7 +21,8 @@ export type SpeechFormat = (typeof speechFormats)[number]
 /** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const SpeechBody = Schema.Struct({
   model: ModelId,
-  input: NonBlank,
+  /** At most 4,096 characters, upstream's limit. */
+  input: NonBlank.pipe(maxLength(4096)),
   voice: Schema.Literals(speechVoices),
   response_format: Schema.optionalKey(Schema.Literals(speechFormats)),
   speed: Schema.optionalKey(Schema.Number.pipe(range({ min: 0.25, max: 4 }))),
@@ -37,7 +38,8 @@ const speechBody = closedBody(SpeechBody, "a speech body")
 
 /**
  * Validates a speech request: `model` a speech model of the catalog, then the Schema's rules:
- * non-empty `input`, one of the six voices, one of the six formats, `speed` from 0.25 to 4.0.
+ * non-empty `input` of at most 4,096 characters, one of the six voices, one of the six formats,
+ * `speed` from 0.25 to 4.0.
  * Absent `response_format` and `speed` stay absent (the gateway defaults them to `mp3` and 1.0);
  * use `speechFormatOf(body)` for the format that will come back.
  * @category constructors

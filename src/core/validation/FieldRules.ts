@@ -88,6 +88,9 @@ export const acrossFields = <S extends Schema.Top>(
     )
   )
 
+/** The message of an `acrossFields` rule whose detail says it all: `field: detail`. @category rendering */
+export const detailed = (field: string, detail: string): string => `${field}: ${detail}`
+
 /** Bounds of `range` (each inclusive unless `minExclusive`). @category models */
 export interface Bounds {
   readonly min?: number
@@ -160,6 +163,20 @@ export const described = (pattern: RegExp, allowed: string): Schema.String =>
         `${field}: ${describe(value)} is not allowed${context ? ` for ${context}` : ""}; allowed: ${allowed}`
     } satisfies RuleAnnotation
   }).pipe(matching(pattern, allowed))
+
+/**
+ * A string of at most `max` UTF-16 code units: "input: 5000 characters is too long; allowed: at most
+ * 4096" (rule `max-length`). The value is not repeated: it may be long.
+ * @category constructors
+ */
+export const maxLength =
+  (max: number) =>
+  <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
+    withRule<string>((s) => s.length <= max, {
+      rule: "max-length",
+      message: (field, value, context) =>
+        `${field}: ${typeof value === "string" ? value.length : "?"} characters is too long${context ? ` for ${context}` : ""}; allowed: at most ${max}`
+    })(self)
 
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonEmpty = withRule<string>((s) => s.length > 0, {

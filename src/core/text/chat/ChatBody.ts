@@ -12,8 +12,9 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, described, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { acrossFields, described, detailed, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
+import { type Paired, type PairedTurn, pairingIssue, recordsOf } from "../ToolPairing.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -67,6 +68,38 @@ export const ChatResponseFormat = Schema.Union([
   })
 ])
 
+/** The ids of the tool calls of an assistant message, with where each is. */
+const callsOf = (message: unknown, i: number): Array<Paired> =>
+  isRecord(message) && message.role === "assistant"
+    ? recordsOf(message.tool_calls).map(([c, j]) => ({ id: c.id, key: ["messages", i, "tool_calls", j, "id"] }))
+    : []
+
+const isToolMessage = (message: unknown): boolean => isRecord(message) && message.role === "tool"
+
+/**
+ * Where a conversation's tool calls and results are: a run of `tool` messages answers the
+ * `tool_calls` of the message right before the run, each of which needs one.
+ */
+const toolTurns = (body: { readonly messages: ReadonlyArray<unknown> }): Array<PairedTurn> => {
+  const turns: Array<{ at: number; calls: Array<Paired>; results: Array<Paired> }> = []
+  body.messages.forEach((message, i) => {
+    if (isRecord(message) && message.role === "tool") {
+      if (!isToolMessage(body.messages[i - 1]))
+        turns.push({ at: i - 1, calls: callsOf(body.messages[i - 1], i - 1), results: [] })
+      turns[turns.length - 1]!.results.push({ id: message.tool_call_id, key: ["messages", i, "tool_call_id"] })
+    } else if (!isToolMessage(body.messages[i + 1])) {
+      const calls = callsOf(message, i)
+      if (calls.length > 0) turns.push({ at: i, calls, results: [] })
+    }
+  })
+  return turns.map(({ at, calls, results }) => ({
+    calls,
+    callsWhere: at < 0 ? "no message before it" : `the tool_calls of messages[${at}]`,
+    results,
+    complete: `tool message answering it after messages[${at}]`
+  }))
+}
+
 /** The body of POST `/v1/chat/completions`. @category schemas */
 export const ChatBody = Schema.Struct({
   model: ModelId,
@@ -101,7 +134,10 @@ export const ChatBody = Schema.Struct({
   web_search_options: opt(Open),
   prompt_cache_key: opt(Schema.String),
   safety_identifier: opt(Schema.String)
-})
+}).pipe(
+  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
+  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed)
+)
 /** @category models */
 export type ChatBody = typeof ChatBody.Type
 /** A chat body as callers write it, with the `extra` escape hatch. @category models */

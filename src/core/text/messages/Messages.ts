@@ -17,9 +17,18 @@ import {
   sendable,
   sendableResult
 } from "../../validation/Closed.js"
-import { at, describe, fail, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
+import { at, describe, fail, isRecord, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
+import { pairingIssue, type PairedTurn, recordsOf } from "../ToolPairing.js"
 import { conform } from "../../validation/Conform.js"
-import { acrossFields, expected, matching, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import {
+  acrossFields,
+  detailed,
+  expected,
+  matching,
+  NonBlank,
+  nonEmptyArray,
+  range
+} from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
 // Schemas. The bodies are closed (their fields are E8/E9's; anything else goes in `extra`). Nested
@@ -39,8 +48,6 @@ const Open = Schema.Record(Schema.String, Schema.Unknown)
 const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
   Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
-// The message of a rule across fields: the field, then what the rule found.
-const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
 /** The image media types the messages-style API takes in a base64 image source. @category models */
 export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
@@ -284,8 +291,8 @@ const uniqueToolNames = (body: Conversation) => {
 // The tool a `tool_choice` names is a declared one (rule `one-of`).
 const declaredChoice = (body: Conversation) => {
   const choice = body.tool_choice
-  if (choice?.type !== "tool" || body.tools === undefined) return undefined
-  const declared = body.tools.flatMap((t) => (t.name === undefined ? [] : [t.name]))
+  if (choice?.type !== "tool") return undefined
+  const declared = (body.tools ?? []).flatMap((t) => (t.name === undefined ? [] : [t.name]))
   return declared.includes(choice.name)
     ? undefined
     : {
@@ -293,6 +300,37 @@ const declaredChoice = (body: Conversation) => {
         detail: `${describe(choice.name)} is not allowed for the declared tools; allowed: ${declared.length === 0 ? "(no tools declared)" : listAllowed(declared)}`
       }
 }
+
+/**
+ * Where a conversation's tool uses and results are: the `tool_result` blocks of a user message
+ * answer the `tool_use` blocks of the assistant message right before it, each of which needs one.
+ */
+const toolTurns = (body: { readonly messages: ReadonlyArray<unknown> }): Array<PairedTurn> =>
+  body.messages.flatMap((message, i) => {
+    const previous = body.messages[i - 1]
+    const calls =
+      isRecord(previous) && previous.role === "assistant"
+        ? recordsOf(previous.content).flatMap(([b, j]) =>
+            b.type === "tool_use" ? [{ id: b.id, key: ["messages", i - 1, "content", j, "id"] }] : []
+          )
+        : []
+    const results =
+      isRecord(message) && message.role === "user"
+        ? recordsOf(message.content).flatMap(([b, j]) =>
+            b.type === "tool_result" ? [{ id: b.tool_use_id, key: ["messages", i, "content", j, "tool_use_id"] }] : []
+          )
+        : []
+    return calls.length === 0 && results.length === 0
+      ? []
+      : [
+          {
+            calls,
+            callsWhere: i === 0 ? "no message before it" : `the tool_use blocks of messages[${i - 1}]`,
+            results,
+            complete: `tool_result in messages[${i}]`
+          }
+        ]
+  })
 
 /** The body of POST `/v1/messages` (E8). @category schemas */
 export const MessagesBody = Schema.Struct({
@@ -316,6 +354,8 @@ export const MessagesBody = Schema.Struct({
 }).pipe(
   (self) => acrossFields(self, "unique", uniqueToolNames, detailed),
   (self) => acrossFields(self, "one-of", declaredChoice, detailed),
+  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
+  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed),
   // The thinking budget counts toward max_tokens, so it must stay below max_tokens to leave room for the answer.
   (self) =>
     acrossFields(

@@ -13,13 +13,15 @@ import { conform } from "../../validation/Conform.js"
 import {
   acrossFields,
   described,
+  detailed,
   Integer,
   matching,
   NonBlank,
   nonEmptyArray,
   range
 } from "../../validation/FieldRules.js"
-import { describe, fail, isRecord, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
+import { describe, fail, isRecord, type Json, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
+import { type Paired, type PairedTurn, type PairingIssue, pairingIssue, recordsOf } from "../ToolPairing.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -27,8 +29,6 @@ const openStruct = <const F extends Schema.Struct.Fields>(fields: F) =>
   Schema.StructWithRest(Schema.Struct(fields), [Open])
 const opt = Schema.optionalKey
 type Check = Result.Result<void, InvalidRequest>
-// The message of a rule across fields: the field, then what the rule found.
-const detailed = (field: string, detail: string): string => `${field}: ${detail}`
 
 // ---------------------------------------------------------------------------------------------
 // Model ids and their thinking suffixes.
@@ -362,6 +362,72 @@ export const nativeSafetyThresholds = [
 
 const FC = ["toolConfig", "functionCallingConfig", "allowedFunctionNames"] as const
 
+/** A turn of `functionResponse` parts and the `functionCall` parts of the turn before it. */
+interface FunctionExchange {
+  readonly at: number
+  readonly calls: ReadonlyArray<readonly [Json, number]>
+  readonly responses: ReadonlyArray<readonly [Json, number]>
+}
+
+/** Every turn holding `functionResponse` parts, with the calls of the model turn right before it. */
+const functionExchanges = (body: { readonly contents: ReadonlyArray<unknown> }): Array<FunctionExchange> =>
+  body.contents.flatMap((content, at) => {
+    const partsOf = (turn: unknown, member: string): ReadonlyArray<readonly [Json, number]> =>
+      isRecord(turn)
+        ? recordsOf(turn.parts).flatMap(([part, j]) => {
+            const value = part[member]
+            return isRecord(value) ? [[value, j] as const] : []
+          })
+        : []
+    const responses = partsOf(content, "functionResponse")
+    if (responses.length === 0) return []
+    const previous = body.contents[at - 1]
+    const calls = isRecord(previous) && previous.role === "model" ? partsOf(previous, "functionCall") : []
+    return [{ at, calls, responses }]
+  })
+
+/**
+ * The function exchanges as `PairedTurn`s: responses answer calls by name, and by id too where the
+ * calls carry ids (a response without one is matched by name alone).
+ */
+const functionTurns = (body: { readonly contents: ReadonlyArray<unknown> }): Array<PairedTurn> =>
+  functionExchanges(body).flatMap(({ at, calls, responses }) => {
+    const callsWhere = at === 0 ? "no turn before it" : `the functionCall parts of contents[${at - 1}]`
+    const paired = (
+      side: ReadonlyArray<readonly [Json, number]>,
+      turn: number,
+      member: string,
+      field: "name" | "id"
+    ): Array<Paired> =>
+      side.flatMap(([value, j]) =>
+        value[field] === undefined ? [] : [{ id: value[field], key: ["contents", turn, "parts", j, member, field] }]
+      )
+    const byName: PairedTurn = {
+      calls: paired(calls, at - 1, "functionCall", "name"),
+      callsWhere,
+      results: paired(responses, at, "functionResponse", "name"),
+      complete: false
+    }
+    const callIds = paired(calls, at - 1, "functionCall", "id")
+    return callIds.length === 0
+      ? [byName]
+      : [
+          byName,
+          { calls: callIds, callsWhere, results: paired(responses, at, "functionResponse", "id"), complete: false }
+        ]
+  })
+
+/** A turn of responses that does not hold one response a call of the turn it answers. */
+const responseCount = (body: { readonly contents: ReadonlyArray<unknown> }): PairingIssue | undefined => {
+  const uneven = functionExchanges(body).find(({ calls, responses }) => calls.length !== responses.length)
+  return uneven === undefined
+    ? undefined
+    : {
+        key: ["contents", uneven.at, "parts"],
+        detail: `${uneven.responses.length} functionResponse parts answer ${uneven.calls.length} functionCall parts of contents[${uneven.at - 1}]; one response a call`
+      }
+}
+
 /** The function names the tools of a body declare, or `undefined` when it has no tools. */
 const declaredFunctions = (
   tools: ReadonlyArray<typeof NativeTool.Type> | undefined
@@ -402,6 +468,8 @@ export const NativeBody = Schema.Struct({
   ),
   cachedContent: opt(NonBlank)
 }).pipe(
+  (self) => acrossFields(self, "one-of", (body) => pairingIssue(functionTurns(body), "one-of"), detailed),
+  (self) => acrossFields(self, "complete", responseCount, detailed),
   (self) =>
     acrossFields(
       self,

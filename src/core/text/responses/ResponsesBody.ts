@@ -11,7 +11,8 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { acrossFields, detailed, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { type Paired, type PairedTurn, pairingIssue, recordsOf } from "../ToolPairing.js"
 import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
@@ -58,6 +59,28 @@ export const ResponsesText = openStruct({ format: opt(ResponsesTextFormat) })
 /** Fields that stand in for `input` (a stored prompt, a previous response or a conversation). */
 const INPUT_SOURCES = ["prompt", "previous_response_id", "conversation"] as const
 
+/**
+ * Where the input's function calls and outputs are: each `function_call_output` answers a
+ * `function_call` of the input, each of which needs one. Not checked when earlier items live on the
+ * server (`previous_response_id`, `conversation`, an `item_reference`): the calls may be there.
+ */
+const toolTurns = (body: {
+  readonly input?: unknown
+  readonly previous_response_id?: string | undefined
+  readonly conversation?: unknown
+}): Array<PairedTurn> => {
+  if (body.previous_response_id !== undefined || body.conversation !== undefined) return []
+  const items = recordsOf(body.input)
+  if (items.some(([item]) => item.type === "item_reference")) return []
+  const of = (type: string): Array<Paired> =>
+    items.flatMap(([item, i]) => (item.type === type ? [{ id: item.call_id, key: ["input", i, "call_id"] }] : []))
+  const calls = of("function_call")
+  const results = of("function_call_output")
+  return calls.length === 0 && results.length === 0
+    ? []
+    : [{ calls, callsWhere: "the function_call items of input", results, complete: "function_call_output in input" }]
+}
+
 /** The body of POST `/v1/responses`: `input` is required unless `prompt`, `previous_response_id` or `conversation` stands in for it. @category schemas */
 export const ResponsesBody = acrossFields(
   Schema.Struct({
@@ -99,6 +122,9 @@ export const ResponsesBody = acrossFields(
       ? { key: "input", detail: "" }
       : undefined,
   (field) => `${field} is required`
+).pipe(
+  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
+  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed)
 )
 /** @category models */
 export type ResponsesBody = typeof ResponsesBody.Type

@@ -47,10 +47,16 @@ const responsesConversation = (items: ReadonlyArray<Obj>): Conversation => {
 
 /**
  * Checks that each `function_call_output` answers a `function_call` of the input and each call has
- * an output; skipped when earlier items live on the server (`previous_response_id`, `item_reference`).
+ * an output; skipped when earlier items live on the server (`previous_response_id`, `conversation`,
+ * `item_reference`).
  */
 const responsesPairing = (body: Obj, items: ReadonlyArray<Obj>): string | undefined => {
-  if (body.previous_response_id !== undefined || items.some((i) => i.type === "item_reference")) return undefined
+  if (
+    body.previous_response_id !== undefined ||
+    body.conversation !== undefined ||
+    items.some((i) => i.type === "item_reference")
+  )
+    return undefined
   const calls = items.filter((i) => i.type === "function_call").map((i) => i.call_id)
   const outputs = items.filter((i) => i.type === "function_call_output").map((i) => i.call_id)
   const callSet = new Set(calls)
