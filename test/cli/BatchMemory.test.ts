@@ -18,18 +18,21 @@ const dir = mkdtempSync(join(tmpdir(), "umg-batch-memory-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 // Allocates in small steps with the event loop turning between them, 300,000 objects alive at once;
-// prints the largest young generation (V8's `new_space`) it saw.
+// prints the largest size a collection left the young generation (V8's `new_space`) at. That is the
+// size V8 settles on; between collections it may add a few pages while it allocates (up to 58.5 MiB
+// was seen once, under a loaded machine), and those go at the next collection.
 const work = `
+import { PerformanceObserver } from "node:perf_hooks"
 import { getHeapSpaceStatistics } from "node:v8"
 const { boundBatchHeap } = await import(${JSON.stringify(pathToFileURL(join(root, "src", "cli", "support", "BatchMemory.ts")).href)})
 if (process.argv.includes("bound")) boundBatchHeap()
 const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0
+let largest = 0
+new PerformanceObserver(() => (largest = Math.max(largest, newSpace()))).observe({ entryTypes: ["gc"] })
 const alive = new Array(300_000)
 let made = 0
-let largest = 0
 for (let step = 0; step < 2_000; step++) {
   for (let k = 0; k < 5_000; k++) alive[made++ % alive.length] = { line: made, task: [made, made + 1], state: "s" + (made % 1000) }
-  largest = Math.max(largest, newSpace())
   await new Promise((turn) => setImmediate(turn))
 }
 console.log(largest)
@@ -52,12 +55,11 @@ const largestYoungGeneration = (bound: boolean) =>
 describe("the heap bound of a batch process", () => {
   it("stops the young generation at 32 MB, where V8 grows it further for the same work", async () => {
     const [free, bounded] = [await largestYoungGeneration(false), await largestYoungGeneration(true)]
-    // The work is one V8 grows the young generation for: well past the bound, without it (to 128 MiB,
-    // doubling). With the bound it stops doubling at 32 MiB, but V8 may still add a few pages after the
-    // collection that reached it (runs on 29 November saw 32, 39 and 40.5 MiB), so the bound is read as
-    // at most half over its size: below the 64 MiB of the next doubling.
+    // The work is one V8 grows the young generation for: well past the bound without it (to 128 MiB,
+    // doubling), 32 MiB with it, as collections leave it (runs on 29 November: 32 and 128, idle or
+    // loaded). A collection's observer may run a step of allocation late, hence the margin.
     expect(free).toBeGreaterThan(youngGenerationBytes * 1.5)
-    expect(bounded).toBeLessThanOrEqual(youngGenerationBytes * 1.5)
+    expect(bounded).toBeLessThanOrEqual(youngGenerationBytes * 1.25)
     expect(bounded).toBeGreaterThan(youngGenerationBytes / 2)
   }, 120_000)
 })

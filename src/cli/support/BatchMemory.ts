@@ -8,6 +8,8 @@
  * - The young generation stops growing at 32 MB. V8 doubles it while a process allocates fast, up to
  *   128 MB here, and a batch allocates fast (a few hundred KB per line: requests, answers,
  *   statements); 96 MB of RSS for collections that a 32 MB young generation does about as cheaply.
+ *   That is the size collections leave it at: between two, V8 may add pages while it allocates (a
+ *   few MB; 58.5 MB was seen once on a loaded machine), given back at the next collection.
  *
  * Node sizes the young generation's limit when it starts (`--max-semi-space-size`, a flag of `node`
  * itself), so the limit is kept here instead: once the young generation is 32 MB (or at once, when

@@ -1,6 +1,6 @@
 /**
  * The pairing of tool calls and their results in a conversation, as each text family's upstream
- * checks it: a result must answer a call made in the turn it answers, and (where the family says
+ * checks it. A result must answer a call made in the turn it answers, and (where the family says
  * so) every call of that turn needs a result. A body that breaks it is refused upstream with a 400
  * after a round trip; the builders refuse it first, naming the field.
  *
