@@ -7,6 +7,8 @@
  * One rule, four wire shapes: each family says where its calls and results are (`PairedTurn`), and
  * `pairingIssue` checks them all the same way.
  */
+import type * as Schema from "effect/Schema"
+import { acrossFields, detailed } from "../validation/FieldRules.js"
 import { describe, isRecord, type Json } from "../validation/Rules.js"
 
 /** Which failure `pairingIssue` looks for: a result that answers no call, or a call left unanswered. @category models */
@@ -67,6 +69,21 @@ export const pairingIssue = (turns: ReadonlyArray<PairedTurn>, rule: PairingRule
   }
   return undefined
 }
+
+/**
+ * A body schema with the pairing rule on the turns `turnsOf` finds in it: rule `one-of`, then rule
+ * `complete`.
+ * @category constructors
+ */
+export const withToolPairing =
+  <T>(turnsOf: (body: T) => ReadonlyArray<PairedTurn>) =>
+  <S extends Schema.Top & { readonly Type: T }>(self: S) =>
+    acrossFields(
+      acrossFields(self, "one-of", (body) => pairingIssue(turnsOf(body), "one-of"), detailed),
+      "complete",
+      (body) => pairingIssue(turnsOf(body as T), "complete"),
+      detailed
+    )
 
 /** The records of an array (anything else: none), with their indexes. @category utils */
 export const recordsOf = (value: unknown): ReadonlyArray<readonly [Json, number]> =>

@@ -12,9 +12,9 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, described, detailed, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { acrossFields, described, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
-import { type Paired, type PairedTurn, pairingIssue, recordsOf } from "../ToolPairing.js"
+import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -134,10 +134,7 @@ export const ChatBody = Schema.Struct({
   web_search_options: opt(Open),
   prompt_cache_key: opt(Schema.String),
   safety_identifier: opt(Schema.String)
-}).pipe(
-  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
-  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed)
-)
+}).pipe(withToolPairing(toolTurns))
 /** @category models */
 export type ChatBody = typeof ChatBody.Type
 /** A chat body as callers write it, with the `extra` escape hatch. @category models */

@@ -18,7 +18,7 @@ import {
   sendableResult
 } from "../../validation/Closed.js"
 import { at, describe, fail, isRecord, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
-import { pairingIssue, type PairedTurn, recordsOf } from "../ToolPairing.js"
+import { type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { conform } from "../../validation/Conform.js"
 import {
   acrossFields,
@@ -354,8 +354,7 @@ export const MessagesBody = Schema.Struct({
 }).pipe(
   (self) => acrossFields(self, "unique", uniqueToolNames, detailed),
   (self) => acrossFields(self, "one-of", declaredChoice, detailed),
-  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
-  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed),
+  withToolPairing(toolTurns),
   // The thinking budget counts toward max_tokens, so it must stay below max_tokens to leave room for the answer.
   (self) =>
     acrossFields(

@@ -21,7 +21,7 @@ import {
   range
 } from "../../validation/FieldRules.js"
 import { describe, fail, isRecord, type Json, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
-import { type Paired, type PairedTurn, type PairingIssue, pairingIssue, recordsOf } from "../ToolPairing.js"
+import { type Paired, type PairedTurn, type PairingIssue, recordsOf, withToolPairing } from "../ToolPairing.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -468,7 +468,7 @@ export const NativeBody = Schema.Struct({
   ),
   cachedContent: opt(NonBlank)
 }).pipe(
-  (self) => acrossFields(self, "one-of", (body) => pairingIssue(functionTurns(body), "one-of"), detailed),
+  withToolPairing(functionTurns),
   (self) => acrossFields(self, "complete", responseCount, detailed),
   (self) =>
     acrossFields(

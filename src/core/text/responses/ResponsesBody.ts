@@ -11,8 +11,8 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, detailed, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
-import { type Paired, type PairedTurn, pairingIssue, recordsOf } from "../ToolPairing.js"
+import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
@@ -122,10 +122,7 @@ export const ResponsesBody = acrossFields(
       ? { key: "input", detail: "" }
       : undefined,
   (field) => `${field} is required`
-).pipe(
-  (self) => acrossFields(self, "one-of", (body) => pairingIssue(toolTurns(body), "one-of"), detailed),
-  (self) => acrossFields(self, "complete", (body) => pairingIssue(toolTurns(body), "complete"), detailed)
-)
+).pipe(withToolPairing(toolTurns))
 /** @category models */
 export type ResponsesBody = typeof ResponsesBody.Type
 /** A responses body as callers write it, with the `extra` escape hatch. @category models */
