@@ -72,6 +72,8 @@ export const embeddingsRoute: Route = {
       )
     if (typeof b.input !== "string" || b.input.length === 0)
       return bad(reply, 400, "Invalid 'input': expected a non-empty string.", "input")
+    if (b.user !== undefined && typeof b.user !== "string")
+      return bad(reply, 400, "Invalid type for 'user': expected a string.", "user")
     const format = b.encoding_format ?? "float"
     if (format !== "float" && format !== "base64")
       return bad(

@@ -51,7 +51,7 @@ export const rerankRoute: Route = {
       })
       return reply.json(404, body)
     }
-    if (typeof b.query !== "string" || b.query.length === 0)
+    if (typeof b.query !== "string" || b.query.trim().length === 0)
       return bad(reply, "Missing required parameter: 'query'.", "query")
     if (!Array.isArray(b.documents) || b.documents.length === 0)
       return bad(reply, "Missing required parameter: 'documents' (a non-empty array).", "documents")

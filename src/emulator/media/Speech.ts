@@ -85,10 +85,12 @@ export const speechRoute: Route = {
       const message = `The model \`${b.model}\` does not exist or is not a speech model.`
       return reply.json(404, errorBody("openai", 404, message, { param: "model", code: "model_not_found" }))
     }
-    if (typeof b.input !== "string" || b.input.length === 0)
+    if (typeof b.input !== "string" || b.input.trim().length === 0)
       return bad(reply, "Missing required parameter: 'input'.", "input")
     if (b.input.length > 4096)
       return bad(reply, "Invalid 'input': string too long. Expected a string with maximum length 4096.", "input")
+    if (b.instructions !== undefined && typeof b.instructions !== "string")
+      return bad(reply, "Invalid type for 'instructions': expected a string.", "instructions")
     if (b.voice === undefined) return bad(reply, "Missing required parameter: 'voice'.", "voice")
     if (typeof b.voice !== "string" || !VOICES.includes(b.voice))
       return bad(reply, `Invalid 'voice': expected one of ${VOICES.join(", ")}.`, "voice")

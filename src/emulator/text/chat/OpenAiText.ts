@@ -126,6 +126,11 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
     if (!isObj(msg) || !CHAT_ROLES.includes(String(msg.role))) return [`Invalid value for '${at}.role'.`, `${at}.role`]
     if (msg.content === undefined && msg.tool_calls === undefined)
       return [`Missing required parameter: '${at}.content'.`, `${at}.content`]
+    if (msg.content === null && msg.role !== "assistant")
+      return [
+        `Invalid value for '${at}.content': expected a string or an array of content parts, got null.`,
+        `${at}.content`
+      ]
   }
   for (const name of ["max_tokens", "max_completion_tokens"])
     if (body[name] !== undefined && !isPositiveInt(body[name]))
@@ -133,8 +138,47 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   const t = body.temperature
   if (t !== undefined && !(typeof t === "number" && t >= 0 && t <= 2))
     return ["Invalid 'temperature': must be between 0 and 2.", "temperature"]
+  const p = body.top_p
+  if (p !== undefined && !(typeof p === "number" && p >= 0 && p <= 1))
+    return ["Invalid 'top_p': must be between 0 and 1.", "top_p"]
+  return typeProblem(body)
+}
+
+/** A parameter checked only for its JSON type: its name, what it must be, and the test. */
+export type TypedParam = readonly [name: string, what: string, ok: (value: unknown) => boolean]
+
+const isInteger = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v)
+
+/** The first of `params` present in `body` with the wrong type, as upstream's "Invalid type for …". */
+export const typedParamProblem = (body: Obj, params: ReadonlyArray<TypedParam>): [string, string] | undefined => {
+  for (const [name, what, ok] of params)
+    if (body[name] !== undefined && !ok(body[name])) return [`Invalid type for '${name}': expected ${what}.`, name]
   return undefined
 }
+
+/** A `response_format` (chat) or `text.format` (responses) whose `type` is not one of the three. */
+export const formatTypeProblem = (format: unknown, where: string): [string, string] | undefined =>
+  format === undefined || (isObj(format) && ["text", "json_object", "json_schema"].includes(String(format.type)))
+    ? undefined
+    : [
+        `Invalid value for '${where}.type': supported values are 'text', 'json_object' and 'json_schema'.`,
+        `${where}.type`
+      ]
+
+const chatTypedParams: ReadonlyArray<TypedParam> = [
+  ["n", "an integer", isInteger],
+  ["seed", "an integer", isInteger],
+  ["logprobs", "a boolean", (v) => typeof v === "boolean"],
+  ["user", "a string", (v) => typeof v === "string"],
+  [
+    "stop",
+    "a string, an array of strings or null",
+    (v) => v === null || typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string"))
+  ]
+]
+
+const typeProblem = (body: Obj): [string, string] | undefined =>
+  typedParamProblem(body, chatTypedParams) ?? formatTypeProblem(body.response_format, "response_format")
 
 /** Everything a chat answer is made of. */
 interface ChatAnswer {

@@ -58,6 +58,8 @@ const checkSystem = (system: unknown): Invalid | undefined => {
   if (system === undefined || typeof system === "string") return undefined
   if (!Array.isArray(system) || !system.every((b) => isObj(b) && b.type === "text" && typeof b.text === "string"))
     return invalid("field system must be a string or an array of text blocks")
+  if (system.some((b) => String((b as Obj).text).trim() === ""))
+    return invalid("field system: text content blocks must contain non-whitespace text")
   for (let i = 0; i < system.length; i++) {
     const problem = checkCacheControl((system[i] as Obj).cache_control, `system.${i}.cache_control`)
     if (problem !== undefined) return problem
@@ -82,14 +84,17 @@ export const validateCreate = (body: Obj): Invalid | undefined => {
     const v = body[name]
     if (v !== undefined && (!isNum(v) || v < 0 || v > 1)) return invalid(`field ${name} must be between 0 and 1`)
   }
-  if (body.top_k !== undefined && (!isNum(body.top_k) || body.top_k < 0))
-    return invalid("field top_k must be a non-negative number")
+  if (body.top_k !== undefined && (!isNum(body.top_k) || !Number.isInteger(body.top_k) || body.top_k < 0))
+    return invalid("field top_k must be a non-negative integer")
   if (body.stream !== undefined && typeof body.stream !== "boolean") return invalid("field stream must be a boolean")
   if (
     body.stop_sequences !== undefined &&
     !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s) => typeof s === "string"))
   )
     return invalid("field stop_sequences must be an array of strings")
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.some((s) => String(s).trim() === ""))
+    return invalid("field stop_sequences: each stop sequence must contain non-whitespace")
+  if (body.metadata !== undefined && !isObj(body.metadata)) return invalid("field metadata must be an object")
   const s = checkSystem(body.system)
   if (s !== undefined) return s
   const t = checkTools(body.tools, body.tool_choice)

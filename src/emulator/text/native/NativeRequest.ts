@@ -92,6 +92,36 @@ const LEVELS = ["MINIMAL", "LOW", "MEDIUM", "HIGH"]
 const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"]
 const MODALITIES = ["TEXT", "IMAGE", "AUDIO"]
 
+/** The thinking budgets a 2.5 model takes besides -1 (dynamic), as ranges; `undefined`: not checked. */
+const thinkingBudgets = (base: string): ReadonlyArray<readonly [number, number]> | undefined =>
+  base.startsWith("zeta-2.5-pro")
+    ? [[128, 32768]]
+    : base.startsWith("zeta-2.5-flash-lite")
+      ? [
+          [0, 0],
+          [512, 24576]
+        ]
+      : base.startsWith("zeta-2.5-flash")
+        ? [[0, 24576]]
+        : undefined
+
+/** A `systemInstruction` that is not a content of at least one part. */
+const systemProblem = (system: unknown): string | undefined =>
+  system === undefined || (isObj(system) && Array.isArray(system.parts) && system.parts.length > 0)
+    ? undefined
+    : "* GenerateContentRequest.system_instruction: must be a content with at least one part"
+
+/** A safety setting whose category is not a HARM_CATEGORY_* name. */
+const safetyProblem = (settings: unknown): string | undefined => {
+  if (settings === undefined) return undefined
+  const i = Array.isArray(settings)
+    ? settings.findIndex((x: unknown) => !isObj(x) || !/^HARM_CATEGORY_[A-Z_]+$/.test(String(x.category)))
+    : 0
+  return i === -1
+    ? undefined
+    : `Invalid JSON payload received. Invalid value at 'safety_settings[${i}].category': not a HarmCategory`
+}
+
 /** E10's checks; the message of the first failure, in the upstream's wording where it has one. */
 export const validateNative = (body: Obj, model: NativeModel): string | undefined => {
   for (const key of Object.keys(body))
@@ -107,6 +137,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (!Array.isArray(c.parts) || c.parts.length === 0)
       return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty`
     if (!c.parts.every(isObj)) return `* GenerateContentRequest.contents[${i}].parts: each part must be an object`
+    if (c.parts.some((part) => Object.keys(part as Obj).length === 0))
+      return `* GenerateContentRequest.contents[${i}].parts: a part must hold one of text, inline_data, file_data, function_call, function_response`
     for (let j = 0; j < c.parts.length; j++) {
       const part = c.parts[j] as Obj
       for (const media of ["inlineData", "fileData"] as const) {
@@ -117,6 +149,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       }
     }
   }
+  const framing = systemProblem(body.systemInstruction) ?? safetyProblem(body.safetySettings)
+  if (framing !== undefined) return framing
   const g = body.generationConfig
   if (g !== undefined) {
     if (!isObj(g)) return "* GenerateContentRequest.generationConfig: must be an object"
@@ -129,6 +163,21 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       (!isNum(g.maxOutputTokens) || !Number.isInteger(g.maxOutputTokens) || g.maxOutputTokens <= 0)
     )
       return "* GenerateContentRequest.generation_config.max_output_tokens: must be a positive integer"
+    for (const [name, wire, least] of [
+      ["topK", "top_k", 0],
+      ["candidateCount", "candidate_count", 1]
+    ] as const) {
+      const v = g[name]
+      if (v !== undefined && (!isNum(v) || !Number.isInteger(v) || v < least))
+        return `* GenerateContentRequest.generation_config.${wire}: must be an integer >= ${least}`
+    }
+    if (g.seed !== undefined && (!isNum(g.seed) || !Number.isInteger(g.seed)))
+      return "* GenerateContentRequest.generation_config.seed: must be an integer"
+    if (
+      g.stopSequences !== undefined &&
+      !(Array.isArray(g.stopSequences) && g.stopSequences.every((x) => typeof x === "string"))
+    )
+      return "* GenerateContentRequest.generation_config.stop_sequences: must be an array of strings"
     const modalities = g.responseModalities
     if (
       modalities !== undefined &&
@@ -150,6 +199,12 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
           return "* GenerateContentRequest.generation_config.thinking_config.thinking_budget: must be an integer >= -1"
         if (t.thinkingBudget === 0 && model.base === "zeta-2.5-pro")
           return "Budget 0 is invalid. This model only works in thinking mode."
+        const budget = t.thinkingBudget
+        const budgets = thinkingBudgets(model.base)
+        if (budget !== -1 && budgets !== undefined && !budgets.some(([lo, hi]) => budget >= lo && budget <= hi))
+          return `The thinking budget ${budget} is invalid. Please choose a value between ${budgets
+            .map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo} and ${hi}`))
+            .join(", or ")}.`
       }
     }
   }

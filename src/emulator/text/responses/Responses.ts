@@ -4,7 +4,7 @@
  * calls and structured output (the plan in OpenAiPlan.ts); function outputs must answer calls.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { modelProblem, openAiError } from "../chat/OpenAiText.js"
+import { formatTypeProblem, modelProblem, openAiError, type TypedParam, typedParamProblem } from "../chat/OpenAiText.js"
 import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "../chat/OpenAiPlan.js"
 import type { Reply, Route } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
@@ -19,11 +19,32 @@ const problemOf = (body: Obj): [string, string, number?] | undefined => {
   if (body.input === undefined) return ["Missing required parameter: 'input'.", "input"]
   if (!(typeof body.input === "string" || (Array.isArray(body.input) && body.input.length > 0)))
     return ["Invalid 'input': expected a string or a non-empty array.", "input"]
+  if (typeof body.input === "string" && body.input.trim() === "")
+    return ["Invalid 'input': string must contain non-whitespace text.", "input"]
+  const roles = ["user", "assistant", "system", "developer"]
+  const badRole = Array.isArray(body.input)
+    ? body.input.findIndex((i: unknown) => isObj(i) && i.role !== undefined && !roles.includes(String(i.role)))
+    : -1
+  if (badRole !== -1)
+    return [
+      `Invalid value for 'input[${badRole}].role': supported values are 'user', 'assistant', 'system' and 'developer'.`,
+      `input[${badRole}].role`
+    ]
   const max = body.max_output_tokens
   if (max !== undefined && !(typeof max === "number" && Number.isInteger(max) && max > 0))
     return ["Invalid 'max_output_tokens': must be a positive integer.", "max_output_tokens"]
-  return undefined
+  return (
+    typedParamProblem(body, responsesTypedParams) ??
+    formatTypeProblem(isObj(body.text) ? body.text.format : undefined, "text.format")
+  )
 }
+
+const responsesTypedParams: ReadonlyArray<TypedParam> = [
+  ["stream", "a boolean", (v) => typeof v === "boolean"],
+  ["store", "a boolean", (v) => typeof v === "boolean"],
+  ["instructions", "a string", (v) => typeof v === "string"],
+  ["metadata", "an object", isObj]
+]
 
 /** The input items (a string input is one user message). */
 const itemsOf = (input: unknown): Array<Obj> =>
