@@ -369,16 +369,29 @@ interface FunctionExchange {
   readonly responses: ReadonlyArray<readonly [Json, number]>
 }
 
+/** The `member` objects (`functionCall`, `functionResponse`) of a turn's parts, with their part indexes. */
+const partsOf = (turn: unknown, member: string): ReadonlyArray<readonly [Json, number]> =>
+  isRecord(turn)
+    ? recordsOf(turn.parts).flatMap(([part, j]) => {
+        const value = part[member]
+        return isRecord(value) ? [[value, j] as const] : []
+      })
+    : []
+
+/** The `field` (name or id) of each of `side`, where it carries one, with its path in `contents[turn]`. */
+const pairedBy = (
+  side: ReadonlyArray<readonly [Json, number]>,
+  turn: number,
+  member: string,
+  field: "name" | "id"
+): Array<Paired> =>
+  side.flatMap(([value, j]) =>
+    value[field] === undefined ? [] : [{ id: value[field], key: ["contents", turn, "parts", j, member, field] }]
+  )
+
 /** Every turn holding `functionResponse` parts, with the calls of the model turn right before it. */
 const functionExchanges = (body: { readonly contents: ReadonlyArray<unknown> }): Array<FunctionExchange> =>
   body.contents.flatMap((content, at) => {
-    const partsOf = (turn: unknown, member: string): ReadonlyArray<readonly [Json, number]> =>
-      isRecord(turn)
-        ? recordsOf(turn.parts).flatMap(([part, j]) => {
-            const value = part[member]
-            return isRecord(value) ? [[value, j] as const] : []
-          })
-        : []
     const responses = partsOf(content, "functionResponse")
     if (responses.length === 0) return []
     const previous = body.contents[at - 1]
@@ -393,27 +406,18 @@ const functionExchanges = (body: { readonly contents: ReadonlyArray<unknown> }):
 const functionTurns = (body: { readonly contents: ReadonlyArray<unknown> }): Array<PairedTurn> =>
   functionExchanges(body).flatMap(({ at, calls, responses }) => {
     const callsWhere = at === 0 ? "no turn before it" : `the functionCall parts of contents[${at - 1}]`
-    const paired = (
-      side: ReadonlyArray<readonly [Json, number]>,
-      turn: number,
-      member: string,
-      field: "name" | "id"
-    ): Array<Paired> =>
-      side.flatMap(([value, j]) =>
-        value[field] === undefined ? [] : [{ id: value[field], key: ["contents", turn, "parts", j, member, field] }]
-      )
     const byName: PairedTurn = {
-      calls: paired(calls, at - 1, "functionCall", "name"),
+      calls: pairedBy(calls, at - 1, "functionCall", "name"),
       callsWhere,
-      results: paired(responses, at, "functionResponse", "name"),
+      results: pairedBy(responses, at, "functionResponse", "name"),
       complete: false
     }
-    const callIds = paired(calls, at - 1, "functionCall", "id")
+    const callIds = pairedBy(calls, at - 1, "functionCall", "id")
     return callIds.length === 0
       ? [byName]
       : [
           byName,
-          { calls: callIds, callsWhere, results: paired(responses, at, "functionResponse", "id"), complete: false }
+          { calls: callIds, callsWhere, results: pairedBy(responses, at, "functionResponse", "id"), complete: false }
         ]
   })
 
