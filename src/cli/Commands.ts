@@ -40,7 +40,7 @@ export const commands = [
 /** The `umg` command. @category commands */
 export const umg = Command.make("umg").pipe(
   Command.withDescription(
-    "the Unified Model Gateway from the command line. Set UMG_BASE_URL and UMG_API_KEY to your gateway, or pass --emulator to use an embedded emulator. Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130 interrupted, 141 output closed by its reader (a failed write to it: 1)."
+    "the Unified Model Gateway from the command line. Set UMG_BASE_URL and UMG_API_KEY to your gateway, or pass --emulator to use an embedded emulator. Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130 interrupted (SIGTERM: 143), 141 output closed by its reader (a failed write to it: 1)."
   ),
   Command.withSubcommands(commands)
 )

@@ -1,7 +1,7 @@
 /**
  * The `umg` program: parses the command line with effect/cli, runs the chosen command and turns its
  * outcome into an exit code. The codes: 0 success, 2 invalid input or a bad command line, 1 a
- * gateway or network failure, 130 interrupted, 141 its output closed by the reader. Started by `main`.
+ * gateway or network failure, 130 interrupted (143 by SIGTERM), 141 its output closed by the reader. Started by `main`.
  */
 // Modules, not the package's index: the index also loads its Redis, HTTP and cluster modules (about a
 // thousand files) that no command needs at start.
@@ -21,8 +21,14 @@ import { check, explain } from "./support/UsageError.js"
 // the command (see `exitCodeOf`) rather than ending the process with a stack trace.
 Output.watchOutput()
 
-/** Ctrl-C (SIGINT), as shells report a process it ended. */
-const interruptedCode = 130
+/**
+ * Interrupted by a signal, as shells report a process that signal ended (128 + its number): Ctrl-C
+ * (SIGINT) 130, SIGTERM (a supervisor, `kill`, `timeout`) 143. Both interrupt the command alike
+ * (NodeRuntime's handlers); the first that came decides the code.
+ */
+const signalCodes = { SIGINT: 130, SIGTERM: 143 } as const
+let signalled: keyof typeof signalCodes | undefined
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void (signalled ??= signal))
 /**
  * stdout or stderr closed by its reader (EPIPE): the command's work is interrupted (its connections
  * and stores closed as after Ctrl-C), nothing more is written, and the code is what shells report
@@ -45,7 +51,7 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   return Exit.isSuccess(exit)
     ? Number(process.exitCode ?? ExitCode.ok)
     : Exit.hasInterrupts(exit)
-      ? interruptedCode
+      ? signalCodes[signalled ?? "SIGINT"]
       : ExitCode.failure
 }
 

@@ -1,8 +1,8 @@
 /**
- * `umg` whose output fails: the reader of a pipe goes away (`umg chat … | head`) or the write itself
- * fails (stdout on a full disk). The command must stop its work (the stream's connection closed),
- * print no stack trace, and exit 141 (EPIPE, as shells report SIGPIPE) or 1 (any other failure,
- * said on stderr).
+ * `umg` stopped from outside: its output fails — the reader of a pipe goes away (`umg chat … | head`) or
+ * the write itself fails (stdout on a full disk) — or a signal comes. The command must stop its work
+ * (the stream's connection closed), print no stack trace, and exit 141 (EPIPE, as shells report
+ * SIGPIPE), 1 (any other failed write, said on stderr), 130 (SIGINT) or 143 (SIGTERM).
  */
 import { spawn } from "node:child_process"
 import { closeSync, openSync, rmSync } from "node:fs"
@@ -133,4 +133,33 @@ describe("umg whose output fails", () => {
       closeSync(full)
     }
   }, 30_000)
+})
+
+describe("umg stopped by a signal", () => {
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143]
+  ] as const)(
+    "%s stops a streaming chat: the connection closed, no stack trace, exit %i",
+    async (signal, expected) => {
+      const before = gateway.abandoned()
+      const child = spawn(process.execPath, [umg, "chat", "-m", "gpt-4o-mini", "Tell me everything"], {
+        env: envOf(),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stderr = ""
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      child.stdout.resume()
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      // Once the stream has started, as a user or a supervisor stops it.
+      await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+      child.kill(signal)
+      const code = await Promise.race([exited, new Promise<"running">((r) => setTimeout(() => r("running"), 15_000))])
+      if (code === "running") child.kill("SIGKILL")
+      expect(code).toBe(expected)
+      expect(stderr).not.toMatch(/Unhandled|\n\s+at /)
+      expect(await waitFor(() => gateway.abandoned() > before, 5_000)).toBe(true)
+    },
+    30_000
+  )
 })
