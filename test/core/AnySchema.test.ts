@@ -197,6 +197,21 @@ describe("jsonSchemaOf: Standard Schema", () => {
     expect(fit.strict).toBe(true)
   })
 
+  it("takes a zod tuple (`prefixItems` with `items: false`) as a closed tuple, not strict, and decodes it", async () => {
+    const schema = z.object({ t: z.tuple([z.string(), z.number()]) })
+    const fit = fitted(schema)
+    expect(fit.strict).toBe(false)
+    expect(fit.schema["properties"]).toMatchObject({
+      t: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false }
+    })
+    const answer = fit.relax({ t: ["a", 1] })
+    expect(await Effect.runPromise(decode(schema)(answer))).toEqual({ t: ["a", 1] })
+    // `items: false` alone is an array that must be empty, which JSON Schema allows.
+    expect(
+      Result.isSuccess(fitJsonSchema({ type: "object", properties: { e: { type: "array", items: false } } }))
+    ).toBe(true)
+  })
+
   it('keeps zod\'s root recursion (`$ref: "#"`), moved into $defs when the root is wrapped', () => {
     const Cat: z.ZodType<{ name: string; kids: Array<unknown> }> = z.object({
       name: z.string(),

@@ -273,6 +273,10 @@ const walkKeywords = (state: State, input: Node, path: string, depth: number, pa
       if (Array.isArray(value)) {
         out["prefixItems"] = subs(value, "items")
         state.strict = false
+      } else if (value === false) {
+        // No items past `prefixItems` (a closed tuple, as zod writes `z.tuple`), or an empty array.
+        out[key] = false
+        state.strict = false
       } else if (value !== true) out[key] = sub(value, "/items")
     } else if (key === "prefixItems" || key === "allOf") {
       out[key] = subs(value, key)
