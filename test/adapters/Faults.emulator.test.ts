@@ -119,6 +119,27 @@ describe("Gateway under injected faults", () => {
     })
   })
 
+  it("hits an idle timeout shorter than the first-event one at its own time, not at the first-event deadline", async () => {
+    // Before: the watchdog slept until the first-event deadline it had read at the start (5 s here).
+    emu.inject("messages", { kind: "stall", afterEvents: 2 })
+    const started = Date.now()
+    const error = await fail(stream, { streamFirstByteTimeoutMs: 5_000, streamIdleTimeoutMs: 150 })
+    expect(error).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 150 })
+    expect(Date.now() - started).toBeLessThan(2_500)
+  })
+
+  it("bounds the wait for a stream's first event by the call's timeoutMs, as its documentation says", async () => {
+    // The headers come at once, then nothing: before, the layer's 5 s first-event limit applied.
+    emu.inject("messages", { kind: "stall" })
+    const started = Date.now()
+    const error = await fail(
+      Effect.flatMap(Gateway, (g) => Stream.runCollect(g.messages.stream(hello, { timeoutMs: 200, maxRetries: 0 }))),
+      { streamFirstByteTimeoutMs: 5_000 }
+    )
+    expect(error).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 200 })
+    expect(Date.now() - started).toBeLessThan(2_500)
+  })
+
   it("hits the first-event timeout when only pings arrive", async () => {
     emu.inject("messages", { kind: "sse-only-pings", everyMs: 20 })
     expect(await fail(stream, { streamFirstByteTimeoutMs: 200 })).toMatchObject({

@@ -114,6 +114,15 @@ export const sessionOptions = (
   )
 
 /**
+ * A stream's time limits: the call's `timeoutMs` bounds the wait for the first event too (as it
+ * bounds the wait for the headers), in place of `streamFirstByteTimeoutMs`.
+ */
+const timeoutsOf = (ctx: GroupContext, request: TransportRequest): SseTimeouts => {
+  const ms = request.options?.timeoutMs
+  return ms === undefined ? ctx.sseTimeouts : { ...ctx.sseTimeouts, firstEventMs: ms }
+}
+
+/**
  * A streaming call: validate (the request is only built from a valid body), open, decode the SSE.
  * @category constructors
  */
@@ -126,9 +135,10 @@ export const sse = <E, Event, Snapshot, Final>(
     decodeSseOf(
       Telemetry.inSpanScoped(
         span,
-        Effect.flatMap(request, (req) => ctx.transport.open(req))
+        Effect.flatMap(request, (req) =>
+          Effect.map(ctx.transport.open(req), (bytes) => ({ bytes, timeouts: timeoutsOf(ctx, req) }))
+        )
       ),
-      spec,
-      ctx.sseTimeouts
+      spec
     )
   )

@@ -85,7 +85,13 @@ export const decodeSse = <Event, Snapshot, Final, B>(
   bytes: Stream.Stream<Uint8Array, B>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts
-): ResultStream<Event, SseError<B>, Final> => decodeSseOf(Effect.succeed(bytes), spec, timeouts)
+): ResultStream<Event, SseError<B>, Final> => decodeSseOf(Effect.succeed({ bytes, timeouts }), spec)
+
+/** An opened SSE body and the time limits of its events (the call's own, when it set a `timeoutMs`). @category models */
+export interface OpenedSse<B> {
+  readonly bytes: Stream.Stream<Uint8Array, B>
+  readonly timeouts: SseTimeouts
+}
 
 /**
  * `decodeSse` of the body an effect opens (sending the request, waiting for its headers) when the
@@ -95,11 +101,12 @@ export const decodeSse = <Event, Snapshot, Final, B>(
  * @category constructors
  */
 export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
-  open: Effect.Effect<Stream.Stream<Uint8Array, B>, E, R>,
-  spec: SseStreamSpec<Event, Snapshot, Final>,
-  timeouts: SseTimeouts
+  open: Effect.Effect<OpenedSse<B>, E, R>,
+  spec: SseStreamSpec<Event, Snapshot, Final>
 ): ResultStream<Event, SseError<B> | E, Final, Exclude<R, Scope.Scope>> =>
-  fromScopedOpen(Effect.flatMap(open, (bytes) => Effect.clockWith((clock) => setup(bytes, spec, timeouts, clock))))
+  fromScopedOpen(
+    Effect.flatMap(open, ({ bytes, timeouts }) => Effect.clockWith((clock) => setup(bytes, spec, timeouts, clock)))
+  )
 
 /**
  * Nothing more is read: the connection is released at once. After the final event (`clean`), what is
@@ -323,8 +330,13 @@ const setup = <Event, Snapshot, Final, B>(
 
   const msLeft = (): number | undefined => {
     if (ended) return undefined
-    const ms = lastEventAt === undefined ? timeouts.firstEventMs : timeouts.idleMs
-    return (lastEventAt ?? startedAt) + ms - clock.currentTimeMillisUnsafe()
+    const now = clock.currentTimeMillisUnsafe()
+    if (lastEventAt !== undefined) return lastEventAt + timeouts.idleMs - now
+    // The watchdog sleeps until the deadline it last read, and the first event moves the deadline to
+    // that event's time + idleMs, which can come before the first-event deadline (idle 500 ms, first
+    // 30 s). So, until the first event, it wakes at least every idleMs: after an event at t it wakes
+    // by t + idleMs at the latest, in time for that event's idle deadline.
+    return Math.min(startedAt + timeouts.firstEventMs - now, timeouts.idleMs)
   }
   const expire = (): void => {
     failure = expired(spec.family, lastEventAt === undefined, timeouts)
