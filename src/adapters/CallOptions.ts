@@ -17,6 +17,7 @@ import { Aborted, type Family } from "../core/errors/GatewayError.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { redactText } from "../core/errors/Redact.js"
 import { serverDelayMs } from "../core/gateway/RetryPolicy.js"
+import { checkSetting, maxTimerMs, retryCount, timeLimit } from "../core/validation/Setting.js"
 import { cutWhen } from "./internal/Deadline.js"
 import { fromScopedOpen, openedOf, type ResultStream } from "./sse/Consume.js"
 
@@ -32,8 +33,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal
   /**
    * Overrides the layer's time limit of one request attempt (`timeoutMs`); for a stream, of the wait
-   * for the answer's headers (`streamFirstByteTimeoutMs`); for a WebSocket session, of its handshake.
-   * 1 to 2 147 483 647 ms.
+   * for the answer's headers and then for its first event (`streamFirstByteTimeoutMs`; the idle limit
+   * between events stays the layer's); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
    */
   readonly timeoutMs?: number
   /**
@@ -141,9 +142,9 @@ export const callOptionLimits = {
   maxHeaders: 64,
   maxHeaderNameChars: 256,
   maxHeaderValueChars: 8192,
-  maxRetries: 100,
+  maxRetries: retryCount.max,
   // The longest delay a host timer keeps (a longer one fires at once).
-  maxTimeoutMs: 2_147_483_647
+  maxTimeoutMs: maxTimerMs
 } as const
 
 const refuse = (field: string, rule: string, message: string) =>
@@ -211,24 +212,14 @@ export const check = (options: CallOptions): Result.Result<CallOptions, InvalidR
   const { signal, timeoutMs, maxRetries, headers, onResponse } = options
   if (signal !== undefined && !isSignal(signal))
     return refuse("options.signal", "type", "options.signal: must be an AbortSignal")
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isFinite(timeoutMs) && timeoutMs >= 1 && timeoutMs <= callOptionLimits.maxTimeoutMs)
-  )
-    return refuse(
-      "options.timeoutMs",
-      "range",
-      `options.timeoutMs: ${String(timeoutMs)} is outside 1–${callOptionLimits.maxTimeoutMs} ms`
-    )
-  if (
-    maxRetries !== undefined &&
-    !(Number.isInteger(maxRetries) && maxRetries >= 0 && maxRetries <= callOptionLimits.maxRetries)
-  )
-    return refuse(
-      "options.maxRetries",
-      "range",
-      `options.maxRetries: ${String(maxRetries)} is not a whole number in 0–${callOptionLimits.maxRetries}`
-    )
+  if (timeoutMs !== undefined) {
+    const checked = checkSetting("options.timeoutMs", timeoutMs, timeLimit)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  }
+  if (maxRetries !== undefined) {
+    const checked = checkSetting("options.maxRetries", maxRetries, retryCount)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  }
   if (onResponse !== undefined && typeof onResponse !== "function")
     return refuse("options.onResponse", "type", "options.onResponse: must be a function")
   if (headers === undefined) return Result.succeed(options)

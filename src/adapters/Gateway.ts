@@ -96,7 +96,11 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
  * @category services
  */
 export class Gateway extends Context.Service<Gateway, GatewayService>()("umg/Gateway") {
-  /** A layer from settings (an API key given as a string is wrapped in `Redacted`). */
+  /**
+   * A layer from settings (an API key given as a string is wrapped in `Redacted`). Throws
+   * `InvalidRequest` naming the setting when a number is outside what it allows (`timeoutMs: Infinity`,
+   * `maxRetries: -1`, `limits.maxJsonDepth: 100`; see `GatewayConfig.make`).
+   */
   static layer(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway> {
     return Layer.effect(Gateway, make(GatewayConfig.make(config)))
   }

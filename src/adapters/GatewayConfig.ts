@@ -12,6 +12,7 @@ import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import type { HttpClient } from "effect/http"
 import type { SocketOpener } from "./socket/WebSocketSession.js"
+import { concurrency, delay, retryCount, type SettingRange, settingOr, timeLimit } from "../core/validation/Setting.js"
 import { type Limits, type LimitsInput, makeLimits } from "./internal/Limits.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
@@ -97,8 +98,32 @@ const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string
 // A trailing slash would give `//v1/...` once joined with an absolute path.
 const trimSlash = (url: string): string => url.replace(/\/+$/, "")
 
+/** The numeric settings: what each allows and its default. */
+const numericSettings = {
+  maxRetries: [retryCount, 2],
+  retryBaseDelayMs: [delay, 500],
+  retryMaxDelayMs: [delay, 8_000],
+  maxRetryAfterMs: [delay, 60_000],
+  timeoutMs: [timeLimit, 60_000],
+  streamFirstByteTimeoutMs: [timeLimit, 30_000],
+  streamIdleTimeoutMs: [timeLimit, 60_000],
+  embedConcurrency: [concurrency, 4],
+  minPollIntervalMs: [delay, 3_000]
+} as const satisfies Record<string, readonly [SettingRange, number]>
+
+/** A numeric setting, checked (see `make`), or its default. */
+const numeric = (input: GatewayConfigInput, name: keyof typeof numericSettings): number => {
+  const [range, fallback] = numericSettings[name]
+  const checked = settingOr(name, input[name], range, fallback)
+  if (Result.isFailure(checked)) throw checked.failure
+  return checked.success
+}
+
 /**
- * Applies the defaults to a user's settings.
+ * Applies the defaults to a user's settings. Throws `InvalidRequest` (rule `range`) naming the setting
+ * and what it allows when a number is outside it: a time limit from 1 ms to 2,147,483,647 ms (what a
+ * host timer keeps; `Infinity` would fire at once), a delay from 0, `maxRetries` a whole number from 0
+ * to 100, `embedConcurrency` from 1 to 1000, each of `limits` as `makeLimits` says.
  * @category constructors
  */
 export const make = (input: GatewayConfigInput): GatewayConfig => ({
@@ -107,17 +132,17 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   platformUrl: Option.map(Option.fromNullishOr(input.platformUrl), trimSlash),
   platformUsername: Option.fromNullishOr(input.platformUsername),
   platformPassword: Option.map(Option.fromNullishOr(input.platformPassword), redact),
-  maxRetries: Math.max(0, Math.floor(input.maxRetries ?? 2)),
-  retryBaseDelayMs: input.retryBaseDelayMs ?? 500,
-  retryMaxDelayMs: input.retryMaxDelayMs ?? 8_000,
-  maxRetryAfterMs: input.maxRetryAfterMs ?? 60_000,
-  timeoutMs: input.timeoutMs ?? 60_000,
-  streamFirstByteTimeoutMs: input.streamFirstByteTimeoutMs ?? 30_000,
-  streamIdleTimeoutMs: input.streamIdleTimeoutMs ?? 60_000,
+  maxRetries: numeric(input, "maxRetries"),
+  retryBaseDelayMs: numeric(input, "retryBaseDelayMs"),
+  retryMaxDelayMs: numeric(input, "retryMaxDelayMs"),
+  maxRetryAfterMs: numeric(input, "maxRetryAfterMs"),
+  timeoutMs: numeric(input, "timeoutMs"),
+  streamFirstByteTimeoutMs: numeric(input, "streamFirstByteTimeoutMs"),
+  streamIdleTimeoutMs: numeric(input, "streamIdleTimeoutMs"),
   headers: input.headers ?? {},
   nativeAuth: input.nativeAuth ?? "bearer",
-  embedConcurrency: Math.max(1, Math.floor(input.embedConcurrency ?? 4)),
-  minPollIntervalMs: Math.max(0, input.minPollIntervalMs ?? 3_000),
+  embedConcurrency: numeric(input, "embedConcurrency"),
+  minPollIntervalMs: numeric(input, "minPollIntervalMs"),
   httpClient: Option.fromNullishOr(input.httpClient),
   webSocket: Option.fromNullishOr(input.webSocket),
   limits: makeLimits(input.limits),

@@ -20,6 +20,54 @@ describe("GatewayConfig", () => {
     expect(Redacted.isRedacted(c.apiKey)).toBe(true)
   })
 
+  // Each was accepted before and then failed every call (a time limit of Infinity or over 2^31 - 1 ms
+  // fires at once), retried without end (NaN) or was silently replaced by its default (limits).
+  it.each([
+    [
+      "timeoutMs",
+      { timeoutMs: Infinity },
+      "timeoutMs: Infinity is out of range; allowed: a number from 1 to 2147483647 ms"
+    ],
+    ["timeoutMs", { timeoutMs: 3e9 }, "allowed: a number from 1 to 2147483647 ms"],
+    ["timeoutMs", { timeoutMs: 0 }, "timeoutMs: 0 is out of range"],
+    ["streamFirstByteTimeoutMs", { streamFirstByteTimeoutMs: Infinity }, "streamFirstByteTimeoutMs: Infinity"],
+    ["streamIdleTimeoutMs", { streamIdleTimeoutMs: -1 }, "streamIdleTimeoutMs: -1"],
+    ["maxRetries", { maxRetries: NaN }, "maxRetries: NaN is out of range; allowed: a whole number from 0 to 100"],
+    ["maxRetries", { maxRetries: 1.5 }, "maxRetries: 1.5"],
+    ["retryBaseDelayMs", { retryBaseDelayMs: -5 }, "allowed: a number from 0 to 2147483647 ms"],
+    ["maxRetryAfterMs", { maxRetryAfterMs: Infinity }, "maxRetryAfterMs: Infinity"],
+    ["embedConcurrency", { embedConcurrency: 0 }, "allowed: a whole number from 1 to 1000"],
+    ["minPollIntervalMs", { minPollIntervalMs: NaN }, "minPollIntervalMs: NaN"],
+    ["limits.maxJsonDepth", { limits: { maxJsonDepth: 100 } }, "allowed: a whole number from 1 to 64"],
+    ["limits.maxResponseBytes", { limits: { maxResponseBytes: -1 } }, "limits.maxResponseBytes: -1"],
+    ["limits.webSocketHandshakeTimeoutMs", { limits: { webSocketHandshakeTimeoutMs: Infinity } }, "ms"]
+  ] as const)("refuses %s out of its range when the layer is made, naming it", (field, settings, words) => {
+    const make = () => GatewayConfig.make({ baseUrl: "https://gw.test", apiKey: "sk-range-SECRET", ...settings })
+    expect(make).toThrow(words)
+    let thrown: unknown
+    try {
+      Gateway.layer({ baseUrl: "https://gw.test", apiKey: "sk-range-SECRET", ...settings })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toMatchObject({ _tag: "InvalidRequest", field, rule: "range" })
+    expect(String(thrown)).not.toContain("SECRET")
+  })
+
+  it("takes the edges of each range: no retries, no delays, no redirects, the longest time limit", () => {
+    const c = GatewayConfig.make({
+      baseUrl: "https://gw.test",
+      apiKey: "k",
+      maxRetries: 0,
+      retryBaseDelayMs: 0,
+      minPollIntervalMs: 0,
+      timeoutMs: 2_147_483_647,
+      limits: { maxRedirects: 0, maxJsonDepth: 64 }
+    })
+    expect(c).toMatchObject({ maxRetries: 0, retryBaseDelayMs: 0, minPollIntervalMs: 0, timeoutMs: 2_147_483_647 })
+    expect(c.limits).toMatchObject({ maxRedirects: 0, maxJsonDepth: 64, maxResponseBytes: 32 * 1024 * 1024 })
+  })
+
   it.effect("reads every UMG_ variable, secrets as Redacted", () =>
     Effect.gen(function* () {
       const c = yield* fromMap({

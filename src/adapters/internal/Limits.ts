@@ -3,6 +3,8 @@
  * answers, error bodies, decompressed bytes, downloads, SSE lines and events, WebSocket frames, JSON
  * nesting, redirects and the waits that have no other timeout. Every reader takes its bound from here.
  */
+import * as Result from "effect/Result"
+import { type SettingRange, settingOr, timeLimit } from "../../core/validation/Setting.js"
 
 /** What a user may override; every field is optional. @category models */
 export interface LimitsInput {
@@ -20,7 +22,7 @@ export interface LimitsInput {
   readonly maxFramesPerSecond?: number
   /**
    * Deepest JSON nesting accepted in an answer (default 64, checked as soon as it is parsed); deeper is
-   * a DecodeError. It can be lowered; the decoders never accept more than 64 levels whatever is set.
+   * a DecodeError. It can be lowered, to 1 at least; the decoders never accept more than 64 levels.
    */
   readonly maxJsonDepth?: number
   /** Most redirects followed for one request (default 5). */
@@ -45,11 +47,33 @@ export const defaultLimits: Limits = {
   webSocketHandshakeTimeoutMs: 15_000
 }
 
-/** Applies the defaults to a user's bounds. @category constructors */
+const count = (min: number, max = Number.MAX_SAFE_INTEGER): SettingRange => ({ min, max, whole: true })
+
+/** What each bound allows: a whole number of bytes, messages or levels from 1, redirects from 0 (none followed). */
+const ranges: { readonly [K in keyof Limits]: SettingRange } = {
+  maxResponseBytes: count(1),
+  maxErrorBodyBytes: count(1),
+  maxDownloadBytes: count(1),
+  maxSseEventBytes: count(1),
+  maxFrameBytes: count(1),
+  maxFramesPerSecond: count(1),
+  maxJsonDepth: count(1, 64),
+  maxRedirects: count(0),
+  webSocketHandshakeTimeoutMs: timeLimit
+}
+
+/**
+ * Applies the defaults to a user's bounds. Throws `InvalidRequest` (rule `range`, field
+ * `limits.<name>`) for a bound outside what it allows; before, such a bound was silently replaced by
+ * its default.
+ * @category constructors
+ */
 export const makeLimits = (input: LimitsInput | undefined): Limits => {
   const out: Record<string, number> = { ...defaultLimits }
-  for (const [key, value] of Object.entries(input ?? {})) {
-    if (typeof value === "number" && Number.isFinite(value) && value > 0) out[key] = value
+  for (const key of Object.keys(ranges) as Array<keyof Limits>) {
+    const checked = settingOr(`limits.${key}`, input?.[key], ranges[key], defaultLimits[key])
+    if (Result.isFailure(checked)) throw checked.failure
+    out[key] = checked.success
   }
   return out as Limits
 }

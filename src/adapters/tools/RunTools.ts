@@ -11,9 +11,10 @@ import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type { Aborted, Family } from "../../core/errors/GatewayError.js"
-import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { AnySchema } from "../../core/structured/AnySchema.js"
 import type { SchemaNotExpressible } from "../../core/structured/StructuredErrors.js"
+import { concurrency as concurrencyRange, settingOr } from "../../core/validation/Setting.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
 import { messagesTools } from "../../core/tools/MessagesTools.js"
 import { nativeTools, type NativeToolsRequest } from "../../core/tools/NativeTools.js"
@@ -52,7 +53,7 @@ export const defaultMaxSteps = 8
 /** The handlers run at once when `concurrency` is not given. @category constants */
 export const defaultConcurrency = 4
 /** The largest `maxSteps` and `concurrency` accepted. @category constants */
-export const maxLoopBound = 1000
+export const maxLoopBound = concurrencyRange.max
 
 /**
  * A loop's settings: its `tools` (handlers needing the services `R`); `maxSteps` model turns at most
@@ -71,21 +72,9 @@ export interface RunToolsConfig<A, R> {
 const bound = (
   config: RunToolsConfig<unknown, unknown>
 ): Result.Result<{ readonly maxSteps: number; readonly concurrency: number }, InvalidRequest> => {
-  const check = (field: "maxSteps" | "concurrency", value: number | undefined, fallback: number) => {
-    if (value === undefined) return Result.succeed(fallback)
-    return Number.isInteger(value) && value >= 1 && value <= maxLoopBound
-      ? Result.succeed(value)
-      : Result.fail(
-          new InvalidRequest({
-            field,
-            rule: "range",
-            message: `${field}: ${String(value)} is out of range; allowed: a whole number from 1 to ${maxLoopBound}`
-          })
-        )
-  }
   return Result.all({
-    maxSteps: check("maxSteps", config.maxSteps, defaultMaxSteps),
-    concurrency: check("concurrency", config.concurrency, defaultConcurrency)
+    maxSteps: settingOr("maxSteps", config.maxSteps, { min: 1, max: maxLoopBound, whole: true }, defaultMaxSteps),
+    concurrency: settingOr("concurrency", config.concurrency, concurrencyRange, defaultConcurrency)
   })
 }
 
