@@ -68,7 +68,10 @@ const families: Record<string, Family> = {
     base: { model: "gpt-4o-mini", messages: user("hi") },
     build: (b) => buildChatBody(b),
     vary: {
-      n: [1, 2, 0, 1.5],
+      n: [1, 2, 0, 1.5, 128, 129],
+      presence_penalty: [-2, 2, 2.5, -2.1, "x"],
+      frequency_penalty: [0, 2.1],
+      top_logprobs: [0, 20, 21, -1, 1.5],
       top_p: [0, 1, 1.5],
       temperature: [0, 2, 2.1],
       max_tokens: [1, 0, 2.5],

@@ -108,15 +108,15 @@ export const ChatBody = Schema.Struct({
   stream_options: opt(Open),
   temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
   top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
-  n: opt(Schema.Int),
+  n: opt(Schema.Int.pipe(range({ min: 1, max: 128 }))),
   stop: opt(Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Null])),
   max_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
   max_completion_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
-  presence_penalty: opt(Schema.Number),
-  frequency_penalty: opt(Schema.Number),
+  presence_penalty: opt(Schema.Number.pipe(range({ min: -2, max: 2 }))),
+  frequency_penalty: opt(Schema.Number.pipe(range({ min: -2, max: 2 }))),
   logit_bias: opt(Open),
   logprobs: opt(Schema.Boolean),
-  top_logprobs: opt(Schema.Int),
+  top_logprobs: opt(Schema.Int.pipe(range({ min: 0, max: 20 }))),
   user: opt(Schema.String),
   seed: opt(Schema.Int),
   tools: opt(Schema.Array(Open)),
@@ -149,8 +149,8 @@ export type TextBodyOptions = RoutingOptions
  * Builds the body of POST `/v1/chat/completions`: only its known fields (plus `extra`); `model` must
  * be a chat model the catalog lists (the GPT-5 Pro family is refused with "use responses"; epsilon
  * and zeta models are refused too); then the Schema's rules: `messages` non-empty, each with a `role`
- * and `content`, `stream` a boolean, `temperature` 0–2, `top_p` 0–1, and `max_tokens` and
- * `max_completion_tokens` positive integers when given. `content` may be null or left out only on
+ * and `content`, `stream` a boolean, `temperature` 0–2, `top_p` 0–1, `n` 1–128, the penalties −2–2,
+ * `top_logprobs` 0–20, and `max_tokens` and `max_completion_tokens` positive integers when given. `content` may be null or left out only on
  * an assistant turn that calls tools (sent as `content: null`).
  * @category constructors
  */

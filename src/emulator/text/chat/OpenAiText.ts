@@ -141,7 +141,30 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   const p = body.top_p
   if (p !== undefined && !(typeof p === "number" && p >= 0 && p <= 1))
     return ["Invalid 'top_p': must be between 0 and 1.", "top_p"]
-  return typeProblem(body)
+  return typeProblem(body) ?? chatRangeProblem(body)
+}
+
+/** The numeric parameters with a range upstream enforces: name, integer or decimal, min, max. */
+const chatRanges: ReadonlyArray<readonly [string, "integer" | "decimal", number, number]> = [
+  ["n", "integer", 1, 128],
+  ["presence_penalty", "decimal", -2, 2],
+  ["frequency_penalty", "decimal", -2, 2],
+  ["top_logprobs", "integer", 0, 20]
+]
+
+/** The first parameter of `chatRanges` outside its range, in upstream's words. */
+const chatRangeProblem = (body: Obj): [string, string] | undefined => {
+  for (const [name, kind, min, max] of chatRanges) {
+    const v = body[name]
+    if (v === undefined) continue
+    if (typeof v !== "number" || (kind === "integer" && !Number.isInteger(v)))
+      return [`Invalid type for '${name}': expected ${kind === "integer" ? "an integer" : "a number"}.`, name]
+    if (v < min)
+      return [`Invalid '${name}': ${kind} below minimum value. Expected a value >= ${min}, but got ${v} instead.`, name]
+    if (v > max)
+      return [`Invalid '${name}': ${kind} above maximum value. Expected a value <= ${max}, but got ${v} instead.`, name]
+  }
+  return undefined
 }
 
 /** A parameter checked only for its JSON type: its name, what it must be, and the test. */
@@ -166,7 +189,6 @@ export const formatTypeProblem = (format: unknown, where: string): [string, stri
       ]
 
 const chatTypedParams: ReadonlyArray<TypedParam> = [
-  ["n", "an integer", isInteger],
   ["seed", "an integer", isInteger],
   ["logprobs", "a boolean", (v) => typeof v === "boolean"],
   ["user", "a string", (v) => typeof v === "string"],
