@@ -140,6 +140,17 @@ const expired = (family: Family, first: boolean, timeouts: SseTimeouts): Timeout
   })
 }
 
+/**
+ * How long the watchdog may sleep before it looks again (≤ 0: a limit has passed). The watchdog sleeps
+ * until the deadline it last read, and the first event moves the deadline to that event's time +
+ * `idleMs`, which can come before the first-event deadline (idle 500 ms, first 30 s). So until the
+ * first event it wakes at least every `idleMs`: after an event at t it wakes by t + `idleMs`, in time.
+ */
+const msToLook = (timeouts: SseTimeouts, startedAt: number, lastEventAt: number | undefined, now: number): number =>
+  lastEventAt !== undefined
+    ? lastEventAt + timeouts.idleMs - now
+    : Math.min(startedAt + timeouts.firstEventMs - now, timeouts.idleMs)
+
 /** The final answer from the one fold: read after `End`, when the stream ended without failing. */
 const resultOf = <Final>(
   verdict: () => Result.Result<Final, IncompleteStream>
@@ -328,16 +339,8 @@ const setup = <Event, Snapshot, Final, B>(
     }
   }
 
-  const msLeft = (): number | undefined => {
-    if (ended) return undefined
-    const now = clock.currentTimeMillisUnsafe()
-    if (lastEventAt !== undefined) return lastEventAt + timeouts.idleMs - now
-    // The watchdog sleeps until the deadline it last read, and the first event moves the deadline to
-    // that event's time + idleMs, which can come before the first-event deadline (idle 500 ms, first
-    // 30 s). So, until the first event, it wakes at least every idleMs: after an event at t it wakes
-    // by t + idleMs at the latest, in time for that event's idle deadline.
-    return Math.min(startedAt + timeouts.firstEventMs - now, timeouts.idleMs)
-  }
+  const msLeft = (): number | undefined =>
+    ended ? undefined : msToLook(timeouts, startedAt, lastEventAt, clock.currentTimeMillisUnsafe())
   const expire = (): void => {
     failure = expired(spec.family, lastEventAt === undefined, timeouts)
     stop()
