@@ -109,6 +109,30 @@ describe("makePartialJson", () => {
     expect(reader.snapshot()).toStrictEqual({ a: "x", b: 12 })
   })
 
+  it("hands out the same snapshot when a string, array or object closes: its closing shows nothing new", () => {
+    for (const [open, close] of [
+      ['{"a": "x', '"'],
+      ['{"a": ["x"', "]"],
+      ['{"a": {"b": "y"', "}"],
+      ['"x', '"'],
+      ['["x"', "]"],
+      ['{"a": "x"', "}"]
+    ] as const) {
+      const reader = makePartialJson()
+      reader.push(open)
+      const before = reader.snapshot()
+      reader.push(close)
+      expect(reader.snapshot(), `${open}${close}`).toBe(before)
+    }
+    // A number, true, false and null show only once complete: their end is a change.
+    const reader = makePartialJson()
+    reader.push('{"a": tru')
+    const before = reader.snapshot()
+    reader.push("e")
+    expect(reader.snapshot()).toStrictEqual({ a: true })
+    expect(reader.snapshot()).not.toBe(before)
+  })
+
   it("reads __proto__, constructor and prototype keys and leaves their members out, polluting nothing", () => {
     const reader = makePartialJson()
     reader.push('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "prototype": 1, ')

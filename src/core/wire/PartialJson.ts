@@ -243,7 +243,9 @@ class Reader implements PartialJson {
 
   /** Adds a finished value to the open container (or makes it the whole value). */
   private attach(value: unknown): void {
-    this.dirty = true
+    // A string, array or object shows from its opening on, and each change since set `dirty`: its
+    // closing changes nothing visible, so the next snapshot is the last one (the same reference).
+    if (typeof value !== "string" && (typeof value !== "object" || value === null)) this.dirty = true
     const f = this.stack.at(-1)
     if (f === undefined) {
       this.root = value
