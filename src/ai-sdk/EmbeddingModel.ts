@@ -1,9 +1,11 @@
 /**
  * umg's AI SDK embedding model: `doEmbed` over `embeddings.embedMany`. The gateway takes one text per
  * request; `embedMany` validates every text first, keeps a bounded concurrency that backs off on
- * 429s, and gives the vectors in input order.
+ * 429s, and gives the vectors in input order, with the input tokens its requests reported.
  */
 import type { EmbeddingModelV4, EmbeddingModelV4CallOptions, EmbeddingModelV4Result } from "@ai-sdk/provider"
+import type { EmbedManyOptions } from "../adapters/groups/Embeddings.js"
+import { embeddingUsage } from "../ai/text/EmbeddingUsage.js"
 import { providerKey } from "./Prompt.js"
 import type { LanguageModelContext } from "./LanguageModel.js"
 
@@ -31,10 +33,15 @@ export const makeEmbeddingModel = (ctx: LanguageModelContext, modelId: string): 
       ...(options.dimensions === undefined ? {} : { dimensions: options.dimensions })
     }
     const site = { url: `${ctx.baseUrl}/v1/embeddings`, requestBody: body, signal: prepared.signal }
-    const vectors = await ctx.runtime.run(site, (g) => g.embeddings.embedMany(body as never, prepared.options))
+    const usage = embeddingUsage()
+    const vectors = await ctx.runtime.run(site, (g) =>
+      g.embeddings.embedMany({ ...(body as EmbedManyOptions), onEvent: usage.onEvent }, prepared.options)
+    )
     const info = prepared.response()
+    const tokens = usage.inputTokens()
     return {
       embeddings: vectors.map((v) => Array.from(v)),
+      ...(tokens === undefined ? {} : { usage: { tokens } }),
       warnings: [],
       ...(info === undefined ? {} : { response: { headers: { ...info.headers } } })
     }

@@ -43,9 +43,11 @@ const stringOption = (options: SharedV4ProviderOptions | undefined, key: string)
 const mediaTypeOf = (mediaType: string): string => (mediaType.includes("/") ? mediaType : `${mediaType}/*`)
 
 type UserContent = Extract<LanguageModelV4Message, { role: "user" }>["content"][number]
+type ToolContent = Extract<LanguageModelV4ToolResultOutput, { type: "content" }>["value"][number]
+type FileContent = Extract<UserContent | ToolContent, { type: "file" }>
 
-const userPart = (part: UserContent): TextPart | FilePart => {
-  if (part.type === "text") return { type: "text", text: part.text }
+/** A file of the prompt (a user's, or in a tool result): its data inline or by URL; a provider reference is refused. */
+const filePart = (part: FileContent): TextPart | FilePart => {
   const { data } = part
   switch (data.type) {
     case "text":
@@ -62,7 +64,16 @@ const userPart = (part: UserContent): TextPart | FilePart => {
   }
 }
 
-const resultOf = (output: LanguageModelV4ToolResultOutput): { readonly output: unknown; readonly isError: boolean } => {
+const userPart = (part: UserContent): TextPart | FilePart =>
+  part.type === "text" ? { type: "text", text: part.text } : filePart(part)
+
+type ReadResult = Pick<ToolResultPart, "output" | "isError" | "content">
+
+/**
+ * A tool result's output. Content parts keep their files in `content` (sent where the family's tool
+ * results take files, else named in a warning); a custom part is left out with a warning.
+ */
+const resultOf = (output: LanguageModelV4ToolResultOutput, warnings: Array<SharedV4Warning>): ReadResult => {
   switch (output.type) {
     case "text":
       return { output: output.value, isError: false }
@@ -77,11 +88,23 @@ const resultOf = (output: LanguageModelV4ToolResultOutput): { readonly output: u
         output: `The tool call was denied${output.reason === undefined ? "" : `: ${output.reason}`}`,
         isError: true
       }
-    case "content":
-      return {
-        output: output.value.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"),
-        isError: false
+    case "content": {
+      const parts: Array<TextPart | FilePart> = []
+      for (const p of output.value) {
+        if (p.type === "text") parts.push({ type: "text", text: p.text })
+        else if (p.type === "file") parts.push(filePart(p))
+        else
+          warnings.push({
+            type: "unsupported",
+            feature: "custom tool-result content",
+            details: "a custom part of a tool result is provider-specific; it was not sent"
+          })
       }
+      const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
+      return parts.some((p) => p.type === "file")
+        ? { output: text, isError: false, content: parts }
+        : { output: text, isError: false }
+    }
   }
 }
 
@@ -113,8 +136,11 @@ const assistantPart = (part: AssistantContent): TextPart | ReasoningPart | ToolC
   }
 }
 
-/** The prompt as turns. @category constructors */
-export const messagesOf = (prompt: LanguageModelV4CallOptions["prompt"]): ReadonlyArray<TextMessage> =>
+/** The prompt as turns; what of it cannot be sent goes to `warnings`. @category constructors */
+export const messagesOf = (
+  prompt: LanguageModelV4CallOptions["prompt"],
+  warnings: Array<SharedV4Warning> = []
+): ReadonlyArray<TextMessage> =>
   prompt.map((message): TextMessage => {
     switch (message.role) {
       case "system":
@@ -134,7 +160,7 @@ export const messagesOf = (prompt: LanguageModelV4CallOptions["prompt"]): Readon
           role: "tool",
           parts: message.content.flatMap((p): Array<ToolResultPart> =>
             p.type === "tool-result"
-              ? [{ type: "tool-result", id: p.toolCallId, name: p.toolName, ...resultOf(p.output) }]
+              ? [{ type: "tool-result", id: p.toolCallId, name: p.toolName, ...resultOf(p.output, warnings) }]
               : []
           )
         }
@@ -188,7 +214,7 @@ export const requestOf = (
     warnings,
     request: {
       model,
-      messages: messagesOf(options.prompt),
+      messages: messagesOf(options.prompt, warnings),
       maxOutputTokens: options.maxOutputTokens,
       temperature: options.temperature,
       topP: options.topP,

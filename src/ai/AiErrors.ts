@@ -1,7 +1,8 @@
 /**
  * umg's typed failures as Effect AI's `AiError`. Each failure gets its reason (rate limit with its
  * `Retry-After`, authentication, invalid request, provider, network, response), with the gateway's
- * request id, error type, family and status kept in the reason's `metadata.umg`.
+ * request id, error type, family and status kept in the reason's `metadata.umg` (a `NetworkError`,
+ * which has no metadata, keeps the umg error as its `cause`).
  */
 import * as AiError from "effect/ai/AiError"
 import * as Duration from "effect/Duration"
@@ -37,7 +38,20 @@ const httpOf = (error: UmgFailure) => {
   return status === undefined ? {} : { http: { response: { status, headers: {} } } }
 }
 
-/** The reason of a umg failure. @category errors */
+/**
+ * A failure of the way to the gateway (a time limit, the connection, a stream cut mid-way) as a
+ * `NetworkError`; it has no `metadata`, so the umg error itself is its `cause` (umg's messages carry
+ * no key: they are redacted where they are made).
+ */
+const networkError = (error: UmgFailure, url: string): AiError.NetworkError =>
+  new AiError.NetworkError({ reason: "TransportError", method: "POST", url, description: error.message, cause: error })
+
+/**
+ * The reason of a umg failure: a time limit, a failed connection or a stream cut mid-way is a
+ * `NetworkError` (the umg error its `cause`); a stream that ended early, carried an error event or
+ * came out of order, or an answer that does not decode, an `InvalidResponseError`.
+ * @category errors
+ */
 export const reasonOf = (error: UmgFailure, url: string): AiError.AiErrorReason => {
   const metadata = metadataOf(error)
   const description = error.message
@@ -74,9 +88,12 @@ export const reasonOf = (error: UmgFailure, url: string): AiError.AiErrorReason 
       return new AiError.InternalProviderError({ description, metadata, ...httpOf(error) })
     case "TimeoutError":
     case "TransportError":
-      return new AiError.NetworkError({ reason: "TransportError", method: "POST", url, description })
-    case "DecodeError":
+      return networkError(error, url)
     case "IncompleteStream":
+      return error.reason === "cut"
+        ? networkError(error, url)
+        : new AiError.InvalidResponseError({ description, metadata })
+    case "DecodeError":
       return new AiError.InvalidResponseError({ description, metadata })
     default:
       return new AiError.UnknownError({ description, metadata, ...httpOf(error) })

@@ -1,7 +1,8 @@
 /**
  * The hooks umg gives Effect AI's `LanguageModel.make` for one model. `generateText` and `streamText`
- * run over umg's `Gateway` and read its answers as Effect AI's encoded parts; structured output gets
- * umg's schema transform. `UmgLanguageModel.make` makes these hooks into the service.
+ * run over umg's `Gateway` and read its answers as Effect AI's encoded parts (what could not be sent
+ * as asked is logged as a warning); structured output gets umg's schema transform.
+ * `UmgLanguageModel.make` makes these hooks into the service.
  */
 import * as AiError from "effect/ai/AiError"
 import type * as LanguageModel from "effect/ai/LanguageModel"
@@ -219,6 +220,15 @@ export const annotateResponse = (span: Span, end: AnswerEnd): void => {
   attribute(span, "gen_ai.usage.output_tokens", end.usage.outputTokens)
 }
 
+/**
+ * What of a call could not be sent as asked, logged as warnings (Effect AI's responses have no
+ * warnings; the AI SDK gives the same ones as the call's `warnings`).
+ */
+const logWarnings = (model: string, call: TextCall): Effect.Effect<void> =>
+  Effect.forEach(call.warnings, (warning) => Effect.logWarning(`umg: ${warning}`), { discard: true }).pipe(
+    Effect.annotateLogs({ model, family: call.family })
+  )
+
 const notText = (model: string): InvalidRequest =>
   new InvalidRequest({
     field: "model",
@@ -260,7 +270,8 @@ export const languageModelHooks = (
         const call: Result.Result<TextCall, InvalidRequest> = textCall(family, read.request, stream)
         if (Result.isFailure(call)) return Effect.fail(call.failure)
         annotateRequest(providerOptions.span, read.request)
-        return Effect.succeed({ read, call: call.success, family })
+        const ready = Effect.succeed({ read, call: call.success, family })
+        return call.success.warnings.length === 0 ? ready : Effect.andThen(logWarnings(model, call.success), ready)
       })
     )
     return Effect.mapError(prepared, fail(method, stream))

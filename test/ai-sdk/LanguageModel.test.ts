@@ -9,6 +9,7 @@ import {
   streamText,
   tool
 } from "ai"
+import { inspect } from "node:util"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import * as z from "zod"
 import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
@@ -300,3 +301,26 @@ describe("umg/ai-sdk refusals before sending", () => {
 })
 
 afterEach(() => emu.clearFaults())
+
+describe.each(textFamilies)("a $name stream cut mid-way", (family) => {
+  it("ends the AI SDK stream with an APICallError whose cause is umg's IncompleteStream, with no key in it", async () => {
+    emu.inject(family.streamRoute, { kind: "sse-cut", afterEvents: family.someTextAfter })
+    // Straight to the emulator: the counting proxy keeps its side of a cut connection open.
+    const direct = createUmg({ baseURL: emu.url, apiKey: emu.apiKey })
+    try {
+      const s = streamText({ model: direct(family.model), prompt: "Tell me about the sea.", onError: () => undefined })
+      let failure: unknown
+      for await (const part of s.fullStream) if (part.type === "error") failure = part.error
+      expect(APICallError.isInstance(failure)).toBe(true)
+      const error = failure as APICallError
+      expect([error.isRetryable, error.data]).toEqual([
+        false,
+        { umg: { error: "IncompleteStream", family: expect.any(String) } }
+      ])
+      expect(error.cause).toMatchObject({ _tag: "IncompleteStream", reason: "cut" })
+      expect(`${String(error)} ${JSON.stringify(error)} ${inspect(error, { depth: 8 })}`).not.toContain(emu.apiKey)
+    } finally {
+      await direct.dispose()
+    }
+  })
+})

@@ -35,6 +35,34 @@ describe("umg/ai-sdk embedding model", () => {
     expect(proxy.requests.filter((q) => q.path === "/v1/embeddings")).toHaveLength(values.length + 1)
   })
 
+  it("embed and embedMany give the input tokens the requests reported, summed over embedMany's requests", async () => {
+    const model = umg.embeddingModel("text-embedding-3-small")
+    const values = ["a fox", "a dog", "a cat"]
+    const each = await Promise.all(values.map((value) => embed({ model, value })))
+    expect(each.every((r) => r.usage.tokens > 0)).toBe(true)
+    const many = await embedMany({ model, values })
+    expect(many.usage.tokens).toBe(each.reduce((sum, r) => sum + r.usage.tokens, 0))
+  })
+
+  it("gives no usage when a request reported none, rather than a partial sum", async () => {
+    emu.inject(
+      "embeddings",
+      {
+        kind: "status",
+        status: 200,
+        body: {
+          object: "list",
+          model: "text-embedding-3-small",
+          data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }]
+        }
+      },
+      1
+    )
+    const many = await embedMany({ model: umg.embeddingModel("text-embedding-3-small"), values: ["a fox", "a dog"] })
+    expect(many.embeddings).toHaveLength(2)
+    expect(many.usage.tokens).toBeNaN()
+  })
+
   it("a rate-limited text is retried by umg after Retry-After, and the AI SDK sees the vectors", async () => {
     emu.inject("embeddings", { kind: "status", status: 429, headers: { "retry-after": "0" } }, 1)
     const { embeddings } = await embedMany({ model: umg.embeddingModel("text-embedding-3-small"), values: ["x", "y"] })

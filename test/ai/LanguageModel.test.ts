@@ -1,5 +1,6 @@
 import { Duration, Effect, ExecutionPlan, Layer, Schema, Stream } from "effect"
 import { AiError, Chat, EmbeddingModel, LanguageModel, Model, Tool, Toolkit } from "effect/ai"
+import { inspect } from "node:util"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { UmgEmbeddingModel, UmgLanguageModel } from "../../src/ai/index.js"
@@ -124,6 +125,44 @@ describe.each(textFamilies)("umg/ai with a $name model", (family) => {
     expect(proxy.requests).toHaveLength(1)
   })
 
+  it("a stream cut mid-way is a NetworkError whose cause is umg's IncompleteStream, with no key in it", async () => {
+    emu.inject(family.streamRoute, { kind: "sse-cut", afterEvents: family.someTextAfter })
+    // Straight to the emulator: the counting proxy keeps its side of a cut connection open.
+    const direct = UmgLanguageModel.layer({ model: family.model }).pipe(
+      Layer.provide(Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }))
+    )
+    const error = await Effect.runPromise(
+      LanguageModel.streamText({ prompt: "Tell me about the sea." }).pipe(
+        Stream.runDrain,
+        Effect.flip,
+        Effect.provide(direct)
+      )
+    )
+    expect(AiError.isAiError(error)).toBe(true)
+    const reason = error.reason
+    expect(reason._tag).toBe("NetworkError")
+    expect(reason._tag === "NetworkError" && [reason.reason, reason.method, reason.url]).toEqual([
+      "TransportError",
+      "POST",
+      expect.stringMatching(/^\/v1/)
+    ])
+    expect(reason._tag === "NetworkError" && reason.cause).toMatchObject({
+      _tag: "IncompleteStream",
+      reason: "cut",
+      family: expect.any(String)
+    })
+    expect(`${String(error)} ${JSON.stringify(error)} ${inspect(error, { depth: 8 })}`).not.toContain(emu.apiKey)
+  })
+
+  it("a stream that ends before its final event stays an InvalidResponseError", async () => {
+    emu.inject(family.streamRoute, { kind: "sse-no-final" })
+    const error = await run(
+      LanguageModel.streamText({ prompt: "Tell me about the sea." }).pipe(Stream.runDrain, Effect.flip),
+      family.model
+    )
+    expect(error.reason._tag).toBe("InvalidResponseError")
+  })
+
   it("a 429 past umg's retries is a RateLimitError that keeps Retry-After", async () => {
     emu.inject(family.route, { kind: "status", status: 429, headers: { "retry-after": "90" } }, 1)
     const error = await run(LanguageModel.generateText({ prompt: "Hello" }).pipe(Effect.flip), family.model)
@@ -158,6 +197,45 @@ describe("umg/ai EmbeddingModel", () => {
     )
     expect(one.map((e) => e.vector)).toEqual(many.embeddings.map((e) => e.vector))
     expect(proxy.requests.filter((q) => q.path === "/v1/embeddings")).toHaveLength(6)
+  })
+
+  it("EmbeddingModel.embedMany's usage is the input tokens its requests reported, summed", async () => {
+    const layer = UmgEmbeddingModel.layer({ model: "text-embedding-3-small" }).pipe(Layer.provide(gateway))
+    const usageOf = (texts: ReadonlyArray<string>) =>
+      Effect.runPromise(
+        Effect.provide(
+          Effect.flatMap(EmbeddingModel.EmbeddingModel, (m) => m.embedMany(texts)),
+          layer
+        )
+      ).then((r) => r.usage.inputTokens)
+    const each = await Promise.all(["a fox", "a dog", "a cat"].map((t) => usageOf([t])))
+    expect(each.every((n) => typeof n === "number" && n > 0)).toBe(true)
+    expect(await usageOf(["a fox", "a dog", "a cat"])).toBe(each.reduce((a, b) => a! + b!, 0))
+  })
+
+  it("EmbeddingModel.embedMany's usage is unknown when a request reported none (no partial sum)", async () => {
+    emu.inject(
+      "embeddings",
+      {
+        kind: "status",
+        status: 200,
+        body: {
+          object: "list",
+          model: "text-embedding-3-small",
+          data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }]
+        }
+      },
+      1
+    )
+    const layer = UmgEmbeddingModel.layer({ model: "text-embedding-3-small" }).pipe(Layer.provide(gateway))
+    const r = await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(EmbeddingModel.EmbeddingModel, (m) => m.embedMany(["a fox", "a dog"])),
+        layer
+      )
+    )
+    expect(r.embeddings).toHaveLength(2)
+    expect(r.usage.inputTokens).toBeUndefined()
   })
 })
 

@@ -29,8 +29,16 @@ export interface EmbedManyOptions extends Omit<EmbeddingsBodyInput, "input"> {
   readonly onEvent?: (event: EmbedManyEvent) => void
 }
 
-/** What `embedMany` reports as it runs: a `result` per text, a `rate-limited` notice per 429. @category models */
-export type EmbedManyEvent = AdaptiveEvent<string, Float32Array>
+/**
+ * What `embedMany` reports as it runs: a `result` per text (with its request's `usage` when the
+ * gateway gave one), a `rate-limited` notice per 429.
+ * @category models
+ */
+export type EmbedManyEvent =
+  | (Extract<AdaptiveEvent<string, Float32Array>, { readonly type: "result" }> & {
+      readonly usage?: DecodedEmbeddings["usage"]
+    })
+  | Extract<AdaptiveEvent<string, Float32Array>, { readonly type: "rate-limited" }>
 
 /** The `embeddings` calls. @category models */
 export interface EmbeddingsGroup {
@@ -77,7 +85,7 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
         Effect.flatMap(send(body, "fail", options), (answer) => {
           const vector = answer.data[0]?.embedding
           return vector !== undefined
-            ? Effect.succeed(vector)
+            ? Effect.succeed({ vector, usage: answer.usage })
             : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
         }),
       {
@@ -92,8 +100,14 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
         }
       },
       (event) => {
-        if (event.type === "result") vectors[event.index] = event.result
-        onEvent?.({ ...event, input: inputs[event.index]! })
+        const input = inputs[event.index]!
+        if (event.type === "rate-limited") {
+          onEvent?.({ ...event, input })
+          return
+        }
+        const { vector, usage } = event.result
+        vectors[event.index] = vector
+        onEvent?.({ ...event, input, result: vector, ...(usage === undefined ? {} : { usage }) })
       }
     )
     return vectors

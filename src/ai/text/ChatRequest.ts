@@ -1,6 +1,6 @@
 /**
- * A `TextRequest` as a chat-completions body. One message per turn (a `tool` message per result),
- * tools declared as core/tools does, `reasoning_effort`, and structured output through
+ * A `TextRequest` as a chat-completions body. One message per turn (a `tool` message per result, its
+ * text only), tools declared as core/tools does, `reasoning_effort`, and structured output through
  * `response_format` (the family's mechanism); a stream asks for its usage chunk.
  */
 import * as Result from "effect/Result"
@@ -9,7 +9,16 @@ import { chatMechanism } from "../../core/structured/Mechanisms.js"
 import type { ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
 import type { TextMessage, TextRequest } from "./TextRequest.js"
-import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
+import {
+  type Built,
+  declarationOf,
+  droppedToolFiles,
+  fileSource,
+  fileUrl,
+  resultText,
+  unsupported,
+  unsupportedFile
+} from "./Turns.js"
 
 type Message = Readonly<Record<string, unknown>>
 
@@ -81,6 +90,7 @@ export const chatBody = (
 ): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
   // Plain steps, not `Result.gen`: every call to a chat model is built here.
   const messages: Array<Message> = []
+  const dropped: Array<string> = []
   for (let i = 0; i < request.messages.length; i++) {
     const m = request.messages[i]!
     if (m.role === "system") messages.push({ role: "system", content: m.text })
@@ -89,7 +99,12 @@ export const chatBody = (
       if (Result.isFailure(message)) return Result.fail(message.failure)
       messages.push(message.success)
     } else if (m.role === "assistant") messages.push(assistantMessage(m))
-    else for (const r of m.parts) messages.push({ role: "tool", tool_call_id: r.id, content: resultText(r) })
+    else
+      for (const r of m.parts) {
+        messages.push({ role: "tool", tool_call_id: r.id, content: resultText(r) })
+        const warning = droppedToolFiles("a chat model", r)
+        if (warning !== undefined) dropped.push(warning)
+      }
   }
   const choice = toolChoiceOf(request)
   const effort = request.reasoning
@@ -108,7 +123,7 @@ export const chatBody = (
   if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
   const built = (b: ChatBodyInput): Built<ChatBodyInput> => ({
     body: (request.body === undefined ? b : { ...b, ...request.body }) as ChatBodyInput,
-    warnings: unsupported("a chat model", request, ["topK"])
+    warnings: [...unsupported("a chat model", request, ["topK"]), ...dropped]
   })
   if (request.output === undefined) return Result.succeed(built(body))
   const target = request.output.target

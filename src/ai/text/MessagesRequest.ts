@@ -1,14 +1,22 @@
 /**
  * A `TextRequest` as a messages-style (epsilon) body. System text at the top, user and assistant
- * turns of content blocks (tool results in the user's turn), tools declared as core/tools does,
- * thinking from the reasoning effort, and structured output through the family's forced tool.
+ * turns of content blocks (tool results, with their images and PDFs, in the user's turn), tools
+ * declared as core/tools does, thinking from the reasoning effort, and structured output through the
+ * family's forced tool.
  */
 import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { messagesMechanism } from "../../core/structured/Mechanisms.js"
 import { messagesTools } from "../../core/tools/MessagesTools.js"
 import type { MessagesBodyInput } from "../../core/text/messages/Messages.js"
-import { type ReasoningEffort, defaultMaxOutputTokens, type TextRequest } from "./TextRequest.js"
+import {
+  type FilePart,
+  type ReasoningEffort,
+  defaultMaxOutputTokens,
+  type TextPart,
+  type TextRequest,
+  type ToolResultPart
+} from "./TextRequest.js"
 import {
   type Built,
   declarationOf,
@@ -44,6 +52,58 @@ const thinkingBudget = (effort: ReasoningEffort | undefined): number | undefined
   }
 }
 
+/** A file as an image or document block, or the refusal of a media type the family does not take. */
+const fileBlock = (part: FilePart, index: number): Result.Result<Block, InvalidRequest> => {
+  const source = fileSource(part)
+  const image = part.mediaType.startsWith("image/")
+  if (!image && part.mediaType !== "application/pdf")
+    return unsupportedFile(
+      "a messages-style model",
+      index,
+      part.mediaType,
+      `${IMAGE_TYPES.join(", ")}, application/pdf`
+    )
+  const mediaType = image && part.mediaType === "image/*" ? "image/jpeg" : source.mediaType
+  return Result.succeed({
+    type: image ? "image" : "document",
+    source:
+      source._tag === "Url"
+        ? { type: "url", url: source.url }
+        : { type: "base64", media_type: mediaType, data: source.data }
+  })
+}
+
+/** Text and file parts as blocks (empty text left out), pushed onto `blocks`; the refusal of a file, if any. */
+const pushParts = (
+  parts: ReadonlyArray<TextPart | FilePart>,
+  index: number,
+  blocks: Array<Block>
+): InvalidRequest | undefined => {
+  for (const part of parts) {
+    if (part.type === "text") {
+      if (part.text !== "") blocks.push({ type: "text", text: part.text })
+      continue
+    }
+    const block = fileBlock(part, index)
+    if (Result.isFailure(block)) return block.failure
+    blocks.push(block.success)
+  }
+  return undefined
+}
+
+/** A tool result block: its text, or its content blocks when it holds files (the family takes images and PDFs there). */
+const toolResultBlock = (r: ToolResultPart, index: number): Result.Result<Block, InvalidRequest> => {
+  const content: Array<Block> = []
+  const refused = r.content === undefined ? undefined : pushParts(r.content, index, content)
+  if (refused !== undefined) return Result.fail(refused)
+  return Result.succeed({
+    type: "tool_result",
+    tool_use_id: r.id,
+    content: r.content === undefined ? resultText(r) : content,
+    ...(r.isError ? { is_error: true } : {})
+  })
+}
+
 const userBlocks = (
   messages: ReturnType<typeof sides>[number]["messages"],
   index: number
@@ -51,39 +111,16 @@ const userBlocks = (
   const blocks: Array<Block> = []
   for (const m of messages) {
     if (m.role === "tool") {
-      for (const r of m.parts)
-        blocks.push({
-          type: "tool_result",
-          tool_use_id: r.id,
-          content: resultText(r),
-          ...(r.isError ? { is_error: true } : {})
-        })
+      for (const r of m.parts) {
+        const block = toolResultBlock(r, index)
+        if (Result.isFailure(block)) return Result.fail(block.failure)
+        blocks.push(block.success)
+      }
       continue
     }
     if (m.role !== "user") continue
-    for (const part of m.parts) {
-      if (part.type === "text") {
-        if (part.text !== "") blocks.push({ type: "text", text: part.text })
-        continue
-      }
-      const source = fileSource(part)
-      const image = part.mediaType.startsWith("image/")
-      if (!image && part.mediaType !== "application/pdf")
-        return unsupportedFile(
-          "a messages-style model",
-          index,
-          part.mediaType,
-          `${IMAGE_TYPES.join(", ")}, application/pdf`
-        )
-      const mediaType = image && part.mediaType === "image/*" ? "image/jpeg" : source.mediaType
-      blocks.push({
-        type: image ? "image" : "document",
-        source:
-          source._tag === "Url"
-            ? { type: "url", url: source.url }
-            : { type: "base64", media_type: mediaType, data: source.data }
-      })
-    }
+    const refused = pushParts(m.parts, index, blocks)
+    if (refused !== undefined) return Result.fail(refused)
   }
   return Result.succeed(blocks)
 }
@@ -116,9 +153,12 @@ const toolChoiceOf = (request: TextRequest): MessagesBodyInput["tool_choice"] =>
 }
 
 /**
- * The messages-style body of a request. `max_tokens` is the request's, or `defaultMaxOutputTokens`
- * (plus the thinking budget when thinking is asked). Structured output with tools declares the output
- * tool beside them and asks for any tool (`tool_choice: any`), as the output tool then ends the turn.
+ * The messages-style body of a request. `max_tokens` is the request's `maxOutputTokens`, or
+ * `defaultMaxOutputTokens`, plus the thinking budget when thinking is asked (the family counts thinking
+ * within `max_tokens`, and the budget must stay below it), as the official provider does; umg knows no
+ * model's output limit, so a sum past it is the gateway's to refuse. Structured output with tools
+ * declares the output tool beside them and asks for any tool (`tool_choice: any`), as the output tool
+ * then ends the turn.
  * @category constructors
  */
 export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> => {
@@ -141,7 +181,8 @@ export const messagesBody = (request: TextRequest): Result.Result<Built<Messages
   const fields: Record<string, unknown> = {
     model: request.model,
     messages: turns,
-    max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens + (budget ?? 0)
+    // The thinking budget counts toward max_tokens: it is added, so the answer keeps maxOutputTokens.
+    max_tokens: (request.maxOutputTokens ?? defaultMaxOutputTokens) + (budget ?? 0)
   }
   if (system !== undefined) fields.system = system
   if (request.temperature !== undefined) fields.temperature = request.temperature

@@ -1,20 +1,22 @@
 /**
  * A `TextRequest` as a native-content (zeta) request. `systemInstruction`, `contents` of `user` and
  * `model` turns (function calls with their ids and thought signatures, results as `functionResponse`
- * parts), `generationConfig` with the thinking the model's class takes, tools declared as core/tools
- * does, and structured output through `responseJsonSchema` (the family's mechanism).
+ * parts, their text only), `generationConfig` with the thinking the model's class takes (a budget
+ * fitted into the model's range), tools declared as core/tools does, and structured output through
+ * `responseJsonSchema` (the family's mechanism).
  */
 import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { NativeRequest } from "../../adapters/groups/Native.js"
 import { nativeMechanism } from "../../core/structured/Mechanisms.js"
-import { parseNativeModel } from "../../core/text/native/Native.js"
+import { nearestThinkingBudget, parseNativeModel } from "../../core/text/native/Native.js"
 import { nativeTools } from "../../core/tools/NativeTools.js"
 import { answerObject } from "../../core/tools/ToolShape.js"
 import type { ReasoningEffort, TextRequest } from "./TextRequest.js"
 import {
   type Built,
   declarationOf,
+  droppedToolFiles,
   fileSource,
   inputObject,
   resultText,
@@ -27,7 +29,8 @@ type Part = Readonly<Record<string, unknown>>
 
 const userParts = (
   messages: ReturnType<typeof sides>[number]["messages"],
-  index: number
+  index: number,
+  warnings: Array<string>
 ): Result.Result<Array<Part>, InvalidRequest> => {
   const parts: Array<Part> = []
   for (const m of messages) {
@@ -36,6 +39,8 @@ const userParts = (
         const content = resultText(r)
         const response = answerObject({ id: r.id, name: r.name, isError: r.isError, content, output: r.output })
         parts.push({ functionResponse: { name: r.name, id: r.id, response } })
+        const dropped = droppedToolFiles("a native-content model", r)
+        if (dropped !== undefined) warnings.push(dropped)
       }
       continue
     }
@@ -86,22 +91,40 @@ const BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
   max: 32768
 }
 
-/** The thinking config of an effort for the model's class: a budget (2.5), a level (3), none for others. */
-const thinkingConfig = (
-  model: string,
-  effort: ReasoningEffort | undefined
-): Readonly<Record<string, unknown>> | undefined => {
-  if (effort === undefined) return undefined
+/** A thinking config, and the warning of an effort the model could not take as asked. */
+interface Thinking {
+  readonly config?: Readonly<Record<string, unknown>> | undefined
+  readonly warning?: string | undefined
+}
+
+/**
+ * The thinking config of an effort for the model's class: a level (3), none for others, or a budget
+ * (2.5) fitted into what the model takes (`nearestThinkingBudget`), with a warning when thinking could
+ * not be turned off or on as asked (`zeta-2.5-pro` cannot turn it off: its smallest budget is sent).
+ */
+const thinkingConfig = (model: string, effort: ReasoningEffort | undefined): Thinking => {
+  if (effort === undefined) return {}
   const parsed = parseNativeModel(model)
-  if (Result.isFailure(parsed) || parsed.success.suffix !== undefined) return undefined
-  if (parsed.success.modelClass === "2.5")
-    return effort === "none" ? { thinkingBudget: 0 } : { includeThoughts: true, thinkingBudget: BUDGETS[effort] }
-  if (parsed.success.modelClass === "3")
+  if (Result.isFailure(parsed) || parsed.success.suffix !== undefined) return {}
+  const { base, modelClass } = parsed.success
+  if (modelClass === "3")
     return {
-      includeThoughts: true,
-      thinkingLevel: effort === "high" || effort === "xhigh" || effort === "max" ? "HIGH" : "LOW"
+      config: {
+        includeThoughts: true,
+        thinkingLevel: effort === "high" || effort === "xhigh" || effort === "max" ? "HIGH" : "LOW"
+      }
     }
-  return undefined
+  if (modelClass !== "2.5") return {}
+  const asked = BUDGETS[effort]
+  const budget = nearestThinkingBudget(base, asked)
+  // Thoughts are asked for only where thinking was asked and is on: "none" on pro shows none.
+  const config =
+    asked === 0 || budget === 0 ? { thinkingBudget: budget } : { includeThoughts: true, thinkingBudget: budget }
+  if ((asked === 0) === (budget === 0)) return { config }
+  return {
+    config,
+    warning: `reasoning ${JSON.stringify(effort)}: ${base} cannot turn thinking ${asked === 0 ? "off" : "on"}; thinkingBudget ${budget} is sent instead`
+  }
 }
 
 const toolConfigOf = (request: TextRequest): Readonly<Record<string, unknown>> | undefined => {
@@ -118,11 +141,13 @@ const toolConfigOf = (request: TextRequest): Readonly<Record<string, unknown>> |
 export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeRequest>, InvalidRequest> =>
   Result.gen(function* () {
     const contents: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
+    const warnings: Array<string> = []
     for (const [i, turn] of sides(request).entries()) {
-      const parts = turn.side === "user" ? yield* userParts(turn.messages, i) : modelParts(turn.messages)
+      const parts = turn.side === "user" ? yield* userParts(turn.messages, i, warnings) : modelParts(turn.messages)
       if (parts.length > 0) contents.push({ role: turn.side === "user" ? "user" : "model", parts })
     }
     const thinking = thinkingConfig(request.model, request.reasoning)
+    if (thinking.warning !== undefined) warnings.push(thinking.warning)
     const generationConfig = {
       ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
@@ -132,7 +157,7 @@ export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeR
       ...(request.seed === undefined ? {} : { seed: request.seed }),
       ...(request.presencePenalty === undefined ? {} : { presencePenalty: request.presencePenalty }),
       ...(request.frequencyPenalty === undefined ? {} : { frequencyPenalty: request.frequencyPenalty }),
-      ...(thinking === undefined ? {} : { thinkingConfig: thinking })
+      ...(thinking.config === undefined ? {} : { thinkingConfig: thinking.config })
     }
     const system = systemText(request)
     const toolConfig = toolConfigOf(request)
@@ -150,5 +175,5 @@ export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeR
         target === undefined
           ? { ...body, generationConfig: { ...body.generationConfig, responseMimeType: "application/json" } }
           : yield* nativeMechanism.request(body, target)
-    return { body: { ...body, ...request.body } as NativeRequest, warnings: [] }
+    return { body: { ...body, ...request.body } as NativeRequest, warnings }
   })

@@ -1,24 +1,25 @@
 /**
  * A `TextRequest` as a responses body. The conversation as `input` items (messages, `function_call`
- * and `function_call_output` items), tools declared as core/tools does, `reasoning.effort` with its
- * summary, and structured output through `text.format` (the family's mechanism).
+ * and `function_call_output` items, an output holding files as input content), tools declared as
+ * core/tools does, `reasoning.effort` with its summary, and structured output through `text.format`.
  */
 import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { responsesMechanism } from "../../core/structured/Mechanisms.js"
 import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesTools } from "../../core/tools/ResponsesTools.js"
-import type { TextMessage, TextRequest } from "./TextRequest.js"
+import type { FilePart, TextMessage, TextPart, TextRequest, ToolResultPart } from "./TextRequest.js"
 import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
 
 type Item = Readonly<Record<string, unknown>>
 
-const userItem = (
-  message: Extract<TextMessage, { role: "user" }>,
+/** Text and file parts as input content (`input_text`, `input_image`, `input_file`), or the refusal of a file. */
+const inputContent = (
+  parts: ReadonlyArray<TextPart | FilePart>,
   index: number
-): Result.Result<Item, InvalidRequest> => {
+): Result.Result<Array<Item>, InvalidRequest> => {
   const content: Array<Item> = []
-  for (const part of message.parts) {
+  for (const part of parts) {
     if (part.type === "text") {
       content.push({ type: "input_text", text: part.text })
       continue
@@ -33,8 +34,14 @@ const userItem = (
       )
     else return unsupportedFile("a responses model", index, part.mediaType, "image/*, application/pdf")
   }
-  return Result.succeed({ role: "user", content })
+  return Result.succeed(content)
 }
+
+/** A tool result as a `function_call_output`: its text, or its input content when it holds files. */
+const outputItem = (r: ToolResultPart, index: number): Result.Result<Item, InvalidRequest> =>
+  r.content === undefined
+    ? Result.succeed({ type: "function_call_output", call_id: r.id, output: resultText(r) })
+    : Result.map(inputContent(r.content, index), (output) => ({ type: "function_call_output", call_id: r.id, output }))
 
 const assistantItems = (message: Extract<TextMessage, { role: "assistant" }>): Array<Item> => {
   const items: Array<Item> = []
@@ -70,9 +77,9 @@ export const responsesBody = (request: TextRequest): Result.Result<Built<Respons
     const input: Array<Item> = []
     for (const [i, m] of request.messages.entries()) {
       if (m.role === "system") input.push({ role: "system", content: m.text })
-      else if (m.role === "user") input.push(yield* userItem(m, i))
+      else if (m.role === "user") input.push({ role: "user", content: yield* inputContent(m.parts, i) })
       else if (m.role === "assistant") input.push(...assistantItems(m))
-      else for (const r of m.parts) input.push({ type: "function_call_output", call_id: r.id, output: resultText(r) })
+      else for (const r of m.parts) input.push(yield* outputItem(r, i))
     }
     const choice = toolChoiceOf(request)
     const effort = request.reasoning

@@ -49,13 +49,19 @@ export interface ToolCallPart {
   readonly thoughtSignature?: string | undefined
 }
 
-/** A tool's answer: its output as text (sent as is) or a JSON value, and whether the tool failed. @category models */
+/**
+ * A tool's answer: its output as text (sent as is) or a JSON value, and whether the tool failed. An
+ * answer holding files (an image, a PDF) has them in `content` beside its text parts: messages-style
+ * and responses send `content`; chat and native send `output` (the text) and warn of the files.
+ * @category models
+ */
 export interface ToolResultPart {
   readonly type: "tool-result"
   readonly id: string
   readonly name: string
   readonly output: unknown
   readonly isError: boolean
+  readonly content?: ReadonlyArray<TextPart | FilePart> | undefined
 }
 
 /** One turn of the conversation. @category models */

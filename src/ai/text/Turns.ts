@@ -98,6 +98,18 @@ export const resultText = (part: ToolResultPart): string => {
   return Result.isSuccess(text) ? text.success : String(part.output)
 }
 
+/**
+ * The warning of a tool result's files a family cannot send (its tool results take text only), or
+ * `undefined` when the result has none: the text is sent, the files are named as dropped.
+ * @category getters
+ */
+export const droppedToolFiles = (family: string, part: ToolResultPart): string | undefined => {
+  const files = (part.content ?? []).flatMap((p) => (p.type === "file" ? [p.mediaType] : []))
+  return files.length === 0
+    ? undefined
+    : `tool result ${JSON.stringify(part.id)} (${part.name}): ${files.length === 1 ? "a file" : `${files.length} files`} (${files.join(", ")}) not sent; ${family}'s tool results take text only`
+}
+
 /** The tool call's arguments as a JSON object: an object as is, anything else under `value`. @category getters */
 export const inputObject = (input: unknown): Readonly<Record<string, unknown>> =>
   typeof input === "object" && input !== null && !Array.isArray(input)

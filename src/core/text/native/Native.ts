@@ -110,6 +110,26 @@ const budgetAllowed = (profile: ThinkingProfile, budget: number): boolean =>
     ? budget >= -1
     : profile.budgets.some(([lo, hi]) => budget >= lo && budget <= hi)
 
+/**
+ * The thinking budget a 2.5-class model takes nearest to `budget` (a model id without its suffix): the
+ * budget itself when the model's profile allows it (or the model has no known profile), else the
+ * nearest end of its allowed ranges, the larger on a tie (-1, dynamic, is never chosen for another
+ * budget). `zeta-2.5-flash` takes 32768 as 24576; `zeta-2.5-pro` takes 0 (off) as 128.
+ * @category getters
+ */
+export const nearestThinkingBudget = (base: string, budget: number): number => {
+  const profile = profileOf(base)
+  if (profile.budgets === undefined || budgetAllowed(profile, budget)) return budget
+  let best = budget
+  let distance = Number.POSITIVE_INFINITY
+  for (const [lo, hi] of profile.budgets)
+    for (const end of [lo, hi]) {
+      const d = Math.abs(end - budget)
+      if (d < distance || (d === distance && end > best)) [best, distance] = [end, d]
+    }
+  return best
+}
+
 const classOf = (base: string): NativeModelClass => {
   const m = /^zeta-(\d+)(?:\.(\d+))?(?:-|$)/.exec(base)
   if (m === null) return "other"
