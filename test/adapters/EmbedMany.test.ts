@@ -76,6 +76,32 @@ describe("embeddings.embedMany", () => {
     })
   )
 
+  it.effect("refuses a concurrency or a retry count out of range before sending, naming it", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([{ status: 200, body: {} }])
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
+      )
+      // Before: NaN retried without end, and NaN, Infinity or -3 ran at concurrency 1 (or NaN).
+      for (const [options, field] of [
+        [{ concurrency: Number.NaN }, "concurrency"],
+        [{ concurrency: Infinity }, "concurrency"],
+        [{ concurrency: -3 }, "concurrency"],
+        [{ concurrency: "3" as unknown as number }, "concurrency"],
+        [{ maxRateLimitRetries: Number.NaN }, "maxRateLimitRetries"],
+        [{ maxRateLimitRetries: 1.5 }, "maxRateLimitRetries"]
+      ] as const) {
+        const error = yield* Effect.flip(
+          Effect.flatMap(Gateway, (g) =>
+            g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a"], ...options })
+          ).pipe(Effect.provide(layer))
+        )
+        expect(error).toMatchObject({ _tag: "InvalidRequest", field, rule: "range" })
+      }
+      expect(fake.requests.length).toBe(0)
+    })
+  )
+
   it.effect("stops on a 429 asking an hour, as the transport does, instead of pausing the batch for an hour", () =>
     Effect.gen(function* () {
       const fake = makeFake(() => ({

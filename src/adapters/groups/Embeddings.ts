@@ -5,6 +5,7 @@
  * else a jittered back-off) rather than dropping it, answering in input order.
  */
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import {
   buildEmbeddingsBody,
   decodeEmbeddings,
@@ -14,6 +15,7 @@ import {
 } from "../../core/media/Embeddings.js"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { concurrency as concurrencyRange, retryCount, settingOr } from "../../core/validation/Setting.js"
 import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
@@ -21,9 +23,9 @@ import * as GroupContext from "../internal/GroupContext.js"
 /** The options of `embedMany`: an embeddings body with many inputs. @category models */
 export interface EmbedManyOptions extends Omit<EmbeddingsBodyInput, "input"> {
   readonly inputs: ReadonlyArray<string>
-  /** Most requests in flight (default: the config's `embedConcurrency`). */
+  /** Most requests in flight, 1 to 1000 (default: the config's `embedConcurrency`). */
   readonly concurrency?: number
-  /** How many times one text is tried again after a 429 (default 8); past it the batch fails with `RateLimited`. */
+  /** How many times one text is tried again after a 429, 0 to 100 (default 8); past it the batch fails with `RateLimited`. */
   readonly maxRateLimitRetries?: number
   /** Called for each vector as it arrives (with its index and progress) and each 429 met (progress bars, umg/rx). */
   readonly onEvent?: (event: EmbedManyEvent) => void
@@ -73,6 +75,12 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
 
   const embedManyOf = Effect.fnUntraced(function* (request: EmbedManyOptions, options: CallOptions | undefined) {
     const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = request
+    const bounds = yield* Effect.fromResult(
+      Result.all({
+        concurrency: settingOr("concurrency", concurrency, concurrencyRange, ctx.config.embedConcurrency),
+        maxRetries: settingOr("maxRateLimitRetries", maxRateLimitRetries, retryCount, 8)
+      })
+    )
     // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
     const bodies = yield* Effect.forEach(inputs, (input) =>
       buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels })
@@ -89,8 +97,8 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
             : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
         }),
       {
-        concurrency: Math.max(1, Math.floor(concurrency ?? ctx.config.embedConcurrency)),
-        maxRetries: maxRateLimitRetries ?? 8,
+        concurrency: bounds.concurrency,
+        maxRetries: bounds.maxRetries,
         rateLimit: (error) =>
           error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined,
         backoff: {
