@@ -215,6 +215,26 @@ describe("structured output against the emulator", () => {
     expect(JSON.parse(parsed.text)).toEqual({ value: parsed.value })
   })
 
+  it("an answer the output limit cut short says so in its OutputMismatch (chat, native)", async () => {
+    const messages = [{ role: "user" as const, content: "Suggest a film." }]
+    const chat = await fail((g) => g.chat.parse({ model: "gpt-4o", messages, max_tokens: 5 }, Movie))
+    expect(chat).toMatchObject({ _tag: "OutputMismatch", family: "chat" })
+    expect((chat as { message: string }).message).toContain(
+      "(cut short by the output limit, finish_reason: length; allow more output tokens)"
+    )
+    const native = await fail((g) =>
+      g.native.parse(
+        {
+          model: "zeta-2.5-flash",
+          contents: [{ role: "user", parts: [{ text: "Suggest a film." }] }],
+          generationConfig: { maxOutputTokens: 5 }
+        },
+        Movie
+      )
+    )
+    expect((native as { message: string }).message).toContain("finishReason: MAX_TOKENS")
+  })
+
   it("a recursive schema is sent with $defs and decoded", async () => {
     interface Tree {
       readonly name: string

@@ -231,6 +231,36 @@ describe("answerValue: reading each family's answer", () => {
     }
   })
 
+  it("an answer the output limit ended says so, in every family; one that ended by itself does not", async () => {
+    const cutText = '{"title":"Ali'
+    const cases = [
+      [await outcome(chatMechanism, chatAnswer({ content: cutText }, "length")), "finish_reason: length"],
+      [
+        await outcome(responsesMechanism, {
+          ...responsesAnswer([{ type: "output_text", text: cutText }], "incomplete"),
+          incomplete_details: { reason: "max_output_tokens" }
+        } as ResponsesResponse),
+        "status: incomplete (max_output_tokens)"
+      ],
+      [await outcome(nativeMechanism, nativeAnswer([{ text: cutText }], "MAX_TOKENS")), "finishReason: MAX_TOKENS"],
+      [
+        await outcome(
+          messagesMechanism,
+          messagesAnswer([{ type: "tool_use", id: "t", name: "movie", input: { title: "Ali" } }], "max_tokens")
+        ),
+        "stop_reason: max_tokens"
+      ]
+    ] as const
+    for (const [error, cut] of cases) {
+      expect(error).toMatchObject({ _tag: "OutputMismatch" })
+      expect((error as { message: string }).message, cut).toContain(
+        `(cut short by the output limit, ${cut}; allow more output tokens)`
+      )
+    }
+    const whole = await outcome(chatMechanism, chatAnswer({ content: "Sure! Here is a movie." }))
+    expect((whole as { message: string }).message).not.toContain("cut short")
+  })
+
   it("a refusal is an OutputRefused carrying the model's words", async () => {
     expect(await outcome(chatMechanism, chatAnswer({ refusal: "I can't help with that." }))).toMatchObject({
       _tag: "OutputRefused",

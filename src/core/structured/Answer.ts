@@ -53,6 +53,8 @@ export const answerValue = <A, Body, Response, Event>(
       })
     )
   const text = read.text
+  // An answer the output limit ended is most likely why it does not read: say so.
+  const cut = read.cut === undefined ? "" : ` (cut short by the output limit, ${read.cut}; allow more output tokens)`
   let parsed: unknown
   if (read.parsed !== undefined) parsed = read.parsed.value
   else {
@@ -61,7 +63,7 @@ export const answerValue = <A, Body, Response, Event>(
       return Effect.fail(
         new OutputMismatch({
           family,
-          message: `The model's answer is not JSON: ${json.failure.message}`,
+          message: `The model's answer is not JSON${cut}: ${json.failure.message}`,
           raw: text,
           issue: json.failure.message
         })
@@ -73,7 +75,7 @@ export const answerValue = <A, Body, Response, Event>(
       (mismatch) =>
         new OutputMismatch({
           family,
-          message: `The model's answer does not match the schema: ${firstLine(mismatch.issue)}`,
+          message: `The model's answer does not match the schema${cut}: ${firstLine(mismatch.issue)}`,
           raw: text,
           issue: mismatch.issue
         })

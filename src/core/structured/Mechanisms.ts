@@ -50,12 +50,17 @@ export interface SchemaTarget {
 
 /**
  * The answer as read from a response: its JSON text (with the value when the family sends it parsed,
- * messages-style `tool_use.input`); the model's refusal; or no structured answer at all (`reason`
- * says why, `text` is what came instead).
+ * messages-style `tool_use.input`, and `cut`, the stop reason, when the output limit ended it); the
+ * model's refusal; or no structured answer at all (`reason` says why, `text` is what came instead).
  * @category models
  */
 export type AnswerRead =
-  | { readonly _tag: "Json"; readonly text: string; readonly parsed?: { readonly value: unknown } }
+  | {
+      readonly _tag: "Json"
+      readonly text: string
+      readonly parsed?: { readonly value: unknown }
+      readonly cut?: string | undefined
+    }
   | { readonly _tag: "Refused"; readonly refusal: string }
   | { readonly _tag: "Missing"; readonly text: string; readonly reason: string }
 
@@ -152,7 +157,7 @@ export const chatMechanism: Mechanism<ChatBodyInput, ChatCompletion, ChatStreamE
         return { _tag: "Refused", refusal: "finish_reason: content_filter" }
       return { _tag: "Missing", text: "", reason: `the answer has no content (finish_reason: ${choice.finish_reason})` }
     }
-    return { _tag: "Json", text: content }
+    return { _tag: "Json", text: content, cut: choice.finish_reason === "length" ? "finish_reason: length" : undefined }
   },
   pieces: () => tokenText
 }
@@ -179,7 +184,11 @@ export const responsesMechanism: Mechanism<ResponsesBodyInput, ResponsesResponse
         text,
         reason: `the answer has no output_text (status: ${response.status ?? "unknown"})`
       }
-    return { _tag: "Json", text }
+    const cut =
+      response.status === "incomplete"
+        ? `status: incomplete (${response.incomplete_details?.reason ?? "no reason given"})`
+        : undefined
+    return { _tag: "Json", text, cut }
   },
   pieces: () => tokenText
 }
@@ -231,7 +240,7 @@ export const nativeMechanism: Mechanism<NativeBodyInput, GenerateContentResponse
       return { _tag: "Refused", refusal: candidate.finishMessage ?? `finishReason: ${reason}` }
     if (text === "")
       return { _tag: "Missing", text, reason: `the answer has no text (finishReason: ${reason ?? "none"})` }
-    return { _tag: "Json", text }
+    return { _tag: "Json", text, cut: reason === "MAX_TOKENS" ? "finishReason: MAX_TOKENS" : undefined }
   },
   pieces: () => tokenText
 }
@@ -268,7 +277,12 @@ export const messagesMechanism: Mechanism<MessagesBodyInput, Message, MessagesEv
   read: (message, target) => {
     for (const block of message.content)
       if (isMessagesBlock(block, "tool_use") && block.name === target.name)
-        return { _tag: "Json", text: JSON.stringify(block.input), parsed: { value: block.input } }
+        return {
+          _tag: "Json",
+          text: JSON.stringify(block.input),
+          parsed: { value: block.input },
+          cut: message.stop_reason === "max_tokens" ? "stop_reason: max_tokens" : undefined
+        }
     if (message.stop_reason === "refusal")
       return { _tag: "Refused", refusal: messageText(message) || "stop_reason: refusal" }
     return {

@@ -26,7 +26,8 @@ export class SchemaMismatch extends Data.TaggedError("SchemaMismatch")<{
 /**
  * The model's answer was not the structured value asked for: its text is not JSON (`issue` names the
  * syntax error) or its JSON does not match the schema (`issue` is the schema's issue text). `raw` is
- * the answer's JSON text as received, so nothing is lost.
+ * the answer's JSON text as received, so nothing is lost. When the output limit ended the answer
+ * (`finish_reason: length`, `MAX_TOKENS`, …), the message says so: the likely cause, and its cure.
  * @category errors
  */
 export class OutputMismatch extends Data.TaggedError("OutputMismatch")<{
