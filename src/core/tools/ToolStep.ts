@@ -66,8 +66,10 @@ export type ToolResultStep =
 /**
  * The end: `stop` (the model answered without calls) or `max-steps` (the last allowed step's calls
  * were run and answered, and no more model turns were asked for). `steps` counts the model turns of
- * the loop; `text` is the last answer's text; `value` the typed final value when an `output` schema
- * was given and the model stopped; `response` the last answer.
+ * the loop, the ones `maxSteps` bounds; `text` is the text of the answer that ended it, and `response`
+ * that answer; `value` the typed final value when an `output` schema was given and the model stopped.
+ * With `output`, messages-style and native models are asked once more for the value: that turn (a
+ * `ModelTurn` with `output: true`, numbered `steps + 1`) is not counted, and is not `response`.
  * @category models
  */
 export interface DoneStep<A, Response> {
