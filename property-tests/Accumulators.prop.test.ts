@@ -193,8 +193,10 @@ describe("Accumulators", () => {
             message: {
               role: "assistant",
               content: text,
+              refusal: null,
               tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: args } }]
             },
+            logprobs: null,
             finish_reason: "tool_calls"
           }
         ])

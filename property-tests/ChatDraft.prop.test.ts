@@ -116,7 +116,12 @@ const refStep = (snapshot: ChatSnapshot, event: ChatStreamEvent): Verdict<ChatSn
           at = choices.length
           choices = [
             ...choices,
-            { index: fragment.index, message: { role: "assistant", content: null }, finish_reason: null }
+            {
+              index: fragment.index,
+              message: { role: "assistant", content: null, refusal: null },
+              logprobs: null,
+              finish_reason: null
+            }
           ]
           toolCallIndexes = [...toolCallIndexes, []]
         }

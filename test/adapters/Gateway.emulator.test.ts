@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ConfigProvider, Effect, Layer, Result, Stream } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
@@ -304,6 +305,18 @@ describe("Gateway against the emulator", () => {
     expect(out.easy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/images\/\S+\.png$/)
     expect(out.advanced).toMatch(/^ptask_[0-9a-f]{24}$/)
     expect(out.advanced).not.toBe(out.t2v.task_id)
+  })
+
+  it("gives a chat stream's final answer the shape of the non-streaming answer (refusal and logprobs null)", async () => {
+    const body = { model: "gpt-4o", messages: [{ role: "user" as const, content: "Hello" }] }
+    const [created, streamed] = await run(
+      Effect.flatMap(Gateway, (g) =>
+        Effect.all([g.chat.create(body), runToFinal(g.chat.stream(body), () => Effect.void)])
+      )
+    )
+    const shape = (c: typeof created) => [Object.keys(c.choices[0]!).sort(), Object.keys(c.choices[0]!.message).sort()]
+    expect(shape(streamed)).toEqual(shape(created))
+    expect(streamed.choices[0]).toMatchObject({ logprobs: null, message: { refusal: null } })
   })
 
   it("fails a platform call with wrong credentials without leaking the password", async () => {

@@ -99,7 +99,15 @@ describe("ChatAccumulator", () => {
       created: 1700000000,
       model: "gpt-x",
       system_fingerprint: "fp_1",
-      choices: [{ index: 0, message: { role: "assistant", content: "Hello there" }, finish_reason: "stop" }],
+      // `refusal` and `logprobs` null, as the non-streaming answer has them.
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: "Hello there", refusal: null },
+          logprobs: null,
+          finish_reason: "stop"
+        }
+      ],
       usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 }
     })
   })

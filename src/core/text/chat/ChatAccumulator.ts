@@ -188,7 +188,13 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
       if (at < 0) {
         const choices = this.mutableCompletion().choices
         at = choices.length
-        choices.push({ index: fragment.index, message: { role: "assistant", content: null }, finish_reason: null })
+        // `refusal` and `logprobs` null until a chunk gives them, as the non-streaming answer has them.
+        choices.push({
+          index: fragment.index,
+          message: { role: "assistant", content: null, refusal: null },
+          logprobs: null,
+          finish_reason: null
+        })
         this.ownChoice[at] = true
         this.mutableIndexes()[at] = []
       }
