@@ -304,6 +304,20 @@ describe("makeSseParser: bounded buffer", () => {
     expect(error).toMatchObject({ _tag: "SseBufferOverflow", maxBufferSize: 10 })
   })
 
+  it("gives the events a chunk completed before its overflow as the error's completed, so none is lost", () => {
+    const parser = makeSseParser({ maxBufferSize: 10 })
+    const error = overflowOf(() => parser.push("data: a\n\ndata: b\n\ndata: 12345678901")) as SseBufferOverflow
+    expect(error).toMatchObject({ _tag: "SseBufferOverflow", maxBufferSize: 10 })
+    expect(error.completed?.map((e) => e.data)).toEqual(["a", "b"])
+    // pushEffect fails with the same.
+    const effect = makeSseParser({ maxBufferSize: 10 }).pushEffect("data: a\n\ndata: 12345678901")
+    const failure = Effect.runSync(Effect.flip(effect))
+    expect(failure.completed?.map((e) => e.data)).toEqual(["a"])
+    // An overflow with nothing completed before it carries none.
+    const alone = overflowOf(() => makeSseParser({ maxBufferSize: 10 }).push("data: 12345678901")) as SseBufferOverflow
+    expect(alone.completed).toBe(undefined)
+  })
+
   it("fails when a complete line in one chunk is longer than maxBufferSize", () => {
     const parser = makeSseParser({ maxBufferSize: 10 })
     expect(overflowOf(() => parser.push("data: 12345\n\n"))).toBeInstanceOf(SseBufferOverflow)

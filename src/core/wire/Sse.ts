@@ -110,8 +110,8 @@ export interface SseParser {
   /**
    * Feeds the next chunk and returns the events it completes. Throws `SseBufferOverflow`, and
    * nothing else (short of an exception from `onRetry`), when a line or an event's data grows
-   * past `maxBufferSize`; the events that chunk completed before the overflow are then not
-   * returned (`createSseParser` hands each event over as it completes, so it gives them).
+   * past `maxBufferSize`; the events that chunk completed before the overflow are then the error's
+   * `completed`, so none is lost.
    */
   push(chunk: Uint8Array | string): SseEvent[]
   /**
@@ -131,6 +131,11 @@ export interface SseParser {
 export class SseBufferOverflow extends Data.TaggedError("SseBufferOverflow")<{
   readonly maxBufferSize: number
   readonly message: string
+  /**
+   * The events the failing chunk completed before the overflow, when `makeSseParser`'s `push` or
+   * `pushEffect` could not return them (`createSseParser` has handed each over already).
+   */
+  readonly completed?: ReadonlyArray<SseEvent> | undefined
 }> {}
 
 /**
@@ -694,7 +699,14 @@ export const makeSseParser = (options: SseParserOptions = {}): SseParser => {
   )
   const push = (chunk: Uint8Array | string): SseEvent[] => {
     const events: Array<SseEvent> = (out = [])
-    parser.feed(chunk)
+    try {
+      parser.feed(chunk)
+    } catch (error) {
+      // The chunk's events before the overflow go with the error, as `createSseParser` gives them.
+      if (error instanceof SseBufferOverflow && events.length > 0)
+        throw new SseBufferOverflow({ maxBufferSize: error.maxBufferSize, message: error.message, completed: events })
+      throw error
+    }
     return events
   }
   return {
