@@ -3,6 +3,11 @@
 // open, answers whose client went away before their end), independently of the emulator's counters.
 import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, beforeEach } from "vitest"
+import type { Layer } from "effect"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 /** One request the proxy forwarded. */
 export interface Forwarded {
@@ -80,3 +85,64 @@ export const startCountingProxy = async (target: string): Promise<CountingProxy>
     }
   }
 }
+
+/** A provider test file's fixture: the emulator, a proxy in front of it, and a provider through the proxy. */
+export interface ProxiedUmg {
+  emu: Emulator
+  proxy: CountingProxy
+  umg: UmgProvider
+}
+
+/**
+ * Registers the fixture's hooks in the calling test file: made once for the file (its fields are set
+ * before the first test), the proxy's counts reset before each test, all closed after the last.
+ */
+export const proxiedUmg = (): ProxiedUmg => {
+  const env = {} as ProxiedUmg
+  beforeAll(async () => {
+    env.emu = await startEmulator({ fast: true })
+    env.proxy = await startCountingProxy(env.emu.url)
+    env.umg = createUmg({ baseURL: env.proxy.url, apiKey: env.emu.apiKey })
+  })
+  afterAll(async () => {
+    await env.umg.dispose()
+    await env.proxy.close()
+    await env.emu.close()
+  })
+  beforeEach(() => env.proxy.reset())
+  return env
+}
+
+/** The Effect side's fixture: the emulator, a proxy in front of it, and a `Gateway` layer through the proxy. */
+export interface ProxiedGateway {
+  emu: Emulator
+  proxy: CountingProxy
+  gateway: Layer.Layer<Gateway>
+}
+
+/** `proxiedUmg` for umg/ai tests: a `Gateway` layer in place of the provider. */
+export const proxiedGateway = (): ProxiedGateway => {
+  const env = {} as ProxiedGateway
+  beforeAll(async () => {
+    env.emu = await startEmulator({ fast: true })
+    env.proxy = await startCountingProxy(env.emu.url)
+    env.gateway = Gateway.layer({ baseUrl: env.proxy.url, apiKey: env.emu.apiKey })
+  })
+  afterAll(async () => {
+    await env.proxy.close()
+    await env.emu.close()
+  })
+  beforeEach(() => env.proxy.reset())
+  return env
+}
+
+/** An embeddings answer without `usage`, as a gateway may give: for `emu.inject("embeddings", …)`. */
+export const embeddingsWithoutUsage = {
+  kind: "status",
+  status: 200,
+  body: {
+    object: "list",
+    model: "text-embedding-3-small",
+    data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }]
+  }
+} as const

@@ -2,7 +2,7 @@ import { APICallError, embed, embedMany, generateImage, generateSpeech, rerank }
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "./CountingProxy.js"
+import { type CountingProxy, startCountingProxy, embeddingsWithoutUsage } from "./CountingProxy.js"
 
 // umg's embedding, image, speech and reranking models, driven by the AI SDK's own functions
 // against the emulator through a counting proxy.
@@ -45,19 +45,7 @@ describe("umg/ai-sdk embedding model", () => {
   })
 
   it("gives no usage when a request reported none, rather than a partial sum", async () => {
-    emu.inject(
-      "embeddings",
-      {
-        kind: "status",
-        status: 200,
-        body: {
-          object: "list",
-          model: "text-embedding-3-small",
-          data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }]
-        }
-      },
-      1
-    )
+    emu.inject("embeddings", embeddingsWithoutUsage, 1)
     const many = await embedMany({ model: umg.embeddingModel("text-embedding-3-small"), values: ["a fox", "a dog"] })
     expect(many.embeddings).toHaveLength(2)
     expect(many.usage.tokens).toBeNaN()

@@ -1,27 +1,12 @@
 import { generateText, stepCountIs, streamText, tool } from "ai"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as z from "zod"
-import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "./CountingProxy.js"
+import { proxiedUmg } from "./CountingProxy.js"
 
 // Reasoning through umg/ai-sdk: the AI SDK's `reasoning` setting becomes each family's thinking
 // (a messages-style budget, native thoughts), the reasoning comes back as reasoning parts, streamed
 // in their own segments, and a messages-style thinking block's signature goes back with the history.
-let emu: Emulator
-let proxy: CountingProxy
-let umg: UmgProvider
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true })
-  proxy = await startCountingProxy(emu.url)
-  umg = createUmg({ baseURL: proxy.url, apiKey: emu.apiKey })
-})
-afterAll(async () => {
-  await umg.dispose()
-  await proxy.close()
-  await emu.close()
-})
-beforeEach(() => proxy.reset())
+const env = proxiedUmg()
 
 const weather = tool({
   description: "Weather of a city",
@@ -34,20 +19,20 @@ describe.each([
   { name: "native content", model: "zeta-2.5-flash" }
 ])("reasoning with a $name model", ({ model }) => {
   it("generateText asks for thinking and gives the reasoning apart from the text", async () => {
-    const r = await generateText({ model: umg(model), prompt: "Tell me about the sea.", reasoning: "low" })
+    const r = await generateText({ model: env.umg(model), prompt: "Tell me about the sea.", reasoning: "low" })
     expect(r.reasoningText).toMatch(/\S/)
     expect(r.text).toMatch(/\S/)
     expect(r.text).not.toContain(r.reasoningText!)
   })
 
   it("streamText streams the reasoning in its own segment before the text", async () => {
-    const s = streamText({ model: umg(model), prompt: "Tell me about the sea.", reasoning: "low" })
+    const s = streamText({ model: env.umg(model), prompt: "Tell me about the sea.", reasoning: "low" })
     const kinds: Array<string> = []
     for await (const part of s.fullStream) kinds.push(part.type)
     expect(kinds.indexOf("reasoning-start")).toBeGreaterThanOrEqual(0)
     expect(kinds.indexOf("reasoning-end")).toBeLessThan(kinds.indexOf("text-start"))
     expect(await s.reasoningText).toBe(
-      (await generateText({ model: umg(model), prompt: "Tell me about the sea.", reasoning: "low" })).reasoningText
+      (await generateText({ model: env.umg(model), prompt: "Tell me about the sea.", reasoning: "low" })).reasoningText
     )
   })
 })
@@ -55,7 +40,7 @@ describe.each([
 describe("a messages-style thinking block's signature", () => {
   it("comes back in providerMetadata.umg and goes back with the history of a tool loop", async () => {
     const r = await generateText({
-      model: umg("epsilon-sonnet-4-5-20250929"),
+      model: env.umg("epsilon-sonnet-4-5-20250929"),
       prompt: "Weather in Paris?",
       tools: { weather },
       stopWhen: stepCountIs(3),
@@ -64,7 +49,7 @@ describe("a messages-style thinking block's signature", () => {
     const first = r.steps[0]!.content.find((p) => p.type === "reasoning")
     const signature = first?.providerMetadata?.["umg"]?.["signature"]
     expect(signature).toEqual(expect.any(String))
-    const second = JSON.parse(proxy.requests[1]!.body) as {
+    const second = JSON.parse(env.proxy.requests[1]!.body) as {
       messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> }>
     }
     expect(second.messages[1]!.content[0]).toMatchObject({ type: "thinking", signature })

@@ -1,29 +1,14 @@
 import { generateText } from "ai"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "./CountingProxy.js"
+import { describe, expect, it } from "vitest"
+import { proxiedUmg } from "./CountingProxy.js"
 
 // The AI SDK's `reasoning` levels fitted to what a model takes, as the official providers do: a zeta
 // 2.5 model's thinking budget clamped into its range (with a warning where thinking could not be
 // turned off), and a messages-style model's max_tokens raised by the thinking budget so that a small
 // maxOutputTokens still leaves the answer its tokens.
-let emu: Emulator
-let proxy: CountingProxy
-let umg: UmgProvider
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true })
-  proxy = await startCountingProxy(emu.url)
-  umg = createUmg({ baseURL: proxy.url, apiKey: emu.apiKey })
-})
-afterAll(async () => {
-  await umg.dispose()
-  await proxy.close()
-  await emu.close()
-})
-beforeEach(() => proxy.reset())
+const env = proxiedUmg()
 
-const sent = (): Record<string, unknown> => JSON.parse(proxy.requests[0]!.body) as Record<string, unknown>
+const sent = (): Record<string, unknown> => JSON.parse(env.proxy.requests[0]!.body) as Record<string, unknown>
 const thinkingConfig = () => (sent()["generationConfig"] as { thinkingConfig?: unknown }).thinkingConfig
 const reasoningWarnings = (warnings: ReadonlyArray<unknown>) =>
   warnings.filter((w) => JSON.stringify(w).includes("reasoning"))
@@ -32,7 +17,7 @@ describe("reasoning on a zeta 2.5 model", () => {
   it.each(["zeta-2.5-flash", "zeta-2.5-flash-lite"])(
     "%s takes reasoning max as its largest budget, 24576, without a warning",
     async (model) => {
-      const r = await generateText({ model: umg(model), prompt: "x", reasoning: "max" })
+      const r = await generateText({ model: env.umg(model), prompt: "x", reasoning: "max" })
       expect(r.text).toMatch(/\S/)
       expect(thinkingConfig()).toEqual({ includeThoughts: true, thinkingBudget: 24576 })
       expect(reasoningWarnings(r.warnings ?? [])).toEqual([])
@@ -40,7 +25,7 @@ describe("reasoning on a zeta 2.5 model", () => {
   )
 
   it("zeta-2.5-pro, which cannot turn thinking off, takes reasoning none as its smallest budget, with a warning", async () => {
-    const r = await generateText({ model: umg("zeta-2.5-pro"), prompt: "x", reasoning: "none" })
+    const r = await generateText({ model: env.umg("zeta-2.5-pro"), prompt: "x", reasoning: "none" })
     expect(r.text).toMatch(/\S/)
     expect(thinkingConfig()).toEqual({ thinkingBudget: 128 })
     expect(reasoningWarnings(r.warnings ?? [])).toEqual([
@@ -52,10 +37,10 @@ describe("reasoning on a zeta 2.5 model", () => {
   })
 
   it("zeta-2.5-pro takes reasoning max as its largest budget, and zeta-2.5-flash reasoning none as 0", async () => {
-    await generateText({ model: umg("zeta-2.5-pro"), prompt: "x", reasoning: "max" })
+    await generateText({ model: env.umg("zeta-2.5-pro"), prompt: "x", reasoning: "max" })
     expect(thinkingConfig()).toEqual({ includeThoughts: true, thinkingBudget: 32768 })
-    proxy.reset()
-    await generateText({ model: umg("zeta-2.5-flash"), prompt: "x", reasoning: "none" })
+    env.proxy.reset()
+    await generateText({ model: env.umg("zeta-2.5-flash"), prompt: "x", reasoning: "none" })
     expect(thinkingConfig()).toEqual({ thinkingBudget: 0 })
   })
 })
@@ -63,7 +48,7 @@ describe("reasoning on a zeta 2.5 model", () => {
 describe("reasoning on a messages-style model", () => {
   it("with a small maxOutputTokens sends max_tokens of maxOutputTokens plus the thinking budget", async () => {
     const r = await generateText({
-      model: umg("epsilon-sonnet-4-5-20250929"),
+      model: env.umg("epsilon-sonnet-4-5-20250929"),
       prompt: "x",
       reasoning: "high",
       maxOutputTokens: 1000
@@ -73,10 +58,10 @@ describe("reasoning on a messages-style model", () => {
   })
 
   it("without maxOutputTokens sends the default 4096 plus the budget, and without reasoning maxOutputTokens alone", async () => {
-    await generateText({ model: umg("epsilon-sonnet-4-5-20250929"), prompt: "x", reasoning: "low" })
+    await generateText({ model: env.umg("epsilon-sonnet-4-5-20250929"), prompt: "x", reasoning: "low" })
     expect(sent()).toMatchObject({ max_tokens: 4096 + 2048, thinking: { type: "enabled", budget_tokens: 2048 } })
-    proxy.reset()
-    await generateText({ model: umg("epsilon-sonnet-4-5-20250929"), prompt: "x", maxOutputTokens: 1000 })
+    env.proxy.reset()
+    await generateText({ model: env.umg("epsilon-sonnet-4-5-20250929"), prompt: "x", maxOutputTokens: 1000 })
     expect(sent()["max_tokens"]).toBe(1000)
     expect(sent()["thinking"]).toBeUndefined()
   })

@@ -1,28 +1,13 @@
 import { generateText, type ModelMessage, tool } from "ai"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as z from "zod"
-import { createUmg, type UmgProvider } from "../../src/ai-sdk/index.js"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "./CountingProxy.js"
+import { proxiedUmg } from "./CountingProxy.js"
 
 // Files in tool results through umg/ai-sdk: a tool that answers with an image goes to the model as an
 // image where the family's tool results take files (messages-style `tool_result` content blocks,
 // responses `function_call_output` input content); chat and native send the text and say, in a
 // warning, which files they left out.
-let emu: Emulator
-let proxy: CountingProxy
-let umg: UmgProvider
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true })
-  proxy = await startCountingProxy(emu.url)
-  umg = createUmg({ baseURL: proxy.url, apiKey: emu.apiKey })
-})
-afterAll(async () => {
-  await umg.dispose()
-  await proxy.close()
-  await emu.close()
-})
-beforeEach(() => proxy.reset())
+const env = proxiedUmg()
 
 const png = "iVBORw0KGgo="
 const chart = tool({
@@ -57,14 +42,14 @@ const withToolFile = (
     }
   ] satisfies Array<ModelMessage>
 
-const sent = (): Record<string, unknown> => JSON.parse(proxy.requests[0]!.body) as Record<string, unknown>
+const sent = (): Record<string, unknown> => JSON.parse(env.proxy.requests[0]!.body) as Record<string, unknown>
 const dropWarnings = (warnings: ReadonlyArray<unknown>) =>
   warnings.filter((w) => JSON.stringify(w).includes("not sent"))
 
 describe("an image in a tool result", () => {
   it("goes to a messages-style model as an image block of the tool_result, beside its text", async () => {
     const r = await generateText({
-      model: umg("epsilon-sonnet-4-5-20250929"),
+      model: env.umg("epsilon-sonnet-4-5-20250929"),
       messages: withToolFile(),
       tools: { chart }
     })
@@ -81,7 +66,7 @@ describe("an image in a tool result", () => {
   })
 
   it("goes to a responses model as input_image content of the function_call_output", async () => {
-    const r = await generateText({ model: umg("gpt-5"), messages: withToolFile(), tools: { chart } })
+    const r = await generateText({ model: env.umg("gpt-5"), messages: withToolFile(), tools: { chart } })
     const input = sent()["input"] as Array<Record<string, unknown>>
     expect(input.find((i) => i["type"] === "function_call_output")).toEqual({
       type: "function_call_output",
@@ -96,7 +81,7 @@ describe("an image in a tool result", () => {
 
   it("a PDF goes to a messages-style model as a document block of the tool_result", async () => {
     await generateText({
-      model: umg("epsilon-sonnet-4-5-20250929"),
+      model: env.umg("epsilon-sonnet-4-5-20250929"),
       messages: withToolFile({ mediaType: "application/pdf", data: "JVBERi0xLjQ=" }),
       tools: { chart }
     })
@@ -109,21 +94,21 @@ describe("an image in a tool result", () => {
 
   it("of a media type the family does not take is refused before sending, naming the type and the allowed ones", async () => {
     const failure = await generateText({
-      model: umg("epsilon-sonnet-4-5-20250929"),
+      model: env.umg("epsilon-sonnet-4-5-20250929"),
       messages: withToolFile({ mediaType: "audio/wav", data: "UklGRg==" }),
       tools: { chart },
       maxRetries: 0
     }).catch((e: unknown) => e)
     expect(failure).toMatchObject({ name: "AI_InvalidArgumentError" })
     expect(String((failure as Error).message)).toMatch(/"audio\/wav" is not allowed .*application\/pdf/)
-    expect(proxy.requests).toEqual([])
+    expect(env.proxy.requests).toEqual([])
   })
 
   it.each([
     { name: "chat", model: "gpt-4o", family: "a chat model" },
     { name: "native content", model: "zeta-2.5-flash", family: "a native-content model" }
   ])("is left out by a $name model, which sends the text and warns of the file", async ({ model, family }) => {
-    const r = await generateText({ model: umg(model), messages: withToolFile(), tools: { chart } })
+    const r = await generateText({ model: env.umg(model), messages: withToolFile(), tools: { chart } })
     expect(r.text).toMatch(/\S/)
     expect(dropWarnings(r.warnings ?? [])).toEqual([
       {
@@ -131,7 +116,7 @@ describe("an image in a tool result", () => {
         message: `tool result "call_1" (chart): a file (image/png) not sent; ${family}'s tool results take text only`
       }
     ])
-    expect(proxy.requests[0]!.body).toContain("here")
-    expect(proxy.requests[0]!.body).not.toContain(png)
+    expect(env.proxy.requests[0]!.body).toContain("here")
+    expect(env.proxy.requests[0]!.body).not.toContain(png)
   })
 })

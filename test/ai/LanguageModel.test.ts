@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { UmgEmbeddingModel, UmgLanguageModel } from "../../src/ai/index.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "../ai-sdk/CountingProxy.js"
+import { type CountingProxy, startCountingProxy, embeddingsWithoutUsage } from "../ai-sdk/CountingProxy.js"
 import { textFamilies } from "../ai-sdk/Families.js"
 
 // umg as an Effect AI provider, driven by `effect/ai`'s own API against the emulator through a
@@ -214,19 +214,7 @@ describe("umg/ai EmbeddingModel", () => {
   })
 
   it("EmbeddingModel.embedMany's usage is unknown when a request reported none (no partial sum)", async () => {
-    emu.inject(
-      "embeddings",
-      {
-        kind: "status",
-        status: 200,
-        body: {
-          object: "list",
-          model: "text-embedding-3-small",
-          data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }]
-        }
-      },
-      1
-    )
+    emu.inject("embeddings", embeddingsWithoutUsage, 1)
     const layer = UmgEmbeddingModel.layer({ model: "text-embedding-3-small" }).pipe(Layer.provide(gateway))
     const r = await Effect.runPromise(
       Effect.provide(

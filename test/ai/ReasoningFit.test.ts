@@ -1,28 +1,14 @@
 import { Effect, Layer, Logger } from "effect"
 import { LanguageModel } from "effect/ai"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { Gateway } from "../../src/adapters/Gateway.js"
+import { describe, expect, it } from "vitest"
 import { UmgLanguageModel } from "../../src/ai/index.js"
 import type { UmgModelConfig } from "../../src/ai/index.js"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { type CountingProxy, startCountingProxy } from "../ai-sdk/CountingProxy.js"
+import { proxiedGateway } from "../ai-sdk/CountingProxy.js"
 
 // The reasoning effort of umg/ai's model config fitted to what a model takes, as through umg/ai-sdk:
 // a zeta 2.5 budget clamped into the model's range, a messages-style max_tokens raised by the thinking
 // budget; what could not be met as asked (Effect AI's responses carry no warnings) is logged as a warning.
-let emu: Emulator
-let proxy: CountingProxy
-let gateway: Layer.Layer<Gateway>
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true })
-  proxy = await startCountingProxy(emu.url)
-  gateway = Gateway.layer({ baseUrl: proxy.url, apiKey: emu.apiKey })
-})
-afterAll(async () => {
-  await proxy.close()
-  await emu.close()
-})
-beforeEach(() => proxy.reset())
+const env = proxiedGateway()
 
 /** Runs generateText on `model` with `config`, giving its text and the warnings logged. */
 const generate = async (model: string, config: UmgModelConfig) => {
@@ -32,12 +18,12 @@ const generate = async (model: string, config: UmgModelConfig) => {
       if (logLevel === "Warn") warnings.push([message].flat().map(String).join(" "))
     })
   ])
-  const layer = Layer.mergeAll(UmgLanguageModel.layer({ model, config }).pipe(Layer.provide(gateway)), capture)
+  const layer = Layer.mergeAll(UmgLanguageModel.layer({ model, config }).pipe(Layer.provide(env.gateway)), capture)
   const r = await Effect.runPromise(Effect.provide(LanguageModel.generateText({ prompt: "x" }), layer))
   return { text: r.text, warnings }
 }
 
-const sent = (): Record<string, unknown> => JSON.parse(proxy.requests[0]!.body) as Record<string, unknown>
+const sent = (): Record<string, unknown> => JSON.parse(env.proxy.requests[0]!.body) as Record<string, unknown>
 
 describe("umg/ai reasoning fitted to the model", () => {
   it("zeta-2.5-flash takes reasoning max as its largest budget, 24576, and logs nothing", async () => {

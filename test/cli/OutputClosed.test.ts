@@ -89,21 +89,32 @@ const waitFor = async (condition: () => boolean, ms: number): Promise<boolean> =
   return condition()
 }
 
+/**
+ * A streaming `umg chat` against the endless gateway, stopped by `stop` once its first text is out:
+ * its exit code (`SIGKILL`ed and `"running"` if it was still running 15 s later) and its stderr.
+ */
+const stoppedChat = async (
+  stop: (child: ReturnType<typeof spawn>) => void
+): Promise<{ readonly code: number | null | "running"; readonly stderr: string }> => {
+  const child = spawn(process.execPath, [umg, "chat", "-m", "gpt-4o-mini", "Tell me everything"], {
+    env: envOf(),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+  stop(child)
+  const code = await Promise.race([exited, new Promise<"running">((r) => setTimeout(() => r("running"), 15_000))])
+  if (code === "running") child.kill("SIGKILL")
+  return { code, stderr }
+}
+
 describe("umg whose output fails", () => {
   it("stops a streaming chat when the reader of its stdout goes away: the connection closed, no stack trace, exit 141", async () => {
     const before = gateway.abandoned()
-    const child = spawn(process.execPath, [umg, "chat", "-m", "gpt-4o-mini", "Tell me everything"], {
-      env: envOf(),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
     // The reader takes the first text, then goes away, as `head` does.
-    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
-    child.stdout.destroy()
-    const code = await Promise.race([exited, new Promise<"running">((r) => setTimeout(() => r("running"), 15_000))])
-    if (code === "running") child.kill("SIGKILL")
+    const { code, stderr } = await stoppedChat((child) => child.stdout?.destroy())
     expect(code).toBe(141)
     expect(stderr).not.toMatch(/EPIPE|Unhandled|\n\s+at /)
     // The stream's connection was closed by the client, long before the server would have ended it.
@@ -143,19 +154,11 @@ describe("umg stopped by a signal", () => {
     "%s stops a streaming chat: the connection closed, no stack trace, exit %i",
     async (signal, expected) => {
       const before = gateway.abandoned()
-      const child = spawn(process.execPath, [umg, "chat", "-m", "gpt-4o-mini", "Tell me everything"], {
-        env: envOf(),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stderr = ""
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-      child.stdout.resume()
-      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
       // Once the stream has started, as a user or a supervisor stops it.
-      await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
-      child.kill(signal)
-      const code = await Promise.race([exited, new Promise<"running">((r) => setTimeout(() => r("running"), 15_000))])
-      if (code === "running") child.kill("SIGKILL")
+      const { code, stderr } = await stoppedChat((child) => {
+        child.stdout?.resume()
+        child.kill(signal)
+      })
       expect(code).toBe(expected)
       expect(stderr).not.toMatch(/Unhandled|\n\s+at /)
       expect(await waitFor(() => gateway.abandoned() > before, 5_000)).toBe(true)
