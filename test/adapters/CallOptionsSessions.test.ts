@@ -53,6 +53,28 @@ const peer = async (onConnection: (ws: WebSocket) => void = () => {}) => {
 }
 
 describe("a WebSocket session's call options", () => {
+  it("the layer's headers go with the upgrade of realtime and live, the call's over them, the credential the layer's", async () => {
+    const { url, seen } = await peer((ws) =>
+      ws.send(JSON.stringify({ type: "session.created", event_id: "e1", session: {} }))
+    )
+    const layer = Gateway.layer({
+      baseUrl: url,
+      apiKey: KEY,
+      maxRetries: 0,
+      headers: { "x-team": "layer", "x-trace": "layer" },
+      limits: { webSocketHandshakeTimeoutMs: 2_000 }
+    })
+    const open = (g: Gateway["Service"]) =>
+      Effect.all([
+        Effect.scoped(g.realtime.connect({ model: "gpt-realtime" }, { headers: { "x-trace": "call" } })),
+        // Live waits for setupComplete, which this peer never sends: only its upgrade matters here.
+        Effect.exit(Effect.scoped(g.live.connect({ model: "zeta-live-2.5-flash-native-audio" }, { timeoutMs: 300 })))
+      ])
+    await Effect.runPromise(Effect.provide(Effect.flatMap(Gateway, open), layer))
+    expect(seen.upgrades[0]).toMatchObject({ "x-team": "layer", "x-trace": "call", authorization: `Bearer ${KEY}` })
+    expect(seen.upgrades[1]).toMatchObject({ "x-team": "layer", "x-trace": "layer", authorization: `Bearer ${KEY}` })
+  })
+
   it("an already aborted signal fails realtime.connect with Aborted, opening nothing", async () => {
     const { url, seen } = await peer()
     const exit = await exitOf(

@@ -106,7 +106,8 @@ export const sessionOptions = (
   Effect.map(
     options === undefined ? Effect.succeed<CallOptions.CallOptions>({}) : Effect.fromResult(CallOptions.check(options)),
     (checked) => ({
-      headers: checked.headers ?? {},
+      // The layer's headers go with every gateway request, the upgrade too; the call's override them.
+      headers: { ...ctx.config.headers, ...checked.headers },
       connectTimeoutMs: checked.timeoutMs ?? ctx.config.limits.webSocketHandshakeTimeoutMs,
       signal: checked.signal,
       secrets: [...secretsOf(ctx.config), ...Object.values(checked.headers ?? {})]
