@@ -7,6 +7,8 @@ import { Cause, Effect, Exit, Option, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { WebSocketServer, type WebSocket } from "ws"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import { nodeSocketOpener } from "../../src/adapters/socket/NodeWebSocket.js"
+import type { SocketOpener } from "../../src/adapters/socket/WebSocketSession.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const KEY = "sk-ws-hostile-0123456789abcdef"
@@ -84,6 +86,35 @@ describe("a hostile WebSocket peer", () => {
     const error = await failureOf(drainRealtime, url, { maxFrameBytes: 64 * 1024 })
     expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
     await expect.poll(() => closeCode, { timeout: 3_000 }).toBe(1009)
+  })
+
+  it("that sends multi-byte text past the frame bound in bytes (not in characters) is stopped too", async () => {
+    // 40,000 "é" are 80,000 bytes of UTF-8 but 40,000 characters: before, the bound counted characters.
+    const frame = JSON.stringify({ type: "response.text.delta", delta: "é".repeat(40_000) })
+    const url = await wsServer((ws) => ws.send(frame))
+    const error = await failureOf(drainRealtime, url, { maxFrameBytes: 64 * 1024 })
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "too-large" })
+    expect((error as { message: string }).message).toContain(`of ${Buffer.byteLength(frame)} bytes`)
+    // A socket that gives text without its size (a browser's text frames): the session counts it.
+    const textOnly: SocketOpener = (address, options) => {
+      const socket = nodeSocketOpener(address, options)
+      return { ...socket, on: (handlers) => socket.on({ ...handlers, message: (data) => handlers.message(data) }) }
+    }
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(
+        drainRealtime,
+        Gateway.layer({
+          baseUrl: url,
+          apiKey: KEY,
+          maxRetries: 0,
+          webSocket: textOnly,
+          limits: { maxFrameBytes: 64 * 1024 }
+        })
+      )
+    )
+    expect(Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : undefined).toMatchObject({
+      value: { _tag: "TransportError", reason: "too-large" }
+    })
   })
 
   it("that floods messages past the rate bound ends the session (and closes 1008)", async () => {

@@ -62,9 +62,9 @@ export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
       socket.addEventListener("open", () => handlers.open())
       socket.addEventListener("message", (event: MessageEvent<unknown>) => {
         const data = event.data
-        handlers.message(
-          typeof data === "string" ? data : data instanceof ArrayBuffer ? decoder.decode(data) : String(data)
-        )
+        // A binary frame's size is known; a text frame's is counted by the session when it matters.
+        if (data instanceof ArrayBuffer) handlers.message(decoder.decode(data), data.byteLength)
+        else handlers.message(typeof data === "string" ? data : String(data))
       })
       socket.addEventListener("close", (event) => handlers.close(event.code, event.reason))
       socket.addEventListener("error", () => handlers.error(new Error("WebSocket error")))

@@ -24,7 +24,7 @@ export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
       socket.on("open", () => handlers.open())
       socket.on("message", (data) => {
         const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
-        handlers.message(buf.toString("utf8"))
+        handlers.message(buf.toString("utf8"), buf.length)
       })
       socket.on("close", (code, reason) => handlers.close(code, reason.toString("utf8")))
       // An upgrade refused with an HTTP status: report the status, never the request (it holds the key).

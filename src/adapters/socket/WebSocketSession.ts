@@ -36,7 +36,8 @@ export interface SocketLike {
   readonly isClosed: () => boolean
   readonly on: (handlers: {
     readonly open: () => void
-    readonly message: (data: string) => void
+    /** A server message as text, and its size in UTF-8 bytes when the socket knows it (else it is counted). */
+    readonly message: (data: string, bytes?: number) => void
     readonly close: (code: number, reason: string) => void
     /** The upgrade was answered with an HTTP status instead. */
     readonly refused: (status: number) => void
@@ -117,17 +118,37 @@ const hostOf = (url: string): string => {
 }
 
 /**
- * The check run on each server message: the violation when it is larger than `maxFrameBytes` or
- * the one past `maxFramesPerSecond` in a one-second window, else `undefined`.
+ * The UTF-8 size of `data` when it may be past `max`, else `undefined` (no need to count): a UTF-16
+ * code unit is 1 to 3 bytes, so only text between max / 3 and max code units is counted.
  */
-const frameBounds = <Server>(options: SessionOptions<Server>): ((data: string) => Violation | undefined) => {
+const bytesPast = (data: string, max: number): number | undefined => {
+  if (data.length > max) return data.length
+  if (data.length * 3 <= max) return undefined
+  let bytes = 0
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i)
+    // A surrogate pair (4 bytes) is two code units of 2 bytes each here.
+    bytes += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3
+  }
+  return bytes > max ? bytes : undefined
+}
+
+/**
+ * The check run on each server message: the violation when it is larger than `maxFrameBytes` (in
+ * UTF-8 bytes: the socket's count, or the text's) or the one past `maxFramesPerSecond` in a
+ * one-second window, else `undefined`.
+ */
+const frameBounds = <Server>(
+  options: SessionOptions<Server>
+): ((data: string, bytes: number | undefined) => Violation | undefined) => {
   const maxFrameBytes = options.maxFrameBytes ?? Infinity
   const maxFramesPerSecond = options.maxFramesPerSecond ?? Infinity
   let windowStart = 0
   let framesInWindow = 0
-  return (data) => {
-    if (data.length > maxFrameBytes) {
-      const message = `a server message of ${data.length} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
+  return (data, bytes) => {
+    const past = bytes === undefined ? bytesPast(data, maxFrameBytes) : bytes > maxFrameBytes ? bytes : undefined
+    if (past !== undefined) {
+      const message = `a server message of ${past} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
       return { code: 1009, error: new TransportError({ family: options.family, reason: "too-large", message }) }
     }
     const now = performance.now()
@@ -156,11 +177,11 @@ const receiveFrames = <Server>(
   options: SessionOptions<Server>,
   state: SessionState,
   socket: SocketLike
-): ((data: string) => void) => {
+): ((data: string, bytes?: number) => void) => {
   const violationOf = frameBounds(options)
-  return (data) => {
+  return (data, bytes) => {
     if (state.ended) return
-    const violation = violationOf(data)
+    const violation = violationOf(data, bytes)
     if (violation !== undefined) return endWith(state, socket, violation)
     if (state.pending >= maxPendingFrames) {
       if (state.pending === maxPendingFrames) {
