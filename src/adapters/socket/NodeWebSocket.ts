@@ -13,7 +13,8 @@ import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
 export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
   const socket = new WebSocket(url, [...(options.protocols ?? [])], {
     headers: { ...options.headers },
-    maxPayload: 64 * 1024 * 1024
+    // A larger message is refused by `ws` before it is read whole (an error, and a 1009 close).
+    maxPayload: options.maxFrameBytes ?? 64 * 1024 * 1024
   })
   return {
     send: (data) => socket.send(data),

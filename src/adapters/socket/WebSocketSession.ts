@@ -48,7 +48,15 @@ export interface SocketLike {
 /** Opens a socket. @category models */
 export type SocketOpener = (
   url: string,
-  options: { readonly headers: Readonly<Record<string, string>>; readonly protocols?: ReadonlyArray<string> }
+  options: {
+    readonly headers: Readonly<Record<string, string>>
+    readonly protocols?: ReadonlyArray<string>
+    /**
+     * The largest message the session takes (`limits.maxFrameBytes`): a socket that can refuse a larger
+     * one before reading it whole should (Node's `ws`: `maxPayload`); the session checks every message.
+     */
+    readonly maxFrameBytes?: number | undefined
+  }
 ) => SocketLike
 
 /** An open session. @category models */
@@ -117,6 +125,20 @@ const hostOf = (url: string): string => {
   }
 }
 
+/** A server message past `limits.maxFrameBytes`, of `bytes` when its size is known. */
+const tooLarge = (family: Family, bytes: number | undefined, max: number | undefined): TransportError =>
+  new TransportError({
+    family,
+    reason: "too-large",
+    message: `a server message${bytes === undefined ? "" : ` of ${bytes} bytes`} is past the bound of ${max ?? "?"} bytes (limits.maxFrameBytes)`
+  })
+
+/** Node's `ws` refused a message past `maxPayload` before reading it whole (and closed the socket with 1009). */
+const isTooLarge = (cause: unknown): boolean =>
+  typeof cause === "object" &&
+  cause !== null &&
+  (cause as { code?: unknown }).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+
 /**
  * The UTF-8 size of `data` when it may be past `max`, else `undefined` (no need to count): a UTF-16
  * code unit is 1 to 3 bytes, so only text between max / 3 and max code units is counted.
@@ -147,10 +169,7 @@ const frameBounds = <Server>(
   let framesInWindow = 0
   return (data, bytes) => {
     const past = bytes === undefined ? bytesPast(data, maxFrameBytes) : bytes > maxFrameBytes ? bytes : undefined
-    if (past !== undefined) {
-      const message = `a server message of ${past} bytes is past the bound of ${maxFrameBytes} (limits.maxFrameBytes)`
-      return { code: 1009, error: new TransportError({ family: options.family, reason: "too-large", message }) }
-    }
+    if (past !== undefined) return { code: 1009, error: tooLarge(options.family, past, maxFrameBytes) }
     const now = performance.now()
     if (now - windowStart >= 1000) {
       windowStart = now
@@ -217,7 +236,7 @@ const handshake = <Server>(
     let opened = false
     let socket: SocketLike
     try {
-      socket = options.open(options.url, { headers: options.headers })
+      socket = options.open(options.url, { headers: options.headers, maxFrameBytes: options.maxFrameBytes })
     } catch {
       const message = `cannot open a WebSocket to ${origin}`
       resume(Effect.fail(new TransportError({ family, reason: "protocol", message })))
@@ -241,8 +260,9 @@ const handshake = <Server>(
         if (!opened) resume(Effect.fail(toAnswerError({ family, status })))
       },
       error: (cause) => {
-        const reason = classifyTransport(cause)
-        const error = new TransportError({ family, reason, message: `WebSocket to ${origin} failed` })
+        const error = isTooLarge(cause)
+          ? tooLarge(family, undefined, options.maxFrameBytes)
+          : new TransportError({ family, reason: classifyTransport(cause), message: `WebSocket to ${origin} failed` })
         if (!opened) resume(Effect.fail(error))
         else Queue.offerUnsafe(state.queue, { _tag: "Failed", error })
       }
