@@ -30,6 +30,29 @@ const layer = (password = emu.platform.password) =>
 const easy: AnyShootEasyBody = { size: "512x512", contents: [{ parts: [{ text: "a cat" }] }] }
 
 describe("the platform token", () => {
+  it("is not asked for when a platform setting is missing: an InvalidRequest naming the settings and their variables", async () => {
+    const error = await Effect.runPromise(
+      Effect.flip(
+        Effect.flatMap(Gateway, (g) => g.platform.login()).pipe(
+          Effect.provide(
+            Gateway.layer({
+              baseUrl: emu.url,
+              apiKey: emu.apiKey,
+              platformUsername: "me",
+              platformPassword: "pw-SECRET"
+            })
+          )
+        )
+      )
+    )
+    expect(error).toMatchObject({ _tag: "InvalidRequest", field: "platformUrl", rule: "required" })
+    expect(error.message).toBe(
+      "platformUrl (UMG_PLATFORM_URL) not set: the platform endpoints need platformUrl, platformUsername and platformPassword; nothing was sent"
+    )
+    expect(String(error)).not.toContain("pw-SECRET")
+    expect(emu.counters.get("platform.token")).toBe(0)
+  })
+
   it("is fetched once for fifty concurrent calls after it expired", async () => {
     const program = Effect.gen(function* () {
       const g = yield* Gateway

@@ -65,6 +65,17 @@ describe("umg without a gateway", () => {
   })
 })
 
+describe("umg platform without its settings", () => {
+  it("is exit 2 naming the missing variables, and sends nothing (it was exit 1, an AuthenticationError)", async () => {
+    const before = total()
+    const { UMG_PLATFORM_URL: _url, UMG_PLATFORM_PASSWORD: _password, ...rest } = env
+    const run = await runUmg(umg, ["platform", "login"], rest)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("platformUrl (UMG_PLATFORM_URL), platformPassword (UMG_PLATFORM_PASSWORD) not set")
+    expect(total()).toBe(before)
+  })
+})
+
 describe("umg against UMG_BASE_URL", () => {
   it("lists models as JSON with --json and as a table on a terminal-less stdout", async () => {
     const before = emulator.counters.get("models")

@@ -14,8 +14,8 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
-import { AuthenticationError, DecodeError, type PlatformRequestError } from "../../core/errors/GatewayError.js"
-import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { DecodeError, type PlatformRequestError } from "../../core/errors/GatewayError.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as CallOptions from "../CallOptions.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
@@ -78,10 +78,20 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
         Option.isNone(config.platformUsername) ||
         Option.isNone(config.platformPassword)
       ) {
+        // A setting left out, not a refused credential: nothing is sent, and the message names the
+        // settings and their variables.
+        const missing = (
+          [
+            ["platformUrl", Option.isNone(config.platformUrl), "UMG_PLATFORM_URL"],
+            ["platformUsername", Option.isNone(config.platformUsername), "UMG_PLATFORM_USERNAME"],
+            ["platformPassword", Option.isNone(config.platformPassword), "UMG_PLATFORM_PASSWORD"]
+          ] as const
+        ).filter(([, absent]) => absent)
         return yield* Effect.fail(
-          new AuthenticationError({
-            family: "platform",
-            message: "platform credentials are not configured (platformUrl, platformUsername, platformPassword)"
+          new InvalidRequest({
+            field: missing[0]![0],
+            rule: "required",
+            message: `${missing.map(([name, , variable]) => `${name} (${variable})`).join(", ")} not set: the platform endpoints need platformUrl, platformUsername and platformPassword; nothing was sent`
           })
         )
       }
