@@ -268,7 +268,7 @@ describe("umg against UMG_BASE_URL", () => {
     ).toEqual(["one", "two"])
   })
 
-  it("refuses standard input that is empty or over 16 MiB, exit 2 naming PROMPT, and sends nothing", async () => {
+  it("refuses standard input that is empty or over 16 MiB, and an empty argument, exit 2 naming PROMPT, and sends nothing", async () => {
     const before = total()
     const empty = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "--json", "-"], env, " \n")
     expect(empty.code).toBe(2)
@@ -281,6 +281,15 @@ describe("umg against UMG_BASE_URL", () => {
     )
     expect(huge.code).toBe(2)
     expect(huge.stderr).toContain("PROMPT: standard input is larger than 16777216 bytes")
+    // An empty argument is refused as empty input is (it was sent).
+    for (const [command, field] of [
+      [["chat", "-m", "gpt-4o-mini", "--json", " "], "PROMPT"],
+      [["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", ""], "PROMPT"]
+    ] as const) {
+      const blank = await runUmg(umg, command, env)
+      expect(blank.code, command.join(" ")).toBe(2)
+      expect(JSON.parse(blank.stderr.trim()) as unknown).toMatchObject({ error: { field, rule: "required" } })
+    }
     expect(total()).toBe(before)
   })
 

@@ -99,7 +99,7 @@ export const readStdin = (field: string, limit = maxStdinBytes): Effect.Effect<s
 
 /**
  * A prompt or text argument as given: the text itself, or all of standard input for `-` (`cat
- * notes.md | umg chat -m M -`), which must hold more than white space. `field` names it in errors.
+ * notes.md | umg chat -m M -`); either must hold more than white space. `field` names it in errors.
  * @category constructors
  */
 export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<string, InvalidRequest> =>
@@ -111,7 +111,15 @@ export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<stri
             )
           : Effect.succeed(text)
       )
-    : Effect.succeed(prompt)
+    : prompt.trim() === ""
+      ? Effect.fail(
+          new InvalidRequest({
+            field,
+            rule: "required",
+            message: `${field}: empty; allowed: some text, or - to read it from standard input`
+          })
+        )
+      : Effect.succeed(prompt)
 
 /** The non-empty lines of a text file (`--file`), or of standard input for `-`. @category constructors */
 export const readLines = (path: string, field: string): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
