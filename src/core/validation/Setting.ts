@@ -40,7 +40,9 @@ const shown = (value: unknown): string =>
       ? JSON.stringify(value.slice(0, 40))
       : value === null
         ? "null"
-        : `a ${typeof value}`
+        : typeof value === "object"
+          ? "an object"
+          : `a ${typeof value}`
 
 /**
  * `value` when it is allowed by `range`, else an `InvalidRequest` naming `field`: for example

@@ -152,13 +152,11 @@ const chatRanges: ReadonlyArray<readonly [string, "integer" | "decimal", number,
   ["top_logprobs", "integer", 0, 20]
 ]
 
-/** The first parameter of `chatRanges` outside its range, in upstream's words. */
+/** The first parameter of `chatRanges` outside its range, in upstream's words (`typeProblem` checked its type). */
 const chatRangeProblem = (body: Obj): [string, string] | undefined => {
   for (const [name, kind, min, max] of chatRanges) {
     const v = body[name]
-    if (v === undefined) continue
-    if (typeof v !== "number" || (kind === "integer" && !Number.isInteger(v)))
-      return [`Invalid type for '${name}': expected ${kind === "integer" ? "an integer" : "a number"}.`, name]
+    if (typeof v !== "number") continue
     if (v < min)
       return [`Invalid '${name}': ${kind} below minimum value. Expected a value >= ${min}, but got ${v} instead.`, name]
     if (v > max)
@@ -188,7 +186,13 @@ export const formatTypeProblem = (format: unknown, where: string): [string, stri
         `${where}.type`
       ]
 
+const isNumber = (v: unknown): boolean => typeof v === "number"
+
 const chatTypedParams: ReadonlyArray<TypedParam> = [
+  ["n", "an integer", isInteger],
+  ["presence_penalty", "a number", isNumber],
+  ["frequency_penalty", "a number", isNumber],
+  ["top_logprobs", "an integer", isInteger],
   ["seed", "an integer", isInteger],
   ["logprobs", "a boolean", (v) => typeof v === "boolean"],
   ["user", "a string", (v) => typeof v === "string"],
