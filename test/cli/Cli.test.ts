@@ -321,6 +321,8 @@ describe("umg against UMG_BASE_URL", () => {
     expect((rerank?.["results"] as Array<{ index: number }>)[0]?.index).toBe(1)
     expect(statSync(audio).size).toBe(speak?.["bytes"])
     expect(statSync(image).size).toBe(img?.["bytes"])
+    // The emulator answers bare b64_json: the type is read from the PNG's signature.
+    expect(img?.["mimeType"]).toBe("image/png")
     expect(realtime).toMatchObject({ version: "v2", status: "completed" })
     expect(String(realtime?.["text"]).length).toBeGreaterThan(0)
     expect(login).toMatchObject({ loggedIn: true })

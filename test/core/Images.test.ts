@@ -96,6 +96,34 @@ describe("decodeImages", () => {
     })
   )
 
+  it.effect("reads the MIME type of bare b64_json from the image's signature, and leaves it out for other bytes", () =>
+    Effect.gen(function* () {
+      const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])
+      const gif = new TextEncoder().encode("GIF89a")
+      const webp = new TextEncoder().encode("RIFF\x24\0\0\0WEBPVP8 ")
+      const riff = new TextEncoder().encode("RIFF\x24\0\0\0WAVEfmt ")
+      const decoded = yield* decodeImages({
+        created: 1,
+        data: [png, jpeg, gif, webp, riff, png.subarray(0, 7)].map((bytes) => ({ b64_json: Base64.encode(bytes) }))
+      })
+      expect(decoded.images.map((image) => image.mimeType)).toEqual([
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        undefined,
+        undefined
+      ])
+      expect(decoded.images[4]).not.toHaveProperty("mimeType")
+      // A data URL's type is kept as sent.
+      const named = yield* decodeImages({
+        created: 1,
+        data: [{ b64_json: `data:image/webp;base64,${Base64.encode(png)}` }]
+      })
+      expect(named.images[0]!.mimeType).toBe("image/webp")
+    })
+  )
+
   it.effect("fails on an item without b64_json, on bad base64, and on the wrong shape", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ url: "https://x" }] }))).message).toContain(

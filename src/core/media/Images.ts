@@ -93,7 +93,11 @@ export const ImagesResponse = Schema.Struct({
 /** @category models */
 export type ImagesResponse = typeof ImagesResponse.Type
 
-/** A decoded image: its bytes, its MIME type when a `data:` URL named it, and the revised prompt if any. @category models */
+/**
+ * A decoded image: its bytes, its MIME type (the one a `data:` URL named, else the one its first
+ * bytes show: PNG, JPEG, GIF or WebP; absent when neither tells) and the revised prompt if any.
+ * @category models
+ */
 export interface DecodedImage {
   readonly bytes: Uint8Array
   readonly mimeType?: string
@@ -104,6 +108,18 @@ export interface DecodedImage {
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,/
 
 const decodeResponse = decodeWith(ImagesResponse, "openai", "images response")
+
+const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, from = 0): boolean =>
+  signature.every((byte, i) => bytes[from + i] === byte)
+
+/** The MIME type an image's first bytes show (its format's signature), or `undefined` for other bytes. */
+const imageTypeOf = (bytes: Uint8Array): string | undefined => {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png"
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "image/jpeg"
+  if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38])) return "image/gif" // GIF8
+  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8)) return "image/webp" // RIFF….WEBP
+  return undefined
+}
 
 /**
  * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes.
@@ -129,9 +145,10 @@ export const decodeImages = (
       const prefix = DATA_URL.exec(item.b64_json)
       const bytes = Base64.decode(prefix ? item.b64_json.slice(prefix[0].length) : item.b64_json)
       if (Result.isFailure(bytes)) return fail(`${field}: ${bytes.failure}`)
+      const mimeType = prefix?.[1] ?? imageTypeOf(bytes.success)
       images.push({
         bytes: bytes.success,
-        ...(prefix?.[1] !== undefined ? { mimeType: prefix[1] } : {}),
+        ...(mimeType !== undefined ? { mimeType } : {}),
         ...(item.revised_prompt !== undefined ? { revisedPrompt: item.revised_prompt } : {})
       })
     }
