@@ -218,6 +218,22 @@ describe("umg against UMG_BASE_URL", () => {
       [2, "gamma", 8]
     ])
     expect(run.stderr).toContain("3/3")
+
+    // An input's error says where it came from (TEXT n, or the line of the file, blank lines
+    // counted); one about the model is every input's and names none of them.
+    const before = total()
+    const [emptyText, badModel] = await Promise.all([
+      runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--json", "--file", file, "fox", ""], env),
+      runUmg(umg, ["embed", "-m", "nope", "--json", "--file", file], env)
+    ])
+    expect([emptyText.code, badModel.code]).toEqual([2, 2])
+    expect(JSON.parse(emptyText.stderr.trim()) as unknown).toMatchObject({
+      error: { field: "input[1]", rule: "non-empty", message: "TEXT 2: input must not be empty" }
+    })
+    const refused = (JSON.parse(badModel.stderr.trim()) as { error: { field: string; message: string } }).error
+    expect(refused.field).toBe("model")
+    expect(refused.message).toMatch(/^model: "nope" is not a model/)
+    expect(total()).toBe(before)
   })
 
   it("reads the prompt or text from standard input for - (chat, tokens, speak, image), and --file - as the lines to embed", async () => {

@@ -8,7 +8,7 @@ import { buildEmbeddingsBody, type EmbeddingsBody } from "../../core/media/Embed
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import * as Connection from "../support/Connection.js"
-import { readLines } from "../support/LocalFiles.js"
+import { isStdin, readLines } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** One embedded input, as written to stdout. @category models */
@@ -28,6 +28,8 @@ export const embedLines = (
   options: {
     readonly model: string
     readonly inputs: ReadonlyArray<string>
+    /** Where input `i` came from, for its errors (default `input ${i + 1}`), e.g. `line 3 of notes.txt`. */
+    readonly sourceOf?: (index: number) => string
     readonly dimensions?: number
     readonly concurrency: number
     /** Send a model id the catalog does not list (the gateway layer's `allowUnknownModels`). */
@@ -66,13 +68,16 @@ export const embedLines = (
         },
         { allowUnknownModels: options.allowUnknownModels === true }
       ).pipe(
-        Effect.mapError(
-          (e) =>
-            new InvalidRequest({
-              field: e.field === "input" ? `input[${i}]` : e.field,
-              rule: e.rule,
-              message: `line ${i + 1}: ${e.message}`
-            })
+        // Only an input's own error names where it came from; one about the model or the dimensions
+        // is every input's, and is told once as it is.
+        Effect.mapError((e) =>
+          e.field === "input"
+            ? new InvalidRequest({
+                field: `input[${i}]`,
+                rule: e.rule,
+                message: `${options.sourceOf?.(i) ?? `input ${i + 1}`}: ${e.message}`
+              })
+            : e
         )
       )
     )
@@ -117,7 +122,12 @@ export interface EmbedOptions extends Connection.CommonOptions {
 export const runEmbed = (o: EmbedOptions) =>
   Effect.gen(function* () {
     const fromFile = Option.isSome(o.file) ? yield* readLines(o.file.value, "file") : []
-    const inputs = [...o.texts, ...fromFile]
+    const inputs = [...o.texts, ...fromFile.map((line) => line.text)]
+    const file = Option.getOrElse(o.file, () => "-")
+    const sourceOf = (i: number) =>
+      i < o.texts.length
+        ? `TEXT ${i + 1}`
+        : `line ${fromFile[i - o.texts.length]!.line} of ${isStdin(file) ? "standard input" : file}`
     const allowUnknownModels = (yield* Connection.routing(o)).allowUnknownModels === true
     yield* Connection.run(
       o,
@@ -126,6 +136,7 @@ export const runEmbed = (o: EmbedOptions) =>
           {
             model: o.model,
             inputs,
+            sourceOf,
             concurrency: o.concurrency,
             allowUnknownModels,
             ...Option.match(o.dimensions, { onNone: () => ({}), onSome: (dimensions) => ({ dimensions }) })

@@ -121,8 +121,11 @@ export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<stri
         )
       : Effect.succeed(prompt)
 
-/** The non-empty lines of a text file (`--file`), or of standard input for `-`. @category constructors */
-export const readLines = (path: string, field: string): Effect.Effect<ReadonlyArray<string>, InvalidRequest> =>
+/** The non-blank lines of a text file (`--file`), or of standard input for `-`, each with its line number (from 1). @category constructors */
+export const readLines = (
+  path: string,
+  field: string
+): Effect.Effect<ReadonlyArray<{ readonly text: string; readonly line: number }>, InvalidRequest> =>
   (isStdin(path)
     ? readStdin(field)
     : Effect.tryPromise({
@@ -134,7 +137,14 @@ export const readLines = (path: string, field: string): Effect.Effect<ReadonlyAr
             message: `${field}: cannot read ${JSON.stringify(path)}: ${(e as Error).message}`
           })
       })
-  ).pipe(Effect.map((text) => text.split(/\r?\n/).filter((l) => l.trim() !== "")))
+  ).pipe(
+    Effect.map((text) =>
+      text
+        .split(/\r?\n/)
+        .map((line, i) => ({ text: line, line: i + 1 }))
+        .filter((line) => line.text.trim() !== "")
+    )
+  )
 
 /** `-` as an output path: standard output. @category predicates */
 export const isStdout = (path: string): boolean => path === "-"
