@@ -309,6 +309,29 @@ describe("umg against UMG_BASE_URL", () => {
     expect(total()).toBe(before)
   })
 
+  it("refuses platform shoot without content, or with part of advanced mode, naming the flags, and sends nothing", async () => {
+    const before = total()
+    const shoot = (...flags: Array<string>) =>
+      runUmg(umg, ["platform", "shoot", "--json", "--size", "1024x1024", ...flags], env)
+    const [bare, partial, missingFile] = await Promise.all([
+      shoot(),
+      shoot("--product-image", "https://x.test/p.png", "--template-mask", "https://x.test/m.png"),
+      shoot("--text", "on a beach", "--image", "https://x.test/a.png", "--image", join(dir, "absent.png"))
+    ])
+    const error = (run: { stderr: string }) =>
+      (JSON.parse(run.stderr.trim()) as { error: { field: string; rule: string; message: string } }).error
+    expect([bare.code, partial.code, missingFile.code]).toEqual([2, 2, 2])
+    expect(error(bare)).toMatchObject({ field: "--text", rule: "required" })
+    expect(error(bare).message).toContain("--image")
+    expect(error(partial)).toMatchObject({ field: "--product-mask", rule: "required" })
+    expect(error(partial).message).toMatch(
+      /^--product-mask, --template-image: missing;.*given: --product-image, --template-mask/
+    )
+    // The second image is the third part: the text comes first.
+    expect(error(missingFile).field).toBe("contents[0].parts[2].image")
+    expect(total()).toBe(before)
+  })
+
   it("answers tokens, rerank, speak, image, realtime and platform commands with --json", async () => {
     const audio = join(dir, "hello.wav")
     const image = join(dir, "cat.png")

@@ -5,6 +5,7 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   buildAnyShootAdvancedBody,
   buildAnyShootEasyBody,
@@ -75,8 +76,23 @@ export interface ShootOptions extends Connection.CommonOptions {
 /** Runs `umg platform shoot`. @category commands */
 export const runShoot = (o: ShootOptions) =>
   Effect.gen(function* () {
-    const advanced = [o.productImageUrl, o.productMaskUrl, o.templateImageUrl, o.templateMaskUrl].some(Option.isSome)
-    if (advanced) {
+    const urls = [
+      ["--product-image", o.productImageUrl],
+      ["--product-mask", o.productMaskUrl],
+      ["--template-image", o.templateImageUrl],
+      ["--template-mask", o.templateMaskUrl]
+    ] as const
+    const given = urls.filter(([, url]) => Option.isSome(url)).map(([flag]) => flag)
+    if (given.length > 0) {
+      const missing = urls.filter(([, url]) => Option.isNone(url)).map(([flag]) => flag)
+      if (missing.length > 0)
+        return yield* Effect.fail(
+          new InvalidRequest({
+            field: missing[0]!,
+            rule: "required",
+            message: `${missing.join(", ")}: missing; advanced mode takes all four image URLs (given: ${given.join(", ")})`
+          })
+        )
       const body = yield* buildAnyShootAdvancedBody({
         productImageUrl: Option.getOrUndefined(o.productImageUrl),
         productMaskUrl: Option.getOrUndefined(o.productMaskUrl),
@@ -91,7 +107,17 @@ export const runShoot = (o: ShootOptions) =>
         })
       )
     }
-    const images = yield* Effect.forEach(o.image, (i, n) => imageInput(i, `contents[0].parts[${n + 1}].image`))
+    if (Option.isNone(o.text) && o.image.length === 0)
+      return yield* Effect.fail(
+        new InvalidRequest({
+          field: "--text",
+          rule: "required",
+          message:
+            "--text, --image: give a text, an image or both (creative mode), or the four image URLs of advanced mode (--product-image, --product-mask, --template-image, --template-mask)"
+        })
+      )
+    const first = Option.isSome(o.text) ? 1 : 0 // the text is the first part
+    const images = yield* Effect.forEach(o.image, (i, n) => imageInput(i, `contents[0].parts[${first + n}].image`))
     const body = yield* buildAnyShootEasyBody({
       size: o.size,
       contents: [
