@@ -257,4 +257,26 @@ describe("check", () => {
       expect(check(umgSpec, line), line.join(" ")).toBeUndefined()
     }
   })
+
+  it("says where a subcommand's flag goes when it is given before the subcommand, which effect/cli refuses", () => {
+    const problem = (line: ReadonlyArray<string>) => {
+      const seen = check(umgSpec, line)
+      return seen === undefined ? undefined : { field: seen.field, rule: seen.rule, message: seen.message }
+    }
+    expect(problem(["video", "--emulator", "status", "vid_1"])).toEqual({
+      field: "--emulator",
+      rule: "unknown-flag",
+      message: "umg video status: --emulator goes after the subcommand: umg video status --emulator ..."
+    })
+    expect(problem(["platform", "--json=true", "login"])?.message).toBe(
+      "umg platform login: --json goes after the subcommand: umg platform login --json ..."
+    )
+    // A flag of the parent only: the subcommand's own flags are listed.
+    expect(problem(["video", "-m", "delta-1-0-pro-250528", "status", "vid_1"])?.message).toBe(
+      "umg video status: -m is a flag of umg video, not of umg video status; umg video status takes --json, --emulator (see umg video status --help)"
+    )
+    expect(problem(["video", "--bogus", "status", "vid_1"])?.message).toContain("unknown flag --bogus")
+    // effect/cli's own flags may come anywhere.
+    expect(problem(["video", "--log-level", "debug", "status", "--emulator", "vid_1"])).toBeUndefined()
+  })
 })

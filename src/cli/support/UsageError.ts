@@ -367,6 +367,43 @@ const resolve = (program: CommandSpec, tokens: ReadonlyArray<string>): Resolved 
 }
 
 /**
+ * `umg video --emulator status ID`: effect/cli reads a subcommand's flags after it only, and refuses
+ * any flag between the parent and it (effect/cli's own, such as `--log-level`, excepted). Says where
+ * the flag goes, or that the subcommand does not take it.
+ */
+const flagBeforeSubcommand = (resolved: Resolved): UsageError | undefined => {
+  const parent = resolved.parts.length === 3 ? resolved.parts[1] : undefined
+  if (parent === undefined) return undefined
+  const child = resolved.spec
+  const named = (flags: ReadonlyArray<FlagSpec>, given: string) =>
+    flags.find((f) => f.names.some((n) => normalize(n) === normalize(given)))
+  for (const token of parent[1]) {
+    if (token === "--") return undefined
+    if (!isFlag(token)) continue
+    const eq = token.startsWith("--") ? token.indexOf("=") : -1
+    const given = eq > 0 ? token.slice(0, eq) : token
+    if (named(builtIns, given) !== undefined) continue
+    const flag = named(child.flags, given)
+    const parents = named(parent[0].flags, given)
+    if (flag === undefined && parents !== undefined)
+      return usageError(
+        child,
+        "unknown-flag",
+        `${given} is a flag of ${parent[0].path}, not of ${child.path}; ${child.path} takes ${child.flags.length > 0 ? child.flags.map(longName).join(", ") : "no flags of its own"} (see ${child.path} --help)`,
+        given
+      )
+    if (flag === undefined) return unknownFlag(child, given)
+    return usageError(
+      child,
+      "unknown-flag",
+      `${given} goes after the subcommand: ${child.path} ${longName(flag)}${placeholder(flag)} ...`,
+      given
+    )
+  }
+  return undefined
+}
+
+/**
  * The first problem of a command line (`args`: the words after `umg`) that can be seen without
  * parsing it: an unknown command or flag, a flag's value that is not of its type or choices, a flag
  * without its value or given twice, an argument too many. What only parsing sees (a missing
@@ -376,6 +413,8 @@ const resolve = (program: CommandSpec, tokens: ReadonlyArray<string>): Resolved 
 export const check = (program: CommandSpec, args: ReadonlyArray<string>): UsageError | undefined => {
   const resolved = resolve(program, args)
   if (resolved.unknownCommand !== undefined) return resolved.unknownCommand
+  const early = flagBeforeSubcommand(resolved)
+  if (early !== undefined) return early
   for (const [spec, tokens] of resolved.parts) {
     const problem = scan(spec, tokens)
     // `umg --json models`: the command's flags go after it.
