@@ -154,3 +154,24 @@ export const jsonPieces = (json: string): Array<string> => {
   }
   return out
 }
+
+/**
+ * The text cut before the first of `stops` it holds (the sequence itself left out, as upstream
+ * does) and that sequence; `undefined` when none occurs. Empty sequences never match.
+ */
+export const cutAtStop = (
+  text: string,
+  stops: ReadonlyArray<string>
+): { readonly text: string; readonly stop: string } | undefined => {
+  let first: { readonly text: string; readonly stop: string } | undefined
+  let at = Infinity
+  for (const stop of stops) {
+    if (stop.length === 0) continue
+    const found = text.indexOf(stop)
+    if (found >= 0 && found < at) {
+      at = found
+      first = { text: text.slice(0, found), stop }
+    }
+  }
+  return first
+}

@@ -10,7 +10,7 @@ import { findModel } from "../../gateway/Models.js"
 import { validateCreate } from "./MessagesValidation.js"
 import { accountCache } from "./PromptCache.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, hash32, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
+import { canonicalJson, cutAtStop, hash32, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
 import { checkTools, planTurn, resultsPrefix, structuredText, wantsMismatch, type Conversation } from "../ToolTurns.js"
 import type { SchemaProblem } from "../schema/SchemaWalk.js"
 import {
@@ -80,15 +80,11 @@ const answerText = (
   }
   let text = pieces.join("")
   const stops = Array.isArray(body.stop_sequences) ? (body.stop_sequences as Array<string>) : []
-  const hit = stops
-    .filter((s) => s.length > 0)
-    .map((s) => ({ s, at: text.indexOf(s) }))
-    .filter((x) => x.at >= 0)
-    .sort((a, b) => a.at - b.at)[0]
+  const hit = cutAtStop(text, stops)
   if (hit !== undefined) {
-    text = text.slice(0, hit.at)
+    text = hit.text
     stopReason = "stop_sequence"
-    stopSequence = hit.s
+    stopSequence = hit.stop
   }
   return { text, json: format !== undefined, stop: { stopReason, stopSequence } }
 }
