@@ -71,8 +71,52 @@ describe("embeddings.embedMany", () => {
           g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a", "b", ""] })
         ).pipe(Effect.provide(layer))
       )
-      expect(error._tag).toBe("InvalidRequest")
+      expect(error).toMatchObject({
+        _tag: "InvalidRequest",
+        field: "inputs[2]",
+        rule: "non-empty",
+        message: "inputs[2] must not be empty"
+      })
       expect(fake.requests.length).toBe(0)
+    })
+  )
+
+  it.effect("refuses inputs that are not an array, and an input beside inputs, before sending", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([{ status: 200, body: {} }])
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
+      )
+      const refusal = (request: object) =>
+        Effect.flip(
+          Effect.flatMap(Gateway, (g) => g.embeddings.embedMany(request as never)).pipe(Effect.provide(layer))
+        )
+      // From JavaScript, a string was embedded a character at a time.
+      expect(yield* refusal({ model: "text-embedding-3-small", inputs: "abc" })).toMatchObject({
+        _tag: "InvalidRequest",
+        field: "inputs",
+        message: 'inputs: expected an array of strings, got "abc"'
+      })
+      expect(yield* refusal({ model: "text-embedding-3-small", inputs: ["a"], input: "b" })).toMatchObject({
+        _tag: "InvalidRequest",
+        field: "input"
+      })
+      expect(fake.requests.length).toBe(0)
+    })
+  )
+
+  it.effect("fails with a DecodeError, not a defect, on an answer without its vector", () =>
+    Effect.gen(function* () {
+      const fake = makeFake([{ status: 200, body: { object: "list", model: "text-embedding-3-small", data: [] } }])
+      const layer = Gateway.layerWithoutHttpClient({ baseUrl: "http://gw.test", apiKey: "k" }).pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, fake.client))
+      )
+      const error = yield* Effect.flip(
+        Effect.flatMap(Gateway, (g) => g.embeddings.embedMany({ model: "text-embedding-3-small", inputs: ["a"] })).pipe(
+          Effect.provide(layer)
+        )
+      )
+      expect(error).toMatchObject({ _tag: "DecodeError", message: expect.stringContaining("data is empty") })
     })
   )
 

@@ -14,7 +14,8 @@ import {
   type EmbeddingsBodyInput
 } from "../../core/media/Embeddings.js"
 import type { RequestError } from "../../core/errors/GatewayError.js"
-import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { describe } from "../../core/validation/Rules.js"
 import { concurrency as concurrencyRange, retryCount, settingOr } from "../../core/validation/Setting.js"
 import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
 import type { CallOptions } from "../CallOptions.js"
@@ -75,6 +76,15 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
 
   const embedManyOf = Effect.fnUntraced(function* (request: EmbedManyOptions, options: CallOptions | undefined) {
     const { inputs, concurrency, maxRateLimitRetries, onEvent, ...rest } = request
+    // From JavaScript a string would be embedded a character at a time, one paid request each.
+    if (!Array.isArray(inputs) || "input" in rest)
+      return yield* new InvalidRequest({
+        field: Array.isArray(inputs) ? "input" : "inputs",
+        rule: "type",
+        message: Array.isArray(inputs)
+          ? "input: embedMany takes its texts in inputs (an array of strings), not input"
+          : `inputs: expected an array of strings, got ${describe(inputs)}`
+      })
     const bounds = yield* Effect.fromResult(
       Result.all({
         concurrency: settingOr("concurrency", concurrency, concurrencyRange, ctx.config.embedConcurrency),
@@ -82,20 +92,30 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       })
     )
     // Validate every text first: a bad input at position 900 must not cost 899 paid requests.
-    const bodies = yield* Effect.forEach(inputs, (input) =>
-      buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels })
+    const bodies = yield* Effect.forEach(inputs, (input, i) =>
+      buildEmbeddingsBody({ ...rest, input }, { allowUnknownModels: ctx.config.allowUnknownModels }).pipe(
+        // An input's error names its place (`inputs[899] must not be empty`); the others are every input's.
+        Effect.mapError((e) =>
+          e.field === "input"
+            ? new InvalidRequest({
+                field: `inputs[${i}]`,
+                rule: e.rule,
+                message: e.message.replace(/^input\b/, `inputs[${i}]`)
+              })
+            : e
+        )
+      )
     )
     const vectors = new Array<Float32Array>(bodies.length)
     yield* mapAdaptive(
       bodies,
       // A 429 comes straight here (not retried by the transport) so the concurrency can shrink at once.
-      (body, index) =>
-        Effect.flatMap(send(body, "fail", options), (answer) => {
-          const vector = answer.data[0]?.embedding
-          return vector !== undefined
-            ? Effect.succeed({ vector, usage: answer.usage })
-            : Effect.die(new Error(`unreachable: decoded embeddings of input ${index} without data`))
-        }),
+      (body) =>
+        // `decodeEmbeddings` answers at least one item.
+        Effect.map(send(body, "fail", options), (answer) => ({
+          vector: answer.data[0]!.embedding,
+          usage: answer.usage
+        })),
       {
         concurrency: bounds.concurrency,
         maxRetries: bounds.maxRetries,

@@ -93,7 +93,7 @@ export const embedLines = (
               return handlers.onProgress(done, bodies.length)
             }),
             Effect.map((answer) => {
-              const vector = answer.data[0]?.embedding ?? new Float32Array()
+              const vector = answer.data[0]!.embedding // `decodeEmbeddings` answers at least one item
               return {
                 index,
                 input: body.input,

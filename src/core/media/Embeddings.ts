@@ -141,7 +141,8 @@ const decodeResponse = decodeWith(EmbeddingsResponse, "openai", "embeddings resp
 
 /**
  * Decodes an embeddings response: float arrays become `Float32Array`s, base64 strings are decoded
- * strictly as little-endian float32 (length a multiple of 4 bytes). Fails with `DecodeError`, never throws.
+ * strictly as little-endian float32 (length a multiple of 4 bytes); `data` holds at least one item.
+ * Fails with `DecodeError`, never throws.
  * @category decoding
  */
 export const decodeEmbeddings = (
@@ -152,6 +153,8 @@ export const decodeEmbeddings = (
     const parsed = decodeResponse(json, options)
     if (Result.isFailure(parsed)) return Effect.fail(parsed.failure)
     const response = parsed.success
+    // One input was sent: an answer without its vector is not an answer.
+    if (response.data.length === 0) return Effect.fail(decodeError("data is empty: the answer holds no embedding"))
     const data: Array<{ index: number; embedding: Float32Array }> = []
     for (const [i, item] of response.data.entries()) {
       if (typeof item.embedding === "string") {
