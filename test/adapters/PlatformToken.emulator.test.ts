@@ -53,6 +53,33 @@ describe("the platform token", () => {
     expect(emu.counters.get("platform.token")).toBe(0)
   })
 
+  it("is not asked for with an empty or non-string credential: an InvalidRequest naming the setting, never the password", async () => {
+    const refusal = (username: unknown, password: unknown) =>
+      Effect.runPromise(
+        Effect.flip(
+          Effect.flatMap(Gateway, (g) => g.platform.login()).pipe(
+            Effect.provide(
+              Gateway.layer({
+                baseUrl: emu.url,
+                apiKey: emu.apiKey,
+                platformUrl: emu.platformUrl,
+                platformUsername: username as string,
+                platformPassword: password as string
+              })
+            )
+          )
+        )
+      )
+    const empty = await refusal(emu.platform.username, "")
+    expect(empty).toMatchObject({ _tag: "InvalidRequest", field: "platformPassword" })
+    expect(empty.message).toMatch(/^platformPassword .*; nothing was sent$/)
+    const number = await refusal(emu.platform.username, 424242)
+    expect(number).toMatchObject({ _tag: "InvalidRequest", field: "platformPassword" })
+    expect(String(number)).not.toContain("424242")
+    expect(await refusal("  ", emu.platform.password)).toMatchObject({ field: "platformUsername" })
+    expect(emu.counters.get("platform.token")).toBe(0)
+  })
+
   it("is fetched once for fifty concurrent calls after it expired", async () => {
     const program = Effect.gen(function* () {
       const g = yield* Gateway

@@ -61,8 +61,9 @@ const decodeAnyShootAdvanced = decodeWith(AnyShootAdvancedResponse, "platform", 
 
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext, tokens: PlatformTokens): PlatformGroup => {
+  // No default: without `platformUrl`, `tokens.current` refuses the call before any URL is needed.
   const platformUrl = (path: string) =>
-    ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : `${ctx.config.baseUrl}${path}`
+    ctx.config.platformUrl._tag === "Some" ? `${ctx.config.platformUrl.value}${path}` : path
 
   const call = <A>(
     path: string,

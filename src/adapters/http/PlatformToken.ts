@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import { platformEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
 import { DecodeError, type PlatformRequestError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { buildPlatformCredentials } from "../../core/platform/Platform.js"
 import * as CallOptions from "../CallOptions.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import * as HttpAuth from "./HttpAuth.js"
@@ -95,11 +96,26 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
           })
         )
       }
+      // An empty or non-string setting is the caller's to fix, not the gateway's to refuse: named as
+      // the setting, the password never shown.
+      const credentials = yield* buildPlatformCredentials({
+        username: config.platformUsername.value,
+        password: Redacted.value(config.platformPassword.value)
+      }).pipe(
+        Effect.mapError((e) => {
+          const setting = e.field === "password" ? "platformPassword" : "platformUsername"
+          return new InvalidRequest({
+            field: setting,
+            rule: e.rule,
+            message: `${e.message.replace(/^(username|password)\b/, setting)}; nothing was sent`
+          })
+        })
+      )
       const answer = yield* transport.platformJson({
         family: "platform",
         method: "POST",
         url: `${config.platformUrl.value}${tokenPath}`,
-        body: { username: config.platformUsername.value, password: Redacted.value(config.platformPassword.value) },
+        body: credentials,
         auth: HttpAuth.none,
         // Asking for a token twice costs nothing.
         kind: "idempotent",
