@@ -32,6 +32,19 @@ const run = <A, E>(
 const ids = (models: ReadonlyArray<{ readonly id: string }>) => models.map((m) => m.id)
 
 describe("the model list cache", () => {
+  it("refuses an unknown format before asking, naming the allowed ones", async () => {
+    const { value, requests } = await run([list(["a"])], (g) =>
+      Effect.flip(g.models.list({ format: "bogus" as never, refresh: true }))
+    )
+    expect(value).toMatchObject({
+      _tag: "InvalidRequest",
+      field: "format",
+      rule: "one-of",
+      message: 'format: "bogus" is not allowed; allowed: openai, messages, native'
+    })
+    expect(requests).toBe(0)
+  })
+
   it("serves concurrent reads from one request", async () => {
     const { value, requests } = await run([list(["a"])], (g) =>
       Effect.all(

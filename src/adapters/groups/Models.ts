@@ -10,8 +10,15 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
 import { ModelNotAvailable, type ModelCheckError, type RequestError } from "../../core/errors/GatewayError.js"
-import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { decodeModelList, modelListHeaders, type ModelListFormat, type ModelRecord } from "../../core/gateway/Models.js"
+import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import {
+  decodeModelList,
+  modelListFormats,
+  modelListHeaders,
+  type ModelListFormat,
+  type ModelRecord
+} from "../../core/gateway/Models.js"
+import { describe } from "../../core/validation/Rules.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 
@@ -82,6 +89,14 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
     })
     const list = (options: ListModelsOptions = {}, callOptions?: CallOptions) => {
       const format = options.format ?? "openai"
+      if (!(modelListFormats as ReadonlyArray<string>).includes(format))
+        return Effect.fail(
+          new InvalidRequest({
+            field: "format",
+            rule: "one-of",
+            message: `format: ${describe(format)} is not allowed; allowed: ${modelListFormats.join(", ")}`
+          })
+        )
       const perRequest = GroupContext.perRequest(callOptions)
       const fresh = options.refresh === true || (perRequest !== undefined && Object.keys(perRequest).length > 0)
       return GroupContext.abortable(

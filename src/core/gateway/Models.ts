@@ -55,8 +55,8 @@ export const NativeModelList = Schema.Struct({
   nextPageToken: Schema.optionalKey(Schema.String)
 })
 
-/** The three formats of `GET /v1/models`. @category models */
-export type ModelListFormat = "openai" | "messages" | "native"
+import type { ModelListFormat } from "./ModelListFormats.js"
+export { type ModelListFormat, modelListFormats } from "./ModelListFormats.js"
 
 /** A decoded model list: the records, and whether (and from where) a next page can be asked for. @category models */
 export interface ModelList {
