@@ -189,3 +189,52 @@ describe("ChatAccumulator", () => {
     expect(error.reason).toBe("out-of-order")
   })
 })
+
+describe("chat logprobs in a stream", () => {
+  const entry = (token: string) => ({
+    token,
+    logprob: -0.5,
+    bytes: [...new TextEncoder().encode(token)],
+    top_logprobs: []
+  })
+  const withLogprobs = (text: string, index = 0): ChatStreamEvent =>
+    chunk([
+      { index, delta: { content: text }, finish_reason: null, logprobs: { content: [entry(text)], refusal: null } }
+    ])
+
+  it("joins each chunk's token entries per choice, as the non-streaming answer has them", () => {
+    const final = Result.getOrThrow(
+      accumulateChat([
+        withLogprobs("Hello"),
+        withLogprobs("A", 1),
+        withLogprobs(" there"),
+        withLogprobs(" B", 1),
+        withLogprobs("!"),
+        stop(),
+        stop(1),
+        done
+      ])
+    )
+    const tokens = (c: number) =>
+      ((final.choices[c]!.logprobs as { content: Array<{ token: string }> }).content ?? []).map((e) => e.token)
+    expect(tokens(0)).toEqual(["Hello", " there", "!"])
+    expect(tokens(1)).toEqual(["A", " B"])
+    expect((final.choices[0]!.logprobs as { refusal: unknown }).refusal).toBeNull()
+  })
+
+  it("never changes a snapshot already taken", () => {
+    let snapshot: ChatSnapshot = initialChatSnapshot
+    const step = (event: ChatStreamEvent) => {
+      const next = stepChat(snapshot, event)
+      if (Result.isFailure(next)) throw new Error(next.failure.message)
+      snapshot = next.success
+    }
+    step(withLogprobs("a"))
+    step(withLogprobs("b"))
+    const early = snapshot
+    const earlyTokens = JSON.stringify(early.completion!.choices[0]!.logprobs)
+    step(withLogprobs("c"))
+    expect(JSON.stringify(early.completion!.choices[0]!.logprobs)).toBe(earlyTokens)
+    expect((snapshot.completion!.choices[0]!.logprobs as { content: Array<unknown> }).content).toHaveLength(3)
+  })
+})

@@ -53,3 +53,23 @@ describe("tokenOnlyText", () => {
     for (const event of notOnlyText) expect(tokenOnlyText(event as TokenEvent)).toBeUndefined()
   })
 })
+
+describe("native chunks of several candidates", () => {
+  const candidates = (...list: ReadonlyArray<object>) => ({ candidates: list }) as unknown as TokenEvent
+  const text = (index: number | undefined, t: string, thought = false) => ({
+    ...(index === undefined ? {} : { index }),
+    content: { role: "model", parts: [{ text: t, ...(thought ? { thought } : {}) }] }
+  })
+
+  it("read the first candidate by its index: a chunk of the others only (the first done) adds nothing to it", () => {
+    // candidateCount 2, the first candidate cut short by a stop sequence: later chunks carry the second only.
+    const onlySecond = candidates(text(1, " more of the second"))
+    expect(tokenText(onlySecond)).toEqual([])
+    expect(tokenOnlyText(onlySecond)).toBeUndefined()
+    expect(tokenThinking(candidates(text(1, "second's thought", true)))).toEqual([])
+    // Out of order, the first is found by its index; without indexes, by position.
+    expect(tokenText(candidates(text(1, "B"), text(0, "A")))).toEqual(["A"])
+    expect(tokenOnlyText(candidates(text(1, "B"), text(0, "A")))).toBe("A")
+    expect(tokenText(candidates(text(undefined, "first"), text(undefined, "second")))).toEqual(["first"])
+  })
+})

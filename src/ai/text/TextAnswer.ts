@@ -11,6 +11,7 @@ import { isResponsesItem, type ResponsesResponse } from "../../core/text/respons
 import { isRecord } from "../../core/validation/Rules.js"
 import { answerText, type TextOutput } from "./TextOutput.js"
 import type { TextFamily } from "./TextRequest.js"
+import { firstCandidate } from "../../core/text/native/FirstCandidate.js"
 
 /** A family's answer, as its group gives it. @category models */
 export type FamilyResponse = Message | ChatCompletion | ResponsesResponse | GenerateContentResponse
@@ -187,7 +188,7 @@ const responsesEnd = (response: ResponsesResponse): AnswerEnd => {
 }
 
 const nativeEnd = (response: GenerateContentResponse): AnswerEnd => {
-  const candidate = response.candidates?.[0]
+  const candidate = firstCandidate(response)
   const raw = candidate?.finishReason ?? (response.promptFeedback?.blockReason === undefined ? undefined : "BLOCKED")
   const calls = (candidate?.content?.parts ?? []).some((p) => p.functionCall !== undefined)
   const unified: FinishReason["unified"] =
@@ -296,7 +297,7 @@ const responsesContent = (response: ResponsesResponse): Array<AnswerContent> => 
 const nativeContent = (response: GenerateContentResponse, callId: (index: number) => string): Array<AnswerContent> => {
   const out: Array<AnswerContent> = []
   let calls = 0
-  for (const part of response.candidates?.[0]?.content?.parts ?? []) {
+  for (const part of firstCandidate(response)?.content?.parts ?? []) {
     if (part.functionCall !== undefined) {
       const call = part.functionCall
       out.push({

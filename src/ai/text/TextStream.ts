@@ -18,6 +18,7 @@ import {
 import { type AnswerEnd, answerEnd, type FamilyResponse } from "./TextAnswer.js"
 import { answerText, type TextOutput } from "./TextOutput.js"
 import type { TextFamily } from "./TextRequest.js"
+import { firstCandidate } from "../../core/text/native/FirstCandidate.js"
 
 /** One part of a text stream, in the order the frameworks expect. @category models */
 export type TextStreamPart =
@@ -68,7 +69,7 @@ interface OpenCall {
 const nativeSignatures = (event: TokenEvent): Array<string | undefined> =>
   "type" in event
     ? []
-    : (event.candidates?.[0]?.content?.parts ?? []).flatMap((p) =>
+    : (firstCandidate(event)?.content?.parts ?? []).flatMap((p) =>
         p.functionCall === undefined ? [] : [p.thoughtSignature]
       )
 

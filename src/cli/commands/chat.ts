@@ -21,6 +21,7 @@ import type { TokenEvent } from "../../streams/TokenEvent.js"
 import * as Connection from "../support/Connection.js"
 import { promptText } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
+import { firstCandidate } from "../../core/text/native/FirstCandidate.js"
 
 /** What a chat prompt asks for. @category models */
 export interface ChatRequest {
@@ -190,7 +191,7 @@ export const streamChat = (
           text,
           thinking,
           usage: r.usageMetadata,
-          stop: r.candidates?.[0]?.finishReason ?? undefined
+          stop: firstCandidate(r)?.finishReason ?? undefined
         }
       }
       case "chat": {

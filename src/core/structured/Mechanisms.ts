@@ -21,6 +21,7 @@ import { responsesOutputText } from "../text/responses/ResponsesResponse.js"
 import { type TokenFamily, tokenText } from "../text/TokenEvent.js"
 import { describe, fail, isRecord } from "../validation/Rules.js"
 import type { JsonSchemaObject } from "./JsonSchemaFit.js"
+import { firstCandidate } from "../text/native/FirstCandidate.js"
 
 /** The options of structured output every family takes. @category models */
 export interface StructuredOptions {
@@ -232,7 +233,7 @@ export const nativeMechanism: Mechanism<NativeBodyInput, GenerateContentResponse
     const blocked = response.promptFeedback?.blockReason
     if (blocked !== undefined)
       return { _tag: "Refused", refusal: response.promptFeedback?.blockReasonMessage ?? `blockReason: ${blocked}` }
-    const candidate = response.candidates?.[0]
+    const candidate = firstCandidate(response)
     if (candidate === undefined) return { _tag: "Missing", text: "", reason: "the answer has no candidate" }
     const reason = candidate.finishReason
     const text = nativeText(response)

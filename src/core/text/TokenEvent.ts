@@ -7,6 +7,7 @@ import type { ChatStreamEvent } from "./chat/ChatResponse.js"
 import type { MessagesEvent } from "./messages/MessagesEvents.js"
 import type { NativeChunk } from "./native/NativeResponse.js"
 import type { ResponsesEvent } from "./responses/ResponsesResponse.js"
+import { firstCandidate } from "./native/FirstCandidate.js"
 
 /**
  * Any event `messages.stream$`, `native.stream$`, `chat.stream$` or `responses.stream$` emits.
@@ -48,7 +49,7 @@ export const tokenFamilyOf = (event: TokenEvent): TokenFamily | undefined => {
  */
 export const tokenText = (event: TokenEvent): ReadonlyArray<string> => {
   if (!("type" in event)) {
-    const parts = event.candidates?.[0]?.content?.parts ?? []
+    const parts = firstCandidate(event)?.content?.parts ?? []
     const out: Array<string> = []
     for (const part of parts)
       if (part.text !== undefined && part.text !== "" && part.thought !== true) out.push(part.text)
@@ -102,7 +103,7 @@ export const tokenOnlyText = (event: TokenEvent): string | undefined => {
   if (type === "response.output_text.delta")
     return (event as Extract<TokenEvent, { type: "response.output_text.delta" }>).delta
   if (type !== undefined || "type" in event) return undefined
-  const parts = event.candidates?.[0]?.content?.parts
+  const parts = firstCandidate(event)?.content?.parts
   if (parts === undefined || parts.length !== 1) return undefined
   const part = parts[0]!
   return part.functionCall === undefined && part.thought !== true && part.text !== undefined ? part.text : undefined
@@ -116,7 +117,7 @@ export const tokenOnlyText = (event: TokenEvent): string | undefined => {
  */
 export const tokenThinking = (event: TokenEvent): ReadonlyArray<string> => {
   if (!("type" in event)) {
-    const parts = event.candidates?.[0]?.content?.parts ?? []
+    const parts = firstCandidate(event)?.content?.parts ?? []
     const out: Array<string> = []
     for (const part of parts)
       if (part.text !== undefined && part.text !== "" && part.thought === true) out.push(part.text)

@@ -14,6 +14,7 @@ import {
   type PartialJsonLimits
 } from "../wire/PartialJson.js"
 import type { TokenEvent, TokenFamily } from "./TokenEvent.js"
+import { firstCandidate } from "./native/FirstCandidate.js"
 
 /**
  * A call begins. `call` numbers the calls of one stream (0, 1, …) and names the call in the
@@ -113,7 +114,7 @@ const isToolBlock = (type: string): boolean => type === "tool_use" || type.endsW
 /** Native: each `functionCall` part of the first candidate is a whole call (its `args` an object). */
 const nativeFragments = (open: Open, event: Extract<TokenEvent, { candidates?: unknown }>): Array<ToolCallFragment> => {
   const out: Array<ToolCallFragment> = []
-  for (const part of event.candidates?.[0]?.content?.parts ?? []) {
+  for (const part of firstCandidate(event)?.content?.parts ?? []) {
     const call = part.functionCall
     if (call === undefined) continue
     const b = begin(open, "native", open.nativeCount++, { id: call.id, name: call.name, input: call.args })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import type { NativeBodyInput } from "../text/native/Native.js"
 import { type GenerateContentResponse, type NativePart, nativeText } from "../text/native/NativeResponse.js"
 import { answerObject, madeCallId, type ToolShape } from "./ToolShape.js"
+import { firstCandidate } from "../text/native/FirstCandidate.js"
 
 /** A native-content call: the model (it goes in the path) and the body. @category models */
 export type NativeToolsRequest = NativeBodyInput & { readonly model: string }
@@ -16,7 +17,7 @@ export type NativeToolsRequest = NativeBodyInput & { readonly model: string }
 type Parts = NativeToolsRequest["contents"][number]["parts"]
 
 const partsOf = (response: GenerateContentResponse): ReadonlyArray<NativePart> =>
-  response.candidates?.[0]?.content?.parts ?? []
+  firstCandidate(response)?.content?.parts ?? []
 
 const functionCalls = (response: GenerateContentResponse) =>
   partsOf(response).flatMap((part) => (part.functionCall === undefined ? [] : [part.functionCall]))

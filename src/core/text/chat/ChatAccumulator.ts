@@ -6,6 +6,7 @@
  */
 import * as Result from "effect/Result"
 import type { IncompleteStream } from "../../errors/GatewayError.js"
+import { isRecord } from "../../validation/Rules.js"
 import {
   type Accumulator,
   type Folder,
@@ -36,6 +37,9 @@ type ChatMessage = ChatChoice["message"]
 type DraftChoice = Mutable<ChatChoice> & { message: Mutable<ChatMessage> }
 type DraftCall = Mutable<ChatToolCall> & { function: Mutable<ChatToolCall["function"]> }
 type ChunkDelta = ChatCompletionChunk["choices"][number]["delta"]
+
+/** The token lists of a choice's logprobs, each chunk carrying its own tokens' entries. */
+const LOGPROB_LISTS = ["content", "refusal"] as const
 
 /** Whether a chunk's delta adds text, a refusal or tool calls to its choice. */
 const adds = (delta: ChunkDelta): boolean =>
@@ -76,6 +80,7 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
   private ownChoice: Array<boolean> = []
   private ownCalls: Array<boolean> = []
   private ownCall: Array<Array<boolean> | undefined> = []
+  private ownLogprobs: Array<boolean> = []
 
   constructor(from: ChatSnapshot) {
     this.last = from
@@ -89,7 +94,7 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
     this.last = { phase: this.phase, completion: this.completion, toolCallIndexes: this.indexes }
     this.dirty = false
     this.ownCompletion = this.ownIndexes = false
-    this.ownChoice.length = this.ownCalls.length = this.ownCall.length = 0
+    this.ownChoice.length = this.ownCalls.length = this.ownCall.length = this.ownLogprobs.length = 0
     return this.last
   }
 
@@ -141,6 +146,34 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
       own[k] = true
     }
     return calls[k] as DraftCall
+  }
+
+  /**
+   * Adds a chunk's logprobs to its choice's: each chunk carries its own tokens' entries, so the
+   * `content` and `refusal` lists are joined, as the non-streaming answer has them whole. Logprobs of
+   * another shape replace what was there.
+   */
+  private addLogprobs(at: number, choice: DraftChoice, more: NonNullable<ChatChoice["logprobs"]>): void {
+    const had = choice.logprobs
+    if (!isRecord(more) || !isRecord(had)) {
+      choice.logprobs = more
+      this.ownLogprobs[at] = false
+      return
+    }
+    let mine = had as Record<string, unknown>
+    if (this.ownLogprobs[at] !== true) {
+      mine = { ...had }
+      for (const key of LOGPROB_LISTS) if (Array.isArray(mine[key])) mine[key] = (mine[key] as Array<unknown>).slice()
+      choice.logprobs = mine as typeof more
+      this.ownLogprobs[at] = true
+    }
+    for (const key of LOGPROB_LISTS) {
+      const added = more[key]
+      if (!Array.isArray(added)) continue
+      const list = mine[key]
+      if (Array.isArray(list)) list.push(...(added as Array<unknown>))
+      else mine[key] = added.slice()
+    }
   }
 
   /**
@@ -224,7 +257,7 @@ class ChatDraft implements Folder<ChatStreamEvent, ChatSnapshot> {
         }
       }
       if (typeof fragment.finish_reason === "string") choice.finish_reason = fragment.finish_reason
-      if (fragment.logprobs !== undefined && fragment.logprobs !== null) choice.logprobs = fragment.logprobs
+      if (fragment.logprobs !== undefined && fragment.logprobs !== null) this.addLogprobs(at, choice, fragment.logprobs)
     }
     if (chunk.usage !== undefined && chunk.usage !== null) this.mutableCompletion().usage = chunk.usage
   }

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
+import { firstCandidate } from "./FirstCandidate.js"
 import {
   type DecodeOptions,
   decodeWith,
@@ -167,7 +168,7 @@ export const decodeNativeChunk = (
 /** The concatenated non-thought text of the first candidate. @category getters */
 export const nativeText = (response: GenerateContentResponse): string => {
   let text = ""
-  for (const part of response.candidates?.[0]?.content?.parts ?? [])
+  for (const part of firstCandidate(response)?.content?.parts ?? [])
     if (part.text !== undefined && part.thought !== true) text += part.text
   return text
 }
