@@ -1,10 +1,19 @@
 /**
  * The reply plan OpenAI-style chat and responses share: text pieces, structured JSON, or function calls.
  * The calls follow the rules of ToolTurns.ts; the two endpoints' readings of tools, tool choice and
- * response format live here too.
+ * response format live here too, and the token log probabilities of a plan's pieces.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { canonicalJson, jsonPieces, newId, replyWords, tokenPieces } from "../TextGen.js"
+import {
+  canonicalJson,
+  cutAtStop,
+  hash32,
+  jsonPieces,
+  newId,
+  replyWords,
+  seededRandom,
+  tokenPieces
+} from "../TextGen.js"
 import {
   checkTools,
   planTurn,
@@ -32,6 +41,8 @@ export interface TextPlan {
   readonly calls: ReadonlyArray<PlannedFunctionCall>
   /** True when the token limit cut the text. */
   readonly truncated: boolean
+  /** True when a stop sequence cut the text (then `truncated` is false). */
+  readonly stopped?: boolean
   readonly outputTokens: number
 }
 
@@ -52,6 +63,10 @@ export interface PlanInput {
   readonly parallel: boolean
   readonly maxTokens: unknown
   readonly json: JsonAsk | undefined
+  /** Which of several answers to one request this is (chat's `n`): 0, the default, keeps the seed as is. */
+  readonly variant?: number
+  /** Stop sequences: the text is cut before the first that occurs (not in function calls). */
+  readonly stop?: ReadonlyArray<string>
 }
 
 /** A plan, or the 400 of a schema the emulator refuses (`param` names the field). */
@@ -117,7 +132,8 @@ export const contentText = (content: unknown): string =>
 
 /** Plans the reply: function calls when the trigger rules call for them, else text or structured JSON. */
 export const planText = (ctx: EmulatorContext, input: PlanInput): Planned => {
-  const seed = canonicalJson(input.seed)
+  const seed =
+    canonicalJson(input.seed) + (input.variant === undefined || input.variant === 0 ? "" : `#choice:${input.variant}`)
   const bad = checkTools(input.tools)
   const refused = (where: string, label: string, problem: { path: string; message: string }): Planned => ({
     ok: false,
@@ -142,6 +158,81 @@ export const planText = (ctx: EmulatorContext, input: PlanInput): Planned => {
       resultsPrefix(input.conversation.results) + replyWords(seed, ctx.options.text.replyWords).join(" ")
     )
   const max = typeof input.maxTokens === "number" && input.maxTokens > 0 ? input.maxTokens : Infinity
-  const pieces = all.slice(0, max)
-  return { ok: true, plan: { pieces, calls: [], truncated: all.length > max, outputTokens: pieces.length } }
+  const kept = all.slice(0, max)
+  const pieces = stopPieces(kept, input.stop ?? [])
+  const stopped = pieces !== undefined
+  return {
+    ok: true,
+    plan: {
+      pieces: pieces ?? kept,
+      calls: [],
+      truncated: !stopped && all.length > max,
+      stopped,
+      outputTokens: (pieces ?? kept).length
+    }
+  }
 }
+
+/**
+ * The pieces cut before the first stop sequence their text holds (the last kept piece shortened, an
+ * emptied one dropped), or `undefined` when none occurs.
+ */
+const stopPieces = (pieces: ReadonlyArray<string>, stops: ReadonlyArray<string>): Array<string> | undefined => {
+  const hit = cutAtStop(pieces.join(""), stops)
+  if (hit === undefined) return undefined
+  const out: Array<string> = []
+  let left = hit.text.length
+  for (const piece of pieces) {
+    if (left <= 0) break
+    out.push(piece.slice(0, left))
+    left -= piece.length
+  }
+  return out
+}
+
+/** The stop sequences of a chat `stop`: a string, an array of strings, or none. */
+export const stopSequences = (stop: unknown): Array<string> =>
+  typeof stop === "string" ? [stop] : Array.isArray(stop) ? stop.filter((s): s is string => typeof s === "string") : []
+
+/** One alternative of a token log probability entry. */
+export interface TopLogprob {
+  readonly token: string
+  readonly logprob: number
+  readonly bytes: ReadonlyArray<number>
+}
+
+/** One entry of `logprobs.content`: a token, its log probability, its UTF-8 bytes and the most likely tokens. */
+export interface TokenLogprob extends TopLogprob {
+  readonly top_logprobs: ReadonlyArray<TopLogprob>
+}
+
+const utf8 = new TextEncoder()
+
+/**
+ * The log probability entry of one output token, a pure function of its text: the token itself
+ * (logprob in (-2, 0]) first in `top_logprobs`, then `top - 1` other words, each less likely than
+ * the one before, written with the token's leading space and capital if it has them.
+ */
+export const tokenLogprob = (token: string, top: number): TokenLogprob => {
+  const rnd = seededRandom(hash32(`logprob:${token}`))
+  const logprob = -2 * rnd()
+  const lead = token.startsWith(" ") ? " " : ""
+  const own = token.trim().toLowerCase()
+  const capital = /^\s*[A-Z]/.test(token)
+  const words = [...new Set(replyWords(`top:${token}`, 4 * top).map((w) => w.toLowerCase().replace(/\.$/, "")))]
+  const others = words.filter((w) => w !== own).map((w) => (capital ? w.charAt(0).toUpperCase() + w.slice(1) : w))
+  const bytes = [...utf8.encode(token)]
+  const alternatives: Array<TopLogprob> = [{ token, logprob, bytes }]
+  let p = logprob
+  for (let k = 0; alternatives.length < top; k++) {
+    // Past the drawn words (only for a large `top`), numbered variants of the token keep the list full.
+    const text = k < others.length ? `${lead}${others[k]!}` : `${token}${k}`
+    p -= 0.25 + 2 * rnd()
+    alternatives.push({ token: text, logprob: p, bytes: [...utf8.encode(text)] })
+  }
+  return { token, logprob, bytes, top_logprobs: alternatives.slice(0, top) }
+}
+
+/** `logprobs.content` of a list of output tokens, each with `top` alternatives (0 to 20). */
+export const tokenLogprobs = (tokens: ReadonlyArray<string>, top: number): Array<TokenLogprob> =>
+  tokens.map((t) => tokenLogprob(t, top))

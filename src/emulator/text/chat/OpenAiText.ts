@@ -1,8 +1,9 @@
 /**
  * E16 OpenAI-style chat: `POST /v1/chat/completions` as one `chat.completion` or as a chunk stream.
- * The stream is data-only chunks ending with `[DONE]` (`include_usage` adds a usage chunk); answers
- * carry function calls and structured output (the plan in OpenAiPlan.ts); tool messages must answer
- * the calls before them.
+ * The stream is data-only chunks ending with `[DONE]` (`include_usage` adds a usage chunk), the `n`
+ * choices' chunks interleaved; answers carry function calls and structured output (the plan in
+ * OpenAiPlan.ts), token logprobs on request, text cut at `stop`; tool messages must answer the calls
+ * before them.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody } from "../../server/Family.js"
@@ -10,7 +11,17 @@ import { findModel } from "../../gateway/Models.js"
 import type { Reply, Route } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
-import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "./OpenAiPlan.js"
+import {
+  contentText,
+  functionTools,
+  jsonFormat,
+  openAiChoice,
+  planText,
+  stopSequences,
+  type PlanInput,
+  type TextPlan,
+  tokenLogprobs
+} from "./OpenAiPlan.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -206,23 +217,31 @@ const chatTypedParams: ReadonlyArray<TypedParam> = [
 const typeProblem = (body: Obj): [string, string] | undefined =>
   typedParamProblem(body, chatTypedParams) ?? formatTypeProblem(body.response_format, "response_format")
 
-/** Everything a chat answer is made of. */
+/** Everything a chat answer is made of: one plan per choice (`n` of them). */
 interface ChatAnswer {
   readonly id: string
   readonly created: number
   readonly model: string
-  readonly plan: TextPlan
-  readonly finish: "tool_calls" | "length" | "stop"
+  readonly plans: ReadonlyArray<TextPlan>
+  /** How many alternatives each token's logprobs entry lists; `undefined` when logprobs were not asked for. */
+  readonly topLogprobs: number | undefined
   readonly usage: Obj
 }
 
 const FINGERPRINT = "fp_umg_emulator"
 
-const chatCompletion = (a: ChatAnswer): Obj => {
-  const calls = a.plan.calls
+const finishOf = (plan: TextPlan): "tool_calls" | "length" | "stop" =>
+  plan.calls.length > 0 ? "tool_calls" : plan.truncated ? "length" : "stop"
+
+/** A choice's `logprobs`: null unless asked for, else the entries of `tokens` (none for function calls). */
+const logprobsOf = (a: ChatAnswer, tokens: ReadonlyArray<string>): Obj | null =>
+  a.topLogprobs === undefined ? null : { content: tokenLogprobs(tokens, a.topLogprobs), refusal: null }
+
+const chatChoice = (a: ChatAnswer, plan: TextPlan, index: number): Obj => {
+  const calls = plan.calls
   const message = {
     role: "assistant",
-    content: calls.length === 0 ? a.plan.pieces.join("") : null,
+    content: calls.length === 0 ? plan.pieces.join("") : null,
     refusal: null,
     ...(calls.length === 0
       ? {}
@@ -234,18 +253,59 @@ const chatCompletion = (a: ChatAnswer): Obj => {
           }))
         })
   }
-  return {
-    id: a.id,
-    object: "chat.completion",
-    created: a.created,
-    model: a.model,
-    choices: [{ index: 0, message, finish_reason: a.finish, logprobs: null }],
-    usage: a.usage,
-    system_fingerprint: FINGERPRINT
-  }
+  return { index, message, finish_reason: finishOf(plan), logprobs: logprobsOf(a, plan.pieces) }
 }
 
-/** Streams the OpenAI chat stream: a role chunk, tool-call fragments or content deltas, a finish chunk, usage, `[DONE]`. */
+const chatCompletion = (a: ChatAnswer): Obj => ({
+  id: a.id,
+  object: "chat.completion",
+  created: a.created,
+  model: a.model,
+  choices: a.plans.map((plan, index) => chatChoice(a, plan, index)),
+  usage: a.usage,
+  system_fingerprint: FINGERPRINT
+})
+
+/** One chunk of one choice: its delta, logprobs and finish reason, and whether a token wait comes before it. */
+interface ChoiceStep {
+  readonly delta: Obj
+  readonly logprobs: Obj | null
+  readonly finish: string | null
+  readonly paced: boolean
+}
+
+/** The chunks of one choice: a role chunk, tool-call fragments or content deltas, a finish chunk. */
+const choiceSteps = (a: ChatAnswer, plan: TextPlan): Array<ChoiceStep> => {
+  const calls = plan.calls
+  const step = (delta: Obj, paced: boolean, logprobs: Obj | null = null, finish: string | null = null): ChoiceStep => ({
+    delta,
+    logprobs,
+    finish,
+    paced
+  })
+  const steps = [
+    step({ role: "assistant", content: calls.length === 0 ? "" : null, refusal: null }, false, logprobsOf(a, []))
+  ]
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
+    steps.push(
+      step(
+        { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] },
+        false
+      )
+    )
+    for (const piece of jsonPieces(call.arguments))
+      steps.push(step({ tool_calls: [{ index, function: { arguments: piece } }] }, true))
+  }
+  for (const content of plan.pieces) steps.push(step({ content }, true, logprobsOf(a, [content])))
+  steps.push(step({}, false, null, finishOf(plan)))
+  return steps
+}
+
+/**
+ * Streams the OpenAI chat stream: each choice's chunks (`choiceSteps`), one chunk per choice in turn
+ * as upstream interleaves them, a token wait per round; then usage and `[DONE]`.
+ */
 const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, includeUsage: boolean): Promise<void> => {
   const w = reply.sse()
   const base = {
@@ -257,35 +317,38 @@ const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, inc
   }
   const chunk = (choices: Array<Obj>, extra: Obj = {}): Promise<void> =>
     w.event(undefined, JSON.stringify({ ...base, choices, ...(includeUsage ? { usage: null } : {}), ...extra }))
-  const choice = (delta: Obj, finishReason: string | null = null): Obj => ({
-    index: 0,
-    delta,
-    logprobs: null,
-    finish_reason: finishReason
-  })
-  const calls = a.plan.calls
-  await chunk([choice({ role: "assistant", content: calls.length === 0 ? "" : null, refusal: null })])
-  for (let index = 0; index < calls.length; index++) {
-    const call = calls[index]!
-    await chunk([
-      choice({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })
-    ])
-    for (const piece of jsonPieces(call.arguments)) {
+  const steps = a.plans.map((plan) => choiceSteps(a, plan))
+  const rounds = Math.max(...steps.map((s) => s.length))
+  for (let round = 0; round < rounds; round++) {
+    const due = steps.flatMap((s, index) => (round < s.length ? [{ index, step: s[round]! }] : []))
+    if (due.some((d) => d.step.paced)) {
       if (w.closed) return
       await pace(ctx)
-      await chunk([choice({ tool_calls: [{ index, function: { arguments: piece } }] })])
+    }
+    for (const { index, step } of due) {
+      if (w.closed) return
+      await chunk([{ index, delta: step.delta, logprobs: step.logprobs, finish_reason: step.finish }])
     }
   }
-  for (const content of a.plan.pieces) {
-    if (w.closed) return
-    await pace(ctx)
-    await chunk([choice({ content })])
-  }
-  await chunk([choice({}, a.finish)])
   if (includeUsage) await chunk([], { usage: a.usage })
   w.final()
   await w.event(undefined, "[DONE]")
   w.end()
+}
+
+/** The plans of the `n` choices (1 when `n` is left out), or the 400 of the first the emulator refuses. */
+const planChoices = (
+  ctx: EmulatorContext,
+  n: unknown,
+  input: PlanInput
+): { readonly plans: Array<TextPlan> } | { readonly param: string; readonly message: string } => {
+  const plans: Array<TextPlan> = []
+  for (let variant = 0; variant < (typeof n === "number" ? n : 1); variant++) {
+    const planned = planText(ctx, { ...input, variant })
+    if (!planned.ok) return planned
+    plans.push(planned.plan)
+  }
+  return { plans }
 }
 
 /** `POST /v1/chat/completions`. */
@@ -315,30 +378,31 @@ export const chatRoute: Route = {
     if (unpaired !== undefined) return openAiError(reply, 400, unpaired[0], unpaired[1])
     const { choice, allowed } = openAiChoice(body.tool_choice)
     const tools = onlyAllowed(functionTools(body.tools, true), allowed)
-    const planned = planText(ctx, {
+    const planned = planChoices(ctx, body.n, {
       seed: { model: body.model, messages, tools: body.tools },
       tools,
       choice,
       conversation: chatConversation(messages),
       parallel: body.parallel_tool_calls !== false,
       maxTokens: body.max_completion_tokens ?? body.max_tokens,
-      json: jsonFormat(body.response_format, "response_format")
+      json: jsonFormat(body.response_format, "response_format"),
+      stop: stopSequences(body.stop)
     })
-    if (!planned.ok) return openAiError(reply, 400, planned.message, planned.param)
-    const plan = planned.plan
+    if (!("plans" in planned)) return openAiError(reply, 400, planned.message, planned.param)
     const input =
       estimateTokens(canonicalJson(messages)) +
       (body.tools === undefined ? 0 : estimateTokens(canonicalJson(body.tools)))
+    const output = planned.plans.reduce((sum, plan) => sum + plan.outputTokens, 0)
     const answer: ChatAnswer = {
       id: newId("chatcmpl-"),
       created: Math.floor(ctx.clock.now() / 1000),
       model: String(body.model),
-      plan,
-      finish: plan.calls.length > 0 ? "tool_calls" : plan.truncated ? "length" : "stop",
+      plans: planned.plans,
+      topLogprobs: body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : undefined,
       usage: {
         prompt_tokens: input,
-        completion_tokens: plan.outputTokens,
-        total_tokens: input + plan.outputTokens,
+        completion_tokens: output,
+        total_tokens: input + output,
         prompt_tokens_details: { cached_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0 }
       }
