@@ -21,7 +21,7 @@ import { chatRoute } from "./text/chat/OpenAiText.js"
 import { platformRoutes } from "./platform/Platform.js"
 import { realtimeRoute } from "./realtime/Realtime.js"
 import { rerankRoute } from "./media/Rerank.js"
-import { responsesRoute } from "./text/responses/Responses.js"
+import { responsesRoutes } from "./text/responses/index.js"
 import type { Route, WsRoute } from "./server/Route.js"
 import { makeServer } from "./server/Server.js"
 import { speechRoute } from "./media/Speech.js"
@@ -52,7 +52,8 @@ export interface Emulator {
   /**
    * Queues `fault` for the next `times` requests on `route` (a route name, or `*` for any). Route
    * names: `models`, `messages`, `count_tokens`, `native.generate`, `native.stream`, `native.embed`,
-   * `chat`, `responses`, `embeddings`, `rerank`, `speech`, `images`, and the video, platform,
+   * `chat`, `responses` (and `responses.get`, `responses.delete`, `conversations.create`, `.get`,
+   * `.delete`), `embeddings`, `rerank`, `speech`, `images`, and the video, platform,
    * `realtime` and `live` routes (see their modules).
    */
   inject(route: string, fault: Fault, times?: number): void
@@ -71,7 +72,7 @@ const gatewayRoutes = (): ReadonlyArray<Route> => [
   countTokensRoute,
   ...nativeRoutes,
   chatRoute,
-  responsesRoute,
+  ...responsesRoutes,
   embeddingsRoute,
   rerankRoute,
   speechRoute,

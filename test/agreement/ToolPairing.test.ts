@@ -29,6 +29,8 @@ interface Case {
   readonly build: (body: Record<string, unknown>) => Effect.Effect<unknown, InvalidRequest>
   /** The client's refusal (field and rule), or `undefined` for a body it sends. */
   readonly refused?: { readonly field: string; readonly rule: string; readonly says: string }
+  /** Makes what `body` refers to on the emulator first, and gives the body to use instead. */
+  readonly prepare?: () => Promise<Record<string, unknown>>
 }
 
 const epsilon = "epsilon-sonnet-4-5-20250929"
@@ -140,7 +142,23 @@ const cases: ReadonlyArray<Case> = [
   {
     name: "responses: an output whose call lives on the server (previous_response_id)",
     ...onResponses,
-    body: { ...responses(output), previous_response_id: "resp_1" }
+    body: {},
+    // The call is made by an earlier response the emulator keeps; the body answers it by its id.
+    prepare: async () => {
+      const res = await fetch(`${emu.url}/v1/responses`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gpt-5",
+          input: "Use f",
+          tools: [{ type: "function", name: "f", parameters: { type: "object" } }]
+        })
+      })
+      const first = (await res.json()) as { id: string; output: ReadonlyArray<{ type: string; call_id?: string }> }
+      const callId = first.output.find((item) => item.type === "function_call")?.call_id
+      expect(callId).toBeDefined()
+      return { ...responses({ ...output, call_id: callId }), previous_response_id: first.id }
+    }
   },
   {
     name: "responses: an output with no call",
@@ -198,10 +216,11 @@ const cases: ReadonlyArray<Case> = [
 describe("tool calls and results: client and emulator agree", () => {
   for (const c of cases) {
     it(c.name, async () => {
-      const built = verdict(c.build(c.body))
+      const body = c.prepare === undefined ? c.body : await c.prepare()
+      const built = verdict(c.build(body))
       if (c.refused === undefined) {
         expect(Result.isSuccess(built)).toBe(true)
-        expect(await postStatus(emu, c.path, Result.isSuccess(built) ? built.success : c.body)).toBe(200)
+        expect(await postStatus(emu, c.path, Result.isSuccess(built) ? built.success : body)).toBe(200)
       } else {
         expect(Result.isFailure(built)).toBe(true)
         if (Result.isFailure(built)) {
@@ -211,7 +230,7 @@ describe("tool calls and results: client and emulator agree", () => {
           })
           expect(built.failure.message).toContain(c.refused.says)
         }
-        expect(await postStatus(emu, c.path, c.body)).toBe(400)
+        expect(await postStatus(emu, c.path, body)).toBe(400)
       }
     })
   }

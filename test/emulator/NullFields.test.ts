@@ -139,7 +139,7 @@ describe("the nulls the text families write", () => {
     ])
   })
 
-  it("responses: only error, incomplete_details, instructions and max_output_tokens, and usage before the answer is done", async () => {
+  it("responses: only error, incomplete_details, instructions, max_output_tokens and previous_response_id, and usage before the answer is done", async () => {
     const tools = [{ type: "function", name: "paint", parameters: cityTool }]
     const bodies = [
       { model: "gpt-5", input: "Hello" },
@@ -158,7 +158,7 @@ describe("the nulls the text families write", () => {
     ]
     const whole = await Promise.all(bodies.map((b) => post("/v1/responses", b)))
     const streamed = await Promise.all(bodies.map((b) => post("/v1/responses", { ...b, stream: true })))
-    const fields = ["error", "incomplete_details", "instructions", "max_output_tokens"]
+    const fields = ["error", "incomplete_details", "instructions", "max_output_tokens", "previous_response_id"]
     expect(nullsOf(whole, streamed)).toEqual(
       [
         ...[
@@ -169,6 +169,7 @@ describe("the nulls the text families write", () => {
         ].flatMap((at) => fields.map((f) => `${at}.${f}`)),
         // The cut answer (`max_output_tokens: 2`, with instructions) ends with `response.incomplete`.
         "response.incomplete.response.error",
+        "response.incomplete.response.previous_response_id",
         // `usage` is null until the response is done.
         "response.created.response.usage",
         "response.in_progress.response.usage"

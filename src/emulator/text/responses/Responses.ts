@@ -1,7 +1,9 @@
 /**
  * E16 `POST /v1/responses`: one `response` object, or the typed event sequence of the responses stream.
  * The stream has `event:` lines, increasing `sequence_number` and no `[DONE]`; answers carry function
- * calls and structured output (the plan in OpenAiPlan.ts); function outputs must answer calls.
+ * calls and structured output (the plan in OpenAiPlan.ts); function outputs must answer calls. The
+ * reply is planned from the whole conversation: the stored chain of `previous_response_id` or the
+ * items of `conversation`, then `input` (ResponsesHistory.ts); a response is stored unless `store: false`.
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { formatTypeProblem, modelProblem, openAiError, type TypedParam, typedParamProblem } from "../chat/OpenAiText.js"
@@ -9,6 +11,8 @@ import { contentText, functionTools, jsonFormat, openAiChoice, planText, type Te
 import type { Reply, Route } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
+import { historyOf } from "./ResponsesHistory.js"
+import { charsOf, responsesStateOf, type ResponsesState, type StoredConversation } from "./ResponsesState.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -16,8 +20,11 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 const problemOf = (body: Obj): [string, string, number?] | undefined => {
   const m = modelProblem(body.model, "responses")
   if (m !== undefined) return [m.message, "model", m.status]
-  if (body.input === undefined) return ["Missing required parameter: 'input'.", "input"]
-  if (!(typeof body.input === "string" || (Array.isArray(body.input) && body.input.length > 0)))
+  // A previous response or a conversation stands in for `input`.
+  const continues = (body.previous_response_id ?? body.conversation ?? undefined) !== undefined
+  if (body.input === undefined) {
+    if (!continues) return ["Missing required parameter: 'input'.", "input"]
+  } else if (!(typeof body.input === "string" || (Array.isArray(body.input) && body.input.length > 0)))
     return ["Invalid 'input': expected a string or a non-empty array.", "input"]
   if (typeof body.input === "string" && body.input.trim() === "")
     return ["Invalid 'input': string must contain non-whitespace text.", "input"]
@@ -43,41 +50,46 @@ const responsesTypedParams: ReadonlyArray<TypedParam> = [
   ["stream", "a boolean", (v) => typeof v === "boolean"],
   ["store", "a boolean", (v) => typeof v === "boolean"],
   ["instructions", "a string", (v) => typeof v === "string"],
-  ["metadata", "an object", isObj]
+  ["metadata", "an object", isObj],
+  ["previous_response_id", "a string", (v) => typeof v === "string" || v === null]
 ]
 
 /** The input items (a string input is one user message). */
 const itemsOf = (input: unknown): Array<Obj> =>
-  typeof input === "string" ? [{ role: "user", content: input }] : Array.isArray(input) ? input.filter(isObj) : []
+  typeof input === "string"
+    ? [{ type: "message", role: "user", content: input }]
+    : Array.isArray(input)
+      ? input.filter(isObj)
+      : []
 
 const outputText = (output: unknown): string => (typeof output === "string" ? output : contentText(output))
 
-/** The conversation: the prompt (last user message), functions called since, the trailing function outputs. */
+/**
+ * The conversation: the prompt (last user message), functions called since, the trailing function
+ * outputs. A function those outputs answer counts as called even when its call comes before the
+ * prompt: a client continuing a `conversation` may send the user's message again with the outputs
+ * (the AI SDK does), and the call it answers must not be made again.
+ */
 const responsesConversation = (items: ReadonlyArray<Obj>): Conversation => {
   let p = items.length - 1
   while (p >= 0 && !(items[p]!.role === "user" && (items[p]!.type ?? "message") === "message")) p--
-  const called = items
-    .slice(p + 1)
-    .filter((i) => i.type === "function_call" && typeof i.name === "string")
-    .map((i) => String(i.name))
   let r = items.length
   while (r > 0 && items[r - 1]!.type === "function_call_output") r--
+  const answered = new Set(items.slice(r).map((i) => i.call_id))
+  const called = items
+    .filter((i, k) => i.type === "function_call" && typeof i.name === "string" && (k > p || answered.has(i.call_id)))
+    .map((i) => String(i.name))
   const results = items.slice(r).map((i) => ({ text: outputText(i.output), isError: false }))
   return { prompt: p >= 0 ? contentText(items[p]!.content) : "", called, results }
 }
 
 /**
- * Checks that each `function_call_output` answers a `function_call` of the input and each call has
- * an output; skipped when earlier items live on the server (`previous_response_id`, `conversation`,
- * `item_reference`).
+ * Checks that each `function_call_output` answers a `function_call` of the conversation (the stored
+ * items, then the input) and each call has an output; skipped when an `item_reference` stands for an
+ * item the emulator does not resolve.
  */
-const responsesPairing = (body: Obj, items: ReadonlyArray<Obj>): string | undefined => {
-  if (
-    body.previous_response_id !== undefined ||
-    body.conversation !== undefined ||
-    items.some((i) => i.type === "item_reference")
-  )
-    return undefined
+const responsesPairing = (items: ReadonlyArray<Obj>): string | undefined => {
+  if (items.some((i) => i.type === "item_reference")) return undefined
   const calls = items.filter((i) => i.type === "function_call").map((i) => i.call_id)
   const outputs = items.filter((i) => i.type === "function_call_output").map((i) => i.call_id)
   const callSet = new Set(calls)
@@ -88,12 +100,19 @@ const responsesPairing = (body: Obj, items: ReadonlyArray<Obj>): string | undefi
   return missing === undefined ? undefined : `No tool output found for function call ${String(missing)}.`
 }
 
+/** What a response reads beyond its body: the items the model sees (history, then input) and its conversation. */
+interface Reading {
+  readonly input: unknown
+  readonly conversation: string | undefined
+}
+
 /** Builds the response object and its output items at each stage. */
-const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
+const shapes = (ctx: EmulatorContext, body: Obj, { input, conversation }: Reading, p: TextPlan) => {
   const ids = { response: newId("resp_"), message: newId("msg_"), calls: p.calls.map(() => newId("fc_")) }
+  const createdAt = Math.floor(ctx.clock.now() / 1000)
   const text = p.pieces.join("")
   const inputTokens =
-    estimateTokens(canonicalJson(body.input)) +
+    estimateTokens(canonicalJson(input)) +
     estimateTokens(typeof body.instructions === "string" ? body.instructions : "")
   const usage = {
     input_tokens: inputTokens,
@@ -125,10 +144,13 @@ const shapes = (ctx: EmulatorContext, body: Obj, p: TextPlan) => {
   const response = (status: string, output: Array<Obj>, withUsage: boolean): Obj => ({
     id: ids.response,
     object: "response",
-    created_at: Math.floor(ctx.clock.now() / 1000),
+    created_at: createdAt,
     status,
     model: body.model,
     output,
+    previous_response_id: body.previous_response_id ?? null,
+    ...(conversation === undefined ? {} : { conversation: { id: conversation } }),
+    store: body.store !== false,
     error: null,
     incomplete_details: status === "incomplete" ? { reason: "max_output_tokens" } : null,
     instructions: body.instructions ?? null,
@@ -150,7 +172,7 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
   const send = (type: string, data: Obj): Promise<void> =>
     w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
   const started = s.items("in_progress", false)
-  const finals = s.items("completed", true)
+  const finals = s.items(s.status, true)
   await send("response.created", { response: s.response("in_progress", [], false) })
   await send("response.in_progress", { response: s.response("in_progress", [], false) })
   for (let k = 0; k < p.calls.length; k++) {
@@ -183,6 +205,31 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
   w.end()
 }
 
+/**
+ * Stores an answered response (unless `store: false`), sized by its body and answer, and appends its
+ * input and output items to its conversation (whatever `store` says: the conversation is the store).
+ */
+const remember = (
+  state: ResponsesState,
+  body: Obj,
+  r: {
+    readonly key: string | undefined
+    readonly bodyBytes: number
+    readonly input: ReadonlyArray<Obj>
+    readonly response: Obj
+    readonly conversation: StoredConversation | undefined
+  }
+): void => {
+  const output = r.response.output as ReadonlyArray<Obj>
+  if (body.store !== false) {
+    const id = String(r.response.id)
+    const previous = typeof body.previous_response_id === "string" ? body.previous_response_id : undefined
+    const stored = { id, key: r.key, previous, input: r.input, response: r.response }
+    state.responses.put(id, stored, r.bodyBytes + charsOf(r.response))
+  }
+  if (r.conversation !== undefined) state.append(r.conversation, [...r.input, ...output])
+}
+
 /** `POST /v1/responses`. */
 export const responsesRoute: Route = {
   name: "responses",
@@ -200,12 +247,20 @@ export const responsesRoute: Route = {
         problem[1],
         problem[2] === 404 ? "model_not_found" : null
       )
-    const items = itemsOf(body.input)
-    const unpaired = responsesPairing(body, items)
+    const state = responsesStateOf(ctx)
+    const history = historyOf(state, body, req.key)
+    if (!history.ok) return openAiError(reply, history.status, history.message, history.param, history.code)
+    const input = itemsOf(body.input)
+    const items = [...history.items, ...input]
+    const unpaired = responsesPairing(items)
     if (unpaired !== undefined) return openAiError(reply, 400, unpaired, "input")
+    const reading = {
+      input: history.items.length === 0 ? body.input : items,
+      conversation: history.conversation?.id
+    }
     const { choice, allowed } = openAiChoice(body.tool_choice)
     const planned = planText(ctx, {
-      seed: { model: body.model, input: body.input, instructions: body.instructions, tools: body.tools },
+      seed: { model: body.model, input: reading.input, instructions: body.instructions, tools: body.tools },
       tools: onlyAllowed(functionTools(body.tools, false), allowed),
       choice,
       conversation: responsesConversation(items),
@@ -215,8 +270,12 @@ export const responsesRoute: Route = {
     })
     if (!planned.ok) return openAiError(reply, 400, planned.message, planned.param)
     const p = planned.plan
-    const s = shapes(ctx, body, p)
-    if (body.stream !== true) return reply.json(200, s.response(s.status, s.items("completed", true), true))
+    const s = shapes(ctx, body, reading, p)
+    const answered = s.response(s.status, s.items(s.status, true), true)
+    // Kept as answered from the start: a stream is planned whole before its first event.
+    const kept = { key: req.key, bodyBytes: req.body.byteLength, input, response: answered }
+    remember(state, body, { ...kept, conversation: history.conversation })
+    if (body.stream !== true) return reply.json(200, answered)
     return stream(ctx, reply, p, s)
   }
 }
