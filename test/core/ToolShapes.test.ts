@@ -373,6 +373,19 @@ describe("responses tool shapes", () => {
     )
     expect(chained.input?.[0]).toEqual(answer.output[0])
   })
+
+  it("sends only the new function_call_output items in a conversation, which keeps the rest itself", async () => {
+    for (const conversation of ["conv_1", { id: "conv_1" }]) {
+      const first = await Effect.runPromise(
+        responsesTools.append({ ...body, conversation }, answer, [ok("call_1", "get_weather", "12 °C")])
+      )
+      expect(first.input).toEqual([{ type: "function_call_output", call_id: "call_1", output: "12 °C" }])
+      expect(first.conversation).toEqual(conversation)
+      // The next step again sends its own outputs only, not the last step's.
+      const second = await Effect.runPromise(responsesTools.append(first, answer, [ok("call_2", "get_time", "noon")]))
+      expect(second.input).toEqual([{ type: "function_call_output", call_id: "call_2", output: "noon" }])
+    }
+  })
 })
 
 const generated = (parts: ReadonlyArray<unknown>) =>

@@ -1,6 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai"
 import { generateText, jsonSchema, stepCountIs, tool } from "ai"
-import { Effect } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import OpenAI from "openai"
 import type {
   FunctionTool,
@@ -10,6 +10,8 @@ import type {
 } from "openai/resources/responses/responses"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import { responsesRunTools } from "../../src/adapters/tools/RunTools.js"
+import * as Tool from "../../src/core/tools/Tool.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { MAX_STORED_RESPONSES, resetResponsesState } from "../../src/emulator/text/responses/ResponsesState.js"
 
@@ -310,6 +312,65 @@ describe("umg's own client", () => {
       Effect.flatMap(Gateway, (g) => g.responses.create({ model, conversation: conversation.id }))
     )
     expect(inConversation.status).toBe("completed")
+  })
+})
+
+describe("items sent again", () => {
+  it("are refused as upstream does: an input item whose id the chain, the conversation or the input holds", async () => {
+    const first = await openai.responses.create({ model, input: "What is the weather in Paris?", tools })
+    const call = first.output.find((o) => o.type === "function_call")!
+    const output = {
+      type: "function_call_output" as const,
+      call_id: "call_id" in call ? call.call_id : "",
+      output: "12 C"
+    }
+    const again = (extra: object) =>
+      openai.responses.create({ model, tools, ...extra } as never).then(
+        () => undefined,
+        (e: unknown) => e
+      )
+    const chained = await again({ previous_response_id: first.id, input: [call, output] })
+    expect(chained).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((chained as Error).message).toContain(`Duplicate item found with id ${call.id}`)
+    const twice = await again({ input: [{ role: "user", content: "Hi" }, call, call, output] })
+    expect((twice as Error).message).toContain("Duplicate item found")
+    // The outputs alone continue the chain.
+    expect(await again({ previous_response_id: first.id, input: [output] })).toBeUndefined()
+  })
+
+  it("are not sent by umg's tool loop in a conversation: it ends, each step sending only its outputs", async () => {
+    const conversation = await openai.conversations.create({})
+    const all = await Effect.runPromise(
+      Effect.provide(
+        Effect.flatMap(Gateway, (g) =>
+          Stream.runCollect(
+            responsesRunTools(
+              g.responses,
+              { model, conversation: conversation.id, input: "Use get_weather and get_time for Oslo, one at a time." },
+              {
+                tools: [
+                  Tool.make({
+                    name: "get_weather",
+                    description: "The weather in a city",
+                    parameters: Schema.Struct({ city: Schema.String }),
+                    handler: () => Effect.succeed("12 C")
+                  }),
+                  Tool.make({
+                    name: "get_time",
+                    description: "The local time in a city",
+                    parameters: Schema.Struct({ city: Schema.String }),
+                    handler: () => Effect.succeed("10:00")
+                  })
+                ]
+              }
+            )
+          )
+        ),
+        Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey })
+      )
+    )
+    expect(all.map((step) => step._tag).filter((tag) => tag === "ToolResult")).toHaveLength(2)
+    expect(all.at(-1)?._tag).toBe("Done")
   })
 })
 

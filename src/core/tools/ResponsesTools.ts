@@ -4,7 +4,9 @@
  * `function_call` output items (arguments as JSON text); the round is the response's output items,
  * then one `function_call_output` item per call, appended to `input`. The whole conversation is sent
  * again at each step rather than `previous_response_id`: the gateway contract does not say that
- * responses are stored, and a loop must also work with `store: false`.
+ * responses are stored, and a loop must also work with `store: false`. A body in a `conversation`
+ * is the exception: the conversation keeps each response's input and output items itself, so each
+ * step sends only its new `function_call_output` items (sending the rest again would add them twice).
  */
 import * as Effect from "effect/Effect"
 import type { ResponsesBodyInput } from "../text/responses/ResponsesBody.js"
@@ -41,14 +43,20 @@ export const responsesTools: ToolShape<ResponsesBodyInput, ResponsesResponse> = 
         ? [{ id: item.call_id, name: item.name, ...parseArguments(item.arguments) }]
         : []
     ),
-  append: (body, response, answers) =>
-    Effect.succeed({
-      ...body,
-      input: [
-        ...inputItems(body.input),
-        ...(response.output as ReadonlyArray<Exclude<Input, string>[number]>),
-        ...answers.map((a) => ({ type: "function_call_output", call_id: a.id, output: a.content }))
-      ]
-    }),
+  append: (body, response, answers) => {
+    const outputs = answers.map((a) => ({ type: "function_call_output", call_id: a.id, output: a.content }))
+    return Effect.succeed(
+      body.conversation !== undefined && body.conversation !== null
+        ? { ...body, input: outputs }
+        : {
+            ...body,
+            input: [
+              ...inputItems(body.input),
+              ...(response.output as ReadonlyArray<Exclude<Input, string>[number]>),
+              ...outputs
+            ]
+          }
+    )
+  },
   text: responsesOutputText
 }

@@ -5,13 +5,14 @@
  * reply is planned from the whole conversation: the stored chain of `previous_response_id` or the
  * items of `conversation`, then `input` (ResponsesHistory.ts); a response is stored unless `store: false`.
  */
-import type { EmulatorContext } from "../../server/Context.js"
+import type { EmulatorContext, SseErrorFault } from "../../server/Context.js"
+import { openAiErrorObject, streamErrorOf } from "../../server/Family.js"
 import { formatTypeProblem, modelProblem, openAiError, type TypedParam, typedParamProblem } from "../chat/OpenAiText.js"
 import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "../chat/OpenAiPlan.js"
-import type { Reply, Route } from "../../server/Route.js"
+import type { Reply, Route, SseEvent } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
-import { historyOf } from "./ResponsesHistory.js"
+import { duplicateItem, historyOf } from "./ResponsesHistory.js"
 import { charsOf, responsesStateOf, type ResponsesState, type StoredConversation } from "./ResponsesState.js"
 
 type Obj = Record<string, unknown>
@@ -166,9 +167,21 @@ const shapes = (ctx: EmulatorContext, body: Obj, { input, conversation }: Readin
   return { ids, text, items, response, status: p.truncated ? "incomplete" : "completed" }
 }
 
+/**
+ * The stream `error` event of an injected in-stream error. The API reference puts `code`, `message` and
+ * `param` at the top level; the live API nests them under `error` (which the official SDK throws on): both.
+ */
+const errorEvent = (fault: SseErrorFault, sequence_number: number): SseEvent => {
+  const e = streamErrorOf("openai", fault)
+  const object = openAiErrorObject(e.status, e.message, e.details)
+  const error = { ...object, code: object.code ?? object.type }
+  const { code, message, param } = error
+  return { name: "error", data: JSON.stringify({ type: "error", sequence_number, code, message, param, error }) }
+}
+
 const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: ReturnType<typeof shapes>): Promise<void> => {
-  const w = reply.sse()
   let seq = 0
+  const w = reply.sse({}, { errorEvent: (fault) => errorEvent(fault, seq++) })
   const send = (type: string, data: Obj): Promise<void> =>
     w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
   const started = s.items("in_progress", false)
@@ -251,6 +264,9 @@ export const responsesRoute: Route = {
     const history = historyOf(state, body, req.key)
     if (!history.ok) return openAiError(reply, history.status, history.message, history.param, history.code)
     const input = itemsOf(body.input)
+    const duplicate = duplicateItem(history.items, input)
+    if (duplicate !== undefined)
+      return openAiError(reply, duplicate.status, duplicate.message, duplicate.param, duplicate.code)
     const items = [...history.items, ...input]
     const unpaired = responsesPairing(items)
     if (unpaired !== undefined) return openAiError(reply, 400, unpaired, "input")

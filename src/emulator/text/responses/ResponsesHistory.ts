@@ -76,3 +76,24 @@ export const historyOf = (state: ResponsesState, body: Obj, key: string | undefi
   }
   return { ok: true, items: [], conversation: undefined }
 }
+
+/**
+ * Upstream's 400 for an input item whose `id` the earlier items (the stored chain or the
+ * conversation) or the input itself already hold: a loop that sends again what the server keeps.
+ */
+export const duplicateItem = (earlier: ReadonlyArray<Obj>, input: ReadonlyArray<Obj>): HistoryProblem | undefined => {
+  const seen = new Set<unknown>()
+  for (const item of earlier) if (typeof item.id === "string") seen.add(item.id)
+  for (const item of input) {
+    if (typeof item.id !== "string") continue
+    if (seen.has(item.id))
+      return {
+        status: 400,
+        message: `Duplicate item found with id ${shown(item.id)}. Remove duplicate items from your input and try again.`,
+        param: "input",
+        code: null
+      }
+    seen.add(item.id)
+  }
+  return undefined
+}
