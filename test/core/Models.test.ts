@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { decodeModelList, modelListFormatFor, modelListHeaders, modelOwnerOf } from "../../src/core/gateway/Models.js"
+import { startEmulator } from "../../src/emulator/index.js"
 
 describe("decodeModelList", () => {
   it.effect("keeps the OpenAI format's four-field records", () =>
@@ -81,10 +82,30 @@ describe("decodeModelList", () => {
 })
 
 describe("modelOwnerOf", () => {
-  it("takes the family word that begins the id, else the listing format's family", () => {
+  it("takes the family word that begins the id, else the catalog's owner, else the listing format's family", () => {
     expect(modelOwnerOf("gamma2.5-t2v-preview", "messages")).toBe("gamma")
     expect(modelOwnerOf("zeta-3-pro-preview", "messages")).toBe("zeta")
-    expect(modelOwnerOf("rerank-v1", "native")).toBe("zeta")
+    expect(modelOwnerOf("rerank-v1", "native")).toBe("rerank")
+    expect(modelOwnerOf("gpt-4o", "native")).toBe("openai")
+    expect(modelOwnerOf("text-embedding-3-small", "messages")).toBe("openai")
+    expect(modelOwnerOf("some-new-model", "native")).toBe("zeta")
+  })
+
+  it("gives every model of the emulator's list the owner the openai format gives it, in all three formats", async () => {
+    const emu = await startEmulator({ fast: true })
+    try {
+      const owners = async (format: "openai" | "messages" | "native") => {
+        const res = await fetch(`${emu.url}/v1/models`, { headers: modelListHeaders(format, emu.apiKey) })
+        const list = await Effect.runPromise(decodeModelList(format, await res.json()))
+        return Object.fromEntries(list.data.map((m) => [m.id, m.owned_by]))
+      }
+      const openai = await owners("openai")
+      expect(Object.keys(openai).length).toBeGreaterThan(20)
+      expect(await owners("messages")).toEqual(openai)
+      expect(await owners("native")).toEqual(openai)
+    } finally {
+      await emu.close()
+    }
   })
 })
 

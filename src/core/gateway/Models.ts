@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { DecodeError } from "../errors/GatewayError.js"
 import { isRecord } from "../validation/Rules.js"
 import { type DecodeOptions, decodeWith } from "../wire/WireJson.js"
+import { entryFor, isKnownModel } from "./Catalog.js"
 
 /** The model record: only these four fields. @category schemas */
 export const ModelRecord = Schema.Struct({
@@ -70,13 +71,18 @@ export interface ModelList {
 const FAMILIES = ["epsilon", "zeta", "alpha", "beta", "gamma", "delta"] as const
 
 /**
- * `owned_by` for formats that lack it: the contract's family word that begins the id (`epsilon-…`,
- * `zeta-…`, `alpha-2`, `gamma2.5-…`), otherwise the family whose format listed it (messages-style →
- * `epsilon`, native → `zeta`).
+ * `owned_by` for formats that lack it, as the openai format gives it: the contract's family word that
+ * begins the id (`epsilon-…`, `zeta-…`, `alpha-2`, `gamma2.5-…`); else, for an id the model catalog
+ * lists, `rerank` for a rerank model and `openai` for the others (`gpt-4o`, `text-embedding-3-small`,
+ * `tts-1`); else the family whose format listed it (messages-style → `epsilon`, native → `zeta`).
  * @category accessors
  */
-export const modelOwnerOf = (id: string, format: "messages" | "native"): string =>
-  FAMILIES.find((family) => id.startsWith(family)) ?? (format === "messages" ? "epsilon" : "zeta")
+export const modelOwnerOf = (id: string, format: "messages" | "native"): string => {
+  const family = FAMILIES.find((word) => id.startsWith(word))
+  if (family !== undefined) return family
+  if (isKnownModel(id)) return entryFor(id).capabilities.includes("rerank") ? "rerank" : "openai"
+  return format === "messages" ? "epsilon" : "zeta"
+}
 
 const decoders = {
   openai: decodeWith(OpenAiModelList, "openai", "model list (openai format)"),
