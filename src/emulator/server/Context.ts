@@ -23,6 +23,19 @@ export type Fault =
   | { readonly kind: "sse-cut"; readonly afterEvents: number }
   /** For SSE: write every event except the final one(s), then end the response cleanly. */
   | { readonly kind: "sse-no-final" }
+  /**
+   * For SSE: write `afterEvents` events, then the route family's own in-stream error event (as
+   * upstream sends after HTTP 200), then end the response. `status` picks the error's type as the
+   * family's HTTP error would (default: the family's overloaded error, 529 messages-style, 503 the
+   * others); `type` overrides that type, `message` the text. A stream of fewer events is unchanged.
+   */
+  | {
+      readonly kind: "sse-error"
+      readonly afterEvents: number
+      readonly status?: number
+      readonly type?: string
+      readonly message?: string
+    }
   /** For SSE: replace the data of event number `atEvent` with malformed JSON. */
   | { readonly kind: "sse-malformed"; readonly atEvent: number }
   /** Send headers (and, for SSE, `afterEvents` events) then stall: write nothing more until closed. */
@@ -31,6 +44,9 @@ export type Fault =
   | { readonly kind: "sse-only-pings"; readonly everyMs: number }
   /** For WebSockets: close the socket with this code after `afterMessages` server messages. */
   | { readonly kind: "ws-close"; readonly code: number; readonly reason?: string; readonly afterMessages?: number }
+
+/** The `sse-error` fault: an in-stream error after `afterEvents` events. */
+export type SseErrorFault = Extract<Fault, { readonly kind: "sse-error" }>
 
 export interface EmulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */

@@ -1,8 +1,10 @@
 /**
  * The endpoint family of a path and each family's error envelope, so that server-made errors (404,
- * 405, 413, injected statuses) look like the errors of the route they stand in for.
+ * 405, 413, injected statuses and in-stream errors) look like the errors of the route they stand in for.
  */
 import type { AuthFamily } from "./Auth.js"
+import type { SseErrorFault } from "./Context.js"
+import type { SseEvent } from "./Route.js"
 
 /** Error-shape families: the auth families plus the platform `{code, msg, data}` envelope. */
 export type Family = AuthFamily | "platform"
@@ -82,6 +84,21 @@ export interface ErrorDetails {
   readonly requestId?: string
 }
 
+/** The OpenAI-style error object (the envelope's `error`) a family answers `status` with. */
+export const openAiErrorObject = (
+  status: number,
+  message: string,
+  details: ErrorDetails = {}
+): { readonly message: string; readonly type: string; readonly param: string | null; readonly code: string | null } => {
+  const d = openAiTypeAndCode(status)
+  return {
+    message,
+    type: details.type ?? d.type,
+    param: details.param ?? null,
+    code: details.code === undefined ? d.code : details.code
+  }
+}
+
 /** The error body a family answers `status` with. */
 export const errorBody = (family: Family, status: number, message: string, details: ErrorDetails = {}): unknown => {
   switch (family) {
@@ -98,16 +115,42 @@ export const errorBody = (family: Family, status: number, message: string, detai
     case "platform":
       return { code: status, msg: message, data: null }
     case "openai":
-    case "video": {
-      const d = openAiTypeAndCode(status)
-      return {
-        error: {
-          message,
-          type: details.type ?? d.type,
-          param: details.param ?? null,
-          code: details.code === undefined ? d.code : details.code
-        }
-      }
-    }
+    case "video":
+      return { error: openAiErrorObject(status, message, details) }
+  }
+}
+
+/** The families whose text streams carry an in-stream error. */
+export type StreamFamily = "messages" | "openai" | "native"
+
+/** Each family's overloaded error, what an `sse-error` fault sends unless told otherwise. */
+const overloaded: Readonly<Record<StreamFamily, { readonly status: number; readonly message: string }>> = {
+  messages: { status: 529, message: "Overloaded" },
+  openai: { status: 503, message: "The server is overloaded. Please try again later." },
+  native: { status: 503, message: "The model is overloaded. Please try again later." }
+}
+
+/** What an `sse-error` fault's error says in `family`: status, message and the type that overrides the status's. */
+export const streamErrorOf = (
+  family: StreamFamily,
+  fault: SseErrorFault
+): { readonly status: number; readonly message: string; readonly details: ErrorDetails } => ({
+  status: fault.status ?? overloaded[family].status,
+  message:
+    fault.message ??
+    (fault.status === undefined ? overloaded[family].message : `Injected stream error: HTTP ${fault.status}`),
+  details: fault.type === undefined ? {} : { type: fault.type }
+})
+
+/**
+ * The in-stream error event of `family` for an `sse-error` fault: the family's error body without a
+ * request id (upstream's in-stream errors carry none) — messages-style as an `event: error`, the
+ * OpenAI-style chat payload and the native-content chunk as data-only events.
+ */
+export const streamErrorEvent = (family: StreamFamily, fault: SseErrorFault): SseEvent => {
+  const e = streamErrorOf(family, fault)
+  return {
+    name: family === "messages" ? "error" : undefined,
+    data: JSON.stringify(errorBody(family, e.status, e.message, e.details))
   }
 }

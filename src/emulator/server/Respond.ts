@@ -1,9 +1,10 @@
 /**
  * The `Reply` a route writes with: JSON, bytes and SSE over a `ServerResponse`, applying the fault
- * injected for this request (drop mid-body, SSE cut / no final / malformed / stall / only pings).
+ * injected for this request (drop mid-body, SSE cut / error / no final / malformed / stall / only pings).
  */
 import type { ServerResponse } from "node:http"
 import type { Fault } from "./Context.js"
+import { streamErrorEvent } from "./Family.js"
 import type { Reply, SseOptions, SseWriter } from "./Route.js"
 
 type Headers = Readonly<Record<string, string>>
@@ -112,6 +113,13 @@ export const makeReply = (res: ServerResponse, fault: Fault | undefined, base: H
         if (fault?.kind === "sse-cut" && index === fault.afterEvents) {
           cut = true
           writeThenDrop(res, frame.slice(0, Math.max(1, Math.floor(frame.length / 2))))
+          return Promise.resolve()
+        }
+        if (fault?.kind === "sse-error" && index === fault.afterEvents) {
+          // Upstream's in-stream error ends the stream in place of the rest: the family's error event, then the end.
+          cut = true
+          const error = options.errorEvent?.(fault) ?? streamErrorEvent("openai", fault)
+          res.end(sseFrame(error.name, error.data, le))
           return Promise.resolve()
         }
         if (fault?.kind === "stall" && events >= (fault.afterEvents ?? 0)) stalled = true

@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import type { WebSocket } from "ws"
-import type { EmulatorContext, Fault, KeyProfile } from "./Context.js"
+import type { EmulatorContext, Fault, KeyProfile, SseErrorFault } from "./Context.js"
 
 /** A request as routes see it: the body is read whole (bounded) before the route runs. */
 export interface EmuRequest {
@@ -27,9 +27,18 @@ export interface EmuRequest {
   readonly requestId?: string
 }
 
-/** How an SSE response frames its events: `\n` (default) or `\r\n` line ends (native content uses `\r\n\r\n`). */
+/** One SSE event as written: its `event:` name (undefined: a data-only event) and its data. */
+export interface SseEvent {
+  readonly name: string | undefined
+  readonly data: string
+}
+
+/** How an SSE response frames its events and, for an `sse-error` fault, its family's error event. */
 export interface SseOptions {
+  /** `\n` (default) or `\r\n` line ends (native content uses `\r\n\r\n`). */
   readonly lineEnd?: "\n" | "\r\n"
+  /** The family's in-stream error event; default the OpenAI-style data-only `{"error": {…}}`. */
+  readonly errorEvent?: (fault: SseErrorFault) => SseEvent
 }
 
 /** An open SSE response. `event` writes one event; `end` finishes the response. */

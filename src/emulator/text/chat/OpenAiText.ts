@@ -6,7 +6,7 @@
  * before them.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { errorBody } from "../../server/Family.js"
+import { errorBody, streamErrorEvent } from "../../server/Family.js"
 import { findModel } from "../../gateway/Models.js"
 import type { Reply, Route } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
@@ -304,10 +304,11 @@ const choiceSteps = (a: ChatAnswer, plan: TextPlan): Array<ChoiceStep> => {
 
 /**
  * Streams the OpenAI chat stream: each choice's chunks (`choiceSteps`), one chunk per choice in turn
- * as upstream interleaves them, a token wait per round; then usage and `[DONE]`.
+ * as upstream interleaves them, a token wait per round; then usage and `[DONE]`. An injected in-stream
+ * error is a data-only `{"error": {…}}` payload.
  */
 const streamChat = async (ctx: EmulatorContext, reply: Reply, a: ChatAnswer, includeUsage: boolean): Promise<void> => {
-  const w = reply.sse()
+  const w = reply.sse({}, { errorEvent: (fault) => streamErrorEvent("openai", fault) })
   const base = {
     id: a.id,
     object: "chat.completion.chunk",

@@ -4,13 +4,13 @@
  * prompt-cache accounting.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { errorBody } from "../../server/Family.js"
+import { errorBody, streamErrorEvent } from "../../server/Family.js"
 import { countInputTokens } from "./MessageTokens.js"
 import { findModel } from "../../gateway/Models.js"
-import { validateCreate } from "./MessagesValidation.js"
+import { thinkingSignature, validateCreate } from "./MessagesValidation.js"
 import { accountCache } from "./PromptCache.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, cutAtStop, hash32, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
+import { canonicalJson, cutAtStop, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
 import { checkTools, planTurn, resultsPrefix, structuredText, wantsMismatch, type Conversation } from "../ToolTurns.js"
 import type { SchemaProblem } from "../schema/SchemaWalk.js"
 import {
@@ -100,7 +100,7 @@ export const planMessage = (ctx: EmulatorContext, body: Obj): Planned => {
 
   if (isObj(body.thinking) && body.thinking.type === "enabled") {
     const thinking = replyWords(`${seed}#thinking`, 12).join(" ")
-    blocks.push({ type: "thinking", thinking, signature: Buffer.from(`sig:${hash32(thinking)}`).toString("base64") })
+    blocks.push({ type: "thinking", thinking, signature: thinkingSignature(thinking) })
   }
 
   const tools = messagesTools(body.tools)
@@ -177,9 +177,12 @@ const emptyBlock = (b: OutBlock): Obj => {
   }
 }
 
-/** Streams a plan as the messages-style stream does: `event:` lines, a ping, deltas per token, cumulative usage. */
+/**
+ * Streams a plan as the messages-style stream does: `event:` lines, a ping, deltas per token, cumulative
+ * usage; an injected in-stream error is an `event: error`.
+ */
 export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: MessagePlan): Promise<void> => {
-  const w = reply.sse()
+  const w = reply.sse({}, { errorEvent: (fault) => streamErrorEvent("messages", fault) })
   const send = (name: string, data: Obj): Promise<void> => w.event(name, JSON.stringify({ type: name, ...data }))
   const { output_tokens: _out, ...startUsage } = plan.usage
   await send("message_start", {

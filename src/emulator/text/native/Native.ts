@@ -5,7 +5,7 @@
  * chunk carrying those with new parts. The native embedding shape is rejected.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { errorBody } from "../../server/Family.js"
+import { errorBody, streamErrorEvent } from "../../server/Family.js"
 import { findModel } from "../../gateway/Models.js"
 import { normaliseNative, parseNativeModel, validateNative } from "./NativeRequest.js"
 import type { Reply, Route } from "../../server/Route.js"
@@ -141,7 +141,8 @@ const streamRoute: Route = {
         Array.from({ length: count }, (_, i) => chunk(i))
       )
     }
-    const w = reply.sse({}, { lineEnd: "\r\n" })
+    // An injected in-stream error is a chunk with a top-level `error` (the HTTP error's body).
+    const w = reply.sse({}, { lineEnd: "\r\n", errorEvent: (fault) => streamErrorEvent("native", fault) })
     for (let i = 0; i < count; i++) {
       if (w.closed) return
       if (i > 0) await pace(ctx)

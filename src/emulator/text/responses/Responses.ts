@@ -181,7 +181,8 @@ const errorEvent = (fault: SseErrorFault, sequence_number: number): SseEvent => 
 
 const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: ReturnType<typeof shapes>): Promise<void> => {
   let seq = 0
-  const w = reply.sse({}, { errorEvent: (fault) => errorEvent(fault, seq++) })
+  // `send` numbers an event before writing it, so the error takes the number of the event it replaces.
+  const w = reply.sse({}, { errorEvent: (fault) => errorEvent(fault, seq - 1) })
   const send = (type: string, data: Obj): Promise<void> =>
     w.event(type, JSON.stringify({ type, sequence_number: seq++, ...data }))
   const started = s.items("in_progress", false)
