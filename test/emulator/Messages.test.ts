@@ -106,6 +106,30 @@ describe("POST /v1/messages", () => {
     expect(kinds.indexOf("signature_delta")).toBeLessThan(kinds.indexOf("text_delta"))
   })
 
+  it("takes its thinking blocks back unchanged, and refuses one altered or made up, as upstream does", async () => {
+    const body = { ...base, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2048 } }
+    const m = (await (await post("/v1/messages", body)).json()) as Msg
+    const next = (content: ReadonlyArray<unknown>) => ({
+      ...body,
+      messages: [...base.messages, { role: "assistant", content }, { role: "user", content: "And the sky?" }]
+    })
+    expect((await post("/v1/messages", next(m.content))).status).toBe(200)
+    const thinking = m.content[0] as { thinking: string; signature: string }
+    for (const altered of [
+      { ...thinking, thinking: `${thinking.thinking} (edited)` },
+      { ...thinking, signature: "c2ln" },
+      { type: "thinking", thinking: "made up" }
+    ]) {
+      const res = await post("/v1/messages", next([altered, m.content[1]]))
+      expect(res.status).toBe(400)
+      // The gateway's type for a refused messages-style body (the contract's table), upstream's words.
+      expect(((await res.json()) as { error: { type: string; message: string } }).error).toEqual({
+        type: "invalid_request",
+        message: "messages.1.content.0: Invalid `signature` in `thinking` block"
+      })
+    }
+  })
+
   it("uses a tool in two rounds: first a tool_use with the required inputs, then text using the result", async () => {
     const first = (await (await post("/v1/messages", { ...base, tools: [weather] })).json()) as Msg
     expect(first.stop_reason).toBe("tool_use")

@@ -2,10 +2,18 @@
  * The checks E8 (create message) and E9 (count tokens) make on a body, returning the first failure's
  * message in the contract's wording (`field messages is required`).
  */
+import { Buffer } from "node:buffer"
+import { hash32 } from "../TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v)
+
+/**
+ * The signature the emulator gives a thinking block: a token of its text, so a block sent back
+ * altered (or made up) is told apart, as upstream tells it by its signature.
+ */
+export const thinkingSignature = (thinking: string): string => Buffer.from(`sig:${hash32(thinking)}`).toString("base64")
 
 /** A failed check: the message to answer 400 with. */
 export type Invalid = { readonly message: string }
@@ -72,10 +80,26 @@ const checkCacheControl = (cc: unknown, where: string): Invalid | undefined =>
     ? undefined
     : invalid(`field ${where}.type must be one of ephemeral, persistent`)
 
+/** Thinking blocks of assistant turns must come back unchanged (protocol notes §1.4): their signature tells. */
+const checkThinkingBlocks = (messages: ReadonlyArray<unknown>): Invalid | undefined => {
+  for (let i = 0; i < messages.length; i++) {
+    const msg = messages[i] as Obj
+    if (msg.role !== "assistant" || !Array.isArray(msg.content)) continue
+    for (let j = 0; j < msg.content.length; j++) {
+      const block = msg.content[j] as Obj
+      if (block.type !== "thinking") continue
+      if (typeof block.thinking !== "string" || block.signature !== thinkingSignature(block.thinking))
+        return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`)
+    }
+  }
+  return undefined
+}
+
 /** E8's checks on a create-message body. */
 export const validateCreate = (body: Obj): Invalid | undefined => {
   if (typeof body.model !== "string" || body.model.length === 0) return invalid("field model is required")
-  const m = checkMessages(body.messages, (name) => `field ${name}`)
+  const m =
+    checkMessages(body.messages, (name) => `field ${name}`) ?? checkThinkingBlocks(body.messages as Array<unknown>)
   if (m !== undefined) return m
   if (body.max_tokens === undefined) return invalid("field max_tokens is required")
   if (!isNum(body.max_tokens) || !Number.isInteger(body.max_tokens) || body.max_tokens <= 0)
