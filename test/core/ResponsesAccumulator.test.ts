@@ -233,6 +233,32 @@ describe("ResponsesAccumulator", () => {
     expect(error.family).toBe("openai")
   })
 
+  it("decodes an error event whose fields are nested under error (as the live API sends it), as the flat one", () => {
+    const nested = {
+      type: "error",
+      sequence_number: 2,
+      error: { type: "too_many_requests", code: "too_many_requests", message: "Too Many Requests", param: null }
+    }
+    const decoded = Result.getOrThrow(decodeResponsesEventEither(record(nested)))
+    expect(decoded).toMatchObject({
+      type: "error",
+      code: "too_many_requests",
+      message: "Too Many Requests",
+      param: null
+    })
+    const { sequence_number: _, ...unnumbered } = decoded as ResponsesEvent & { sequence_number?: number }
+    const error = failure([created(), ev(unnumbered)])
+    expect(error.reason).toBe("error-event")
+    expect(error.message).toContain("stream error too_many_requests: Too Many Requests")
+    // Only a type: it names the error. Top-level fields win over nested ones.
+    const typed = { type: "error", error: { type: "server_error", message: "boom" } }
+    expect(Result.getOrThrow(decodeResponsesEventEither(record(typed)))).toMatchObject({ code: "server_error" })
+    const both = { type: "error", code: "a", message: "top", error: { code: "b", message: "nested" } }
+    expect(Result.getOrThrow(decodeResponsesEventEither(record(both)))).toMatchObject({ code: "a", message: "top" })
+    // Neither shape: still a DecodeError naming the missing message.
+    expect(Result.isFailure(decodeResponsesEventEither(record({ type: "error", error: { code: "x" } })))).toBe(true)
+  })
+
   it("fails ended-early on [DONE] or the end of the stream before the final event", () => {
     expect(failure([created(), { type: "done" }]).reason).toBe("ended-early")
     const partial = Result.getOrThrow(stepResponses(initialResponsesSnapshot, created()))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { DecodeError } from "../../errors/GatewayError.js"
+import { isRecord } from "../../validation/Rules.js"
 import {
   type DecodeOptions,
   decodeWith,
@@ -291,6 +292,27 @@ const entry = <A extends ResponsesEvent, I>(type: A["type"], schema: Schema.Code
   decodeWith(schema, "openai", `${type} event`)
 ]
 
+/**
+ * The error event as the API reference has it (`code`, `message`, `param` at the top) or as the live
+ * API is reported to send it (the same under `error`, with `type`): the nested fields stand in for
+ * absent top-level ones, so either is the one `ResponsesErrorEvent`.
+ */
+const liftedError =
+  (decode: EventDecoder): EventDecoder =>
+  (payload, options) => {
+    if (!isRecord(payload) || !isRecord(payload.error)) return decode(payload, options)
+    const nested = payload.error
+    return decode(
+      {
+        ...payload,
+        code: payload.code ?? nested.code ?? nested.type ?? null,
+        message: payload.message ?? nested.message,
+        param: payload.param ?? nested.param ?? null
+      },
+      options
+    )
+  }
+
 /** One decoder per known event type, so a malformed event's error names only its own shape. */
 const BY_TYPE: ReadonlyMap<string, EventDecoder> = new Map([
   entry("response.created", ResponsesCreated),
@@ -312,7 +334,7 @@ const BY_TYPE: ReadonlyMap<string, EventDecoder> = new Map([
   entry("response.reasoning_summary_part.added", ResponsesReasoningSummaryPartAdded),
   entry("response.reasoning_summary_text.delta", ResponsesReasoningSummaryTextDelta),
   entry("response.reasoning_summary_text.done", ResponsesReasoningSummaryTextDone),
-  entry("error", ResponsesErrorEvent)
+  ["error", liftedError(decodeWith(ResponsesErrorEvent, "openai", "error event"))]
 ])
 const decodeUnknownEvent = decodeWith(ResponsesUnknownEvent, "openai", "responses event")
 
