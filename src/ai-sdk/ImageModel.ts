@@ -42,10 +42,20 @@ export const makeImageModel = (ctx: LanguageModelContext, modelId: string): Imag
     const site = { url: `${ctx.baseUrl}/v1/images/generations`, requestBody: body, signal: prepared.signal }
     const answer = await ctx.runtime.run(site, (g) => g.images.generate(body as never, prepared.options))
     const info = prepared.response()
+    const usage = answer.usage
     return {
       images: answer.images.map((image) => image.bytes),
       warnings,
-      response: { timestamp: new Date(answer.created * 1000), modelId, headers: info?.headers }
+      response: { timestamp: new Date(answer.created * 1000), modelId, headers: info?.headers },
+      ...(usage === undefined
+        ? {}
+        : {
+            usage: {
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              totalTokens: usage.total_tokens
+            }
+          })
     }
   }
 })

@@ -61,12 +61,15 @@ describe("umg/ai-sdk embedding model", () => {
 
 describe("umg/ai-sdk image model", () => {
   it("generateImage gets the image's bytes for an aspect ratio", async () => {
-    const { image } = await generateImage({
+    const { image, usage } = await generateImage({
       model: umg.imageModel("zeta-2.5-flash-image"),
       prompt: "a cat",
       aspectRatio: "16:9"
     })
     expect(image.uint8Array.length).toBeGreaterThan(8)
+    // The gateway's usage, which the emulator gives.
+    expect(usage.totalTokens).toBeGreaterThan(0)
+    expect(usage.totalTokens).toBe(usage.inputTokens! + usage.outputTokens!)
     expect(image.mediaType).toMatch(/^image\//)
     expect(JSON.parse(proxy.requests[0]!.body)).toMatchObject({ size: "16:9", response_format: "b64_json" })
   })

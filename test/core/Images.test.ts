@@ -60,6 +60,25 @@ describe("buildImagesBody", () => {
     })
   )
 
+  it.effect("takes n from 1 to 10, the images API's range, naming the field and the range", () =>
+    Effect.gen(function* () {
+      expect((yield* buildImagesBody({ ...base, n: 10 })).n).toBe(10)
+      const e = yield* bad({ ...base, n: 11 })
+      expect(e).toMatchObject({ field: "n", rule: "range" })
+      expect(e.message).toBe("n: 11 is out of range for zeta-2.5-flash-image; allowed: 1 to 10")
+    })
+  )
+
+  it.effect("refuses contents that are empty or not an array, with or without a prompt", () =>
+    Effect.gen(function* () {
+      const empty = yield* bad({ model: base.model, contents: [] })
+      expect(empty).toMatchObject({ field: "contents", rule: "non-empty", message: "contents must not be empty" })
+      expect(yield* bad({ ...base, contents: [] })).toMatchObject({ field: "contents", rule: "non-empty" })
+      const object = yield* bad({ model: base.model, contents: { parts: [{ text: "x" }] } })
+      expect(object).toMatchObject({ field: "contents", rule: "type" })
+    })
+  )
+
   it.effect("requires a prompt unless contents are given, and passes contents through", () =>
     Effect.gen(function* () {
       expect(yield* bad({ model: base.model })).toMatchObject({ field: "prompt", rule: "required" })
@@ -121,6 +140,23 @@ describe("decodeImages", () => {
         data: [{ b64_json: `data:image/webp;base64,${Base64.encode(png)}` }]
       })
       expect(named.images[0]!.mimeType).toBe("image/webp")
+    })
+  )
+
+  it.effect("keeps the answer's usage as given, and leaves it out when the answer has none", () =>
+    Effect.gen(function* () {
+      const usage = {
+        input_tokens: 12,
+        input_tokens_details: { image_tokens: 0, text_tokens: 12 },
+        output_tokens: 1290,
+        total_tokens: 1302
+      }
+      const item = { b64_json: Base64.encode(png) }
+      const decoded = yield* decodeImages({ created: 1, data: [item], output_format: "png", size: "128x128", usage })
+      expect(decoded.usage).toEqual(usage)
+      expect(yield* decodeImages({ created: 1, data: [item] })).not.toHaveProperty("usage")
+      const bad = yield* Effect.flip(decodeImages({ created: 1, data: [item], usage: { input_tokens: -1 } }))
+      expect(bad).toMatchObject({ _tag: "DecodeError", what: "images response" })
     })
   )
 

@@ -44,6 +44,26 @@ describe("buildPlatformTextToVideoBody (E4)", () => {
       expect((yield* Effect.flip(buildPlatformTextToVideoBody({ ...t2v, return_url: "yes" }))).field).toBe("return_url")
     })
   )
+
+  it.effect("takes an aspect_ratio that is a W:H ratio or adaptive, and a req_key that is not empty", () =>
+    Effect.gen(function* () {
+      for (const aspect_ratio of ["9:16", "21:9", "adaptive"])
+        expect((yield* buildPlatformTextToVideoBody({ ...t2v, aspect_ratio })).aspect_ratio).toBe(aspect_ratio)
+      for (const aspect_ratio of ["wide", "16x9", "0:9", "16:"]) {
+        const e = yield* Effect.flip(buildPlatformTextToVideoBody({ ...t2v, aspect_ratio }))
+        expect(e).toMatchObject({ field: "aspect_ratio", rule: "one-of" })
+        expect(e.message).toBe(
+          `aspect_ratio: "${aspect_ratio}" is not allowed; allowed: a ratio such as 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, or adaptive`
+        )
+      }
+      for (const req_key of ["", "  "])
+        expect(yield* Effect.flip(buildPlatformTextToVideoBody({ ...t2v, req_key }))).toMatchObject({
+          field: "req_key",
+          rule: "non-empty",
+          message: "req_key must not be empty"
+        })
+    })
+  )
 })
 
 describe("buildAnyShootEasyBody (E5)", () => {

@@ -51,7 +51,8 @@ describe("rules across fields live in the body Schemas", () => {
     Effect.gen(function* () {
       const body = { model: "zeta-2.5-flash-image", response_format: "b64_json" }
       expect(is(ImagesBody, body)).toBe(false)
-      expect(is(ImagesBody, { ...body, contents: [] })).toBe(true)
+      expect(is(ImagesBody, { ...body, contents: [{ role: "user", parts: [{ text: "x" }] }] })).toBe(true)
+      expect(is(ImagesBody, { ...body, contents: [] })).toBe(false)
       expect(is(ImagesBody, { ...body, prompt: "a fox" })).toBe(true)
       const e = yield* Effect.flip(buildImagesBody({ model: body.model }))
       expect(e).toMatchObject({ field: "prompt", rule: "required", message: "prompt is required (or contents)" })

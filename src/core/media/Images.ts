@@ -9,7 +9,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
-import { acrossFields, matching, NonBlank, range } from "../validation/FieldRules.js"
+import { acrossFields, matching, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 import { at } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
@@ -21,11 +21,15 @@ export const imageSizes = ["1K", "2K", "3K", "4K"] as const
 const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
 const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
 
+// `n`: the images API's range (protocol notes §3.7); the contract says only "integer".
+const imageCount = { min: 1, max: 10 } as const
+
 /**
  * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`), with
- * its rules: `prompt` non-empty, `size` an aspect ratio, `n` a positive integer, `image_size`
- * 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`, and `prompt` unless `contents`.
- * `contents` stays open: its format is not shown.
+ * its rules: `prompt` non-empty, `size` an aspect ratio (the contract's; not pixels), `n` an integer
+ * from 1 to 10, `image_size` 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`,
+ * `contents` a non-empty array, and `prompt` unless `contents`. The items of `contents` stay open:
+ * their format is not shown.
  * @category schemas
  */
 export const ImagesBody = acrossFields(
@@ -37,13 +41,14 @@ export const ImagesBody = acrossFields(
       Schema.String.pipe(matching(ASPECT_RATIO, "an aspect ratio such as 16:9, 9:16, 1:1, 4:3, 3:4"))
     ),
     quality: Schema.optionalKey(Schema.String),
-    n: Schema.optionalKey(Schema.Int.pipe(range({ min: 1 }))),
+    n: Schema.optionalKey(Schema.Int.pipe(range(imageCount))),
     image_size: Schema.optionalKey(Schema.Literals(imageSizes)),
     mime_type: Schema.optionalKey(
       Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))
     ),
     response_modalities: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
-    contents: Schema.optionalKey(Schema.Unknown)
+    // A list of turns (image-to-image, multi-turn); an empty one says nothing, so it does not stand in for `prompt`.
+    contents: Schema.optionalKey(nonEmptyArray(Schema.Unknown))
   }),
   "required",
   (body) => (body.prompt === undefined && body.contents === undefined ? { key: "prompt", detail: "" } : undefined),
@@ -58,9 +63,9 @@ const imagesBody = closedBody(ImagesBody, "an images body")
 
 /**
  * Validates an image request for a zeta image model (from the catalog), then the Schema's rules.
- * `prompt` is required unless `contents` (image-to-image, multi-turn; its format is not shown, so it
- * passes through sanitized) is given. `response_format` is set to `b64_json`, the only one this
- * series answers.
+ * `prompt` is required unless `contents` (a non-empty array of turns for image-to-image or
+ * multi-turn; their format is not shown, so they pass through sanitized) is given. `response_format`
+ * is set to `b64_json`, the only one this series answers.
  * @category constructors
  */
 export const buildImagesBody = (
@@ -85,10 +90,33 @@ export const ImagesResponseItem = Schema.Struct({
   revised_prompt: Schema.optionalKey(Schema.String)
 })
 
-/** The images response, in the OpenAI images shape (the contract does not show it; docs/ARCHITECTURE.md). @category schemas */
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const TokenDetails = Schema.Struct({
+  image_tokens: Schema.optionalKey(NonNegativeInt),
+  text_tokens: Schema.optionalKey(NonNegativeInt)
+})
+
+// The tokens an images request used (protocol notes §3.7).
+// Every field tolerated missing: an unusual usage must not cost the images it came with.
+const ImagesUsage = Schema.Struct({
+  input_tokens: Schema.optionalKey(NonNegativeInt),
+  output_tokens: Schema.optionalKey(NonNegativeInt),
+  total_tokens: Schema.optionalKey(NonNegativeInt),
+  input_tokens_details: Schema.optionalKey(TokenDetails),
+  output_tokens_details: Schema.optionalKey(TokenDetails)
+})
+/** The `usage` of an images response: input, output and total tokens, maybe with details. @category models */
+export type ImagesUsage = typeof ImagesUsage.Type
+
+/**
+ * The images response, in the OpenAI images shape (the contract does not show it; docs/ARCHITECTURE.md,
+ * protocol notes §3.7); `usage` is tolerated missing.
+ * @category schemas
+ */
 export const ImagesResponse = Schema.Struct({
   created: Schema.Number,
-  data: Schema.Array(ImagesResponseItem)
+  data: Schema.Array(ImagesResponseItem),
+  usage: Schema.optionalKey(ImagesUsage)
 })
 /** @category models */
 export type ImagesResponse = typeof ImagesResponse.Type
@@ -112,6 +140,13 @@ const decodeResponse = decodeWith(ImagesResponse, "openai", "images response")
 const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, from = 0): boolean =>
   signature.every((byte, i) => bytes[from + i] === byte)
 
+/** A decoded images response: when it was made, its images and, when the gateway gives it, the usage. @category models */
+export interface DecodedImages {
+  readonly created: number
+  readonly images: ReadonlyArray<DecodedImage>
+  readonly usage?: ImagesUsage
+}
+
 /** The MIME type an image's first bytes show (its format's signature), or `undefined` for other bytes. */
 const imageTypeOf = (bytes: Uint8Array): string | undefined => {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png"
@@ -122,14 +157,11 @@ const imageTypeOf = (bytes: Uint8Array): string | undefined => {
 }
 
 /**
- * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes.
- * Fails with `DecodeError`, never throws.
+ * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes; `usage`
+ * is kept as given. Fails with `DecodeError`, never throws.
  * @category decoding
  */
-export const decodeImages = (
-  json: unknown,
-  options?: DecodeOptions
-): Effect.Effect<{ readonly created: number; readonly images: ReadonlyArray<DecodedImage> }, DecodeError> =>
+export const decodeImages = (json: unknown, options?: DecodeOptions): Effect.Effect<DecodedImages, DecodeError> =>
   Effect.suspend(() => {
     const fail = (message: string) =>
       Effect.fail(new DecodeError({ family: "openai", what: "images response", message }))
@@ -152,5 +184,6 @@ export const decodeImages = (
         ...(item.revised_prompt !== undefined ? { revisedPrompt: item.revised_prompt } : {})
       })
     }
-    return Effect.succeed({ created: parsed.success.created, images })
+    const { created, usage } = parsed.success
+    return Effect.succeed({ created, images, ...(usage !== undefined ? { usage } : {}) })
   })

@@ -21,15 +21,21 @@ import { isRecord, optional } from "../validation/Rules.js"
 /** The durations E4 takes, as strings. @category models */
 export const platformVideoDurations = ["3", "5", "8", "10", "12"] as const
 
-/** E4: the platform text-to-video body. @category models */
+// E4's aspect ratio: the contract names no values; these are the generic video ones (E1), any W:H
+// of one or two digits each, and `adaptive`.
+const AspectRatio = Schema.String.pipe(
+  matching(/^(?:[1-9]\d?:[1-9]\d?|adaptive)$/, "a ratio such as 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, or adaptive")
+)
+
+/** E4: the platform text-to-video body (`aspect_ratio` a `W:H` ratio or `adaptive`; `req_key` not empty). @category models */
 export const PlatformTextToVideoBody = Schema.Struct({
   model: NonBlank,
   prompt: NonBlank,
   duration: Schema.Literals(platformVideoDurations),
-  aspect_ratio: NonBlank,
+  aspect_ratio: AspectRatio,
   resolution: Schema.optionalKey(NonBlank),
   return_url: Schema.optionalKey(Schema.Boolean),
-  req_key: Schema.optionalKey(Schema.String)
+  req_key: Schema.optionalKey(NonBlank)
 })
 /** @category models */
 export type PlatformTextToVideoBody = typeof PlatformTextToVideoBody.Type
@@ -65,8 +71,9 @@ export const anyShootAdvancedFields = [
   "templateImageUrl",
   "templateMaskUrl"
 ] as const
-/** E6: the Any Shoot advanced mode body. @category models */
+// A URL's scheme is case-insensitive (RFC 3986 §3.1): `HTTPS://` is an http(s) URL.
 const HttpUrl = NonBlank.pipe(matching(/^https?:\/\/\S+$/i, "an http(s) URL"))
+/** E6: the Any Shoot advanced mode body. @category models */
 export const AnyShootAdvancedBody = Schema.Struct({
   productImageUrl: HttpUrl,
   productMaskUrl: HttpUrl,

@@ -1,6 +1,6 @@
 /**
- * E15 `POST /v1/images/generations` for the zeta image models: `{created, data: [{b64_json}]}` of
- * real PNGs whose pattern is a function of the prompt; `response_format` other than `b64_json` is 400.
+ * E15 `POST /v1/images/generations` for the zeta image models: real PNGs as `b64_json`, their pattern a
+ * function of the prompt, with `usage`. A body the client's builder refuses is a 400 naming the field.
  */
 import { errorBody } from "../server/Family.js"
 import { imageDimensions, renderPng } from "./Png.js"
@@ -13,11 +13,43 @@ export const IMAGE_MODELS = ["zeta-2.5-flash-image", "zeta-3-pro-image-preview"]
 const bad = (reply: Reply, message: string, param: string): void =>
   reply.json(400, errorBody("openai", 400, message, { param }))
 
-/** `size` as an aspect ratio: `16:9` as is, `1024x768` reduced to its ratio. */
-const aspectOf = (size: unknown): string | undefined => {
-  if (typeof size !== "string") return undefined
-  const m = /^(\d+)[x*](\d+)$/.exec(size)
-  return m ? `${m[1]}:${m[2]}` : size
+type Body = Readonly<Record<string, unknown>>
+
+/** The largest `n`: the images API's range (1–10, protocol notes §3.7), as the client's builder has it. */
+const MAX_IMAGES = 10
+const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
+const IMAGE_SIZE = /^[1-4]K$/
+const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
+const isString = (v: unknown): v is string => typeof v === "string"
+
+/** The first problem of an images body's fields other than `model`, as `[message, param]` (null means absent). */
+const problemOf = (b: Body): readonly [string, string] | undefined => {
+  const given = (key: string): boolean => b[key] !== undefined && b[key] !== null
+  if (given("contents") && !(Array.isArray(b.contents) && b.contents.length > 0))
+    return ["Invalid 'contents': expected a non-empty array of turns.", "contents"]
+  if (given("prompt") && !(isString(b.prompt) && b.prompt.trim() !== ""))
+    return ["Invalid 'prompt': must be a non-empty string.", "prompt"]
+  if (!given("prompt") && !given("contents")) return ["Missing required parameter: 'prompt'.", "prompt"]
+  if (given("response_format") && b.response_format !== "b64_json")
+    return ["Invalid 'response_format': only 'b64_json' is supported for this series.", "response_format"]
+  const n = b.n ?? 1
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_IMAGES)
+    return [`Invalid 'n': must be an integer between 1 and ${MAX_IMAGES}.`, "n"]
+  // `size` is an aspect ratio for this series, not pixels.
+  if (given("size") && !(isString(b.size) && ASPECT_RATIO.test(b.size)))
+    return ["Invalid 'size': expected an aspect ratio such as 16:9, 1:1.", "size"]
+  if (given("image_size") && !(isString(b.image_size) && IMAGE_SIZE.test(b.image_size)))
+    return ["Invalid 'image_size': expected 1K, 2K, 3K or 4K.", "image_size"]
+  if (given("quality") && !isString(b.quality)) return ["Invalid 'quality': expected a string.", "quality"]
+  if (given("mime_type") && !(isString(b.mime_type) && IMAGE_MIME.test(b.mime_type)))
+    return ["Invalid 'mime_type': expected an image type such as image/png.", "mime_type"]
+  const modalities = b.response_modalities
+  if (
+    given("response_modalities") &&
+    !(isString(modalities) || (Array.isArray(modalities) && modalities.every(isString)))
+  )
+    return ["Invalid 'response_modalities': expected a string or an array of strings.", "response_modalities"]
+  return undefined
 }
 
 /** `POST /v1/images/generations`. */
@@ -29,7 +61,7 @@ export const imagesRoute: Route = {
     const body = req.json
     if (typeof body !== "object" || body === null || Array.isArray(body))
       return bad(reply, "We could not parse the JSON body of your request.", "body")
-    const b = body as Record<string, unknown>
+    const b = body as Body
     if (typeof b.model !== "string" || b.model.length === 0)
       return bad(reply, "you must provide a model parameter", "model")
     if (!IMAGE_MODELS.includes(b.model))
@@ -38,20 +70,11 @@ export const imagesRoute: Route = {
         `Invalid 'model': ${b.model} is not an image model of this series (${IMAGE_MODELS.join(", ")}).`,
         "model"
       )
-    const hasContents = Array.isArray(b.contents) && b.contents.length > 0
-    if (!hasContents && (typeof b.prompt !== "string" || b.prompt.length === 0))
-      return bad(reply, "Missing required parameter: 'prompt'.", "prompt")
-    if (b.response_format !== undefined && b.response_format !== "b64_json")
-      return bad(reply, "Invalid 'response_format': only 'b64_json' is supported for this series.", "response_format")
-    const n = b.n ?? 1
-    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 4)
-      return bad(reply, "Invalid 'n': must be an integer between 1 and 4.", "n")
-    const size = aspectOf(b.size)
-    if (size !== undefined && !/^\d+(\.\d+)?:\d+(\.\d+)?$/.test(size))
-      return bad(reply, "Invalid 'size': expected an aspect ratio such as 16:9.", "size")
-    const imageSize = typeof b.image_size === "string" ? b.image_size : undefined
-    if (imageSize !== undefined && !/^[1-4]K$/i.test(imageSize))
-      return bad(reply, "Invalid 'image_size': expected 1K, 2K, 3K or 4K.", "image_size")
+    const problem = problemOf(b)
+    if (problem !== undefined) return bad(reply, ...problem)
+    const n = typeof b.n === "number" ? b.n : 1
+    const size = isString(b.size) ? b.size : undefined
+    const imageSize = isString(b.image_size) ? b.image_size : undefined
     const { width, height } = imageDimensions(size, imageSize)
     const seed = canonicalJson({ model: b.model, prompt: b.prompt, contents: b.contents })
     const data = Array.from({ length: n }, (_, i) => ({

@@ -88,8 +88,24 @@ const authorized = (req: EmuRequest, reply: Reply, ctx: EmulatorContext): boolea
   return true
 }
 
-const str = (v: unknown, max = 10_000): v is string => typeof v === "string" && v.trim() !== "" && v.length <= max
-const httpUrl = (v: unknown): v is string => str(v, 8192) && /^https?:\/\/\S+$/.test(v)
+// The contract bounds no length or count in these bodies (the 1 MiB body limit bounds them all), so
+// the checks are those the client's builders make: presence, type, not blank, and the forms below.
+const str = (v: unknown): v is string => typeof v === "string" && v.trim() !== ""
+// A URL's scheme is case-insensitive (RFC 3986 §3.1).
+const httpUrl = (v: unknown): v is string => str(v) && /^https?:\/\/\S+$/i.test(v)
+const ASPECT_RATIO = /^(?:[1-9]\d?:[1-9]\d?|adaptive)$/
+const SIZE = /^[1-9]\d*x[1-9]\d*$/
+
+/**
+ * Why `b[key]` is not a string that is not blank — missing (when `required`), of another type, or
+ * blank (empty, when `blankOk`) — or undefined when it is one, or absent and optional; null is absent.
+ */
+const stringProblem = (b: Body, key: string, required: boolean, blankOk = false): string | undefined => {
+  const v = b[key]
+  if (v === undefined || v === null) return required ? `${key} is required` : undefined
+  if (typeof v !== "string") return `${key} must be a string`
+  return (blankOk ? v === "" : v.trim() === "") ? `${key} must not be empty` : undefined
+}
 
 /** A task id for the platform submits (E4, E6). */
 const taskId = (): string => `ptask_${randomBytes(12).toString("hex")}`
@@ -102,8 +118,9 @@ const token: Route = {
   handle: (req, reply, ctx) => {
     const b = bodyOf(req, reply)
     if (b === undefined) return
-    if (!str(b.username, 256) || !str(b.password, 1024))
-      return fail(reply, 400, "username and password are required strings")
+    // A password is taken as given: spaces are characters of it.
+    const problem = stringProblem(b, "username", true) ?? stringProblem(b, "password", true, true)
+    if (problem !== undefined) return fail(reply, 400, problem)
     const { username, password } = ctx.options.platform
     if (b.username !== username || b.password !== password) return fail(reply, 401, "invalid username or password")
     ok(reply, `Bearer ${stateOf(ctx).issue()}`)
@@ -121,42 +138,38 @@ const textToVideo: Route = {
     if (!authorized(req, reply, ctx)) return
     const b = bodyOf(req, reply)
     if (b === undefined) return
-    if (!str(b.model, 200)) return fail(reply, 400, "model is required")
-    if (!str(b.prompt)) return fail(reply, 400, "prompt is required")
-    if (b.duration === undefined) return fail(reply, 400, "duration is required")
+    const problem = stringProblem(b, "model", true) ?? stringProblem(b, "prompt", true)
+    if (problem !== undefined) return fail(reply, 400, problem)
+    if (b.duration === undefined || b.duration === null) return fail(reply, 400, "duration is required")
     if (typeof b.duration !== "string" || !DURATIONS.includes(b.duration))
       return fail(reply, 400, `duration must be one of the strings ${DURATIONS.join(", ")}`)
-    if (!str(b.aspect_ratio, 20)) return fail(reply, 400, "aspect_ratio is required")
-    if (!/^(?:\d{1,2}:\d{1,2}|adaptive)$/.test(b.aspect_ratio))
-      return fail(reply, 400, "aspect_ratio must look like 16:9")
-    if (b.resolution !== undefined && !str(b.resolution, 20)) return fail(reply, 400, "resolution must be a string")
-    if (b.return_url !== undefined && typeof b.return_url !== "boolean")
+    if (b.aspect_ratio === undefined || b.aspect_ratio === null) return fail(reply, 400, "aspect_ratio is required")
+    if (typeof b.aspect_ratio !== "string" || !ASPECT_RATIO.test(b.aspect_ratio))
+      return fail(reply, 400, "aspect_ratio must be a ratio such as 16:9, 9:16, 1:1, 4:3, 3:4, 21:9, or adaptive")
+    const optional = stringProblem(b, "resolution", false) ?? stringProblem(b, "req_key", false)
+    if (optional !== undefined) return fail(reply, 400, optional)
+    if (b.return_url !== undefined && b.return_url !== null && typeof b.return_url !== "boolean")
       return fail(reply, 400, "return_url must be a boolean")
-    if (b.req_key !== undefined && !str(b.req_key, 200)) return fail(reply, 400, "req_key must be a string")
     ok(reply, { task_id: taskId() })
   }
 }
 
-const MAX_CONTENTS = 16
-const MAX_PARTS = 16
-
 /** Why E5's `contents` is malformed, or undefined when it is fine. */
 const contentsProblem = (contents: unknown): string | undefined => {
   if (!Array.isArray(contents) || contents.length === 0) return "contents is required and must be a non-empty array"
-  if (contents.length > MAX_CONTENTS) return `contents takes at most ${MAX_CONTENTS} items`
   for (const [i, c] of contents.entries()) {
     const parts = typeof c === "object" && c !== null ? (c as Body).parts : undefined
     if (!Array.isArray(parts) || parts.length === 0)
       return `contents[${i}].parts is required and must be a non-empty array`
-    if (parts.length > MAX_PARTS) return `contents[${i}].parts takes at most ${MAX_PARTS} items`
     for (const [j, p] of parts.entries()) {
       const part = (typeof p === "object" && p !== null ? p : {}) as Body
       const hasText = part.text !== undefined
       const hasImage = part.image !== undefined
       if (!hasText && !hasImage) return `contents[${i}].parts[${j}] needs text and/or image`
       if (hasText && typeof part.text !== "string") return `contents[${i}].parts[${j}].text must be a string`
-      if (hasImage && !str(part.image, 20_000_000))
+      if (hasImage && typeof part.image !== "string")
         return `contents[${i}].parts[${j}].image must be a URL or base64 string`
+      if (hasImage && !str(part.image)) return `contents[${i}].parts[${j}].image must not be empty`
     }
   }
   return undefined
@@ -171,8 +184,9 @@ const anyShootEasy: Route = {
     if (!authorized(req, reply, ctx)) return
     const b = bodyOf(req, reply)
     if (b === undefined) return
-    if (!str(b.size, 20)) return fail(reply, 400, "size is required")
-    if (!/^[1-9]\d{0,4}x[1-9]\d{0,4}$/.test(b.size)) return fail(reply, 400, "size must be <width>x<height>")
+    if (b.size === undefined || b.size === null) return fail(reply, 400, "size is required")
+    if (typeof b.size !== "string" || !SIZE.test(b.size))
+      return fail(reply, 400, "size must be <width>x<height>, e.g. 1024x1024")
     const problem = contentsProblem(b.contents)
     if (problem !== undefined) return fail(reply, 400, problem)
     const id = `img_${randomBytes(12).toString("hex")}`
@@ -193,7 +207,7 @@ const anyShootAdvanced: Route = {
     const b = bodyOf(req, reply)
     if (b === undefined) return
     for (const f of ADVANCED_FIELDS) {
-      if (b[f] === undefined) return fail(reply, 400, `${f} is required`)
+      if (b[f] === undefined || b[f] === null) return fail(reply, 400, `${f} is required`)
       if (!httpUrl(b[f])) return fail(reply, 400, `${f} must be an http(s) URL`)
     }
     ok(reply, taskId())
