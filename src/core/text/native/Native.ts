@@ -289,7 +289,8 @@ export const nativeSamplingFields = {
   temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
   topP: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
   topK: opt(Schema.Int.pipe(range({ min: 0 }))),
-  candidateCount: opt(Schema.Int.pipe(range({ min: 1 }))),
+  // Upstream's range (1 to 8); the contract does not bound it.
+  candidateCount: opt(Schema.Int.pipe(range({ min: 1, max: 8 }))),
   maxOutputTokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
   presencePenalty: opt(Schema.Number),
   frequencyPenalty: opt(Schema.Number),

@@ -4,6 +4,10 @@
  */
 
 type Obj = Record<string, unknown>
+
+/** The most candidates one request may ask for (upstream's range is 1 to 8). */
+const MAX_CANDIDATES = 8
+
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v)
 
@@ -171,6 +175,9 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       if (v !== undefined && (!isNum(v) || !Number.isInteger(v) || v < least))
         return `* GenerateContentRequest.generation_config.${wire}: must be an integer >= ${least}`
     }
+    // Upstream's bound, and the emulator's: each candidate is planned and held whole.
+    if (isNum(g.candidateCount) && g.candidateCount > MAX_CANDIDATES)
+      return `* GenerateContentRequest.generation_config.candidate_count: must be at most ${MAX_CANDIDATES}`
     if (g.seed !== undefined && (!isNum(g.seed) || !Number.isInteger(g.seed)))
       return "* GenerateContentRequest.generation_config.seed: must be an integer"
     if (
