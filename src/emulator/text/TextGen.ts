@@ -175,3 +175,23 @@ export const cutAtStop = (
   }
   return first
 }
+
+/**
+ * Streamed pieces cut before the first stop sequence their joined text holds (the last kept piece
+ * shortened, an emptied one dropped), or `undefined` when none occurs.
+ */
+export const cutPiecesAtStop = (
+  pieces: ReadonlyArray<string>,
+  stops: ReadonlyArray<string>
+): Array<string> | undefined => {
+  const hit = cutAtStop(pieces.join(""), stops)
+  if (hit === undefined) return undefined
+  const out: Array<string> = []
+  let left = hit.text.length
+  for (const piece of pieces) {
+    if (left <= 0) break
+    out.push(piece.slice(0, left))
+    left -= piece.length
+  }
+  return out
+}

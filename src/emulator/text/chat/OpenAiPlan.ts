@@ -6,7 +6,7 @@
 import type { EmulatorContext } from "../../server/Context.js"
 import {
   canonicalJson,
-  cutAtStop,
+  cutPiecesAtStop,
   hash32,
   jsonPieces,
   newId,
@@ -159,7 +159,7 @@ export const planText = (ctx: EmulatorContext, input: PlanInput): Planned => {
     )
   const max = typeof input.maxTokens === "number" && input.maxTokens > 0 ? input.maxTokens : Infinity
   const kept = all.slice(0, max)
-  const pieces = stopPieces(kept, input.stop ?? [])
+  const pieces = cutPiecesAtStop(kept, input.stop ?? [])
   const stopped = pieces !== undefined
   return {
     ok: true,
@@ -171,23 +171,6 @@ export const planText = (ctx: EmulatorContext, input: PlanInput): Planned => {
       outputTokens: (pieces ?? kept).length
     }
   }
-}
-
-/**
- * The pieces cut before the first stop sequence their text holds (the last kept piece shortened, an
- * emptied one dropped), or `undefined` when none occurs.
- */
-const stopPieces = (pieces: ReadonlyArray<string>, stops: ReadonlyArray<string>): Array<string> | undefined => {
-  const hit = cutAtStop(pieces.join(""), stops)
-  if (hit === undefined) return undefined
-  const out: Array<string> = []
-  let left = hit.text.length
-  for (const piece of pieces) {
-    if (left <= 0) break
-    out.push(piece.slice(0, left))
-    left -= piece.length
-  }
-  return out
 }
 
 /** The stop sequences of a chat `stop`: a string, an array of strings, or none. */

@@ -8,7 +8,15 @@
  */
 import type { EmulatorContext } from "../../server/Context.js"
 import { imageDimensions, renderPng } from "../../media/Png.js"
-import { canonicalJson, cutAtStop, estimateTokens, hash32, jsonPieces, replyWords, tokenPieces } from "../TextGen.js"
+import {
+  canonicalJson,
+  cutPiecesAtStop,
+  estimateTokens,
+  hash32,
+  jsonPieces,
+  replyWords,
+  tokenPieces
+} from "../TextGen.js"
 import { checkTools, onlyAllowed, planTurn, resultsPrefix, structuredText, wantsMismatch } from "../ToolTurns.js"
 import type { SchemaProblem } from "../schema/SchemaWalk.js"
 import { parseNativeModel, thinkingOf } from "./NativeRequest.js"
@@ -101,23 +109,6 @@ const answerPieces = (ctx: EmulatorContext, body: Obj, g: Obj, seed: string, k: 
   return structured.ok ? jsonPieces(structured.text) : refusal(format.field, structured.problem)
 }
 
-/** The pieces up to the first stop sequence (left out), and whether one was met. */
-const cutPieces = (
-  pieces: ReadonlyArray<string>,
-  stops: ReadonlyArray<string>
-): { readonly pieces: Array<string>; readonly stopped: boolean } => {
-  const hit = cutAtStop(pieces.join(""), stops)
-  if (hit === undefined) return { pieces: [...pieces], stopped: false }
-  const out: Array<string> = []
-  let left = hit.text.length
-  for (const piece of pieces) {
-    if (left <= 0) break
-    out.push(piece.slice(0, left))
-    left -= piece.length
-  }
-  return { pieces: out, stopped: true }
-}
-
 interface CandidateInput {
   readonly ctx: EmulatorContext
   readonly body: Obj
@@ -167,9 +158,11 @@ const planCandidate = (input: CandidateInput): CandidatePlan | Refused => {
       finishReason = "MAX_TOKENS"
     }
     const stops = Array.isArray(g.stopSequences) ? (g.stopSequences as Array<string>) : []
-    const cut = cutPieces(pieces, stops)
-    pieces = cut.pieces
-    if (cut.stopped) finishReason = "STOP"
+    const cut = cutPiecesAtStop(pieces, stops)
+    if (cut !== undefined) {
+      pieces = cut
+      finishReason = "STOP"
+    }
     // Words go four to a chunk; structured JSON one piece to a chunk.
     const per = nativeFormat(g) === undefined ? 4 : 1
     for (let i = 0; i < pieces.length; i += per)
