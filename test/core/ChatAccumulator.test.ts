@@ -216,7 +216,7 @@ describe("chat logprobs in a stream", () => {
       ])
     )
     const tokens = (c: number) =>
-      ((final.choices[c]!.logprobs as { content: Array<{ token: string }> }).content ?? []).map((e) => e.token)
+      (final.choices[c]!.logprobs as { content: Array<{ token: string }> }).content.map((e) => e.token)
     expect(tokens(0)).toEqual(["Hello", " there", "!"])
     expect(tokens(1)).toEqual(["A", " B"])
     expect((final.choices[0]!.logprobs as { refusal: unknown }).refusal).toBeNull()

@@ -46,7 +46,7 @@ export const responsesTools: ToolShape<ResponsesBodyInput, ResponsesResponse> = 
   append: (body, response, answers) => {
     const outputs = answers.map((a) => ({ type: "function_call_output", call_id: a.id, output: a.content }))
     return Effect.succeed(
-      body.conversation !== undefined && body.conversation !== null
+      body.conversation !== undefined
         ? { ...body, input: outputs }
         : {
             ...body,
