@@ -312,6 +312,9 @@ describe("umg's own client", () => {
       Effect.flatMap(Gateway, (g) => g.responses.create({ model, conversation: conversation.id }))
     )
     expect(inConversation.status).toBe("completed")
+    // umg keeps what the answer says of where it lives.
+    expect(inConversation.conversation).toEqual({ id: conversation.id })
+    expect(second.store).toBe(true)
   })
 })
 

@@ -126,6 +126,9 @@ export const ResponsesResponse = Schema.Struct({
   top_p: Schema.optional(Schema.NullOr(Schema.Number)),
   max_output_tokens: Schema.optional(Schema.NullOr(Schema.Number)),
   previous_response_id: Schema.optional(Schema.NullOr(Schema.String)),
+  // The conversation the response was made in (`{id}`), and whether it is stored.
+  conversation: Schema.optional(Schema.NullOr(JsonValue)),
+  store: Schema.optional(Schema.Boolean),
   tool_choice: Schema.optional(JsonValue),
   tools: Schema.optional(Schema.Array(JsonValue)),
   reasoning: Schema.optional(JsonValue),
