@@ -10,7 +10,8 @@ import * as Option from "effect/Option"
 import type { HttpClient } from "effect/http"
 import * as GatewayConfig from "./GatewayConfig.js"
 import * as GroupContext from "./internal/GroupContext.js"
-import { traceGroup } from "./internal/Telemetry.js"
+import { secretsOf } from "./internal/Secrets.js"
+import { traceGroup as traced } from "./internal/Telemetry.js"
 import * as HttpTransport from "./http/HttpTransport.js"
 // The platform picks the socket opener: package.json `imports` maps `#umg/socket` to the Node `ws`
 // opener by default and to the browser's own WebSocket under the `browser` condition.
@@ -65,6 +66,10 @@ export const makeWithHttpClient = (
     const ctx = GroupContext.make(config, transport)
     const tokens = yield* PlatformToken.make(config, transport)
     const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
+    // What no call's error may show, whatever way it reached the error: read when a call fails.
+    const configured = secretsOf(config)
+    const secrets = () => [...configured, ...tokens.secrets()]
+    const traceGroup = <G extends object>(group: string, calls: G): G => traced(group, calls, secrets)
     return {
       models: traceGroup("models", yield* Models.make(ctx)),
       messages: Messages.withHelpers(traceGroup("messages", Messages.make(ctx))),

@@ -1,6 +1,7 @@
 // The one redaction of outside text: configured secrets, URL passwords, the length bound.
 import { describe, expect, it } from "vitest"
-import { maxOutsideTextChars, redactText, redactUrlPasswords } from "../../src/core/errors/Redact.js"
+import { AuthenticationError } from "../../src/core/errors/GatewayError.js"
+import { maxOutsideTextChars, redactError, redactText, redactUrlPasswords } from "../../src/core/errors/Redact.js"
 
 describe("redactUrlPasswords", () => {
   it.each([
@@ -39,5 +40,25 @@ describe("redactText", () => {
     const text = `${"x".repeat(8)}sk-secret-value`
     expect(redactText(text, ["sk-secret-value"], 12)).toBe(`${"x".repeat(8)}[red…`)
     expect(redactText("y".repeat(maxOutsideTextChars + 10), [])).toBe(`${"y".repeat(maxOutsideTextChars)}…`)
+  })
+})
+
+describe("redactError", () => {
+  it("takes secrets out of every text field and the stack, keeping the class; the same object when none is held", () => {
+    const key = "sk-secret-value"
+    const error = new AuthenticationError({
+      family: "openai",
+      status: 401,
+      message: `bad Bearer ${key}`,
+      requestId: `req-${key}`
+    })
+    const safe = redactError(error, [key])
+    expect(safe).toBeInstanceOf(AuthenticationError)
+    expect(safe).not.toBe(error)
+    expect(safe).toMatchObject({ _tag: "AuthenticationError", status: 401, message: "bad Bearer [redacted]" })
+    expect(safe.requestId).toBe("req-[redacted]")
+    expect(`${String(safe)} ${safe.stack ?? ""} ${JSON.stringify(safe)}`).not.toContain(key)
+    expect(redactError(error, ["other-secret"])).toBe(error)
+    expect(redactError("text", [key])).toBe("text")
   })
 })

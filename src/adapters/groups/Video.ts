@@ -30,6 +30,8 @@ import * as GroupContext from "../internal/GroupContext.js"
 import * as VideoPoller from "../polling/VideoPoller.js"
 import { downloadStream } from "./VideoDownloadStream.js"
 import type { PollUpdate } from "../polling/VideoPoller.js"
+import { redactText } from "../../core/errors/Redact.js"
+import { secretsOf } from "../internal/Secrets.js"
 
 /** An E1 request: `model` plus generic, mode and family-native fields (closed; `extra` for fields umg does not know). @category models */
 export type VideoInput = VideoRequest
@@ -292,7 +294,12 @@ const requestsOf = (ctx: GroupContext.GroupContext) => {
       kind: "idempotent",
       options
     })
-    return yield* Effect.fromResult(decodeQuery(answer.body))
+    const task = yield* Effect.fromResult(decodeQuery(answer.body))
+    // A failed task's message is the gateway's text, which becomes a `VideoTaskFailed`: no secret in it.
+    const error = task.error
+    if (error === undefined) return task
+    const message = redactText(error.message, [...secretsOf(ctx.config), ...Object.values(options?.headers ?? {})])
+    return message === error.message ? task : { ...task, error: { ...error, message } }
   })
 
   const download = Effect.fnUntraced(function* (taskId: string, options?: CallOptions) {

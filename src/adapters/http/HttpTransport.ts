@@ -23,7 +23,7 @@ import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as UrlParams from "effect/http/UrlParams"
-import { redactText } from "../../core/errors/Redact.js"
+import { redactError, redactText } from "../../core/errors/Redact.js"
 import { parseJsonTree, TooDeep } from "../../core/wire/WireJson.js"
 import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../../core/wire/ErrorEnvelope.js"
 import {
@@ -323,7 +323,9 @@ const sendOnce = <A extends GatewayResponseError>(
         const requestId = requestIdOf(response.headers)
         const annotate = Telemetry.annotate({
           "http.response.status_code": response.status,
-          ...(requestId !== undefined ? { "umg.gateway.request_id": requestId.slice(0, 200) } : {})
+          ...(requestId !== undefined
+            ? { "umg.gateway.request_id": redactText(requestId, secretsFor(env.config, request), 200) }
+            : {})
         })
         if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
         return Effect.andThen(annotate, readError(env.config, request, response, classify))
@@ -524,14 +526,20 @@ const readError = <A extends GatewayResponseError>(
   ).pipe(
     Effect.flatMap(([raw, now]) => {
       const family = request.family
-      const text = redactText(raw, secretsFor(config, request), config.limits.maxErrorBodyBytes)
+      const secrets = secretsFor(config, request)
+      const text = redactText(raw, secrets, config.limits.maxErrorBodyBytes)
       let body: unknown = text
       try {
         body = text === "" ? undefined : JSON.parse(text)
       } catch {
         // Not JSON: the mapping gets the text.
       }
-      const error = classify({ family, status: response.status, headers: { ...response.headers }, body, now })
+      // Again on what the mapping took: a secret written with JSON escapes is only whole once parsed,
+      // and the request id comes from a header.
+      const error = redactError(
+        classify({ family, status: response.status, headers: { ...response.headers }, body, now }),
+        secrets
+      )
       return Effect.fail<AttemptFailure<A>>({
         _tag: "Answer",
         error,

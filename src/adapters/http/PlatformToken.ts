@@ -49,7 +49,12 @@ export interface PlatformTokens {
   readonly login: (
     options?: CallOptions.CallOptions
   ) => Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
+  /** The tokens fetched so far (the last few, with and without `Bearer `): secrets an error must not show. */
+  readonly secrets: () => ReadonlyArray<string>
 }
+
+/** How many past tokens stay secrets (a token replaced may still be echoed by a call made with it). */
+const KEPT_TOKENS = 4
 
 const TokenEnvelope = Schema.Struct({
   code: Schema.Int,
@@ -70,6 +75,7 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
     }
     const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
     let generation = 0
+    const fetched: Array<string> = []
 
     const fetchToken = Effect.fnUntraced(function* (
       options: CallOptions.CallOptions | undefined
@@ -135,7 +141,10 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
         )
       }
       generation += 1
-      const value = Redacted.make(envelope.success.data)
+      const data = envelope.success.data
+      fetched.unshift(data, data.replace(/^bearer\s+/i, ""))
+      fetched.length = Math.min(fetched.length, 2 * KEPT_TOKENS)
+      const value = Redacted.make(data)
       return { auth: HttpAuth.platformToken(value), value, generation }
     })
 
@@ -199,5 +208,5 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
           })
       )
 
-    return { current, refresh, login }
+    return { current, refresh, login, secrets: () => fetched }
   })

@@ -137,7 +137,11 @@ export const sse = <E, Event, Snapshot, Final>(
       Telemetry.inSpanScoped(
         span,
         Effect.flatMap(request, (req) =>
-          Effect.map(ctx.transport.open(req), (bytes) => ({ bytes, timeouts: timeoutsOf(ctx, req) }))
+          Effect.map(ctx.transport.open(req), (bytes) => ({
+            bytes,
+            timeouts: timeoutsOf(ctx, req),
+            secrets: [...secretsOf(ctx.config, req.auth), ...Object.values(req.options?.headers ?? {})]
+          }))
         )
       ),
       spec

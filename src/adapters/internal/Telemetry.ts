@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
+import { redactError } from "../../core/errors/Redact.js"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
 const operations: Readonly<Record<string, string>> = {
@@ -178,7 +179,12 @@ export const inSpanScoped = <A, E, R>(
  * from the answer); streams get it around the whole stream.
  * @category combinators
  */
-export const traceGroup = <G extends object>(group: string, calls: G): G => {
+export const traceGroup = <G extends object>(
+  group: string,
+  calls: G,
+  secrets: () => ReadonlyArray<string> = () => []
+): G => {
+  const redact = <E>(error: E): E => redactError(error, secrets())
   const out: Record<string, unknown> = {}
   for (const [method, call] of Object.entries(calls)) {
     if (typeof call !== "function") {
@@ -188,7 +194,13 @@ export const traceGroup = <G extends object>(group: string, calls: G): G => {
     const name = `umg.${group}.${method}`
     const operation = operations[`${group}.${method}`] ?? method
     out[method] = (...args: Array<unknown>) => {
-      const result: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
+      const made: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
+      // Every error a call ends with has the secrets taken out, inside its span.
+      const result: unknown = Effect.isEffect(made)
+        ? Effect.mapError(made, redact)
+        : Stream.isStream(made) && (made as { [SpannableTypeId]?: unknown })[SpannableTypeId] === undefined
+          ? Stream.mapError(made, redact)
+          : made
       const attributes = () => {
         const model = modelOf(args)
         return {

@@ -25,6 +25,7 @@ import {
 } from "../../core/errors/GatewayError.js"
 import { platformByteText } from "#umg/bytes"
 import { createSseParser, type SseEvent } from "../../core/wire/Sse.js"
+import { redactError } from "../../core/errors/Redact.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
 export interface SseStreamSpec<Event, Snapshot, Final> {
@@ -91,6 +92,8 @@ export const decodeSse = <Event, Snapshot, Final, B>(
 export interface OpenedSse<B> {
   readonly bytes: Stream.Stream<Uint8Array, B>
   readonly timeouts: SseTimeouts
+  /** What the stream's failure may not show (an error event that echoes the key): taken out of it. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 /**
@@ -105,7 +108,9 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
   spec: SseStreamSpec<Event, Snapshot, Final>
 ): ResultStream<Event, SseError<B> | E, Final, Exclude<R, Scope.Scope>> =>
   fromScopedOpen(
-    Effect.flatMap(open, ({ bytes, timeouts }) => Effect.clockWith((clock) => setup(bytes, spec, timeouts, clock)))
+    Effect.flatMap(open, ({ bytes, timeouts, secrets }) =>
+      Effect.clockWith((clock) => setup(bytes, spec, timeouts, clock, secrets ?? []))
+    )
   )
 
 /**
@@ -213,7 +218,8 @@ const setup = <Event, Snapshot, Final, B>(
   bytes: Stream.Stream<Uint8Array, B>,
   spec: SseStreamSpec<Event, Snapshot, Final>,
   timeouts: SseTimeouts,
-  clock: Clock.Clock
+  clock: Clock.Clock,
+  secrets: ReadonlyArray<string>
 ): Effect.Effect<Opened<Event, SseError<B>, Final>, never, Scope.Scope> => {
   const acc = spec.accumulator
   // One folder for the whole stream: the snapshot is only read for the end, a failure or `isFinal`.
@@ -290,7 +296,7 @@ const setup = <Event, Snapshot, Final, B>(
     }
     if (failure !== undefined && !failed) {
       failed = true
-      return Effect.fail(failure)
+      return Effect.fail(redactError(failure, secrets))
     }
     if (ended) return ByteSource.ended
     return undefined

@@ -41,3 +41,25 @@ export const redactText = (
   out = redactUrlPasswords(out)
   return out.length > maxChars ? `${out.slice(0, maxChars)}…` : out
 }
+
+/**
+ * `error` with every secret taken out of its text fields (`message`, `requestId`, `type`, the
+ * stack, …; each own string property, the object's class kept), or `error` itself when none held
+ * one. The last net under every gateway call: text that reached an error by a way no earlier
+ * redaction saw (decoded from a JSON escape, a header, a 2xx body, an event) is still hidden.
+ * @category constructors
+ */
+export const redactError = <E>(error: E, secrets: ReadonlyArray<string>): E => {
+  if (typeof error !== "object" || error === null) return error
+  const names = Object.getOwnPropertyNames(error)
+  const held = (value: unknown): value is string =>
+    typeof value === "string" && secrets.some((s) => s.length >= minSecretChars && value.includes(s))
+  const descriptors = names.map((name) => [name, Object.getOwnPropertyDescriptor(error, name)!] as const)
+  if (!descriptors.some(([, d]) => "value" in d && held(d.value))) return error
+  const copy = Object.create(Object.getPrototypeOf(error) as object | null) as E & object
+  for (const [name, d] of descriptors) {
+    if ("value" in d && held(d.value)) d.value = redactText(d.value, secrets, Number.MAX_SAFE_INTEGER)
+    Object.defineProperty(copy, name, d)
+  }
+  return copy
+}
