@@ -40,6 +40,8 @@ beforeAll(async () => {
     if (req.url?.startsWith("/same")) return void res.writeHead(307, { location: "/final" }).end()
     if (req.url?.startsWith("/final")) return void res.writeHead(200, { "content-type": "application/json" }).end("{}")
     if (req.url?.startsWith("/see-other")) return void res.writeHead(303, { location: `${target.url}/elsewhere` }).end()
+    if (req.url?.startsWith("/userinfo"))
+      return void res.writeHead(302, { location: target.url.replace("//", "//mallory:hunter2-SERVER@") + "/x" }).end()
     res.writeHead(307, { location: `${target.url}/elsewhere` }).end()
   })
 })
@@ -117,5 +119,19 @@ describe.each(clients)("redirects with $name", ({ layer }) => {
     await send("/final", HttpAuth.platformToken(Redacted.make("Bearer abc")))
     await send("/final", HttpAuth.platformToken(Redacted.make("abc")))
     expect(seenByOrigin.map((s) => s.headers["authorization"])).toEqual(["Bearer abc", "Bearer abc"])
+  })
+
+  it("refuse a redirect to a URL with credentials in it: nothing is sent there, nor shown", async () => {
+    seenByTarget.length = 0
+    const error: unknown = await send("/userinfo", HttpAuth.bearer(Redacted.make(KEY))).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(error).toMatchObject({ _tag: "TransportError", reason: "protocol" })
+    const shown = `${String(error)} ${JSON.stringify(error)}`
+    expect(shown).toContain("credentials in it")
+    expect(shown).not.toContain("hunter2")
+    expect(shown).not.toContain("mallory")
+    expect(seenByTarget).toEqual([])
   })
 })

@@ -157,13 +157,19 @@ const originOf = (url: string): string => {
   }
 }
 
-/** A redirect's target, or `undefined` when the location cannot be parsed (a bad host, a port past 65535, …). */
-const redirectTarget = (location: string, base: string): string | undefined => {
+/**
+ * A redirect's target, or why it is not followed: a location that cannot be parsed (a bad host, a
+ * port past 65535, …) or is not http(s), or one with credentials in it (`user:pass@`), which a
+ * client would send as the next hop's `Authorization` and a tracing client would record with the
+ * URL. Browsers' fetch refuses the latter too.
+ */
+const redirectTarget = (location: string, base: string): string | "not http(s)" | "credentials" => {
   try {
     const next = new URL(location, base)
-    return next.protocol === "http:" || next.protocol === "https:" ? next.toString() : undefined
+    if (next.protocol !== "http:" && next.protocol !== "https:") return "not http(s)"
+    return next.username !== "" || next.password !== "" ? "credentials" : next.toString()
   } catch {
-    return undefined
+    return "not http(s)"
   }
 }
 
@@ -299,10 +305,15 @@ const sendOnce = <A extends GatewayResponseError>(
           if (hops >= env.config.limits.maxRedirects)
             return protocolError(request.family, `more than ${env.config.limits.maxRedirects} redirects`)
           const next = redirectTarget(location, url)
-          if (next === undefined)
+          if (next === "not http(s)")
             return protocolError(
               request.family,
               `a redirect (${response.status}) to a location that is not an http(s) URL`
+            )
+          if (next === "credentials")
+            return protocolError(
+              request.family,
+              `refused a redirect (${response.status}) to a URL with credentials in it (user:password@)`
             )
           // 307/308 repeat the method and body; 301/302/303 turn a POST into a GET without body.
           const keep = response.status === 307 || response.status === 308
