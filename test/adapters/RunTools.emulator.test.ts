@@ -219,6 +219,66 @@ describe("the loop's stop conditions", () => {
   })
 })
 
+describe.each(families)("runTools on %s with a body that declares tools itself", (family) => {
+  it("refuses a loop tool of the same name as one of the body's, naming it, before sending anything", async () => {
+    const own = { name: "get_weather", parameters: { type: "object", properties: {} } }
+    const text = "hi"
+    const config = { tools: [clock, weather] }
+    const loop = (g: GatewayService): Stream.Stream<unknown, unknown> => {
+      switch (family) {
+        case "messages":
+          return messagesRunTools(
+            g.messages,
+            {
+              model: EPSILON,
+              max_tokens: 512,
+              messages: [{ role: "user", content: text }],
+              tools: [{ name: own.name, input_schema: { type: "object" } }]
+            },
+            config
+          )
+        case "chat":
+          return chatRunTools(
+            g.chat,
+            {
+              model: "gpt-4o-mini",
+              messages: [{ role: "user", content: text }],
+              tools: [{ type: "function", function: own }]
+            },
+            config
+          )
+        case "responses":
+          return responsesRunTools(
+            g.responses,
+            { model: "gpt-5", input: [{ role: "user", content: text }], tools: [{ type: "function", ...own }] },
+            config
+          )
+        case "native":
+          return nativeRunTools(
+            g.native,
+            {
+              model: "zeta-2.5-flash",
+              contents: [{ role: "user", parts: [{ text }] }],
+              tools: [{ functionDeclarations: [{ name: "other" }, { name: own.name }] }]
+            },
+            config
+          )
+      }
+    }
+    emu.counters.reset()
+    const exit = await Effect.runPromiseExit(
+      Effect.provide(
+        Effect.flatMap(Gateway, (g) => Stream.runDrain(loop(g))),
+        layer
+      )
+    )
+    const shown = Exit.isFailure(exit) ? JSON.stringify(exit.cause) : "success"
+    expect(shown).toContain('"field":"tools[1].name"')
+    expect(shown).toContain(`\\"get_weather\\" is also declared in the body's own tools`)
+    expect(emu.counters.snapshot()).toEqual({})
+  })
+})
+
 describe("the handlers", () => {
   const names = ["t_a", "t_b", "t_c", "t_d", "t_e", "t_f"]
   /** Six tools called in one turn; each takes longer the earlier it is called, counting those in flight. */

@@ -157,7 +157,7 @@ const loop = <Body, Response, A, E, R>(
       const emit = (step: ToolStep<A, Response>) => Queue.offer(queue, step)
       const steps = Effect.gen(function* () {
         const { maxSteps, concurrency } = yield* Effect.fromResult(bound(config))
-        const prepared = yield* Effect.fromResult(prepareTools(config.tools))
+        const prepared = yield* Effect.fromResult(prepareTools(config.tools, run.shape.declaredNames(body)))
         const plan = yield* Effect.fromResult(outputPlan)
         const byName = new Map(prepared.map((p) => [p.declaration.name, p]))
         const known = toolNames(config.tools)

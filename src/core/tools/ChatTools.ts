@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import type { ChatBodyInput } from "../text/chat/ChatBody.js"
 import type { ChatCompletion } from "../text/chat/ChatResponse.js"
-import { parseArguments, type ToolShape } from "./ToolShape.js"
+import { field, namesIn, parseArguments, type ToolShape } from "./ToolShape.js"
 
 /** The chat tool shapes. @category models */
 export const chatTools: ToolShape<ChatBodyInput, ChatCompletion> = {
@@ -28,6 +28,7 @@ export const chatTools: ToolShape<ChatBodyInput, ChatCompletion> = {
       }))
     ]
   }),
+  declaredNames: (body) => namesIn(body.tools, (t) => field(t, "function", "name")),
   calls: (response) =>
     (response.choices[0]?.message.tool_calls ?? []).flatMap((call) =>
       call.type === "function"

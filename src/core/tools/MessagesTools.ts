@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import { appendToolRound, type MessagesBodyInput } from "../text/messages/Messages.js"
 import { isMessagesBlock, type Message, messageText } from "../text/messages/MessagesResponse.js"
-import type { ToolShape } from "./ToolShape.js"
+import { field, namesIn, type ToolShape } from "./ToolShape.js"
 
 /** The messages-style tool declaration of one tool (its `input_schema` an object schema, as checked by `declarationsOf`). */
 type MessagesToolParam = NonNullable<MessagesBodyInput["tools"]>[number]
@@ -27,6 +27,7 @@ export const messagesTools: ToolShape<MessagesBodyInput, Message> = {
       }))
     ]
   }),
+  declaredNames: (body) => namesIn(body.tools, (t) => field(t, "name")),
   calls: (response) =>
     response.content.flatMap((block) =>
       isMessagesBlock(block, "tool_use")

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import type { NativeBodyInput } from "../text/native/Native.js"
 import { type GenerateContentResponse, type NativePart, nativeText } from "../text/native/NativeResponse.js"
-import { answerObject, madeCallId, type ToolShape } from "./ToolShape.js"
+import { answerObject, field, madeCallId, namesIn, type ToolShape } from "./ToolShape.js"
 import { firstCandidate } from "../text/native/FirstCandidate.js"
 
 /** A native-content call: the model (it goes in the path) and the body. @category models */
@@ -38,6 +38,11 @@ export const nativeTools: ToolShape<NativeToolsRequest, GenerateContentResponse>
       }
     ]
   }),
+  declaredNames: (body) =>
+    namesIn(body.tools, (t) => {
+      const declarations = field(t, "functionDeclarations")
+      return Array.isArray(declarations) ? declarations.map((d) => field(d, "name")) : undefined
+    }),
   calls: (response, step) =>
     functionCalls(response).map((call, i) => ({
       id: call.id ?? madeCallId(step, i),

@@ -11,7 +11,7 @@
 import * as Effect from "effect/Effect"
 import type { ResponsesBodyInput } from "../text/responses/ResponsesBody.js"
 import { isResponsesItem, responsesOutputText, type ResponsesResponse } from "../text/responses/ResponsesResponse.js"
-import { parseArguments, type ToolShape } from "./ToolShape.js"
+import { field, namesIn, parseArguments, type ToolShape } from "./ToolShape.js"
 
 type Input = NonNullable<ResponsesBodyInput["input"]>
 
@@ -37,6 +37,7 @@ export const responsesTools: ToolShape<ResponsesBodyInput, ResponsesResponse> = 
       }))
     ]
   }),
+  declaredNames: (body) => namesIn(body.tools, (t) => field(t, "name")),
   calls: (response) =>
     response.output.flatMap((item) =>
       isResponsesItem(item, "function_call")

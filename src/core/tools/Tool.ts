@@ -91,13 +91,15 @@ const invalid = (field: string, rule: string, message: string) =>
 
 /**
  * A loop's tools prepared, in order, or the first thing wrong with them: no tools or more than
- * `maxTools` (`tools`), a name outside `toolNamePattern` or declared twice (`tools[i].name`), a
+ * `maxTools` (`tools`), a name outside `toolNamePattern`, declared twice or also among the names the
+ * body declares itself (`bodyNames`) (`tools[i].name`), a
  * parameters schema that cannot be expressed (`SchemaNotExpressible`, naming the part), `strict: true`
  * for a schema strict mode does not take (`tools[i].strict`).
  * @category constructors
  */
 export const prepareTools = <R>(
-  tools: ReadonlyArray<AnyTool<R>>
+  tools: ReadonlyArray<AnyTool<R>>,
+  bodyNames: ReadonlyArray<string> = []
 ): Result.Result<ReadonlyArray<PreparedTool<R>>, InvalidRequest | SchemaNotExpressible> => {
   if (tools.length === 0)
     return invalid("tools", "non-empty", "tools: an empty list; a tool loop needs at least one tool")
@@ -114,6 +116,12 @@ export const prepareTools = <R>(
       )
     if (out.some((p) => p.declaration.name === tool.name))
       return invalid(field, "unique", `${field}: ${describe(tool.name)} is declared twice; tool names must be unique`)
+    if (bodyNames.includes(tool.name))
+      return invalid(
+        field,
+        "unique",
+        `${field}: ${describe(tool.name)} is also declared in the body's own tools; tool names must be unique`
+      )
     const prepared = prepareSchema(tool.parameters, tool.jsonSchema)
     if (Result.isFailure(prepared)) return Result.fail(prepared.failure)
     const fit = prepared.success

@@ -42,7 +42,8 @@ export interface ToolAnswer {
 }
 
 /**
- * A family's tool shapes. `declare` adds the declarations to the body's own tools (after them);
+ * A family's tool shapes. `declare` adds the declarations to the body's own tools (after them),
+ * `declaredNames` lists those own tools' names;
  * `calls` reads a response's calls in order (an empty list: the model stopped); `append` gives the
  * next step's body: the model's turn as it came back, then the answers in the order of the calls;
  * `text` is the answer's visible text.
@@ -51,6 +52,8 @@ export interface ToolAnswer {
 export interface ToolShape<Body, Response> {
   readonly family: TokenFamily
   readonly declare: (body: Body, tools: ReadonlyArray<ToolDeclaration>) => Body
+  /** The names of the functions the body declares itself (a loop's tools must not repeat one). */
+  readonly declaredNames: (body: Body) => ReadonlyArray<string>
   readonly calls: (response: Response, step: number) => ReadonlyArray<ToolCallRequest>
   readonly append: (
     body: Body,
@@ -116,3 +119,27 @@ export const errorText = (text: string): string => {
 
 /** An id for a call the family sent without one: stable for the step and the call's position. @category constructors */
 export const madeCallId = (step: number, index: number): string => `call_${step}_${index}`
+
+/** The value at `keys` under `value`, through plain objects only; `undefined` when any step is missing. */
+export const field = (value: unknown, ...keys: ReadonlyArray<string>): unknown => {
+  let at = value
+  for (const key of keys) {
+    if (typeof at !== "object" || at === null || Array.isArray(at)) return undefined
+    at = (at as Record<string, unknown>)[key]
+  }
+  return at
+}
+
+/**
+ * The names a body's own `tools` declare, each tool's read by `pick` (a name, or a list of them);
+ * what is not a string is skipped (the body's own check refuses it).
+ */
+export const namesIn = (tools: unknown, pick: (tool: unknown) => unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(tools)) return []
+  const out: Array<string> = []
+  for (const tool of tools) {
+    const picked = pick(tool)
+    for (const name of Array.isArray(picked) ? picked : [picked]) if (typeof name === "string") out.push(name)
+  }
+  return out
+}
