@@ -13,6 +13,7 @@ import {
 } from "../../src/adapters/tools/RunTools.js"
 import type { RequestError } from "../../src/core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
+import type { AnySchema } from "../../src/core/structured/AnySchema.js"
 import type { ChatBodyInput } from "../../src/core/text/chat/ChatBody.js"
 import type { ChatCompletion } from "../../src/core/text/chat/ChatResponse.js"
 import * as Tool from "../../src/core/tools/Tool.js"
@@ -146,6 +147,35 @@ describe.each(families)("runTools on %s with a typed final value", (family) => {
     const all = await steps(loopOf(family, prompt("get_weather"), { tools: [weather], output: ZodReport }))
     const value: z.infer<typeof ZodReport> | undefined = doneOf(all).value
     expect(ZodReport.safeParse(value).success).toBe(true)
+  })
+
+  it("takes a Standard Schema without JSON Schema (valibot's kind) with outputJsonSchema, and refuses it without", async () => {
+    // A validator that offers no `~standard.jsonSchema`: its JSON Schema has to be given.
+    const city: AnySchema<{ readonly city: string }> = {
+      "~standard": {
+        version: 1,
+        vendor: "hand-made",
+        validate: (value) =>
+          typeof value === "object" && value !== null && typeof (value as { city?: unknown }).city === "string"
+            ? { value: value as { city: string } }
+            : { issues: [{ message: "expected { city: string }" }] }
+      }
+    }
+    const refused = await exitOf(loopOf(family, prompt("get_weather"), { tools: [weather], output: city }))
+    expect(Exit.isFailure(refused) ? JSON.stringify(refused.cause) : "success").toContain("offers no JSON Schema")
+    const all = await steps(
+      loopOf(family, prompt("get_weather"), {
+        tools: [weather],
+        output: city,
+        outputJsonSchema: {
+          type: "object",
+          properties: { city: { type: "string" } },
+          required: ["city"],
+          additionalProperties: false
+        }
+      })
+    )
+    expect(doneOf(all).value).toEqual({ city: expect.any(String) })
   })
 })
 

@@ -12,7 +12,7 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type { Aborted, Family } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import type { AnySchema } from "../../core/structured/AnySchema.js"
+import type { AnySchema, JsonSchemaObject } from "../../core/structured/AnySchema.js"
 import type { SchemaNotExpressible } from "../../core/structured/StructuredErrors.js"
 import { concurrency as concurrencyRange, settingOr } from "../../core/validation/Setting.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
@@ -59,7 +59,8 @@ export const maxLoopBound = concurrencyRange.max
  * A loop's settings: its `tools` (handlers needing the services `R`); `maxSteps` model turns at most
  * (default 8; the calls of the last allowed turn are still run and answered, then the loop ends with
  * `Done` reason `max-steps`); `concurrency`, the handlers running at once (default 4); and `output`, a
- * schema for a typed final value (`Done.value`).
+ * schema for a typed final value (`Done.value`), with `outputJsonSchema` the JSON Schema sent for it
+ * when the schema offers none (a Standard Schema such as valibot's), as `parse`'s `jsonSchema`.
  * @category models
  */
 export interface RunToolsConfig<A, R> {
@@ -67,6 +68,7 @@ export interface RunToolsConfig<A, R> {
   readonly maxSteps?: number | undefined
   readonly concurrency?: number | undefined
   readonly output?: AnySchema<A> | undefined
+  readonly outputJsonSchema?: JsonSchemaObject | undefined
 }
 
 const bound = (
@@ -245,7 +247,7 @@ export const messagesRunTools = <A = undefined, R = never, E = never>(
     { shape: messagesTools, family: "messages", call: (b, o) => group.create(b, o) },
     body,
     config,
-    messagesOutput(config.output),
+    messagesOutput(config.output, config.outputJsonSchema),
     options
   )
 
@@ -264,7 +266,7 @@ export const chatRunTools = <A = undefined, R = never, E = never>(
     { shape: chatTools, family: "openai", call: (b, o) => group.create(b, o) },
     body,
     config,
-    chatOutput(config.output),
+    chatOutput(config.output, config.outputJsonSchema),
     options
   )
 
@@ -284,7 +286,7 @@ export const responsesRunTools = <A = undefined, R = never, E = never>(
     { shape: responsesTools, family: "openai", call: (b, o) => group.create(b, o) },
     body,
     config,
-    responsesOutput(config.output),
+    responsesOutput(config.output, config.outputJsonSchema),
     options
   )
 
@@ -303,7 +305,7 @@ export const nativeRunTools = <A = undefined, R = never, E = never>(
     { shape: nativeTools, family: "native", call: (b, o) => group.generate(b, o) },
     request,
     config,
-    nativeOutput(config.output),
+    nativeOutput(config.output, config.outputJsonSchema),
     options
   )
 

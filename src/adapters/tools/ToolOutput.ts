@@ -9,7 +9,12 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { answerValue } from "../../core/structured/Answer.js"
-import { type AnySchema, type PreparedSchema, prepareSchema } from "../../core/structured/AnySchema.js"
+import {
+  type AnySchema,
+  type JsonSchemaObject,
+  type PreparedSchema,
+  prepareSchema
+} from "../../core/structured/AnySchema.js"
 import {
   chatMechanism,
   type Mechanism,
@@ -48,23 +53,25 @@ type Plan<Body, Response, A> = Result.Result<
 >
 
 const targetOf = <A>(
-  schema: AnySchema<A>
+  schema: AnySchema<A>,
+  jsonSchema: JsonSchemaObject | undefined
 ): Result.Result<
   { readonly prepared: PreparedSchema<A>; readonly target: SchemaTarget },
   SchemaNotExpressible | InvalidRequest
 > =>
-  Result.flatMap(prepareSchema(schema), (prepared) =>
+  Result.flatMap(prepareSchema(schema, jsonSchema), (prepared) =>
     Result.map(schemaTarget(prepared), (target) => ({ prepared, target }))
   )
 
 /** The format sent at every step; the value read from the answer that stops the loop. */
 const everyStep = <Body, Response, Event, A>(
   mechanism: Mechanism<Body, Response, Event>,
-  schema: AnySchema<A> | undefined
+  schema: AnySchema<A> | undefined,
+  jsonSchema: JsonSchemaObject | undefined
 ): Plan<Body, Response, A> =>
   schema === undefined
     ? Result.succeed(undefined)
-    : Result.map(targetOf(schema), ({ prepared, target }) => ({
+    : Result.map(targetOf(schema, jsonSchema), ({ prepared, target }) => ({
         prepare: (body) => mechanism.request(body, target),
         final: (_body, response) =>
           Effect.map(answerValue(mechanism, prepared, target, response), ({ value }) => ({ value, extra: undefined }))
@@ -74,11 +81,12 @@ const everyStep = <Body, Response, Event, A>(
 const finalCall = <Body, Response, Event, A>(
   mechanism: Mechanism<Body, Response, Event>,
   schema: AnySchema<A> | undefined,
+  jsonSchema: JsonSchemaObject | undefined,
   adjust: (body: Body) => Body = (body) => body
 ): Plan<Body, Response, A> =>
   schema === undefined
     ? Result.succeed(undefined)
-    : Result.map(targetOf(schema), ({ prepared, target }) => ({
+    : Result.map(targetOf(schema, jsonSchema), ({ prepared, target }) => ({
         prepare: (body) => Result.map(mechanism.request(body, target), () => body),
         final: (body, _response, call) =>
           Effect.flatMap(Effect.fromResult(mechanism.request(body, target)), (asked) =>
@@ -89,13 +97,16 @@ const finalCall = <Body, Response, Event, A>(
       }))
 
 /** Messages-style: the forced tool of the mechanism, asked once the model stopped. @category constructors */
-export const messagesOutput = <A>(schema: AnySchema<A> | undefined) => finalCall(messagesMechanism, schema)
+export const messagesOutput = <A>(schema: AnySchema<A> | undefined, jsonSchema?: JsonSchemaObject) =>
+  finalCall(messagesMechanism, schema, jsonSchema)
 
 /** Chat: `response_format` at every step. @category constructors */
-export const chatOutput = <A>(schema: AnySchema<A> | undefined) => everyStep(chatMechanism, schema)
+export const chatOutput = <A>(schema: AnySchema<A> | undefined, jsonSchema?: JsonSchemaObject) =>
+  everyStep(chatMechanism, schema, jsonSchema)
 
 /** Responses: `text.format` at every step. @category constructors */
-export const responsesOutput = <A>(schema: AnySchema<A> | undefined) => everyStep(responsesMechanism, schema)
+export const responsesOutput = <A>(schema: AnySchema<A> | undefined, jsonSchema?: JsonSchemaObject) =>
+  everyStep(responsesMechanism, schema, jsonSchema)
 
 /**
  * Native: the JSON answer asked once the model stopped, with function calling off for that call
@@ -103,12 +114,14 @@ export const responsesOutput = <A>(schema: AnySchema<A> | undefined) => everySte
  * @category constructors
  */
 export const nativeOutput = <A>(
-  schema: AnySchema<A> | undefined
+  schema: AnySchema<A> | undefined,
+  jsonSchema?: JsonSchemaObject
 ): Plan<NativeToolsRequest, GenerateContentResponse, A> =>
   // The mechanism keeps the body's other members (`model` among them).
   finalCall(
     nativeMechanism as unknown as Mechanism<NativeToolsRequest, GenerateContentResponse, NativeChunk>,
     schema,
+    jsonSchema,
     (request) => ({
       ...request,
       toolConfig: { functionCallingConfig: { mode: "NONE" } }
