@@ -93,6 +93,12 @@ const doneOf = <A, R>(all: ReadonlyArray<ToolStep<A, R>>): DoneStep<A, R> => {
 const resultsOf = (all: ReadonlyArray<ToolStep<unknown, unknown>>) =>
   all.filter((s): s is ToolResultStep => s._tag === "ToolResult")
 
+/** A family's usage object in an answer (`usage`, `usageMetadata`). */
+const usageIn = (response: unknown): Record<string, number> => {
+  const r = response as { usage?: Record<string, number>; usageMetadata?: Record<string, number> }
+  return r.usage ?? r.usageMetadata ?? {}
+}
+
 const Report = Schema.Struct({
   city: Schema.String,
   celsius: Schema.Number,
@@ -133,10 +139,18 @@ describe.each(families)("runTools on %s with a typed final value", (family) => {
     )
     const done = doneOf(all)
     expect(done).toMatchObject({ reason: "stop", steps: 3 })
+    // The loop's usage is every model turn's, the extra output turn included.
+    const turns = all.filter((s) => s._tag === "ModelTurn")
+    const sum = (read: (u: Record<string, number>) => number | undefined) =>
+      turns.reduce((n, t) => n + (read(usageIn(t.response)) ?? 0), 0)
+    expect(done.usage).toEqual({
+      inputTokens: sum((u) => u.input_tokens ?? u.prompt_tokens ?? u.promptTokenCount),
+      outputTokens: sum((u) => u.output_tokens ?? u.completion_tokens ?? u.candidatesTokenCount)
+    })
+    expect(done.usage.inputTokens).toBeGreaterThan(turns.length)
     // The value is decoded: a schema-shaped object, not text.
     expect(Schema.is(Report)(done.value)).toBe(true)
     expect(resultsOf(all).map((r) => r.name)).toEqual(["get_weather", "get_time"])
-    const turns = all.filter((s) => s._tag === "ModelTurn")
     // Chat and responses ask for the format at every step; messages-style and native once more at the end.
     expect(turns.map((t) => t.output)).toEqual(
       family === "chat" || family === "responses" ? [false, false, false] : [false, false, false, true]

@@ -24,6 +24,7 @@ import { outputContent, type ToolAnswer, type ToolCallRequest, type ToolShape } 
 import {
   handlerFailed,
   invalidArguments,
+  type LoopUsage,
   malformedArguments,
   outputNotJson,
   type ToolFailure,
@@ -39,6 +40,7 @@ import type { GenerateContentResponse } from "../../core/text/native/NativeRespo
 import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import type { ResponsesResponse } from "../../core/text/responses/ResponsesResponse.js"
 import { abortable, type CallOptions } from "../CallOptions.js"
+import { usageOf } from "../internal/Telemetry.js"
 import {
   chatOutput,
   messagesOutput,
@@ -142,6 +144,20 @@ interface FamilyRun<Body, Response, E> {
   readonly call: (body: Body, options: CallOptions | undefined) => Effect.Effect<Response, E>
 }
 
+/** The loop's tokens, summed over the model turns (`usageOf` reads every family's usage shape). */
+const usageTally = () => {
+  let inputTokens: number | undefined
+  let outputTokens: number | undefined
+  return {
+    add: (response: unknown) => {
+      const { input, output } = usageOf(response)
+      if (input !== undefined) inputTokens = (inputTokens ?? 0) + input
+      if (output !== undefined) outputTokens = (outputTokens ?? 0) + output
+    },
+    total: (): LoopUsage => ({ inputTokens, outputTokens })
+  }
+}
+
 /**
  * The loop as a stream of steps. Runs in a fiber of the stream's scope: ending or interrupting the
  * stream interrupts it, and so the handlers running; the call's `signal` aborting fails it with
@@ -169,16 +185,28 @@ const loop = <Body, Response, A, E, R>(
         )
         let current = plan === undefined ? declared : yield* Effect.fromResult(plan.prepare(declared))
         const ask = (b: Body) => run.call(b, options)
+        const usage = usageTally()
         for (let step = 1; ; step++) {
           const response = yield* ask(current)
+          usage.add(response)
           yield* emit({ _tag: "ModelTurn", step, response, output: false })
           const calls = run.shape.calls(response, step)
           if (calls.length === 0) {
             const final = plan === undefined ? undefined : yield* plan.final(current, response, ask)
-            if (final?.extra !== undefined)
+            if (final?.extra !== undefined) {
+              usage.add(final.extra)
               yield* emit({ _tag: "ModelTurn", step: step + 1, response: final.extra, output: true })
+            }
             const text = run.shape.text(response)
-            return yield* emit({ _tag: "Done", reason: "stop", steps: step, text, value: final?.value, response })
+            return yield* emit({
+              _tag: "Done",
+              reason: "stop",
+              steps: step,
+              text,
+              value: final?.value,
+              response,
+              usage: usage.total()
+            })
           }
           for (const call of calls)
             yield* emit({ _tag: "ToolCall", step, id: call.id, name: call.name, input: call.input })
@@ -194,7 +222,15 @@ const loop = <Body, Response, A, E, R>(
           )
           if (step >= maxSteps) {
             const text = run.shape.text(response)
-            return yield* emit({ _tag: "Done", reason: "max-steps", steps: step, text, value: undefined, response })
+            return yield* emit({
+              _tag: "Done",
+              reason: "max-steps",
+              steps: step,
+              text,
+              value: undefined,
+              response,
+              usage: usage.total()
+            })
           }
         }
       })

@@ -70,6 +70,7 @@ export type ToolResultStep =
  * that answer; `value` the typed final value when an `output` schema was given and the model stopped.
  * With `output`, messages-style and native models are asked once more for the value: that turn (a
  * `ModelTurn` with `output: true`, numbered `steps + 1`) is not counted, and is not `response`.
+ * `usage` sums the tokens of every model turn, that one included.
  * @category models
  */
 export interface DoneStep<A, Response> {
@@ -79,6 +80,18 @@ export interface DoneStep<A, Response> {
   readonly text: string
   readonly value: A | undefined
   readonly response: Response
+  readonly usage: LoopUsage
+}
+
+/**
+ * The tokens of a whole tool loop: each count summed over the model turns that reported it
+ * (`undefined` when none did), in the family's own terms (messages-style `input_tokens`, chat
+ * `prompt_tokens`, native `promptTokenCount`, …).
+ * @category models
+ */
+export interface LoopUsage {
+  readonly inputTokens: number | undefined
+  readonly outputTokens: number | undefined
 }
 
 /** One step of a tool loop. @category models */

@@ -6,6 +6,7 @@ export const Tool = { make, maxTools, toolNamePattern } as const
 export type { AnyTool, Tool as ToolOf, ToolDefinition } from "./Tool.js"
 export {
   type DoneStep,
+  type LoopUsage,
   type ModelTurnStep,
   type ToolCallStep,
   ToolFailure,
