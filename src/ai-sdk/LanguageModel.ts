@@ -70,10 +70,12 @@ const umg = (fields: Readonly<Record<string, string | undefined>>): SharedV4Prov
 
 const contentOf = (c: AnswerContent): LanguageModelV4Content => {
   switch (c.type) {
-    case "text":
-      return { type: "text", text: c.text }
+    case "text": {
+      const meta = umg({ thoughtSignature: c.thoughtSignature })
+      return { type: "text", text: c.text, ...(meta === undefined ? {} : { providerMetadata: meta }) }
+    }
     case "reasoning": {
-      const meta = umg({ signature: c.signature, redactedData: c.redactedData })
+      const meta = umg({ signature: c.signature, redactedData: c.redactedData, thoughtSignature: c.thoughtSignature })
       return { type: "reasoning", text: c.text, ...(meta === undefined ? {} : { providerMetadata: meta }) }
     }
     case "tool-call": {
@@ -102,8 +104,8 @@ const responseMetadata = (end: AnswerEnd) => ({
 
 /**
  * Gives the AI SDK stream parts of umg's text stream parts to `enqueue`. Text, reasoning and tool-input
- * parts other than their start and the reasoning end are the specification's parts already (the same
- * fields): they go as they are.
+ * parts other than the tool input's start and the text and reasoning ends (which carry their
+ * signatures) are the specification's parts already (the same fields): they go as they are.
  */
 const emitParts = (
   chunk: ReadonlyArray<TextStreamPart>,
@@ -116,15 +118,23 @@ const emitParts = (
     switch (part.type) {
       case "text-delta":
       case "text-start":
-      case "text-end":
       case "reasoning-start":
       case "reasoning-delta":
       case "tool-input-delta":
       case "tool-input-end":
         enqueue(part)
         break
+      case "text-end": {
+        const meta = umg({ thoughtSignature: part.thoughtSignature })
+        enqueue({ type: "text-end", id: part.id, ...(meta === undefined ? {} : { providerMetadata: meta }) })
+        break
+      }
       case "reasoning-end": {
-        const meta = umg({ signature: part.signature, redactedData: part.redactedData })
+        const meta = umg({
+          signature: part.signature,
+          redactedData: part.redactedData,
+          thoughtSignature: part.thoughtSignature
+        })
         enqueue({ type: "reasoning-end", id: part.id, ...(meta === undefined ? {} : { providerMetadata: meta }) })
         break
       }

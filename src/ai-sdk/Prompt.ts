@@ -113,13 +113,14 @@ type AssistantContent = Extract<LanguageModelV4Message, { role: "assistant" }>["
 const assistantPart = (part: AssistantContent): TextPart | ReasoningPart | ToolCallPart | undefined => {
   switch (part.type) {
     case "text":
-      return { type: "text", text: part.text }
+      return { type: "text", text: part.text, thoughtSignature: stringOption(part.providerOptions, "thoughtSignature") }
     case "reasoning":
       return {
         type: "reasoning",
         text: part.text,
         signature: stringOption(part.providerOptions, "signature"),
-        redactedData: stringOption(part.providerOptions, "redactedData")
+        redactedData: stringOption(part.providerOptions, "redactedData"),
+        thoughtSignature: stringOption(part.providerOptions, "thoughtSignature")
       }
     case "tool-call":
       // A call the provider ran itself has no place in the gateway's conversation.

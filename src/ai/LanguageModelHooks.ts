@@ -106,12 +106,12 @@ const contentParts = (
   Effect.forEach(content, (c): Effect.Effect<Response.PartEncoded, AiError.AiError> => {
     switch (c.type) {
       case "text":
-        return Effect.succeed({ type: "text", text: c.text })
+        return Effect.succeed({ type: "text", text: c.text, ...umgMeta({ thoughtSignature: c.thoughtSignature }) })
       case "reasoning":
         return Effect.succeed({
           type: "reasoning",
           text: c.text,
-          ...umgMeta({ signature: c.signature, redactedData: c.redactedData })
+          ...umgMeta({ signature: c.signature, redactedData: c.redactedData, thoughtSignature: c.thoughtSignature })
         })
       case "tool-call":
         return Effect.map(Effect.fromResult(paramsOf(read, c.name, c.arguments)), (params) => ({
@@ -127,8 +127,8 @@ const contentParts = (
 
 /**
  * Pushes the Effect AI stream parts of umg's text stream parts onto `out`, or gives the failure of a
- * call whose arguments are not JSON. Text and reasoning parts other than the reasoning end are Effect
- * AI's encoded parts already (the same fields): they go as they are.
+ * call whose arguments are not JSON. Text and reasoning parts other than their ends are Effect AI's
+ * encoded parts already (the same fields): they go as they are; the ends carry their signatures.
  */
 const pushStreamParts = (
   read: ReadOptions,
@@ -143,16 +143,22 @@ const pushStreamParts = (
     switch (part.type) {
       case "text-delta":
       case "text-start":
-      case "text-end":
       case "reasoning-start":
       case "reasoning-delta":
         out.push(part)
+        break
+      case "text-end":
+        out.push({ type: "text-end", id: part.id, ...umgMeta({ thoughtSignature: part.thoughtSignature }) })
         break
       case "reasoning-end":
         out.push({
           type: "reasoning-end",
           id: part.id,
-          ...umgMeta({ signature: part.signature, redactedData: part.redactedData })
+          ...umgMeta({
+            signature: part.signature,
+            redactedData: part.redactedData,
+            thoughtSignature: part.thoughtSignature
+          })
         })
         break
       case "tool-input-start":

@@ -70,13 +70,14 @@ const userPart = (part: Prompt.UserMessagePart): TextPart | FilePart =>
 const assistantPart = (part: Prompt.AssistantMessagePart): TextPart | ReasoningPart | ToolCallPart | undefined => {
   switch (part.type) {
     case "text":
-      return { type: "text", text: part.text }
+      return { type: "text", text: part.text, thoughtSignature: stringOption(part.options, "thoughtSignature") }
     case "reasoning":
       return {
         type: "reasoning",
         text: part.text,
         signature: stringOption(part.options, "signature"),
-        redactedData: stringOption(part.options, "redactedData")
+        redactedData: stringOption(part.options, "redactedData"),
+        thoughtSignature: stringOption(part.options, "thoughtSignature")
       }
     case "tool-call":
       return part.providerExecuted

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest"
 import type { TokenEvent } from "../../src/core/text/TokenEvent.js"
 import { makeTextStreamReader, type TextStreamPart } from "../../src/ai/text/TextStream.js"
+import { textAnswer } from "../../src/ai/text/TextAnswer.js"
+import { accumulateNative } from "../../src/core/text/native/NativeAccumulator.js"
+import type { NativeChunk } from "../../src/core/text/native/NativeResponse.js"
+import { Result } from "effect"
 import type { TextFamily } from "../../src/ai/text/TextRequest.js"
 
 // The stream reader both providers share, event by event: the events that carry only text take a
@@ -182,5 +186,55 @@ describe("the text stream reader", () => {
         { type: "tool-call", id: "call-0", name: "f", arguments: '{"x":1}', thoughtSignature: "ts" }
       ]
     ])
+  })
+
+  it("native: each signature ends the segment of the part it came on, as the core's accumulator joins them", () => {
+    const native = (parts: ReadonlyArray<object>) => ({ candidates: [{ index: 0, content: { role: "model", parts } }] })
+    const events = [
+      native([{ text: "a", thought: true }]),
+      native([{ text: "", thought: true, thoughtSignature: "r1" }]),
+      native([{ text: "", thoughtSignature: "t1" }]),
+      native([{ text: "b" }]),
+      native([{ text: "c", thoughtSignature: "t2" }]),
+      native([{ text: "d" }]),
+      native([{ text: "e", thought: true, thoughtSignature: "r2" }]),
+      native([{ text: "f", thoughtSignature: "t3" }])
+    ]
+    const reader = makeTextStreamReader("native", undefined, (i) => `call-${i}`)
+    const out: Array<TextStreamPart> = []
+    for (const event of events) expect(reader.read(event as TokenEvent, out)).toBeUndefined()
+    reader.end({ candidates: [{ index: 0, finishReason: "STOP" }] }, out)
+    expect(out.slice(0, -1)).toEqual([
+      { type: "reasoning-start", id: "reasoning-0" },
+      { type: "reasoning-delta", id: "reasoning-0", delta: "a" },
+      // An empty signed text part after reasoning is a text part of its own: the text after it joins it.
+      { type: "reasoning-end", id: "reasoning-0", thoughtSignature: "r1" },
+      { type: "text-start", id: "text-1" },
+      { type: "text-delta", id: "text-1", delta: "b" },
+      // A second signature is a part of its own (taken from a chunk of one text part, too).
+      { type: "text-end", id: "text-1", thoughtSignature: "t1" },
+      { type: "text-start", id: "text-2" },
+      { type: "text-delta", id: "text-2", delta: "c" },
+      { type: "text-delta", id: "text-2", delta: "d" },
+      { type: "text-end", id: "text-2", thoughtSignature: "t2" },
+      { type: "reasoning-start", id: "reasoning-3" },
+      { type: "reasoning-delta", id: "reasoning-3", delta: "e" },
+      { type: "reasoning-end", id: "reasoning-3", thoughtSignature: "r2" },
+      { type: "text-start", id: "text-4" },
+      { type: "text-delta", id: "text-4", delta: "f" },
+      { type: "text-end", id: "text-4", thoughtSignature: "t3" }
+    ])
+    // The segments are the parts of the accumulated answer, as a whole answer reads them.
+    const final = Result.getOrThrow(
+      accumulateNative([...events, { candidates: [{ index: 0, finishReason: "STOP" }] }] as ReadonlyArray<NativeChunk>)
+    )
+    const segments: Array<{ type: string; text: string; thoughtSignature?: string }> = []
+    for (const part of out)
+      if (part.type === "text-start" || part.type === "reasoning-start")
+        segments.push({ type: part.type === "text-start" ? "text" : "reasoning", text: "" })
+      else if (part.type === "text-delta" || part.type === "reasoning-delta") segments.at(-1)!.text += part.delta
+      else if ((part.type === "text-end" || part.type === "reasoning-end") && part.thoughtSignature !== undefined)
+        segments.at(-1)!.thoughtSignature = part.thoughtSignature
+    expect(textAnswer("native", final, undefined, (i) => `call-${i}`).content).toEqual(segments)
   })
 })

@@ -1,9 +1,9 @@
 /**
  * A `TextRequest` as a native-content (zeta) request. `systemInstruction`, `contents` of `user` and
- * `model` turns (function calls with their ids and thought signatures, results as `functionResponse`
- * parts, their text only), `generationConfig` with the thinking the model's class takes (a budget
- * fitted into the model's range), tools declared as core/tools does, and structured output through
- * `responseJsonSchema` (the family's mechanism).
+ * `model` turns (text, signed thoughts and function calls with their ids, each part with its thought
+ * signature; results as `functionResponse` parts, their text only), `generationConfig` with the
+ * thinking the model's class takes (a budget fitted into the model's range), tools declared as
+ * core/tools does, and structured output through `responseJsonSchema` (the family's mechanism).
  */
 import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
@@ -63,18 +63,25 @@ const userParts = (
   return Result.succeed(parts)
 }
 
+const signed = (part: { readonly thoughtSignature?: string | undefined }): Part =>
+  part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature }
+
 const modelParts = (messages: ReturnType<typeof sides>[number]["messages"]): Array<Part> => {
   const parts: Array<Part> = []
   for (const m of messages) {
     if (m.role !== "assistant") continue
     for (const part of m.parts) {
+      // A signature goes back on the part it came on, even an empty one (the model signs its turn there).
       if (part.type === "text") {
-        if (part.text !== "") parts.push({ text: part.text })
-      } else if (part.type === "tool-call")
+        if (part.text !== "" || part.thoughtSignature !== undefined) parts.push({ text: part.text, ...signed(part) })
+      } else if (part.type === "reasoning") {
+        // A thought goes back only when signed (its signature must be echoed); an unsigned one stays out.
+        if (part.thoughtSignature !== undefined) parts.push({ text: part.text, thought: true, ...signed(part) })
+      } else
         parts.push({
           // The id goes back with the call (its result names it), whether the model or umg made it.
           functionCall: { name: part.name, id: part.id, args: inputObject(part.input) },
-          ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
+          ...signed(part)
         })
     }
   }

@@ -16,14 +16,19 @@ import { firstCandidate } from "../../core/text/native/FirstCandidate.js"
 /** A family's answer, as its group gives it. @category models */
 export type FamilyResponse = Message | ChatCompletion | ResponsesResponse | GenerateContentResponse
 
-/** One piece of an answer's content. `arguments` is the call's JSON text. @category models */
+/**
+ * One piece of an answer's content. `arguments` is the call's JSON text; `thoughtSignature` is the
+ * native family's signature of the part it came on (text, reasoning or a call), to send back with it.
+ * @category models
+ */
 export type AnswerContent =
-  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "text"; readonly text: string; readonly thoughtSignature?: string | undefined }
   | {
       readonly type: "reasoning"
       readonly text: string
       readonly signature?: string | undefined
       readonly redactedData?: string | undefined
+      readonly thoughtSignature?: string | undefined
     }
   | {
       readonly type: "tool-call"
@@ -294,6 +299,30 @@ const responsesContent = (response: ResponsesResponse): Array<AnswerContent> => 
   return out
 }
 
+/**
+ * A native text or thought part's content. An empty part counts only for its signature, which goes to
+ * the content before it when that is of its kind and unsigned (the core's accumulator joins such parts
+ * of a stream alike), else stands as an empty part of its own, to go back where it came.
+ */
+const pushNativeText = (
+  out: Array<AnswerContent>,
+  thought: boolean,
+  text: string,
+  signature: string | undefined
+): void => {
+  const type = thought ? "reasoning" : "text"
+  const signed = signature === undefined ? {} : { thoughtSignature: signature }
+  if (text !== "") {
+    out.push({ type, text, ...signed })
+    return
+  }
+  if (signature === undefined) return
+  const last = out[out.length - 1]
+  if (last !== undefined && last.type === type && last.thoughtSignature === undefined)
+    out[out.length - 1] = { ...last, ...signed }
+  else out.push({ type, text, ...signed })
+}
+
 const nativeContent = (response: GenerateContentResponse, callId: (index: number) => string): Array<AnswerContent> => {
   const out: Array<AnswerContent> = []
   let calls = 0
@@ -308,8 +337,7 @@ const nativeContent = (response: GenerateContentResponse, callId: (index: number
         thoughtSignature: part.thoughtSignature
       })
       calls++
-    } else if (part.text !== undefined && part.text !== "")
-      out.push(part.thought === true ? { type: "reasoning", text: part.text } : { type: "text", text: part.text })
+    } else if (part.text !== undefined) pushNativeText(out, part.thought === true, part.text, part.thoughtSignature)
   }
   return out
 }
@@ -319,7 +347,11 @@ const withOutputText = (content: Array<AnswerContent>, output: TextOutput | unde
   if (output === undefined || output.streamable) return content
   const text = content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("")
   const rest = content.filter((c) => c.type !== "text")
-  return text === "" ? rest : [...rest, { type: "text", text: answerText(output, text) }]
+  // A native signature of the text stays with it (the last one, as a stream of the text keeps it).
+  let signed = {}
+  for (const c of content)
+    if (c.type === "text" && c.thoughtSignature !== undefined) signed = { thoughtSignature: c.thoughtSignature }
+  return text === "" ? rest : [...rest, { type: "text", text: answerText(output, text), ...signed }]
 }
 
 /**

@@ -10,15 +10,21 @@ import type { TextOutput } from "./TextOutput.js"
 /** The text families, named by their `Gateway` group. @category models */
 export type TextFamily = TokenFamily
 
-/** Visible text. @category models */
+/**
+ * Visible text. In an assistant turn, `thoughtSignature` is the native family's, echoed back on the
+ * text's part; the other families send none.
+ * @category models
+ */
 export interface TextPart {
   readonly type: "text"
   readonly text: string
+  readonly thoughtSignature?: string | undefined
 }
 
 /**
  * Reasoning the model gave earlier, sent back as it came: messages-style keeps a thinking block's
- * `signature` (or a redacted block's `data`); the other families send none back.
+ * `signature` (or a redacted block's `data`); native sends a thought part back only with its
+ * `thoughtSignature`; the other families send none back.
  * @category models
  */
 export interface ReasoningPart {
@@ -26,6 +32,7 @@ export interface ReasoningPart {
   readonly text: string
   readonly signature?: string | undefined
   readonly redactedData?: string | undefined
+  readonly thoughtSignature?: string | undefined
 }
 
 /** A file: bytes, base64 text, or a URL, with its media type (`image/png`, `application/pdf`, …). @category models */
