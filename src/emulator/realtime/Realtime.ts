@@ -11,14 +11,19 @@ import type { EmulatorContext } from "../server/Context.js"
 import { pcmTone } from "../media/Pcm.js"
 import {
   checkSessionUpdate,
+  checkTranscriptionSessionUpdate,
   type ClientProblem,
   initialSession,
+  initialTranscriptionSession,
   type Modality,
   namesOf,
+  readItemId,
   readModalities,
+  readTruncate,
   REALTIME_MODELS,
   type RealtimeVersion
 } from "./RealtimeEvents.js"
+import { RealtimeConversation } from "./RealtimeConversation.js"
 import type { WsRoute } from "../server/Route.js"
 import { estimateTokens, hash32, newId, pace, replyWords, tokenPieces } from "../text/TextGen.js"
 import { makeWsSender, type WsSender } from "../server/WsSender.js"
@@ -48,8 +53,10 @@ const badRequest = (message: string, code: string, param: string) => ({
 class RealtimeSession {
   private readonly names
   private session: Record<string, unknown>
-  /** User text of the conversation, newest last (bounded: only the last items matter for the reply). */
-  private readonly userText: Array<string> = []
+  /** The v1 transcription session (`transcription_session.update`), made on first use. */
+  private transcription: Record<string, unknown> | undefined
+  /** The conversation's items (bounded); the reply is built from its user text. */
+  private readonly conversation = new RealtimeConversation()
   private active: { id: string; cancelled: boolean } | undefined
 
   constructor(
@@ -116,8 +123,19 @@ class RealtimeSession {
         this.send({ type: "session.updated", session: this.session })
         return
       }
+      case "transcription_session.update":
+        return this.version === "v1" ? this.updateTranscription(e) : this.unknownEvent(e)
       case "conversation.item.create":
         return this.createItem(e)
+      case "conversation.item.retrieve":
+      case "conversation.item.delete":
+        return this.retrieveOrDelete(e)
+      case "conversation.item.truncate": {
+        const t = readTruncate(e)
+        if ("code" in t) return this.error(t, e.event_id)
+        const outcome = this.conversation.truncate(t.itemId, t.contentIndex, t.audioEndMs)
+        return void (outcome.ok ? this.send(outcome.event) : this.error(outcome.problem, e.event_id))
+      }
       case "input_audio_buffer.append":
         if (typeof e.audio !== "string")
           return this.error(
@@ -131,6 +149,17 @@ class RealtimeSession {
       case "input_audio_buffer.clear":
         this.send({ type: "input_audio_buffer.cleared" })
         return
+      case "output_audio_buffer.clear":
+        // Upstream plays audio out of a server-side buffer on WebRTC and SIP only; over a WebSocket the
+        // unplayed audio is the client's, so upstream refuses the event (the session stays open).
+        return this.error(
+          {
+            code: "invalid_value",
+            message: "output_audio_buffer.clear is only supported for WebRTC and SIP connections.",
+            param: "type"
+          },
+          e.event_id
+        )
       case "response.create":
         // A bug while streaming must not become an unhandled rejection that ends the emulator.
         return void this.respond(e).catch(() => this.out.close(1011, "emulator error"))
@@ -143,14 +172,46 @@ class RealtimeSession {
           )
         return
       default:
-        return this.error(
-          {
-            code: "invalid_event",
-            message: `unknown or unsupported client event type: ${String(e.type).slice(0, 80)}`,
-            param: "type"
-          },
-          e.event_id
-        )
+        return this.unknownEvent(e)
+    }
+  }
+
+  private unknownEvent(e: Record<string, unknown>): void {
+    this.error(
+      {
+        code: "invalid_event",
+        message: `unknown or unsupported client event type: ${String(e.type).slice(0, 80)}`,
+        param: "type"
+      },
+      e.event_id
+    )
+  }
+
+  private updateTranscription(e: Record<string, unknown>): void {
+    const checked = checkTranscriptionSessionUpdate(e.session)
+    if (!checked.ok) return this.error(checked.problem, e.event_id)
+    this.transcription = { ...(this.transcription ?? initialTranscriptionSession(newId("sess_"))), ...checked.fields }
+    this.send({ type: "transcription_session.updated", session: this.transcription })
+  }
+
+  /** `conversation.item.retrieve` and `.delete`: an unknown id is upstream's error, naming the event's verb. */
+  private retrieveOrDelete(e: Record<string, unknown>): void {
+    const id = readItemId(e)
+    if (typeof id !== "string") return this.error(id, e.event_id)
+    const retrieve = e.type === "conversation.item.retrieve"
+    const item = this.conversation.get(id)
+    if (item === undefined)
+      return this.error(
+        {
+          code: retrieve ? "item_retrieve_invalid_item_id" : "item_delete_invalid_item_id",
+          message: `Error ${retrieve ? "retrieving" : "deleting"} item: the item with id '${id.slice(0, 100)}' does not exist.`
+        },
+        e.event_id
+      )
+    if (retrieve) this.send({ type: "conversation.item.retrieved", item })
+    else {
+      this.conversation.delete(id)
+      this.send({ type: "conversation.item.deleted", item_id: id })
     }
   }
 
@@ -168,14 +229,14 @@ class RealtimeSession {
         return typeof part.text === "string" ? part.text : typeof part.transcript === "string" ? part.transcript : ""
       })
       .join(" ")
-    if (item.role === "user" || item.role === undefined) this.userText.push(text)
-    if (this.userText.length > 32) this.userText.shift()
-    const stored = {
-      id: typeof item.id === "string" ? item.id : newId("item_"),
-      object: "realtime.item",
-      status: "completed",
-      ...item
-    }
+    const id = typeof item.id === "string" && item.id !== "" ? item.id : newId("item_")
+    if (this.conversation.has(id))
+      return this.error(
+        { code: "invalid_value", message: `Item with id '${id.slice(0, 100)}' already exists.`, param: "item.id" },
+        e.event_id
+      )
+    const stored = { object: "realtime.item", status: "completed", ...item, id }
+    this.conversation.add(id, stored, item.role === "user" || item.role === undefined ? text : undefined)
     if (this.version === "v1") this.send({ type: "conversation.item.created", previous_item_id: null, item: stored })
     else {
       this.send({ type: "conversation.item.added", previous_item_id: null, item: stored })
@@ -200,7 +261,7 @@ class RealtimeSession {
     const itemId = newId("item_")
     this.active = { id, cancelled: false }
     const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 }
-    const prompt = this.userText.join("\n")
+    const prompt = this.conversation.userText().join("\n")
     const text = replyWords(
       `realtime|${String(this.session.instructions ?? "")}|${prompt}`,
       this.ctx.options.text.replyWords
@@ -223,6 +284,9 @@ class RealtimeSession {
       status: "in_progress",
       content: [] as Array<unknown>
     }
+    // The response's item joins the conversation as it starts (unless `conversation: "none"`).
+    const kept = r.conversation !== "none"
+    if (kept) this.conversation.add(itemId, item, undefined, audio ? 0 : undefined)
     this.send({ type: "response.output_item.added", response_id: id, output_index: 0, item })
     const partType = audio ? this.names.audioPart : this.names.textPart
     this.send({
@@ -240,6 +304,7 @@ class RealtimeSession {
           delta: pcmTone(hash32(piece), AUDIO_MS_PER_WORD).toString("base64")
         })
         this.send({ type: this.names.transcriptDelta, ...base, delta: piece })
+        this.conversation.addAudio(itemId, AUDIO_MS_PER_WORD)
       } else this.send({ type: this.names.textDelta, ...base, delta: piece })
       streamed += piece
       await pace(this.ctx)
@@ -253,6 +318,7 @@ class RealtimeSession {
     const part = audio ? { type: partType, transcript: streamed } : { type: partType, text: streamed }
     this.send({ type: "response.content_part.done", ...base, part })
     const doneItem = { ...item, status: status === "completed" ? "completed" : "incomplete", content: [part] }
+    if (kept) this.conversation.finish(itemId, doneItem)
     this.send({ type: "response.output_item.done", response_id: id, output_index: 0, item: doneItem })
     const inputTokens = estimateTokens(prompt) + estimateTokens(String(this.session.instructions ?? ""))
     const outText = tokenPieces(streamed).length

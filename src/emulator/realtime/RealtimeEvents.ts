@@ -167,3 +167,86 @@ const sessionProblem = (version: RealtimeVersion, s: unknown): ClientProblem | u
     return { code: "invalid_value", message: "session.instructions must be a string", param: "session.instructions" }
   return undefined
 }
+
+/** The `item_id` of a retrieve, truncate or delete event, or the problem with it. */
+export const readItemId = (e: Record<string, unknown>): string | ClientProblem => {
+  if (e.item_id === undefined || e.item_id === null || e.item_id === "")
+    return { code: "missing_required_parameter", message: "Missing required parameter: 'item_id'.", param: "item_id" }
+  if (typeof e.item_id !== "string")
+    return { code: "invalid_type", message: "Invalid type for 'item_id': expected a string.", param: "item_id" }
+  return e.item_id
+}
+
+/** A `conversation.item.truncate` event's fields. */
+export interface TruncateRequest {
+  readonly itemId: string
+  readonly contentIndex: number
+  readonly audioEndMs: number
+}
+
+/** Reads a `conversation.item.truncate` event: `item_id`, and `content_index` and `audio_end_ms` as non-negative integers. */
+export const readTruncate = (e: Record<string, unknown>): TruncateRequest | ClientProblem => {
+  const itemId = readItemId(e)
+  if (typeof itemId !== "string") return itemId
+  for (const param of ["content_index", "audio_end_ms"] as const) {
+    const v = e[param]
+    if (v === undefined || v === null)
+      return { code: "missing_required_parameter", message: `Missing required parameter: '${param}'.`, param }
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)
+      return { code: "invalid_value", message: `'${param}' must be a non-negative integer.`, param }
+  }
+  return { itemId, contentIndex: e.content_index as number, audioEndMs: e.audio_end_ms as number }
+}
+
+/** The transcription session a v1 connection starts with (what `transcription_session.update` changes). */
+export const initialTranscriptionSession = (id: string): Record<string, unknown> => ({
+  id,
+  object: "realtime.transcription_session",
+  modalities: ["text"],
+  input_audio_format: "pcm16",
+  input_audio_transcription: null,
+  turn_detection: null,
+  input_audio_noise_reduction: null,
+  include: null
+})
+
+const TRANSCRIPTION_FIELDS: ReadonlySet<string> = new Set([
+  "modalities",
+  "input_audio_format",
+  "input_audio_transcription",
+  "turn_detection",
+  "input_audio_noise_reduction",
+  "include",
+  "client_secret"
+])
+const AUDIO_FORMATS: ReadonlyArray<unknown> = ["pcm16", "g711_ulaw", "g711_alaw"]
+
+/** Checks a v1 `transcription_session.update` session: an object of the beta transcription session's fields. */
+export const checkTranscriptionSessionUpdate = (s: unknown): SessionUpdateCheck => {
+  if (typeof s !== "object" || s === null || Array.isArray(s))
+    return {
+      ok: false,
+      problem: { code: "missing_required_parameter", message: "session must be an object", param: "session" }
+    }
+  const { id: _id, object: _object, ...fields } = s as Record<string, unknown>
+  const unknown = Object.keys(fields).find((k) => !TRANSCRIPTION_FIELDS.has(k))
+  if (unknown !== undefined)
+    return {
+      ok: false,
+      problem: {
+        code: "unknown_parameter",
+        message: `Unknown parameter: 'session.${unknown.slice(0, 80)}'.`,
+        param: `session.${unknown.slice(0, 80)}`
+      }
+    }
+  if (fields.input_audio_format !== undefined && !AUDIO_FORMATS.includes(fields.input_audio_format))
+    return {
+      ok: false,
+      problem: {
+        code: "invalid_value",
+        message: "session.input_audio_format must be one of pcm16, g711_ulaw, g711_alaw",
+        param: "session.input_audio_format"
+      }
+    }
+  return { ok: true, fields }
+}
