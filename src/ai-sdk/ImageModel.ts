@@ -3,15 +3,36 @@
  * image models take an aspect ratio (`aspectRatio`) rather than pixel sizes and answer base64, decoded
  * strictly to bytes.
  */
-import type { ImageModelV4, SharedV4Warning } from "@ai-sdk/provider"
+import type { ImageModelV4, ImageModelV4ProviderMetadata, JSONObject, SharedV4Warning } from "@ai-sdk/provider"
+import type { DecodedImages } from "../core/media/Images.js"
 import { providerKey } from "./Prompt.js"
 import type { LanguageModelContext } from "./LanguageModel.js"
 
 type ImageCallOptions = Parameters<ImageModelV4["doGenerate"]>[0]
 
 /**
+ * `providerMetadata.umg.images`: per image, its revised prompt and what the answer says of the images
+ * (`size`, `quality`, `background`, `outputFormat`), under the names `@ai-sdk/openai` gives them; a
+ * value the answer leaves out is left out.
+ */
+const metadataOf = (answer: DecodedImages): ImageModelV4ProviderMetadata => {
+  const shared: JSONObject = {}
+  if (answer.size !== undefined) shared.size = answer.size
+  if (answer.quality !== undefined) shared.quality = answer.quality
+  if (answer.background !== undefined) shared.background = answer.background
+  if (answer.output_format !== undefined) shared.outputFormat = answer.output_format
+  return {
+    [providerKey]: {
+      images: answer.images.map((image) =>
+        image.revisedPrompt === undefined ? { ...shared } : { revisedPrompt: image.revisedPrompt, ...shared }
+      )
+    }
+  }
+}
+
+/**
  * The image model of `modelId`. `providerOptions.umg` holds fields of the images body (`image_size`,
- * `mime_type`, `quality`, …).
+ * `mime_type`, `quality`, …); `providerMetadata.umg.images` says, per image, what the answer said of it.
  * @category constructors
  */
 export const makeImageModel = (ctx: LanguageModelContext, modelId: string): ImageModelV4 => ({
@@ -47,6 +68,7 @@ export const makeImageModel = (ctx: LanguageModelContext, modelId: string): Imag
       images: answer.images.map((image) => image.bytes),
       warnings,
       response: { timestamp: new Date(answer.created * 1000), modelId, headers: info?.headers },
+      providerMetadata: metadataOf(answer),
       ...(usage === undefined
         ? {}
         : {

@@ -75,6 +75,40 @@ describe("umg/ai-sdk image model", () => {
   })
 })
 
+describe("umg/ai-sdk image model: what the answer says of its images", () => {
+  it("gives the answer's size, quality, background and output format per image in providerMetadata.umg, as @ai-sdk/openai does", async () => {
+    const png = (await generateImage({ model: umg.imageModel("zeta-2.5-flash-image"), prompt: "a cat" })).image
+    emu.inject("images", {
+      kind: "status",
+      status: 200,
+      body: {
+        created: 1700000000,
+        data: [{ b64_json: png.base64, revised_prompt: "a tabby cat" }, { b64_json: png.base64 }],
+        size: "1024x1024",
+        quality: "high",
+        background: "opaque",
+        output_format: "png"
+      }
+    })
+    const { images, providerMetadata } = await generateImage({
+      model: umg.imageModel("zeta-2.5-flash-image"),
+      prompt: "a cat"
+    })
+    expect(images).toHaveLength(2)
+    const facts = { size: "1024x1024", quality: "high", background: "opaque", outputFormat: "png" }
+    expect(providerMetadata["umg"]).toEqual({ images: [{ revisedPrompt: "a tabby cat", ...facts }, facts] })
+  })
+
+  it("gives what the emulator's answer says (pixel size, png), and leaves out what it does not", async () => {
+    const { providerMetadata } = await generateImage({
+      model: umg.imageModel("zeta-2.5-flash-image"),
+      prompt: "a cat",
+      aspectRatio: "16:9"
+    })
+    expect(providerMetadata["umg"]).toEqual({ images: [{ size: "128x72", outputFormat: "png" }] })
+  })
+})
+
 describe("umg/ai-sdk speech model", () => {
   it("generateSpeech gets the audio in the format asked for", async () => {
     const { audio } = await generateSpeech({

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { readLines } from "../../src/cli/support/LocalFiles.js"
+import { readLines, writingTo } from "../../src/cli/support/LocalFiles.js"
 
 const dir = mkdtempSync(join(tmpdir(), "umg-lines-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -23,5 +23,50 @@ describe("readLines", () => {
     const error = await Effect.runPromise(Effect.flip(readLines(join(dir, "absent.txt"), "file")))
     expect(error).toMatchObject({ _tag: "InvalidRequest", field: "file", rule: "file" })
     expect(error.message).toContain("absent.txt")
+  })
+})
+
+describe("writingTo", () => {
+  const failed = (made: string) => Effect.flip(writingTo(join(made, "c", "out.png"), Effect.fail("the call failed")))
+
+  it("removes the folders it made for the path when the call fails, and keeps them when it succeeds", async () => {
+    const base = mkdtempSync(join(dir, "write-"))
+    expect(await Effect.runPromise(failed(join(base, "a", "b")))).toBe("the call failed")
+    expect(readdirSync(base)).toEqual([])
+    await Effect.runPromise(writingTo(join(base, "a", "out.png"), Effect.void))
+    expect(readdirSync(base)).toEqual(["a"])
+  })
+
+  it("keeps a folder it made that something else has filled meanwhile, and the folders above it", async () => {
+    const base = mkdtempSync(join(dir, "write-"))
+    const program = writingTo(
+      join(base, "a", "b", "out.png"),
+      Effect.flatMap(
+        Effect.sync(() => writeFileSync(join(base, "a", "theirs.txt"), "theirs")),
+        () => Effect.fail("the call failed")
+      )
+    )
+    await Effect.runPromise(Effect.flip(program))
+    expect(existsSync(join(base, "a", "b"))).toBe(false)
+    expect(readdirSync(join(base, "a"))).toEqual(["theirs.txt"])
+  })
+
+  it("removes nothing on failure when the folder was there, and checks the path before the call runs", async () => {
+    const base = mkdtempSync(join(dir, "write-"))
+    await Effect.runPromise(Effect.flip(writingTo(join(base, "out.png"), Effect.fail("the call failed"))))
+    expect(existsSync(base)).toBe(true)
+    const blocker = join(base, "file.txt")
+    writeFileSync(blocker, "x")
+    let ran = false
+    const error = await Effect.runPromise(
+      Effect.flip(
+        writingTo(
+          join(blocker, "out.png"),
+          Effect.sync(() => (ran = true))
+        )
+      )
+    )
+    expect(error).toMatchObject({ _tag: "InvalidRequest", field: "output", rule: "writable" })
+    expect(ran).toBe(false)
   })
 })

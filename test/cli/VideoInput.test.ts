@@ -44,6 +44,27 @@ describe("video options to a body", () => {
     expect(error).toMatchObject({ _tag: "InvalidRequest", field: "image", rule: "image-file" })
   })
 
+  it("sends --duration as the number the flag parsed, which every family takes", async () => {
+    const bodies = await Effect.runPromise(
+      Effect.all(
+        (
+          [
+            ["alpha-2", 8],
+            ["beta-3.1-fast-generate-001", 8],
+            ["gamma2.5-t2v-preview", 10],
+            ["delta-1-5-pro-251215", 8]
+          ] as const
+        ).map(([model, seconds]) => dryRunBody(request({ model, duration: Option.some(seconds) })))
+      )
+    )
+    expect(bodies.map((b) => JSON.stringify(b))).toEqual([
+      expect.stringContaining('"seconds":"8"'),
+      expect.stringContaining('"durationSeconds":8'),
+      expect.stringContaining('"duration":10'),
+      expect.stringContaining("--dur 8")
+    ])
+  })
+
   it("shortens long data URLs for display only", () => {
     const long = `data:image/png;base64,${"A".repeat(500)}`
     expect(shortenDataUrls({ a: [long, "x"] })).toEqual({ a: [`${long.slice(0, 64)}…(${long.length} chars)`, "x"] })

@@ -160,6 +160,32 @@ describe("decodeImages", () => {
     })
   )
 
+  it.effect("keeps the answer's size, output_format, quality and background, named as the openai SDK names them", () =>
+    Effect.gen(function* () {
+      const item = { b64_json: Base64.encode(png) }
+      const facts = { size: "1024x1024", output_format: "png", quality: "high", background: "opaque" } as const
+      const decoded = yield* decodeImages({ created: 1, data: [item], ...facts })
+      expect(decoded).toEqual({ created: 1, images: [{ bytes: png, mimeType: "image/png" }], ...facts })
+      // Each is kept on its own; absent or null, it is left out.
+      const some = yield* decodeImages({ created: 1, data: [item], output_format: "webp", quality: null })
+      expect(some.output_format).toBe("webp")
+      for (const key of ["size", "quality", "background"]) expect(some).not.toHaveProperty(key)
+      const none = yield* decodeImages({ created: 1, data: [item] })
+      for (const key of Object.keys(facts)) expect(none).not.toHaveProperty(key)
+    })
+  )
+
+  it.effect("fails on a size, output_format, quality or background that is not a string, naming it", () =>
+    Effect.gen(function* () {
+      const item = { b64_json: Base64.encode(png) }
+      for (const key of ["size", "output_format", "quality", "background"]) {
+        const e = yield* Effect.flip(decodeImages({ created: 1, data: [item], [key]: 1024 }))
+        expect(e).toMatchObject({ _tag: "DecodeError", what: "images response" })
+        expect(e.message).toContain(key)
+      }
+    })
+  )
+
   it.effect("fails on an item without b64_json, on bad base64, and on the wrong shape", () =>
     Effect.gen(function* () {
       expect((yield* Effect.flip(decodeImages({ created: 1, data: [{ url: "https://x" }] }))).message).toContain(

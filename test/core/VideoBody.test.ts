@@ -119,6 +119,54 @@ describe("buildVideoBody: any family", () => {
   )
 })
 
+describe("buildVideoBody: a duration is a number", () => {
+  it.effect(
+    "refuses a duration written as a string, for every family, naming the field and what the model allows",
+    () =>
+      Effect.gen(function* () {
+        for (const [model, allowed] of [
+          [A, "4, 8, 12"],
+          [B31, "4, 6, 8"],
+          [GT, "5, 10"],
+          [P15, "4, 5, 6, 7, 8, 9, 10, 11, 12"]
+        ] as const) {
+          const e = yield* failsOn(
+            { model, prompt: "x", duration: "8" },
+            "duration",
+            `duration: "8" is not allowed for ${model}; allowed: ${allowed}`
+          )
+          expect(e.rule).toBe("one-of")
+        }
+        // The same number is taken.
+        expect((yield* ok({ model: B31, prompt: "x", duration: 8 })).durationSeconds).toBe(8)
+        expect((yield* ok({ model: P15, prompt: "x", duration: 8 })).prompt).toBe("x --dur 8")
+      })
+  )
+
+  it.effect("refuses beta's durationSeconds as a string too, and any duration that is not an integer", () =>
+    Effect.gen(function* () {
+      yield* failsOn(
+        { model: B31, prompt: "x", durationSeconds: "8" },
+        "durationSeconds",
+        `durationSeconds: "8" is not allowed for ${B31}; allowed: 4, 6, 8`
+      )
+      for (const duration of ["eight", " 10 ", "", 10.5, true, [10], { s: 10 }])
+        yield* failsOn({ model: GT, prompt: "x", duration }, "duration", `is not allowed for ${GT}; allowed: 5, 10`)
+    })
+  )
+
+  it.effect("takes alpha's own seconds as a string or an integer (the E1 alpha table), and nothing else", () =>
+    Effect.gen(function* () {
+      expect((yield* ok({ model: A, prompt: "x", seconds: "8" })).seconds).toBe("8")
+      expect((yield* ok({ model: A, prompt: "x", seconds: 8 })).seconds).toBe("8")
+      for (const seconds of [" 8", "08", "8.0", 8.5, true])
+        yield* failsOn({ model: A, prompt: "x", seconds }, "seconds", `is not allowed for ${A}; allowed: 4, 8, 12`)
+      // The generic duration stays an integer, on alpha too.
+      yield* failsOn({ model: A, prompt: "x", duration: "8", seconds: "8" }, "duration", 'duration: "8"')
+    })
+  )
+})
+
 describe("buildVideoBody: alpha", () => {
   it.effect("maps duration to seconds as a string and accepts seconds as a string or an integer", () =>
     Effect.gen(function* () {
@@ -368,6 +416,13 @@ describe("buildVideoBody: delta", () => {
         model: LT,
         metadata: { content: [{ type: "text", text: "a cat" }] }
       })
+    })
+  )
+
+  it.effect("takes the seed field as an integer only, as beta and gamma do; in the prompt --seed is text", () =>
+    Effect.gen(function* () {
+      yield* failsOn({ model: P15, prompt: "a cat", seed: "3" }, "seed", 'seed: expected an integer, got "3"')
+      expect((yield* ok({ model: P15, prompt: "a cat --seed 3" })).prompt).toBe("a cat --seed 3")
     })
   )
 

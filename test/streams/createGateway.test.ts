@@ -129,6 +129,8 @@ describe("createGateway against the emulator", () => {
       gw.images.generate$({ model: "zeta-2.5-flash-image", prompt: "a cat", response_format: "b64_json" })
     )
     expect(images.images[0]?.bytes.length).toBeGreaterThan(0)
+    // What the answer says of its images, as the openai SDK names it.
+    expect(images).toMatchObject({ output_format: "png", size: "128x128" })
     expect((await firstValueFrom(gw.models.list$())).length).toBeGreaterThan(0)
   })
 

@@ -8,7 +8,10 @@ import * as GroupContext from "../internal/GroupContext.js"
 
 /** The `images` calls. @category models */
 export interface ImagesGroup {
-  /** Generates images; each `b64_json` is decoded strictly to bytes, and the answer's `usage` kept as given. */
+  /**
+   * Generates images; each `b64_json` is decoded strictly to bytes, and the answer's `size`,
+   * `output_format`, `quality`, `background` and `usage` kept as given.
+   */
   readonly generate: (
     body: ImagesBodyInput,
     options?: CallOptions

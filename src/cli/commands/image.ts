@@ -1,10 +1,11 @@
 /** `umg image`: image generation with a zeta image model (E15), the image written to a file. */
 import { Effect, Option } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
+import { writeAtomically } from "../../batch/AtomicFile.js"
 import { DecodeError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody } from "../../core/media/Images.js"
 import * as Connection from "../support/Connection.js"
-import { ensureWritable, isStdout, promptText, writeBytes } from "../support/LocalFiles.js"
+import { isStdout, promptText, writeBytes, writingTo } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg image`. @category models */
@@ -26,34 +27,37 @@ export const runImage = (o: ImageOptions) =>
       },
       yield* Connection.routing(o)
     )
-    // The call costs money: the output is checked before it is made.
-    yield* ensureWritable(o.output)
-    yield* Connection.run(
-      o,
-      Effect.gen(function* () {
-        const gateway = yield* Gateway
-        const answer = yield* gateway.images.generate(body)
-        const first = answer.images[0]
-        if (first === undefined) {
-          return yield* Effect.fail(
-            new DecodeError({ family: "openai", what: "images response", message: "the answer holds no image" })
-          )
-        }
-        yield* writeBytes(o.output, first.bytes)
-        const summary = `wrote ${first.bytes.length} bytes${first.mimeType !== undefined ? ` of ${first.mimeType}` : ""} to ${isStdout(o.output) ? "stdout" : o.output}`
-        // With `-o -` stdout carries the image itself; the summary goes to stderr.
-        if (isStdout(o.output)) yield* Output.note(summary)
-        else
-          yield* Output.result(
-            o,
-            {
-              path: o.output,
-              bytes: first.bytes.length,
-              mimeType: first.mimeType ?? null,
-              images: answer.images.length
-            },
-            () => summary
-          )
-      })
+    // The call costs money: the output is checked (its folders made) before it is made, and if the
+    // call fails the folders made for it go again; the file is written whole or not at all.
+    yield* writingTo(
+      o.output,
+      Connection.run(
+        o,
+        Effect.gen(function* () {
+          const gateway = yield* Gateway
+          const answer = yield* gateway.images.generate(body)
+          const first = answer.images[0]
+          if (first === undefined) {
+            return yield* Effect.fail(
+              new DecodeError({ family: "openai", what: "images response", message: "the answer holds no image" })
+            )
+          }
+          yield* isStdout(o.output) ? writeBytes(o.output, first.bytes) : writeAtomically(o.output, first.bytes)
+          const summary = `wrote ${first.bytes.length} bytes${first.mimeType !== undefined ? ` of ${first.mimeType}` : ""} to ${isStdout(o.output) ? "stdout" : o.output}`
+          // With `-o -` stdout carries the image itself; the summary goes to stderr.
+          if (isStdout(o.output)) yield* Output.note(summary)
+          else
+            yield* Output.result(
+              o,
+              {
+                path: o.output,
+                bytes: first.bytes.length,
+                mimeType: first.mimeType ?? null,
+                images: answer.images.length
+              },
+              () => summary
+            )
+        })
+      )
     )
   })

@@ -4,9 +4,9 @@
  * A missing input file is invalid input (exit 2, nothing sent); a failed write is a failure (exit 1).
  */
 import { constants } from "node:fs"
-import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises"
-import { dirname, extname } from "node:path"
-import { Data, Effect } from "effect"
+import { access, mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promises"
+import { dirname, extname, resolve, sep } from "node:path"
+import { Data, Effect, Exit } from "effect"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 
 /** Writing a result to disk failed. @category errors */
@@ -149,29 +149,67 @@ export const readLines = (
 /** `-` as an output path: standard output. @category predicates */
 export const isStdout = (path: string): boolean => path === "-"
 
+// The checks of `ensureWritable`; answers the outermost folder it made on the way to `path`, if any.
+const checkWritable = (path: string, field: string): Effect.Effect<string | undefined, InvalidRequest> =>
+  Effect.tryPromise({
+    try: async () => {
+      const made = await mkdir(dirname(path), { recursive: true })
+      await access(dirname(path), constants.W_OK)
+      const existing = await stat(path).catch(() => undefined)
+      if (existing?.isDirectory()) throw new Error("it is a folder")
+      if (existing !== undefined) await access(path, constants.W_OK)
+      return made
+    },
+    catch: (e) =>
+      new InvalidRequest({
+        field,
+        rule: "writable",
+        message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent`
+      })
+  })
+
 /**
  * Checks, before anything is paid for, that a result can be written to `path`: its folder can be made
  * and written to, and the path is not a folder or a read-only file. `-` (stdout) always can.
  * @category validators
  */
 export const ensureWritable = (path: string, field = "output"): Effect.Effect<void, InvalidRequest> =>
+  isStdout(path) ? Effect.void : Effect.asVoid(checkWritable(path, field))
+
+// Removes the folders made for `path` (`made` and those below it), innermost first. `rmdir` removes an
+// empty folder only, so one that something else has filled meanwhile stays, and so do those above it.
+const removeMade = async (path: string, made: string): Promise<void> => {
+  const outermost = resolve(made)
+  const wasMade = (folder: string): boolean => folder === outermost || folder.startsWith(outermost + sep)
+  for (let folder = resolve(dirname(path)); wasMade(folder); folder = dirname(folder)) {
+    try {
+      await rmdir(folder)
+    } catch {
+      return
+    }
+  }
+}
+
+/**
+ * Runs `write`, the paid call whose result goes to `path`, once `path` is checked as `ensureWritable`
+ * checks it (making its folders). When `write` fails or is interrupted, the folders made for `path` go
+ * again: a failed call leaves no folder behind, and a folder that was there before is never touched.
+ * `write` writes the file whole or not at all (`writeAtomically`), so no half file is left either.
+ * @category combinators
+ */
+export const writingTo = <A, E, R>(
+  path: string,
+  write: Effect.Effect<A, E, R>,
+  field = "output"
+): Effect.Effect<A, E | InvalidRequest, R> =>
   isStdout(path)
-    ? Effect.void
-    : Effect.tryPromise({
-        try: async () => {
-          await mkdir(dirname(path), { recursive: true })
-          await access(dirname(path), constants.W_OK)
-          const existing = await stat(path).catch(() => undefined)
-          if (existing?.isDirectory()) throw new Error("it is a folder")
-          if (existing !== undefined) await access(path, constants.W_OK)
-        },
-        catch: (e) =>
-          new InvalidRequest({
-            field,
-            rule: "writable",
-            message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent`
-          })
-      })
+    ? write
+    : Effect.acquireUseRelease(
+        checkWritable(path, field),
+        () => write,
+        (made, exit) =>
+          made === undefined || Exit.isSuccess(exit) ? Effect.void : Effect.promise(() => removeMade(path, made))
+      )
 
 /** Writes bytes to `path` (creating its folder), or to standard output for `-`. @category constructors */
 export const writeBytes = (path: string, bytes: Uint8Array): Effect.Effect<void, FileWriteError> =>

@@ -108,14 +108,23 @@ const ImagesUsage = Schema.Struct({
 /** The `usage` of an images response: input, output and total tokens, maybe with details. @category models */
 export type ImagesUsage = typeof ImagesUsage.Type
 
+// What the answer says of its images (the OpenAI images shape): strings, as the gateway may pass
+// values of its own (`size` is pixels here, the request's an aspect ratio); null stands for absent.
+const ImageFact = Schema.optionalKey(Schema.NullOr(Schema.String))
+
 /**
  * The images response, in the OpenAI images shape (the contract does not show it; docs/ARCHITECTURE.md,
- * protocol notes §3.7); `usage` is tolerated missing.
+ * protocol notes §3.7): `created`, `data`, and when the gateway gives them `size`, `output_format`,
+ * `quality`, `background` and `usage`.
  * @category schemas
  */
 export const ImagesResponse = Schema.Struct({
   created: Schema.Number,
   data: Schema.Array(ImagesResponseItem),
+  size: ImageFact,
+  output_format: ImageFact,
+  quality: ImageFact,
+  background: ImageFact,
   usage: Schema.optionalKey(ImagesUsage)
 })
 /** @category models */
@@ -140,12 +149,26 @@ const decodeResponse = decodeWith(ImagesResponse, "openai", "images response")
 const startsWith = (bytes: Uint8Array, signature: ReadonlyArray<number>, from = 0): boolean =>
   signature.every((byte, i) => bytes[from + i] === byte)
 
-/** A decoded images response: when it was made, its images and, when the gateway gives it, the usage. @category models */
+/**
+ * A decoded images response: when it was made, its images and, when the gateway gives them, what it
+ * says of them and the usage. The names are the openai SDK's (`ImagesResponse`).
+ * @category models
+ */
 export interface DecodedImages {
   readonly created: number
   readonly images: ReadonlyArray<DecodedImage>
+  /** The size of the images made, in pixels (`1024x1024`); the request's `size` is an aspect ratio. */
+  readonly size?: string
+  /** Their format: `png`, `webp` or `jpeg`. */
+  readonly output_format?: string
+  /** Their quality: `low`, `medium` or `high`. */
+  readonly quality?: string
+  /** Their background: `transparent` or `opaque`. */
+  readonly background?: string
   readonly usage?: ImagesUsage
 }
+
+const imageFacts = ["size", "output_format", "quality", "background"] as const
 
 /** The MIME type an image's first bytes show (its format's signature), or `undefined` for other bytes. */
 const imageTypeOf = (bytes: Uint8Array): string | undefined => {
@@ -157,8 +180,9 @@ const imageTypeOf = (bytes: Uint8Array): string | undefined => {
 }
 
 /**
- * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes; `usage`
- * is kept as given. Fails with `DecodeError`, never throws.
+ * Decodes an images response: every item must carry `b64_json`, decoded strictly to bytes; `size`,
+ * `output_format`, `quality`, `background` and `usage` are kept as given (left out when absent or
+ * null). Fails with `DecodeError`, never throws.
  * @category decoding
  */
 export const decodeImages = (json: unknown, options?: DecodeOptions): Effect.Effect<DecodedImages, DecodeError> =>
@@ -184,6 +208,12 @@ export const decodeImages = (json: unknown, options?: DecodeOptions): Effect.Eff
         ...(item.revised_prompt !== undefined ? { revisedPrompt: item.revised_prompt } : {})
       })
     }
-    const { created, usage } = parsed.success
-    return Effect.succeed({ created, images, ...(usage !== undefined ? { usage } : {}) })
+    const answer = parsed.success
+    const decoded: { -readonly [K in keyof DecodedImages]: DecodedImages[K] } = { created: answer.created, images }
+    for (const key of imageFacts) {
+      const value = answer[key]
+      if (value !== undefined && value !== null) decoded[key] = value
+    }
+    if (answer.usage !== undefined) decoded.usage = answer.usage
+    return Effect.succeed(decoded)
   })

@@ -9,6 +9,7 @@ import type { VideoModel } from "./VideoCatalog.js"
 import {
   allowedFor,
   eitherField,
+  readAlphaSeconds,
   readAspectRatio,
   readAudioRequest,
   readDuration,
@@ -60,11 +61,11 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
     const prompt = optional(input, "prompt")
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
-    const seconds = yield* eitherField(input, ["duration", "seconds"], readDuration)
-    if (seconds)
-      body.seconds = String(
-        yield* allowedFor(seconds.value, seconds.field, model.durations, model, "none", seconds.given)
-      )
+    // The generic `duration` is an integer; alpha's own `seconds` may be a string too.
+    const seconds = yield* eitherField(input, ["duration", "seconds"], (value, field) =>
+      field === "seconds" ? readAlphaSeconds(value, field, model) : readDuration(value, field, model)
+    )
+    if (seconds) body.seconds = String(seconds.value)
 
     const resolution = optional(input, "resolution")
     if (resolution !== undefined) yield* readResolution(resolution, "resolution", model)

@@ -8,7 +8,6 @@ import { conform } from "../validation/Conform.js"
 import { oneOf, range } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
 import {
-  allowedFor,
   eitherField,
   readAspectRatio,
   readAudioRequest,
@@ -60,16 +59,10 @@ export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBo
     const prompt = optional(input, "prompt")
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
 
-    const duration = yield* eitherField(input, ["duration", "durationSeconds"], readDuration)
-    if (duration)
-      body.durationSeconds = yield* allowedFor(
-        duration.value,
-        duration.field,
-        model.durations,
-        model,
-        "none",
-        duration.given
-      )
+    const duration = yield* eitherField(input, ["duration", "durationSeconds"], (value, field) =>
+      readDuration(value, field, model)
+    )
+    if (duration) body.durationSeconds = duration.value
     const ratio = yield* eitherField(input, ["aspect_ratio", "aspectRatio"], (v, f) => readAspectRatio(v, f, model))
     if (ratio) body.aspectRatio = ratio.value
     const resolution = optional(input, "resolution")

@@ -7,7 +7,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { markerFrameRates, type MarkerFlags, markerRatios, markerResolutions } from "./MarkerFlags.js"
 import { at, copyFields, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import type { VideoModel } from "./VideoCatalog.js"
-import { readAspectRatio, readInteger, readMedia, readResolution, readSwitch } from "./VideoFields.js"
+import { readAspectRatio, readDuration, readInteger, readMedia, readResolution, readSwitch } from "./VideoFields.js"
 
 /** An image of a delta request, where it came from, and any extra keys its item carried. */
 export interface DeltaImage {
@@ -47,7 +47,7 @@ export const readFlagFields = (input: Json, model: VideoModel): Result.Result<Ma
         model.id
       )
     const duration = optional(input, "duration")
-    if (duration !== undefined) flags.duration = yield* readInteger(duration, "duration")
+    if (duration !== undefined) flags.duration = yield* readDuration(duration, "duration", model)
     const fps = optional(input, "fps")
     if (fps !== undefined) flags.framespersecond = yield* conform(FlagFrameRate, fps, "fps", model.id)
     const seed = optional(input, "seed")

@@ -75,15 +75,7 @@ export const gammaBodyOf = (input: Json, model: VideoModel): Result.Result<Gamma
     const prompt = optional(input, "prompt")
     if (prompt !== undefined) body.prompt = yield* readText(prompt, "prompt")
     const duration = optional(input, "duration")
-    if (duration !== undefined)
-      body.duration = yield* allowedFor(
-        yield* readDuration(duration, "duration"),
-        "duration",
-        model.durations,
-        model,
-        "none",
-        duration
-      )
+    if (duration !== undefined) body.duration = yield* readDuration(duration, "duration", model)
 
     const rawResolution = optional(input, "resolution")
     const resolution =

@@ -55,7 +55,7 @@ export type VideoRequest = WithExtra<{
   // generic (E1)
   readonly prompt?: string
   readonly image?: string
-  readonly duration?: number | string
+  readonly duration?: number
   readonly resolution?: string
   readonly aspect_ratio?: string
   // modes
@@ -74,7 +74,7 @@ export type VideoRequest = WithExtra<{
   readonly seconds?: number | string
   readonly size?: string
   // family beta
-  readonly durationSeconds?: number | string
+  readonly durationSeconds?: number
   readonly aspectRatio?: string
   readonly lastFrame?: string
   readonly generateAudio?: boolean

@@ -135,17 +135,36 @@ export const allowedFor = <A extends string | number>(
 /** A string of media: a URL or a Base64 data URL, not empty. @category schemas */
 export const VideoMedia = NonBlank
 
-// E1 writes integers such as a duration either way: 8 or "8".
-const DIGITS = /^-?\d{1,15}$/
-const integerGiven = (value: unknown): unknown =>
-  typeof value === "string" && DIGITS.test(value.trim()) ? Number(value.trim()) : value
-
-/** An integer, also when written as a string of digits (`"8"`): "duration: expected an integer, got 1.5". */
+/** An integer, never a string of digits: "seed: expected an integer, got \"8\"". */
 export const readInteger = (value: unknown, field: string): Result.Result<number, InvalidRequest> =>
-  conform(Integer, integerGiven(value), field)
+  conform(Integer, value, field)
 
-/** A duration in seconds: an integer, or a string of digits. */
-export const readDuration = readInteger
+/**
+ * A duration in seconds the model allows. E1's `duration` and the families' own duration fields are
+ * integers (alpha's `seconds` alone is a string or an integer: `readAlphaSeconds`), so anything else,
+ * `"8"` too, is refused naming the field and the model's durations: `duration: "8" is not allowed for
+ * M; allowed: 4, 6, 8`.
+ */
+export const readDuration = (
+  value: unknown,
+  field: string,
+  model: VideoModel
+): Result.Result<number, InvalidRequest> =>
+  typeof value === "number" && model.durations.includes(value)
+    ? Result.succeed(value)
+    : notAllowed(field, value, model.durations.length === 0 ? "none" : model.durations, model.id)
+
+/** Alpha's own `seconds`, a string or an integer (E1 alpha table): `8` or `"8"`, for a duration the model allows. */
+export const readAlphaSeconds = (
+  value: unknown,
+  field: string,
+  model: VideoModel
+): Result.Result<number, InvalidRequest> =>
+  readDuration(
+    typeof value === "string" && model.durations.some((d) => String(d) === value) ? Number(value) : value,
+    field,
+    model
+  )
 
 /** A string: "prompt: expected a string, got 5". */
 export const readText = (value: unknown, field: string): Result.Result<string, InvalidRequest> =>
