@@ -12,7 +12,7 @@ import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
 import { CliError, Command } from "effect/cli"
 import { umg, umgSpec } from "./Commands.js"
-import { describeReport, ExitCode, reportOf } from "./support/ExitCode.js"
+import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
 import { check, explain } from "./support/UsageError.js"
@@ -83,7 +83,8 @@ const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(arg
           // A rejected command line is explained here, once for every command: the flag, what it allows, the usage.
           const usage =
             CliError.isCliError(error) && error._tag === "ShowHelp" ? explain(umgSpec, args, error.errors) : error
-          const report = reportOf(usage)
+          // The one printer of failures, so the one place where no configured secret gets through.
+          const report = redactReport(reportOf(usage), yield* configuredSecrets)
           yield* Output.endProgress
           yield* jsonMode
             ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))

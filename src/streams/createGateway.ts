@@ -14,9 +14,9 @@ import type { CallOptions } from "../adapters/CallOptions.js"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import type { LiveClientMessage, LiveConnectOptions } from "../adapters/groups/Live.js"
 import type { RealtimeClientEvent, RealtimeConnectOptions } from "../adapters/groups/Realtime.js"
-import type { LiveServerMessage } from "../core/realtime/Live.js"
+import type { LiveServerMessage, LiveSetupInput } from "../core/realtime/Live.js"
 import type { RealtimeServerEvent } from "../core/realtime/Realtime.js"
-import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import type { RequestError, SessionError, SessionOpenError, StreamError } from "../core/errors/GatewayError.js"
 import { fromEffect, fromEmitting, fromRegistration, fromStreamOf, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
@@ -127,11 +127,13 @@ export interface RxGateway {
   readonly live: {
     /**
      * Emits the session at once; it opens after the server's `setupComplete`; unsubscribing closes the
-     * socket, and so does the call's signal (`Aborted`).
+     * socket, and so does the call's signal (`Aborted`). The `setup` fields are given either as
+     * `options.setup` or as the second argument (with a model id or an options object alike); given
+     * both ways, the call fails with `InvalidRequest` (field `setup`, rule `conflict`), nothing sent.
      */
     readonly connect$: (
       options: LiveConnectOptions | string,
-      setup?: Readonly<Record<string, unknown>>,
+      setup?: LiveSetupInput,
       callOptions?: CallOptions
     ) => TypedObservable<
       RxSession<LiveServerMessage, LiveClientMessage, SessionError | GatewayDisposed>,
@@ -149,6 +151,27 @@ export interface RxGateway {
    * `GatewayDisposed`), then frees the runtime. Calls made afterwards fail with `GatewayDisposed`.
    */
   readonly dispose: () => Promise<void>
+}
+
+/**
+ * The options of `live.connect` from `live.connect$`'s first two arguments: `setup` goes into
+ * `options.setup` when only one of them gives it; both giving it is refused rather than one dropped.
+ */
+const liveOptions = (
+  options: LiveConnectOptions | string,
+  setup: LiveSetupInput | undefined
+): Effect.Effect<LiveConnectOptions, InvalidRequest> => {
+  const given = typeof options === "string" ? { model: options } : options
+  if (setup === undefined) return Effect.succeed(given)
+  if (given.setup !== undefined)
+    return Effect.fail(
+      new InvalidRequest({
+        field: "setup",
+        rule: "conflict",
+        message: "setup is given twice, as options.setup and as live.connect$'s second argument; give one of them"
+      })
+    )
+  return Effect.succeed({ ...given, setup })
 }
 
 /**
@@ -257,11 +280,8 @@ export const createGateway = (config: GatewayConfigInput): RxGateway => {
         fromScopedSession(
           run,
           "live",
-          Effect.flatMap(Gateway, (g) =>
-            g.live.connect(
-              typeof options === "string" ? { model: options, ...(setup === undefined ? {} : { setup }) } : options,
-              callOptions
-            )
+          Effect.flatMap(liveOptions(options, setup), (o) =>
+            Effect.flatMap(Gateway, (g) => g.live.connect(o, callOptions))
           )
         )
     },

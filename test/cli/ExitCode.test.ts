@@ -1,8 +1,9 @@
+import { ConfigProvider, Effect } from "effect"
 import { CliError } from "effect/cli"
 import { describe, expect, it } from "vitest"
-import { describeReport, ExitCode, reportOf } from "../../src/cli/support/ExitCode.js"
+import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "../../src/cli/support/ExitCode.js"
 import { UsageError } from "../../src/cli/support/UsageError.js"
-import { RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
+import { IncompleteStream, RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { BatchInvalidInput } from "../../src/batch/BatchError.js"
 
@@ -96,5 +97,46 @@ describe("exit codes and failure reports", () => {
         })
       ).exitCode
     ).toBe(ExitCode.invalidInput)
+  })
+
+  it("prints no configured secret, whichever field of the error holds it, even when another variable is wrong", async () => {
+    const key = "sk-umg-printer-secret-4242"
+    const password = "platform-pass-9876"
+    const secrets = await Effect.runPromise(
+      configuredSecrets.pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord({ UMG_API_KEY: key, UMG_PLATFORM_PASSWORD: password, UMG_TIMEOUT_MS: "soon" })
+        )
+      )
+    )
+    expect(secrets).toEqual([key, password])
+    const report = redactReport(
+      reportOf(
+        new IncompleteStream({
+          family: "realtime",
+          reason: "error-event",
+          message: `Bad key ${key} given; password ${password}`,
+          partial: ""
+        })
+      ),
+      secrets
+    )
+    expect(report).toMatchObject({
+      exitCode: ExitCode.failure,
+      type: "IncompleteStream",
+      message: "Bad key [redacted] given; password [redacted]",
+      family: "realtime"
+    })
+    const gateway = redactReport(
+      reportOf(
+        new RateLimited({ family: "messages", status: 429, type: "t", message: "slow", requestId: `req-${key}` })
+      ),
+      secrets
+    )
+    expect(describeReport(gateway)).not.toContain(key)
+    // Long messages are not cut: the net only hides, the adapters bound outside text.
+    const long = "x".repeat(2_000)
+    expect(redactReport(reportOf(new Error(long)), secrets).message).toBe(long)
   })
 })

@@ -2,9 +2,14 @@
  * The exit codes of `umg` and how a failure is reported. 0 is success; 2 invalid input or a bad
  * command line (rejected before anything was sent, naming the field or flag and what is allowed);
  * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
- * token).
+ * token: every report is redacted with the configured secrets before it is printed).
  */
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { CliError } from "effect/cli"
+import { redactText } from "../../core/errors/Redact.js"
 
 /** The exit codes. @category models */
 export const ExitCode = {
@@ -148,4 +153,32 @@ export const describeReport = (report: FailureReport): string => {
     report.requestId !== undefined ? `request id ${report.requestId}` : undefined
   ].filter((f): f is string => f !== undefined)
   return `${report.type}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}: ${report.message}`
+}
+
+/** The variables that hold secrets (what `UMG_API_KEY` and `UMG_PLATFORM_PASSWORD` hold is never printed). */
+const secretVariables = ["UMG_API_KEY", "UMG_PLATFORM_PASSWORD"] as const
+
+/**
+ * The secrets the environment configures, each read on its own: a wrong other variable (the failure
+ * being reported, perhaps) does not keep them from being hidden.
+ * @category constructors
+ */
+export const configuredSecrets: Effect.Effect<ReadonlyArray<string>> = Effect.map(
+  Effect.forEach(secretVariables, (name) =>
+    Effect.orElseSucceed(Config.option(Config.Redacted(name)), () => Option.none<Redacted.Redacted<string>>())
+  ),
+  (values) => values.flatMap((value) => (Option.isSome(value) ? [Redacted.value(value.value)] : []))
+)
+
+/**
+ * `report` with every secret taken out of its text (`redactText`, nothing cut): the last net under
+ * every printed failure, whatever way a secret reached the error (each adapter redacts its own
+ * outside text first).
+ * @category constructors
+ */
+export const redactReport = (report: FailureReport, secrets: ReadonlyArray<string>): FailureReport => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(report))
+    out[key] = typeof value === "string" ? redactText(value, secrets, Number.MAX_SAFE_INTEGER) : value
+  return out as unknown as FailureReport
 }
