@@ -45,6 +45,19 @@ describe("exit codes and failure reports", () => {
     expect(other.message).toBe("model: use chat")
   })
 
+  it("names a batch line's field with its line, and a batch option as its flag (no line 0)", () => {
+    const line = reportOf(new BatchInvalidInput({ line: 7, field: "duration", rule: "one-of", message: "duration: 5" }))
+    expect(line.field).toBe("line 7: duration")
+    const option = reportOf(
+      new BatchInvalidInput({ line: 0, field: "concurrency", rule: "batch-option", message: "concurrency: 0" })
+    )
+    expect(option).toMatchObject({ exitCode: ExitCode.invalidInput, field: "--concurrency" })
+    const file = reportOf(
+      new BatchInvalidInput({ line: 0, field: "FILE", rule: "readable", message: "FILE: cannot read" })
+    )
+    expect(file.field).toBe("FILE")
+  })
+
   it("reports a gateway answer with exit 1, its type, status, gateway type and request id", () => {
     const report = reportOf(
       new RateLimited({

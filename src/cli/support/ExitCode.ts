@@ -45,6 +45,10 @@ const unknownModelsHint = "on the command line: --allow-unknown-models, or UMG_A
 const forTheCommandLine = (message: string, rule: string | undefined): string =>
   rule === "unknown-model" ? `${message} (${unknownModelsHint})` : message
 
+// A batch option's field as the command line sets it (`lines` has no flag: the library's own).
+const batchFlags: Readonly<Record<string, string>> = { concurrency: "--concurrency", id: "--id", inputs: "FILE" }
+const batchField = (field: string): string => batchFlags[field] ?? field
+
 const stringField = (value: object, key: string): string | undefined => {
   const v = (value as Record<string, unknown>)[key]
   return typeof v === "string" && v !== "" ? v : undefined
@@ -82,7 +86,10 @@ export const reportOf = (error: unknown): FailureReport => {
         exitCode: ExitCode.invalidInput,
         type: "BatchInvalidInput",
         message: forTheCommandLine(message, stringField(error, "rule")),
-        ...(field !== undefined ? { field: `line ${line}: ${field}` } : {}),
+        // A batch's own option (line 0) is named as what sets it on the command line.
+        ...(field !== undefined
+          ? { field: line !== undefined && line > 0 ? `line ${line}: ${field}` : batchField(field) }
+          : {}),
         ...(submitted !== undefined && submitted > 0 ? { submitted } : {})
       }
     }
