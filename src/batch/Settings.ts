@@ -44,6 +44,62 @@ export const postgres = (
 export const storeOf = (value: string): StoreConfig =>
   /^postgres(ql)?:\/\//i.test(value) ? postgres(value) : sqlite(value)
 
-/** A store for messages: the SQLite path, or the URL without its password. @category getters */
+/** `value` with each run of valid percent-escapes decoded; an invalid one (`50%off`) is kept as it is. */
+const decoded = (value: string): string =>
+  value.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run
+    }
+  })
+
+/** The password as written in `url`: the user info runs to the last `@` before the host, the password from its first `:`. */
+const writtenPassword = (url: string): string => {
+  const start = url.indexOf("://")
+  if (start === -1) return ""
+  const authority = url.slice(start + 3).split(/[/?#]/, 1)[0] ?? ""
+  const userInfo = authority.slice(0, Math.max(0, authority.lastIndexOf("@")))
+  const colon = userInfo.indexOf(":")
+  return colon === -1 ? "" : userInfo.slice(colon + 1)
+}
+
+/**
+ * The passwords a PostgreSQL URL holds, as the driver reads it (the user info up to the last `@`
+ * before the host, or a `password` parameter): each as written, as the URL parser encodes it and
+ * percent-decoded, since a driver's message may echo any of them.
+ * @category getters
+ */
+export const passwordsOf = (url: string): ReadonlyArray<string> => {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url)
+  } catch {
+    parsed = undefined
+  }
+  const found = [writtenPassword(url), parsed?.password ?? "", ...(parsed?.searchParams.getAll("password") ?? [])]
+  return [...new Set(found.flatMap((p) => [p, decoded(p)]))].filter((p) => p !== "")
+}
+
+/** The URL with its password (and any `password` parameter) replaced by `***`, read as the driver reads it. */
+const withoutPasswords = (url: string): string => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return redactUrlPasswords(url)
+  }
+  const hidden = parsed.password !== "" || parsed.searchParams.has("password")
+  if (!hidden) return url
+  if (parsed.password !== "") parsed.password = "***"
+  if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "***")
+  return parsed.href
+}
+
+/**
+ * A store for messages: the SQLite path, or the URL without its password — the whole password, as
+ * the driver splits the URL, even one holding an unencoded `@`.
+ * @category getters
+ */
 export const describeStore = (store: StoreConfig): string =>
-  store._tag === "sqlite" ? store.path : redactUrlPasswords(store.url)
+  store._tag === "sqlite" ? store.path : withoutPasswords(store.url)

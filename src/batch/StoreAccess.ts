@@ -14,7 +14,7 @@ import { basename, dirname, resolve } from "node:path"
 import { redactText } from "../core/errors/Redact.js"
 import { BatchNotFound, BatchStoreError } from "./BatchError.js"
 import * as FileLock from "./FileLock.js"
-import { describeStore, type StoreConfig } from "./Settings.js"
+import { describeStore, passwordsOf, type StoreConfig } from "./Settings.js"
 import * as SqliteClient from "./SqliteClient.js"
 import * as Store from "./Store.js"
 
@@ -30,26 +30,29 @@ const messagesOf = (e: unknown): string => {
 }
 
 /** The store's password (as written in its URL, and decoded), which a driver may echo in a message. */
-const secretsOfStore = (store: StoreConfig): ReadonlyArray<string> => {
-  if (store._tag === "sqlite") return []
-  try {
-    const password = new URL(store.url).password
-    return password === "" ? [] : [password, decodeURIComponent(password)]
-  } catch {
-    return []
+const secretsOfStore = (store: StoreConfig): ReadonlyArray<string> =>
+  store._tag === "sqlite" ? [] : passwordsOf(store.url)
+
+/**
+ * Any failure of a store as a `BatchStoreError` naming the store, the store's password hidden from
+ * the whole message (the store's name, the driver's text cut to 300 characters, and the message of a
+ * `BatchStoreError` already made).
+ * @category constructors
+ */
+export const storeError = (store: StoreConfig) => {
+  const secrets = secretsOfStore(store)
+  const hide = (text: string, maxChars: number = Number.MAX_SAFE_INTEGER) => redactText(text, secrets, maxChars)
+  return (e: unknown): BatchStoreError => {
+    if (e instanceof BatchStoreError) {
+      const message = hide(e.message)
+      return message === e.message ? e : new BatchStoreError({ reason: e.reason, message })
+    }
+    return new BatchStoreError({
+      reason: "unreachable",
+      message: hide(`batch store ${describeStore(store)}: ${hide(messagesOf(e), 300)}`)
+    })
   }
 }
-
-/** Any failure of a store as a `BatchStoreError` naming the store, its outside text redacted. @category constructors */
-export const storeError =
-  (store: StoreConfig) =>
-  (e: unknown): BatchStoreError =>
-    e instanceof BatchStoreError
-      ? e
-      : new BatchStoreError({
-          reason: "unreachable",
-          message: `batch store ${describeStore(store)}: ${redactText(messagesOf(e), secretsOfStore(store), 300)}`
-        })
 
 /** A layer's typed failure, mapped (the layer is otherwise unchanged). @category combinators */
 export const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E) => E2): Layer.Layer<A, E2, R> =>

@@ -14,6 +14,26 @@ describe("redactUrlPasswords", () => {
   ])("%s", (text, expected) => {
     expect(redactUrlPasswords(text)).toBe(expected)
   })
+
+  // The URL parser (and the PostgreSQL driver, which uses it) ends the user info at the last `@`
+  // before the host: so does the redaction, or the password's tail is shown.
+  it.each([
+    ["postgres://exp_user:S3cret@Pw@127.0.0.1:5432/exp_batch1", "postgres://exp_user:***@127.0.0.1:5432/exp_batch1"],
+    ["postgres://u:a@b@c@db", "postgres://u:***@db"],
+    ["postgres://u:it's@x@db/y", "postgres://u:***@db/y"],
+    ["postgres://me@corp:pw@db/y", "postgres://me@corp:***@db/y"],
+    ["… url postgres://u:p@h/db failed; mail me@x.y", "… url postgres://u:***@h/db failed; mail me@x.y"],
+    ["url postgres://u:p@h failed; mail me@x.y", "url postgres://u:***@h failed; mail me@x.y"],
+    ['{"url":"postgres://u:p@h","mail":"me@x.y"}', '{"url":"postgres://u:***@h","mail":"me@x.y"}'],
+    ["<postgres://u:p@h>, <me@x.y>", "<postgres://u:***@h>, <me@x.y>"],
+    ["`postgres://u:p@h` `me@x.y`", "`postgres://u:***@h` `me@x.y`"],
+    ["postgres://u:p@h?x=a@b#c@d", "postgres://u:***@h?x=a@b#c@d"],
+    ["postgres://u:p@h#x@y", "postgres://u:***@h#x@y"],
+    ["postgres://u:p@h\nnext me@x.y", "postgres://u:***@h\nnext me@x.y"],
+    ["https://gw.test:8443 and me@x.y", "https://gw.test:8443 and me@x.y"]
+  ])("hides the whole password of %s", (text, expected) => {
+    expect(redactUrlPasswords(text)).toBe(expected)
+  })
 })
 
 describe("redactText", () => {

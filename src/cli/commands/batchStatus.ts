@@ -1,17 +1,30 @@
 /**
  * `umg batch status ID`: the counts per state of a batch, read from its store (six count rows, not
- * its lines). It loads the store's SQL client only, not the batch engine or the gateway, so it
- * answers at once even beside a running batch.
+ * its lines), and the line that refused it, if one did. It loads the store's SQL client only, not
+ * the batch engine or the gateway, so it answers at once even beside a running batch. It exits 0,
+ * or 2 (invalid input) for a batch an invalid line stopped: its lines from that one on are not
+ * stored and it waits, pending, until the corrected input is run again.
  */
 import * as Effect from "effect/Effect"
-import type { Counts } from "../../batch/Store.js"
+import type { Counts, Refusal } from "../../batch/Store.js"
 import { storeOf } from "../../batch/Settings.js"
-import { readStatus } from "../../batch/StoreAccess.js"
+import { readProgress } from "../../batch/StoreAccess.js"
+import { ExitCode } from "../support/ExitCode.js"
 import * as Output from "../support/Output.js"
 
 /** The counts as one line: `12/40 done · 3 running · 1 submitting · 20 pending · 0 failed · 0 unknown`. @category output */
 export const countsText = (c: Counts): string =>
   `${Output.bar(c.succeeded + c.failed + c.unknown, c.total)} ${c.succeeded} succeeded · ${c.running} running · ${c.submitting} submitting · ${c.pending} pending · ${c.failed} failed · ${c.unknown} unknown`
+
+/** Why a batch stopped taking lines, and what to do about it, in two lines. @category output */
+export const refusalText = (r: Refusal): string => {
+  // The stored message names its line already (`line 2: duration: …`); the text names it once.
+  const message = r.message.startsWith(`line ${r.line}: `) ? r.message.slice(`line ${r.line}: `.length) : r.message
+  return [
+    `refused at line ${r.line} (field ${r.field}): ${message}`,
+    `the batch waits and sends nothing more: fix line ${r.line} and run the same command again; it goes on where it stopped, sending no line twice.`
+  ].join("\n")
+}
 
 /** The options of `umg batch status`. @category models */
 export interface BatchStatusOptions {
@@ -23,7 +36,16 @@ export interface BatchStatusOptions {
 /** Runs `umg batch status`. @category commands */
 export const runBatchStatus = (o: BatchStatusOptions) =>
   Effect.gen(function* () {
-    const c = yield* readStatus(storeOf(o.store), o.id)
-    const { total: _total, ...perState } = c
-    yield* Output.result(o, perState, () => countsText(c))
+    const { counts, ingest } = yield* readProgress(storeOf(o.store), o.id)
+    const { total: _total, ...perState } = counts
+    const refused = ingest.refused
+    yield* Output.result(
+      o,
+      refused === null
+        ? perState
+        : { ...perState, refused: { line: refused.line, field: refused.field, message: refused.message } },
+      () => (refused === null ? countsText(counts) : `${countsText(counts)}\n${refusalText(refused)}`)
+    )
+    // A refused batch goes no further by itself: a script waiting for it to end must stop waiting.
+    if (refused !== null) process.exitCode = ExitCode.invalidInput
   })

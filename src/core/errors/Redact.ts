@@ -11,12 +11,19 @@ export const maxOutsideTextChars = 500
 // Shorter "secrets" (an empty password, a one-letter key) would redact ordinary words.
 const minSecretChars = 4
 
-// `scheme://user:password@` — the user is kept (it names the account), the password is not.
-const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]*@/gi
+// `scheme://user:password@` — the user is kept (it names the account), the password is not. As the
+// URL parser (and so the PostgreSQL driver) does, the user info ends at the *last* `@` before the
+// host, so a password holding an unencoded `@` is hidden whole. The authority, and so the match,
+// ends at `/`, `?`, `#`, a space, or a character no URL holds unencoded (`"`, `<`, `>`, a backquote):
+// text after the URL (`… failed; mail me@x.y`, the next JSON value) is never taken for a password.
+// A password holding such a character before its last `@` is still hidden up to its first `@` (the
+// second branch). The user may hold an `@` (`me@corp:pw@host`), as the parser reads it.
+const urlPassword = /([a-z][a-z0-9+.-]*:\/\/[^\s:/?#"<>`]*:)(?:[^\s/?#"<>`]*@|[^\s/?#@]*@)/gi
 
 /**
  * `text` with the password of every URL in it (`postgres://umg:s3cret@host/db`) replaced by `***`
- * (`postgres://umg:***@host/db`); the user name and the rest of the URL are kept.
+ * (`postgres://umg:***@host/db`); the user name and the rest of the URL are kept. The password runs
+ * to the last `@` before the host, as the URL parser reads it (`postgres://u:a@b@host` hides `a@b`).
  * @category constructors
  */
 export const redactUrlPasswords = (text: string): string =>
