@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
+import type { LimitsInput } from "../../src/adapters/internal/Limits.js"
 
 const fromMap = (entries: Record<string, string>) =>
   Effect.provideService(GatewayConfig.fromEnv, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: entries }))
@@ -40,6 +41,7 @@ describe("GatewayConfig", () => {
     ["minPollIntervalMs", { minPollIntervalMs: NaN }, "minPollIntervalMs: NaN"],
     ["limits.maxJsonDepth", { limits: { maxJsonDepth: 100 } }, "allowed: a whole number from 1 to 64"],
     ["limits.maxResponseBytes", { limits: { maxResponseBytes: -1 } }, "limits.maxResponseBytes: -1"],
+    ["limits.maxPendingBytes", { limits: { maxPendingBytes: 0 } }, "limits.maxPendingBytes: 0 is out of range"],
     ["limits.webSocketHandshakeTimeoutMs", { limits: { webSocketHandshakeTimeoutMs: Infinity } }, "ms"]
   ] as const)("refuses %s out of its range when the layer is made, naming it", (field, settings, words) => {
     const make = () => GatewayConfig.make({ baseUrl: "https://gw.test", apiKey: "sk-range-SECRET", ...settings })
@@ -66,6 +68,14 @@ describe("GatewayConfig", () => {
     })
     expect(c).toMatchObject({ maxRetries: 0, retryBaseDelayMs: 0, minPollIntervalMs: 0, timeoutMs: 2_147_483_647 })
     expect(c.limits).toMatchObject({ maxRedirects: 0, maxJsonDepth: 64, maxResponseBytes: 32 * 1024 * 1024 })
+  })
+
+  it("bounds the WebSocket bytes waiting for a reader at four times the frame bound unless told otherwise", () => {
+    const make = (limits: LimitsInput) =>
+      GatewayConfig.make({ baseUrl: "https://gw.test", apiKey: "k", limits }).limits.maxPendingBytes
+    expect(make({})).toBe(64 * 1024 * 1024)
+    expect(make({ maxFrameBytes: 1024 })).toBe(4096)
+    expect(make({ maxFrameBytes: 1024, maxPendingBytes: 100 })).toBe(100)
   })
 
   it.effect("reads every UMG_ variable, secrets as Redacted", () =>

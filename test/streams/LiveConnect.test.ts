@@ -51,7 +51,7 @@ describe("live.connect$ setup", () => {
     ["a model id", MODEL],
     ["an options object", { model: MODEL }]
   ] as const)("sends the second argument's setup with %s", async (_, options) => {
-    const generationConfig = { responseModalities: ["TEXT"] }
+    const generationConfig = { responseModalities: ["TEXT"] as const }
     const before = setups.length
     await openOnce(gw.live.connect$(options, { generationConfig }))
     expect(setups).toHaveLength(before + 1)

@@ -1,12 +1,12 @@
 /**
  * The `realtime` group: a scoped WebSocket session at `/v1/realtime?model=`. Its event style (v1 beta
  * or v2 GA) follows the model; an initial `session.update` is built for that style, and every client
- * event is validated for it before it is sent.
+ * event is validated for it before it is sent. A connect that fails closes its socket at once.
  */
 import type { Scope } from "effect"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import type { SessionOpenError } from "../../core/errors/GatewayError.js"
+import type { SessionOpenError, TransportError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import {
   buildSessionUpdate,
@@ -19,7 +19,7 @@ import {
 } from "../../core/realtime/Realtime.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
-import { connect, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
+import { connectWith, type SocketOpener, type WebSocketSession } from "../socket/WebSocketSession.js"
 
 /** A realtime client event (`{type: "response.create", …}`), validated when sent. @category models */
 export interface RealtimeClientEvent {
@@ -44,6 +44,8 @@ export interface RealtimeGroup {
   /**
    * Opens a session for the scope's lifetime. Of the call's own options, the headers go with the
    * upgrade request, `timeoutMs` bounds the handshake and the signal closes the socket (`Aborted`).
+   * When it fails (the initial `session.update` cannot be sent, say), its socket is closed at once,
+   * not when the scope ends.
    */
   readonly connect: (
     options: RealtimeConnectOptions,
@@ -63,25 +65,33 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
     const version = yield* realtimeVersion(options.model, routing)
     const update =
       options.session === undefined ? undefined : yield* buildSessionUpdate(options.model, options.session, routing)
-    const session = yield* connect<RealtimeServerEvent, RealtimeClientEvent>({
-      family: "realtime",
-      url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
-      headers: {
-        ...call.headers,
-        authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
-        ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
+    const { limits } = ctx.config
+    return yield* connectWith(
+      {
+        family: "realtime",
+        url: webSocketUrl(ctx.gatewayUrl(`/v1/realtime?model=${encodeURIComponent(options.model)}`)),
+        headers: {
+          ...call.headers,
+          authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}`,
+          ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
+        },
+        connectTimeoutMs: call.connectTimeoutMs,
+        maxFrameBytes: limits.maxFrameBytes,
+        maxFramesPerSecond: limits.maxFramesPerSecond,
+        maxPendingBytes: limits.maxPendingBytes,
+        maxErrorBodyBytes: limits.maxErrorBodyBytes,
+        secrets: call.secrets,
+        signal: call.signal,
+        // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
+        decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: limits.maxJsonDepth }),
+        validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
+        open
       },
-      connectTimeoutMs: call.connectTimeoutMs,
-      maxFrameBytes: ctx.config.limits.maxFrameBytes,
-      maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
-      secrets: call.secrets,
-      signal: call.signal,
-      // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.
-      decode: (frame) => decodeRealtimeServerEvent(frame, { maxDepth: ctx.config.limits.maxJsonDepth }),
-      validate: (event) => validateRealtimeClientEvent(options.model, event, routing),
-      open
-    })
-    if (update !== undefined) yield* session.send(update)
-    return { ...session, version }
+      // The first `session.update` belongs to the opening: if it cannot be sent, the socket closes now.
+      (
+        session: WebSocketSession<RealtimeServerEvent, RealtimeClientEvent>
+      ): Effect.Effect<RealtimeSession, TransportError | InvalidRequest> =>
+        Effect.as(update === undefined ? Effect.void : session.send(update), { ...session, version })
+    )
   })
 })

@@ -1,7 +1,8 @@
 /**
  * The bounds on everything umg reads from outside, in one place, with their defaults. They cover
- * answers, error bodies, decompressed bytes, downloads, SSE lines and events, WebSocket frames, JSON
- * nesting, redirects and the waits that have no other timeout. Every reader takes its bound from here.
+ * answers, error bodies, decompressed bytes, downloads, SSE lines and events, WebSocket frames and
+ * what waits for a slow reader, JSON nesting, redirects and the waits that have no other timeout.
+ * Every reader takes its bound from here.
  */
 import * as Result from "effect/Result"
 import { type SettingRange, settingOr, timeLimit } from "../../core/validation/Setting.js"
@@ -16,10 +17,19 @@ export interface LimitsInput {
   readonly maxDownloadBytes?: number
   /** Longest SSE line and largest pending SSE event (default 8 MiB). */
   readonly maxSseEventBytes?: number
-  /** Largest WebSocket message accepted (default 16 MiB); a larger one closes the session with 1009. */
+  /**
+   * Largest WebSocket message accepted (default 16 MiB); a larger one closes the session with 1009
+   * (4009 from a browser, whose `WebSocket` may not send 1009).
+   */
   readonly maxFrameBytes?: number
-  /** Most WebSocket messages accepted per second (default 5,000); more closes the session with 1008. */
+  /** Most WebSocket messages accepted per second (default 5,000); more closes the session with 1008 (4008 from a browser). */
   readonly maxFramesPerSecond?: number
+  /**
+   * Most bytes of WebSocket messages waiting for a reader that does not keep up (default four times
+   * `maxFrameBytes`, 64 MiB); more fails the session and closes it with 1008 (4008 from a browser). One
+   * message is always taken when none waits, so a bound below `maxFrameBytes` still lets each through.
+   */
+  readonly maxPendingBytes?: number
   /**
    * Deepest JSON nesting accepted in an answer (default 64, checked as soon as it is parsed); deeper is
    * a DecodeError. It can be lowered, to 1 at least; the decoders never accept more than 64 levels.
@@ -42,6 +52,7 @@ export const defaultLimits: Limits = {
   maxSseEventBytes: 8 * 1024 * 1024,
   maxFrameBytes: 16 * 1024 * 1024,
   maxFramesPerSecond: 5_000,
+  maxPendingBytes: 4 * 16 * 1024 * 1024,
   maxJsonDepth: 64,
   maxRedirects: 5,
   webSocketHandshakeTimeoutMs: 15_000
@@ -57,10 +68,17 @@ const ranges: { readonly [K in keyof Limits]: SettingRange } = {
   maxSseEventBytes: count(1),
   maxFrameBytes: count(1),
   maxFramesPerSecond: count(1),
+  maxPendingBytes: count(1),
   maxJsonDepth: count(1, 64),
   maxRedirects: count(0),
   webSocketHandshakeTimeoutMs: timeLimit
 }
+
+/** Defaults that follow another bound the user may have set: the pending bytes follow the frame size. */
+const derivedDefault = (key: keyof Limits, out: Readonly<Record<string, number>>): number =>
+  key === "maxPendingBytes"
+    ? Math.min(4 * (out.maxFrameBytes ?? defaultLimits.maxFrameBytes), Number.MAX_SAFE_INTEGER)
+    : defaultLimits[key]
 
 /**
  * Applies the defaults to a user's bounds. Throws `InvalidRequest` (rule `range`, field
@@ -70,8 +88,9 @@ const ranges: { readonly [K in keyof Limits]: SettingRange } = {
  */
 export const makeLimits = (input: LimitsInput | undefined): Limits => {
   const out: Record<string, number> = { ...defaultLimits }
+  // `ranges` lists `maxFrameBytes` before `maxPendingBytes`, so a derived default sees the user's frame bound.
   for (const key of Object.keys(ranges) as Array<keyof Limits>) {
-    const checked = settingOr(`limits.${key}`, input?.[key], ranges[key], defaultLimits[key])
+    const checked = settingOr(`limits.${key}`, input?.[key], ranges[key], derivedDefault(key, out))
     if (Result.isFailure(checked)) throw checked.failure
     out[key] = checked.success
   }

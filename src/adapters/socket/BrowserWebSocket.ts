@@ -43,9 +43,22 @@ const browserRequest = (
 }
 
 /**
+ * The close code a browser's `WebSocket.close` accepts for `code` (it throws `InvalidAccessError` for
+ * any but 1000 and 3000–4999): those pass as they are; a protocol code 1001–1015 becomes 4000 plus its
+ * last two digits, so its meaning stays readable (1008 policy violation → 4008, 1009 message too big →
+ * 4009, 1011 → 4011); anything else becomes 1000. No code stays no code.
+ * @category constructors
+ */
+export const browserCloseCode = (code: number | undefined): number | undefined => {
+  if (code === undefined || code === 1000 || (code >= 3000 && code <= 4999)) return code
+  return code >= 1001 && code <= 1015 ? 4000 + (code - 1000) : 1000
+}
+
+/**
  * Opens a socket with the global `WebSocket`. Binary frames are decoded as UTF-8 so sessions see
  * the same text as with Node's `ws`. A browser hides the status of a refused upgrade: it reports an
- * error and a 1006 close, which the session maps to a `TransportError`.
+ * error and a 1006 close, which the session maps to a `TransportError`. A close code a browser may not
+ * send is mapped by `browserCloseCode` (the session's 1008 and 1009 go out as 4008 and 4009).
  * @category constructors
  */
 export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
@@ -55,7 +68,7 @@ export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
   const decoder = new TextDecoder()
   return {
     send: (data) => socket.send(data),
-    close: (code, reason) => socket.close(code, reason),
+    close: (code, reason) => socket.close(browserCloseCode(code), reason),
     isOpen: () => socket.readyState === WebSocket.OPEN,
     isClosed: () => socket.readyState === WebSocket.CLOSED || socket.readyState === WebSocket.CLOSING,
     on: (handlers) => {

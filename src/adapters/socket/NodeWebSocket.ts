@@ -2,12 +2,49 @@
  * The one place that imports the Node `ws` package: a WebSocket constructor that can send upgrade
  * headers (the gateway key). A browser build swaps in a constructor over the global `WebSocket`.
  */
+import type { IncomingMessage } from "node:http"
 import { WebSocket } from "ws"
+import { defaultMaxErrorBodyBytes, type RefusedAnswer } from "./RefusedUpgrade.js"
 import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
+
+/** The answer's string headers, names lower-cased (Node's already are); a repeated one joined with `, `. */
+const headersOf = (res: IncomingMessage): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (typeof value === "string") out[name] = value
+    else if (Array.isArray(value)) out[name] = value.join(", ")
+  }
+  return out
+}
+
+/**
+ * Reads a refused upgrade's answer, at most `limit` bytes of its body (the rest is not read), and
+ * gives it once: at its end, at the bound, or when the connection fails or is dropped (what was read).
+ */
+const readRefusal = (res: IncomingMessage, limit: number, done: (answer: RefusedAnswer) => void): void => {
+  const parts: Array<Buffer> = []
+  let size = 0
+  let settled = false
+  const settle = () => {
+    if (settled) return
+    settled = true
+    done({ headers: headersOf(res), body: Buffer.concat(parts, size).toString("utf8") })
+  }
+  res.on("data", (chunk: Buffer) => {
+    if (settled) return
+    const taken = chunk.length > limit - size ? chunk.subarray(0, limit - size) : chunk
+    parts.push(taken)
+    size += taken.length
+    if (size >= limit) settle()
+  })
+  // The listeners stay: after `settle` the socket is dropped, and the answer's late error is ignored here.
+  res.on("end", settle).on("close", settle).on("error", settle)
+}
 
 /**
  * Opens a `ws` socket with the given upgrade headers. Frames arrive as text (binary frames are
- * decoded as UTF-8), so sessions see the same data in Node and browsers.
+ * decoded as UTF-8), so sessions see the same data in Node and browsers. A refused upgrade is reported
+ * with its headers and the start of its body (up to `maxErrorBodyBytes`), then the socket is dropped.
  * @category constructors
  */
 export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
@@ -28,10 +65,13 @@ export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
         handlers.message(buf.toString("utf8"), buf.length)
       })
       socket.on("close", (code, reason) => handlers.close(code, reason.toString("utf8")))
-      // An upgrade refused with an HTTP status: report the status, never the request (it holds the key).
+      // An upgrade refused with an HTTP status: report the answer (never the request: it holds the key).
+      // Closing the socket meanwhile (the handshake's time limit) drops the answer, which settles the read.
       socket.on("unexpected-response", (_req, res) => {
-        handlers.refused(res.statusCode ?? 0)
-        socket.terminate()
+        readRefusal(res, options.maxErrorBodyBytes ?? defaultMaxErrorBodyBytes, (answer) => {
+          handlers.refused(res.statusCode ?? 0, answer)
+          socket.terminate()
+        })
       })
       socket.on("error", (error) => handlers.error(error))
     }

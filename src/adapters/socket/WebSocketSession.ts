@@ -3,20 +3,21 @@
  * `Stream` of Schema-decoded events, sends client events only after the core validated them, and
  * closes the socket when the scope ends. A close other than 1000/1001/1005 ends the stream with a
  * typed `TransportError` carrying the close code (its reason redacted); an orderly close ends it and
- * its code is reported by `closeCode`; a refused upgrade is mapped like an HTTP error. The call's
- * signal closes the socket: the opening or the events then fail with `Aborted`.
+ * its code is reported by `closeCode`; a refused upgrade is mapped like the same HTTP error answer.
+ * The call's signal closes the socket: the opening or the events then fail with `Aborted`. Once a
+ * session has ended, every later read gets that ending again.
  */
-import type { Scope } from "effect"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { redactText } from "../../core/errors/Redact.js"
-import { toAnswerError } from "../../core/wire/ErrorEnvelope.js"
 import {
-  type Aborted,
   TimeoutError,
   TransportError,
   type DecodeError,
@@ -27,6 +28,15 @@ import {
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { classifyTransport } from "../http/TransportFailure.js"
 import { abortable, abortedError, isSignal } from "../CallOptions.js"
+import { defaultMaxErrorBodyBytes, type RefusedAnswer, refusedUpgradeError } from "./RefusedUpgrade.js"
+import {
+  backlogPast,
+  frameBounds,
+  isTooLarge,
+  maxPendingFrames as maxPendingFramesBound,
+  tooLarge,
+  type Violation
+} from "./SessionBounds.js"
 
 /** What a session needs from a socket implementation (Node `ws`, or a browser `WebSocket`). @category models */
 export interface SocketLike {
@@ -39,8 +49,11 @@ export interface SocketLike {
     /** A server message as text, and its size in UTF-8 bytes when the socket knows it (else it is counted). */
     readonly message: (data: string, bytes?: number) => void
     readonly close: (code: number, reason: string) => void
-    /** The upgrade was answered with an HTTP status instead. */
-    readonly refused: (status: number) => void
+    /**
+     * The upgrade was answered with an HTTP status instead; with the answer's headers and the start of
+     * its body (at most `maxErrorBodyBytes`) when the socket can read them (a browser cannot).
+     */
+    readonly refused: (status: number, answer?: RefusedAnswer) => void
     readonly error: (error: unknown) => void
   }) => void
 }
@@ -56,14 +69,16 @@ export type SocketOpener = (
      * one before reading it whole should (Node's `ws`: `maxPayload`); the session checks every message.
      */
     readonly maxFrameBytes?: number | undefined
+    /** How much of a refused upgrade's body to read for its error (`limits.maxErrorBodyBytes`). */
+    readonly maxErrorBodyBytes?: number | undefined
   }
 ) => SocketLike
 
 /** An open session. @category models */
 export interface WebSocketSession<Server, Client> {
-  /** The server's events, decoded, in order. Consume it once. */
+  /** The server's events, decoded, in order. Consume it once; run again after the end, it gives the end again. */
   readonly events: Stream.Stream<Server, SessionError>
-  /** The next server event; `None` when the session closed normally. */
+  /** The next server event; `None` when the session closed normally. After the end, every call gets the end again. */
   readonly next: Effect.Effect<Server, Option.Option<SessionError>>
   /** Validates a client event with the core and sends it; a closed session fails with `TransportError`. */
   readonly send: (event: Client) => Effect.Effect<void, TransportError | InvalidRequest>
@@ -81,7 +96,14 @@ export interface SessionOptions<Server> {
   /** The largest message and the most messages a second accepted (`limits`); past either the session ends. */
   readonly maxFrameBytes?: number
   readonly maxFramesPerSecond?: number
-  /** Secrets a close reason may echo; they are redacted before the reason reaches an error. */
+  /**
+   * The most bytes of server messages waiting for a reader that does not keep up
+   * (`limits.maxPendingBytes`); past it the session ends. One message is always taken when none waits.
+   */
+  readonly maxPendingBytes?: number
+  /** How much of a refused upgrade's body is read for its error (`limits.maxErrorBodyBytes`; default 64 KiB). */
+  readonly maxErrorBodyBytes?: number
+  /** Secrets a close reason or a refused upgrade's body may echo; they are redacted before the text reaches an error. */
   readonly secrets?: ReadonlyArray<string>
   readonly decode: (frame: string) => Effect.Effect<Server, DecodeError>
   readonly validate: (event: unknown) => Effect.Effect<unknown, InvalidRequest>
@@ -90,31 +112,52 @@ export interface SessionOptions<Server> {
   readonly signal?: AbortSignal | undefined
 }
 
-type Item =
-  | { readonly _tag: "Frame"; readonly data: string }
-  | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
-  | { readonly _tag: "Failed"; readonly error: TransportError | Aborted }
+/** Server messages held for a consumer that does not keep up; beyond it the session fails rather than grow without bound. @category constants */
+export const maxPendingFrames = maxPendingFramesBound
 
-/** Server frames held for a consumer that does not keep up; beyond it the session fails rather than grow without bound. */
-export const maxPendingFrames = 10_000
+/** A server message waiting for the reader, and its size as counted against `maxPendingBytes`. */
+interface Frame {
+  readonly data: string
+  readonly bytes: number
+}
 
 // 1000 normal, 1001 going away, 1005 no status given: an orderly end, not a failure.
 const NORMAL_CLOSE = new Set([1000, 1001, 1005])
 
-/** What the socket's handlers and the session's reader share. */
+/**
+ * What the socket's handlers and the session's reader share. The queue holds the frames, then the
+ * ending: `Done` for an orderly close, else the error. The first ending wins, the frames before it are
+ * read first, and every read after it gets it again (a finished queue answers each take with it).
+ */
 interface SessionState {
-  readonly queue: Queue.Queue<Item>
-  /** Frames offered and not yet taken (the queue itself is unbounded; this count bounds it). */
+  readonly queue: Queue.Queue<Frame, SessionError | Cause.Done>
+  /** Frames offered and not yet taken, and their bytes (the queue itself is unbounded; these bound it). */
   pending: number
-  /** The session was ended from our side (a bound was passed). */
+  pendingBytes: number
+  /** The session was ended from our side (a bound was passed, or the call's signal aborted). */
   ended: boolean
   closedWith: number | undefined
 }
 
-/** A close code and the error a session ends with when the server passes a bound. */
-interface Violation {
-  readonly code: number
-  readonly error: TransportError
+/** Ends the reading: after the frames already queued, every read gets `ending` (`Done`: the end of the stream). */
+const finish = (state: SessionState, ending: SessionError | Cause.Done): void => {
+  Queue.failCauseUnsafe(state.queue, Cause.fail(ending))
+}
+
+/**
+ * Closes the socket without throwing: a socket that refuses the code (a browser takes only 1000 and
+ * 3000–4999) or is already closing is closed without one, and the caller's ending still happens.
+ */
+const closeSocket = (socket: SocketLike, code?: number, reason?: string): void => {
+  try {
+    socket.close(code, reason)
+  } catch {
+    try {
+      socket.close()
+    } catch {
+      // Already closing or closed.
+    }
+  }
 }
 
 const hostOf = (url: string): string => {
@@ -125,70 +168,16 @@ const hostOf = (url: string): string => {
   }
 }
 
-/** A server message past `limits.maxFrameBytes`, of `bytes` when its size is known. */
-const tooLarge = (family: Family, bytes: number | undefined, max: number | undefined): TransportError =>
-  new TransportError({
-    family,
-    reason: "too-large",
-    message: `a server message${bytes === undefined ? "" : ` of ${bytes} bytes`} is past the bound of ${max ?? "?"} bytes (limits.maxFrameBytes)`
-  })
-
-/** Node's `ws` refused a message past `maxPayload` before reading it whole (and closed the socket with 1009). */
-const isTooLarge = (cause: unknown): boolean =>
-  typeof cause === "object" &&
-  cause !== null &&
-  (cause as { code?: unknown }).code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
-
 /**
- * The UTF-8 size of `data` when it may be past `max`, else `undefined` (no need to count): a UTF-16
- * code unit is 1 to 3 bytes, so only text between max / 3 and max code units is counted.
+ * Ends the session from our side: the server gets the violation's code, the consumer its error, at
+ * once. The socket is closed first: ending the queue may resume the reader, and its scope's release
+ * (a 1000 close) at once, before this returns.
  */
-const bytesPast = (data: string, max: number): number | undefined => {
-  if (data.length > max) return data.length
-  if (data.length * 3 <= max) return undefined
-  let bytes = 0
-  for (let i = 0; i < data.length; i++) {
-    const c = data.charCodeAt(i)
-    // A surrogate pair (4 bytes) is two code units of 2 bytes each here.
-    bytes += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3
-  }
-  return bytes > max ? bytes : undefined
-}
-
-/**
- * The check run on each server message: the violation when it is larger than `maxFrameBytes` (in
- * UTF-8 bytes: the socket's count, or the text's) or the one past `maxFramesPerSecond` in a
- * one-second window, else `undefined`.
- */
-const frameBounds = <Server>(
-  options: SessionOptions<Server>
-): ((data: string, bytes: number | undefined) => Violation | undefined) => {
-  const maxFrameBytes = options.maxFrameBytes ?? Infinity
-  const maxFramesPerSecond = options.maxFramesPerSecond ?? Infinity
-  let windowStart = 0
-  let framesInWindow = 0
-  return (data, bytes) => {
-    const past = bytes === undefined ? bytesPast(data, maxFrameBytes) : bytes > maxFrameBytes ? bytes : undefined
-    if (past !== undefined) return { code: 1009, error: tooLarge(options.family, past, maxFrameBytes) }
-    const now = performance.now()
-    if (now - windowStart >= 1000) {
-      windowStart = now
-      framesInWindow = 0
-    }
-    if (++framesInWindow > maxFramesPerSecond) {
-      const message = `the server sent more than ${maxFramesPerSecond} messages in a second (limits.maxFramesPerSecond)`
-      return { code: 1008, error: new TransportError({ family: options.family, reason: "protocol", message }) }
-    }
-    return undefined
-  }
-}
-
-/** Ends the session from our side: the consumer gets the violation's error, the server its code. */
 const endWith = (state: SessionState, socket: SocketLike, { code, error }: Violation): void => {
   if (state.ended) return
   state.ended = true
-  Queue.offerUnsafe(state.queue, { _tag: "Failed", error })
-  socket.close(code, code === 1009 ? "message too big" : "policy violation")
+  closeSocket(socket, code, code === 1009 ? "message too big" : "policy violation")
+  finish(state, error)
 }
 
 /** The handler of the server's messages: queues each one within the bounds, else ends the session. */
@@ -200,27 +189,32 @@ const receiveFrames = <Server>(
   const violationOf = frameBounds(options)
   return (data, bytes) => {
     if (state.ended) return
-    const violation = violationOf(data, bytes)
+    // Counted in UTF-8 bytes when the socket knows them, else in UTF-16 code units (no pass over the text).
+    const size = bytes ?? data.length
+    const violation =
+      violationOf(data, bytes) ?? backlogPast(options, { frames: state.pending, bytes: state.pendingBytes }, size)
     if (violation !== undefined) return endWith(state, socket, violation)
-    if (state.pending >= maxPendingFrames) {
-      if (state.pending === maxPendingFrames) {
-        state.pending++
-        Queue.offerUnsafe(state.queue, {
-          _tag: "Failed",
-          error: new TransportError({
-            family: options.family,
-            reason: "protocol",
-            message: `more than ${maxPendingFrames} events waiting: the consumer does not keep up`
-          })
-        })
-        socket.close(1008, "client buffer full")
-      }
-      return
-    }
     state.pending++
-    Queue.offerUnsafe(state.queue, { _tag: "Frame", data })
+    state.pendingBytes += size
+    Queue.offerUnsafe(state.queue, { data, bytes: size })
   }
 }
+
+/** The error of a close that is not orderly, its reason redacted. */
+const closedError = <Server>(options: SessionOptions<Server>, code: number, reason: string): TransportError =>
+  new TransportError({
+    family: options.family,
+    reason: "closed",
+    closeCode: code,
+    message: `the server closed the session with ${code}${reason ? `: ${redactText(reason, options.secrets ?? [], 200)}` : ""}`
+  })
+
+/** The session's end when the server closed the socket: `Done` for an orderly close, else the error. */
+const closeEnding = <Server>(
+  options: SessionOptions<Server>,
+  code: number,
+  reason: string
+): SessionError | Cause.Done => (NORMAL_CLOSE.has(code) ? Cause.Done() : closedError(options, code, reason))
 
 /**
  * Opens the socket and waits for the handshake, within `connectTimeoutMs`; from then on the socket's
@@ -232,11 +226,16 @@ const handshake = <Server>(
 ): Effect.Effect<SocketLike, SessionOpenError> => {
   const origin = hostOf(options.url)
   const { family } = options
+  const maxErrorBodyBytes = options.maxErrorBodyBytes ?? defaultMaxErrorBodyBytes
   return Effect.callback<SocketLike, SessionOpenError>((resume) => {
     let opened = false
     let socket: SocketLike
     try {
-      socket = options.open(options.url, { headers: options.headers, maxFrameBytes: options.maxFrameBytes })
+      socket = options.open(options.url, {
+        headers: options.headers,
+        maxFrameBytes: options.maxFrameBytes,
+        maxErrorBodyBytes
+      })
     } catch {
       const message = `cannot open a WebSocket to ${origin}`
       resume(Effect.fail(new TransportError({ family, reason: "protocol", message })))
@@ -254,21 +253,27 @@ const handshake = <Server>(
           const message = `closed before opening (${code})`
           resume(Effect.fail(new TransportError({ family, reason: "closed", closeCode: code, message })))
         }
-        Queue.offerUnsafe(state.queue, { _tag: "Closed", code, reason })
+        finish(state, closeEnding(options, code, reason))
       },
-      refused: (status) => {
-        if (!opened) resume(Effect.fail(toAnswerError({ family, status })))
+      refused: (status, answer) => {
+        if (opened) return
+        const secrets = options.secrets ?? []
+        resume(
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.fail(refusedUpgradeError({ family, status, answer, secrets, maxChars: maxErrorBodyBytes, now }))
+          )
+        )
       },
       error: (cause) => {
         const error = isTooLarge(cause)
           ? tooLarge(family, undefined, options.maxFrameBytes)
           : new TransportError({ family, reason: classifyTransport(cause), message: `WebSocket to ${origin} failed` })
         if (!opened) resume(Effect.fail(error))
-        else Queue.offerUnsafe(state.queue, { _tag: "Failed", error })
+        else finish(state, error)
       }
     })
     // Interrupted while connecting: drop the half-open socket.
-    return Effect.sync(() => socket.close())
+    return Effect.sync(() => closeSocket(socket))
   }).pipe(
     Effect.timeoutOrElse({
       duration: Duration.millis(options.connectTimeoutMs),
@@ -299,8 +304,9 @@ const closeOnAbort = <Server>(
   const abort = () => {
     if (state.ended) return
     state.ended = true
-    Queue.offerUnsafe(state.queue, { _tag: "Failed", error: abortedError(options.family) })
-    socket.close(1000, "aborted")
+    // Closed first, as in `endWith`.
+    closeSocket(socket, 1000, "aborted")
+    finish(state, abortedError(options.family))
   }
   return Effect.asVoid(
     Effect.acquireRelease(
@@ -313,33 +319,22 @@ const closeOnAbort = <Server>(
   )
 }
 
-/** The next server event from the queue; `None` once the server closed the session in order. */
+/**
+ * The next server event from the queue; once the frames before the session's end are read, every
+ * read gets the end: `None` after an orderly close, else the same error.
+ */
 const readNext = <Server>(
   options: SessionOptions<Server>,
   state: SessionState
 ): Effect.Effect<Server, Option.Option<SessionError>> =>
-  Effect.flatMap(Queue.take(state.queue), (item): Effect.Effect<Server, Option.Option<SessionError>> => {
-    switch (item._tag) {
-      case "Frame":
-        state.pending--
-        return Effect.mapError(options.decode(item.data), Option.some)
-      case "Failed":
-        return Effect.fail(Option.some(item.error))
-      case "Closed":
-        return NORMAL_CLOSE.has(item.code)
-          ? Effect.fail(Option.none())
-          : Effect.fail(
-              Option.some(
-                new TransportError({
-                  family: options.family,
-                  reason: "closed",
-                  closeCode: item.code,
-                  message: `the server closed the session with ${item.code}${item.reason ? `: ${redactText(item.reason, options.secrets ?? [], 200)}` : ""}`
-                })
-              )
-            )
+  Effect.flatMap(
+    Effect.mapError(Queue.take(state.queue), (ending) => (Cause.isDone(ending) ? Option.none() : Option.some(ending))),
+    (frame) => {
+      state.pending--
+      state.pendingBytes -= frame.bytes
+      return Effect.mapError(options.decode(frame.data), Option.some)
     }
-  })
+  )
 
 /**
  * Connects and returns the session; the socket closes when the scope closes.
@@ -349,15 +344,15 @@ export const connect = <Server, Client>(
   options: SessionOptions<Server>
 ): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
   Effect.gen(function* () {
-    const queue = yield* Queue.unbounded<Item>()
-    const state: SessionState = { queue, pending: 0, ended: false, closedWith: undefined }
+    const queue = yield* Queue.unbounded<Frame, SessionError | Cause.Done>()
+    const state: SessionState = { queue, pending: 0, pendingBytes: 0, ended: false, closedWith: undefined }
     const socket = yield* Effect.acquireRelease(
       // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
       // neither its time limit nor the caller's interruption could ever stop a server that never answers.
       Effect.interruptible(abortable(handshake(options, state), options.family, options.signal)),
       (socket) =>
         Effect.sync(() => {
-          if (!socket.isClosed()) socket.close(1000, "done")
+          if (!socket.isClosed()) closeSocket(socket, 1000, "done")
         }).pipe(Effect.andThen(Queue.shutdown(queue)))
     )
     yield* closeOnAbort(options, state, socket)
@@ -381,3 +376,21 @@ export const connect = <Server, Client>(
 
     return { events, next, send, closeCode }
   })
+
+/**
+ * Connects and runs `start` on the new session (a first message, the wait for the server's
+ * confirmation) in a scope of its own, kept in the caller's scope on success. When the opening or
+ * `start` fails or is interrupted, that scope closes at once, and with it the socket: a failed or
+ * retried connect never leaves a socket open until the caller's scope ends.
+ * @category constructors
+ */
+export const connectWith = <Server, Client, A, E, R>(
+  options: SessionOptions<Server>,
+  start: (session: WebSocketSession<Server, Client>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, SessionOpenError | E, Scope.Scope | R> =>
+  Effect.flatMap(Effect.flatMap(Scope.Scope, Scope.fork), (scope) =>
+    Effect.flatMap(connect<Server, Client>(options), start).pipe(
+      Scope.provide(scope),
+      Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void))
+    )
+  )

@@ -223,10 +223,14 @@ const kindFields = {
  * Validates one client message: exactly one top-level key of `setup` | `clientContent` |
  * `realtimeInput` | `toolResponse`, and that kind's Schema (`setup.model`, `clientContent.turns`,
  * `realtimeInput` blobs `{data, mimeType}`, `toolResponse.functionResponses`). Returns it sanitized
- * (a null member is absent).
+ * (a null member is absent). With `setupSent`, a `setup` is refused (field `setup`, rule
+ * `after-setup`): the server would end the session with 1007 for it.
  * @category constructors
  */
-export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json, InvalidRequest> =>
+export const validateLiveClientMessage = (
+  message: unknown,
+  options?: { readonly setupSent?: boolean }
+): Effect.Effect<Json, InvalidRequest> =>
   buildWith(() =>
     Result.gen(function* () {
       yield* sendable(message, "")
@@ -246,6 +250,14 @@ export const validateLiveClientMessage = (message: unknown): Effect.Effect<Json,
           }`
         )
       const kind = yield* conform(MessageKind, keys[0], "(message)")
+      if (kind === "setup" && options?.setupSent === true)
+        return yield* fail(
+          "setup",
+          "after-setup",
+          `setup is sent once, as the session's first message, and it was; after it a live message is one of ${liveClientMessageKeys
+            .filter((k) => k !== "setup")
+            .join(", ")}`
+        )
       const body = yield* conform(Open, obj[kind], kind)
       if (kind === "setup") return { setup: yield* checkSetup(body, "setup") }
       yield* refuseUnknownFields(body, kindFields[kind], kind, `a ${kind} message`, true)
