@@ -23,9 +23,14 @@ import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as UrlParams from "effect/http/UrlParams"
-import { redactError, redactText } from "../../core/errors/Redact.js"
+import { redactText } from "../../core/errors/Redact.js"
 import { parseJsonTree, TooDeep } from "../../core/wire/WireJson.js"
-import { toAnswerError, toPlatformAnswerError, type ErrorAnswer } from "../../core/wire/ErrorEnvelope.js"
+import {
+  errorOfAnswerText,
+  toAnswerError,
+  toPlatformAnswerError,
+  type ErrorAnswer
+} from "../../core/wire/ErrorEnvelope.js"
 import {
   type Aborted,
   DecodeError,
@@ -536,20 +541,17 @@ const readError = <A extends GatewayResponseError>(
     Clock.currentTimeMillis
   ).pipe(
     Effect.flatMap(([raw, now]) => {
-      const family = request.family
-      const secrets = secretsFor(config, request)
-      const text = redactText(raw, secrets, config.limits.maxErrorBodyBytes)
-      let body: unknown = text
-      try {
-        body = text === "" ? undefined : JSON.parse(text)
-      } catch {
-        // Not JSON: the mapping gets the text.
-      }
-      // Again on what the mapping took: a secret written with JSON escapes is only whole once parsed,
-      // and the request id comes from a header.
-      const error = redactError(
-        classify({ family, status: response.status, headers: { ...response.headers }, body, now }),
-        secrets
+      const error = errorOfAnswerText(
+        {
+          family: request.family,
+          status: response.status,
+          headers: { ...response.headers },
+          text: raw,
+          secrets: secretsFor(config, request),
+          maxChars: config.limits.maxErrorBodyBytes,
+          now
+        },
+        classify
       )
       return Effect.fail<AttemptFailure<A>>({
         _tag: "Answer",

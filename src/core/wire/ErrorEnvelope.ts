@@ -19,6 +19,7 @@ import {
   ServerError,
   UpstreamError
 } from "../errors/GatewayError.js"
+import { redactError, redactText } from "../errors/Redact.js"
 import { serverDelayMs } from "../gateway/RetryPolicy.js"
 import { isRecord, sanitize } from "../validation/Rules.js"
 
@@ -377,4 +378,30 @@ export const platformEnvelopeError = (envelope: unknown, requestId?: string): Pl
     message: msg,
     ...(requestId !== undefined ? { requestId } : {})
   })
+}
+
+/**
+ * An error answer's text (an HTTP error body, a refused WebSocket upgrade's) as its typed error: the
+ * text redacted of `secrets` and cut to `maxChars`, parsed when it is JSON, mapped by `classify`
+ * (`toAnswerError` or `toPlatformAnswerError`), then redacted again: a secret written with JSON
+ * escapes is only whole once parsed, and the request id comes from a header.
+ * @category errors
+ */
+export const errorOfAnswerText = <A>(
+  answer: Omit<ErrorAnswer, "body"> & {
+    readonly text: string
+    readonly secrets: ReadonlyArray<string>
+    readonly maxChars: number
+  },
+  classify: (answer: ErrorAnswer) => A
+): A => {
+  const { text: raw, secrets, maxChars, ...rest } = answer
+  const text = redactText(raw, secrets, maxChars)
+  let body: unknown = text
+  try {
+    body = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    // Not JSON: the mapping gets the text.
+  }
+  return redactError(classify({ ...rest, body }), secrets)
 }
