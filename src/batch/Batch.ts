@@ -4,8 +4,9 @@
  * handle whose `progress` streams the counts per state and whose `resultStream` gives one result
  * per input, in input order; a streamed input is checked and stored while its first lines run.
  * `Batch.layer({ store })` runs the workflows: on a SQLite file in this process (`Batch.sqlite`),
- * or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch worker` processes
- * share the slots and take over those of a runner that died.
+ * which runs only the batches `Batch.video` was called for (a batch stopped earlier waits until it
+ * is run again), or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch
+ * worker` processes share the slots of every batch and take over those of a runner that died.
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
@@ -29,6 +30,7 @@ import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
+import * as Admission from "./Admission.js"
 import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 import * as Follower from "./Follower.js"
 import * as Ingest from "./Ingest.js"
@@ -93,9 +95,17 @@ export interface VideoBatchOptions {
   readonly inputs: ReadonlyArray<VideoInput> | Stream.Stream<VideoInput | Ingest.NumberedInput, BatchInvalidInput>
   /** The line of each input of an array (1-based, as in a JSON Lines file); default 1, 2, 3… */
   readonly lines?: ReadonlyArray<number>
-  /** Submits in flight at once: the batch's slots (default 4). */
+  /**
+   * Submits in flight at once: the batch's slots (default 4). Given for a stored batch, it replaces
+   * the stored value (for this run and the runs after): submits already in flight are answered, then
+   * no more than this many are in flight. Not given, a stored batch keeps its own.
+   */
   readonly concurrency?: number
-  /** Where alpha videos are written (default `.umg/videos/<id>`). */
+  /**
+   * Where alpha videos are written (default `.umg/videos/<id>`). Given for a stored batch, the videos
+   * it downloads from then on go there (those written before stay where they are); not given, a
+   * stored batch keeps its folder.
+   */
   readonly dir?: string
   /** Submit the `unknown` lines again (each may then exist twice at the gateway). */
   readonly resubmitUnknown?: boolean
@@ -353,6 +363,7 @@ const serviceLayer = (settings: Settings) =>
     Effect.gen(function* () {
       const made = yield* make(settings)
       const { gateway, provide, handle, ingestFailures } = made
+      const admission = yield* Admission.Admission
       const engineContext = yield* Effect.context<WorkflowEngine>()
       const scope = yield* Effect.scope
 
@@ -369,13 +380,20 @@ const serviceLayer = (settings: Settings) =>
           const source = options.inputs
           if (Array.isArray(source) && source.length === 0)
             return yield* Effect.fail(invalid("inputs", "inputs: a batch needs at least one input"))
+          // A stored batch takes the options given now (only those given): see `Store.reconfigure`.
+          const given = {
+            concurrency: options.concurrency,
+            dir: options.dir === undefined ? undefined : resolve(options.dir)
+          }
           let record: Store.BatchRecord
-          if (Array.isArray(source)) record = yield* storeArray(made, { ...options, inputs: source }, concurrency)
-          else {
+          if (Array.isArray(source)) {
+            const stored = yield* storeArray(made, { ...options, inputs: source }, concurrency)
+            record = yield* provide(Store.reconfigure(stored, given))
+          } else {
             const inputs = Ingest.numberedStream(
               source as Stream.Stream<VideoInput | Ingest.NumberedInput, BatchInvalidInput>
             )
-            record = yield* findStreamed(made, options, inputs, concurrency)
+            record = yield* provide(Store.reconfigure(yield* findStreamed(made, options, inputs, concurrency), given))
             const { ingest } = yield* provide(Store.status(record.id))
             if (!ingest.complete && ingest.refused === null) {
               ingestFailures.delete(record.id)
@@ -390,6 +408,7 @@ const serviceLayer = (settings: Settings) =>
           }
           if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(record.id))) > 0)
             record = yield* Effect.orDie(provide(Store.get(record.id)))
+          yield* admission.admit(record.id)
           yield* Effect.provide(startSlots(record), engineContext)
           return handle(record)
         })
@@ -502,7 +521,9 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
 
 /**
  * Runs batches: the store, the workflow engine on `effect/cluster`, the slot workflows and the
- * `Batches` service. Needs a `Gateway`. With a PostgreSQL store this process is a runner of the
+ * `Batches` service. Needs a `Gateway`. With a SQLite store this process runs the batches it is asked
+ * to run (`Batch.video`) and no other: the slots of a batch stopped earlier (Ctrl-C) wait, touching
+ * nothing, until that batch is run again. With a PostgreSQL store this process is a runner of the
  * cluster and runs slots of any batch of that database.
  * @category layers
  */
@@ -515,6 +536,8 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchSto
   // (Ctrl-C, a shard moving) still records its submit in flight.
   const runner = Layer.mergeAll(
     Journal.layer,
+    // SQLite: this process runs only the batches it is asked to; PostgreSQL: every batch, as a worker.
+    store._tag === "sqlite" ? Admission.asked : Admission.all,
     Follower.layer({
       ...(options.maxFollowed === undefined ? {} : { maxFollowed: options.maxFollowed }),
       ...(options.maxDownloads === undefined ? {} : { maxDownloads: options.maxDownloads }),
@@ -531,7 +554,11 @@ export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchSto
 /** Checks the inputs, stores the batch (or finds it by id), starts it and returns its handle. @category constructors */
 export const video = (options: VideoBatchOptions) => Effect.flatMap(Batches, (b) => b.video(options))
 
-/** Follows an existing batch (started here or elsewhere). @category constructors */
+/**
+ * Follows an existing batch (started here or elsewhere). It does not run it: on a SQLite store a batch
+ * runs in the process that called `Batch.video` for it.
+ * @category constructors
+ */
 export const attach = (id: string) => Effect.flatMap(Batches, (b) => b.attach(id))
 
 /** The counts of a batch. @category getters */

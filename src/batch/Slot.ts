@@ -8,7 +8,8 @@
  *
  * The durable steps are the journal's rows, not workflow activities: polling is idempotent, so a
  * slot re-run after a crash (or on another runner, when the runner holding its shard died) only
- * turns its own `submitting` line into `unknown` and follows its `running` ones again. Slots are
+ * turns the `submitting` line it claimed itself (same slot number, same round) into `unknown` and
+ * follows its `running` ones again. Slots are
  * `effect/workflow` workflows run by `effect/cluster`, which restarts them after a crash and moves
  * them when a runner dies (its shard leases expire).
  */
@@ -20,6 +21,7 @@ import { hostname } from "node:os"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
+import { Admission } from "./Admission.js"
 import type { BatchStoreError } from "./BatchError.js"
 import { describeCause, Follower, track } from "./Follower.js"
 import { Journal } from "./Journal.js"
@@ -102,12 +104,37 @@ const persist = <A>(effect: Effect.Effect<A, BatchStoreError>) =>
   effect.pipe(Effect.retry({ times: 5, schedule: Schedule.exponential(Duration.millis(100)) }))
 
 /**
+ * A task id the gateway gave is written down whatever it takes: tried again for about ten minutes
+ * (a database failing over, a disk full for a while), and should the store still refuse it, the id is
+ * logged before the slot fails, so that it is never lost unseen.
+ */
+const persistTaskId = <A>(
+  effect: Effect.Effect<A, BatchStoreError>,
+  batchId: string,
+  line: number,
+  taskId: string
+): Effect.Effect<A, BatchStoreError> =>
+  effect.pipe(
+    Effect.retry({
+      times: 120,
+      schedule: Schedule.min([Schedule.exponential(Duration.millis(100)), Schedule.spaced(Duration.seconds(5))])
+    }),
+    Effect.tapError((e) =>
+      Effect.logError(
+        `batch ${batchId} line ${line}: the gateway made task ${taskId}, which could not be recorded (${e.message}); the line will be reported unknown`
+      )
+    )
+  )
+
+/**
  * Claim, submit, record — one step that is never interrupted halfway, so that after Ctrl-C every
- * line is either still `pending` or has its answer recorded. Nothing is claimed once `stopping`.
+ * line is either still `pending` or has its answer recorded. Nothing is claimed once `stopping`, nor
+ * once the batch's round is not this slot's any more. The gateway's answer is recorded against the
+ * claim, whatever became of the line meanwhile (see `Store.startedOp`).
  */
 const submitNext = (
   batchId: string,
-  slot: number,
+  by: Store.Claimer,
   stopping: Effect.Effect<boolean>,
   waits: number
 ): Effect.Effect<Step, BatchStoreError, Gateway | Journal> =>
@@ -116,35 +143,42 @@ const submitNext = (
       const gateway = yield* Gateway
       const journal = yield* Journal
       if (yield* stopping) return { _tag: "Stopping" } as const
-      const claimed = yield* journal.run("claiming a line", Store.claimOp(batchId, slot, runnerName, 1))
+      const claimed = yield* journal.run("claiming a line", Store.claimOp(batchId, by, 1))
       const first = claimed[0]
       if (first === undefined) return { _tag: "Done" } as const
-      const { line, input } = first
+      const { line, input, claim } = first
       const sent = yield* Effect.exit(gateway.video.submit(JSON.parse(input) as VideoInput))
       if (Exit.isSuccess(sent)) {
         const taskId = sent.value.task_id
-        const recorded = yield* persist(journal.run("recording a task id", Store.startedOp(batchId, line, taskId)))
-        // Not `submitting` any more: a runner that took this slot over made it `unknown`; it is not ours to follow.
-        return recorded
-          ? ({ _tag: "Running", line, taskId, model: modelOf(input) } as const)
-          : ({ _tag: "Ended" } as const)
+        const recorded = yield* persistTaskId(
+          journal.run("recording a task id", Store.startedOp(batchId, line, claim, taskId)),
+          batchId,
+          line,
+          taskId
+        )
+        if (recorded) return { _tag: "Running", line, taskId, model: modelOf(input) } as const
+        // Claimed again since: this claim was given up for dead and its `unknown` resubmitted on request.
+        yield* Effect.logWarning(
+          `batch ${batchId} line ${line}: the gateway made task ${taskId} for a submit given up for dead, after the line was resubmitted; that task is not followed`
+        )
+        return { _tag: "Ended" } as const
       }
       const failure = Cause.findErrorOption(sent.cause)
       const next: SubmitOutcome = Option.isSome(failure)
         ? submitOutcome(failure.value, waits, yield* Random.next, yield* Clock.currentTimeMillis)
         : { _tag: "Failed" }
       if (next._tag === "GiveBack") {
-        yield* persist(journal.run("releasing a line", Store.releaseOp(batchId, line)))
+        yield* persist(journal.run("releasing a line", Store.releaseOp(batchId, line, claim)))
         return { _tag: "Wait", ms: next.waitMs } as const
       }
-      const outcome: Store.Outcome =
+      const outcome =
         Option.isSome(failure) && next._tag === "Unknown"
-          ? {
+          ? ({
               state: "unknown",
               error: `the gateway may have made a task: ${`${failure.value._tag}: ${failure.value.message}`.slice(0, 500)}`
-            }
-          : { state: "failed", error: describeCause(sent.cause) }
-      yield* persist(journal.run("recording a result", Store.finishOp(batchId, line, "submitting", outcome)))
+            } as const)
+          : ({ state: "failed", error: describeCause(sent.cause) } as const)
+      yield* persist(journal.run("recording a result", Store.submitEndedOp(batchId, line, claim, outcome)))
       return { _tag: "Ended" } as const
     })
   )
@@ -154,9 +188,10 @@ const ingestWaitMs = 200
 
 /**
  * Runs one slot of round `round` until no line of the batch is pending and every task it submitted
- * is recorded. A slot of an older round ends at once (the newer round's slot of the same number
- * follows its lines). Once `stopping` answers true (the runner shuts down) it claims nothing more
- * and waits to be interrupted.
+ * is recorded. It first takes over what its own earlier run left (same slot, same round: that run
+ * stopped); a slot of a round that is over claims nothing and ends once it has followed its tasks
+ * (the newer round's slots claim the rest). Once `stopping` answers true (the runner shuts down) it
+ * claims nothing more and waits to be interrupted.
  * @category workflows
  */
 export const runSlot = (
@@ -170,10 +205,10 @@ export const runSlot = (
       const journal = yield* Journal
       const follower = yield* Follower
       const batch = yield* Effect.orDie(Store.get(batchId))
-      if (batch.round > round) return
+      const by: Store.Claimer = { slot, round, runner: runnerName }
       const tracker = yield* track(batch)
-      yield* journal.run("reopening a slot", Store.openSlotOp(batchId, slot))
-      for (const running of yield* Store.runningOf(batchId, slot)) {
+      yield* journal.run("reopening a slot", Store.openSlotOp(batchId, slot, round))
+      for (const running of yield* Store.runningOf(batchId, slot, round)) {
         yield* follower.reserve
         yield* tracker.follow(running.line, running.taskId, modelOf(running.input))
       }
@@ -184,7 +219,7 @@ export const runSlot = (
         const step = yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
             yield* restore(follower.reserve)
-            const step = yield* Effect.onError(submitNext(batchId, slot, stopping, waits), () => follower.unreserve)
+            const step = yield* Effect.onError(submitNext(batchId, by, stopping, waits), () => follower.unreserve)
             if (step._tag === "Running") yield* tracker.follow(step.line, step.taskId, step.model)
             else yield* follower.unreserve
             return step
@@ -206,9 +241,10 @@ export const runSlot = (
           waits = 0
           continue
         }
-        // No line pending now: more may come while the input is being stored.
+        // No line to claim: this slot's round is over, or no line is pending now — more may come while
+        // the input is being stored.
         const { ingest } = yield* Store.status(batchId)
-        if (!ingest.complete && ingest.refused === null) {
+        if (!ingest.complete && ingest.refused === null && (yield* Effect.orDie(Store.get(batchId))).round === round) {
           yield* Effect.sleep(Duration.millis(ingestWaitMs))
           continue
         }
@@ -265,19 +301,23 @@ const abandonOnShutdown = <A, E, R>(
   )
 
 /**
- * The slot workflow's handler. When the runner shuts down, the slot stops at once instead of being
- * waited for: it claims nothing more, and a submit in flight first gets its answer recorded (that
- * step is uninterruptible), so after Ctrl-C no line is left `submitting`; the cluster re-delivers
- * the slot on the next run. A store that fails a statement is tried again with backoff.
+ * The slot workflow's handler. It first waits until its batch may run in this process (`Admission`:
+ * on a SQLite store, a slot re-delivered for a batch nobody asked to run waits, touching nothing).
+ * When the runner shuts down, the slot stops at once instead of being waited for: it claims nothing
+ * more, and a submit in flight first gets its answer recorded (that step is uninterruptible), so
+ * after Ctrl-C no line is left `submitting`; the cluster re-delivers the slot on the next run. A
+ * store that fails a statement is tried again with backoff.
  * @category layers
  */
 export const layer = SlotWorkflow.toLayer(({ batchId, round, slot }) =>
   Effect.gen(function* () {
     const sharding = yield* Sharding.Sharding
-    return yield* abandonOnShutdown(sharding, runSlot(batchId, slot, round, sharding.isShutdown)).pipe(
+    const admission = yield* Admission
+    const run = runSlot(batchId, slot, round, sharding.isShutdown).pipe(
       Effect.tapError((e) => Effect.logWarning(`batch ${batchId} slot ${slot}: ${e.message}; trying again`)),
       Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
       Effect.orDie
     )
+    return yield* abandonOnShutdown(sharding, Effect.andThen(admission.admitted(batchId), run))
   })
 )

@@ -1,19 +1,27 @@
 /**
  * The batch journal in SQL, the same statements on SQLite and PostgreSQL. It holds one row per batch,
- * one row per line with its state, a row per batch and state with how many lines are in it, and the
+ * one per line with its state, a row per batch and state with how many lines are in it, and the
  * batch's ingest (how many of its lines are stored, and the line that refused it). Lines move
- * `pending → submitting → running → succeeded | failed`; a `submitting` line found by a restarted
- * slot becomes `unknown` (its submit may have reached the gateway) and is never submitted again
- * unless asked. Every change of state is an operation (`Op`) that returns the counts it moves; the
- * counts are updated in the same transaction, so reading them is a read of six rows, never a scan.
- * A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so claimers never wait on
- * one another; SQLite: one writer), so no two slots, processes or machines submit the same line.
+ * `pending → submitting → running → succeeded | failed`. Every change of state is an operation (`Op`)
+ * that returns the counts it moves; the counts are updated in the same transaction, so reading them is a
+ * read of six rows, never a scan. A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP
+ * LOCKED`, so claimers never wait on one another; SQLite: one writer), so no two slots, processes or
+ * machines submit the same line.
+ *
+ * A claim belongs to the slot that made it: the slot's number and the batch's round (`claim_round`),
+ * that is one slot workflow, which the cluster runs at most once at a time. Its `submitting` line is
+ * dead — the process submitting it stopped — only when that same workflow runs again (`openSlotOp`):
+ * then it becomes `unknown` (the submit may have reached the gateway) and is never submitted again
+ * unless asked. A slot of another round never touches it, and a claim of a round that is over is
+ * refused. The gateway's answer to a claim is recorded whatever became of the line meanwhile
+ * (`startedOp` takes an `unknown` line of the same claim too): a task id is never thrown away.
  */
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import type { Fragment } from "effect/sql/Statement"
 import { BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 
 /** The states of a line. @category models */
@@ -74,10 +82,11 @@ export interface LineRecord {
   readonly error: string | null
 }
 
-/** A line to submit: its number and its input (JSON). @category models */
+/** A line to submit: its number, its input (JSON) and the claim (its submit count, which names it). @category models */
 export interface Claimed {
   readonly line: number
   readonly input: string
+  readonly claim: number
 }
 
 /** How a line ended. @category models */
@@ -146,6 +155,7 @@ const tables = (sql: SqlClient.SqlClient) => [
     file TEXT,
     error TEXT,
     submits INTEGER NOT NULL,
+    claim_round INTEGER,
     PRIMARY KEY (batch_id, line)
   )`,
   sql`CREATE INDEX IF NOT EXISTS umg_batch_lines_state ON umg_batch_lines (batch_id, state, line)`,
@@ -168,6 +178,33 @@ const tables = (sql: SqlClient.SqlClient) => [
   )`
 ]
 
+/** Whether the lines' table has `claim_round` (a store of umg 0.3 and earlier has not). */
+const hasClaimRound = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql.onDialectOrElse({
+      pg: () =>
+        sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name = 'umg_batch_lines' AND column_name = 'claim_round'`,
+      orElse: () =>
+        sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM pragma_table_info('umg_batch_lines') WHERE name = 'claim_round'`
+    }),
+    (rows) => num(rows[0]?.n) === 1
+  )
+
+/**
+ * Adds `claim_round` to an older store's lines. Their claims keep a null round, read as the batch's
+ * current round (see `ofRound`): the slots started next take them over, as before.
+ */
+const addClaimRound = (sql: SqlClient.SqlClient) =>
+  sql.onDialectOrElse({
+    pg: () => sql`ALTER TABLE umg_batch_lines ADD COLUMN IF NOT EXISTS claim_round INTEGER`,
+    // SQLite has no IF NOT EXISTS for a column: a process that added it first leaves nothing to do.
+    orElse: () =>
+      sql`ALTER TABLE umg_batch_lines ADD COLUMN claim_round INTEGER`.pipe(
+        Effect.catch((e) => Effect.flatMap(hasClaimRound(sql), (added) => (added ? Effect.void : Effect.fail(e))))
+      )
+  })
+
 /** Creates the tables and their indexes when missing. @category constructors */
 export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -182,8 +219,9 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
           WHERE type = 'table' AND name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest')`
     })
   )
-  // Every table there: nothing to write (a reader, such as `umg batch status`, takes no write lock).
-  if (num(first?.n) === 4) return
+  // Every table there, as this version makes them: nothing to write (a reader, such as
+  // `umg batch status`, takes no write lock).
+  if (num(first?.n) === 4 && (yield* statement("reading the tables", hasClaimRound(sql)))) return
   // Several runners may start at once on a new PostgreSQL database: CREATE TABLE IF NOT EXISTS races
   // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
   const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -191,7 +229,15 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
       pg: () => sql.withTransaction(Effect.andThen(sql`SELECT pg_advisory_xact_lock(7212260001)`, effect)),
       orElse: () => effect
     })
-  yield* statement("creating tables", serialized(Effect.all(tables(sql), { discard: true })))
+  yield* statement(
+    "creating tables",
+    serialized(
+      Effect.andThen(
+        Effect.all(tables(sql), { discard: true }),
+        Effect.flatMap(hasClaimRound(sql), (has) => (has ? Effect.void : addClaimRound(sql)))
+      )
+    )
+  )
 })
 
 const toBatch = (row: Record<string, unknown>): BatchRecord => ({
@@ -318,7 +364,8 @@ const insertLines = (sql: SqlClient.SqlClient, id: string, entries: ReadonlyArra
 
 /**
  * Stores a new batch with no line yet (its counts: every line `pending`), or returns the stored one
- * when the id exists with the same digest; another digest is a `BatchMismatch`. `created` tells which.
+ * when the id exists with the same digest (its options unchanged: see `reconfigure`); another digest
+ * is a `BatchMismatch`. `created` tells which.
  * @category constructors
  */
 export const begin = (
@@ -461,15 +508,43 @@ export const resume = (
       "resuming a refused batch",
       sql.withTransaction(
         Effect.gen(function* () {
-          yield* sql`UPDATE umg_batches SET digest = ${digest}, lines = ${total}, round = round + 1 WHERE id = ${record.id}`
+          const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batches SET digest = ${digest}, lines = ${total},
+            round = round + 1 WHERE id = ${record.id} RETURNING id, digest, lines, concurrency, dir, round`
           yield* applyDeltas(sql, [[record.id, "pending", total - record.lines]])
           yield* sql`UPDATE umg_batch_ingest SET prefix_digest = NULL, refused_line = NULL, refused_field = NULL,
             refused_rule = NULL, refused_message = NULL WHERE batch_id = ${record.id}`
-          return { ...record, digest, lines: total, round: record.round + 1 }
+          return rows[0] === undefined ? { ...record, digest, lines: total, round: record.round + 1 } : toBatch(rows[0])
         })
       )
     )
   )
+
+/**
+ * A batch run again with another `concurrency` or `dir` (only those given count): both are stored and
+ * a new round starts, so the change holds for this run and the runs after. The old round's slots
+ * claim nothing more — they get the answer of the submit in flight and follow their tasks to the end —
+ * and the new round's `min(concurrency, lines)` slots claim the rest, downloading alpha videos to the
+ * new folder. Unchanged options change nothing.
+ * @category mutations
+ */
+export const reconfigure = (
+  record: BatchRecord,
+  given: { readonly concurrency?: number | undefined; readonly dir?: string | undefined }
+): Effect.Effect<BatchRecord, BatchStoreError, SqlClient.SqlClient> => {
+  const concurrency = given.concurrency ?? record.concurrency
+  const dir = given.dir ?? record.dir
+  if (concurrency === record.concurrency && dir === record.dir) return Effect.succeed(record)
+  return Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "changing the batch's options",
+      Effect.map(
+        sql<Record<string, unknown>>`UPDATE umg_batches SET concurrency = ${concurrency}, dir = ${dir},
+          round = round + 1 WHERE id = ${record.id} RETURNING id, digest, lines, concurrency, dir, round`,
+        (rows) => (rows[0] === undefined ? record : toBatch(rows[0]))
+      )
+    )
+  )
+}
 
 const toIngest = (row: Record<string, unknown>): Ingest => ({
   stored: num(row.stored),
@@ -586,29 +661,36 @@ export const page = (
   )
 
 /**
- * Opens a slot after a (re)start: its `submitting` lines — a submit that was in flight when the
- * process running the slot died — become `unknown`. Its `running` lines are read by `runningOf`.
+ * The lines claimed by slot `slot` of round `round`: `l` is `umg_batch_lines`. A line claimed before
+ * claims kept their round (umg 0.3 and earlier: null) is read as claimed in the batch's current round.
+ */
+const ofSlot = (sql: SqlClient.SqlClient, id: string, slot: number, round: number) =>
+  sql`l.batch_id = ${id} AND l.slot = ${slot}
+    AND COALESCE(l.claim_round, (SELECT b.round FROM umg_batches b WHERE b.id = ${id})) = ${round}`
+
+/**
+ * Opens a slot after a (re)start: the `submitting` lines it claimed itself (same slot, same round) —
+ * a submit that was in flight when the process running it stopped, since the cluster runs one slot
+ * workflow at most once at a time — become `unknown`. Lines claimed by a slot of another round are
+ * left to that slot, which may still be running. Its `running` lines are read by `runningOf`.
  * @category operations
  */
-export const openSlotOp = (id: string, slot: number): Op<number> =>
+export const openSlotOp = (id: string, slot: number, round: number): Op<number> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
       sql`UPDATE umg_batch_lines SET state = 'unknown', error = ${"the process submitting it stopped before the gateway's answer was recorded; the task may exist"}
-          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'submitting' RETURNING line`,
-      (rows) => ({
-        value: rows.length,
-        deltas: [
-          [id, "submitting", -rows.length],
-          [id, "unknown", rows.length]
-        ]
-      })
+          WHERE batch_id = ${id} AND line IN (
+            SELECT l.line FROM umg_batch_lines l WHERE ${ofSlot(sql, id, slot, round)} AND l.state = 'submitting')
+          AND state = 'submitting' RETURNING line`,
+      (rows) => ({ value: rows.length, deltas: moved(id, rows, "submitting", "unknown") })
     )
   )
 
-/** A slot's `running` lines: their tasks, to follow. @category getters */
+/** The `running` lines a slot claimed (same slot, same round): their tasks, to follow. @category getters */
 export const runningOf = (
   id: string,
-  slot: number
+  slot: number,
+  round: number
 ): Effect.Effect<
   ReadonlyArray<{ readonly line: number; readonly taskId: string; readonly input: string }>,
   BatchStoreError,
@@ -618,8 +700,8 @@ export const runningOf = (
     statement(
       "reading running lines",
       Effect.map(
-        sql<Record<string, unknown>>`SELECT line, task_id, input FROM umg_batch_lines
-          WHERE batch_id = ${id} AND slot = ${slot} AND state = 'running' ORDER BY line`,
+        sql<Record<string, unknown>>`SELECT l.line, l.task_id, l.input FROM umg_batch_lines l
+          WHERE ${ofSlot(sql, id, slot, round)} AND l.state = 'running' ORDER BY l.line`,
         (rows) => rows.map((r) => ({ line: num(r.line), taskId: String(r.task_id), input: String(r.input) }))
       )
     )
@@ -644,50 +726,67 @@ const frontierOf = (sql: SqlClient.SqlClient): Map<string, number> => {
   return made
 }
 
+/** Who claims: a slot of a round, and the process running it (recorded for audits). @category models */
+export interface Claimer {
+  readonly slot: number
+  readonly round: number
+  readonly runner: string
+}
+
 /** The claim statement: up to `limit` of the first `pending` lines from line `from` on. */
-const claimFrom = (sql: SqlClient.SqlClient, id: string, slot: number, runner: string, limit: number, from: number) =>
-  sql.onDialectOrElse({
+const claimFrom = (sql: SqlClient.SqlClient, id: string, by: Claimer, limit: number, from: number) => {
+  // Nothing is claimed for a refused batch, nor by a slot of a round that is over.
+  const open = sql`NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+    AND EXISTS (SELECT 1 FROM umg_batches WHERE id = ${id} AND round = ${by.round})`
+  return sql.onDialectOrElse({
     pg: () => sql<Record<string, unknown>>`WITH c AS (
             SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
-              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+              AND ${open}
             ORDER BY line LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          UPDATE umg_batch_lines l SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = l.submits + 1
-          FROM c WHERE l.batch_id = ${id} AND l.line = c.line RETURNING l.line, l.input`,
+          UPDATE umg_batch_lines l SET state = 'submitting', slot = ${by.slot}, claim_round = ${by.round},
+            runner = ${by.runner}, submits = l.submits + 1
+          FROM c WHERE l.batch_id = ${id} AND l.line = c.line RETURNING l.line, l.input, l.submits`,
     // One line: a scalar subquery, several times cheaper on SQLite than a list.
     orElse: () =>
       limit === 1
         ? sql<Record<string, unknown>>`UPDATE umg_batch_lines
-          SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
+          SET state = 'submitting', slot = ${by.slot}, claim_round = ${by.round}, runner = ${by.runner},
+            submits = submits + 1
           WHERE batch_id = ${id} AND line = (
             SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
-              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+              AND ${open}
             ORDER BY line LIMIT 1)
-          RETURNING line, input`
+          RETURNING line, input, submits`
         : sql<Record<string, unknown>>`UPDATE umg_batch_lines
-          SET state = 'submitting', slot = ${slot}, runner = ${runner}, submits = submits + 1
+          SET state = 'submitting', slot = ${by.slot}, claim_round = ${by.round}, runner = ${by.runner},
+            submits = submits + 1
           WHERE batch_id = ${id} AND line IN (
             SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
-              AND NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
+              AND ${open}
             ORDER BY line LIMIT ${limit})
-          RETURNING line, input`
+          RETURNING line, input, submits`
   })
+}
 
 /**
- * Claims up to `limit` of the first `pending` lines for a slot (state `submitting`, one more submit
- * counted), none once the batch is refused. `runner` (host and process) is recorded for audits.
+ * Claims up to `limit` of the first `pending` lines for a slot of a round (state `submitting`, one
+ * more submit counted: that count is the claim's `claim`), none once the batch is refused or its
+ * round is not `by.round` any more (a new round started: this slot's round is over).
  * PostgreSQL skips the lines another claimer holds (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
  * The search starts at this process's frontier for the batch (above), and from the first line when
  * nothing is pending from there on.
  * @category operations
  */
-export const claimOp = (id: string, slot: number, runner: string, limit: number): Op<ReadonlyArray<Claimed>> =>
+export const claimOp = (id: string, by: Claimer, limit: number): Op<ReadonlyArray<Claimed>> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       const frontier = frontierOf(sql)
       const from = frontier.get(id) ?? 0
-      let rows = yield* claimFrom(sql, id, slot, runner, limit, from)
-      if (rows.length === 0 && from > 0) rows = yield* claimFrom(sql, id, slot, runner, limit, 0)
-      const value = rows.map((r) => ({ line: num(r.line), input: String(r.input) })).sort((a, b) => a.line - b.line)
+      let rows = yield* claimFrom(sql, id, by, limit, from)
+      if (rows.length === 0 && from > 0) rows = yield* claimFrom(sql, id, by, limit, 0)
+      const value = rows
+        .map((r) => ({ line: num(r.line), input: String(r.input), claim: num(r.submits) }))
+        .sort((a, b) => a.line - b.line)
       const last = value.at(-1)
       if (last !== undefined) frontier.set(id, last.line + 1)
       return {
@@ -702,15 +801,14 @@ export const claimOp = (id: string, slot: number, runner: string, limit: number)
 
 /**
  * Claims the first `pending` line for a slot, in a transaction of its own; `None` when no line is
- * pending (or the batch is refused).
+ * pending (or the batch is refused, or the round is over).
  * @category mutations
  */
 export const claim = (
   id: string,
-  slot: number,
-  runner: string
+  by: Claimer
 ): Effect.Effect<Option.Option<Claimed>, BatchStoreError, SqlClient.SqlClient> =>
-  Effect.map(run("claiming a line", claimOp(id, slot, runner, 1)), (claimed) => Arr.head(claimed))
+  Effect.map(run("claiming a line", claimOp(id, by, 1)), (claimed) => Arr.head(claimed))
 
 /** The deltas of one line moved from `from` to `to`, when it moved. */
 const moved = (id: string, rows: ReadonlyArray<unknown>, from: LineState, to: LineState): ReadonlyArray<Delta> =>
@@ -722,17 +820,51 @@ const moved = (id: string, rows: ReadonlyArray<unknown>, from: LineState, to: Li
       ]
 
 /**
- * Records the task id of a line the gateway accepted: `submitting → running`. False when the line
- * was no longer `submitting` (a runner that took its slot over made it `unknown` meanwhile).
+ * Moves a claimed line to `to` with `set`, when it is still that claim's (`submits = claim`): from
+ * `submitting`, or from `unknown` (the claim was given up for dead while its submit was still in
+ * flight: its answer is the truth). False when the line was claimed again since (resubmitted).
+ */
+const settle = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  line: number,
+  claim: number,
+  to: LineState,
+  set: () => Fragment
+): Effect.Effect<Step<boolean>, SqlError> =>
+  Effect.gen(function* () {
+    for (const from of ["submitting", "unknown"] as const) {
+      const rows = yield* sql`UPDATE umg_batch_lines SET state = ${to}, ${set()}
+        WHERE batch_id = ${id} AND line = ${line} AND submits = ${claim} AND state = ${from} RETURNING line`
+      if (rows.length > 0) return { value: true, deltas: moved(id, rows, from, to) }
+    }
+    return { value: false, deltas: [] }
+  })
+
+/**
+ * Records the task id the gateway gave a claimed line: `submitting → running`, or `unknown → running`
+ * when the claim was given up for dead meanwhile (its submit was in flight after all). False only when
+ * the line was claimed again since (its `unknown` resubmitted on request); the caller keeps the id.
  * @category operations
  */
-export const startedOp = (id: string, line: number, taskId: string): Op<boolean> =>
+export const startedOp = (id: string, line: number, claim: number, taskId: string): Op<boolean> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(
-      sql`UPDATE umg_batch_lines SET state = 'running', task_id = ${taskId}, error = NULL
-        WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting' RETURNING line`,
-      (rows) => ({ value: rows.length > 0, deltas: moved(id, rows, "submitting", "running") })
-    )
+    settle(sql, id, line, claim, "running", () => sql`task_id = ${taskId}, error = NULL`)
+  )
+
+/**
+ * Records how a claimed line's submit ended without a task (`failed`, or `unknown`: it may exist),
+ * when it is still that claim's (see `startedOp`).
+ * @category operations
+ */
+export const submitEndedOp = (
+  id: string,
+  line: number,
+  claim: number,
+  outcome: Extract<Outcome, { readonly state: "failed" | "unknown" }>
+): Op<boolean> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    settle(sql, id, line, claim, outcome.state, () => sql`error = ${outcome.error.slice(0, 2_000)}`)
   )
 
 /**
@@ -752,30 +884,40 @@ export const finishOp = (id: string, line: number, from: LineState, outcome: Out
     )
   )
 
-/** Gives a claimed line back (`pending`): its submit provably never reached the gateway. @category operations */
-export const releaseOp = (id: string, line: number): Op<boolean> =>
+/**
+ * Gives a claimed line back (`pending`): its submit provably never reached the gateway. Also from
+ * `unknown`, when that claim was given up for dead meanwhile: it is known now that nothing was sent.
+ * @category operations
+ */
+export const releaseOp = (id: string, line: number, claim: number): Op<boolean> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, submits = submits - 1
-        WHERE batch_id = ${id} AND line = ${line} AND state = 'submitting' RETURNING line`,
-      (rows) => {
+      settle(
+        sql,
+        id,
+        line,
+        claim,
+        "pending",
+        () => sql`slot = NULL, claim_round = NULL, error = NULL, submits = submits - 1`
+      ),
+      (step) => {
         const frontier = frontierOf(sql)
-        if (rows.length > 0 && line < (frontier.get(id) ?? 0)) frontier.set(id, line)
-        return { value: rows.length > 0, deltas: moved(id, rows, "submitting", "pending") }
+        if (step.value && line < (frontier.get(id) ?? 0)) frontier.set(id, line)
+        return step
       }
     )
   )
 
 /** `startedOp` in a transaction of its own. @category mutations */
-export const started = (id: string, line: number, taskId: string) =>
-  run("recording a task id", startedOp(id, line, taskId))
+export const started = (id: string, line: number, claim: number, taskId: string) =>
+  run("recording a task id", startedOp(id, line, claim, taskId))
 
 /** `finishOp` in a transaction of its own. @category mutations */
 export const finish = (id: string, line: number, from: LineState, outcome: Outcome) =>
   run("recording a result", finishOp(id, line, from, outcome))
 
 /** `releaseOp` in a transaction of its own. @category mutations */
-export const release = (id: string, line: number) => run("releasing a line", releaseOp(id, line))
+export const release = (id: string, line: number, claim: number) => run("releasing a line", releaseOp(id, line, claim))
 
 /**
  * Puts every `unknown` line of a batch back to `pending` and starts a new round (so slots run

@@ -207,7 +207,7 @@ const claimRace = Effect.gen(function* () {
       Effect.gen(function* () {
         const mine: Array<number> = []
         for (;;) {
-          const next = yield* Store.claim(id, slot, `test:${slot}`)
+          const next = yield* Store.claim(id, { slot, round: 0, runner: `test:${slot}` })
           if (Option.isNone(next)) return mine
           mine.push(next.value.line)
         }
@@ -229,10 +229,10 @@ describe("Store.claim's frontier", () => {
       const id = "frontier"
       const lines = Array.from({ length: 8 }, (_, i) => ({ line: i + 1, input: "{}" }))
       yield* Store.create({ id, digest: "d", concurrency: 1, dir: "/tmp", lines })
-      const claim = Effect.map(Store.claim(id, 0, "test:0"), lineOf)
+      const claim = Effect.map(Store.claim(id, { slot: 0, round: 0, runner: "test:0" }), lineOf)
       const order: Array<number> = []
       for (let i = 0; i < 3; i++) order.push(yield* claim) // 1, 2, 3
-      yield* Store.release(id, 2) // given back by this process: the next claim takes it
+      yield* Store.release(id, 2, 1) // given back by this process: the next claim takes it
       order.push(yield* claim) // 2
       order.push(yield* claim) // 4
       // Line 3 pending again behind the frontier, as another process's release would leave it.
@@ -265,14 +265,16 @@ describe("Store.claim's frontier after a rollback", () => {
       const lines = Array.from({ length: 4 }, (_, i) => ({ line: i + 1, input: "{}" }))
       yield* Store.create({ id, digest: "d", concurrency: 1, dir: "/tmp", lines })
       const sql = yield* SqlClient.SqlClient
-      const first = lineOf((yield* Store.runAll([Store.claimOp(id, 0, "test:0", 1)]))[0]!)
+      const first = lineOf((yield* Store.runAll([Store.claimOp(id, { slot: 0, round: 0, runner: "test:0" }, 1)]))[0]!)
       // A group whose second operation fails: its claim of line 2 is rolled back.
       const failing: Store.Op<ReadonlyArray<{ readonly line: number }>> = Effect.flatMap(
         sql`SELECT * FROM no_such_table`,
         () => Effect.succeed({ value: [], deltas: [] })
       )
-      const group = yield* Effect.exit(Store.runAll([Store.claimOp(id, 0, "test:0", 1), failing]))
-      const next = lineOf((yield* Store.runAll([Store.claimOp(id, 0, "test:0", 1)]))[0]!)
+      const group = yield* Effect.exit(
+        Store.runAll([Store.claimOp(id, { slot: 0, round: 0, runner: "test:0" }, 1), failing])
+      )
+      const next = lineOf((yield* Store.runAll([Store.claimOp(id, { slot: 0, round: 0, runner: "test:0" }, 1)]))[0]!)
       return { first, failed: group._tag, next, counts: yield* Store.counts(id) }
     })
     try {

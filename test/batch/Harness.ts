@@ -34,6 +34,10 @@ export interface Gateway {
   readonly hold: Set<string>
   /** While true, video downloads (E3) get their headers and half their body, then nothing more. */
   stallDownloads: boolean
+  /** While true, video submits wait at the proxy (not forwarded yet); set false to send those waiting. */
+  pauseSubmits: boolean
+  /** Submits waiting at the proxy now. */
+  readonly paused: () => number
   /** Downloads stalled so far. */
   readonly stalled: () => number
   close(): Promise<void>
@@ -48,18 +52,20 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
   const target = new URL(emulator.url)
   const submits = new Map<string, number>()
   const hold = new Set<string>()
-  const state = { stallDownloads: false, stalled: 0 }
+  const state = { stallDownloads: false, stalled: 0, pauseSubmits: false }
+  const waiting: Array<() => void> = []
   const server: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
       const body = Buffer.concat(chunks)
-      if (
-        req.method === "POST" &&
-        req.url === "/v1/video/generations" &&
-        hold.has(String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt))
-      )
-        return
+      const isSubmit = req.method === "POST" && req.url === "/v1/video/generations"
+      if (isSubmit && hold.has(String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt))) return
+      if (isSubmit && state.pauseSubmits) return void waiting.push(forward)
+      forward()
+    })
+    const forward = () => {
+      const body = Buffer.concat(chunks)
       const upstream = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
         (answer) => {
@@ -85,7 +91,7 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
       )
       upstream.on("error", () => res.destroy())
       upstream.end(body)
-    })
+    }
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()
@@ -102,6 +108,14 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
       state.stallDownloads = on
     },
     stalled: () => state.stalled,
+    get pauseSubmits() {
+      return state.pauseSubmits
+    },
+    set pauseSubmits(on: boolean) {
+      state.pauseSubmits = on
+      if (!on) for (const send of waiting.splice(0)) send()
+    },
+    paused: () => waiting.length,
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

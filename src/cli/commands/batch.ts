@@ -2,8 +2,10 @@
  * What `umg batch video` and `umg batch worker` do (their flags are in `tree/batch.ts`).
  * `umg batch video FILE` reads the JSON Lines file as a stream (digested first, then checked and
  * stored while the first lines run), runs (or resumes) the batch with a progress bar on stderr and
- * writes one result per line, in line order, as they come; `umg batch worker` runs batches stored in
- * a PostgreSQL database, alongside other workers. `umg batch status` is `batchStatus.ts`.
+ * writes one result per line, in line order, as they come (a rerun takes `--concurrency` and `--dir`
+ * when given, and keeps the batch's own otherwise; a SQLite process runs only the batch it was asked for);
+ * `umg batch worker` runs batches stored in a PostgreSQL database, alongside other workers.
+ * `umg batch status` is `batchStatus.ts`.
  */
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
@@ -80,7 +82,7 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
     const batch = yield* Batch.video({
       ...Option.match(o.id, { onNone: () => ({}), onSome: (id) => ({ id }) }),
       inputs: Batch.jsonLines(o.file),
-      concurrency: o.concurrency,
+      ...Option.match(o.concurrency, { onNone: () => ({}), onSome: (concurrency) => ({ concurrency }) }),
       resubmitUnknown: o.resubmitUnknown,
       ...Option.match(o.dir, { onNone: () => ({}), onSome: (dir) => ({ dir }) })
     }).pipe(
@@ -148,7 +150,7 @@ export interface BatchVideoOptions extends Connection.CommonOptions, RunnerOptio
   readonly store: string
   readonly out: Option.Option<string>
   readonly dir: Option.Option<string>
-  readonly concurrency: number
+  readonly concurrency: Option.Option<number>
   readonly resubmitUnknown: boolean
   readonly maxFollowed: number
 }

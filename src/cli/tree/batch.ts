@@ -54,8 +54,10 @@ const videoCommand = Command.make(
       Flag.optional
     ),
     concurrency: Flag.Int("concurrency").pipe(
-      Flag.withDescription("submits in flight at once (1–1000); the tasks submitted are followed apart"),
-      Flag.withDefault(4)
+      Flag.withDescription(
+        "submits in flight at once (1–1000; default 4, or what the batch had when resumed); the tasks submitted are followed apart"
+      ),
+      Flag.optional
     ),
     resubmitUnknown: Flag.Boolean("resubmit-unknown").pipe(
       Flag.withDescription("submit the lines whose submit may or may not have reached the gateway again"),
