@@ -171,7 +171,7 @@ export class EnvProblem extends Data.TaggedError("EnvProblem")<{
  */
 export const envIntegers = {
   UMG_TIMEOUT_MS: [1, 3_600_000],
-  UMG_MAX_RETRIES: [0, 20],
+  UMG_MAX_RETRIES: [retryCount.min, retryCount.max], // the library's `maxRetries` range, one rule
   UMG_POLL_INTERVAL_MS: [10, 5_000]
 } as const satisfies Record<string, readonly [number, number]>
 
@@ -264,7 +264,7 @@ export const allowUnknownModelsFromEnv: Config.Config<boolean> = Config.mapEffec
  * The settings read from the environment, every variable checked and named when wrong:
  * `UMG_BASE_URL` (required, an http(s) URL), `UMG_API_KEY` (required; never shown),
  * `UMG_PLATFORM_URL` (an http(s) URL), `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`,
- * `UMG_MAX_RETRIES` (0–20), `UMG_TIMEOUT_MS` (1–3600000), `UMG_POLL_INTERVAL_MS` (10–5000: the
+ * `UMG_MAX_RETRIES` (0–100, as `maxRetries`), `UMG_TIMEOUT_MS` (1–3600000), `UMG_POLL_INTERVAL_MS` (10–5000: the
  * video poll interval, and the shortest allowed when below 3000) and `UMG_ALLOW_UNKNOWN_MODELS`
  * (`allowUnknownModelsFromEnv`). An empty variable counts as unset.
  * A failure is a `ConfigError` whose `envProblemOf` names the variable.

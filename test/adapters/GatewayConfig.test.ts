@@ -160,10 +160,10 @@ describe("GatewayConfig.envSettings", () => {
       { ...base, UMG_MAX_RETRIES: "-1" },
       "UMG_MAX_RETRIES",
       "range",
-      'UMG_MAX_RETRIES: "-1" is not allowed; allowed: an integer from 0 to 20'
+      'UMG_MAX_RETRIES: "-1" is not allowed; allowed: an integer from 0 to 100'
     ],
-    [{ ...base, UMG_MAX_RETRIES: "2.5" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
-    [{ ...base, UMG_MAX_RETRIES: "21" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 20"],
+    [{ ...base, UMG_MAX_RETRIES: "2.5" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 100"],
+    [{ ...base, UMG_MAX_RETRIES: "101" }, "UMG_MAX_RETRIES", "range", "allowed: an integer from 0 to 100"],
     [
       { ...base, UMG_POLL_INTERVAL_MS: "9" },
       "UMG_POLL_INTERVAL_MS",
