@@ -17,7 +17,7 @@ import {
 import { nativeRunTools, type RunToolsMethod } from "../tools/RunTools.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
-import { buildNativeBody, type NativeBodyInput } from "../../core/text/native/Native.js"
+import { buildNativeBody, parseNativeModel, type NativeBodyInput } from "../../core/text/native/Native.js"
 import { nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
@@ -25,7 +25,7 @@ import {
   type GenerateContentResponse,
   type NativeChunk
 } from "../../core/text/native/NativeResponse.js"
-import { routeForCapability } from "../../core/gateway/Routing.js"
+import { nativePaths, routeForCapability } from "../../core/gateway/Routing.js"
 import type { ResultStream } from "../sse/Consume.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
@@ -88,12 +88,17 @@ const request = Effect.fnUntraced(function* (
   options: CallOptions | undefined
 ): Effect.fn.Return<TransportRequest, InvalidRequest> {
   const { model, ...rest } = input
-  const route = yield* Effect.fromResult(routeForCapability(model, "native"))
-  const body = yield* buildNativeBody(model, rest, { allowUnknownModels: ctx.config.allowUnknownModels })
+  const routing = { allowUnknownModels: ctx.config.allowUnknownModels }
+  // The catalog lists base ids: a thinking suffix (`-thinking-high`, `-nothinking`, …) is routed by
+  // its base, and the full id goes in the path.
+  const { base } = yield* Effect.fromResult(parseNativeModel(model))
+  yield* Effect.fromResult(routeForCapability(base, "native", routing))
+  const body = yield* buildNativeBody(model, rest, routing)
+  const paths = nativePaths(model)
   return {
     family: "native",
     method: "POST",
-    url: ctx.gatewayUrl(stream ? (route.streamPath ?? route.path) : route.path),
+    url: ctx.gatewayUrl(stream ? paths.stream : paths.generate),
     body,
     auth: authOf(ctx),
     kind: "idempotent",

@@ -15,7 +15,7 @@ import { prepareChat, streamChat, usageCount, usageText } from "./chat.js"
 import * as Connection from "../support/Connection.js"
 import { embedLines } from "./embed.js"
 import { describeReport, ExitCode, reportOf } from "../support/ExitCode.js"
-import { writeBytes } from "../support/LocalFiles.js"
+import { ensureWritable, writeBytes } from "../support/LocalFiles.js"
 import { realtimeTurn } from "./realtime.js"
 import * as Output from "../support/Output.js"
 import { progressText, saveVideo, waitForVideo } from "./video.js"
@@ -366,6 +366,8 @@ export interface DemoOptions {
 export const runDemoCommand = (o: DemoOptions) =>
   Effect.gen(function* () {
     const out = Option.isSome(o.out) ? o.out.value : yield* Effect.promise(() => mkdtemp(join(tmpdir(), "umg-demo-")))
+    // Steps cost money: a folder that cannot be made or written (an existing file, say) is refused first.
+    if (Option.isSome(o.out)) yield* ensureWritable(join(out, "hello.wav"), "--out")
     // The demo is the one command that runs on an embedded emulator without --emulator (when no gateway is set).
     const embedded = o.emulator || !(yield* Connection.gatewayIsSet)
     const results = yield* Connection.run({ json: false, emulator: embedded }, runDemo(out))

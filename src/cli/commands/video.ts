@@ -5,17 +5,28 @@
  * (alpha). `umg video status ID` and
  * `umg video download ID -o FILE` act on an existing task.
  */
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
+import * as GatewayConfig from "../../adapters/GatewayConfig.js"
 import type { VideoInput } from "../../adapters/groups/Video.js"
-import { TimeoutError, type RequestError, type VideoWaitError } from "../../core/errors/GatewayError.js"
+import * as HttpAuth from "../../adapters/http/HttpAuth.js"
+import * as HttpTransport from "../../adapters/http/HttpTransport.js"
+import { FileWriteFailed, writeAtomically } from "../../batch/AtomicFile.js"
+import { TimeoutError, TransportError, type RequestError, type VideoWaitError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { buildVideoBody, type VideoBody } from "../../core/video/VideoBody.js"
 import { videoFamilyOf } from "../../core/video/VideoCatalog.js"
 import type { VideoQueryResponse } from "../../core/video/VideoTask.js"
 import * as Connection from "../support/Connection.js"
-import { imageInput, writeBytes, type FileWriteError } from "../support/LocalFiles.js"
+import {
+  ensureWritable,
+  imageInput,
+  isStdout,
+  writeBytes,
+  writingTo,
+  type FileWriteError
+} from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** Fetching a finished video's `url` failed. @category errors */
@@ -121,19 +132,71 @@ export const waitForVideo = (
 export const progressText = (p: PollProgress): string =>
   `${p.taskId}  ${p.status.padEnd(11)}  ${Output.duration(p.elapsedMs).padStart(7)}  polls ${p.polls}`
 
-/** Fetches a finished video's URL. @category constructors */
-export const fetchUrl = (url: string): Effect.Effect<Uint8Array, VideoUrlDownloadError> =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const response = await fetch(url, { signal })
-      if (!response.ok)
-        throw new VideoUrlDownloadError({ status: response.status, message: `GET ${url} answered ${response.status}` })
-      return new Uint8Array(await response.arrayBuffer())
-    },
-    catch: (e) =>
-      e instanceof VideoUrlDownloadError
-        ? e
-        : new VideoUrlDownloadError({ message: `GET ${url} failed: ${(e as Error).message}` })
+/** A task `url` umg fetches: http(s), without credentials in it (`user:password@`). */
+const checkedUrl = (url: string): Effect.Effect<string, VideoUrlDownloadError> => {
+  const parsed = URL.parse(url)
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+    return Effect.fail(new VideoUrlDownloadError({ message: "the task's url is not an http(s) URL" }))
+  if (parsed.username !== "" || parsed.password !== "")
+    return Effect.fail(new VideoUrlDownloadError({ message: "the task's url has credentials in it (user:password@)" }))
+  return Effect.succeed(url)
+}
+
+/**
+ * The video at a finished task's `url` as a stream of its bytes, never held whole: sent by umg's HTTP
+ * transport (its client, time limits, retries until the answer starts, and redirect rules) without
+ * the credential or the configured extra headers, which are the gateway's and the url may be another
+ * origin's; bounded by `limits.maxDownloadBytes` (past it, a `TransportError` with reason `too-large`).
+ * @category constructors
+ */
+export const urlStream = (
+  gatewayConfig: GatewayConfig.GatewayConfig,
+  url: string
+): Stream.Stream<Uint8Array, VideoUrlDownloadError | RequestError> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const config = { ...gatewayConfig, headers: {} }
+      const transport = yield* HttpTransport.fromConfig(config)
+      const limit = config.limits.maxDownloadBytes
+      const body = yield* transport.open({
+        family: "video",
+        method: "GET",
+        url: yield* checkedUrl(url),
+        auth: HttpAuth.none,
+        kind: "idempotent",
+        maxBytes: limit
+      })
+      let received = 0
+      return Stream.mapEffect(body, (chunk) => {
+        received += chunk.length
+        return received > limit
+          ? Effect.fail(
+              new TransportError({
+                family: "video",
+                reason: "too-large",
+                message: `the video at the task's url is larger than its bound of ${limit} bytes (limits in the config)`
+              })
+            )
+          : Effect.succeed(chunk)
+      })
+    })
+  )
+
+/**
+ * Writes a stream of bytes to `path` whole or not at all (`writeAtomically`: a failure leaves any
+ * earlier file untouched), or to standard output for `-`; gives the number of bytes written.
+ */
+const writeStream = <E>(
+  path: string,
+  content: Stream.Stream<Uint8Array, E>
+): Effect.Effect<number, E | FileWriteFailed | FileWriteError> =>
+  Effect.suspend(() => {
+    let bytes = 0
+    const counted = Stream.tap(content, (chunk) => Effect.sync(() => (bytes += chunk.length)))
+    const written: Effect.Effect<void, E | FileWriteFailed | FileWriteError> = isStdout(path)
+      ? Stream.runForEach(counted, (chunk) => writeBytes(path, chunk))
+      : writeAtomically(path, counted)
+    return Effect.map(written, () => bytes)
   })
 
 /** The bytes of a succeeded task: E3 for alpha, the task's `url` otherwise. @category models */
@@ -146,28 +209,33 @@ export interface SavedVideo {
 }
 
 /**
- * Writes the video of a succeeded task to `path`: family alpha through E3 (size checked), the
- * other families from the task's `url`.
+ * Writes the video of a succeeded task to `path`, streamed (never whole in memory) and atomically:
+ * family alpha through E3 (size checked), the other families from the task's `url` (`urlStream`).
+ * A failed write is a `FileWriteFailed` and leaves any earlier file at `path` as it was.
  * @category constructors
  */
 export const saveVideo = (
   model: string,
   task: VideoQueryResponse,
   path: string
-): Effect.Effect<SavedVideo, RequestError | InvalidRequest | VideoUrlDownloadError | FileWriteError, Gateway> =>
+): Effect.Effect<
+  SavedVideo,
+  RequestError | InvalidRequest | VideoUrlDownloadError | FileWriteFailed | FileWriteError,
+  Gateway | Connection.Connection
+> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     if (videoFamilyOf(model) === "alpha") {
-      const video = yield* gateway.video.download(task.task_id)
-      yield* writeBytes(path, video.bytes)
-      return { path, bytes: video.bytes.length, source: "download" as const, declaredSize: video.size }
+      // The stream fails unless the bytes it decoded are exactly the `size` E3 declared.
+      const bytes = yield* writeStream(path, gateway.video.downloadStream(task.task_id))
+      return { path, bytes, source: "download" as const, declaredSize: bytes }
     }
     if (task.url === undefined) {
       return yield* Effect.fail(new VideoUrlDownloadError({ message: `task ${task.task_id} succeeded without a url` }))
     }
-    const bytes = yield* fetchUrl(task.url)
-    yield* writeBytes(path, bytes)
-    return { path, bytes: bytes.length, source: "url" as const }
+    const config = GatewayConfig.make((yield* Connection.Connection).config)
+    const bytes = yield* writeStream(path, urlStream(config, task.url))
+    return { path, bytes, source: "url" as const }
   })
 
 /** `--timeout` in milliseconds: a number of seconds, or a number with `ms`, `s` or `m`; the error names the flag. @category constructors */
@@ -219,31 +287,45 @@ export const runVideo = (o: VideoCommandOptions) =>
       const shown = shortenDataUrls(body)
       return yield* Output.result(o, { dryRun: true, body: shown }, () => JSON.stringify(shown, null, 2))
     }
+    const made = Effect.gen(function* () {
+      const gateway = yield* Gateway
+      const connection = yield* Connection.Connection
+      const submitted = yield* gateway.video.submit(input)
+      if (o.noWait) {
+        return yield* Output.result(o, submitted, () => `${submitted.task_id}  ${submitted.status}`)
+      }
+      yield* Output.note(Output.errColour.dim(`submitted ${submitted.task_id}`))
+      const path = Option.getOrElse(o.output, () => `${submitted.task_id}.mp4`)
+      // The default path is known only now: checked before the (long) polling, not after it.
+      // Past the submit a refusal is no longer "nothing was sent": a write failure naming the task.
+      if (Option.isNone(o.output))
+        yield* ensureWritable(path, "-o").pipe(
+          Effect.mapError(
+            (e) =>
+              new FileWriteFailed({
+                path,
+                message: `${e.message}; task ${submitted.task_id} was submitted: save it with umg video download ${submitted.task_id} -o FILE`
+              })
+          )
+        )
+      const done = yield* waitForVideo(submitted.task_id, {
+        intervalMs: connection.pollIntervalMs,
+        timeoutMs: deadlineMs,
+        onProgress: (p) => Output.progress(progressText(p))
+      })
+      yield* Output.endProgress
+      const saved = yield* saveVideo(request.model, done.task, path)
+      const summary = `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${isStdout(path) ? "stdout" : saved.path}`
+      // With `-o -` stdout carries the video itself; the summary goes to stderr.
+      if (isStdout(path)) return yield* Output.note(summary)
+      yield* Output.result(o, { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved }, () => summary)
+    })
+    // The submit costs money: `-o` is checked (its folders made) before it, and if the command fails
+    // the folders made for it go again; the video is written whole or not at all.
+    const checked = Option.isSome(o.output) && !o.noWait ? writingTo(o.output.value, made, "-o") : made
     yield* Connection.run(
       o,
-      Effect.gen(function* () {
-        const gateway = yield* Gateway
-        const connection = yield* Connection.Connection
-        const submitted = yield* gateway.video.submit(input)
-        if (o.noWait) {
-          return yield* Output.result(o, submitted, () => `${submitted.task_id}  ${submitted.status}`)
-        }
-        yield* Output.note(Output.errColour.dim(`submitted ${submitted.task_id}`))
-        const done = yield* waitForVideo(submitted.task_id, {
-          intervalMs: connection.pollIntervalMs,
-          timeoutMs: deadlineMs,
-          onProgress: (p) => Output.progress(progressText(p))
-        })
-        yield* Output.endProgress
-        const path = Option.getOrElse(o.output, () => `${submitted.task_id}.mp4`)
-        const saved = yield* saveVideo(request.model, done.task, path)
-        yield* Output.result(
-          o,
-          { task: done.task, polls: done.polls, elapsedMs: done.elapsedMs, saved },
-          () =>
-            `${Output.colour.green("✓")} ${done.task.task_id} succeeded after ${done.polls} polls; wrote ${saved.bytes} bytes to ${saved.path}`
-        )
-      }).pipe(
+      checked.pipe(
         // The deadline is the whole command's: connecting, submitting, polling and saving together.
         Effect.timeoutOrElse({
           duration: deadlineMs,
@@ -312,6 +394,8 @@ export const runVideoDownload = (o: VideoDownloadOptions) =>
       // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
       const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
       const saved = yield* saveVideo(model, task, o.output)
-      yield* Output.result(o, saved, () => `wrote ${saved.bytes} bytes to ${saved.path}`)
-    })
+      const summary = `wrote ${saved.bytes} bytes to ${isStdout(o.output) ? "stdout" : saved.path}`
+      if (isStdout(o.output)) return yield* Output.note(summary)
+      yield* Output.result(o, saved, () => summary)
+    }).pipe((download) => writingTo(o.output, download, "-o"))
   )
