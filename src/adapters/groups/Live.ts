@@ -120,10 +120,7 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): LiveGr
               : { authorization: `Bearer ${Redacted.value(ctx.config.apiKey)}` })
         },
         connectTimeoutMs: call.connectTimeoutMs,
-        maxFrameBytes: limits.maxFrameBytes,
-        maxFramesPerSecond: limits.maxFramesPerSecond,
-        maxPendingBytes: limits.maxPendingBytes,
-        maxErrorBodyBytes: limits.maxErrorBodyBytes,
+        ...call.bounds,
         secrets: call.secrets,
         signal: call.signal,
         // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.

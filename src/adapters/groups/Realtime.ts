@@ -76,10 +76,7 @@ export const make = (ctx: GroupContext.GroupContext, open: SocketOpener): Realti
           ...(version === "v1" ? { "openai-beta": "realtime=v1" } : {})
         },
         connectTimeoutMs: call.connectTimeoutMs,
-        maxFrameBytes: limits.maxFrameBytes,
-        maxFramesPerSecond: limits.maxFramesPerSecond,
-        maxPendingBytes: limits.maxPendingBytes,
-        maxErrorBodyBytes: limits.maxErrorBodyBytes,
+        ...call.bounds,
         secrets: call.secrets,
         signal: call.signal,
         // The configured depth bound (limits.maxJsonDepth) applies to frames as to HTTP answers.

@@ -92,6 +92,13 @@ export interface SessionCallOptions {
   readonly signal: AbortSignal | undefined
   /** What a close reason may echo: the configured secrets and the call's header values. */
   readonly secrets: ReadonlyArray<string>
+  /** What the server's messages may be (the layer's `limits`), and how much of a refused upgrade is read. */
+  readonly bounds: {
+    readonly maxFrameBytes: number
+    readonly maxFramesPerSecond: number
+    readonly maxPendingBytes: number
+    readonly maxErrorBodyBytes: number
+  }
 }
 
 /**
@@ -110,7 +117,13 @@ export const sessionOptions = (
       headers: { ...ctx.config.headers, ...checked.headers },
       connectTimeoutMs: checked.timeoutMs ?? ctx.config.limits.webSocketHandshakeTimeoutMs,
       signal: checked.signal,
-      secrets: [...secretsOf(ctx.config), ...Object.values(checked.headers ?? {})]
+      secrets: [...secretsOf(ctx.config), ...Object.values(checked.headers ?? {})],
+      bounds: {
+        maxFrameBytes: ctx.config.limits.maxFrameBytes,
+        maxFramesPerSecond: ctx.config.limits.maxFramesPerSecond,
+        maxPendingBytes: ctx.config.limits.maxPendingBytes,
+        maxErrorBodyBytes: ctx.config.limits.maxErrorBodyBytes
+      }
     })
   )
 
