@@ -15,7 +15,7 @@ import { umg, umgSpec } from "./Commands.js"
 import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
-import { check, explain } from "./support/UsageError.js"
+import { booleanFlagSet, check, explain } from "./support/UsageError.js"
 
 // Before anything is written: a reader that goes away (`umg chat … | head`) or a failed write stops
 // the command (see `exitCodeOf`) rather than ending the process with a stack trace.
@@ -58,9 +58,10 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
 const args = process.argv.slice(2)
 const cli = Command.runWith(umg, { version: "0.1.0" })
 
-// The mode is read from argv rather than from a parsed command: errors of the command line itself
+// The mode is read from the command line as `check` reads it (and effect/cli parses it: `--json=false`
+// is off, a `--json` after `--` is text), not from a parsed command: errors of the command line itself
 // happen before any command's options exist.
-const jsonMode = process.argv.includes("--json")
+const jsonMode = booleanFlagSet(umgSpec, args, "--json")
 
 // A line umg can see is wrong is refused before effect/cli parses it, in umg's own words: the flag
 // and what it allows (effect/cli would report it next to the whole help text).

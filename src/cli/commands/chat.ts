@@ -3,17 +3,18 @@
  * epsilon → messages, zeta → native content, GPT-5/o-series → responses, others → chat
  * completions. Tokens are printed as they arrive; thinking goes to stderr, dimmed.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Result } from "effect"
 import { runToFinal } from "../../adapters/sse/Consume.js"
 import { Gateway } from "../../adapters/Gateway.js"
 import type { NativeRequest } from "../../adapters/groups/Native.js"
-import type { StreamError } from "../../core/errors/GatewayError.js"
+import { type StreamError, TransportError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildMessagesBody, type MessagesBody } from "../../core/text/messages/Messages.js"
-import { buildNativeBody } from "../../core/text/native/Native.js"
+import { buildNativeBody, parseNativeModel } from "../../core/text/native/Native.js"
 import { buildChatBody, type ChatBody } from "../../core/text/chat/ChatBody.js"
 import { buildResponsesBody, type ResponsesBody } from "../../core/text/responses/ResponsesBody.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
+import { defaultLimits } from "../../adapters/internal/Limits.js"
 import { routeFor } from "../../core/gateway/Routing.js"
 import { textOf } from "../../streams/textDeltas.js"
 import { thinkingOf } from "../../streams/thinkingDeltas.js"
@@ -29,7 +30,10 @@ export interface ChatRequest {
   readonly prompt: string
   readonly system?: string
   readonly maxTokens?: number
-  /** A thinking budget in tokens (messages `thinking.budget_tokens`, native `thinkingBudget`). */
+  /**
+   * A thinking budget in tokens: messages `thinking.budget_tokens`, native 2.5 `thinkingBudget`, native 3
+   * `thinkingLevel` and responses `reasoning.effort` by `reasoningEffortOf`; refused for chat completions.
+   */
   readonly thinking?: number
   readonly temperature?: number
 }
@@ -66,6 +70,33 @@ const otherCommand: Partial<Record<string, string>> = {
 }
 
 /**
+ * The one rule from a thinking budget to a level of effort: below 2048 tokens `low`, below 8192
+ * `medium`, else `high`. Responses models take it as `reasoning.effort`; 3-class native models as
+ * `thinkingLevel`, which is LOW or HIGH on every one of them, so `medium` is LOW there (as the AI SDK
+ * provider maps an effort).
+ * @category getters
+ */
+export const reasoningEffortOf = (budget: number): "low" | "medium" | "high" =>
+  budget >= 8192 ? "high" : budget >= 2048 ? "medium" : "low"
+
+// A native model's thinking config for a budget: a `thinkingLevel` on the 3 class (which takes no
+// budget), the budget itself elsewhere (the body's validation names what the model allows).
+const nativeThinking = (model: string, budget: number) => {
+  const parsed = parseNativeModel(model)
+  return Result.isSuccess(parsed) && parsed.success.modelClass === "3"
+    ? { includeThoughts: true, thinkingLevel: reasoningEffortOf(budget) === "high" ? "HIGH" : "LOW" }
+    : { includeThoughts: true, thinkingBudget: budget }
+}
+
+// Chat-completions models take no thinking budget: refused rather than dropped.
+const noThinking = (model: string): InvalidRequest =>
+  new InvalidRequest({
+    field: "--thinking",
+    rule: "not-supported",
+    message: `--thinking: ${model} is a chat-completions model, which takes no thinking budget; --thinking is for epsilon (messages), zeta (native) and GPT-5/o-series (responses) models`
+  })
+
+/**
  * Builds and validates the family's body for a prompt: nothing is sent for an invalid request.
  * @category constructors
  */
@@ -95,7 +126,7 @@ export const prepareChat = (
       const generationConfig = {
         ...opt("maxOutputTokens", r.maxTokens),
         ...opt("temperature", r.temperature),
-        ...(r.thinking !== undefined ? { thinkingConfig: { includeThoughts: true, thinkingBudget: r.thinking } } : {})
+        ...(r.thinking !== undefined ? { thinkingConfig: nativeThinking(r.model, r.thinking) } : {})
       }
       return Effect.map(
         buildNativeBody(
@@ -118,15 +149,14 @@ export const prepareChat = (
             max_output_tokens: r.maxTokens ?? 1024,
             input: [...(r.system !== undefined ? [{ role: "system", content: r.system }] : []), ...user],
             ...opt("temperature", r.temperature),
-            ...(r.thinking !== undefined
-              ? { reasoning: { effort: r.thinking >= 8192 ? "high" : r.thinking >= 2048 ? "medium" : "low" } }
-              : {})
+            ...(r.thinking !== undefined ? { reasoning: { effort: reasoningEffortOf(r.thinking) } } : {})
           },
           routing
         ),
         (body) => ({ family: "responses" as const, body })
       )
     case "chat":
+      if (r.thinking !== undefined) return Effect.fail(noThinking(r.model))
       return Effect.map(
         buildChatBody(
           {
@@ -152,31 +182,61 @@ export const prepareChat = (
   }
 }
 
+/** How `streamChat` treats the reply's text. @category models */
+export interface ChatStreamOptions {
+  readonly onText: (text: string) => Effect.Effect<void>
+  readonly onThinking: (text: string) => Effect.Effect<void>
+  /**
+   * Whether the outcome carries the text and thinking (default true); `umg chat` keeps them for `--json`
+   * only, and otherwise hands each piece on without holding it (the outcome's text is then empty).
+   */
+  readonly keepText?: boolean
+  /** Most UTF-8 bytes of text and thinking taken from one reply (default: the config's `maxResponseBytes`). */
+  readonly maxBytes?: number
+}
+
+/** The reply went past its bound: a `TransportError` (`too-large`) naming it, not V8's string limit later. */
+const replyTooLarge = (family: PreparedChat["family"], maxBytes: number): TransportError =>
+  new TransportError({
+    // Chat completions and responses are the OpenAI family of errors.
+    family: family === "chat" || family === "responses" ? "openai" : family,
+    reason: "too-large",
+    message: `the streamed reply is larger than its bound of ${maxBytes} bytes (limits.maxResponseBytes in the config); stopped reading`
+  })
+
 /**
  * Streams a prepared request, calling `onText`/`onThinking` for each piece as it arrives, and
- * returns the whole reply with its usage.
+ * returns the reply's usage, with its text and thinking when `keepText` asks for them. The reply is
+ * bounded (`maxBytes`) either way: the library folds the final answer as the events go by, so an
+ * endless reply would otherwise end at V8's largest string, in several hundred MB.
  * @category constructors
  */
 export const streamChat = (
   prepared: PreparedChat,
-  handlers: {
-    readonly onText: (text: string) => Effect.Effect<void>
-    readonly onThinking: (text: string) => Effect.Effect<void>
-  }
+  options: ChatStreamOptions
 ): Effect.Effect<ChatOutcome, StreamError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
+    const maxBytes = options.maxBytes ?? defaultLimits.maxResponseBytes
+    const keep = options.keepText ?? true
+    let bytes = 0
     let text = ""
     let thinking = ""
+    const count = (t: string) =>
+      (bytes += Buffer.byteLength(t, "utf8")) > maxBytes
+        ? Effect.fail(replyTooLarge(prepared.family, maxBytes))
+        : Effect.void
     const onEvent = (event: TokenEvent) =>
       Effect.gen(function* () {
         for (const t of thinkingOf(event)) {
-          thinking += t
-          yield* handlers.onThinking(t)
+          yield* count(t)
+          if (keep) thinking += t
+          yield* options.onThinking(t)
         }
         for (const t of textOf(event)) {
-          text += t
-          yield* handlers.onText(t)
+          yield* count(t)
+          if (keep) text += t
+          yield* options.onText(t)
         }
       })
     switch (prepared.family) {
@@ -257,14 +317,18 @@ export const runChat = (o: ChatOptions) =>
         // With --json the result is one document at the end; without, the text streams to stdout
         // and the thinking to stderr (dimmed), ended by a newline once the answer starts.
         let thinkingOpen = false
+        let lineOpen = false
         const outcome = yield* streamChat(prepared, {
+          keepText: o.json,
+          maxBytes: (yield* Connection.Connection).config.limits?.maxResponseBytes ?? defaultLimits.maxResponseBytes,
           onText: (t) =>
             o.json
               ? Effect.void
               : Effect.suspend(() => {
                   const endThinking = thinkingOpen ? Output.writeErr("\n") : Effect.void
                   thinkingOpen = false
-                  return Effect.andThen(endThinking, Output.write(t))
+                  lineOpen = !t.endsWith("\n")
+                  return Effect.andThen(endThinking, Output.writeDrained(t))
                 }),
           onThinking: (t) =>
             o.json
@@ -273,7 +337,14 @@ export const runChat = (o: ChatOptions) =>
                   thinkingOpen = true
                   return Output.writeErr(Output.errColour.dim(t))
                 })
-        })
+        }).pipe(
+          // A reply that failed or was stopped mid-way ends its partial lines, always (not only on a
+          // terminal): the report then starts a line of its own, and piped output ends with a newline
+          // as every complete reply does, so a line reader does not lose the last partial line.
+          Effect.onError(() =>
+            Effect.andThen(thinkingOpen ? Output.writeErr("\n") : Effect.void, lineOpen ? Output.line() : Effect.void)
+          )
+        )
         if (o.json) return yield* Output.json({ model: o.model, ...outcome })
         yield* Output.line()
         yield* Output.note(

@@ -5,7 +5,7 @@ import { writeAtomically } from "../../batch/AtomicFile.js"
 import { DecodeError } from "../../core/errors/GatewayError.js"
 import { buildImagesBody } from "../../core/media/Images.js"
 import * as Connection from "../support/Connection.js"
-import { isStdout, promptText, writeBytes, writingTo } from "../support/LocalFiles.js"
+import { isStdout, jsonNotWithStdout, promptText, writeBytes, writingTo } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg image`. @category models */
@@ -19,6 +19,7 @@ export interface ImageOptions extends Connection.CommonOptions {
 /** Runs `umg image`. @category commands */
 export const runImage = (o: ImageOptions) =>
   Effect.gen(function* () {
+    yield* jsonNotWithStdout("umg image", o.output, o.json)
     const body = yield* buildImagesBody(
       {
         model: o.model,

@@ -16,6 +16,24 @@ import * as Connection from "../support/Connection.js"
 import { imageInput } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
+/**
+ * A platform token as a result must not show it: the token, with and without its `Bearer ` (a server
+ * may echo either in its answer).
+ */
+const tokenSecrets = (token: Redacted.Redacted<string>): ReadonlyArray<string> => {
+  const value = Redacted.value(token)
+  const bare = value.replace(/^Bearer\s+/i, "")
+  return bare === value ? [value] : [value, bare]
+}
+
+/**
+ * The token the next submit is sent with, fetched now (the cache of a new process is empty, so the
+ * submit would fetch it anyway: no request more), so that its answer is printed without it.
+ */
+const submitSecrets = Effect.gen(function* () {
+  return tokenSecrets(yield* (yield* Gateway).platform.login())
+})
+
 /** Runs `umg platform login`. @category commands */
 export const runLogin = (o: Connection.CommonOptions) =>
   Connection.run(
@@ -28,7 +46,8 @@ export const runLogin = (o: Connection.CommonOptions) =>
       yield* Output.result(
         o,
         { loggedIn: true, tokenLength: length },
-        () => `${Output.colour.green("✓")} logged in (a ${length}-character token; not shown)`
+        () => `${Output.colour.green("✓")} logged in (a ${length}-character token; not shown)`,
+        tokenSecrets(token)
       )
     })
   )
@@ -56,8 +75,9 @@ export const runTextToVideo = (o: TextToVideoOptions) =>
       o,
       Effect.gen(function* () {
         const gateway = yield* Gateway
+        const secrets = yield* submitSecrets
         const submitted = yield* gateway.platform.textToVideo(body)
-        yield* Output.result(o, submitted, () => `submitted platform task ${submitted.task_id}`)
+        yield* Output.result(o, submitted, () => `submitted platform task ${submitted.task_id}`, secrets)
       })
     )
   })
@@ -102,8 +122,9 @@ export const runShoot = (o: ShootOptions) =>
       return yield* Connection.run(
         o,
         Effect.gen(function* () {
+          const secrets = yield* submitSecrets
           const taskId = yield* (yield* Gateway).platform.anyShootAdvanced(body)
-          yield* Output.result(o, { task_id: taskId }, () => `submitted advanced shoot task ${taskId}`)
+          yield* Output.result(o, { task_id: taskId }, () => `submitted advanced shoot task ${taskId}`, secrets)
         })
       )
     }
@@ -132,8 +153,9 @@ export const runShoot = (o: ShootOptions) =>
     yield* Connection.run(
       o,
       Effect.gen(function* () {
+        const secrets = yield* submitSecrets
         const answer = yield* (yield* Gateway).platform.anyShootEasy(body)
-        yield* Output.result(o, answer, () => `image: ${answer.url}`)
+        yield* Output.result(o, answer, () => `image: ${answer.url}`, secrets)
       })
     )
   })

@@ -4,7 +4,7 @@ import { Gateway } from "../../adapters/Gateway.js"
 import { writeAtomically } from "../../batch/AtomicFile.js"
 import { buildSpeechBody, type SpeechFormat, type SpeechVoice } from "../../core/media/Speech.js"
 import * as Connection from "../support/Connection.js"
-import { isStdout, promptText, writeBytes, writingTo } from "../support/LocalFiles.js"
+import { isStdout, jsonNotWithStdout, promptText, writeBytes, writingTo } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
 
 /** The options of `umg speak`. @category models */
@@ -20,6 +20,7 @@ export interface SpeakOptions extends Connection.CommonOptions {
 /** Runs `umg speak`. @category commands */
 export const runSpeak = (o: SpeakOptions) =>
   Effect.gen(function* () {
+    yield* jsonNotWithStdout("umg speak", o.output, o.json)
     const body = yield* buildSpeechBody(
       {
         model: o.model,

@@ -151,7 +151,10 @@ export const describeReport = (report: FailureReport): string => {
       report.submitted === undefined
         ? "nothing was sent."
         : `that line and the lines after it were not sent; ${report.submitted} lines before it were (their tasks are in the batch): fix the line and run the same command again.`
-    return `invalid input${where}: ${report.message}\n${sent}`
+    // The report says whether anything was sent, once: a library message that says it too (the
+    // platform settings' check) is shown without it.
+    const message = report.message.replace(/[;,.]?\s*nothing was sent\.?$/, "")
+    return `invalid input${where}: ${message}\n${sent}`
   }
   const facts = [
     report.status !== undefined ? `status ${report.status}` : undefined,

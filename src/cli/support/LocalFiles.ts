@@ -8,6 +8,7 @@ import { access, mkdir, readFile, rmdir, stat, writeFile } from "node:fs/promise
 import { dirname, extname, resolve, sep } from "node:path"
 import { Data, Effect, Exit } from "effect"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { UsageError } from "./UsageError.js"
 
 /** Writing a result to disk failed. @category errors */
 export class FileWriteError extends Data.TaggedError("FileWriteError")<{
@@ -149,6 +150,23 @@ export const readLines = (
 /** `-` as an output path: standard output. @category predicates */
 export const isStdout = (path: string): boolean => path === "-"
 
+/**
+ * Refuses `--json` with `-o -`: stdout would carry the binary result and the JSON document together,
+ * which no reader can take apart. Checked before anything is sent; `command` is `umg speak`, … .
+ * @category validators
+ */
+export const jsonNotWithStdout = (command: string, output: string, json: boolean): Effect.Effect<void, UsageError> =>
+  json && isStdout(output)
+    ? Effect.fail(
+        new UsageError({
+          command,
+          field: "--json",
+          rule: "conflict",
+          message: `${command}: --json and -o - (--output -) cannot go together: stdout would carry the binary result and the JSON both; write the file with -o FILE and --json, or the bytes with -o - alone`
+        })
+      )
+    : Effect.void
+
 // The checks of `ensureWritable`; answers the outermost folder it made on the way to `path`, if any.
 const checkWritable = (path: string, field: string): Effect.Effect<string | undefined, InvalidRequest> =>
   Effect.tryPromise({
@@ -164,7 +182,8 @@ const checkWritable = (path: string, field: string): Effect.Effect<string | unde
       new InvalidRequest({
         field,
         rule: "writable",
-        message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message}); nothing was sent`
+        // The report adds that nothing was sent (`describeReport`), once for every refused input.
+        message: `${field}: cannot write ${JSON.stringify(path)} (${(e as Error).message})`
       })
   })
 

@@ -4,6 +4,8 @@
  * terminal and never when `NO_COLOR` is set.
  */
 import * as Effect from "effect/Effect"
+import { redactText } from "../../core/errors/Redact.js"
+import { configuredSecrets } from "./ExitCode.js"
 
 /** The output mode of one command run. @category models */
 export interface OutputMode {
@@ -117,8 +119,24 @@ export const writeErr = (text: string): Effect.Effect<void> =>
     if (!stderrFailed) process.stderr.write(text)
   })
 
-/** Writes one line to stdout. @category output */
-export const line = (text = ""): Effect.Effect<void> => write(`${text}\n`)
+// The configured secrets, read once: the environment does not change while the command runs.
+let secretsRead: ReadonlyArray<string> | undefined
+const secretsOf = (extra: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>> =>
+  secretsRead !== undefined
+    ? Effect.succeed([...secretsRead, ...extra])
+    : Effect.map(configuredSecrets, (read) => [...(secretsRead = read), ...extra])
+
+const redacted = (text: string, secrets: ReadonlyArray<string>): string =>
+  redactText(text, secrets, Number.MAX_SAFE_INTEGER)
+
+/**
+ * Writes one line of a result to stdout, with every configured secret (`UMG_API_KEY`,
+ * `UMG_PLATFORM_PASSWORD`) and every secret of `extra` (a platform token) taken out: an answer that
+ * echoes one (a task URL with `?key=…`) does not print it. Streamed text (`write`) is not redacted.
+ * @category output
+ */
+export const line = (text = "", extra: ReadonlyArray<string> = []): Effect.Effect<void> =>
+  text === "" ? write("\n") : Effect.flatMap(secretsOf(extra), (secrets) => write(`${redacted(text, secrets)}\n`))
 
 /** Writes one line to stderr: notes that are not the result. @category output */
 export const note = (text: string): Effect.Effect<void> =>
@@ -128,15 +146,27 @@ export const note = (text: string): Effect.Effect<void> =>
     process.stderr.write(`${text}\n`)
   })
 
-/** Writes one JSON document (or one JSON line) to stdout. @category output */
-export const json = (value: unknown): Effect.Effect<void> => line(JSON.stringify(value))
-
 /**
- * Prints a result: the JSON form with `--json`, the human form otherwise.
+ * Writes one JSON document (or one JSON line) to stdout, secrets taken out of every string in it
+ * (before it is encoded, so a secret JSON would escape is still found) as `line` does.
  * @category output
  */
-export const result = (mode: OutputMode, value: unknown, human: () => string): Effect.Effect<void> =>
-  mode.json ? json(value) : line(human())
+export const json = (value: unknown, extra: ReadonlyArray<string> = []): Effect.Effect<void> =>
+  Effect.flatMap(secretsOf(extra), (secrets) =>
+    write(`${JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? redacted(v, secrets) : v))}\n`)
+  )
+
+/**
+ * Prints a result: the JSON form with `--json`, the human form otherwise — the one printer of results,
+ * so the one place where no configured secret (nor any of `extra`) gets through.
+ * @category output
+ */
+export const result = (
+  mode: OutputMode,
+  value: unknown,
+  human: () => string,
+  extra: ReadonlyArray<string> = []
+): Effect.Effect<void> => (mode.json ? json(value, extra) : line(human(), extra))
 
 let progressShown = false
 let lastProgress = ""

@@ -404,6 +404,39 @@ const flagBeforeSubcommand = (resolved: Resolved): UsageError | undefined => {
 }
 
 /**
+ * Whether the command line sets the boolean flag `long` (`--json`) of the command it runs, read as
+ * `check` reads it and effect/cli parses it: `--json`, `--json=true`, `--json true` set it; `--json=false`
+ * or `--json false` do not, nor does a `--json` after `--` or as another flag's value. The program
+ * decides from it how its failures are printed, so that they agree with its results.
+ * @category getters
+ */
+export const booleanFlagSet = (program: CommandSpec, args: ReadonlyArray<string>, long: string): boolean => {
+  let set = false
+  for (const [spec, tokens] of resolve(program, args).parts) {
+    const flags = [...spec.flags, ...builtIns]
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!
+      if (token === "--") break
+      if (!isFlag(token)) continue
+      const eq = token.startsWith("--") ? token.indexOf("=") : -1
+      const given = eq > 0 ? token.slice(0, eq) : token
+      const inline = eq > 0 ? token.slice(eq + 1) : undefined
+      const flag = flags.find((f) => f.names.some((n) => normalize(n) === normalize(given)))
+      if (flag === undefined) continue
+      if (flag.value !== "boolean") {
+        // Its value is the next word, whatever it looks like (`--system --json`).
+        if (inline === undefined) i++
+        continue
+      }
+      const next = tokens[i + 1]
+      const value = inline ?? (next !== undefined && (isTrue(next) || isFalse(next)) ? tokens[++i]! : "true")
+      if (longName(flag) === long) set = !isFalse(normalize(value))
+    }
+  }
+  return set
+}
+
+/**
  * The first problem of a command line (`args`: the words after `umg`) that can be seen without
  * parsing it: an unknown command or flag, a flag's value that is not of its type or choices, a flag
  * without its value or given twice, an argument too many. What only parsing sees (a missing

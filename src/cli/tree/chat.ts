@@ -12,7 +12,9 @@ const options = {
   system: Flag.String("system").pipe(Flag.withDescription("system prompt"), Flag.optional),
   maxTokens: Flag.Int("max-tokens").pipe(Flag.withDescription("most tokens to generate"), Flag.optional),
   thinking: Flag.Int("thinking").pipe(
-    Flag.withDescription("thinking budget in tokens (epsilon: > 1024)"),
+    Flag.withDescription(
+      "thinking budget in tokens: epsilon and zeta 2.5 take it as is (epsilon: > 1024); zeta 3 as thinkingLevel LOW, HIGH from 8192; GPT-5/o-series as reasoning effort low, medium from 2048, high from 8192; chat-completions models take none"
+    ),
     Flag.optional
   ),
   temperature: Flag.Finite("temperature").pipe(Flag.withDescription("sampling temperature"), Flag.optional),

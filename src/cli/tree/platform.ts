@@ -22,10 +22,13 @@ const textToVideoCommand = Command.make(
     model: Flag.String("model").pipe(Flag.withAlias("m"), Flag.withDescription("model id")),
     prompt: Flag.String("prompt").pipe(Flag.withDescription("scene description")),
     duration: Flag.Literals("duration", platformVideoDurations).pipe(
-      Flag.withDescription("seconds"),
+      Flag.withDescription("seconds (default 5)"),
       Flag.withDefault("5" as const)
     ),
-    aspectRatio: Flag.String("aspect-ratio").pipe(Flag.withDescription("e.g. 16:9"), Flag.withDefault("16:9")),
+    aspectRatio: Flag.String("aspect-ratio").pipe(
+      Flag.withDescription("e.g. 9:16 (default 16:9)"),
+      Flag.withDefault("16:9")
+    ),
     resolution: Flag.String("resolution").pipe(Flag.withDescription("e.g. 720p"), Flag.optional)
   },
   (o) => lazily(load, (m) => m.runTextToVideo(o))
@@ -43,7 +46,7 @@ const shootCommand = Command.make(
   {
     ...commonOptions,
     size: Flag.String("size").pipe(
-      Flag.withDescription("<width>x<height>, e.g. 1024x1024"),
+      Flag.withDescription("<width>x<height> (default 1024x1024)"),
       Flag.withDefault("1024x1024")
     ),
     text: Flag.String("text").pipe(Flag.withDescription("what to make (creative mode)"), Flag.optional),
