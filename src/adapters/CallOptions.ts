@@ -369,6 +369,19 @@ export const rateLimitOf = (headers: Readonly<Record<string, string | undefined>
   return out
 }
 
+/** An answer's headers without the credential-bearing ones and with `secrets` redacted. */
+const secretFreeHeaders = (
+  answer: Readonly<Record<string, string | undefined>>,
+  secrets: ReadonlyArray<string>
+): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(answer)) {
+    if (value === undefined || secretResponseHeaders.has(name)) continue
+    headers[name] = redactText(value, secrets)
+  }
+  return headers
+}
+
 /**
  * A successful answer's meta: its headers without the credential-bearing ones and with `secrets`
  * redacted, its request id and its rate limits.
@@ -381,11 +394,7 @@ export const responseInfo = (answer: {
   readonly secrets: ReadonlyArray<string>
   readonly now: number
 }): ResponseInfo => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined || secretResponseHeaders.has(name)) continue
-    headers[name] = redactText(value, answer.secrets)
-  }
+  const headers = secretFreeHeaders(answer.headers, answer.secrets)
   return {
     status: answer.status,
     ...(answer.requestId !== undefined ? { requestId: redactText(answer.requestId, answer.secrets, 200) } : {}),
@@ -393,6 +402,39 @@ export const responseInfo = (answer: {
     rateLimit: rateLimitOf(headers, answer.now)
   }
 }
+
+/**
+ * What an HTTP error answer held, for the frameworks' errors (the AI SDK's `APICallError` gives an
+ * answer's body and headers): its body redacted as the error's message is, its headers secret-free.
+ * @category models
+ */
+export interface ErrorAnswerInfo {
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+// Kept beside the error, not in it: the typed errors stay as they are, printed and compared alike.
+const errorAnswers = new WeakMap<object, ErrorAnswerInfo>()
+
+/**
+ * Keeps what the error answer `error` was made of: `body`, already redacted, and its headers, made
+ * secret-free here (as `responseInfo` makes them).
+ * @category constructors
+ */
+export const keepErrorAnswer = (
+  error: object,
+  answer: {
+    readonly body: string
+    readonly headers: Readonly<Record<string, string | undefined>>
+    readonly secrets: ReadonlyArray<string>
+  }
+): void => {
+  errorAnswers.set(error, { body: answer.body, headers: secretFreeHeaders(answer.headers, answer.secrets) })
+}
+
+/** The error answer a gateway error was made of (`keepErrorAnswer`), or `undefined`. @category getters */
+export const errorAnswerOf = (error: unknown): ErrorAnswerInfo | undefined =>
+  typeof error === "object" && error !== null ? errorAnswers.get(error) : undefined
 
 // ---------------------------------------------------------------------------------------------
 // withResponse

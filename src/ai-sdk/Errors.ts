@@ -5,6 +5,7 @@
  * an aborted call the signal's own reason, as `fetch` rejects.
  */
 import { APICallError, InvalidArgumentError } from "@ai-sdk/provider"
+import { errorAnswerOf } from "../adapters/CallOptions.js"
 
 /** Where a call went, for the error: the endpoint's URL and the body sent. @category models */
 export interface CallSite {
@@ -37,8 +38,9 @@ const abortReason = (signal: AbortSignal | undefined): unknown =>
 
 /**
  * The AI SDK error of a umg failure (anything else is given back as it is). An `APICallError` keeps
- * the gateway's status, message, error `type`, request id and `Retry-After` (in `data.umg`), and the
- * umg error itself as its `cause`.
+ * the gateway's status, message, error `type`, request id and `Retry-After` (in `data.umg`), the umg
+ * error itself as its `cause`, and, for an error answer, its body (redacted) and headers (without the
+ * ones that may carry a credential) as `responseBody` and `responseHeaders`.
  * @category errors
  */
 export const toSdkError = (error: unknown, site: CallSite): unknown => {
@@ -60,12 +62,14 @@ export const toSdkError = (error: unknown, site: CallSite): unknown => {
     case "TimeoutError":
     case "TransportError":
     case "DecodeError":
-    case "IncompleteStream":
+    case "IncompleteStream": {
+      const answer = errorAnswerOf(error)
       return new APICallError({
         message: error.message,
         url: site.url,
         requestBodyValues: site.requestBody,
         ...(error.status === undefined ? {} : { statusCode: error.status }),
+        ...(answer === undefined ? {} : { responseHeaders: { ...answer.headers }, responseBody: answer.body }),
         isRetryable: false,
         cause: error,
         data: {
@@ -78,6 +82,7 @@ export const toSdkError = (error: unknown, site: CallSite): unknown => {
           }
         }
       })
+    }
     default:
       return error
   }

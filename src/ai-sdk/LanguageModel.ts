@@ -16,12 +16,15 @@ import type {
   SharedV4ProviderMetadata,
   SharedV4Warning
 } from "@ai-sdk/provider"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { ResponseInfo } from "../adapters/CallOptions.js"
+import type { GatewayService } from "../adapters/Gateway.js"
 import type { AnswerContent, AnswerEnd, TextUsage } from "../ai/text/TextAnswer.js"
 import { generate, openStream, type TextCall, textCall, textPath } from "../ai/text/TextCall.js"
 import type { TextFamily } from "../ai/text/TextRequest.js"
 import type { TextStreamPart } from "../ai/text/TextStream.js"
+import type { TextWarning } from "../ai/text/Turns.js"
 import { toSdkError } from "./Errors.js"
 import type { ProviderRuntime } from "./ProviderRuntime.js"
 import { providerKey, requestOf } from "./Prompt.js"
@@ -91,9 +94,19 @@ const contentOf = (c: AnswerContent): LanguageModelV4Content => {
   }
 }
 
+/** A warning of umg's as the AI SDK's: `unsupported` where it names a setting the family does not take. */
+const warningOf = (warning: TextWarning): SharedV4Warning =>
+  warning.feature === undefined
+    ? { type: "other", message: warning.message }
+    : {
+        type: "unsupported",
+        feature: warning.feature,
+        ...(warning.details === undefined ? {} : { details: warning.details })
+      }
+
 const warningsOf = (call: TextCall, read: ReadonlyArray<SharedV4Warning>): Array<SharedV4Warning> => [
   ...read,
-  ...call.warnings.map((message): SharedV4Warning => ({ type: "other", message }))
+  ...call.warnings.map(warningOf)
 ]
 
 const responseMetadata = (end: AnswerEnd) => ({
@@ -164,6 +177,37 @@ const emitParts = (
   }
 }
 
+const noUsage: TextUsage = {
+  inputTokens: undefined,
+  inputNoCache: undefined,
+  cacheRead: undefined,
+  cacheWrite: undefined,
+  outputTokens: undefined,
+  reasoningTokens: undefined,
+  raw: undefined
+}
+
+/**
+ * The parts that end a stream that failed while reading, in the official providers' order: the error,
+ * the ends of the segments and tool inputs under way (`pending`), then `finish` with the reason `error`.
+ */
+const failedParts = (
+  error: unknown,
+  pending: ReadonlyArray<TextStreamPart>,
+  family: TextFamily,
+  response: () => ResponseInfo | undefined
+): Array<LanguageModelV4StreamPart> => {
+  const out: Array<LanguageModelV4StreamPart> = [{ type: "error", error }]
+  emitParts(pending, family, response, (part) => out.push(part))
+  out.push({
+    type: "finish",
+    usage: usageOf(noUsage),
+    finishReason: { unified: "error", raw: undefined },
+    providerMetadata: metadataOf(family, response())
+  })
+  return out
+}
+
 /**
  * The language model of `modelId` served by `family`.
  * @category constructors
@@ -210,10 +254,17 @@ export const makeLanguageModel = (ctx: LanguageModelContext, modelId: string, fa
 
   const doStream = async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> => {
     const { request, warnings, call, prepared, site } = prepareCall(options, true)
-    const stream = await ctx.runtime.stream(site, (g) => openStream(g, call, request, prepared.options), {
+    // What the stream has under way, for its end should it fail.
+    let pending = (): ReadonlyArray<TextStreamPart> => []
+    const open = (g: GatewayService) =>
+      Effect.map(openStream(g, call, request, prepared.options), (opened) => {
+        pending = opened.pending
+        return opened.pull
+      })
+    const stream = await ctx.runtime.stream(site, open, {
       first: (): ReadonlyArray<LanguageModelV4StreamPart> => [{ type: "stream-start", warnings }],
       emit: (chunk, enqueue) => emitParts(chunk, family, prepared.response, enqueue),
-      onError: (error): LanguageModelV4StreamPart => ({ type: "error", error })
+      onError: (error) => failedParts(error, pending(), family, prepared.response)
     })
     const info = prepared.response()
     return {

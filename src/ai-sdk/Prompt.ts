@@ -1,8 +1,8 @@
 /**
  * The AI SDK's language-model call options (`LanguageModelV4CallOptions`) read as umg's `TextRequest`.
  * Its prompt becomes turns, with its function tools, tool choice, structured output (fitted by umg's
- * rules), reasoning effort and sampling settings, `providerOptions.umg` laid over the family's body,
- * and what of the call cannot be sent given as warnings.
+ * rules), reasoning effort and sampling settings, `providerOptions.umg` merged into the family's body
+ * (`overlayBody`), and what of the call cannot be sent given as warnings.
  */
 import type {
   JSONObject,

@@ -32,13 +32,13 @@ export interface PreparedCall {
 
 /**
  * How a stream's chunks become parts: `first` before any, `emit` per chunk (giving each of its parts to
- * `enqueue`, straight onto the stream), `onError` for a failure while reading.
+ * `enqueue`, straight onto the stream), `onError` the last parts, for a failure while reading.
  * @category models
  */
 export interface StreamParts<A, P> {
   readonly first: () => ReadonlyArray<P>
   readonly emit: (chunk: Arr.NonEmptyReadonlyArray<A>, enqueue: (part: P) => void) => void
-  readonly onError: (error: unknown) => P
+  readonly onError: (error: unknown) => ReadonlyArray<P>
 }
 
 /** The runtime a provider's models share. @category models */
@@ -49,8 +49,8 @@ export interface ProviderRuntime {
   readonly run: <A, E>(site: CallSite, f: (gateway: GatewayService) => Effect.Effect<A, E>) => Promise<A>
   /**
    * Opens a stream on the gateway: resolves once its answer's headers arrived (rejects, mapped, when
-   * opening failed), giving a `ReadableStream` of `emit`'s parts; a failure while reading becomes the
-   * part `onError` makes. The chunks are read while the reader's queue has room (one chunk beyond it at
+   * opening failed), giving a `ReadableStream` of `emit`'s parts; a failure while reading ends it with
+   * the parts `onError` makes. The chunks are read while the reader's queue has room (one chunk beyond it at
    * most). Cancelling the stream closes the connection.
    */
   readonly stream: <A, E, P>(
@@ -178,7 +178,7 @@ export const makeProviderRuntime = (config: GatewayConfigInput): ProviderRuntime
           const error = toSdkError(failure, site)
           // An abort ends the stream as `fetch`'s body does: with the abort error, not an error part.
           if (isAborted(failure)) return controller!.error(error)
-          controller!.enqueue(onError(error))
+          for (const part of onError(error)) controller!.enqueue(part)
         }
         controller!.close()
       })

@@ -231,7 +231,7 @@ export const annotateResponse = (span: Span, end: AnswerEnd): void => {
  * warnings; the AI SDK gives the same ones as the call's `warnings`).
  */
 const logWarnings = (model: string, call: TextCall): Effect.Effect<void> =>
-  Effect.forEach(call.warnings, (warning) => Effect.logWarning(`umg: ${warning}`), { discard: true }).pipe(
+  Effect.forEach(call.warnings, (warning) => Effect.logWarning(`umg: ${warning.message}`), { discard: true }).pipe(
     Effect.annotateLogs({ model, family: call.family })
   )
 
@@ -308,7 +308,7 @@ export const languageModelHooks = (
               : Effect.fail(failure)
           }
           return fromScopedPull(
-            Effect.map(openStream(gateway, call, read.request, { onResponse: (i) => (info = i) }), (pull) =>
+            Effect.map(openStream(gateway, call, read.request, { onResponse: (i) => (info = i) }), ({ pull }) =>
               Effect.flatMap(pull, partsOf)
             )
           ).pipe(Stream.mapError((e) => (AiError.isAiError(e) ? e : fail("streamText", true)(e))))

@@ -33,7 +33,8 @@ export const providerKey = "umg"
 
 /**
  * A model's settings, sent with every call (Effect AI's `generateText` takes none of its own):
- * sampling, the reasoning effort, and `body`, fields of the family's body laid over the one built.
+ * sampling, the reasoning effort, and `body`, fields of the family's body merged into the one built
+ * (plain objects key by key, at any depth; arrays and other values replace).
  * @category models
  */
 export interface UmgModelConfig {

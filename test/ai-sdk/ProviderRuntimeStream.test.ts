@@ -1,6 +1,6 @@
 /**
  * `ProviderRuntime.stream`'s scope: closed exactly once whichever way the stream ends — read to its
- * end (closed by the pull that ends it), failed while reading (an error part, then closed), or
+ * end (closed by the pull that ends it), failed while reading (its error parts, then closed), or
  * cancelled by the reader — and closed before the reader sees the stream's end; and its reading
  * ahead of the reader, bounded by one chunk.
  */
@@ -37,7 +37,7 @@ const open = (chunks: ReadonlyArray<ReadonlyArray<number>>, failure?: Error) => 
       emit: (chunk, enqueue) => {
         for (const n of chunk) enqueue(String(n))
       },
-      onError: (error) => `error: ${(error as Error).message}`
+      onError: (error) => [`error: ${(error as Error).message}`, "finish"]
     })
   }
 }
@@ -61,10 +61,10 @@ describe("ProviderRuntime.stream's scope", () => {
     expect(closes.count).toBe(1)
   })
 
-  it("a failure while reading: an error part, the scope closed once", async () => {
+  it("a failure while reading: onError's parts, the scope closed once", async () => {
     const { stream, closes } = open([[1]], new Error("boom"))
     const { parts, closedAtEnd } = await readAll(await stream, closes)
-    expect(parts).toEqual(["start", "1", "error: boom"])
+    expect(parts).toEqual(["start", "1", "error: boom", "finish"])
     expect(closedAtEnd).toBe(1)
     expect(closes.count).toBe(1)
   })

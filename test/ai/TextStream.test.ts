@@ -238,3 +238,57 @@ describe("the text stream reader", () => {
     expect(textAnswer("native", final, undefined, (i) => `call-${i}`).content).toEqual(segments)
   })
 })
+
+describe("the text stream reader's close, for a stream that failed", () => {
+  const readAll = (family: TextFamily, events: ReadonlyArray<unknown>) => {
+    const reader = makeTextStreamReader(family, undefined, (i) => `call-${i}`)
+    const out: Array<TextStreamPart> = []
+    for (const event of events) reader.read(event as TokenEvent, out)
+    return reader
+  }
+
+  it("ends the reasoning under way with its signature so far, and nothing more", () => {
+    const reader = readAll("messages", [
+      { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } },
+      { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "si" } }
+    ])
+    const out: Array<TextStreamPart> = []
+    reader.close(out)
+    expect(out).toEqual([{ type: "reasoning-end", id: "reasoning-0", signature: "si" }])
+    const again: Array<TextStreamPart> = []
+    reader.close(again)
+    expect(again).toEqual([])
+  })
+
+  it("ends each tool input begun and not ended, without a call (its arguments are not whole)", () => {
+    const reader = readAll("chat", [
+      chunk([{ index: 0, delta: { content: "Hi" } }]),
+      chunk([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "f", arguments: '{"a"' } }] }
+        }
+      ])
+    ])
+    const out: Array<TextStreamPart> = []
+    reader.close(out)
+    expect(out).toEqual([{ type: "tool-input-end", id: "c1" }])
+  })
+
+  it("ends a call whose arguments failed as a tool input still under way", () => {
+    const reader = makeTextStreamReader("messages", undefined, (i) => `call-${i}`)
+    const out: Array<TextStreamPart> = []
+    const events = [
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } },
+      { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "tu1", name: "f", input: {} } },
+      { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "[1]" } }
+    ]
+    for (const event of events) expect(reader.read(event as TokenEvent, out)).toBeUndefined()
+    expect(reader.read({ type: "content_block_stop", index: 1 } as TokenEvent, out)).toBeDefined()
+    const closed: Array<TextStreamPart> = []
+    reader.close(closed)
+    expect(closed).toEqual([{ type: "tool-input-end", id: "tu1" }])
+  })
+})

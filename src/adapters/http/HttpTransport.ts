@@ -521,6 +521,20 @@ const readBounded = (
 }
 
 /**
+ * An error body as text with every secret redacted: a JSON body holding a backslash is read and written
+ * again first, as a secret written with JSON escapes is only whole once parsed.
+ */
+const errorBodyText = (raw: string, secrets: ReadonlyArray<string>, maxChars: number): string => {
+  const text = redactText(raw, secrets, maxChars)
+  if (!text.includes("\\")) return text
+  try {
+    return redactText(JSON.stringify(JSON.parse(text)), secrets, maxChars)
+  } catch {
+    return text
+  }
+}
+
+/**
  * A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
  * secret the server may have echoed, and map it once, here.
  */
@@ -541,18 +555,25 @@ const readError = <A extends GatewayResponseError>(
     Clock.currentTimeMillis
   ).pipe(
     Effect.flatMap(([raw, now]) => {
+      const secrets = secretsFor(config, request)
+      const maxChars = config.limits.maxErrorBodyBytes
       const error = errorOfAnswerText(
         {
           family: request.family,
           status: response.status,
           headers: { ...response.headers },
           text: raw,
-          secrets: secretsFor(config, request),
-          maxChars: config.limits.maxErrorBodyBytes,
+          secrets,
+          maxChars,
           now
         },
         classify
       )
+      CallOptions.keepErrorAnswer(error, {
+        body: errorBodyText(raw, secrets, maxChars),
+        headers: response.headers,
+        secrets
+      })
       return Effect.fail<AttemptFailure<A>>({
         _tag: "Answer",
         error,

@@ -8,9 +8,11 @@ import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { chatMechanism } from "../../core/structured/Mechanisms.js"
 import type { ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
+import { overlayBody } from "./BodyOverlay.js"
 import type { TextMessage, TextRequest } from "./TextRequest.js"
 import {
   type Built,
+  type TextWarning,
   declarationOf,
   droppedToolFiles,
   fileSource,
@@ -90,7 +92,7 @@ export const chatBody = (
 ): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
   // Plain steps, not `Result.gen`: every call to a chat model is built here.
   const messages: Array<Message> = []
-  const dropped: Array<string> = []
+  const dropped: Array<TextWarning> = []
   for (let i = 0; i < request.messages.length; i++) {
     const m = request.messages[i]!
     if (m.role === "system") messages.push({ role: "system", content: m.text })
@@ -122,7 +124,7 @@ export const chatBody = (
   let body = fields as unknown as ChatBodyInput
   if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
   const built = (b: ChatBodyInput): Built<ChatBodyInput> => ({
-    body: (request.body === undefined ? b : { ...b, ...request.body }) as ChatBodyInput,
+    body: overlayBody(b, request.body),
     warnings: [...unsupported("a chat model", request, ["topK"]), ...dropped]
   })
   if (request.output === undefined) return Result.succeed(built(body))

@@ -9,6 +9,7 @@ import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { messagesMechanism } from "../../core/structured/Mechanisms.js"
 import { messagesTools } from "../../core/tools/MessagesTools.js"
 import type { MessagesBodyInput } from "../../core/text/messages/Messages.js"
+import { overlayBody } from "./BodyOverlay.js"
 import {
   type FilePart,
   type ReasoningEffort,
@@ -153,12 +154,24 @@ const toolChoiceOf = (request: TextRequest): MessagesBodyInput["tool_choice"] =>
 }
 
 /**
+ * The tools sent beside structured output's tool, which takes the tool choice's place (the answer is
+ * a forced tool call): none for `none`, the named one only for a named tool, else all of them.
+ */
+const toolsBesideOutput = (request: TextRequest): TextRequest["tools"] => {
+  const choice = request.toolChoice
+  if (choice === "none") return []
+  if (typeof choice === "object") return request.tools.filter((t) => t.name === choice.tool)
+  return request.tools
+}
+
+/**
  * The messages-style body of a request. `max_tokens` is the request's `maxOutputTokens`, or
  * `defaultMaxOutputTokens`, plus the thinking budget when thinking is asked (the family counts thinking
  * within `max_tokens`, and the budget must stay below it), as the official provider does; umg knows no
  * model's output limit, so a sum past it is the gateway's to refuse. Structured output with tools
- * declares the output tool beside them and asks for any tool (`tool_choice: any`), as the output tool
- * then ends the turn.
+ * declares the output tool beside the tools the tool choice allows (`none`: none; a named tool: that
+ * one) and asks for any tool (`tool_choice: any`), as the output tool then ends the turn; with no tool
+ * beside it, the output tool is forced.
  * @category constructors
  */
 export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> => {
@@ -177,7 +190,10 @@ export const messagesBody = (request: TextRequest): Result.Result<Built<Messages
   }
   const budget = thinkingBudget(request.reasoning)
   const system = systemText(request)
-  const choice = toolChoiceOf(request)
+  const target = request.output?.target
+  // With a schema the output tool takes the tool choice's place: see `toolsBesideOutput`.
+  const tools = target === undefined ? request.tools : toolsBesideOutput(request)
+  const choice = target === undefined ? toolChoiceOf(request) : undefined
   const fields: Record<string, unknown> = {
     model: request.model,
     messages: turns,
@@ -192,18 +208,20 @@ export const messagesBody = (request: TextRequest): Result.Result<Built<Messages
   if (budget !== undefined) fields.thinking = { type: "enabled", budget_tokens: budget }
   if (choice !== undefined) fields.tool_choice = choice
   let body = fields as unknown as MessagesBodyInput
-  if (request.tools.length > 0) body = messagesTools.declare(body, request.tools.map(declarationOf))
+  if (tools.length > 0) body = messagesTools.declare(body, tools.map(declarationOf))
   const warnings = [...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"])]
-  const target = request.output?.target
   if (request.output !== undefined && target === undefined)
-    warnings.push("JSON output without a schema is not supported by a messages-style model; the answer is text")
+    warnings.push({
+      feature: "responseFormat",
+      details: "JSON output without a schema is not supported by a messages-style model; the answer is text",
+      message: "JSON output without a schema is not supported by a messages-style model; the answer is text"
+    })
   const built = (b: MessagesBodyInput): Built<MessagesBodyInput> => ({
-    body: (request.body === undefined ? b : { ...b, ...request.body }) as MessagesBodyInput,
+    body: overlayBody(b, request.body),
     warnings
   })
   if (target === undefined) return Result.succeed(built(body))
-  const { tool_choice: _, ...rest } = body
-  return Result.map(messagesMechanism.request(rest, target), (withOutput) =>
-    built(request.tools.length > 0 ? { ...withOutput, tool_choice: { type: "any" } } : withOutput)
+  return Result.map(messagesMechanism.request(body, target), (withOutput) =>
+    built(tools.length > 0 ? { ...withOutput, tool_choice: { type: "any" } } : withOutput)
   )
 }

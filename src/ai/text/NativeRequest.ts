@@ -9,12 +9,14 @@ import * as Result from "effect/Result"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { NativeRequest } from "../../adapters/groups/Native.js"
 import { nativeMechanism } from "../../core/structured/Mechanisms.js"
-import { nearestThinkingBudget, parseNativeModel } from "../../core/text/native/Native.js"
+import { nearestThinkingBudget, parseNativeModel, thinkingLevelOf } from "../../core/text/native/Native.js"
 import { nativeTools } from "../../core/tools/NativeTools.js"
 import { answerObject } from "../../core/tools/ToolShape.js"
+import { overlayBody } from "./BodyOverlay.js"
 import type { ReasoningEffort, TextRequest } from "./TextRequest.js"
 import {
   type Built,
+  type TextWarning,
   declarationOf,
   droppedToolFiles,
   fileSource,
@@ -30,7 +32,7 @@ type Part = Readonly<Record<string, unknown>>
 const userParts = (
   messages: ReturnType<typeof sides>[number]["messages"],
   index: number,
-  warnings: Array<string>
+  warnings: Array<TextWarning>
 ): Result.Result<Array<Part>, InvalidRequest> => {
   const parts: Array<Part> = []
   for (const m of messages) {
@@ -118,7 +120,7 @@ const thinkingConfig = (model: string, effort: ReasoningEffort | undefined): Thi
     return {
       config: {
         includeThoughts: true,
-        thinkingLevel: effort === "high" || effort === "xhigh" || effort === "max" ? "HIGH" : "LOW"
+        thinkingLevel: thinkingLevelOf(effort)
       }
     }
   if (modelClass !== "2.5") return {}
@@ -148,13 +150,13 @@ const toolConfigOf = (request: TextRequest): Readonly<Record<string, unknown>> |
 export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeRequest>, InvalidRequest> =>
   Result.gen(function* () {
     const contents: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
-    const warnings: Array<string> = []
+    const warnings: Array<TextWarning> = []
     for (const [i, turn] of sides(request).entries()) {
       const parts = turn.side === "user" ? yield* userParts(turn.messages, i, warnings) : modelParts(turn.messages)
       if (parts.length > 0) contents.push({ role: turn.side === "user" ? "user" : "model", parts })
     }
     const thinking = thinkingConfig(request.model, request.reasoning)
-    if (thinking.warning !== undefined) warnings.push(thinking.warning)
+    if (thinking.warning !== undefined) warnings.push({ message: thinking.warning })
     const generationConfig = {
       ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
@@ -182,5 +184,5 @@ export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeR
         target === undefined
           ? { ...body, generationConfig: { ...body.generationConfig, responseMimeType: "application/json" } }
           : yield* nativeMechanism.request(body, target)
-    return { body: { ...body, ...request.body } as NativeRequest, warnings }
+    return { body: overlayBody(body, request.body), warnings }
   })

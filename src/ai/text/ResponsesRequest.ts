@@ -8,6 +8,7 @@ import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { responsesMechanism } from "../../core/structured/Mechanisms.js"
 import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesTools } from "../../core/tools/ResponsesTools.js"
+import { overlayBody } from "./BodyOverlay.js"
 import type { FilePart, TextMessage, TextPart, TextRequest, ToolResultPart } from "./TextRequest.js"
 import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
 
@@ -100,7 +101,7 @@ export const responsesBody = (request: TextRequest): Result.Result<Built<Respons
           ? { ...body, text: { format: { type: "json_object" } } }
           : yield* responsesMechanism.request(body, target)
     return {
-      body: { ...body, ...request.body } as ResponsesBodyInput,
+      body: overlayBody(body, request.body),
       warnings: unsupported("a responses model", request, [
         "topK",
         "stopSequences",

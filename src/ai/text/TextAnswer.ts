@@ -192,9 +192,14 @@ const responsesEnd = (response: ResponsesResponse): AnswerEnd => {
   }
 }
 
+/**
+ * A native answer's end. A prompt blocked (no candidate finished, `promptFeedback.blockReason`) ends
+ * with `content-filter`, the block reason (`SAFETY`, …) as the raw reason, as the official provider has it.
+ */
 const nativeEnd = (response: GenerateContentResponse): AnswerEnd => {
   const candidate = firstCandidate(response)
-  const raw = candidate?.finishReason ?? (response.promptFeedback?.blockReason === undefined ? undefined : "BLOCKED")
+  const blocked = candidate?.finishReason === undefined ? response.promptFeedback?.blockReason : undefined
+  const raw = candidate?.finishReason ?? blocked
   const calls = (candidate?.content?.parts ?? []).some((p) => p.functionCall !== undefined)
   const unified: FinishReason["unified"] =
     raw === "STOP"
@@ -203,7 +208,7 @@ const nativeEnd = (response: GenerateContentResponse): AnswerEnd => {
         : "stop"
       : raw === "MAX_TOKENS"
         ? "length"
-        : raw === "BLOCKED" || (raw !== undefined && NATIVE_FILTERED.has(raw))
+        : blocked !== undefined || (raw !== undefined && NATIVE_FILTERED.has(raw))
           ? "content-filter"
           : raw === "MALFORMED_FUNCTION_CALL"
             ? "error"

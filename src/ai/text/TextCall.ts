@@ -7,6 +7,7 @@
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
 import type * as Stream from "effect/Stream"
@@ -18,6 +19,9 @@ import type { RequestError, StreamError } from "../../core/errors/GatewayError.j
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { nativePaths, routeFor } from "../../core/gateway/Routing.js"
+import { promptBlockReason } from "../../core/text/native/PromptBlock.js"
+import type { GenerateContentResponse } from "../../core/text/native/NativeResponse.js"
+import { isRecord } from "../../core/validation/Rules.js"
 import type { TokenEvent } from "../../core/text/TokenEvent.js"
 import { chatBody } from "./ChatRequest.js"
 import { messagesBody } from "./MessagesRequest.js"
@@ -25,7 +29,7 @@ import { nativeRequest } from "./NativeRequest.js"
 import { responsesBody } from "./ResponsesRequest.js"
 import { type FamilyResponse, type TextAnswer, textAnswer } from "./TextAnswer.js"
 import type { TextFamily, TextRequest } from "./TextRequest.js"
-import type { Built } from "./Turns.js"
+import type { Built, TextWarning } from "./Turns.js"
 import { makeTextStreamReader, type TextStreamPart } from "./TextStream.js"
 
 const TEXT_FAMILIES: ReadonlyArray<TextFamily> = ["messages", "chat", "responses", "native"]
@@ -59,7 +63,7 @@ export const textPath = (family: TextFamily, model: string, stream: boolean): st
 export interface TextCall {
   readonly family: TextFamily
   readonly body: Readonly<Record<string, unknown>>
-  readonly warnings: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<TextWarning>
 }
 
 /**
@@ -126,9 +130,33 @@ export const generate = (
 export type TextPull = Pull.Pull<Arr.NonEmptyReadonlyArray<TextStreamPart>, StreamError | InvalidRequest>
 
 /**
+ * The answer of a native stream failed because its prompt was blocked: what came before, with the
+ * block (read as a whole answer reads it: `content-filter`); `undefined` for any other failure. The
+ * core's stream fails on a block (`promptBlockReason`); the frameworks' streams end as their answers do.
+ */
+const blockedAnswer = (cause: Cause.Cause<StreamError | InvalidRequest>): FamilyResponse | undefined => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isNone(error) || error.value._tag !== "IncompleteStream") return undefined
+  const blockReason = promptBlockReason(error.value)
+  if (blockReason === undefined) return undefined
+  const partial = isRecord(error.value.partial) ? (error.value.partial as GenerateContentResponse) : {}
+  return { ...partial, promptFeedback: { ...partial.promptFeedback, blockReason } }
+}
+
+/**
+ * An opened text stream: the pull of its parts, and `pending`, the ends of what is under way (see
+ * `TextStreamReader.close`), for a stream whose pull failed.
+ * @category models
+ */
+export interface OpenedText {
+  readonly pull: TextPull
+  readonly pending: () => ReadonlyArray<TextStreamPart>
+}
+
+/**
  * Sends a streaming call and opens it in the caller's scope: the effect ends once the answer's
  * headers arrived (an error answer fails it), giving the pull of the stream's parts. Closing the scope
- * closes the connection.
+ * closes the connection. A chunk whose reading fails gives the parts read before the failure first.
  * @category calls
  */
 export const openStream = (
@@ -136,14 +164,16 @@ export const openStream = (
   call: TextCall,
   request: TextRequest,
   options?: CallOptions
-): Effect.Effect<TextPull, StreamError | InvalidRequest, Scope.Scope> => {
+): Effect.Effect<OpenedText, StreamError | InvalidRequest, Scope.Scope> => {
   const stream = callsOf(gateway, call.family).stream(call.body as never, options)
   const open = openedOf<TokenEvent, StreamError | InvalidRequest, never>(stream)
   if (open === undefined) return Effect.die(new Error("openStream: the group's stream has no final answer"))
   // Plain `map`, not `Effect.gen`: every stream of both providers opens here.
-  return Effect.map(open, ({ pull, result }): TextPull => {
+  return Effect.map(open, ({ pull, result }): OpenedText => {
     const reader = makeTextStreamReader(call.family, request.output, callIds())
     let ended = false
+    // A reading that failed after some parts of its chunk: they are given, the failure comes next.
+    let failed: StreamError | InvalidRequest | undefined
     const finish = Effect.map(result as Effect.Effect<FamilyResponse, StreamError | InvalidRequest>, (final) => {
       const out: Array<TextStreamPart> = []
       reader.end(final, out)
@@ -155,17 +185,34 @@ export const openStream = (
         const out: Array<TextStreamPart> = []
         for (let i = 0; i < events.length; i++) {
           const failure = reader.read(events[i]!, out)
-          if (failure !== undefined) return Effect.fail(failure)
+          if (failure === undefined) continue
+          if (out.length === 0) return Effect.fail(failure)
+          failed = failure
+          return Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>)
         }
         return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>) : next
       },
-      onFailure: Effect.failCause<StreamError | InvalidRequest>,
+      onFailure: (cause: Cause.Cause<StreamError | InvalidRequest>): TextPull => {
+        const blocked = call.family === "native" ? blockedAnswer(cause) : undefined
+        if (blocked === undefined) return Effect.failCause(cause)
+        ended = true
+        const out: Array<TextStreamPart> = []
+        reader.end(blocked, out)
+        return Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>)
+      },
       onDone: (): TextPull => {
         ended = true
         return finish
       }
     }
-    const next: TextPull = Effect.suspend(() => (ended ? Cause.done() : Pull.matchEffect(pull, matched)))
-    return next
+    const next: TextPull = Effect.suspend(() =>
+      failed !== undefined ? Effect.fail(failed) : ended ? Cause.done() : Pull.matchEffect(pull, matched)
+    )
+    const pending = () => {
+      const out: Array<TextStreamPart> = []
+      reader.close(out)
+      return out
+    }
+    return { pull: next, pending }
   })
 }

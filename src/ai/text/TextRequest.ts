@@ -117,7 +117,8 @@ export interface TextRequest {
   readonly reasoning?: ReasoningEffort | undefined
   /**
    * Fields of the family's own body, laid over the one built here (`thinking`, `service_tier`,
-   * `safetySettings`, …): checked by the family's builder like any body field.
+   * `safetySettings`, …) by `overlayBody`: plain objects are merged key by key, arrays and other values
+   * replace; checked by the family's builder like any body field.
    */
   readonly body?: Readonly<Record<string, unknown>> | undefined
 }

@@ -57,6 +57,11 @@ export type TextStreamPart =
 export interface TextStreamReader {
   readonly read: (event: TokenEvent, out: Array<TextStreamPart>) => IncompleteStream | undefined
   readonly end: (final: FamilyResponse, out: Array<TextStreamPart>) => void
+  /**
+   * Pushes the ends of what is under way, for a stream that failed: the text or reasoning segment,
+   * then each tool input begun and not ended (without its call: its arguments are not whole).
+   */
+  readonly close: (out: Array<TextStreamPart>) => void
 }
 
 interface OpenCall {
@@ -245,11 +250,12 @@ export const makeTextStreamReader = (
         if (!call.output) out.push({ type: "tool-input-delta", id: call.id, delta: f.text })
         continue
       }
-      calls.delete(f.call)
       const begun = endedCall(call.begun, f)
       const whole = f.arguments ?? call.text
       const input = toolCallInput(begun, whole)
+      // A call whose arguments fail stays under way: the failed stream's `close` ends its input.
       if (Result.isFailure(input)) return input.failure
+      calls.delete(f.call)
       if (call.output) continue
       // A call that came whole (native) or whose text came only at its end still shows its arguments.
       if (call.text === "") out.push({ type: "tool-input-delta", id: call.id, delta: input.success.arguments })
@@ -313,5 +319,12 @@ export const makeTextStreamReader = (
     out.push({ type: "finish", end: answerEnd(family, final, output) })
   }
 
-  return { read, end }
+  const close = (out: Array<TextStreamPart>): void => {
+    closeText(out)
+    closeReasoning(out)
+    for (const call of calls.values()) if (!call.output) out.push({ type: "tool-input-end", id: call.id })
+    calls.clear()
+  }
+
+  return { read, end, close }
 }

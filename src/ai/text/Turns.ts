@@ -11,10 +11,22 @@ import { fail } from "../../core/validation/Rules.js"
 import * as Base64 from "../../core/wire/Base64.js"
 import type { FilePart, TextMessage, TextRequest, TextTool, ToolResultPart } from "./TextRequest.js"
 
+/**
+ * What of a request could not be sent as asked. `feature` names the setting the family does not take
+ * when that is what the warning is about (`topK`), with `details` when there is more to say than its
+ * name; `message` says it all in a sentence (`topK is not supported by a chat model`), for a log.
+ * @category models
+ */
+export interface TextWarning {
+  readonly message: string
+  readonly feature?: string | undefined
+  readonly details?: string | undefined
+}
+
 /** A request body and what could not be sent of the request (a setting the family does not take). @category models */
 export interface Built<Body> {
   readonly body: Body
-  readonly warnings: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<TextWarning>
 }
 
 /** The system turns' text, joined by blank lines, or `undefined` when there is none. @category getters */
@@ -103,11 +115,13 @@ export const resultText = (part: ToolResultPart): string => {
  * `undefined` when the result has none: the text is sent, the files are named as dropped.
  * @category getters
  */
-export const droppedToolFiles = (family: string, part: ToolResultPart): string | undefined => {
+export const droppedToolFiles = (family: string, part: ToolResultPart): TextWarning | undefined => {
   const files = (part.content ?? []).flatMap((p) => (p.type === "file" ? [p.mediaType] : []))
   return files.length === 0
     ? undefined
-    : `tool result ${JSON.stringify(part.id)} (${part.name}): ${files.length === 1 ? "a file" : `${files.length} files`} (${files.join(", ")}) not sent; ${family}'s tool results take text only`
+    : {
+        message: `tool result ${JSON.stringify(part.id)} (${part.name}): ${files.length === 1 ? "a file" : `${files.length} files`} (${files.join(", ")}) not sent; ${family}'s tool results take text only`
+      }
 }
 
 /** The tool call's arguments as a JSON object: an object as is, anything else under `value`. @category getters */
@@ -116,10 +130,12 @@ export const inputObject = (input: unknown): Readonly<Record<string, unknown>> =
     ? (input as Readonly<Record<string, unknown>>)
     : { value: input }
 
-/** The settings a family does not take, as warnings (`topK is not supported by chat`). @category constructors */
+/** The settings a family does not take, as warnings naming each (`topK is not supported by a chat model`). @category constructors */
 export const unsupported = (
   family: string,
   request: TextRequest,
   names: ReadonlyArray<keyof TextRequest>
-): ReadonlyArray<string> =>
-  names.filter((name) => request[name] !== undefined).map((name) => `${String(name)} is not supported by ${family}`)
+): ReadonlyArray<TextWarning> =>
+  names
+    .filter((name) => request[name] !== undefined)
+    .map((name) => ({ feature: String(name), message: `${String(name)} is not supported by ${family}` }))

@@ -10,7 +10,7 @@ import type { NativeRequest } from "../../adapters/groups/Native.js"
 import { type StreamError, TransportError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildMessagesBody, type MessagesBody } from "../../core/text/messages/Messages.js"
-import { buildNativeBody, parseNativeModel } from "../../core/text/native/Native.js"
+import { buildNativeBody, parseNativeModel, thinkingLevelOf } from "../../core/text/native/Native.js"
 import { buildChatBody, type ChatBody } from "../../core/text/chat/ChatBody.js"
 import { buildResponsesBody, type ResponsesBody } from "../../core/text/responses/ResponsesBody.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
@@ -72,8 +72,7 @@ const otherCommand: Partial<Record<string, string>> = {
 /**
  * The one rule from a thinking budget to a level of effort: below 2048 tokens `low`, below 8192
  * `medium`, else `high`. Responses models take it as `reasoning.effort`; 3-class native models as
- * `thinkingLevel`, which is LOW or HIGH on every one of them, so `medium` is LOW there (as the AI SDK
- * provider maps an effort).
+ * `thinkingLevel` (`thinkingLevelOf`: `medium` is LOW there).
  * @category getters
  */
 export const reasoningEffortOf = (budget: number): "low" | "medium" | "high" =>
@@ -84,7 +83,7 @@ export const reasoningEffortOf = (budget: number): "low" | "medium" | "high" =>
 const nativeThinking = (model: string, budget: number) => {
   const parsed = parseNativeModel(model)
   return Result.isSuccess(parsed) && parsed.success.modelClass === "3"
-    ? { includeThoughts: true, thinkingLevel: reasoningEffortOf(budget) === "high" ? "HIGH" : "LOW" }
+    ? { includeThoughts: true, thinkingLevel: thinkingLevelOf(reasoningEffortOf(budget)) }
     : { includeThoughts: true, thinkingBudget: budget }
 }
 

@@ -111,6 +111,14 @@ const budgetAllowed = (profile: ThinkingProfile, budget: number): boolean =>
     : profile.budgets.some(([lo, hi]) => budget >= lo && budget <= hi)
 
 /**
+ * The `thinkingLevel` a 3-class model takes for a level of effort: it knows LOW and HIGH only, so
+ * `high` and above are HIGH and the rest (`medium` included, as the AI SDK's provider maps it) LOW.
+ * @category getters
+ */
+export const thinkingLevelOf = (effort: string): "LOW" | "HIGH" =>
+  effort === "high" || effort === "xhigh" || effort === "max" ? "HIGH" : "LOW"
+
+/**
  * The thinking budget a 2.5-class model takes nearest to `budget` (a model id without its suffix): the
  * budget itself when the model's profile allows it (or the model has no known profile), else the
  * nearest end of its allowed ranges, the larger on a tie (-1, dynamic, is never chosen for another

@@ -7,6 +7,7 @@
 import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
 import type { GenerateContentResponse, NativeCandidate, NativeChunk, NativePart } from "./NativeResponse.js"
+import { blockedMessage } from "./PromptBlock.js"
 
 /**
  * The accumulated response. Chunks carry only their new parts, so the snapshot is itself a
@@ -95,7 +96,7 @@ export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<N
   }
   const blockReason = chunk.promptFeedback?.blockReason
   if (blockReason !== undefined) {
-    return incomplete("native", "error-event", `the prompt was blocked: ${blockReason}`, snapshot, blockReason)
+    return incomplete("native", "error-event", blockedMessage(blockReason), snapshot, blockReason)
   }
   let candidates = snapshot.candidates ?? []
   const added = chunk.candidates ?? []
