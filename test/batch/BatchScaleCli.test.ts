@@ -7,25 +7,15 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { SAMPLE_MP4 } from "../../src/emulator/video/Mp4.js"
 import { bundleUmg } from "../cli/RunUmg.js"
-import { inputFile, parseResults, startGateway, startUmg, waitForStderr, type Gateway } from "./Harness.js"
+import { cliRun, inputFile, parseResults, startUmg, waitForStderr } from "./Harness.js"
 
-let bundle: string
-let gateway: Gateway
-let env: Record<string, string>
-
-beforeAll(async () => {
-  bundle = await bundleUmg()
-  gateway = await startGateway(300)
-  env = { UMG_BASE_URL: gateway.url, UMG_API_KEY: gateway.apiKey, UMG_POLL_INTERVAL_MS: "50" }
-}, 60_000)
-
-afterAll(() => gateway.close())
+const cli = cliRun(bundleUmg)
 
 const submitted = (prefix: string): Map<string, number> =>
-  new Map([...gateway.submits].filter(([prompt]) => prompt.startsWith(prefix)))
+  new Map([...cli.gateway.submits].filter(([prompt]) => prompt.startsWith(prefix)))
 
 const lineOf = (prompt: string): number => Number(/line (\d+)$/.exec(prompt)?.[1])
 
@@ -42,7 +32,7 @@ describe("umg batch video on a streamed input", () => {
     lines[bad - 1] = JSON.stringify({ model: "beta-3.0-fast-generate-001", prompt: `far line ${bad}`, duration: 99 })
     writeFileSync(file, lines.join("\n"))
     const store = join(dir, "b.db")
-    const run = startUmg(bundle, ["batch", "video", file, "--store", store, "--concurrency", "8"], dir, env)
+    const run = startUmg(cli.bundle, ["batch", "video", file, "--store", store, "--concurrency", "8"], dir, cli.env)
     expect((await run.done).code).toBe(2)
     expect(run.stderr()).toMatch(new RegExp(`line ${bad}`))
     expect(run.stderr()).toMatch(/duration/)
@@ -55,10 +45,10 @@ describe("umg batch video on a streamed input", () => {
     writeFileSync(file, lines.join("\n"))
     const out = join(dir, "results.jsonl")
     const rerun = startUmg(
-      bundle,
+      cli.bundle,
       ["batch", "video", file, "--store", store, "--concurrency", "8", "--out", out],
       dir,
-      env
+      cli.env
     )
     expect((await rerun.done).code).toBe(0)
     expect(/batch (\S+):/.exec(rerun.stderr())![1]).toBe(id)
@@ -80,21 +70,21 @@ describe("umg batch video on a streamed input", () => {
     const store = join(dir, "b.db")
     const videos = join(dir, "videos")
     const args = ["batch", "video", file, "--store", store, "--dir", videos, "--out", join(dir, "results.jsonl")]
-    gateway.stallDownloads = true
-    const before = gateway.stalled()
-    const run = startUmg(bundle, args, dir, env)
+    cli.gateway.stallDownloads = true
+    const before = cli.gateway.stalled()
+    const run = startUmg(cli.bundle, args, dir, cli.env)
     expect(await waitForStderr(run, (s) => /batch \S+:/.test(s))).toBe(true)
     const until = Date.now() + 30_000
-    while (gateway.stalled() === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
-    expect(gateway.stalled()).toBeGreaterThan(before)
+    while (cli.gateway.stalled() === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    expect(cli.gateway.stalled()).toBeGreaterThan(before)
     run.child.kill("SIGKILL")
     await run.done
     const finals = () => (existsSync(videos) ? readdirSync(videos).filter((f) => f.endsWith(".mp4")) : [])
     // Half a video was received: nothing is at a video's path.
     expect(finals()).toEqual([])
 
-    gateway.stallDownloads = false
-    const rerun = startUmg(bundle, args, dir, env)
+    cli.gateway.stallDownloads = false
+    const rerun = startUmg(cli.bundle, args, dir, cli.env)
     expect((await rerun.done).code).toBe(0)
     const results = parseResults(readFileSync(join(dir, "results.jsonl"), "utf8"))
     expect(results.every((r) => r.status === "succeeded")).toBe(true)

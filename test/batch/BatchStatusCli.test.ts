@@ -4,24 +4,11 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { bundleUmg } from "../cli/RunUmg.js"
-import { inputFile, startGateway, startUmg, type Gateway } from "./Harness.js"
+import { cliRun, inputFile, startUmg } from "./Harness.js"
 
-let bundle: string
-let gateway: Gateway
-let env: Record<string, string>
-
-beforeAll(async () => {
-  bundle = await bundleUmg()
-  gateway = await startGateway(300)
-  env = { UMG_BASE_URL: gateway.url, UMG_API_KEY: gateway.apiKey, UMG_POLL_INTERVAL_MS: "50" }
-}, 60_000)
-
-afterAll(() =>
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
-  gateway?.close()
-)
+const cli = cliRun(bundleUmg)
 
 describe("umg batch status", () => {
   it("shows a batch refused at a line as refused: the line, the field and what to do, exit 2", async () => {
@@ -30,19 +17,19 @@ describe("umg batch status", () => {
     lines[1] = JSON.stringify({ model: "beta-3.0-fast-generate-001", prompt: "status line 2", duration: 99 })
     writeFileSync(file, lines.join("\n"))
     const store = join(dir, "b.db")
-    const run = startUmg(bundle, ["batch", "video", file, "--store", store], dir, env)
+    const run = startUmg(cli.bundle, ["batch", "video", file, "--store", store], dir, cli.env)
     expect((await run.done).code).toBe(2)
     const id = /batch (\S+):/.exec(run.stderr())?.[1] ?? /umg batch status (\S+)/.exec(run.stderr())?.[1]
     expect(id, run.stderr()).toBeDefined()
 
-    const json = startUmg(bundle, ["batch", "status", id!, "--store", store, "--json"], dir, {})
+    const json = startUmg(cli.bundle, ["batch", "status", id!, "--store", store, "--json"], dir, {})
     expect((await json.done).code).toBe(2)
     const shown = JSON.parse(json.stdout()) as Record<string, unknown>
     expect(shown.refused).toMatchObject({ line: 2, field: "duration" })
     expect((shown.refused as { message: string }).message).toMatch(/duration/)
     expect(Object.keys(shown.refused as object).sort()).toEqual(["field", "line", "message"])
 
-    const human = startUmg(bundle, ["batch", "status", id!, "--store", store], dir, {})
+    const human = startUmg(cli.bundle, ["batch", "status", id!, "--store", store], dir, {})
     expect((await human.done).code).toBe(2)
     expect(human.stdout()).toMatch(/refused at line 2 \(field duration\)/)
     expect(human.stdout()).toMatch(/fix line 2 and run the same command again/)

@@ -9,6 +9,7 @@ import { createServer, request, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll } from "vitest"
 import { startEmulator } from "../../src/emulator/index.js"
 
 /**
@@ -200,4 +201,29 @@ export const seeded = (seed: number) => () => {
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** What a CLI test file runs against: the bundled CLI, a gateway, and the environment pointing at it. */
+export interface CliRun {
+  bundle: string
+  gateway: Gateway
+  env: Record<string, string>
+}
+
+/**
+ * A test file's CLI run, made before its tests (`bundleUmg`, `startGateway(taskMs)`, polling every
+ * 50 ms) and closed after them.
+ */
+export const cliRun = (bundleUmg: () => Promise<string>, taskMs = 300): CliRun => {
+  const run = {} as CliRun
+  beforeAll(async () => {
+    run.bundle = await bundleUmg()
+    run.gateway = await startGateway(taskMs)
+    run.env = { UMG_BASE_URL: run.gateway.url, UMG_API_KEY: run.gateway.apiKey, UMG_POLL_INTERVAL_MS: "50" }
+  }, 60_000)
+  afterAll(() =>
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    run.gateway?.close()
+  )
+  return run
 }

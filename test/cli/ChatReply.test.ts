@@ -4,13 +4,12 @@
  * held until V8's largest string), and one cut mid-line (the partial line is ended before the report).
  * Also which families take `--thinking`, against the emulator.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { rmSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { prepareChat } from "../../src/cli/commands/chat.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { type Loopback, listenLoopback } from "../fixtures/loopback.js"
 import { bundleUmg, runUmg } from "./RunUmg.js"
 
 const chunk = (content: string): string =>
@@ -37,41 +36,28 @@ const bound = 32 * 1024 * 1024
  * A chat gateway: `/huge` streams 40 MiB of text (1 MiB a token) and ends properly; `/cut` sends
  * `hello` and resets the connection.
  */
-const hostileGateway = (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
-  new Promise((resolve) => {
-    const server: Server = createServer((req, res) => {
-      req.resume()
-      res.writeHead(200, { "content-type": "text/event-stream" })
-      if ((req.url ?? "").startsWith("/cut")) {
-        res.write(chunk("hello"), () => setTimeout(() => res.destroy(), 50))
-        return
+const hostileGateway = (): Promise<Loopback> =>
+  listenLoopback((req, res) => {
+    req.resume()
+    res.writeHead(200, { "content-type": "text/event-stream" })
+    if ((req.url ?? "").startsWith("/cut")) {
+      res.write(chunk("hello"), () => setTimeout(() => res.destroy(), 50))
+      return
+    }
+    const token = "x".repeat(1024 * 1024)
+    let sent = 0
+    const more = (): void => {
+      while (sent < 40) {
+        sent++
+        if (!res.write(chunk(token))) return void res.once("drain", more)
       }
-      const token = "x".repeat(1024 * 1024)
-      let sent = 0
-      const more = (): void => {
-        while (sent < 40) {
-          sent++
-          if (!res.write(chunk(token))) return void res.once("drain", more)
-        }
-        res.end(finish)
-      }
-      more()
-    })
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections()
-            server.close(() => done())
-          })
-      })
-    })
+      res.end(finish)
+    }
+    more()
   })
 
 let umg: string
-let gateway: { readonly url: string; readonly close: () => Promise<void> }
+let gateway: Loopback
 let emulator: Emulator
 
 beforeAll(async () => {

@@ -4,56 +4,42 @@
  * the defaults of the platform commands in their help.
  */
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { type Loopback, listenLoopback } from "../fixtures/loopback.js"
 import { bundleUmg, runUmg } from "./RunUmg.js"
 
 const apiKey = "sk-echoed-key-0123456789"
 const token = "TOKEN-echoed-0123456789"
 
 /** A gateway and platform that echo their credentials inside successful answers. */
-const echoingServer = (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
-  new Promise((resolve) => {
-    const server: Server = createServer((req, res) => {
-      req.resume()
-      const json = (body: unknown) => {
-        res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify(body))
-      }
-      const url = req.url ?? ""
-      if (url.startsWith("/v1/video/generations/"))
-        return json({
-          task_id: "vid_1",
-          status: "succeeded",
-          format: "mp4",
-          url: `https://cdn.test/x.mp4?key=${apiKey}`
-        })
-      if (url.startsWith("/prod-api/v3/auth/getToken"))
-        return json({ code: 200, msg: "success", data: `Bearer ${token}` })
-      if (url.startsWith("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit"))
-        return json({ code: 200, msg: "success", data: `task ${String(req.headers.authorization)}` })
-      res.writeHead(404).end()
-    })
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections()
-            server.close(() => done())
-          })
+const echoingServer = (): Promise<Loopback> =>
+  listenLoopback((req, res) => {
+    req.resume()
+    const json = (body: unknown) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(body))
+    }
+    const url = req.url ?? ""
+    if (url.startsWith("/v1/video/generations/"))
+      return json({
+        task_id: "vid_1",
+        status: "succeeded",
+        format: "mp4",
+        url: `https://cdn.test/x.mp4?key=${apiKey}`
       })
-    })
+    if (url.startsWith("/prod-api/v3/auth/getToken"))
+      return json({ code: 200, msg: "success", data: `Bearer ${token}` })
+    if (url.startsWith("/prod-api/svc/v4/api/anyShootAdvancedModeSubmit"))
+      return json({ code: 200, msg: "success", data: `task ${String(req.headers.authorization)}` })
+    res.writeHead(404).end()
   })
 
 let umg: string
 let emulator: Emulator
-let echo: { readonly url: string; readonly close: () => Promise<void> }
+let echo: Loopback
 const dir = mkdtempSync(join(tmpdir(), "umg-printing-test-"))
 const total = () => Object.values(emulator.counters.snapshot()).reduce((a, b) => a + b, 0)
 const env = () => ({ UMG_BASE_URL: emulator.url, UMG_API_KEY: emulator.apiKey })
