@@ -521,20 +521,6 @@ const readBounded = (
 }
 
 /**
- * An error body as text with every secret redacted: a JSON body holding a backslash is read and written
- * again first, as a secret written with JSON escapes is only whole once parsed.
- */
-const errorBodyText = (raw: string, secrets: ReadonlyArray<string>, maxChars: number): string => {
-  const text = redactText(raw, secrets, maxChars)
-  if (!text.includes("\\")) return text
-  try {
-    return redactText(JSON.stringify(JSON.parse(text)), secrets, maxChars)
-  } catch {
-    return text
-  }
-}
-
-/**
  * A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
  * secret the server may have echoed, and map it once, here.
  */
@@ -557,7 +543,7 @@ const readError = <A extends GatewayResponseError>(
     Effect.flatMap(([raw, now]) => {
       const secrets = secretsFor(config, request)
       const maxChars = config.limits.maxErrorBodyBytes
-      const error = errorOfAnswerText(
+      const { error, text } = errorOfAnswerText(
         {
           family: request.family,
           status: response.status,
@@ -570,7 +556,7 @@ const readError = <A extends GatewayResponseError>(
         classify
       )
       CallOptions.keepErrorAnswer(error, {
-        body: errorBodyText(raw, secrets, maxChars),
+        body: text,
         headers: response.headers,
         secrets
       })

@@ -35,5 +35,5 @@ export const refusedUpgradeError = (options: {
   return errorOfAnswerText(
     { family, status, headers: answer.headers, text: answer.body, secrets, maxChars, now },
     toAnswerError
-  )
+  ).error
 }

@@ -381,10 +381,11 @@ export const platformEnvelopeError = (envelope: unknown, requestId?: string): Pl
 }
 
 /**
- * An error answer's text (an HTTP error body, a refused WebSocket upgrade's) as its typed error: the
- * text redacted of `secrets` and cut to `maxChars`, parsed when it is JSON, mapped by `classify`
- * (`toAnswerError` or `toPlatformAnswerError`), then redacted again: a secret written with JSON
- * escapes is only whole once parsed, and the request id comes from a header.
+ * An error answer's text (an HTTP error body, a refused WebSocket upgrade's) as its typed error and
+ * the text safe to show: redacted of `secrets` and cut to `maxChars`, parsed once when it is JSON,
+ * mapped by `classify` (`toAnswerError` or `toPlatformAnswerError`), then redacted again — a secret
+ * written with JSON escapes is only whole once parsed (the shown text is then written again from the
+ * parse), and the request id comes from a header.
  * @category errors
  */
 export const errorOfAnswerText = <A>(
@@ -394,14 +395,19 @@ export const errorOfAnswerText = <A>(
     readonly maxChars: number
   },
   classify: (answer: ErrorAnswer) => A
-): A => {
+): { readonly error: A; readonly text: string } => {
   const { text: raw, secrets, maxChars, ...rest } = answer
   const text = redactText(raw, secrets, maxChars)
-  let body: unknown = text
+  if (text === "") return { error: redactError(classify({ ...rest, body: undefined }), secrets), text }
+  let body: unknown
   try {
-    body = text === "" ? undefined : JSON.parse(text)
+    body = JSON.parse(text)
   } catch {
     // Not JSON: the mapping gets the text.
+    return { error: redactError(classify({ ...rest, body: text }), secrets), text }
   }
-  return redactError(classify({ ...rest, body }), secrets)
+  return {
+    error: redactError(classify({ ...rest, body }), secrets),
+    text: text.includes("\\") ? redactText(JSON.stringify(body), secrets, maxChars) : text
+  }
 }
