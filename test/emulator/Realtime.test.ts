@@ -251,6 +251,48 @@ describe("realtime conversation items", () => {
     c.ws.close()
   })
 
+  it("commits appended audio as a retrievable user item, chains previous_item_id and refuses under 100 ms", async () => {
+    for (const [model, added] of [
+      ["gpt-realtime", "conversation.item.created"],
+      ["gpt-realtime-2", "conversation.item.added"]
+    ] as const) {
+      const c = await connect(model)
+      await c.next("session.created")
+      c.send({ type: "input_audio_buffer.commit", event_id: "evt_empty" })
+      expect((await c.next("error")).error).toMatchObject({
+        code: "input_audio_buffer_commit_empty",
+        message:
+          "Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has 0.00ms of audio.",
+        event_id: "evt_empty"
+      })
+      c.send(userItem("first", "msg_first"))
+      expect((await c.next(added)).previous_item_id).toBeNull()
+      // 200 ms of PCM16 24 kHz mono, in two appends.
+      const half = Buffer.alloc(4800).toString("base64")
+      c.send({ type: "input_audio_buffer.append", audio: half })
+      c.send({ type: "input_audio_buffer.append", audio: half })
+      c.send({ type: "input_audio_buffer.commit" })
+      const committed = await c.next("input_audio_buffer.committed")
+      expect(committed.previous_item_id).toBe("msg_first")
+      const item = await c.next(added)
+      expect(item).toMatchObject({
+        previous_item_id: "msg_first",
+        item: { id: committed.item_id, type: "message", role: "user", content: [{ type: "input_audio" }] }
+      })
+      c.send({ type: "conversation.item.retrieve", item_id: committed.item_id })
+      expect((await c.next("conversation.item.retrieved")).item).toEqual(item.item)
+      // The buffer was emptied by the commit.
+      c.send({ type: "input_audio_buffer.commit" })
+      expect((await c.next("error")).error.code).toBe("input_audio_buffer_commit_empty")
+      // The reply's item joins the conversation after the audio item.
+      c.send({ type: "response.create" })
+      const events = await untilDone(c)
+      const reply = events.find((e) => e.type === added)!
+      expect(reply).toMatchObject({ previous_item_id: committed.item_id, item: { role: "assistant" } })
+      c.ws.close()
+    }
+  })
+
   it("leaves a deleted user item out of the next reply", async () => {
     const reply = async (texts: Array<string>, deleteFirst: boolean): Promise<string> => {
       const c = await connect("gpt-realtime")

@@ -31,6 +31,12 @@ import { makeWsSender, type WsSender } from "../server/WsSender.js"
 /** Largest client event the session reads (an audio append of about 5 minutes of PCM16 at 24 kHz fits). */
 export const MAX_REALTIME_EVENT_BYTES = 15 * 1024 * 1024
 
+/** Bytes of PCM16 24 kHz mono audio in one millisecond. */
+const PCM_BYTES_PER_MS = 48
+
+/** The shortest input audio upstream commits. */
+const MIN_COMMIT_MS = 100
+
 /** Milliseconds of audio streamed per reply word. */
 const AUDIO_MS_PER_WORD = 80
 
@@ -58,6 +64,8 @@ class RealtimeSession {
   /** The conversation's items (bounded); the reply is built from its user text. */
   private readonly conversation = new RealtimeConversation()
   private active: { id: string; cancelled: boolean } | undefined
+  /** Bytes of input audio appended since the last commit or clear. */
+  private pendingAudioBytes = 0
 
   constructor(
     private readonly out: WsSender,
@@ -142,11 +150,12 @@ class RealtimeSession {
             { code: "invalid_value", message: "audio must be a base64 string", param: "audio" },
             e.event_id
           )
+        this.pendingAudioBytes += Math.floor((e.audio.replace(/=+$/, "").length * 3) / 4)
         return
       case "input_audio_buffer.commit":
-        this.send({ type: "input_audio_buffer.committed", previous_item_id: null, item_id: newId("item_") })
-        return
+        return this.commitAudio(e)
       case "input_audio_buffer.clear":
+        this.pendingAudioBytes = 0
         this.send({ type: "input_audio_buffer.cleared" })
         return
       case "output_audio_buffer.clear":
@@ -185,6 +194,46 @@ class RealtimeSession {
       },
       e.event_id
     )
+  }
+
+  /**
+   * `input_audio_buffer.commit`: the appended audio becomes a user item (without a transcript, as
+   * upstream's without input transcription), announced as the item a client event would make.
+   * Under 100 ms of audio is upstream's refusal.
+   */
+  private commitAudio(e: Record<string, unknown>): void {
+    const ms = this.pendingAudioBytes / PCM_BYTES_PER_MS
+    if (ms < MIN_COMMIT_MS)
+      return this.error(
+        {
+          code: "input_audio_buffer_commit_empty",
+          message: `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${ms.toFixed(2)}ms of audio.`
+        },
+        e.event_id
+      )
+    this.pendingAudioBytes = 0
+    const id = newId("item_")
+    const previous = this.conversation.lastId()
+    const item = {
+      id,
+      object: "realtime.item",
+      type: "message",
+      status: "completed",
+      role: "user",
+      content: [{ type: "input_audio", transcript: null }]
+    }
+    this.conversation.add(id, item, "")
+    this.send({ type: "input_audio_buffer.committed", previous_item_id: previous, item_id: id })
+    this.announce(previous, item)
+  }
+
+  /** A new item's events: v1 `conversation.item.created`, v2 `.added` then `.done`. */
+  private announce(previous: string | null, item: Record<string, unknown>): void {
+    if (this.version === "v1") this.send({ type: "conversation.item.created", previous_item_id: previous, item })
+    else {
+      this.send({ type: "conversation.item.added", previous_item_id: previous, item })
+      this.send({ type: "conversation.item.done", previous_item_id: previous, item })
+    }
   }
 
   private updateTranscription(e: Record<string, unknown>): void {
@@ -236,12 +285,9 @@ class RealtimeSession {
         e.event_id
       )
     const stored = { object: "realtime.item", status: "completed", ...item, id }
+    const previous = this.conversation.lastId()
     this.conversation.add(id, stored, item.role === "user" || item.role === undefined ? text : undefined)
-    if (this.version === "v1") this.send({ type: "conversation.item.created", previous_item_id: null, item: stored })
-    else {
-      this.send({ type: "conversation.item.added", previous_item_id: null, item: stored })
-      this.send({ type: "conversation.item.done", previous_item_id: null, item: stored })
-    }
+    this.announce(previous, stored)
   }
 
   /** Streams one response; the modalities come from `response.create`, else from the session. */
@@ -286,8 +332,15 @@ class RealtimeSession {
     }
     // The response's item joins the conversation as it starts (unless `conversation: "none"`).
     const kept = r.conversation !== "none"
+    const previous = this.conversation.lastId()
     if (kept) this.conversation.add(itemId, item, undefined, audio ? 0 : undefined)
     this.send({ type: "response.output_item.added", response_id: id, output_index: 0, item })
+    if (kept)
+      this.send({
+        type: this.version === "v1" ? "conversation.item.created" : "conversation.item.added",
+        previous_item_id: previous,
+        item
+      })
     const partType = audio ? this.names.audioPart : this.names.textPart
     this.send({
       type: "response.content_part.added",
@@ -320,6 +373,8 @@ class RealtimeSession {
     const doneItem = { ...item, status: status === "completed" ? "completed" : "incomplete", content: [part] }
     if (kept) this.conversation.finish(itemId, doneItem)
     this.send({ type: "response.output_item.done", response_id: id, output_index: 0, item: doneItem })
+    if (kept && this.version === "v2")
+      this.send({ type: "conversation.item.done", previous_item_id: previous, item: doneItem })
     const inputTokens = estimateTokens(prompt) + estimateTokens(String(this.session.instructions ?? ""))
     const outText = tokenPieces(streamed).length
     const outAudio = audio ? Math.ceil((outText * AUDIO_MS_PER_WORD) / 50) : 0

@@ -46,6 +46,13 @@ export class RealtimeConversation {
     return this.entries.has(id)
   }
 
+  /** The id of the last item, what upstream sends as the next item's `previous_item_id` (null when none). */
+  lastId(): string | null {
+    let last: string | null = null
+    for (const id of this.entries.keys()) last = id
+    return last
+  }
+
   get(id: string): Record<string, unknown> | undefined {
     return this.entries.get(id)?.item
   }
