@@ -2,7 +2,7 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import type { Config } from "effect"
+import type { Config, Scope } from "effect"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -90,10 +90,14 @@ export const makeWithHttpClient = (
 /**
  * Builds the service from resolved settings over the config's `httpClient` layer, or the
  * platform's default client (umg's Node client; `FetchHttpClient` in browsers) when none is given.
+ * The client (its agents, their idle connections, a brought layer's own resources) lives as long as
+ * the scope: the layer's, for `Gateway.layer`.
  * @category constructors
  */
-export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService> =>
-  Effect.provide(makeWithHttpClient(config), HttpTransport.clientLayerOf(config))
+export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<GatewayService, never, Scope.Scope> =>
+  Effect.flatMap(Layer.build(HttpTransport.clientLayerOf(config)), (context) =>
+    Effect.provideContext(makeWithHttpClient(config), context)
+  )
 
 /**
  * The gateway client. `Gateway.layer(config)` from settings, `Gateway.layerFromEnv` from the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Fiber, Redacted, Stream } from "effect"
+import { Effect, Fiber, Redacted, Scope, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
@@ -57,7 +57,11 @@ const signals = () => {
 
 describe.each(clients)("cancellation over a real connection ($name)", ({ layer }) => {
   const transport = () =>
-    Effect.runSync(HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k", httpClient: layer })))
+    Effect.runSync(
+      Scope.provide(Scope.makeUnsafe())(
+        HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: url, apiKey: "k", httpClient: layer }))
+      )
+    )
 
   it("interrupting a call closes its connection", async () => {
     const { got, gone } = signals()

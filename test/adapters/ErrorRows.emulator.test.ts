@@ -24,17 +24,19 @@ beforeEach(() => emu.clearFaults())
 const errorOf = (family: Family, path: string, body: unknown, key?: string): Promise<GatewayError> =>
   Effect.runPromise(
     Effect.flip(
-      Effect.flatMap(
-        HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: emu.url, apiKey: key ?? emu.apiKey, maxRetries: 0 })),
-        (t) =>
-          t.json({
-            family,
-            method: "POST",
-            url: `${emu.url}${path}`,
-            body,
-            auth: HttpAuth.bearer(Redacted.make(key ?? emu.apiKey)),
-            kind: "idempotent"
-          })
+      Effect.scoped(
+        Effect.flatMap(
+          HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: emu.url, apiKey: key ?? emu.apiKey, maxRetries: 0 })),
+          (t) =>
+            t.json({
+              family,
+              method: "POST",
+              url: `${emu.url}${path}`,
+              body,
+              auth: HttpAuth.bearer(Redacted.make(key ?? emu.apiKey)),
+              kind: "idempotent"
+            })
+        )
       )
     )
   )

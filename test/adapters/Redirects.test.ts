@@ -53,36 +53,40 @@ afterAll(async () => {
 describe.each(clients)("redirects with $name", ({ layer }) => {
   const send = (path: string, auth: HttpAuth.Auth) =>
     Effect.runPromise(
-      Effect.flatMap(
-        HttpTransport.fromConfig(
-          GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, headers: { "x-team": "t1" }, httpClient: layer })
-        ),
-        (t) =>
-          t.json({
-            family: "openai",
-            method: "POST",
-            url: `${origin.url}${path}`,
-            body: { a: 1 },
-            auth,
-            kind: "idempotent"
-          })
+      Effect.scoped(
+        Effect.flatMap(
+          HttpTransport.fromConfig(
+            GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, headers: { "x-team": "t1" }, httpClient: layer })
+          ),
+          (t) =>
+            t.json({
+              family: "openai",
+              method: "POST",
+              url: `${origin.url}${path}`,
+              body: { a: 1 },
+              auth,
+              kind: "idempotent"
+            })
+        )
       )
     )
 
   it("refuse to re-send a credentialed POST body to another origin on 307", async () => {
     seenByTarget.length = 0
     const exit = await Effect.runPromiseExit(
-      Effect.flatMap(
-        HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, httpClient: layer })),
-        (t) =>
-          t.json({
-            family: "openai",
-            method: "POST",
-            url: `${origin.url}/v1/chat/completions`,
-            body: { a: 1 },
-            auth: HttpAuth.bearer(Redacted.make(KEY)),
-            kind: "idempotent"
-          })
+      Effect.scoped(
+        Effect.flatMap(
+          HttpTransport.fromConfig(GatewayConfig.make({ baseUrl: origin.url, apiKey: KEY, httpClient: layer })),
+          (t) =>
+            t.json({
+              family: "openai",
+              method: "POST",
+              url: `${origin.url}/v1/chat/completions`,
+              body: { a: 1 },
+              auth: HttpAuth.bearer(Redacted.make(KEY)),
+              kind: "idempotent"
+            })
+        )
       )
     )
     expect(exit._tag).toBe("Failure")

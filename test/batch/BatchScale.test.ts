@@ -4,7 +4,7 @@
  * runner's bound on the tasks it follows, the streamed alpha download, and `status` on a batch of a
  * million lines read from the counts, not from the lines.
  */
-import { Effect, Fiber, Layer, Stream } from "effect"
+import { Effect, Fiber, Layer, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -123,7 +123,10 @@ describe("a streamed batch", () => {
   it("streams alpha videos into their files when the video group offers `downloadStream`", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-scale-"))
     const config = GatewayConfig.make({ baseUrl: emulator.url, apiKey: emulator.apiKey, minPollIntervalMs: 10 })
-    const ctx = GroupContext.make(config, Effect.runSync(HttpTransport.fromConfig(config)))
+    const ctx = GroupContext.make(
+      config,
+      Effect.runSync(Scope.provide(Scope.makeUnsafe())(HttpTransport.fromConfig(config)))
+    )
     let streamed = 0
     // The group as the lead wires it: `video.downloadStream(taskId)`.
     const wired = Layer.effect(

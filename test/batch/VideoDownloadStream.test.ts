@@ -4,7 +4,7 @@
  * base64, data_url) made without holding the video, and the same verdict as it on altered answers;
  * and the stream against the emulator, byte for byte the video `video.download` gives whole.
  */
-import { Effect, Result, Stream } from "effect"
+import { Effect, Result, Scope, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import { downloadStream, makeDownloadParser } from "../../src/adapters/groups/VideoDownloadStream.js"
@@ -135,7 +135,7 @@ describe("downloadStream against the emulator", () => {
 
   it("streams the video E3 answers, byte for byte what the whole download decodes", async () => {
     const config = GatewayConfig.make({ baseUrl: emulator.url, apiKey: emulator.apiKey, minPollIntervalMs: 10 })
-    const transport = Effect.runSync(HttpTransport.fromConfig(config))
+    const transport = Effect.runSync(Scope.provide(Scope.makeUnsafe())(HttpTransport.fromConfig(config)))
     const ctx = GroupContext.make(config, transport)
     const { Gateway } = await import("../../src/adapters/Gateway.js")
     const program = Effect.gen(function* () {

@@ -7,7 +7,8 @@
  * `effect/http` `HttpClient` (umg's Node client, `FetchHttpClient`, one the user provides) the same
  * way.
  */
-import type { Layer } from "effect"
+import type { Scope } from "effect"
+import * as Layer from "effect/Layer"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -901,8 +902,9 @@ export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.Htt
   Option.getOrElse(config.httpClient, () => defaultHttpClientLayer)
 
 /**
- * The transport over the config's HTTP client layer, or the platform's default.
+ * The transport over the config's HTTP client layer, or the platform's default; the client lives as
+ * long as the scope.
  * @category constructors
  */
-export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport> =>
-  Effect.provide(fromContext(config), clientLayerOf(config))
+export const fromConfig = (config: GatewayConfig): Effect.Effect<HttpTransport, never, Scope.Scope> =>
+  Effect.flatMap(Layer.build(clientLayerOf(config)), (context) => Effect.provideContext(fromContext(config), context))
