@@ -203,19 +203,6 @@ const secret = (name: string): Config.Config<Redacted.Redacted<string> | undefin
     Option.isSome(value) && Redacted.value(value.value) !== "" ? value.value : undefined
   )
 
-/**
- * The secrets the `UMG_*` environment holds (`UMG_API_KEY`, `UMG_PLATFORM_PASSWORD`), each read on
- * its own, by the reader `envSettings` uses: a wrong other variable (the failure being reported,
- * perhaps) does not keep them from being hidden. The CLI's last net under every printed failure.
- * @category environment
- */
-export const envSecrets: Effect.Effect<ReadonlyArray<string>> = Effect.map(
-  Effect.forEach(["UMG_API_KEY", "UMG_PLATFORM_PASSWORD"], (name) =>
-    Effect.orElseSucceed(secret(name), () => undefined)
-  ),
-  (values) => values.flatMap((value) => (value === undefined ? [] : [Redacted.value(value)]))
-)
-
 const isHttpUrl = (url: string): boolean => /^https?:\/\/[^\s/]+/.test(url)
 
 const integerOf = (name: keyof typeof envIntegers, raw: string): Result.Result<number, Config.ConfigError> => {

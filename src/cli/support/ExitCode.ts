@@ -4,9 +4,11 @@
  * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
  * token: every report is redacted with the configured secrets before it is printed).
  */
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { CliError } from "effect/cli"
-import * as GatewayConfig from "../../adapters/GatewayConfig.js"
 import { redactText } from "../../core/errors/Redact.js"
 
 /** The exit codes. @category models */
@@ -164,10 +166,23 @@ export const describeReport = (report: FailureReport): string => {
 }
 
 /**
- * The secrets the environment configures (`GatewayConfig.envSecrets`, the one reader of `UMG_*`).
+ * The variables that hold secrets (what `UMG_API_KEY` and `UMG_PLATFORM_PASSWORD` hold is never
+ * printed). Read here, beside `GatewayConfig.envSettings`, because the failure printer loads at start
+ * and must not load the adapters (test/cli/LazyCommands).
+ */
+const secretVariables = ["UMG_API_KEY", "UMG_PLATFORM_PASSWORD"] as const
+
+/**
+ * The secrets the environment configures, each read on its own: a wrong other variable (the failure
+ * being reported, perhaps) does not keep them from being hidden.
  * @category constructors
  */
-export const configuredSecrets: Effect.Effect<ReadonlyArray<string>> = GatewayConfig.envSecrets
+export const configuredSecrets: Effect.Effect<ReadonlyArray<string>> = Effect.map(
+  Effect.forEach(secretVariables, (name) =>
+    Effect.orElseSucceed(Config.option(Config.Redacted(name)), () => Option.none<Redacted.Redacted<string>>())
+  ),
+  (values) => values.flatMap((value) => (Option.isSome(value) ? [Redacted.value(value.value)] : []))
+)
 
 /**
  * `report` with every secret taken out of its text (`redactText`, nothing cut): the last net under
