@@ -94,12 +94,15 @@ const contentOf = (c: AnswerContent): LanguageModelV4Content => {
   }
 }
 
-/** A warning of umg's as the AI SDK's: `unsupported` where it names a setting the family does not take. */
+/**
+ * A warning of umg's as the AI SDK's: `unsupported` where it names a setting the family does not
+ * take, `compatibility` where a setting is sent in a form the model takes (a reasoning effort fitted).
+ */
 const warningOf = (warning: TextWarning): SharedV4Warning =>
   warning.feature === undefined
     ? { type: "other", message: warning.message }
     : {
-        type: "unsupported",
+        type: warning.kind ?? "unsupported",
         feature: warning.feature,
         ...(warning.details === undefined ? {} : { details: warning.details })
       }

@@ -30,8 +30,9 @@ describe("reasoning on a zeta 2.5 model", () => {
     expect(thinkingConfig()).toEqual({ thinkingBudget: 128 })
     expect(reasoningWarnings(r.warnings ?? [])).toEqual([
       {
-        type: "other",
-        message: 'reasoning "none": zeta-2.5-pro cannot turn thinking off; thinkingBudget 128 is sent instead'
+        type: "compatibility",
+        feature: "reasoning",
+        details: 'reasoning "none": zeta-2.5-pro cannot turn thinking off; thinkingBudget 128 is sent instead'
       }
     ])
   })

@@ -39,12 +39,13 @@ describe("umg/ai-sdk warnings", () => {
     ])
   })
 
-  it("a reasoning effort fitted to the model is not an unsupported setting: it stays other", async () => {
+  it("a reasoning effort fitted to the model is a compatibility warning on reasoning, as the AI SDK's providers give it", async () => {
     const r = await generateText({ model: env.umg("zeta-2.5-pro"), prompt: "Hi", reasoning: "none" })
     expect(r.warnings).toEqual([
       {
-        type: "other",
-        message: 'reasoning "none": zeta-2.5-pro cannot turn thinking off; thinkingBudget 128 is sent instead'
+        type: "compatibility",
+        feature: "reasoning",
+        details: 'reasoning "none": zeta-2.5-pro cannot turn thinking off; thinkingBudget 128 is sent instead'
       }
     ])
   })

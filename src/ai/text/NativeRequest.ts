@@ -156,7 +156,13 @@ export const nativeRequest = (request: TextRequest): Result.Result<Built<NativeR
       if (parts.length > 0) contents.push({ role: turn.side === "user" ? "user" : "model", parts })
     }
     const thinking = thinkingConfig(request.model, request.reasoning)
-    if (thinking.warning !== undefined) warnings.push({ message: thinking.warning })
+    if (thinking.warning !== undefined)
+      warnings.push({
+        kind: "compatibility",
+        feature: "reasoning",
+        message: thinking.warning,
+        details: thinking.warning
+      })
     const generationConfig = {
       ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),

@@ -19,6 +19,11 @@ import type { FilePart, TextMessage, TextRequest, TextTool, ToolResultPart } fro
  */
 export interface TextWarning {
   readonly message: string
+  /**
+   * `unsupported` (the default): a setting the family does not take, dropped; `compatibility`: a
+   * setting sent in a form the model takes instead of the one asked (as the AI SDK's providers say it).
+   */
+  readonly kind?: "unsupported" | "compatibility" | undefined
   readonly feature?: string | undefined
   readonly details?: string | undefined
 }
