@@ -410,7 +410,7 @@ const expected = {
     "toolCalls",
     "videoProgress"
   ],
-  "umg/batch": ["Batch", "BatchInvalidInput", "BatchMismatch", "BatchNotFound", "BatchStoreError"],
+  "umg/batch": ["Batch", "BatchHalted", "BatchInvalidInput", "BatchMismatch", "BatchNotFound", "BatchStoreError"],
   "umg/emulator": ["DEFAULT_KEY", "RESTRICTED_KEY", "startEmulator"],
   "umg/ai": ["UmgEmbeddingModel", "UmgLanguageModel", "providerKey", "reasonOf", "toAiError"],
   "umg/ai-sdk": ["createUmg", "gatewayBaseUrl", "providerKey", "toSdkError"]
@@ -446,6 +446,7 @@ const namespaces = {
   UmgEmbeddingModel: ["layer", "make"],
   Tool: ["make", "maxTools", "toolNamePattern"],
   Batch: [
+    "BatchHalted",
     "BatchInvalidInput",
     "BatchMismatch",
     "BatchNotFound",
@@ -453,6 +454,8 @@ const namespaces = {
     "Batches",
     "LineStates",
     "attach",
+    "cancel",
+    "cancelStored",
     "defaultSqlitePath",
     "describeStore",
     "digestOf",
@@ -532,7 +535,13 @@ describe("the public entry points", () => {
   })
 
   it("umg/batch's errors are the Batch namespace's own classes", () => {
-    for (const name of ["BatchInvalidInput", "BatchMismatch", "BatchNotFound", "BatchStoreError"] as const)
+    for (const name of [
+      "BatchHalted",
+      "BatchInvalidInput",
+      "BatchMismatch",
+      "BatchNotFound",
+      "BatchStoreError"
+    ] as const)
       expect(batch[name], name).toBe(batch.Batch[name])
   })
 })

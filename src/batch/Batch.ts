@@ -7,6 +7,8 @@
  * which runs only the batches `Batch.video` was called for (a batch stopped earlier waits until it
  * is run again), or as one runner of a PostgreSQL cluster (`Batch.postgres`), where `umg batch
  * worker` processes share the slots of every batch and take over those of a runner that died.
+ * `Batch.cancel` stops a batch's submits for good; a batch the gateway refused for the whole key or
+ * account halts (`BatchHalted`) with its lines pending, until it is run again.
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
@@ -31,7 +33,7 @@ import { resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as Admission from "./Admission.js"
-import { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
+import { BatchHalted, BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 import * as Follower from "./Follower.js"
 import * as Ingest from "./Ingest.js"
 import * as Journal from "./Journal.js"
@@ -40,18 +42,19 @@ import { sqlite, type StoreConfig } from "./Settings.js"
 import * as Store from "./Store.js"
 import { mapLayerError, sqlLayer, storeError } from "./StoreAccess.js"
 
-export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
-export type { BatchError } from "./BatchError.js"
-export { LineStates, type Counts, type LineState } from "./Store.js"
+export { BatchHalted, BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
+export type { BatchError, HaltReason } from "./BatchError.js"
+export { LineStates, type CancelResult, type Counts, type Halt, type LineState } from "./Store.js"
 
 export { defaultSqlitePath, describeStore, postgres, sqlite, storeOf, type StoreConfig } from "./Settings.js"
-export { readProgress, readStatus } from "./StoreAccess.js"
+export { cancelStored, readProgress, readStatus } from "./StoreAccess.js"
 
 /** How a line ended. @category models */
 export interface BatchResult {
   /** The input's line (1-based). */
   readonly line: number
-  readonly status: "succeeded" | "failed" | "unknown"
+  /** `cancelled`: the batch was cancelled before the line was submitted (`Batch.cancel`). */
+  readonly status: "succeeded" | "failed" | "unknown" | "cancelled"
   readonly taskId: string | null
   /** The video's URL (beta, gamma, delta). */
   readonly url?: string
@@ -67,16 +70,17 @@ export interface BatchHandle {
   readonly total: number
   /**
    * The counts now, then every `progressIntervalMs` (default 500 ms), ending with the one where every
-   * line is final; fails with `BatchInvalidInput` once a line of a streamed input failed its check.
+   * line is final; fails with `BatchInvalidInput` once a line of a streamed input failed its check,
+   * and with `BatchHalted` once the gateway refused the key or account (its lines wait, pending).
    */
-  readonly progress: Stream.Stream<Store.Counts, BatchStoreError | BatchInvalidInput>
+  readonly progress: Stream.Stream<Store.Counts, BatchStoreError | BatchInvalidInput | BatchHalted>
   /**
    * One result per input, in input order, each as soon as it and every line before it are final
-   * (read a page at a time: memory does not grow with the batch).
+   * (read a page at a time: memory does not grow with the batch); fails as `progress` does.
    */
-  readonly resultStream: Stream.Stream<BatchResult, BatchStoreError | BatchInvalidInput>
+  readonly resultStream: Stream.Stream<BatchResult, BatchStoreError | BatchInvalidInput | BatchHalted>
   /** Waits for every line to be final: one result per input, in input order. */
-  readonly results: Effect.Effect<ReadonlyArray<BatchResult>, BatchStoreError | BatchInvalidInput>
+  readonly results: Effect.Effect<ReadonlyArray<BatchResult>, BatchStoreError | BatchInvalidInput | BatchHalted>
   /** The counts now. */
   readonly counts: Effect.Effect<Store.Counts, BatchStoreError>
 }
@@ -118,6 +122,7 @@ export interface BatchService {
   ) => Effect.Effect<BatchHandle, BatchInvalidInput | BatchMismatch | BatchStoreError>
   readonly attach: (id: string) => Effect.Effect<BatchHandle, BatchNotFound | BatchStoreError>
   readonly status: (id: string) => Effect.Effect<Store.Counts, BatchNotFound | BatchStoreError>
+  readonly cancel: (id: string) => Effect.Effect<Store.CancelResult, BatchNotFound | BatchStoreError>
 }
 
 /** The batch service's tag. @category tags */
@@ -171,16 +176,36 @@ const refusalError = (status: Store.Status): BatchInvalidInput | undefined => {
   return new BatchInvalidInput({ ...refused, submitted: c.submitting + c.running + c.succeeded + c.failed + c.unknown })
 }
 
+/** What a halted batch's handle fails with. */
+const haltError = (id: string, halt: Store.Halt): BatchHalted => {
+  const what = halt.reason === "authentication" || halt.reason === "permission" ? "key" : "account"
+  const todo = {
+    authentication: "with a valid API key",
+    permission: "with a key allowed to submit these videos",
+    billing: "once the account can pay",
+    quota: "once the account has quota"
+  }[halt.reason]
+  return new BatchHalted({
+    id,
+    reason: halt.reason,
+    line: halt.line,
+    ...(halt.status === null ? {} : { status: halt.status }),
+    ...(halt.type === null ? {} : { type: halt.type }),
+    message: `batch ${id} stopped: the gateway refused the submit of line ${halt.line} for the ${what} (${halt.message}); nothing was made for it, and the batch sends no more lines. Its lines not submitted wait, pending: run the batch again ${todo}.`
+  })
+}
+
 const toResult = (r: Store.LineRecord): BatchResult => ({
   line: r.line,
-  status: r.state === "succeeded" || r.state === "failed" ? r.state : "unknown",
+  status: r.state === "succeeded" || r.state === "failed" || r.state === "cancelled" ? r.state : "unknown",
   taskId: r.taskId,
   ...(r.url === null ? {} : { url: r.url }),
   ...(r.file === null ? {} : { file: r.file }),
   ...(r.error === null ? {} : { error: r.error })
 })
 
-const isFinal = (r: Store.LineRecord) => r.state === "succeeded" || r.state === "failed" || r.state === "unknown"
+const isFinal = (r: Store.LineRecord) =>
+  r.state === "succeeded" || r.state === "failed" || r.state === "unknown" || r.state === "cancelled"
 
 // Results read at once by `resultStream`.
 const resultPage = 1_000
@@ -206,7 +231,10 @@ const make = (settings: Settings) =>
     const handle = (record: Store.BatchRecord): BatchHandle => {
       const status = provide(Store.status(record.id))
       const checked = Effect.flatMap(status, (s) => {
-        const failure = refusalError(s) ?? ingestFailures.get(record.id)
+        const failure =
+          refusalError(s) ??
+          (s.halt === null ? undefined : haltError(record.id, s.halt)) ??
+          ingestFailures.get(record.id)
         return failure === undefined ? Effect.succeed(s.counts) : Effect.fail(failure)
       })
       // Lines in order: those final from `after` on, then a wait when the next one is not final yet.
@@ -216,7 +244,7 @@ const make = (settings: Settings) =>
           at: Cursor
         ): Effect.Effect<
           readonly [ReadonlyArray<BatchResult>, Option.Option<Cursor>],
-          BatchStoreError | BatchInvalidInput
+          BatchStoreError | BatchInvalidInput | BatchHalted
         > =>
           Effect.gen(function* () {
             const rows = yield* provide(Store.page(record.id, at.after, resultPage))
@@ -406,6 +434,8 @@ const serviceLayer = (settings: Settings) =>
               )
             }
           }
+          // Run again: a batch the gateway refused the key or account of goes on (a new round).
+          record = yield* provide(Store.unhalt(record))
           if (options.resubmitUnknown === true && (yield* provide(Store.resubmitUnknown(record.id))) > 0)
             record = yield* Effect.orDie(provide(Store.get(record.id)))
           yield* admission.admit(record.id)
@@ -415,7 +445,8 @@ const serviceLayer = (settings: Settings) =>
 
       const attach: BatchService["attach"] = (id) => Effect.map(provide(Store.get(id)), handle)
       const status: BatchService["status"] = (id) => Effect.andThen(provide(Store.get(id)), provide(Store.counts(id)))
-      return { video, attach, status } satisfies BatchService
+      const cancel: BatchService["cancel"] = (id) => provide(Store.cancel(id))
+      return { video, attach, status, cancel } satisfies BatchService
     })
   )
 
@@ -563,6 +594,16 @@ export const attach = (id: string) => Effect.flatMap(Batches, (b) => b.attach(id
 
 /** The counts of a batch. @category getters */
 export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id))
+
+/**
+ * Cancels a batch: its lines not submitted yet become `cancelled` and are never submitted (a slot
+ * running it now claims none of them; nor does any later run), while its submitted lines are followed
+ * to their end. A finished or already cancelled batch is left as it is (`outcome` says so); an unknown
+ * id is `BatchNotFound`. The gateway has no way to cancel a video task, so none is cancelled there.
+ * `Batch.cancelStored(store, id)` does the same from a process that does not run batches.
+ * @category mutations
+ */
+export const cancel = (id: string) => Effect.flatMap(Batches, (b) => b.cancel(id))
 
 /**
  * A PostgreSQL worker: runs slots of every batch of the database until interrupted.

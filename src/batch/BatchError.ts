@@ -1,8 +1,8 @@
 /**
  * The failures of `umg/batch`. They are an input that cannot be sent (nothing of the batch was), an
- * id reused for other inputs, an id that does not exist, and a store that cannot be used (locked by
- * another process, unreachable, corrupt). Messages never hold a store password
- * (`Batch.describeStore` and the core's `redactText` hide it).
+ * id reused for other inputs, an id that does not exist, a batch the gateway refused for the whole
+ * key or account, and a store that cannot be used (locked by another process, unreachable, corrupt).
+ * Messages never hold a store password (`Batch.describeStore` and the core's `redactText` hide it).
  */
 import * as Data from "effect/Data"
 
@@ -34,6 +34,31 @@ export class BatchNotFound extends Data.TaggedError("BatchNotFound")<{
   readonly message: string
 }> {}
 
+/**
+ * Why the gateway refused a submit for the whole key or account: `authentication` (401: the key is
+ * missing or wrong), `permission` (403: the key may not do this), `billing` (402) or `quota` (out of
+ * quota). @category models
+ */
+export type HaltReason = "authentication" | "permission" | "billing" | "quota"
+
+/**
+ * The gateway refused a submit of the batch for the whole key or account (see `HaltReason`): nothing
+ * was made for it, and the batch stopped submitting at once rather than send every other line to the
+ * same refusal. Its lines not submitted stay `pending`; running the batch again (with a key or an
+ * account that can submit) sends them. Lines already running go on to their end. @category errors
+ */
+export class BatchHalted extends Data.TaggedError("BatchHalted")<{
+  readonly id: string
+  readonly reason: HaltReason
+  /** The line whose submit was refused. */
+  readonly line: number
+  /** The HTTP status of the refusal. */
+  readonly status?: number
+  /** The gateway's error type (`authentication_error`, …). */
+  readonly type?: string
+  readonly message: string
+}> {}
+
 /** The store cannot be used: locked by another process, unreachable, or failing a statement. @category errors */
 export class BatchStoreError extends Data.TaggedError("BatchStoreError")<{
   readonly reason: "locked" | "unreachable" | "statement"
@@ -41,4 +66,4 @@ export class BatchStoreError extends Data.TaggedError("BatchStoreError")<{
 }> {}
 
 /** Every failure of the batch API. @category errors */
-export type BatchError = BatchInvalidInput | BatchMismatch | BatchNotFound | BatchStoreError
+export type BatchError = BatchInvalidInput | BatchMismatch | BatchNotFound | BatchHalted | BatchStoreError

@@ -4,7 +4,9 @@
  * Ctrl-C waits for an answer instead of leaving a line whose fate is unknown), hands the task to
  * its tracker (the runner's follower polls it on the shared poller and records its end) and claims
  * again, as long as the runner has room to follow one more task. It ends once no line is pending
- * and every task it handed over is recorded.
+ * (or the batch is cancelled or halted) and every task it handed over is recorded. A submit the
+ * gateway refuses for the whole key or account (401, 403, 402, out of quota) proves nothing was made:
+ * its line goes back to `pending` and the batch halts, so no other line is sent to the same refusal.
  *
  * The durable steps are the journal's rows, not workflow activities: polling is idempotent, so a
  * slot re-run after a crash (or on another runner, when the runner holding its shard died) only
@@ -22,7 +24,7 @@ import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { Admission } from "./Admission.js"
-import type { BatchStoreError } from "./BatchError.js"
+import type { BatchStoreError, HaltReason } from "./BatchError.js"
 import { describeCause, Follower, track } from "./Follower.js"
 import { Journal } from "./Journal.js"
 import * as Store from "./Store.js"
@@ -54,16 +56,35 @@ export const submitBudget: RetryPolicy.RetryBudget = {
 
 /**
  * What becomes of a line whose submit failed: given back to `pending` after a wait (the failure
- * proves nothing was sent or charged), `unknown` (the gateway may have made a task: never resent
- * unless asked) or `failed`.
+ * proves nothing was sent or charged), given back with the batch halted (the gateway refused the key
+ * or account: nothing was made, and every other submit would be refused alike), `unknown` (the
+ * gateway may have made a task: never resent unless asked) or `failed`.
  * @category models
  */
 export type SubmitOutcome =
-  { readonly _tag: "GiveBack"; readonly waitMs: number } | { readonly _tag: "Unknown" } | { readonly _tag: "Failed" }
+  | { readonly _tag: "GiveBack"; readonly waitMs: number }
+  | { readonly _tag: "Halt"; readonly reason: HaltReason }
+  | { readonly _tag: "Unknown" }
+  | { readonly _tag: "Failed" }
 
 /**
- * The outcome of a submit that failed with `error` after `waits` give-backs in a row: the transport's
- * own retry rule (`RetryPolicy.decideError` for a paid submit, `submitBudget`), read as a line state.
+ * Whether a failed submit was refused for the whole key or account rather than for its input: 401
+ * (`AuthenticationError`), 403 (`PermissionDenied`), 402 or `billing_error`, `insufficient_quota`.
+ * Such an answer proves the gateway made nothing, and another key or a paid-up account may succeed.
+ * @category decisions
+ */
+export const haltReasonOf = (error: RetryPolicy.ErrorLike): HaltReason | undefined => {
+  if (error._tag === "AuthenticationError" || error.status === 401) return "authentication"
+  if (error._tag === "PermissionDenied" || error.status === 403) return "permission"
+  if (error.status === 402 || error.type === "billing_error") return "billing"
+  if (error.type === "insufficient_quota") return "quota"
+  return undefined
+}
+
+/**
+ * The outcome of a submit that failed with `error` after `waits` give-backs in a row: a refusal of
+ * the key or account halts the batch (`haltReasonOf`); otherwise the transport's own retry rule
+ * (`RetryPolicy.decideError` for a paid submit, `submitBudget`), read as a line state.
  * @category decisions
  */
 export const submitOutcome = (
@@ -72,6 +93,8 @@ export const submitOutcome = (
   random: number,
   now: number
 ): SubmitOutcome => {
+  const reason = haltReasonOf(error)
+  if (reason !== undefined) return { _tag: "Halt", reason }
   const decision = RetryPolicy.decideError({
     error,
     attempt: waits,
@@ -171,6 +194,18 @@ const submitNext = (
         yield* persist(journal.run("releasing a line", Store.releaseOp(batchId, line, claim)))
         return { _tag: "Wait", ms: next.waitMs } as const
       }
+      if (next._tag === "Halt" && Option.isSome(failure)) {
+        const e: RetryPolicy.ErrorLike & { readonly message: string } = failure.value
+        const halt: Store.Halt = {
+          line,
+          reason: next.reason,
+          status: e.status ?? null,
+          type: e.type ?? null,
+          message: `${e._tag}: ${e.message}`.slice(0, 500)
+        }
+        yield* persist(journal.run("halting the batch", Store.haltOp(batchId, line, claim, halt)))
+        return { _tag: "Ended" } as const
+      }
       const outcome =
         Option.isSome(failure) && next._tag === "Unknown"
           ? ({
@@ -241,10 +276,11 @@ export const runSlot = (
           waits = 0
           continue
         }
-        // No line to claim: this slot's round is over, or no line is pending now — more may come while
-        // the input is being stored.
-        const { ingest } = yield* Store.status(batchId)
-        if (!ingest.complete && ingest.refused === null && (yield* Effect.orDie(Store.get(batchId))).round === round) {
+        // No line to claim: this slot's round is over, the batch is cancelled or halted, or no line is
+        // pending now — more may come while the input is being stored.
+        const { ingest, cancelled, halt } = yield* Store.status(batchId)
+        const more = !ingest.complete && ingest.refused === null && !cancelled && halt === null
+        if (more && (yield* Effect.orDie(Store.get(batchId))).round === round) {
           yield* Effect.sleep(Duration.millis(ingestWaitMs))
           continue
         }

@@ -1,10 +1,11 @@
 /**
  * The batch journal in SQL, the same statements on SQLite and PostgreSQL. It holds one row per batch,
- * one per line with its state, a row per batch and state with how many lines are in it, and the
- * batch's ingest (how many of its lines are stored, and the line that refused it). Lines move
- * `pending → submitting → running → succeeded | failed`. Every change of state is an operation (`Op`)
- * that returns the counts it moves; the counts are updated in the same transaction, so reading them is a
- * read of six rows, never a scan. A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP
+ * one per line with its state, a row per batch and state with how many lines are in it, the
+ * batch's ingest (how many of its lines are stored, and the line that refused it) and its stops (cancelled;
+ * halted by the gateway refusing the account). Lines move `pending → submitting → running → succeeded |
+ * failed`, or `pending → cancelled`. Every change of state is an operation (`Op`) that returns the counts
+ * it moves; the counts are updated in the same transaction, so reading them is a read of seven rows,
+ * never a scan. A claim only takes `pending` lines (PostgreSQL: `FOR UPDATE SKIP
  * LOCKED`, so claimers never wait on one another; SQLite: one writer), so no two slots, processes or
  * machines submit the same line.
  *
@@ -22,10 +23,13 @@ import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Fragment } from "effect/sql/Statement"
-import { BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
+import { BatchMismatch, BatchNotFound, BatchStoreError, type HaltReason } from "./BatchError.js"
 
-/** The states of a line. @category models */
-export const LineStates = ["pending", "submitting", "running", "succeeded", "failed", "unknown"] as const
+/**
+ * The states of a line. `cancelled`: the batch was cancelled before the line was submitted (it never
+ * will be). @category models
+ */
+export const LineStates = ["pending", "submitting", "running", "succeeded", "failed", "unknown", "cancelled"] as const
 /** @category models */
 export type LineState = (typeof LineStates)[number]
 
@@ -66,10 +70,31 @@ export interface Ingest {
   readonly refused: Refusal | null
 }
 
+/**
+ * Why a batch submits nothing more until it is run again: the gateway refused a submit for the whole
+ * key or account (401, 403, 402, out of quota), so nothing was made and every other submit would be
+ * refused alike. The line it refused went back to `pending`. @category models
+ */
+export interface Halt {
+  /** The line whose submit was refused. */
+  readonly line: number
+  readonly reason: HaltReason
+  /** The HTTP status of the refusal, when it was an answer. */
+  readonly status: number | null
+  /** The gateway's error type (`authentication_error`, …), when it gave one. */
+  readonly type: string | null
+  /** The error's tag and the gateway's message (redacted by the transport). */
+  readonly message: string
+}
+
 /** The counts of a batch and its ingest: what `status` and `progress` read. @category models */
 export interface Status {
   readonly counts: Counts
   readonly ingest: Ingest
+  /** True once the batch was cancelled (`cancel`). */
+  readonly cancelled: boolean
+  /** Set while the batch is halted by a refusal of the account (cleared by running it again). */
+  readonly halt: Halt | null
 }
 
 /** A line as stored. @category models */
@@ -175,6 +200,15 @@ const tables = (sql: SqlClient.SqlClient) => [
     refused_field TEXT,
     refused_rule TEXT,
     refused_message TEXT
+  )`,
+  sql`CREATE TABLE IF NOT EXISTS umg_batch_stops (
+    batch_id TEXT PRIMARY KEY,
+    cancelled INTEGER NOT NULL,
+    halt_line INTEGER,
+    halt_reason TEXT,
+    halt_status INTEGER,
+    halt_type TEXT,
+    halt_message TEXT
   )`
 ]
 
@@ -213,15 +247,15 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
     sql.onDialectOrElse({
       pg: () =>
         sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM information_schema.tables
-          WHERE table_schema = current_schema() AND table_name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest')`,
+          WHERE table_schema = current_schema() AND table_name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest', 'umg_batch_stops')`,
       orElse: () =>
         sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM sqlite_master
-          WHERE type = 'table' AND name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest')`
+          WHERE type = 'table' AND name IN ('umg_batches', 'umg_batch_lines', 'umg_batch_counts', 'umg_batch_ingest', 'umg_batch_stops')`
     })
   )
   // Every table there, as this version makes them: nothing to write (a reader, such as
   // `umg batch status`, takes no write lock).
-  if (num(first?.n) === 4 && (yield* statement("reading the tables", hasClaimRound(sql)))) return
+  if (num(first?.n) === 5 && (yield* statement("reading the tables", hasClaimRound(sql)))) return
   // Several runners may start at once on a new PostgreSQL database: CREATE TABLE IF NOT EXISTS races
   // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
   const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -348,14 +382,19 @@ const mismatch = (id: string, lines: number) =>
 // Rows per INSERT: five parameters per row stays far below SQLite's and PostgreSQL's limits.
 const insertChunk = 500
 
-const insertLines = (sql: SqlClient.SqlClient, id: string, entries: ReadonlyArray<Entry>) =>
+const insertLines = (
+  sql: SqlClient.SqlClient,
+  id: string,
+  entries: ReadonlyArray<Entry>,
+  state: "pending" | "cancelled"
+) =>
   Effect.gen(function* () {
     for (let i = 0; i < entries.length; i += insertChunk) {
       const rows = entries.slice(i, i + insertChunk).map((l) => ({
         batch_id: id,
         line: l.line,
         input: l.input,
-        state: "pending",
+        state,
         submits: 0
       }))
       if (Arr.isArrayNonEmpty(rows)) yield* sql`INSERT INTO umg_batch_lines ${sql.insert(rows)}`
@@ -407,8 +446,23 @@ export const begin = (
   })
 
 /**
+ * Takes the batch's row lock (PostgreSQL; SQLite has one writer) and tells whether it is cancelled:
+ * storing lines and cancelling take it first, so a cancel counts exactly the lines stored before it
+ * and the lines stored after it are stored `cancelled`.
+ */
+const lockBatch = (sql: SqlClient.SqlClient, id: string): Effect.Effect<boolean, SqlError> =>
+  Effect.andThen(
+    sql`UPDATE umg_batches SET round = round WHERE id = ${id}`,
+    Effect.map(
+      sql<{ cancelled: unknown }>`SELECT cancelled FROM umg_batch_stops WHERE batch_id = ${id}`,
+      (rows) => num(rows[0]?.cancelled) === 1
+    )
+  )
+
+/**
  * Stores the next lines of a batch's input (checked, in input order) with how many are stored after
- * them, in one transaction; `complete` once they are the last.
+ * them, in one transaction; `complete` once they are the last. The lines of a cancelled batch are
+ * stored `cancelled` (the cancel counted them already).
  * @category mutations
  */
 export const storeChunk = (
@@ -422,10 +476,11 @@ export const storeChunk = (
       "storing lines",
       Effect.gen(function* () {
         yield* sql.withTransaction(
-          Effect.andThen(
-            insertLines(sql, id, entries),
-            sql`UPDATE umg_batch_ingest SET stored = ${storedAfter}, complete = ${complete ? 1 : 0} WHERE batch_id = ${id}`
-          )
+          Effect.gen(function* () {
+            const cancelled = yield* lockBatch(sql, id)
+            yield* insertLines(sql, id, entries, cancelled ? "cancelled" : "pending")
+            yield* sql`UPDATE umg_batch_ingest SET stored = ${storedAfter}, complete = ${complete ? 1 : 0} WHERE batch_id = ${id}`
+          })
         )
         // Once a batch is stored, PostgreSQL's statistics are brought up to date: its planner would
         // otherwise plan the journal's statements for the table as it was before (a server whose
@@ -495,7 +550,7 @@ export const refusedBatches = (
 /**
  * Lets a refused batch go on with corrected input (whose first `stored` lines are the stored ones):
  * its digest and line count become the new input's, the refusal is cleared, and a new round starts
- * (so its slots run again).
+ * (so its slots run again). The lines a cancelled batch gains are counted `cancelled`.
  * @category mutations
  */
 export const resume = (
@@ -508,9 +563,10 @@ export const resume = (
       "resuming a refused batch",
       sql.withTransaction(
         Effect.gen(function* () {
+          const cancelled = yield* lockBatch(sql, record.id)
           const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batches SET digest = ${digest}, lines = ${total},
             round = round + 1 WHERE id = ${record.id} RETURNING id, digest, lines, concurrency, dir, round`
-          yield* applyDeltas(sql, [[record.id, "pending", total - record.lines]])
+          yield* applyDeltas(sql, [[record.id, cancelled ? "cancelled" : "pending", total - record.lines]])
           yield* sql`UPDATE umg_batch_ingest SET prefix_digest = NULL, refused_line = NULL, refused_field = NULL,
             refused_rule = NULL, refused_message = NULL WHERE batch_id = ${record.id}`
           return rows[0] === undefined ? { ...record, digest, lines: total, round: record.round + 1 } : toBatch(rows[0])
@@ -568,6 +624,7 @@ const zeroCounts = (): Record<LineState | "total", number> => ({
   succeeded: 0,
   failed: 0,
   unknown: 0,
+  cancelled: 0,
   total: 0
 })
 
@@ -593,36 +650,53 @@ const countsOfOldBatch = (sql: SqlClient.SqlClient, id: string) =>
     })
   )
 
-/** The counts and ingest of a batch: a read of its count rows and its ingest row. @category getters */
+const toHalt = (row: Record<string, unknown> | undefined): Halt | null =>
+  row === undefined || row.halt_reason === null || row.halt_reason === undefined
+    ? null
+    : {
+        line: num(row.halt_line),
+        reason: String(row.halt_reason) as HaltReason,
+        status: row.halt_status === null || row.halt_status === undefined ? null : num(row.halt_status),
+        type: str(row.halt_type),
+        message: String(row.halt_message)
+      }
+
+/** `status` inside a statement or a transaction of the caller's. */
+const statusOf = (sql: SqlClient.SqlClient, id: string): Effect.Effect<Status, SqlError> =>
+  Effect.gen(function* () {
+    const kept = yield* sql<{
+      state: string
+      n: unknown
+    }>`SELECT state, n FROM umg_batch_counts WHERE batch_id = ${id}`
+    const rows = kept.length > 0 ? kept : yield* countsOfOldBatch(sql, id)
+    const counts = zeroCounts()
+    for (const row of rows) {
+      counts[row.state as LineState] = num(row.n)
+      counts.total += num(row.n)
+    }
+    const ingest = yield* sql<Record<string, unknown>>`SELECT stored, complete, prefix_digest, refused_line,
+        refused_field, refused_rule, refused_message FROM umg_batch_ingest WHERE batch_id = ${id}`
+    const stops = yield* sql<Record<string, unknown>>`SELECT cancelled, halt_line, halt_reason, halt_status, halt_type,
+        halt_message FROM umg_batch_stops WHERE batch_id = ${id}`
+    // A batch of umg 0.1 and 0.2 has no ingest row: it was stored whole.
+    const first = ingest[0]
+    return {
+      counts,
+      ingest:
+        first === undefined
+          ? { stored: counts.total, complete: true, prefixDigest: null, refused: null }
+          : toIngest(first),
+      cancelled: num(stops[0]?.cancelled) === 1,
+      halt: toHalt(stops[0])
+    }
+  })
+
+/**
+ * The counts, ingest and stops of a batch: a read of its count rows, its ingest row and its stops row.
+ * @category getters
+ */
 export const status = (id: string): Effect.Effect<Status, BatchStoreError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    statement(
-      "counting lines",
-      Effect.gen(function* () {
-        const kept = yield* sql<{
-          state: string
-          n: unknown
-        }>`SELECT state, n FROM umg_batch_counts WHERE batch_id = ${id}`
-        const rows = kept.length > 0 ? kept : yield* countsOfOldBatch(sql, id)
-        const counts = zeroCounts()
-        for (const row of rows) {
-          counts[row.state as LineState] = num(row.n)
-          counts.total += num(row.n)
-        }
-        const ingest = yield* sql<Record<string, unknown>>`SELECT stored, complete, prefix_digest, refused_line,
-            refused_field, refused_rule, refused_message FROM umg_batch_ingest WHERE batch_id = ${id}`
-        // A batch of umg 0.1 and 0.2 has no ingest row: it was stored whole.
-        const first = ingest[0]
-        return {
-          counts,
-          ingest:
-            first === undefined
-              ? { stored: counts.total, complete: true, prefixDigest: null, refused: null }
-              : toIngest(first)
-        }
-      })
-    )
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => statement("counting lines", statusOf(sql, id)))
 
 /** Lines per state. @category getters */
 export const counts = (id: string): Effect.Effect<Counts, BatchStoreError, SqlClient.SqlClient> =>
@@ -735,9 +809,11 @@ export interface Claimer {
 
 /** The claim statement: up to `limit` of the first `pending` lines from line `from` on. */
 const claimFrom = (sql: SqlClient.SqlClient, id: string, by: Claimer, limit: number, from: number) => {
-  // Nothing is claimed for a refused batch, nor by a slot of a round that is over.
+  // Nothing is claimed for a refused, cancelled or halted batch, nor by a slot of a round that is over.
   const open = sql`NOT EXISTS (SELECT 1 FROM umg_batch_ingest WHERE batch_id = ${id} AND refused_line IS NOT NULL)
-    AND EXISTS (SELECT 1 FROM umg_batches WHERE id = ${id} AND round = ${by.round})`
+    AND EXISTS (SELECT 1 FROM umg_batches WHERE id = ${id} AND round = ${by.round})
+    AND NOT EXISTS (SELECT 1 FROM umg_batch_stops WHERE batch_id = ${id}
+      AND (cancelled = 1 OR halt_reason IS NOT NULL))`
   return sql.onDialectOrElse({
     pg: () => sql<Record<string, unknown>>`WITH c AS (
             SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending' AND line >= ${from}
@@ -769,12 +845,24 @@ const claimFrom = (sql: SqlClient.SqlClient, id: string, by: Claimer, limit: num
 }
 
 /**
+ * The `pending` lines of a cancelled batch, made `cancelled`: a line given back (`releaseOp`) while
+ * the batch was being cancelled, its submit having provably never reached the gateway.
+ */
+const sweepCancelled = (sql: SqlClient.SqlClient, id: string) =>
+  Effect.map(
+    sql`UPDATE umg_batch_lines SET state = 'cancelled' WHERE batch_id = ${id} AND state = 'pending'
+      AND EXISTS (SELECT 1 FROM umg_batch_stops WHERE batch_id = ${id} AND cancelled = 1) RETURNING line`,
+    (rows) => moved(id, rows, "pending", "cancelled")
+  )
+
+/**
  * Claims up to `limit` of the first `pending` lines for a slot of a round (state `submitting`, one
- * more submit counted: that count is the claim's `claim`), none once the batch is refused or its
- * round is not `by.round` any more (a new round started: this slot's round is over).
+ * more submit counted: that count is the claim's `claim`), none once the batch is refused, cancelled
+ * or halted, or its round is not `by.round` any more (a new round started: this slot's round is over).
  * PostgreSQL skips the lines another claimer holds (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
  * The search starts at this process's frontier for the batch (above), and from the first line when
- * nothing is pending from there on.
+ * nothing is pending from there on. A claim that finds nothing makes a cancelled batch's `pending`
+ * lines `cancelled` (see `sweepCancelled`).
  * @category operations
  */
 export const claimOp = (id: string, by: Claimer, limit: number): Op<ReadonlyArray<Claimed>> =>
@@ -789,12 +877,10 @@ export const claimOp = (id: string, by: Claimer, limit: number): Op<ReadonlyArra
         .sort((a, b) => a.line - b.line)
       const last = value.at(-1)
       if (last !== undefined) frontier.set(id, last.line + 1)
+      const swept = rows.length === 0 ? yield* sweepCancelled(sql, id) : []
       return {
         value,
-        deltas: [
-          [id, "pending", -rows.length],
-          [id, "submitting", rows.length]
-        ] as ReadonlyArray<Delta>
+        deltas: [[id, "pending", -rows.length], [id, "submitting", rows.length], ...swept] as ReadonlyArray<Delta>
       }
     })
   )
@@ -908,6 +994,117 @@ export const releaseOp = (id: string, line: number, claim: number): Op<boolean> 
     )
   )
 
+/**
+ * Gives a claimed line back (`releaseOp`: the gateway refused its submit, so nothing was made) and
+ * halts the batch: no line of it is claimed until it is run again (`unhalt`). The first halt is kept.
+ * @category operations
+ */
+export const haltOp = (id: string, line: number, claim: number, halt: Halt): Op<boolean> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function* () {
+      const step = yield* releaseOp(id, line, claim)
+      yield* sql`INSERT INTO umg_batch_stops ${sql.insert({
+        batch_id: id,
+        cancelled: 0,
+        halt_line: halt.line,
+        halt_reason: halt.reason,
+        halt_status: halt.status,
+        halt_type: halt.type,
+        halt_message: halt.message.slice(0, 2_000)
+      })} ON CONFLICT (batch_id) DO UPDATE SET halt_line = excluded.halt_line, halt_reason = excluded.halt_reason,
+        halt_status = excluded.halt_status, halt_type = excluded.halt_type, halt_message = excluded.halt_message
+        WHERE umg_batch_stops.halt_reason IS NULL`
+      return step
+    })
+  )
+
+/**
+ * Lets a halted batch go on (it is being run again, perhaps with another key): the halt is cleared and
+ * a new round starts, so its slots (those of the halted round have ended) run again. A batch not
+ * halted is returned as it is.
+ * @category mutations
+ */
+export const unhalt = (record: BatchRecord): Effect.Effect<BatchRecord, BatchStoreError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    statement(
+      "clearing the batch's halt",
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const cleared =
+            yield* sql`UPDATE umg_batch_stops SET halt_line = NULL, halt_reason = NULL, halt_status = NULL,
+            halt_type = NULL, halt_message = NULL WHERE batch_id = ${record.id} AND halt_reason IS NOT NULL
+            RETURNING batch_id`
+          if (cleared.length === 0) return record
+          frontierOf(sql).delete(record.id)
+          const rows = yield* sql<Record<string, unknown>>`UPDATE umg_batches SET round = round + 1
+            WHERE id = ${record.id} RETURNING id, digest, lines, concurrency, dir, round`
+          return rows[0] === undefined ? record : toBatch(rows[0])
+        })
+      )
+    )
+  )
+
+/** What `cancel` did. @category models */
+export interface CancelResult {
+  readonly id: string
+  /**
+   * `cancelled`: the batch is cancelled now; `already-cancelled` and `finished` (every line had ended):
+   * nothing was done.
+   */
+  readonly outcome: "cancelled" | "already-cancelled" | "finished"
+  /** Lines cancelled by this call (those of the input not stored yet included). */
+  readonly cancelled: number
+  /** The counts after it. */
+  readonly counts: Counts
+}
+
+/**
+ * Cancels a batch: its lines not submitted yet (pending, and those of its input still to be stored)
+ * become `cancelled`, and no line of it is claimed any more, by a process running it now or by any
+ * later run (a halt is cleared: nothing is left to wait for). Lines submitted already (`submitting`,
+ * `running`) go on to their end. A batch whose every line has ended, or that is cancelled already, is
+ * left as it is (`outcome` says which); an unknown id is `BatchNotFound`.
+ * @category mutations
+ */
+export const cancel = (id: string): Effect.Effect<CancelResult, BatchStoreError | BatchNotFound, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(
+      statement(
+        "cancelling the batch",
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const found = yield* sql`UPDATE umg_batches SET round = round WHERE id = ${id} RETURNING id`
+            if (found.length === 0) return undefined
+            const before = yield* statusOf(sql, id)
+            if (before.cancelled)
+              return { id, outcome: "already-cancelled", cancelled: 0, counts: before.counts } as const
+            if (isDone(before.counts)) return { id, outcome: "finished", cancelled: 0, counts: before.counts } as const
+            // A batch stored before lines could be cancelled has no count row for them yet.
+            const row = { batch_id: id, state: "cancelled", n: 0 }
+            yield* sql`INSERT INTO umg_batch_counts ${sql.insert(row)} ON CONFLICT (batch_id, state) DO NOTHING`
+            // A halt is moot once nothing will be submitted: it is cleared.
+            yield* sql`INSERT INTO umg_batch_stops ${sql.insert({ batch_id: id, cancelled: 1 })}
+              ON CONFLICT (batch_id) DO UPDATE SET cancelled = 1, halt_line = NULL, halt_reason = NULL,
+                halt_status = NULL, halt_type = NULL, halt_message = NULL`
+            const rows = yield* sql`UPDATE umg_batch_lines SET state = 'cancelled'
+              WHERE batch_id = ${id} AND state = 'pending' RETURNING line`
+            // The lines of the input not stored yet are counted `pending` too: they will be stored `cancelled`.
+            const n = rows.length + Math.max(0, before.counts.total - before.ingest.stored)
+            yield* applyDeltas(sql, [
+              [id, "pending", -n],
+              [id, "cancelled", n]
+            ])
+            return { id, outcome: "cancelled", cancelled: n, counts: (yield* statusOf(sql, id)).counts } as const
+          })
+        )
+      ),
+      (result) =>
+        result === undefined
+          ? Effect.fail(new BatchNotFound({ id, message: `no batch ${JSON.stringify(id)} in this store` }))
+          : Effect.succeed(result)
+    )
+  )
+
 /** `startedOp` in a transaction of its own. @category mutations */
 export const started = (id: string, line: number, claim: number, taskId: string) =>
   run("recording a task id", startedOp(id, line, claim, taskId))
@@ -921,7 +1118,7 @@ export const release = (id: string, line: number, claim: number) => run("releasi
 
 /**
  * Puts every `unknown` line of a batch back to `pending` and starts a new round (so slots run
- * again); returns how many lines will be submitted again.
+ * again); returns how many lines will be submitted again (none of a cancelled batch).
  * @category mutations
  */
 export const resubmitUnknown = (id: string): Effect.Effect<number, BatchStoreError, SqlClient.SqlClient> =>
@@ -930,7 +1127,8 @@ export const resubmitUnknown = (id: string): Effect.Effect<number, BatchStoreErr
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
       Effect.gen(function* () {
         const rows = yield* sql`UPDATE umg_batch_lines SET state = 'pending', slot = NULL, error = NULL
-          WHERE batch_id = ${id} AND state = 'unknown' RETURNING line`
+          WHERE batch_id = ${id} AND state = 'unknown'
+            AND NOT EXISTS (SELECT 1 FROM umg_batch_stops WHERE batch_id = ${id} AND cancelled = 1) RETURNING line`
         if (rows.length > 0) yield* sql`UPDATE umg_batches SET round = round + 1 WHERE id = ${id}`
         frontierOf(sql).delete(id)
         return { value: rows.length, deltas: moved(id, rows, "unknown", "pending") }

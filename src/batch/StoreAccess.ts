@@ -1,7 +1,8 @@
 /**
  * The SQL client of a batch store, its tables made: a SQLite file (locked to one process when it runs
  * batches) or a PostgreSQL pool, with failures as `BatchStoreError` (passwords never shown). Reading
- * a batch's counts needs only this, not the batch engine: `umg batch status` loads nothing more.
+ * a batch's counts or cancelling it needs only this, not the batch engine: `umg batch status` and
+ * `umg batch cancel` load nothing more.
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -100,21 +101,43 @@ export const sqlLayer = (store: StoreConfig, lock: boolean): Layer.Layer<SqlClie
     storeError(store)
   )
 
+/** Runs `effect` on a store without locking it (a SQLite file that does not exist holds no batch). */
+const onStore = <A>(
+  store: StoreConfig,
+  id: string,
+  effect: Effect.Effect<A, BatchNotFound | BatchStoreError, SqlClient.SqlClient>
+): Effect.Effect<A, BatchNotFound | BatchStoreError> =>
+  store._tag === "sqlite" && !existsSync(resolve(store.path))
+    ? Effect.fail(
+        new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
+      )
+    : Effect.provide(effect, sqlLayer(store, false))
+
 /**
  * The counts of a batch and how far its input is stored (and the line that refused it, if one
- * did), read from its store without running anything: six count rows and one ingest row, never a
- * scan of the lines (a SQLite store is read even while the process running the batch holds it).
+ * did; whether it is cancelled or halted), read from its store without running anything: seven count
+ * rows, one ingest row and one stops row, never a scan of the lines (a SQLite store is read even while
+ * the process running the batch holds it).
  * @category getters
  */
 export const readProgress = (
   store: StoreConfig,
   id: string
 ): Effect.Effect<Store.Status, BatchNotFound | BatchStoreError> =>
-  store._tag === "sqlite" && !existsSync(resolve(store.path))
-    ? Effect.fail(
-        new BatchNotFound({ id, message: `no batch store at ${store.path} (so no batch ${JSON.stringify(id)})` })
-      )
-    : Effect.provide(Effect.andThen(Store.get(id), Store.status(id)), sqlLayer(store, false))
+  onStore(store, id, Effect.andThen(Store.get(id), Store.status(id)))
+
+/**
+ * Cancels a batch in its store (`Store.cancel`) without running anything, even while another process
+ * runs it: that process claims none of its lines from then on, and follows those it submitted already.
+ * @category mutations
+ */
+export const cancelStored = (
+  store: StoreConfig,
+  id: string
+): Effect.Effect<Store.CancelResult, BatchNotFound | BatchStoreError> =>
+  Effect.mapError(onStore(store, id, Store.cancel(id)), (e) =>
+    e._tag === "BatchStoreError" ? storeError(store)(e) : e
+  )
 
 /** The counts of a batch, read from its store without running anything (see `readProgress`). @category getters */
 export const readStatus = (

@@ -5,6 +5,14 @@
  */
 export * as Batch from "./Batch.js"
 export type { BatchHandle, BatchResult, BatchService, LayerOptions, StoreConfig, VideoBatchOptions } from "./Batch.js"
-export { BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError, type BatchError } from "./BatchError.js"
-export type { Counts, Ingest, LineState, Refusal, Status } from "./Store.js"
+export {
+  BatchHalted,
+  BatchInvalidInput,
+  BatchMismatch,
+  BatchNotFound,
+  BatchStoreError,
+  type BatchError,
+  type HaltReason
+} from "./BatchError.js"
+export type { CancelResult, Counts, Halt, Ingest, LineState, Refusal, Status } from "./Store.js"
 export type { NumberedInput } from "./Ingest.js"

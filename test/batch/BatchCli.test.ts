@@ -106,7 +106,7 @@ describe("umg batch video (SQLite)", () => {
     expect(parseResults(again.stdout())).toEqual(results)
     expect([...submitted("basic").values()]).toEqual(Array(12).fill(1))
 
-    // status: counts per state, and with --json an object with exactly the six states.
+    // status: counts per state, and with --json an object with exactly the seven states.
     const id = /batch (\S+):/.exec(run.stderr())![1]!
     const status = startUmg(bundle, ["batch", "status", id, "--store", join(dir, "b.db"), "--json"], dir, {})
     expect((await status.done).code).toBe(0)
@@ -116,7 +116,8 @@ describe("umg batch video (SQLite)", () => {
       running: 0,
       succeeded: 12,
       failed: 0,
-      unknown: 0
+      unknown: 0,
+      cancelled: 0
     })
 
     // The same id with other inputs is refused.

@@ -213,6 +213,7 @@ describe("status on a batch of a million lines", () => {
       succeeded: 600_000,
       failed: 0,
       unknown: 0,
+      cancelled: 0,
       total: n
     })
     console.info(

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll } from "vitest"
-import { startEmulator } from "../../src/emulator/index.js"
+import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 /**
  * The Node that runs `umg`: this one when it is Node 24 or later (Effect 4's Node platform needs
@@ -31,6 +31,10 @@ export interface Gateway {
   readonly apiKey: string
   /** Submits that reached the emulator, by prompt. */
   readonly submits: Map<string, number>
+  /** Submits forwarded to the emulator, by prompt, whatever it answered (a refused key included). */
+  readonly attempts: Map<string, number>
+  /** The emulator behind the proxy (its faults, its counters). */
+  readonly emulator: Emulator
   /** Prompts whose submits the proxy swallows: never forwarded, never answered (a gateway gone silent). */
   readonly hold: Set<string>
   /** While true, video downloads (E3) get their headers and half their body, then nothing more. */
@@ -52,6 +56,7 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
   })
   const target = new URL(emulator.url)
   const submits = new Map<string, number>()
+  const attempts = new Map<string, number>()
   const hold = new Set<string>()
   const state = { stallDownloads: false, stalled: 0, pauseSubmits: false }
   const waiting: Array<() => void> = []
@@ -67,6 +72,10 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
     })
     const forward = () => {
       const body = Buffer.concat(chunks)
+      if (req.method === "POST" && req.url === "/v1/video/generations") {
+        const prompt = String((JSON.parse(body.toString("utf8")) as { prompt?: unknown }).prompt)
+        attempts.set(prompt, (attempts.get(prompt) ?? 0) + 1)
+      }
       const upstream = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
         (answer) => {
@@ -101,6 +110,8 @@ export const startGateway = async (taskMs = 600): Promise<Gateway> => {
     url: `http://127.0.0.1:${port}`,
     apiKey: emulator.apiKey,
     submits,
+    attempts,
+    emulator,
     hold,
     get stallDownloads() {
       return state.stallDownloads

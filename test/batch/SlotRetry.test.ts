@@ -1,12 +1,16 @@
 /**
- * A batch slot's decisions are the transport's retry rule (RetryPolicy, pinned once in
- * test/core/RetryPolicy.test.ts) read for a paid submit: a submit proven not sent is given back and
- * waited for, one that may have reached the gateway is `unknown` (never resent), the rest `failed`.
+ * A batch slot's decisions are the transport's retry rule read for a paid submit (RetryPolicy, pinned
+ * once in test/core/RetryPolicy.test.ts). A submit proven not sent is given back and waited for, one
+ * that may have reached the gateway is `unknown` (never resent), the rest `failed` — but a refusal of
+ * the whole key or account (401, 403, 402, out of quota) halts the batch with the line given back.
  */
 import { describe, expect, it } from "vitest"
 import {
+  AuthenticationError,
   BadRequest,
   DecodeError,
+  NotFound,
+  PermissionDenied,
   RateLimited,
   ServerError,
   TimeoutError,
@@ -41,10 +45,26 @@ const cases: ReadonlyArray<readonly [string, ErrorLike, ReturnType<typeof submit
     { _tag: "Failed" }
   ],
   [
-    "429 out of quota: failed",
+    "429 out of quota: halts the batch, the line given back",
     new RateLimited({ family, status: 429, type: "insufficient_quota", message: "quota" }),
-    { _tag: "Failed" }
+    { _tag: "Halt", reason: "quota" }
   ],
+  [
+    "401 (the key refused): halts the batch, the line given back",
+    new AuthenticationError({ family, status: 401, type: "authentication_error", message: "Invalid API key." }),
+    { _tag: "Halt", reason: "authentication" }
+  ],
+  [
+    "403 (the key may not): halts the batch, the line given back",
+    new PermissionDenied({ family, status: 403, type: "permission_error", message: "no" }),
+    { _tag: "Halt", reason: "permission" }
+  ],
+  [
+    "402 (billing): halts the batch, the line given back",
+    new BadRequest({ family, status: 402, type: "billing_error", message: "pay" }),
+    { _tag: "Halt", reason: "billing" }
+  ],
+  ["404 (one line's model): failed", new NotFound({ family, status: 404, message: "no model" }), { _tag: "Failed" }],
   ["connection reset: unknown", new TransportError({ family, reason: "reset", message: "lost" }), { _tag: "Unknown" }],
   [
     "cancelled mid-request: unknown",

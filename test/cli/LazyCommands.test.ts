@@ -219,7 +219,8 @@ describe("the modules a real run loads", () => {
       running: 0,
       succeeded: 0,
       failed: 0,
-      unknown: 0
+      unknown: 0,
+      cancelled: 0
     })
     expect(run.files).toEqual(
       expect.arrayContaining(["cli/commands/batchStatus.ts", "batch/StoreAccess.ts", "batch/SqliteClient.ts"])

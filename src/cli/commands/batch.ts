@@ -5,7 +5,7 @@
  * writes one result per line, in line order, as they come (a rerun takes `--concurrency` and `--dir`
  * when given, and keeps the batch's own otherwise; a SQLite process runs only the batch it was asked for);
  * `umg batch worker` runs batches stored in a PostgreSQL database, alongside other workers.
- * `umg batch status` is `batchStatus.ts`.
+ * `umg batch status` is `batchStatus.ts`, `umg batch cancel` `batchCancel.ts`.
  */
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
@@ -104,6 +104,7 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
     const shown = yield* Effect.forkChild(showProgress(batch.progress))
     let total = 0
     let failed = 0
+    let cancelled = 0
     const text = batch.resultStream.pipe(
       Stream.rechunk(linesPerWrite),
       Stream.mapArray((results) => {
@@ -111,6 +112,7 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
         let chunk = ""
         for (const r of results) {
           if (r.status !== "succeeded") failed++
+          if (r.status === "cancelled") cancelled++
           chunk += `${resultLine(r)}\n`
         }
         return [chunk]
@@ -132,13 +134,22 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
                 `line ${e.line} failed its check after ${e.submitted} lines of batch ${batch.id} were submitted; it and the lines after it were not sent. Fix line ${e.line} and run the same command again: the batch goes on, sending no line twice.`
               )
             )
-          : Effect.void
+          : e._tag === "BatchHalted" && (e.reason === "authentication" || e.reason === "permission")
+            ? Effect.andThen(
+                Output.endProgress,
+                Output.note(
+                  `UMG_API_KEY was refused: set it to a key that may submit these videos and run the same command again; it goes on, sending no line twice (umg batch status ${batch.id} shows the lines waiting).`
+                )
+              )
+            : Effect.void
       )
     )
     yield* Fiber.join(shown)
     yield* Output.endProgress
     if (failed > 0) {
-      yield* Output.note(`${failed} of ${total} lines did not succeed (failed or unknown); see the results`)
+      const what =
+        cancelled === 0 ? "failed or unknown" : `${failed - cancelled} failed or unknown, ${cancelled} cancelled`
+      yield* Output.note(`${failed} of ${total} lines did not succeed (${what}); see the results`)
       process.exitCode = 1
     }
   })

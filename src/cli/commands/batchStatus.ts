@@ -1,20 +1,25 @@
 /**
- * `umg batch status ID`: the counts per state of a batch, read from its store (six count rows, not
- * its lines), and the line that refused it, if one did. It loads the store's SQL client only, not
- * the batch engine or the gateway, so it answers at once even beside a running batch. It exits 0,
- * or 2 (invalid input) for a batch an invalid line stopped: its lines from that one on are not
- * stored and it waits, pending, until the corrected input is run again.
+ * `umg batch status ID`: the counts per state of a batch, read from its store (seven count rows, not
+ * its lines), and the line that refused it, if one did, or the gateway's refusal that halted it. It
+ * loads the store's SQL client only, not the batch engine or the gateway, so it answers at once even
+ * beside a running batch. It exits 0; 2 (invalid input) for a batch an invalid line stopped (its
+ * lines from that one on are not stored and it waits, pending, until the corrected input is run
+ * again); 1 for a batch halted by the gateway refusing the key or account (its lines wait, pending,
+ * until it is run again with a key or account that can submit).
  */
 import * as Effect from "effect/Effect"
-import type { Counts, Refusal } from "../../batch/Store.js"
+import type { Counts, Halt, Refusal } from "../../batch/Store.js"
 import { storeOf } from "../../batch/Settings.js"
 import { readProgress } from "../../batch/StoreAccess.js"
 import { ExitCode } from "../support/ExitCode.js"
 import * as Output from "../support/Output.js"
 
-/** The counts as one line: `12/40 done · 3 running · 1 submitting · 20 pending · 0 failed · 0 unknown`. @category output */
+/**
+ * The counts as one line: `12/40 done · 3 running · 1 submitting · 20 pending · 0 failed · 0 unknown`,
+ * and `· 4 cancelled` when lines were cancelled. @category output
+ */
 export const countsText = (c: Counts): string =>
-  `${Output.bar(c.succeeded + c.failed + c.unknown, c.total)} ${c.succeeded} succeeded · ${c.running} running · ${c.submitting} submitting · ${c.pending} pending · ${c.failed} failed · ${c.unknown} unknown`
+  `${Output.bar(c.succeeded + c.failed + c.unknown + c.cancelled, c.total)} ${c.succeeded} succeeded · ${c.running} running · ${c.submitting} submitting · ${c.pending} pending · ${c.failed} failed · ${c.unknown} unknown${c.cancelled > 0 ? ` · ${c.cancelled} cancelled` : ""}`
 
 /** Why a batch stopped taking lines, and what to do about it, in two lines. @category output */
 export const refusalText = (r: Refusal): string => {
@@ -26,6 +31,13 @@ export const refusalText = (r: Refusal): string => {
   ].join("\n")
 }
 
+/** Why a batch halted, and what to do about it, in two lines. @category output */
+export const haltText = (h: Halt): string =>
+  [
+    `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} (${h.message}); nothing was made for it`,
+    `the batch sends nothing more and its lines not submitted wait, pending: run the same command again ${h.reason === "authentication" ? "with a valid UMG_API_KEY" : h.reason === "permission" ? "with a UMG_API_KEY allowed to submit these videos" : "once the account can pay"}; it goes on where it stopped.`
+  ].join("\n")
+
 /** The options of `umg batch status`. @category models */
 export interface BatchStatusOptions {
   readonly json: boolean
@@ -36,16 +48,28 @@ export interface BatchStatusOptions {
 /** Runs `umg batch status`. @category commands */
 export const runBatchStatus = (o: BatchStatusOptions) =>
   Effect.gen(function* () {
-    const { counts, ingest } = yield* readProgress(storeOf(o.store), o.id)
+    const { counts, ingest, halt } = yield* readProgress(storeOf(o.store), o.id)
     const { total: _total, ...perState } = counts
     const refused = ingest.refused
     yield* Output.result(
       o,
-      refused === null
-        ? perState
-        : { ...perState, refused: { line: refused.line, field: refused.field, message: refused.message } },
-      () => (refused === null ? countsText(counts) : `${countsText(counts)}\n${refusalText(refused)}`)
+      {
+        ...perState,
+        ...(refused === null
+          ? {}
+          : { refused: { line: refused.line, field: refused.field, message: refused.message } }),
+        ...(halt === null
+          ? {}
+          : { halted: { line: halt.line, reason: halt.reason, status: halt.status, message: halt.message } })
+      },
+      () =>
+        [
+          countsText(counts),
+          ...(refused === null ? [] : [refusalText(refused)]),
+          ...(halt === null ? [] : [haltText(halt)])
+        ].join("\n")
     )
-    // A refused batch goes no further by itself: a script waiting for it to end must stop waiting.
+    // A refused or halted batch goes no further by itself: a script waiting for it to end must stop waiting.
     if (refused !== null) process.exitCode = ExitCode.invalidInput
+    else if (halt !== null) process.exitCode = ExitCode.failure
   })

@@ -1,7 +1,8 @@
 /**
- * `umg batch` and its `video`, `status` and `worker` as the command tree holds them: flags and help.
- * What they do is loaded when one runs — `status` loads only the store's SQL client
- * (`commands/batchStatus.ts`), `video` and `worker` the batch engine (`commands/batch.ts`).
+ * `umg batch` and its `video`, `status`, `cancel` and `worker` as the command tree holds them: flags
+ * and help. What they do is loaded when one runs — `status` and `cancel` load only the store's SQL
+ * client (`commands/batchStatus.ts`, `commands/batchCancel.ts`), `video` and `worker` the batch engine
+ * (`commands/batch.ts`).
  */
 import { Argument, Command, Flag } from "effect/cli"
 import { defaultMaxFollowed, defaultSqlitePath, maxFollowedLimit } from "../../batch/Settings.js"
@@ -98,6 +99,27 @@ const statusCommand = Command.make(
   )
 )
 
+const cancelCommand = Command.make(
+  "cancel",
+  {
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("an object with the outcome, the lines cancelled and the counts"),
+      Flag.withDefault(false)
+    ),
+    id: Argument.String("ID"),
+    store
+  },
+  (o) =>
+    lazily(
+      () => import("../commands/batchCancel.js"),
+      (m) => m.runBatchCancel(o)
+    )
+).pipe(
+  Command.withDescription(
+    "cancel a batch, even while it runs: its lines not submitted yet are never submitted, those submitted are followed to their end. Example: umg batch cancel 3f2a9c1e0b7d4a55"
+  )
+)
+
 const workerCommand = Command.make("worker", { ...commonOptions, ...runnerOptions, store, ...modelOptions }, (o) =>
   Effect.andThen(
     runningBatches,
@@ -114,5 +136,5 @@ export const batchCommand = Command.make("batch").pipe(
   Command.withDescription(
     "durable video batches: SQLite in one process, PostgreSQL across workers. Example: umg batch video prompts.jsonl"
   ),
-  Command.withSubcommands([videoCommand, statusCommand, workerCommand])
+  Command.withSubcommands([videoCommand, statusCommand, cancelCommand, workerCommand])
 )

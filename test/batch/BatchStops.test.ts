@@ -1,0 +1,273 @@
+/**
+ * A batch stopped by the gateway or on purpose, in this process against the emulator behind the
+ * counting proxy. A submit refused for the whole key or account (401, 402) halts the batch with its
+ * lines pending (none lost, none sent to the same refusal) until a run that can submit them, and
+ * `Batch.cancel` stops a batch's submits for good while its submitted lines run to their end, on
+ * SQLite and PostgreSQL, whether the batch runs in this process or another.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Gateway as GatewayService } from "../../src/adapters/Gateway.js"
+import { Batch, BatchHalted, BatchNotFound, type StoreConfig } from "../../src/batch/index.js"
+import * as SqliteClient from "../../src/batch/SqliteClient.js"
+import * as Store from "../../src/batch/Store.js"
+import { freshDatabase } from "../support/postgres.js"
+import { startGateway, type Gateway } from "./Harness.js"
+
+let gateway: Gateway
+const dirs: Array<string> = []
+beforeAll(async () => {
+  gateway = await startGateway(300)
+})
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await gateway?.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "umg-batch-stops-"))
+  dirs.push(dir)
+  return dir
+}
+
+const inputs = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => ({ model: "beta-3.0-fast-generate-001", prompt: `${tag} ${i + 1}` }))
+
+/** A process running batches with `apiKey`, as a runtime to dispose. */
+const runner = (store: StoreConfig, apiKey = gateway.apiKey) =>
+  ManagedRuntime.make(
+    Batch.layer({ store, pollIntervalMs: 20, progressIntervalMs: 50 }).pipe(
+      Layer.provide(GatewayService.layer({ baseUrl: gateway.url, apiKey, minPollIntervalMs: 10 }))
+    )
+  )
+
+const countsOf = (map: Map<string, number>, tag: string) =>
+  [...map].filter(([prompt]) => prompt.startsWith(`${tag} `)).map(([, n]) => n)
+
+const until = async (what: string, check: () => boolean, timeoutMs = 20_000) => {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+describe("a batch whose submit the gateway refuses for the key or account", () => {
+  it("SQLite: a 401 halts it at once (BatchHalted), its lines stay pending and unsubmitted, and a run with the right key submits each once", async () => {
+    const dir = tempDir()
+    const store = Batch.sqlite(join(dir, "b.db"))
+    const tag = "halt-401"
+    const wrong = runner(store, "not-a-key")
+    const error = await wrong
+      .runPromise(
+        Effect.flip(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(8, tag), concurrency: 2 }), (b) => b.results))
+      )
+      .finally(() => wrong.dispose())
+    // Before: every line was recorded `failed` (and a rerun never sent them).
+    expect(error).toBeInstanceOf(BatchHalted)
+    expect(error).toMatchObject({ _tag: "BatchHalted", id: tag, reason: "authentication", status: 401 })
+    expect(error.message).toMatch(/nothing was made/)
+    // Only the submits in flight when the refusal came (one per slot) reached the gateway.
+    expect(countsOf(gateway.attempts, tag).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2)
+    const halted = await Effect.runPromise(Batch.readProgress(store, tag))
+    expect(halted.counts).toMatchObject({ pending: 8, submitting: 0, failed: 0, unknown: 0, cancelled: 0 })
+    expect(halted.halt).toMatchObject({ reason: "authentication", status: 401 })
+    const submits = await Effect.runPromise(
+      Effect.provide(Store.submits(tag), SqliteClient.layer({ filename: join(dir, "b.db") }))
+    )
+    expect([...submits.values()]).toEqual(Array.from({ length: 8 }, () => 0))
+
+    const right = runner(store)
+    const results = await right
+      .runPromise(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(8, tag), concurrency: 2 }), (b) => b.results))
+      .finally(() => right.dispose())
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => "succeeded"))
+    expect(countsOf(gateway.submits, tag)).toEqual(Array.from({ length: 8 }, () => 1))
+    expect((await Effect.runPromise(Batch.readProgress(store, tag))).halt).toBeNull()
+  }, 30_000)
+
+  it("a 400 of one line stays that line's failure: the batch goes on", async () => {
+    const dir = tempDir()
+    const tag = "halt-400"
+    gateway.emulator.inject("video.submit", { kind: "status", status: 400, body: { error: { message: "bad" } } }, 1)
+    const rt = runner(Batch.sqlite(join(dir, "b.db")))
+    const results = await rt
+      .runPromise(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(3, tag), concurrency: 1 }), (b) => b.results))
+      .finally(() => rt.dispose())
+    expect(results.map((r) => r.status)).toEqual(["failed", "succeeded", "succeeded"])
+  }, 30_000)
+
+  it("PostgreSQL: a 402 (billing) halts it the same way, and running it again goes on", async () => {
+    const db = await freshDatabase()
+    const tag = "halt-402"
+    const rt = runner(Batch.postgres(db.url))
+    try {
+      gateway.emulator.inject(
+        "video.submit",
+        { kind: "status", status: 402, body: { error: { type: "billing_error", message: "pay first" } } },
+        1
+      )
+      const error = await rt.runPromise(
+        Effect.flip(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(4, tag), concurrency: 1 }), (b) => b.results))
+      )
+      expect(error).toMatchObject({ _tag: "BatchHalted", reason: "billing", status: 402, line: 1 })
+      expect(await rt.runPromise(Batch.status(tag))).toMatchObject({ pending: 4, failed: 0 })
+      expect(countsOf(gateway.attempts, tag)).toEqual([1])
+      const results = await rt.runPromise(
+        Effect.flatMap(Batch.video({ id: tag, inputs: inputs(4, tag), concurrency: 1 }), (b) => b.results)
+      )
+      expect(results.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"])
+      expect(countsOf(gateway.submits, tag)).toEqual([1, 1, 1, 1])
+    } finally {
+      await rt.dispose()
+      await db.drop()
+    }
+  }, 60_000)
+})
+
+/**
+ * Cancels a batch of 10 lines while its first two submits wait at the gateway, with `cancel` (in the
+ * process running it, or from another connection to its store); then lets them through.
+ */
+const cancelWhileRunning = async (
+  rt: ReturnType<typeof runner>,
+  tag: string,
+  cancel: () => Promise<Store.CancelResult>
+) => {
+  gateway.pauseSubmits = true
+  let cancelled: Store.CancelResult
+  try {
+    await rt.runPromise(Batch.video({ id: tag, inputs: inputs(10, tag), concurrency: 2 }))
+    await until("two submits in flight", () => gateway.paused() === 2)
+    cancelled = await cancel()
+  } finally {
+    gateway.pauseSubmits = false
+  }
+  const results = await rt.runPromise(Effect.flatMap(Batch.attach(tag), (b) => b.results))
+  const again = await rt.runPromise(Batch.cancel(tag))
+  return { cancelled, results, again }
+}
+
+const expectCancelled = (tag: string, run: Awaited<ReturnType<typeof cancelWhileRunning>>) => {
+  expect(run.cancelled).toMatchObject({
+    id: tag,
+    outcome: "cancelled",
+    cancelled: 8,
+    counts: { pending: 0, submitting: 2, cancelled: 8, total: 10 }
+  })
+  // The two lines submitted before the cancel ran to their end; the others were never submitted.
+  expect(run.results.map((r) => r.status)).toEqual([
+    "succeeded",
+    "succeeded",
+    ...Array.from({ length: 8 }, () => "cancelled")
+  ])
+  expect(run.results.slice(2).every((r) => r.taskId === null)).toBe(true)
+  expect(countsOf(gateway.attempts, tag)).toEqual([1, 1])
+  expect(run.again).toMatchObject({
+    outcome: "already-cancelled",
+    cancelled: 0,
+    counts: { succeeded: 2, cancelled: 8 }
+  })
+}
+
+describe("Batch.cancel", () => {
+  it("SQLite, from another connection while a process runs the batch: lines not submitted are cancelled and never submitted, those in flight end; again, or for a finished batch, a no-op; an unknown id BatchNotFound", async () => {
+    const dir = tempDir()
+    const store = Batch.sqlite(join(dir, "b.db"))
+    const tag = "cancel-sqlite"
+    const rt = runner(store)
+    try {
+      const run = await cancelWhileRunning(rt, tag, () => Effect.runPromise(Batch.cancelStored(store, tag)))
+      expectCancelled(tag, run)
+      // A later run (even one resubmitting unknown lines) submits none of them.
+      const rerun = await rt.runPromise(
+        Effect.flatMap(
+          Batch.video({ id: tag, inputs: inputs(10, tag), concurrency: 2, resubmitUnknown: true }),
+          (b) => b.results
+        )
+      )
+      expect(rerun).toEqual(run.results)
+      expect(countsOf(gateway.attempts, tag)).toEqual([1, 1])
+      expect(await rt.runPromise(Batch.status(tag))).toMatchObject({ succeeded: 2, cancelled: 8, pending: 0 })
+
+      const done = "cancel-finished"
+      await rt.runPromise(Effect.flatMap(Batch.video({ id: done, inputs: inputs(2, done) }), (b) => b.results))
+      expect(await rt.runPromise(Batch.cancel(done))).toMatchObject({ outcome: "finished", cancelled: 0 })
+      expect(await rt.runPromise(Effect.flip(Batch.cancel("no-such-batch")))).toBeInstanceOf(BatchNotFound)
+    } finally {
+      await rt.dispose()
+    }
+  }, 30_000)
+
+  it("PostgreSQL, in the runner running the batch: the same", async () => {
+    const db = await freshDatabase()
+    const tag = "cancel-postgres"
+    const rt = runner(Batch.postgres(db.url))
+    try {
+      expectCancelled(tag, await cancelWhileRunning(rt, tag, () => rt.runPromise(Batch.cancel(tag))))
+    } finally {
+      await rt.dispose()
+      await db.drop()
+    }
+  }, 60_000)
+})
+
+/**
+ * Store-level: a batch cancelled while its input is being stored, and a line given back by a slot as
+ * the batch is cancelled, on `sql`.
+ */
+const cancelDuringIngest = Effect.gen(function* () {
+  yield* Store.migrate
+  const id = `ingest-${Date.now()}`
+  const entry = (line: number) => ({ line, input: "{}" })
+  yield* Store.begin({ id, digest: "d", concurrency: 1, dir: "/tmp", total: 5 })
+  yield* Store.storeChunk(id, [entry(1), entry(2)], 2, false)
+  const claimed = yield* Store.claim(id, { slot: 0, round: 0, runner: "test:0" })
+  const cancelled = yield* Store.cancel(id)
+  // The claimed line's submit provably never reached the gateway: given back, it is cancelled too.
+  yield* Store.release(id, Option.getOrThrow(claimed).line, Option.getOrThrow(claimed).claim)
+  const after = yield* Store.claim(id, { slot: 0, round: 0, runner: "test:0" })
+  yield* Store.storeChunk(id, [entry(3), entry(4), entry(5)], 5, true)
+  const lines = yield* Store.page(id, 0, 10)
+  const sql = yield* SqlClient.SqlClient
+  const pendingRows = yield* sql`SELECT line FROM umg_batch_lines WHERE batch_id = ${id} AND state = 'pending'`
+  return { cancelled, after, lines, pendingRows, status: yield* Store.status(id) }
+})
+
+const expectIngestCancelled = (run: Effect.Success<typeof cancelDuringIngest>) => {
+  // Line 2 stored, line 1 in flight, lines 3–5 not stored yet: four cancelled now.
+  expect(run.cancelled).toMatchObject({ outcome: "cancelled", cancelled: 4 })
+  expect(Option.isNone(run.after)).toBe(true)
+  expect(run.lines.map((l) => l.state)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled", "cancelled"])
+  expect(run.pendingRows).toEqual([])
+  expect(run.status.cancelled).toBe(true)
+  expect(run.status.counts).toMatchObject({ pending: 0, submitting: 0, cancelled: 5, total: 5 })
+}
+
+describe("Store.cancel", () => {
+  it("SQLite: lines stored after the cancel, and a line given back as it came, are cancelled; the counts agree", async () => {
+    const dir = tempDir()
+    expectIngestCancelled(
+      await Effect.runPromise(Effect.provide(cancelDuringIngest, SqliteClient.layer({ filename: join(dir, "s.db") })))
+    )
+  })
+
+  it("PostgreSQL: the same", async () => {
+    const db = await freshDatabase()
+    try {
+      expectIngestCancelled(
+        await Effect.runPromise(
+          Effect.provide(cancelDuringIngest, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 2 }))
+        )
+      )
+    } finally {
+      await db.drop()
+    }
+  }, 30_000)
+})
