@@ -1,6 +1,6 @@
 import { Effect, Queue, Stream } from "effect"
-import { lastValueFrom, take, toArray } from "rxjs"
-import { describe, expect, it } from "vitest"
+import { lastValueFrom, take, toArray, type Observable } from "rxjs"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { TransportError } from "../../src/core/errors/GatewayError.js"
 import type { Runner } from "../../src/streams/Bridge.js"
 import { fromScopedSession, type SessionState } from "../../src/streams/RxSession.js"
@@ -25,6 +25,22 @@ const fakeSession = () => {
   )
   return { connect, queue, sent, released: () => released }
 }
+
+/** A socket that never opens: connecting fails with `error` after 10 ms. */
+const failingConnect = (error: Error) =>
+  Effect.delay(Effect.fail(error), "10 millis") as Effect.Effect<
+    { events: Stream.Stream<string>; send: (event: string) => Effect.Effect<void> },
+    Error
+  >
+
+/** Unhandled rejections seen by the process while a test runs. */
+let unhandled: Array<unknown> = []
+const onUnhandled = (reason: unknown) => void unhandled.push(reason)
+beforeEach(() => {
+  unhandled = []
+  process.on("unhandledRejection", onUnhandled)
+})
+afterEach(() => void process.off("unhandledRejection", onUnhandled))
 
 describe("fromScopedSession", () => {
   it("emits the session at once while connecting, and unsubscribing then still closes the socket", async () => {
@@ -66,5 +82,70 @@ describe("fromScopedSession", () => {
     await sleep(10)
     await expect(send!("late")).rejects.toBeInstanceOf(TransportError)
     expect(fake.sent).toEqual([])
+  })
+
+  it("never leaves a fire-and-forget send as an unhandled rejection when the session fails to open", async () => {
+    const refused = new Error("Invalid API key.")
+    const errors: Array<unknown> = []
+    fromScopedSession(run, "realtime", failingConnect(refused)).subscribe({
+      next: (session) => {
+        void session.send("queued-1")
+        void session.send("queued-2")
+      },
+      error: (error) => errors.push(error)
+    })
+    await sleep(30)
+    await new Promise((r) => setImmediate(r))
+    expect(errors).toEqual([refused])
+    expect(unhandled).toEqual([])
+  })
+
+  it("rejects an awaited send with why the session failed to open, queued or sent after the failure", async () => {
+    const refused = new Error("Invalid API key.")
+    let send: ((e: string) => Promise<void>) | undefined
+    fromScopedSession(run, "live", failingConnect(refused)).subscribe({ next: (s) => (send = s.send), error: () => {} })
+    const queued = send!("queued")
+    await expect(queued).rejects.toBe(refused)
+    await expect(send!("late")).rejects.toBe(refused)
+    await sleep(0)
+    expect(unhandled).toEqual([])
+  })
+
+  it("still rejects a send after a session that was open closed with TransportError, marked handled", async () => {
+    const fake = fakeSession()
+    let send: ((e: string) => Promise<void>) | undefined
+    const sub = fromScopedSession(run, "realtime", fake.connect).subscribe((s) => (send = s.send))
+    await sleep(20)
+    sub.unsubscribe()
+    await sleep(10)
+    void send!("ignored")
+    await sleep(0)
+    await new Promise((r) => setImmediate(r))
+    expect(unhandled).toEqual([])
+    await expect(send!("late")).rejects.toMatchObject({ _tag: "TransportError", reason: "closed" })
+  })
+
+  it("replays the final closed state, then completes, to a state$ subscriber that comes after the end", async () => {
+    const lateSeen = async (end: "client" | "failure") => {
+      const fake = fakeSession()
+      const refused = new Error("refused")
+      let session: { state$: Observable<SessionState> } | undefined
+      const sub = fromScopedSession(
+        run,
+        "realtime",
+        end === "client" ? fake.connect : failingConnect(refused)
+      ).subscribe({ next: (s) => (session = s), error: () => {} })
+      await sleep(20)
+      if (end === "client") sub.unsubscribe()
+      await sleep(10)
+      const seen: Array<SessionState | "complete"> = []
+      session!.state$.subscribe({ next: (s) => seen.push(s), complete: () => seen.push("complete") })
+      return seen
+    }
+    expect(await lateSeen("client")).toEqual([{ status: "closed", by: "client", code: 1000 }, "complete"])
+    expect(await lateSeen("failure")).toEqual([
+      { status: "closed", by: "server", error: new Error("refused") },
+      "complete"
+    ])
   })
 })
