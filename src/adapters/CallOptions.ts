@@ -33,8 +33,9 @@ export interface CallOptions {
   readonly signal?: AbortSignal
   /**
    * Overrides the layer's time limit of one request attempt (`timeoutMs`); for a stream, of the wait
-   * for the answer's headers and then for its first event (`streamFirstByteTimeoutMs`; the idle limit
-   * between events stays the layer's); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
+   * for the answer's headers and then for its first event, or a byte stream's (`speech.stream`,
+   * `video.downloadStream`) first bytes (`streamFirstByteTimeoutMs`; the idle limit between events or
+   * chunks stays the layer's); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
    */
   readonly timeoutMs?: number
   /**

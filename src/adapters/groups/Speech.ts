@@ -21,7 +21,12 @@ export interface SpeechGroup {
     body: SpeechBodyInput,
     options?: CallOptions
   ) => Effect.Effect<SpeechAudio, RequestError | InvalidRequest>
-  /** The audio as it arrives (interrupting the stream aborts the request). */
+  /**
+   * The audio as it arrives (interrupting the stream aborts the request). The call's `timeoutMs` (else
+   * `streamFirstByteTimeoutMs`) bounds the wait for the answer's headers and then for its first bytes,
+   * the layer's `streamIdleTimeoutMs` every gap after; past one, the stream fails with a `TimeoutError`
+   * and the connection is closed.
+   */
   readonly stream: (
     body: SpeechBodyInput,
     options?: CallOptions

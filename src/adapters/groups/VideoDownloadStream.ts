@@ -358,7 +358,9 @@ export const makeDownloadParser = (): {
  * The video of a succeeded alpha task as a stream of its bytes (E3), never held whole: the answer
  * is checked as it is read, bounded by `limits.maxDownloadBytes`; a fault fails the stream with a
  * `DecodeError` (write it with `writeAtomically`, so a failed download leaves no file). The request
- * is tried again as an idempotent one until its answer starts; a failure after that ends the stream.
+ * is tried again as an idempotent one until its answer starts; a failure after that ends the stream,
+ * as does a stalled answer: its time limits are a stream's (`HttpTransport.open`), past one a
+ * `TimeoutError`.
  * @category constructors
  */
 export const downloadStream = (

@@ -122,12 +122,14 @@ export interface HttpTransport {
   /**
    * Sends and waits for a 2xx answer's headers (each attempt bounded by the first-byte limit, with
    * retries), then gives its body as a byte stream; once the body flows, a failure ends the stream
-   * with a `TransportError` (or `Aborted`, by the call's signal). Ending or interrupting the stream
-   * aborts the request.
+   * with a `TransportError` (or `Aborted`, by the call's signal), and the stream's time limits with
+   * a `TimeoutError`: the first-byte limit (the call's `timeoutMs`, else `streamFirstByteTimeoutMs`)
+   * again until its first chunk, then `streamIdleTimeoutMs` between two. Ending or interrupting the
+   * stream, or a limit passed, closes the connection.
    */
   readonly open: <R extends TransportRequest>(
     request: R
-  ) => Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted>, RequestError | OptionsError<R>>
+  ) => Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError>, RequestError | OptionsError<R>>
 }
 
 /** The request id a gateway answer carries in its headers. @category accessors */
@@ -850,10 +852,17 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
   // A stream's attempt ends at its first byte: the body is read later, by the stream's consumer.
   const open = (
     request: TransportRequest
-  ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted>, RequestError | InvalidRequest> =>
+  ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError>, RequestError | InvalidRequest> =>
     Effect.map(
       call(request, toAnswerError, "first-byte", (request, response) =>
-        Effect.succeed({ status: response.status, headers: response.headers, body: bodyOf(request, response) })
+        Effect.succeed({
+          status: response.status,
+          headers: response.headers,
+          body: bodyOf(request, response, {
+            firstMs: limitOf(request, "first-byte"),
+            idleMs: config.streamIdleTimeoutMs
+          })
+        })
       ),
       (answer) => answer.body
     )
@@ -863,26 +872,94 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
 }
 
 /**
+ * A body's source under a stream's time limits, the rule the SSE decoder applies to events
+ * (`Deadline.streamMsLeft`) applied to chunks: `firstMs` until the first chunk, then `idleMs` between
+ * two — not counted while the reader has paused the body (its own lag, not the server's), the wait
+ * starting again at the resume. Past a limit the flow is closed, which closes the connection, and the
+ * body fails with a `TimeoutError` (`first-byte` or `idle`). One watchdog per body (`Deadline.watch`,
+ * stopped with the body's scope) and one clock read per chunk.
+ */
+const timed = <E>(
+  source: ByteSource.ByteSource<E>,
+  family: Family,
+  limits: Deadline.StreamLimits
+): ByteSource.ByteSource<E | TimeoutError> => ({
+  start: (sink) =>
+    Effect.clockWith((clock) => {
+      const startedAt = clock.currentTimeMillisUnsafe()
+      let lastAt: number | undefined
+      let paused = false
+      let over = false
+      let flow: ByteSource.ByteFlow | undefined
+      const inner: ByteSource.ByteSink<E> = {
+        chunk: (bytes) => {
+          if (over) return
+          lastAt = clock.currentTimeMillisUnsafe()
+          sink.chunk(bytes)
+        },
+        end: () => {
+          if (over) return
+          over = true
+          sink.end()
+        },
+        fail: (error) => {
+          if (over) return
+          over = true
+          sink.fail(error)
+        }
+      }
+      const msLeft = (): number | undefined => {
+        if (over) return undefined
+        // Paused, nothing can arrive: the watchdog looks again later, the resume restarts the wait.
+        if (paused) return limits.idleMs
+        return Deadline.streamMsLeft(limits, startedAt, lastAt, clock.currentTimeMillisUnsafe())
+      }
+      const expire = (): void => {
+        over = true
+        flow?.close()
+        sink.fail(Deadline.streamExpired(family, lastAt === undefined, limits, "data"))
+      }
+      return Effect.flatMap(source.start(inner), (started) => {
+        flow = started
+        // No `finish`: a stream's reader stops by closing (`toStream`), and the watchdog stops with it.
+        const timedFlow: ByteSource.ByteFlow = {
+          pause: () => {
+            paused = true
+            started.pause()
+          },
+          resume: () => {
+            paused = false
+            lastAt = clock.currentTimeMillisUnsafe()
+            started.resume()
+          },
+          close: () => {
+            over = true
+            started.close()
+          }
+        }
+        return Effect.as(Deadline.watch(msLeft, expire), timedFlow)
+      })
+    })
+})
+
+/**
  * A streamed answer's body, its failures as `TransportError`s, marked with its source (read as
- * callbacks by the SSE decoder); with the call's signal, a body that fails with `Aborted` and closes
- * its connection when the signal aborts.
+ * callbacks by the SSE decoder, which bounds the waits for its events itself); with the call's signal,
+ * a body that fails with `Aborted` and closes its connection when the signal aborts. Read as a stream
+ * (`speech.stream`, a video download), its chunks are under the stream's time limits (`timed`).
  */
 const bodyOf = (
   request: TransportRequest,
-  response: HttpClientResponse.HttpClientResponse
-): Stream.Stream<Uint8Array, TransportError | Aborted> => {
+  response: HttpClientResponse.HttpClientResponse,
+  limits: Deadline.StreamLimits
+): Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError> => {
   const lost = (e: HttpClientError.HttpClientError) => transportError(request.family, request.url, e.cause ?? e).error
   const source = ByteSource.mapError(ByteSource.ofBody(response), lost)
   const signal = request.options?.signal
-  if (signal !== undefined) {
-    const guarded = ByteSource.abortable(source, signal, () => CallOptions.abortedError(request.family))
-    return ByteSource.withSource(ByteSource.toStream(guarded), guarded)
-  }
-  // The source is what the SSE decoder reads; the stream, made only when run, is for the other readers.
-  return ByteSource.withSource(
-    Stream.suspend(() => Stream.mapError(response.stream, lost)),
-    source
-  )
+  const guarded =
+    signal === undefined ? source : ByteSource.abortable(source, signal, () => CallOptions.abortedError(request.family))
+  // The stream, started only when run, is for the readers other than the SSE decoder.
+  return ByteSource.withSource(ByteSource.toStream(timed(guarded, request.family, limits)), guarded)
 }
 
 /**

@@ -2,12 +2,14 @@
  * A time limit on one effect, cheap enough for every request. With the live clock it runs the effect
  * in one child fiber and arms a plain host timer, where `Effect.timeoutOrElse` races two fibers
  * through the Clock. Under any other Clock (a `TestClock` in tests) it is `Effect.timeoutOrElse`
- * itself, so virtual time keeps working.
+ * itself, so virtual time keeps working. It also holds a stream's two limits — until its first item,
+ * then between two — one rule for SSE events and byte chunks alike, and their watchdog (`watch`).
  */
 import type { Clock, Scope } from "effect"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { TimeoutError, type Family } from "../../core/errors/GatewayError.js"
 import { acquireSync } from "../http/ByteSource.js"
 
 // The clock every fiber has unless one is provided: time limits under it may use the host's timers.
@@ -125,3 +127,43 @@ export const watch = (msLeft: () => number | undefined, expire: () => void): Eff
       )
     )
   })
+
+/**
+ * A stream's two time limits, the one rule of every stream umg reads (an SSE body's events, a byte
+ * body's chunks): `firstMs` from the start of its reading to its first item, then `idleMs` between two.
+ * @category models
+ */
+export interface StreamLimits {
+  readonly firstMs: number
+  readonly idleMs: number
+}
+
+/**
+ * How long a stream's watchdog (`watch`) may sleep before it looks again (≤ 0: a limit has passed).
+ * The watchdog sleeps until the deadline it last read, and the first item moves the deadline to that
+ * item's time + `idleMs`, which can come before the first-item deadline (idle 500 ms, first 30 s). So
+ * until the first item it wakes at least every `idleMs`: after an item at t it wakes by t + `idleMs`, in time.
+ * @category getters
+ */
+export const streamMsLeft = (
+  limits: StreamLimits,
+  startedAt: number,
+  lastAt: number | undefined,
+  now: number
+): number =>
+  lastAt !== undefined ? lastAt + limits.idleMs - now : Math.min(startedAt + limits.firstMs - now, limits.idleMs)
+
+/**
+ * A stream's limit, passed: before its first item (`first`) the `first-byte` phase, after it `idle`;
+ * `what` names the item (`event`, `data`).
+ * @category constructors
+ */
+export const streamExpired = (family: Family, first: boolean, limits: StreamLimits, what: string): TimeoutError => {
+  const ms = first ? limits.firstMs : limits.idleMs
+  return new TimeoutError({
+    family,
+    phase: first ? "first-byte" : "idle",
+    timeoutMs: ms,
+    message: first ? `no ${what} within ${ms} ms` : `no ${what} for ${ms} ms`
+  })
+}

@@ -19,7 +19,7 @@ import {
   Aborted,
   DecodeError,
   IncompleteStream,
-  TimeoutError,
+  type TimeoutError,
   TransportError,
   type Family
 } from "../../core/errors/GatewayError.js"
@@ -133,28 +133,6 @@ const cutOf = <B, Snapshot>(error: B, family: Family, started: boolean, snapshot
         partial: snapshot()
       })
     : error
-
-/** The first-event (`first`) or idle time limit, passed. */
-const expired = (family: Family, first: boolean, timeouts: SseTimeouts): TimeoutError => {
-  const ms = first ? timeouts.firstEventMs : timeouts.idleMs
-  return new TimeoutError({
-    family,
-    phase: first ? "first-byte" : "idle",
-    timeoutMs: ms,
-    message: first ? `no event within ${ms} ms` : `no event for ${ms} ms`
-  })
-}
-
-/**
- * How long the watchdog may sleep before it looks again (≤ 0: a limit has passed). The watchdog sleeps
- * until the deadline it last read, and the first event moves the deadline to that event's time +
- * `idleMs`, which can come before the first-event deadline (idle 500 ms, first 30 s). So until the
- * first event it wakes at least every `idleMs`: after an event at t it wakes by t + `idleMs`, in time.
- */
-const msToLook = (timeouts: SseTimeouts, startedAt: number, lastEventAt: number | undefined, now: number): number =>
-  lastEventAt !== undefined
-    ? lastEventAt + timeouts.idleMs - now
-    : Math.min(startedAt + timeouts.firstEventMs - now, timeouts.idleMs)
 
 /** The final answer from the one fold: read after `End`, when the stream ended without failing. */
 const resultOf = <Final>(
@@ -345,10 +323,12 @@ const setup = <Event, Snapshot, Final, B>(
     }
   }
 
+  // The time limits of every stream (`Deadline.streamMsLeft`), on events.
+  const limits: Deadline.StreamLimits = { firstMs: timeouts.firstEventMs, idleMs: timeouts.idleMs }
   const msLeft = (): number | undefined =>
-    ended ? undefined : msToLook(timeouts, startedAt, lastEventAt, clock.currentTimeMillisUnsafe())
+    ended ? undefined : Deadline.streamMsLeft(limits, startedAt, lastEventAt, clock.currentTimeMillisUnsafe())
   const expire = (): void => {
-    failure = expired(spec.family, lastEventAt === undefined, timeouts)
+    failure = Deadline.streamExpired(spec.family, lastEventAt === undefined, limits, "event")
     stop()
     notify()
   }
