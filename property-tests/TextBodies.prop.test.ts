@@ -6,7 +6,7 @@ import { appendToolRound, buildCountTokensBody, buildMessagesBody } from "../src
 import { buildNativeBody, parseNativeModel } from "../src/core/text/native/Native.js"
 import { buildChatBody } from "../src/core/text/chat/ChatBody.js"
 import { buildResponsesBody } from "../src/core/text/responses/ResponsesBody.js"
-import { ensureRoute, routeFor, routeForCapability } from "../src/core/gateway/Routing.js"
+import { ensureRoute, familyShaped, routeFor, routeForCapability } from "../src/core/gateway/Routing.js"
 import { type Capability, entryFor, isKnownModel, knownModels } from "../src/core/gateway/Catalog.js"
 
 /** Runs a builder; a thrown exception (a defect) escapes `runSync` and fails the property. */
@@ -362,6 +362,22 @@ describe("the one model catalog", () => {
         expect(Result.isSuccess(routeForCapability(id, capability, { allowUnknownModels: true }))).toBe(true)
       }),
       { seed: 1225 }
+    )
+  })
+
+  it("with allowUnknownModels sends an unlisted id to any capability asked, but where the contract refuses its family", () => {
+    const suffix = fc.stringMatching(/^-[a-z0-9]{1,8}$/)
+    fc.assert(
+      fc.property(fc.constantFrom(...known), suffix, fc.constantFrom(...ALL), ([model], tail, asked) => {
+        const id = `${model}${tail}`
+        fc.pre(!isKnownModel(id))
+        const entry = entryFor(id)
+        const routed = routeForCapability(id, asked, { allowUnknownModels: true })
+        const refused = !entry.capabilities.includes(asked) && familyShaped.includes(asked)
+        if (refused) expect(Result.isFailure(routed) && routed.failure).toMatchObject({ field: "model", rule: "route" })
+        else expect(Result.getOrThrow(routed).capability).toBe(asked)
+      }),
+      { seed: 1226 }
     )
   })
 })

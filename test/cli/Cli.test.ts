@@ -284,6 +284,34 @@ describe("umg against UMG_BASE_URL", () => {
     ).toEqual(["one", "two"])
   })
 
+  it("embeds lines from standard input without its byte-order mark, refuses --concurrency past 1000, reranks with a --top-n above the documents", async () => {
+    const before = total()
+    const [piped, tooMany, ranked] = await Promise.all([
+      runUmg(
+        umg,
+        ["embed", "-m", "text-embedding-3-small", "--dimensions", "4", "--file", "-"],
+        env,
+        "\uFEFFone\ntwo\n"
+      ),
+      runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--json", "--concurrency", "5000", "fox"], env),
+      runUmg(umg, ["rerank", "-m", "rerank-v1", "-q", "fox", "--top-n", "5", "--json", "a dog", "a fox"], env)
+    ])
+    expect([piped.code, tooMany.code, ranked.code]).toEqual([0, 2, 0])
+    const inputs = piped.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { input: string }).input)
+    expect(inputs).toEqual(["one", "two"])
+    expect(JSON.parse(tooMany.stderr.trim())).toMatchObject({
+      error: { field: "--concurrency", rule: "range", message: expect.stringContaining("from 1 to 1000") as unknown }
+    })
+    expect((JSON.parse(ranked.stdout) as { results: Array<{ index: number }> }).results.map((r) => r.index)).toEqual([
+      1, 0
+    ])
+    // Two embeddings and one rerank: the refused command sent nothing.
+    expect(total() - before).toBe(3)
+  })
+
   it("refuses standard input that is empty or over 16 MiB, and an empty argument, exit 2 naming PROMPT, and sends nothing", async () => {
     const before = total()
     const empty = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "--json", "-"], env, " \n")

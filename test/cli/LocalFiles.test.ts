@@ -19,6 +19,15 @@ describe("readLines", () => {
     ])
   })
 
+  it("drops a leading UTF-8 byte-order mark (a file saved by a Windows editor), and only a leading one", async () => {
+    const file = join(dir, "bom.txt")
+    writeFileSync(file, "\uFEFFalpha\r\n\uFEFFbeta\r\n")
+    expect(await Effect.runPromise(readLines(file, "file"))).toEqual([
+      { text: "alpha", line: 1 },
+      { text: "\uFEFFbeta", line: 2 }
+    ])
+  })
+
   it("names the field and the path of a file it cannot read", async () => {
     const error = await Effect.runPromise(Effect.flip(readLines(join(dir, "absent.txt"), "file")))
     expect(error).toMatchObject({ _tag: "InvalidRequest", field: "file", rule: "file" })

@@ -28,8 +28,12 @@ describe("buildImagesBody", () => {
       expect((yield* buildImagesBody({ ...base, model: "acme-image-1" }, { allowUnknownModels: true })).model).toBe(
         "acme-image-1"
       )
-      // A zeta id stays in the zeta native family even with the option: the family is known by its prefix.
-      expect((yield* bad({ ...base, model: "zeta-5-image" })).rule).toBe("route")
+      // An unlisted zeta id is unknown, not another family's model: E15 serves zeta image models here.
+      const unlisted = yield* bad({ ...base, model: "zeta-5-image" })
+      expect(unlisted).toMatchObject({ field: "model", rule: "unknown-model" })
+      expect(unlisted.message).toContain("allowUnknownModels")
+      const preview = { ...base, model: "zeta-2.5-flash-image-preview" }
+      expect((yield* buildImagesBody(preview, { allowUnknownModels: true })).model).toBe(preview.model)
     })
   )
 

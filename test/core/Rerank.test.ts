@@ -44,13 +44,14 @@ describe("buildRerankBody", () => {
     })
   )
 
-  it.effect("keeps top_n within 1 and the number of documents", () =>
+  it.effect("takes top_n as an integer of at least 1, with no upper bound (E13: default all)", () =>
     Effect.gen(function* () {
       expect((yield* buildRerankBody({ ...base, top_n: 1 })).top_n).toBe(1)
-      const over = yield* bad({ ...base, top_n: 3 })
-      expect(over).toMatchObject({ field: "top_n", rule: "range" })
-      expect(over.message).toContain("1 to 2")
-      expect(yield* bad({ ...base, top_n: 0 })).toMatchObject({ field: "top_n", rule: "range" })
+      // A fixed top_n with however many documents retrieval found: more than the documents keeps them all.
+      expect((yield* buildRerankBody({ ...base, top_n: 5 })).top_n).toBe(5)
+      const zero = yield* bad({ ...base, top_n: 0 })
+      expect(zero).toMatchObject({ field: "top_n", rule: "range" })
+      expect(zero.message).toBe("top_n: 0 is out of range; allowed: at least 1")
       expect(yield* bad({ ...base, top_n: 1.5 })).toMatchObject({ field: "top_n", rule: "type" })
     })
   )

@@ -184,6 +184,30 @@ describe("the one model catalog", () => {
     expect(failure(routeForCapability("rerank-v1", "embeddings", { allowUnknownModels: true })).rule).toBe("route")
   })
 
+  it("with allowUnknownModels sends an id a prefix or pattern only guesses to the capability asked", () => {
+    const unknown = { allowUnknownModels: true }
+    const speech = success(routeForCapability("gpt-4o-mini-tts-2025-03-20", "speech", unknown))
+    expect(speech).toMatchObject({ path: "/v1/audio/speech", shape: "speech", capabilities: ["speech"] })
+    const image = success(routeForCapability("zeta-2.5-flash-image-preview", "images", unknown))
+    expect(image).toMatchObject({ path: "/v1/images/generations", shape: "images", capabilities: ["images"] })
+    // Without the option the id is unknown (not another family's model): the message names the guess and the option.
+    const e = failure(routeForCapability("gpt-4o-mini-tts-2025-03-20", "speech"))
+    expect(e).toMatchObject({ field: "model", rule: "unknown-model" })
+    expect(e.message).toContain("not a model umg knows for speech (POST /v1/audio/speech)")
+    expect(e.message).toContain("known: gpt-4o-mini-tts, tts-1, tts-1-hd;")
+    expect(e.message).toContain("by its name it may be a chat model")
+    expect(e.message).toContain("allowUnknownModels: true")
+    // An endpoint whose body is a family's own refuses an id named for another family: the GPT-5 Pro
+    // family on chat, zeta embeddings on native, an epsilon id on chat or video.
+    const pro = failure(routeForCapability("gpt-5-pro-2025-10-06", "chat", unknown))
+    expect(pro).toMatchObject({ rule: "route" })
+    expect(pro.message).toContain("use responses")
+    expect(failure(routeForCapability("zeta-embedding-002", "native", unknown)).rule).toBe("route")
+    expect(failure(routeForCapability("epsilon-opus-9", "video", unknown)).rule).toBe("route")
+    expect(failure(routeForCapability("epsilon-opus-9", "chat", unknown)).rule).toBe("route")
+    expect(failure(routeForCapability("zeta-3-pro-preview-2", "messages", unknown)).rule).toBe("route")
+  })
+
   it("knows a user's exact entries without the option", () => {
     const catalog = extendRouteCatalog([{ match: { exact: "acme-embed-2" }, capabilities: ["embeddings"] }])
     expect(success(routeForCapability("acme-embed-2", "embeddings", { catalog })).path).toBe("/v1/embeddings")

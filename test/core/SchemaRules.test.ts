@@ -33,16 +33,17 @@ import { buildVideoBody } from "../../src/core/video/VideoBody.js"
 const is = (schema: Schema.Top, value: unknown): boolean => Schema.is(schema)(value)
 
 describe("rules across fields live in the body Schemas", () => {
-  it.effect("rerank: top_n at most the number of documents", () =>
+  it.effect("rerank: top_n bounded by nothing across fields (E13: default all), at least 1 on its own", () =>
     Effect.gen(function* () {
       const body = { model: "rerank-v1", query: "q", documents: ["a", "b"] }
       expect(is(RerankBody, { ...body, top_n: 2 })).toBe(true)
-      expect(is(RerankBody, { ...body, top_n: 3 })).toBe(false)
-      const e = yield* Effect.flip(buildRerankBody({ ...body, top_n: 3 }))
+      expect(is(RerankBody, { ...body, top_n: 3 })).toBe(true)
+      expect((yield* buildRerankBody({ ...body, top_n: 3 })).top_n).toBe(3)
+      const e = yield* Effect.flip(buildRerankBody({ ...body, top_n: 0 }))
       expect(e).toMatchObject({
         field: "top_n",
         rule: "range",
-        message: "top_n: 3 is out of range for 2 documents; allowed: 1 to 2"
+        message: "top_n: 0 is out of range; allowed: at least 1"
       })
     })
   )

@@ -58,6 +58,17 @@ describe("buildSpeechBody", () => {
     })
   )
 
+  it.effect("counts input in characters (code points), as upstream's 4,096 limit does", () =>
+    Effect.gen(function* () {
+      expect((yield* buildSpeechBody({ ...base, input: "😀".repeat(4096) })).input).toHaveLength(8192)
+      const e = yield* bad({ ...base, input: "😀".repeat(4097) })
+      expect(e).toMatchObject({ field: "input", rule: "max-length" })
+      expect(e.message).toBe("input: 4097 characters is too long; allowed: at most 4096")
+      // A lone surrogate is one character too.
+      expect((yield* bad({ ...base, input: `${"a".repeat(4096)}\ud800` })).message).toContain("4097 characters")
+    })
+  )
+
   it.effect("requires model and a non-empty input, and passes unknown fields through", () =>
     Effect.gen(function* () {
       expect(yield* bad({ ...base, input: "" })).toMatchObject({ field: "input" })

@@ -74,6 +74,40 @@ describe("POST /v1/images/generations", () => {
     expect((await generate({ response_format: "b64_json" })).status).toBe(200)
   })
 
+  it("answers the mime_type asked: a JPEG or a WebP of the size it reports, with that output_format", async () => {
+    type Answer = Result & { output_format: string; size: string }
+    const answer = async (mime_type?: string): Promise<Answer> => {
+      const res = await generate({ size: "16:9", ...(mime_type === undefined ? {} : { mime_type }) })
+      expect(res.status).toBe(200)
+      return (await res.json()) as Answer
+    }
+    const [png, jpeg, webp] = await Promise.all([answer(), answer("image/jpeg"), answer("image/webp")])
+    const bytes = (a: Answer) => Buffer.from(a.data[0]!.b64_json, "base64")
+    expect([png.output_format, jpeg.output_format, webp.output_format]).toEqual(["png", "jpeg", "webp"])
+    const { width, height } = readPng(bytes(png))
+    expect(png.size).toBe(`${width}x${height}`)
+    // JPEG: SOI, then markers up to the baseline frame header, which carries height then width; EOI last.
+    const jpg = bytes(jpeg)
+    expect([jpg[0], jpg[1], jpg.at(-2), jpg.at(-1)]).toEqual([0xff, 0xd8, 0xff, 0xd9])
+    let at = 2
+    while (jpg[at + 1] !== 0xc0) at += 2 + jpg.readUInt16BE(at + 2)
+    expect(`${jpg.readUInt16BE(at + 7)}x${jpg.readUInt16BE(at + 5)}`).toBe(jpeg.size)
+    // WebP: RIFF….WEBP with a lossless VP8L chunk whose header holds width − 1 and height − 1 in 14 bits each.
+    const wp = bytes(webp)
+    expect([wp.toString("ascii", 0, 4), wp.toString("ascii", 8, 16)]).toEqual(["RIFF", "WEBPVP8L"])
+    expect(wp.readUInt32LE(4)).toBe(wp.length - 8)
+    const bits = wp.readUInt32LE(21)
+    expect(`${(bits & 0x3fff) + 1}x${((bits >>> 14) & 0x3fff) + 1}`).toBe(webp.size)
+  })
+
+  it("answers a mime_type it cannot make with 400 naming the types it makes", async () => {
+    const res = await generate({ mime_type: "image/gif" })
+    expect(res.status).toBe(400)
+    const body = (await res.json()) as { error: { param: string; message: string } }
+    expect(body.error.param).toBe("mime_type")
+    expect(body.error.message).toContain("image/png, image/jpeg, image/webp")
+  })
+
   it("answers a missing prompt with 400", async () => {
     expect((await generate({ prompt: undefined })).status).toBe(400)
   })

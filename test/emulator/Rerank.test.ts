@@ -51,12 +51,26 @@ describe("POST /v1/rerank", () => {
     expect(relevance("red apple", "green pear")).toBe(0)
   })
 
-  it("answers missing query, missing documents and a bad top_n (0, or more than the documents) with 400", async () => {
+  it("answers a top_n above the number of documents with every document, ranked (E13 sets no bound)", async () => {
+    const res = await rerank({ model: "rerank-v1", query: "capital of France", documents, top_n: 10 })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as Result).results.map((x) => x.index)).toEqual([2, 3, 0, 1])
+  })
+
+  it("answers a model its catalogue does not hold as a rerank model with 404 model_not_found", async () => {
+    for (const model of ["rerank-does-not-exist", "rerank-v2", "text-embedding-3-small"]) {
+      const res = await rerank({ model, query: "x", documents })
+      expect(res.status).toBe(404)
+      expect(await res.json()).toMatchObject({ error: { param: "model", code: "model_not_found" } })
+    }
+  })
+
+  it("answers missing query, missing documents and a bad top_n (0, 1.5) with 400", async () => {
     for (const body of [
       { model: "rerank-v1", documents },
       { model: "rerank-v1", query: "x" },
       { model: "rerank-v1", query: "x", documents, top_n: 0 },
-      { model: "rerank-v1", query: "x", documents, top_n: documents.length + 1 }
+      { model: "rerank-v1", query: "x", documents, top_n: 1.5 }
     ]) {
       const res = await rerank(body)
       expect(res.status).toBe(400)

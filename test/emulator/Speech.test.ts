@@ -160,6 +160,15 @@ describe("POST /v1/audio/speech", () => {
       expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error", param } })
     })
 
+  it("counts input in characters (code points): 4096 emoji pass, 4097 are refused naming that count", async () => {
+    expect((await speech({ input: "😀".repeat(4096) })).status).toBe(200)
+    const res = await speech({ input: "😀".repeat(4097) })
+    expect(res.status).toBe(400)
+    const body = (await res.json()) as { error: { message: string; param: string } }
+    expect(body.error.param).toBe("input")
+    expect(body.error.message).toContain("maximum length 4096, but got a string with length 4097")
+  })
+
   it("answers a model that is not a speech model with 404", async () => {
     expect((await speech({ model: "gpt-4o" })).status).toBe(404)
   })

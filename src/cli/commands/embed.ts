@@ -1,12 +1,13 @@
 /**
- * `umg embed`: embeddings of many texts (one request per text, E12) with bounded concurrency, a
- * progress bar on stderr and one JSON line per input on stdout, in input order.
+ * `umg embed`: embeddings of many texts through the library's `embedMany` (one request per text, E12,
+ * backing off on a 429), with a progress bar on stderr and one JSON line per input, in input order.
  */
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option, Queue } from "effect"
 import { Gateway } from "../../adapters/Gateway.js"
-import { buildEmbeddingsBody, type EmbeddingsBody } from "../../core/media/Embeddings.js"
+import { buildEmbeddingsBody } from "../../core/media/Embeddings.js"
 import type { RequestError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
+import { checkSetting, concurrency as concurrencyRange } from "../../core/validation/Setting.js"
 import * as Connection from "../support/Connection.js"
 import { isStdin, readLines } from "../support/LocalFiles.js"
 import * as Output from "../support/Output.js"
@@ -20,8 +21,10 @@ export interface EmbeddingLine {
 }
 
 /**
- * Validates every text first (a bad text at line 900 must not cost 899 requests), then embeds them
- * `concurrency` at a time, calling `onLine` in input order and `onProgress` after each answer.
+ * Validates every text first (a bad text at line 900 must not cost 899 requests, and its error names
+ * where it came from), then embeds them with `embedMany`, at most `concurrency` at a time (the
+ * library's range, 1 to 1000, named `--concurrency`), calling `onProgress` after each answer and
+ * `onLine` in input order as soon as every earlier input is answered.
  * @category constructors
  */
 export const embedLines = (
@@ -41,7 +44,8 @@ export const embedLines = (
   }
 ): Effect.Effect<number, RequestError | InvalidRequest, Gateway> =>
   Effect.gen(function* () {
-    if (options.inputs.length === 0) {
+    const { inputs } = options
+    if (inputs.length === 0) {
       return yield* Effect.fail(
         new InvalidRequest({
           field: "input",
@@ -50,22 +54,11 @@ export const embedLines = (
         })
       )
     }
-    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
-      return yield* Effect.fail(
-        new InvalidRequest({
-          field: "concurrency",
-          rule: "range",
-          message: `concurrency: ${options.concurrency} is not allowed; allowed: an integer ≥ 1`
-        })
-      )
-    }
-    const bodies: ReadonlyArray<EmbeddingsBody> = yield* Effect.forEach(options.inputs, (input, i) =>
+    const concurrency = yield* Effect.fromResult(checkSetting("--concurrency", options.concurrency, concurrencyRange))
+    const dimensions = options.dimensions !== undefined ? { dimensions: options.dimensions } : {}
+    yield* Effect.forEach(inputs, (input, i) =>
       buildEmbeddingsBody(
-        {
-          model: options.model,
-          input,
-          ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {})
-        },
+        { model: options.model, input, ...dimensions },
         { allowUnknownModels: options.allowUnknownModels === true }
       ).pipe(
         // Only an input's own error names where it came from; one about the model or the dimensions
@@ -82,31 +75,33 @@ export const embedLines = (
       )
     )
     const gateway = yield* Gateway
-    let done = 0
-    yield* Stream.fromIterable(bodies.map((body, index) => ({ body, index }))).pipe(
-      // `mapEffect` with concurrency keeps input order on output.
-      Stream.mapEffect(
-        ({ body, index }) =>
-          gateway.embeddings.create(body).pipe(
-            Effect.tap(() => {
-              done++
-              return handlers.onProgress(done, bodies.length)
-            }),
-            Effect.map((answer) => {
-              const vector = answer.data[0]!.embedding // `decodeEmbeddings` answers at least one item
-              return {
-                index,
-                input: body.input,
-                dimensions: vector.length,
-                embedding: Array.from(vector)
-              } satisfies EmbeddingLine
-            })
-          ),
-        { concurrency: options.concurrency }
-      ),
-      Stream.runForEach(handlers.onLine)
-    )
-    return bodies.length
+    // `embedMany` reports each vector as it arrives (completion order); the writer prints them in input order.
+    const arrived = yield* Queue.unbounded<{ readonly index: number; readonly vector: Float32Array }>()
+    const write = Effect.gen(function* () {
+      const waiting = new Map<number, Float32Array>()
+      let next = 0
+      for (let done = 1; done <= inputs.length; done++) {
+        const { index, vector } = yield* Queue.take(arrived)
+        yield* handlers.onProgress(done, inputs.length)
+        waiting.set(index, vector)
+        for (let v = waiting.get(next); v !== undefined; v = waiting.get(next)) {
+          waiting.delete(next)
+          yield* handlers.onLine({ index: next, input: inputs[next]!, dimensions: v.length, embedding: Array.from(v) })
+          next++
+        }
+      }
+    })
+    const embed = gateway.embeddings.embedMany({
+      model: options.model,
+      inputs,
+      ...dimensions,
+      concurrency,
+      onEvent: (event) => {
+        if (event.type === "result") Queue.offerUnsafe(arrived, { index: event.index, vector: event.result })
+      }
+    })
+    yield* Effect.all([embed, write], { concurrency: 2, discard: true })
+    return inputs.length
   })
 
 /** The options of `umg embed`. @category models */

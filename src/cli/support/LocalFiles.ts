@@ -122,7 +122,11 @@ export const promptText = (prompt: string, field = "PROMPT"): Effect.Effect<stri
         )
       : Effect.succeed(prompt)
 
-/** The non-blank lines of a text file (`--file`), or of standard input for `-`, each with its line number (from 1). @category constructors */
+/**
+ * The non-blank lines of a text file (`--file`), or of standard input for `-`, each with its line number
+ * (from 1). A leading UTF-8 byte-order mark (files saved by Windows editors) is not part of the first line.
+ * @category constructors
+ */
 export const readLines = (
   path: string,
   field: string
@@ -140,7 +144,7 @@ export const readLines = (
       })
   ).pipe(
     Effect.map((text) =>
-      text
+      (text.startsWith("\uFEFF") ? text.slice(1) : text)
         .split(/\r?\n/)
         .map((line, i) => ({ text: line, line: i + 1 }))
         .filter((line) => line.text.trim() !== "")

@@ -81,7 +81,8 @@ const embedding = (id: string, nativeDimensions: number, supportsDimensions: boo
  * specific entries before general ones. Decisions read from the contract: the GPT-5 Pro family is served
  * by `/v1/responses` only (chat refuses it); `zeta-embedding-001` is an embeddings model on
  * `/v1/embeddings` (3072 dimensions), never the native shape; the two zeta image models take both
- * images and native content.
+ * images and native content, and since E15 serves zeta image models on `/v1/images/generations`, an
+ * unlisted `zeta-` id may go there with `allowUnknownModels`.
  * @category catalog
  */
 export const defaultRouteCatalog: RouteCatalog = [
@@ -162,8 +163,10 @@ export interface RoutingOptions {
   /** The catalog to route with; `defaultRouteCatalog` when absent. */
   readonly catalog?: RouteCatalog
   /**
-   * Accept model ids the catalog does not list (for a gateway newer than umg). A model of another
-   * family is still refused; an id with no known family may go to any capability. Default false.
+   * Accept model ids the catalog does not list (for a gateway newer than umg) for the capability asked:
+   * a prefix or pattern only guesses an unlisted id's family. A listed model of another family is still
+   * refused, and so is an unlisted id whose name places it in another family on an endpoint whose body
+   * is a family's own (text, video, sessions: `familyShaped`). Default false.
    */
   readonly allowUnknownModels?: boolean
 }

@@ -170,11 +170,48 @@ const describeCapability = (capability: Capability, entry: RouteEntry, model: st
 }
 
 /**
- * The route of a model id for one capability, or an `InvalidRequest` on `model`: a model of another
- * family names the family it belongs to and the endpoint that serves it (an epsilon model sent to
- * chat, a rerank model to embeddings, the GPT-5 Pro family to chat: "use responses"); an id the
- * catalog does not list is refused with the known models of the capability, unless
- * `allowUnknownModels`.
+ * Capabilities whose body is the model family's own ("one family's body must not be reused for
+ * another"): the text families, video (E1–E3) and the sessions. An id whose name places it in another
+ * family is refused there even with `allowUnknownModels`. The media endpoints (embeddings, rerank,
+ * speech, images) take one body for every family (E15 serves zeta image models), so there a name only
+ * guesses.
+ * @category routing
+ */
+export const familyShaped: ReadonlyArray<Capability> = [
+  "messages",
+  "countTokens",
+  "native",
+  "chat",
+  "responses",
+  "video",
+  "realtime",
+  "live"
+]
+
+/** A model's family and the endpoints that serve it ("a rerank model, served by rerank (POST /v1/rerank)"). */
+const familyServedBy = (id: string, entry: RouteEntry): string =>
+  `${familyOf(id, entry)}, served by ${entry.capabilities.map((c) => describeCapability(c, entry, id)).join(" or ")}`
+
+/** The refusal of a model of another family: its family, the endpoints that serve it, the one to use. */
+const otherFamily = (id: string, capability: Capability, entry: RouteEntry): Result.Result<never, InvalidRequest> =>
+  fail(
+    "model",
+    "route",
+    `model: ${describe(id)} is ${familyServedBy(id, entry)}; it cannot be sent to ${describeCapability(
+      capability,
+      entry,
+      id
+    )}${entry.note ? ` (${entry.note})` : ""}; use ${entry.capabilities[0]}`
+  )
+
+/**
+ * The route of a model id for one capability, or an `InvalidRequest` on `model`: a listed model of
+ * another family names the family it belongs to and the endpoint that serves it (an epsilon model sent
+ * to chat, a rerank model to embeddings: rule `route`); an id the catalog does not list is refused with
+ * the known models of the capability (and the family its name suggests), rule `unknown-model`, unless
+ * `allowUnknownModels`. With it, such an id goes to a media capability asked, since a prefix or pattern
+ * only guesses its family there; an endpoint whose body is a family's own (`familyShaped`) refuses an
+ * id whose name places it in another family (the GPT-5 Pro family to chat: "use responses").
  * @category routing
  */
 export const routeForCapability = (
@@ -184,34 +221,24 @@ export const routeForCapability = (
 ): Result.Result<Route, InvalidRequest> =>
   Result.flatMap(conform(ModelId, model, "model"), (id): Result.Result<Route, InvalidRequest> => {
     const entry = entryFor(id, options)
-    const unknownId = (): Result.Result<never, InvalidRequest> => {
-      const known = knownModels(capability, options)
-      return fail(
-        "model",
-        "unknown-model",
-        `model: ${describe(id)} is not a model umg knows for ${describeCapability(capability, entry, id)}; known: ${
-          known.length > 0 ? known.join(", ") : "none"
-        }; for a model newer than umg's catalog pass allowUnknownModels: true`
+    const served = entry.capabilities.includes(capability)
+    const matched = entry !== unmatchedEntry
+    if (matched && listsModel(entry, id))
+      return served ? Result.succeed(makeRoute(id, capability, entry)) : otherFamily(id, capability, entry)
+    // From here the id is unlisted: a matching entry only guesses its family from its name.
+    if (matched && !served && familyShaped.includes(capability)) return otherFamily(id, capability, entry)
+    if (options.allowUnknownModels === true)
+      return Result.succeed(
+        makeRoute(id, capability, served && matched ? entry : { ...entry, capabilities: [capability] })
       )
-    }
-    if (entry === unmatchedEntry) {
-      return options.allowUnknownModels === true
-        ? Result.succeed(makeRoute(id, capability, { ...entry, capabilities: [capability] }))
-        : unknownId()
-    }
-    if (entry.capabilities.includes(capability)) {
-      if (!listsModel(entry, id) && options.allowUnknownModels !== true) return unknownId()
-      return Result.succeed(makeRoute(id, capability, entry))
-    }
-    const served = entry.capabilities.map((c) => describeCapability(c, entry, id)).join(" or ")
+    const known = knownModels(capability, options)
+    const guess = !matched || served ? "" : `; by its name it may be ${familyServedBy(id, entry)}`
     return fail(
       "model",
-      "route",
-      `model: ${describe(id)} is ${familyOf(id, entry)}, served by ${served}; it cannot be sent to ${describeCapability(
-        capability,
-        entry,
-        id
-      )}${entry.note ? ` (${entry.note})` : ""}; use ${entry.capabilities[0]}`
+      "unknown-model",
+      `model: ${describe(id)} is not a model umg knows for ${describeCapability(capability, entry, id)}; known: ${
+        known.length > 0 ? known.join(", ") : "none"
+      }${guess}; for a model newer than umg's catalog pass allowUnknownModels: true`
     )
   })
 

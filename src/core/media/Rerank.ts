@@ -8,7 +8,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
-import { acrossFields, detailed, expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
+import { expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
 export const RerankDocument = Schema.Union([
@@ -22,28 +22,18 @@ const PositiveInt = Schema.Int.pipe(range({ min: 1 }))
 
 /**
  * The rerank request body (closed: other fields go in `extra`; a document object stays open); its
- * rules live here, `top_n` at most the number of documents among them.
+ * rules live here. `top_n` has no upper bound (E13: "integer, default all"): a `top_n` above the
+ * number of documents keeps them all.
  * @category schemas
  */
-export const RerankBody = acrossFields(
-  Schema.Struct({
-    model: ModelId,
-    query: NonBlank,
-    documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
-    top_n: Schema.optionalKey(PositiveInt),
-    return_documents: Schema.optionalKey(Schema.Boolean),
-    max_chunks_per_doc: Schema.optionalKey(PositiveInt)
-  }),
-  "range",
-  (body) =>
-    body.top_n !== undefined && body.top_n > body.documents.length
-      ? {
-          key: "top_n",
-          detail: `${body.top_n} is out of range for ${body.documents.length} documents; allowed: 1 to ${body.documents.length}`
-        }
-      : undefined,
-  detailed
-)
+export const RerankBody = Schema.Struct({
+  model: ModelId,
+  query: NonBlank,
+  documents: nonEmptyArray(RerankDocument.pipe(expected("a string or an object with text"))),
+  top_n: Schema.optionalKey(PositiveInt),
+  return_documents: Schema.optionalKey(Schema.Boolean),
+  max_chunks_per_doc: Schema.optionalKey(PositiveInt)
+})
 /** @category models */
 export type RerankBody = typeof RerankBody.Type
 /** A rerank body as callers write it, with the `extra` escape hatch. @category models */
@@ -54,8 +44,8 @@ const rerankBody = closedBody(RerankBody, "a rerank body")
 /**
  * Validates a rerank request: `model` a rerank model of the catalog, then the Schema's rules (a
  * non-empty `query`, a non-empty `documents` array of strings or `{ text }` objects, integers of at
- * least 1 for `top_n` and `max_chunks_per_doc`, a boolean `return_documents`, `top_n` at most the
- * number of documents; absent = all).
+ * least 1 for `top_n` and `max_chunks_per_doc`, a boolean `return_documents`; `top_n` absent or above
+ * the number of documents = all).
  * @category constructors
  */
 export const buildRerankBody = (

@@ -21,7 +21,7 @@ export type SpeechFormat = (typeof speechFormats)[number]
 /** The request body of `POST /v1/audio/speech` (closed: other fields go in `extra`); its rules live here. @category schemas */
 export const SpeechBody = Schema.Struct({
   model: ModelId,
-  /** At most 4,096 characters, upstream's limit. */
+  /** At most 4,096 characters (code points: an emoji is one), upstream's limit. */
   input: NonBlank.pipe(maxLength(4096)),
   voice: Schema.Literals(speechVoices),
   response_format: Schema.optionalKey(Schema.Literals(speechFormats)),

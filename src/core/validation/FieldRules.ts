@@ -58,9 +58,9 @@ export const expected =
 /**
  * A rule across the fields of a struct (or the items of an array), reported at the field it names:
  * `check` returns that field's key, or its path below the value (`[1, "type"]`; `[]` for the value
- * itself), and a detail for the message (or `undefined` when the value keeps the rule), e.g. "top_n: 5
- * is out of range for 3 documents; allowed: 1 to 3" (rule `range`). `message` is also given the
- * context `conform` names (a model id).
+ * itself), and a detail for the message (or `undefined` when the value keeps the rule), e.g.
+ * "contents[0].parts[1]: holds text and inlineData; a part holds exactly one of …" (rule `one-of`).
+ * `message` is also given the context `conform` names (a model id).
  * @category constructors
  */
 export const acrossFields = <S extends Schema.Top>(
@@ -165,17 +165,28 @@ export const described = (pattern: RegExp, allowed: string): Schema.String =>
   }).pipe(matching(pattern, allowed))
 
 /**
- * A string of at most `max` UTF-16 code units: "input: 5000 characters is too long; allowed: at most
- * 4096" (rule `max-length`). The value is not repeated: it may be long.
+ * The characters of a string, as upstream limits count them: Unicode code points, so an emoji (a
+ * surrogate pair) is one character and a lone surrogate is one too.
+ */
+const characterCount = (s: string): number => {
+  let count = 0
+  // A string iterates by code point, a lone surrogate on its own.
+  for (const _ of s) count++
+  return count
+}
+
+/**
+ * A string of at most `max` characters (code points, `characterCount`): "input: 5000 characters is too
+ * long; allowed: at most 4096" (rule `max-length`). The value is not repeated: it may be long.
  * @category constructors
  */
 export const maxLength =
   (max: number) =>
   <S extends Schema.Top & { readonly Type: string }>(self: S): S["Rebuild"] =>
-    withRule<string>((s) => s.length <= max, {
+    withRule<string>((s) => s.length <= max || characterCount(s) <= max, {
       rule: "max-length",
       message: (field, value, context) =>
-        `${field}: ${typeof value === "string" ? value.length : "?"} characters is too long${context ? ` for ${context}` : ""}; allowed: at most ${max}`
+        `${field}: ${typeof value === "string" ? characterCount(value) : "?"} characters is too long${context ? ` for ${context}` : ""}; allowed: at most ${max}`
     })(self)
 
 /** A string of at least one character: "input must not be empty" (rule `non-empty`). @category schemas */

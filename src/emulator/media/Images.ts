@@ -1,11 +1,15 @@
 /**
- * E15 `POST /v1/images/generations` for the zeta image models: real PNGs as `b64_json`, their pattern a
- * function of the prompt, with `usage`. A body the client's builder refuses is a 400 naming the field.
+ * E15 `POST /v1/images/generations` for the zeta image models: real images as `b64_json`, in the
+ * `mime_type` asked. A PNG's pattern is a function of the prompt, a JPEG or WebP is one colour drawn
+ * from it; `output_format` and `usage` come with them. A body the client's builder refuses is a 400
+ * naming the field.
  */
 import { errorBody } from "../server/Family.js"
+import { renderJpeg, type Rgb } from "./Jpeg.js"
 import { imageDimensions, renderPng } from "./Png.js"
+import { renderWebp } from "./Webp.js"
 import type { Reply, Route } from "../server/Route.js"
-import { canonicalJson, estimateTokens } from "../text/TextGen.js"
+import { canonicalJson, estimateTokens, hash32, seededRandom } from "../text/TextGen.js"
 
 /** The models this endpoint serves. */
 export const IMAGE_MODELS = ["zeta-2.5-flash-image", "zeta-3-pro-image-preview"]
@@ -19,8 +23,25 @@ type Body = Readonly<Record<string, unknown>>
 const MAX_IMAGES = 10
 const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
 const IMAGE_SIZE = /^[1-4]K$/
-const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
 const isString = (v: unknown): v is string => typeof v === "string"
+
+/** The colour a seed draws (a PNG's base colour is drawn the same way from its seed). */
+const colourOf = (seed: string): Rgb => {
+  const rnd = seededRandom(hash32(seed))
+  return [Math.round(rnd() * 255), Math.round(rnd() * 255), Math.round(rnd() * 255)]
+}
+
+/** The image types the emulator makes, by `mime_type`: the `output_format` it answers and the encoder. */
+const FORMATS: Readonly<
+  Record<
+    string,
+    { readonly outputFormat: string; readonly render: (seed: string, width: number, height: number) => Buffer }
+  >
+> = {
+  "image/png": { outputFormat: "png", render: renderPng },
+  "image/jpeg": { outputFormat: "jpeg", render: (seed, w, h) => renderJpeg(colourOf(seed), w, h) },
+  "image/webp": { outputFormat: "webp", render: (seed, w, h) => renderWebp(colourOf(seed), w, h) }
+}
 
 /** The first problem of an images body's fields other than `model`, as `[message, param]` (null means absent). */
 const problemOf = (b: Body): readonly [string, string] | undefined => {
@@ -41,8 +62,8 @@ const problemOf = (b: Body): readonly [string, string] | undefined => {
   if (given("image_size") && !(isString(b.image_size) && IMAGE_SIZE.test(b.image_size)))
     return ["Invalid 'image_size': expected 1K, 2K, 3K or 4K.", "image_size"]
   if (given("quality") && !isString(b.quality)) return ["Invalid 'quality': expected a string.", "quality"]
-  if (given("mime_type") && !(isString(b.mime_type) && IMAGE_MIME.test(b.mime_type)))
-    return ["Invalid 'mime_type': expected an image type such as image/png.", "mime_type"]
+  if (given("mime_type") && !(isString(b.mime_type) && Object.hasOwn(FORMATS, b.mime_type)))
+    return [`Invalid 'mime_type': expected one of ${Object.keys(FORMATS).join(", ")}.`, "mime_type"]
   const modalities = b.response_modalities
   if (
     given("response_modalities") &&
@@ -77,14 +98,15 @@ export const imagesRoute: Route = {
     const imageSize = isString(b.image_size) ? b.image_size : undefined
     const { width, height } = imageDimensions(size, imageSize)
     const seed = canonicalJson({ model: b.model, prompt: b.prompt, contents: b.contents })
+    const format = FORMATS[isString(b.mime_type) ? b.mime_type : "image/png"]!
     const data = Array.from({ length: n }, (_, i) => ({
-      b64_json: renderPng(`${seed}#${i}`, width, height).toString("base64")
+      b64_json: format.render(`${seed}#${i}`, width, height).toString("base64")
     }))
     const input = estimateTokens(typeof b.prompt === "string" ? b.prompt : canonicalJson(b.contents))
     reply.json(200, {
       created: Math.floor(ctx.clock.now() / 1000),
       data,
-      output_format: "png",
+      output_format: format.outputFormat,
       size: `${width}x${height}`,
       usage: { input_tokens: input, output_tokens: 1290 * n, total_tokens: input + 1290 * n }
     })

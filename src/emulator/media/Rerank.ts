@@ -1,7 +1,8 @@
 /**
- * E13 `POST /v1/rerank`: relevance scores in 0–1 from word overlap with the query, so documents that
- * share more of the query really rank higher; `top_n` and `return_documents` honoured.
- */
+ * E13 `POST /v1/rerank` for the catalogue's rerank models: scores in 0–1 from word overlap with the
+ * query, so documents sharing more of it rank higher. `top_n` (above the document count: all) and
+ * `return_documents` are honoured. */
+import { findModel } from "../gateway/Models.js"
 import { errorBody } from "../server/Family.js"
 import type { Reply, Route } from "../server/Route.js"
 import { estimateTokens } from "../text/TextGen.js"
@@ -44,12 +45,9 @@ export const rerankRoute: Route = {
     const b = body as Record<string, unknown>
     if (typeof b.model !== "string" || b.model.length === 0)
       return bad(reply, "you must provide a model parameter", "model")
-    if (!b.model.startsWith("rerank")) {
-      const body = errorBody("openai", 404, `The model \`${b.model}\` is not a rerank model.`, {
-        param: "model",
-        code: "model_not_found"
-      })
-      return reply.json(404, body)
+    if (findModel(b.model)?.kind !== "rerank") {
+      const message = `The model \`${b.model}\` does not exist or is not a rerank model.`
+      return reply.json(404, errorBody("openai", 404, message, { param: "model", code: "model_not_found" }))
     }
     if (typeof b.query !== "string" || b.query.trim().length === 0)
       return bad(reply, "Missing required parameter: 'query'.", "query")
@@ -63,15 +61,13 @@ export const rerankRoute: Route = {
     const topN = b.top_n ?? texts.length
     if (typeof topN !== "number" || !Number.isInteger(topN) || topN < 1)
       return bad(reply, "Invalid 'top_n': must be a positive integer.", "top_n")
-    // More results than documents cannot be given; the client refuses it too.
-    if (topN > texts.length)
-      return bad(reply, `Invalid 'top_n': ${topN} is more than the ${texts.length} documents given.`, "top_n")
     if (b.return_documents !== undefined && typeof b.return_documents !== "boolean")
       return bad(reply, "Invalid 'return_documents': must be a boolean.", "return_documents")
     const query = b.query
     const results = texts
       .map((text, index) => ({ index, relevance_score: relevance(query, text), text }))
       .sort((x, y) => y.relevance_score - x.relevance_score || x.index - y.index)
+      // E13 bounds top_n by nothing: more than the documents answers them all.
       .slice(0, topN)
       .map(({ index, relevance_score, text }) =>
         b.return_documents === true ? { index, relevance_score, document: text } : { index, relevance_score }

@@ -66,6 +66,16 @@ const streamSpeech = async (reply: Reply, audio: Buffer, inputChars: number): Pr
   w.end()
 }
 
+/** Upstream's limit on `input`, in characters (code points: an emoji is one). */
+const MAX_INPUT_CHARACTERS = 4096
+
+/** The characters of a string as upstream counts them: code points, not UTF-16 code units. */
+export const characters = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
 const bad = (reply: Reply, message: string, param: string): void =>
   reply.json(400, errorBody("openai", 400, message, { param }))
 
@@ -87,8 +97,13 @@ export const speechRoute: Route = {
     }
     if (typeof b.input !== "string" || b.input.trim().length === 0)
       return bad(reply, "Missing required parameter: 'input'.", "input")
-    if (b.input.length > 4096)
-      return bad(reply, "Invalid 'input': string too long. Expected a string with maximum length 4096.", "input")
+    const inputChars = characters(b.input)
+    if (inputChars > MAX_INPUT_CHARACTERS)
+      return bad(
+        reply,
+        `Invalid 'input': string too long. Expected a string with maximum length ${MAX_INPUT_CHARACTERS}, but got a string with length ${inputChars} instead.`,
+        "input"
+      )
     if (b.instructions !== undefined && typeof b.instructions !== "string")
       return bad(reply, "Invalid type for 'instructions': expected a string.", "instructions")
     if (b.voice === undefined) return bad(reply, "Missing required parameter: 'voice'.", "voice")
@@ -112,6 +127,6 @@ export const speechRoute: Route = {
     const frequency = 220 + VOICES.indexOf(b.voice) * 40
     const audio = renderSpeech(format, speechSeconds(b.input, speed), frequency)
     if (streamFormat === "audio") return reply.bytes(200, CONTENT_TYPES[format]!, audio)
-    return streamSpeech(reply, audio, b.input.length)
+    return streamSpeech(reply, audio, inputChars)
   }
 }
