@@ -2,13 +2,16 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import type { Config, Scope } from "effect"
+import type { Scope } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { HttpClient } from "effect/http"
 import * as GatewayConfig from "./GatewayConfig.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import * as GroupContext from "./internal/GroupContext.js"
 import { secretsOf } from "./internal/Secrets.js"
 import { traceGroup as traced } from "./internal/Telemetry.js"
@@ -100,6 +103,32 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
   )
 
 /**
+ * A setting read through a `Config` that `GatewayConfig.make` refuses: a `ConfigError` whose cause
+ * (a `SourceError`) has the `InvalidRequest` naming it as its cause.
+ */
+const settingProblem = (error: InvalidRequest): Config.ConfigError =>
+  new Config.ConfigError(new ConfigProvider.SourceError({ message: error.message, cause: error }))
+
+/**
+ * The resolved settings a `Config` of `layerConfig` gives: settings resolved already (their
+ * `platformUrl` an `Option`) as they are, a user's settings through `GatewayConfig.make`. A setting
+ * `make` refuses — there, or in a `Config.map(…, GatewayConfig.make)` of the config — is a `ConfigError`.
+ */
+const resolvedConfig = (
+  config: Config.Config<GatewayConfig.GatewayConfigInput | GatewayConfig.GatewayConfig>
+): Effect.Effect<GatewayConfig.GatewayConfig, Config.ConfigError> =>
+  Effect.catchDefect(
+    Effect.flatMap(config, (settings) =>
+      Effect.sync(() =>
+        Option.isOption(settings.platformUrl)
+          ? (settings as GatewayConfig.GatewayConfig)
+          : GatewayConfig.make(settings as GatewayConfig.GatewayConfigInput)
+      )
+    ),
+    (defect) => (defect instanceof InvalidRequest ? Effect.fail(settingProblem(defect)) : Effect.die(defect))
+  )
+
+/**
  * The gateway client. `Gateway.layer(config)` from settings, `Gateway.layerFromEnv` from the
  * `UMG_*` environment variables.
  * @category services
@@ -107,8 +136,9 @@ export const make = (config: GatewayConfig.GatewayConfig): Effect.Effect<Gateway
 export class Gateway extends Context.Service<Gateway, GatewayService>()("umg/Gateway") {
   /**
    * A layer from settings (an API key given as a string is wrapped in `Redacted`). Throws
-   * `InvalidRequest` naming the setting when a number is outside what it allows (`timeoutMs: Infinity`,
-   * `maxRetries: -1`, `limits.maxJsonDepth: 100`; see `GatewayConfig.make`).
+   * `InvalidRequest` naming the setting when one is not allowed: `baseUrl` or `platformUrl` not an
+   * http(s) URL, an empty `apiKey`, a number out of its range (`timeoutMs: Infinity`, `maxRetries: -1`,
+   * `limits.maxJsonDepth: 100`; see `GatewayConfig.make`).
    */
   static layer(config: GatewayConfig.GatewayConfigInput): Layer.Layer<Gateway> {
     return Layer.effect(Gateway, make(GatewayConfig.make(config)))
@@ -124,9 +154,16 @@ export class Gateway extends Context.Service<Gateway, GatewayService>()("umg/Gat
   ): Layer.Layer<Gateway, never, HttpClient.HttpClient> {
     return Layer.effect(Gateway, makeWithHttpClient(GatewayConfig.make(config)))
   }
-  /** A layer from a `Config` of resolved settings. */
-  static layerConfig(config: Config.Config<GatewayConfig.GatewayConfig>): Layer.Layer<Gateway, Config.ConfigError> {
-    return Layer.effect(Gateway, Effect.flatMap(config, make))
+  /**
+   * A layer from a `Config` of settings — a user's (`GatewayConfigInput`, checked here) or resolved ones
+   * (`GatewayConfig`) — e.g. `Gateway.layerConfig(Config.all({ baseUrl: Config.String("BASE_URL"),
+   * apiKey: Config.Redacted("API_KEY") }))`. A setting not allowed (as `GatewayConfig.make` says, also
+   * when thrown by a `Config.map(…, GatewayConfig.make)`) fails building with a `ConfigError` naming it.
+   */
+  static layerConfig(
+    config: Config.Config<GatewayConfig.GatewayConfigInput | GatewayConfig.GatewayConfig>
+  ): Layer.Layer<Gateway, Config.ConfigError> {
+    return Layer.effect(Gateway, Effect.flatMap(resolvedConfig(config), make))
   }
   /**
    * A layer from `UMG_BASE_URL`, `UMG_API_KEY` (required: building fails naming the variable),

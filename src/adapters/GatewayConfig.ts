@@ -13,6 +13,8 @@ import * as Result from "effect/Result"
 import type { HttpClient } from "effect/http"
 import type { SocketOpener } from "./socket/WebSocketSession.js"
 import { concurrency, delay, retryCount, type SettingRange, settingOr, timeLimit } from "../core/validation/Setting.js"
+import { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { redactText } from "../core/errors/Redact.js"
 import { type Limits, type LimitsInput, makeLimits } from "./internal/Limits.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
@@ -98,6 +100,60 @@ const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string
 // A trailing slash would give `//v1/...` once joined with an absolute path.
 const trimSlash = (url: string): string => url.replace(/\/+$/, "")
 
+/**
+ * The one rule of an address (`baseUrl`, `platformUrl`, `UMG_BASE_URL`, `UMG_PLATFORM_URL`): an
+ * absolute http(s) URL with a host, and nothing around it. Anything else would only fail once sent,
+ * after retries, as a lost connection (which says the gateway may have acted).
+ */
+const isHttpUrl = (raw: unknown): raw is string => {
+  if (typeof raw !== "string" || !/^https?:\/\/[^\s/?#]/i.test(raw) || /\s/.test(raw)) return false
+  try {
+    const url = new URL(raw)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.host !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What an address that is not allowed says: the setting, the value cut short (its query, any
+ * secret of the settings and any URL password taken out) and the form allowed.
+ */
+const urlMessage = (name: string, raw: unknown, secrets: ReadonlyArray<string>): string => {
+  const shown =
+    typeof raw === "string"
+      ? JSON.stringify(redactText(raw.replace(/[?#][\s\S]*$/, "?…"), secrets, 80))
+      : raw === undefined || raw === null
+        ? String(raw)
+        : `a ${typeof raw}`
+  return `${name}: ${shown} is not an http(s) URL, e.g. https://gateway.example.com`
+}
+
+/** The secrets of a user's settings, as plain text: never shown in a message about another setting. */
+const inputSecrets = (input: GatewayConfigInput): ReadonlyArray<string> =>
+  [input.apiKey, input.platformPassword, ...Object.values(input.headers ?? {})].flatMap((secret) =>
+    secret === undefined ? [] : [Redacted.isRedacted(secret) ? Redacted.value(secret) : secret]
+  )
+
+/** An address setting (`raw`, the value of `name`), checked (see `make`), without its trailing slash. */
+const address = (input: GatewayConfigInput, name: "baseUrl" | "platformUrl", raw: unknown): string => {
+  if (!isHttpUrl(raw))
+    throw new InvalidRequest({ field: name, rule: "url", message: urlMessage(name, raw, inputSecrets(input)) })
+  return trimSlash(raw)
+}
+
+/** The key, checked (see `make`): a non-blank string or `Redacted` string. */
+const apiKeyOf = (input: GatewayConfigInput): Redacted.Redacted<string> => {
+  const key: unknown = Redacted.isRedacted(input.apiKey) ? Redacted.value(input.apiKey) : input.apiKey
+  if (typeof key !== "string" || key.trim() === "")
+    throw new InvalidRequest({
+      field: "apiKey",
+      rule: "required",
+      message: `apiKey: ${typeof key === "string" ? "empty" : "missing"}; allowed: the gateway's API key, a non-empty string (or Redacted)`
+    })
+  return redact(input.apiKey)
+}
+
 /** The numeric settings: what each allows and its default. */
 const numericSettings = {
   maxRetries: [retryCount, 2],
@@ -120,16 +176,19 @@ const numeric = (input: GatewayConfigInput, name: keyof typeof numericSettings):
 }
 
 /**
- * Applies the defaults to a user's settings. Throws `InvalidRequest` (rule `range`) naming the setting
- * and what it allows when a number is outside it: a time limit from 1 ms to 2,147,483,647 ms (what a
+ * Applies the defaults to a user's settings. Throws `InvalidRequest` naming the setting and what it
+ * allows when one is not allowed: `baseUrl` and `platformUrl` (rule `url`) an absolute http(s) URL
+ * such as `https://gateway.example.com` (the value shown cut short, never a secret), `apiKey` (rule
+ * `required`) a non-empty key, and (rule `range`) a time limit from 1 ms to 2,147,483,647 ms (what a
  * host timer keeps; `Infinity` would fire at once), a delay from 0, `maxRetries` a whole number from 0
  * to 100, `embedConcurrency` from 1 to 1000, each of `limits` as `makeLimits` says.
+ * `Gateway.layerConfig` reports the same checks as a `ConfigError` instead of throwing.
  * @category constructors
  */
 export const make = (input: GatewayConfigInput): GatewayConfig => ({
-  baseUrl: trimSlash(input.baseUrl),
-  apiKey: redact(input.apiKey),
-  platformUrl: Option.map(Option.fromNullishOr(input.platformUrl), trimSlash),
+  baseUrl: address(input, "baseUrl", input.baseUrl),
+  apiKey: apiKeyOf(input),
+  platformUrl: Option.map(Option.fromNullishOr(input.platformUrl), (url) => address(input, "platformUrl", url)),
   platformUsername: Option.fromNullishOr(input.platformUsername),
   platformPassword: Option.map(Option.fromNullishOr(input.platformPassword), redact),
   maxRetries: numeric(input, "maxRetries"),
@@ -203,8 +262,6 @@ const secret = (name: string): Config.Config<Redacted.Redacted<string> | undefin
     Option.isSome(value) && Redacted.value(value.value) !== "" ? value.value : undefined
   )
 
-const isHttpUrl = (url: string): boolean => /^https?:\/\/[^\s/]+/.test(url)
-
 const integerOf = (name: keyof typeof envIntegers, raw: string): Result.Result<number, Config.ConfigError> => {
   const [min, max] = envIntegers[name]
   const n = Number(raw)
@@ -219,16 +276,9 @@ const integerOf = (name: keyof typeof envIntegers, raw: string): Result.Result<n
       )
 }
 
-const urlOf = (name: string, raw: string): Result.Result<string, Config.ConfigError> =>
-  isHttpUrl(raw)
-    ? Result.succeed(raw)
-    : Result.fail(
-        envProblem(
-          name,
-          "url",
-          `${name}: ${JSON.stringify(raw.slice(0, 80))} is not an http(s) URL, e.g. https://gateway.example.com`
-        )
-      )
+// The rule and the message of `make`'s addresses: the key and password are never shown.
+const urlOf = (name: string, raw: string, secrets: ReadonlyArray<string>): Result.Result<string, Config.ConfigError> =>
+  isHttpUrl(raw) ? Result.succeed(raw) : Result.fail(envProblem(name, "url", urlMessage(name, raw, secrets)))
 
 const booleanOf = (name: string, raw: string): Result.Result<boolean, Config.ConfigError> => {
   const value = raw.trim().toLowerCase()
@@ -301,9 +351,10 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
         const timeoutMs = env.timeoutMs === undefined ? undefined : yield* integerOf("UMG_TIMEOUT_MS", env.timeoutMs)
         const maxRetries =
           env.maxRetries === undefined ? undefined : yield* integerOf("UMG_MAX_RETRIES", env.maxRetries)
-        const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl)
+        const secrets = [env.apiKey, env.platformPassword].flatMap((s) => (s === undefined ? [] : [Redacted.value(s)]))
+        const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl, secrets)
         const platformUrl =
-          env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl)
+          env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl, secrets)
         const allowUnknownModels = yield* allowUnknownModelsOf(env.allowUnknownModels)
         const input: GatewayConfigInput = {
           baseUrl,

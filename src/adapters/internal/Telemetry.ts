@@ -2,21 +2,23 @@
  * Spans the Effect way, in one place. Every call of every group runs in a span named for it
  * (`umg.chat.create`, …) carrying the OpenTelemetry GenAI semantic-convention attributes —
  * `gen_ai.operation.name`, `gen_ai.system` (the family), `gen_ai.request.model`, and
- * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them; the transport adds the
- * HTTP status and the gateway's request id. No attribute ever holds a body, a key or a token: only
- * the model id, counts, a status and an id are read.
+ * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them (a stream's: its final
+ * answer, read once as it ends); the transport adds the HTTP status and the gateway's request id. No
+ * attribute ever holds a body, a key or a token: only the model id, counts, a status and an id are read.
  *
  * Spans are made for a tracer that can export them: under Effect's own tracer (what every fiber has
  * unless a tracer is provided, as `@effect/opentelemetry` does) no span leaves the process, so none is
  * made (a span costs fiber steps and allocation on every call) and nothing is annotated.
  */
-import type { Scope } from "effect"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { redactError } from "../../core/errors/Redact.js"
+import { fromScopedOpen, type Opened, openedOf } from "../sse/Consume.js"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
 const operations: Readonly<Record<string, string>> = {
@@ -118,11 +120,17 @@ export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.
     Effect.void
   )
 
-const annotateUsage = (answer: unknown) => {
+/** The usage attributes of an answer: none when it has no counts. */
+const usageAttributes = (answer: unknown): Record<string, number> => {
   const usage = usageOf(answer)
   const attributes: Record<string, number> = {}
   if (usage.input !== undefined) attributes["gen_ai.usage.input_tokens"] = usage.input
   if (usage.output !== undefined) attributes["gen_ai.usage.output_tokens"] = usage.output
+  return attributes
+}
+
+const annotateUsage = (answer: unknown) => {
+  const attributes = usageAttributes(answer)
   return Object.keys(attributes).length === 0 ? Effect.void : annotate(attributes)
 }
 
@@ -135,10 +143,50 @@ export interface CallSpan {
 const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
 
 /**
+ * One run of a `spannable` stream under an exporting tracer: the span `inSpanScoped` opened for it,
+ * which the run's usage goes on as the stream ends.
+ */
+interface SpanRun {
+  span: Tracer.Span | undefined
+}
+
+/** The run's `SpanRun`, when a run of a `spannable` stream has put one in the context. */
+const SpanRun = Context.Reference<SpanRun | undefined>("umg/adapters/Telemetry/SpanRun", {
+  defaultValue: () => undefined
+})
+
+/**
+ * `open` noting the span it opens (`inSpanScoped`), and, when it opened one, a finalizer in the
+ * stream's scope that puts the final answer's usage on it: the scope's finalizers run last-added
+ * first, so this runs before the span's own ends it. Nothing is read per event: the final answer is
+ * the one the transport folded as the events went by (as `runToFinal` gives it), read once.
+ */
+const withStreamUsage = <A, E, Z, R>(
+  open: Effect.Effect<Opened<A, E, Z>, E, R>
+): Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope> => {
+  const run: SpanRun = { span: undefined }
+  return Effect.flatMap(Effect.provideService(open, SpanRun, run), (opened) => {
+    const span = run.span
+    if (span === undefined) return Effect.succeed(opened)
+    const annotateSpan = Effect.map(Effect.exit(opened.result), (final) => {
+      if (Exit.isFailure(final)) return
+      const attributes = usageAttributes(final.value)
+      for (const key in attributes) span.attribute(key, attributes[key])
+    })
+    return Effect.as(
+      Effect.addFinalizer(() => annotateSpan),
+      opened
+    )
+  })
+}
+
+/**
  * A stream that can open its call's span itself, when it starts: `build(span)` gives the stream, made
  * once, whose start reads `span()` — the call's span once `traceGroup` has set it, else `undefined`.
  * `traceGroup` uses it instead of `Stream.withSpan`, which puts the stream inside two more stream
- * layers (an acquire-use-release around it) — memory that every open stream pays.
+ * layers (an acquire-use-release around it) — memory that every open stream pays. A streaming call's
+ * own stream (a `ResultStream`) is remade over the same opening, so that its final answer's usage
+ * goes on the span as it ends (`withStreamUsage`): still one stream layer, nothing more per event.
  * @category constructors
  */
 export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
@@ -147,14 +195,17 @@ export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
   // A stream's making only describes it (nothing runs until it is run): the span it will open is set
   // on it afterwards, by `traceGroup`, rather than the stream being made a second time with it.
   let span: CallSpan | undefined
-  return Object.assign(
-    build(() => span),
-    {
-      [SpannableTypeId]: (call: CallSpan) => {
-        span = call
-      }
+  const built = build(() => span)
+  const open = openedOf(built)
+  const stream: S =
+    open === undefined
+      ? built
+      : (fromScopedOpen(whenExported(() => (span === undefined ? open : withStreamUsage(open)), open)) as unknown as S)
+  return Object.assign(stream, {
+    [SpannableTypeId]: (call: CallSpan) => {
+      span = call
     }
-  )
+  })
 }
 
 /**
@@ -171,7 +222,14 @@ export const inSpanScoped = <A, E, R>(
     const call = span()
     return call === undefined
       ? effect
-      : Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) => Effect.withParentSpan(effect, made))
+      : Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) =>
+          Effect.withFiber((fiber) => {
+            // A run of a `spannable` stream notes its span, for the usage of its final answer.
+            const run = fiber.getRef(SpanRun)
+            if (run !== undefined) run.span = made
+            return Effect.withParentSpan(effect, made)
+          })
+        )
   }, effect)
 
 /**
