@@ -22,12 +22,14 @@ import { platformRoutes } from "./platform/Platform.js"
 import { realtimeRoute } from "./realtime/Realtime.js"
 import { rerankRoute } from "./media/Rerank.js"
 import { responsesRoutes } from "./text/responses/index.js"
+import type { PendingFault } from "./server/Faults.js"
 import type { Route, WsRoute } from "./server/Route.js"
 import { makeServer } from "./server/Server.js"
 import { speechRoute } from "./media/Speech.js"
 import { videoRoutes } from "./video/Video.js"
 
 export type { EmulatorOptions, Fault, KeyProfile } from "./server/Context.js"
+export type { PendingFault } from "./server/Faults.js"
 export { DEFAULT_KEY, RESTRICTED_KEY } from "./server/Context.js"
 
 /** A running emulator. */
@@ -54,14 +56,25 @@ export interface Emulator {
    * names: `models`, `messages`, `count_tokens`, `native.generate`, `native.stream`, `native.embed`,
    * `chat`, `responses` (and `responses.get`, `responses.delete`, `conversations.create`, `.get`,
    * `.delete`), `embeddings`, `rerank`, `speech`, `images`, and the video, platform,
-   * `realtime` and `live` routes (see their modules).
+   * `realtime` and `live` routes (see their modules). Throws on an unknown route (naming the routes),
+   * a malformed fault, a kind the route cannot apply (WebSocket routes take `status`, `drop-before`
+   * and `ws-close`; HTTP routes every other kind) or `times` that is not an integer >= 0.
    */
   inject(route: string, fault: Fault, times?: number): void
+  /** The faults still queued, route by route in queue order, with how many requests each still awaits. */
+  pendingFaults(): ReadonlyArray<PendingFault>
   clearFaults(): void
+  /**
+   * Forgets everything stored (prompt cache, stored responses and conversations, video tasks,
+   * platform tokens, rate-limit windows), empties the counters and the fault queue: the emulator
+   * answers as a fresh one, on the same port with the same keys. The virtual clock keeps its time.
+   */
+  reset(): void
   /** Moves the virtual clock forward (needs `virtualClock: true`). */
   advanceTime(ms: number): void
   /** Ends open streams and sockets and stops the server. */
   close(): Promise<void>
+  /** The context routes get (a new one after `reset()`). */
   readonly ctx: EmulatorContext
 }
 
@@ -97,6 +110,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
   const restrictedKey =
     keys.find(([, p]) => p === "restricted")?.[0] ?? (ctx.options.keys.has(RESTRICTED_KEY) ? RESTRICTED_KEY : undefined)
   let closed: Promise<void> | undefined
+  let current = ctx
   return {
     url,
     platformUrl: url,
@@ -106,11 +120,17 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
     port,
     counters: ctx.counters,
     inject: (route, fault, times) => ctx.faults.inject(route, fault, times),
+    pendingFaults: () => ctx.faults.pending(),
     clearFaults: () => ctx.faults.clear(),
+    reset: () => {
+      current = server.reset()
+    },
     advanceTime: (ms) => {
       if (!ctx.clock.advance(ms)) throw new Error("advanceTime needs an emulator started with virtualClock: true")
     },
     close: () => (closed ??= server.close()),
-    ctx
+    get ctx() {
+      return current
+    }
   }
 }

@@ -132,7 +132,7 @@ describe("the server", () => {
     expect(res.headers.get("access-control-allow-headers")).toContain("authorization")
   })
 
-  it("never reflects the requested headers, and allows only loopback origins unless widened", async () => {
+  it("never echoes an overlong requested header, and allows only loopback origins unless widened", async () => {
     const preflight = (origin: string, asked: string) =>
       fetch(`${emu.url}/v1/messages`, {
         method: "OPTIONS",

@@ -199,7 +199,7 @@ export const liveRoute: WsRoute = {
   },
   handle: (ws: WebSocket, _req, url, ctx, params) => {
     const model = params.model ?? PATH.exec(url.pathname)?.[1] ?? ""
-    const session = new LiveSession(makeWsSender(ws, ctx, "live"), ctx, model)
+    const session = new LiveSession(makeWsSender(ws), ctx, model)
     ws.on("message", (data) => session.onMessage(data))
     ws.on("error", () => ws.terminate())
   }

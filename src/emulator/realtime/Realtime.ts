@@ -416,7 +416,7 @@ export const realtimeRoute: WsRoute = {
   },
   handle: (ws: WebSocket, _req, url, ctx) => {
     const model = url.searchParams.get("model") ?? ""
-    const out = makeWsSender(ws, ctx, "realtime")
+    const out = makeWsSender(ws)
     const session = new RealtimeSession(out, ctx, REALTIME_MODELS.get(model) ?? "v1", model)
     ws.on("message", (data, isBinary) => session.onMessage(data, isBinary))
     ws.on("error", () => ws.terminate())

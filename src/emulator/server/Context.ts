@@ -3,50 +3,12 @@
  * their profiles, the clock (real, fast or virtual), request counters and the fault plan.
  */
 
+import { FaultPlan } from "./Faults.js"
+
+export type { Fault, SseErrorFault } from "./Faults.js"
+
 /** What a key may use: `full` sees every model; `restricted` reproduces the contract's access outcomes. */
 export type KeyProfile = "full" | "restricted"
-
-/** A fault to inject on a route, consumed one request at a time. */
-export type Fault =
-  /** Answer with this status (and optional headers/body) instead of handling the request. */
-  | {
-      readonly kind: "status"
-      readonly status: number
-      readonly headers?: Readonly<Record<string, string>>
-      readonly body?: unknown
-    }
-  /** Destroy the socket before any byte of the response is written. */
-  | { readonly kind: "drop-before" }
-  /** Handle the request, but destroy the socket after `afterBytes` bytes of the response body. */
-  | { readonly kind: "drop-mid"; readonly afterBytes: number }
-  /** For SSE: write the stream up to `afterEvents` events, then stop in the middle of the next event and destroy the socket. */
-  | { readonly kind: "sse-cut"; readonly afterEvents: number }
-  /** For SSE: write every event except the final one(s), then end the response cleanly. */
-  | { readonly kind: "sse-no-final" }
-  /**
-   * For SSE: write `afterEvents` events, then the route family's own in-stream error event (as
-   * upstream sends after HTTP 200), then end the response. `status` picks the error's type as the
-   * family's HTTP error would (default: the family's overloaded error, 529 messages-style, 503 the
-   * others); `type` overrides that type, `message` the text. A stream of fewer events is unchanged.
-   */
-  | {
-      readonly kind: "sse-error"
-      readonly afterEvents: number
-      readonly status?: number
-      readonly type?: string
-      readonly message?: string
-    }
-  /** For SSE: replace the data of event number `atEvent` with malformed JSON. */
-  | { readonly kind: "sse-malformed"; readonly atEvent: number }
-  /** Send headers (and, for SSE, `afterEvents` events) then stall: write nothing more until closed. */
-  | { readonly kind: "stall"; readonly afterEvents?: number }
-  /** For SSE: keep the stream open sending only comments/pings every `everyMs` ms, never data. */
-  | { readonly kind: "sse-only-pings"; readonly everyMs: number }
-  /** For WebSockets: close the socket with this code after `afterMessages` server messages. */
-  | { readonly kind: "ws-close"; readonly code: number; readonly reason?: string; readonly afterMessages?: number }
-
-/** The `sse-error` fault: an in-stream error after `afterEvents` events. */
-export type SseErrorFault = Extract<Fault, { readonly kind: "sse-error" }>
 
 export interface EmulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -159,28 +121,6 @@ export class Counters {
   }
 }
 
-/** Faults queued per route name; each request on the route takes the next one. */
-export class FaultPlan {
-  private readonly queues = new Map<string, Array<Fault>>()
-  /** Queue `fault` for the next `times` requests on `route` (`*` matches every route). */
-  inject(route: string, fault: Fault, times = 1): void {
-    const q = this.queues.get(route) ?? []
-    for (let i = 0; i < times; i++) q.push(fault)
-    this.queues.set(route, q)
-  }
-  /** Takes the fault for this request, if any (route-specific first, then `*`). */
-  take(route: string): Fault | undefined {
-    for (const name of [route, "*"]) {
-      const q = this.queues.get(name)
-      if (q && q.length > 0) return q.shift()
-    }
-    return undefined
-  }
-  clear(): void {
-    this.queues.clear()
-  }
-}
-
 /** Everything a route handler may use. */
 export interface EmulatorContext {
   readonly options: ResolvedOptions
@@ -198,3 +138,14 @@ export const makeContext = (o: EmulatorOptions = {}): EmulatorContext => ({
   faults: new FaultPlan(),
   baseUrl: ""
 })
+
+/**
+ * The context of the same emulator with none of its stored state: what routes keep (prompt cache,
+ * responses, conversations, video tasks, platform tokens) is keyed by the context, so a new one
+ * starts empty. Options, clock, counters and faults carry over, the counters and faults emptied.
+ */
+export const renewContext = (ctx: EmulatorContext): EmulatorContext => {
+  ctx.counters.reset()
+  ctx.faults.clear()
+  return { ...ctx }
+}

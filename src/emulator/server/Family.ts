@@ -19,6 +19,7 @@ export const familyOfPath = (path: string): Family => {
   return "openai"
 }
 
+/** The messages-style `error.type` of a status (the count-tokens endpoint's too, but for 400 and 401). */
 const messagesType = (status: number): string => {
   switch (status) {
     case 400:
@@ -41,6 +42,13 @@ const messagesType = (status: number): string => {
       return status >= 500 ? "api_error" : "invalid_request"
   }
 }
+
+/**
+ * The count-tokens endpoint's `error.type`: `invalid_request_error` for a bad request or key (the
+ * contract's invalid-key error on it), the messages-style type of any other status.
+ */
+const countTokensType = (status: number): string =>
+  status === 400 || status === 401 ? "invalid_request_error" : messagesType(status)
 
 /** google.rpc status names by HTTP status (the native-content errors upstream). */
 export const nativeStatus = (status: number): string => {
@@ -109,7 +117,7 @@ export const errorBody = (family: Family, status: number, message: string, detai
         ...(details.requestId === undefined ? {} : { request_id: details.requestId })
       }
     case "count_tokens":
-      return { type: "error", error: { type: details.type ?? "invalid_request_error", message } }
+      return { type: "error", error: { type: details.type ?? countTokensType(status), message } }
     case "native":
       return { error: { code: status, message, status: details.type ?? nativeStatus(status) } }
     case "platform":

@@ -6,19 +6,23 @@
  * and no `status`/`drop-before` fault stood in for it), so a test can prove a paid action happened
  * exactly once; `<route>.rejected` counts requests turned away before the handler (wrong key,
  * injected `status` or `drop-before`). WebSocket routes count an accepted upgrade as `<route>` and
- * a refused one as `<route>.rejected`. Faults are taken only by authenticated requests.
+ * a refused one as `<route>.rejected`. Faults are taken only by authenticated requests. HEAD is
+ * answered wherever GET is (the same route, status and headers, no body).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { randomBytes } from "node:crypto"
 import { WebSocketServer } from "ws"
 import { authenticate, type AuthResult } from "./Auth.js"
-import type { EmulatorContext } from "./Context.js"
+import { renewContext, type EmulatorContext } from "./Context.js"
+import { allowedOrigin, allowHeaders, EXPOSED_HEADERS } from "./Cors.js"
+import type { Fault } from "./Faults.js"
 import { errorBody, familyOfPath, type Family } from "./Family.js"
 import { modelsAuth } from "../gateway/Models.js"
 import { makeReply } from "./Respond.js"
 import type { EmuRequest, Route, WsRoute } from "./Route.js"
+import { attachWsFault } from "./WsSender.js"
 import { MAX_JSON_DEPTH, tooDeep } from "./JsonDepth.js"
 import { Router } from "./Router.js"
 import { makeRateLimiter, RATE_LIMIT_HEADER_NAMES, type RateLimiter } from "./RateLimit.js"
@@ -34,27 +38,14 @@ export const MAX_SMALL_BODY_BYTES = 1024 * 1024
 const bodyLimitOf = (route: Route, family: Family): number =>
   route.method === "GET" || family === "platform" ? MAX_SMALL_BODY_BYTES : MAX_BODY_BYTES
 
-const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/
-
-/** The `access-control-allow-origin` to answer `origin` with, or none (the page is not allowed). */
-const allowedOrigin = (origin: string | undefined, policy: "*" | ReadonlyArray<string>): string | undefined => {
-  if (policy === "*") return "*"
-  if (origin === undefined) return undefined
-  return LOOPBACK_ORIGIN.test(origin) || policy.includes(origin) ? origin : undefined
-}
-
-// The request headers a page may send (a fixed list: what a page asks for is never reflected back);
-// `b3`/`traceparent`/`tracestate` are the tracing headers @effect/platform's client adds.
-const ALLOWED_HEADERS =
-  "authorization, content-type, accept, x-api-key, anthropic-version, anthropic-beta, x-vendor-api-key, openai-beta, openai-organization, openai-project, b3, traceparent, tracestate"
-const EXPOSED_HEADERS = "request-id, x-request-id, retry-after, retry-after-ms, x-should-retry"
-
 /** A running server. */
 export interface EmulatorServer {
   /** Listens on the configured host/port and resolves to the bound port. */
   listen(): Promise<number>
   /** Ends every open response and WebSocket, then stops listening. */
   close(): Promise<void>
+  /** Forgets all stored state (a new context, see `renewContext`) and returns the context routes now get. */
+  reset(): EmulatorContext
 }
 
 /** The request target as a URL; a target that is not a valid path (`//`, spaces) reads as `/` so that it 404s. */
@@ -131,19 +122,36 @@ const baseHeaders = (
   }
 }
 
-/** What the HTTP handler shares across requests. */
-interface HttpDeps {
-  readonly ctx: EmulatorContext
+/** What the handlers share across requests; `ctx` and `limiter` are replaced by a reset. */
+interface Deps {
+  ctx: EmulatorContext
+  limiter: RateLimiter
   readonly router: Router<Route>
-  readonly limiter: RateLimiter
+  readonly wsRouter: Router<WsRoute>
+  readonly wss: WebSocketServer
+}
+
+type StatusFault = Extract<Fault, { readonly kind: "status" }>
+
+/**
+ * What a `status` fault answers in `family`: a string `body` as it is (`text/plain` unless the fault's
+ * headers give a content-type), another `body` as JSON, no `body` the family's error for the status.
+ */
+const statusFaultAnswer = (
+  family: Family,
+  fault: StatusFault,
+  requestId: string
+): { readonly headers: Record<string, string>; readonly payload: string } => {
+  const headers = Object.fromEntries(Object.entries(fault.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
+  if (typeof fault.body === "string")
+    return { headers: { "content-type": "text/plain; charset=utf-8", ...headers }, payload: fault.body }
+  const body = fault.body ?? errorBody(family, fault.status, `Injected fault: HTTP ${fault.status}`, { requestId })
+  return { headers: { "content-type": "application/json", ...headers }, payload: JSON.stringify(body) }
 }
 
 /** Answers one HTTP request: preflight, routing, body bound, auth, faults, JSON depth, then the route. */
-const handleHttp = async (
-  { ctx, router, limiter }: HttpDeps,
-  req: IncomingMessage,
-  res: ServerResponse
-): Promise<void> => {
+const handleHttp = async (deps: Deps, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const { ctx, router, limiter } = deps
   const url = parseTarget(req.url)
   const family = familyOfPath(url.pathname)
   const requestId = newRequestId()
@@ -156,20 +164,23 @@ const handleHttp = async (
   }
 
   if (req.method === "OPTIONS") {
-    // A fixed list of allowed headers: requested headers are never reflected back.
+    const requested = req.headers["access-control-request-headers"]
     res.writeHead(204, {
       ...base,
-      "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-      "access-control-allow-headers": ALLOWED_HEADERS,
+      "access-control-allow-methods": "GET, HEAD, POST, DELETE, OPTIONS",
+      ...("access-control-allow-origin" in base ? { "access-control-allow-headers": allowHeaders(requested) } : {}),
       "access-control-max-age": "600"
     })
     return void res.end()
   }
 
-  const found = router.find(req.method, url.pathname)
+  // HEAD is GET without the body (node:http leaves the body out of an answer to HEAD).
+  const found = router.find(req.method === "HEAD" ? "GET" : req.method, url.pathname)
   if (found.kind === "not-found") return fail(404, `Unknown path: ${req.method ?? "GET"} ${url.pathname}`)
-  if (found.kind === "method-not-allowed")
-    return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: found.allowed.join(", ") })
+  if (found.kind === "method-not-allowed") {
+    const allowed = found.allowed.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]))
+    return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: allowed.join(", ") })
+  }
   const { route, params } = found
 
   const limit = bodyLimitOf(route, family)
@@ -185,10 +196,12 @@ const handleHttp = async (
     return fail(auth.status, "", {}, withRequestId(auth.body, family, requestId))
   }
 
-  const fault = ctx.faults.take(route.name)
+  const fault = ctx.faults.take(route.name, "http")
   if (fault?.kind === "status") {
     ctx.counters.increment(`${route.name}.rejected`)
-    return fail(fault.status, `Injected fault: HTTP ${fault.status}`, { ...fault.headers }, fault.body)
+    const answer = statusFaultAnswer(family, fault, requestId)
+    res.writeHead(fault.status, { ...base, ...answer.headers })
+    return void res.end(answer.payload)
   }
   if (fault?.kind === "drop-before") {
     ctx.counters.increment(`${route.name}.rejected`)
@@ -230,42 +243,56 @@ const answerCrash = (req: IncomingMessage, res: ServerResponse, e: unknown): voi
   )
 }
 
-/** Accepts or refuses one WebSocket upgrade, then hands the socket to its route. */
-const handleUpgrade = (
-  ctx: EmulatorContext,
-  wsRouter: Router<WsRoute>,
-  wss: WebSocketServer,
-  req: IncomingMessage,
+/** Writes a refused upgrade's HTTP answer on `socket` and ends it (header values lose any CR/LF). */
+const refuseUpgrade = (
   socket: Duplex,
-  head: Buffer
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  payload: string
 ): void => {
+  const all = { "content-type": "application/json", ...headers, "content-length": String(Buffer.byteLength(payload)) }
+  const lines = Object.entries(all).map(([k, v]) => `${k}: ${v.replace(/[\r\n]+/g, " ")}\r\n`)
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Refused"}\r\n${lines.join("")}connection: close\r\n\r\n${payload}`
+  )
+}
+
+/**
+ * Accepts or refuses one WebSocket upgrade, then hands the socket to its route. An accepted upgrade
+ * takes the route's fault: `status` refuses it, `drop-before` destroys the socket, `ws-close` goes to
+ * the socket's sender.
+ */
+const handleUpgrade = (deps: Deps, req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  const { ctx, wsRouter, wss } = deps
   // After an upgrade Node no longer listens for socket errors; a reset peer must not crash the emulator.
   socket.on("error", () => socket.destroy())
   const url = parseTarget(req.url)
-  const refuse = (status: number, body: unknown): void => {
-    const payload = JSON.stringify(body)
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 404 ? "Not Found" : "Refused"}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`
-    )
-  }
+  const family = familyOfPath(url.pathname)
+  const refuse = (status: number, body: unknown): void => refuseUpgrade(socket, status, {}, JSON.stringify(body))
   const found = wsRouter.find(undefined, url.pathname)
-  if (found.kind !== "found")
-    return refuse(404, errorBody(familyOfPath(url.pathname), 404, `No WebSocket endpoint at ${url.pathname}`))
+  if (found.kind !== "found") return refuse(404, errorBody(family, 404, `No WebSocket endpoint at ${url.pathname}`))
   const { route, params } = found
   let decision: ReturnType<WsRoute["accept"]>
   try {
     decision = route.accept(req, url, ctx)
   } catch (e) {
     const message = `Emulator error: ${e instanceof Error ? e.message : String(e)}`
-    decision = { ok: false, status: 500, body: errorBody(familyOfPath(url.pathname), 500, message) }
+    decision = { ok: false, status: 500, body: errorBody(family, 500, message) }
   }
   if (!decision.ok) {
     ctx.counters.increment(`${route.name}.rejected`)
     return refuse(decision.status, decision.body)
   }
+  const fault = ctx.faults.take(route.name, "ws")
+  if (fault?.kind === "status" || fault?.kind === "drop-before") {
+    ctx.counters.increment(`${route.name}.rejected`)
+    if (fault.kind === "drop-before") return void socket.destroy()
+    const answer = statusFaultAnswer(family, fault, newRequestId())
+    return refuseUpgrade(socket, fault.status, answer.headers, answer.payload)
+  }
   wss.handleUpgrade(req, socket, head, (ws) => {
     ctx.counters.increment(route.name)
+    attachWsFault(ws, fault)
     try {
       route.handle(ws, req, url, ctx, params)
     } catch {
@@ -274,16 +301,24 @@ const handleUpgrade = (
   })
 }
 
-/** Builds the server for `routes` and `wsRoutes` over `ctx`. */
+/** Builds the server for `routes` and `wsRoutes` over `ctx` (and declares their names to its fault plan). */
 export const makeServer = (
   ctx: EmulatorContext,
   routes: ReadonlyArray<Route>,
   wsRoutes: ReadonlyArray<WsRoute>
 ): EmulatorServer => {
-  const deps: HttpDeps = { ctx, router: new Router(routes), limiter: makeRateLimiter(ctx) }
-  const wsRouter = new Router(wsRoutes)
+  ctx.faults.setRoutes(
+    routes.map((r) => r.name),
+    wsRoutes.map((r) => r.name)
+  )
+  const deps: Deps = {
+    ctx,
+    limiter: makeRateLimiter(ctx),
+    router: new Router(routes),
+    wsRouter: new Router(wsRoutes),
+    wss: new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 })
+  }
   const sockets = new Set<Socket | Duplex>()
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 })
   const track = (socket: Socket | Duplex): void => {
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
@@ -295,7 +330,7 @@ export const makeServer = (
   server.on("connection", track)
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     track(socket)
-    handleUpgrade(ctx, wsRouter, wss, req, socket, head)
+    handleUpgrade(deps, req, socket, head)
   })
 
   return {
@@ -309,11 +344,16 @@ export const makeServer = (
       }),
     close: () =>
       new Promise((resolve) => {
-        for (const ws of wss.clients) ws.terminate()
+        for (const ws of deps.wss.clients) ws.terminate()
         for (const socket of sockets) socket.destroy()
-        wss.close()
+        deps.wss.close()
         server.close(() => resolve())
-      })
+      }),
+    reset: () => {
+      deps.ctx = renewContext(deps.ctx)
+      deps.limiter = makeRateLimiter(deps.ctx)
+      return deps.ctx
+    }
   }
 }
 

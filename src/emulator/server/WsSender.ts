@@ -1,6 +1,14 @@
 /** Sends a WebSocket route's JSON messages, counting them so an injected `ws-close` fault closes at the right one. */
 import type { WebSocket } from "ws"
-import type { EmulatorContext } from "./Context.js"
+import type { Fault } from "./Faults.js"
+
+/** The `ws-close` fault the server took for a socket when it accepted the upgrade, until its sender reads it. */
+const closeFaults = new WeakMap<WebSocket, Extract<Fault, { readonly kind: "ws-close" }>>()
+
+/** Hands the fault taken for an accepted upgrade to the socket's sender (only `ws-close` applies after the upgrade). */
+export const attachWsFault = (ws: WebSocket, fault: Fault | undefined): void => {
+  if (fault?.kind === "ws-close") closeFaults.set(ws, fault)
+}
 
 /** A close reason cut to the 123 bytes a close frame allows (cut on a character boundary). */
 const closeReason = (reason: string): string => {
@@ -24,12 +32,12 @@ export interface WsSender {
 }
 
 /**
- * A sender for `ws` that applies the `ws-close` fault queued for `routeName` (taken once, when the
- * connection opens): after `afterMessages` messages (default 0) the socket closes with the fault's code.
+ * A sender for `ws` that applies the `ws-close` fault the server took for it when it accepted the
+ * upgrade: after `afterMessages` messages (default 0) the socket closes with the fault's code.
  */
-export const makeWsSender = (ws: WebSocket, ctx: EmulatorContext, routeName: string): WsSender => {
-  const taken = ctx.faults.take(routeName)
-  const fault = taken?.kind === "ws-close" ? taken : undefined
+export const makeWsSender = (ws: WebSocket): WsSender => {
+  const fault = closeFaults.get(ws)
+  closeFaults.delete(ws)
   let sent = 0
   let closing = false
   const isOpen = (): boolean => !closing && ws.readyState === ws.OPEN

@@ -38,6 +38,13 @@ export const canonicalJson = (value: unknown): string =>
     return sorted
   }) as string | undefined) ?? "null"
 
+/**
+ * A request value as text, for checks against a list and for error messages: strings as they are,
+ * other primitives via `String`, objects and arrays as JSON (`String` throws on `{"toString": 1}`).
+ */
+export const textOf = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "object" && value !== null ? canonicalJson(value) : String(value)
+
 const VOCABULARY = [
   "the",
   "gateway",

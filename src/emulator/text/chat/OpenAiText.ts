@@ -9,7 +9,7 @@ import type { EmulatorContext } from "../../server/Context.js"
 import { errorBody, streamErrorEvent } from "../../server/Family.js"
 import { findModel } from "../../gateway/Models.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
+import { canonicalJson, estimateTokens, jsonPieces, newId, pace, textOf } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
 import {
   contentText,
@@ -105,7 +105,7 @@ const chatPairing = (messages: ReadonlyArray<Obj>): [string, string] | undefined
     const unknown = run.answered.find(([, id]) => !calls.has(id))
     if (unknown !== undefined)
       return [
-        `Invalid parameter: 'tool_call_id' of '${String(unknown[1])}' not found in 'tool_calls' of previous message.`,
+        `Invalid parameter: 'tool_call_id' of '${textOf(unknown[1])}' not found in 'tool_calls' of previous message.`,
         `messages.[${unknown[0]}].tool_call_id`
       ]
   }
@@ -134,7 +134,7 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   for (let i = 0; i < body.messages.length; i++) {
     const msg: unknown = body.messages[i]
     const at = `messages[${i}]`
-    if (!isObj(msg) || !CHAT_ROLES.includes(String(msg.role))) return [`Invalid value for '${at}.role'.`, `${at}.role`]
+    if (!isObj(msg) || !CHAT_ROLES.includes(textOf(msg.role))) return [`Invalid value for '${at}.role'.`, `${at}.role`]
     if (msg.content === undefined && msg.tool_calls === undefined)
       return [`Missing required parameter: '${at}.content'.`, `${at}.content`]
     if (msg.content === null && msg.role !== "assistant")
@@ -190,7 +190,7 @@ export const typedParamProblem = (body: Obj, params: ReadonlyArray<TypedParam>):
 
 /** A `response_format` (chat) or `text.format` (responses) whose `type` is not one of the three. */
 export const formatTypeProblem = (format: unknown, where: string): [string, string] | undefined =>
-  format === undefined || (isObj(format) && ["text", "json_object", "json_schema"].includes(String(format.type)))
+  format === undefined || (isObj(format) && ["text", "json_object", "json_schema"].includes(textOf(format.type)))
     ? undefined
     : [
         `Invalid value for '${where}.type': supported values are 'text', 'json_object' and 'json_schema'.`,
@@ -397,7 +397,7 @@ export const chatRoute: Route = {
     const answer: ChatAnswer = {
       id: newId("chatcmpl-"),
       created: Math.floor(ctx.clock.now() / 1000),
-      model: String(body.model),
+      model: textOf(body.model),
       plans: planned.plans,
       topLogprobs: body.logprobs === true ? (typeof body.top_logprobs === "number" ? body.top_logprobs : 0) : undefined,
       usage: {

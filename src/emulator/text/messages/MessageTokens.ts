@@ -3,7 +3,7 @@
  * prefix. Text counts about four characters a token, images a fixed 1000, tool definitions by their
  * JSON; the cached prefix ends at the last block carrying `cache_control`.
  */
-import { canonicalJson, estimateTokens } from "../TextGen.js"
+import { canonicalJson, estimateTokens, textOf } from "../TextGen.js"
 
 /** Tokens counted for one image (E9: "about 1000 tokens"). */
 export const IMAGE_TOKENS = 1000
@@ -25,7 +25,7 @@ export const blockTokens = (block: unknown): number => {
     case "thinking":
       return estimateTokens(typeof block.thinking === "string" ? block.thinking : "")
     case "tool_use":
-      return estimateTokens(`${String(block.name)}${canonicalJson(block.input ?? {})}`)
+      return estimateTokens(`${textOf(block.name)}${canonicalJson(block.input ?? {})}`)
     case "tool_result":
       return contentTokens(block.content)
     default:

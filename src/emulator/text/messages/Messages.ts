@@ -10,7 +10,7 @@ import { findModel } from "../../gateway/Models.js"
 import { thinkingSignature, validateCreate } from "./MessagesValidation.js"
 import { accountCache } from "./PromptCache.js"
 import type { Reply, Route } from "../../server/Route.js"
-import { canonicalJson, cutAtStop, jsonPieces, newId, pace, replyWords, tokenPieces } from "../TextGen.js"
+import { canonicalJson, cutAtStop, jsonPieces, newId, pace, replyWords, textOf, tokenPieces } from "../TextGen.js"
 import { checkTools, planTurn, resultsPrefix, structuredText, wantsMismatch, type Conversation } from "../ToolTurns.js"
 import type { SchemaProblem } from "../schema/SchemaWalk.js"
 import {
@@ -246,7 +246,7 @@ export const messagesRoute: Route = {
     const unpaired = checkToolPairing(body.messages as ReadonlyArray<unknown>)
     if (unpaired !== undefined) return bad(400, unpaired)
     const model = findModel(body.model as string)
-    if (model === undefined || model.ownedBy !== "epsilon") return bad(404, `model: ${String(body.model)} not found`)
+    if (model === undefined || model.ownedBy !== "epsilon") return bad(404, `model: ${textOf(body.model)} not found`)
     const planned = planMessage(ctx, body)
     if (!planned.ok) return bad(400, planned.message)
     if (body.stream === true) return streamMessage(ctx, reply, planned.plan)

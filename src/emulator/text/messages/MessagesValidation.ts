@@ -3,7 +3,7 @@
  * message in the contract's wording (`field messages is required`).
  */
 import { Buffer } from "node:buffer"
-import { hash32 } from "../TextGen.js"
+import { hash32, textOf } from "../TextGen.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -51,7 +51,7 @@ const checkTools = (tools: unknown, toolChoice: unknown): Invalid | undefined =>
     }
   }
   if (toolChoice !== undefined) {
-    if (!isObj(toolChoice) || !["auto", "any", "none", "tool"].includes(String(toolChoice.type)))
+    if (!isObj(toolChoice) || !["auto", "any", "none", "tool"].includes(textOf(toolChoice.type)))
       return invalid("field tool_choice.type must be one of auto, any, none, tool")
     if (toolChoice.type === "tool") {
       const names = Array.isArray(tools) ? tools.map((t) => (isObj(t) ? t.name : undefined)) : []
@@ -125,7 +125,7 @@ export const validateCreate = (body: Obj): Invalid | undefined => {
   if (t !== undefined) return t
   const thinking = body.thinking
   if (thinking !== undefined) {
-    if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(String(thinking.type)))
+    if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(textOf(thinking.type)))
       return invalid("field thinking.type must be one of enabled, disabled, adaptive")
     if (thinking.type === "enabled") {
       if (!isNum(thinking.budget_tokens) || thinking.budget_tokens <= 1024)

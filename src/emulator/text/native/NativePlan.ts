@@ -15,6 +15,7 @@ import {
   hash32,
   jsonPieces,
   replyWords,
+  textOf,
   tokenPieces
 } from "../TextGen.js"
 import { checkTools, onlyAllowed, planTurn, resultsPrefix, structuredText, wantsMismatch } from "../ToolTurns.js"
@@ -103,7 +104,7 @@ const answerPieces = (ctx: EmulatorContext, body: Obj, g: Obj, seed: string, k: 
   if (format.kind === "enum") {
     const values = isObj(format.schema) && Array.isArray(format.schema.enum) ? format.schema.enum : []
     // Candidates take the values in turn, so that several candidates differ where the enum allows.
-    return [values.length > 0 ? String(values[k % values.length]) : replyWords(seed, 1).join("")]
+    return [values.length > 0 ? textOf(values[k % values.length]) : replyWords(seed, 1).join("")]
   }
   const structured = structuredText(format.schema, seed, wantsMismatch(conversation.prompt))
   return structured.ok ? jsonPieces(structured.text) : refusal(format.field, structured.problem)
@@ -137,7 +138,7 @@ const planCandidate = (input: CandidateInput): CandidatePlan | Refused => {
   const calls = functionCalls(body, seed, input.signed)
   if (!Array.isArray(calls)) return calls
   const modalities = Array.isArray(g.responseModalities)
-    ? g.responseModalities.map((x) => String(x).toUpperCase())
+    ? g.responseModalities.map((x) => textOf(x).toUpperCase())
     : input.isImageModel
       ? ["TEXT", "IMAGE"]
       : ["TEXT"]

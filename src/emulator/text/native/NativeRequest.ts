@@ -2,6 +2,7 @@
  * The native-content (zeta, E10) request as the emulator reads it: the model id with its thinking
  * suffix, the checks that answer 400 `INVALID_ARGUMENT`, and the thinking that applies.
  */
+import { textOf } from "../TextGen.js"
 
 type Obj = Record<string, unknown>
 
@@ -119,7 +120,7 @@ const systemProblem = (system: unknown): string | undefined =>
 const safetyProblem = (settings: unknown): string | undefined => {
   if (settings === undefined) return undefined
   const i = Array.isArray(settings)
-    ? settings.findIndex((x: unknown) => !isObj(x) || !/^HARM_CATEGORY_[A-Z_]+$/.test(String(x.category)))
+    ? settings.findIndex((x: unknown) => !isObj(x) || !/^HARM_CATEGORY_[A-Z_]+$/.test(textOf(x.category)))
     : 0
   return i === -1
     ? undefined
@@ -188,7 +189,7 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     const modalities = g.responseModalities
     if (
       modalities !== undefined &&
-      !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(String(x).toUpperCase())))
+      !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(textOf(x).toUpperCase())))
     )
       return "* GenerateContentRequest.generation_config.response_modalities: must be TEXT, IMAGE or AUDIO"
     const t = g.thinkingConfig
@@ -197,7 +198,7 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined)
         return "thinking_budget and thinking_level are not supported together."
       if (t.thinkingLevel !== undefined) {
-        if (!LEVELS.includes(String(t.thinkingLevel).toUpperCase()))
+        if (!LEVELS.includes(textOf(t.thinkingLevel).toUpperCase()))
           return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
         if (model.base.startsWith("zeta-2.5")) return "Thinking level is not supported for this model."
       }
@@ -218,7 +219,7 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
   const tc = body.toolConfig
   if (tc !== undefined) {
     const mode = isObj(tc) && isObj(tc.functionCallingConfig) ? tc.functionCallingConfig.mode : undefined
-    if (mode !== undefined && !MODES.includes(String(mode)))
+    if (mode !== undefined && !MODES.includes(textOf(mode)))
       return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
   }
   if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj)))
@@ -239,7 +240,7 @@ export const thinkingOf = (body: Obj, model: NativeModel, isImageModel: boolean)
   const t = isObj(g.thinkingConfig) ? g.thinkingConfig : {}
   const includeThoughts = t.includeThoughts === true
   const level =
-    model.suffix?.level ?? (t.thinkingLevel === undefined ? undefined : String(t.thinkingLevel).toUpperCase())
+    model.suffix?.level ?? (t.thinkingLevel === undefined ? undefined : textOf(t.thinkingLevel).toUpperCase())
   const budget = model.suffix?.budget ?? (isNum(t.thinkingBudget) ? t.thinkingBudget : undefined)
   const on = model.suffix !== undefined ? model.suffix.on : budget === 0 || level === "MINIMAL" ? false : !isImageModel
   if (!on) return { on: false, tokens: 0, includeThoughts: false }

@@ -3,7 +3,7 @@
  * function-calling mode, the conversation since the prompt, the response schema, and the check that
  * each `functionResponse` answers a `functionCall` of the model turn before it.
  */
-import { canonicalJson } from "../TextGen.js"
+import { canonicalJson, textOf } from "../TextGen.js"
 import type { Conversation, OfferedTool, ToolChoice } from "../ToolTurns.js"
 
 type Obj = Record<string, unknown>
@@ -55,7 +55,7 @@ export const nativeConversation = (contents: ReadonlyArray<unknown>): Conversati
   const called = contents
     .slice(p + 1)
     .filter(isModel)
-    .flatMap((c) => partsOf(c).flatMap((x) => (isObj(x.functionCall) ? [String(x.functionCall.name)] : [])))
+    .flatMap((c) => partsOf(c).flatMap((x) => (isObj(x.functionCall) ? [textOf(x.functionCall.name)] : [])))
   const last = contents[contents.length - 1]
   const results = isResponseTurn(last)
     ? partsOf(last).flatMap((x) =>

@@ -10,7 +10,7 @@ import { openAiErrorObject, streamErrorOf } from "../../server/Family.js"
 import { formatTypeProblem, modelProblem, openAiError, type TypedParam, typedParamProblem } from "../chat/OpenAiText.js"
 import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "../chat/OpenAiPlan.js"
 import type { Reply, Route, SseEvent } from "../../server/Route.js"
-import { canonicalJson, estimateTokens, jsonPieces, newId, pace } from "../TextGen.js"
+import { canonicalJson, estimateTokens, jsonPieces, newId, pace, textOf } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
 import { duplicateItem, historyOf } from "./ResponsesHistory.js"
 import { charsOf, responsesStateOf, type ResponsesState, type StoredConversation } from "./ResponsesState.js"
@@ -31,7 +31,7 @@ const problemOf = (body: Obj): [string, string, number?] | undefined => {
     return ["Invalid 'input': string must contain non-whitespace text.", "input"]
   const roles = ["user", "assistant", "system", "developer"]
   const badRole = Array.isArray(body.input)
-    ? body.input.findIndex((i: unknown) => isObj(i) && i.role !== undefined && !roles.includes(String(i.role)))
+    ? body.input.findIndex((i: unknown) => isObj(i) && i.role !== undefined && !roles.includes(textOf(i.role)))
     : -1
   if (badRole !== -1)
     return [
@@ -96,9 +96,9 @@ const responsesPairing = (items: ReadonlyArray<Obj>): string | undefined => {
   const callSet = new Set(calls)
   const outputSet = new Set(outputs)
   const unknown = outputs.find((id) => !callSet.has(id))
-  if (unknown !== undefined) return `No tool call found for function call output with call_id ${String(unknown)}.`
+  if (unknown !== undefined) return `No tool call found for function call output with call_id ${textOf(unknown)}.`
   const missing = calls.find((id) => !outputSet.has(id))
-  return missing === undefined ? undefined : `No tool output found for function call ${String(missing)}.`
+  return missing === undefined ? undefined : `No tool output found for function call ${textOf(missing)}.`
 }
 
 /** What a response reads beyond its body: the items the model sees (history, then input) and its conversation. */

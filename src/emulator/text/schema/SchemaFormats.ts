@@ -1,9 +1,10 @@
 /**
  * Deterministic strings and numbers for the emulator's schema values. String formats (date-time,
- * date, time, email, uuid, uri, hostname, ipv4, ipv6, duration, byte), lengths, patterns where a
- * simple candidate matches, and numbers inside minimum/maximum/multipleOf.
+ * date, time, email, uuid, uri, hostname, ipv4, ipv6, duration, byte), lengths, patterns (see
+ * PatternSample), and numbers inside minimum/maximum/multipleOf.
  */
 import { replyWords } from "../TextGen.js"
+import { matchesShort, patternString } from "./PatternSample.js"
 import { countOf, numberOf, SCHEMA_BOUNDS, type Obj } from "./SchemaWalk.js"
 
 const pad2 = (n: number): string => String(n).padStart(2, "0")
@@ -58,21 +59,13 @@ const formatted = (format: string, seed: string, rnd: () => number): string | un
   }
 }
 
-/** Whether `pattern` matches `s`; an invalid pattern never does. Only short strings are tried (bounded backtracking). */
-const matches = (pattern: string, s: string): boolean => {
-  if (s.length > 24) return false
-  try {
-    return new RegExp(pattern, "u").test(s)
-  } catch {
-    return false
-  }
-}
-
+/** Last resorts for a pattern the generator cannot satisfy (each checked against it). */
 const PATTERN_CANDIDATES = ["abc", "ABC", "a1", "12345", "A1B2", "abc-123", "x", "0", "2025-01-01", "a@b.co"]
 
 /**
  * A string for a string node: its format's value, else words fitted to minLength/maxLength; with a
- * `pattern` and no format, the first of a few short candidates that matches it (else the words).
+ * `pattern` and no format, a string built to match it within those lengths (see PatternSample),
+ * else the first of a few short candidates that matches it, else the words.
  */
 export const sampleString = (s: Obj, seed: string, rnd: () => number): string => {
   const format = typeof s.format === "string" ? formatted(s.format, seed, rnd) : undefined
@@ -84,11 +77,10 @@ export const sampleString = (s: Obj, seed: string, rnd: () => number): string =>
   while (out.length < min) out += ` ${words(`${seed}#${i++}`, 3)}`
   if (max !== undefined && out.length > max) out = out.slice(0, Math.max(max, min)).trimEnd()
   while (out.length < min) out += "x"
-  if (typeof s.pattern === "string" && s.pattern.length <= SCHEMA_BOUNDS.maxPattern && !matches(s.pattern, out)) {
-    const hit = PATTERN_CANDIDATES.find((c) => matches(String(s.pattern), c))
-    if (hit !== undefined) return hit
-  }
-  return out
+  const pattern = s.pattern
+  if (typeof pattern !== "string" || pattern.length > SCHEMA_BOUNDS.maxPattern || matchesShort(pattern, out)) return out
+  const built = patternString(pattern, { min, max: max ?? Infinity }, out.length, rnd)
+  return built ?? PATTERN_CANDIDATES.find((c) => matchesShort(pattern, c)) ?? out
 }
 
 /** Decimal places of a number as written (`0.05` → 2), for rounding multiples. */

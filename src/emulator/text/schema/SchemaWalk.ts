@@ -4,6 +4,7 @@
  * types and `nullable`), resolving local `$ref`s, and refusing a schema too large, too deep or
  * malformed before any value is made, naming the part.
  */
+import { textOf } from "../TextGen.js"
 
 export type Obj = Record<string, unknown>
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -60,7 +61,7 @@ export const numberOf = (v: unknown): number | undefined => {
 /** The types a node allows, lower-cased (`"OBJECT"` → `object`), `nullable: true` adding `null`; empty = not said. */
 export const typesOf = (s: Obj): Array<JsonType> => {
   const raw: Array<unknown> = Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]
-  const types = raw.map((t) => String(t).toLowerCase()).filter((t): t is JsonType => TYPES.some((k) => k === t))
+  const types = raw.map((t) => textOf(t).toLowerCase()).filter((t): t is JsonType => TYPES.some((k) => k === t))
   if (s.nullable === true && types.length > 0 && !types.includes("null")) types.push("null")
   return types
 }
@@ -152,7 +153,7 @@ const checkNode = (root: unknown, s: Obj, path: string): SchemaProblem | undefin
   }
   const raw: Array<unknown> = Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type]
   for (const t of raw)
-    if (!TYPES.some((k) => k === String(t).toLowerCase()))
+    if (!TYPES.some((k) => k === textOf(t).toLowerCase()))
       return problem(at(path, "type"), `type ${JSON.stringify(t)} is not one of ${TYPES.join(", ")}`)
   if (s.enum !== undefined && (!Array.isArray(s.enum) || s.enum.length === 0))
     return problem(at(path, "enum"), "enum must be a non-empty array")
