@@ -1,9 +1,10 @@
 import { Effect, Queue, Stream } from "effect"
 import { lastValueFrom, take, toArray, type Observable } from "rxjs"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { TransportError } from "../../src/core/errors/GatewayError.js"
 import type { Runner } from "../../src/streams/Bridge.js"
 import { fromScopedSession, type SessionState } from "../../src/streams/RxSession.js"
+import { recordUnhandledRejections } from "../fixtures/unhandled.js"
 
 const run: Runner<never> = (effect) => Effect.runFork(effect)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -33,14 +34,7 @@ const failingConnect = (error: Error) =>
     Error
   >
 
-/** Unhandled rejections seen by the process while a test runs. */
-let unhandled: Array<unknown> = []
-const onUnhandled = (reason: unknown) => void unhandled.push(reason)
-beforeEach(() => {
-  unhandled = []
-  process.on("unhandledRejection", onUnhandled)
-})
-afterEach(() => void process.off("unhandledRejection", onUnhandled))
+const unhandled = recordUnhandledRejections()
 
 describe("fromScopedSession", () => {
   it("emits the session at once while connecting, and unsubscribing then still closes the socket", async () => {
@@ -97,7 +91,7 @@ describe("fromScopedSession", () => {
     await sleep(30)
     await new Promise((r) => setImmediate(r))
     expect(errors).toEqual([refused])
-    expect(unhandled).toEqual([])
+    expect(unhandled.seen()).toEqual([])
   })
 
   it("rejects an awaited send with why the session failed to open, queued or sent after the failure", async () => {
@@ -108,7 +102,7 @@ describe("fromScopedSession", () => {
     await expect(queued).rejects.toBe(refused)
     await expect(send!("late")).rejects.toBe(refused)
     await sleep(0)
-    expect(unhandled).toEqual([])
+    expect(unhandled.seen()).toEqual([])
   })
 
   it("still rejects a send after a session that was open closed with TransportError, marked handled", async () => {
@@ -121,7 +115,7 @@ describe("fromScopedSession", () => {
     void send!("ignored")
     await sleep(0)
     await new Promise((r) => setImmediate(r))
-    expect(unhandled).toEqual([])
+    expect(unhandled.seen()).toEqual([])
     await expect(send!("late")).rejects.toMatchObject({ _tag: "TransportError", reason: "closed" })
   })
 

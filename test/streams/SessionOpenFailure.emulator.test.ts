@@ -1,9 +1,10 @@
 // A realtime or live session refused at open (a wrong key), used as the docs show: sends fired and forgotten
 // inside `mergeMap` never crash the process, an awaited send rejects with the refusal, `state$` keeps `closed`.
 import { lastValueFrom, mergeMap, type Observable } from "rxjs"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { createGateway, type RxGateway, type RxSession, type SessionState } from "../../src/streams/index.js"
+import { recordUnhandledRejections } from "../fixtures/unhandled.js"
 
 let emu: Emulator
 let gw: RxGateway
@@ -16,13 +17,7 @@ afterAll(async () => {
   await emu.close()
 })
 
-let unhandled: Array<unknown> = []
-const onUnhandled = (reason: unknown) => void unhandled.push(reason)
-beforeEach(() => {
-  unhandled = []
-  process.on("unhandledRejection", onUnhandled)
-})
-afterEach(() => void process.off("unhandledRejection", onUnhandled))
+const unhandled = recordUnhandledRejections()
 
 const macrotask = () => new Promise((resolve) => setTimeout(resolve, 20))
 /** A session of either kind, sending one event of its own kind (never delivered: the session never opens). */
@@ -55,7 +50,7 @@ describe.each(Object.keys(kinds) as Array<keyof typeof kinds>)("%s.connect$ refu
     expect(outcome).toBe("AuthenticationError")
     await expect(awaited).rejects.toMatchObject({ _tag: "AuthenticationError" })
     await macrotask()
-    expect(unhandled).toEqual([])
+    expect(unhandled.seen()).toEqual([])
     const seen: Array<SessionState | "complete"> = []
     session!.state$.subscribe({ next: (s) => seen.push(s), complete: () => seen.push("complete") })
     expect(seen).toMatchObject([{ status: "closed", error: { _tag: "AuthenticationError" } }, "complete"])
