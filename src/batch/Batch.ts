@@ -12,7 +12,7 @@
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import { Context, Duration, Effect, Layer, Option, Result, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, References, Result, Schedule, Stream } from "effect"
 import {
   ClusterWorkflowEngine,
   RunnerAddress,
@@ -43,7 +43,7 @@ import * as Store from "./Store.js"
 import { mapLayerError, sqlLayer, storeError } from "./StoreAccess.js"
 
 export { BatchHalted, BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
-export type { BatchError, HaltReason } from "./BatchError.js"
+export type { BatchError, HaltReason, HaltStep } from "./BatchError.js"
 export { LineStates, type CancelResult, type Counts, type Halt, type LineState } from "./Store.js"
 
 export { defaultSqlitePath, describeStore, postgres, sqlite, storeOf, type StoreConfig } from "./Settings.js"
@@ -53,14 +53,18 @@ export { cancelStored, readProgress, readStatus } from "./StoreAccess.js"
 export interface BatchResult {
   /** The input's line (1-based). */
   readonly line: number
-  /** `cancelled`: the batch was cancelled before the line was submitted (`Batch.cancel`). */
+  /**
+   * `cancelled`: the batch was cancelled before the line was submitted (`Batch.cancel`). A line of a
+   * streamed input that was never stored (cancelled while the input was being stored, by a process
+   * that then stopped) is `cancelled` with an `error` saying so, numbered on from the last line stored.
+   */
   readonly status: "succeeded" | "failed" | "unknown" | "cancelled"
   readonly taskId: string | null
   /** The video's URL (beta, gamma, delta). */
   readonly url?: string
   /** Where the alpha video was written. */
   readonly file?: string
-  /** Why the line failed, or why its fate is unknown. */
+  /** Why the line failed, or why its fate is unknown (or, for a cancelled line never stored, that). */
   readonly error?: string
 }
 
@@ -188,10 +192,14 @@ const haltError = (id: string, halt: Store.Halt): BatchHalted => {
   return new BatchHalted({
     id,
     reason: halt.reason,
+    step: halt.step,
     line: halt.line,
     ...(halt.status === null ? {} : { status: halt.status }),
     ...(halt.type === null ? {} : { type: halt.type }),
-    message: `batch ${id} stopped: the gateway refused the submit of line ${halt.line} for the ${what} (${halt.message}); nothing was made for it, and the batch sends no more lines. Its lines not submitted wait, pending: run the batch again ${todo}.`
+    message:
+      halt.step === "submit"
+        ? `batch ${id} stopped: the gateway refused the submit of line ${halt.line} for the ${what} (${halt.message}); nothing was made for it, and the batch sends no more lines. Its lines not submitted wait, pending: run the batch again ${todo}.`
+        : `batch ${id} stopped: the gateway refused following the task of line ${halt.line} for the ${what} (${halt.message}); the task exists and may still succeed, so its line stays running, and the batch sends no more lines. Run the batch again ${todo}: it follows its running tasks to their end and sends the lines waiting.`
   })
 }
 
@@ -216,7 +224,23 @@ type Settings = Required<Pick<LayerOptions, "progressIntervalMs">>
 interface Cursor {
   readonly after: number
   readonly emitted: number
+  /** The lines stored when a cancelled batch was last seen with input never to be stored (see `unstored`). */
+  readonly stalled?: number
 }
+
+/**
+ * The results of the input lines of a cancelled batch that were never stored: its input was being
+ * stored when it was cancelled, and the process storing it stopped (killed) before it had stored
+ * them as `cancelled`. Their count is known, their line numbers are not (the input is not read
+ * again): they are numbered on from the last line stored, and say so.
+ */
+const unstoredResults = (after: number, n: number): Array<BatchResult> =>
+  Array.from({ length: n }, (_, i) => ({
+    line: after + i + 1,
+    status: "cancelled",
+    taskId: null,
+    error: `the batch was cancelled before this input line was stored, and the process storing its input stopped: it was never submitted. Its line number is counted on from line ${after}, the last one stored`
+  }))
 
 const make = (settings: Settings) =>
   Effect.gen(function* () {
@@ -226,17 +250,20 @@ const make = (settings: Settings) =>
       Effect.provideService(effect, SqlClient.SqlClient, sql)
     // Inputs that could not be read again to be stored, by batch: their handles fail with it.
     const ingestFailures = new Map<string, BatchInvalidInput | BatchStoreError>()
+    // Batches whose input this process is storing now.
+    const ingesting = new Set<string>()
     const every = Schedule.spaced(Duration.millis(settings.progressIntervalMs))
 
     const handle = (record: Store.BatchRecord): BatchHandle => {
       const status = provide(Store.status(record.id))
-      const checked = Effect.flatMap(status, (s) => {
+      const checkedStatus = Effect.flatMap(status, (s) => {
         const failure =
           refusalError(s) ??
           (s.halt === null ? undefined : haltError(record.id, s.halt)) ??
           ingestFailures.get(record.id)
-        return failure === undefined ? Effect.succeed(s.counts) : Effect.fail(failure)
+        return failure === undefined ? Effect.succeed(s) : Effect.fail(failure)
       })
+      const checked = Effect.map(checkedStatus, (s) => s.counts)
       // Lines in order: those final from `after` on, then a wait when the next one is not final yet.
       const resultStream = Stream.paginate(
         { after: 0, emitted: 0 } as Cursor,
@@ -257,7 +284,19 @@ const make = (settings: Settings) =>
             const next: Cursor = { after: last === undefined ? at.after : last.line, emitted: at.emitted + out.length }
             if (next.emitted >= record.lines) return [out, Option.none()] as const
             if (out.length < rows.length || rows.length < resultPage) {
-              yield* checked
+              const s = yield* checkedStatus
+              // Every stored line given, and the rest of the input will never be stored: the batch
+              // was cancelled while it was stored, and no one stores it (seen so twice in a row).
+              if (out.length === rows.length && !ingesting.has(record.id)) {
+                const stalled =
+                  s.cancelled && !s.ingest.complete && Store.isDone(s.counts) ? s.ingest.stored : undefined
+                if (stalled !== undefined && out.length === 0) {
+                  if (stalled === at.stalled)
+                    return [unstoredResults(next.after, record.lines - next.emitted), Option.none()] as const
+                  yield* Effect.sleep(Duration.millis(settings.progressIntervalMs))
+                  return [out, Option.some({ ...next, stalled })] as const
+                }
+              }
               if (out.length === 0) yield* Effect.sleep(Duration.millis(settings.progressIntervalMs))
             }
             return [out, Option.some(next)] as const
@@ -288,7 +327,7 @@ const make = (settings: Settings) =>
       }
     }
 
-    return { gateway, provide, handle, ingestFailures }
+    return { gateway, provide, handle, ingestFailures, ingesting }
   })
 
 type Made = Effect.Success<ReturnType<typeof make>>
@@ -390,7 +429,7 @@ const serviceLayer = (settings: Settings) =>
     Batches,
     Effect.gen(function* () {
       const made = yield* make(settings)
-      const { gateway, provide, handle, ingestFailures } = made
+      const { gateway, provide, handle, ingestFailures, ingesting } = made
       const admission = yield* Admission.Admission
       const engineContext = yield* Effect.context<WorkflowEngine>()
       const scope = yield* Effect.scope
@@ -426,9 +465,11 @@ const serviceLayer = (settings: Settings) =>
             if (!ingest.complete && ingest.refused === null) {
               ingestFailures.delete(record.id)
               const batch = record
+              ingesting.add(batch.id)
               yield* Effect.forkIn(
                 provide(Ingest.ingest({ batch, inputs, from: ingest.stored, check: gateway.video.check })).pipe(
-                  Effect.tapError((e) => Effect.sync(() => ingestFailures.set(batch.id, e)))
+                  Effect.tapError((e) => Effect.sync(() => ingestFailures.set(batch.id, e))),
+                  Effect.ensuring(Effect.sync(() => ingesting.delete(batch.id)))
                 ),
                 scope
               )
@@ -478,6 +519,15 @@ const singleRunner = Sharding.layer.pipe(
   Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) })),
   Layer.provide(NodeCrypto.layerDigest)
 )
+
+/**
+ * The cluster's own log lines below errors, not shown: `Listening on: …` when a runner starts, `No
+ * healthy runners available` every few seconds while a runner shutting down waits for a submit in
+ * flight to be recorded — the framework's bookkeeping, noise in the output of a process running its
+ * batch. Its errors are still logged; the slots' own log lines keep the level of the caller
+ * (`Slot.layer`). A worker (`Batch.worker`), a service of the cluster, shows them all.
+ */
+const quietCluster = Layer.succeed(References.MinimumLogLevel)("Error")
 
 /** A free TCP port on the runner's host, for runners not told one. */
 const freePort = (host: string): Effect.Effect<number, BatchStoreError> =>
@@ -555,13 +605,19 @@ const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
  * `Batches` service. Needs a `Gateway`. With a SQLite store this process runs the batches it is asked
  * to run (`Batch.video`) and no other: the slots of a batch stopped earlier (Ctrl-C) wait, touching
  * nothing, until that batch is run again. With a PostgreSQL store this process is a runner of the
- * cluster and runs slots of any batch of that database.
+ * cluster and runs slots of any batch of that database. The cluster's own log lines below errors are
+ * not shown (see `quietCluster`).
  * @category layers
  */
-export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchStoreError, Gateway> => {
+export const layer = (options: LayerOptions = {}): Layer.Layer<Batches, BatchStoreError, Gateway> =>
+  layerWith(options, true)
+
+/** `layer`, with the cluster's own log lines at the caller's level unless `quiet`. */
+const layerWith = (options: LayerOptions, quiet: boolean): Layer.Layer<Batches, BatchStoreError, Gateway> => {
   const store = options.store ?? sqlite()
   const settings = { progressIntervalMs: options.progressIntervalMs ?? 500 }
-  const cluster = store._tag === "sqlite" ? singleRunner : socketRunner(store)
+  const runners = store._tag === "sqlite" ? singleRunner : socketRunner(store)
+  const cluster = quiet ? runners.pipe(Layer.provide(quietCluster)) : runners
   const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster))
   // The journal's writer and the follower live longer than the cluster: a slot the cluster stops
   // (Ctrl-C, a shard moving) still records its submit in flight.
@@ -606,9 +662,10 @@ export const status = (id: string) => Effect.flatMap(Batches, (b) => b.status(id
 export const cancel = (id: string) => Effect.flatMap(Batches, (b) => b.cancel(id))
 
 /**
- * A PostgreSQL worker: runs slots of every batch of the database until interrupted.
+ * A PostgreSQL worker: runs slots of every batch of the database until interrupted. The cluster's own
+ * log lines are shown (`Listening on: host:port` once it can be reached, its runners' health).
  * @category layers
  */
 export const worker = (
   options: LayerOptions & { readonly store: StoreConfig }
-): Effect.Effect<never, BatchStoreError, Gateway> => Layer.launch(layer(options))
+): Effect.Effect<never, BatchStoreError, Gateway> => Layer.launch(layerWith(options, false))

@@ -5,6 +5,7 @@
  * Messages never hold a store password (`Batch.describeStore` and the core's `redactText` hide it).
  */
 import * as Data from "effect/Data"
+import type { ErrorLike } from "../core/gateway/RetryPolicy.js"
 
 /**
  * An input failed the checks `video.submit` runs. It was never sent; nor were the lines after it.
@@ -35,22 +36,47 @@ export class BatchNotFound extends Data.TaggedError("BatchNotFound")<{
 }> {}
 
 /**
- * Why the gateway refused a submit for the whole key or account: `authentication` (401: the key is
+ * Why the gateway refused the batch's key or account: `authentication` (401: the key is
  * missing or wrong), `permission` (403: the key may not do this), `billing` (402) or `quota` (out of
  * quota). @category models
  */
 export type HaltReason = "authentication" | "permission" | "billing" | "quota"
 
 /**
- * The gateway refused a submit of the batch for the whole key or account (see `HaltReason`): nothing
- * was made for it, and the batch stopped submitting at once rather than send every other line to the
- * same refusal. Its lines not submitted stay `pending`; running the batch again (with a key or an
- * account that can submit) sends them. Lines already running go on to their end. @category errors
+ * Whether a request of the batch (a submit, a task's poll or its download) was refused for the whole
+ * key or account rather than for itself: 401 (`AuthenticationError`), 403 (`PermissionDenied`), 402 or
+ * `billing_error`, `insufficient_quota`. Another key or a paid-up account may succeed: the one rule
+ * by which a batch halts (see `BatchHalted`). @category decisions
+ */
+export const haltReasonOf = (error: ErrorLike): HaltReason | undefined => {
+  if (error._tag === "AuthenticationError" || error.status === 401) return "authentication"
+  if (error._tag === "PermissionDenied" || error.status === 403) return "permission"
+  if (error.status === 402 || error.type === "billing_error") return "billing"
+  if (error.type === "insufficient_quota") return "quota"
+  return undefined
+}
+
+/**
+ * What the gateway refused when it halted a batch: a line's `submit` (nothing was made; the line is
+ * `pending` again) or the `poll` of a line's running task, or its video's download (the task exists and
+ * may succeed; the line stays `running`, to be followed again). @category models
+ */
+export type HaltStep = "submit" | "poll"
+
+/**
+ * The gateway refused a request of the batch for the whole key or account (see `HaltReason`), and the
+ * batch stopped submitting at once rather than send every other line to the same refusal. A refused
+ * submit made nothing (`step: "submit"`); a refused poll or download of a running task (`"poll"`: a key
+ * revoked or rotated while the batch ran) leaves the task, which may still succeed, `running` with its
+ * id. Its lines not submitted stay `pending`; running the batch again (with a key or an account that
+ * can submit) sends them and follows the running ones to their end. @category errors
  */
 export class BatchHalted extends Data.TaggedError("BatchHalted")<{
   readonly id: string
   readonly reason: HaltReason
-  /** The line whose submit was refused. */
+  /** What was refused: a submit, or the poll (or download) of a running task. */
+  readonly step: HaltStep
+  /** The line whose submit, or whose task's poll, was refused. */
   readonly line: number
   /** The HTTP status of the refusal. */
   readonly status?: number

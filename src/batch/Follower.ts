@@ -3,7 +3,8 @@
  * (`video.follow`: no fiber per task), up to a bound per runner (`maxFollowed`). A slot hands each
  * task it submitted to its `Tracker` and goes on submitting; when a task ends, a short fiber records
  * it (an alpha video is first downloaded to its file, a few at a time per runner) and gives its
- * room back. A query that fails transiently is followed again after the one retry rule's wait.
+ * room back. A query that fails transiently is followed again after the one retry rule's wait; one the
+ * gateway refuses for the key or account (`haltReasonOf`) halts the batch with the line still `running`.
  */
 import {
   Cause,
@@ -28,6 +29,7 @@ import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { videoFamilyOf } from "../core/video/VideoCatalog.js"
 import { writeAtomically } from "./AtomicFile.js"
+import { haltReasonOf } from "./BatchError.js"
 import { Journal } from "./Journal.js"
 import { defaultMaxFollowed } from "./Settings.js"
 import * as Store from "./Store.js"
@@ -112,9 +114,81 @@ export interface Tracker {
   readonly idle: Effect.Effect<void>
   /** Tasks followed or being recorded. */
   readonly size: () => number
+  /**
+   * The lines this tracker stopped following because the gateway refused their poll or download for
+   * the key or account (the batch is halted; they stay `running`), until `refollowed`.
+   */
+  readonly halted: () => ReadonlySet<number>
+  /** Forgets the halted lines (they are followed again). */
+  readonly refollowed: () => void
 }
 
 type FollowExit = Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>
+
+/**
+ * A journal write tried until it is recorded (or the slot stops), a warning logged at each failure:
+ * the error is never seen.
+ */
+const untilRecorded = <A, E extends { readonly message: string }, R>(
+  batchId: string,
+  line: number,
+  write: Effect.Effect<A, E, R>
+): Effect.Effect<A, never, R> =>
+  write.pipe(
+    Effect.tapError((e) => Effect.logWarning(`batch ${batchId} line ${line}: ${e.message}; trying again`)),
+    Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(200)), Schedule.spaced(Duration.seconds(30))])),
+    Effect.orDie
+  )
+
+// A poll or download refused for the key or account: the halt of the batch, the line left `running`.
+const refusal = (line: number, cause: Cause.Cause<RetryPolicy.ErrorLike & { readonly message?: string }>) => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isNone(failure)) return undefined
+  const reason = haltReasonOf(failure.value)
+  if (reason === undefined) return undefined
+  const e = failure.value
+  return {
+    state: "halted",
+    halt: {
+      line,
+      step: "poll",
+      reason,
+      status: e.status ?? null,
+      type: e.type ?? null,
+      message: describe(e)
+    }
+  } as const
+}
+
+/**
+ * An alpha task's video streamed into `dir` (memory bounded by a chunk, not the video) under the
+ * runner's download bound: the line's outcome, a halt when the download is refused for the key.
+ */
+const saved = (
+  gateway: Context.Service.Shape<typeof Gateway>,
+  follower: FollowerService,
+  dir: string,
+  line: number,
+  taskId: string
+) =>
+  Effect.gen(function* () {
+    const file = join(dir, `line-${line}-${taskId}.mp4`)
+    const write: Effect.Effect<void, RetryPolicy.ErrorLike> = writeAtomically(
+      file,
+      gateway.video.downloadStream(taskId)
+    )
+    const exit = yield* Effect.exit(
+      follower.downloading(RetryPolicy.retrying(write, { kind: "idempotent", budget: followBudget }))
+    )
+    if (Exit.isSuccess(exit)) return { state: "succeeded", file } satisfies Store.Outcome
+    if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+    const refused = refusal(line, exit.cause)
+    if (refused !== undefined) return refused
+    return {
+      state: "failed",
+      error: `the task succeeded but its video was not saved: ${describeCause(exit.cause)}`
+    } satisfies Store.Outcome
+  })
 
 /**
  * A tracker for one slot's run. When its scope closes (the slot stops: Ctrl-C, a runner shutting
@@ -133,6 +207,7 @@ export const track = (
     const runFork = yield* FiberSet.makeRuntime<never>()
     // Lines followed or being recorded, each with the stop of its poll (a no-op once the poll ended).
     const active = new Map<number, { stop: () => void }>()
+    const halted = new Set<number>()
     let wakeIdle: (() => void) | undefined
 
     const done = (line: number) =>
@@ -143,44 +218,38 @@ export const track = (
       })
 
     const record = (line: number, outcome: Store.Outcome) =>
-      journal.run("recording a result", Store.finishOp(batch.id, line, "running", outcome)).pipe(
-        Effect.tapError((e) => Effect.logWarning(`batch ${batch.id} line ${line}: ${e.message}; trying again`)),
-        Effect.retry(Schedule.min([Schedule.exponential(Duration.millis(200)), Schedule.spaced(Duration.seconds(30))])),
-        // Tried until it is recorded (or the slot stops): the error is never seen.
-        Effect.orDie
+      untilRecorded(
+        batch.id,
+        line,
+        journal.run("recording a result", Store.finishOp(batch.id, line, "running", outcome))
       )
 
-    const saved = (line: number, taskId: string) =>
-      Effect.gen(function* () {
-        const file = join(batch.dir, `line-${line}-${taskId}.mp4`)
-        // Streamed into the file: memory bounded by a chunk, not the video.
-        const write: Effect.Effect<void, RetryPolicy.ErrorLike> = writeAtomically(
-          file,
-          gateway.video.downloadStream(taskId)
+    // The batch halted: the line is not recorded (it stays `running`) and its room is given back.
+    const halt = (line: number, h: Store.Halt) =>
+      untilRecorded(batch.id, line, journal.run("halting the batch", Store.haltPollOp(batch.id, h))).pipe(
+        Effect.andThen(
+          Effect.suspend(() => {
+            if (active.has(line)) halted.add(line)
+            return done(line)
+          })
         )
-        const exit = yield* Effect.exit(
-          follower.downloading(RetryPolicy.retrying(write, { kind: "idempotent", budget: followBudget }))
-        )
-        if (Exit.isSuccess(exit)) return { state: "succeeded", file } satisfies Store.Outcome
-        if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-        return {
-          state: "failed",
-          error: `the task succeeded but its video was not saved: ${describeCause(exit.cause)}`
-        } satisfies Store.Outcome
-      })
+      )
 
     // What becomes of a poll that ended: recorded, or followed again after a transient failure.
     const ended = (line: number, taskId: string, model: string, attempt: number, deadline: number, exit: FollowExit) =>
       Effect.gen(function* () {
         if (Exit.isSuccess(exit)) {
           const task = exit.value.task
-          const outcome: Store.Outcome =
+          const outcome =
             videoFamilyOf(model) === "alpha"
-              ? yield* saved(line, taskId)
-              : { state: "succeeded", ...(task.url !== undefined ? { url: task.url } : {}) }
+              ? yield* saved(gateway, follower, batch.dir, line, taskId)
+              : ({ state: "succeeded", ...(task.url !== undefined ? { url: task.url } : {}) } as const)
+          if (outcome.state === "halted") return yield* halt(line, outcome.halt)
           return yield* Effect.andThen(record(line, outcome), done(line))
         }
         if (Cause.hasInterruptsOnly(exit.cause)) return yield* done(line)
+        const refused = refusal(line, exit.cause)
+        if (refused !== undefined) return yield* halt(line, refused.halt)
         const failure = Cause.findErrorOption(exit.cause)
         if (Option.isSome(failure) && failure.value._tag !== "VideoTaskFailed") {
           const decision = RetryPolicy.decideError({
@@ -258,6 +327,8 @@ export const track = (
           wakeIdle = undefined
         })
       }),
-      size: () => active.size
+      size: () => active.size,
+      halted: () => halted,
+      refollowed: () => halted.clear()
     } satisfies Tracker
   })

@@ -6,7 +6,8 @@
  * again, as long as the runner has room to follow one more task. It ends once no line is pending
  * (or the batch is cancelled or halted) and every task it handed over is recorded. A submit the
  * gateway refuses for the whole key or account (401, 403, 402, out of quota) proves nothing was made:
- * its line goes back to `pending` and the batch halts, so no other line is sent to the same refusal.
+ * its line goes back to `pending` and the batch halts, so no other line is sent to the same refusal
+ * (a task's poll so refused halts it too, its line left `running`: see `Follower`).
  *
  * The durable steps are the journal's rows, not workflow activities: polling is idempotent, so a
  * slot re-run after a crash (or on another runner, when the runner holding its shard died) only
@@ -15,7 +16,20 @@
  * `effect/workflow` workflows run by `effect/cluster`, which restarts them after a crash and moves
  * them when a runner dies (its shard leases expire).
  */
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Option, Random, Schedule, Schema } from "effect"
+import {
+  Cause,
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Option,
+  Random,
+  References,
+  Schedule,
+  Schema
+} from "effect"
 import { ClusterSchema, Sharding } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { Workflow } from "effect/workflow"
@@ -24,12 +38,13 @@ import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { Admission } from "./Admission.js"
-import type { BatchStoreError, HaltReason } from "./BatchError.js"
+import { type BatchStoreError, type HaltReason, haltReasonOf } from "./BatchError.js"
 import { describeCause, Follower, track } from "./Follower.js"
 import { Journal } from "./Journal.js"
 import * as Store from "./Store.js"
 
 export { followBudget } from "./Follower.js"
+export { haltReasonOf } from "./BatchError.js"
 
 /** This process, as recorded on the lines it claims. */
 const runnerName = `${hostname()}:${process.pid}`
@@ -66,20 +81,6 @@ export type SubmitOutcome =
   | { readonly _tag: "Halt"; readonly reason: HaltReason }
   | { readonly _tag: "Unknown" }
   | { readonly _tag: "Failed" }
-
-/**
- * Whether a failed submit was refused for the whole key or account rather than for its input: 401
- * (`AuthenticationError`), 403 (`PermissionDenied`), 402 or `billing_error`, `insufficient_quota`.
- * Such an answer proves the gateway made nothing, and another key or a paid-up account may succeed.
- * @category decisions
- */
-export const haltReasonOf = (error: RetryPolicy.ErrorLike): HaltReason | undefined => {
-  if (error._tag === "AuthenticationError" || error.status === 401) return "authentication"
-  if (error._tag === "PermissionDenied" || error.status === 403) return "permission"
-  if (error.status === 402 || error.type === "billing_error") return "billing"
-  if (error.type === "insufficient_quota") return "quota"
-  return undefined
-}
 
 /**
  * The outcome of a submit that failed with `error` after `waits` give-backs in a row: a refusal of
@@ -149,6 +150,16 @@ const persistTaskId = <A>(
     )
   )
 
+// Lines of this process claimed for a submit whose answer is not recorded yet.
+let inFlight = 0
+
+/**
+ * The submits of this process in flight: lines claimed whose answer is not recorded yet. A runner
+ * shutting down (Ctrl-C) waits for them (see `submitNext`).
+ * @category getters
+ */
+export const submitsInFlight = (): number => inFlight
+
 /**
  * Claim, submit, record — one step that is never interrupted halfway, so that after Ctrl-C every
  * line is either still `pending` or has its answer recorded. Nothing is claimed once `stopping`, nor
@@ -160,8 +171,9 @@ const submitNext = (
   by: Store.Claimer,
   stopping: Effect.Effect<boolean>,
   waits: number
-): Effect.Effect<Step, BatchStoreError, Gateway | Journal> =>
-  Effect.uninterruptible(
+): Effect.Effect<Step, BatchStoreError, Gateway | Journal> => {
+  let counted = false
+  return Effect.uninterruptible(
     Effect.gen(function* () {
       const gateway = yield* Gateway
       const journal = yield* Journal
@@ -169,6 +181,8 @@ const submitNext = (
       const claimed = yield* journal.run("claiming a line", Store.claimOp(batchId, by, 1))
       const first = claimed[0]
       if (first === undefined) return { _tag: "Done" } as const
+      counted = true
+      inFlight++
       const { line, input, claim } = first
       const sent = yield* Effect.exit(gateway.video.submit(JSON.parse(input) as VideoInput))
       if (Exit.isSuccess(sent)) {
@@ -198,6 +212,7 @@ const submitNext = (
         const e: RetryPolicy.ErrorLike & { readonly message: string } = failure.value
         const halt: Store.Halt = {
           line,
+          step: "submit",
           reason: next.reason,
           status: e.status ?? null,
           type: e.type ?? null,
@@ -215,18 +230,29 @@ const submitNext = (
           : ({ state: "failed", error: describeCause(sent.cause) } as const)
       yield* persist(journal.run("recording a result", Store.submitEndedOp(batchId, line, claim, outcome)))
       return { _tag: "Ended" } as const
-    })
+    }).pipe(
+      Effect.ensuring(
+        Effect.sync(() => {
+          if (counted) inFlight--
+        })
+      )
+    )
   )
+}
 
 // How long a slot that found no pending line waits before looking again while the input is being stored.
 const ingestWaitMs = 200
+// How often a slot whose tasks a halt stopped following looks whether the batch is run again.
+const haltWaitMs = 1_000
 
 /**
  * Runs one slot of round `round` until no line of the batch is pending and every task it submitted
  * is recorded. It first takes over what its own earlier run left (same slot, same round: that run
  * stopped); a slot of a round that is over claims nothing and ends once it has followed its tasks
  * (the newer round's slots claim the rest). Once `stopping` answers true (the runner shuts down) it
- * claims nothing more and waits to be interrupted.
+ * claims nothing more and waits to be interrupted. A slot whose tasks' polls the gateway refused for
+ * the key or account (the batch halted, those lines `running`) does not end: it waits for the batch to
+ * be run again, then follows them again.
  * @category workflows
  */
 export const runSlot = (
@@ -243,10 +269,13 @@ export const runSlot = (
       const by: Store.Claimer = { slot, round, runner: runnerName }
       const tracker = yield* track(batch)
       yield* journal.run("reopening a slot", Store.openSlotOp(batchId, slot, round))
-      for (const running of yield* Store.runningOf(batchId, slot, round)) {
-        yield* follower.reserve
-        yield* tracker.follow(running.line, running.taskId, modelOf(running.input))
-      }
+      const followRunning = Effect.gen(function* () {
+        for (const running of yield* Store.runningOf(batchId, slot, round)) {
+          yield* follower.reserve
+          yield* tracker.follow(running.line, running.taskId, modelOf(running.input))
+        }
+      })
+      yield* followRunning
       // Lines given back in a row: the retry number of the policy's doubling back-off.
       let waits = 0
       for (;;) {
@@ -284,7 +313,16 @@ export const runSlot = (
           yield* Effect.sleep(Duration.millis(ingestWaitMs))
           continue
         }
-        return yield* tracker.idle
+        yield* tracker.idle
+        if (tracker.halted().size === 0) return
+        // Tasks whose poll the gateway refused for the key or account stay `running`: the slot waits,
+        // touching nothing, until the batch is run again (its halt cleared), then follows them again.
+        yield* Effect.repeat(Store.status(batchId), {
+          until: (s) => s.halt === null,
+          schedule: Schedule.spaced(Duration.millis(haltWaitMs))
+        })
+        tracker.refollowed()
+        yield* followRunning
       }
     })
   )
@@ -336,16 +374,8 @@ const abandonOnShutdown = <A, E, R>(
     )
   )
 
-/**
- * The slot workflow's handler. It first waits until its batch may run in this process (`Admission`:
- * on a SQLite store, a slot re-delivered for a batch nobody asked to run waits, touching nothing).
- * When the runner shuts down, the slot stops at once instead of being waited for: it claims nothing
- * more, and a submit in flight first gets its answer recorded (that step is uninterruptible), so
- * after Ctrl-C no line is left `submitting`; the cluster re-delivers the slot on the next run. A
- * store that fails a statement is tried again with backoff.
- * @category layers
- */
-export const layer = SlotWorkflow.toLayer(({ batchId, round, slot }) =>
+// The slot workflow's handler (see `layer`).
+const handler = ({ batchId, round, slot }: (typeof SlotWorkflow.payloadSchema)["Type"]) =>
   Effect.gen(function* () {
     const sharding = yield* Sharding.Sharding
     const admission = yield* Admission
@@ -356,4 +386,21 @@ export const layer = SlotWorkflow.toLayer(({ batchId, round, slot }) =>
     )
     return yield* abandonOnShutdown(sharding, Effect.andThen(admission.admitted(batchId), run))
   })
+
+/**
+ * The slot workflow's handler. It first waits until its batch may run in this process (`Admission`:
+ * on a SQLite store, a slot re-delivered for a batch nobody asked to run waits, touching nothing).
+ * When the runner shuts down, the slot stops at once instead of being waited for: it claims nothing
+ * more, and a submit in flight first gets its answer recorded (that step is uninterruptible), so
+ * after Ctrl-C no line is left `submitting`; the cluster re-delivers the slot on the next run. A
+ * store that fails a statement is tried again with backoff. A slot logs at the level of the process
+ * that built this layer, not at the cluster's (see `Batch.layer`: the cluster's bookkeeping is quiet).
+ * @category layers
+ */
+export const layer = Layer.unwrap(
+  Effect.map(
+    Effect.withFiber((fiber) => Effect.succeed(fiber.getRef(References.MinimumLogLevel))),
+    (level) =>
+      SlotWorkflow.toLayer((payload) => Effect.provideService(handler(payload), References.MinimumLogLevel, level))
+  )
 )

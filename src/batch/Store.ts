@@ -23,7 +23,7 @@ import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Fragment } from "effect/sql/Statement"
-import { BatchMismatch, BatchNotFound, BatchStoreError, type HaltReason } from "./BatchError.js"
+import { BatchMismatch, BatchNotFound, BatchStoreError, type HaltReason, type HaltStep } from "./BatchError.js"
 
 /**
  * The states of a line. `cancelled`: the batch was cancelled before the line was submitted (it never
@@ -71,13 +71,16 @@ export interface Ingest {
 }
 
 /**
- * Why a batch submits nothing more until it is run again: the gateway refused a submit for the whole
- * key or account (401, 403, 402, out of quota), so nothing was made and every other submit would be
- * refused alike. The line it refused went back to `pending`. @category models
+ * Why a batch submits nothing more until it is run again: the gateway refused a request for the whole
+ * key or account (401, 403, 402, out of quota), and every other submit would be refused alike. A
+ * refused submit made nothing: its line went back to `pending`; a refused poll (or download) of a
+ * running task left its line `running`, to be followed again. @category models
  */
 export interface Halt {
-  /** The line whose submit was refused. */
+  /** The line whose submit, or whose task's poll, was refused. */
   readonly line: number
+  /** What was refused. */
+  readonly step: HaltStep
   readonly reason: HaltReason
   /** The HTTP status of the refusal, when it was an answer. */
   readonly status: number | null
@@ -208,34 +211,56 @@ const tables = (sql: SqlClient.SqlClient) => [
     halt_reason TEXT,
     halt_status INTEGER,
     halt_type TEXT,
-    halt_message TEXT
+    halt_message TEXT,
+    halt_step TEXT
   )`
 ]
 
-/** Whether the lines' table has `claim_round` (a store of umg 0.3 and earlier has not). */
-const hasClaimRound = (sql: SqlClient.SqlClient) =>
+/**
+ * The columns added to a table after it was first made: `claim_round` (lines of umg 0.3 and earlier
+ * have none) and `halt_step` (stops made before a poll could halt a batch).
+ */
+const addedColumns = [
+  { table: "umg_batch_lines", column: "claim_round", type: "INTEGER" },
+  { table: "umg_batch_stops", column: "halt_step", type: "TEXT" }
+] as const
+
+/** How many of `addedColumns` the tables have. */
+const columnsPresent = (sql: SqlClient.SqlClient) =>
   Effect.map(
     sql.onDialectOrElse({
       pg: () =>
         sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM information_schema.columns
-          WHERE table_schema = current_schema() AND table_name = 'umg_batch_lines' AND column_name = 'claim_round'`,
+          WHERE table_schema = current_schema() AND ((table_name = 'umg_batch_lines' AND column_name = 'claim_round')
+            OR (table_name = 'umg_batch_stops' AND column_name = 'halt_step'))`,
       orElse: () =>
-        sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM pragma_table_info('umg_batch_lines') WHERE name = 'claim_round'`
+        sql<{
+          n: unknown
+        }>`SELECT (SELECT COUNT(*) FROM pragma_table_info('umg_batch_lines') WHERE name = 'claim_round')
+          + (SELECT COUNT(*) FROM pragma_table_info('umg_batch_stops') WHERE name = 'halt_step') AS n`
     }),
-    (rows) => num(rows[0]?.n) === 1
+    (rows) => num(rows[0]?.n)
   )
 
 /**
- * Adds `claim_round` to an older store's lines. Their claims keep a null round, read as the batch's
- * current round (see `ofRound`): the slots started next take them over, as before.
+ * Adds a missing column of `addedColumns`. The lines' claims of an older store keep a null round, read
+ * as the batch's current round (see `ofSlot`): the slots started next take them over, as before; a
+ * null `halt_step` is a submit's halt.
  */
-const addClaimRound = (sql: SqlClient.SqlClient) =>
+const addColumn = (sql: SqlClient.SqlClient, added: (typeof addedColumns)[number]) =>
   sql.onDialectOrElse({
-    pg: () => sql`ALTER TABLE umg_batch_lines ADD COLUMN IF NOT EXISTS claim_round INTEGER`,
+    pg: () => sql.unsafe(`ALTER TABLE ${added.table} ADD COLUMN IF NOT EXISTS ${added.column} ${added.type}`),
     // SQLite has no IF NOT EXISTS for a column: a process that added it first leaves nothing to do.
     orElse: () =>
-      sql`ALTER TABLE umg_batch_lines ADD COLUMN claim_round INTEGER`.pipe(
-        Effect.catch((e) => Effect.flatMap(hasClaimRound(sql), (added) => (added ? Effect.void : Effect.fail(e))))
+      sql.unsafe(`ALTER TABLE ${added.table} ADD COLUMN ${added.column} ${added.type}`).pipe(
+        Effect.catch((e) =>
+          Effect.flatMap(
+            sql<{
+              n: unknown
+            }>`SELECT COUNT(*) AS n FROM pragma_table_info(${added.table}) WHERE name = ${added.column}`,
+            (rows) => (num(rows[0]?.n) === 1 ? Effect.void : Effect.fail(e))
+          )
+        )
       )
   })
 
@@ -255,7 +280,8 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
   )
   // Every table there, as this version makes them: nothing to write (a reader, such as
   // `umg batch status`, takes no write lock).
-  if (num(first?.n) === 5 && (yield* statement("reading the tables", hasClaimRound(sql)))) return
+  if (num(first?.n) === 5 && (yield* statement("reading the tables", columnsPresent(sql))) === addedColumns.length)
+    return
   // Several runners may start at once on a new PostgreSQL database: CREATE TABLE IF NOT EXISTS races
   // there, so the tables are made under a transaction-scoped advisory lock (SQLite has one writer).
   const serialized = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -268,7 +294,7 @@ export const migrate: Effect.Effect<void, BatchStoreError, SqlClient.SqlClient> 
     serialized(
       Effect.andThen(
         Effect.all(tables(sql), { discard: true }),
-        Effect.flatMap(hasClaimRound(sql), (has) => (has ? Effect.void : addClaimRound(sql)))
+        Effect.forEach(addedColumns, (added) => addColumn(sql, added), { discard: true })
       )
     )
   )
@@ -655,6 +681,8 @@ const toHalt = (row: Record<string, unknown> | undefined): Halt | null =>
     ? null
     : {
         line: num(row.halt_line),
+        // A halt stored before polls could halt a batch has no step: a submit's.
+        step: row.halt_step === "poll" ? "poll" : "submit",
         reason: String(row.halt_reason) as HaltReason,
         status: row.halt_status === null || row.halt_status === undefined ? null : num(row.halt_status),
         type: str(row.halt_type),
@@ -677,7 +705,7 @@ const statusOf = (sql: SqlClient.SqlClient, id: string): Effect.Effect<Status, S
     const ingest = yield* sql<Record<string, unknown>>`SELECT stored, complete, prefix_digest, refused_line,
         refused_field, refused_rule, refused_message FROM umg_batch_ingest WHERE batch_id = ${id}`
     const stops = yield* sql<Record<string, unknown>>`SELECT cancelled, halt_line, halt_reason, halt_status, halt_type,
-        halt_message FROM umg_batch_stops WHERE batch_id = ${id}`
+        halt_message, halt_step FROM umg_batch_stops WHERE batch_id = ${id}`
     // A batch of umg 0.1 and 0.2 has no ingest row: it was stored whole.
     const first = ingest[0]
     return {
@@ -994,6 +1022,22 @@ export const releaseOp = (id: string, line: number, claim: number): Op<boolean> 
     )
   )
 
+/** Records the halt of a batch; the first halt is kept. */
+const recordHalt = (sql: SqlClient.SqlClient, id: string, halt: Halt) =>
+  sql`INSERT INTO umg_batch_stops ${sql.insert({
+    batch_id: id,
+    cancelled: 0,
+    halt_line: halt.line,
+    halt_reason: halt.reason,
+    halt_status: halt.status,
+    halt_type: halt.type,
+    halt_message: halt.message.slice(0, 2_000),
+    halt_step: halt.step
+  })} ON CONFLICT (batch_id) DO UPDATE SET halt_line = excluded.halt_line, halt_reason = excluded.halt_reason,
+    halt_status = excluded.halt_status, halt_type = excluded.halt_type, halt_message = excluded.halt_message,
+    halt_step = excluded.halt_step
+    WHERE umg_batch_stops.halt_reason IS NULL`
+
 /**
  * Gives a claimed line back (`releaseOp`: the gateway refused its submit, so nothing was made) and
  * halts the batch: no line of it is claimed until it is run again (`unhalt`). The first halt is kept.
@@ -1003,20 +1047,19 @@ export const haltOp = (id: string, line: number, claim: number, halt: Halt): Op<
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       const step = yield* releaseOp(id, line, claim)
-      yield* sql`INSERT INTO umg_batch_stops ${sql.insert({
-        batch_id: id,
-        cancelled: 0,
-        halt_line: halt.line,
-        halt_reason: halt.reason,
-        halt_status: halt.status,
-        halt_type: halt.type,
-        halt_message: halt.message.slice(0, 2_000)
-      })} ON CONFLICT (batch_id) DO UPDATE SET halt_line = excluded.halt_line, halt_reason = excluded.halt_reason,
-        halt_status = excluded.halt_status, halt_type = excluded.halt_type, halt_message = excluded.halt_message
-        WHERE umg_batch_stops.halt_reason IS NULL`
+      yield* recordHalt(sql, id, halt)
       return step
     })
   )
+
+/**
+ * Halts the batch because the gateway refused the poll (or download) of a running line's task for the
+ * key or account: the line stays `running` with its task id, to be followed again when the batch is
+ * run again (`unhalt`). The first halt is kept.
+ * @category operations
+ */
+export const haltPollOp = (id: string, halt: Halt): Op<void> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.as(recordHalt(sql, id, halt), { value: undefined, deltas: [] }))
 
 /**
  * Lets a halted batch go on (it is being run again, perhaps with another key): the halt is cleared and
@@ -1032,7 +1075,7 @@ export const unhalt = (record: BatchRecord): Effect.Effect<BatchRecord, BatchSto
         Effect.gen(function* () {
           const cleared =
             yield* sql`UPDATE umg_batch_stops SET halt_line = NULL, halt_reason = NULL, halt_status = NULL,
-            halt_type = NULL, halt_message = NULL WHERE batch_id = ${record.id} AND halt_reason IS NOT NULL
+            halt_type = NULL, halt_message = NULL, halt_step = NULL WHERE batch_id = ${record.id} AND halt_reason IS NOT NULL
             RETURNING batch_id`
           if (cleared.length === 0) return record
           frontierOf(sql).delete(record.id)
@@ -1085,7 +1128,7 @@ export const cancel = (id: string): Effect.Effect<CancelResult, BatchStoreError 
             // A halt is moot once nothing will be submitted: it is cleared.
             yield* sql`INSERT INTO umg_batch_stops ${sql.insert({ batch_id: id, cancelled: 1 })}
               ON CONFLICT (batch_id) DO UPDATE SET cancelled = 1, halt_line = NULL, halt_reason = NULL,
-                halt_status = NULL, halt_type = NULL, halt_message = NULL`
+                halt_status = NULL, halt_type = NULL, halt_message = NULL, halt_step = NULL`
             const rows = yield* sql`UPDATE umg_batch_lines SET state = 'cancelled'
               WHERE batch_id = ${id} AND state = 'pending' RETURNING line`
             // The lines of the input not stored yet are counted `pending` too: they will be stored `cancelled`.

@@ -12,7 +12,8 @@ export {
   BatchNotFound,
   BatchStoreError,
   type BatchError,
-  type HaltReason
+  type HaltReason,
+  type HaltStep
 } from "./BatchError.js"
 export type { CancelResult, Counts, Halt, Ingest, LineState, Refusal, Status } from "./Store.js"
 export type { NumberedInput } from "./Ingest.js"

@@ -131,6 +131,97 @@ describe("a batch whose submit the gateway refuses for the key or account", () =
   }, 60_000)
 })
 
+/** The lines of a batch as stored (their states and task ids), read from its store. */
+const storedLines = (store: StoreConfig, id: string) =>
+  Effect.runPromise(
+    Effect.provide(
+      Store.page(id, 0, 100),
+      store._tag === "sqlite"
+        ? SqliteClient.layer({ filename: store.path })
+        : PgClient.layer({ url: Redacted.make(store.url), maxConnections: 1 })
+    )
+  )
+
+/**
+ * Runs a batch of 3 lines whose submits the gateway takes and whose polls it refuses with a 401 (the
+ * key revoked while the batch runs); returns the halt and the lines as stored.
+ */
+const haltOnPoll = async (rt: ReturnType<typeof runner>, store: StoreConfig, tag: string) => {
+  gateway.emulator.inject("video.get", { kind: "status", status: 401 }, 1_000)
+  try {
+    const error = await rt.runPromise(
+      Effect.flip(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(3, tag), concurrency: 3 }), (b) => b.results))
+    )
+    return { error, lines: await storedLines(store, tag) }
+  } finally {
+    gateway.emulator.clearFaults()
+  }
+}
+
+const expectHaltedOnPoll = (tag: string, run: Awaited<ReturnType<typeof haltOnPoll>>) => {
+  // Before: every line was recorded `failed` (the error of its poll), its paid task given up.
+  expect(run.error).toBeInstanceOf(BatchHalted)
+  expect(run.error).toMatchObject({ _tag: "BatchHalted", id: tag, reason: "authentication", step: "poll" })
+  expect(run.error.message).toMatch(/may still succeed/)
+  // Nothing failed: the submitted lines run on with their tasks (a line a slot had not claimed yet waits).
+  const running = run.lines.filter((l) => l.state === "running")
+  expect(running.length).toBeGreaterThan(0)
+  expect(run.lines.every((l) => l.state === "running" || l.state === "pending")).toBe(true)
+  expect(running.every((l) => l.taskId !== null)).toBe(true)
+}
+
+/** The rerun's results: every line succeeded, each running one with the task it had, none submitted twice. */
+const expectFollowedAgain = (
+  tag: string,
+  halted: Awaited<ReturnType<typeof haltOnPoll>>,
+  results: ReadonlyArray<{ readonly status: string; readonly taskId: string | null }>
+) => {
+  expect(results.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"])
+  for (const [i, l] of halted.lines.entries()) if (l.state === "running") expect(results[i]!.taskId).toBe(l.taskId)
+  expect(countsOf(gateway.attempts, tag)).toEqual([1, 1, 1])
+}
+
+describe("a batch whose task's poll the gateway refuses for the key (revoked or rotated while it runs)", () => {
+  it("SQLite: it halts (BatchHalted, step poll) with its lines running and their task ids kept; a rerun with a working key follows the same tasks to their end", async () => {
+    const dir = tempDir()
+    const store = Batch.sqlite(join(dir, "b.db"))
+    const tag = "halt-poll-sqlite"
+    const first = runner(store)
+    const halted = await haltOnPoll(first, store, tag).finally(() => first.dispose())
+    expectHaltedOnPoll(tag, halted)
+    expect((await Effect.runPromise(Batch.readProgress(store, tag))).halt).toMatchObject({
+      step: "poll",
+      reason: "authentication",
+      status: 401
+    })
+
+    // Another process, as after the first one stopped: the tasks are followed, none submitted again.
+    const second = runner(store)
+    const results = await second
+      .runPromise(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(3, tag), concurrency: 3 }), (b) => b.results))
+      .finally(() => second.dispose())
+    expectFollowedAgain(tag, halted, results)
+  }, 30_000)
+
+  it("PostgreSQL: the same, run again in the same runner (its slots wait for the batch to go on)", async () => {
+    const db = await freshDatabase()
+    const store = Batch.postgres(db.url)
+    const tag = "halt-poll-postgres"
+    const rt = runner(store)
+    try {
+      const halted = await haltOnPoll(rt, store, tag)
+      expectHaltedOnPoll(tag, halted)
+      const results = await rt.runPromise(
+        Effect.flatMap(Batch.video({ id: tag, inputs: inputs(3, tag), concurrency: 3 }), (b) => b.results)
+      )
+      expectFollowedAgain(tag, halted, results)
+    } finally {
+      await rt.dispose()
+      await db.drop()
+    }
+  }, 60_000)
+})
+
 /**
  * Cancels a batch of 10 lines while its first two submits wait at the gateway, with `cancel` (in the
  * process running it, or from another connection to its store); then lets them through.
@@ -270,4 +361,62 @@ describe("Store.cancel", () => {
       await db.drop()
     }
   }, 30_000)
+})
+
+describe("the results of a batch cancelled while its input was being stored, by a process that then stopped", () => {
+  it("SQLite: end, one per input line: the stored ones as stored, the lines never stored `cancelled` with a note", async () => {
+    const dir = tempDir()
+    const file = join(dir, "b.db")
+    const store = Batch.sqlite(file)
+    const id = "cancelled-unstored"
+    // Two of five lines stored, then cancelled; the process storing the rest was killed.
+    await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          yield* Store.migrate
+          yield* Store.begin({ id, digest: "d", concurrency: 1, dir, total: 5 })
+          yield* Store.storeChunk(
+            id,
+            [1, 2].map((line) => ({ line, input: "{}" })),
+            2,
+            false
+          )
+          yield* Store.cancel(id)
+        }),
+        SqliteClient.layer({ filename: file })
+      )
+    )
+    const rt = runner(store)
+    try {
+      // Before: `results` waited forever for lines 3–5, which have no row.
+      const results = await rt.runPromise(
+        Effect.flatMap(Batch.attach(id), (b) => b.results).pipe(Effect.timeout("5 seconds"))
+      )
+      expect(results.map((r) => [r.line, r.status, r.taskId])).toEqual(
+        [1, 2, 3, 4, 5].map((line) => [line, "cancelled", null])
+      )
+      expect(results.slice(0, 2).every((r) => r.error === undefined)).toBe(true)
+      expect(results.slice(2).every((r) => /never submitted/.test(r.error ?? ""))).toBe(true)
+    } finally {
+      await rt.dispose()
+    }
+  }, 30_000)
+})
+
+describe("Store.migrate", () => {
+  it("SQLite: a store whose halts have no step (made before a poll could halt a batch) gains it; its halt reads as a submit's", async () => {
+    const dir = tempDir()
+    const program = Effect.gen(function* () {
+      yield* Store.migrate
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`ALTER TABLE umg_batch_stops DROP COLUMN halt_step`
+      yield* Store.begin({ id: "old", digest: "d", concurrency: 1, dir, total: 1 })
+      yield* sql`INSERT INTO umg_batch_stops (batch_id, cancelled, halt_line, halt_reason, halt_status, halt_message)
+        VALUES ('old', 0, 1, 'authentication', 401, 'AuthenticationError: no')`
+      yield* Store.migrate
+      return (yield* Store.status("old")).halt
+    })
+    const halt = await Effect.runPromise(Effect.provide(program, SqliteClient.layer({ filename: join(dir, "m.db") })))
+    expect(halt).toMatchObject({ line: 1, step: "submit", reason: "authentication", status: 401 })
+  })
 })

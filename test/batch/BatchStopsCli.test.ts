@@ -3,12 +3,15 @@
  * `umg batch video` at once with the error and exit 1, and `umg batch status` shows its lines pending
  * (exit 1); `umg batch cancel` cancels them, so a rerun submits none and reports them cancelled; an
  * unknown id exits 2. (The library tests, BatchStops.test.ts, run a halted batch on with the right key.)
+ * Ctrl-C while submits wait at the gateway says it waits for them, and a second Ctrl-C stops at once;
+ * the cluster's own log lines (`No healthy runners available`, `Listening on`) are not shown.
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { bundleUmg } from "../cli/RunUmg.js"
-import { cliRun, inputFile, parseResults, startUmg } from "./Harness.js"
+import { freshDatabase } from "../support/postgres.js"
+import { cliRun, inputFile, parseResults, startUmg, waitForStderr } from "./Harness.js"
 
 const cli = cliRun(bundleUmg)
 
@@ -71,4 +74,54 @@ describe("umg batch stopped", () => {
     )
     expect(attempts(tag)).toBe(sent)
   }, 60_000)
+})
+
+// The cluster's bookkeeping, as it logged it on stderr: a SQLite runner waiting to shut down, a PostgreSQL runner starting.
+const clusterNoise = /No healthy runners|Listening on|effect\/cluster|WARN|INFO/
+
+describe("umg batch video stopped by Ctrl-C", () => {
+  it("while submits wait at the gateway: one note that it waits for them (no cluster log lines meanwhile); a second Ctrl-C stops at once (exit 130)", async () => {
+    const tag = "cli-ctrl-c"
+    const { dir, file } = inputFile(4)
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll('"prompt":"line ', `"prompt":"${tag} line `))
+    const store = join(dir, "b.db")
+    cli.gateway.pauseSubmits = true
+    const run = startUmg(cli.bundle, ["batch", "video", file, "--store", store, "--concurrency", "2"], dir, cli.env)
+    try {
+      const until = Date.now() + 20_000
+      while (cli.gateway.paused() < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+      run.child.kill("SIGINT")
+      // Before: nothing said, and a cluster warning every 3 s while it waited.
+      expect(await waitForStderr(run, (s) => /stopping: waiting for 2 submits in flight/.test(s), 5_000)).toBe(true)
+      expect(run.stderr()).toMatch(/Ctrl-C again to stop now; those lines may become unknown/)
+      // The cluster's sync loop looks every 3 s: long enough for it to have warned.
+      await new Promise((r) => setTimeout(r, 3_500))
+      expect(run.stderr()).not.toMatch(clusterNoise)
+      const stoppedAt = Date.now()
+      // Before: a second Ctrl-C did nothing.
+      run.child.kill("SIGINT")
+      expect((await run.done).code).toBe(130)
+      expect(Date.now() - stoppedAt).toBeLessThan(2_000)
+      expect(run.stderr()).toMatch(/stopped now: 2 submits in flight not recorded/)
+      expect(run.stderr()).not.toMatch(clusterNoise)
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill("SIGKILL")
+      cli.gateway.pauseSubmits = false
+    }
+  }, 30_000)
+
+  it("PostgreSQL: a normal run's stderr has no cluster log lines", async () => {
+    const db = await freshDatabase()
+    try {
+      const { dir, file } = inputFile(2)
+      writeFileSync(file, readFileSync(file, "utf8").replaceAll('"prompt":"line ', '"prompt":"cli-quiet-pg line '))
+      const run = await umg(["batch", "video", file, "--store", db.url], dir)
+      expect(run.code, run.stderr).toBe(0)
+      expect(parseResults(run.stdout).map((r) => r.status)).toEqual(["succeeded", "succeeded"])
+      // Before: `INFO … Listening on: 127.0.0.1:…` (package @effect/cluster) when the runner started.
+      expect(run.stderr).not.toMatch(clusterNoise)
+    } finally {
+      await db.drop()
+    }
+  }, 30_000)
 })

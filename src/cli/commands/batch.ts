@@ -13,6 +13,7 @@ import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { writeAtomically } from "../../batch/AtomicFile.js"
 import * as Batch from "../../batch/Batch.js"
 import { maxFollowedLimit } from "../../batch/Settings.js"
+import { submitsInFlight } from "../../batch/Slot.js"
 import type { Counts } from "../../batch/Store.js"
 import * as Connection from "../support/Connection.js"
 import { countsText } from "./batchStatus.js"
@@ -154,6 +155,41 @@ const runBatch = (o: BatchVideoOptions, out: Option.Option<string>) =>
     }
   })
 
+/**
+ * While the batch runs: the first Ctrl-C stops it (the runtime interrupts the command), and when
+ * submits are in flight — their lines are recorded before the process ends, so that none is left
+ * half-way — one note says so; a second Ctrl-C ends the process at once (exit 130), those lines left
+ * to become `unknown` on the next run. Without this, a submit the gateway is slow to answer would
+ * keep Ctrl-C waiting in silence, and a second Ctrl-C would do nothing.
+ */
+const stopsOnCtrlC = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  let signals = 0
+  const onSigint = () => {
+    signals++
+    const n = submitsInFlight()
+    if (signals > 1) {
+      if (n > 0)
+        Effect.runSync(
+          Output.note(
+            `stopped now: ${n === 1 ? "1 submit" : `${n} submits`} in flight not recorded (${n === 1 ? "its line becomes" : "their lines become"} unknown on the next run)`
+          )
+        )
+      process.exit(130)
+    }
+    if (n > 0)
+      Effect.runSync(
+        Output.note(
+          `stopping: waiting for ${n === 1 ? "1 submit" : `${n} submits`} in flight to be recorded (Ctrl-C again to stop now; ${n === 1 ? "that line" : "those lines"} may become unknown)`
+        )
+      )
+  }
+  return Effect.acquireUseRelease(
+    Effect.sync(() => process.on("SIGINT", onSigint)),
+    () => effect,
+    () => Effect.sync(() => process.off("SIGINT", onSigint))
+  )
+}
+
 /** The options of `umg batch video`. @category models */
 export interface BatchVideoOptions extends Connection.CommonOptions, RunnerOptions {
   readonly file: string
@@ -175,13 +211,16 @@ export const runBatchVideo = (o: BatchVideoOptions) =>
       o,
       Effect.gen(function* () {
         const connection = yield* Connection.Connection
-        yield* Effect.provide(
-          runBatch(o, out),
-          Batch.layer({
-            store: storeConfig(o.store, o),
-            pollIntervalMs: connection.pollIntervalMs,
-            maxFollowed: o.maxFollowed
-          }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
+        // Around the batch's layer: its shutdown is where Ctrl-C waits for the submits in flight.
+        yield* stopsOnCtrlC(
+          Effect.provide(
+            runBatch(o, out),
+            Batch.layer({
+              store: storeConfig(o.store, o),
+              pollIntervalMs: connection.pollIntervalMs,
+              maxFollowed: o.maxFollowed
+            }).pipe(Layer.provide(Layer.succeedContext(yield* Effect.context<Gateway>())))
+          )
         )
       })
     )

@@ -34,7 +34,9 @@ export const refusalText = (r: Refusal): string => {
 /** Why a batch halted, and what to do about it, in two lines. @category output */
 export const haltText = (h: Halt): string =>
   [
-    `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} (${h.message}); nothing was made for it`,
+    h.step === "submit"
+      ? `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} (${h.message}); nothing was made for it`
+      : `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} when following its task (${h.message}); the task may still succeed: the line stays running`,
     `the batch sends nothing more and its lines not submitted wait, pending: run the same command again ${h.reason === "authentication" ? "with a valid UMG_API_KEY" : h.reason === "permission" ? "with a UMG_API_KEY allowed to submit these videos" : "once the account can pay"}; it goes on where it stopped.`
   ].join("\n")
 
@@ -60,7 +62,15 @@ export const runBatchStatus = (o: BatchStatusOptions) =>
           : { refused: { line: refused.line, field: refused.field, message: refused.message } }),
         ...(halt === null
           ? {}
-          : { halted: { line: halt.line, reason: halt.reason, status: halt.status, message: halt.message } })
+          : {
+              halted: {
+                line: halt.line,
+                step: halt.step,
+                reason: halt.reason,
+                status: halt.status,
+                message: halt.message
+              }
+            })
       },
       () =>
         [
