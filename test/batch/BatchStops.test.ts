@@ -50,11 +50,11 @@ const runner = (store: StoreConfig, apiKey = gateway.apiKey) =>
 const countsOf = (map: Map<string, number>, tag: string) =>
   [...map].filter(([prompt]) => prompt.startsWith(`${tag} `)).map(([, n]) => n)
 
-const until = async (what: string, check: () => boolean, timeoutMs = 20_000) => {
+const until = async (what: string, check: () => boolean, timeoutMs = 20_000, stepMs = 10) => {
   const end = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
+    await new Promise((r) => setTimeout(r, stepMs))
   }
 }
 
@@ -152,7 +152,27 @@ const haltOnPoll = async (rt: ReturnType<typeof runner>, store: StoreConfig, tag
     const error = await rt.runPromise(
       Effect.flip(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(3, tag), concurrency: 3 }), (b) => b.results))
     )
-    return { error, lines: await storedLines(store, tag) }
+    // Every follower has had its refusal and stopped polling (no poll for half a second) and no submit
+    // is in flight: a refusal still on its way would halt the rerun below (a known race: see the CHANGELOG).
+    let polls = -1
+    await until(
+      "the polls stop and the submits are recorded",
+      () => {
+        const now = gateway.emulator.counters.get("video.get")
+        const still = now === polls
+        polls = now
+        return still
+      },
+      20_000,
+      500
+    )
+    await until("no submit in flight", () => gateway.paused() === 0)
+    let lines = await storedLines(store, tag)
+    for (let i = 0; i < 50 && lines.some((l) => l.state === "submitting"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      lines = await storedLines(store, tag)
+    }
+    return { error, lines }
   } finally {
     gateway.emulator.clearFaults()
   }
