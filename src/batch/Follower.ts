@@ -119,8 +119,11 @@ export interface Tracker {
    * the key or account (the batch is halted; they stay `running`), until `refollowed`.
    */
   readonly halted: () => ReadonlySet<number>
-  /** Forgets the halted lines (they are followed again). */
-  readonly refollowed: () => void
+  /**
+   * Forgets the halted lines (they are followed again) in the batch's round `round` (it was run again):
+   * a refusal of a poll begun from now on halts that round.
+   */
+  readonly refollowed: (round: number) => void
 }
 
 type FollowExit = Exit.Exit<VideoPollUpdate, VideoWaitError | InvalidRequest>
@@ -208,6 +211,8 @@ export const track = (
     // Lines followed or being recorded, each with the stop of its poll (a no-op once the poll ended).
     const active = new Map<number, { stop: () => void }>()
     const halted = new Set<number>()
+    // The batch's round its polls begin in: a refusal halts that round only (see `Store.haltPollOp`).
+    let pollRound = batch.round
     let wakeIdle: (() => void) | undefined
 
     const done = (line: number) =>
@@ -226,7 +231,7 @@ export const track = (
 
     // The batch halted: the line is not recorded (it stays `running`) and its room is given back.
     const halt = (line: number, h: Store.Halt) =>
-      untilRecorded(batch.id, line, journal.run("halting the batch", Store.haltPollOp(batch.id, h))).pipe(
+      untilRecorded(batch.id, line, journal.run("halting the batch", Store.haltPollOp(batch.id, pollRound, h))).pipe(
         Effect.andThen(
           Effect.suspend(() => {
             if (active.has(line)) halted.add(line)
@@ -329,6 +334,9 @@ export const track = (
       }),
       size: () => active.size,
       halted: () => halted,
-      refollowed: () => halted.clear()
+      refollowed: (round) => {
+        halted.clear()
+        pollRound = round
+      }
     } satisfies Tracker
   })

@@ -218,7 +218,7 @@ const submitNext = (
           type: e.type ?? null,
           message: `${e._tag}: ${e.message}`.slice(0, 500)
         }
-        yield* persist(journal.run("halting the batch", Store.haltOp(batchId, line, claim, halt)))
+        yield* persist(journal.run("halting the batch", Store.haltOp(batchId, line, claim, by.round, halt)))
         return { _tag: "Ended" } as const
       }
       const outcome =
@@ -321,7 +321,7 @@ export const runSlot = (
           until: (s) => s.halt === null,
           schedule: Schedule.spaced(Duration.millis(haltWaitMs))
         })
-        tracker.refollowed()
+        tracker.refollowed((yield* Effect.orDie(Store.get(batchId))).round)
         yield* followRunning
       }
     })

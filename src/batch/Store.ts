@@ -1022,32 +1022,43 @@ export const releaseOp = (id: string, line: number, claim: number): Op<boolean> 
     )
   )
 
-/** Records the halt of a batch; the first halt is kept. */
-const recordHalt = (sql: SqlClient.SqlClient, id: string, halt: Halt) =>
-  sql`INSERT INTO umg_batch_stops ${sql.insert({
-    batch_id: id,
-    cancelled: 0,
-    halt_line: halt.line,
-    halt_reason: halt.reason,
-    halt_status: halt.status,
-    halt_type: halt.type,
-    halt_message: halt.message.slice(0, 2_000),
-    halt_step: halt.step
-  })} ON CONFLICT (batch_id) DO UPDATE SET halt_line = excluded.halt_line, halt_reason = excluded.halt_reason,
-    halt_status = excluded.halt_status, halt_type = excluded.halt_type, halt_message = excluded.halt_message,
-    halt_step = excluded.halt_step
-    WHERE umg_batch_stops.halt_reason IS NULL`
+/**
+ * Records the halt of a batch decided in round `round`; the first halt is kept. A halt decided in a
+ * round the batch has left (run again since: `unhalt` starts a new round) is dropped: the refusal was
+ * met before the rerun, whose key may work, and would otherwise halt it. Tells whether it was kept.
+ */
+const recordHalt = (sql: SqlClient.SqlClient, id: string, round: number, halt: Halt) =>
+  Effect.gen(function* () {
+    const current = yield* sql`SELECT 1 AS ok FROM umg_batches WHERE id = ${id} AND round = ${round}`
+    if (current.length === 0) return false
+    yield* sql`INSERT INTO umg_batch_stops ${sql.insert({
+      batch_id: id,
+      cancelled: 0,
+      halt_line: halt.line,
+      halt_reason: halt.reason,
+      halt_status: halt.status,
+      halt_type: halt.type,
+      halt_message: halt.message.slice(0, 2_000),
+      halt_step: halt.step
+    })} ON CONFLICT (batch_id) DO UPDATE SET halt_line = excluded.halt_line, halt_reason = excluded.halt_reason,
+      halt_status = excluded.halt_status, halt_type = excluded.halt_type, halt_message = excluded.halt_message,
+      halt_step = excluded.halt_step
+      WHERE umg_batch_stops.halt_reason IS NULL
+        AND EXISTS (SELECT 1 FROM umg_batches WHERE id = ${id} AND round = ${round})`
+    return true
+  })
 
 /**
  * Gives a claimed line back (`releaseOp`: the gateway refused its submit, so nothing was made) and
- * halts the batch: no line of it is claimed until it is run again (`unhalt`). The first halt is kept.
+ * halts the batch: no line of it is claimed until it is run again (`unhalt`). The first halt is kept;
+ * one decided in a round the batch has left is dropped (see `recordHalt`).
  * @category operations
  */
-export const haltOp = (id: string, line: number, claim: number, halt: Halt): Op<boolean> =>
+export const haltOp = (id: string, line: number, claim: number, round: number, halt: Halt): Op<boolean> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       const step = yield* releaseOp(id, line, claim)
-      yield* recordHalt(sql, id, halt)
+      yield* recordHalt(sql, id, round, halt)
       return step
     })
   )
@@ -1055,11 +1066,14 @@ export const haltOp = (id: string, line: number, claim: number, halt: Halt): Op<
 /**
  * Halts the batch because the gateway refused the poll (or download) of a running line's task for the
  * key or account: the line stays `running` with its task id, to be followed again when the batch is
- * run again (`unhalt`). The first halt is kept.
+ * run again (`unhalt`). The first halt is kept; a poll begun in round `round` whose refusal comes after
+ * the batch was run again (a new round) does not halt the new round (see `recordHalt`).
  * @category operations
  */
-export const haltPollOp = (id: string, halt: Halt): Op<void> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.as(recordHalt(sql, id, halt), { value: undefined, deltas: [] }))
+export const haltPollOp = (id: string, round: number, halt: Halt): Op<void> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.as(recordHalt(sql, id, round, halt), { value: undefined, deltas: [] })
+  )
 
 /**
  * Lets a halted batch go on (it is being run again, perhaps with another key): the halt is cleared and

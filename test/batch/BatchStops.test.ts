@@ -423,6 +423,79 @@ describe("the results of a batch cancelled while its input was being stored, by 
   }, 30_000)
 })
 
+/**
+ * Store-level: refusals met in a round the batch has since left (it was run again: `unhalt` starts a
+ * new round) do not halt the new round, on `sql`. They used to: a poll refused just before a rerun,
+ * its halt recorded after the rerun had cleared the first one, halted the rerun too.
+ */
+const lateHalts = Effect.gen(function* () {
+  yield* Store.migrate
+  const id = `late-${Date.now()}`
+  yield* Store.begin({ id, digest: "d", concurrency: 1, dir: "/tmp", total: 3 })
+  yield* Store.storeChunk(
+    id,
+    [1, 2, 3].map((line) => ({ line, input: "{}" })),
+    3,
+    true
+  )
+  const halt = (line: number, step: Store.Halt["step"]): Store.Halt => ({
+    line,
+    step,
+    reason: "authentication",
+    status: 401,
+    type: "authentication_error",
+    message: "AuthenticationError: revoked"
+  })
+  const first = yield* Store.get(id)
+  const claimed = Option.getOrThrow(yield* Store.claim(id, { slot: 0, round: first.round, runner: "test:0" }))
+  yield* Store.run("halt", Store.haltPollOp(id, first.round, halt(1, "poll")))
+  const halted = (yield* Store.status(id)).halt
+  const rerun = yield* Store.unhalt(first)
+  // Round `first.round`'s refusals, recorded after the rerun: a poll's and a submit's.
+  yield* Store.run("late poll halt", Store.haltPollOp(id, first.round, halt(2, "poll")))
+  const released = yield* Store.run(
+    "late submit halt",
+    Store.haltOp(id, claimed.line, claimed.claim, first.round, halt(claimed.line, "submit"))
+  )
+  const afterLate = (yield* Store.status(id)).halt
+  const lines = yield* Store.page(id, 0, 10)
+  // A refusal in the current round halts it.
+  yield* Store.run("halt", Store.haltPollOp(id, rerun.round, halt(3, "poll")))
+  return { first, halted, rerun, afterLate, released, lines, current: (yield* Store.status(id)).halt }
+})
+
+const expectLateHaltsDropped = (run: Effect.Success<typeof lateHalts>) => {
+  expect(run.halted).toMatchObject({ line: 1, step: "poll" })
+  expect(run.rerun.round).toBe(run.first.round + 1)
+  expect(run.afterLate).toBeNull()
+  // The refused submit's line is still given back (nothing was made for it).
+  expect(run.released).toBe(true)
+  expect(run.lines.map((l) => l.state)).toEqual(["pending", "pending", "pending"])
+  expect(run.current).toMatchObject({ line: 3, step: "poll", reason: "authentication" })
+}
+
+describe("Store: a refusal met before the batch was run again", () => {
+  it("SQLite: does not halt the rerun (poll or submit); one met in the rerun's round does", async () => {
+    const dir = tempDir()
+    expectLateHaltsDropped(
+      await Effect.runPromise(Effect.provide(lateHalts, SqliteClient.layer({ filename: join(dir, "late.db") })))
+    )
+  })
+
+  it("PostgreSQL: the same", async () => {
+    const db = await freshDatabase()
+    try {
+      expectLateHaltsDropped(
+        await Effect.runPromise(
+          Effect.provide(lateHalts, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 2 }))
+        )
+      )
+    } finally {
+      await db.drop()
+    }
+  }, 30_000)
+})
+
 describe("Store.migrate", () => {
   it("SQLite: a store whose halts have no step (made before a poll could halt a batch) gains it; its halt reads as a submit's", async () => {
     const dir = tempDir()
