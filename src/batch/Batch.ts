@@ -33,7 +33,15 @@ import { resolve } from "node:path"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as Admission from "./Admission.js"
-import { BatchHalted, BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
+import {
+  BatchHalted,
+  BatchInvalidInput,
+  BatchMismatch,
+  BatchNotFound,
+  BatchStoreError,
+  refusedOf,
+  resumeWhen
+} from "./BatchError.js"
 import * as Follower from "./Follower.js"
 import * as Ingest from "./Ingest.js"
 import * as Journal from "./Journal.js"
@@ -182,13 +190,8 @@ const refusalError = (status: Store.Status): BatchInvalidInput | undefined => {
 
 /** What a halted batch's handle fails with. */
 const haltError = (id: string, halt: Store.Halt): BatchHalted => {
-  const what = halt.reason === "authentication" || halt.reason === "permission" ? "key" : "account"
-  const todo = {
-    authentication: "with a valid API key",
-    permission: "with a key allowed to submit these videos",
-    billing: "once the account can pay",
-    quota: "once the account has quota"
-  }[halt.reason]
+  const what = refusedOf(halt.reason)
+  const todo = resumeWhen(halt.reason)
   return new BatchHalted({
     id,
     reason: halt.reason,

@@ -56,6 +56,22 @@ export const haltReasonOf = (error: ErrorLike): HaltReason | undefined => {
   return undefined
 }
 
+/** Whom the gateway refused for `reason`: the `key` (401, 403) or the `account` (402, out of quota). */
+export const refusedOf = (reason: HaltReason): "key" | "account" =>
+  reason === "authentication" || reason === "permission" ? "key" : "account"
+
+/**
+ * When a batch halted for `reason` goes on: "run it again " + this, naming the key as `key` (the CLI
+ * names its variable). The one wording of `BatchHalted` and `umg batch status`. @category decisions
+ */
+export const resumeWhen = (reason: HaltReason, key = "key"): string =>
+  ({
+    authentication: `with a valid ${key}`,
+    permission: `with a ${key} allowed to submit these videos`,
+    billing: "once the account can pay",
+    quota: "once the account has quota"
+  })[reason]
+
 /**
  * What the gateway refused when it halted a batch: a line's `submit` (nothing was made; the line is
  * `pending` again) or the `poll` of a line's running task, or its video's download (the task exists and

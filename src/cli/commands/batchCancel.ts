@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import type { CancelResult } from "../../batch/Store.js"
 import { storeOf } from "../../batch/Settings.js"
 import { cancelStored } from "../../batch/StoreAccess.js"
-import { countsText } from "./batchStatus.js"
+import { type BatchStoreOptions, countsText, perState } from "./batchStatus.js"
 import * as Output from "../support/Output.js"
 
 /** What the cancel did, in one or two lines. @category output */
@@ -27,21 +27,13 @@ export const cancelText = (r: CancelResult): string => {
   return `${head}\n${countsText(c)}`
 }
 
-/** The options of `umg batch cancel`. @category models */
-export interface BatchCancelOptions {
-  readonly json: boolean
-  readonly id: string
-  readonly store: string
-}
-
 /** Runs `umg batch cancel`. @category commands */
-export const runBatchCancel = (o: BatchCancelOptions) =>
+export const runBatchCancel = (o: BatchStoreOptions) =>
   Effect.gen(function* () {
     const result = yield* cancelStored(storeOf(o.store), o.id)
-    const { total: _total, ...perState } = result.counts
     yield* Output.result(
       o,
-      { id: result.id, outcome: result.outcome, cancelled: result.cancelled, counts: perState },
+      { id: result.id, outcome: result.outcome, cancelled: result.cancelled, counts: perState(result.counts) },
       () => cancelText(result)
     )
   })

@@ -8,6 +8,7 @@
  * until it is run again with a key or account that can submit).
  */
 import * as Effect from "effect/Effect"
+import { refusedOf, resumeWhen } from "../../batch/BatchError.js"
 import type { Counts, Halt, Refusal } from "../../batch/Store.js"
 import { storeOf } from "../../batch/Settings.js"
 import { readProgress } from "../../batch/StoreAccess.js"
@@ -35,28 +36,30 @@ export const refusalText = (r: Refusal): string => {
 export const haltText = (h: Halt): string =>
   [
     h.step === "submit"
-      ? `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} (${h.message}); nothing was made for it`
-      : `halted at line ${h.line}: the gateway refused the ${h.reason === "authentication" || h.reason === "permission" ? "key" : "account"} when following its task (${h.message}); the task may still succeed: the line stays running`,
-    `the batch sends nothing more and its lines not submitted wait, pending: run the same command again ${h.reason === "authentication" ? "with a valid UMG_API_KEY" : h.reason === "permission" ? "with a UMG_API_KEY allowed to submit these videos" : "once the account can pay"}; it goes on where it stopped.`
+      ? `halted at line ${h.line}: the gateway refused the ${refusedOf(h.reason)} (${h.message}); nothing was made for it`
+      : `halted at line ${h.line}: the gateway refused the ${refusedOf(h.reason)} when following its task (${h.message}); the task may still succeed: the line stays running`,
+    `the batch sends nothing more and its lines not submitted wait, pending: run the same command again ${resumeWhen(h.reason, "UMG_API_KEY")}; it goes on where it stopped.`
   ].join("\n")
 
-/** The options of `umg batch status`. @category models */
-export interface BatchStatusOptions {
+/** The options of `umg batch status` and `umg batch cancel`: a batch in a store. @category models */
+export interface BatchStoreOptions {
   readonly json: boolean
   readonly id: string
   readonly store: string
 }
 
+/** The counts per state, as `--json` prints them (no `total`). @category output */
+export const perState = ({ total: _total, ...c }: Counts): Omit<Counts, "total"> => c
+
 /** Runs `umg batch status`. @category commands */
-export const runBatchStatus = (o: BatchStatusOptions) =>
+export const runBatchStatus = (o: BatchStoreOptions) =>
   Effect.gen(function* () {
     const { counts, ingest, halt } = yield* readProgress(storeOf(o.store), o.id)
-    const { total: _total, ...perState } = counts
     const refused = ingest.refused
     yield* Output.result(
       o,
       {
-        ...perState,
+        ...perState(counts),
         ...(refused === null
           ? {}
           : { refused: { line: refused.line, field: refused.field, message: refused.message } }),
