@@ -361,27 +361,38 @@ const expectIngestCancelled = (run: Effect.Success<typeof cancelDuringIngest>) =
   expect(run.status.counts).toMatchObject({ pending: 0, submitting: 0, cancelled: 5, total: 5 })
 }
 
-describe("Store.cancel", () => {
-  it("SQLite: lines stored after the cancel, and a line given back as it came, are cancelled; the counts agree", async () => {
-    const dir = tempDir()
-    expectIngestCancelled(
-      await Effect.runPromise(Effect.provide(cancelDuringIngest, SqliteClient.layer({ filename: join(dir, "s.db") })))
-    )
+/** A store-level program checked on a SQLite file and on a fresh PostgreSQL database. */
+const onBothStores = <A>(
+  title: string,
+  sqliteTitle: string,
+  program: Effect.Effect<A, unknown, SqlClient.SqlClient>,
+  check: (a: A) => void
+) =>
+  describe(title, () => {
+    it(`SQLite: ${sqliteTitle}`, async () => {
+      check(await Effect.runPromise(Effect.provide(program, SqliteClient.layer({ filename: join(tempDir(), "s.db") }))))
+    })
+
+    it("PostgreSQL: the same", async () => {
+      const db = await freshDatabase()
+      try {
+        check(
+          await Effect.runPromise(
+            Effect.provide(program, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 2 }))
+          )
+        )
+      } finally {
+        await db.drop()
+      }
+    }, 30_000)
   })
 
-  it("PostgreSQL: the same", async () => {
-    const db = await freshDatabase()
-    try {
-      expectIngestCancelled(
-        await Effect.runPromise(
-          Effect.provide(cancelDuringIngest, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 2 }))
-        )
-      )
-    } finally {
-      await db.drop()
-    }
-  }, 30_000)
-})
+onBothStores(
+  "Store.cancel",
+  "lines stored after the cancel, and a line given back as it came, are cancelled; the counts agree",
+  cancelDuringIngest,
+  expectIngestCancelled
+)
 
 describe("the results of a batch cancelled while its input was being stored, by a process that then stopped", () => {
   it("SQLite: end, one per input line: the stored ones as stored, the lines never stored `cancelled` with a note", async () => {
@@ -474,27 +485,12 @@ const expectLateHaltsDropped = (run: Effect.Success<typeof lateHalts>) => {
   expect(run.current).toMatchObject({ line: 3, step: "poll", reason: "authentication" })
 }
 
-describe("Store: a refusal met before the batch was run again", () => {
-  it("SQLite: does not halt the rerun (poll or submit); one met in the rerun's round does", async () => {
-    const dir = tempDir()
-    expectLateHaltsDropped(
-      await Effect.runPromise(Effect.provide(lateHalts, SqliteClient.layer({ filename: join(dir, "late.db") })))
-    )
-  })
-
-  it("PostgreSQL: the same", async () => {
-    const db = await freshDatabase()
-    try {
-      expectLateHaltsDropped(
-        await Effect.runPromise(
-          Effect.provide(lateHalts, PgClient.layer({ url: Redacted.make(db.url), maxConnections: 2 }))
-        )
-      )
-    } finally {
-      await db.drop()
-    }
-  }, 30_000)
-})
+onBothStores(
+  "Store: a refusal met before the batch was run again",
+  "does not halt the rerun (poll or submit); one met in the rerun's round does",
+  lateHalts,
+  expectLateHaltsDropped
+)
 
 describe("Store.migrate", () => {
   it("SQLite: a store whose halts have no step (made before a poll could halt a batch) gains it; its halt reads as a submit's", async () => {
