@@ -15,6 +15,7 @@ import type { SocketOpener } from "./socket/WebSocketSession.js"
 import { concurrency, delay, retryCount, type SettingRange, settingOr, timeLimit } from "../core/validation/Setting.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { redactText } from "../core/errors/Redact.js"
+import { describe } from "../core/validation/Rules.js"
 import { type Limits, type LimitsInput, makeLimits } from "./internal/Limits.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
@@ -154,6 +155,24 @@ const apiKeyOf = (input: GatewayConfigInput): Redacted.Redacted<string> => {
   return redact(input.apiKey)
 }
 
+/** The values `nativeAuth` allows. */
+const nativeAuths: ReadonlyArray<NativeAuth> = ["bearer", "x-vendor-api-key", "query"]
+
+/** The native-content auth, checked (see `make`), or `bearer` when not given. */
+const nativeAuthOf = (input: GatewayConfigInput): NativeAuth => {
+  const raw: unknown = input.nativeAuth
+  if (raw === undefined || raw === null) return "bearer"
+  const allowed = nativeAuths.find((value) => value === raw)
+  if (allowed !== undefined) return allowed
+  // A string is shown cut short and without any secret of the settings (a key put here by mistake).
+  const shown = typeof raw === "string" ? JSON.stringify(redactText(raw, inputSecrets(input), 40)) : describe(raw)
+  throw new InvalidRequest({
+    field: "nativeAuth",
+    rule: "one-of",
+    message: `nativeAuth: ${shown} is not allowed; allowed: ${nativeAuths.join(", ")}`
+  })
+}
+
 /** The numeric settings: what each allows and its default. */
 const numericSettings = {
   maxRetries: [retryCount, 2],
@@ -179,9 +198,10 @@ const numeric = (input: GatewayConfigInput, name: keyof typeof numericSettings):
  * Applies the defaults to a user's settings. Throws `InvalidRequest` naming the setting and what it
  * allows when one is not allowed: `baseUrl` and `platformUrl` (rule `url`) an absolute http(s) URL
  * such as `https://gateway.example.com` (the value shown cut short, never a secret), `apiKey` (rule
- * `required`) a non-empty key, and (rule `range`) a time limit from 1 ms to 2,147,483,647 ms (what a
- * host timer keeps; `Infinity` would fire at once), a delay from 0, `maxRetries` a whole number from 0
- * to 100, `embedConcurrency` from 1 to 1000, each of `limits` as `makeLimits` says.
+ * `required`) a non-empty key, `nativeAuth` (rule `one-of`) `bearer`, `x-vendor-api-key` or `query`,
+ * and (rule `range`) a time limit from 1 ms to 2,147,483,647 ms (what a host timer keeps; `Infinity`
+ * would fire at once), a delay from 0, `maxRetries` a whole number from 0 to 100, `embedConcurrency`
+ * from 1 to 1000, each of `limits` as `makeLimits` says.
  * `Gateway.layerConfig` reports the same checks as a `ConfigError` instead of throwing.
  * @category constructors
  */
@@ -199,7 +219,7 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   streamFirstByteTimeoutMs: numeric(input, "streamFirstByteTimeoutMs"),
   streamIdleTimeoutMs: numeric(input, "streamIdleTimeoutMs"),
   headers: input.headers ?? {},
-  nativeAuth: input.nativeAuth ?? "bearer",
+  nativeAuth: nativeAuthOf(input),
   embedConcurrency: numeric(input, "embedConcurrency"),
   minPollIntervalMs: numeric(input, "minPollIntervalMs"),
   httpClient: Option.fromNullishOr(input.httpClient),

@@ -109,6 +109,52 @@ describe("GatewayConfig.make: addresses and key", () => {
   )
 })
 
+// A `nativeAuth` not allowed was taken, and every native call then died on an undefined credential.
+describe("GatewayConfig.make: nativeAuth", () => {
+  it.each([["x-goog-api-key"], ["header"], ["Bearer"], [""], [1]])(
+    "refuses the nativeAuth %j when the layer is made, naming nativeAuth and the values allowed",
+    (nativeAuth) => {
+      const input = {
+        baseUrl: "https://gw.test",
+        apiKey: KEY,
+        nativeAuth
+      } as unknown as GatewayConfig.GatewayConfigInput
+      for (const make of [
+        () => GatewayConfig.make(input),
+        () => Gateway.layer(input),
+        () => Gateway.layerWithoutHttpClient(input),
+        () => createGateway(input)
+      ]) {
+        const thrown = thrownBy(make)
+        expect(thrown).toMatchObject({ _tag: "InvalidRequest", field: "nativeAuth", rule: "one-of" })
+        expect((thrown as Error).message).toMatch(
+          /^nativeAuth: .+ is not allowed; allowed: bearer, x-vendor-api-key, query$/
+        )
+      }
+    }
+  )
+
+  it("never shows a credential given as nativeAuth", () => {
+    const thrown = thrownBy(() =>
+      GatewayConfig.make({ baseUrl: "https://gw.test", apiKey: KEY, nativeAuth: KEY as "query" })
+    )
+    expect((thrown as Error).message).toBe(
+      'nativeAuth: "[redacted]" is not allowed; allowed: bearer, x-vendor-api-key, query'
+    )
+  })
+
+  it("takes each allowed value, and bearer when none is given", () => {
+    const authOf = (nativeAuth?: GatewayConfig.NativeAuth) =>
+      GatewayConfig.make({ baseUrl: "https://gw.test", apiKey: KEY, ...(nativeAuth ? { nativeAuth } : {}) }).nativeAuth
+    expect([authOf("bearer"), authOf("x-vendor-api-key"), authOf("query"), authOf()]).toEqual([
+      "bearer",
+      "x-vendor-api-key",
+      "query",
+      "bearer"
+    ])
+  })
+})
+
 describe("Gateway.layerConfig", () => {
   const provider = (values: Record<string, unknown>) =>
     ConfigProvider.layer(ConfigProvider.fromUnknown({ BASE: "https://gw.test", KEY, ...values }))

@@ -128,9 +128,45 @@ describe("ChatAccumulator", () => {
       accumulateChat([content("a", 1), content("b", 0), content("c", 1), stop(0), stop(1), done])
     )
     expect(completion.choices.map((c) => [c.index, c.message.content])).toEqual([
-      [1, "ac"],
-      [0, "b"]
+      [0, "b"],
+      [1, "ac"]
     ])
+  })
+
+  it("orders the final choices by index whatever order they arrived in, as the non-streaming answer has them", () => {
+    const call = (id: string, args: string, index: number): ChatStreamEvent =>
+      chunk([
+        {
+          index,
+          delta: { tool_calls: [{ index: 0, id, type: "function", function: { name: "f", arguments: args } }] },
+          finish_reason: null
+        }
+      ])
+    const completion = Result.getOrThrow(
+      accumulateChat([
+        content("two", 2),
+        call("call_0", "{}", 0),
+        content("one", 1),
+        content("!", 2),
+        chunk([
+          { index: 2, delta: {}, finish_reason: "stop" },
+          { index: 0, delta: {}, finish_reason: "tool_calls" },
+          { index: 1, delta: {}, finish_reason: "length" }
+        ]),
+        done
+      ])
+    )
+    expect(
+      completion.choices.map((c) => [c.index, c.message.content, c.message.tool_calls?.[0]?.id, c.finish_reason])
+    ).toEqual([
+      [0, null, "call_0", "tool_calls"],
+      [1, "one", undefined, "length"],
+      [2, "two!", undefined, "stop"]
+    ])
+    // In order already, the completion is the fold's own (nothing copied).
+    const inOrder = Result.getOrThrow(stepChat(initialChatSnapshot, content("a", 0)))
+    const last = Result.getOrThrow(stepChat(Result.getOrThrow(stepChat(inOrder, content("b", 1))), done))
+    expect(Result.getOrThrow(finishChat(last))).toBe(last.completion)
   })
 
   it("reads a usage chunk without choices", () => {

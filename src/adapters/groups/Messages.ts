@@ -26,6 +26,7 @@ import {
 import { messagesAccumulator } from "../../core/text/messages/MessagesAccumulator.js"
 import { decodeMessagesEventEither, type MessagesEvent } from "../../core/text/messages/MessagesEvents.js"
 import { decodeMessage, type Message } from "../../core/text/messages/MessagesResponse.js"
+import { countTokensEnvelopeError } from "../../core/wire/ErrorEnvelope.js"
 import { decodeWith } from "../../core/wire/WireJson.js"
 import type { ResultStream } from "../sse/Consume.js"
 import type { CallOptions } from "../CallOptions.js"
@@ -99,6 +100,13 @@ export const make = (ctx: GroupContext.GroupContext): MessagesCalls => ({
     const answer = yield* ctx.transport.json(
       GroupContext.post(ctx, "count_tokens", "/v1/messages/count_tokens", valid, options)
     )
+    // The contract gives no status for count tokens' error envelopes: one under a 2xx is its typed error.
+    const failed = countTokensEnvelopeError({
+      status: answer.status,
+      headers: { ...answer.headers },
+      body: answer.body
+    })
+    if (failed !== undefined) return yield* Effect.fail(failed)
     return yield* Effect.fromResult(decodeTokenCount(answer.body))
   })
 })

@@ -94,6 +94,7 @@ const asNative = is(NativeErrorEnvelope)
 const asOpenAi = is(OpenAiErrorEnvelope)
 const asPlatform = is(PlatformErrorEnvelope)
 const asInvalidToken = is(CountTokensInvalidToken)
+const asCountTokensError = is(CountTokensErrorEnvelope)
 
 /** What an error body said, whatever its envelope. */
 interface Said {
@@ -379,6 +380,19 @@ export const platformEnvelopeError = (envelope: unknown, requestId?: string): Pl
     ...(requestId !== undefined ? { requestId } : {})
   })
 }
+
+/**
+ * The typed error of a count-tokens error envelope (`CountTokensErrorEnvelope`) in an answer whose
+ * status is not an error: the contract does not give the status these envelopes come with, so one
+ * under a 2xx is the error `toAnswerError` makes of it (`Invalid token` an `AuthenticationError`,
+ * else by the envelope's type: `invalid_request_error` a `BadRequest`). `undefined` when the body is
+ * not such an envelope.
+ * @category errors
+ */
+export const countTokensEnvelopeError = (answer: Omit<ErrorAnswer, "family">): AnswerError | undefined =>
+  asCountTokensError(sanitize(answer.body)) !== undefined
+    ? toAnswerError({ ...answer, family: "count_tokens" })
+    : undefined
 
 /**
  * An error answer's text (an HTTP error body, a refused WebSocket upgrade's) as its typed error and

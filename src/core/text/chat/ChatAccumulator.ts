@@ -19,8 +19,9 @@ import {
 import type { ChatChoice, ChatCompletion, ChatCompletionChunk, ChatStreamEvent, ChatToolCall } from "./ChatResponse.js"
 
 /**
- * The accumulated state. `completion` is `undefined` until the first chunk; `toolCallIndexes[c][k]`
- * is the stream `index` of `completion.choices[c].message.tool_calls[k]` (indexes need not be dense).
+ * The accumulated state. `completion` is `undefined` until the first chunk, its choices in the order
+ * the stream opened them (`finishChat` orders them by `index`); `toolCallIndexes[c][k]` is the stream
+ * `index` of `completion.choices[c].message.tool_calls[k]` (indexes need not be dense).
  * @category models
  */
 export interface ChatSnapshot {
@@ -299,10 +300,27 @@ export const chatFolder = (from: ChatSnapshot): Folder<ChatStreamEvent, ChatSnap
  */
 export const stepChat: (snapshot: ChatSnapshot, event: ChatStreamEvent) => Step<ChatSnapshot> = stepOf(chatFolder)
 
-/** The final completion, or `ended-early` when the stream ended before `[DONE]`. @category folding */
+/**
+ * The completion with its choices ordered by `index`, as the non-streaming answer has them: a stream
+ * with several choices may open them in any order, and the fold keeps them in that order (so each
+ * chunk finds its choice without moving the others). Sorted once, at the end, and only when out of order.
+ */
+const byIndex = (completion: ChatCompletion): ChatCompletion => {
+  const { choices } = completion
+  for (let i = 1; i < choices.length; i++) {
+    if (choices[i - 1]!.index > choices[i]!.index)
+      return { ...completion, choices: choices.slice().sort((a, b) => a.index - b.index) }
+  }
+  return completion
+}
+
+/**
+ * The final completion, its choices ordered by `index`, or `ended-early` when the stream ended
+ * before `[DONE]`. @category folding
+ */
 export const finishChat = (snapshot: ChatSnapshot): Step<ChatCompletion> =>
   snapshot.phase === "done" && snapshot.completion !== undefined
-    ? Result.succeed(snapshot.completion)
+    ? Result.succeed(byIndex(snapshot.completion))
     : incomplete("openai", "ended-early", "the chat stream ended before [DONE]", snapshot)
 
 /** The chat completions accumulator, for `scanStep` and `foldAll`. @category folding */
