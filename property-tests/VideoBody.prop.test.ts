@@ -6,6 +6,7 @@ import {
   foreignVideoFields,
   gammaSizes,
   videoBodySchemas,
+  videoGenericFields,
   videoModeFields,
   videoResolutions,
   videoAspectRatios
@@ -102,7 +103,14 @@ const validRequest = (m: VideoModel): fc.Arbitrary<Record<string, unknown>> => {
           camera_fixed: m.cameraFixed ? opt(fc.boolean()) : fc.constant(undefined),
           images: fc.oneof(...media)
         })
-        .map(({ images, prompt: p, ...r }) => defined({ ...r, prompt: `${p}${images.markers}`, ...images.media }))
+        .map(({ images, prompt: p, ...r }) => {
+          // Reference image mode renders at 480p or 720p only and takes no --cf.
+          const refs = images.media.reference_images !== undefined
+          const settings = refs
+            ? { ...r, resolution: r.resolution === "1080p" ? undefined : r.resolution, camera_fixed: undefined }
+            : r
+          return defined({ ...settings, prompt: `${p}${images.markers}`, ...images.media })
+        })
     }
   }
 }
@@ -167,6 +175,61 @@ describe("buildVideoBody properties", () => {
         if (Result.isFailure(result)) {
           expect(result.failure.field).toBe(field)
           expect(result.failure.message).toContain(field)
+        }
+      })
+    )
+  })
+
+  it("refuses another family's field in extra as at the top level, naming extra.<field>", () => {
+    const foreign = fc.constantFrom(...models).chain((m) =>
+      fc.record({
+        m: fc.constant(m),
+        req: validRequest(m),
+        // Generic and mode fields are every family's (refused in extra as known fields), so not foreign.
+        key: fc.constantFrom(
+          ...foreignVideoFields(m.family).filter(
+            (k) => ![...videoGenericFields, ...videoModeFields].includes(k as never)
+          )
+        ),
+        value: fc.jsonValue()
+      })
+    )
+    fc.assert(
+      fc.property(foreign, ({ m, req, key, value }) => {
+        const inExtra = Effect.runSync(Effect.result(buildVideoBody({ ...req, extra: { [key]: value } })))
+        expect(Result.isFailure(inExtra)).toBe(true)
+        if (Result.isFailure(inExtra)) {
+          expect(inExtra.failure).toMatchObject({ field: `extra.${key}`, rule: "foreign-field" })
+          expect(inExtra.failure.message).toContain(`(family ${m.family}) does not take it`)
+        }
+      })
+    )
+  })
+
+  it("refuses 1080p and --cf in delta reference image mode, however they are given", () => {
+    const lite = models.filter((m) => m.family === "delta" && m.referenceImages && m.cameraFixed)
+    const req = fc.record({
+      m: fc.constantFrom(...lite),
+      refs: fc.array(url, { minLength: 1, maxLength: 4 }),
+      setting: fc.constantFrom<[string, unknown, string]>(
+        ["resolution", "1080p", "--rs 1080p"],
+        ["camera_fixed", true, "--cf true"],
+        ["camera_fixed", false, "--cf false"]
+      ),
+      asFlag: fc.boolean()
+    })
+    fc.assert(
+      fc.property(req, ({ m, refs, setting: [field, value, flag], asFlag }) => {
+        const markers = refs.map((_, i) => `[图${i + 1}]`).join(" ")
+        const input = asFlag
+          ? { model: m.id, prompt: `${markers} ${flag}`, reference_images: refs }
+          : { model: m.id, prompt: markers, reference_images: refs, [field]: value }
+        const result = Effect.runSync(Effect.result(buildVideoBody(input)))
+        expect(Result.isFailure(result)).toBe(true)
+        if (Result.isFailure(result)) {
+          expect(result.failure.field).toBe(asFlag ? "prompt" : field)
+          expect(result.failure.message).toContain("reference image mode")
+          expect(result.failure.message).toContain(asFlag ? flag : field)
         }
       })
     )

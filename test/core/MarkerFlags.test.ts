@@ -44,6 +44,26 @@ describe("parseMarkerFlags", () => {
     })
   )
 
+  it.effect("reads flag names in any letter case, keeps values as written, and renders them in lower case", () =>
+    Effect.gen(function* () {
+      const parsed = yield* parseMarkerFlags("a cat --RS 1080p --Dur 5 --RT 9:16 --FramesPerSecond 30 --WM true")
+      expect(parsed).toEqual({
+        prompt: "a cat",
+        flags: { resolution: "1080p", duration: 5, ratio: "9:16", framespersecond: 30, watermark: true }
+      })
+      expect(renderMarkerFlags(parsed.prompt, parsed.flags)).toBe(
+        "a cat --rs 1080p --ratio 9:16 --dur 5 --fps 30 --wm true"
+      )
+      expect(yield* bad("x --RS 4k")).toMatchObject({
+        message: 'prompt: --RS "4k" is not allowed; allowed: 480p, 720p, 1080p'
+      })
+      expect((yield* bad("x --rs 1080P")).message).toContain('"1080P" is not allowed')
+      expect((yield* bad("x --CF TRUE")).message).toContain("allowed: true, false")
+      expect((yield* bad("x --Dur 5 --dur 6")).rule).toBe("marker-flag-conflict")
+      expect((yield* parseMarkerFlags("x --DUR 5 --duration 5")).flags).toEqual({ duration: 5 })
+    })
+  )
+
   it.effect("leaves unknown --words and words that only start like a flag in the prompt", () =>
     Effect.gen(function* () {
       expect(yield* parseMarkerFlags("x --frames 29 --seedling 3 y")).toEqual({

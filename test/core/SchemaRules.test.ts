@@ -200,7 +200,7 @@ describe("field rules live in the body Schemas", () => {
         expect(e).toMatchObject({
           field: "duration",
           rule: "one-of",
-          message: `duration: "${duration}" is not allowed for ${beta}; allowed: 4, 6, 8`
+          message: `duration: expected an integer, got a string "${duration}"; allowed for ${beta}: 4, 6, 8`
         })
       }
     })

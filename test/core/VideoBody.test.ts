@@ -99,6 +99,28 @@ describe("buildVideoBody: any family", () => {
     })
   )
 
+  it.effect("refuses a field of another family given in extra, as at the top level, naming extra.<field>", () =>
+    Effect.gen(function* () {
+      const e = yield* failsOn(
+        { model: A, prompt: "x", extra: { durationSeconds: 4 } },
+        "extra.durationSeconds",
+        "extra.durationSeconds is a family beta field; alpha-2 (family alpha) does not take it"
+      )
+      expect(e.rule).toBe("foreign-field")
+      yield* failsOn({ model: B31, prompt: "x", extra: { size: "1280x720" } }, "extra.size", "family alpha field")
+      yield* failsOn({ model: GT, prompt: "x", extra: { metadata: {} } }, "extra.metadata", "family delta field")
+      yield* failsOn({ model: P15, prompt: "x", extra: { sampleCount: 1 } }, "extra.sampleCount", "family beta field")
+      // extra sends a null as it is, so a null there is a field given.
+      yield* failsOn(
+        { model: A, prompt: "x", extra: { durationSeconds: null } },
+        "extra.durationSeconds",
+        "family beta"
+      )
+      // A field no family knows still travels in extra.
+      expect((yield* ok({ model: A, prompt: "x", extra: { negative_prompt: "rain" } })).negative_prompt).toBe("rain")
+    })
+  )
+
   it.effect("refuses unknown fields naming the nearest, and carries extra fields but never an unsafe key", () =>
     Effect.gen(function* () {
       yield* failsOn(
@@ -133,8 +155,9 @@ describe("buildVideoBody: a duration is a number", () => {
           const e = yield* failsOn(
             { model, prompt: "x", duration: "8" },
             "duration",
-            `duration: "8" is not allowed for ${model}; allowed: ${allowed}`
+            `duration: expected an integer, got a string "8"; allowed for ${model}: ${allowed}`
           )
+          expect(e.message).not.toContain("is not allowed")
           expect(e.rule).toBe("one-of")
         }
         // The same number is taken.
@@ -148,10 +171,17 @@ describe("buildVideoBody: a duration is a number", () => {
       yield* failsOn(
         { model: B31, prompt: "x", durationSeconds: "8" },
         "durationSeconds",
-        `durationSeconds: "8" is not allowed for ${B31}; allowed: 4, 6, 8`
+        `durationSeconds: expected an integer, got a string "8"; allowed for ${B31}: 4, 6, 8`
       )
-      for (const duration of ["eight", " 10 ", "", 10.5, true, [10], { s: 10 }])
-        yield* failsOn({ model: GT, prompt: "x", duration }, "duration", `is not allowed for ${GT}; allowed: 5, 10`)
+      for (const duration of ["eight", " 10 ", ""])
+        yield* failsOn({ model: GT, prompt: "x", duration }, "duration", "expected an integer, got a string", "5, 10")
+      for (const duration of [true, [10], { s: 10 }])
+        yield* failsOn({ model: GT, prompt: "x", duration }, "duration", "expected an integer, got", "5, 10")
+      yield* failsOn(
+        { model: GT, prompt: "x", duration: 10.5 },
+        "duration",
+        `10.5 is not allowed for ${GT}; allowed: 5, 10`
+      )
     })
   )
 
@@ -162,7 +192,11 @@ describe("buildVideoBody: a duration is a number", () => {
       for (const seconds of [" 8", "08", "8.0", 8.5, true])
         yield* failsOn({ model: A, prompt: "x", seconds }, "seconds", `is not allowed for ${A}; allowed: 4, 8, 12`)
       // The generic duration stays an integer, on alpha too.
-      yield* failsOn({ model: A, prompt: "x", duration: "8", seconds: "8" }, "duration", 'duration: "8"')
+      yield* failsOn(
+        { model: A, prompt: "x", duration: "8", seconds: "8" },
+        "duration",
+        'duration: expected an integer, got a string "8"'
+      )
     })
   )
 })
@@ -246,7 +280,19 @@ describe("buildVideoBody: alpha", () => {
           field,
           "not supported by alpha-2"
         )
-      yield* failsOn({ model: A, duration: 4 }, "prompt", "prompt is required")
+      yield* failsOn({ model: A, duration: 4 }, "prompt", "prompt is required for text-to-video with alpha-2")
+    })
+  )
+
+  it.effect("names the remix as the mode that needs a prompt when a remix comes without one", () =>
+    Effect.gen(function* () {
+      const e = yield* failsOn(
+        { model: A, remix_from_video_id: "video_abc" },
+        "prompt",
+        "prompt is required for a remix (video-to-video) with alpha-2"
+      )
+      expect(e.message).not.toContain("text-to-video")
+      yield* failsOn({ model: A, prompt: " ", remix_from_video_id: "video_abc" }, "prompt", "for a remix")
     })
   )
 })
@@ -318,9 +364,23 @@ describe("buildVideoBody: beta", () => {
       const body = yield* ok({ model: B31, prompt: "x", watermark: false, seed: 7, fps: 24, generate_audio: true })
       expect(body).toMatchObject({ addWatermark: false, seed: 7, fps: 24, generateAudio: true })
       yield* failsOn({ model: B31, prompt: "x", seed: -1 }, "seed", "allowed: 0 to 4294967295")
-      yield* failsOn({ model: B31, prompt: "x", generate_audio: false }, "generate_audio", "always generates audio")
       yield* failsOn({ model: B31, prompt: "x", camera_fixed: true }, "camera_fixed", "not supported")
       yield* failsOn({ model: B31, prompt: "x", reference_images: ["a"] }, "reference_images", "not supported")
+    })
+  )
+
+  it.effect("sends generate_audio and generateAudio alike, false too, which the fast models ignore", () =>
+    Effect.gen(function* () {
+      for (const model of [B30, B31])
+        for (const field of ["generate_audio", "generateAudio"])
+          for (const value of [true, false])
+            expect((yield* ok({ model, prompt: "x", [field]: value })).generateAudio).toBe(value)
+      yield* failsOn(
+        { model: B31, prompt: "x", generate_audio: false, generateAudio: true },
+        "generateAudio",
+        "disagrees with generate_audio"
+      )
+      yield* failsOn({ model: B31, prompt: "x", generate_audio: "no" }, "generate_audio", "expected true or false")
     })
   )
 })
@@ -538,6 +598,87 @@ describe("buildVideoBody: delta", () => {
         "cannot be combined"
       )
       yield* failsOn({ model: LI, prompt: "x", reference_images: [] }, "reference_images", "must not be empty")
+    })
+  )
+
+  it.effect("limits reference image mode to 480p or 720p without --cf, naming the field or the prompt's flag", () =>
+    Effect.gen(function* () {
+      const refs = { model: LI, prompt: "[图1] dances", reference_images: ["https://a"] }
+      expect(((yield* ok({ ...refs, resolution: "720p" })) as DeltaBody).metadata.content[0]).toEqual({
+        type: "text",
+        text: "[图1] dances --rs 720p"
+      })
+      expect(((yield* ok({ ...refs, resolution: "480p" })) as DeltaBody).metadata.content[0]).toMatchObject({
+        text: "[图1] dances --rs 480p"
+      })
+      const e = yield* failsOn(
+        { ...refs, resolution: "1080p" },
+        "resolution",
+        `resolution: "1080p" is not allowed for ${LI} in reference image mode; allowed: 480p, 720p`
+      )
+      expect(e.rule).toBe("one-of")
+      yield* failsOn(
+        { ...refs, prompt: "[图1] dances --resolution 1080p" },
+        "prompt",
+        `prompt: --rs 1080p is not allowed for ${LI} in reference image mode; allowed: 480p, 720p`
+      )
+      for (const camera_fixed of [true, false])
+        yield* failsOn(
+          { ...refs, camera_fixed },
+          "camera_fixed",
+          `camera_fixed: ${camera_fixed} is not supported by ${LI} in reference image mode`,
+          "allowed: no camera_fixed (--cf)"
+        )
+      yield* failsOn(
+        { ...refs, prompt: "[图1] dances --cf false" },
+        "prompt",
+        "--cf false is not supported",
+        "reference"
+      )
+      // The native body too: the flag sits in the text item, which the failure names.
+      yield* failsOn(
+        {
+          model: LI,
+          metadata: {
+            content: [
+              { type: "text", text: "[图1] dances --rs 1080p" },
+              { type: "image_url", image_url: { url: "https://a" }, role: "reference_image" }
+            ]
+          }
+        },
+        "metadata.content[0].text",
+        "--rs 1080p is not allowed",
+        "reference image mode"
+      )
+      // The first frame modes of the same model keep 1080p and --cf.
+      expect(
+        (
+          (yield* ok({
+            model: LI,
+            prompt: "x",
+            image: "https://f",
+            resolution: "1080p",
+            camera_fixed: true
+          })) as DeltaBody
+        ).metadata.content[0]
+      ).toEqual({ type: "text", text: "x --rs 1080p --cf true" })
+    })
+  )
+
+  it.effect("reads a flag in any letter case and checks it as it checks the lower-case one", () =>
+    Effect.gen(function* () {
+      yield* failsOn(
+        { model: P15, prompt: "a cat --RS 1080p" },
+        "prompt",
+        "--rs 1080p is not allowed for",
+        "480p, 720p"
+      )
+      yield* failsOn({ model: P15, prompt: "a cat --Dur 5", duration: 6 }, "duration", "disagrees with --dur 5")
+      yield* failsOn({ model: P15, prompt: "a cat --Dur 5 --DURATION 6" }, "prompt", "contradicts")
+      yield* failsOn({ model: P10, prompt: "a cat --CF true" }, "prompt", "--cf is not supported")
+      const body = (yield* ok({ model: P15, prompt: "a cat --Dur 5 --RATIO 9:16", duration: 5 })) as DeltaBody
+      expect(body.prompt).toBe("a cat --ratio 9:16 --dur 5")
+      expect(body.metadata.content).toEqual([{ type: "text", text: "a cat --ratio 9:16 --dur 5" }])
     })
   )
 

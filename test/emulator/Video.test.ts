@@ -101,6 +101,11 @@ const accepted: Array<[string, unknown]> = [
     }
   ],
   [
+    "beta with an fps the contract shows no bound for",
+    { model: "beta-3.1-fast-generate-001", prompt: "a cat", fps: 500, generateAudio: false }
+  ],
+  ["delta flags whose names are written in capitals", delta("delta-1-5-pro-251215", [text("a cat --RS 720p --Dur 5")])],
+  [
     "gamma text-to-video with size",
     {
       model: "gamma2.5-t2v-preview",
@@ -180,6 +185,9 @@ const rejected: Array<[string, unknown, string | null]> = [
     { model: "beta-3.0-fast-generate-001", prompt: "a cat", image: "https://e/a.png", lastFrame: "https://e/b.png" },
     "lastFrame"
   ],
+  ["beta fps 0", { model: "beta-3.0-fast-generate-001", prompt: "a cat", fps: 0 }, "fps"],
+  ["beta fps 2.5", { model: "beta-3.0-fast-generate-001", prompt: "a cat", fps: 2.5 }, "fps"],
+  ["beta fps as a string", { model: "beta-3.0-fast-generate-001", prompt: "a cat", fps: "24" }, "fps"],
   ["gamma duration 8", { model: "gamma2.5-t2v-preview", prompt: "a cat", duration: 8 }, "duration"],
   ["gamma seed above 2147483647", { model: "gamma2.5-t2v-preview", prompt: "a cat", seed: 2147483648 }, "seed"],
   [
@@ -202,6 +210,22 @@ const rejected: Array<[string, unknown, string | null]> = [
   ["delta without metadata.content", { model: "delta-1-0-pro-250528", prompt: "a cat" }, "metadata"],
   ["delta unknown flag", delta("delta-1-0-pro-250528", [text("a cat --bogus 1")]), "metadata.content"],
   ["delta 1.5 pro at 1080p", delta("delta-1-5-pro-251215", [text("a cat --rs 1080p")]), "metadata.content"],
+  ["delta 1.5 pro at --RS 1080p", delta("delta-1-5-pro-251215", [text("a cat --RS 1080p")]), "metadata.content"],
+  [
+    "delta --Dur and --dur both given",
+    delta("delta-1-5-pro-251215", [text("a cat --Dur 5 --dur 6")]),
+    "metadata.content"
+  ],
+  [
+    "delta reference image mode at 1080p",
+    delta("delta-1-0-lite-i2v-250428", [text("[图1] dances --rs 1080p"), img("reference_image")]),
+    "metadata.content"
+  ],
+  [
+    "delta reference image mode with --cf",
+    delta("delta-1-0-lite-i2v-250428", [text("[图1] dances --cf false"), img("reference_image")]),
+    "metadata.content"
+  ],
   ["delta 1.5 pro for 3 s", delta("delta-1-5-pro-251215-noAudio", [text("a cat --dur 3")]), "metadata.content"],
   ["delta --cf on a pro model", delta("delta-1-0-pro-250528", [text("a cat --cf true")]), "metadata.content"],
   [
@@ -260,6 +284,13 @@ describe("POST /v1/video/generations", () => {
     expect(r.status).toBe(400)
     expect(r.body.error).toMatchObject({ type: "invalid_request_error", param })
     expect(typeof r.body.error?.message).toBe("string")
+  })
+
+  it("names the remix as the mode that needs a prompt", async () => {
+    const r = await submit({ model: "alpha-2", remix_from_video_id: "video_abc" })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toMatchObject({ param: "prompt", message: "prompt is required for a remix (video-to-video)" })
+    expect((await submit({ model: "alpha-2" })).body.error?.message).toBe("prompt is required for text-to-video")
   })
 
   it("answers an unknown model with 400 model not found for every key", async () => {

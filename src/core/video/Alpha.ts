@@ -109,7 +109,9 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
         )
       body.remix_from_video_id = id
     }
-    if (promptMissing(body.prompt) && !image) yield* requirePrompt(model)
+    // A remix rewrites the source video from a new prompt, so it needs one as text-to-video does.
+    if (promptMissing(body.prompt) && !image)
+      yield* requirePrompt(model, body.remix_from_video_id === undefined ? undefined : "a remix (video-to-video)")
     const audio = optional(input, "generate_audio")
     if (audio !== undefined) yield* readAudioRequest(audio, "generate_audio", model)
 

@@ -92,11 +92,12 @@ export const betaBodyOf = (input: Json, model: VideoModel): Result.Result<BetaBo
     if (seed !== undefined) body.seed = seed
     const watermark = yield* eitherField(input, ["watermark", "addWatermark"], readSwitch)
     if (watermark) body.addWatermark = watermark.value
-    // The fast models ignore generateAudio (they always include audio); it is still sent as given.
-    const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], readSwitch)
-    if (audio)
-      body.generateAudio =
-        audio.field === "generate_audio" ? yield* readAudioRequest(audio.value, audio.field, model) : audio.value
+    // The fast models ignore generateAudio and always include audio (E1 beta table): false is no error there
+    // and is sent as given, under either name; a silent model of a user's catalog still refuses true.
+    const audio = yield* eitherField(input, ["generate_audio", "generateAudio"], (v, f) =>
+      model.audio === "always" ? readSwitch(v, f) : readAudioRequest(v, f, model)
+    )
+    if (audio) body.generateAudio = audio.value
     const samples = optional(input, "sampleCount")
     if (samples !== undefined) body.sampleCount = samples
     // Its rule (one of betaPersonGeneration) lives in `BetaBody`.

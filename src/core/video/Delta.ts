@@ -10,7 +10,7 @@ import {
   parseMarkerFlagsResult,
   renderMarkerFlags
 } from "./MarkerFlags.js"
-import { at, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
+import { at, describe, fail, type Json, listAllowed, optional } from "../validation/Rules.js"
 import { conform } from "../validation/Conform.js"
 import { nonEmptyArray, OpenObject } from "../validation/FieldRules.js"
 import type { VideoModel } from "./VideoCatalog.js"
@@ -30,6 +30,9 @@ import {
 
 /** The roles an image of a delta request may take. @category models */
 export const deltaImageRoles = ["first_frame", "last_frame", "reference_image"] as const
+
+// Reference image mode (lite image-to-video) renders at 480p or 720p only and takes no --cf (upstream notes).
+const referenceResolutions: ReadonlyArray<string> = ["480p", "720p"]
 
 // Objects that keep members umg does not model.
 const OpenRecord = Schema.Record(Schema.String, Schema.Unknown)
@@ -174,6 +177,29 @@ export const deltaBodyOf = (input: Json, model: VideoModel): Result.Result<Delta
     }
 
     const images = yield* readImages(input, content, model, text?.prompt ?? "")
+    if (images.some((i) => i.role === "reference_image")) {
+      // A setting from a field fails on that field; one written in the text fails on the text, naming its flag.
+      const where = (name: MarkerFlagName) =>
+        fieldFlags[name] !== undefined
+          ? { field: flagField[name], shown: describe(fieldFlags[name]) }
+          : { field: text?.field ?? "prompt", shown: `--${flagSpelling[name]} ${String(flags[name])}` }
+      if (flags.resolution !== undefined && !referenceResolutions.includes(flags.resolution)) {
+        const { field, shown } = where("resolution")
+        return yield* fail(
+          field,
+          "one-of",
+          `${field}: ${shown} is not allowed for ${model.id} in reference image mode; allowed: ${listAllowed(referenceResolutions)}`
+        )
+      }
+      if (flags.camerafixed !== undefined) {
+        const { field, shown } = where("camerafixed")
+        return yield* fail(
+          field,
+          "unsupported",
+          `${field}: ${shown} is not supported by ${model.id} in reference image mode; allowed: no camera_fixed (--cf) with reference images`
+        )
+      }
+    }
     const plain = text?.prompt ?? ""
     if (plain.trim() === "" && images.length === 0) yield* requirePrompt(model)
     const rendered = renderMarkerFlags(plain, flags)

@@ -80,12 +80,16 @@ const readInteger = (raw: string): number | undefined => {
 const specBySpelling = new Map(flagSpecs.flatMap((spec) => spec.spellings.map((s) => [s, spec] as const)))
 const spellingAlternation = [...specBySpelling.keys()].sort((a, b) => b.length - a.length).join("|")
 // A flag is `--name` at the start or after whitespace, ending at whitespace or the end; its value is the next word.
-const flagPattern = new RegExp(`(^|\\s+)--(${spellingAlternation})(?=\\s|$)(?:\\s+(?!--)(\\S+))?`, "g")
+// Names match in any letter case (`--RS` is `--rs`): nothing says upstream reads them case-sensitively, and a
+// gateway that takes `--RS 1080p` as the flag must not get it unchecked. Rendered back once, in lower case, which
+// every reading takes; values keep their case (`--rs 1080P` is refused).
+const flagPattern = new RegExp(`(^|\\s+)--(${spellingAlternation})(?=\\s|$)(?:\\s+(?!--)(\\S+))?`, "gi")
 
 /**
  * Takes the marker flags out of a delta prompt: `"a cat --rs 720p --dur 5"` → prompt `"a cat"`, flags
- * `{ resolution: "720p", duration: 5 }`. Both spellings parse; unknown `--words` stay in the prompt. A bad
- * value, a flag without value, or one flag given twice with different values fails on `field`.
+ * `{ resolution: "720p", duration: 5 }`. Both spellings parse, in any letter case (`--RS 720p` too); unknown
+ * `--words` stay in the prompt. A bad value, a flag without value, or one flag given twice with different
+ * values fails on `field`.
  * @category parsing
  */
 export const parseMarkerFlags = (
@@ -105,7 +109,7 @@ export const parseMarkerFlagsResult = (
     for (const match of text.matchAll(flagPattern)) {
       const spelling = match[2]!
       const raw = match[3]
-      const spec = specBySpelling.get(spelling)!
+      const spec = specBySpelling.get(spelling.toLowerCase())!
       if (raw === undefined)
         return yield* fail(field, "marker-flag", `${field}: --${spelling} needs a value; allowed: ${spec.allowed}`)
       const value = spec.read(raw)

@@ -115,11 +115,11 @@ const withoutExtra = (obj: Json): Json => {
 /**
  * Validates an untrusted E1 request and builds the body of its model's family: generic fields
  * (`duration`, `aspect_ratio`, …) become the family's own (`durationSeconds`, `size`, marker flags, …),
- * native fields are checked, another family's fields are refused by name, an unknown field is refused
- * naming the nearest known one (fields umg does not know yet go in `extra`, merged into the body), a
- * model of another capability names its family and endpoint, and a video id the catalog does not list
- * is refused unless `allowUnknownModels`. Fails with `InvalidRequest` naming the field, the value and
- * what the model allows; never throws.
+ * native fields are checked, another family's fields are refused by name (in `extra` too), an unknown
+ * field is refused naming the nearest known one (fields umg does not know yet go in `extra`, merged into
+ * the body), a model of another capability names its family and endpoint, and a video id the catalog
+ * does not list is refused unless `allowUnknownModels`. Fails with `InvalidRequest` naming the field, the
+ * value and what the model allows; never throws.
  * @category constructors
  */
 export const buildVideoBody = (
@@ -154,6 +154,8 @@ const videoBodyOf = (input: unknown, options: BuildVideoBodyOptions): Result.Res
     const known = [...new Set([...videoGenericFields, ...videoModeFields, ...videoFamilyFields[model.family]])]
     yield* refuseUnknownFields(obj, known, "", `a ${model.family} video request`)
     const extra = yield* readExtra(obj, known)
+    // `extra` is for fields umg does not know yet, not a way round the family check.
+    yield* rejectForeignFields(extra, model, "extra")
     const body: VideoBody = yield* builders[model.family](withoutExtra(obj), model)
     return Object.keys(extra).length === 0 ? body : { ...body, ...extra }
   })

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { conform } from "../validation/Conform.js"
 import { Integer, NonBlank } from "../validation/FieldRules.js"
-import { copyFields, describe, fail, type Json, listAllowed, notAllowed, optional } from "../validation/Rules.js"
+import { at, copyFields, describe, fail, type Json, listAllowed, notAllowed, optional } from "../validation/Rules.js"
 import type { VideoFamily, VideoModel } from "./VideoCatalog.js"
 
 /** The generic E1 fields. @category models */
@@ -70,15 +70,21 @@ export const foreignVideoFields = (family: VideoFamily): ReadonlyArray<string> =
   return [...out]
 }
 
-/** Fails when the input carries a field of another family (`durationSeconds` sent for an alpha model). */
-export const rejectForeignFields = (input: Json, model: VideoModel): Result.Result<void, InvalidRequest> => {
+/**
+ * Fails when the input carries a field of another family (`durationSeconds` sent for an alpha model). `path`
+ * is where the fields sit: `extra` is checked too, since one family's field must not reach another's body
+ * that way either.
+ */
+export const rejectForeignFields = (input: Json, model: VideoModel, path = ""): Result.Result<void, InvalidRequest> => {
   for (const key of foreignVideoFields(model.family)) {
-    if (shared.has(key) || optional(input, key) === undefined) continue
+    // Null counts as given: `extra` would send it as it is.
+    if (shared.has(key) || !Object.hasOwn(input, key) || input[key] === undefined) continue
     const owner = families.find((f) => f !== model.family && videoFamilyFields[f].includes(key))!
+    const field = at(path, key)
     return fail(
-      key,
+      field,
       "foreign-field",
-      `${key} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`
+      `${field} is a family ${owner} field; ${model.id} (family ${model.family}) does not take it`
     )
   }
   return Result.void
@@ -139,32 +145,45 @@ export const VideoMedia = NonBlank
 export const readInteger = (value: unknown, field: string): Result.Result<number, InvalidRequest> =>
   conform(Integer, value, field)
 
+const allowedDurations = (model: VideoModel): string =>
+  model.durations.length === 0 ? "none" : listAllowed(model.durations)
+
 /**
  * A duration in seconds the model allows. E1's `duration` and the families' own duration fields are
- * integers (alpha's `seconds` alone is a string or an integer: `readAlphaSeconds`), so anything else,
- * `"8"` too, is refused naming the field and the model's durations: `duration: "8" is not allowed for
- * M; allowed: 4, 6, 8`.
+ * integers (alpha's `seconds` alone is a string or an integer: `readAlphaSeconds`), so a value of another
+ * type, `"8"` too, is refused as such, with the model's durations: `duration: expected an integer, got a
+ * string "8"; allowed for M: 4, 6, 8`; a number the model does not list is `not allowed`.
  */
 export const readDuration = (
   value: unknown,
   field: string,
   model: VideoModel
-): Result.Result<number, InvalidRequest> =>
-  typeof value === "number" && model.durations.includes(value)
+): Result.Result<number, InvalidRequest> => {
+  if (typeof value !== "number")
+    // The rule stays "one-of" (what a caller matching on the rule already handles); the message says the type.
+    return fail(
+      field,
+      "one-of",
+      `${field}: expected an integer, got ${typeof value === "string" ? `a string ${describe(value)}` : describe(value)}; allowed for ${model.id}: ${allowedDurations(model)}`
+    )
+  return model.durations.includes(value)
     ? Result.succeed(value)
-    : notAllowed(field, value, model.durations.length === 0 ? "none" : model.durations, model.id)
+    : notAllowed(field, value, allowedDurations(model), model.id)
+}
 
-/** Alpha's own `seconds`, a string or an integer (E1 alpha table): `8` or `"8"`, for a duration the model allows. */
+/**
+ * Alpha's own `seconds`, a string or an integer (E1 alpha table): `8` or `"8"`, for a duration the model
+ * allows. Since a string is a valid type here, any other value is simply `not allowed`.
+ */
 export const readAlphaSeconds = (
   value: unknown,
   field: string,
   model: VideoModel
-): Result.Result<number, InvalidRequest> =>
-  readDuration(
-    typeof value === "string" && model.durations.some((d) => String(d) === value) ? Number(value) : value,
-    field,
-    model
-  )
+): Result.Result<number, InvalidRequest> => {
+  if (typeof value === "number") return readDuration(value, field, model)
+  const listed = typeof value === "string" ? model.durations.find((d) => String(d) === value) : undefined
+  return listed !== undefined ? Result.succeed(listed) : notAllowed(field, value, allowedDurations(model), model.id)
+}
 
 /** A string: "prompt: expected a string, got 5". */
 export const readText = (value: unknown, field: string): Result.Result<string, InvalidRequest> =>
@@ -252,9 +271,12 @@ export const requireMode = (
 /** Whether a prompt is missing for text-to-video: absent, or only white space. */
 export const promptMissing = (prompt: unknown): boolean => typeof prompt !== "string" || prompt.trim() === ""
 
-/** Text-to-video needs a prompt: fails on `prompt` when there is neither prompt nor media to start from. */
-export const requirePrompt = (model: VideoModel): Result.Result<never, InvalidRequest> =>
-  fail("prompt", "required", `prompt is required for text-to-video with ${model.id}`)
+/**
+ * A mode that needs a prompt fails on `prompt` without one, naming the mode: text-to-video (neither prompt
+ * nor media to start from) unless `mode` says otherwise (`"a remix (video-to-video)"`).
+ */
+export const requirePrompt = (model: VideoModel, mode = "text-to-video"): Result.Result<never, InvalidRequest> =>
+  fail("prompt", "required", `prompt is required for ${mode} with ${model.id}`)
 
 /** The fields no family rule knows, copied untouched (unsafe keys dropped at every depth). */
 export const unknownFields = (input: Json, known: Iterable<string>): Record<string, unknown> => copyFields(input, known)

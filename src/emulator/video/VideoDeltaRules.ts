@@ -31,7 +31,10 @@ const FLAG_NAMES: ReadonlyMap<string, Flag> = new Map([
   ["camerafixed", "camerafixed"]
 ])
 
-/** Reads the `--name value` flags of a text item; unknown flags and missing values are errors. */
+/**
+ * Reads the `--name value` flags of a text item; unknown flags and missing values are errors. Names are
+ * matched in any letter case (`--RS` is `--rs`, checked like it); values are not (`--rs 1080P` is refused).
+ */
 export const readFlags = (text: string): { readonly flags: ReadonlyMap<Flag, string> } | { readonly error: string } => {
   const flags = new Map<Flag, string>()
   for (const m of text.matchAll(/(?:^|\s)--([A-Za-z]+)(?:\s+([^\s-][^\s]*|-1))?(?=\s|$)/g)) {

@@ -142,11 +142,11 @@ const checkGenericFor = (model: string, family: VideoFamily, b: Body): Problem =
   )
 }
 
-/** Text-to-video needs a prompt; a request with an image may leave it out. */
-const needPrompt = (b: Body, hasImage: boolean): Problem =>
+/** Text-to-video (or `mode`) needs a prompt; a request with an image may leave it out. */
+const needPrompt = (b: Body, hasImage: boolean, mode = "text-to-video"): Problem =>
   hasImage || (typeof b.prompt === "string" && b.prompt.trim() !== "")
     ? undefined
-    : invalid("prompt", "prompt is required for text-to-video", "missing_required_parameter")
+    : invalid("prompt", `prompt is required for ${mode}`, "missing_required_parameter")
 
 const ALPHA_SECONDS = [4, 8, 12] as const
 const checkAlpha = (b: Body): Problem =>
@@ -174,7 +174,9 @@ const checkAlpha = (b: Body): Problem =>
         : undefined,
     // Remix rewrites a video from a new prompt, so it needs the prompt too.
     () =>
-      needPrompt(b, b.remix_from_video_id === undefined && (b.input_reference !== undefined || b.image !== undefined))
+      b.remix_from_video_id === undefined
+        ? needPrompt(b, b.input_reference !== undefined || b.image !== undefined)
+        : needPrompt(b, false, "a remix (video-to-video)")
   )
 
 const checkBeta = (model: string, b: Body): Problem =>
@@ -182,7 +184,8 @@ const checkBeta = (model: string, b: Body): Problem =>
     () => optional(b, "durationSeconds", inList([4, 6, 8]), "one of 4, 6, 8"),
     () => optional(b, "aspectRatio", inList(["16:9", "9:16"]), "16:9 or 9:16"),
     () => optional(b, "resolution", inList(["720p", "1080p"]), "720p or 1080p"),
-    () => optional(b, "fps", anyInt(1, 120), "a positive integer"),
+    // The contract shows no allowed values for fps (nor do the upstream notes), so any positive integer.
+    () => optional(b, "fps", anyInt(1, Number.MAX_SAFE_INTEGER), "a positive integer"),
     () => optional(b, "lastFrame", mediaString, "a non-empty string (URL or base64)"),
     () =>
       b.lastFrame !== undefined && !model.startsWith("beta-3.1")
