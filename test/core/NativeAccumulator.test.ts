@@ -5,6 +5,7 @@ import {
   accumulateNative,
   finishNative,
   initialNativeSnapshot,
+  isNativeComplete,
   type NativeSnapshot,
   stepNative
 } from "../../src/core/text/native/NativeAccumulator.js"
@@ -63,6 +64,23 @@ describe("NativeResponse", () => {
     expect(response.createTime).toBe("2026-11-21T08:00:00Z")
     expect("turnToken" in response).toBe(false)
     expect(nativeText(response)).toBe("Here:")
+  })
+
+  it("keeps a part of a kind it does not know, and unknown fields beside known ones, whole", () => {
+    const parts = [{ someNewPart: { x: 1 } }, { text: "t", someFlag: [1, { y: "z" }] }]
+    const response = Result.getOrThrow(decodeGenerateContentResponse({ candidates: [{ content: { parts } }] }))
+    expect(response.candidates?.[0]?.content?.parts).toEqual(parts)
+    const chunk = Result.getOrThrow(decodeNativeChunkEither(record({ candidates: [{ content: { parts } }] })))
+    expect(chunk.candidates?.[0]?.content?.parts).toEqual(parts)
+  })
+
+  it("drops __proto__ and constructor keys from the unknown fields of a part", () => {
+    const text = '{"candidates":[{"content":{"parts":[{"someNewPart":{"__proto__":{"p":1},"x":1},"constructor":2}]}}]}'
+    const response = Result.getOrThrow(decodeGenerateContentResponse(JSON.parse(text)))
+    const part = response.candidates?.[0]?.content?.parts?.[0] as Record<string, unknown>
+    expect(Object.keys(part)).toEqual(["someNewPart"])
+    expect(Object.getOwnPropertyNames(part["someNewPart"])).toEqual(["x"])
+    expect(Object.getPrototypeOf(part["someNewPart"])).toBe(Object.prototype)
   })
 
   it("fails with a DecodeError of family native on a malformed chunk", async () => {
@@ -150,11 +168,47 @@ describe("NativeAccumulator", () => {
     expect((error.partial as NativeSnapshot).candidates?.[0]?.content?.parts).toEqual([{ text: "par" }])
   })
 
-  it("turns a blocked prompt into error-event naming the block reason", () => {
-    const error = failure([{ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3 } }])
-    expect(error.reason).toBe("error-event")
-    expect(error.errorType).toBe("SAFETY")
-    expect(error.partial).toBe(initialNativeSnapshot)
+  it("ends a blocked prompt as its unary answer: the promptFeedback and usage, no candidate", () => {
+    const blocked = {
+      promptFeedback: { blockReason: "SAFETY", safetyRatings: [] },
+      usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 },
+      modelVersion: "zeta-2.5-flash"
+    }
+    const unary = Result.getOrThrow(decodeGenerateContentResponse(blocked))
+    const chunk = Result.getOrThrow(decodeNativeChunkEither(record(blocked)))
+    expect(Result.getOrThrow(accumulateNative([chunk]))).toEqual(unary)
+  })
+
+  it("keeps a part it does not know whole, and does not join a text part carrying an unknown field", () => {
+    const response = Result.getOrThrow(
+      accumulateNative([
+        text("a"),
+        { candidates: [{ content: { parts: [{ someNewPart: { x: 1 } }] }, index: 0 }] },
+        text("b", { someFlag: true }),
+        text("c"),
+        finish
+      ])
+    )
+    expect(response.candidates?.[0]?.content?.parts).toEqual([
+      { text: "a" },
+      { someNewPart: { x: 1 } },
+      { text: "b", someFlag: true },
+      { text: "c" }
+    ])
+  })
+
+  it("is complete only once the candidates asked for have all finished", () => {
+    const first = Result.getOrThrow(
+      accumulateNative([{ candidates: [{ content: { parts: [{ text: "A" }] }, index: 0, finishReason: "STOP" }] }])
+    )
+    expect([isNativeComplete(first), isNativeComplete(first, 2)]).toEqual([true, false])
+    const both = Result.getOrThrow(
+      stepNative(first, { candidates: [{ content: { parts: [{ text: "B" }] }, index: 1, finishReason: "STOP" }] })
+    )
+    expect(isNativeComplete(both, 2)).toBe(true)
+    expect(isNativeComplete(initialNativeSnapshot)).toBe(false)
+    expect(isNativeComplete({ promptFeedback: { blockReason: "OTHER" } }, 2)).toBe(true)
+    expect(isNativeComplete({ promptFeedback: { safetyRatings: [] } })).toBe(false)
   })
 
   it("fails ended-early when the stream ends without a finishReason", () => {

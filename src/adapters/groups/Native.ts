@@ -18,7 +18,7 @@ import { nativeRunTools, type RunToolsMethod } from "../tools/RunTools.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildNativeBody, parseNativeModel, type NativeBodyInput } from "../../core/text/native/Native.js"
-import { nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
+import { isNativeComplete, nativeAccumulator, type NativeSnapshot } from "../../core/text/native/NativeAccumulator.js"
 import {
   decodeGenerateContentResponse,
   decodeNativeChunkEither,
@@ -26,6 +26,7 @@ import {
   type NativeChunk
 } from "../../core/text/native/NativeResponse.js"
 import { nativePaths, routeForCapability } from "../../core/gateway/Routing.js"
+import { isRecord } from "../../core/validation/Rules.js"
 import type { ResultStream } from "../sse/Consume.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
@@ -45,7 +46,8 @@ export interface NativeCalls {
   ) => Effect.Effect<GenerateContentResponse, RequestError | InvalidRequest>
   /**
    * POST `/v1beta/models/{model}:streamGenerateContent?alt=sse`: the chunks; the stream must end with
-   * every candidate finished, else `IncompleteStream` with the merged snapshot.
+   * every candidate finished (or the prompt blocked: then the answer is the `promptFeedback`, no
+   * candidate, as `generate` gives it), else `IncompleteStream` with the merged snapshot.
    */
   readonly stream: (
     request: NativeRequest,
@@ -54,20 +56,31 @@ export interface NativeCalls {
 }
 
 /**
- * The native SSE stream has no final event of its own: it is over once every candidate has its
- * `finishReason` (and then nothing more is read, so a server that keeps the socket open after the last
- * chunk cannot turn a complete answer into an idle timeout).
+ * The native SSE stream of a request asking `candidates` candidates (`generationConfig.candidateCount`).
+ * It has no final event of its own: it is over once that many candidates have each their
+ * `finishReason` (a candidate may first appear after the others finished, so the ones seen so far do
+ * not tell), or at a blocked prompt (no candidate will come). Nothing more is read then, so a server
+ * that keeps the socket open after the last chunk cannot turn a complete answer into an idle timeout.
  * @category models
  */
-export const nativeStreamSpec: SseStreamSpec<NativeChunk, NativeSnapshot, GenerateContentResponse> = {
+export const nativeStreamSpec = (
+  candidates: number
+): SseStreamSpec<NativeChunk, NativeSnapshot, GenerateContentResponse> => ({
   family: "native",
   decode: decodeNativeChunkEither,
   isKeepAlive: (record) => record.event === "ping",
-  isFinal: (_chunk, snapshot) => {
-    const candidates = snapshot().candidates ?? []
-    return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
-  },
+  isFinal: (_chunk, snapshot) => isNativeComplete(snapshot(), candidates),
   accumulator: nativeAccumulator
+})
+
+/**
+ * The candidates a request asks for: its `generationConfig.candidateCount`, else 1. Read before the
+ * body is checked (the stream's spec is made with the call); a value the check refuses never streams.
+ */
+const candidatesAsked = (input: NativeRequest): number => {
+  const config: unknown = isRecord(input) ? input.generationConfig : undefined
+  const count = isRecord(config) ? config.candidateCount : undefined
+  return typeof count === "number" && Number.isSafeInteger(count) && count > 1 ? count : 1
 }
 
 const authOf = (ctx: GroupContext.GroupContext): HttpAuth.Auth => {
@@ -112,7 +125,8 @@ export const make = (ctx: GroupContext.GroupContext): NativeCalls => ({
     const answer = yield* ctx.transport.json(yield* request(ctx, input, false, options))
     return yield* Effect.fromResult(decodeGenerateContentResponse(answer.body))
   }),
-  stream: (input, options) => GroupContext.sse(ctx, request(ctx, input, true, options), nativeStreamSpec)
+  stream: (input, options) =>
+    GroupContext.sse(ctx, request(ctx, input, true, options), nativeStreamSpec(candidatesAsked(input)))
 })
 
 /**

@@ -7,7 +7,6 @@
 import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
 import type * as Stream from "effect/Stream"
@@ -19,9 +18,6 @@ import type { RequestError, StreamError } from "../../core/errors/GatewayError.j
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { nativePaths, routeFor } from "../../core/gateway/Routing.js"
-import { promptBlockReason } from "../../core/text/native/PromptBlock.js"
-import type { GenerateContentResponse } from "../../core/text/native/NativeResponse.js"
-import { isRecord } from "../../core/validation/Rules.js"
 import type { TokenEvent } from "../../core/text/TokenEvent.js"
 import { chatBody } from "./ChatRequest.js"
 import { messagesBody } from "./MessagesRequest.js"
@@ -130,20 +126,6 @@ export const generate = (
 export type TextPull = Pull.Pull<Arr.NonEmptyReadonlyArray<TextStreamPart>, StreamError | InvalidRequest>
 
 /**
- * The answer of a native stream failed because its prompt was blocked: what came before, with the
- * block (read as a whole answer reads it: `content-filter`); `undefined` for any other failure. The
- * core's stream fails on a block (`promptBlockReason`); the frameworks' streams end as their answers do.
- */
-const blockedAnswer = (cause: Cause.Cause<StreamError | InvalidRequest>): FamilyResponse | undefined => {
-  const error = Cause.findErrorOption(cause)
-  if (Option.isNone(error) || error.value._tag !== "IncompleteStream") return undefined
-  const blockReason = promptBlockReason(error.value)
-  if (blockReason === undefined) return undefined
-  const partial = isRecord(error.value.partial) ? (error.value.partial as GenerateContentResponse) : {}
-  return { ...partial, promptFeedback: { ...partial.promptFeedback, blockReason } }
-}
-
-/**
  * An opened text stream: the pull of its parts, and `pending`, the ends of what is under way (see
  * `TextStreamReader.close`), for a stream whose pull failed.
  * @category models
@@ -192,14 +174,7 @@ export const openStream = (
         }
         return out.length > 0 ? Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>) : next
       },
-      onFailure: (cause: Cause.Cause<StreamError | InvalidRequest>): TextPull => {
-        const blocked = call.family === "native" ? blockedAnswer(cause) : undefined
-        if (blocked === undefined) return Effect.failCause(cause)
-        ended = true
-        const out: Array<TextStreamPart> = []
-        reader.end(blocked, out)
-        return Effect.succeed(out as unknown as Arr.NonEmptyReadonlyArray<TextStreamPart>)
-      },
+      onFailure: (cause: Cause.Cause<StreamError | InvalidRequest>): TextPull => Effect.failCause(cause),
       onDone: (): TextPull => {
         ended = true
         return finish

@@ -1,13 +1,13 @@
 /**
  * The native-content (zeta) stream accumulator: a pure fold of stream chunks into one
- * `GenerateContentResponse`. Adjacent text parts are joined, other parts kept, and the latest
- * cumulative usage kept; an error chunk, a blocked prompt or a stream without `finishReason` is an
+ * `GenerateContentResponse`. Adjacent text parts are joined, other parts kept whole (fields umg does
+ * not know included), and the latest cumulative usage kept; a blocked prompt ends as the unary answer
+ * does (its `promptFeedback`, no candidate); an error chunk or a stream without `finishReason` is an
  * `IncompleteStream`.
  */
 import * as Result from "effect/Result"
 import { type Accumulator, foldAll, incomplete, replaceAt, type Step } from "../Accumulator.js"
 import type { GenerateContentResponse, NativeCandidate, NativeChunk, NativePart } from "./NativeResponse.js"
-import { blockedMessage } from "./PromptBlock.js"
 
 /**
  * The accumulated response. Chunks carry only their new parts, so the snapshot is itself a
@@ -19,15 +19,16 @@ export type NativeSnapshot = GenerateContentResponse
 /** The snapshot before any chunk. @category constructors */
 export const initialNativeSnapshot: NativeSnapshot = {}
 
-/** A part that is only text (perhaps a thought, perhaps with a signature): such parts are joined. */
-const isTextPart = (part: NativePart): part is NativePart & { readonly text: string } =>
-  part.text !== undefined &&
-  part.inlineData === undefined &&
-  part.fileData === undefined &&
-  part.functionCall === undefined &&
-  part.functionResponse === undefined &&
-  part.executableCode === undefined &&
-  part.codeExecutionResult === undefined
+/**
+ * A part that is only text (perhaps a thought, perhaps with a signature): such parts are joined. A
+ * part with any other field, one umg does not know included, is kept whole: joining would drop the
+ * later part's field.
+ */
+const isTextPart = (part: NativePart): part is NativePart & { readonly text: string } => {
+  if (typeof part.text !== "string") return false
+  for (const key in part) if (key !== "text" && key !== "thought" && key !== "thoughtSignature") return false
+  return true
+}
 
 /**
  * Appends a chunk's parts: a text part joins the previous one when both are text of the same kind
@@ -78,9 +79,9 @@ const mergeCandidate = (prev: NativeCandidate, next: NativeCandidate): NativeCan
 
 /**
  * One fold step: a fresh snapshot, or an `IncompleteStream` whose `partial` is the snapshot before
- * `chunk` — `error-event` for a chunk with a top-level `error` or a `promptFeedback.blockReason`
- * (the reason is the `errorType`), `out-of-order` for new parts on a candidate that had finished.
- * Never throws.
+ * `chunk` — `error-event` for a chunk with a top-level `error` (its status is the `errorType`),
+ * `out-of-order` for new parts on a candidate that had finished. A blocked prompt
+ * (`promptFeedback.blockReason`) is not a failure: it is the answer, as in a unary call. Never throws.
  * @category folding
  */
 export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<NativeSnapshot> => {
@@ -93,10 +94,6 @@ export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<N
       snapshot,
       type
     )
-  }
-  const blockReason = chunk.promptFeedback?.blockReason
-  if (blockReason !== undefined) {
-    return incomplete("native", "error-event", blockedMessage(blockReason), snapshot, blockReason)
   }
   let candidates = snapshot.candidates ?? []
   const added = chunk.candidates ?? []
@@ -124,13 +121,29 @@ export const stepNative = (snapshot: NativeSnapshot, chunk: NativeChunk): Step<N
   return Result.succeed(next)
 }
 
-/** The final response, or `ended-early` unless every candidate got a `finishReason`. @category folding */
-export const finishNative = (snapshot: NativeSnapshot): Step<GenerateContentResponse> => {
-  const candidates = snapshot.candidates ?? []
-  return candidates.length > 0 && candidates.every((c) => c.finishReason !== undefined)
+/**
+ * Whether a snapshot is a whole answer: a prompt blocked (`promptFeedback.blockReason`, no candidate:
+ * none will come), or at least `candidates` candidates (default 1), every one with its `finishReason`.
+ * The native group's stream ends on it; not exported from `umg/core`.
+ * @category folding
+ */
+export const isNativeComplete = (snapshot: NativeSnapshot, candidates = 1): boolean => {
+  const got = snapshot.candidates ?? []
+  if (got.length === 0) return snapshot.promptFeedback?.blockReason !== undefined
+  if (got.length < candidates) return false
+  for (let i = 0; i < got.length; i++) if (got[i]!.finishReason === undefined) return false
+  return true
+}
+
+/**
+ * The final response — every candidate finished, or the prompt blocked (then the response carries its
+ * `promptFeedback` and no candidate, as the unary answer does) — else `ended-early`.
+ * @category folding
+ */
+export const finishNative = (snapshot: NativeSnapshot): Step<GenerateContentResponse> =>
+  isNativeComplete(snapshot)
     ? Result.succeed(snapshot)
     : incomplete("native", "ended-early", "the stream ended before a finishReason", snapshot)
-}
 
 /** The native-content accumulator, for `scanStep` and `foldAll`. @category folding */
 export const nativeAccumulator: Accumulator<NativeChunk, NativeSnapshot, GenerateContentResponse> = {

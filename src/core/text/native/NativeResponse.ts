@@ -29,21 +29,25 @@ export const NativeFunctionCall = Schema.Struct({
 
 /**
  * One part. Exactly one data field per part upstream, with `thought` and `thoughtSignature` as
- * flags that can accompany it; every field is optional here so newer kinds still decode.
+ * flags that can accompany it; every field is optional here, and any other field (a newer kind of
+ * part, a newer flag) is kept as it came, so a part umg does not know reaches the caller whole.
  * @category schemas
  */
-export const NativePart = Schema.Struct({
-  text: Schema.optional(Schema.String),
-  thought: Schema.optional(Schema.Boolean),
-  thoughtSignature: Schema.optional(Schema.String),
-  inlineData: Schema.optional(NativeBlob),
-  fileData: Schema.optional(Schema.Struct({ mimeType: Schema.optional(Schema.String), fileUri: Schema.String })),
-  functionCall: Schema.optional(NativeFunctionCall),
-  functionResponse: Schema.optional(JsonObject),
-  executableCode: Schema.optional(JsonObject),
-  codeExecutionResult: Schema.optional(JsonObject),
-  videoMetadata: Schema.optional(JsonObject)
-})
+export const NativePart = Schema.StructWithRest(
+  Schema.Struct({
+    text: Schema.optional(Schema.String),
+    thought: Schema.optional(Schema.Boolean),
+    thoughtSignature: Schema.optional(Schema.String),
+    inlineData: Schema.optional(NativeBlob),
+    fileData: Schema.optional(Schema.Struct({ mimeType: Schema.optional(Schema.String), fileUri: Schema.String })),
+    functionCall: Schema.optional(NativeFunctionCall),
+    functionResponse: Schema.optional(JsonObject),
+    executableCode: Schema.optional(JsonObject),
+    codeExecutionResult: Schema.optional(JsonObject),
+    videoMetadata: Schema.optional(JsonObject)
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
 /** @category models */
 export type NativePart = Schema.Schema.Type<typeof NativePart>
 

@@ -16,7 +16,15 @@ export {
   NativeTool,
   parseNativeModel
 } from "./Native.js"
-export * from "./NativeAccumulator.js"
+// `isNativeComplete` is left out: the native group's end-of-stream test, not part of umg's public API.
+export {
+  accumulateNative,
+  finishNative,
+  initialNativeSnapshot,
+  nativeAccumulator,
+  type NativeSnapshot,
+  stepNative
+} from "./NativeAccumulator.js"
 export {
   decodeGenerateContentResponse,
   decodeNativeChunk,
