@@ -266,6 +266,48 @@ describe("Gateway against the emulator", () => {
     expect(error._tag).toBe("DecodeError")
   })
 
+  it("refuses an answer for another task than the one asked (E2 task_id, E3 generation_id), naming both ids", async () => {
+    const other = 'is "video_OTHER", not the requested "video_mine": the answer is for another task'
+    emu.inject("video.get", {
+      kind: "status",
+      status: 200,
+      body: { task_id: "video_OTHER", status: "succeeded", format: "mp4", url: "https://cdn.test/other.mp4" }
+    })
+    expect(await fail(Effect.flatMap(Gateway, (g) => g.video.get("video_mine")))).toMatchObject({
+      _tag: "DecodeError",
+      what: "video task",
+      message: `video task: task_id ${other}`
+    })
+    const b64 = Buffer.from("another task's video").toString("base64")
+    const result = {
+      success: true,
+      generation_id: "video_OTHER",
+      task_id: "video_OTHER",
+      format: "mp4",
+      size: Buffer.from(b64, "base64").length,
+      base64: b64,
+      data_url: `data:video/mp4;base64,${b64}`
+    }
+    emu.inject("video.download", { kind: "status", status: 200, body: result })
+    expect(await fail(Effect.flatMap(Gateway, (g) => g.video.download("video_mine")))).toMatchObject({
+      _tag: "DecodeError",
+      message: `generation_id ${other}`
+    })
+    // Streamed, the id is checked whether it comes before the video or after it.
+    const { generation_id, ...rest } = result
+    for (const body of [result, { ...rest, generation_id }]) {
+      emu.inject("video.download", {
+        kind: "status",
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      expect(
+        await fail(Effect.flatMap(Gateway, (g) => Stream.runDrain(g.video.downloadStream("video_mine"))))
+      ).toMatchObject({ _tag: "DecodeError", message: `generation_id ${other}` })
+    }
+  })
+
   it("refuses a restricted key alpha with 400 and a hidden model with 404", async () => {
     const key = emu.restrictedKey!
     const alpha = await fail(

@@ -3,7 +3,7 @@ import { CliError } from "effect/cli"
 import { describe, expect, it } from "vitest"
 import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "../../src/cli/support/ExitCode.js"
 import { UsageError } from "../../src/cli/support/UsageError.js"
-import { IncompleteStream, RateLimited, TransportError } from "../../src/core/errors/GatewayError.js"
+import { IncompleteStream, RateLimited, TransportError, VideoTaskFailed } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
 import { BatchInvalidInput } from "../../src/batch/BatchError.js"
 
@@ -72,6 +72,23 @@ describe("exit codes and failure reports", () => {
     expect(describeReport(report)).toBe(
       "RateLimited (status 429, type rate_limit_error, family messages, request id req_1): slow down"
     )
+  })
+
+  it("reports a failed video task with exit 1, its task id and error code, in JSON and in text", () => {
+    const report = reportOf(
+      new VideoTaskFailed({ family: "video", taskId: "video_9", code: 1301, message: "prompt rejected" })
+    )
+    expect(JSON.parse(JSON.stringify({ error: report }))).toEqual({
+      error: {
+        exitCode: ExitCode.failure,
+        type: "VideoTaskFailed",
+        message: "prompt rejected",
+        taskId: "video_9",
+        code: 1301,
+        family: "video"
+      }
+    })
+    expect(describeReport(report)).toBe("VideoTaskFailed (task video_9, code 1301, family video): prompt rejected")
   })
 
   it("reports a network failure with exit 1 and no status", () => {

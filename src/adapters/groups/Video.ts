@@ -2,7 +2,8 @@
  * The `video` group: submits, queries, downloads and polls video tasks, and `generate` runs a task
  * from submit to result. Submit (E1) is a paid request, never repeated unless the gateway provably did
  * not act; query is E2; download (E3) is alpha only, strictly decoded and checked against `size` and
- * `data_url`; `poll` is a stream of status changes every 3–5 s with a timeout.
+ * `data_url`; an answer for another task than the one asked (E2 `task_id`, E3 `generation_id`) is a
+ * `DecodeError`; `poll` is a stream of status changes every 3–5 s with a timeout.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -29,6 +30,7 @@ import { abortedError, isSignal } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 import * as VideoPoller from "../polling/VideoPoller.js"
 import { downloadStream } from "./VideoDownloadStream.js"
+import { checkDownloadedVideo, checkQueriedTask } from "./VideoTaskId.js"
 import type { PollUpdate } from "../polling/VideoPoller.js"
 import { redactText } from "../../core/errors/Redact.js"
 import { secretsOf } from "../internal/Secrets.js"
@@ -87,10 +89,12 @@ export interface VideoGroup {
     input: VideoInput,
     options?: CallOptions
   ) => Effect.Effect<VideoSubmitResponse, RequestError | InvalidRequest>
+  /** E2: the task as it is now; an answer for another task (its `task_id`) is a `DecodeError`. */
   readonly get: (
     taskId: string,
     options?: CallOptions
   ) => Effect.Effect<VideoQueryResponse, RequestError | InvalidRequest>
+  /** E3 (alpha): the video, checked; an answer whose `generation_id` is not `taskId` is a `DecodeError`. */
   readonly download: (
     taskId: string,
     options?: CallOptions
@@ -295,6 +299,7 @@ const requestsOf = (ctx: GroupContext.GroupContext) => {
       options
     })
     const task = yield* Effect.fromResult(decodeQuery(answer.body))
+    yield* checkQueriedTask(taskId, task.task_id)
     // A failed task's message is the gateway's text, which becomes a `VideoTaskFailed`: no secret in it.
     const error = task.error
     if (error === undefined) return task
@@ -314,7 +319,9 @@ const requestsOf = (ctx: GroupContext.GroupContext) => {
       // The E3 answer carries the whole video as base64 (4/3 of its size, twice: base64 and data_url).
       maxBytes: ctx.config.limits.maxDownloadBytes
     })
-    return yield* decodeVideoDownload(answer.body)
+    const video = yield* decodeVideoDownload(answer.body)
+    yield* checkDownloadedVideo(taskId, video.generationId)
+    return video
   })
 
   return {

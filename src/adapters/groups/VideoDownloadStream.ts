@@ -2,9 +2,9 @@
  * The E3 download (family alpha) as a stream of the video's bytes, in memory bounded by a chunk. The
  * JSON answer is read as it arrives, the base64 video decoded as it comes and handed on, and the
  * answer checked as `decodeVideoDownload` checks it — `success`, `format`, `size` equal to the bytes
- * decoded, strict base64, and a `data_url` of `data:video/mp4;base64,` with the same data (compared
- * by a running digest, never held) — failing the stream with a `DecodeError` at the first fault or at
- * its end.
+ * decoded, strict base64, a `data_url` of `data:video/mp4;base64,` with the same data (compared
+ * by a running digest, never held), and a `generation_id` that is the requested id — failing the
+ * stream with a `DecodeError` at the first fault or at its end.
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -13,6 +13,7 @@ import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { pathSegment } from "../../core/wire/JsonSafety.js"
 import type { CallOptions } from "../CallOptions.js"
 import type { GroupContext } from "../internal/GroupContext.js"
+import { otherTaskFault } from "./VideoTaskId.js"
 
 const decodeError = (message: string) => new DecodeError({ family: "video", what: "video download", message })
 
@@ -117,7 +118,10 @@ type Mode = "value" | "key" | "colon" | "comma" | "string" | "literal" | "nested
 
 const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09
 
-/** The checks of the whole answer, once it ended: a fault, or undefined. */
+/**
+ * The checks of the whole answer, once it ended: a fault, or undefined. (`generation_id` is checked
+ * against the requested id as soon as it is read, by `keep`.)
+ */
 const checkFields = (fields: Fields): string | undefined => {
   const s = fields.small
   if (s.get("success") !== true) return "the download reported success: false (or no success)"
@@ -153,6 +157,9 @@ class DownloadParser {
   private hash: Digest | undefined
   private prefixAt = 0
   private readonly seen = new Set<string>()
+
+  /** `videoId`: the requested id, which `generation_id` must be (unchecked when undefined). */
+  constructor(private readonly videoId: string | undefined) {}
 
   /** Reads a chunk of the answer: the video bytes it completes, or a fault. */
   push(chunk: Uint8Array): Uint8Array | string {
@@ -230,12 +237,17 @@ class DownloadParser {
   }
 
   private keep(): string | undefined {
+    let value: unknown
     try {
-      this.fields.small.set(this.key, JSON.parse(new TextDecoder().decode(new Uint8Array(this.raw))))
-      return undefined
+      value = JSON.parse(new TextDecoder().decode(new Uint8Array(this.raw)))
     } catch {
       return `the value of ${JSON.stringify(this.key)} is not JSON`
     }
+    this.fields.small.set(this.key, value)
+    // Another task's answer is refused as soon as it says so: before its video, when the id comes first.
+    return this.key === "generation_id" && typeof value === "string" && this.videoId !== undefined
+      ? otherTaskFault("generation_id", this.videoId, value)
+      : undefined
   }
 
   // One byte inside a string (key or value); `out` gets decoded video bytes.
@@ -348,11 +360,17 @@ class DownloadParser {
   }
 }
 
-/** A parser of one E3 answer: `push` its chunks, then `end`. @category constructors */
-export const makeDownloadParser = (): {
+/**
+ * A parser of one E3 answer: `push` its chunks, then `end`. Given `videoId` (the requested id), an
+ * answer whose `generation_id` is another is a fault.
+ * @category constructors
+ */
+export const makeDownloadParser = (
+  videoId?: string
+): {
   push: (chunk: Uint8Array) => Uint8Array | string
   end: () => string | undefined
-} => new DownloadParser()
+} => new DownloadParser(videoId)
 
 /**
  * The video of a succeeded alpha task as a stream of its bytes (E3), never held whole: the answer
@@ -388,7 +406,7 @@ export const downloadStream = (
         maxBytes: ctx.config.limits.maxDownloadBytes,
         ...(options === undefined ? {} : { options })
       })
-      const parser = makeDownloadParser()
+      const parser = makeDownloadParser(taskId)
       const limit = ctx.config.limits.maxDownloadBytes
       let received = 0
       const decoded = Stream.mapEffect(body, (chunk) => {

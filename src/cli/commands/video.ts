@@ -12,7 +12,13 @@ import type { VideoInput } from "../../adapters/groups/Video.js"
 import * as HttpAuth from "../../adapters/http/HttpAuth.js"
 import * as HttpTransport from "../../adapters/http/HttpTransport.js"
 import { FileWriteFailed, writeAtomically } from "../../batch/AtomicFile.js"
-import { TimeoutError, TransportError, type RequestError, type VideoWaitError } from "../../core/errors/GatewayError.js"
+import {
+  TimeoutError,
+  TransportError,
+  VideoTaskFailed,
+  type RequestError,
+  type VideoWaitError
+} from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import type { RoutingOptions } from "../../core/gateway/Catalog.js"
 import { buildVideoBody, type VideoBody } from "../../core/video/VideoBody.js"
@@ -32,6 +38,19 @@ import * as Output from "../support/Output.js"
 /** Fetching a finished video's `url` failed. @category errors */
 export class VideoUrlDownloadError extends Data.TaggedError("VideoUrlDownloadError")<{
   readonly status?: number
+  readonly message: string
+}> {}
+
+/**
+ * `umg video download` of a task that has not ended yet (`queued`, `in_progress`): it was asked, so
+ * this is not invalid input; wait for the task and download again.
+ * @category errors
+ */
+export class VideoNotFinished extends Data.TaggedError("VideoNotFinished")<{
+  readonly family: "video"
+  readonly taskId: string
+  /** The task's status when it was asked. */
+  readonly taskStatus: string
   readonly message: string
 }> {}
 
@@ -375,22 +394,41 @@ export interface VideoDownloadOptions extends Connection.CommonOptions {
   readonly output: string
 }
 
+/**
+ * The task, when it succeeded; a failed one is `VideoTaskFailed` (its `error.code` and message), one
+ * still on its way `VideoNotFinished`. The task was queried: neither is invalid input.
+ * @category constructors
+ */
+export const succeededTask = (
+  task: VideoQueryResponse
+): Effect.Effect<VideoQueryResponse, VideoTaskFailed | VideoNotFinished> => {
+  if (task.status === "succeeded") return Effect.succeed(task)
+  if (task.status === "failed")
+    return Effect.fail(
+      new VideoTaskFailed({
+        family: "video",
+        taskId: task.task_id,
+        code: task.error?.code ?? 0,
+        message: task.error?.message ?? "the video task failed"
+      })
+    )
+  return Effect.fail(
+    new VideoNotFinished({
+      family: "video",
+      taskId: task.task_id,
+      taskStatus: task.status,
+      message: `task ${task.task_id} is not finished yet (status ${task.status}); wait for it (umg video status ${task.task_id} shows when it has succeeded) and download again`
+    })
+  )
+}
+
 /** Runs `umg video download`. @category commands */
 export const runVideoDownload = (o: VideoDownloadOptions) =>
   Connection.run(
     o,
     Effect.gen(function* () {
       const gateway = yield* Gateway
-      const task = yield* gateway.video.get(o.taskId)
-      if (task.status !== "succeeded") {
-        return yield* Effect.fail(
-          new InvalidRequest({
-            field: "TASK_ID",
-            rule: "succeeded",
-            message: `task ${o.taskId} is ${task.status}, not succeeded`
-          })
-        )
-      }
+      const task = yield* Effect.flatMap(gateway.video.get(o.taskId), succeededTask)
       // Without a model: a task with a url is fetched from it; one without is an alpha task (E3).
       const model = Option.getOrElse(o.model, () => (task.url !== undefined ? "" : "alpha-2"))
       const saved = yield* saveVideo(model, task, o.output)

@@ -2,7 +2,8 @@
  * The exit codes of `umg` and how a failure is reported. 0 is success; 2 invalid input or a bad
  * command line (rejected before anything was sent, naming the field or flag and what is allowed);
  * 1 a gateway or network failure (its type, HTTP status, message and request id — never a key or
- * token: every report is redacted with the configured secrets before it is printed).
+ * token: every report is redacted with the configured secrets before it is printed), or a failed
+ * video task (its id and `error.code`).
  */
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -33,6 +34,10 @@ export interface FailureReport {
   readonly gatewayType?: string
   readonly requestId?: string
   readonly family?: string
+  /** The video task the failure is about (`VideoTaskFailed`, a download of a task not finished). */
+  readonly taskId?: string
+  /** A failed video task's `error.code` (`VideoTaskFailed`). */
+  readonly code?: number
   /** A batch refused at one of its lines: how many lines before it were already submitted. */
   readonly submitted?: number
 }
@@ -124,10 +129,14 @@ export const reportOf = (error: unknown): FailureReport => {
     const gatewayType = stringField(error, "type")
     const requestId = stringField(error, "requestId")
     const family = stringField(error, "family")
+    const taskId = stringField(error, "taskId")
+    const code = error._tag === "VideoTaskFailed" ? numberField(error, "code") : undefined
     return {
       exitCode: ExitCode.failure,
       type: error._tag,
       message,
+      ...(taskId !== undefined ? { taskId } : {}),
+      ...(code !== undefined ? { code } : {}),
       ...(status !== undefined ? { status } : {}),
       ...(gatewayType !== undefined ? { gatewayType } : {}),
       ...(requestId !== undefined ? { requestId } : {}),
@@ -157,6 +166,8 @@ export const describeReport = (report: FailureReport): string => {
     return `invalid input${where}: ${message}\n${sent}`
   }
   const facts = [
+    report.taskId !== undefined ? `task ${report.taskId}` : undefined,
+    report.code !== undefined ? `code ${report.code}` : undefined,
     report.status !== undefined ? `status ${report.status}` : undefined,
     report.gatewayType !== undefined ? `type ${report.gatewayType}` : undefined,
     report.family !== undefined ? `family ${report.family}` : undefined,
