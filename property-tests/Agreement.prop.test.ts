@@ -135,7 +135,20 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
     const body = record({
       model: modelOf("epsilon-sonnet-4-5-20250929", "epsilon-haiku-4-5-20251001"),
       max_tokens: fc.oneof(fc.constantFrom(1, 4096), fc.constantFrom(0, 2.5, undefined)),
-      messages: mostly([{ role: "user", content: "hi" }], [], [{ role: "system", content: "hi" }], undefined),
+      messages: mostly(
+        [{ role: "user", content: "hi" }],
+        [],
+        [{ role: "system", content: "hi" }],
+        [{ role: "user", content: [{ type: "text", text: " " }] }],
+        [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "x" } }] }],
+        [
+          {
+            role: "user",
+            content: [{ type: "image", source: { type: "base64", media_type: "image/bmp", data: "AAAA" } }]
+          }
+        ],
+        undefined
+      ),
       temperature: maybe(fc.constantFrom(0, 0.5, 1, 1.5, -0.1)),
       top_p: maybe(fc.constantFrom(0, 1, 1.1)),
       system: maybe(
@@ -143,6 +156,17 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
           "be brief",
           [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
           [{ type: "text", text: "s", cache_control: { type: "x" } }]
+        )
+      ),
+      tools: maybe(
+        fc.constantFrom(
+          [{ name: "t", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } }],
+          [{ name: "t", input_schema: { type: "object" }, cache_control: { type: "x" } }],
+          [{ name: "my tool", input_schema: { type: "object" } }],
+          [
+            { name: "t", input_schema: { type: "object" } },
+            { name: "t", input_schema: { type: "object" } }
+          ]
         )
       )
     })
@@ -179,7 +203,14 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
     // The model is in the path here, so it is never absent.
     const model = fc.oneof(
       { arbitrary: fc.constantFrom("zeta-2.5-flash", "zeta-2.5-pro", "zeta-3-pro-preview"), weight: 4 },
-      fc.constantFrom("zeta-embedding-001", "epsilon-sonnet-4-5-20250929", "zeta-9")
+      fc.constantFrom("zeta-embedding-001", "epsilon-sonnet-4-5-20250929", "zeta-9"),
+      // Thinking suffixes, within and outside what their model's class takes.
+      fc.constantFrom(
+        "zeta-2.5-flash-thinking-8192",
+        "zeta-2.5-flash-thinking-low",
+        "zeta-2.5-pro-nothinking",
+        "zeta-3-pro-preview-thinking-low"
+      )
     )
     const body = record({
       contents: mostly(
@@ -195,7 +226,16 @@ describe("the client accepts a body exactly when the emulator answers 2xx", () =
           { temperature: 2 },
           { temperature: 2.5 },
           { topP: 1.5 },
-          { maxOutputTokens: 0 }
+          { maxOutputTokens: 0 },
+          { thinkingConfig: { thinkingLevel: "low" } },
+          { thinkingConfig: { thinkingLevel: "MEDIUM" } },
+          { thinkingConfig: { includeThoughts: true } }
+        )
+      ),
+      tools: maybe(
+        fc.constantFrom(
+          [{ functionDeclarations: [{ name: "f" }] }, { vendorSearch: {} }],
+          [{ functionDeclarations: [{ name: "f" }], vendorSearch: {} }]
         )
       )
     })

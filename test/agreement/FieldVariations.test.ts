@@ -9,7 +9,7 @@ import { buildEmbeddingsBody } from "../../src/core/media/Embeddings.js"
 import { buildRerankBody } from "../../src/core/media/Rerank.js"
 import { buildSpeechBody } from "../../src/core/media/Speech.js"
 import { buildChatBody } from "../../src/core/text/chat/ChatBody.js"
-import { buildMessagesBody } from "../../src/core/text/messages/Messages.js"
+import { buildCountTokensBody, buildMessagesBody } from "../../src/core/text/messages/Messages.js"
 import { buildNativeBody } from "../../src/core/text/native/Native.js"
 import { buildResponsesBody } from "../../src/core/text/responses/ResponsesBody.js"
 import { postStatus } from "../support/emulatorStatus.js"
@@ -29,7 +29,43 @@ interface Family {
   readonly vary: Record<string, ReadonlyArray<unknown>>
 }
 
+/** A native-content family of one model (the path's, suffix included), varying the fields of `vary`. */
+const native = (model: string, vary: Family["vary"]): Family => ({
+  path: `/v1beta/models/${model}:generateContent`,
+  base: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+  build: (b) => buildNativeBody(model, b),
+  vary
+})
+
 const user = (content: unknown) => [{ role: "user", content }]
+const tool = (name: string, more: Record<string, unknown> = {}) => ({ name, input_schema: { type: "object" }, ...more })
+const png = { type: "base64", media_type: "image/png", data: "AAAA" }
+const link = { type: "url", url: "https://example.com/a.png" }
+// The content blocks and tools both messages-style bodies take, inside and just outside their rules.
+const blocks = [
+  user([{ type: "text", text: "hi", cache_control: { type: "persistent" } }]),
+  user([{ type: "text", text: "hi", cache_control: { type: "forever" } }]),
+  user([{ type: "text", text: "" }]),
+  user([{ type: "text", text: " " }]),
+  user([{ type: "image", source: png }]),
+  user([{ type: "image", source: link, cache_control: { type: "ephemeral" } }]),
+  user([{ type: "image", source: { ...png, media_type: "image/bmp" } }]),
+  user([{ type: "image", source: link, cache_control: { type: "x" } }]),
+  user([{ type: "image" }]),
+  [
+    ...user("weather?"),
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "t", input: {} }] },
+    ...user([{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: " " }] }])
+  ]
+]
+const tools = [
+  [tool("t", { cache_control: { type: "ephemeral" } })],
+  [tool("t", { cache_control: { type: "forever" } })],
+  [tool("my tool")],
+  [tool("a".repeat(128))],
+  [tool("a".repeat(129))],
+  [tool("t"), tool("t")]
+]
 
 const families: Record<string, Family> = {
   messages: {
@@ -47,20 +83,40 @@ const families: Record<string, Family> = {
         { type: "enabled", budget_tokens: 8192 },
         { type: "disabled" },
         { type: "x" },
-        { type: "enabled" }
+        { type: "enabled" },
+        { type: "enabled", budget_tokens: 1025.5 }
       ],
       stream: [false, "no"],
       metadata: [{ user_id: "u" }, "x"],
       tool_choice: [{ type: "auto" }, { type: "any" }, { type: "none" }, { type: "tool", name: "x" }, "auto"],
-      tools: [[{ name: "get_weather", input_schema: { type: "object" } }], [{ name: "x" }], []],
+      tools: [[{ name: "get_weather", input_schema: { type: "object" } }], [{ name: "x" }], [], ...tools],
       system: ["be brief", [], [{ type: "text", text: "" }], [{ type: "text", text: "s" }]],
       messages: [
         [{ role: "assistant", content: "hi" }],
         user(""),
         user([]),
         user([{ type: "text", text: "hi" }]),
-        [...user("a"), ...user("b")]
+        [...user("a"), ...user("b")],
+        ...blocks
       ]
+    }
+  },
+  "count tokens": {
+    path: "/v1/messages/count_tokens",
+    base: { model: "epsilon-sonnet-4-5-20250929", messages: user("hi") },
+    build: (b) => buildCountTokensBody(b),
+    vary: {
+      thinking: [
+        { type: "enabled", budget_tokens: 2048 },
+        { type: "enabled", budget_tokens: 1024 },
+        { type: "enabled", budget_tokens: 1025.5 },
+        { type: "disabled" },
+        { type: "x" }
+      ],
+      cache_control: [{ type: "ephemeral" }, { type: "persistent" }, { type: "forever" }, "ephemeral"],
+      system: ["be brief", [{ type: "text", text: "s", cache_control: { type: "forever" } }]],
+      tools,
+      messages: blocks
     }
   },
   chat: {
@@ -103,49 +159,86 @@ const families: Record<string, Family> = {
       metadata: [{ a: "b" }, "x"]
     }
   },
-  native: {
-    path: "/v1beta/models/zeta-2.5-flash:generateContent",
-    base: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
-    build: (b) => buildNativeBody("zeta-2.5-flash", b),
-    vary: {
-      generationConfig: [
-        { temperature: 2 },
-        { temperature: 2.1 },
-        { topP: 1 },
-        { topP: 1.1 },
-        { topK: 0 },
-        { topK: 40 },
-        { topK: -1 },
-        { topK: 2.5 },
-        { candidateCount: 1 },
-        { candidateCount: 0 },
-        { candidateCount: 8 },
-        { candidateCount: 9 },
-        { candidateCount: 1_000_000_000 },
-        { maxOutputTokens: 0 },
-        { stopSequences: ["a"] },
-        { stopSequences: "a" },
-        { seed: 1 },
-        { seed: 1.5 },
-        { thinkingConfig: { thinkingBudget: 0 } },
-        { thinkingConfig: { thinkingBudget: 24576 } },
-        { thinkingConfig: { thinkingBudget: 24577 } },
-        { thinkingConfig: { thinkingBudget: -1 } },
-        { thinkingConfig: { thinkingBudget: -2 } }
-      ],
-      systemInstruction: [{ parts: [{ text: "s" }] }, "s", { parts: [] }],
-      contents: [
-        [{ role: "model", parts: [{ text: "hi" }] }],
-        [{ parts: [{ text: "hi" }] }],
-        [{ role: "user", parts: [] }],
-        [{ role: "user", parts: [{}] }]
-      ],
-      safetySettings: [
-        [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE" }],
-        [{ category: "x", threshold: "BLOCK_NONE" }]
-      ]
-    }
-  },
+  native: native("zeta-2.5-flash", {
+    generationConfig: [
+      { temperature: 2 },
+      { temperature: 2.1 },
+      { topP: 1 },
+      { topP: 1.1 },
+      { topK: 0 },
+      { topK: 40 },
+      { topK: -1 },
+      { topK: 2.5 },
+      { candidateCount: 1 },
+      { candidateCount: 0 },
+      { candidateCount: 8 },
+      { candidateCount: 9 },
+      { candidateCount: 1_000_000_000 },
+      { maxOutputTokens: 0 },
+      { stopSequences: ["a"] },
+      { stopSequences: "a" },
+      { seed: 1 },
+      { seed: 1.5 },
+      { thinkingConfig: { thinkingBudget: 0 } },
+      { thinkingConfig: { thinkingBudget: 24576 } },
+      { thinkingConfig: { thinkingBudget: 24577 } },
+      { thinkingConfig: { thinkingBudget: -1 } },
+      { thinkingConfig: { thinkingBudget: -2 } }
+    ],
+    systemInstruction: [{ parts: [{ text: "s" }] }, "s", { parts: [] }],
+    contents: [
+      [{ role: "model", parts: [{ text: "hi" }] }],
+      [{ parts: [{ text: "hi" }] }],
+      [{ role: "user", parts: [] }],
+      [{ role: "user", parts: [{}] }]
+    ],
+    safetySettings: [
+      [{ category: "HARM_CATEGORY_HATE_SPEECH", threshold: "BLOCK_NONE" }],
+      [{ category: "x", threshold: "BLOCK_NONE" }]
+    ],
+    tools: [
+      [{ functionDeclarations: [{ name: "f" }] }, { vendorSearch: {} }],
+      [{ functionDeclarations: [{ name: "f" }], vendorSearch: {} }],
+      [{ functionDeclarations: [{ name: "f" }], codeExecution: {} }],
+      [{ functionDeclarations: [{ name: "f" }], urlContext: {} }]
+    ]
+  }),
+  // The thinking a model takes: levels on the 3 class (3 Pro: LOW and HIGH), and what a model id's
+  // thinking suffix says, which an explicit thinkingConfig must not contradict.
+  "native zeta-3-pro-preview": native("zeta-3-pro-preview", {
+    generationConfig: [
+      { thinkingConfig: { thinkingLevel: "LOW" } },
+      { thinkingConfig: { thinkingLevel: "high" } },
+      { thinkingConfig: { thinkingLevel: "MEDIUM" } },
+      { thinkingConfig: { thinkingLevel: "MINIMAL" } },
+      { thinkingConfig: { thinkingLevel: "x" } }
+    ]
+  }),
+  "native zeta-3-pro-preview-thinking-low": native("zeta-3-pro-preview-thinking-low", {
+    generationConfig: [
+      { thinkingConfig: { thinkingLevel: "low" } },
+      { thinkingConfig: { thinkingLevel: "HIGH" } },
+      { thinkingConfig: { thinkingBudget: 1024 } }
+    ]
+  }),
+  "native zeta-2.5-flash-thinking-8192": native("zeta-2.5-flash-thinking-8192", {
+    generationConfig: [
+      { thinkingConfig: { thinkingBudget: 8192 } },
+      { thinkingConfig: { thinkingBudget: 1024 } },
+      { thinkingConfig: { thinkingLevel: "LOW" } },
+      { thinkingConfig: { includeThoughts: true } }
+    ]
+  }),
+  "native zeta-2.5-flash-thinking": native("zeta-2.5-flash-thinking", {
+    generationConfig: [
+      { thinkingConfig: { thinkingBudget: -1 } },
+      { thinkingConfig: { thinkingBudget: 512 } },
+      { thinkingConfig: { thinkingBudget: 0 } }
+    ]
+  }),
+  "native zeta-2.5-flash-nothinking": native("zeta-2.5-flash-nothinking", {
+    generationConfig: [{ thinkingConfig: { thinkingBudget: 0 } }, { thinkingConfig: { thinkingBudget: 1024 } }]
+  }),
   embeddings: {
     path: "/v1/embeddings",
     base: { model: "text-embedding-3-small", input: "hi" },
@@ -201,4 +294,39 @@ describe("one field at a time, the client builds a body exactly when the emulato
       expect(disagreements).toEqual([])
     })
   }
+})
+
+// The thinking suffix of a native model id, alone: a level suffix is for the 3 class, a budget within
+// the model's range, and `-nothinking` only where the model can turn thinking off.
+const suffixed = [
+  "zeta-2.5-flash-thinking",
+  "zeta-2.5-flash-nothinking",
+  "zeta-2.5-flash-thinking-8192",
+  "zeta-2.5-flash-thinking-0",
+  "zeta-2.5-flash-thinking-24577",
+  "zeta-2.5-flash-thinking-low",
+  "zeta-2.5-flash-thinking-high",
+  "zeta-2.5-flash-lite-thinking-256",
+  "zeta-2.5-flash-lite-nothinking",
+  "zeta-2.5-pro-thinking-100",
+  "zeta-2.5-pro-thinking-128",
+  "zeta-2.5-pro-nothinking",
+  "zeta-3-pro-preview-thinking",
+  "zeta-3-pro-preview-thinking-low",
+  "zeta-3-pro-preview-thinking-high",
+  "zeta-3-pro-preview-nothinking"
+]
+
+it("a native model id's thinking suffix: the client builds a body exactly when the emulator answers 2xx", async () => {
+  const disagreements: Array<string> = []
+  for (const model of suffixed) {
+    const family = native(model, {})
+    const built = Effect.runSync(Effect.result(family.build(family.base)))
+    const status = await postStatus(emu, family.path, family.base)
+    if (Result.isSuccess(built) !== (status >= 200 && status < 300))
+      disagreements.push(
+        `${model}: client ${Result.isSuccess(built) ? "builds it" : `refuses it (${built.failure.rule})`}, emulator answers ${status}`
+      )
+  }
+  expect(disagreements).toEqual([])
 })

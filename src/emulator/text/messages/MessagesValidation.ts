@@ -4,6 +4,7 @@
  */
 import { Buffer } from "node:buffer"
 import { hash32, textOf } from "../TextGen.js"
+import { checkBlocks, checkCacheControl, type Invalid } from "./MessagesBlocks.js"
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -15,10 +16,12 @@ const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFin
  */
 export const thinkingSignature = (thinking: string): string => Buffer.from(`sig:${hash32(thinking)}`).toString("base64")
 
-/** A failed check: the message to answer 400 with. */
-export type Invalid = { readonly message: string }
+export type { Invalid } from "./MessagesBlocks.js"
 
 const invalid = (message: string): Invalid => ({ message })
+
+/** A function tool's name (a server tool's is its own kind's). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 
 const checkMessages = (messages: unknown, field: (name: string) => string): Invalid | undefined => {
   if (messages === undefined) return invalid(field("messages") + " is required")
@@ -36,6 +39,31 @@ const checkMessages = (messages: unknown, field: (name: string) => string): Inva
       !(Array.isArray(content) && content.every((b) => isObj(b) && typeof b.type === "string"))
     )
       return invalid(`${field(`messages[${i}].content`)} must be a string or an array of content blocks`)
+    const blocks = Array.isArray(content) ? checkBlocks(content, field(`messages[${i}].content`)) : undefined
+    if (blocks !== undefined) return blocks
+  }
+  return undefined
+}
+
+/** Each tool: a name (a function tool's of 1 to 128 letters, digits, `_` or `-`), declared once; its `cache_control`. */
+const checkToolList = (tools: ReadonlyArray<unknown>, field: (name: string) => string): Invalid | undefined => {
+  const names = new Set<string>()
+  for (let i = 0; i < tools.length; i++) {
+    const t: unknown = tools[i]
+    if (!isObj(t) || typeof t.name !== "string") return invalid(`${field(`tools[${i}].name`)} is required`)
+    const serverTool = typeof t.type === "string" && t.type !== "custom"
+    if (!serverTool && !TOOL_NAME.test(t.name))
+      return invalid(
+        `${field(`tools[${i}].name`)} must be 1 to 128 letters, digits, _ or - (pattern ^[a-zA-Z0-9_-]{1,128}$), got ${JSON.stringify(t.name)}`
+      )
+    if (names.has(t.name))
+      return invalid(
+        `${field(`tools[${i}].name`)}: ${JSON.stringify(t.name)} is declared twice; tool names must be unique`
+      )
+    names.add(t.name)
+    if (!serverTool && !isObj(t.input_schema)) return invalid(`${field(`tools[${i}].input_schema`)} is required`)
+    const cache = checkCacheControl(t.cache_control, field(`tools[${i}].cache_control`))
+    if (cache !== undefined) return cache
   }
   return undefined
 }
@@ -43,12 +71,8 @@ const checkMessages = (messages: unknown, field: (name: string) => string): Inva
 const checkTools = (tools: unknown, toolChoice: unknown): Invalid | undefined => {
   if (tools !== undefined) {
     if (!Array.isArray(tools)) return invalid("field tools must be an array")
-    for (let i = 0; i < tools.length; i++) {
-      const t: unknown = tools[i]
-      if (!isObj(t) || typeof t.name !== "string") return invalid(`field tools[${i}].name is required`)
-      const serverTool = typeof t.type === "string" && t.type !== "custom"
-      if (!serverTool && !isObj(t.input_schema)) return invalid(`field tools[${i}].input_schema is required`)
-    }
+    const problem = checkToolList(tools, (name) => `field ${name}`)
+    if (problem !== undefined) return problem
   }
   if (toolChoice !== undefined) {
     if (!isObj(toolChoice) || !["auto", "any", "none", "tool"].includes(textOf(toolChoice.type)))
@@ -69,16 +93,28 @@ const checkSystem = (system: unknown): Invalid | undefined => {
   if (system.some((b) => String((b as Obj).text).trim() === ""))
     return invalid("field system: text content blocks must contain non-whitespace text")
   for (let i = 0; i < system.length; i++) {
-    const problem = checkCacheControl((system[i] as Obj).cache_control, `system.${i}.cache_control`)
+    const problem = checkCacheControl((system[i] as Obj).cache_control, `field system[${i}].cache_control`)
     if (problem !== undefined) return problem
   }
   return undefined
 }
 
-const checkCacheControl = (cc: unknown, where: string): Invalid | undefined =>
-  cc === undefined || (isObj(cc) && (cc.type === "ephemeral" || cc.type === "persistent"))
-    ? undefined
-    : invalid(`field ${where}.type must be one of ephemeral, persistent`)
+/**
+ * `thinking`: its type, and when enabled an integer budget greater than 1024 — less than
+ * `max_tokens` where the body has one (a count-tokens body has none).
+ */
+const checkThinking = (thinking: unknown, maxTokens: unknown): Invalid | undefined => {
+  if (thinking === undefined) return undefined
+  if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(textOf(thinking.type)))
+    return invalid("field thinking.type must be one of enabled, disabled, adaptive")
+  if (thinking.type !== "enabled") return undefined
+  const budget = thinking.budget_tokens
+  if (isNum(budget) && !Number.isInteger(budget)) return invalid("field thinking.budget_tokens must be an integer")
+  if (!isNum(budget) || budget <= 1024) return invalid("field thinking.budget_tokens must be greater than 1024")
+  if (isNum(maxTokens) && budget >= maxTokens)
+    return invalid("field thinking.budget_tokens must be less than max_tokens")
+  return undefined
+}
 
 /** Thinking blocks of assistant turns must come back unchanged (protocol notes §1.4): their signature tells. */
 const checkThinkingBlocks = (messages: ReadonlyArray<unknown>): Invalid | undefined => {
@@ -123,26 +159,21 @@ export const validateCreate = (body: Obj): Invalid | undefined => {
   if (s !== undefined) return s
   const t = checkTools(body.tools, body.tool_choice)
   if (t !== undefined) return t
-  const thinking = body.thinking
-  if (thinking !== undefined) {
-    if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(textOf(thinking.type)))
-      return invalid("field thinking.type must be one of enabled, disabled, adaptive")
-    if (thinking.type === "enabled") {
-      if (!isNum(thinking.budget_tokens) || thinking.budget_tokens <= 1024)
-        return invalid("field thinking.budget_tokens must be greater than 1024")
-      if (thinking.budget_tokens >= body.max_tokens)
-        return invalid("field thinking.budget_tokens must be less than max_tokens")
-    }
-  }
-  return checkCacheControl(body.cache_control, "cache_control")
+  return checkThinking(body.thinking, body.max_tokens) ?? checkCacheControl(body.cache_control, "field cache_control")
 }
 
-/** E9's checks: `model` and `messages` (the message names the failed validation, as the upstream does). */
+/**
+ * E9's checks: `model` and `messages` (the message names the failed validation, as the upstream
+ * does), then those of the create fields it shares (system, tools, thinking, cache_control).
+ */
 export const validateCount = (body: Obj): Invalid | undefined => {
   if (typeof body.model !== "string" || body.model.length === 0) return invalid("model: Field required")
   const m = checkMessages(body.messages, (name) => name)
   if (m !== undefined) return invalid(m.message.replace(/^messages is required$/, "messages: Field required"))
-  const s = checkSystem(body.system)
-  if (s !== undefined) return s
-  return checkTools(body.tools, body.tool_choice)
+  return (
+    checkSystem(body.system) ??
+    checkTools(body.tools, body.tool_choice) ??
+    checkThinking(body.thinking, undefined) ??
+    checkCacheControl(body.cache_control, "field cache_control")
+  )
 }

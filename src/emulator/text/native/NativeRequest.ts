@@ -3,6 +3,7 @@
  * suffix, the checks that answer 400 `INVALID_ARGUMENT`, and the thinking that applies.
  */
 import { textOf } from "../TextGen.js"
+import { suffixProblem, thinkingConfigProblem, type ThinkingSuffix } from "./NativeThinking.js"
 
 type Obj = Record<string, unknown>
 
@@ -15,7 +16,7 @@ const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFin
 /** A model id split into its base and its thinking suffix (`-thinking`, `-thinking-8192`, `-nothinking`, `-thinking-low|high`). */
 export interface NativeModel {
   readonly base: string
-  readonly suffix: { readonly on: boolean; readonly budget?: number; readonly level?: string } | undefined
+  readonly suffix: ThinkingSuffix | undefined
 }
 
 /** Splits the thinking suffix off a model id. */
@@ -93,22 +94,8 @@ const TOP_LEVEL = new Set([
   "cachedContent",
   "labels"
 ])
-const LEVELS = ["MINIMAL", "LOW", "MEDIUM", "HIGH"]
 const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"]
 const MODALITIES = ["TEXT", "IMAGE", "AUDIO"]
-
-/** The thinking budgets a 2.5 model takes besides -1 (dynamic), as ranges; `undefined`: not checked. */
-const thinkingBudgets = (base: string): ReadonlyArray<readonly [number, number]> | undefined =>
-  base.startsWith("zeta-2.5-pro")
-    ? [[128, 32768]]
-    : base.startsWith("zeta-2.5-flash-lite")
-      ? [
-          [0, 0],
-          [512, 24576]
-        ]
-      : base.startsWith("zeta-2.5-flash")
-        ? [[0, 24576]]
-        : undefined
 
 /** A `systemInstruction` that is not a content of at least one part. */
 const systemProblem = (system: unknown): string | undefined =>
@@ -127,8 +114,28 @@ const safetyProblem = (settings: unknown): string | undefined => {
     : `Invalid JSON payload received. Invalid value at 'safety_settings[${i}].category': not a HarmCategory`
 }
 
+/** Tool kinds that are each their own tools element, never beside `functionDeclarations` (E10). */
+const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"]
+
+/** `tools`: an array of objects, a grounding or code tool in an element of its own. */
+const toolsProblem = (tools: unknown): string | undefined => {
+  if (tools === undefined) return undefined
+  if (!(Array.isArray(tools) && tools.every(isObj)))
+    return "* GenerateContentRequest.tools: must be an array of objects"
+  const present = (tool: Obj, key: string) => tool[key] !== undefined && tool[key] !== null
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i] as Obj
+    const other = present(tool, "functionDeclarations") ? OWN_ELEMENT.find((k) => present(tool, k)) : undefined
+    if (other !== undefined)
+      return `* GenerateContentRequest.tools[${i}]: ${other} must be its own tools element, not beside function_declarations`
+  }
+  return undefined
+}
+
 /** E10's checks; the message of the first failure, in the upstream's wording where it has one. */
 export const validateNative = (body: Obj, model: NativeModel): string | undefined => {
+  const suffix = suffixProblem(model)
+  if (suffix !== undefined) return suffix
   for (const key of Object.keys(body))
     if (!TOP_LEVEL.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`
   if (body.contents === undefined) return "* GenerateContentRequest.contents: contents is not specified"
@@ -192,28 +199,9 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       !(Array.isArray(modalities) && modalities.every((x) => MODALITIES.includes(textOf(x).toUpperCase())))
     )
       return "* GenerateContentRequest.generation_config.response_modalities: must be TEXT, IMAGE or AUDIO"
-    const t = g.thinkingConfig
-    if (t !== undefined) {
-      if (!isObj(t)) return "* GenerateContentRequest.generation_config.thinking_config: must be an object"
-      if (t.thinkingBudget !== undefined && t.thinkingLevel !== undefined)
-        return "thinking_budget and thinking_level are not supported together."
-      if (t.thinkingLevel !== undefined) {
-        if (!LEVELS.includes(textOf(t.thinkingLevel).toUpperCase()))
-          return "* GenerateContentRequest.generation_config.thinking_config.thinking_level: must be MINIMAL, LOW, MEDIUM or HIGH"
-        if (model.base.startsWith("zeta-2.5")) return "Thinking level is not supported for this model."
-      }
-      if (t.thinkingBudget !== undefined) {
-        if (!isNum(t.thinkingBudget) || !Number.isInteger(t.thinkingBudget) || t.thinkingBudget < -1)
-          return "* GenerateContentRequest.generation_config.thinking_config.thinking_budget: must be an integer >= -1"
-        if (t.thinkingBudget === 0 && model.base === "zeta-2.5-pro")
-          return "Budget 0 is invalid. This model only works in thinking mode."
-        const budget = t.thinkingBudget
-        const budgets = thinkingBudgets(model.base)
-        if (budget !== -1 && budgets !== undefined && !budgets.some(([lo, hi]) => budget >= lo && budget <= hi))
-          return `The thinking budget ${budget} is invalid. Please choose a value between ${budgets
-            .map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo} and ${hi}`))
-            .join(", or ")}.`
-      }
+    if (g.thinkingConfig !== undefined) {
+      const thinking = thinkingConfigProblem(g.thinkingConfig, model)
+      if (thinking !== undefined) return thinking
     }
   }
   const tc = body.toolConfig
@@ -222,9 +210,7 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
     if (mode !== undefined && !MODES.includes(textOf(mode)))
       return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
   }
-  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.every(isObj)))
-    return "* GenerateContentRequest.tools: must be an array of objects"
-  return undefined
+  return toolsProblem(body.tools)
 }
 
 /** Whether the model thinks for this request, how many thought tokens, and whether thoughts are returned. */
