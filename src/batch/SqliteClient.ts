@@ -6,7 +6,9 @@
  * deadlock upgrading a read lock); WAL and a busy timeout are on by default. Every failure is a
  * `SqlError` whose reason is classified from SQLite's own code. `node:sqlite` is synchronous: a
  * statement (and a busy wait) holds the event loop while it runs, which suits the small statements
- * of a local journal. Streaming queries are not supported.
+ * of a local journal. Streaming queries are not supported. `node:sqlite` is loaded when a client is
+ * made, not with this module: on Node 22 loading it prints an `ExperimentalWarning`, which a program
+ * that imports `umg/batch` for a PostgreSQL store (or does not open a store) should not see.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,7 +21,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlConnection from "effect/sql/SqlConnection"
 import * as SqlError from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import type { SQLInputValue, StatementSync } from "node:sqlite"
 
 /** What `SqliteClient.layer` opens. @category models */
 export interface SqliteClientConfig {
@@ -88,6 +90,10 @@ export const make = (
 ): Effect.Effect<SqliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const readOnly = config.readonly === true
+    const { DatabaseSync } = yield* Effect.tryPromise({
+      try: () => import("node:sqlite"),
+      catch: (cause) => fail(cause, "cannot load node:sqlite", "open")
+    })
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () =>

@@ -59,16 +59,28 @@ export const storeError = (store: StoreConfig) => {
 export const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E) => E2): Layer.Layer<A, E2, R> =>
   Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
 
+/**
+ * The PostgreSQL driver, loaded only for a PostgreSQL store: `@effect/sql-pg` is an optional peer
+ * dependency of umg, so its absence is a failure that says what to install.
+ */
+const loadPg = Effect.tryPromise({
+  try: () => import("@effect/sql-pg"),
+  catch: (cause) =>
+    new Error(
+      "a PostgreSQL store needs the package @effect/sql-pg: npm install @effect/sql-pg",
+      // Node's own message only repeats that the package is missing; any other failure is kept.
+      (cause as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND" ? undefined : { cause }
+    )
+})
+
 /** A PostgreSQL pool, reached once now so that an unreachable store fails here, named (the driver is loaded only for it). */
 const postgresClient = (url: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
   Layer.unwrap(
-    Effect.map(
-      Effect.promise(() => import("@effect/sql-pg")),
-      ({ PgClient }) =>
-        PgClient.layer({ url: Redacted.make(url), maxConnections: 8, connectTimeout: Duration.seconds(10) }).pipe(
-          // The pool connects lazily: reach the server now, so an unreachable store fails here, named.
-          Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`SELECT 1`)
-        )
+    Effect.map(loadPg, ({ PgClient }) =>
+      PgClient.layer({ url: Redacted.make(url), maxConnections: 8, connectTimeout: Duration.seconds(10) }).pipe(
+        // The pool connects lazily: reach the server now, so an unreachable store fails here, named.
+        Layer.tap((ctx) => Context.get(ctx, SqlClient.SqlClient)`SELECT 1`)
+      )
     )
   )
 

@@ -1,13 +1,25 @@
 #!/usr/bin/env node
 /**
- * The `umg` command's entry: turns on Node's compile cache, then starts the program (`Program.ts`).
- * With the cache, a start after the first reads the compiled code of umg's and effect's modules
- * instead of compiling them again (Node's own cache folder; `NODE_DISABLE_COMPILE_CACHE=1` turns it
- * off), which is a good part of what a short command such as `umg batch status` costs.
+ * The `umg` command's entry: refuses a Node older than `engines` says, turns on Node's compile cache,
+ * then starts the program (`Program.ts`). With the cache, a start after the first reads the compiled
+ * code of umg's and effect's modules instead of compiling them again (Node's own cache folder;
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns it off), which is a good part of what a short command such as
+ * `umg batch status` costs.
  */
-import { enableCompileCache } from "node:module"
+// A namespace import, not `import { enableCompileCache }`: an older Node that lacks the export must
+// reach the version check below instead of failing to link this file with a SyntaxError.
+import * as NodeModule from "node:module"
+
+// As `engines` in package.json says.
+const minimum = [22, 19] as const
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+if (major < minimum[0] || (major === minimum[0] && minor < minimum[1])) {
+  process.stderr.write(`umg needs Node >= ${minimum.join(".")} (this is ${process.version})\n`)
+  // 2, as for a command line umg refuses before doing anything.
+  process.exit(2)
+}
 
 // Before the program's modules are loaded: the cache covers only modules loaded after this call. A
 // cache that cannot be kept (a read-only temporary folder) is only a slower start.
-enableCompileCache()
+NodeModule.enableCompileCache()
 await import("./Program.js")
