@@ -100,6 +100,19 @@ interface Entry {
   fiber: Fiber.Fiber<PollableTask, unknown> | undefined
 }
 
+/**
+ * What a task the gateway answers `failed` fails with: `VideoTaskFailed` with its id, `error.code` and
+ * message (code 0 and a general message when the answer has no `error`). The one rule of the poller
+ * and of `umg video download`. @category errors
+ */
+export const taskFailure = (task: PollableTask): VideoTaskFailed =>
+  new VideoTaskFailed({
+    family: "video",
+    taskId: task.task_id,
+    code: task.error?.code ?? 0,
+    message: task.error?.message ?? "the video task failed"
+  })
+
 /** Default bound on the queries in flight of one poller. @category constants */
 export const defaultMaxInFlight = 64
 
@@ -156,15 +169,7 @@ const settle = (
   }
   if (thrown !== undefined) return Exit.die(thrown.error)
   if (task.status === "succeeded") return Exit.succeed(update)
-  if (task.status === "failed")
-    return Exit.fail(
-      new VideoTaskFailed({
-        family: "video",
-        taskId: task.task_id,
-        code: task.error?.code ?? 0,
-        message: task.error?.message ?? "the video task failed"
-      })
-    )
+  if (task.status === "failed") return Exit.fail(taskFailure(task))
   return undefined
 }
 

@@ -11,6 +11,7 @@ import * as GatewayConfig from "../../adapters/GatewayConfig.js"
 import type { VideoInput } from "../../adapters/groups/Video.js"
 import * as HttpAuth from "../../adapters/http/HttpAuth.js"
 import * as HttpTransport from "../../adapters/http/HttpTransport.js"
+import { taskFailure } from "../../adapters/polling/VideoPoller.js"
 import { FileWriteFailed, writeAtomically } from "../../batch/AtomicFile.js"
 import {
   TimeoutError,
@@ -403,15 +404,7 @@ export const succeededTask = (
   task: VideoQueryResponse
 ): Effect.Effect<VideoQueryResponse, VideoTaskFailed | VideoNotFinished> => {
   if (task.status === "succeeded") return Effect.succeed(task)
-  if (task.status === "failed")
-    return Effect.fail(
-      new VideoTaskFailed({
-        family: "video",
-        taskId: task.task_id,
-        code: task.error?.code ?? 0,
-        message: task.error?.message ?? "the video task failed"
-      })
-    )
+  if (task.status === "failed") return Effect.fail(taskFailure(task))
   return Effect.fail(
     new VideoNotFinished({
       family: "video",
