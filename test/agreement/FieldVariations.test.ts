@@ -45,6 +45,10 @@ const link = { type: "url", url: "https://example.com/a.png" }
 const blocks = [
   user([{ type: "text", text: "hi", cache_control: { type: "persistent" } }]),
   user([{ type: "text", text: "hi", cache_control: { type: "forever" } }]),
+  user([{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "1h" } }]),
+  user([{ type: "text", text: "hi", cache_control: { type: "persistent", ttl: "5m" } }]),
+  user([{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "10m" } }]),
+  user([{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: 3600 } }]),
   user([{ type: "text", text: "" }]),
   user([{ type: "text", text: " " }]),
   user([{ type: "image", source: png }]),
@@ -61,6 +65,7 @@ const blocks = [
 const tools = [
   [tool("t", { cache_control: { type: "ephemeral" } })],
   [tool("t", { cache_control: { type: "forever" } })],
+  [tool("t", { cache_control: { type: "ephemeral", ttl: "1d" } })],
   [tool("my tool")],
   [tool("a".repeat(128))],
   [tool("a".repeat(129))],
@@ -113,7 +118,14 @@ const families: Record<string, Family> = {
         { type: "disabled" },
         { type: "x" }
       ],
-      cache_control: [{ type: "ephemeral" }, { type: "persistent" }, { type: "forever" }, "ephemeral"],
+      cache_control: [
+        { type: "ephemeral" },
+        { type: "persistent" },
+        { type: "forever" },
+        "ephemeral",
+        { type: "ephemeral", ttl: "5m" },
+        { type: "ephemeral", ttl: "2h" }
+      ],
       system: ["be brief", [{ type: "text", text: "s", cache_control: { type: "forever" } }]],
       tools,
       messages: blocks
@@ -151,6 +163,8 @@ const families: Record<string, Family> = {
     build: (b) => buildResponsesBody(b),
     vary: {
       max_output_tokens: [1, 16, 0, 2.5],
+      temperature: [0, 2, 2.1, -0.1, "1"],
+      top_p: [0, 1, 1.5, -0.1],
       input: ["", " ", [], user("hi"), [{ role: "robot", content: "hi" }]],
       stream: [false, "x"],
       instructions: ["x", 1],
@@ -200,7 +214,17 @@ const families: Record<string, Family> = {
       [{ functionDeclarations: [{ name: "f" }] }, { vendorSearch: {} }],
       [{ functionDeclarations: [{ name: "f" }], vendorSearch: {} }],
       [{ functionDeclarations: [{ name: "f" }], codeExecution: {} }],
-      [{ functionDeclarations: [{ name: "f" }], urlContext: {} }]
+      [{ functionDeclarations: [{ name: "f" }], urlContext: {} }],
+      // A function name: a letter or _, then letters, digits, _ . : or -, 128 at most.
+      [{ functionDeclarations: [{ name: "_ns.get:weather-v2" }] }],
+      [{ functionDeclarations: [{ name: "a".repeat(128) }] }],
+      [{ functionDeclarations: [{ name: "a".repeat(129) }] }],
+      [{ functionDeclarations: [{ name: "1f" }] }],
+      [{ functionDeclarations: [{ name: "my tool" }] }],
+      [{ functionDeclarations: [{ name: "" }] }],
+      [{ functionDeclarations: [{ description: "no name" }] }],
+      [{ functionDeclarations: [{ name: "f" }, { name: "f" }] }],
+      [{ functionDeclarations: [{ name: "f" }] }, { functionDeclarations: [{ name: "f" }] }]
     ]
   }),
   // The thinking a model takes: levels on the 3 class (3 Pro: LOW and HIGH), and what a model id's
@@ -211,7 +235,12 @@ const families: Record<string, Family> = {
       { thinkingConfig: { thinkingLevel: "high" } },
       { thinkingConfig: { thinkingLevel: "MEDIUM" } },
       { thinkingConfig: { thinkingLevel: "MINIMAL" } },
-      { thinkingConfig: { thinkingLevel: "x" } }
+      { thinkingConfig: { thinkingLevel: "x" } },
+      // A budget alone is still taken on the 3 class (protocol notes §2.6); never beside a level.
+      { thinkingConfig: { thinkingBudget: 1024 } },
+      { thinkingConfig: { thinkingBudget: -1 } },
+      { thinkingConfig: { thinkingBudget: -2 } },
+      { thinkingConfig: { thinkingBudget: 1024, thinkingLevel: "LOW" } }
     ]
   }),
   "native zeta-3-pro-preview-thinking-low": native("zeta-3-pro-preview-thinking-low", {
@@ -314,6 +343,7 @@ const suffixed = [
   "zeta-3-pro-preview-thinking",
   "zeta-3-pro-preview-thinking-low",
   "zeta-3-pro-preview-thinking-high",
+  "zeta-3-pro-preview-thinking-8192",
   "zeta-3-pro-preview-nothinking"
 ]
 

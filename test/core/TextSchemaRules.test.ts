@@ -215,7 +215,9 @@ describe("native content: rules across fields live in the body Schemas", () => {
         const three = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-3-pro-preview")))
         expect(is(three, { thinkingLevel: "low" })).toBe(true)
         expect(is(three, { thinkingLevel: "MEDIUM" })).toBe(false)
-        expect(is(three, { thinkingBudget: 1024 })).toBe(false)
+        // A budget alone is still taken on the 3 class, for backward compatibility (notes §2.6); never beside a level.
+        expect(is(three, { thinkingBudget: 1024 })).toBe(true)
+        expect(is(three, { thinkingBudget: 1024, thinkingLevel: "LOW" })).toBe(false)
         const off = nativeThinkingConfigFor(yield* Effect.fromResult(parseNativeModel("zeta-2.5-flash-nothinking")))
         expect(is(off, { thinkingBudget: 0 })).toBe(true)
         expect(is(off, { includeThoughts: true })).toBe(false)

@@ -124,6 +124,15 @@ export const range =
       }
     )(self)
 
+/**
+ * The sampling temperature of the chat, responses and native-content bodies: 0 to 2 (rule `range`).
+ * @category schemas
+ */
+export const SamplingTemperature = Schema.Number.pipe(range({ min: 0, max: 2 }))
+
+/** Nucleus sampling (`top_p`, `topP`) of every text body: 0 to 1 (rule `range`). @category schemas */
+export const SamplingTopP = Schema.Number.pipe(range({ min: 0, max: 1 }))
+
 /** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonBlank = withRule<string>((s) => s.trim() !== "", {
   rule: "non-empty",

@@ -12,7 +12,15 @@ import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, described, expected, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import {
+  acrossFields,
+  described,
+  expected,
+  nonEmptyArray,
+  range,
+  SamplingTemperature,
+  SamplingTopP
+} from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 
@@ -106,8 +114,8 @@ export const ChatBody = Schema.Struct({
   messages: nonEmptyArray(ChatMessageParam),
   stream: opt(Schema.Boolean),
   stream_options: opt(Open),
-  temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
-  top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+  temperature: opt(SamplingTemperature),
+  top_p: opt(SamplingTopP),
   n: opt(Schema.Int.pipe(range({ min: 1, max: 128 }))),
   stop: opt(Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Null])),
   max_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),

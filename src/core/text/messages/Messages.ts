@@ -27,7 +27,8 @@ import {
   matching,
   NonBlank,
   nonEmptyArray,
-  range
+  range,
+  SamplingTopP
 } from "../../validation/FieldRules.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -52,10 +53,16 @@ const opt = Schema.optionalKey
 /** The image media types the messages-style API takes in a base64 image source. @category models */
 export const MessagesImageMediaTypes = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const
 
-/** `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour. @category schemas */
+/** The lifetimes upstream's `cache_control.ttl` takes. */
+const CACHE_TTLS = ["5m", "1h"] as const
+
+/**
+ * `cache_control`: `ephemeral` lives 5 minutes, `persistent` 1 hour; upstream's `ttl` is `5m` or `1h`.
+ * @category schemas
+ */
 export const MessagesCacheControl = Schema.Struct({
   type: Schema.Literals(["ephemeral", "persistent"]),
-  ttl: opt(Schema.String)
+  ttl: opt(Schema.Literals(CACHE_TTLS))
 })
 
 /** A text block, also the element of an array `system`. @category schemas */
@@ -339,7 +346,7 @@ export const MessagesBody = Schema.Struct({
   max_tokens: Schema.Int.pipe(range({ min: 0, minExclusive: true })),
   system: opt(System),
   temperature: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
-  top_p: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+  top_p: opt(SamplingTopP),
   top_k: opt(Schema.Int.pipe(range({ min: 0 }))),
   stop_sequences: opt(Schema.Array(NonBlank)),
   stream: opt(Schema.Boolean),
@@ -400,8 +407,8 @@ const countTokensOpen = closedBody(MessagesBody, "a count-tokens body").open
  * (epsilon) model; then the Schema's rules: `messages` non-empty, each block of its turn's side;
  * `max_tokens` an integer greater than 0; `temperature` and `top_p` 0–1; `thinking.budget_tokens`
  * greater than 1024 and less than `max_tokens`; `tool_choice` in its four forms naming a declared tool;
- * tools with unique names and `input_schema` objects; `cache_control` `ephemeral`/`persistent`
- * wherever it appears. Fields umg does not know yet travel in `extra`.
+ * tools with unique names and `input_schema` objects; `cache_control` `ephemeral`/`persistent` (its
+ * `ttl`, if any, `5m` or `1h`) wherever it appears. Fields umg does not know yet travel in `extra`.
  * @category constructors
  */
 export const buildMessagesBody = (

@@ -18,7 +18,9 @@ import {
   matching,
   NonBlank,
   nonEmptyArray,
-  range
+  range,
+  SamplingTemperature,
+  SamplingTopP
 } from "../../validation/FieldRules.js"
 import { describe, fail, isRecord, type Json, listAllowed, notAllowed, optional } from "../../validation/Rules.js"
 import { type Paired, type PairedTurn, type PairingIssue, recordsOf, withToolPairing } from "../ToolPairing.js"
@@ -294,8 +296,8 @@ export const NativeImageConfig = Schema.Struct({
 
 /** The sampling fields of a `generationConfig`, native content's and a live setup's alike, with their rules. @category schemas */
 export const nativeSamplingFields = {
-  temperature: opt(Schema.Number.pipe(range({ min: 0, max: 2 }))),
-  topP: opt(Schema.Number.pipe(range({ min: 0, max: 1 }))),
+  temperature: opt(SamplingTemperature),
+  topP: opt(SamplingTopP),
   topK: opt(Schema.Int.pipe(range({ min: 0 }))),
   // Upstream's range (1 to 8); the contract does not bound it.
   candidateCount: opt(Schema.Int.pipe(range({ min: 1, max: 8 }))),
@@ -586,12 +588,8 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
     ],
     [
       "one-of",
+      // The 3 class still takes a thinkingBudget alone, for backward compatibility (protocol notes §2.6).
       (tc) => {
-        if (tc.thinkingBudget !== undefined && model.modelClass === "3")
-          return {
-            key: "thinkingBudget",
-            detail: `${describe(tc.thinkingBudget)} is not allowed for ${model.id} (3 class); allowed: thinkingLevel (${listAllowed(levels ?? [])})`
-          }
         if (tc.thinkingLevel !== undefined && model.modelClass === "2.5")
           return {
             key: "thinkingLevel",
@@ -640,6 +638,8 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
               ? contradiction("thinkingBudget", budget, model, String(model.suffix.budget))
               : undefined
           case "level":
+            if (budget !== undefined)
+              return contradiction("thinkingBudget", budget, model, `thinkingLevel ${model.suffix.level}`)
             return level !== undefined && level !== model.suffix.level
               ? contradiction("thinkingLevel", tc.thinkingLevel, model, model.suffix.level)
               : undefined
@@ -653,8 +653,9 @@ const thinkingChecks = (model: NativeModel): ReadonlyArray<readonly [string, (tc
 const thinkingSchemas = new Map<string, Schema.Codec<ThinkingConfig, typeof NativeThinkingConfig.Encoded>>()
 
 /**
- * The thinkingConfig a zeta model takes, as a Schema: its class says budget (2.5) or level (3), its
- * profile the budgets and levels allowed, and its suffix what an explicit setting must agree with
+ * The thinkingConfig a zeta model takes, as a Schema: its class says budget (2.5) or level (3; a
+ * budget alone is still taken there, for backward compatibility, never both), its profile the budgets
+ * and levels allowed, and its suffix what an explicit setting must agree with
  * ("thinkingBudget: 0 contradicts the suffix of the model zeta-2.5-flash-thinking; …").
  * @category schemas
  */

@@ -11,7 +11,15 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
-import { acrossFields, expected, NonBlank, nonEmptyArray, range } from "../../validation/FieldRules.js"
+import {
+  acrossFields,
+  expected,
+  NonBlank,
+  nonEmptyArray,
+  range,
+  SamplingTemperature,
+  SamplingTopP
+} from "../../validation/FieldRules.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
 
@@ -94,8 +102,8 @@ export const ResponsesBody = acrossFields(
     max_output_tokens: opt(Schema.Int.pipe(range({ min: 0, minExclusive: true }))),
     stream: opt(Schema.Boolean),
     stream_options: opt(Open),
-    temperature: opt(Schema.Number),
-    top_p: opt(Schema.Number),
+    temperature: opt(SamplingTemperature),
+    top_p: opt(SamplingTopP),
     top_logprobs: opt(Schema.Int),
     tools: opt(Schema.Array(Open)),
     tool_choice: opt(Schema.Union([Schema.String, Open])),
@@ -135,7 +143,8 @@ const responses = closedBody(ResponsesBody, "a responses body")
  * responses (GPT-5, GPT-5 Pro, o-series and the chat models the catalog lists; not epsilon or zeta);
  * `input` required unless `prompt`, `previous_response_id` or `conversation` stands in for it; then
  * the Schema's rules: `input` a non-empty string or a non-empty array of `{role, content}` items (or
- * typed items), `max_output_tokens` a positive integer, `stream` a boolean.
+ * typed items), `max_output_tokens` a positive integer, `stream` a boolean, `temperature` 0–2 and
+ * `top_p` 0–1 (chat's rule: `SamplingTemperature`, `SamplingTopP`).
  * @category constructors
  */
 export const buildResponsesBody = (

@@ -146,13 +146,18 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   for (const name of ["max_tokens", "max_completion_tokens"])
     if (body[name] !== undefined && !isPositiveInt(body[name]))
       return [`Invalid '${name}': must be a positive integer.`, name]
+  return samplingProblem(body) ?? typeProblem(body) ?? chatRangeProblem(body)
+}
+
+/** `temperature` (0 to 2) and `top_p` (0 to 1), which chat and responses bodies share, in upstream's words. */
+export const samplingProblem = (body: Obj): [string, string] | undefined => {
   const t = body.temperature
   if (t !== undefined && !(typeof t === "number" && t >= 0 && t <= 2))
     return ["Invalid 'temperature': must be between 0 and 2.", "temperature"]
   const p = body.top_p
   if (p !== undefined && !(typeof p === "number" && p >= 0 && p <= 1))
     return ["Invalid 'top_p': must be between 0 and 1.", "top_p"]
-  return typeProblem(body) ?? chatRangeProblem(body)
+  return undefined
 }
 
 /** The numeric parameters with a range upstream enforces: name, integer or decimal, min, max. */

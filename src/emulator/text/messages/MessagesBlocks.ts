@@ -1,7 +1,7 @@
 /**
  * The checks E8 and E9 make on the content blocks of a turn and on `cache_control` wherever it
  * appears. Text must not be blank, an image needs a `source` of a known kind, and a cache type is
- * `ephemeral` or `persistent`.
+ * `ephemeral` or `persistent` (its `ttl`, if any, `5m` or `1h`).
  */
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -16,11 +16,18 @@ const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"]
 
 const isBlank = (v: unknown): boolean => typeof v !== "string" || v.trim() === ""
 
-/** `cache_control` at `where` (a field name): absent, or of type `ephemeral` or `persistent`. */
-export const checkCacheControl = (cc: unknown, where: string): Invalid | undefined =>
-  cc === undefined || (isObj(cc) && (cc.type === "ephemeral" || cc.type === "persistent"))
+/** The lifetimes upstream's `cache_control.ttl` takes. */
+const CACHE_TTLS = ["5m", "1h"]
+
+/** `cache_control` at `where` (a field name): absent, or of type `ephemeral` or `persistent`, with a `ttl` of 5m or 1h if any. */
+export const checkCacheControl = (cc: unknown, where: string): Invalid | undefined => {
+  if (cc === undefined) return undefined
+  if (!(isObj(cc) && (cc.type === "ephemeral" || cc.type === "persistent")))
+    return invalid(`${where}.type must be one of ephemeral, persistent`)
+  return cc.ttl === undefined || (typeof cc.ttl === "string" && CACHE_TTLS.includes(cc.ttl))
     ? undefined
-    : invalid(`${where}.type must be one of ephemeral, persistent`)
+    : invalid(`${where}.ttl must be one of ${CACHE_TTLS.join(", ")}`)
+}
 
 /** An image block's `source`: base64 data of a known media type, a url, or a file id. */
 const checkImageSource = (source: unknown, where: string): Invalid | undefined => {

@@ -117,17 +117,44 @@ const safetyProblem = (settings: unknown): string | undefined => {
 /** Tool kinds that are each their own tools element, never beside `functionDeclarations` (E10). */
 const OWN_ELEMENT = ["vendorSearch", "vendorSearchRetrieval", "codeExecution", "urlContext"]
 
-/** `tools`: an array of objects, a grounding or code tool in an element of its own. */
+/**
+ * A function declaration's name, as upstream documents it (and the client checks it): a letter or
+ * `_`, then letters, digits, `_`, `.`, `:` or `-`, 128 characters at most.
+ */
+const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
+
+/**
+ * The first function declaration of a tools element that is not an object with a well-formed name,
+ * or whose name was declared before (`seen`, across the tools elements).
+ */
+const declarationsProblem = (declarations: unknown, i: number, seen: Set<string>): string | undefined => {
+  if (declarations === undefined || declarations === null) return undefined
+  const at = `* GenerateContentRequest.tools[${i}].function_declarations`
+  if (!Array.isArray(declarations)) return `${at}: must be an array of function declarations`
+  for (let j = 0; j < declarations.length; j++) {
+    const d: unknown = declarations[j]
+    if (!isObj(d) || typeof d.name !== "string" || !FUNCTION_NAME.test(d.name))
+      return `${at}[${j}].name: Invalid function name. Must start with a letter or an underscore, then letters, digits, underscores, dots, colons or dashes, with a maximum length of 128.`
+    if (seen.has(d.name)) return `${at}[${j}].name: Duplicate function declaration found: ${d.name}`
+    seen.add(d.name)
+  }
+  return undefined
+}
+
+/** `tools`: an array of objects, a grounding or code tool in an element of its own, function names well formed and unique. */
 const toolsProblem = (tools: unknown): string | undefined => {
   if (tools === undefined) return undefined
   if (!(Array.isArray(tools) && tools.every(isObj)))
     return "* GenerateContentRequest.tools: must be an array of objects"
   const present = (tool: Obj, key: string) => tool[key] !== undefined && tool[key] !== null
+  const seen = new Set<string>()
   for (let i = 0; i < tools.length; i++) {
     const tool = tools[i] as Obj
     const other = present(tool, "functionDeclarations") ? OWN_ELEMENT.find((k) => present(tool, k)) : undefined
     if (other !== undefined)
       return `* GenerateContentRequest.tools[${i}]: ${other} must be its own tools element, not beside function_declarations`
+    const declarations = declarationsProblem(tool.functionDeclarations, i, seen)
+    if (declarations !== undefined) return declarations
   }
   return undefined
 }

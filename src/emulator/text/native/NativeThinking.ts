@@ -68,14 +68,17 @@ const budgetProblem = (base: string, budget: number): string | undefined => {
 
 /**
  * The suffix against the model's class: a level (`-thinking-low|high`) only on the 3 class, a budget
- * (`-thinking-<n>`) greater than 0 and within a 2.5 model's range, `-nothinking` only on a model that
- * can turn thinking off (not 2.5 Pro, not 3 Pro).
+ * (`-thinking-<n>`) only on the 2.5 class (a 3-class model takes a `thinkingBudget` in its
+ * thinkingConfig, not a budget suffix), greater than 0 and within the model's range, `-nothinking`
+ * only on a model that can turn thinking off (not 2.5 Pro, not 3 Pro).
  */
 export const suffixProblem = (model: Model): string | undefined => {
   const { base, suffix } = model
   if (suffix === undefined) return undefined
   if (suffix.level !== undefined && isTwoFive(base))
     return `Thinking level is not supported for this model: the suffix -thinking-${suffix.level.toLowerCase()} is for the 3 class; ${base} takes -thinking, -thinking-<budget> or -nothinking.`
+  if (suffix.budget !== undefined && thinkingLevels(base) !== undefined)
+    return `The suffix -thinking-${suffix.budget} is invalid: budget suffixes are for the 2.5 class; ${base} takes -thinking, -thinking-low or -thinking-high.`
   if (suffix.budget !== undefined && isTwoFive(base))
     return suffix.budget === 0
       ? `The suffix -thinking-0 turns thinking on with a budget of 0; use ${base}-nothinking to turn it off.`
@@ -116,7 +119,8 @@ const contradictionProblem = (t: Obj, suffix: ThinkingSuffix): string | undefine
 
 /**
  * `generationConfig.thinkingConfig` for the model: not both a budget and a level; a level of the
- * model's class (none on the 2.5 class); a budget of the model's range; nothing the suffix contradicts.
+ * model's class (none on the 2.5 class); a budget of the model's range (a 3-class model still takes a
+ * budget alone, for backward compatibility: notes §2.6); nothing the suffix contradicts.
  */
 export const thinkingConfigProblem = (t: unknown, model: Model): string | undefined => {
   if (typeof t !== "object" || t === null || Array.isArray(t)) return `${TC}: must be an object`

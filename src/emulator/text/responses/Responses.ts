@@ -7,7 +7,14 @@
  */
 import type { EmulatorContext, SseErrorFault } from "../../server/Context.js"
 import { openAiErrorObject, streamErrorOf } from "../../server/Family.js"
-import { formatTypeProblem, modelProblem, openAiError, type TypedParam, typedParamProblem } from "../chat/OpenAiText.js"
+import {
+  formatTypeProblem,
+  modelProblem,
+  openAiError,
+  samplingProblem,
+  type TypedParam,
+  typedParamProblem
+} from "../chat/OpenAiText.js"
 import { contentText, functionTools, jsonFormat, openAiChoice, planText, type TextPlan } from "../chat/OpenAiPlan.js"
 import type { Reply, Route, SseEvent } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace, textOf } from "../TextGen.js"
@@ -42,6 +49,7 @@ const problemOf = (body: Obj): [string, string, number?] | undefined => {
   if (max !== undefined && !(typeof max === "number" && Number.isInteger(max) && max > 0))
     return ["Invalid 'max_output_tokens': must be a positive integer.", "max_output_tokens"]
   return (
+    samplingProblem(body) ??
     typedParamProblem(body, responsesTypedParams) ??
     formatTypeProblem(isObj(body.text) ? body.text.format : undefined, "text.format")
   )
