@@ -315,6 +315,28 @@ const booleanOf = (name: string, raw: string): Result.Result<boolean, Config.Con
         )
 }
 
+/**
+ * `UMG_NATIVE_AUTH` as read (unset or empty: the library's default): one of `nativeAuth`'s values,
+ * any case; a wrong value is shown cut short and without the key or password (put here by mistake).
+ */
+const nativeAuthFromEnv = (
+  raw: string | undefined,
+  secrets: ReadonlyArray<string>
+): Result.Result<NativeAuth | undefined, Config.ConfigError> => {
+  if (raw === undefined) return Result.succeed(undefined)
+  const value = raw.trim().toLowerCase()
+  const allowed = nativeAuths.find((auth) => auth === value)
+  return allowed !== undefined
+    ? Result.succeed(allowed)
+    : Result.fail(
+        envProblem(
+          "UMG_NATIVE_AUTH",
+          "one-of",
+          `UMG_NATIVE_AUTH: ${JSON.stringify(redactText(raw, secrets, 40))} is not allowed; allowed: ${nativeAuths.join(", ")}`
+        )
+      )
+}
+
 /** `UMG_ALLOW_UNKNOWN_MODELS` as read (unset or empty: false). */
 const allowUnknownModelsOf = (raw: string | undefined): Result.Result<boolean, Config.ConfigError> =>
   raw === undefined ? Result.succeed(false) : booleanOf("UMG_ALLOW_UNKNOWN_MODELS", raw)
@@ -335,7 +357,8 @@ export const allowUnknownModelsFromEnv: Config.Config<boolean> = Config.mapEffec
  * `UMG_BASE_URL` (required, an http(s) URL), `UMG_API_KEY` (required; never shown),
  * `UMG_PLATFORM_URL` (an http(s) URL), `UMG_PLATFORM_USERNAME`, `UMG_PLATFORM_PASSWORD`,
  * `UMG_MAX_RETRIES` (0–100, as `maxRetries`), `UMG_TIMEOUT_MS` (1–3600000), `UMG_POLL_INTERVAL_MS` (10–5000: the
- * video poll interval, and the shortest allowed when below 3000) and `UMG_ALLOW_UNKNOWN_MODELS`
+ * video poll interval, and the shortest allowed when below 3000), `UMG_NATIVE_AUTH` (`bearer`,
+ * `x-vendor-api-key` or `query`, as `nativeAuth`) and `UMG_ALLOW_UNKNOWN_MODELS`
  * (`allowUnknownModelsFromEnv`). An empty variable counts as unset.
  * A failure is a `ConfigError` whose `envProblemOf` names the variable.
  * @category constructors
@@ -349,6 +372,7 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
   maxRetries: text("UMG_MAX_RETRIES"),
   timeoutMs: text("UMG_TIMEOUT_MS"),
   pollIntervalMs: text("UMG_POLL_INTERVAL_MS"),
+  nativeAuth: text("UMG_NATIVE_AUTH"),
   allowUnknownModels: text("UMG_ALLOW_UNKNOWN_MODELS")
 }).pipe(
   Config.mapEffect((env) =>
@@ -375,6 +399,7 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
         const baseUrl = yield* urlOf("UMG_BASE_URL", env.baseUrl, secrets)
         const platformUrl =
           env.platformUrl === undefined ? undefined : yield* urlOf("UMG_PLATFORM_URL", env.platformUrl, secrets)
+        const nativeAuth = yield* nativeAuthFromEnv(env.nativeAuth, secrets)
         const allowUnknownModels = yield* allowUnknownModelsOf(env.allowUnknownModels)
         const input: GatewayConfigInput = {
           baseUrl,
@@ -385,6 +410,7 @@ export const envSettings: Config.Config<EnvSettings> = Config.all({
           ...(platformUrl === undefined ? {} : { platformUrl }),
           ...(env.platformUsername === undefined ? {} : { platformUsername: env.platformUsername }),
           ...(env.platformPassword === undefined ? {} : { platformPassword: env.platformPassword }),
+          ...(nativeAuth === undefined ? {} : { nativeAuth }),
           ...(allowUnknownModels ? { allowUnknownModels } : {})
         }
         return { input, pollIntervalMs }

@@ -10,8 +10,6 @@
  * `Batch.cancel` stops a batch's submits for good; a batch the gateway refused for the whole key or
  * account halts (`BatchHalted`) with its lines pending, until it is run again.
  */
-import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
-import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Context, Duration, Effect, Layer, Option, References, Result, Schedule, Stream } from "effect"
 import {
   ClusterWorkflowEngine,
@@ -48,7 +46,7 @@ import * as Journal from "./Journal.js"
 import * as Slot from "./Slot.js"
 import { sqlite, type StoreConfig } from "./Settings.js"
 import * as Store from "./Store.js"
-import { mapLayerError, sqlLayer, storeError } from "./StoreAccess.js"
+import { loadPeer, mapLayerError, sqlLayer, storeError } from "./StoreAccess.js"
 
 export { BatchHalted, BatchInvalidInput, BatchMismatch, BatchNotFound, BatchStoreError } from "./BatchError.js"
 export type { BatchError, HaltReason, HaltStep } from "./BatchError.js"
@@ -514,13 +512,26 @@ const clusterTables = { prefix: "umg_cluster" }
 const messageStorage = SqlMessageStorage.layerWith(clusterTables)
 const runnerStorage = SqlRunnerStorage.layerWith(clusterTables)
 
+/**
+ * A module of `@effect/platform-node`, loaded when a batch layer is built (not when `umg/batch` is
+ * imported): it is an optional peer dependency of umg, so its absence fails the layer saying what
+ * to install.
+ */
+const platformNode = <M>(load: () => Promise<M>) => loadPeer("@effect/platform-node", "Batch.layer", load)
+
 /** SQLite: a cluster of this one process. */
-const singleRunner = Sharding.layer.pipe(
-  Layer.provideMerge(Runners.layerNoop),
-  Layer.provideMerge(messageStorage),
-  Layer.provide([runnerStorage, RunnerHealth.layerNoop]),
-  Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) })),
-  Layer.provide(NodeCrypto.layerDigest)
+const singleRunner = Layer.unwrap(
+  Effect.map(
+    platformNode(() => import("@effect/platform-node/NodeCrypto")),
+    (NodeCrypto) =>
+      Sharding.layer.pipe(
+        Layer.provideMerge(Runners.layerNoop),
+        Layer.provideMerge(messageStorage),
+        Layer.provide([runnerStorage, RunnerHealth.layerNoop]),
+        Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: Duration.minutes(5) })),
+        Layer.provide(NodeCrypto.layerDigest)
+      )
+  )
 )
 
 /**
@@ -581,6 +592,9 @@ const clusterStorage = Layer.unwrap(
 const socketRunner = (store: Extract<StoreConfig, { _tag: "postgres" }>) =>
   Layer.unwrap(
     Effect.gen(function* () {
+      const [NodeCrypto, NodeClusterSocket] = yield* platformNode(() =>
+        Promise.all([import("@effect/platform-node/NodeCrypto"), import("@effect/platform-node/NodeClusterSocket")])
+      )
       const host = store.runnerHost ?? "localhost"
       const port = store.runnerPort ?? (yield* freePort(store.listenHost ?? host))
       const config = ShardingConfig.layer({

@@ -60,18 +60,23 @@ export const mapLayerError = <A, E, R, E2>(self: Layer.Layer<A, E, R>, f: (e: E)
   Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
 
 /**
- * The PostgreSQL driver, loaded only for a PostgreSQL store: `@effect/sql-pg` is an optional peer
- * dependency of umg, so its absence is a failure that says what to install.
+ * An optional peer dependency of umg (`pkg`), loaded by `load` (an `import()` of it) on first use:
+ * its absence is a failure that says what needs it (`what`) and what to install.
+ * @category constructors
  */
-const loadPg = Effect.tryPromise({
-  try: () => import("@effect/sql-pg"),
-  catch: (cause) =>
-    new Error(
-      "a PostgreSQL store needs the package @effect/sql-pg: npm install @effect/sql-pg",
-      // Node's own message only repeats that the package is missing; any other failure is kept.
-      (cause as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND" ? undefined : { cause }
-    )
-})
+export const loadPeer = <M>(pkg: string, what: string, load: () => Promise<M>): Effect.Effect<M, Error> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) =>
+      new Error(
+        `${what} needs the package ${pkg}: npm install ${pkg}`,
+        // Node's own message only repeats that the package is missing; any other failure is kept.
+        (cause as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND" ? undefined : { cause }
+      )
+  })
+
+/** The PostgreSQL driver, loaded only for a PostgreSQL store (`@effect/sql-pg` is an optional peer of umg). */
+const loadPg = loadPeer("@effect/sql-pg", "a PostgreSQL store", () => import("@effect/sql-pg"))
 
 /** A PostgreSQL pool, reached once now so that an unreachable store fails here, named (the driver is loaded only for it). */
 const postgresClient = (url: string): Layer.Layer<SqlClient.SqlClient, unknown> =>

@@ -175,6 +175,19 @@ describe("GatewayConfig.envSettings", () => {
       "UMG_ALLOW_UNKNOWN_MODELS",
       "one-of",
       'UMG_ALLOW_UNKNOWN_MODELS: "yes" is not allowed; allowed: 1, true, 0, false'
+    ],
+    [
+      { ...base, UMG_NATIVE_AUTH: "basic" },
+      "UMG_NATIVE_AUTH",
+      "one-of",
+      'UMG_NATIVE_AUTH: "basic" is not allowed; allowed: bearer, x-vendor-api-key, query'
+    ],
+    // The key put here by mistake is not shown.
+    [
+      { ...base, UMG_NATIVE_AUTH: "sk-env-SECRET" },
+      "UMG_NATIVE_AUTH",
+      "one-of",
+      'UMG_NATIVE_AUTH: "[redacted]" is not allowed; allowed: bearer, x-vendor-api-key, query'
     ]
   ]
 
@@ -214,6 +227,22 @@ describe("GatewayConfig.envSettings", () => {
       const slow = yield* settings({ ...base, UMG_POLL_INTERVAL_MS: "5000" })
       expect(slow).toMatchObject({ pollIntervalMs: 5_000, input: { minPollIntervalMs: 3_000 } })
       expect(Redacted.isRedacted(slow.input.apiKey)).toBe(true)
+    })
+  )
+
+  it.effect("reads UMG_NATIVE_AUTH as the nativeAuth setting (any case; unset or empty: bearer)", () =>
+    Effect.gen(function* () {
+      for (const [value, auth] of [
+        ["bearer", "bearer"],
+        ["x-vendor-api-key", "x-vendor-api-key"],
+        [" Query ", "query"]
+      ] as const) {
+        expect((yield* settings({ ...base, UMG_NATIVE_AUTH: value })).input.nativeAuth, value).toBe(auth)
+        expect((yield* fromMap({ ...base, UMG_NATIVE_AUTH: value })).nativeAuth, value).toBe(auth)
+      }
+      expect((yield* settings({ ...base, UMG_NATIVE_AUTH: "" })).input).not.toHaveProperty("nativeAuth")
+      expect((yield* fromMap({ ...base, UMG_NATIVE_AUTH: "" })).nativeAuth).toBe("bearer")
+      expect((yield* fromMap(base)).nativeAuth).toBe("bearer")
     })
   )
 

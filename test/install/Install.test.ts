@@ -1,12 +1,12 @@
 // Installing umg elsewhere, as a user would: pack the package (its `prepare` builds dist/) and install
 // `effect@^4.1` and the tarball into a fresh project without dev dependencies. First alone: the app's
 // tree holds no optional peer, no type package and no redis; the `umg` bin (bundled) runs without them
-// and refuses a Node older than `engines`; umg/batch without `@effect/platform-node` names it. Then with
-// the optional peers of umg/ai-sdk, umg/rx (the oldest rxjs its range allows) and umg/batch (not
-// `@effect/sql-pg`): import every entry point from ESM and from CommonJS `require`, one copy of effect
-// and of rxjs, type-check files under `tsc --strict` (one importing each entry point, one Effect program
-// that provides `Gateway.layer`), run that program against the emulator, and a PostgreSQL store without
-// its driver fails saying what to install.
+// and refuses a Node older than `engines`; umg/batch imports without `@effect/platform-node`, and building
+// its layer fails naming it. Then with the optional peers of umg/ai-sdk, umg/rx (the oldest rxjs its range
+// allows) and umg/batch (not `@effect/sql-pg`): import every entry point from ESM and from CommonJS
+// `require`, one copy of effect and of rxjs, type-check files under `tsc --strict` (one importing each
+// entry point, one Effect program that provides `Gateway.layer`), run that program against the emulator,
+// and a PostgreSQL store without its driver fails saying what to install.
 import { execFileSync, spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -137,12 +137,17 @@ describe("umg installed from its packed tarball, with effect alone", { timeout: 
     expect(out.code).toBe(2)
   })
 
-  it("fails umg/batch without @effect/platform-node naming the package", () => {
-    const script = `try { const { Batch } = await import("umg/batch"); const { Effect } = await import("effect")
-  console.log(String(await Effect.runPromise(Effect.flip(Effect.provide(Effect.void, Batch.layer({ store: Batch.sqlite(${JSON.stringify(join(work, "peerless.db"))}) }))))))
-} catch (e) { console.log(String(e)) }`
+  it("imports umg/batch without @effect/platform-node; building Batch.layer fails saying what to install", () => {
+    const db = join(work, "peerless.db")
+    const script = `const { Batch } = await import("umg/batch"); const { Gateway } = await import("umg"); const { Effect, Layer } = await import("effect")
+const layer = Batch.layer({ store: Batch.sqlite(${JSON.stringify(db)}) }).pipe(Layer.provide(Gateway.layer({ baseUrl: "http://127.0.0.1:1", apiKey: "k" })))
+const error = await Effect.runPromise(Effect.flip(Effect.provide(Effect.void, layer)))
+console.log(error._tag + ": " + error.message)`
     const out = runScript(script)
-    expect(out.stdout).toContain("@effect/platform-node")
+    expect(out.stderr).toBe("")
+    expect(out.stdout.trim()).toBe(
+      `BatchStoreError: batch store ${db}: Batch.layer needs the package @effect/platform-node: npm install @effect/platform-node`
+    )
   })
 })
 
