@@ -5,16 +5,21 @@
  * Run: `npx tsx bench/bundle.bench.ts` (a few seconds; sizes do not depend on the machine).
  *
  * Each entry creates a client and streams one reply's text into a callback, the way a page would.
- * Every entry is bundled the same way with esbuild: ESM, `platform: "browser"` (so a Node built-in
- * fails the build instead of being polyfilled), tree-shaken, `NODE_ENV=production`. It prints the
- * raw size (bundled, not minified), the minified size and the minified+gzipped size (level 9), umg's
- * ratio to each other library and to the floor any Effect client pays (runtime, Stream, Schema, fetch
- * client, no umg), and what umg's minified bytes are made of, so a size regression can be traced to
+ * Every entry is bundled the same way with esbuild: ESM, split where the code imports on first use
+ * (`splitting`, as Vite and Rollup do by default), `platform: "browser"` (so a Node built-in fails the
+ * build instead of being polyfilled), tree-shaken, `NODE_ENV=production`. Sizes are of what the page
+ * loads when it opens (the entry and the chunks it imports statically, `pageLoad`; each file gzipped
+ * on its own, as a server sends it), with every chunk's total beside them. It prints the raw size
+ * (bundled, not minified), the minified size and the minified+gzipped size (level 9), umg's ratio to
+ * each other library and to the floor any Effect client pays (runtime, Stream, Schema, fetch client,
+ * no umg), and what umg's minified bytes at start are made of, so a size regression can be traced to
  * the import that caused it.
  */
 import { build, type Metafile } from "esbuild"
+import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import { pageLoad } from "../examples/browser/build.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -122,6 +127,10 @@ interface Size {
   readonly bundled: number
   readonly minified: number
   readonly gzipped: number
+  /** min+gzip of every chunk, those loaded on first use included. */
+  readonly gzippedAll: number
+  /** The outputs loaded at start (paths of `metafile.outputs`). */
+  readonly initial: ReadonlyArray<string>
   readonly metafile: Metafile
   /** effect modules bundled whole: their namespace object is built (see `wholeModules`). */
   readonly whole: ReadonlyArray<string>
@@ -138,6 +147,9 @@ const bundle = async (entry: Entry, minify: boolean) => {
     // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
     conditions: ["umg-source"],
     write: false,
+    absWorkingDir: root,
+    outdir: `${root}bench-out`,
+    splitting: true,
     format: "esm",
     platform: "browser",
     target: "es2022",
@@ -149,9 +161,23 @@ const bundle = async (entry: Entry, minify: boolean) => {
     alias,
     logLevel: "silent"
   })
-  const file = result.outputFiles[0]
-  if (file === undefined) throw new Error(`no output for ${entry.name}`)
-  return { bytes: file.contents, metafile: result.metafile }
+  const bytesOf = new Map(result.outputFiles.map((file) => [file.path, file.contents]))
+  const contents = (path: string): Uint8Array => bytesOf.get(resolve(root, path)) ?? new Uint8Array()
+  const start = Object.keys(result.metafile.outputs).find(
+    (path) => result.metafile.outputs[path]?.entryPoint === "entry.js"
+  )
+  if (start === undefined) throw new Error(`no output for ${entry.name}`)
+  const initial = pageLoad(result.metafile, start)
+  const gzipped = (paths: ReadonlyArray<string>) =>
+    paths.reduce((sum, path) => sum + gzipSync(contents(path), { level: 9 }).byteLength, 0)
+  return {
+    bytes: initial.reduce((sum, path) => sum + contents(path).byteLength, 0),
+    text: initial.map((path) => new TextDecoder().decode(contents(path))).join("\n"),
+    gzipped: gzipped(initial),
+    gzippedAll: gzipped(Object.keys(result.metafile.outputs).filter((path) => !path.endsWith(".map"))),
+    initial,
+    metafile: result.metafile
+  }
 }
 
 /**
@@ -182,11 +208,13 @@ const measure = async (entry: Entry): Promise<Size | string> => {
     return {
       name: entry.name,
       role: entry.role,
-      bundled: plain.bytes.byteLength,
-      minified: min.bytes.byteLength,
-      gzipped: gzipSync(min.bytes, { level: 9 }).byteLength,
+      bundled: plain.bytes,
+      minified: min.bytes,
+      gzipped: min.gzipped,
+      gzippedAll: min.gzippedAll,
+      initial: min.initial,
       metafile: min.metafile,
-      whole: wholeModules(new TextDecoder().decode(plain.bytes))
+      whole: wholeModules(plain.text)
     }
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n").slice(0, 3).join(" ") : String(error)
@@ -200,13 +228,17 @@ const lpad = (s: string, n: number): string => s.padStart(n)
 
 const results = await Promise.all(entries.map(async (e) => ({ entry: e, size: await measure(e) })))
 
-console.log("Chat-streaming use, bundled by esbuild for the browser (ESM, tree-shaken)\n")
-console.log(`${pad("library", 36)}${lpad("raw", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}`)
+console.log(
+  "Chat-streaming use, bundled by esbuild for the browser (ESM, tree-shaken, split); what the page loads at start\n"
+)
+console.log(
+  `${pad("library", 36)}${lpad("raw", 12)}${lpad("minified", 12)}${lpad("min+gzip", 12)}${lpad("all chunks", 12)}`
+)
 for (const { entry, size } of results) {
   if (typeof size === "string") console.log(`${pad(entry.name, 36)}  ${size}`)
   else
     console.log(
-      `${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}`
+      `${pad(size.name, 36)}${lpad(kb(size.bundled), 12)}${lpad(kb(size.minified), 12)}${lpad(kb(size.gzipped), 12)}${lpad(kb(size.gzippedAll), 12)}`
     )
 }
 
@@ -243,14 +275,14 @@ const partOf = (path: string): string => {
 // Where umg's bytes come from, from esbuild's per-input output bytes.
 for (const umg of umgSizes) {
   const byPart = new Map<string, number>()
-  for (const output of Object.values(umg.metafile.outputs)) {
+  for (const output of umg.initial.flatMap((path) => umg.metafile.outputs[path] ?? [])) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs))
       byPart.set(partOf(path), (byPart.get(partOf(path)) ?? 0) + bytesInOutput)
   }
   console.log(
     `\n${umg.name}: effect modules bundled whole (namespace objects built; see wholeModules): ${umg.whole.length === 0 ? "none" : umg.whole.join(", ")}`
   )
-  console.log(`\n${umg.name}: where the minified bytes come from`)
+  console.log(`\n${umg.name}: where the minified bytes loaded at start come from`)
   for (const [part, bytes] of [...byPart.entries()].sort((a, b) => b[1] - a[1]))
     console.log(`  ${pad(part, 44)}${lpad(kb(bytes), 10)}`)
 }

@@ -68,6 +68,13 @@ const platformImports: ReadonlyArray<PlatformImport> = [
     importer: `export { platformByteText } from "#umg/bytes"`,
     node: "adapters/sse/NodeByteText",
     browser: "adapters/sse/BrowserByteText"
+  },
+  {
+    name: "#umg/group-modules",
+    what: "the deferred groups imported with the client on Node and imported on first use in browsers",
+    importer: `export { groupModules } from "#umg/group-modules"`,
+    node: "adapters/groups/GroupModules",
+    browser: "adapters/groups/GroupModulesBrowser"
   }
 ]
 

@@ -1,6 +1,7 @@
 /**
- * Builds the browser example into `examples/browser/dist/`: one minified ESM bundle with source maps
- * for the browser platform, plus the page and its style sheet; `--serve` then serves it.
+ * Builds the browser example into `examples/browser/dist/`: minified ESM with source maps for the
+ * browser platform, split where the code imports on first use, plus the page and its style sheet;
+ * `--serve` then serves it.
  *
  * Run: `npx tsx examples/browser/build.ts [--serve [port]]`, with an emulator running
  * (`npm run emulator -- --port 8787`), and open the printed address. The build fails when anything pulls a Node built-in
@@ -19,11 +20,13 @@ import { fileURLToPath } from "node:url"
 
 /** What a build produced. */
 export interface ExampleBuild {
-  /** The folder holding `index.html`, `main.js`, `main.js.map` and `style.css`. */
+  /** The folder holding `index.html`, `main.js`, the chunks it imports, their maps and `style.css`. */
   readonly outdir: string
   /** esbuild's account of every input and output. */
   readonly metafile: Metafile
-  /** Bytes of the minified script. */
+  /** The scripts the page loads when it opens: `main.js` and the chunks it imports (`pageLoad`). */
+  readonly initial: ReadonlyArray<string>
+  /** Bytes of those scripts, minified. */
   readonly scriptBytes: number
 }
 
@@ -34,6 +37,22 @@ export const nodeOnlyInputs = (metafile: Metafile): ReadonlyArray<string> =>
   Object.keys(metafile.inputs).filter(
     (path) => path.includes("node_modules/ws/") || path.endsWith("adapters/socket/NodeWebSocket.ts")
   )
+
+/**
+ * The outputs a page loads when it opens `entry` (an output path of `metafile`): the entry and the chunks
+ * it imports, statically, all the way down; chunks reached only by `import()` load on first use.
+ */
+export const pageLoad = (metafile: Metafile, entry: string): ReadonlyArray<string> => {
+  const loaded = new Set<string>()
+  const visit = (path: string): void => {
+    if (loaded.has(path)) return
+    loaded.add(path)
+    for (const imported of metafile.outputs[path]?.imports ?? [])
+      if (imported.kind === "import-statement") visit(imported.path)
+  }
+  visit(entry)
+  return [...loaded]
+}
 
 /** Bundles the example; rejects when the bundle would need anything of Node. */
 export const buildExample = async (outdir: string = `${here}dist`): Promise<ExampleBuild> => {
@@ -46,6 +65,8 @@ export const buildExample = async (outdir: string = `${here}dist`): Promise<Exam
     // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
     conditions: ["umg-source"],
     format: "esm",
+    // What the code imports on first use (umg's video and realtime groups, say) goes in chunks of its own.
+    splitting: true,
     platform: "browser",
     target: ["chrome120", "firefox120", "safari17"],
     minify: true,
@@ -61,8 +82,11 @@ export const buildExample = async (outdir: string = `${here}dist`): Promise<Exam
     copyFile(`${here}index.html`, `${outdir}/index.html`),
     copyFile(`${here}style.css`, `${outdir}/style.css`)
   ])
-  const script = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith("main.js"))
-  return { outdir, metafile: result.metafile, scriptBytes: script?.[1].bytes ?? 0 }
+  const main = Object.keys(result.metafile.outputs).find((path) => path.endsWith("/main.js"))
+  if (main === undefined) throw new Error("the build wrote no main.js")
+  const initial = pageLoad(result.metafile, main)
+  const scriptBytes = initial.reduce((sum, path) => sum + (result.metafile.outputs[path]?.bytes ?? 0), 0)
+  return { outdir, metafile: result.metafile, initial, scriptBytes }
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -109,7 +133,9 @@ export const typecheckExample = (): Promise<string> =>
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [built, report] = await Promise.all([buildExample(), typecheckExample()])
-  console.log(`built ${built.outdir} (main.js ${(built.scriptBytes / 1024).toFixed(1)} KiB minified)`)
+  console.log(
+    `built ${built.outdir} (main.js and ${built.initial.length - 1} chunks at start: ${(built.scriptBytes / 1024).toFixed(1)} KiB minified)`
+  )
   if (report !== "") {
     console.error(report)
     process.exit(1)

@@ -23,16 +23,20 @@ import * as PlatformToken from "./http/PlatformToken.js"
 import * as Chat from "./groups/Chat.js"
 import * as Embeddings from "./groups/Embeddings.js"
 import * as Images from "./groups/Images.js"
-import * as Live from "./groups/Live.js"
+import type * as Live from "./groups/Live.js"
+import * as LoadedOnUse from "./groups/LoadedOnUse.js"
+import { loadOnUse } from "./internal/LoadOnUse.js"
+// The platform picks how the deferred groups' modules come: imported now on Node, on first use in browsers.
+import { groupModules } from "#umg/group-modules"
 import * as Messages from "./groups/Messages.js"
 import * as Models from "./groups/Models.js"
 import * as Native from "./groups/Native.js"
 import * as Platform from "./groups/Platform.js"
-import * as Realtime from "./groups/Realtime.js"
+import type * as Realtime from "./groups/Realtime.js"
 import * as Rerank from "./groups/Rerank.js"
 import * as Responses from "./groups/Responses.js"
 import * as Speech from "./groups/Speech.js"
-import * as Video from "./groups/Video.js"
+import type * as Video from "./groups/Video.js"
 import { useParserCompiler } from "../core/validation/ParserCompiler.js"
 import { platformParserCompiler } from "#umg/schema-jit"
 
@@ -83,9 +87,12 @@ export const makeWithHttpClient = (
       rerank: traceGroup("rerank", Rerank.make(ctx)),
       speech: traceGroup("speech", Speech.make(ctx)),
       images: traceGroup("images", Images.make(ctx)),
-      video: traceGroup("video", Video.make(ctx)),
-      realtime: traceGroup("realtime", Realtime.make(ctx, open)),
-      live: traceGroup("live", Live.make(ctx, open)),
+      // Made on their first call; in browsers their modules load then (a page that only chats ships none).
+      video: LoadedOnUse.video(loadOnUse(groupModules.video, (m) => traceGroup("video", m.make(ctx)))),
+      realtime: LoadedOnUse.realtime(
+        loadOnUse(groupModules.realtime, (m) => traceGroup("realtime", m.make(ctx, open)))
+      ),
+      live: LoadedOnUse.live(loadOnUse(groupModules.live, (m) => traceGroup("live", m.make(ctx, open)))),
       platform: traceGroup("platform", Platform.make(ctx, tokens))
     }
   })

@@ -181,7 +181,26 @@ describe("the browser example in Chromium", () => {
     expect(
       Object.keys(built.metafile.inputs).some((path) => path.endsWith("adapters/socket/BrowserWebSocket.ts"))
     ).toBe(true)
-    expect(Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))).toEqual([])
+    // Every script the page imports is a file of the build, served beside main.js.
+    const imported = Object.values(built.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path))
+    expect(imported.filter((path) => built.metafile.outputs[path] === undefined)).toEqual([])
+  })
+
+  it("opens with the chat's code only: video, realtime, live and the text helpers load on first use", () => {
+    const atStart = new Set(built.initial.flatMap((path) => Object.keys(built.metafile.outputs[path]?.inputs ?? {})))
+    const onFirstUse = [
+      "src/adapters/groups/Video.ts",
+      "src/core/video/Delta.ts",
+      "src/adapters/groups/Realtime.ts",
+      "src/core/realtime/Realtime.ts",
+      "src/adapters/groups/Live.ts",
+      "src/adapters/groups/TextHelpers.ts",
+      "src/core/structured/JsonSchemaFit.ts"
+    ]
+    // Each is in the build (the page can reach it) but not among what the page loads when it opens.
+    expect(onFirstUse.filter((input) => built.metafile.inputs[input] === undefined)).toEqual([])
+    expect(onFirstUse.filter((input) => atStart.has(input))).toEqual([])
+    expect(atStart.has("src/adapters/groups/Messages.ts")).toBe(true)
   })
 
   it(

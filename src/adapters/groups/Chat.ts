@@ -5,15 +5,9 @@
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AnySchema } from "../../core/structured/AnySchema.js"
-import {
-  chatParse,
-  chatParseStream,
-  type ParseOptions,
-  type Parsed,
-  type StructuredError,
-  type StructuredEvent
-} from "../structured/Parse.js"
-import { chatRunTools, type RunToolsMethod } from "../tools/RunTools.js"
+import type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "../structured/Parse.js"
+import type { RunToolsMethod } from "../tools/RunTools.js"
+import { textHelpers } from "./LoadedOnUse.js"
 import { chatAccumulator, type ChatSnapshot } from "../../core/text/chat/ChatAccumulator.js"
 import {
   decodeChatCompletion,
@@ -107,9 +101,17 @@ export interface ChatGroup extends ChatCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: ChatCalls): ChatGroup => ({
-  ...calls,
-  parse: chatParse(calls.create),
-  parseStream: chatParseStream(calls.stream),
-  runTools: (body, config, options) => chatRunTools(calls, body, config, options)
-})
+export const withHelpers = (calls: ChatCalls): ChatGroup => {
+  // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
+  const helpers = textHelpers((module): Pick<ChatGroup, "parse" | "parseStream" | "runTools"> => ({
+    parse: module.chatParse(calls.create),
+    parseStream: module.chatParseStream(calls.stream),
+    runTools: (body, config, options) => module.chatRunTools(calls, body, config, options)
+  }))
+  return {
+    ...calls,
+    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
+    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
+    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
+  }
+}

@@ -5,15 +5,9 @@
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AnySchema } from "../../core/structured/AnySchema.js"
-import {
-  messagesParse,
-  messagesParseStream,
-  type ParseOptions,
-  type Parsed,
-  type StructuredError,
-  type StructuredEvent
-} from "../structured/Parse.js"
-import { messagesRunTools, type RunToolsMethod } from "../tools/RunTools.js"
+import type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "../structured/Parse.js"
+import type { RunToolsMethod } from "../tools/RunTools.js"
+import { textHelpers } from "./LoadedOnUse.js"
 import * as Schema from "effect/Schema"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
@@ -142,9 +136,17 @@ export interface MessagesGroup extends MessagesCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: MessagesCalls): MessagesGroup => ({
-  ...calls,
-  parse: messagesParse(calls.create),
-  parseStream: messagesParseStream(calls.stream),
-  runTools: (body, config, options) => messagesRunTools(calls, body, config, options)
-})
+export const withHelpers = (calls: MessagesCalls): MessagesGroup => {
+  // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
+  const helpers = textHelpers((module): Pick<MessagesGroup, "parse" | "parseStream" | "runTools"> => ({
+    parse: module.messagesParse(calls.create),
+    parseStream: module.messagesParseStream(calls.stream),
+    runTools: (body, config, options) => module.messagesRunTools(calls, body, config, options)
+  }))
+  return {
+    ...calls,
+    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
+    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
+    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
+  }
+}

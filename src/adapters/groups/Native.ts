@@ -6,15 +6,9 @@
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AnySchema } from "../../core/structured/AnySchema.js"
-import {
-  nativeParse,
-  nativeParseStream,
-  type ParseOptions,
-  type Parsed,
-  type StructuredError,
-  type StructuredEvent
-} from "../structured/Parse.js"
-import { nativeRunTools, type RunToolsMethod } from "../tools/RunTools.js"
+import type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "../structured/Parse.js"
+import type { RunToolsMethod } from "../tools/RunTools.js"
+import { textHelpers } from "./LoadedOnUse.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildNativeBody, parseNativeModel, type NativeBodyInput } from "../../core/text/native/Native.js"
@@ -160,9 +154,17 @@ export interface NativeGroup extends NativeCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: NativeCalls): NativeGroup => ({
-  ...calls,
-  parse: nativeParse(calls.generate),
-  parseStream: nativeParseStream(calls.stream),
-  runTools: (body, config, options) => nativeRunTools(calls, body, config, options)
-})
+export const withHelpers = (calls: NativeCalls): NativeGroup => {
+  // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
+  const helpers = textHelpers((module): Pick<NativeGroup, "parse" | "parseStream" | "runTools"> => ({
+    parse: module.nativeParse(calls.generate),
+    parseStream: module.nativeParseStream(calls.stream),
+    runTools: (body, config, options) => module.nativeRunTools(calls, body, config, options)
+  }))
+  return {
+    ...calls,
+    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
+    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
+    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
+  }
+}

@@ -5,15 +5,9 @@
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AnySchema } from "../../core/structured/AnySchema.js"
-import {
-  responsesParse,
-  responsesParseStream,
-  type ParseOptions,
-  type Parsed,
-  type StructuredError,
-  type StructuredEvent
-} from "../structured/Parse.js"
-import { responsesRunTools, type RunToolsMethod } from "../tools/RunTools.js"
+import type { ParseOptions, Parsed, StructuredError, StructuredEvent } from "../structured/Parse.js"
+import type { RunToolsMethod } from "../tools/RunTools.js"
+import { textHelpers } from "./LoadedOnUse.js"
 import type { RequestError, StreamError } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { buildResponsesBody, type ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
@@ -114,9 +108,17 @@ export interface ResponsesGroup extends ResponsesCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: ResponsesCalls): ResponsesGroup => ({
-  ...calls,
-  parse: responsesParse(calls.create),
-  parseStream: responsesParseStream(calls.stream),
-  runTools: (body, config, options) => responsesRunTools(calls, body, config, options)
-})
+export const withHelpers = (calls: ResponsesCalls): ResponsesGroup => {
+  // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
+  const helpers = textHelpers((module): Pick<ResponsesGroup, "parse" | "parseStream" | "runTools"> => ({
+    parse: module.responsesParse(calls.create),
+    parseStream: module.responsesParseStream(calls.stream),
+    runTools: (body, config, options) => module.responsesRunTools(calls, body, config, options)
+  }))
+  return {
+    ...calls,
+    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
+    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
+    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
+  }
+}
