@@ -101,17 +101,12 @@ export interface ChatGroup extends ChatCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: ChatCalls): ChatGroup => {
+export const withHelpers = (calls: ChatCalls): ChatGroup => ({
+  ...calls,
   // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
-  const helpers = textHelpers((module): Pick<ChatGroup, "parse" | "parseStream" | "runTools"> => ({
+  ...textHelpers((module): Pick<ChatGroup, "parse" | "parseStream" | "runTools"> => ({
     parse: module.chatParse(calls.create),
     parseStream: module.chatParseStream(calls.stream),
     runTools: (body, config, options) => module.chatRunTools(calls, body, config, options)
   }))
-  return {
-    ...calls,
-    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
-    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
-    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
-  }
-}
+})

@@ -8,6 +8,8 @@
  * (`loadOnUse`): the same arguments, the same Effect or Stream, its span and errors the group's own.
  * The text groups' own calls (create, stream) are not deferred: every client uses them.
  */
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import { groupModules } from "#umg/group-modules"
 import { loadOnUse, type LoadOnUse } from "../internal/LoadOnUse.js"
 import type { LiveGroup } from "./Live.js"
@@ -56,10 +58,31 @@ export const live = (group: LoadOnUse<LiveGroup>): LiveGroup => ({
   connect: (options, callOptions) => group.effect((g) => g.connect(options, callOptions))
 })
 
+/** A text group's helpers: what `textHelpers` makes and hands each call to. */
+interface TextHelperCalls {
+  readonly parse: unknown
+  readonly parseStream: unknown
+  readonly runTools: unknown
+}
+
+type Call = (...args: ReadonlyArray<unknown>) => unknown
+
 /**
- * One text group's helpers (`parse`, `parseStream`, `runTools`), made from its calls by `make` once
- * their module (JSON Schema, partial JSON, the tool loop) is here: on the group's first helper call.
+ * One text group's helpers (`parse` an Effect, `parseStream` and `runTools` Streams), made from its
+ * calls by `make` once their module (JSON Schema, partial JSON, the tool loop) is here: on the group's
+ * first helper call. Each call is handed, arguments as they are, to the helper of the same name.
  * @category constructors
  */
-export const textHelpers = <H>(make: (module: typeof import("./TextHelpers.js")) => H): LoadOnUse<H> =>
-  loadOnUse(groupModules.textHelpers, make)
+export const textHelpers = <H extends TextHelperCalls>(make: (module: typeof import("./TextHelpers.js")) => H): H => {
+  const helpers = loadOnUse(groupModules.textHelpers, make)
+  const effect =
+    (name: "parse") =>
+    (...args: ReadonlyArray<unknown>) =>
+      helpers.effect((h) => (h[name] as Call)(...args) as Effect.Effect<unknown, unknown, unknown>)
+  const stream =
+    (name: "parseStream" | "runTools") =>
+    (...args: ReadonlyArray<unknown>) =>
+      helpers.stream((h) => (h[name] as Call)(...args) as Stream.Stream<unknown, unknown, unknown>)
+  // Each forwards what it is given to the loaded helper of its name: the same signature, so `H`.
+  return { parse: effect("parse"), parseStream: stream("parseStream"), runTools: stream("runTools") } as unknown as H
+}

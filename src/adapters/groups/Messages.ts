@@ -136,17 +136,12 @@ export interface MessagesGroup extends MessagesCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: MessagesCalls): MessagesGroup => {
+export const withHelpers = (calls: MessagesCalls): MessagesGroup => ({
+  ...calls,
   // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
-  const helpers = textHelpers((module): Pick<MessagesGroup, "parse" | "parseStream" | "runTools"> => ({
+  ...textHelpers((module): Pick<MessagesGroup, "parse" | "parseStream" | "runTools"> => ({
     parse: module.messagesParse(calls.create),
     parseStream: module.messagesParseStream(calls.stream),
     runTools: (body, config, options) => module.messagesRunTools(calls, body, config, options)
   }))
-  return {
-    ...calls,
-    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
-    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
-    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
-  }
-}
+})

@@ -154,17 +154,12 @@ export interface NativeGroup extends NativeCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: NativeCalls): NativeGroup => {
+export const withHelpers = (calls: NativeCalls): NativeGroup => ({
+  ...calls,
   // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
-  const helpers = textHelpers((module): Pick<NativeGroup, "parse" | "parseStream" | "runTools"> => ({
+  ...textHelpers((module): Pick<NativeGroup, "parse" | "parseStream" | "runTools"> => ({
     parse: module.nativeParse(calls.generate),
     parseStream: module.nativeParseStream(calls.stream),
     runTools: (body, config, options) => module.nativeRunTools(calls, body, config, options)
   }))
-  return {
-    ...calls,
-    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
-    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
-    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
-  }
-}
+})

@@ -108,17 +108,12 @@ export interface ResponsesGroup extends ResponsesCalls {
 }
 
 /** The group from its (traced) calls: structured output and the tool loop added on top. @category constructors */
-export const withHelpers = (calls: ResponsesCalls): ResponsesGroup => {
+export const withHelpers = (calls: ResponsesCalls): ResponsesGroup => ({
+  ...calls,
   // Structured output and the tool loop: their module (JSON Schema, partial JSON, the loop) loads on first use.
-  const helpers = textHelpers((module): Pick<ResponsesGroup, "parse" | "parseStream" | "runTools"> => ({
+  ...textHelpers((module): Pick<ResponsesGroup, "parse" | "parseStream" | "runTools"> => ({
     parse: module.responsesParse(calls.create),
     parseStream: module.responsesParseStream(calls.stream),
     runTools: (body, config, options) => module.responsesRunTools(calls, body, config, options)
   }))
-  return {
-    ...calls,
-    parse: (body, schema, options) => helpers.effect((h) => h.parse(body, schema, options)),
-    parseStream: (body, schema, options) => helpers.stream((h) => h.parseStream(body, schema, options)),
-    runTools: (body, config, options) => helpers.stream((h) => h.runTools(body, config, options))
-  }
-}
+})
