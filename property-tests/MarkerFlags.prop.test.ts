@@ -125,7 +125,7 @@ describe("marker flag properties", () => {
       if (out.seed !== undefined && out.seed < -1) delete out.seed
       return out
     })
-    // Words without "--" (the emulator refuses a --word it does not know; the client keeps it as text).
+    // Words without "--" (a --word that names no flag is refused, by the client and the emulator alike).
     const plainWords = fc.array(fc.stringMatching(/^[a-zA-Z1-9图[\]]{1,8}$/), { maxLength: 6 })
     fc.assert(
       fc.property(

@@ -41,6 +41,7 @@ const user = (content: unknown) => [{ role: "user", content }]
 const tool = (name: string, more: Record<string, unknown> = {}) => ({ name, input_schema: { type: "object" }, ...more })
 const png = { type: "base64", media_type: "image/png", data: "AAAA" }
 const link = { type: "url", url: "https://example.com/a.png" }
+const doc = { type: "text", media_type: "text/plain", data: "a page" }
 // The content blocks and tools both messages-style bodies take, inside and just outside their rules.
 const blocks = [
   user([{ type: "text", text: "hi", cache_control: { type: "persistent" } }]),
@@ -56,6 +57,24 @@ const blocks = [
   user([{ type: "image", source: { ...png, media_type: "image/bmp" } }]),
   user([{ type: "image", source: link, cache_control: { type: "x" } }]),
   user([{ type: "image" }]),
+  // cache_control on every block kind, a document and a kind passed through included (also inside a tool result).
+  user([{ type: "document", source: doc, cache_control: { type: "ephemeral" } }]),
+  user([{ type: "document", source: doc, cache_control: { type: "x" } }]),
+  user([{ type: "document", source: doc, cache_control: { type: "ephemeral", ttl: "2h" } }]),
+  user([{ type: "search_result", source: "s", cache_control: { type: "persistent" } }]),
+  user([{ type: "search_result", source: "s", cache_control: { type: "x" } }]),
+  user([{ type: "search_result", source: "s", cache_control: "ephemeral" }]),
+  [
+    ...user("weather?"),
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "t", input: {} }] },
+    ...user([
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: [{ type: "document", source: doc, cache_control: { type: "x" } }]
+      }
+    ])
+  ],
   [
     ...user("weather?"),
     { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "t", input: {} }] },
@@ -165,6 +184,8 @@ const families: Record<string, Family> = {
       max_output_tokens: [1, 16, 0, 2.5],
       temperature: [0, 2, 2.1, -0.1, "1"],
       top_p: [0, 1, 1.5, -0.1],
+      // Chat's rule (0 to 20, an integer), one rule for both bodies.
+      top_logprobs: [0, 20, 21, -1, 1.5, "5"],
       input: ["", " ", [], user("hi"), [{ role: "robot", content: "hi" }]],
       stream: [false, "x"],
       instructions: ["x", 1],
@@ -197,7 +218,12 @@ const families: Record<string, Family> = {
       { thinkingConfig: { thinkingBudget: 24576 } },
       { thinkingConfig: { thinkingBudget: 24577 } },
       { thinkingConfig: { thinkingBudget: -1 } },
-      { thinkingConfig: { thinkingBudget: -2 } }
+      { thinkingConfig: { thinkingBudget: -2 } },
+      // The image types a generated image comes in, as the images endpoint's mime_type takes them.
+      { imageConfig: { imageOutputOptions: { mimeType: "image/jpeg" } } },
+      { imageConfig: { imageOutputOptions: { mimeType: "image/webp" } } },
+      { imageConfig: { imageOutputOptions: { mimeType: "image/gif" } } },
+      { imageConfig: { imageOutputOptions: { mimeType: "image/x-icon" } } }
     ],
     systemInstruction: [{ parts: [{ text: "s" }] }, "s", { parts: [] }],
     contents: [
@@ -224,7 +250,13 @@ const families: Record<string, Family> = {
       [{ functionDeclarations: [{ name: "" }] }],
       [{ functionDeclarations: [{ description: "no name" }] }],
       [{ functionDeclarations: [{ name: "f" }, { name: "f" }] }],
-      [{ functionDeclarations: [{ name: "f" }] }, { functionDeclarations: [{ name: "f" }] }]
+      [{ functionDeclarations: [{ name: "f" }] }, { functionDeclarations: [{ name: "f" }] }],
+      // proto3 JSON: a null field is the field's default, as if absent.
+      [{ functionDeclarations: null }],
+      [{ functionDeclarations: null, vendorSearch: {} }],
+      [{ functionDeclarations: [{ name: "f" }], vendorSearch: null }],
+      [{ vendorSearch: null }],
+      [{ functionDeclarations: "f" }]
     ]
   }),
   // The thinking a model takes: levels on the 3 class (3 Pro: LOW and HIGH), and what a model id's

@@ -84,7 +84,8 @@ const endpoints: Record<string, Endpoint> = {
       size: ["16:9", "1:1", "21:9", "1024x1024", "1024*768", "0:1", "1.5:1", "wide", 16],
       image_size: ["1K", "2K", "3K", "4K", "2k", "8K", 2],
       quality: ["high", 5],
-      mime_type: ["image/png", "image/webp", "text/plain", 5],
+      // The types a generated image comes in (png, jpeg, webp), one list on both sides.
+      mime_type: ["image/png", "image/jpeg", "image/webp", "image/gif", "image/x-icon", "IMAGE/PNG", "text/plain", 5],
       response_modalities: ["image", ["image", "text"], 5, [5]],
       response_format: ["b64_json", "url"],
       contents: [turn, [], {}, "x"]

@@ -64,12 +64,24 @@ describe("parseMarkerFlags", () => {
     })
   )
 
-  it.effect("leaves unknown --words and words that only start like a flag in the prompt", () =>
+  it.effect("refuses a --word in a flag's place that names no flag, naming the flags (as the emulator does)", () =>
     Effect.gen(function* () {
-      expect(yield* parseMarkerFlags("x --frames 29 --seedling 3 y")).toEqual({
-        prompt: "x --frames 29 --seedling 3 y",
-        flags: {}
+      expect(yield* bad("x --frames 29 y")).toMatchObject({
+        field: "prompt",
+        rule: "marker-flag",
+        message:
+          "prompt: --frames is not a marker flag; allowed: --rs, --resolution, --ratio, --rt, --dur, --duration, --fps, --framespersecond, --seed, --wm, --watermark, --cf, --camerafixed"
       })
+      expect((yield* bad("x --rs 720p --Seedling 3")).message).toContain("--Seedling is not a marker flag")
+      expect((yield* bad("--resolutoin 720p a cat")).message).toContain("--resolutoin is not a marker flag")
+      expect((yield* bad("a cat --cinematic")).message).toContain("--cinematic is not a marker flag")
+    })
+  )
+
+  it.effect("leaves words that only start like a flag in the prompt", () =>
+    Effect.gen(function* () {
+      for (const text of ["x--rs 720p", "a --4k cat", "a --no-audio cat", "a -- b", "a —rs 720p", "a --rs: b"])
+        expect(yield* parseMarkerFlags(text)).toEqual({ prompt: text, flags: {} })
       expect(yield* parseMarkerFlags("")).toEqual({ prompt: "", flags: {} })
     })
   )

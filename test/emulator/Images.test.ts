@@ -60,11 +60,15 @@ describe("POST /v1/images/generations", () => {
     expect(((await (await generate({ n: 3 })).json()) as Result).data).toHaveLength(3)
   })
 
-  it("serves the zeta 3 pro image model and refuses other models", async () => {
+  it("serves the zeta 3 pro image model and answers another model 404 model_not_found, as other endpoints do", async () => {
     expect((await generate({ model: "zeta-3-pro-image-preview" })).status).toBe(200)
-    const res = await generate({ model: "gpt-image-1" })
-    expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ error: { param: "model" } })
+    for (const model of ["gpt-image-1", "zeta-9-image", "zeta-2.5-flash"]) {
+      const res = await generate({ model })
+      expect(res.status).toBe(404)
+      expect(await res.json()).toMatchObject({
+        error: { type: "invalid_request_error", param: "model", code: "model_not_found" }
+      })
+    }
   })
 
   it("answers a response_format other than b64_json with 400", async () => {

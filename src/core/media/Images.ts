@@ -9,7 +9,7 @@ import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
 import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
-import { acrossFields, matching, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
+import { acrossFields, ImageOutputType, matching, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 import { at } from "../validation/Rules.js"
 
 /** The zeta image models of E15, as the one model catalog lists them. Extend the catalog for a new id. @category models */
@@ -19,7 +19,6 @@ export const imageModels: ReadonlyArray<string> = knownModels("images")
 export const imageSizes = ["1K", "2K", "3K", "4K"] as const
 
 const ASPECT_RATIO = /^[1-9]\d{0,3}:[1-9]\d{0,3}$/
-const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/
 
 // `n`: the images API's range (protocol notes §3.7); the contract says only "integer".
 const imageCount = { min: 1, max: 10 } as const
@@ -27,7 +26,8 @@ const imageCount = { min: 1, max: 10 } as const
 /**
  * The request body of `POST /v1/images/generations` (E15; closed: other fields go in `extra`), with
  * its rules: `prompt` non-empty, `size` an aspect ratio (the contract's; not pixels), `n` an integer
- * from 1 to 10, `image_size` 1K/2K/3K/4K, `mime_type` `image/…`, `response_format` `b64_json`,
+ * from 1 to 10, `image_size` 1K/2K/3K/4K, `mime_type` one of `imageOutputTypes` (png, jpeg, webp),
+ * `response_format` `b64_json`,
  * `contents` a non-empty array, and `prompt` unless `contents`. The items of `contents` stay open:
  * their format is not shown.
  * @category schemas
@@ -43,9 +43,7 @@ export const ImagesBody = acrossFields(
     quality: Schema.optionalKey(Schema.String),
     n: Schema.optionalKey(Schema.Int.pipe(range(imageCount))),
     image_size: Schema.optionalKey(Schema.Literals(imageSizes)),
-    mime_type: Schema.optionalKey(
-      Schema.String.pipe(matching(IMAGE_MIME, "an image type such as image/png, image/jpeg, image/webp"))
-    ),
+    mime_type: Schema.optionalKey(ImageOutputType),
     response_modalities: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
     // A list of turns (image-to-image, multi-turn); an empty one says nothing, so it does not stand in for `prompt`.
     contents: Schema.optionalKey(nonEmptyArray(Schema.Unknown))

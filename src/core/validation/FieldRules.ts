@@ -133,6 +133,24 @@ export const SamplingTemperature = Schema.Number.pipe(range({ min: 0, max: 2 }))
 /** Nucleus sampling (`top_p`, `topP`) of every text body: 0 to 1 (rule `range`). @category schemas */
 export const SamplingTopP = Schema.Number.pipe(range({ min: 0, max: 1 }))
 
+/**
+ * How many likeliest alternatives each token's logprobs list (`top_logprobs` of the chat and responses
+ * bodies): an integer 0 to 20 (rule `range`).
+ * @category schemas
+ */
+export const TopLogprobs = Schema.Int.pipe(range({ min: 0, max: 20 }))
+
+/**
+ * The image types a generated image comes in: `mime_type` of an images body (E15) and
+ * `imageConfig.imageOutputOptions.mimeType` of a native-content body (E10). The OpenAI images shape's
+ * output formats (protocol notes §3.7: png, jpeg, webp), which the emulator makes too.
+ * @category models
+ */
+export const imageOutputTypes = ["image/png", "image/jpeg", "image/webp"] as const
+
+/** A generated image's type, one of `imageOutputTypes` (rule `one-of`). @category schemas */
+export const ImageOutputType = Schema.Literals(imageOutputTypes)
+
 /** A string with something besides white space in it: "input must not be empty" (rule `non-empty`). @category schemas */
 export const NonBlank = withRule<string>((s) => s.trim() !== "", {
   rule: "non-empty",

@@ -84,12 +84,20 @@ const spellingAlternation = [...specBySpelling.keys()].sort((a, b) => b.length -
 // gateway that takes `--RS 1080p` as the flag must not get it unchecked. Rendered back once, in lower case, which
 // every reading takes; values keep their case (`--rs 1080P` is refused).
 const flagPattern = new RegExp(`(^|\\s+)--(${spellingAlternation})(?=\\s|$)(?:\\s+(?!--)(\\S+))?`, "gi")
+// Any `--word` of letters standing alone (at the start or after whitespace, before whitespace or the end) is in a
+// flag's place: the contract passes a delta's parameters only as marker flags, so a word there that names none
+// of them (`--frames 49`, a misspelt `--resolutoin 720p`) is refused rather than sent as prompt text.
+const anyFlagPattern = /(?:^|\s)--([A-Za-z]+)(?=\s|$)/g
+/** Every spelling a flag takes, for the message of an unknown one: `--rs, --resolution, --ratio, --rt, …`. */
+const allSpellings = flagSpecs.flatMap((spec) => spec.spellings.map((s) => `--${s}`)).join(", ")
 
 /**
  * Takes the marker flags out of a delta prompt: `"a cat --rs 720p --dur 5"` → prompt `"a cat"`, flags
- * `{ resolution: "720p", duration: 5 }`. Both spellings parse, in any letter case (`--RS 720p` too); unknown
- * `--words` stay in the prompt. A bad value, a flag without value, or one flag given twice with different
- * values fails on `field`.
+ * `{ resolution: "720p", duration: 5 }`. Both spellings parse, in any letter case (`--RS 720p` too). A `--word`
+ * of letters standing alone that names no flag (`--frames 49`) fails on `field`, naming the flags (the contract
+ * passes a delta's parameters only as marker flags, and the gateway reads any `--word` there as one); a word
+ * that only starts like one (`x--rs`, `--4k`, `--no-audio`) stays in the prompt. A bad value, a flag without
+ * value, or one flag given twice with different values fails on `field` too.
  * @category parsing
  */
 export const parseMarkerFlags = (
@@ -106,6 +114,15 @@ export const parseMarkerFlagsResult = (
   Result.gen(function* () {
     const flags: Mutable<MarkerFlags> = {}
     const given: Partial<Record<MarkerFlagName, string>> = {}
+    for (const match of text.matchAll(anyFlagPattern)) {
+      const name = match[1]!
+      if (!specBySpelling.has(name.toLowerCase()))
+        return yield* fail(
+          field,
+          "marker-flag",
+          `${field}: --${name.slice(0, 40)} is not a marker flag; allowed: ${allSpellings}`
+        )
+    }
     for (const match of text.matchAll(flagPattern)) {
       const spelling = match[2]!
       const raw = match[3]

@@ -2,7 +2,7 @@
  * E15 `POST /v1/images/generations` for the zeta image models: real images as `b64_json`, in the
  * `mime_type` asked. A PNG's pattern is a function of the prompt, a JPEG or WebP is one colour drawn
  * from it; `output_format` and `usage` come with them. A body the client's builder refuses is a 400
- * naming the field.
+ * naming the field; a model other than the series' is a 404 `model_not_found`.
  */
 import { errorBody } from "../server/Family.js"
 import { renderJpeg, type Rgb } from "./Jpeg.js"
@@ -31,7 +31,10 @@ const colourOf = (seed: string): Rgb => {
   return [Math.round(rnd() * 255), Math.round(rnd() * 255), Math.round(rnd() * 255)]
 }
 
-/** The image types the emulator makes, by `mime_type`: the `output_format` it answers and the encoder. */
+/**
+ * The image types the emulator makes, by `mime_type` (and a native-content body's
+ * `imageConfig.imageOutputOptions.mimeType`): the `output_format` it answers and the encoder.
+ */
 const FORMATS: Readonly<
   Record<
     string,
@@ -42,6 +45,13 @@ const FORMATS: Readonly<
   "image/jpeg": { outputFormat: "jpeg", render: (seed, w, h) => renderJpeg(colourOf(seed), w, h) },
   "image/webp": { outputFormat: "webp", render: (seed, w, h) => renderWebp(colourOf(seed), w, h) }
 }
+
+/** The image types the emulator makes (`mime_type`, `imageOutputOptions.mimeType`), PNG first. */
+export const IMAGE_OUTPUT_TYPES: ReadonlyArray<string> = Object.keys(FORMATS)
+
+/** An image of `mimeType` (one of `IMAGE_OUTPUT_TYPES`; PNG otherwise) drawn from `seed`. */
+export const renderImage = (mimeType: string | undefined, seed: string, width: number, height: number): Buffer =>
+  (FORMATS[mimeType ?? "image/png"] ?? FORMATS["image/png"]!).render(seed, width, height)
 
 /** The first problem of an images body's fields other than `model`, as `[message, param]` (null means absent). */
 const problemOf = (b: Body): readonly [string, string] | undefined => {
@@ -85,12 +95,11 @@ export const imagesRoute: Route = {
     const b = body as Body
     if (typeof b.model !== "string" || b.model.length === 0)
       return bad(reply, "you must provide a model parameter", "model")
-    if (!IMAGE_MODELS.includes(b.model))
-      return bad(
-        reply,
-        `Invalid 'model': ${b.model} is not an image model of this series (${IMAGE_MODELS.join(", ")}).`,
-        "model"
-      )
+    // An unknown model is a 404 `model_not_found`, as on every other endpoint (the contract's errors).
+    if (!IMAGE_MODELS.includes(b.model)) {
+      const message = `The model \`${b.model.slice(0, 200)}\` does not exist or is not an image model of this series (${IMAGE_MODELS.join(", ")}).`
+      return reply.json(404, errorBody("openai", 404, message, { param: "model", code: "model_not_found" }))
+    }
     const problem = problemOf(b)
     if (problem !== undefined) return bad(reply, ...problem)
     const n = typeof b.n === "number" ? b.n : 1

@@ -39,7 +39,10 @@ export const readFlags = (text: string): { readonly flags: ReadonlyMap<Flag, str
   const flags = new Map<Flag, string>()
   for (const m of text.matchAll(/(?:^|\s)--([A-Za-z]+)(?:\s+([^\s-][^\s]*|-1))?(?=\s|$)/g)) {
     const flag = FLAG_NAMES.get(m[1]!.toLowerCase())
-    if (flag === undefined) return { error: `unknown marker flag --${m[1]!.slice(0, 40)}` }
+    if (flag === undefined)
+      return {
+        error: `unknown marker flag --${m[1]!.slice(0, 40)}; allowed: ${[...FLAG_NAMES.keys()].map((n) => `--${n}`).join(", ")}`
+      }
     if (m[2] === undefined) return { error: `marker flag --${m[1]} needs a value` }
     if (flags.has(flag)) return { error: `marker flag --${m[1]} is given twice` }
     flags.set(flag, m[2])

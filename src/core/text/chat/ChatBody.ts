@@ -19,7 +19,8 @@ import {
   nonEmptyArray,
   range,
   SamplingTemperature,
-  SamplingTopP
+  SamplingTopP,
+  TopLogprobs
 } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
@@ -124,7 +125,7 @@ export const ChatBody = Schema.Struct({
   frequency_penalty: opt(Schema.Number.pipe(range({ min: -2, max: 2 }))),
   logit_bias: opt(Open),
   logprobs: opt(Schema.Boolean),
-  top_logprobs: opt(Schema.Int.pipe(range({ min: 0, max: 20 }))),
+  top_logprobs: opt(TopLogprobs),
   user: opt(Schema.String),
   seed: opt(Schema.Int),
   tools: opt(Schema.Array(Open)),

@@ -100,11 +100,16 @@ export const ToolUseBlockParam = openStruct({
 export const ThinkingBlockParam = openStruct({
   type: Schema.Literal("thinking"),
   thinking: Schema.String,
-  signature: Schema.String
+  signature: Schema.String,
+  cache_control: opt(MessagesCacheControl)
 })
 
 /** A redacted thinking block echoed back unchanged. @category schemas */
-export const RedactedThinkingBlockParam = openStruct({ type: Schema.Literal("redacted_thinking"), data: NonBlank })
+export const RedactedThinkingBlockParam = openStruct({
+  type: Schema.Literal("redacted_thinking"),
+  data: NonBlank,
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** A document block: its `source` is base64 or plain text data, a url or a file (another source kind passes through). @category schemas */
 export const DocumentBlockParam = openStruct({
@@ -114,7 +119,8 @@ export const DocumentBlockParam = openStruct({
     openStruct({ type: Schema.Literal("url"), url: NonBlank }),
     openStruct({ type: Schema.Literal("file"), file_id: NonBlank }),
     openStruct({ type: NonBlank.check(Schema.makeFilter((t) => !["base64", "text", "url", "file"].includes(t))) })
-  ])
+  ]),
+  cache_control: opt(MessagesCacheControl)
 })
 
 /** The block kinds the Schemas here describe; any other kind passes through as is. */
@@ -127,7 +133,11 @@ const KNOWN_BLOCKS: ReadonlyArray<string> = [
   "redacted_thinking",
   "document"
 ]
-const OtherBlock = openStruct({ type: NonBlank.check(Schema.makeFilter((t) => !KNOWN_BLOCKS.includes(t))) })
+// Its `cache_control`, if any, is checked like every block's: upstream caches any block kind.
+const OtherBlock = openStruct({
+  type: NonBlank.check(Schema.makeFilter((t) => !KNOWN_BLOCKS.includes(t))),
+  cache_control: opt(MessagesCacheControl)
+})
 
 /** Block kinds that belong to one side of the conversation only. */
 const ONLY_IN: Readonly<Record<string, "user" | "assistant">> = {
@@ -160,7 +170,8 @@ const blocksOf = <S extends Schema.Codec<{ readonly type: string }, unknown>>(bl
 const NestedToolResult = openStruct({
   type: Schema.Literal("tool_result"),
   tool_use_id: NonBlank,
-  is_error: opt(Schema.Boolean)
+  is_error: opt(Schema.Boolean),
+  cache_control: opt(MessagesCacheControl)
 })
 
 /**

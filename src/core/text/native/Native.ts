@@ -14,6 +14,7 @@ import {
   acrossFields,
   described,
   detailed,
+  ImageOutputType,
   Integer,
   matching,
   NonBlank,
@@ -289,7 +290,7 @@ export const NativeImageConfig = Schema.Struct({
   imageSize: opt(described(/^[1-9]\d?K$/, "1K, 2K, 4K (an uppercase K)")),
   imageOutputOptions: opt(
     Schema.Struct({
-      mimeType: opt(described(/^image\/[a-z0-9.+-]+$/, "an image MIME type such as image/png or image/jpeg"))
+      mimeType: opt(ImageOutputType)
     })
   )
 })
@@ -347,27 +348,30 @@ const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
 
 /**
  * A tools element: function declarations, a `vendorSearch` grounding entry, or another tool; a
- * grounding or code tool is its own element, never mixed with function declarations.
+ * grounding or code tool is its own element, never mixed with function declarations. A member written
+ * `null` is absent (proto3 JSON reads null as the field's default), as upstream and the emulator read it.
  * @category schemas
  */
 export const NativeTool = openStruct({
   functionDeclarations: opt(
-    Schema.Array(
-      openStruct({
-        name: NonBlank.pipe(matching(FUNCTION_NAME, "a letter or _ then up to 127 letters, digits, _ . : or -")),
-        description: opt(Schema.String),
-        parameters: opt(Open)
-      })
+    Schema.NullOr(
+      Schema.Array(
+        openStruct({
+          name: NonBlank.pipe(matching(FUNCTION_NAME, "a letter or _ then up to 127 letters, digits, _ . : or -")),
+          description: opt(Schema.String),
+          parameters: opt(Open)
+        })
+      )
     )
   ),
-  vendorSearch: opt(Open)
+  vendorSearch: opt(Schema.NullOr(Open))
 }).pipe((self) =>
   acrossFields(
     self,
     "own-element",
     (tool) => {
       const other =
-        tool.functionDeclarations === undefined
+        tool.functionDeclarations === undefined || tool.functionDeclarations === null
           ? undefined
           : OWN_ELEMENT.find((k) => tool[k] !== undefined && tool[k] !== null)
       return other === undefined

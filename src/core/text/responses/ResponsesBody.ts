@@ -18,7 +18,8 @@ import {
   nonEmptyArray,
   range,
   SamplingTemperature,
-  SamplingTopP
+  SamplingTopP,
+  TopLogprobs
 } from "../../validation/FieldRules.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
@@ -104,7 +105,7 @@ export const ResponsesBody = acrossFields(
     stream_options: opt(Open),
     temperature: opt(SamplingTemperature),
     top_p: opt(SamplingTopP),
-    top_logprobs: opt(Schema.Int),
+    top_logprobs: opt(TopLogprobs),
     tools: opt(Schema.Array(Open)),
     tool_choice: opt(Schema.Union([Schema.String, Open])),
     parallel_tool_calls: opt(Schema.Boolean),
@@ -143,8 +144,9 @@ const responses = closedBody(ResponsesBody, "a responses body")
  * responses (GPT-5, GPT-5 Pro, o-series and the chat models the catalog lists; not epsilon or zeta);
  * `input` required unless `prompt`, `previous_response_id` or `conversation` stands in for it; then
  * the Schema's rules: `input` a non-empty string or a non-empty array of `{role, content}` items (or
- * typed items), `max_output_tokens` a positive integer, `stream` a boolean, `temperature` 0–2 and
- * `top_p` 0–1 (chat's rule: `SamplingTemperature`, `SamplingTopP`).
+ * typed items), `max_output_tokens` a positive integer, `stream` a boolean, `temperature` 0–2,
+ * `top_p` 0–1 and `top_logprobs` an integer 0–20 (chat's rules: `SamplingTemperature`, `SamplingTopP`,
+ * `TopLogprobs`).
  * @category constructors
  */
 export const buildResponsesBody = (

@@ -146,7 +146,7 @@ const chatProblem = (body: Obj): [string, string, number?] | undefined => {
   for (const name of ["max_tokens", "max_completion_tokens"])
     if (body[name] !== undefined && !isPositiveInt(body[name]))
       return [`Invalid '${name}': must be a positive integer.`, name]
-  return samplingProblem(body) ?? typeProblem(body) ?? chatRangeProblem(body)
+  return samplingProblem(body) ?? typeProblem(body) ?? rangeProblem(body, chatRanges)
 }
 
 /** `temperature` (0 to 2) and `top_p` (0 to 1), which chat and responses bodies share, in upstream's words. */
@@ -160,17 +160,23 @@ export const samplingProblem = (body: Obj): [string, string] | undefined => {
   return undefined
 }
 
-/** The numeric parameters with a range upstream enforces: name, integer or decimal, min, max. */
-const chatRanges: ReadonlyArray<readonly [string, "integer" | "decimal", number, number]> = [
+/** A numeric parameter with a range upstream enforces: name, integer or decimal, min, max. */
+export type RangedParam = readonly [name: string, kind: "integer" | "decimal", min: number, max: number]
+
+/** `top_logprobs`, which chat and responses bodies share: an integer 0 to 20. */
+export const topLogprobsRange: RangedParam = ["top_logprobs", "integer", 0, 20]
+
+/** The numeric parameters of a chat body with a range upstream enforces. */
+const chatRanges: ReadonlyArray<RangedParam> = [
   ["n", "integer", 1, 128],
   ["presence_penalty", "decimal", -2, 2],
   ["frequency_penalty", "decimal", -2, 2],
-  ["top_logprobs", "integer", 0, 20]
+  topLogprobsRange
 ]
 
-/** The first parameter of `chatRanges` outside its range, in upstream's words (`typeProblem` checked its type). */
-const chatRangeProblem = (body: Obj): [string, string] | undefined => {
-  for (const [name, kind, min, max] of chatRanges) {
+/** The first of `ranges` outside its range, in upstream's words (its type was checked before: `typedParamProblem`). */
+export const rangeProblem = (body: Obj, ranges: ReadonlyArray<RangedParam>): [string, string] | undefined => {
+  for (const [name, kind, min, max] of ranges) {
     const v = body[name]
     if (typeof v !== "number") continue
     if (v < min)
@@ -185,6 +191,9 @@ const chatRangeProblem = (body: Obj): [string, string] | undefined => {
 export type TypedParam = readonly [name: string, what: string, ok: (value: unknown) => boolean]
 
 const isInteger = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v)
+
+/** `top_logprobs`'s type, which chat and responses bodies share. */
+export const topLogprobsType: TypedParam = ["top_logprobs", "an integer", isInteger]
 
 /** The first of `params` present in `body` with the wrong type, as upstream's "Invalid type for …". */
 export const typedParamProblem = (body: Obj, params: ReadonlyArray<TypedParam>): [string, string] | undefined => {
@@ -208,7 +217,7 @@ const chatTypedParams: ReadonlyArray<TypedParam> = [
   ["n", "an integer", isInteger],
   ["presence_penalty", "a number", isNumber],
   ["frequency_penalty", "a number", isNumber],
-  ["top_logprobs", "an integer", isInteger],
+  topLogprobsType,
   ["seed", "an integer", isInteger],
   ["logprobs", "a boolean", (v) => typeof v === "boolean"],
   ["user", "a string", (v) => typeof v === "string"],

@@ -7,7 +7,8 @@
  * `thoughtSignature`.
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { imageDimensions, renderPng } from "../../media/Png.js"
+import { renderImage } from "../../media/Images.js"
+import { imageDimensions } from "../../media/Png.js"
 import {
   canonicalJson,
   cutPiecesAtStop,
@@ -148,7 +149,9 @@ const planCandidate = (input: CandidateInput): CandidatePlan | Refused => {
     const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined)
     const { width, height } = imageDimensions(str(cfg.aspectRatio), str(cfg.imageSize))
     if (modalities.includes("TEXT")) push([{ text: replyWords(seed, 8).join(" ") }], 8)
-    push([{ inlineData: { mimeType: "image/png", data: renderPng(seed, width, height).toString("base64") } }], 1290)
+    const options = isObj(cfg.imageOutputOptions) ? cfg.imageOutputOptions : {}
+    const mimeType = str(options.mimeType) ?? "image/png"
+    push([{ inlineData: { mimeType, data: renderImage(mimeType, seed, width, height).toString("base64") } }], 1290)
   } else {
     const all = answerPieces(ctx, body, g, seed, input.index)
     if (!Array.isArray(all)) return all

@@ -2,6 +2,7 @@
  * The native-content (zeta, E10) request as the emulator reads it: the model id with its thinking
  * suffix, the checks that answer 400 `INVALID_ARGUMENT`, and the thinking that applies.
  */
+import { IMAGE_OUTPUT_TYPES } from "../../media/Images.js"
 import { textOf } from "../TextGen.js"
 import { suffixProblem, thinkingConfigProblem, type ThinkingSuffix } from "./NativeThinking.js"
 
@@ -159,6 +160,15 @@ const toolsProblem = (tools: unknown): string | undefined => {
   return undefined
 }
 
+/** `imageConfig.imageOutputOptions.mimeType`: an image type the emulator makes (the images endpoint's `mime_type`). */
+const imageConfigProblem = (config: unknown): string | undefined => {
+  const options = isObj(config) ? config.imageOutputOptions : undefined
+  const mimeType = isObj(options) ? options.mimeType : undefined
+  return mimeType === undefined || (typeof mimeType === "string" && IMAGE_OUTPUT_TYPES.includes(mimeType))
+    ? undefined
+    : `* GenerateContentRequest.generation_config.image_config.image_output_options.mime_type: must be one of ${IMAGE_OUTPUT_TYPES.join(", ")}`
+}
+
 /** E10's checks; the message of the first failure, in the upstream's wording where it has one. */
 export const validateNative = (body: Obj, model: NativeModel): string | undefined => {
   const suffix = suffixProblem(model)
@@ -230,6 +240,8 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       const thinking = thinkingConfigProblem(g.thinkingConfig, model)
       if (thinking !== undefined) return thinking
     }
+    const image = imageConfigProblem(g.imageConfig)
+    if (image !== undefined) return image
   }
   const tc = body.toolConfig
   if (tc !== undefined) {

@@ -11,7 +11,10 @@ import {
   formatTypeProblem,
   modelProblem,
   openAiError,
+  rangeProblem,
   samplingProblem,
+  topLogprobsRange,
+  topLogprobsType,
   type TypedParam,
   typedParamProblem
 } from "../chat/OpenAiText.js"
@@ -51,6 +54,7 @@ const problemOf = (body: Obj): [string, string, number?] | undefined => {
   return (
     samplingProblem(body) ??
     typedParamProblem(body, responsesTypedParams) ??
+    rangeProblem(body, [topLogprobsRange]) ??
     formatTypeProblem(isObj(body.text) ? body.text.format : undefined, "text.format")
   )
 }
@@ -60,7 +64,8 @@ const responsesTypedParams: ReadonlyArray<TypedParam> = [
   ["store", "a boolean", (v) => typeof v === "boolean"],
   ["instructions", "a string", (v) => typeof v === "string"],
   ["metadata", "an object", isObj],
-  ["previous_response_id", "a string", (v) => typeof v === "string" || v === null]
+  ["previous_response_id", "a string", (v) => typeof v === "string" || v === null],
+  topLogprobsType
 ]
 
 /** The input items (a string input is one user message). */
