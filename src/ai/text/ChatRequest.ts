@@ -9,6 +9,7 @@ import { chatMechanism } from "../../core/structured/Mechanisms.js"
 import type { ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
 import { overlayBody } from "./BodyOverlay.js"
+import { dropSettings, isReasoningModel, reasoningChatDropped } from "./Sampling.js"
 import type { TextMessage, TextRequest } from "./TextRequest.js"
 import {
   type Built,
@@ -83,13 +84,16 @@ const toolChoiceOf = (request: TextRequest): ChatBodyInput["tool_choice"] => {
 }
 
 /**
- * The chat body of a request; `stream` asks for the usage chunk (`stream_options.include_usage`).
+ * The chat body of a request; `stream` asks for the usage chunk (`stream_options.include_usage`). A
+ * reasoning model (`isReasoningModel`) is sent no `temperature`, `top_p` or penalties: each is dropped
+ * with a warning, as the official provider does.
  * @category constructors
  */
-export const chatBody = (
-  request: TextRequest,
-  stream: boolean
-): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
+export const chatBody = (asked: TextRequest, stream: boolean): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
+  const reasoning = isReasoningModel(asked.model)
+    ? dropSettings(asked, reasoningChatDropped, "for reasoning models")
+    : { request: asked, warnings: [] }
+  const request = reasoning.request
   // Plain steps, not `Result.gen`: every call to a chat model is built here.
   const messages: Array<Message> = []
   const dropped: Array<TextWarning> = []
@@ -125,7 +129,7 @@ export const chatBody = (
   if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
   const built = (b: ChatBodyInput): Built<ChatBodyInput> => ({
     body: overlayBody(b, request.body),
-    warnings: [...unsupported("a chat model", request, ["topK"]), ...dropped]
+    warnings: [...unsupported("a chat model", request, ["topK"]), ...reasoning.warnings, ...dropped]
   })
   if (request.output === undefined) return Result.succeed(built(body))
   const target = request.output.target

@@ -10,6 +10,7 @@ import { messagesMechanism } from "../../core/structured/Mechanisms.js"
 import { messagesTools } from "../../core/tools/MessagesTools.js"
 import type { MessagesBodyInput } from "../../core/text/messages/Messages.js"
 import { overlayBody } from "./BodyOverlay.js"
+import { dropSettings, thinkingDropped } from "./Sampling.js"
 import {
   type FilePart,
   type ReasoningEffort,
@@ -51,6 +52,19 @@ const thinkingBudget = (effort: ReasoningEffort | undefined): number | undefined
     case "max":
       return 32768
   }
+}
+
+/**
+ * Whether the model thinks: a `thinking` of the request's body (`enabled`, `adaptive`), which is laid
+ * over the one built, else a thinking budget asked for.
+ */
+const thinks = (request: TextRequest, budget: number | undefined): boolean => {
+  const overlaid = request.body?.thinking
+  const type =
+    typeof overlaid === "object" && overlaid !== null && "type" in overlaid
+      ? (overlaid as { type?: unknown }).type
+      : undefined
+  return type === undefined ? budget !== undefined : type === "enabled" || type === "adaptive"
 }
 
 /** A file as an image or document block, or the refusal of a media type the family does not take. */
@@ -171,11 +185,18 @@ const toolsBesideOutput = (request: TextRequest): TextRequest["tools"] => {
  * model's output limit, so a sum past it is the gateway's to refuse. Structured output with tools
  * declares the output tool beside the tools the tool choice allows (`none`: none; a named tool: that
  * one) and asks for any tool (`tool_choice: any`), as the output tool then ends the turn; with no tool
- * beside it, the output tool is forced.
+ * beside it, the output tool is forced. A model thinking (a budget asked, or the body's `thinking`
+ * `enabled` or `adaptive`) is sent no `temperature`, `top_p` or `top_k`: each is dropped with a
+ * warning, as the official provider does.
  * @category constructors
  */
-export const messagesBody = (request: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> => {
+export const messagesBody = (asked: TextRequest): Result.Result<Built<MessagesBodyInput>, InvalidRequest> => {
   // Plain steps, not `Result.gen`: every call to a messages-style model is built here.
+  const budget = thinkingBudget(asked.reasoning)
+  const thinking = thinks(asked, budget)
+    ? dropSettings(asked, thinkingDropped, "when thinking is enabled")
+    : { request: asked, warnings: [] }
+  const request = thinking.request
   const turns: Array<{ role: "user" | "assistant"; content: Array<Block> }> = []
   const all = sides(request)
   for (let i = 0; i < all.length; i++) {
@@ -188,7 +209,6 @@ export const messagesBody = (request: TextRequest): Result.Result<Built<Messages
     } else content = assistantBlocks(turn.messages)
     if (content.length > 0) turns.push({ role: turn.side, content })
   }
-  const budget = thinkingBudget(request.reasoning)
   const system = systemText(request)
   const target = request.output?.target
   // With a schema the output tool takes the tool choice's place: see `toolsBesideOutput`.
@@ -209,7 +229,10 @@ export const messagesBody = (request: TextRequest): Result.Result<Built<Messages
   if (choice !== undefined) fields.tool_choice = choice
   let body = fields as unknown as MessagesBodyInput
   if (tools.length > 0) body = messagesTools.declare(body, tools.map(declarationOf))
-  const warnings = [...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"])]
+  const warnings = [
+    ...unsupported("a messages-style model", request, ["seed", "presencePenalty", "frequencyPenalty"]),
+    ...thinking.warnings
+  ]
   if (request.output !== undefined && target === undefined)
     warnings.push({
       feature: "responseFormat",

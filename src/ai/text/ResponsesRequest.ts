@@ -9,6 +9,7 @@ import { responsesMechanism } from "../../core/structured/Mechanisms.js"
 import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesTools } from "../../core/tools/ResponsesTools.js"
 import { overlayBody } from "./BodyOverlay.js"
+import { dropSettings, isReasoningModel, reasoningResponsesDropped } from "./Sampling.js"
 import type { FilePart, TextMessage, TextPart, TextRequest, ToolResultPart } from "./TextRequest.js"
 import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
 
@@ -70,11 +71,16 @@ const toolChoiceOf = (request: TextRequest): ResponsesBodyInput["tool_choice"] =
 
 /**
  * The responses body of a request (the whole conversation sent each time, as core/tools does: the
- * contract does not say responses are stored).
+ * contract does not say responses are stored). A reasoning model (`isReasoningModel`) is sent no
+ * `temperature` or `top_p`: each is dropped with a warning, as the official provider does.
  * @category constructors
  */
-export const responsesBody = (request: TextRequest): Result.Result<Built<ResponsesBodyInput>, InvalidRequest> =>
+export const responsesBody = (asked: TextRequest): Result.Result<Built<ResponsesBodyInput>, InvalidRequest> =>
   Result.gen(function* () {
+    const reasoning = isReasoningModel(asked.model)
+      ? dropSettings(asked, reasoningResponsesDropped, "for reasoning models")
+      : { request: asked, warnings: [] }
+    const request = reasoning.request
     const input: Array<Item> = []
     for (const [i, m] of request.messages.entries()) {
       if (m.role === "system") input.push({ role: "system", content: m.text })
@@ -102,12 +108,15 @@ export const responsesBody = (request: TextRequest): Result.Result<Built<Respons
           : yield* responsesMechanism.request(body, target)
     return {
       body: overlayBody(body, request.body),
-      warnings: unsupported("a responses model", request, [
-        "topK",
-        "stopSequences",
-        "seed",
-        "presencePenalty",
-        "frequencyPenalty"
-      ])
+      warnings: [
+        ...unsupported("a responses model", request, [
+          "topK",
+          "stopSequences",
+          "seed",
+          "presencePenalty",
+          "frequencyPenalty"
+        ]),
+        ...reasoning.warnings
+      ]
     }
   })
