@@ -397,6 +397,7 @@ const expected = {
     "accumulateMessage",
     "batchObservables",
     "createGateway",
+    "makePoller",
     "mapConcurrent",
     "pollTask$",
     "progressOf",

@@ -1,6 +1,6 @@
-/** `accumulateMessage()`: the running snapshot of a token stream, folded by the core's pure accumulators through RxJS `scan`. */
+/** `accumulateMessage()`: the running snapshot of a token stream, folded by the core's pure accumulators one event at a time (`scanStep`). */
 import * as Result from "effect/Result"
-import { Observable, type OperatorFunction, scan } from "rxjs"
+import { Observable, type OperatorFunction } from "rxjs"
 import type { Accumulator, Step } from "../core/text/Accumulator.js"
 import { scanStep, seed } from "../core/text/Accumulator.js"
 import { chatAccumulator, type ChatSnapshot } from "../core/text/chat/ChatAccumulator.js"
@@ -33,33 +33,56 @@ const BY_FAMILY: Readonly<Record<TokenFamily, Accumulator<TokenEvent, unknown, u
 }
 
 /**
- * Folds events with `acc` and emits each snapshot. A fold failure errors the Observable with the
- * core's `IncompleteStream` (its `partial` is the snapshot before the offending event); so does a
- * source that completes before the family's final event (`ended-early`).
+ * Folds events with the accumulator `pick` gives and emits each snapshot. `pick` may give none for an
+ * event that does not tell (a shared `error`, `unknown` or `done`): such events wait, and are folded
+ * (their snapshots emitted, in order) as soon as an event tells, or at the end with `fallback`. A fold
+ * failure errors the Observable with the core's `IncompleteStream` (its `partial` is the snapshot
+ * before the offending event); so does a source that completes before the family's final event
+ * (`ended-early`).
  */
 const fold =
-  <E, S>(pick: (first: E) => Accumulator<E, S, unknown>): OperatorFunction<E, S> =>
+  <E, S>(
+    pick: (event: E) => Accumulator<E, S, unknown> | undefined,
+    fallback: (waited: boolean) => Accumulator<E, S, unknown>
+  ): OperatorFunction<E, S> =>
   (source) =>
     new Observable<S>((subscriber) => {
       let acc: Accumulator<E, S, unknown> | undefined
-      let last: S | undefined
-      const steps = source.pipe(
-        scan((state: Step<S> | undefined, event: E) => {
-          acc ??= pick(event)
-          return scanStep(acc)(state ?? seed(acc), event)
-        }, undefined)
-      )
-      return steps.subscribe({
-        next: (state) => {
-          if (state === undefined) return
-          if (Result.isFailure(state)) subscriber.error(state.failure)
-          else subscriber.next((last = state.success))
+      let state: Step<S> | undefined
+      let waiting: Array<E> = []
+      // Folds one event; false once the fold has failed (the subscriber then has its error).
+      const push = (folding: Accumulator<E, S, unknown>, event: E): boolean => {
+        state = scanStep(folding)(state ?? seed(folding), event)
+        if (Result.isFailure(state)) {
+          subscriber.error(state.failure)
+          return false
+        }
+        subscriber.next(state.success)
+        return true
+      }
+      const start = (chosen: Accumulator<E, S, unknown>): boolean => {
+        acc = chosen
+        const held = waiting
+        waiting = []
+        return held.every((event) => push(chosen, event))
+      }
+      return source.subscribe({
+        next: (event) => {
+          if (subscriber.closed) return
+          if (acc === undefined) {
+            const chosen = pick(event)
+            if (chosen === undefined) return void waiting.push(event)
+            if (!start(chosen)) return
+          }
+          push(acc!, event)
         },
         error: (e: unknown) => subscriber.error(e),
         complete: () => {
-          // An empty stream ended before any family's first event: the messages wording fits every family.
-          const finishing = acc ?? (BY_FAMILY.messages as unknown as Accumulator<E, S, unknown>)
-          const final = finishing.finish(last ?? finishing.initial)
+          if (acc === undefined && !start(fallback(waiting.length > 0))) return
+          const finishing = acc!
+          const final = finishing.finish(
+            state !== undefined && Result.isSuccess(state) ? state.success : finishing.initial
+          )
           if (Result.isFailure(final)) subscriber.error(final.failure)
           else subscriber.complete()
         }
@@ -69,8 +92,10 @@ const fold =
 /**
  * The running snapshot of a token stream: `MessagesSnapshot`, `NativeSnapshot`, `ChatSnapshot` or
  * `ResponsesSnapshot`, one per event. Without an argument the family is read from the first event
- * that names it (pass the accumulator when a stream may open with an event several families share,
- * such as `error`). Errors with `IncompleteStream` on a fold failure or an early end.
+ * that names it: events before it that several families share (`error`, `unknown`, `done`) are
+ * folded, their snapshots emitted, once it arrives (a stream of nothing else is folded as chat, an
+ * empty one fails as messages; pass the accumulator to fold such events at once). Errors with
+ * `IncompleteStream` on a fold failure or an early end.
  * @category operators
  */
 export function accumulateMessage<E extends TokenEvent>(): OperatorFunction<E, SnapshotOf<E>>
@@ -78,8 +103,18 @@ export function accumulateMessage<E, S>(accumulator: Accumulator<E, S, unknown>)
 export function accumulateMessage(
   accumulator?: Accumulator<unknown, unknown, unknown>
 ): OperatorFunction<unknown, unknown> {
-  if (accumulator !== undefined) return fold(() => accumulator)
+  if (accumulator !== undefined) {
+    const given = () => accumulator
+    return fold(given, given)
+  }
+  const of = (family: TokenFamily) => BY_FAMILY[family] as Accumulator<unknown, unknown, unknown>
   return fold(
-    (first) => BY_FAMILY[tokenFamilyOf(first as TokenEvent) ?? "chat"] as Accumulator<unknown, unknown, unknown>
+    (event) => {
+      const family = tokenFamilyOf(event as TokenEvent)
+      return family === undefined ? undefined : of(family)
+    },
+    // Only shared events: folded as chat, as a first shared event always was; none: the messages
+    // wording ("ended before message_start") fits every family.
+    (waited) => of(waited ? "chat" : "messages")
   )
 }

@@ -14,7 +14,14 @@ export { textDeltas, textOf } from "./textDeltas.js"
 export { thinkingDeltas, thinkingOf } from "./thinkingDeltas.js"
 export { type ToolCall, toolCalls } from "./toolCalls.js"
 export { accumulateMessage, type SnapshotOf } from "./accumulateMessage.js"
-export { type PollableTask, pollTask$, type PollTaskOptions, type PollUpdate } from "./pollTask.js"
+export {
+  makePoller,
+  type PollableTask,
+  type Poller,
+  pollTask$,
+  type PollTaskOptions,
+  type PollUpdate
+} from "./pollTask.js"
 export { progressOf, videoProgress, type VideoProgress } from "./videoProgress.js"
 export { type RxVideoGroup, type VideoGenerateEvent, type VideoPollOptions } from "./videoGroup.js"
 export { mapConcurrent, type MapConcurrentEvent, type MapConcurrentOptions } from "./mapConcurrent.js"

@@ -29,8 +29,11 @@ const makeTracker = () => {
   return (event: TokenEvent): ReadonlyArray<ToolCall> => {
     const out: Array<ToolCall> = []
     for (const f of read(event)) {
-      if (f._tag === "Begin") open.set(f.call, { begun: f, text: "" })
-      else if (f._tag === "Arguments") {
+      // Chat: the first choice's calls only, as `textDeltas()`, `toolCallDeltas()` and the final answer's
+      // `choices[0]` give (with `n` above 1 every choice streams its own calls, indistinguishable here).
+      if (f._tag === "Begin") {
+        if (f.choice === 0) open.set(f.call, { begun: f, text: "" })
+      } else if (f._tag === "Arguments") {
         const pending = open.get(f.call)
         if (pending !== undefined) pending.text += f.text
       } else {
@@ -49,7 +52,8 @@ const makeTracker = () => {
 
 /**
  * Emits each tool call once it is complete: messages at the block's `content_block_stop`, native as
- * its `functionCall` part arrives, chat at the choice's `finish_reason` (or `[DONE]`), responses at
+ * its `functionCall` part arrives (first candidate), chat at the first choice's `finish_reason` (or `[DONE]`;
+ * with `n` above 1 the other choices' calls are left out, as `toolCallDeltas()` leaves them), responses at
  * `response.function_call_arguments.done` (or `response.output_item.done`). Arguments that do not
  * parse as a JSON object error the stream with `IncompleteStream` (`out-of-order`).
  * @category operators

@@ -5,7 +5,8 @@ import { defer, lastValueFrom, NEVER, Observable, of, throwError, toArray } from
 import { describe, expect, it } from "vitest"
 import { NotFound, TimeoutError, VideoTaskFailed } from "../../src/core/errors/GatewayError.js"
 import { InvalidRequest } from "../../src/core/errors/InvalidRequest.js"
-import { makePoller, pollTask$, type PollableTask } from "../../src/streams/pollTask.js"
+// From the entry point, as a user imports them (`umg/rx`).
+import { makePoller, pollTask$, type PollableTask } from "../../src/streams/index.js"
 
 const task = (status: string): PollableTask =>
   status === "failed"
