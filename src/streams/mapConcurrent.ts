@@ -6,8 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"
-import { type AdaptiveEvent, mapAdaptive } from "../adapters/concurrency/AdaptiveConcurrency.js"
-import { RateLimited } from "../core/errors/GatewayError.js"
+import { type AdaptiveEvent, mapAdaptive, rateLimitOf } from "../adapters/concurrency/AdaptiveConcurrency.js"
 import { firstValueEffect, fromEmitting, type Runner } from "./Bridge.js"
 
 /** Options of `mapConcurrent`. @category models */
@@ -56,8 +55,8 @@ export const mapConcurrent = <I, B>(
       {
         concurrency: options.concurrency,
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-        rateLimit: (error) =>
-          error instanceof RateLimited ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined
+        // A 429 saying `x-should-retry: false` is not tried again, as the transport would not.
+        rateLimit: rateLimitOf
       },
       emit
     )

@@ -14,7 +14,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
+import { RateLimited } from "../../core/errors/GatewayError.js"
 import { decide, defaultRetryBudget, type RetryBudget } from "../../core/gateway/RetryPolicy.js"
+import { errorAnswerOf } from "../CallOptions.js"
 
 /**
  * What a batch reports: a `result` per input, exactly once, in completion order (`index` says where
@@ -49,18 +51,34 @@ export interface AdaptiveOptions<E> {
   /** Retries of one item after a rate limit before the whole batch fails with it (default 8). */
   readonly maxRetries?: number
   /**
-   * When a failure is a rate limit, the wait it asks for (`{}` when it names none) and the gateway's
-   * error type (`insufficient_quota` is never waited for); `undefined` otherwise.
+   * When a failure is a rate limit, the wait it asks for (`{}` when it names none), the gateway's
+   * error type (`insufficient_quota` is never waited for) and, when known, the answer's headers (an
+   * `x-should-retry` among them is honoured as the transport honours it); `undefined` otherwise.
    */
-  readonly rateLimit: (
-    error: E
-  ) => { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined } | undefined
+  readonly rateLimit: (error: E) => RateLimitAsked | undefined
   /**
    * The back-off of a rate limit naming no wait (default 0.5 s doubling to 8 s), jittered by up to
    * 25 %, and the longest wait honoured (default 60 s; a 429 asking more fails the batch).
    */
   readonly backoff?: Partial<Pick<RetryBudget, "baseDelayMs" | "maxDelayMs" | "maxRetryAfterMs">>
 }
+
+/** What a rate limit asked for: its wait, the gateway's error type, the answer's headers. @category models */
+export interface RateLimitAsked {
+  readonly retryAfterMs?: number | undefined
+  readonly type?: string | undefined
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/**
+ * What a gateway error asks as a rate limit (`RateLimited`: its wait, type and answer's headers), the
+ * `rateLimit` of `embedMany` and umg/rx's `mapConcurrent`; `undefined` for any other error.
+ * @category getters
+ */
+export const rateLimitOf = (error: unknown): RateLimitAsked | undefined =>
+  error instanceof RateLimited
+    ? { retryAfterMs: error.retryAfterMs, type: error.type, headers: errorAnswerOf(error)?.headers }
+    : undefined
 
 interface Item<I> {
   readonly index: number
@@ -70,17 +88,24 @@ interface Item<I> {
 
 /**
  * The wait before an item that met a 429 is tried again, in whole milliseconds, or `undefined` when
- * the transport's own rule says stop: no retries left, the asked wait above the cap, a quota spent.
+ * the transport's own rule says stop: no retries left, the asked wait above the cap, a quota spent,
+ * the server saying `x-should-retry: false`.
  */
 const rateLimitDelayMs = (
-  asked: { readonly retryAfterMs?: number | undefined; readonly type?: string | undefined },
+  asked: RateLimitAsked,
   attempt: number,
   budget: RetryBudget,
   random: number,
   now: number
 ): number | undefined => {
   const decision = decide({
-    failure: { _tag: "Status", status: 429, headers: {}, retryAfterMs: asked.retryAfterMs, errorType: asked.type },
+    failure: {
+      _tag: "Status",
+      status: 429,
+      headers: asked.headers ?? {},
+      retryAfterMs: asked.retryAfterMs,
+      errorType: asked.type
+    },
     attempt,
     kind: "idempotent",
     budget,

@@ -17,7 +17,7 @@ import type { RequestError } from "../../core/errors/GatewayError.js"
 import { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { describe } from "../../core/validation/Rules.js"
 import { concurrency as concurrencyRange, retryCount, settingOr } from "../../core/validation/Setting.js"
-import { type AdaptiveEvent, mapAdaptive } from "../concurrency/AdaptiveConcurrency.js"
+import { type AdaptiveEvent, mapAdaptive, rateLimitOf } from "../concurrency/AdaptiveConcurrency.js"
 import type { CallOptions } from "../CallOptions.js"
 import * as GroupContext from "../internal/GroupContext.js"
 
@@ -119,8 +119,8 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       {
         concurrency: bounds.concurrency,
         maxRetries: bounds.maxRetries,
-        rateLimit: (error) =>
-          error._tag === "RateLimited" ? { retryAfterMs: error.retryAfterMs, type: error.type } : undefined,
+        // The answer's headers too: a 429 saying `x-should-retry: false` is not tried again (as in `create`).
+        rateLimit: rateLimitOf,
         backoff: {
           baseDelayMs: ctx.config.retryBaseDelayMs,
           maxDelayMs: ctx.config.retryMaxDelayMs,

@@ -3,11 +3,13 @@
  * is replaced at most once for all callers that saw it refused (its lifetime is unknown, so a 401 is
  * what says it expired). Single-flight: one fetch at a time, shared through a `Deferred` by every
  * caller that asks meanwhile (its failure too), and a refresh names the token it replaces, so fifty
- * callers refused together cause one E7 request.
+ * callers refused together cause one E7 request. A fetch no caller waits for any more (the last one's
+ * signal aborted) is interrupted, its connection closed.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
@@ -53,6 +55,13 @@ export interface PlatformTokens {
   readonly secrets: () => ReadonlyArray<string>
 }
 
+/** A token fetch under way: its outcome, how many callers wait for it, and its fiber once forked. */
+interface Flight {
+  readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError | InvalidRequest>
+  waiters: number
+  fiber: Fiber.Fiber<unknown> | undefined
+}
+
 /** How many past tokens stay secrets (a token replaced may still be echoed by a call made with it). */
 const KEPT_TOKENS = 4
 
@@ -71,7 +80,7 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
   Effect.gen(function* () {
     type State = {
       readonly token: Option.Option<PlatformToken>
-      readonly inflight: Option.Option<Deferred.Deferred<PlatformToken, PlatformRequestError | InvalidRequest>>
+      readonly inflight: Option.Option<Flight>
     }
     const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
     let generation = 0
@@ -148,51 +157,84 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
       return { auth: HttpAuth.platformToken(value), value, generation }
     })
 
+    /** Forgets `flight` as the fetch in flight, unless another one has replaced it. */
+    const settle = (flight: Flight, token: Option.Option<PlatformToken>) =>
+      Ref.update(state, (s) => ({
+        token: Option.isSome(token) ? token : s.token,
+        inflight: Option.isSome(s.inflight) && s.inflight.value === flight ? Option.none() : s.inflight
+      }))
+
+    /**
+     * One caller stops waiting for `flight`: when it was the last, the fetch is interrupted (its
+     * connection closed) and forgotten, so an aborted call leaves no E7 request open behind it.
+     */
+    const leave = (flight: Flight) =>
+      // Counted and forgotten in one step of the state, as a caller joining counts itself in one: none
+      // can join a fetch about to be interrupted.
+      Effect.flatMap(
+        Ref.modify(state, (s): readonly [Fiber.Fiber<unknown> | undefined, State] => {
+          flight.waiters -= 1
+          if (flight.waiters > 0 || flight.fiber === undefined) return [undefined, s]
+          const inflight = Option.isSome(s.inflight) && s.inflight.value === flight ? Option.none() : s.inflight
+          return [flight.fiber, { token: s.token, inflight }]
+        }),
+        (fiber) => (fiber === undefined ? Effect.void : Fiber.interrupt(fiber))
+      )
+
     /**
      * The cached token when `usable` accepts it; otherwise the fetch in flight, or a new one that
      * this caller starts. The fetch runs detached, so a caller interrupted while waiting does not
-     * cancel it for the others.
+     * cancel it for the others; when the last caller waiting for it is interrupted (its signal
+     * aborted), the fetch is interrupted too.
      */
-    const obtain = Effect.fnUntraced(function* (
+    const obtain = (
       usable: (token: PlatformToken) => boolean,
       options?: CallOptions.CallOptions
-    ): Effect.fn.Return<PlatformToken, PlatformRequestError | InvalidRequest> {
-      const mine = yield* Deferred.make<PlatformToken, PlatformRequestError | InvalidRequest>()
-      const step = yield* Ref.modify(
-        state,
-        (
-          s
-        ): readonly [
-          (
-            | { readonly _tag: "Have"; readonly token: PlatformToken }
-            | {
-                readonly _tag: "Wait"
-                readonly deferred: Deferred.Deferred<PlatformToken, PlatformRequestError | InvalidRequest>
+    ): Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest> =>
+      // Uninterruptible until the wait: a caller counted as waiting always gets to `leave`.
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const mine: Flight = {
+            deferred: yield* Deferred.make<PlatformToken, PlatformRequestError | InvalidRequest>(),
+            waiters: 1,
+            fiber: undefined
+          }
+          const step = yield* Ref.modify(
+            state,
+            (
+              s
+            ): readonly [
+              (
+                | { readonly _tag: "Have"; readonly token: PlatformToken }
+                | { readonly _tag: "Wait"; readonly flight: Flight }
+                | { readonly _tag: "Lead" }
+              ),
+              State
+            ] => {
+              if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
+              if (Option.isSome(s.inflight)) {
+                s.inflight.value.waiters += 1
+                return [{ _tag: "Wait", flight: s.inflight.value }, s]
               }
-            | { readonly _tag: "Lead" }
-          ),
-          State
-        ] => {
-          if (Option.isSome(s.token) && usable(s.token.value)) return [{ _tag: "Have", token: s.token.value }, s]
-          if (Option.isSome(s.inflight)) return [{ _tag: "Wait", deferred: s.inflight.value }, s]
-          return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
-        }
-      )
-      if (step._tag === "Have") return step.token
-      if (step._tag === "Wait") return yield* Deferred.await(step.deferred)
-      yield* Effect.forkDetach(
-        Effect.flatMap(Effect.exit(fetchToken(options)), (exit) =>
-          Effect.andThen(
-            Ref.update(state, (s) => ({
-              token: Exit.isSuccess(exit) ? Option.some(exit.value) : s.token,
-              inflight: Option.none()
-            })),
-            Deferred.done(mine, exit)
+              return [{ _tag: "Lead" }, { ...s, inflight: Option.some(mine) }]
+            }
           )
-        )
+          if (step._tag === "Have") return step.token
+          const flight = step._tag === "Wait" ? step.flight : mine
+          if (step._tag === "Lead")
+            mine.fiber = yield* Effect.forkDetach(
+              Effect.interruptible(
+                Effect.flatMap(Effect.exit(fetchToken(options)), (exit) =>
+                  Effect.andThen(
+                    settle(mine, Exit.isSuccess(exit) ? Option.some(exit.value) : Option.none()),
+                    Deferred.done(mine.deferred, exit)
+                  )
+                )
+              )
+            )
+          return yield* Effect.onInterrupt(restore(Deferred.await(flight.deferred)), () => leave(flight))
+        })
       )
-      return yield* Deferred.await(mine)
-    })
 
     const current = obtain(() => true)
     const refresh = (stale: PlatformToken) => obtain((token) => token.generation !== stale.generation)
