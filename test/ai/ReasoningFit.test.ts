@@ -1,29 +1,15 @@
-import { Effect, Layer, Logger } from "effect"
-import { LanguageModel } from "effect/ai"
 import { describe, expect, it } from "vitest"
-import { UmgLanguageModel } from "../../src/ai/index.js"
 import type { UmgModelConfig } from "../../src/ai/index.js"
 import { proxiedGateway } from "../ai-sdk/CountingProxy.js"
+import { firstBodySent, generateLogged } from "./GenerateLogged.js"
 
 // The reasoning effort of umg/ai's model config fitted to what a model takes, as through umg/ai-sdk:
 // a zeta 2.5 budget clamped into the model's range, a messages-style max_tokens raised by the thinking
 // budget; what could not be met as asked (Effect AI's responses carry no warnings) is logged as a warning.
 const env = proxiedGateway()
 
-/** Runs generateText on `model` with `config`, giving its text and the warnings logged. */
-const generate = async (model: string, config: UmgModelConfig) => {
-  const warnings: Array<string> = []
-  const capture = Logger.layer([
-    Logger.make(({ logLevel, message }) => {
-      if (logLevel === "Warn") warnings.push([message].flat().map(String).join(" "))
-    })
-  ])
-  const layer = Layer.mergeAll(UmgLanguageModel.layer({ model, config }).pipe(Layer.provide(env.gateway)), capture)
-  const r = await Effect.runPromise(Effect.provide(LanguageModel.generateText({ prompt: "x" }), layer))
-  return { text: r.text, warnings }
-}
-
-const sent = (): Record<string, unknown> => JSON.parse(env.proxy.requests[0]!.body) as Record<string, unknown>
+const generate = (model: string, config: UmgModelConfig) => generateLogged(env, model, config)
+const sent = () => firstBodySent(env)
 
 describe("umg/ai reasoning fitted to the model", () => {
   it("zeta-2.5-flash takes reasoning max as its largest budget, 24576, and logs nothing", async () => {

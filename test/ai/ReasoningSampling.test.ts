@@ -1,28 +1,14 @@
-import { Effect, Layer, Logger } from "effect"
-import { LanguageModel } from "effect/ai"
 import { describe, expect, it } from "vitest"
-import { UmgLanguageModel } from "../../src/ai/index.js"
 import type { UmgModelConfig } from "../../src/ai/index.js"
 import { proxiedGateway } from "../ai-sdk/CountingProxy.js"
+import { firstBodySent, generateLogged } from "./GenerateLogged.js"
 
 // umg/ai drops the sampling settings a model does not take in its mode, as umg/ai-sdk does: Effect
 // AI's responses carry no warnings, so each dropped setting is logged as a warning instead.
 const env = proxiedGateway()
 
-/** Runs generateText on `model` with `config`, giving its text and the warnings logged. */
-const generate = async (model: string, config: UmgModelConfig) => {
-  const warnings: Array<string> = []
-  const capture = Logger.layer([
-    Logger.make(({ logLevel, message }) => {
-      if (logLevel === "Warn") warnings.push([message].flat().map(String).join(" "))
-    })
-  ])
-  const layer = Layer.mergeAll(UmgLanguageModel.layer({ model, config }).pipe(Layer.provide(env.gateway)), capture)
-  const r = await Effect.runPromise(Effect.provide(LanguageModel.generateText({ prompt: "x" }), layer))
-  return { text: r.text, warnings }
-}
-
-const sent = (): Record<string, unknown> => JSON.parse(env.proxy.requests[0]!.body) as Record<string, unknown>
+const generate = (model: string, config: UmgModelConfig) => generateLogged(env, model, config)
+const sent = () => firstBodySent(env)
 
 describe("umg/ai sampling settings a model does not take", () => {
   it("gpt-5 is sent no temperature or top_p; each is logged as a warning", async () => {
