@@ -75,88 +75,22 @@ const decodeEnvelope = Schema.decodeUnknownResult(TokenEnvelope)
 /** The E7 path under `{platform_url}`. @category constants */
 export const tokenPath = "/prod-api/v3/auth/getToken"
 
-/** Builds the token service. @category constructors */
-export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Effect<PlatformTokens> =>
-  Effect.gen(function* () {
-    type State = {
-      readonly token: Option.Option<PlatformToken>
-      readonly inflight: Option.Option<Flight>
-    }
-    const state = yield* Ref.make<State>({ token: Option.none(), inflight: Option.none() })
-    let generation = 0
-    const fetched: Array<string> = []
+/** The cached token and the fetch in flight, if any. */
+type State = {
+  readonly token: Option.Option<PlatformToken>
+  readonly inflight: Option.Option<Flight>
+}
 
-    const fetchToken = Effect.fnUntraced(function* (
-      options: CallOptions.CallOptions | undefined
-    ): Effect.fn.Return<PlatformToken, PlatformRequestError | InvalidRequest> {
-      if (
-        Option.isNone(config.platformUrl) ||
-        Option.isNone(config.platformUsername) ||
-        Option.isNone(config.platformPassword)
-      ) {
-        // A setting left out, not a refused credential: nothing is sent, and the message names the
-        // settings and their variables.
-        const missing = (
-          [
-            ["platformUrl", Option.isNone(config.platformUrl), "UMG_PLATFORM_URL"],
-            ["platformUsername", Option.isNone(config.platformUsername), "UMG_PLATFORM_USERNAME"],
-            ["platformPassword", Option.isNone(config.platformPassword), "UMG_PLATFORM_PASSWORD"]
-          ] as const
-        ).filter(([, absent]) => absent)
-        return yield* Effect.fail(
-          new InvalidRequest({
-            field: missing[0]![0],
-            rule: "required",
-            message: `${missing.map(([name, , variable]) => `${name} (${variable})`).join(", ")} not set: the platform endpoints need platformUrl, platformUsername and platformPassword; nothing was sent`
-          })
-        )
-      }
-      // An empty or non-string setting is the caller's to fix, not the gateway's to refuse: named as
-      // the setting, the password never shown.
-      const credentials = yield* buildPlatformCredentials({
-        username: config.platformUsername.value,
-        password: Redacted.value(config.platformPassword.value)
-      }).pipe(
-        Effect.mapError((e) => {
-          const setting = e.field === "password" ? "platformPassword" : "platformUsername"
-          return new InvalidRequest({
-            field: setting,
-            rule: e.rule,
-            message: `${e.message.replace(/^(username|password)\b/, setting)}; nothing was sent`
-          })
-        })
-      )
-      const answer = yield* transport.platformJson({
-        family: "platform",
-        method: "POST",
-        url: `${config.platformUrl.value}${tokenPath}`,
-        body: credentials,
-        auth: HttpAuth.none,
-        // Asking for a token twice costs nothing.
-        kind: "idempotent",
-        ...(options === undefined ? {} : { options })
-      })
-      const failed = platformEnvelopeError(answer.body, answer.requestId)
-      if (failed !== undefined) return yield* Effect.fail(failed)
-      const envelope = decodeEnvelope(answer.body)
-      if (Result.isFailure(envelope) || envelope.success.data.trim() === "") {
-        // The message never quotes the body: it would hold the token.
-        return yield* Effect.fail(
-          new DecodeError({
-            family: "platform",
-            what: "token response",
-            message: "the token response has no token in data"
-          })
-        )
-      }
-      generation += 1
-      const data = envelope.success.data
-      fetched.unshift(data, data.replace(/^bearer\s+/i, ""))
-      fetched.length = Math.min(fetched.length, 2 * KEPT_TOKENS)
-      const value = Redacted.make(data)
-      return { auth: HttpAuth.platformToken(value), value, generation }
-    })
-
+/**
+ * The token cache over `fetchToken`, single-flight: `obtain(usable, options)` gives the cached token
+ * when `usable` accepts it, else waits for the fetch in flight or starts one.
+ */
+const singleFlight = (
+  fetchToken: (
+    options: CallOptions.CallOptions | undefined
+  ) => Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
+) =>
+  Effect.map(Ref.make<State>({ token: Option.none(), inflight: Option.none() }), (state) => {
     /** Forgets `flight` as the fetch in flight, unless another one has replaced it. */
     const settle = (flight: Flight, token: Option.Option<PlatformToken>) =>
       Ref.update(state, (s) => ({
@@ -235,7 +169,87 @@ export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Ef
           return yield* Effect.onInterrupt(restore(Deferred.await(flight.deferred)), () => leave(flight))
         })
       )
+    return obtain
+  })
 
+/** Builds the token service. @category constructors */
+export const make = (config: GatewayConfig, transport: HttpTransport): Effect.Effect<PlatformTokens> =>
+  Effect.gen(function* () {
+    let generation = 0
+    const fetched: Array<string> = []
+
+    const fetchToken = Effect.fnUntraced(function* (
+      options: CallOptions.CallOptions | undefined
+    ): Effect.fn.Return<PlatformToken, PlatformRequestError | InvalidRequest> {
+      if (
+        Option.isNone(config.platformUrl) ||
+        Option.isNone(config.platformUsername) ||
+        Option.isNone(config.platformPassword)
+      ) {
+        // A setting left out, not a refused credential: nothing is sent, and the message names the
+        // settings and their variables.
+        const missing = (
+          [
+            ["platformUrl", Option.isNone(config.platformUrl), "UMG_PLATFORM_URL"],
+            ["platformUsername", Option.isNone(config.platformUsername), "UMG_PLATFORM_USERNAME"],
+            ["platformPassword", Option.isNone(config.platformPassword), "UMG_PLATFORM_PASSWORD"]
+          ] as const
+        ).filter(([, absent]) => absent)
+        return yield* Effect.fail(
+          new InvalidRequest({
+            field: missing[0]![0],
+            rule: "required",
+            message: `${missing.map(([name, , variable]) => `${name} (${variable})`).join(", ")} not set: the platform endpoints need platformUrl, platformUsername and platformPassword; nothing was sent`
+          })
+        )
+      }
+      // An empty or non-string setting is the caller's to fix, not the gateway's to refuse: named as
+      // the setting, the password never shown.
+      const credentials = yield* buildPlatformCredentials({
+        username: config.platformUsername.value,
+        password: Redacted.value(config.platformPassword.value)
+      }).pipe(
+        Effect.mapError((e) => {
+          const setting = e.field === "password" ? "platformPassword" : "platformUsername"
+          return new InvalidRequest({
+            field: setting,
+            rule: e.rule,
+            message: `${e.message.replace(/^(username|password)\b/, setting)}; nothing was sent`
+          })
+        })
+      )
+      const answer = yield* transport.platformJson({
+        family: "platform",
+        method: "POST",
+        url: `${config.platformUrl.value}${tokenPath}`,
+        body: credentials,
+        auth: HttpAuth.none,
+        // Asking for a token twice costs nothing.
+        kind: "idempotent",
+        ...(options === undefined ? {} : { options })
+      })
+      const failed = platformEnvelopeError(answer.body, answer.requestId)
+      if (failed !== undefined) return yield* Effect.fail(failed)
+      const envelope = decodeEnvelope(answer.body)
+      if (Result.isFailure(envelope) || envelope.success.data.trim() === "") {
+        // The message never quotes the body: it would hold the token.
+        return yield* Effect.fail(
+          new DecodeError({
+            family: "platform",
+            what: "token response",
+            message: "the token response has no token in data"
+          })
+        )
+      }
+      generation += 1
+      const data = envelope.success.data
+      fetched.unshift(data, data.replace(/^bearer\s+/i, ""))
+      fetched.length = Math.min(fetched.length, 2 * KEPT_TOKENS)
+      const value = Redacted.make(data)
+      return { auth: HttpAuth.platformToken(value), value, generation }
+    })
+
+    const obtain = yield* singleFlight(fetchToken)
     const current = obtain(() => true)
     const refresh = (stale: PlatformToken) => obtain((token) => token.generation !== stale.generation)
     // A login replaces whatever is cached: no cached token is usable unless it came after this call.
