@@ -223,7 +223,16 @@ const families: Record<string, Family> = {
       { imageConfig: { imageOutputOptions: { mimeType: "image/jpeg" } } },
       { imageConfig: { imageOutputOptions: { mimeType: "image/webp" } } },
       { imageConfig: { imageOutputOptions: { mimeType: "image/gif" } } },
-      { imageConfig: { imageOutputOptions: { mimeType: "image/x-icon" } } }
+      { imageConfig: { imageOutputOptions: { mimeType: "image/x-icon" } } },
+      // The aspect ratios and sizes of a generated image.
+      { imageConfig: { aspectRatio: "16:9" } },
+      { imageConfig: { aspectRatio: "21:9" } },
+      { imageConfig: { aspectRatio: "7:3" } },
+      { imageConfig: { aspectRatio: "16x9" } },
+      { imageConfig: { imageSize: "2K" } },
+      { imageConfig: { imageSize: "4K" } },
+      { imageConfig: { imageSize: "2k" } },
+      { imageConfig: { imageSize: "2048" } }
     ],
     systemInstruction: [{ parts: [{ text: "s" }] }, "s", { parts: [] }],
     contents: [

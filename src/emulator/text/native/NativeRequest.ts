@@ -160,8 +160,21 @@ const toolsProblem = (tools: unknown): string | undefined => {
   return undefined
 }
 
-/** `imageConfig.imageOutputOptions.mimeType`: an image type the emulator makes (the images endpoint's `mime_type`). */
+/** The aspect ratios `imageConfig.aspectRatio` takes (the client's list). */
+const IMAGE_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
+
+/**
+ * `imageConfig`: an `aspectRatio` of the list, an `imageSize` like `1K`, `2K`, `4K` (an uppercase K), an
+ * `imageOutputOptions.mimeType` the emulator makes (the images endpoint's `mime_type`).
+ */
 const imageConfigProblem = (config: unknown): string | undefined => {
+  const at = "* GenerateContentRequest.generation_config.image_config"
+  const ratio = isObj(config) ? config.aspectRatio : undefined
+  if (ratio !== undefined && !(typeof ratio === "string" && IMAGE_RATIOS.includes(ratio)))
+    return `${at}.aspect_ratio: must be one of ${IMAGE_RATIOS.join(", ")}`
+  const size = isObj(config) ? config.imageSize : undefined
+  if (size !== undefined && !(typeof size === "string" && /^[1-9]\d?K$/.test(size)))
+    return `${at}.image_size: must be 1K, 2K or 4K (an uppercase K)`
   const options = isObj(config) ? config.imageOutputOptions : undefined
   const mimeType = isObj(options) ? options.mimeType : undefined
   return mimeType === undefined || (typeof mimeType === "string" && IMAGE_OUTPUT_TYPES.includes(mimeType))
