@@ -91,12 +91,15 @@ const singleFlight = (
   ) => Effect.Effect<PlatformToken, PlatformRequestError | InvalidRequest>
 ) =>
   Effect.map(Ref.make<State>({ token: Option.none(), inflight: Option.none() }), (state) => {
-    /** Forgets `flight` as the fetch in flight, unless another one has replaced it. */
+    /** The state with `flight` no longer the fetch in flight, unless another one has replaced it. */
+    const without = (s: State, flight: Flight): State => ({
+      token: s.token,
+      inflight: Option.isSome(s.inflight) && s.inflight.value === flight ? Option.none() : s.inflight
+    })
+
+    /** Forgets `flight` as the fetch in flight, keeping the token it fetched, if any. */
     const settle = (flight: Flight, token: Option.Option<PlatformToken>) =>
-      Ref.update(state, (s) => ({
-        token: Option.isSome(token) ? token : s.token,
-        inflight: Option.isSome(s.inflight) && s.inflight.value === flight ? Option.none() : s.inflight
-      }))
+      Ref.update(state, (s) => ({ ...without(s, flight), token: Option.isSome(token) ? token : s.token }))
 
     /**
      * One caller stops waiting for `flight`: when it was the last, the fetch is interrupted (its
@@ -109,8 +112,7 @@ const singleFlight = (
         Ref.modify(state, (s): readonly [Fiber.Fiber<unknown> | undefined, State] => {
           flight.waiters -= 1
           if (flight.waiters > 0 || flight.fiber === undefined) return [undefined, s]
-          const inflight = Option.isSome(s.inflight) && s.inflight.value === flight ? Option.none() : s.inflight
-          return [flight.fiber, { token: s.token, inflight }]
+          return [flight.fiber, without(s, flight)]
         }),
         (fiber) => (fiber === undefined ? Effect.void : Fiber.interrupt(fiber))
       )
