@@ -22,6 +22,7 @@ import {
 } from "effect"
 import type { Scope } from "effect"
 import { join } from "node:path"
+import { errorAnswerOf } from "../adapters/CallOptions.js"
 import { Gateway } from "../adapters/Gateway.js"
 import type { VideoPollUpdate } from "../adapters/groups/Video.js"
 import type { VideoWaitError } from "../core/errors/GatewayError.js"
@@ -181,7 +182,13 @@ const saved = (
       gateway.video.downloadStream(taskId)
     )
     const exit = yield* Effect.exit(
-      follower.downloading(RetryPolicy.retrying(write, { kind: "idempotent", budget: followBudget }))
+      follower.downloading(
+        RetryPolicy.retrying(write, {
+          kind: "idempotent",
+          budget: followBudget,
+          headersOf: (error) => errorAnswerOf(error)?.headers
+        })
+      )
     )
     if (Exit.isSuccess(exit)) return { state: "succeeded", file } satisfies Store.Outcome
     if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
@@ -259,6 +266,7 @@ export const track = (
         if (Option.isSome(failure) && failure.value._tag !== "VideoTaskFailed") {
           const decision = RetryPolicy.decideError({
             error: failure.value,
+            headers: errorAnswerOf(failure.value)?.headers,
             attempt,
             kind: "idempotent",
             budget: followBudget,

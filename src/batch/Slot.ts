@@ -35,6 +35,7 @@ import { SqlClient } from "effect/sql"
 import { Workflow } from "effect/workflow"
 import { hostname } from "node:os"
 import { Gateway } from "../adapters/Gateway.js"
+import { errorAnswerOf } from "../adapters/CallOptions.js"
 import type { VideoInput } from "../adapters/groups/Video.js"
 import * as RetryPolicy from "../core/gateway/RetryPolicy.js"
 import { Admission } from "./Admission.js"
@@ -85,7 +86,8 @@ export type SubmitOutcome =
 /**
  * The outcome of a submit that failed with `error` after `waits` give-backs in a row: a refusal of
  * the key or account halts the batch (`haltReasonOf`); otherwise the transport's own retry rule
- * (`RetryPolicy.decideError` for a paid submit, `submitBudget`), read as a line state.
+ * (`RetryPolicy.decideError` for a paid submit, `submitBudget`, with the answer's headers when it
+ * had some: `x-should-retry`), read as a line state.
  * @category decisions
  */
 export const submitOutcome = (
@@ -98,6 +100,7 @@ export const submitOutcome = (
   if (reason !== undefined) return { _tag: "Halt", reason }
   const decision = RetryPolicy.decideError({
     error,
+    headers: errorAnswerOf(error)?.headers,
     attempt: waits,
     kind: "paid-submit",
     budget: submitBudget,

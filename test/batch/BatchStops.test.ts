@@ -103,6 +103,40 @@ describe("a batch whose submit the gateway refuses for the key or account", () =
     expect(results.map((r) => r.status)).toEqual(["failed", "succeeded", "succeeded"])
   }, 30_000)
 
+  it("a 429 saying x-should-retry: false fails its line at once, as the transport's rule says: it is not given back", async () => {
+    const dir = tempDir()
+    const tag = "no-retry-429"
+    gateway.emulator.inject(
+      "video.submit",
+      { kind: "status", status: 429, headers: { "x-should-retry": "false" }, body: { error: { message: "no" } } },
+      1
+    )
+    const rt = runner(Batch.sqlite(join(dir, "b.db")))
+    const results = await rt
+      .runPromise(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(2, tag), concurrency: 1 }), (b) => b.results))
+      .finally(() => rt.dispose())
+    // Before: the line was given back, submitted again after the back-off, and succeeded.
+    expect(results.map((r) => r.status)).toEqual(["failed", "succeeded"])
+    expect(countsOf(gateway.attempts, tag)).toEqual([1, 1])
+  }, 30_000)
+
+  it("a poll answered 503 saying x-should-retry: false fails its line, not followed again", async () => {
+    const dir = tempDir()
+    const tag = "no-retry-poll"
+    const rt = runner(Batch.sqlite(join(dir, "b.db")))
+    gateway.emulator.inject(
+      "video.get",
+      { kind: "status", status: 503, headers: { "x-should-retry": "false" }, body: { error: { message: "no" } } },
+      1
+    )
+    const results = await rt
+      .runPromise(Effect.flatMap(Batch.video({ id: tag, inputs: inputs(1, tag), concurrency: 1 }), (b) => b.results))
+      .finally(() => rt.dispose())
+    // Before: the follower tried the poll again (five times at most) and the line succeeded.
+    expect(results.map((r) => r.status)).toEqual(["failed"])
+    expect(results[0]).toMatchObject({ error: expect.stringMatching(/503|ServerError|Unavailable/i) })
+  }, 30_000)
+
   it("PostgreSQL: a 402 (billing) halts it the same way, and running it again goes on", async () => {
     const db = await freshDatabase()
     const tag = "halt-402"

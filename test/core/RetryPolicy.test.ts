@@ -378,6 +378,33 @@ describe("RetryPolicy.retrying (the rule on the Effect clock)", () => {
       })
   )
 
+  effectIt.effect("reads the answer's headers when the caller kept them: x-should-retry: false stops at once", () =>
+    Effect.gen(function* () {
+      const error = new ServerError({ family, status: 503, message: "busy" })
+      const said = { "X-Should-Retry": "false" }
+      expect(
+        decideError({
+          error,
+          headers: said,
+          attempt: 0,
+          kind: "idempotent",
+          budget: defaultRetryBudget,
+          random: 0,
+          now
+        })
+      ).toEqual(stopped("server-said-no"))
+      let calls = 0
+      const exit = yield* Effect.exit(
+        retrying(
+          Effect.suspend(() => (calls++, Effect.fail(error))),
+          { kind: "idempotent", budget: defaultRetryBudget, headersOf: () => said }
+        )
+      )
+      expect(exit._tag).toBe("Failure")
+      expect(calls).toBe(1)
+    })
+  )
+
   effectIt.effect("succeeds as soon as an attempt does", () =>
     Effect.gen(function* () {
       let calls = 0

@@ -206,10 +206,14 @@ export interface ErrorLike {
  * a connection refused or lost (`connect`; `reset`, `closed`), a time limit of a request (any phase
  * but a task's `poll` deadline), an HTTP answer (its status, type and asked wait). Cancelled by us
  * (`aborted`), an answer past its bound or breaking the protocol, an answer that does not decode, a
- * failed task, a refusal before sending: `undefined`.
+ * failed task, a refusal before sending: `undefined`. `headers` are the answer's, when the caller
+ * kept them (`x-should-retry` is read from them); a typed error alone carries none.
  * @category decisions
  */
-export const failureOfError = (error: ErrorLike): RetryFailure | undefined => {
+export const failureOfError = (
+  error: ErrorLike,
+  headers: Readonly<Record<string, string | undefined>> = {}
+): RetryFailure | undefined => {
   switch (error._tag) {
     case "TransportError":
       return error.reason === "connect"
@@ -222,7 +226,7 @@ export const failureOfError = (error: ErrorLike): RetryFailure | undefined => {
     default:
       return error.status === undefined
         ? undefined
-        : { _tag: "Status", status: error.status, headers: {}, errorType: error.type, retryAfterMs: error.retryAfterMs }
+        : { _tag: "Status", status: error.status, headers, errorType: error.type, retryAfterMs: error.retryAfterMs }
   }
 }
 
@@ -242,6 +246,8 @@ const mayHaveReached = (error: ErrorLike): boolean =>
 /** The inputs of one decision about a typed error. @category models */
 export interface ErrorRetryInput extends Omit<RetryInput, "failure"> {
   readonly error: ErrorLike
+  /** The headers of the answer `error` was made of, when known: `x-should-retry` is read from them. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined
 }
 
 /**
@@ -251,7 +257,7 @@ export interface ErrorRetryInput extends Omit<RetryInput, "failure"> {
  * @category decisions
  */
 export const decideError = (input: ErrorRetryInput): RetryDecision => {
-  const failure = failureOfError(input.error)
+  const failure = failureOfError(input.error, input.headers)
   if (failure !== undefined) return decide({ ...input, failure })
   return stop(input.kind === "paid-submit" && mayHaveReached(input.error) ? "may-have-acted" : "not-retryable")
 }
@@ -274,18 +280,31 @@ export const isTransientError = (error: ErrorLike): boolean =>
 
 /**
  * Runs `self` again while `decideError` says so, sleeping each decision's delay on the Effect clock
- * (jitter from the Effect `Random`); the last error when it stops.
+ * (jitter from the Effect `Random`); the last error when it stops. `headersOf` gives the headers of
+ * the answer an error was made of, when the caller keeps them.
  * @category combinators
  */
 export const retrying = <A, E extends ErrorLike, R>(
   self: Effect.Effect<A, E, R>,
-  options: { readonly kind: RequestKind; readonly budget: RetryBudget }
+  options: {
+    readonly kind: RequestKind
+    readonly budget: RetryBudget
+    readonly headersOf?: ((error: E) => Readonly<Record<string, string | undefined>> | undefined) | undefined
+  }
 ): Effect.Effect<A, E, R> => {
   const attempt = (n: number): Effect.Effect<A, E, R> =>
     Effect.catch(self, (error) =>
       Effect.flatMap(
         Effect.zipWith(Random.next, Clock.currentTimeMillis, (random, now) =>
-          decideError({ error, attempt: n, kind: options.kind, budget: options.budget, random, now })
+          decideError({
+            error,
+            headers: options.headersOf?.(error),
+            attempt: n,
+            kind: options.kind,
+            budget: options.budget,
+            random,
+            now
+          })
         ),
         (decision) =>
           decision._tag === "Retry"
