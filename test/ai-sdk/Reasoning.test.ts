@@ -16,7 +16,8 @@ const weather = tool({
 
 describe.each([
   { name: "messages-style", model: "epsilon-sonnet-4-5-20250929" },
-  { name: "native content", model: "zeta-2.5-flash" }
+  { name: "native content", model: "zeta-2.5-flash" },
+  { name: "responses (reasoning summary)", model: "gpt-5" }
 ])("reasoning with a $name model", ({ model }) => {
   it("generateText asks for thinking and gives the reasoning apart from the text", async () => {
     const r = await generateText({ model: env.umg(model), prompt: "Tell me about the sea.", reasoning: "low" })

@@ -23,6 +23,7 @@ import type { Reply, Route, SseEvent } from "../../server/Route.js"
 import { canonicalJson, estimateTokens, jsonPieces, newId, pace, textOf } from "../TextGen.js"
 import { onlyAllowed, type Conversation } from "../ToolTurns.js"
 import { duplicateItem, historyOf } from "./ResponsesHistory.js"
+import { streamThought, type Thought, thoughtItem, thoughtOf } from "./ResponsesReasoning.js"
 import { charsOf, responsesStateOf, type ResponsesState, type StoredConversation } from "./ResponsesState.js"
 
 type Obj = Record<string, unknown>
@@ -123,6 +124,8 @@ interface Reading {
 /** Builds the response object and its output items at each stage. */
 const shapes = (ctx: EmulatorContext, body: Obj, { input, conversation }: Reading, p: TextPlan) => {
   const ids = { response: newId("resp_"), message: newId("msg_"), calls: p.calls.map(() => newId("fc_")) }
+  const thought: Thought | undefined = thoughtOf(body, p)
+  const reasoningTokens = thought?.tokens ?? 0
   const createdAt = Math.floor(ctx.clock.now() / 1000)
   const text = p.pieces.join("")
   const inputTokens =
@@ -131,12 +134,16 @@ const shapes = (ctx: EmulatorContext, body: Obj, { input, conversation }: Readin
   const usage = {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },
-    output_tokens: p.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: inputTokens + p.outputTokens
+    output_tokens: p.outputTokens + reasoningTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: inputTokens + p.outputTokens + reasoningTokens
   }
-  /** The output items: one message, or one function call per planned call. */
-  const items = (status: string, done: boolean): Array<Obj> =>
+  /** The output items: the reasoning item when there is one, then one message or one function call per planned call. */
+  const items = (status: string, done: boolean): Array<Obj> => [
+    ...(thought === undefined ? [] : [thoughtItem(thought, done)]),
+    ...answerItems(status, done)
+  ]
+  const answerItems = (status: string, done: boolean): Array<Obj> =>
     p.calls.length > 0
       ? p.calls.map((call, k) => ({
           type: "function_call",
@@ -177,7 +184,7 @@ const shapes = (ctx: EmulatorContext, body: Obj, { input, conversation }: Readin
     tools: body.tools ?? [],
     usage: withUsage ? usage : null
   })
-  return { ids, text, items, response, status: p.truncated ? "incomplete" : "completed" }
+  return { ids, text, thought, items, response, status: p.truncated ? "incomplete" : "completed" }
 }
 
 /**
@@ -202,21 +209,25 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
   const finals = s.items(s.status, true)
   await send("response.created", { response: s.response("in_progress", [], false) })
   await send("response.in_progress", { response: s.response("in_progress", [], false) })
+  // The reasoning item comes first (output index 0), then the answer's items.
+  const first = s.thought === undefined ? 0 : 1
+  if (s.thought !== undefined && !(await streamThought(ctx, s.thought, send, () => w.closed))) return
   for (let k = 0; k < p.calls.length; k++) {
     const call = p.calls[k]!
-    const at = { output_index: k, item_id: s.ids.calls[k] }
-    await send("response.output_item.added", { output_index: k, item: started[k] })
+    const index = first + k
+    const at = { output_index: index, item_id: s.ids.calls[k] }
+    await send("response.output_item.added", { output_index: index, item: started[index] })
     for (const delta of jsonPieces(call.arguments)) {
       if (w.closed) return
       await pace(ctx)
       await send("response.function_call_arguments.delta", { ...at, delta })
     }
     await send("response.function_call_arguments.done", { ...at, name: call.name, arguments: call.arguments })
-    await send("response.output_item.done", { output_index: k, item: finals[k] })
+    await send("response.output_item.done", { output_index: index, item: finals[index] })
   }
   if (p.calls.length === 0) {
-    const at = { item_id: s.ids.message, output_index: 0, content_index: 0 }
-    await send("response.output_item.added", { output_index: 0, item: started[0] })
+    const at = { item_id: s.ids.message, output_index: first, content_index: 0 }
+    await send("response.output_item.added", { output_index: first, item: started[first] })
     await send("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } })
     for (const delta of p.pieces) {
       if (w.closed) return
@@ -225,7 +236,7 @@ const stream = async (ctx: EmulatorContext, reply: Reply, p: TextPlan, s: Return
     }
     await send("response.output_text.done", { ...at, text: s.text, logprobs: [] })
     await send("response.content_part.done", { ...at, part: { type: "output_text", text: s.text, annotations: [] } })
-    await send("response.output_item.done", { output_index: 0, item: finals[0] })
+    await send("response.output_item.done", { output_index: first, item: finals[first] })
   }
   w.final()
   await send(`response.${s.status}`, { response: s.response(s.status, finals, true) })
