@@ -288,6 +288,25 @@ describe("umg/ai reasoning", () => {
     expect(sent.thinking).toEqual({ type: "enabled", budget_tokens: 2048 })
   })
 
+  it("gives a reasoning model's summary on responses as a reasoning part, streamed before the text", async () => {
+    const layer = UmgLanguageModel.layer({ model: "gpt-5", config: { reasoning: "low" } }).pipe(Layer.provide(gateway))
+    const r = await Effect.runPromise(
+      Effect.provide(LanguageModel.generateText({ prompt: "Tell me about the sea." }), layer)
+    )
+    const reasoning = r.content.find((p) => p.type === "reasoning")
+    expect(reasoning?.text).toMatch(/\S/)
+    expect(r.text).toMatch(/\S/)
+    expect(JSON.parse(proxy.requests[0]!.body)).toMatchObject({ reasoning: { effort: "low", summary: "auto" } })
+    const parts = await Effect.runPromise(
+      Effect.provide(Stream.runCollect(LanguageModel.streamText({ prompt: "Tell me about the sea." })), layer)
+    )
+    const kinds = parts.map((p) => p.type)
+    expect(kinds.indexOf("reasoning-end")).toBeGreaterThanOrEqual(0)
+    expect(kinds.indexOf("reasoning-end")).toBeLessThan(kinds.indexOf("text-start"))
+    const streamed = parts.flatMap((p) => (p.type === "reasoning-delta" ? [p.delta] : [])).join("")
+    expect(streamed).toBe(reasoning?.text)
+  })
+
   it("withConfigOverride changes the model's settings for the calls of one effect", async () => {
     const layer = UmgLanguageModel.layer({ model: "gpt-4o", config: { temperature: 0.2 } }).pipe(Layer.provide(gateway))
     await Effect.runPromise(
