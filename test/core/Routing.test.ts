@@ -23,6 +23,8 @@ describe("routeFor", () => {
     ["gpt-5.1-pro-2025-11-13", "responses", "/v1/responses"],
     ["gpt-5", "responses", "/v1/responses"],
     ["gpt-5-mini", "responses", "/v1/responses"],
+    ["gpt-5-chat-latest", "chat", "/v1/chat/completions"],
+    ["gpt-5.1-chat-latest", "chat", "/v1/chat/completions"],
     ["o3", "responses", "/v1/responses"],
     ["o4-mini", "responses", "/v1/responses"],
     ["gpt-4o", "chat", "/v1/chat/completions"],

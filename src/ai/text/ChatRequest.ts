@@ -9,7 +9,7 @@ import { chatMechanism } from "../../core/structured/Mechanisms.js"
 import type { ChatBodyInput } from "../../core/text/chat/ChatBody.js"
 import { chatTools } from "../../core/tools/ChatTools.js"
 import { overlayBody } from "./BodyOverlay.js"
-import { dropSettings, isReasoningModel, reasoningChatDropped } from "./Sampling.js"
+import { dropSettings, dropsSampling, fitOpenAiEffort, reasoningChatDropped } from "./Sampling.js"
 import type { TextMessage, TextRequest } from "./TextRequest.js"
 import {
   type Built,
@@ -85,12 +85,12 @@ const toolChoiceOf = (request: TextRequest): ChatBodyInput["tool_choice"] => {
 
 /**
  * The chat body of a request; `stream` asks for the usage chunk (`stream_options.include_usage`). A
- * reasoning model (`isReasoningModel`) is sent no `temperature`, `top_p` or penalties: each is dropped
+ * reasoning model (`dropsSampling`) is sent no `temperature`, `top_p` or penalties: each is dropped
  * with a warning, as the official provider does.
  * @category constructors
  */
 export const chatBody = (asked: TextRequest, stream: boolean): Result.Result<Built<ChatBodyInput>, InvalidRequest> => {
-  const reasoning = isReasoningModel(asked.model)
+  const reasoning = dropsSampling(asked)
     ? dropSettings(asked, reasoningChatDropped, "for reasoning models")
     : { request: asked, warnings: [] }
   const request = reasoning.request
@@ -113,7 +113,7 @@ export const chatBody = (asked: TextRequest, stream: boolean): Result.Result<Bui
       }
   }
   const choice = toolChoiceOf(request)
-  const effort = request.reasoning
+  const fitted = fitOpenAiEffort(request.model, request.reasoning)
   const fields: Record<string, unknown> = { model: request.model, messages }
   if (request.maxOutputTokens !== undefined) fields.max_completion_tokens = request.maxOutputTokens
   if (request.temperature !== undefined) fields.temperature = request.temperature
@@ -122,14 +122,15 @@ export const chatBody = (asked: TextRequest, stream: boolean): Result.Result<Bui
   if (request.seed !== undefined) fields.seed = request.seed
   if (request.presencePenalty !== undefined) fields.presence_penalty = request.presencePenalty
   if (request.frequencyPenalty !== undefined) fields.frequency_penalty = request.frequencyPenalty
-  if (effort !== undefined && effort !== "none") fields.reasoning_effort = effort === "max" ? "xhigh" : effort
+  // `none` goes only to a model known to take it; elsewhere it is left out (the model's default).
+  if (fitted.effort !== undefined && (fitted.effort !== "none" || fitted.known)) fields.reasoning_effort = fitted.effort
   if (choice !== undefined) fields.tool_choice = choice
   if (stream) fields.stream_options = { include_usage: true }
   let body = fields as unknown as ChatBodyInput
   if (request.tools.length > 0) body = chatTools.declare(body, request.tools.map(declarationOf))
   const built = (b: ChatBodyInput): Built<ChatBodyInput> => ({
     body: overlayBody(b, request.body),
-    warnings: [...unsupported("a chat model", request, ["topK"]), ...reasoning.warnings, ...dropped]
+    warnings: [...unsupported("a chat model", request, ["topK"]), ...fitted.warnings, ...reasoning.warnings, ...dropped]
   })
   if (request.output === undefined) return Result.succeed(built(body))
   const target = request.output.target

@@ -9,7 +9,7 @@ import { responsesMechanism } from "../../core/structured/Mechanisms.js"
 import type { ResponsesBodyInput } from "../../core/text/responses/ResponsesBody.js"
 import { responsesTools } from "../../core/tools/ResponsesTools.js"
 import { overlayBody } from "./BodyOverlay.js"
-import { dropSettings, isReasoningModel, reasoningResponsesDropped } from "./Sampling.js"
+import { dropSettings, dropsSampling, fitOpenAiEffort, reasoningResponsesDropped } from "./Sampling.js"
 import type { FilePart, TextMessage, TextPart, TextRequest, ToolResultPart } from "./TextRequest.js"
 import { type Built, declarationOf, fileSource, fileUrl, resultText, unsupported, unsupportedFile } from "./Turns.js"
 
@@ -71,13 +71,13 @@ const toolChoiceOf = (request: TextRequest): ResponsesBodyInput["tool_choice"] =
 
 /**
  * The responses body of a request (the whole conversation sent each time, as core/tools does: the
- * contract does not say responses are stored). A reasoning model (`isReasoningModel`) is sent no
+ * contract does not say responses are stored). A reasoning model (`dropsSampling`) is sent no
  * `temperature` or `top_p`: each is dropped with a warning, as the official provider does.
  * @category constructors
  */
 export const responsesBody = (asked: TextRequest): Result.Result<Built<ResponsesBodyInput>, InvalidRequest> =>
   Result.gen(function* () {
-    const reasoning = isReasoningModel(asked.model)
+    const reasoning = dropsSampling(asked)
       ? dropSettings(asked, reasoningResponsesDropped, "for reasoning models")
       : { request: asked, warnings: [] }
     const request = reasoning.request
@@ -89,14 +89,15 @@ export const responsesBody = (asked: TextRequest): Result.Result<Built<Responses
       else for (const r of m.parts) input.push(yield* outputItem(r, i))
     }
     const choice = toolChoiceOf(request)
-    const effort = request.reasoning
+    const fitted = fitOpenAiEffort(request.model, request.reasoning)
+    const effort = fitted.effort
     let body: ResponsesBodyInput = {
       model: request.model,
       input: input as unknown as NonNullable<ResponsesBodyInput["input"]>,
       ...(request.maxOutputTokens === undefined ? {} : { max_output_tokens: request.maxOutputTokens }),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
       ...(request.topP === undefined ? {} : { top_p: request.topP }),
-      ...(effort === undefined ? {} : { reasoning: { effort: effort === "max" ? "xhigh" : effort, summary: "auto" } }),
+      ...(effort === undefined ? {} : { reasoning: { effort, summary: "auto" } }),
       ...(choice === undefined ? {} : { tool_choice: choice })
     }
     if (request.tools.length > 0) body = responsesTools.declare(body, request.tools.map(declarationOf))
@@ -116,6 +117,7 @@ export const responsesBody = (asked: TextRequest): Result.Result<Built<Responses
           "presencePenalty",
           "frequencyPenalty"
         ]),
+        ...fitted.warnings,
         ...reasoning.warnings
       ]
     }

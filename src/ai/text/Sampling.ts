@@ -1,12 +1,13 @@
 /**
  * Sampling settings a model does not take in its current mode, as the official AI SDK providers
- * handle them: dropped from the request, with an `unsupported` warning naming each and saying why.
+ * handle them: dropped from the request, with an `unsupported` warning naming each and saying why;
+ * and the reasoning effort a GPT-5 release takes, fitted as @ai-sdk/openai fits it.
  * A reasoning model (GPT-5, o-series) takes no `temperature` or `topP` (nor, on chat, penalties); a
  * messages-style model thinking takes no `temperature`, `topP` or `topK`. Fields of the family's own
  * body (`body`) are the caller's and are sent as they are.
  */
 import { entryFor } from "../../core/gateway/Catalog.js"
-import type { TextRequest } from "./TextRequest.js"
+import type { ReasoningEffort, TextRequest } from "./TextRequest.js"
 import type { TextWarning } from "./Turns.js"
 
 /**
@@ -17,6 +18,62 @@ import type { TextWarning } from "./Turns.js"
  * @category getters
  */
 export const isReasoningModel = (model: string): boolean => entryFor(model).capabilities[0] === "responses"
+
+/**
+ * Whether a reasoning model is sent no sampling settings with this request: always, but for GPT-5.1
+ * and later GPT-5 releases asked for reasoning `none`, which take them as a model that does not
+ * reason does (as @ai-sdk/openai reads its model ids).
+ * @category getters
+ */
+export const dropsSampling = (request: TextRequest): boolean =>
+  isReasoningModel(request.model) && !(request.reasoning === "none" && /^gpt-5\.[1-9]/.test(request.model))
+
+/**
+ * The reasoning efforts a standard GPT-5 release takes (`gpt-5`, `-mini`, `-nano`, dated snapshots),
+ * by minor version as @ai-sdk/openai lists them; `undefined` for any other model (sent as asked).
+ */
+const gpt5Efforts = (model: string): ReadonlyArray<ReasoningEffort> | undefined => {
+  const match = /^gpt-5(?:\.(\d+))?(?:-(?:mini|nano)(?:-\d{4}-\d{2}-\d{2})?|-\d{4}-\d{2}-\d{2})?$/.exec(model)
+  if (match === null) return undefined
+  const minor = match[1] === undefined ? 0 : Number(match[1])
+  if (minor === 0) return ["minimal", "low", "medium", "high"]
+  if (minor === 1) return ["none", "low", "medium", "high"]
+  return minor < 6 ? ["none", "low", "medium", "high", "xhigh"] : ["none", "low", "medium", "high", "xhigh", "max"]
+}
+
+/** The levels a fit moves along, lowest first (`none` is below them all). */
+const levels: ReadonlyArray<ReasoningEffort> = ["minimal", "low", "medium", "high", "xhigh", "max"]
+
+/** The effort an OpenAI-style model is sent, and the warning saying it was fitted. @category models */
+export interface FittedEffort {
+  readonly effort: ReasoningEffort | undefined
+  /** Whether umg knows the efforts the model takes (a standard GPT-5 release). */
+  readonly known: boolean
+  readonly warnings: ReadonlyArray<TextWarning>
+}
+
+/**
+ * The effort an OpenAI-style model is sent for `reasoning`. A standard GPT-5 release gets the asked
+ * effort when it takes it, else the nearest it takes — the next lower first, then the next higher,
+ * as @ai-sdk/openai fits it — with a `compatibility` warning in its words; any other model gets the
+ * asked effort, `max` sent as `xhigh`.
+ * @category constructors
+ */
+export const fitOpenAiEffort = (model: string, reasoning: ReasoningEffort | undefined): FittedEffort => {
+  if (reasoning === undefined) return { effort: undefined, known: false, warnings: [] }
+  const takes = gpt5Efforts(model)
+  if (takes === undefined) return { effort: reasoning === "max" ? "xhigh" : reasoning, known: false, warnings: [] }
+  const at = levels.indexOf(reasoning)
+  const candidates = [reasoning, ...levels.slice(0, Math.max(at, 0)).reverse(), ...levels.slice(at + 1)]
+  const effort = candidates.find((candidate) => takes.includes(candidate))!
+  if (effort === reasoning) return { effort, known: true, warnings: [] }
+  const details = `reasoning "${reasoning}" is not directly supported by this model. mapped to effort "${effort}".`
+  return {
+    effort,
+    known: true,
+    warnings: [{ kind: "compatibility", feature: "reasoning", details, message: `${details} (${model})` }]
+  }
+}
 
 /** The settings a reasoning model takes none of on responses, in the official provider's order. @category constants */
 export const reasoningResponsesDropped: ReadonlyArray<keyof TextRequest> = ["temperature", "topP"]

@@ -134,6 +134,12 @@ export const defaultRouteCatalog: RouteCatalog = [
     note: "the GPT-5 Pro family is served only by /v1/responses"
   },
   {
+    // The ChatGPT snapshots of GPT-5 (`gpt-5-chat-latest`, `gpt-5.1-chat-latest`) do not reason: chat first.
+    match: { pattern: /^gpt-5(?:\.\d+)?-chat(?:-|$)/ },
+    capabilities: ["chat", "responses"],
+    models: []
+  },
+  {
     match: { pattern: /^(?:gpt-5(?:[.-]|$)|o\d)/ },
     capabilities: ["responses", "chat"],
     models: ["gpt-5", "o3", "o4-mini"]
