@@ -1,7 +1,8 @@
 /**
- * Sampling settings a model does not take in its current mode, as the official AI SDK providers
- * handle them: dropped from the request, with an `unsupported` warning naming each and saying why;
- * and the reasoning effort a GPT-5 release takes, fitted as @ai-sdk/openai fits it.
+ * Sampling settings a model does not take in its current mode, and the reasoning effort a GPT-5
+ * release takes, as the official AI SDK providers handle them. A setting not taken is dropped from the
+ * request with an `unsupported` warning naming it and saying why; an effort is fitted the way
+ * `@ai-sdk/openai` fits it.
  * A reasoning model (GPT-5, o-series) takes no `temperature` or `topP` (nor, on chat, penalties); a
  * messages-style model thinking takes no `temperature`, `topP` or `topK`. Fields of the family's own
  * body (`body`) are the caller's and are sent as they are.

@@ -1,5 +1,5 @@
 /**
- * The reasoning item of a responses answer: a reasoning model (GPT-5, o-series) asked for a summary
+ * The reasoning item of a responses answer. A reasoning model (GPT-5, o-series) asked for a summary
  * (`reasoning.summary`) answers with a `reasoning` output item before its message or calls, and
  * streams it as upstream does (`response.reasoning_summary_part.*`, `response.reasoning_summary_text.*`).
  */
