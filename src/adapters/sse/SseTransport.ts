@@ -64,6 +64,33 @@ export type SseError<B> = B | DecodeError | TimeoutError | IncompleteStream
 
 /** Decoded events held for the consumer before the body is paused. */
 const MAX_PENDING = 4096
+/**
+ * Bytes of event data held for the consumer before the body is paused, whatever their number (4,096
+ * events of 64 KiB would be 256 MiB). One event is always taken, however large (`maxEventBytes`).
+ */
+const MAX_PENDING_BYTES = 64 * 1024
+
+/** The decoded events the consumer has not taken yet, and the size of their data. */
+class Backlog<A> {
+  events: Array<A> = []
+  /** In UTF-16 code units of the records' data: bytes, for the ASCII of JSON. */
+  private bytes = 0
+
+  push(event: A, data: string): void {
+    this.events.push(event)
+    this.bytes += data.length
+  }
+
+  clear(): void {
+    this.events = []
+    this.bytes = 0
+  }
+
+  /** Past `MAX_PENDING` events or `MAX_PENDING_BYTES` of their data: the body is paused. */
+  get full(): boolean {
+    return this.events.length >= MAX_PENDING || this.bytes >= MAX_PENDING_BYTES
+  }
+}
 
 /**
  * The decoded events of an SSE body. Fails with `IncompleteStream` (`partial`: the accumulated
@@ -75,11 +102,11 @@ const MAX_PENDING = 4096
  *
  * The body is read as callbacks (`ByteSource`): each chunk is parsed, decoded and accumulated in one
  * synchronous step as it arrives, and the consumer takes everything decoded since its last pull at
- * once (the body is paused while it lags `MAX_PENDING` events behind). The time limits are one
- * watchdog per stream (`Deadline.watch`) that wakes only when the deadline the last event set has
- * passed (keep-alives do not move it). Measured against a time limit per read (`timeoutFail` raced two
- * fibers on every read) and a reader fiber per stream, this costs a fraction of the CPU per event
- * when tokens arrive one per read and of the memory per open stream.
+ * once (the body is paused while it lags `MAX_PENDING` events, or `MAX_PENDING_BYTES` of their data,
+ * behind). The time limits are one watchdog per stream (`Deadline.watch`) that wakes only when the
+ * deadline the last event set has passed (keep-alives do not move it). Measured against a time limit
+ * per read (`timeoutFail` raced two fibers on every read) and a reader fiber per stream, this costs a
+ * fraction of the CPU per event when tokens arrive one per read and of the memory per open stream.
  * @category constructors
  */
 export const decodeSse = <Event, Snapshot, Final, B>(
@@ -211,7 +238,7 @@ const setup = <Event, Snapshot, Final, B>(
   let lastEventAt: number | undefined
   let arrived = false
   const startedAt = clock.currentTimeMillisUnsafe()
-  let pending: Array<Event> = []
+  const pending = new Backlog<Event>()
   let flow: ByteSource.ByteFlow | undefined
   let paused = false
   // The accumulator's `finish`, once the end has asked for it.
@@ -235,7 +262,7 @@ const setup = <Event, Snapshot, Final, B>(
       failure = misfit
       return
     }
-    pending.push(event)
+    pending.push(event, record.data)
     // The time of arrival is read once per chunk (in `chunk`), not once per event.
     arrived = true
     if (spec.isFinal?.(event, folder.snapshot) === true) final = true
@@ -263,9 +290,9 @@ const setup = <Event, Snapshot, Final, B>(
 
   /** What the consumer gets now: the pending events, else the failure (once), else the end; `undefined`: wait. */
   const take = (): ByteSource.ChunkPull<Event, SseError<B>> | undefined => {
-    const out = pending
+    const out = pending.events
     if (Arr.isArrayNonEmpty(out)) {
-      pending = []
+      pending.clear()
       if (paused && !ended) {
         paused = false
         flow?.resume()
@@ -280,7 +307,7 @@ const setup = <Event, Snapshot, Final, B>(
     return undefined
   }
 
-  const { pull, wake: notify } = ByteSource.handoff(take)
+  const { pull, wake: notify, waiting } = ByteSource.handoff(take)
 
   const sink: ByteSource.ByteSink<B> = {
     chunk: (piece) => {
@@ -299,7 +326,8 @@ const setup = <Event, Snapshot, Final, B>(
       if (final || failure !== undefined) {
         if (failure === undefined) finish()
         stop()
-      } else if (pending.length >= MAX_PENDING && !paused) {
+      } else if (!paused && !waiting() && pending.full) {
+        // A waiting pull takes the events at once (`notify`): the body is paused for a consumer that lags.
         paused = true
         flow?.pause()
       }
@@ -316,7 +344,7 @@ const setup = <Event, Snapshot, Final, B>(
       // The call's signal aborted: nothing more reaches the consumer, not even what it has not taken yet.
       if (error instanceof Aborted) {
         failure = error
-        pending = []
+        pending.clear()
       } else if (failure === undefined) failure = cutOf(error, spec.family, started, folder.snapshot)
       stop()
       notify()
