@@ -98,7 +98,7 @@ export interface BatchHandle {
 /** What `Batch.video` takes. @category models */
 export interface VideoBatchOptions {
   /** Names the batch; when it exists (same inputs) the batch resumes. Default: a digest of the inputs. */
-  readonly id?: string
+  readonly id?: string | undefined
   /**
    * The inputs, as `gateway.video.generate` takes them: an array (every input is checked before
    * anything is stored or sent), or a stream, read twice in bounded memory (once to digest it, once
@@ -108,21 +108,21 @@ export interface VideoBatchOptions {
    */
   readonly inputs: ReadonlyArray<VideoInput> | Stream.Stream<VideoInput | Ingest.NumberedInput, BatchInvalidInput>
   /** The line of each input of an array (1-based, as in a JSON Lines file); default 1, 2, 3… */
-  readonly lines?: ReadonlyArray<number>
+  readonly lines?: ReadonlyArray<number> | undefined
   /**
    * Submits in flight at once: the batch's slots (default 4). Given for a stored batch, it replaces
    * the stored value (for this run and the runs after): submits already in flight are answered, then
    * no more than this many are in flight. Not given, a stored batch keeps its own.
    */
-  readonly concurrency?: number
+  readonly concurrency?: number | undefined
   /**
    * Where alpha videos are written (default `.umg/videos/<id>`). Given for a stored batch, the videos
    * it downloads from then on go there (those written before stay where they are); not given, a
    * stored batch keeps its folder.
    */
-  readonly dir?: string
+  readonly dir?: string | undefined
   /** Submit the `unknown` lines again (each may then exist twice at the gateway). */
-  readonly resubmitUnknown?: boolean
+  readonly resubmitUnknown?: boolean | undefined
 }
 
 /** The batch service. @category models */
@@ -140,17 +140,17 @@ export class Batches extends Context.Service<Batches, BatchService>()("umg/batch
 
 /** Settings of `Batch.layer`. @category models */
 export interface LayerOptions {
-  readonly store?: StoreConfig
+  readonly store?: StoreConfig | undefined
   /** How long one task may run before its line fails (default 1 hour). */
-  readonly taskTimeoutMs?: number
+  readonly taskTimeoutMs?: number | undefined
   /** From one query's start to the next (default the gateway's rule, 4000 ms). */
-  readonly pollIntervalMs?: number
+  readonly pollIntervalMs?: number | undefined
   /** How often `progress` reads the counts (default 500 ms). */
-  readonly progressIntervalMs?: number
+  readonly progressIntervalMs?: number | undefined
   /** Tasks this process follows at once, over all its batches (default 10,000). */
-  readonly maxFollowed?: number
+  readonly maxFollowed?: number | undefined
   /** Alpha videos this process downloads at once (default 8). */
-  readonly maxDownloads?: number
+  readonly maxDownloads?: number | undefined
 }
 
 /** A digest of inputs and their lines: the default id and the check that an id keeps its inputs. @category getters */
@@ -219,7 +219,9 @@ const isFinal = (r: Store.LineRecord) =>
 // Results read at once by `resultStream`.
 const resultPage = 1_000
 
-type Settings = Required<Pick<LayerOptions, "progressIntervalMs">>
+interface Settings {
+  readonly progressIntervalMs: number
+}
 
 /** Where `resultStream` is: after which line, and how many results it gave. */
 interface Cursor {

@@ -40,7 +40,7 @@ export {
   type PartialJsonLimits,
   type PartialJsonResult
 } from "./wire/PartialJson.js"
-export type { DecodeOptions } from "./wire/WireJson.js"
+export type { DecodeOptions, OpaqueTagged, SseRecord } from "./wire/WireJson.js"
 export * from "./gateway/index.js"
 export * from "./text/index.js"
 export * from "./media/index.js"

@@ -7,15 +7,14 @@
 // `require`, one copy of effect and of rxjs, type-check files under `tsc --strict` (one importing each
 // entry point, one Effect program that provides `Gateway.layer`), run that program against the emulator,
 // and a PostgreSQL store without its driver fails saying what to install.
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { packUmg, root, run } from "./pack.js"
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   readonly exports: Readonly<Record<string, unknown>>
   readonly engines: { readonly node: string }
@@ -32,36 +31,16 @@ const oldestRxjs = manifest.peerDependencies.rxjs?.replace(/^\^/, "") ?? "missin
 let work: string
 let project: string
 
-const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) => {
-  const out = spawnSync(cmd, args, {
-    cwd,
-    encoding: "utf8",
-    timeout: 300_000,
-    env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" }
-  })
-  // Both outputs are `undefined` when the command cannot be started, which the type leaves out.
-  const stdout = out.stdout as string | undefined
-  const stderr = out.stderr as string | undefined
-  return { code: out.status ?? -1, stdout: stdout ?? "", stderr: stderr ?? "" }
-}
-
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "umg-install-"))
-  const packed = run("npm", ["pack", "--pack-destination", work], root)
-  if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr.slice(-1000)}`)
-  const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"))
-  if (tarball === undefined) throw new Error("npm pack made no tarball")
+  const tarball = packUmg(work)
   project = join(work, "app")
   execFileSync("mkdir", ["-p", project])
   writeFileSync(
     join(project, "package.json"),
     JSON.stringify({ name: "app", private: true, version: "1.0.0", type: "module" })
   )
-  const installed = run(
-    "npm",
-    ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", join(work, tarball)],
-    project
-  )
+  const installed = run("npm", ["install", "--omit=dev", "--no-package-lock", "effect@^4.1", tarball], project)
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr.slice(-1000)}`)
 }, 600_000)
 afterAll(() => {

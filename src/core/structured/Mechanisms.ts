@@ -29,16 +29,16 @@ export interface StructuredOptions {
    * The schema's name: chat `json_schema.name`, responses `format.name`, the messages-style tool's
    * name (native has none). `^[a-zA-Z0-9_-]{1,64}$`; default `structured_output`.
    */
-  readonly name?: string
+  readonly name?: string | undefined
   /** What the value is, for the model (sent where the family has a place for it). */
-  readonly description?: string
+  readonly description?: string | undefined
   /**
    * Chat and responses `strict`: `false` turns it off; by default it is on when the schema fits
    * strict mode's rules (see JsonSchemaFit.ts) and off otherwise.
    */
-  readonly strict?: boolean
+  readonly strict?: boolean | undefined
   /** The JSON Schema to send instead of the schema's own (fitted by the same rules). */
-  readonly jsonSchema?: JsonSchemaObject
+  readonly jsonSchema?: JsonSchemaObject | undefined
 }
 
 /** What a request asks for: the schema's name, its fitted JSON Schema and whether strict mode is asked. @category models */
