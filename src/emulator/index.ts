@@ -5,8 +5,8 @@
 import {
   DEFAULT_KEY,
   RESTRICTED_KEY,
+  keepContext,
   makeContext,
-  type EmulatorContext,
   type EmulatorOptions,
   type Fault
 } from "./server/Context.js"
@@ -74,8 +74,8 @@ export interface Emulator {
   advanceTime(ms: number): void
   /** Ends open streams and sockets and stops the server. */
   close(): Promise<void>
-  /** The context routes get (a new one after `reset()`). */
-  readonly ctx: EmulatorContext
+  /** The emulator clock's time in ms since the epoch: the virtual clock's (`virtualClock: true`), else the system's. */
+  now(): number
 }
 
 /** Every HTTP route of the emulator. */
@@ -111,7 +111,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
     keys.find(([, p]) => p === "restricted")?.[0] ?? (ctx.options.keys.has(RESTRICTED_KEY) ? RESTRICTED_KEY : undefined)
   let closed: Promise<void> | undefined
   let current = ctx
-  return {
+  const emulator: Emulator = {
     url,
     platformUrl: url,
     apiKey,
@@ -129,8 +129,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
       if (!ctx.clock.advance(ms)) throw new Error("advanceTime needs an emulator started with virtualClock: true")
     },
     close: () => (closed ??= server.close()),
-    get ctx() {
-      return current
-    }
+    now: () => current.clock.now()
   }
+  keepContext(emulator, () => current)
+  return emulator
 }

@@ -4,7 +4,7 @@ import type { EmbedManyEvent, EmbedManyOptions } from "../adapters/groups/Embedd
 /** Options of `embedMany$`: the embeddings body without `input`, plus the batch settings. @category models */
 export type EmbedManyRxOptions = Omit<EmbedManyOptions, "inputs" | "onEvent" | "maxRateLimitRetries"> & {
   /** Retries of one text after a 429 before the batch fails with `RateLimited` (default 8). */
-  readonly maxRetries?: number
+  readonly maxRetries?: number | undefined
 }
 
 /** The Effect call's options for `embedMany$(inputs, options)`, its events going to `onEvent`. @category constructors */

@@ -18,6 +18,8 @@ export {
   makePoller,
   type PollableTask,
   type Poller,
+  type PollerOptions,
+  type PollRequest,
   pollTask$,
   type PollTaskOptions,
   type PollUpdate

@@ -14,7 +14,7 @@ export interface MapConcurrentOptions {
   /** Most calls in flight (at least 1). */
   readonly concurrency: number
   /** Retries of one item after `RateLimited` before the whole batch fails with it (default 8). */
-  readonly maxRetries?: number
+  readonly maxRetries?: number | undefined
 }
 
 /**

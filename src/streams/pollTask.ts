@@ -6,28 +6,28 @@
 import * as Effect from "effect/Effect"
 import type { Observable } from "rxjs"
 import * as VideoPoller from "../adapters/polling/VideoPoller.js"
-import type { PollableTask, Poller, PollUpdate } from "../adapters/polling/VideoPoller.js"
+import type { PollableTask, Poller, PollerOptions, PollRequest, PollUpdate } from "../adapters/polling/VideoPoller.js"
 import { checkPollSettings } from "../core/video/PollingRule.js"
 import { firstValueEffect, fromRegistration, type Runner } from "./Bridge.js"
 
-export type { PollableTask, Poller, PollUpdate }
+export type { PollableTask, Poller, PollerOptions, PollRequest, PollUpdate }
 
 /** A poller of one's own (its driver, and its bound on queries in flight, default 64), to share between polls. @category constructors */
-export const makePoller = (options?: VideoPoller.PollerOptions): Poller => VideoPoller.make(options)
+export const makePoller = (options?: PollerOptions): Poller => VideoPoller.make(options)
 
 /** Options of `pollTask$`. @category models */
 export interface PollTaskOptions {
   /** From one query's start to the next (default 4000); must lie in `[minIntervalMs, 5000]`. */
-  readonly intervalMs?: number
+  readonly intervalMs?: number | undefined
   /** Errors with `TimeoutError` (phase `poll`) this long after subscribing (default 300 000). */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /**
    * The shortest interval accepted (default 3000, the contract's rule). Lower it only against an
    * emulator with fast timings (tests, the bench); the 5 s ceiling stays.
    */
-  readonly minIntervalMs?: number
+  readonly minIntervalMs?: number | undefined
   /** The poller to share with other polls (`makePoller()`); by default each subscription has its own. */
-  readonly poller?: Poller
+  readonly poller?: Poller | undefined
 }
 
 const runDetached: Runner<never> = (effect) => Effect.runFork(effect)

@@ -13,6 +13,7 @@ import { Gateway } from "../../src/adapters/Gateway.js"
 import { responsesRunTools } from "../../src/adapters/tools/RunTools.js"
 import * as Tool from "../../src/core/tools/Tool.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { contextOf } from "../../src/emulator/server/Context.js"
 import { MAX_STORED_RESPONSES, resetResponsesState } from "../../src/emulator/text/responses/ResponsesState.js"
 
 // The responses API keeps state as upstream does: each response is stored (unless `store: false`),
@@ -398,7 +399,7 @@ describe("the bound", () => {
   it("drops the oldest response beyond the bound, which then answers 404 and 400", async () => {
     const small = await startEmulator({ fast: true })
     try {
-      resetResponsesState(small.ctx, { responses: 3 })
+      resetResponsesState(contextOf(small), { responses: 3 })
       const client = new OpenAI({ apiKey: small.apiKey, baseURL: `${small.url}/v1`, maxRetries: 0 })
       const ids: Array<string> = []
       for (const n of [1, 2, 3, 4]) ids.push((await client.responses.create({ model, input: `Hello ${n}` })).id)
@@ -415,7 +416,7 @@ describe("the bound", () => {
   it("drops the oldest responses when the stored characters outgrow the bound", async () => {
     const small = await startEmulator({ fast: true })
     try {
-      resetResponsesState(small.ctx, { chars: 20_000 })
+      resetResponsesState(contextOf(small), { chars: 20_000 })
       const client = new OpenAI({ apiKey: small.apiKey, baseURL: `${small.url}/v1`, maxRetries: 0 })
       const big = (await client.responses.create({ model, input: `Hello ${"x".repeat(15_000)}` })).id
       const next = (await client.responses.create({ model, input: `Hello ${"y".repeat(15_000)}` })).id

@@ -149,3 +149,18 @@ export const renewContext = (ctx: EmulatorContext): EmulatorContext => {
   ctx.faults.clear()
   return { ...ctx }
 }
+
+/** The context of each started emulator (a new one after its `reset()`), for tests that set its state. */
+const contexts = new WeakMap<object, () => EmulatorContext>()
+
+/** Records where `emulator`'s current context is read. */
+export const keepContext = (emulator: object, current: () => EmulatorContext): void => {
+  contexts.set(emulator, current)
+}
+
+/** The current context of an emulator `startEmulator` made (its routes' state: stores, clock, faults). */
+export const contextOf = (emulator: object): EmulatorContext => {
+  const current = contexts.get(emulator)
+  if (current === undefined) throw new Error("not an emulator made by startEmulator")
+  return current()
+}
