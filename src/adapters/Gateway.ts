@@ -2,13 +2,13 @@
  * The `Gateway` service: every endpoint of the Unified Model Gateway grouped by capability, each
  * call validating its body with the core before sending it over the shared HTTP transport.
  */
-import type { Scope } from "effect"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import type { HttpClient } from "effect/http"
 import * as GatewayConfig from "./GatewayConfig.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
@@ -62,7 +62,8 @@ export interface GatewayService {
 }
 
 /**
- * Builds the service from resolved settings over the `HttpClient` of the context.
+ * Builds the service from resolved settings over the `HttpClient` of the context. Made in a scope
+ * (a layer's), the video polls still running when it closes are stopped then (interrupted).
  * @category constructors
  */
 export const makeWithHttpClient = (
@@ -70,7 +71,11 @@ export const makeWithHttpClient = (
 ): Effect.Effect<GatewayService, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const transport = yield* HttpTransport.fromContext(config)
-    const ctx = GroupContext.make(config, transport)
+    // What the groups hold outside any call ends with the scope the service is made in (a layer's).
+    const lifetime = GroupContext.makeLifetime()
+    const scope = yield* Effect.serviceOption(Scope.Scope)
+    if (Option.isSome(scope)) yield* Scope.addFinalizer(scope.value, Effect.sync(lifetime.close))
+    const ctx = GroupContext.make(config, transport, lifetime.onClose)
     const tokens = yield* PlatformToken.make(config, transport)
     const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
     // What no call's error may show, whatever way it reached the error: read when a call fails.

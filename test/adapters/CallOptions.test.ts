@@ -3,7 +3,7 @@
 // hang, a defect or a bare interruption), the call's time limit and retry count override the layer's
 // both ways, its headers are sent and the dangerous ones refused, and `onResponse` / `withResponse`
 // give the successful answer's status, request id, headers and rate limits.
-import { Cause, Effect, Exit, Result, Stream } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, Result, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -230,14 +230,18 @@ describe("the call's signal, between attempts and requests", () => {
     let end: (exit: Exit.Exit<unknown, unknown>) => void = () => {}
     const ended = new Promise<Exit.Exit<unknown, unknown>>((resolve) => (end = resolve))
     const before = seen.requests
-    await Effect.runPromise(
-      Effect.flatMap(Gateway, (g) =>
-        g.video.follow("t1", { intervalMs: 3_000 }, end, { signal: followed.signal })
-      ).pipe(Effect.provide(layerFor(url, { minPollIntervalMs: 0 })))
-    )
-    expect(await until(() => seen.requests === before + 1)).toBe(true)
-    followed.abort()
-    expect(failureOf(await ended)).toMatchObject({ _tag: "Aborted", family: "video" })
+    // The layer stays open while the poll runs: closing it would stop the poll (VideoPollLifetime).
+    const runtime = ManagedRuntime.make(layerFor(url, { minPollIntervalMs: 0 }))
+    try {
+      await runtime.runPromise(
+        Effect.flatMap(Gateway, (g) => g.video.follow("t1", { intervalMs: 3_000 }, end, { signal: followed.signal }))
+      )
+      expect(await until(() => seen.requests === before + 1)).toBe(true)
+      followed.abort()
+      expect(failureOf(await ended)).toMatchObject({ _tag: "Aborted", family: "video" })
+    } finally {
+      await runtime.dispose()
+    }
   })
 })
 

@@ -337,8 +337,10 @@ const requestsOf = (ctx: GroupContext.GroupContext) => {
 export const make = (ctx: GroupContext.GroupContext): VideoGroup => {
   const { check, submit, get, download, downloadStream: downloadStreamOf } = requestsOf(ctx)
 
-  // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in flight.
+  // One poller per gateway: every poll of this gateway shares its driver and its bound on queries in
+  // flight, and ends with the gateway's layer.
   const poller = VideoPoller.make()
+  ctx.onClose(poller.close)
 
   const wait = (
     taskId: string,

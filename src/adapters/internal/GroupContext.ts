@@ -24,12 +24,41 @@ export interface GroupContext {
   /** `Authorization: Bearer <apiKey>`. */
   readonly apiAuth: HttpAuth.Auth
   readonly sseTimeouts: SseTimeouts
+  /**
+   * Registers what a group holds outside any call (the video polls, which have no fiber of their
+   * own), released when the service's scope (its layer's) closes; at once when it has closed already.
+   */
+  readonly onClose: (release: () => void) => void
 }
 
-/** Builds the shared context of the groups. @category constructors */
-export const make = (config: GatewayConfig, transport: HttpTransport): GroupContext => ({
+/** The releases of what the groups hold outside any call, run once when the service's scope closes. @category models */
+export interface Lifetime {
+  readonly onClose: (release: () => void) => void
+  readonly close: () => void
+}
+
+/** A lifetime not closed yet. @category constructors */
+export const makeLifetime = (): Lifetime => {
+  let releases: Array<() => void> | undefined = []
+  return {
+    onClose: (release) => (releases === undefined ? release() : void releases.push(release)),
+    close: () => {
+      const due = releases ?? []
+      releases = undefined
+      for (const release of due) release()
+    }
+  }
+}
+
+/** Builds the shared context of the groups; `onClose` defaults to never releasing. @category constructors */
+export const make = (
+  config: GatewayConfig,
+  transport: HttpTransport,
+  onClose: (release: () => void) => void = () => {}
+): GroupContext => ({
   config,
   transport,
+  onClose,
   gatewayUrl: (path) => `${config.baseUrl}${path.startsWith("/") ? path : `/${path}`}`,
   apiAuth: HttpAuth.bearer(config.apiKey),
   sseTimeouts: {

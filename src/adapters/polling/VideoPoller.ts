@@ -62,6 +62,12 @@ export interface Poller {
     request: PollRequest<T, E>,
     onEnd: (exit: Exit.Exit<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>) => void
   ) => () => void
+  /**
+   * Ends every poll not ended (interrupted: `onEnd` gets an interruption, a `watch` is interrupted,
+   * a query in flight too) and, from then on, every poll at its start: the poller's owner (a
+   * gateway's layer) is gone.
+   */
+  readonly close: () => void
   /** Polls not ended, queries running, queries waiting for a turn, and distinct wake-up times armed. */
   readonly stats: () => {
     readonly polls: number
@@ -187,6 +193,8 @@ interface Slots {
   readonly sleep: (now: () => number) => Effect.Effect<void>
   /** Marks the driver stopped: nothing to wake until it starts again. */
   readonly idle: () => void
+  /** Every entry filed (each poll not ended is, under its next query or its deadline). */
+  readonly entries: () => Array<Entry>
 }
 
 const makeSlots = (gridMs: number): Slots => {
@@ -268,7 +276,8 @@ const makeSlots = (gridMs: number): Slots => {
     sleep,
     idle: () => {
       sleepingUntil = Number.POSITIVE_INFINITY
-    }
+    },
+    entries: () => [...slots.values()].flatMap((set) => [...set])
   }
 }
 
@@ -287,6 +296,7 @@ export const make = (options: PollerOptions = {}): Poller => {
   let services: Context.Context<never> | undefined
   let clock: Clock.Clock | undefined
   let driving = false
+  let closed = false
 
   const now = () => clock!.currentTimeMillisUnsafe()
 
@@ -382,6 +392,10 @@ export const make = (options: PollerOptions = {}): Poller => {
     request: PollRequest<T, E>,
     onEnd: (exit: Exit.Exit<PollUpdate<T>, E | TimeoutError | VideoTaskFailed>) => void
   ): (() => void) => {
+    if (closed) {
+      onEnd(Exit.interrupt())
+      return () => {}
+    }
     if (!driving) {
       services = context
       clock = Context.get(context, Clock.Clock)
@@ -407,5 +421,10 @@ export const make = (options: PollerOptions = {}): Poller => {
       })
     )
 
-  return { start, watch, stats: () => ({ polls, running, waiting: waiting.size, slots: slots.size() }) }
+  const close = (): void => {
+    closed = true
+    for (const entry of slots.entries()) finish(entry, Exit.interrupt())
+  }
+
+  return { start, watch, close, stats: () => ({ polls, running, waiting: waiting.size, slots: slots.size() }) }
 }
