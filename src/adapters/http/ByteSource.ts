@@ -77,7 +77,7 @@ export const mapError = <E, E2>(source: ByteSource<E>, f: (error: E) => E2): Byt
 /**
  * The same source, failing with `onAbort()` — its flow closed, which closes the connection — when
  * `signal` aborts (at once if it already has when the source starts). The listener is removed when
- * the body ends, fails or is closed.
+ * the body ends, fails or is closed, and, once started, when its scope closes.
  * @category combinators
  */
 export const abortable = <E, E2>(source: ByteSource<E>, signal: AbortSignal, onAbort: () => E2): ByteSource<E | E2> => {
@@ -130,13 +130,21 @@ export const abortable = <E, E2>(source: ByteSource<E>, signal: AbortSignal, onA
           : {})
       }
     }
-    return { inner, attach }
+    // When the scope closes, the source's own finalizer closes its flow, not the one `attach` returns.
+    const release = (): void => {
+      over = true
+      stop()
+    }
+    return { inner, attach, release }
   }
   const open = source.open
   return {
     start: (sink) => {
-      const { inner, attach } = guard(sink)
-      return Effect.map(source.start(inner), attach)
+      const { inner, attach, release } = guard(sink)
+      return Effect.andThen(
+        Effect.addFinalizer(() => Effect.sync(release)),
+        Effect.map(source.start(inner), attach)
+      )
     },
     ...(open !== undefined
       ? {
