@@ -576,6 +576,27 @@ export const RealtimeServerEvent = Schema.Union([
 /** @category models */
 export type RealtimeServerEvent = typeof RealtimeServerEvent.Type
 
+/** The server events this library models (every member but `RealtimeOtherEvent`). @category models */
+export type RealtimeKnownEvent =
+  | typeof RealtimeSessionEvent.Type
+  | typeof RealtimeErrorEvent.Type
+  | typeof RealtimeResponseEvent.Type
+  | typeof RealtimeDeltaEvent.Type
+  | typeof RealtimeTextDoneEvent.Type
+  | typeof RealtimeTranscriptDoneEvent.Type
+  | typeof RealtimeAudioDoneEvent.Type
+
+/**
+ * Narrows an event to a known type, as `event.type === type` cannot (`RealtimeOtherEvent`'s `type` is
+ * any string, so `event.error` would stay `unknown`). Sound: the catch-all never decodes a known
+ * `type`. An intersection rather than `Extract`, since one member holds several types.
+ * @category guards
+ */
+export const isRealtimeEvent = <K extends RealtimeKnownEvent["type"]>(
+  event: RealtimeServerEvent,
+  type: K
+): event is RealtimeKnownEvent & { readonly type: K } => event.type === type
+
 const what = "realtime server event"
 const decodeEvent = decodeWith(RealtimeServerEvent, "realtime", what)
 

@@ -23,11 +23,13 @@ export {
 export {
   buildSessionUpdate,
   decodeRealtimeServerEvent,
+  isRealtimeEvent,
   realtimeAudioDelta,
   RealtimeAudioDoneEvent,
   RealtimeAudioV2,
   RealtimeDeltaEvent,
   RealtimeErrorEvent,
+  type RealtimeKnownEvent,
   RealtimeModalitiesV1,
   realtimeModels,
   type RealtimeOptions,

@@ -66,6 +66,25 @@ export const MessagesDelta = Schema.Union([
 /** @category models */
 export type MessagesDelta = Schema.Schema.Type<typeof MessagesDelta>
 
+/** The delta kinds this library models, discriminated by `type`. @category models */
+export type MessagesKnownDelta =
+  | Schema.Schema.Type<typeof MessagesTextDelta>
+  | Schema.Schema.Type<typeof MessagesInputJsonDelta>
+  | Schema.Schema.Type<typeof MessagesThinkingDelta>
+  | Schema.Schema.Type<typeof MessagesSignatureDelta>
+  | Schema.Schema.Type<typeof MessagesCitationsDelta>
+
+/**
+ * Narrows a delta to a known kind, as `delta.type === kind` cannot: TypeScript keeps the opaque
+ * member (its `type` is any string), so `delta.text` would stay `unknown`. Sound because the opaque
+ * member never decodes a known `type`.
+ * @category guards
+ */
+export const isMessagesDelta = <K extends MessagesKnownDelta["type"]>(
+  delta: MessagesDelta,
+  kind: K
+): delta is Extract<MessagesKnownDelta, { readonly type: K }> => delta.type === kind
+
 /** `content_block_delta`. @category schemas */
 export const MessagesContentBlockDelta = Schema.Struct({
   type: Schema.Literal("content_block_delta"),

@@ -11,6 +11,7 @@ export {
 } from "./MessagesAccumulator.js"
 export {
   decodeMessagesEvent,
+  isMessagesDelta,
   MessagesCitationsDelta,
   MessagesContentBlockDelta,
   MessagesContentBlockStart,
@@ -20,6 +21,7 @@ export {
   MessagesErrorEvent,
   MessagesEvent,
   MessagesInputJsonDelta,
+  type MessagesKnownDelta,
   MessagesMessageDelta,
   MessagesMessageStart,
   MessagesMessageStop,

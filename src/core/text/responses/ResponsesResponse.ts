@@ -39,6 +39,20 @@ export const ResponsesContentPart = Schema.Union([
 /** @category models */
 export type ResponsesContentPart = Schema.Schema.Type<typeof ResponsesContentPart>
 
+/** The content part kinds this library models, discriminated by `type`. @category models */
+export type ResponsesKnownPart =
+  Schema.Schema.Type<typeof ResponsesOutputText> | Schema.Schema.Type<typeof ResponsesRefusal>
+
+/**
+ * Narrows a content part to a known kind, as `part.type === kind` cannot (the opaque member's `type`
+ * is any string, so `part.text` would stay `unknown`). Sound: the opaque member never decodes a known `type`.
+ * @category guards
+ */
+export const isResponsesPart = <K extends ResponsesKnownPart["type"]>(
+  part: ResponsesContentPart,
+  kind: K
+): part is Extract<ResponsesKnownPart, { readonly type: K }> => part.type === kind
+
 /** A message output item. @category schemas */
 export const ResponsesMessageItem = Schema.Struct({
   type: Schema.Literal("message"),
@@ -391,8 +405,7 @@ export const responsesOutputText = (response: ResponsesResponse): string => {
   let text = ""
   for (const item of response.output) {
     if (!isResponsesItem(item, "message")) continue
-    for (const part of item.content)
-      if (part.type === "output_text" && typeof part["text"] === "string") text += part["text"]
+    for (const part of item.content) if (isResponsesPart(part, "output_text")) text += part.text
   }
   return text
 }
