@@ -64,7 +64,8 @@ export const make = (
   sseTimeouts: {
     firstEventMs: config.streamFirstByteTimeoutMs,
     idleMs: config.streamIdleTimeoutMs,
-    maxEventBytes: config.limits.maxSseEventBytes
+    maxEventBytes: config.limits.maxSseEventBytes,
+    maxStreamBytes: config.limits.maxStreamBytes
   }
 })
 

@@ -14,6 +14,7 @@ import * as Scope from "effect/Scope"
 import * as ByteSource from "../http/ByteSource.js"
 import { fromScopedOpen, type Opened, type ResultStream } from "./Consume.js"
 import * as Deadline from "../internal/Deadline.js"
+import { defaultLimits } from "../internal/Limits.js"
 import { type Accumulator, folderOf } from "../../core/text/Accumulator.js"
 import {
   Aborted,
@@ -24,7 +25,7 @@ import {
   type Family
 } from "../../core/errors/GatewayError.js"
 import { platformByteText } from "#umg/bytes"
-import { createSseParser, type SseEvent } from "../../core/wire/Sse.js"
+import { createSseParser, type SseCallbackParser, type SseEvent } from "../../core/wire/Sse.js"
 import { redactError } from "../../core/errors/Redact.js"
 
 /** What one family's stream needs: decoder, keep-alive test, final-event test and accumulator. @category models */
@@ -44,7 +45,7 @@ export interface SseStreamSpec<Event, Snapshot, Final> {
   readonly accumulator: Accumulator<Event, Snapshot, Final>
 }
 
-/** The stream's time limits, and the bound on one line or event. @category models */
+/** The stream's time limits, and the bounds on one line or event and on the whole stream. @category models */
 export interface SseTimeouts {
   /** Until the first event (after the answer's headers). */
   readonly firstEventMs: number
@@ -52,15 +53,20 @@ export interface SseTimeouts {
   readonly idleMs: number
   /** The longest line and the largest pending event (`limits.maxSseEventBytes`); past it, a `DecodeError`. */
   readonly maxEventBytes?: number
+  /**
+   * The most event data of the whole stream (`limits.maxStreamBytes`, its default when absent), in
+   * UTF-16 code units of every event's `data`, keep-alives too; past it, a `TransportError` (`too-large`).
+   */
+  readonly maxStreamBytes?: number
 }
 
 /**
  * What decoding an SSE body adds to its bytes' own failures `B`: a malformed event, a time limit, a
- * stream that did not complete. (A body's `TransportError` of reason `reset` after the first byte
- * becomes an `IncompleteStream` of reason `cut`.)
+ * stream that did not complete, a stream past its bound (`TransportError`, `too-large`). (A body's
+ * `TransportError` of reason `reset` after the first byte becomes an `IncompleteStream` of reason `cut`.)
  * @category models
  */
-export type SseError<B> = B | DecodeError | TimeoutError | IncompleteStream
+export type SseError<B> = B | DecodeError | TimeoutError | IncompleteStream | TransportError
 
 /** Decoded events held for the consumer before the body is paused. */
 const MAX_PENDING = 4096
@@ -96,9 +102,11 @@ class Backlog<A> {
  * The decoded events of an SSE body. Fails with `IncompleteStream` (`partial`: the accumulated
  * snapshot) when the connection is lost mid-way, the server ends before the final event, or the
  * accumulator rejects an event (an `error` event, events out of order); with `TimeoutError` on a
- * first-event or idle time limit; with `DecodeError` on a malformed event; with `Aborted` when the
- * call's signal aborts the body (no event is handed out after it). Stops reading — which releases the
- * connection — right after the final event.
+ * first-event or idle time limit; with `DecodeError` on a malformed event; with `TransportError`
+ * (`too-large`) once the events' data passes `maxStreamBytes` (the connection is closed; the events
+ * decoded before are handed out first); with `Aborted` when the call's signal aborts the body (no
+ * event is handed out after it). Stops reading — which releases the connection — right after the
+ * final event.
  *
  * The body is read as callbacks (`ByteSource`): each chunk is parsed, decoded and accumulated in one
  * synchronous step as it arrives, and the consumer takes everything decoded since its last pull at
@@ -160,6 +168,27 @@ const cutOf = <B, Snapshot>(error: B, family: Family, started: boolean, snapshot
         partial: snapshot()
       })
     : error
+
+/** The bound on the whole stream's event data: `limits.maxStreamBytes`, its default when the caller set none. */
+const streamBound = (timeouts: SseTimeouts): number => timeouts.maxStreamBytes ?? defaultLimits.maxStreamBytes
+
+/** The stream's event data went past its bound (`streamBound`): nothing more is read or folded. */
+const streamTooLarge = (family: Family, timeouts: SseTimeouts): TransportError =>
+  new TransportError({
+    family,
+    reason: "too-large",
+    message: `the streamed answer's event data is past its bound of ${streamBound(timeouts)} (limits.maxStreamBytes, in UTF-16 code units)`
+  })
+
+/** Feeds one chunk to the parser: a line or pending event past its bound (the parser throws) is a `DecodeError`. */
+const feed = (parser: SseCallbackParser, family: Family, piece: Uint8Array): DecodeError | undefined => {
+  try {
+    parser.feed(piece)
+    return undefined
+  } catch (e) {
+    return new DecodeError({ family, what: "event stream", message: (e as Error).message })
+  }
+}
 
 /** The final answer from the one fold: read after `End`, when the stream ended without failing. */
 const resultOf = <Final>(
@@ -243,10 +272,14 @@ const setup = <Event, Snapshot, Final, B>(
   let paused = false
   // The accumulator's `finish`, once the end has asked for it.
   let verdict: Result.Result<Final, IncompleteStream> | undefined
+  // The event data the stream may still bring: every event's, keep-alives too (the fold keeps what it is given).
+  let streamLeft = streamBound(timeouts)
 
   const onRecord = (record: SseEvent): void => {
     if (final || failure !== undefined) return
-    if (spec.isKeepAlive(record)) return
+    streamLeft -= record.data.length
+    if (streamLeft < 0) failure = streamTooLarge(spec.family, timeouts)
+    if (failure !== undefined || spec.isKeepAlive(record)) return
     if (spec.isTerminator?.(record) === true) {
       final = true
       return
@@ -313,12 +346,8 @@ const setup = <Event, Snapshot, Final, B>(
     chunk: (piece) => {
       if (ended) return
       started = true
-      try {
-        parser.feed(piece)
-      } catch (e) {
-        if (failure === undefined)
-          failure = new DecodeError({ family: spec.family, what: "event stream", message: (e as Error).message })
-      }
+      const malformed = feed(parser, spec.family, piece)
+      if (failure === undefined) failure = malformed
       if (arrived) {
         arrived = false
         lastEventAt = clock.currentTimeMillisUnsafe()
