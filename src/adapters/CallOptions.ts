@@ -30,32 +30,32 @@ export interface CallOptions {
    * Aborting it fails the call with `Aborted`: at once, sending nothing, when it is already aborted;
    * otherwise the connection (a stream's too, a WebSocket session's socket) is closed.
    */
-  readonly signal?: AbortSignal
+  readonly signal?: AbortSignal | undefined
   /**
    * Overrides the layer's time limit of one request attempt (`timeoutMs`); for a stream, of the wait
    * for the answer's headers and then for its first event, or a byte stream's (`speech.stream`,
    * `video.downloadStream`) first bytes (`streamFirstByteTimeoutMs`; the idle limit between events or
    * chunks stays the layer's); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
    */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /**
    * Headers added to the request (on the gateway's own origin only, as the layer's `headers`). Names
    * the transport sets itself (`host`, `content-length`, …) or that carry a credential
    * (`authorization`, `x-api-key`, …) are refused with `InvalidRequest`; their values never reach a
    * log, a span or an error.
    */
-  readonly headers?: Readonly<Record<string, string>>
+  readonly headers?: Readonly<Record<string, string>> | undefined
   /**
    * Overrides the layer's retries after the first attempt (`maxRetries`): 0 is one attempt. 0 to 100.
    * (A WebSocket session is never retried.)
    */
-  readonly maxRetries?: number
+  readonly maxRetries?: number | undefined
   /**
    * Called with each successful (2xx) answer's meta: once for a call of one request, when its answer
    * is read (for a stream: when its headers arrive), and for each request of a call that makes several
    * (`embedMany`, video waits). A WebSocket session has no such answer: it is not called.
    */
-  readonly onResponse?: (info: ResponseInfo) => void
+  readonly onResponse?: ((info: ResponseInfo) => void) | undefined
 }
 
 /** One rate-limit window as the gateway reported it. @category models */

@@ -27,48 +27,48 @@ export interface GatewayConfigInput {
   readonly baseUrl: string
   readonly apiKey: string | Redacted.Redacted<string>
   /** `{platform_url}` of the platform-style endpoints (E4–E7). */
-  readonly platformUrl?: string
-  readonly platformUsername?: string
-  readonly platformPassword?: string | Redacted.Redacted<string>
+  readonly platformUrl?: string | undefined
+  readonly platformUsername?: string | undefined
+  readonly platformPassword?: string | Redacted.Redacted<string> | undefined
   /** Retries after the first attempt (default 2). */
-  readonly maxRetries?: number
+  readonly maxRetries?: number | undefined
   /** First backoff delay (default 500 ms); doubles each retry up to `retryMaxDelayMs` (default 8000 ms). */
-  readonly retryBaseDelayMs?: number
-  readonly retryMaxDelayMs?: number
+  readonly retryBaseDelayMs?: number | undefined
+  readonly retryMaxDelayMs?: number | undefined
   /** Longest `Retry-After` we wait for; a longer one stops retrying (default 60 s). */
-  readonly maxRetryAfterMs?: number
+  readonly maxRetryAfterMs?: number | undefined
   /** Time limit of one request attempt until its whole body is read (default 60 s). */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
   /** Time limit until a stream's first event (default 30 s). */
-  readonly streamFirstByteTimeoutMs?: number
+  readonly streamFirstByteTimeoutMs?: number | undefined
   /** Longest gap between two events of a stream; pings and comments do not count (default 60 s). */
-  readonly streamIdleTimeoutMs?: number
+  readonly streamIdleTimeoutMs?: number | undefined
   /** Extra headers sent with every gateway request (never with a cross-origin redirect). */
-  readonly headers?: Readonly<Record<string, string>>
+  readonly headers?: Readonly<Record<string, string>> | undefined
   /** How native-content calls authenticate (default `bearer`). */
-  readonly nativeAuth?: NativeAuth
+  readonly nativeAuth?: NativeAuth | undefined
   /** Concurrency of `embeddings.embedMany` (default 4). */
-  readonly embedConcurrency?: number
+  readonly embedConcurrency?: number | undefined
   /**
    * The shortest video poll interval allowed (default 3000 ms, the contract's 3–5 s rule); lower it only
    * against an emulator with fast timings.
    */
-  readonly minPollIntervalMs?: number
+  readonly minPollIntervalMs?: number | undefined
   /**
    * An HTTP client layer to use instead of the platform's default (umg's Node client, or
    * `FetchHttpClient` in browsers) with `Gateway.layer`. Prefer
    * `Gateway.layerWithoutHttpClient(config)` and provide the client as a layer.
    */
-  readonly httpClient?: Layer.Layer<HttpClient.HttpClient>
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** How WebSockets are opened (default: the Node `ws` package, which can send the key as a header). */
-  readonly webSocket?: SocketOpener
+  readonly webSocket?: SocketOpener | undefined
   /** Bounds on everything read from outside (see `Limits`); each defaults on its own. */
-  readonly limits?: LimitsInput
+  readonly limits?: LimitsInput | undefined
   /**
    * Send model ids the catalog does not list (for a gateway newer than umg) instead of refusing them
    * before sending. A model of another family is refused either way. Default false.
    */
-  readonly allowUnknownModels?: boolean
+  readonly allowUnknownModels?: boolean | undefined
 }
 
 /** The resolved settings, every default applied. @category models */

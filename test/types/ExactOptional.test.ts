@@ -1,7 +1,7 @@
 /**
  * The runtime side of test/types/fixtures/exact.ts: what the types let a user under
  * `exactOptionalPropertyTypes` pass as `undefined` (a parse option, a batch option, a body's top-level
- * field) is taken as left out, exactly as if it were not given.
+ * field, a call's or a gateway's setting) is taken as left out, exactly as if it were not given.
  */
 import { Effect, Layer, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import { chatParse } from "../../src/adapters/structured/Parse.js"
 import { Batch } from "../../src/batch/index.js"
 import type { ChatBodyInput } from "../../src/core/index.js"
@@ -16,6 +17,7 @@ import * as core from "../../src/core/index.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 const chat = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "hi" }] }
+const platform = { model: "m", prompt: "p", aspect_ratio: "16:9", duration: 5 }
 const u = undefined
 
 /** The body a builder makes of `input`, or its refusal's message. */
@@ -47,11 +49,43 @@ describe("a field given as undefined is a field left out", () => {
       [
         built(core.buildVideoBody({ model: "delta-1-5-pro-251215", prompt: "a cat", duration: u, seed: u })),
         built(core.buildVideoBody({ model: "delta-1-5-pro-251215", prompt: "a cat" }))
+      ],
+      [
+        built(core.buildCountTokensBody({ ...chat, model: "epsilon-haiku-4-5-20251001", system: u, extra: u })),
+        built(core.buildCountTokensBody({ ...chat, model: "epsilon-haiku-4-5-20251001" }))
+      ],
+      [
+        built(core.buildRerankBody({ model: "rerank-v1", query: "q", documents: ["a"], top_n: u })),
+        built(core.buildRerankBody({ model: "rerank-v1", query: "q", documents: ["a"] }))
+      ],
+      [
+        built(core.buildSpeechBody({ model: "tts-1", input: "hi", voice: "alloy", speed: u })),
+        built(core.buildSpeechBody({ model: "tts-1", input: "hi", voice: "alloy" }))
+      ],
+      [
+        built(core.buildImagesBody({ model: "zeta-2.5-flash-image", prompt: "a cat", n: u })),
+        built(core.buildImagesBody({ model: "zeta-2.5-flash-image", prompt: "a cat" }))
+      ],
+      [
+        built(core.buildPlatformTextToVideoBody({ ...platform, resolution: u, return_url: u, extra: u })),
+        built(core.buildPlatformTextToVideoBody(platform))
+      ],
+      [
+        built(core.buildSessionUpdate("gpt-realtime", { instructions: u, voice: u, extra: u })),
+        built(core.buildSessionUpdate("gpt-realtime", {}))
+      ],
+      [
+        built(core.buildSessionUpdate("gpt-realtime-2", { instructions: u, type: u, modalities: u })),
+        built(core.buildSessionUpdate("gpt-realtime-2", {}))
+      ],
+      [
+        built(core.buildLiveSetup("zeta-live-2.5-flash-native-audio", { systemInstruction: u, model: u, extra: u })),
+        built(core.buildLiveSetup("zeta-live-2.5-flash-native-audio", {}))
       ]
     ]
     for (const [withUndefined, without] of pairs) {
       expect(typeof withUndefined, String(withUndefined)).toBe("object")
-      expect(withUndefined).toEqual(without)
+      expect(withUndefined).toStrictEqual(without)
     }
   })
 
@@ -67,6 +101,55 @@ describe("a field given as undefined is a field left out", () => {
     await Effect.runPromise(Effect.flip(parse(chat, Person)))
     expect(sent).toHaveLength(2)
     expect(sent[0]).toEqual(sent[1])
+  })
+})
+
+describe("a call's and a gateway's options given as undefined", () => {
+  let emulator: Emulator
+  beforeAll(async () => {
+    emulator = await startEmulator({ fast: true, port: u, host: u, keys: u, virtualClock: u })
+  })
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await emulator?.close()
+  })
+
+  it("settings take their defaults", () => {
+    const given = { baseUrl: "http://127.0.0.1:1", apiKey: "k" }
+    const undefinedSettings = {
+      ...given,
+      platformUrl: u,
+      maxRetries: u,
+      timeoutMs: u,
+      headers: u,
+      nativeAuth: u,
+      embedConcurrency: u,
+      httpClient: u,
+      webSocket: u,
+      limits: { maxResponseBytes: u, maxFrameBytes: u, maxPendingBytes: u, maxJsonDepth: u },
+      allowUnknownModels: u
+    }
+    expect(GatewayConfig.make(undefinedSettings)).toStrictEqual(GatewayConfig.make(given))
+  })
+
+  it("models.list reads the cached list: no option is given", async () => {
+    const layer = Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey })
+    const calls = { signal: u, timeoutMs: u, headers: u, maxRetries: u, onResponse: u }
+    const counts = await Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const g = yield* Gateway
+          yield* g.models.list()
+          const first = emulator.counters.get("models")
+          yield* g.models.list({ format: u, refresh: u }, calls)
+          yield* g.models.has("gpt-4o-mini", calls)
+          return [first, emulator.counters.get("models")]
+        }),
+        layer
+      )
+    )
+    expect(counts[0]).toBeGreaterThan(0)
+    expect(counts[1]).toBe(counts[0])
   })
 })
 

@@ -25,11 +25,11 @@ import * as GroupContext from "../internal/GroupContext.js"
 export interface EmbedManyOptions extends Omit<EmbeddingsBodyInput, "input"> {
   readonly inputs: ReadonlyArray<string>
   /** Most requests in flight, 1 to 1000 (default: the config's `embedConcurrency`). */
-  readonly concurrency?: number
+  readonly concurrency?: number | undefined
   /** How many times one text is tried again after a 429, 0 to 100 (default 8); past it the batch fails with `RateLimited`. */
-  readonly maxRateLimitRetries?: number
+  readonly maxRateLimitRetries?: number | undefined
   /** Called for each vector as it arrives (with its index and progress) and each 429 met (progress bars, umg/rx). */
-  readonly onEvent?: (event: EmbedManyEvent) => void
+  readonly onEvent?: ((event: EmbedManyEvent) => void) | undefined
 }
 
 /**
@@ -69,7 +69,7 @@ export const make = (ctx: GroupContext.GroupContext): EmbeddingsGroup => {
       (answer) => decodeEmbeddings(answer.body)
     )
 
-  const create = (body: EmbeddingsBody, options?: CallOptions) =>
+  const create = (body: EmbeddingsBodyInput, options?: CallOptions) =>
     Effect.flatMap(buildEmbeddingsBody(body, { allowUnknownModels: ctx.config.allowUnknownModels }), (valid) =>
       send(valid, "retry", options)
     )

@@ -34,7 +34,7 @@ export type LiveClientMessage = Readonly<Record<string, unknown>>
 export interface LiveConnectOptions {
   readonly model: string
   /** The `setup` fields besides the model (`generationConfig`, `systemInstruction`, …; `extra` for fields umg does not know). */
-  readonly setup?: LiveSetupInput
+  readonly setup?: LiveSetupInput | undefined
 }
 
 /** An open live session (after `setupComplete`). @category models */

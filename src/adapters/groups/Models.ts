@@ -25,9 +25,9 @@ import * as GroupContext from "../internal/GroupContext.js"
 /** Options of `models.list`. @category models */
 export interface ListModelsOptions {
   /** The answer format asked for (default `openai`); every format is normalised the same way. */
-  readonly format?: ModelListFormat
+  readonly format?: ModelListFormat | undefined
   /** Ask the gateway again instead of using the cached list. */
-  readonly refresh?: boolean
+  readonly refresh?: boolean | undefined
 }
 
 /**
@@ -98,7 +98,10 @@ export const make = (ctx: GroupContext.GroupContext): Effect.Effect<ModelsGroup>
           })
         )
       const perRequest = GroupContext.perRequest(callOptions)
-      const fresh = options.refresh === true || (perRequest !== undefined && Object.keys(perRequest).length > 0)
+      // An option given as `undefined` is one not given: it does not make the read a fresh one.
+      const fresh =
+        options.refresh === true ||
+        (perRequest !== undefined && Object.values(perRequest).some((value) => value !== undefined))
       return GroupContext.abortable(
         "openai",
         callOptions,

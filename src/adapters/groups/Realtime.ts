@@ -31,7 +31,7 @@ export interface RealtimeClientEvent {
 export interface RealtimeConnectOptions {
   readonly model: string
   /** Session fields for the first `session.update` (v1 `modalities`, v2 `output_modalities`, …; `extra` for fields umg does not know). */
-  readonly session?: RealtimeSessionInput
+  readonly session?: RealtimeSessionInput | undefined
 }
 
 /** An open realtime session. @category models */

@@ -44,9 +44,9 @@ export interface PollOptions {
    * From one query's start to the next: 3000–5000 ms (default 4000); outside that range the poll
    * fails with `InvalidRequest`. Asked for 5000, queries aim 250 ms early (timers only fire late).
    */
-  readonly intervalMs?: number
+  readonly intervalMs?: number | undefined
   /** Gives up with `TimeoutError` (phase `poll`) after this long (default 300 s). */
-  readonly timeoutMs?: number
+  readonly timeoutMs?: number | undefined
 }
 
 /** One answer of a poll: the task, the queries so far and the time since polling began. @category models */
@@ -55,13 +55,13 @@ export type VideoPollUpdate = PollUpdate<VideoQueryResponse>
 /** Options of `video.wait`. @category models */
 export interface WaitOptions extends PollOptions {
   /** Called after every query (progress lines, UIs); `changed` is true when the status is new. */
-  readonly onQuery?: (update: VideoPollUpdate, changed: boolean) => void
+  readonly onQuery?: ((update: VideoPollUpdate, changed: boolean) => void) | undefined
 }
 
 /** Options of `video.generate`. @category models */
 export interface GenerateOptions extends WaitOptions {
   /** Called once the task is submitted, before the first query. */
-  readonly onSubmitted?: (submitted: VideoSubmitResponse) => void
+  readonly onSubmitted?: ((submitted: VideoSubmitResponse) => void) | undefined
 }
 
 /** What `video.generate` ends with: the succeeded task, and for alpha the downloaded video. @category models */

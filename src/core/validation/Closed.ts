@@ -20,10 +20,15 @@ export const extraField = "extra"
 
 /**
  * A body as callers write it: the closed body plus `extra`, fields the gateway accepts that umg does
- * not know yet (merged into the body as they are; a key that names a known field is refused).
+ * not know yet (merged into the body as they are; a key that names a known field is refused). A
+ * top-level field given as `undefined` is left out (see `pick`), so each optional one also takes
+ * `undefined` (`{ temperature: options.temperature }` under `exactOptionalPropertyTypes`); nested
+ * objects keep their own fields as the Schema has them.
  * @category models
  */
-export type WithExtra<B> = B & { readonly extra?: Readonly<Record<string, unknown>> }
+export type WithExtra<B> = { [K in keyof B]: Pick<B, K> extends Required<Pick<B, K>> ? B[K] : B[K] | undefined } & {
+  readonly extra?: Readonly<Record<string, unknown>> | undefined
+}
 
 /** A `Schema.Struct`, checked by rules across its fields (`acrossFields`) or not. @category models */
 export type StructLike = { readonly fields: Readonly<Record<string, unknown>> } | { readonly from: StructLike }

@@ -12,35 +12,41 @@ export type KeyProfile = "full" | "restricted"
 
 export interface EmulatorOptions {
   /** Port to listen on; 0 (default) picks a free one. */
-  readonly port?: number
+  readonly port?: number | undefined
   /** Host to bind; default `127.0.0.1`. */
-  readonly host?: string
+  readonly host?: string | undefined
   /** Keys the gateway accepts, with their profile. Default: one full key and one restricted key. */
-  readonly keys?: Readonly<Record<string, KeyProfile>>
+  readonly keys?: Readonly<Record<string, KeyProfile>> | undefined
   /** Platform credentials accepted by E7. */
-  readonly platform?: { readonly username?: string; readonly password?: string; readonly tokenTtlMs?: number }
+  readonly platform?:
+    | {
+        readonly username?: string | undefined
+        readonly password?: string | undefined
+        readonly tokenTtlMs?: number | undefined
+      }
+    | undefined
   /**
    * Timing of video tasks: how long a task stays `submitted`→`queued` and `in_progress`.
    * `fast` sets every timing small enough for tests and the demo.
    */
-  readonly video?: { readonly queuedMs?: number; readonly inProgressMs?: number }
+  readonly video?: { readonly queuedMs?: number | undefined; readonly inProgressMs?: number | undefined } | undefined
   /** Text replies: words per reply and the pause between streamed tokens. */
-  readonly text?: { readonly replyWords?: number; readonly tokenDelayMs?: number }
+  readonly text?: { readonly replyWords?: number | undefined; readonly tokenDelayMs?: number | undefined } | undefined
   /** Fast timings everywhere (tests, demo). */
-  readonly fast?: boolean
+  readonly fast?: boolean | undefined
   /** Use a virtual clock that only moves with `advanceTime(ms)`. */
-  readonly virtualClock?: boolean
+  readonly virtualClock?: boolean | undefined
   /**
    * Origins a browser page may call the emulator from: by default loopback pages only
    * (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`, which covers the browser example);
    * a list adds exact origins, `"*"` allows any.
    */
-  readonly corsOrigins?: "*" | ReadonlyArray<string>
+  readonly corsOrigins?: "*" | ReadonlyArray<string> | undefined
   /**
    * Send rate-limit headers on the OpenAI-style (`x-ratelimit-*`) and messages-style
    * (`anthropic-ratelimit-*`) routes. Off by default: the contract does not show the gateway's.
    */
-  readonly rateLimitHeaders?: boolean
+  readonly rateLimitHeaders?: boolean | undefined
 }
 
 export interface ResolvedOptions {
