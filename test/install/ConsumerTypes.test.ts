@@ -3,7 +3,7 @@
 // code of test/types/fixtures/ — every entry point: what calls infer, their error unions, misspelled
 // options refused, the names a user writes down — compiled by tsc with the app's libraries checked too
 // (`skipLibCheck: false`), under the settings apps use: strict NodeNext with `exactOptionalPropertyTypes`
-// and `verbatimModuleSyntax`, `bundler`, and NodeNext in a CommonJS app.
+// and `verbatimModuleSyntax`, and `bundler`.
 // An error in a fixture or in umg's declarations fails; other libraries' own are not umg's to fix.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -22,7 +22,7 @@ const versionOf = (name: string) =>
   (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
 
 /** Copies the fixtures into `dir` (a folder of the app with its own package.json `type`). */
-const placeFixtures = (dir: string, type: "module" | "commonjs") => {
+const placeFixtures = (dir: string, type: "module") => {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type }))
   for (const name of readdirSync(fixtures).filter((n) => n.endsWith(".ts")))
@@ -39,7 +39,6 @@ beforeAll(() => {
   const installed = run("npm", ["install", "--omit=dev", "--no-package-lock", ...packages, tarball], app)
   if (installed.code !== 0) throw new Error(`npm install failed: ${(installed.stdout + installed.stderr).slice(-1000)}`)
   placeFixtures(join(app, "esm"), "module")
-  placeFixtures(join(app, "cjs"), "commonjs")
 }, 600_000)
 afterAll(() => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
@@ -58,9 +57,9 @@ const base = {
   types: ["node"]
 }
 
-// Three tsc runs (each checks effect's declarations too, about 20 s): the strictest ESM settings in one
-// (exact optional properties only add errors, and the fixtures import types with `import type`), the
-// bundler resolution, and a CommonJS app.
+// Two tsc runs (each checks effect's declarations too, about 20 s): the strictest ESM settings in one
+// (exact optional properties only add errors, and the fixtures import types with `import type`), and
+// the bundler resolution. (A CommonJS app is left out: `effect` is ESM only.)
 const configurations: ReadonlyArray<readonly [string, string, Readonly<Record<string, unknown>>]> = [
   [
     "strict NodeNext, exactOptionalPropertyTypes, verbatimModuleSyntax",
@@ -74,8 +73,7 @@ const configurations: ReadonlyArray<readonly [string, string, Readonly<Record<st
       isolatedModules: true
     }
   ],
-  ["bundler (Preserve)", "esm", { module: "Preserve", moduleResolution: "Bundler" }],
-  ["NodeNext in a CommonJS app", "cjs", { module: "NodeNext", moduleResolution: "NodeNext" }]
+  ["bundler (Preserve)", "esm", { module: "Preserve", moduleResolution: "Bundler" }]
 ]
 
 /** tsc's errors in the fixtures or in umg's declarations (`file(line,col): error TS…`), or with no file. */

@@ -1,12 +1,12 @@
 // The packed tarball of this checkout, for the tests that install umg as a user would. `npm pack`
 // runs `prepare`, which rebuilds dist/: two test files packing at once (vitest runs files in
 // parallel) would build into the same folder together, so a pack holds a lock (a folder made
-// atomically) for as long as it runs.
+// atomically) for as long as it runs, and a run packs once.
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
@@ -47,16 +47,54 @@ const acquire = (): void => {
   }
 }
 
-/** Packs this checkout into `dest` (one pack at a time across processes); the tarball's path. */
+// One pack per test run: the test files of a run are children of one vitest process, so the first
+// to pack leaves its tarball here for the others (a later run has another parent, and packs anew).
+const shared = join(
+  tmpdir(),
+  `umg-pack-${createHash("sha256").update(root).digest("hex").slice(0, 12)}-${process.ppid}`
+)
+
+const tarballIn = (dir: string): string | undefined => {
+  try {
+    const name = readdirSync(dir).find((f) => f.endsWith(".tgz"))
+    return name === undefined ? undefined : join(dir, name)
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes the tarballs earlier runs left (an hour old or more). */
+const forgetOldPacks = (): void => {
+  const prefix = basename(shared).replace(/-\d+$/, "-")
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(prefix))) {
+    const dir = join(tmpdir(), name)
+    try {
+      if (Date.now() - statSync(dir).mtimeMs > 60 * 60_000) rmSync(dir, { recursive: true, force: true })
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/**
+ * This checkout packed (one pack at a time across processes, and one per test run), copied into
+ * `dest`; the copy's path.
+ */
 export const packUmg = (dest: string): string => {
   acquire()
   try {
-    const packed = run("npm", ["pack", "--pack-destination", dest], root)
-    if (packed.code !== 0) throw new Error(`npm pack failed: ${(packed.stdout + packed.stderr).slice(-1000)}`)
+    if (tarballIn(shared) === undefined) {
+      forgetOldPacks()
+      mkdirSync(shared, { recursive: true })
+      const packed = run("npm", ["pack", "--pack-destination", shared], root)
+      if (packed.code !== 0) throw new Error(`npm pack failed: ${(packed.stdout + packed.stderr).slice(-1000)}`)
+    }
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }
-  const tarball = readdirSync(dest).find((f) => f.endsWith(".tgz"))
+  const tarball = tarballIn(shared)
   if (tarball === undefined) throw new Error("npm pack made no tarball")
-  return join(dest, tarball)
+  const copy = join(dest, basename(tarball))
+  copyFileSync(tarball, copy)
+  return copy
 }
