@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
@@ -32,6 +33,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine. Most files
+    // wait on processes, sockets and timers rather than the CPU, so one worker per core (two at least)
+    // ran the suite in 653 s against 885 s with one, on the same 2-core machine.
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: jsonReport ? ["default", ["json", { outputFile: jsonReport }]] : ["default"],
     projects: [
       { extends: true, test: { name: "shared", include: all, exclude: isolated, isolate: false } },
