@@ -6,6 +6,7 @@
  * `code` — 400 for bad input, 401 for wrong credentials and for a missing, unknown or expired token.
  */
 import { randomBytes } from "node:crypto"
+import { BoundedStore } from "../server/BoundedStore.js"
 import type { EmulatorContext } from "../server/Context.js"
 import type { EmuRequest, Reply, Route } from "../server/Route.js"
 import { SAMPLE_PNG_BASE64 } from "../media/samplePng.js"
@@ -17,14 +18,13 @@ export const MAX_PLATFORM_RECORDS = 50_000
 
 /** Tokens (with their expiry on the emulator clock) and image ids of one emulator. */
 class PlatformState {
-  readonly tokens = new Map<string, number>()
-  readonly images = new Set<string>()
+  readonly tokens = new BoundedStore<number>(MAX_PLATFORM_RECORDS, Infinity)
+  readonly images = new BoundedStore<true>(MAX_PLATFORM_RECORDS, Infinity)
   constructor(private readonly ctx: EmulatorContext) {}
 
   issue(): string {
     const token = randomBytes(24).toString("hex")
-    this.tokens.set(token, this.ctx.clock.now() + this.ctx.options.platform.tokenTtlMs)
-    if (this.tokens.size > MAX_PLATFORM_RECORDS) this.tokens.delete(this.tokens.keys().next().value!)
+    this.tokens.put(token, this.ctx.clock.now() + this.ctx.options.platform.tokenTtlMs, 0)
     return token
   }
 
@@ -38,8 +38,7 @@ class PlatformState {
   }
 
   addImage(id: string): void {
-    this.images.add(id)
-    if (this.images.size > MAX_PLATFORM_RECORDS) this.images.delete(this.images.values().next().value!)
+    this.images.put(id, true, 0)
   }
 }
 

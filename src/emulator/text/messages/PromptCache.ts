@@ -5,7 +5,7 @@
  * least recently used prefix is forgotten (and written again when next sent).
  */
 import type { EmulatorContext } from "../../server/Context.js"
-import { BoundedStore } from "../responses/ResponsesState.js"
+import { BoundedStore } from "../../server/BoundedStore.js"
 import { cachePrefix } from "./MessageTokens.js"
 import { hash32 } from "../TextGen.js"
 

@@ -8,6 +8,7 @@
  * conversation (the one least recently added to), is dropped and then answers as unknown. A
  * conversation that alone outgrows the characters bound loses its oldest items.
  */
+import { BoundedStore } from "../../server/BoundedStore.js"
 import type { EmulatorContext } from "../../server/Context.js"
 
 type Obj = Record<string, unknown>
@@ -44,48 +45,6 @@ export interface StoredConversation {
 export const charsOf = (value: unknown): number =>
   // `undefined` stringifies to `undefined`, whatever the declared type says.
   (JSON.stringify(value) as string | undefined)?.length ?? 0
-
-/** Values by id in insertion (or last `put`) order; the oldest dropped beyond `maxEntries` or `maxChars`. */
-export class BoundedStore<V> {
-  private readonly entries = new Map<string, { readonly value: V; readonly chars: number }>()
-  private chars = 0
-  constructor(
-    private readonly maxEntries: number,
-    private readonly maxChars: number
-  ) {}
-
-  /** The value held under `id`. */
-  get(id: string): V | undefined {
-    return this.entries.get(id)?.value
-  }
-
-  /** Puts `value` of `chars` characters as the newest entry, then drops the oldest others beyond the bounds. */
-  put(id: string, value: V, chars: number): void {
-    this.delete(id)
-    this.entries.set(id, { value, chars })
-    this.chars += chars
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.chars <= this.maxChars) break
-      if (oldest === id) break
-      this.entries.delete(oldest)
-      this.chars -= entry.chars
-    }
-  }
-
-  /** Forgets `id`; false when it was not held. */
-  delete(id: string): boolean {
-    const entry = this.entries.get(id)
-    if (entry === undefined) return false
-    this.entries.delete(id)
-    this.chars -= entry.chars
-    return true
-  }
-
-  /** How many values are held. */
-  get size(): number {
-    return this.entries.size
-  }
-}
 
 /** Bounds of one emulator's state (tests set small ones through `resetResponsesState`). */
 export interface ResponsesBounds {
