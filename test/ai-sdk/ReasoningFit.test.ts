@@ -124,7 +124,10 @@ describe("reasoning on a GPT-5 release, as @ai-sdk/openai fits it", () => {
     ["chat", "gpt-5.1", "none", "none", true],
     ["responses", "gpt-5.1", "minimal", "low", false],
     ["responses", "gpt-5.1", "low", "low", false],
-    ["responses", "gpt-5.2", "max", "xhigh", false]
+    ["responses", "gpt-5.2", "max", "xhigh", false],
+    ["responses", "gpt-5-nano-2025-08-07", "none", "minimal", false],
+    ["responses", "gpt-5.1-codex", "none", "none", true],
+    ["responses", "gpt-5-pro", "minimal", "minimal", false]
   ])("%s %s, reasoning %s: effort %s, sampling kept: %s", async (api, model, reasoning, effort, sampling) => {
     const o = await official(api, model, reasoning)
     const u = ours(api, model, reasoning)

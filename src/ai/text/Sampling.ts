@@ -27,16 +27,34 @@ export const isReasoningModel = (model: string): boolean => entryFor(model).capa
  * @category getters
  */
 export const dropsSampling = (request: TextRequest): boolean =>
-  isReasoningModel(request.model) && !(request.reasoning === "none" && /^gpt-5\.[1-9]/.test(request.model))
+  isReasoningModel(request.model) && !(request.reasoning === "none" && (gpt5ReleaseOf(request.model)?.minor ?? 0) >= 1)
+
+/** A GPT-5 model id read: its minor version (`gpt-5.2-codex`: 2; `gpt-5`: 0), and whether it is a standard release. */
+interface Gpt5Release {
+  readonly minor: number
+  /** `gpt-5[.N]` itself, its `-mini` or `-nano`, or a dated snapshot of one (not `-pro`, `-codex`, `-chat`, …). */
+  readonly standard: boolean
+}
+
+/** How umg reads a GPT-5 model id, the one reading both rules above and below use; `undefined` for any other model. */
+const gpt5ReleaseOf = (model: string): Gpt5Release | undefined => {
+  const match = /^gpt-5(?:\.(\d+))?(-.*)?$/.exec(model)
+  if (match === null) return undefined
+  const variant = match[2]
+  return {
+    minor: match[1] === undefined ? 0 : Number(match[1]),
+    standard: variant === undefined || /^(?:-(?:mini|nano))?(?:-\d{4}-\d{2}-\d{2})?$/.test(variant)
+  }
+}
 
 /**
  * The reasoning efforts a standard GPT-5 release takes (`gpt-5`, `-mini`, `-nano`, dated snapshots),
  * by minor version as @ai-sdk/openai lists them; `undefined` for any other model (sent as asked).
  */
 const gpt5Efforts = (model: string): ReadonlyArray<ReasoningEffort> | undefined => {
-  const match = /^gpt-5(?:\.(\d+))?(?:-(?:mini|nano)(?:-\d{4}-\d{2}-\d{2})?|-\d{4}-\d{2}-\d{2})?$/.exec(model)
-  if (match === null) return undefined
-  const minor = match[1] === undefined ? 0 : Number(match[1])
+  const release = gpt5ReleaseOf(model)
+  if (release === undefined || !release.standard) return undefined
+  const minor = release.minor
   if (minor === 0) return ["minimal", "low", "medium", "high"]
   if (minor === 1) return ["none", "low", "medium", "high"]
   return minor < 6 ? ["none", "low", "medium", "high", "xhigh"] : ["none", "low", "medium", "high", "xhigh", "max"]
