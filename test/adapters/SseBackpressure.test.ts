@@ -4,15 +4,13 @@
 // so the server's writes stop at what the socket buffers take from a client that reads nothing, plus
 // that bound — measured by the bytes the server's socket wrote — for umg's Node client and the fetch
 // client alike.
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { connect, type Socket } from "node:net"
+import { connect } from "node:net"
 import { Deferred, Effect, Fiber, type Layer, Stream } from "effect"
-import { FetchHttpClient, type HttpClient } from "effect/http"
+import type { HttpClient } from "effect/http"
 import { afterEach, describe, expect, it } from "vitest"
-import { Gateway, type GatewayService } from "../../src/adapters/Gateway.js"
-import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
-import { closeCountingServers, countingServer } from "../support/countingServer.js"
-import { blockStart, messageStart, textDelta } from "../fixtures/messagesFrames.js"
+import { Gateway } from "../../src/adapters/Gateway.js"
+import { closeCountingServers } from "../support/countingServer.js"
+import { type FloodedCall, floodedCalls, floodServer, httpClients } from "../support/floodServer.js"
 
 afterEach(closeCountingServers)
 
@@ -21,37 +19,6 @@ const TEXT = "x".repeat(64 * 1024)
 // What the client may hold beyond the socket buffers (the decoder's backlog, a body's chunks, the
 // fetch client's own queue): far below 256 MiB.
 const SLACK = 16 * 1024 * 1024
-
-const chatChunk = `data: ${JSON.stringify({
-  id: "c",
-  object: "chat.completion.chunk",
-  created: 1,
-  model: "gpt-4o",
-  choices: [{ index: 0, delta: { content: TEXT }, finish_reason: null }]
-})}\n\n`
-
-/** A server that answers with `opening`, then `event` again and again while its socket takes it, forever. */
-const flood = async (opening: string, event: string) => {
-  const sockets: Array<Socket> = []
-  const server = await countingServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume()
-    req.on("end", () => {
-      sockets.push(req.socket)
-      res.writeHead(200, { "content-type": "text/event-stream" })
-      res.write(opening)
-      const pump = (): void => {
-        while (!res.destroyed && res.write(event));
-        if (!res.destroyed) res.once("drain", pump)
-      }
-      pump()
-    })
-  })
-  return {
-    url: server.url,
-    port: Number(new URL(server.url).port),
-    written: () => sockets.reduce((n, s) => n + s.bytesWritten, 0)
-  }
-}
 
 /** `written()` once it stops growing (unchanged for ten looks in a row), or as soon as it passes `limit`. */
 const settled = (written: () => number, limit: number): Effect.Effect<number> =>
@@ -69,7 +36,7 @@ const settled = (written: () => number, limit: number): Effect.Effect<number> =>
 
 /** What the server writes to a client that sends its request and never reads: the socket buffers' share. */
 const socketBuffers = async (opening: string, event: string): Promise<number> => {
-  const server = await flood(opening, event)
+  const server = await floodServer(opening, event)
   const socket = connect(server.port, "127.0.0.1")
   socket.pause()
   socket.write("POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
@@ -78,36 +45,7 @@ const socketBuffers = async (opening: string, event: string): Promise<number> =>
   return written
 }
 
-const clients: ReadonlyArray<{ readonly name: string; readonly layer: Layer.Layer<HttpClient.HttpClient> }> = [
-  { name: "umg's Node client", layer: NodeHttpClient.layer },
-  { name: "FetchHttpClient", layer: FetchHttpClient.layer }
-]
-
-type Call = (g: GatewayService) => Stream.Stream<unknown, unknown>
-const calls: ReadonlyArray<{
-  readonly name: string
-  readonly opening: string
-  readonly event: string
-  readonly call: Call
-}> = [
-  {
-    name: "messages.stream",
-    opening: messageStart + blockStart,
-    event: textDelta(TEXT),
-    call: (g) =>
-      g.messages.stream({
-        model: "epsilon-sonnet-4-5-20250929",
-        max_tokens: 64,
-        messages: [{ role: "user", content: "Hi" }]
-      })
-  },
-  {
-    name: "chat.stream",
-    opening: "",
-    event: chatChunk,
-    call: (g) => g.chat.stream({ model: "gpt-4o", messages: [{ role: "user", content: "Hi" }] })
-  }
-]
+type Call = FloodedCall["stream"]
 
 /** The bytes the server wrote while the consumer was stalled on its first event (`settled`, up to `limit`). */
 const writtenWhileStalled = (
@@ -141,13 +79,16 @@ const writtenWhileStalled = (
     )
   )
 
-describe.each(clients)("a streaming call over $name, its consumer stalled", ({ layer }) => {
-  it.each(calls)("$name: the body is paused once a bounded number of bytes waits", async ({ opening, event, call }) => {
-    const bound = (await socketBuffers(opening, event)) + SLACK
-    const server = await flood(opening, event)
-    const written = await Effect.runPromise(writtenWhileStalled(server, layer, call, bound))
-    // At least one event reached the consumer; the server was then held back by the paused body.
-    expect(written).toBeGreaterThan(event.length)
-    expect(written).toBeLessThan(bound)
-  })
+describe.each(httpClients)("a streaming call over $name, its consumer stalled", ({ layer }) => {
+  it.each(floodedCalls(TEXT))(
+    "$name: the body is paused once a bounded number of bytes waits",
+    async ({ opening, event, stream }) => {
+      const bound = (await socketBuffers(opening, event)) + SLACK
+      const server = await floodServer(opening, event)
+      const written = await Effect.runPromise(writtenWhileStalled(server, layer, stream, bound))
+      // At least one event reached the consumer; the server was then held back by the paused body.
+      expect(written).toBeGreaterThan(event.length)
+      expect(written).toBeLessThan(bound)
+    }
+  )
 })

@@ -2,19 +2,17 @@
 // the final answer, so a server that streams valid events forever to a consumer that keeps up would
 // grow memory without end. Against a real node:http server on loopback that does, the stream fails
 // with a `TransportError` (`too-large`) naming the bound, and the server sees its connection closed.
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, Stream } from "effect"
-import { FetchHttpClient, type HttpClient } from "effect/http"
-import type { Layer } from "effect"
+import { Effect, type Layer, Stream } from "effect"
+import type { HttpClient } from "effect/http"
 import { afterEach, describe, expect, it } from "vitest"
 import { Gateway, type GatewayService } from "../../src/adapters/Gateway.js"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import { messagesStreamSpec } from "../../src/adapters/groups/Messages.js"
-import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { defaultLimits } from "../../src/adapters/internal/Limits.js"
 import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import { decodeSse } from "../../src/adapters/sse/SseTransport.js"
-import { closeCountingServers, countingServer } from "../support/countingServer.js"
+import { closeCountingServers } from "../support/countingServer.js"
+import { floodedCalls, floodServer, httpClients } from "../support/floodServer.js"
 import * as F from "../fixtures/messagesFrames.js"
 
 afterEach(closeCountingServers)
@@ -23,70 +21,21 @@ const BOUND = 1_000_000
 // 16 KiB of text per event: the bound passes after some sixty of them.
 const TEXT = "x".repeat(16 * 1024)
 
-const chatChunk = `data: ${JSON.stringify({
-  id: "c",
-  object: "chat.completion.chunk",
-  created: 1,
-  model: "gpt-4o",
-  choices: [{ index: 0, delta: { content: TEXT }, finish_reason: null }]
-})}\n\n`
-
-/** A server that answers with `opening`, then `event` again and again as fast as its reader takes it, forever. */
-const endless = async (opening: string, event: string) => {
-  let written = 0
-  const closed: Array<Promise<void>> = []
-  const server = await countingServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume()
-    closed.push(new Promise((resolve) => req.socket.once("close", () => resolve())))
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream" })
-      res.write(opening)
-      const pump = (): void => {
-        while (!res.destroyed) {
-          written += event.length
-          if (!res.write(event)) break
-        }
-        if (!res.destroyed) res.once("drain", pump)
-      }
-      pump()
-    })
-  })
-  return { url: server.url, written: () => written, closed: () => Promise.all(closed), requests: () => closed.length }
-}
-
-const clients: ReadonlyArray<{ readonly name: string; readonly layer: Layer.Layer<HttpClient.HttpClient> }> = [
-  { name: "umg's Node client", layer: NodeHttpClient.layer },
-  { name: "FetchHttpClient", layer: FetchHttpClient.layer }
-]
-
 type Read = (g: GatewayService) => Effect.Effect<unknown, unknown>
-const calls: ReadonlyArray<{
-  readonly name: string
-  readonly opening: string
-  readonly event: string
-  readonly read: Read
-}> = [
-  {
-    name: "messages.stream read by Stream.runDrain",
-    opening: F.messageStart + F.blockStart,
-    event: F.textDelta(TEXT),
-    read: (g) =>
-      Stream.runDrain(
-        g.messages.stream({
-          model: "epsilon-sonnet-4-5-20250929",
-          max_tokens: 64,
-          messages: [{ role: "user", content: "Hi" }]
-        })
-      )
-  },
-  {
-    name: "chat.stream read by runToFinal",
-    opening: "",
-    event: chatChunk,
-    read: (g) =>
-      runToFinal(g.chat.stream({ model: "gpt-4o", messages: [{ role: "user", content: "Hi" }] }), () => Effect.void)
-  }
-]
+/** Each flooded call read as users read one: the messages stream drained, the chat stream by `runToFinal`. */
+const calls = floodedCalls(TEXT).map(({ name, opening, event, stream }) => {
+  const byFinal = name === "chat.stream"
+  const read: Read = (g) => (byFinal ? runToFinal(stream(g), () => Effect.void) : Stream.runDrain(stream(g)))
+  return { name: `${name} read by ${byFinal ? "runToFinal" : "Stream.runDrain"}`, opening, event, read }
+})
+// Keep-alives only: nothing but pings after the opening, which carry no text but are data all the same.
+const [messages] = floodedCalls(TEXT)
+calls.push({
+  name: "messages.stream of pings only, read by Stream.runDrain",
+  opening: F.messageStart,
+  event: F.frame("ping", {}),
+  read: (g) => Stream.runDrain(messages!.stream(g))
+})
 
 /** How reading the endless answer ends, within 10 s (a stream still going then is a failure of the test). */
 const failureOf = (url: string, client: Layer.Layer<HttpClient.HttpClient>, read: Read) =>
@@ -109,11 +58,11 @@ const failureOf = (url: string, client: Layer.Layer<HttpClient.HttpClient>, read
     )
   )
 
-describe.each(clients)("an endless streamed answer over $name, its consumer keeping up", ({ layer }) => {
+describe.each(httpClients)("an endless streamed answer over $name, its consumer keeping up", ({ layer }) => {
   it.each(calls)(
     "$name: fails past limits.maxStreamBytes and closes the connection",
     async ({ opening, event, read }) => {
-      const server = await endless(opening, event)
+      const server = await floodServer(opening, event)
       const error = await failureOf(server.url, layer, read)
       expect(error).toMatchObject({
         _tag: "TransportError",
