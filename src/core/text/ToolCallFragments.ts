@@ -13,6 +13,7 @@ import {
   type PartialJson,
   type PartialJsonLimits
 } from "../wire/PartialJson.js"
+import { isResponsesItem } from "./responses/ResponsesResponse.js"
 import type { TokenEvent, TokenFamily } from "./TokenEvent.js"
 import { firstCandidate } from "./native/FirstCandidate.js"
 
@@ -161,9 +162,8 @@ type ResponsesItemEvent = Extract<TokenEvent, { type: "response.output_item.adde
 
 /** Responses: a `function_call` item begins at `output_item.added` and ends at its arguments' `.done` or the item's `output_item.done`. */
 const responsesItemFragments = (open: Open, event: ResponsesItemEvent): Array<ToolCallFragment> => {
-  const item = event.item
-  if (item.type !== "function_call") return []
-  const call = item as { readonly call_id: string; readonly name: string; readonly arguments: string }
+  const call = event.item
+  if (!isResponsesItem(call, "function_call")) return []
   const at = event.output_index
   if (event.type === "response.output_item.added") {
     if (open.items.has(at)) return []
