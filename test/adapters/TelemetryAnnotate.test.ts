@@ -34,6 +34,21 @@ describe("Telemetry.annotate", () => {
     expect(span.attributes.has("http.response.status_code")).toBe(false)
   })
 
+  it("calls a function of attributes only under a tracer that exports the span", async () => {
+    const calls: Array<string> = []
+    const attributes = (tracer: string) => () => {
+      calls.push(tracer)
+      return { "server.port": 443 }
+    }
+    const call = (tracer: string) =>
+      Effect.withSpan(Effect.andThen(Telemetry.annotate(attributes(tracer)), Effect.currentSpan), "call")
+    const exported = await Effect.runPromise(Effect.provide(call("exporting"), exporting))
+    const native = await Effect.runPromise(call("native"))
+    expect(exported.attributes.get("server.port")).toBe(443)
+    expect(native.attributes.has("server.port")).toBe(false)
+    expect(calls).toEqual(["exporting"])
+  })
+
   it("does nothing, and does not fail, outside any span", async () => {
     const exit = await Effect.runPromiseExit(Telemetry.annotate({ a: 1 }))
     expect(exit._tag).toBe("Success")

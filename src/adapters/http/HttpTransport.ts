@@ -338,13 +338,17 @@ const sendOnce = <A extends GatewayResponseError>(
           )
         }
         if (response.status === 0) return protocolError(request.family, "a redirect this runtime cannot follow")
-        // The call's span (Telemetry) gets the status and the gateway's request id — never a header's value otherwise.
-        const requestId = requestIdOf(response.headers)
-        const annotate = Telemetry.annotate({
-          "http.response.status_code": response.status,
-          ...(requestId !== undefined
-            ? { "umg.gateway.request_id": redactText(requestId, secretsFor(env.config, request), 200) }
-            : {})
+        // The call's span (Telemetry) gets the status, the server answering and the gateway's request id —
+        // never a header's value otherwise (read only when a tracer exports the span).
+        const annotate = Telemetry.annotate(() => {
+          const requestId = requestIdOf(response.headers)
+          return {
+            "http.response.status_code": response.status,
+            ...Telemetry.serverAttributes(url),
+            ...(requestId !== undefined
+              ? { "umg.gateway.request_id": redactText(requestId, secretsFor(env.config, request), 200) }
+              : {})
+          }
         })
         if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
         return Effect.andThen(annotate, readError(env.config, request, response, classify))

@@ -1,15 +1,21 @@
 /**
  * Spans the Effect way, in one place. Every call of every group runs in a span named for it
- * (`umg.chat.create`, …) carrying the OpenTelemetry GenAI semantic-convention attributes —
- * `gen_ai.operation.name`, `gen_ai.system` (the family), `gen_ai.request.model`, and
- * `gen_ai.usage.input_tokens` / `output_tokens` when the answer has them (a stream's: its final
- * answer, read once as it ends); the transport adds the HTTP status and the gateway's request id. No
- * attribute ever holds a body, a key or a token: only the model id, counts, a status and an id are read.
+ * (`umg.chat.create`, …) of kind `client`, carrying the OpenTelemetry GenAI semantic-convention
+ * attributes (open-telemetry/semantic-conventions-genai, "client inference"): `gen_ai.operation.name`,
+ * `gen_ai.provider.name` (the family; also under its deprecated name `gen_ai.system`),
+ * `gen_ai.request.model` and the request's numeric parameters (`gen_ai.request.max_tokens`,
+ * `temperature`, …, `gen_ai.request.stream`, `gen_ai.output.type`); from the answer (a stream's: its
+ * final answer, read once as it ends) `gen_ai.response.id` / `model` / `finish_reasons` and
+ * `gen_ai.usage.input_tokens` / `output_tokens`; `error.type` (the error's tag) when the call fails. The
+ * transport adds the HTTP status, `server.address` / `server.port` and the gateway's request id. No
+ * attribute ever holds a body, a prompt, a key or a token: only the model id, numbers, known enum values,
+ * statuses and ids are read, and every text the server sends back is redacted of the call's secrets.
  *
  * Spans are made for a tracer that can export them: under Effect's own tracer (what every fiber has
  * unless a tracer is provided, as `@effect/opentelemetry` does) no span leaves the process, so none is
  * made (a span costs fiber steps and allocation on every call) and nothing is annotated.
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -17,7 +23,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import { redactError } from "../../core/errors/Redact.js"
+import { redactError, redactText } from "../../core/errors/Redact.js"
 import { fromScopedOpen, type Opened, openedOf } from "../sse/Consume.js"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
@@ -51,8 +57,8 @@ const operations: Readonly<Record<string, string>> = {
   "models.has": "list_models"
 }
 
-/** The family (`gen_ai.system`) of each group. */
-const systems: Readonly<Record<string, string>> = {
+/** The provider (`gen_ai.provider.name`, formerly `gen_ai.system`) of each group: the family it speaks. */
+const providers: Readonly<Record<string, string>> = {
   messages: "epsilon",
   native: "zeta",
   chat: "openai",
@@ -70,27 +76,155 @@ const systems: Readonly<Record<string, string>> = {
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined)
 
-/** Token counts of an answer in any family's usage shape, when it has them. @category accessors */
-export const usageOf = (answer: unknown): { readonly input?: number; readonly output?: number } => {
-  if (typeof answer !== "object" || answer === null) return {}
+/** The usage record of an answer in any family's shape, when it has one. */
+const usageRecordOf = (answer: unknown): Record<string, unknown> | undefined => {
+  if (typeof answer !== "object" || answer === null) return undefined
   const a = answer as Record<string, unknown>
   const found: unknown =
     a.usage ??
     a.usageMetadata ??
     (typeof a.message === "object" && a.message !== null ? (a.message as Record<string, unknown>).usage : undefined)
-  if (typeof found !== "object" || found === null) return {}
-  const usage = found as Record<string, unknown>
+  return typeof found === "object" && found !== null ? (found as Record<string, unknown>) : undefined
+}
+
+/**
+ * Token counts of an answer in any family's usage shape, when it has them, in the family's own terms
+ * (messages-style `input_tokens` leaves out the tokens read from or written to the cache).
+ * @category accessors
+ */
+export const usageOf = (answer: unknown): { readonly input?: number; readonly output?: number } => {
+  const usage = usageRecordOf(answer)
+  if (usage === undefined) return {}
   const input = num(usage.input_tokens) ?? num(usage.prompt_tokens) ?? num(usage.promptTokenCount)
   const output = num(usage.output_tokens) ?? num(usage.completion_tokens) ?? num(usage.candidatesTokenCount)
   return { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) }
 }
 
-const modelOf = (args: ReadonlyArray<unknown>): string | undefined => {
-  const first = args[0]
-  if (typeof first === "string") return undefined
-  if (typeof first === "object" && first !== null && typeof (first as { model?: unknown }).model === "string")
-    return (first as { model: string }).model
+const record = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+
+const text = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
+
+/** The sampling parameters the conventions name, from a messages, chat, responses or native body: numbers only. */
+const parametersOf = (body: Record<string, unknown>): Record<string, number> => {
+  const config = record(body.generationConfig) ?? {}
+  const found: Record<string, number | undefined> = {
+    "gen_ai.request.max_tokens":
+      num(body.max_tokens) ??
+      num(body.max_completion_tokens) ??
+      num(body.max_output_tokens) ??
+      num(config.maxOutputTokens),
+    "gen_ai.request.temperature": num(body.temperature) ?? num(config.temperature),
+    "gen_ai.request.top_p": num(body.top_p) ?? num(config.topP),
+    "gen_ai.request.top_k": num(body.top_k) ?? num(config.topK),
+    "gen_ai.request.seed": num(body.seed) ?? num(config.seed),
+    "gen_ai.request.frequency_penalty": num(body.frequency_penalty) ?? num(config.frequencyPenalty),
+    "gen_ai.request.presence_penalty": num(body.presence_penalty) ?? num(config.presencePenalty)
+  }
+  // The convention records the number of choices only when it is not the default, 1.
+  const choices = num(body.n) ?? num(config.candidateCount)
+  if (choices !== 1) found["gen_ai.request.choice.count"] = choices
+  const out: Record<string, number> = {}
+  for (const key in found) if (found[key] !== undefined) out[key] = found[key]
+  return out
+}
+
+/** The output modality asked for (`gen_ai.output.type`), when the body names one. */
+const outputTypeOf = (group: string, body: Record<string, unknown>): string | undefined => {
+  if (group === "speech") return "speech"
+  if (group === "images") return "image"
+  const format =
+    record(body.response_format)?.type ??
+    record(record(body.text)?.format)?.type ??
+    record(body.generationConfig)?.responseMimeType
+  if (format === "json_object" || format === "json_schema" || format === "application/json") return "json"
+  if (format === "text" || format === "text/plain") return "text"
   return undefined
+}
+
+const textOperations = new Set(["chat", "generate_content"])
+
+/** The request's attributes, from the call's body (its first argument): the model id, numbers and known values only. */
+const requestAttributes = (
+  group: string,
+  method: string,
+  operation: string,
+  args: ReadonlyArray<unknown>
+): Record<string, unknown> => {
+  const provider = providers[group] ?? group
+  const out: Record<string, unknown> = {
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": provider,
+    // Deprecated by the conventions for `gen_ai.provider.name`; still what dashboards built on older ones read.
+    "gen_ai.system": provider
+  }
+  const body = record(args[0])
+  if (body === undefined) return out
+  if (typeof body.model === "string") out["gen_ai.request.model"] = body.model
+  if (method === "stream") out["gen_ai.request.stream"] = true
+  if (textOperations.has(operation)) Object.assign(out, parametersOf(body))
+  if (operation === "embeddings" && num(body.dimensions) !== undefined)
+    out["gen_ai.embeddings.dimension.count"] = body.dimensions
+  const output = outputTypeOf(group, body)
+  if (output !== undefined) out["gen_ai.output.type"] = output
+  return out
+}
+
+/** The finish reason of each generation of an answer, in any text family's shape; `error` where one is missing. */
+const finishReasonsOf = (answer: Record<string, unknown>): ReadonlyArray<unknown> | undefined => {
+  const each = (items: unknown, key: string) =>
+    Array.isArray(items) ? items.slice(0, 64).map((item) => record(item)?.[key] ?? "error") : undefined
+  if (answer.object === "response") return [record(answer.incomplete_details)?.reason ?? answer.status]
+  if (answer.type === "message") return answer.stop_reason === null ? undefined : [answer.stop_reason]
+  return each(answer.choices, "finish_reason") ?? each(answer.candidates, "finishReason")
+}
+
+/**
+ * The answer's id, model and finish reasons: text the server chose, so each is redacted of the call's
+ * secrets and cut short (a hostile server may echo a key into an id).
+ */
+const responseAttributes = (answer: unknown, secrets: ReadonlyArray<string>): Record<string, unknown> => {
+  const a = record(answer)
+  if (a === undefined) return {}
+  const out: Record<string, unknown> = {}
+  const id = text(a.id) ?? text(a.responseId)
+  const model = text(a.model) ?? text(a.modelVersion)
+  if (id !== undefined) out["gen_ai.response.id"] = redactText(id, secrets, 200)
+  if (model !== undefined) out["gen_ai.response.model"] = redactText(model, secrets, 200)
+  const reasons = finishReasonsOf(a)
+  if (reasons !== undefined && reasons.every((r) => text(r) !== undefined))
+    out["gen_ai.response.finish_reasons"] = reasons.map((r) => redactText(r as string, secrets, 64))
+  return out
+}
+
+/**
+ * The failure a call ended with, as `error.type`: its tag (`RateLimited`, `IncompleteStream`, …), an
+ * error's name, or `_OTHER`; none when it was only interrupted (a cancelled call did not fail).
+ */
+const errorTypeOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  if (Cause.hasInterruptsOnly(cause)) return undefined
+  const error = Cause.squash(cause)
+  const tag = record(error)?._tag
+  if (typeof tag === "string" && tag.length > 0) return tag
+  return error instanceof Error ? error.name : "_OTHER"
+}
+
+/** The secrets a call's answer could echo: the gateway's, and the values of the call's own headers. */
+const secretsOfCall = (secrets: ReadonlyArray<string>, args: ReadonlyArray<unknown>): ReadonlyArray<string> => {
+  const headers = args.length > 1 ? record(record(args[args.length - 1])?.headers) : undefined
+  return headers === undefined ? secrets : [...secrets, ...Object.values(headers).filter((v) => typeof v === "string")]
+}
+
+/**
+ * `server.address` and `server.port` of a request's URL: the host, without brackets or credentials,
+ * and the port, the scheme's when the URL names none.
+ * @category tracing
+ */
+export const serverAttributes = (url: string): Record<string, string | number> => {
+  const parsed = URL.parse(url)
+  if (parsed === null) return {}
+  const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
+  return { "server.address": parsed.hostname.replace(/^\[|\]$/g, ""), "server.port": port }
 }
 
 /** The tracer every fiber has unless one is provided: Effect's own, whose spans nothing exports. */
@@ -103,18 +237,26 @@ const whenExported = <A, E, R>(
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => (fiber.getRef(Tracer.Tracer) === unexported ? untraced : traced()))
 
+/** Sets `attributes` on `span`. */
+const setAll = (span: Tracer.Span, attributes: Readonly<Record<string, unknown>>): void => {
+  for (const key in attributes) span.attribute(key, attributes[key])
+}
+
 /**
- * Sets attributes on the current span, when there is one and a tracer exports it. (`Effect.annotateCurrentSpan` builds and
- * drops a `NoSuchElementException`, stack and all, on every untraced call.)
+ * Sets attributes on the current span, when there is one and a tracer exports it; given a function, it
+ * is called only then. (`Effect.annotateCurrentSpan` builds and drops a `NoSuchElementException`, stack
+ * and all, on every untraced call.)
  * @category tracing
  */
-export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.Effect<void> =>
+export const annotate = (
+  attributes: Readonly<Record<string, unknown>> | (() => Readonly<Record<string, unknown>>)
+): Effect.Effect<void> =>
   whenExported(
     () =>
       Effect.withFiber((fiber) => {
         const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
         if (Option.isSome(parent) && parent.value._tag === "Span")
-          for (const key in attributes) parent.value.attribute(key, attributes[key])
+          setAll(parent.value, typeof attributes === "function" ? attributes() : attributes)
         return Effect.void
       }),
     Effect.void
@@ -122,32 +264,51 @@ export const annotate = (attributes: Readonly<Record<string, unknown>>): Effect.
 
 /** The usage attributes of an answer: none when it has no counts. */
 const usageAttributes = (answer: unknown): Record<string, number> => {
-  const usage = usageOf(answer)
+  const usage = usageRecordOf(answer)
+  if (usage === undefined) return {}
+  const { input, output } = usageOf(answer)
+  // Cached input: messages-style counts it apart from `input_tokens`; the others count it within.
+  const written = num(usage.cache_creation_input_tokens)
+  const read =
+    num(usage.cache_read_input_tokens) ??
+    num(record(usage.prompt_tokens_details)?.cached_tokens) ??
+    num(record(usage.input_tokens_details)?.cached_tokens) ??
+    num(usage.cachedContentTokenCount)
+  const apart = (num(usage.cache_read_input_tokens) ?? 0) + (written ?? 0)
   const attributes: Record<string, number> = {}
-  if (usage.input !== undefined) attributes["gen_ai.usage.input_tokens"] = usage.input
-  if (usage.output !== undefined) attributes["gen_ai.usage.output_tokens"] = usage.output
+  // The conventions' input count includes the cached tokens, whatever the family's own terms.
+  if (input !== undefined) attributes["gen_ai.usage.input_tokens"] = input + apart
+  if (output !== undefined) attributes["gen_ai.usage.output_tokens"] = output
+  if (read !== undefined) attributes["gen_ai.usage.cache_read.input_tokens"] = read
+  if (written !== undefined) attributes["gen_ai.usage.cache_creation.input_tokens"] = written
   return attributes
 }
 
-const annotateUsage = (answer: unknown) => {
-  const attributes = usageAttributes(answer)
-  return Object.keys(attributes).length === 0 ? Effect.void : annotate(attributes)
+/** `error.type` of a failed call on the current span; nothing for an interruption. */
+const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
+  const type = errorTypeOf(cause)
+  return type === undefined ? Effect.void : annotate({ "error.type": type })
 }
 
-/** A call's span: its name and options (made only when a tracer exports the span). @category models */
+/**
+ * A call's span: its name and options, and the attributes of its answer (made only when a tracer
+ * exports the span). @category models
+ */
 export interface CallSpan {
   readonly name: string
   readonly options: () => Tracer.SpanOptions
+  readonly answer: (answer: unknown) => Readonly<Record<string, unknown>>
 }
 
 const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
 
 /**
- * One run of a `spannable` stream under an exporting tracer: the span `inSpanScoped` opened for it,
- * which the run's usage goes on as the stream ends.
+ * One run of a `spannable` stream under an exporting tracer: the span `inSpanScoped` opened for it and
+ * its call, whose answer's attributes go on it as the stream ends.
  */
 interface SpanRun {
   span: Tracer.Span | undefined
+  call: CallSpan | undefined
 }
 
 /** The run's `SpanRun`, when a run of a `spannable` stream has put one in the context. */
@@ -157,22 +318,24 @@ const SpanRun = Context.Reference<SpanRun | undefined>("umg/adapters/Telemetry/S
 
 /**
  * `open` noting the span it opens (`inSpanScoped`), and, when it opened one, a finalizer in the
- * stream's scope that puts the final answer's usage on it: the scope's finalizers run last-added
- * first, so this runs before the span's own ends it. Nothing is read per event: the final answer is
- * the one the transport folded as the events went by (as `runToFinal` gives it), read once.
+ * stream's scope that puts the final answer's attributes (usage, id, model, finish reasons) on it: the
+ * scope's finalizers run last-added first, so this runs before the span's own ends it. Nothing is read
+ * per event: the final answer is the one the transport folded as the events went by (as `runToFinal`
+ * gives it), read once. A stream that ends without one (stopped early, cut, failed) has the finish
+ * reason `error`, as the conventions ask for a generation that ended before its finish reason came.
  */
-const withStreamUsage = <A, E, Z, R>(
+const withStreamAnswer = <A, E, Z, R>(
   open: Effect.Effect<Opened<A, E, Z>, E, R>
 ): Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope> => {
-  const run: SpanRun = { span: undefined }
+  const run: SpanRun = { span: undefined, call: undefined }
   return Effect.flatMap(Effect.provideService(open, SpanRun, run), (opened) => {
-    const span = run.span
-    if (span === undefined) return Effect.succeed(opened)
-    const annotateSpan = Effect.map(Effect.exit(opened.result), (final) => {
-      if (Exit.isFailure(final)) return
-      const attributes = usageAttributes(final.value)
-      for (const key in attributes) span.attribute(key, attributes[key])
-    })
+    const { span, call } = run
+    if (span === undefined || call === undefined) return Effect.succeed(opened)
+    const annotateSpan = Effect.map(Effect.exit(opened.result), (final) =>
+      Exit.isFailure(final)
+        ? span.attribute("gen_ai.response.finish_reasons", ["error"])
+        : setAll(span, call.answer(final.value))
+    )
     return Effect.as(
       Effect.addFinalizer(() => annotateSpan),
       opened
@@ -185,8 +348,8 @@ const withStreamUsage = <A, E, Z, R>(
  * once, whose start reads `span()` — the call's span once `traceGroup` has set it, else `undefined`.
  * `traceGroup` uses it instead of `Stream.withSpan`, which puts the stream inside two more stream
  * layers (an acquire-use-release around it) — memory that every open stream pays. A streaming call's
- * own stream (a `ResultStream`) is remade over the same opening, so that its final answer's usage
- * goes on the span as it ends (`withStreamUsage`): still one stream layer, nothing more per event.
+ * own stream (a `ResultStream`) is remade over the same opening, so that its final answer's attributes
+ * go on the span as it ends (`withStreamAnswer`): still one stream layer, nothing more per event.
  * @category constructors
  */
 export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
@@ -200,7 +363,7 @@ export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
   const stream: S =
     open === undefined
       ? built
-      : (fromScopedOpen(whenExported(() => (span === undefined ? open : withStreamUsage(open)), open)) as unknown as S)
+      : (fromScopedOpen(whenExported(() => (span === undefined ? open : withStreamAnswer(open)), open)) as unknown as S)
   return Object.assign(stream, {
     [SpannableTypeId]: (call: CallSpan) => {
       span = call
@@ -210,8 +373,8 @@ export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
 
 /**
  * `effect` run with the call's span (`span()`, read when it starts) as its parent, the span ending
- * when the scope closes (with the scope's exit); `effect` itself when there is no span or no tracer
- * exports it.
+ * when the scope closes (with the scope's exit, and `error.type` when that is a failure); `effect`
+ * itself when there is no span or no tracer exports it.
  * @category combinators
  */
 export const inSpanScoped = <A, E, R>(
@@ -220,21 +383,63 @@ export const inSpanScoped = <A, E, R>(
 ): Effect.Effect<A, E, R | Scope.Scope> =>
   whenExported<A, E, R | Scope.Scope>(() => {
     const call = span()
-    return call === undefined
-      ? effect
-      : Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) =>
-          Effect.withFiber((fiber) => {
-            // A run of a `spannable` stream notes its span, for the usage of its final answer.
-            const run = fiber.getRef(SpanRun)
-            if (run !== undefined) run.span = made
-            return Effect.withParentSpan(effect, made)
+    if (call === undefined) return effect
+    return Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) =>
+      Effect.withFiber((fiber) => {
+        // A run of a `spannable` stream notes its span and call, for the attributes of its final answer.
+        const run = fiber.getRef(SpanRun)
+        if (run !== undefined) {
+          run.span = made
+          run.call = call
+        }
+        // Added after the span's own finalizer, so run before it: the span ends with its error's type.
+        const errorType = Effect.addFinalizer((exit) =>
+          Effect.sync(() => {
+            const type = Exit.isFailure(exit) ? errorTypeOf(exit.cause) : undefined
+            if (type !== undefined) made.attribute("error.type", type)
           })
         )
+        return Effect.andThen(errorType, Effect.withParentSpan(effect, made))
+      })
+    )
   }, effect)
 
+/** A call's effect in its span: the answer's attributes set from its value, `error.type` from its failure. */
+const tracedEffect = <A, E, R>(effect: Effect.Effect<A, E, R>, call: CallSpan): Effect.Effect<A, E, R> =>
+  whenExported(
+    () =>
+      Effect.withSpan(
+        Effect.onError(
+          Effect.tap(effect, (answer) => annotate(() => call.answer(answer))),
+          annotateError
+        ),
+        call.name,
+        call.options()
+      ),
+    effect
+  )
+
 /**
- * The group with every call wrapped in its span. Effects get the span around them (usage annotated
- * from the answer); streams get it around the whole stream.
+ * A call's stream in its span: a `spannable` one opens it itself; any other (speech, video polls: few
+ * elements each) gets `Stream.withSpan`, with `error.type` from its failure.
+ */
+const tracedStream = <A, E, R>(stream: Stream.Stream<A, E, R>, call: CallSpan): Stream.Stream<A, E, R> => {
+  const setSpan = (stream as { [SpannableTypeId]?: (span: CallSpan) => void })[SpannableTypeId]
+  if (setSpan !== undefined) {
+    setSpan(call)
+    return stream
+  }
+  return Stream.unwrap(
+    whenExported(
+      () => Effect.succeed(Stream.withSpan(Stream.onError(stream, annotateError), call.name, call.options())),
+      Effect.succeed(stream)
+    )
+  )
+}
+
+/**
+ * The group with every call wrapped in its span. Effects get the span around them (the answer's
+ * attributes read from it); streams get it around the whole stream.
  * @category combinators
  */
 export const traceGroup = <G extends object>(
@@ -253,48 +458,28 @@ export const traceGroup = <G extends object>(
     const operation = operations[`${group}.${method}`] ?? method
     out[method] = (...args: Array<unknown>) => {
       const made: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
-      // Every error a call ends with has the secrets taken out, inside its span.
-      const result: unknown = Effect.isEffect(made)
-        ? Effect.mapError(made, redact)
-        : Stream.isStream(made) && (made as { [SpannableTypeId]?: unknown })[SpannableTypeId] === undefined
-          ? Stream.mapError(made, redact)
-          : made
-      const attributes = () => {
-        const model = modelOf(args)
-        return {
-          "gen_ai.operation.name": operation,
-          "gen_ai.system": systems[group] ?? group,
-          ...(model !== undefined ? { "gen_ai.request.model": model } : {})
-        }
-      }
-      if (Effect.isEffect(result))
-        return whenExported(
-          () =>
-            Effect.withSpan(Effect.tap(result, annotateUsage), name, {
-              kind: "client",
-              attributes: attributes(),
-              captureStackTrace: false
-            }),
-          result
-        )
-      if (Stream.isStream(result)) {
-        const options = (): Tracer.SpanOptions => ({
+      const span: CallSpan = {
+        name,
+        options: () => ({
           kind: "client",
-          attributes: attributes(),
+          attributes: requestAttributes(group, method, operation, args),
           captureStackTrace: false
+        }),
+        answer: (answer) => ({
+          ...usageAttributes(answer),
+          ...responseAttributes(answer, secretsOfCall(secrets(), args))
         })
-        const setSpan = (result as { [SpannableTypeId]?: (span: CallSpan) => void })[SpannableTypeId]
-        if (setSpan !== undefined) {
-          setSpan({ name, options })
-          return result
-        }
-        const stream = result
-        // Streams not made by `spannable` (speech, video polls: few elements each) get `Stream.withSpan`.
-        return Stream.unwrap(
-          whenExported(() => Effect.succeed(Stream.withSpan(stream, name, options())), Effect.succeed(stream))
-        )
       }
-      return result
+      // Every error a call ends with has the secrets taken out, inside its span.
+      if (Effect.isEffect(made)) return tracedEffect(Effect.mapError(made, redact), span)
+      if (Stream.isStream(made))
+        return tracedStream(
+          (made as { [SpannableTypeId]?: unknown })[SpannableTypeId] === undefined
+            ? Stream.mapError(made, redact)
+            : made,
+          span
+        )
+      return made
     }
   }
   return out as G
