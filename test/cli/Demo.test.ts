@@ -44,6 +44,10 @@ describe("the demo", () => {
       expect(byStep["rerank"]?.result).toContain("500")
       expect(results.filter((r) => r.status === "ok").length).toBe(results.length - 1)
       expect(results.map((r) => r.step).at(-1)).toBe("rejected request (validation)")
+      // The refusal is one line, its two sentences apart.
+      const printed = write.mock.calls.map(([chunk]) => String(chunk)).join("")
+      // eslint-disable-next-line no-control-regex -- the demo colours its lines
+      expect(printed.replace(/\u001b\[[0-9;]*m/g, "")).toContain("allowed: 480p, 720p; nothing was sent.")
     } finally {
       write.mockRestore()
       writeErr.mockRestore()

@@ -298,7 +298,7 @@ const steps: ReadonlyArray<Step> = [
         if (Result.isSuccess(outcome))
           return yield* Effect.fail(new Error(`the invalid request was accepted as ${outcome.success.task_id}`))
         const report = reportOf(outcome.failure)
-        yield* say(Output.colour.red(describeReport(report).replace(/\n/g, " ")))
+        yield* say(Output.colour.red(describeReport(report).replace(/\n/g, "; ")))
         if (report.exitCode !== ExitCode.invalidInput) return yield* Effect.fail(outcome.failure)
         if (before !== undefined && after !== undefined) {
           yield* say(
