@@ -9,20 +9,15 @@
 import { build } from "esbuild"
 import { rmSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const dist = process.argv[2] ?? join(root, "dist")
-const outdir = join(dist, "bin")
-rmSync(outdir, { recursive: true, force: true })
-await build({
-  entryPoints: { umg: join(dist, "cli", "main.js") },
+/** How the bin is bundled, but for its entry and folder; the CLI tests bundle the sources the same way (test/cli/RunUmg.ts). */
+export const binOptions = {
   bundle: true,
   splitting: true,
   platform: "node",
   format: "esm",
   target: "node22",
-  outdir,
   chunkNames: "chunks/[name]-[hash]",
   // Optional native add-ons some dependencies try to load (and go on without).
   external: ["bufferutil", "utf-8-validate", "pg-native"],
@@ -31,4 +26,12 @@ await build({
     js: 'import { createRequire as umgCreateRequire } from "node:module"\nconst require = umgCreateRequire(import.meta.url)'
   },
   logLevel: "error"
-})
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+  const dist = process.argv[2] ?? join(root, "dist")
+  const outdir = join(dist, "bin")
+  rmSync(outdir, { recursive: true, force: true })
+  await build({ ...binOptions, entryPoints: { umg: join(dist, "cli", "main.js") }, outdir })
+}

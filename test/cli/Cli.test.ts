@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { bundleUmg, runUmg } from "./RunUmg.js"
+import { bundleUmg, runUmg, type UmgRun } from "./RunUmg.js"
 
 // One emulator and one bundle for the file; each test spawns the real command against them.
 let emulator: Emulator
@@ -38,8 +38,8 @@ describe("umg without a gateway", () => {
   it("never fakes: a command without UMG_BASE_URL exits 2 naming UMG_BASE_URL and --emulator, and sends nothing", async () => {
     const { UMG_BASE_URL: _unset, ...withoutGateway } = env
     const before = total()
-    for (const args of [["chat", "--model", "gpt-4o-mini", "hello there"], ["models"]]) {
-      const run = await runUmg(umg, args, withoutGateway)
+    const lines = [["chat", "--model", "gpt-4o-mini", "hello there"], ["models"]]
+    for (const run of await Promise.all(lines.map((args) => runUmg(umg, args, withoutGateway)))) {
       expect(run.code).toBe(2)
       expect(run.stderr).toContain("UMG_BASE_URL")
       expect(run.stderr).toContain("--emulator")
@@ -49,7 +49,7 @@ describe("umg without a gateway", () => {
   })
 
   it("checks every UMG_* variable and names it: a bad timeout, retry count or URL is exit 2", async () => {
-    for (const [name, value] of [
+    const bad = [
       ["UMG_TIMEOUT_MS", "abc"],
       ["UMG_MAX_RETRIES", "-1"],
       ["UMG_BASE_URL", "gateway.example.com"],
@@ -57,11 +57,13 @@ describe("umg without a gateway", () => {
       ["UMG_PLATFORM_URL", "platform.example.com"],
       ["UMG_API_KEY", ""],
       ["UMG_ALLOW_UNKNOWN_MODELS", "yes"]
-    ] as const) {
-      const run = await runUmg(umg, ["models"], { ...env, [name]: value })
+    ] as const
+    const runs = await Promise.all(bad.map(([name, value]) => runUmg(umg, ["models"], { ...env, [name]: value })))
+    runs.forEach((run, i) => {
+      const [name] = bad[i]!
       expect(run.code).toBe(2)
       expect(run.stderr).toContain(name)
-    }
+    })
   })
 })
 
@@ -238,43 +240,38 @@ describe("umg against UMG_BASE_URL", () => {
 
   it("reads the prompt or text from standard input for - (chat, tokens, speak, image), and --file - as the lines to embed", async () => {
     const prompt = "Count the tokens of this prompt, read from a pipe, as of the same text given as an argument."
-    const [piped, given] = await Promise.all([
-      runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, prompt),
-      runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", prompt], env)
-    ])
-    expect([piped.code, given.code]).toEqual([0, 0])
-    const count = (run: { stdout: string }) => (JSON.parse(run.stdout) as { input_tokens: number }).input_tokens
-    expect(count(piped)).toBe(count(given))
-    // A different text counts differently: the pipe's text is what was sent, not "-".
-    const dash = await runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", "-"], env, "-")
-    expect(count(dash)).not.toBe(count(piped))
-
+    const tokens = (arg: string, input?: string) =>
+      runUmg(umg, ["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", arg], env, input)
     // Speech lasts longer for a longer text: the same length from the pipe as from the argument.
     const text = "Read this sentence aloud, from standard input."
     const [spokenPiped, spokenGiven] = [join(dir, "piped.mp3"), join(dir, "given.mp3")]
     const speak = (out: string, arg: string, input?: string) =>
       runUmg(umg, ["speak", "-m", "tts-1", "--voice", "alloy", "-o", out, arg], env, input)
-    const speaks = await Promise.all([speak(spokenPiped, "-", text), speak(spokenGiven, text)])
-    expect(speaks.map((r) => r.code)).toEqual([0, 0])
+    // Independent commands: run side by side.
+    const [piped, given, dash, ...rest] = await Promise.all([
+      tokens("-", prompt),
+      tokens(prompt),
+      tokens("-", "-"),
+      speak(spokenPiped, "-", text),
+      speak(spokenGiven, text),
+      runUmg(umg, ["image", "-m", "zeta-2.5-flash-image", "-o", join(dir, "piped.png"), "-"], env, "a cat"),
+      runUmg(umg, ["chat", "-m", "gpt-4o-mini", "-"], env, "Say hello\n"),
+      runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--dimensions", "4", "--file", "-"], env, "one\n\ntwo\n")
+    ])
+    const [spokenFromPipe, spokenFromArg, drawn, chat, lines] = rest as [UmgRun, UmgRun, UmgRun, UmgRun, UmgRun]
+    expect([piped.code, given.code]).toEqual([0, 0])
+    const count = (run: { stdout: string }) => (JSON.parse(run.stdout) as { input_tokens: number }).input_tokens
+    expect(count(piped)).toBe(count(given))
+    // A different text counts differently: the pipe's text is what was sent, not "-".
+    expect(count(dash)).not.toBe(count(piped))
+
+    expect([spokenFromPipe, spokenFromArg].map((r) => r.code)).toEqual([0, 0])
     expect(statSync(spokenPiped).size).toBe(statSync(spokenGiven).size)
-    const drawn = await runUmg(
-      umg,
-      ["image", "-m", "zeta-2.5-flash-image", "-o", join(dir, "piped.png"), "-"],
-      env,
-      "a cat"
-    )
     expect(drawn.code).toBe(0)
 
-    const chat = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "-"], env, "Say hello\n")
     expect(chat.code).toBe(0)
     expect(chat.stdout.trim().length).toBeGreaterThan(0)
 
-    const lines = await runUmg(
-      umg,
-      ["embed", "-m", "text-embedding-3-small", "--dimensions", "4", "--file", "-"],
-      env,
-      "one\n\ntwo\n"
-    )
     expect(lines.code).toBe(0)
     expect(
       lines.stdout
@@ -314,26 +311,25 @@ describe("umg against UMG_BASE_URL", () => {
 
   it("refuses standard input that is empty or over 16 MiB, and an empty argument, exit 2 naming PROMPT, and sends nothing", async () => {
     const before = total()
-    const empty = await runUmg(umg, ["chat", "-m", "gpt-4o-mini", "--json", "-"], env, " \n")
-    expect(empty.code).toBe(2)
-    expect(JSON.parse(empty.stderr.trim()) as unknown).toMatchObject({ error: { field: "PROMPT", rule: "required" } })
-    const huge = await runUmg(
-      umg,
-      ["chat", "-m", "gpt-4o-mini", "-"],
-      env,
-      new Uint8Array(16 * 1024 * 1024 + 1).fill(97)
-    )
-    expect(huge.code).toBe(2)
-    expect(huge.stderr).toContain("PROMPT: standard input is larger than 16777216 bytes")
     // An empty argument is refused as empty input is (it was sent).
-    for (const [command, field] of [
+    const blanks = [
       [["chat", "-m", "gpt-4o-mini", "--json", " "], "PROMPT"],
       [["tokens", "-m", "epsilon-sonnet-4-5-20250929", "--json", ""], "PROMPT"]
-    ] as const) {
-      const blank = await runUmg(umg, command, env)
+    ] as const
+    const [empty, huge, ...blankRuns] = await Promise.all([
+      runUmg(umg, ["chat", "-m", "gpt-4o-mini", "--json", "-"], env, " \n"),
+      runUmg(umg, ["chat", "-m", "gpt-4o-mini", "-"], env, new Uint8Array(16 * 1024 * 1024 + 1).fill(97)),
+      ...blanks.map(([command]) => runUmg(umg, command, env))
+    ])
+    expect(empty.code).toBe(2)
+    expect(JSON.parse(empty.stderr.trim()) as unknown).toMatchObject({ error: { field: "PROMPT", rule: "required" } })
+    expect(huge.code).toBe(2)
+    expect(huge.stderr).toContain("PROMPT: standard input is larger than 16777216 bytes")
+    blankRuns.forEach((blank, i) => {
+      const [command, field] = blanks[i]!
       expect(blank.code, command.join(" ")).toBe(2)
       expect(JSON.parse(blank.stderr.trim()) as unknown).toMatchObject({ error: { field, rule: "required" } })
-    }
+    })
     expect(total()).toBe(before)
   })
 
@@ -417,12 +413,14 @@ describe("umg against UMG_BASE_URL", () => {
 describe("umg and model ids the catalog does not list", () => {
   it("refuses one (exit 2, naming the flag and the variable, nothing sent) and sends it with --allow-unknown-models or UMG_ALLOW_UNKNOWN_MODELS=1", async () => {
     const before = total()
-    const refused = await runUmg(umg, ["chat", "-m", "gpt-9-turbo", "hello"], env)
+    const [refused, refusedJson] = await Promise.all([
+      runUmg(umg, ["chat", "-m", "gpt-9-turbo", "hello"], env),
+      runUmg(umg, ["tokens", "-m", "epsilon-opus-9", "--json", "hello"], env)
+    ])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("rule unknown-model")
     expect(refused.stderr).toContain("--allow-unknown-models")
     expect(refused.stderr).toContain("UMG_ALLOW_UNKNOWN_MODELS=1")
-    const refusedJson = await runUmg(umg, ["tokens", "-m", "epsilon-opus-9", "--json", "hello"], env)
     expect(refusedJson.code).toBe(2)
     expect(refusedJson.stderr).toContain("--allow-unknown-models")
     expect(total()).toBe(before)
@@ -479,11 +477,11 @@ describe("umg output files and ports", () => {
     const blocker = join(dir, "not-a-folder.txt")
     writeFileSync(blocker, "x")
     const before = total()
-    for (const args of [
+    const lines = [
       ["speak", "--model", "gpt-4o-mini-tts", "--voice", "alloy", "-o", join(blocker, "out.mp3"), "hello"],
       ["image", "--model", "zeta-2.5-flash-image", "-o", join(blocker, "out.png"), "a fox"]
-    ]) {
-      const run = await runUmg(umg, args, env)
+    ]
+    for (const run of await Promise.all(lines.map((args) => runUmg(umg, args, env)))) {
       expect(run.code).toBe(2)
       expect(run.stderr).toContain("output")
     }
@@ -516,33 +514,32 @@ describe("umg output files and ports", () => {
 describe("umg help", () => {
   it("is plain text wrapped to 80 columns when piped, with usage lines written `umg <command>` and the exit codes", async () => {
     const { NO_COLOR: _n, ...colourable } = { ...env, NO_COLOR: "" }
-    for (const args of [["--help"], ["speak", "--help"], ["video", "--help"]]) {
-      const run = await runUmg(umg, args, colourable)
+    const helps = [["--help"], ["speak", "--help"], ["video", "--help"]]
+    const runs = await Promise.all(helps.map((args) => runUmg(umg, args, colourable)))
+    for (const run of runs) {
       expect(run.code).toBe(0)
       // eslint-disable-next-line no-control-regex -- no ANSI escape (ESC [) may reach a pipe
       expect(run.stdout).not.toMatch(/\u001b\[/)
       for (const line of run.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80)
       expect(run.stdout).not.toMatch(/^\$ /m)
     }
-    const top = await runUmg(umg, ["--help"], colourable)
+    const [top, speak] = runs as [UmgRun, UmgRun, UmgRun]
     expect(top.stdout).toContain("Exit codes: 0 ok, 1 gateway or task failure, 2 usage or configuration, 130")
-    const speak = await runUmg(umg, ["speak", "--help"], colourable)
     expect(speak.stdout).toMatch(/^umg speak /m)
   })
 })
 
 describe("umg help text", () => {
   it("names no spec codes (E2, E7, …) a user does not know", async () => {
-    for (const args of [
+    const helps = [
       ["--help"],
       ["platform", "--help"],
       ["video", "--help"],
       ["video", "get", "--help"],
       ["platform", "token", "--help"]
-    ]) {
-      const run = await runUmg(umg, args, env)
+    ]
+    for (const run of await Promise.all(helps.map((args) => runUmg(umg, args, env))))
       expect(run.stdout).not.toMatch(/\bE\d{1,2}\b/)
-    }
   })
 })
 
@@ -577,15 +574,16 @@ describe("umg video --timeout", () => {
 
 describe("umg help examples", () => {
   it("gives each command one example, written as it is typed", async () => {
-    for (const [args, example] of [
+    const examples = [
       [["chat", "--help"], "Example: umg chat -m gpt-4o-mini"],
       [["video", "status", "--help"], "Example: umg video status"],
       [["speak", "--help"], "Example: umg speak -m gpt-4o-mini-tts"]
-    ] as const) {
-      const run = await runUmg(umg, [...args], env)
-      expect(run.stdout.replace(/\s+/g, " ")).toContain(example)
-    }
-    const status = await runUmg(umg, ["video", "status", "--help"], env)
+    ] as const
+    const [status, ...runs] = await Promise.all([
+      runUmg(umg, ["video", "status", "--help"], env),
+      ...examples.map(([args]) => runUmg(umg, [...args], env))
+    ])
+    runs.forEach((run, i) => expect(run.stdout.replace(/\s+/g, " ")).toContain(examples[i]![1]))
     expect(status.stdout).toMatch(/^umg video status /m)
   })
 

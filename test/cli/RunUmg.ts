@@ -1,17 +1,22 @@
 /**
- * Runs the real `umg` command in a child process for the CLI tests: the CLI is bundled once with
- * esbuild (packages stay external, resolved from this repository's node_modules) so that each spawn
- * costs a Node start, not a TypeScript compile.
+ * Runs the real `umg` command in a child process for the CLI tests. The CLI is bundled from the
+ * sources as `npm run build` bundles the bin (scripts/bundle-cli.mjs): effect and the other packages
+ * inside, one chunk per command loaded when it runs, under a `"type": "module"` package.json. A spawn
+ * then loads a few dozen files rather than about a thousand modules (about 0.45 s of CPU against
+ * 1.3 s for a bundle that left the packages to Node's resolver). One bundle serves a whole test run:
+ * the test files of a run are children of one vitest process, so the first to ask builds it (under a
+ * lock) in the temporary folder and the others reuse it, unless a source it was built from changed
+ * since (then it is built again, so a run never tests stale code).
  */
 import { spawn } from "node:child_process"
-import { mkdirSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { copyFileSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { binOptions } from "../../scripts/bundle-cli.mjs"
+import { runFolder, withRunLock } from "../support/perRun.js"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
-// Inside node_modules so that the bundle's bare imports resolve to this repository's packages.
-const outDir = join(root, "node_modules", ".cache", "umg-cli-test")
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /** What one run of `umg` did. */
 export interface UmgRun {
@@ -20,23 +25,80 @@ export interface UmgRun {
   readonly stderr: string
 }
 
-/** Bundles `src/cli/main.ts` and returns the path of the runnable file. */
-export const bundleUmg = async (): Promise<string> => {
-  mkdirSync(outDir, { recursive: true })
-  const outfile = join(outDir, `umg-${process.pid}.mjs`)
-  await build({
-    entryPoints: [join(root, "src", "cli", "main.ts")],
-    bundle: true,
+/** A build: its folder, and the size and time of every file it was made from. */
+interface Manifest {
+  readonly dir: string
+  readonly inputs: ReadonlyArray<readonly [path: string, size: number, mtimeMs: number]>
+}
+
+const stamp = (path: string): readonly [string, number, number] => {
+  const s = statSync(path)
+  return [path, s.size, s.mtimeMs]
+}
+
+/** The current build, when every file it was made from is as it was then. */
+const upToDate = (manifestFile: string): Manifest | undefined => {
+  try {
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest
+    statSync(join(manifest.dir, "umg.js"))
+    for (const [path, size, mtimeMs] of manifest.inputs) {
+      const [, nowSize, nowMtime] = stamp(path)
+      if (nowSize !== size || nowMtime !== mtimeMs) return undefined
+    }
+    return manifest
+  } catch {
+    return undefined
+  }
+}
+
+/** Bundles `src/cli/main.ts` as the bin is bundled, into a new folder of `shared`; its manifest. */
+const bundle = async (shared: string): Promise<Manifest> => {
+  const started = Date.now()
+  const dir = join(shared, `build-${process.pid}-${started}`)
+  const result = await build({
+    ...binOptions,
+    absWorkingDir: root,
+    entryPoints: { umg: join(root, "src", "cli", "main.ts") },
     // Resolve `#umg/socket` (package.json `imports`) to the sources; the platform condition picks the file.
     conditions: ["umg-source"],
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outfile,
-    logLevel: "error"
+    outdir: dir,
+    metafile: true
   })
-  return outfile
+  // As the bin's files are, under the package's `"type": "module"` (Node need not guess the format).
+  writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n')
+  // A file changed while it was read may be in the bundle as it was before: stamped so as to be built again.
+  const inputs = Object.keys(result.metafile.inputs).map((input) => {
+    const [path, size, mtimeMs] = stamp(resolve(root, input))
+    return [path, size, mtimeMs >= started - 1_000 ? -1 : mtimeMs] as const
+  })
+  return { dir, inputs }
+}
+
+/**
+ * The bundled CLI, built from the current sources (once per test run, rebuilt when a source
+ * changed): the path of an entry file of this process's own, which the caller may delete.
+ */
+export const bundleUmg = async (): Promise<string> => {
+  const shared = runFolder("cli-test")
+  const manifestFile = join(shared, "current.json")
+  const manifest = await withRunLock(
+    "cli-test",
+    async () => {
+      const current = upToDate(manifestFile)
+      if (current !== undefined) return current
+      const made = await bundle(shared)
+      const next = `${manifestFile}.${process.pid}`
+      writeFileSync(next, JSON.stringify(made))
+      renameSync(next, manifestFile)
+      return made
+    },
+    // A build takes seconds: a lock this old was left by a run that died.
+    5 * 60_000
+  )
+  // The entry is a few lines that import the shared chunks by relative path: a copy beside it works.
+  const entry = join(manifest.dir, `umg-${process.pid}-${Date.now()}.js`)
+  copyFileSync(join(manifest.dir, "umg.js"), entry)
+  return entry
 }
 
 /**

@@ -29,9 +29,9 @@ const placeFixtures = (dir: string, type: "module") => {
     copyFileSync(join(fixtures, name), join(dir, name))
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "umg-types-"))
-  const tarball = packUmg(work)
+  const tarball = await packUmg(work)
   app = join(work, "app")
   mkdirSync(app)
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, version: "1.0.0" }))

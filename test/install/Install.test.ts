@@ -31,9 +31,9 @@ const oldestRxjs = manifest.peerDependencies.rxjs?.replace(/^\^/, "") ?? "missin
 let work: string
 let project: string
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "umg-install-"))
-  const tarball = packUmg(work)
+  const tarball = await packUmg(work)
   project = join(work, "app")
   execFileSync("mkdir", ["-p", project])
   writeFileSync(

@@ -1,13 +1,12 @@
 // The packed tarball of this checkout, for the tests that install umg as a user would. `npm pack`
 // runs `prepare`, which rebuilds dist/: two test files packing at once (vitest runs files in
-// parallel) would build into the same folder together, so a pack holds a lock (a folder made
-// atomically) for as long as it runs, and a run packs once.
+// parallel) would build into the same folder together, so a pack holds the run's lock for as long as
+// it runs, and a run packs once (test/support/perRun.ts).
 import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { copyFileSync, readdirSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { runFolder, withRunLock } from "../support/perRun.js"
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 
@@ -25,35 +24,7 @@ export const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) => {
   return { code: out.status ?? -1, stdout: stdout ?? "", stderr: stderr ?? "" }
 }
 
-const lock = join(tmpdir(), `umg-pack-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`)
-/** A lock older than this was left by a run that died: taken over. */
-const staleMs = 10 * 60_000
-
-const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-
-const acquire = (): void => {
-  for (;;) {
-    try {
-      mkdirSync(lock)
-      return
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > staleMs) rmSync(lock, { recursive: true, force: true })
-      } catch {
-        // Released between the two looks: try again.
-      }
-      sleep(250)
-    }
-  }
-}
-
-// One pack per test run: the test files of a run are children of one vitest process, so the first
-// to pack leaves its tarball here for the others (a later run has another parent, and packs anew).
-const shared = join(
-  tmpdir(),
-  `umg-pack-${createHash("sha256").update(root).digest("hex").slice(0, 12)}-${process.ppid}`
-)
-
+// One pack per test run: the first file to pack leaves its tarball in the run's folder for the others.
 const tarballIn = (dir: string): string | undefined => {
   try {
     const name = readdirSync(dir).find((f) => f.endsWith(".tgz"))
@@ -63,35 +34,17 @@ const tarballIn = (dir: string): string | undefined => {
   }
 }
 
-/** Removes the tarballs earlier runs left (an hour old or more). */
-const forgetOldPacks = (): void => {
-  const prefix = basename(shared).replace(/-\d+$/, "-")
-  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(prefix))) {
-    const dir = join(tmpdir(), name)
-    try {
-      if (Date.now() - statSync(dir).mtimeMs > 60 * 60_000) rmSync(dir, { recursive: true, force: true })
-    } catch {
-      // Gone already.
-    }
-  }
-}
-
 /**
  * This checkout packed (one pack at a time across processes, and one per test run), copied into
  * `dest`; the copy's path.
  */
-export const packUmg = (dest: string): string => {
-  acquire()
-  try {
-    if (tarballIn(shared) === undefined) {
-      forgetOldPacks()
-      mkdirSync(shared, { recursive: true })
-      const packed = run("npm", ["pack", "--pack-destination", shared], root)
-      if (packed.code !== 0) throw new Error(`npm pack failed: ${(packed.stdout + packed.stderr).slice(-1000)}`)
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
+export const packUmg = async (dest: string): Promise<string> => {
+  const shared = runFolder("pack")
+  await withRunLock("pack", () => {
+    if (tarballIn(shared) !== undefined) return
+    const packed = run("npm", ["pack", "--pack-destination", shared], root)
+    if (packed.code !== 0) throw new Error(`npm pack failed: ${(packed.stdout + packed.stderr).slice(-1000)}`)
+  })
   const tarball = tarballIn(shared)
   if (tarball === undefined) throw new Error("npm pack made no tarball")
   const copy = join(dest, basename(tarball))
