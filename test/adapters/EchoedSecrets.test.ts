@@ -1,11 +1,12 @@
 // A hostile gateway that echoes the caller's secrets back by every way the leak hunt found: JSON
 // escapes in an error body, a request-id header, a platform error sent with HTTP 200, an error event
 // inside a stream, a failed video task's message. No error, stack, printed cause or span may show them.
-import { Cause, Effect, Exit, Stream, Tracer } from "effect"
+import { Cause, Effect, Exit, Stream } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
+import { recordingTracer, shownBy } from "../support/tracers.js"
 
 const KEY = "sk-LEAKKEY-7f3a9c1e5b"
 const PASS = "pw-LEAKPASS-42q8z"
@@ -68,38 +69,6 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-// A tracer that keeps every span's attributes and exit.
-const recording = () => {
-  const seen: Array<unknown> = []
-  const tracer = Tracer.make({
-    span: (options) => {
-      const attributes = new Map<string, unknown>()
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name: options.name,
-        spanId: String(seen.length),
-        traceId: "t",
-        parent: options.parent,
-        annotations: options.annotations,
-        status: { _tag: "Started", startTime: options.startTime },
-        attributes,
-        links: options.links,
-        sampled: true,
-        kind: options.kind,
-        end: (_time, exit) => {
-          seen.push([...attributes])
-          if (Exit.isFailure(exit)) seen.push(Cause.pretty(exit.cause))
-        },
-        attribute: (k, v) => attributes.set(k, v),
-        event: () => {},
-        addLinks: () => {}
-      }
-      return span
-    }
-  })
-  return { tracer, seen }
-}
-
 const shown = (value: unknown): string => {
   const stack = typeof value === "object" && value !== null ? (value as { stack?: unknown }).stack : undefined
   return [String(value), JSON.stringify(value), String(stack ?? "")].join("\n")
@@ -109,9 +78,12 @@ const expectNoSecret = (text: string) => {
   for (const secret of [KEY, PASS, TOKEN]) expect(text).not.toContain(secret)
 }
 
-/** Runs a call against the hostile server; everything it shows (error, cause, spans), as text. */
+/**
+ * Runs a call against the hostile server; everything it shows (error, cause, spans: every attribute
+ * value ever set and the printed cause of every span that failed), as text.
+ */
 const everything = async <A, E>(password: string, call: (g: Gateway["Service"]) => Effect.Effect<A, E>) => {
-  const { tracer, seen } = recording()
+  const { tracer, spans } = recordingTracer()
   const exit = await Effect.runPromiseExit(
     Effect.flatMap(Gateway, call).pipe(
       Effect.provide(
@@ -131,7 +103,7 @@ const everything = async <A, E>(password: string, call: (g: Gateway["Service"]) 
   return {
     exit,
     failure,
-    text: [Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "", shown(failure), JSON.stringify(seen)].join("\n")
+    text: [Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "", shown(failure), shownBy(spans)].join("\n")
   }
 }
 

@@ -1,46 +1,17 @@
+// A call's secrets never reach a span or a log: the key under every auth style, searched for in every
+// attribute value a span is ever given and the printed cause of every failed span, and in every log
+// line. The config holds them Redacted, and `secretsOf` names each one the redaction must hide.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Logger, Option, Redacted, References, Tracer } from "effect"
+import { Effect, Fiber, Logger, Option, Redacted, References } from "effect"
 import { TestClock } from "effect/testing"
 import * as GatewayConfig from "../../src/adapters/GatewayConfig.js"
 import * as HttpAuth from "../../src/adapters/http/HttpAuth.js"
 import * as HttpTransport from "../../src/adapters/http/HttpTransport.js"
 import { secretsOf } from "../../src/adapters/internal/Secrets.js"
+import { recordingTracer, shownBy } from "../support/tracers.js"
 import { makeFake } from "./fakeHttp.js"
 
 const KEY = "sk-span-SECRET-999"
-
-// A tracer that keeps every attribute of every span, to search them for the key.
-const recordingTracer = () => {
-  const attributes: Array<[string, unknown]> = []
-  let n = 0
-  const tracer = Tracer.make({
-    span: ({ name, parent, annotations, links, startTime, kind }) => {
-      const attrs = new Map<string, unknown>()
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: `s${n++}`,
-        traceId: "t",
-        parent,
-        annotations,
-        status: { _tag: "Started", startTime },
-        attributes: attrs,
-        links,
-        sampled: true,
-        kind,
-        end: () => {},
-        attribute: (k, v) => {
-          attrs.set(k, v)
-          attributes.push([k, v])
-        },
-        event: () => {},
-        addLinks: () => {}
-      }
-      return span
-    }
-  })
-  return { tracer, attributes }
-}
 
 describe("secrets", () => {
   it.effect("never reach span attributes or logs, whatever the auth style", () =>
@@ -49,7 +20,7 @@ describe("secrets", () => {
       const logger = Logger.make(({ message, fiber }) =>
         logs.push(JSON.stringify({ message, annotations: fiber.getRef(References.CurrentLogAnnotations) }))
       )
-      const { tracer, attributes } = recordingTracer()
+      const { tracer, spans } = recordingTracer()
       const auths: ReadonlyArray<HttpAuth.Auth> = [
         HttpAuth.bearer(Redacted.make(KEY)),
         { _tag: "Header", header: "x-vendor-api-key", value: Redacted.make(KEY) },
@@ -86,9 +57,9 @@ describe("secrets", () => {
         yield* Fiber.join(fiber)
         expect(fake.requests.length).toBe(2)
       }
-      expect(attributes.length).toBeGreaterThan(0)
+      expect(spans.flatMap((s) => s.attributeLog).length).toBeGreaterThan(0)
       expect(logs.length).toBeGreaterThan(0)
-      expect(JSON.stringify(attributes)).not.toContain(KEY)
+      expect(shownBy(spans)).not.toContain(KEY)
       expect(logs.join("\n")).not.toContain(KEY)
     })
   )

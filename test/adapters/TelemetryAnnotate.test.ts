@@ -2,9 +2,9 @@
 import { Effect, Layer, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Telemetry from "../../src/adapters/internal/Telemetry.js"
-import { exportingTracer } from "../support/tracers.js"
+import { recordingTracer } from "../support/tracers.js"
 
-const exporting = Layer.succeed(Tracer.Tracer, exportingTracer())
+const exporting = Layer.succeed(Tracer.Tracer, recordingTracer().tracer)
 
 describe("Telemetry.annotate", () => {
   it("sets the attributes on the span the call runs in", async () => {

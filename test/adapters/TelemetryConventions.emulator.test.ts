@@ -10,33 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-
-interface Recorded {
-  readonly name: string
-  readonly attributes: Map<string, unknown>
-  /** The attributes as they were when the span ended (what an exporter sends). */
-  atEnd?: ReadonlyMap<string, unknown>
-}
-
-const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
-  Tracer.make({
-    span: (options) => {
-      const span = Tracer.nativeTracer.span(options)
-      const recorded: Recorded = { name: options.name, attributes: new Map(span.attributes) }
-      spans.push(recorded)
-      const attribute = span.attribute.bind(span)
-      const end = span.end.bind(span)
-      span.attribute = (key, value) => {
-        recorded.attributes.set(key, value)
-        attribute(key, value)
-      }
-      span.end = (endTime, exit) => {
-        recorded.atEnd = new Map(recorded.attributes)
-        end(endTime, exit)
-      }
-      return span
-    }
-  })
+import { recordingTracer, type RecordedSpan } from "../support/tracers.js"
 
 let emu: Emulator
 beforeAll(async () => {
@@ -49,17 +23,17 @@ beforeEach(() => emu.clearFaults())
 const traced = async (
   program: Effect.Effect<unknown, unknown, Gateway>,
   config: Partial<GatewayConfigInput> = {}
-): Promise<Array<Recorded>> => {
-  const spans: Array<Recorded> = []
+): Promise<Array<RecordedSpan>> => {
+  const { tracer, spans } = recordingTracer()
   const layer = Layer.merge(
     Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey, maxRetries: 0, ...config }),
-    Layer.succeed(Tracer.Tracer, memoryTracer(spans))
+    Layer.succeed(Tracer.Tracer, tracer)
   )
   await Effect.runPromise(Effect.provide(Effect.ignore(program), layer))
   return spans
 }
 
-const atEnd = (spans: ReadonlyArray<Recorded>, name: string): ReadonlyMap<string, unknown> => {
+const atEnd = (spans: ReadonlyArray<RecordedSpan>, name: string): ReadonlyMap<string, unknown> => {
   const span = spans.find((s) => s.name === name)
   expect(span?.atEnd, name).toBeDefined()
   return span!.atEnd!
@@ -225,6 +199,26 @@ describe("a call's span under the GenAI semantic conventions", () => {
     const span = atEnd(spans, "umg.messages.create")
     expect(span.get("server.address")).toBe(url.hostname)
     expect(span.get("server.port")).toBe(Number(url.port))
+  })
+
+  it("spans a call's retries in the one span, counting them as http.request.resend_count", async () => {
+    emu.inject("messages", { kind: "status", status: 500 }, 2)
+    const retried = await traced(
+      Effect.flatMap(Gateway, (g) => g.messages.create(messagesBody)),
+      {
+        maxRetries: 3,
+        retryBaseDelayMs: 1,
+        retryMaxDelayMs: 5
+      }
+    )
+    expect(retried.filter((s) => s.name === "umg.messages.create")).toHaveLength(1)
+    const span = atEnd(retried, "umg.messages.create")
+    expect(span.get("http.request.resend_count")).toBe(2)
+    expect(span.get("http.response.status_code")).toBe(200)
+    expect(span.has("error.type")).toBe(false)
+
+    const once = await traced(Effect.flatMap(Gateway, (g) => g.messages.create(messagesBody)))
+    expect(atEnd(once, "umg.messages.create").has("http.request.resend_count")).toBe(false)
   })
 
   it("sets error.type to the failure's tag, on a call and on a stream, and leaves an interrupted call without one", async () => {

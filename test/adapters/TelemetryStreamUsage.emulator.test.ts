@@ -8,33 +8,7 @@ import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { usageOf } from "../../src/adapters/internal/Telemetry.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-
-interface Recorded {
-  readonly name: string
-  readonly attributes: Map<string, unknown>
-  /** The attributes as they were when the span ended (what an exporter sends). */
-  atEnd?: ReadonlyMap<string, unknown>
-}
-
-const memoryTracer = (spans: Array<Recorded>): Tracer.Tracer =>
-  Tracer.make({
-    span: (options) => {
-      const span = Tracer.nativeTracer.span(options)
-      const recorded: Recorded = { name: options.name, attributes: new Map() }
-      spans.push(recorded)
-      const attribute = span.attribute.bind(span)
-      const end = span.end.bind(span)
-      span.attribute = (key, value) => {
-        recorded.attributes.set(key, value)
-        attribute(key, value)
-      }
-      span.end = (endTime, exit) => {
-        recorded.atEnd = new Map(recorded.attributes)
-        end(endTime, exit)
-      }
-      return span
-    }
-  })
+import { recordingTracer, type RecordedSpan } from "../support/tracers.js"
 
 let emu: Emulator
 beforeAll(async () => {
@@ -42,11 +16,11 @@ beforeAll(async () => {
 })
 afterAll(() => emu.close())
 
-const traced = async <A>(program: Effect.Effect<A, unknown, Gateway>): Promise<[A, Array<Recorded>]> => {
-  const spans: Array<Recorded> = []
+const traced = async <A>(program: Effect.Effect<A, unknown, Gateway>): Promise<[A, Array<RecordedSpan>]> => {
+  const { tracer, spans } = recordingTracer()
   const layer = Layer.merge(
     Gateway.layer({ baseUrl: emu.url, apiKey: emu.apiKey }),
-    Layer.succeed(Tracer.Tracer, memoryTracer(spans))
+    Layer.succeed(Tracer.Tracer, tracer)
   )
   const value = await Effect.runPromise(Effect.provide(program, layer))
   return [value, spans]
@@ -66,7 +40,7 @@ const chatBody = {
 const responsesBody = { model: "gpt-4o-mini", input: hi }
 const nativeBody = { model: "zeta-2.5-flash", contents: [{ role: "user" as const, parts: [{ text: hi }] }] }
 
-const usageAtEnd = (span: Recorded | undefined) => ({
+const usageAtEnd = (span: RecordedSpan | undefined) => ({
   input: span?.atEnd?.get("gen_ai.usage.input_tokens"),
   output: span?.atEnd?.get("gen_ai.usage.output_tokens")
 })

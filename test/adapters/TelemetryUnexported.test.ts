@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net"
 import { Effect, Layer, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
-import { exportingTracer } from "../support/tracers.js"
+import { recordingTracer } from "../support/tracers.js"
 
 const seen: Array<IncomingHttpHeaders> = []
 let server: Server
@@ -86,15 +86,14 @@ describe("spans only for a tracer that exports them", () => {
 
   it("makes the calls' spans, and sends their context, under a provided tracer", async () => {
     seen.length = 0
-    const names: Array<string> = []
-    const tracer = exportingTracer((name) => names.push(name))
+    const { tracer, spans } = recordingTracer()
     await Effect.runPromise(
       Effect.provide(
         calls,
         Layer.merge(Gateway.layer({ baseUrl, apiKey: "k-exported" }), Layer.succeed(Tracer.Tracer, tracer))
       )
     )
-    expect(names).toEqual(
+    expect(spans.map((s) => s.name)).toEqual(
       expect.arrayContaining(["umg.messages.countTokens", "umg.messages.stream", "umg.speech.stream"])
     )
     expect(seen).toHaveLength(3)

@@ -691,6 +691,8 @@ const retrying = <R, A extends GatewayResponseError>(
         : Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
             Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) }),
             Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs))),
+            // The call's span counts the request's resends (`http.request.resend_count`, OpenTelemetry's HTTP conventions).
+            Effect.andThen(Telemetry.annotate({ "http.request.resend_count": n + 1 })),
             Effect.andThen(Effect.catch(run, (next) => again(next, n + 1)))
           )
     )
