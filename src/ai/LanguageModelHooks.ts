@@ -16,6 +16,7 @@ import type { Span } from "effect/Tracer"
 import type { ResponseInfo } from "../adapters/CallOptions.js"
 import type { GatewayService } from "../adapters/Gateway.js"
 import { fromScopedPull } from "../adapters/http/ByteSource.js"
+import { UsageOnOuterSpan } from "../adapters/internal/Telemetry.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { type AnySchema, fitSchema } from "../core/structured/AnySchema.js"
 import { parseArguments } from "../core/tools/ToolShape.js"
@@ -290,6 +291,8 @@ export const languageModelHooks = (
         const { read, call, family } = yield* prepare(providerOptions, "generateText", false)
         let info: ResponseInfo | undefined
         const { answer } = yield* generate(gateway, call, read.request, { onResponse: (i) => (info = i) }).pipe(
+          // Effect AI's span carries the usage (annotateResponse): the gateway's span inside it does not.
+          Effect.provideService(UsageOnOuterSpan, true),
           Effect.mapError(fail("generateText", false))
         )
         annotateResponse(providerOptions.span, answer)
@@ -308,8 +311,13 @@ export const languageModelHooks = (
               : Effect.fail(failure)
           }
           return fromScopedPull(
-            Effect.map(openStream(gateway, call, read.request, { onResponse: (i) => (info = i) }), ({ pull }) =>
-              Effect.flatMap(pull, partsOf)
+            Effect.map(
+              Effect.provideService(
+                openStream(gateway, call, read.request, { onResponse: (i) => (info = i) }),
+                UsageOnOuterSpan,
+                true
+              ),
+              ({ pull }) => Effect.flatMap(pull, partsOf)
             )
           ).pipe(Stream.mapError((e) => (AiError.isAiError(e) ? e : fail("streamText", true)(e))))
         })

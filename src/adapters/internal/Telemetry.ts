@@ -227,6 +227,16 @@ export const serverAttributes = (url: string): Record<string, string | number> =
   return { "server.address": parsed.hostname.replace(/^\[|\]$/g, ""), "server.port": port }
 }
 
+/**
+ * Set by a face whose framework's span already carries the call's usage (umg/ai: Effect AI's
+ * `LanguageModel` span, which umg annotates): the gateway call's span inside it then leaves
+ * `gen_ai.usage.*` out, so a backend that sums usage over a trace (Langfuse, Datadog) counts it once.
+ * @category tracing
+ */
+export const UsageOnOuterSpan = Context.Reference<boolean>("umg/adapters/Telemetry/UsageOnOuterSpan", {
+  defaultValue: () => false
+})
+
 /** The tracer every fiber has unless one is provided: Effect's own, whose spans nothing exports. */
 const unexported: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
@@ -297,7 +307,8 @@ const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
 export interface CallSpan {
   readonly name: string
   readonly options: () => Tracer.SpanOptions
-  readonly answer: (answer: unknown) => Readonly<Record<string, unknown>>
+  /** The answer's attributes; with `usage` false (`UsageOnOuterSpan`), without its token counts. */
+  readonly answer: (answer: unknown, usage: boolean) => Readonly<Record<string, unknown>>
 }
 
 const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
@@ -328,19 +339,22 @@ const withStreamAnswer = <A, E, Z, R>(
   open: Effect.Effect<Opened<A, E, Z>, E, R>
 ): Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope> => {
   const run: SpanRun = { span: undefined, call: undefined }
-  return Effect.flatMap(Effect.provideService(open, SpanRun, run), (opened) => {
-    const { span, call } = run
-    if (span === undefined || call === undefined) return Effect.succeed(opened)
-    const annotateSpan = Effect.map(Effect.exit(opened.result), (final) =>
-      Exit.isFailure(final)
-        ? span.attribute("gen_ai.response.finish_reasons", ["error"])
-        : setAll(span, call.answer(final.value))
-    )
-    return Effect.as(
-      Effect.addFinalizer(() => annotateSpan),
-      opened
-    )
-  })
+  return Effect.flatMap(Effect.provideService(open, SpanRun, run), (opened) =>
+    Effect.withFiber((fiber) => {
+      const { span, call } = run
+      if (span === undefined || call === undefined) return Effect.succeed(opened)
+      const usage = !fiber.getRef(UsageOnOuterSpan)
+      const annotateSpan = Effect.map(Effect.exit(opened.result), (final) =>
+        Exit.isFailure(final)
+          ? span.attribute("gen_ai.response.finish_reasons", ["error"])
+          : setAll(span, call.answer(final.value, usage))
+      )
+      return Effect.as(
+        Effect.addFinalizer(() => annotateSpan),
+        opened
+      )
+    })
+  )
 }
 
 /**
@@ -410,7 +424,9 @@ const tracedEffect = <A, E, R>(effect: Effect.Effect<A, E, R>, call: CallSpan): 
     () =>
       Effect.withSpan(
         Effect.onError(
-          Effect.tap(effect, (answer) => annotate(() => call.answer(answer))),
+          Effect.tap(effect, (answer) =>
+            Effect.withFiber((fiber) => annotate(() => call.answer(answer, !fiber.getRef(UsageOnOuterSpan))))
+          ),
           annotateError
         ),
         call.name,
@@ -465,8 +481,8 @@ export const traceGroup = <G extends object>(
           attributes: requestAttributes(group, method, operation, args),
           captureStackTrace: false
         }),
-        answer: (answer) => ({
-          ...usageAttributes(answer),
+        answer: (answer, usage) => ({
+          ...(usage ? usageAttributes(answer) : {}),
           ...responseAttributes(answer, secretsOfCall(secrets(), args))
         })
       }
