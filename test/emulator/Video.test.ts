@@ -64,12 +64,16 @@ const img = (role?: string) => ({
   image_url: { url: "https://example.com/a.png" },
   ...(role === undefined ? {} : { role })
 })
-const delta = (model: string, content: Array<unknown>, extra: Record<string, unknown> = {}) => ({
-  model,
-  ...(model.includes("lite") ? {} : { prompt: "a cat" }),
-  metadata: { content },
-  ...extra
-})
+/** A delta body; the pro and 1.5 models repeat the text item as the top-level prompt (the contract's delta body). */
+const delta = (model: string, content: Array<unknown>, extra: Record<string, unknown> = {}) => {
+  const item = content.find((c): c is { text: string } => (c as { type?: unknown }).type === "text")
+  return {
+    model,
+    ...(model.includes("lite") || item === undefined ? {} : { prompt: item.text }),
+    metadata: { content },
+    ...extra
+  }
+}
 
 const accepted: Array<[string, unknown]> = [
   [

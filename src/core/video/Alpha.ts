@@ -33,7 +33,7 @@ export const AlphaBody = Schema.Struct({
   seconds: Schema.optionalKey(Schema.Literals(["4", "8", "12"])),
   size: Schema.optionalKey(Schema.Literals(["720x1280", "1280x720"])),
   input_reference: Schema.optionalKey(Schema.NonEmptyString),
-  remix_from_video_id: Schema.optionalKey(Schema.String.check(Schema.isStartingWith("video_")))
+  remix_from_video_id: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^video_[\s\S]/)))
 })
 /** @category models */
 export type AlphaBody = typeof AlphaBody.Type
@@ -94,7 +94,8 @@ export const alphaBodyOf = (input: Json, model: VideoModel): Result.Result<Alpha
     const remix = optional(input, "remix_from_video_id")
     if (remix !== undefined) {
       const id = yield* readMedia(remix, "remix_from_video_id")
-      if (!id.startsWith("video_"))
+      // A task id: the prefix and something after it (the prefix alone names no task).
+      if (!id.startsWith("video_") || id.length === "video_".length)
         return yield* fail(
           "remix_from_video_id",
           "prefix",

@@ -31,13 +31,18 @@ const FLAG_NAMES: ReadonlyMap<string, Flag> = new Map([
   ["camerafixed", "camerafixed"]
 ])
 
+const FLAG = /(?:^|\s)--([A-Za-z]+)(?:\s+([^\s-][^\s]*|-1))?(?=\s|$)/g
+
+/** A text without its marker flags: what a top-level prompt and the text item must both say. */
+const withoutFlags = (text: string): string => text.replace(FLAG, "").trim()
+
 /**
  * Reads the `--name value` flags of a text item; unknown flags and missing values are errors. Names are
  * matched in any letter case (`--RS` is `--rs`, checked like it); values are not (`--rs 1080P` is refused).
  */
 export const readFlags = (text: string): { readonly flags: ReadonlyMap<Flag, string> } | { readonly error: string } => {
   const flags = new Map<Flag, string>()
-  for (const m of text.matchAll(/(?:^|\s)--([A-Za-z]+)(?:\s+([^\s-][^\s]*|-1))?(?=\s|$)/g)) {
+  for (const m of text.matchAll(FLAG)) {
     const flag = FLAG_NAMES.get(m[1]!.toLowerCase())
     if (flag === undefined)
       return {
@@ -182,8 +187,18 @@ export const checkDeltaBody = (model: string, b: Readonly<Record<string, unknown
     return reject("prompt", `${model} needs a top-level prompt repeating the text item`, "missing_required_parameter")
   if (b.prompt !== undefined && (typeof b.prompt !== "string" || b.prompt.length > MAX_TEXT))
     return reject("prompt", "prompt must be a string")
+  // The top-level prompt repeats the text item (the contract's delta body), flags aside.
+  if (typeof b.prompt === "string" && withoutFlags(b.prompt) !== withoutFlags(text))
+    return reject("prompt", "prompt must repeat the text of the metadata.content text item")
   if (m.return_last_frame !== undefined && typeof m.return_last_frame !== "boolean")
     return reject("metadata.return_last_frame", "metadata.return_last_frame must be a boolean")
+  // Returning the last frame is a 1.5 pro series feature (the contract's metadata table).
+  if (m.return_last_frame !== undefined && !is15(model))
+    return reject(
+      "metadata.return_last_frame",
+      `metadata.return_last_frame is supported by the 1.5 pro series only, not ${model}`,
+      "unsupported_parameter"
+    )
   if (
     m.callback_url !== undefined &&
     (typeof m.callback_url !== "string" || !/^https?:\/\/\S+$/.test(m.callback_url) || m.callback_url.length > 4096)

@@ -155,8 +155,8 @@ const checkAlpha = (b: Body): Problem =>
       optional(
         b,
         "seconds",
-        (v) =>
-          oneOf(ALPHA_SECONDS, typeof v === "string" ? Number(v) : v) && (typeof v !== "string" || /^\d+$/.test(v)),
+        // As a string, one of upstream's enum values exactly ("4", not "04").
+        (v) => (typeof v === "string" ? ALPHA_SECONDS.map(String).includes(v) : oneOf(ALPHA_SECONDS, v)),
         "4, 8 or 12 (string or integer)"
       ),
     () => optional(b, "size", inList(["720x1280", "1280x720"]), "720x1280 or 1280x720"),
@@ -165,7 +165,8 @@ const checkAlpha = (b: Body): Problem =>
       optional(
         b,
         "remix_from_video_id",
-        (v) => typeof v === "string" && /^video_[A-Za-z0-9_-]{1,200}$/.test(v),
+        // The contract's rule (a task id starting with video_), with something after the prefix.
+        (v) => typeof v === "string" && v.startsWith("video_") && v.length > 6 && v.length <= MAX_MEDIA_CHARS,
         "a video id starting with video_"
       ),
     () =>
@@ -208,6 +209,13 @@ const checkBeta = (model: string, b: Body): Problem =>
     () => optional(b, "sampleCount", anyInt(1, 4), "an integer 1-4"),
     () => needPrompt(b, b.image !== undefined)
   )
+
+/** The text-to-video sizes upstream lists (protocol notes §6.3): 480P, 720P and 1080P, by ratio. */
+const GAMMA_SIZES = [
+  ...["832*480", "480*832", "624*624"],
+  ...["1280*720", "720*1280", "960*960", "1088*832", "832*1088"],
+  ...["1920*1080", "1080*1920", "1440*1440", "1632*1248", "1248*1632"]
+]
 
 const checkGamma = (model: string, b: Body): Problem => {
   const i2v = model.includes("i2v")
@@ -253,13 +261,7 @@ const checkGamma = (model: string, b: Body): Problem => {
                     "unsupported_parameter"
                   )
                 : undefined,
-            () =>
-              optional(
-                b,
-                "size",
-                (v) => typeof v === "string" && /^[1-9]\d{1,3}\*[1-9]\d{1,3}$/.test(v),
-                "width*height, e.g. 1280*720"
-              ),
+            () => optional(b, "size", inList(GAMMA_SIZES), `one of ${fmt(GAMMA_SIZES)} (width*height)`),
             () => needPrompt(b, false)
           )
   )

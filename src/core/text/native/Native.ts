@@ -323,7 +323,8 @@ export const NativeGenerationConfig = acrossFields(
     responseMimeType: opt(NonBlank),
     responseSchema: opt(Open),
     responseJsonSchema: opt(Schema.Unknown),
-    responseModalities: opt(nonEmptyArray(Schema.Literals(nativeModalities))),
+    // proto3 JSON: an empty list is the field's default, the same as leaving it out.
+    responseModalities: opt(Schema.Array(Schema.Literals(nativeModalities))),
     responseLogprobs: opt(Schema.Boolean),
     logprobs: opt(Schema.Int),
     mediaResolution: opt(Schema.String),

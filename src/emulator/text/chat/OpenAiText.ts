@@ -202,14 +202,37 @@ export const typedParamProblem = (body: Obj, params: ReadonlyArray<TypedParam>):
   return undefined
 }
 
-/** A `response_format` (chat) or `text.format` (responses) whose `type` is not one of the three. */
-export const formatTypeProblem = (format: unknown, where: string): [string, string] | undefined =>
-  format === undefined || (isObj(format) && ["text", "json_object", "json_schema"].includes(textOf(format.type)))
+/** A structured-output schema's name, upstream's: 1 to 64 letters, digits, `_` or `-`. */
+const SCHEMA_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+/**
+ * A `response_format` (chat) or `text.format` (responses) whose `type` is not one of the three, or a
+ * `json_schema` one without what upstream requires: a `name` of its pattern, and (responses, where the
+ * schema sits beside the name) a `schema` object; chat nests name and optional schema in `json_schema`.
+ */
+export const formatTypeProblem = (format: unknown, where: string): [string, string] | undefined => {
+  if (format === undefined) return undefined
+  if (!(isObj(format) && ["text", "json_object", "json_schema"].includes(textOf(format.type))))
+    return [
+      `Invalid value for '${where}.type': supported values are 'text', 'json_object' and 'json_schema'.`,
+      `${where}.type`
+    ]
+  if (format.type !== "json_schema") return undefined
+  const nested = where === "response_format"
+  const inner = nested ? format.json_schema : format
+  const at = nested ? `${where}.json_schema` : where
+  if (!isObj(inner)) return [`Missing required parameter: '${at}'.`, at]
+  if (inner.name === undefined) return [`Missing required parameter: '${at}.name'.`, `${at}.name`]
+  if (typeof inner.name !== "string" || !SCHEMA_NAME.test(inner.name))
+    return [
+      `Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters).`,
+      `${at}.name`
+    ]
+  if (!nested && inner.schema === undefined) return [`Missing required parameter: '${at}.schema'.`, `${at}.schema`]
+  return inner.schema === undefined || isObj(inner.schema)
     ? undefined
-    : [
-        `Invalid value for '${where}.type': supported values are 'text', 'json_object' and 'json_schema'.`,
-        `${where}.type`
-      ]
+    : [`Invalid type for '${at}.schema': expected an object.`, `${at}.schema`]
+}
 
 const isNumber = (v: unknown): boolean => typeof v === "number"
 

@@ -99,14 +99,19 @@ const checkSystem = (system: unknown): Invalid | undefined => {
   return undefined
 }
 
+const DISPLAYS = ["summarized", "omitted"]
+
 /**
- * `thinking`: its type, and when enabled an integer budget greater than 1024 — less than
+ * `thinking`: its type, `display` of enabled or adaptive thinking, and when enabled an integer budget greater than 1024 — less than
  * `max_tokens` where the body has one (a count-tokens body has none).
  */
 const checkThinking = (thinking: unknown, maxTokens: unknown): Invalid | undefined => {
   if (thinking === undefined) return undefined
   if (!isObj(thinking) || !["enabled", "disabled", "adaptive"].includes(textOf(thinking.type)))
     return invalid("field thinking.type must be one of enabled, disabled, adaptive")
+  // `display` belongs to enabled and adaptive thinking (protocol notes §1.2).
+  if (thinking.display !== undefined && (thinking.type === "disabled" || !DISPLAYS.includes(textOf(thinking.display))))
+    return invalid(`field thinking.display must be one of ${DISPLAYS.join(", ")}`)
   if (thinking.type !== "enabled") return undefined
   const budget = thinking.budget_tokens
   if (isNum(budget) && !Number.isInteger(budget)) return invalid("field thinking.budget_tokens must be an integer")

@@ -95,7 +95,8 @@ const TOP_LEVEL = new Set([
   "cachedContent",
   "labels"
 ])
-const MODES = ["AUTO", "ANY", "NONE", "VALIDATED"]
+// The contract's modes (E10); upstream also has VALIDATED, but where the two differ the contract wins.
+const MODES = ["AUTO", "ANY", "NONE"]
 const MODALITIES = ["TEXT", "IMAGE", "AUDIO"]
 
 /** A `systemInstruction` that is not a content of at least one part. */
@@ -104,15 +105,28 @@ const systemProblem = (system: unknown): string | undefined =>
     ? undefined
     : "* GenerateContentRequest.system_instruction: must be a content with at least one part"
 
-/** A safety setting whose category is not a HARM_CATEGORY_* name. */
+/** Upstream's HarmBlockThreshold values. */
+const THRESHOLDS = [
+  "HARM_BLOCK_THRESHOLD_UNSPECIFIED",
+  "BLOCK_LOW_AND_ABOVE",
+  "BLOCK_MEDIUM_AND_ABOVE",
+  "BLOCK_ONLY_HIGH",
+  "BLOCK_NONE",
+  "OFF"
+]
+
+/** A safety setting whose category is not a HARM_CATEGORY_* name, or whose threshold is not a HarmBlockThreshold. */
 const safetyProblem = (settings: unknown): string | undefined => {
   if (settings === undefined) return undefined
   const i = Array.isArray(settings)
     ? settings.findIndex((x: unknown) => !isObj(x) || !/^HARM_CATEGORY_[A-Z_]+$/.test(textOf(x.category)))
     : 0
-  return i === -1
+  if (i !== -1)
+    return `Invalid JSON payload received. Invalid value at 'safety_settings[${i}].category': not a HarmCategory`
+  const j = (settings as ReadonlyArray<Obj>).findIndex((x) => !THRESHOLDS.includes(textOf(x.threshold)))
+  return j === -1
     ? undefined
-    : `Invalid JSON payload received. Invalid value at 'safety_settings[${i}].category': not a HarmCategory`
+    : `Invalid JSON payload received. Invalid value at 'safety_settings[${j}].threshold': not a HarmBlockThreshold`
 }
 
 /** Tool kinds that are each their own tools element, never beside `functionDeclarations` (E10). */
@@ -253,16 +267,45 @@ export const validateNative = (body: Obj, model: NativeModel): string | undefine
       const thinking = thinkingConfigProblem(g.thinkingConfig, model)
       if (thinking !== undefined) return thinking
     }
+    if (g.responseSchema !== undefined && g.responseJsonSchema !== undefined)
+      return "* GenerateContentRequest.generation_config.response_json_schema: must not be set together with response_schema"
     const image = imageConfigProblem(g.imageConfig)
     if (image !== undefined) return image
   }
-  const tc = body.toolConfig
-  if (tc !== undefined) {
-    const mode = isObj(tc) && isObj(tc.functionCallingConfig) ? tc.functionCallingConfig.mode : undefined
-    if (mode !== undefined && !MODES.includes(textOf(mode)))
-      return "* GenerateContentRequest.tool_config.function_calling_config.mode: must be AUTO, ANY, NONE or VALIDATED"
-  }
-  return toolsProblem(body.tools)
+  if (body.cachedContent !== undefined && !(typeof body.cachedContent === "string" && body.cachedContent.trim() !== ""))
+    return "* GenerateContentRequest.cached_content: must be the name of a cached content"
+  return toolConfigProblem(body.toolConfig, body.tools) ?? toolsProblem(body.tools)
+}
+
+/** The function names the tools declare, or `undefined` when there are no tools. */
+const declaredNames = (tools: unknown): ReadonlyArray<unknown> | undefined =>
+  Array.isArray(tools)
+    ? tools.flatMap((t: unknown) =>
+        isObj(t) && Array.isArray(t.functionDeclarations)
+          ? t.functionDeclarations.map((d: unknown) => (isObj(d) ? d.name : undefined))
+          : []
+      )
+    : undefined
+
+/**
+ * `toolConfig.functionCallingConfig`: a mode of the contract's, and `allowedFunctionNames` only with
+ * mode ANY (upstream reads them in no other mode), each naming a declared function.
+ */
+const toolConfigProblem = (tc: unknown, tools: unknown): string | undefined => {
+  if (tc === undefined) return undefined
+  const at = "* GenerateContentRequest.tool_config.function_calling_config"
+  const fc = isObj(tc) && isObj(tc.functionCallingConfig) ? tc.functionCallingConfig : {}
+  if (fc.mode !== undefined && !MODES.includes(textOf(fc.mode))) return `${at}.mode: must be AUTO, ANY or NONE`
+  const names = fc.allowedFunctionNames
+  if (names === undefined) return undefined
+  if (fc.mode !== "ANY") return `${at}.allowed_function_names: only allowed when the mode is ANY`
+  if (!(Array.isArray(names) && names.every((n) => typeof n === "string" && n.trim() !== "")))
+    return `${at}.allowed_function_names: must be an array of function names`
+  const declared = declaredNames(tools)
+  const unknown = declared === undefined ? undefined : names.find((n) => !declared.includes(n))
+  return unknown === undefined
+    ? undefined
+    : `${at}.allowed_function_names: ${String(unknown).slice(0, 128)} is not a declared function`
 }
 
 /** Whether the model thinks for this request, how many thought tokens, and whether thoughts are returned. */
