@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { packUmg, root, run } from "./pack.js"
+import { gatewayProgram, packUmg, root, run } from "./pack.js"
 
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   readonly exports: Readonly<Record<string, unknown>>
@@ -229,28 +229,7 @@ console.log(error._tag + ": " + error.message)`
   })
 
   it("type-checks an Effect program that provides Gateway.layer under tsc --strict, and runs it against the emulator", () => {
-    writeFileSync(
-      join(project, "program.ts"),
-      [
-        `import { Effect, Stream } from "effect"`,
-        `import { Gateway } from "umg"`,
-        `import { startEmulator } from "umg/emulator"`,
-        `const emulator = await startEmulator()`,
-        `const program = Effect.gen(function* () {`,
-        `  const gateway = yield* Gateway`,
-        `  const models = yield* gateway.models.list()`,
-        `  let text = ""`,
-        `  yield* gateway.messages.stream({ model: "epsilon-haiku-4-5-20251001", max_tokens: 64, messages: [{ role: "user", content: "Say hi" }] }).pipe(`,
-        `    Stream.runForEach((event) => Effect.sync(() => { if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text }))`,
-        `  )`,
-        `  return { models: models.length, text: text.length }`,
-        `})`,
-        `const result = await Effect.runPromise(program.pipe(Effect.provide(Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey }))))`,
-        `await emulator.close()`,
-        `console.log(JSON.stringify(result))`,
-        ``
-      ].join("\n")
-    )
+    writeFileSync(join(project, "program.ts"), gatewayProgram)
     writeFileSync(
       join(project, "tsconfig.program.json"),
       JSON.stringify({ ...consumerTsconfig(), files: ["program.ts"] })
@@ -262,8 +241,9 @@ console.log(error._tag + ": " + error.message)`
     // Node runs the TypeScript file itself (type stripping, Node 22.18+).
     const ran = run(process.execPath, ["program.ts"], project)
     expect(ran.code, ran.stderr).toBe(0)
-    const result = JSON.parse(ran.stdout.trim()) as { models: number; text: number }
+    const result = JSON.parse(ran.stdout.trim()) as { models: number; text: number; chat: number }
     expect(result.models).toBeGreaterThan(0)
     expect(result.text).toBeGreaterThan(0)
+    expect(result.chat).toBeGreaterThan(0)
   })
 })

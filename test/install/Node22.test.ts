@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runFolder, withRunLock } from "../support/perRun.js"
-import { packUmg, root, run } from "./pack.js"
+import { gatewayProgram, packUmg, root, run } from "./pack.js"
 
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   readonly version: string
@@ -143,29 +143,7 @@ describe(`umg installed from its packed tarball, on Node ${nodeVersion}`, { time
   })
 
   it("runs an ESM program that provides Gateway.layer against startEmulator(): models, a messages stream, a chat", () => {
-    writeFileSync(
-      join(app, "program.mjs"),
-      [
-        `import { Effect, Stream } from "effect"`,
-        `import { Gateway } from "umg"`,
-        `import { startEmulator } from "umg/emulator"`,
-        `const emulator = await startEmulator()`,
-        `const program = Effect.gen(function* () {`,
-        `  const gateway = yield* Gateway`,
-        `  const models = yield* gateway.models.list()`,
-        `  let text = ""`,
-        `  yield* gateway.messages.stream({ model: "epsilon-haiku-4-5-20251001", max_tokens: 64, messages: [{ role: "user", content: "Say hi" }] }).pipe(`,
-        `    Stream.runForEach((event) => Effect.sync(() => { if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text }))`,
-        `  )`,
-        `  const chat = yield* gateway.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello" }] })`,
-        `  return { node: process.version, models: models.length, text: text.length, chat: chat.choices[0]?.message.content?.length ?? 0 }`,
-        `})`,
-        `const result = await Effect.runPromise(program.pipe(Effect.provide(Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey }))))`,
-        `await emulator.close()`,
-        `console.log(JSON.stringify(result))`,
-        ``
-      ].join("\n")
-    )
+    writeFileSync(join(app, "program.mjs"), gatewayProgram)
     const out = onNode22(["program.mjs"])
     expect(out.code, out.stderr).toBe(0)
     expect(out.stderr).toBe("")

@@ -51,3 +51,29 @@ export const packUmg = async (dest: string): Promise<string> => {
   copyFileSync(tarball, copy)
   return copy
 }
+
+/**
+ * A user's program (valid TypeScript and JavaScript alike): `Gateway.layer` provided against the
+ * installed `umg/emulator`, a models list, a messages stream and a chat completion; it prints
+ * `{ node, models, text, chat }` (the Node version and how much each call gave) as JSON.
+ */
+export const gatewayProgram = [
+  `import { Effect, Stream } from "effect"`,
+  `import { Gateway } from "umg"`,
+  `import { startEmulator } from "umg/emulator"`,
+  `const emulator = await startEmulator()`,
+  `const program = Effect.gen(function* () {`,
+  `  const gateway = yield* Gateway`,
+  `  const models = yield* gateway.models.list()`,
+  `  let text = ""`,
+  `  yield* gateway.messages.stream({ model: "epsilon-haiku-4-5-20251001", max_tokens: 64, messages: [{ role: "user", content: "Say hi" }] }).pipe(`,
+  `    Stream.runForEach((event) => Effect.sync(() => { if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text }))`,
+  `  )`,
+  `  const chat = yield* gateway.chat.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello" }] })`,
+  `  return { node: process.version, models: models.length, text: text.length, chat: chat.choices[0]?.message.content?.length ?? 0 }`,
+  `})`,
+  `const result = await Effect.runPromise(program.pipe(Effect.provide(Gateway.layer({ baseUrl: emulator.url, apiKey: emulator.apiKey }))))`,
+  `await emulator.close()`,
+  `console.log(JSON.stringify(result))`,
+  ``
+].join("\n")
