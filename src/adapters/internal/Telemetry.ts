@@ -1,5 +1,5 @@
 /**
- * Spans the Effect way, in one place. Every call of every group runs in a span named for it
+ * Spans and metrics the Effect way, in one place. Every call of every group runs in a span named for it
  * (`umg.chat.create`, …) of kind `client`, carrying the OpenTelemetry GenAI semantic-convention
  * attributes (open-telemetry/semantic-conventions-genai, "client inference"): `gen_ai.operation.name`,
  * `gen_ai.provider.name` (the family; also under its deprecated name `gen_ai.system`),
@@ -14,17 +14,28 @@
  * Spans are made for a tracer that can export them: under Effect's own tracer (what every fiber has
  * unless a tracer is provided, as `@effect/opentelemetry` does) no span leaves the process, so none is
  * made (a span costs fiber steps and allocation on every call) and nothing is annotated.
+ *
+ * Every call also records the conventions' client metrics (`Metrics`), once, as it ends, whatever the
+ * tracer: `gen_ai.client.operation.duration`, `gen_ai.client.token.usage` and, for an event stream whose
+ * transport notes its first event (`Opened.firstEventAt`), `gen_ai.client.operation.time_to_first_chunk`,
+ * with the span's own values for the attributes the conventions give them (operation, provider,
+ * requested and answering model, server, `error.type`). They are Effect metrics, in the call's
+ * `Metric.MetricRegistry`, for whatever exporter reads it; a record is a few map lookups, and nothing is
+ * done per event.
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { redactError, redactText } from "../../core/errors/Redact.js"
 import { fromScopedOpen, type Opened, openedOf } from "../sse/Consume.js"
+import * as Metrics from "./Metrics.js"
 
 /** The GenAI operation name of each call, by `group.method` (the convention's well-known names where one fits). */
 const operations: Readonly<Record<string, string>> = {
@@ -144,6 +155,23 @@ const outputTypeOf = (group: string, body: Record<string, unknown>): string | un
 
 const textOperations = new Set(["chat", "generate_content"])
 
+/**
+ * What the call is: its operation, provider and requested model (from the body, its first argument).
+ * The span's first attributes, and every metric's.
+ */
+const callAttributes = (group: string, operation: string, args: ReadonlyArray<unknown>): Record<string, string> => {
+  const provider = providers[group] ?? group
+  const out: Record<string, string> = {
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": provider,
+    // Deprecated by the conventions for `gen_ai.provider.name`; still what dashboards built on older ones read.
+    "gen_ai.system": provider
+  }
+  const model = record(args[0])?.model
+  if (typeof model === "string") out["gen_ai.request.model"] = model
+  return out
+}
+
 /** The request's attributes, from the call's body (its first argument): the model id, numbers and known values only. */
 const requestAttributes = (
   group: string,
@@ -151,16 +179,9 @@ const requestAttributes = (
   operation: string,
   args: ReadonlyArray<unknown>
 ): Record<string, unknown> => {
-  const provider = providers[group] ?? group
-  const out: Record<string, unknown> = {
-    "gen_ai.operation.name": operation,
-    "gen_ai.provider.name": provider,
-    // Deprecated by the conventions for `gen_ai.provider.name`; still what dashboards built on older ones read.
-    "gen_ai.system": provider
-  }
+  const out: Record<string, unknown> = callAttributes(group, operation, args)
   const body = record(args[0])
   if (body === undefined) return out
-  if (typeof body.model === "string") out["gen_ai.request.model"] = body.model
   if (method === "stream") out["gen_ai.request.stream"] = true
   if (textOperations.has(operation)) Object.assign(out, parametersOf(body))
   if (operation === "embeddings" && num(body.dimensions) !== undefined)
@@ -179,6 +200,12 @@ const finishReasonsOf = (answer: Record<string, unknown>): ReadonlyArray<unknown
   return each(answer.choices, "finish_reason") ?? each(answer.candidates, "finishReason")
 }
 
+/** The model that answered (`gen_ai.response.model`), redacted of the call's secrets: the span's and the metrics'. */
+const responseModelOf = (a: Record<string, unknown>, secrets: ReadonlyArray<string>): string | undefined => {
+  const model = text(a.model) ?? text(a.modelVersion)
+  return model === undefined ? undefined : redactText(model, secrets, 200)
+}
+
 /**
  * The answer's id, model and finish reasons: text the server chose, so each is redacted of the call's
  * secrets and cut short (a hostile server may echo a key into an id).
@@ -188,9 +215,9 @@ const responseAttributes = (answer: unknown, secrets: ReadonlyArray<string>): Re
   if (a === undefined) return {}
   const out: Record<string, unknown> = {}
   const id = text(a.id) ?? text(a.responseId)
-  const model = text(a.model) ?? text(a.modelVersion)
+  const model = responseModelOf(a, secrets)
   if (id !== undefined) out["gen_ai.response.id"] = redactText(id, secrets, 200)
-  if (model !== undefined) out["gen_ai.response.model"] = redactText(model, secrets, 200)
+  if (model !== undefined) out["gen_ai.response.model"] = model
   const reasons = finishReasonsOf(a)
   if (reasons !== undefined && reasons.every((r) => text(r) !== undefined))
     out["gen_ai.response.finish_reasons"] = reasons.map((r) => redactText(r as string, secrets, 64))
@@ -215,22 +242,38 @@ const secretsOfCall = (secrets: ReadonlyArray<string>, args: ReadonlyArray<unkno
   return headers === undefined ? secrets : [...secrets, ...Object.values(headers).filter((v) => typeof v === "string")]
 }
 
+/** The server attributes of each origin seen, so that a URL is parsed once per origin rather than per call. */
+const servers = new Map<string, Readonly<Record<string, string | number>>>()
+
 /**
  * `server.address` and `server.port` of a request's URL: the host, without brackets or credentials,
- * and the port, the scheme's when the URL names none.
+ * and the port, the scheme's when the URL names none. Read for every call (its metrics carry them), so
+ * each origin is parsed once.
  * @category tracing
  */
-export const serverAttributes = (url: string): Record<string, string | number> => {
-  const parsed = URL.parse(url)
-  if (parsed === null) return {}
-  const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
-  return { "server.address": parsed.hostname.replace(/^\[|\]$/g, ""), "server.port": port }
+export const serverAttributes = (url: string): Readonly<Record<string, string | number>> => {
+  const slash = url.indexOf("/", url.indexOf("//") + 2)
+  const origin = slash === -1 ? url : url.slice(0, slash)
+  const known = servers.get(origin)
+  if (known !== undefined) return known
+  const parsed = URL.parse(origin)
+  const found =
+    parsed === null
+      ? {}
+      : {
+          "server.address": parsed.hostname.replace(/^\[|\]$/g, ""),
+          "server.port": parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
+        }
+  if (servers.size >= 64) servers.clear()
+  servers.set(origin, found)
+  return found
 }
 
 /**
  * Set by a face whose framework's span already carries the call's usage (umg/ai: Effect AI's
  * `LanguageModel` span, which umg annotates): the gateway call's span inside it then leaves
  * `gen_ai.usage.*` out, so a backend that sums usage over a trace (Langfuse, Datadog) counts it once.
+ * The call's metrics keep its tokens: Effect AI records no metric, so they are counted once there too.
  * @category tracing
  */
 export const UsageOnOuterSpan = Context.Reference<boolean>("umg/adapters/Telemetry/UsageOnOuterSpan", {
@@ -240,12 +283,13 @@ export const UsageOnOuterSpan = Context.Reference<boolean>("umg/adapters/Telemet
 /** The tracer every fiber has unless one is provided: Effect's own, whose spans nothing exports. */
 const unexported: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
+const isExported = (fiber: Fiber.Fiber<unknown, unknown>): boolean => fiber.getRef(Tracer.Tracer) !== unexported
+
 /** `traced` under a tracer that exports spans, `untraced` under Effect's own. */
 const whenExported = <A, E, R>(
   traced: () => Effect.Effect<A, E, R>,
   untraced: Effect.Effect<A, E, R>
-): Effect.Effect<A, E, R> =>
-  Effect.withFiber((fiber) => (fiber.getRef(Tracer.Tracer) === unexported ? untraced : traced()))
+): Effect.Effect<A, E, R> => Effect.withFiber((fiber) => (isExported(fiber) ? traced() : untraced))
 
 /** Sets `attributes` on `span`. */
 const setAll = (span: Tracer.Span, attributes: Readonly<Record<string, unknown>>): void => {
@@ -253,24 +297,79 @@ const setAll = (span: Tracer.Span, attributes: Readonly<Record<string, unknown>>
 }
 
 /**
- * Sets attributes on the current span, when there is one and a tracer exports it; given a function, it
- * is called only then. (`Effect.annotateCurrentSpan` builds and drops a `NoSuchElementException`, stack
- * and all, on every untraced call.)
+ * A call's span: its name and options, the attributes of its answer (made only when a tracer exports
+ * the span), and what its metrics carry. @category models
+ */
+export interface CallSpan {
+  readonly name: string
+  readonly options: () => Tracer.SpanOptions
+  /** The answer's attributes; with `usage` false (`UsageOnOuterSpan`), without its token counts. */
+  readonly answer: (answer: unknown, usage: boolean) => Readonly<Record<string, unknown>>
+  /** What the call is: the span's operation, provider and requested model, made afresh. */
+  readonly identity: () => Record<string, string>
+  /** The model that answered, redacted of the call's secrets, as the span's `gen_ai.response.model`. */
+  readonly responseModel: (answer: Record<string, unknown>) => string | undefined
+}
+
+/**
+ * One run of a call (an effect's run, a stream's), as its span and metrics see it: when it started, the
+ * server that answered (noted by `annotate` as the transport reads the answer), and for a streaming call
+ * its span and its opening (whose final answer and first event are read once, as it ends).
+ */
+interface CallRun {
+  readonly call: CallSpan
+  /** The context the call runs in: its metrics go to its registry, with its metric attributes. */
+  readonly context: Context.Context<never>
+  readonly clock: Clock.Clock
+  readonly startedNs: bigint
+  /** A stream's start on the clock its transport notes its first event by (milliseconds). */
+  startedMs: number | undefined
+  server: Readonly<Record<string, unknown>> | undefined
+  span: Tracer.Span | undefined
+  opened: Opened<unknown, unknown, unknown> | undefined
+  final: Exit.Exit<unknown, unknown> | undefined
+}
+
+/** The run of the call a fiber is in (`traceGroup`), the innermost one. */
+const CurrentCall = Context.Reference<CallRun | undefined>("umg/adapters/Telemetry/CurrentCall", {
+  defaultValue: () => undefined
+})
+
+const startRun = (fiber: Fiber.Fiber<unknown, unknown>, call: CallSpan): CallRun => {
+  const clock = fiber.getRef(Clock.Clock)
+  return {
+    call,
+    context: fiber.context,
+    clock,
+    startedNs: clock.monotonicTimeNanosUnsafe(),
+    startedMs: undefined,
+    server: undefined,
+    span: undefined,
+    opened: undefined,
+    final: undefined
+  }
+}
+
+/**
+ * Sets attributes on the current span, when there is one and a tracer exports it, and notes the
+ * server (`server.address`, `server.port`) for the metrics of the call it runs in; given a function,
+ * it is called only when one of them reads it. (`Effect.annotateCurrentSpan` builds and drops a
+ * `NoSuchElementException`, stack and all, on every untraced call.)
  * @category tracing
  */
 export const annotate = (
   attributes: Readonly<Record<string, unknown>> | (() => Readonly<Record<string, unknown>>)
 ): Effect.Effect<void> =>
-  whenExported(
-    () =>
-      Effect.withFiber((fiber) => {
-        const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
-        if (Option.isSome(parent) && parent.value._tag === "Span")
-          setAll(parent.value, typeof attributes === "function" ? attributes() : attributes)
-        return Effect.void
-      }),
-    Effect.void
-  )
+  Effect.withFiber((fiber) => {
+    const run = fiber.getRef(CurrentCall)
+    const parent = isExported(fiber) ? Context.getOption(fiber.context, Tracer.ParentSpan) : Option.none()
+    const span = Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined
+    if (run === undefined && span === undefined) return Effect.void
+    const values = typeof attributes === "function" ? attributes() : attributes
+    if (run !== undefined && values["server.address"] !== undefined) run.server = values
+    if (span !== undefined) setAll(span, values)
+    return Effect.void
+  })
 
 /** The usage attributes of an answer: none when it has no counts. */
 const usageAttributes = (answer: unknown): Record<string, number> => {
@@ -301,69 +400,146 @@ const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
 }
 
 /**
- * A call's span: its name and options, and the attributes of its answer (made only when a tracer
- * exports the span). @category models
+ * A bound on the answering models the metrics tell apart, made by `modelSeries`: past `max` names,
+ * a new one counts as `_OTHER` (OpenTelemetry's word for a value past a bound). The model is the
+ * server's text, and every name is a series kept for the life of the process in Effect's registry:
+ * a server naming a new model in each answer would otherwise grow it without end.
+ * @internal
  */
-export interface CallSpan {
-  readonly name: string
-  readonly options: () => Tracer.SpanOptions
-  /** The answer's attributes; with `usage` false (`UsageOnOuterSpan`), without its token counts. */
-  readonly answer: (answer: unknown, usage: boolean) => Readonly<Record<string, unknown>>
+export const modelSeries = (max: number): ((model: string) => string) => {
+  const seen = new Set<string>()
+  return (model) => {
+    if (seen.has(model)) return model
+    if (seen.size >= max) return "_OTHER"
+    seen.add(model)
+    return model
+  }
 }
 
-const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
+/** The answering models of this process's metrics: at most 256 apart. */
+const responseModelSeries = modelSeries(256)
 
 /**
- * One run of a `spannable` stream under an exporting tracer: the span `inSpanScoped` opened for it and
- * its call, whose answer's attributes go on it as the stream ends.
+ * The attributes of a call's metrics: the span's, for the keys the conventions give the metrics (what
+ * the call is, the model that answered, the server), as strings, as Effect's metrics hold them.
  */
-interface SpanRun {
-  span: Tracer.Span | undefined
-  call: CallSpan | undefined
+const metricAttributes = (run: CallRun, answer: Record<string, unknown> | undefined): Record<string, string> => {
+  const out = run.call.identity()
+  const model = answer === undefined ? undefined : run.call.responseModel(answer)
+  if (model !== undefined) out["gen_ai.response.model"] = responseModelSeries(model)
+  const server = run.server
+  if (server !== undefined) {
+    out["server.address"] = String(server["server.address"])
+    if (server["server.port"] !== undefined) out["server.port"] = String(server["server.port"])
+  }
+  return out
 }
 
-/** The run's `SpanRun`, when a run of a `spannable` stream has put one in the context. */
-const SpanRun = Context.Reference<SpanRun | undefined>("umg/adapters/Telemetry/SpanRun", {
-  defaultValue: () => undefined
-})
+const inputTokens = ["gen_ai.token.type", "input"] as const
+const outputTokens = ["gen_ai.token.type", "output"] as const
 
 /**
- * `open` noting the span it opens (`inSpanScoped`), and, when it opened one, a finalizer in the
- * stream's scope that puts the final answer's attributes (usage, id, model, finish reasons) on it: the
- * scope's finalizers run last-added first, so this runs before the span's own ends it. Nothing is read
- * per event: the final answer is the one the transport folded as the events went by (as `runToFinal`
- * gives it), read once. A stream that ends without one (stopped early, cut, failed) has the finish
- * reason `error`, as the conventions ask for a generation that ended before its finish reason came.
+ * A call's metrics, recorded once as it ends, whatever ran it: its duration (`error.type` when it
+ * failed: the span's, from the same rule); its answer's tokens, counted as the span counts them, when
+ * it ended with one and without failing (the conventions record no token histogram for a failed call);
+ * a stream's time to its first event. A cancelled call did not fail: its duration has no `error.type`,
+ * as its span has none, and without an answer it counts no tokens.
  */
-const withStreamAnswer = <A, E, Z, R>(
+const recordRun = (run: CallRun, failure: Cause.Cause<unknown> | undefined, answer: unknown): void => {
+  const seconds = Number(run.clock.monotonicTimeNanosUnsafe() - run.startedNs) / 1e9
+  const a = record(answer)
+  const series = Metrics.seriesOf(metricAttributes(run, a))
+  const errorType = failure === undefined ? undefined : errorTypeOf(failure)
+  const failed = errorType === undefined ? undefined : (["error.type", errorType] as const)
+  Metrics.record(Metrics.operationDuration, series, seconds, run.context, failed)
+  if (a !== undefined && errorType === undefined) {
+    const usage = usageAttributes(a)
+    const input = usage["gen_ai.usage.input_tokens"]
+    const output = usage["gen_ai.usage.output_tokens"]
+    if (input !== undefined) Metrics.record(Metrics.tokenUsage, series, input, run.context, inputTokens)
+    if (output !== undefined) Metrics.record(Metrics.tokenUsage, series, output, run.context, outputTokens)
+  }
+  const first = run.opened?.firstEventAt?.()
+  if (first !== undefined && run.startedMs !== undefined)
+    Metrics.record(Metrics.timeToFirstChunk, series, Math.max(0, first - run.startedMs) / 1000, run.context)
+}
+
+/** A streaming call's final answer (its `result`), read once however many read it. */
+const finalOf = (
+  run: CallRun,
+  opened: Opened<unknown, unknown, unknown>
+): Effect.Effect<Exit.Exit<unknown, unknown>> =>
+  run.final !== undefined
+    ? Effect.succeed(run.final)
+    : Effect.map(Effect.exit(opened.result), (final) => (run.final = final))
+
+/**
+ * A stream's span as it ends: its final answer's attributes (usage, id, model, finish reasons). A
+ * stream that ends without one (stopped early, cut, failed) has the finish reason `error`, as the
+ * conventions ask for a generation that ended before its finish reason came.
+ */
+const annotateStreamSpan = (
+  span: Tracer.Span,
+  run: CallRun,
+  opened: Opened<unknown, unknown, unknown>,
+  usage: boolean
+): Effect.Effect<void> =>
+  Effect.map(finalOf(run, opened), (final) =>
+    Exit.isFailure(final)
+      ? span.attribute("gen_ai.response.finish_reasons", ["error"])
+      : setAll(span, run.call.answer(final.value, usage))
+  )
+
+/** A stream's metrics as it ends (`recordRun`), with its scope's exit and its final answer. */
+const recordStream = (run: CallRun, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  const failure = Exit.isFailure(exit) ? exit.cause : undefined
+  const opened = run.opened
+  if (opened === undefined) return Effect.sync(() => recordRun(run, failure, undefined))
+  return Effect.map(finalOf(run, opened), (final) =>
+    recordRun(run, failure, Exit.isSuccess(final) ? final.value : undefined)
+  )
+}
+
+/**
+ * `open` as one run of a call, in the stream's scope: a finalizer, added before `open` runs (so run
+ * after its span has ended), records the call's metrics; when `open` opened a span (`inSpanScoped`),
+ * one added after it puts the final answer's attributes on it before it ends (the scope's finalizers
+ * run last-added first). Nothing is read per event: the final answer is the one the transport folded
+ * as the events went by (as `runToFinal` gives it), and the time of the first event the one it noted.
+ */
+const openRun = <A, E, Z, R>(
+  fiber: Fiber.Fiber<unknown, unknown>,
+  call: CallSpan,
   open: Effect.Effect<Opened<A, E, Z>, E, R>
 ): Effect.Effect<Opened<A, E, Z>, E, R | Scope.Scope> => {
-  const run: SpanRun = { span: undefined, call: undefined }
-  return Effect.flatMap(Effect.provideService(open, SpanRun, run), (opened) =>
-    Effect.withFiber((fiber) => {
-      const { span, call } = run
-      if (span === undefined || call === undefined) return Effect.succeed(opened)
-      const usage = !fiber.getRef(UsageOnOuterSpan)
-      const annotateSpan = Effect.map(Effect.exit(opened.result), (final) =>
-        Exit.isFailure(final)
-          ? span.attribute("gen_ai.response.finish_reasons", ["error"])
-          : setAll(span, call.answer(final.value, usage))
-      )
+  const run = startRun(fiber, call)
+  run.startedMs = run.clock.currentTimeMillisUnsafe()
+  const usage = !fiber.getRef(UsageOnOuterSpan)
+  return Effect.andThen(
+    Effect.addFinalizer((exit) => recordStream(run, exit)),
+    Effect.flatMap(Effect.provideService(open, CurrentCall, run), (opened) => {
+      const seen = opened as Opened<unknown, unknown, unknown>
+      run.opened = seen
+      const span = run.span
+      if (span === undefined) return Effect.succeed(opened)
       return Effect.as(
-        Effect.addFinalizer(() => annotateSpan),
+        Effect.addFinalizer(() => annotateStreamSpan(span, run, seen, usage)),
         opened
       )
     })
   )
 }
 
+const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")
+
 /**
  * A stream that can open its call's span itself, when it starts: `build(span)` gives the stream, made
  * once, whose start reads `span()` — the call's span once `traceGroup` has set it, else `undefined`.
  * `traceGroup` uses it instead of `Stream.withSpan`, which puts the stream inside two more stream
  * layers (an acquire-use-release around it) — memory that every open stream pays. A streaming call's
- * own stream (a `ResultStream`) is remade over the same opening, so that its final answer's attributes
- * go on the span as it ends (`withStreamAnswer`): still one stream layer, nothing more per event.
+ * own stream (a `ResultStream`) is remade over the same opening, run as one run of the call
+ * (`openRun`), so that its final answer's attributes go on the span and its metrics are recorded as it
+ * ends: still one stream layer, nothing more per event.
  * @category constructors
  */
 export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
@@ -377,7 +553,9 @@ export const spannable = <S extends Stream.Stream<unknown, unknown, unknown>>(
   const stream: S =
     open === undefined
       ? built
-      : (fromScopedOpen(whenExported(() => (span === undefined ? open : withStreamAnswer(open)), open)) as unknown as S)
+      : (fromScopedOpen(
+          Effect.withFiber((fiber) => (span === undefined ? open : openRun(fiber, span, open)))
+        ) as unknown as S)
   return Object.assign(stream, {
     [SpannableTypeId]: (call: CallSpan) => {
       span = call
@@ -400,12 +578,9 @@ export const inSpanScoped = <A, E, R>(
     if (call === undefined) return effect
     return Effect.flatMap(Effect.makeSpanScoped(call.name, call.options()), (made) =>
       Effect.withFiber((fiber) => {
-        // A run of a `spannable` stream notes its span and call, for the attributes of its final answer.
-        const run = fiber.getRef(SpanRun)
-        if (run !== undefined) {
-          run.span = made
-          run.call = call
-        }
+        // The run of a `spannable` stream notes its span, for the attributes of its final answer.
+        const run = fiber.getRef(CurrentCall)
+        if (run !== undefined && run.call === call) run.span = made
         // Added after the span's own finalizer, so run before it: the span ends with its error's type.
         const errorType = Effect.addFinalizer((exit) =>
           Effect.sync(() => {
@@ -418,26 +593,34 @@ export const inSpanScoped = <A, E, R>(
     )
   }, effect)
 
-/** A call's effect in its span: the answer's attributes set from its value, `error.type` from its failure. */
+/**
+ * A call's effect as one run of the call: in its span when a tracer exports it (the answer's attributes
+ * set from its value, `error.type` from its failure), its metrics recorded as it ends.
+ */
 const tracedEffect = <A, E, R>(effect: Effect.Effect<A, E, R>, call: CallSpan): Effect.Effect<A, E, R> =>
-  whenExported(
-    () =>
-      Effect.withSpan(
-        Effect.onError(
-          Effect.tap(effect, (answer) =>
-            Effect.withFiber((fiber) => annotate(() => call.answer(answer, !fiber.getRef(UsageOnOuterSpan))))
+  Effect.withFiber((fiber) => {
+    const run = startRun(fiber, call)
+    const spanned = isExported(fiber)
+      ? Effect.withSpan(
+          Effect.onError(
+            Effect.tap(effect, (answer) => annotate(() => call.answer(answer, !fiber.getRef(UsageOnOuterSpan)))),
+            annotateError
           ),
-          annotateError
-        ),
-        call.name,
-        call.options()
-      ),
-    effect
-  )
+          call.name,
+          call.options()
+        )
+      : effect
+    return Effect.onExitPrimitive(Effect.provideService(spanned, CurrentCall, run), (exit) => {
+      if (Exit.isSuccess(exit)) recordRun(run, undefined, exit.value)
+      else recordRun(run, exit.cause, undefined)
+      return undefined
+    })
+  })
 
 /**
- * A call's stream in its span: a `spannable` one opens it itself; any other (speech, video polls: few
- * elements each) gets `Stream.withSpan`, with `error.type` from its failure.
+ * A call's stream in its span: a `spannable` one opens it itself (and records its metrics); any other
+ * (speech, video polls: few elements each) runs as one run of the call, its metrics recorded as it
+ * ends, in `Stream.withSpan` when a tracer exports it, with `error.type` from its failure.
  */
 const tracedStream = <A, E, R>(stream: Stream.Stream<A, E, R>, call: CallSpan): Stream.Stream<A, E, R> => {
   const setSpan = (stream as { [SpannableTypeId]?: (span: CallSpan) => void })[SpannableTypeId]
@@ -446,16 +629,23 @@ const tracedStream = <A, E, R>(stream: Stream.Stream<A, E, R>, call: CallSpan): 
     return stream
   }
   return Stream.unwrap(
-    whenExported(
-      () => Effect.succeed(Stream.withSpan(Stream.onError(stream, annotateError), call.name, call.options())),
-      Effect.succeed(stream)
-    )
+    Effect.withFiber((fiber) => {
+      const run = startRun(fiber, call)
+      const measured = Stream.onExit(Stream.provideService(stream, CurrentCall, run), (exit) =>
+        Effect.sync(() => recordRun(run, Exit.isFailure(exit) ? exit.cause : undefined, undefined))
+      )
+      return Effect.succeed(
+        isExported(fiber)
+          ? Stream.withSpan(Stream.onError(measured, annotateError), call.name, call.options())
+          : measured
+      )
+    })
   )
 }
 
 /**
- * The group with every call wrapped in its span. Effects get the span around them (the answer's
- * attributes read from it); streams get it around the whole stream.
+ * The group with every call wrapped in its span and recording its metrics. Effects get the span around
+ * them (the answer's attributes read from it); streams get it around the whole stream.
  * @category combinators
  */
 export const traceGroup = <G extends object>(
@@ -484,7 +674,9 @@ export const traceGroup = <G extends object>(
         answer: (answer, usage) => ({
           ...(usage ? usageAttributes(answer) : {}),
           ...responseAttributes(answer, secretsOfCall(secrets(), args))
-        })
+        }),
+        identity: () => callAttributes(group, operation, args),
+        responseModel: (answer) => responseModelOf(answer, secretsOfCall(secrets(), args))
       }
       // Every error a call ends with has the secrets taken out, inside its span.
       if (Effect.isEffect(made)) return tracedEffect(Effect.mapError(made, redact), span)

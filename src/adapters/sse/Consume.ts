@@ -16,6 +16,8 @@ export interface Opened<A, E, Z> {
   readonly pull: ChunkPull<A, E>
   /** The stream's result, read once its pull has ended; fails when there is none to give. */
   readonly result: Effect.Effect<Z, E>
+  /** When its first event arrived (the clock's milliseconds), once one has: read once, for the call's metrics. */
+  readonly firstEventAt?: () => number | undefined
 }
 
 const ResultTypeId: unique symbol = Symbol.for("umg/adapters/Consume/ResultStream")

@@ -265,6 +265,7 @@ const setup = <Event, Snapshot, Final, B>(
   let failure: SseError<B> | undefined
   let failed = false
   let lastEventAt: number | undefined
+  let firstEventAt: number | undefined // for the call's time-to-first-chunk metric
   let arrived = false
   const startedAt = clock.currentTimeMillisUnsafe()
   const pending = new Backlog<Event>()
@@ -341,7 +342,6 @@ const setup = <Event, Snapshot, Final, B>(
   }
 
   const { pull, wake: notify, waiting } = ByteSource.handoff(take)
-
   const sink: ByteSource.ByteSink<B> = {
     chunk: (piece) => {
       if (ended) return
@@ -351,6 +351,7 @@ const setup = <Event, Snapshot, Final, B>(
       if (arrived) {
         arrived = false
         lastEventAt = clock.currentTimeMillisUnsafe()
+        firstEventAt ??= lastEventAt
       }
       if (final || failure !== undefined) {
         if (failure === undefined) finish()
@@ -379,7 +380,6 @@ const setup = <Event, Snapshot, Final, B>(
       notify()
     }
   }
-
   // The time limits of every stream (`Deadline.streamMsLeft`), on events.
   const limits: Deadline.StreamLimits = { firstMs: timeouts.firstEventMs, idleMs: timeouts.idleMs }
   const msLeft = (): number | undefined =>
@@ -391,7 +391,7 @@ const setup = <Event, Snapshot, Final, B>(
   }
 
   const result = resultOf(() => verdict ?? acc.finish(folder.snapshot()))
-  const opened: Opened<Event, SseError<B>, Final> = { pull, result }
+  const opened: Opened<Event, SseError<B>, Final> = { pull, result, firstEventAt: () => firstEventAt }
   const attach = (body: ByteSource.ByteFlow): void => {
     flow = body
     if (ended) release(body)
