@@ -430,6 +430,7 @@ const namespaces = {
     "envProblemOf",
     "envSettings",
     "fromEnv",
+    "logLevelFromEnv",
     "make"
   ],
   RetryPolicy: [

@@ -18,7 +18,7 @@ import { traceGroup as traced } from "./internal/Telemetry.js"
 import * as HttpTransport from "./http/HttpTransport.js"
 // The platform picks the socket opener: package.json `imports` maps `#umg/socket` to the Node `ws`
 // opener by default and to the browser's own WebSocket under the `browser` condition.
-import { defaultSocketOpener } from "#umg/socket"
+import { defaultSocketOpener, defaultSocketOpenerWith } from "#umg/socket"
 import * as PlatformToken from "./http/PlatformToken.js"
 import * as Chat from "./groups/Chat.js"
 import * as Embeddings from "./groups/Embeddings.js"
@@ -77,7 +77,9 @@ export const makeWithHttpClient = (
     if (Option.isSome(scope)) yield* Scope.addFinalizer(scope.value, Effect.sync(lifetime.close))
     const ctx = GroupContext.make(config, transport, lifetime.onClose)
     const tokens = yield* PlatformToken.make(config, transport)
-    const open = Option.getOrElse(config.webSocket, () => defaultSocketOpener)
+    const open = Option.getOrElse(config.webSocket, () =>
+      config.proxy === undefined ? defaultSocketOpener : defaultSocketOpenerWith(config.proxy)
+    )
     // What no call's error may show, whatever way it reached the error: read when a call fails.
     const configured = secretsOf(config)
     const secrets = () => [...configured, ...tokens.secrets()]

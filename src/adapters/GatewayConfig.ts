@@ -12,11 +12,13 @@ import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import type { HttpClient } from "effect/http"
 import type { SocketOpener } from "./socket/WebSocketSession.js"
+import { checkSetting as checkProxySetting, invalid as proxyProblem, type ProxySetting } from "./http/ProxySetting.js"
 import { concurrency, delay, retryCount, type SettingRange, settingOr, timeLimit } from "../core/validation/Setting.js"
 import { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { redactText } from "../core/errors/Redact.js"
 import { describe } from "../core/validation/Rules.js"
 import { type Limits, type LimitsInput, makeLimits } from "./internal/Limits.js"
+import { checkLogLevel, type GatewayLogLevel } from "../core/validation/LogLevelSetting.js"
 
 /** How native-content (zeta) calls carry the key: `Authorization: Bearer`, `x-vendor-api-key`, or `?key=`. @category models */
 export type NativeAuth = "bearer" | "x-vendor-api-key" | "query"
@@ -69,6 +71,15 @@ export interface GatewayConfigInput {
    * before sending. A model of another family is refused either way. Default false.
    */
   readonly allowUnknownModels?: boolean | undefined
+  /**
+   * The HTTP proxy of umg's own Node clients (HTTP and WebSocket). Not given: the one Node's own
+   * clients use (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` when Node runs with `NODE_USE_ENV_PROXY=1`
+   * or `--use-env-proxy`); a URL (`http://user:password@proxy.corp:3128`, a string or `Redacted`) or
+   * `{ url, noProxy }`: that proxy; `false`: none, whatever Node's setting. Needs Node 22.21+ or
+   * 24.5+; refused in browsers (they use their own settings) and when both `httpClient` and
+   * `webSocket` are brought (it would apply to neither).
+   */
+  readonly proxy?: ProxySetting | undefined
 }
 
 /** The resolved settings, every default applied. @category models */
@@ -93,6 +104,8 @@ export interface GatewayConfig {
   readonly webSocket: Option.Option<SocketOpener>
   readonly limits: Limits
   readonly allowUnknownModels: boolean
+  /** The proxy of umg's own clients, when one is given (`GatewayConfigInput.proxy`). */
+  readonly proxy?: ProxySetting | undefined
 }
 
 const redact = (s: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
@@ -201,7 +214,7 @@ const numeric = (input: GatewayConfigInput, name: keyof typeof numericSettings):
  * `required`) a non-empty key, `nativeAuth` (rule `one-of`) `bearer`, `x-vendor-api-key` or `query`,
  * and (rule `range`) a time limit from 1 ms to 2,147,483,647 ms (what a host timer keeps; `Infinity`
  * would fire at once), a delay from 0, `maxRetries` a whole number from 0 to 100, `embedConcurrency`
- * from 1 to 1000, each of `limits` as `makeLimits` says.
+ * from 1 to 1000, each of `limits` as `makeLimits` says, and `proxy` as `ProxySetting.checkSetting` says.
  * `Gateway.layerConfig` reports the same checks as a `ConfigError` instead of throwing.
  * @category constructors
  */
@@ -225,8 +238,21 @@ export const make = (input: GatewayConfigInput): GatewayConfig => ({
   httpClient: Option.fromNullishOr(input.httpClient),
   webSocket: Option.fromNullishOr(input.webSocket),
   limits: makeLimits(input.limits),
-  allowUnknownModels: input.allowUnknownModels === true
+  allowUnknownModels: input.allowUnknownModels === true,
+  ...(input.proxy === undefined ? {} : { proxy: proxyOf(input) })
 })
+
+/** `proxy`, checked (`ProxySetting.checkSetting`), and refused when no client of umg's own would use it. */
+const proxyOf = (input: GatewayConfigInput): ProxySetting => {
+  const proxy = input.proxy!
+  checkProxySetting(proxy)
+  if (proxy !== false && input.httpClient !== undefined && input.webSocket !== undefined)
+    throw proxyProblem(
+      "unused",
+      "proxy: applies to umg's own HTTP client and WebSocket opener, and both are brought (httpClient, webSocket): give the proxy to them"
+    )
+  return proxy
+}
 
 // ---------------------------------------------------------------------------------------------
 // The environment: the one reader of the UMG_* variables (Gateway.layerFromEnv and the CLI)
@@ -350,6 +376,22 @@ const allowUnknownModelsOf = (raw: string | undefined): Result.Result<boolean, C
 export const allowUnknownModelsFromEnv: Config.Config<boolean> = Config.mapEffect(
   text("UMG_ALLOW_UNKNOWN_MODELS"),
   (raw) => Effect.fromResult(allowUnknownModelsOf(raw))
+)
+
+/**
+ * `UMG_LOG` (`debug`, `info`, `warn`, `error` or `off`, any case; unset or empty: `undefined`): how
+ * much umg logs, for a face that runs its own Effect runtime (umg/rx's `createGateway` when given no
+ * `logLevel`; the CLI reads the variable by the same rule, `checkLogLevel`, without loading the
+ * adapters). An Effect program sets `References.MinimumLogLevel` instead: `Gateway.layerFromEnv` does
+ * not read it. A wrong value is a `ConfigError` whose `envProblemOf` names the variable.
+ * @category constructors
+ */
+export const logLevelFromEnv: Config.Config<GatewayLogLevel | undefined> = Config.mapEffect(text("UMG_LOG"), (raw) =>
+  raw === undefined
+    ? Effect.succeed(undefined)
+    : Effect.fromResult(
+        Result.mapError(checkLogLevel("UMG_LOG", raw), (refused) => envProblem("UMG_LOG", "one-of", refused.message))
+      )
 )
 
 /**

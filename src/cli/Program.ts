@@ -7,15 +7,21 @@
 // thousand files) that no command needs at start.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
 import { CliError, Command } from "effect/cli"
 import { umg, umgSpec } from "./Commands.js"
 import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
 import { booleanFlagSet, check, explain } from "./support/UsageError.js"
+import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
+import { checkLogLevel, minimumLogLevelOf } from "../core/validation/LogLevelSetting.js"
 
 // Before anything is written: a reader that goes away (`umg chat … | head`) or a failed write stops
 // the command (see `exitCodeOf`) rather than ending the process with a stack trace.
@@ -67,11 +73,33 @@ const jsonMode = booleanFlagSet(umgSpec, args, "--json")
 // and what it allows (effect/cli would report it next to the whole help text).
 const refused = check(umgSpec, args)
 
+/**
+ * `effect` at the level `UMG_LOG` asks (`debug`, `info`, `warn`, `error`, `off`; unset or empty:
+ * Effect's default, `info`): `debug` adds a line per request, answer, retry, stream end and WebSocket
+ * open/close, each one line of `key=value` facts on stderr. Read here, by the rule
+ * `GatewayConfig.logLevelFromEnv` reads it with (`checkLogLevel`), because the program must not load
+ * the adapters at start (test/cli/LazyCommands); a wrong value is refused (exit 2), naming it.
+ */
+const withLogLevel = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | InvalidRequest, R> =>
+  Effect.flatMap(
+    Effect.orElseSucceed(Config.option(Config.String("UMG_LOG")), () => Option.none<string>()),
+    (raw): Effect.Effect<A, E | InvalidRequest, R> => {
+      if (Option.isNone(raw) || raw.value === "") return effect
+      const level = checkLogLevel("UMG_LOG", raw.value)
+      if (Result.isFailure(level)) return Effect.fail(level.failure)
+      const leveled = Effect.provideService(effect, References.MinimumLogLevel, minimumLogLevelOf(level.success))
+      // The pretty logger puts each fact on a line of its own: a debug run's lines are one each.
+      return level.success === "debug"
+        ? Effect.provide(leveled, Logger.layer([Logger.withConsoleError(Logger.formatLogFmt)]))
+        : leveled
+    }
+  )
+
 /** effect/cli's `ShowHelp` without problems: help asked for, or a group run without its subcommand. */
 const isHelpOnly = (error: unknown): boolean =>
   CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
 
-const program = (refused !== undefined ? Effect.fail<unknown>(refused) : cli(args)).pipe(
+const program = (refused !== undefined ? Effect.fail<unknown>(refused) : withLogLevel(cli(args))).pipe(
   // effect/cli presents help through the help presenter: plain, wrapped, `umg …`.
   withHelpConsole,
   // The reader went away: stop the command (the race interrupts it and waits for its finalizers).

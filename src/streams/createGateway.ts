@@ -3,10 +3,11 @@
  * call a cold Observable (suffix `$`). It builds one `ManagedRuntime` from `Gateway.layer(config)` and
  * runs each call's Effect or Stream on that runtime: unsubscribing interrupts the fiber (the request,
  * the poll, the socket), and disposing interrupts every fiber in flight, each subscriber getting
- * `GatewayDisposed`.
+ * `GatewayDisposed`. The runtime also carries the logging options (`RxLogging`).
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Stream from "effect/Stream"
 import { Gateway, type GatewayService } from "../adapters/Gateway.js"
@@ -21,6 +22,7 @@ import type { RequestError, SessionError, SessionOpenError, StreamError } from "
 import { fromEffect, fromEmitting, fromRegistration, fromStreamOf, type Runner } from "./Bridge.js"
 import { embedManyOptions, type EmbedManyRxOptions } from "./embedMany.js"
 import { GatewayDisposed } from "./GatewayDisposed.js"
+import { logLayer, type RxLogOptions } from "./RxLogging.js"
 import type { MapConcurrentEvent } from "./mapConcurrent.js"
 import { fromScopedSession, type RxSession } from "./RxSession.js"
 import type { TypedObservable } from "./TypedObservable.js"
@@ -175,12 +177,23 @@ const liveOptions = (
 }
 
 /**
+ * `createGateway`'s settings: `Gateway.layer`'s, and how much it logs and where (`logLevel`, `logger`;
+ * `UMG_LOG` when no `logLevel` is given).
+ * @category models
+ */
+export interface RxGatewayConfig extends GatewayConfigInput, RxLogOptions {}
+
+/**
  * Builds the Rx gateway client. Nothing connects until a call is subscribed; every subscription is
- * its own request (cold), and errors are the typed instances the Effect API fails with.
+ * its own request (cold), and errors are the typed instances the Effect API fails with. With
+ * `logLevel: "debug"` (or `UMG_LOG=debug`) each request, answer, retry, stream end and WebSocket
+ * open/close is a log line (to `logger`, else Effect's console logger); never a credential or a body.
  * @category constructors
  */
-export const createGateway = (config: GatewayConfigInput): RxGateway => {
-  const runtime = ManagedRuntime.make(Gateway.layer(config))
+export const createGateway = (config: RxGatewayConfig): RxGateway => {
+  // The logging layer first: a wrong `logLevel`, `logger` or `UMG_LOG` throws here, as a wrong setting does.
+  const logging = logLayer(config)
+  const runtime = ManagedRuntime.make(Layer.merge(Gateway.layer(config), logging))
   // Every fiber in flight, so that dispose can interrupt them (a ManagedRuntime does not), and every
   // poll registered with the gateway's shared driver (not a fiber), so that dispose can stop it.
   const live = new Set<Fiber.Fiber<unknown, unknown>>()

@@ -2,7 +2,9 @@
  * `umg/rx`: the Observable face of the Unified Model Gateway client — `createGateway(config)` with
  * every call a cold Observable, and the operators for token streams, video polling and batches.
  */
-export { createGateway, type Rx, type RxGateway, type RxTextHelpers } from "./createGateway.js"
+export { createGateway, type Rx, type RxGateway, type RxGatewayConfig, type RxTextHelpers } from "./createGateway.js"
+export type { GatewayLogger, RxLogOptions } from "./RxLogging.js"
+export type { GatewayLogLevel } from "../core/validation/LogLevelSetting.js"
 export type { CallOptions, ResponseInfo } from "../adapters/CallOptions.js"
 export { type RxRunTools, type RxRunToolsConfig, type RxToolDefinition, tool, type ToolContext } from "./runTools.js"
 export { type ToolCallDelta, toolCallDeltas } from "./toolCallDeltas.js"

@@ -47,14 +47,16 @@ import * as RetryPolicy from "../../core/gateway/RetryPolicy.js"
 import * as CallOptions from "../CallOptions.js"
 import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
+import { proxyNote } from "./ProxyFailure.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"
 import { secretsOf } from "../internal/Secrets.js"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "../internal/Deadline.js"
 import * as Telemetry from "../internal/Telemetry.js"
+import * as DebugLog from "../internal/DebugLog.js"
 // The platform picks the default client: package.json `imports` maps `#umg/http` to umg's
 // `node:http` client in Node and to `FetchHttpClient` under the `browser` condition.
-import { defaultHttpClientLayer } from "#umg/http"
+import { defaultHttpClientLayer, defaultHttpClientLayerWith } from "#umg/http"
 
 /** One request as a group describes it. @category models */
 export interface TransportRequest {
@@ -278,7 +280,7 @@ const transportError = (
   return {
     _tag: "Transport",
     kind,
-    error: new TransportError({ family, reason: kind, message: `${what} ${originOf(url)}` })
+    error: new TransportError({ family, reason: kind, message: `${what} ${originOf(url)}${proxyNote(cause)}` })
   }
 }
 
@@ -286,13 +288,42 @@ const protocolError = (family: Family, message: string): Effect.Effect<never, At
   Effect.fail({ _tag: "Final", error: new TransportError({ family, reason: "protocol", message }) })
 
 /**
- * One attempt: send, follow same- or cross-origin redirects by hand (up to `limits.maxRedirects`,
- * the credential and extra headers only on the request's own origin), return the final 2xx answer.
+ * One hop of an attempt sent, its failure a `TransportError`; with the debug log's lines of the
+ * request and its answer (`DebugLog.exchange`) when they are on.
+ */
+const sendHop = (
+  env: Env,
+  request: TransportRequest,
+  url: string,
+  req: HttpClientRequest.HttpClientRequest,
+  sameOrigin: boolean,
+  attempt: number
+): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> =>
+  DebugLog.exchange(
+    execute(env.client, req, !(sameOrigin && request.auth._tag === "Query"), contextOf(env, request)).pipe(
+      Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e))
+    ),
+    {
+      family: request.family,
+      method: req.method,
+      url,
+      attempt,
+      secrets: () => secretsFor(env.config, request),
+      requestId: requestIdOf,
+      errorOf: (failure) => failure.error
+    }
+  )
+
+/**
+ * One attempt (`attempt`, from 1): send, follow same- or cross-origin redirects by hand (up to
+ * `limits.maxRedirects`, the credential and extra headers only on the request's own origin), return
+ * the final 2xx answer.
  */
 const sendOnce = <A extends GatewayResponseError>(
   env: Env,
   request: TransportRequest,
-  classify: Classify<A>
+  classify: Classify<A>,
+  attempt: number
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
   // The request's origin, parsed only when a redirect asks (the first hop is its own URL).
   let parsedOrigin: string | undefined
@@ -305,8 +336,7 @@ const sendOnce = <A extends GatewayResponseError>(
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
     const sameOrigin = url === request.url || originOf(url) === originOfRequest()
     const req = build(env.config, request, url, sameOrigin, method, withBody)
-    return execute(env.client, req, !(sameOrigin && request.auth._tag === "Query"), contextOf(env, request)).pipe(
-      Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e)),
+    return sendHop(env, request, url, req, sameOrigin, attempt).pipe(
       Effect.flatMap((response) => {
         const location = response.headers["location"]
         if (response.status >= 300 && response.status < 400 && location !== undefined) {
@@ -673,13 +703,14 @@ const decisionFor = <A extends GatewayResponseError>(
 }
 
 /**
- * Attempts `run` until it succeeds or the policy stops: after each failure, the policy's delay
- * (Retry-After, retry-after-ms, jitter) on the Effect clock, then the next attempt.
+ * Attempts `run` (given the attempt's number, from 1) until it succeeds or the policy stops: after
+ * each failure, the policy's delay (Retry-After, retry-after-ms, jitter) on the Effect clock, then the
+ * next attempt. Each retry is a line of the debug log (`DebugLog.retrying`).
  */
 const retrying = <R, A extends GatewayResponseError>(
   budget: RetryPolicy.RetryBudget,
   request: TransportRequest,
-  run: Effect.Effect<R, AttemptFailure<A>>
+  run: (attempt: number) => Effect.Effect<R, AttemptFailure<A>>
 ): Effect.Effect<R, A | TimeoutError | TransportError | DecodeError> => {
   const again = (
     failure: AttemptFailure<A>,
@@ -688,15 +719,22 @@ const retrying = <R, A extends GatewayResponseError>(
     Effect.flatMap(decisionFor(budget, request, failure, n), (decision) =>
       decision._tag !== "Retry"
         ? Effect.fail(failure.error)
-        : Effect.logDebug(`umg: retrying ${request.family} request after ${failure.error._tag}`).pipe(
-            Effect.annotateLogs({ attempt: n + 1, delayMs: Math.round(decision.delayMs) }),
+        : DebugLog.retrying(() => ({
+            family: request.family,
+            method: request.method,
+            url: request.url,
+            attempt: n + 2,
+            delayMs: decision.delayMs,
+            error: failure.error,
+            status: failure._tag === "Answer" ? failure.status : undefined
+          })).pipe(
             Effect.andThen(Effect.sleep(Duration.millis(decision.delayMs))),
             // The call's span counts the request's resends (`http.request.resend_count`, OpenTelemetry's HTTP conventions).
             Effect.andThen(Telemetry.annotate({ "http.request.resend_count": n + 1 })),
-            Effect.andThen(Effect.catch(run, (next) => again(next, n + 1)))
+            Effect.andThen(Effect.catch(run(n + 2), (next) => again(next, n + 1)))
           )
     )
-  return Effect.catch(run, (first) => again(first, 0))
+  return Effect.catch(run(1), (first) => again(first, 0))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -803,11 +841,9 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
       reporting(
         config,
         request,
-        retrying(
-          budgetOf(budget, request),
-          request,
+        retrying(budgetOf(budget, request), request, (attempt) =>
           withTimeout(
-            Effect.flatMap(sendOnce(env, request, classify), (response) => read(request, response)),
+            Effect.flatMap(sendOnce(env, request, classify, attempt), (response) => read(request, response)),
             request.family,
             limitOf(request, phase),
             phase
@@ -978,11 +1014,14 @@ export const fromContext = (config: GatewayConfig): Effect.Effect<HttpTransport,
 
 /**
  * The `HttpClient` layer `Gateway.layer` provides: the config's `httpClient` when given, else the
- * platform's default (`#umg/http`): umg's `node:http` client in Node, `FetchHttpClient` in browsers.
+ * platform's default (`#umg/http`): umg's `node:http` client in Node (through `config.proxy` when
+ * given), `FetchHttpClient` in browsers.
  * @category constructors
  */
 export const clientLayerOf = (config: GatewayConfig): Layer.Layer<HttpClient.HttpClient> =>
-  Option.getOrElse(config.httpClient, () => defaultHttpClientLayer)
+  Option.getOrElse(config.httpClient, () =>
+    config.proxy === undefined ? defaultHttpClientLayer : defaultHttpClientLayerWith(config.proxy)
+  )
 
 /**
  * The transport over the config's HTTP client layer, or the platform's default; the client lives as

@@ -11,6 +11,11 @@
  * compressed answer a server sends anyway as it is read, so a byte bound counted by the reader
  * holds after decompression. Interrupting a request, or a read of its body, destroys its
  * connection.
+ *
+ * It goes through an HTTP proxy as Node's own clients do (`HttpProxy.ts`: the environment proxy when Node
+ * runs with `NODE_USE_ENV_PROXY=1`), or through the one its `proxy` option names. A failure at the
+ * proxy (unreachable, a 407, a refused tunnel) is a `TransportError` whose cause is a `ProxyFailure`
+ * naming the proxy's host and port, never its credentials.
  */
 import type { Schema } from "effect"
 import * as Context from "effect/Context"
@@ -39,6 +44,7 @@ import * as Https from "node:https"
 import type { Readable } from "node:stream"
 import * as Zlib from "node:zlib"
 import * as ByteSource from "./ByteSource.js"
+import * as HttpProxy from "./HttpProxy.js"
 
 /** Settings of the connection pool. @category models */
 export interface NodeHttpClientOptions {
@@ -51,6 +57,14 @@ export interface NodeHttpClientOptions {
    * could only end `unknown`).
    */
   readonly idleSocketTimeoutMs?: number
+  /**
+   * The HTTP proxy: not given, the one Node's own clients use (`HTTP_PROXY`, `HTTPS_PROXY` and
+   * `NO_PROXY` when Node runs with `NODE_USE_ENV_PROXY=1` or `--use-env-proxy`); a URL
+   * (`http://user:password@proxy.corp:3128`) or `{ url, noProxy }`: that proxy; `false`: none. A
+   * given proxy needs Node 22.21+ or 24.5+: `layerWith` throws `InvalidRequest` on an older Node, and
+   * for a URL that is not an http(s) URL.
+   */
+  readonly proxy?: HttpProxy.ProxySetting | undefined
 }
 
 const inflaterFor = (encoding: string | undefined): Zlib.Gunzip | Zlib.Inflate | Zlib.BrotliDecompress | undefined => {
@@ -337,7 +351,12 @@ const headersWithTrace = (
     : headers
 }
 
-type Agents = { readonly http: Http.Agent; readonly https: Https.Agent }
+type Agents = {
+  readonly http: Http.Agent
+  readonly https: Https.Agent
+  /** The proxy of each protocol's agent, to say where a request failed (none when absent). */
+  readonly proxies?: { readonly http: HttpProxy.ProxyPlan; readonly https: HttpProxy.ProxyPlan }
+}
 
 /** One request: its URL and headers, its body read whole when it is a stream or form data, then the exchange. */
 const execute = (
@@ -405,12 +424,20 @@ const exchange = (
       settle = undefined
       done?.(outcome)
     }
+    const plan = secure ? agents.proxies?.https : agents.proxies?.http
     // A later error (the connection lost while the body is read) reaches the body's reader through the
     // response; this listener only keeps it from being an uncaught 'error' event.
     nodeRequest.on("error", (cause) => {
-      if (!settled) once(Effect.fail(transportFailure(request, cause)))
+      if (!settled)
+        once(Effect.fail(transportFailure(request, plan === undefined ? cause : HttpProxy.failureOf(plan, url, cause))))
     })
     nodeRequest.once("response", (message) => {
+      // A 407 to a request sent to the proxy in absolute form is the proxy's, not the gateway's.
+      const refused = plan === undefined ? undefined : HttpProxy.refusalOf(plan, url, message.statusCode ?? 0)
+      if (refused !== undefined) {
+        nodeRequest.destroy()
+        return once(Effect.fail(transportFailure(request, refused)))
+      }
       const href = url.hash === "" ? url.href : url.href.slice(0, url.href.length - url.hash.length)
       once(Effect.succeed(new NodeResponse(request, href, message, nodeRequest)))
     })
@@ -428,8 +455,9 @@ const exchange = (
  * The client as a layer; its agents (and their idle connections) live as long as the layer.
  * @category layers
  */
-export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<HttpClient.HttpClient> =>
-  Layer.effect(
+export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<HttpClient.HttpClient> => {
+  HttpProxy.checkSetting(options.proxy)
+  return Layer.effect(
     HttpClient.HttpClient,
     Effect.map(
       Effect.acquireRelease(
@@ -443,7 +471,16 @@ export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<Http
             timeout: options.idleSocketTimeoutMs ?? 15_000,
             scheduling: "lifo" as const
           }
-          return { http: new Http.Agent(settings), https: new Https.Agent(settings) }
+          // Read when the layer is built, as Node reads its environment proxy when an agent is made.
+          const proxies = {
+            http: HttpProxy.planFor(options.proxy, "http:"),
+            https: HttpProxy.planFor(options.proxy, "https:")
+          }
+          return {
+            http: new Http.Agent({ ...settings, proxyEnv: proxies.http.proxyEnv }),
+            https: new Https.Agent({ ...settings, proxyEnv: proxies.https.proxyEnv }),
+            proxies
+          }
         }),
         (agents) =>
           Effect.sync(() => {
@@ -454,9 +491,14 @@ export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<Http
       make
     )
   )
+}
 
 /** umg's Node client with the default pool settings. @category layers */
 export const layer: Layer.Layer<HttpClient.HttpClient> = layerWith()
 
 /** The default client layer in Node (what `#umg/http` resolves to outside browsers). @category layers */
 export const defaultHttpClientLayer: Layer.Layer<HttpClient.HttpClient> = layer
+
+/** The default client through the given proxy (`GatewayConfigInput.proxy`, checked there). @category layers */
+export const defaultHttpClientLayerWith = (proxy: HttpProxy.ProxySetting): Layer.Layer<HttpClient.HttpClient> =>
+  layerWith({ proxy })

@@ -3,6 +3,7 @@
  * `fetch` implementations put in their `cause` chains. Never made (refused, unresolvable): the gateway
  * cannot have seen the request; lost after sending (reset, terminated): it may have acted.
  */
+import { proxyFailureIn } from "./ProxyFailure.js"
 
 /** `connect`: the request never left; `reset`: it may have reached the gateway. @category models */
 export type TransportKind = "connect" | "reset"
@@ -35,6 +36,8 @@ const codesOf = (error: unknown, depth = 0): Array<string> => {
  * @category decisions
  */
 export const classifyTransport = (error: unknown): TransportKind => {
+  // A proxy that refused to carry the request (a 407, a refused tunnel) never passed it on.
+  if (proxyFailureIn(error)?.problem === "refused") return "connect"
   const codes = codesOf(error)
   return codes.length > 0 && codes.every((c) => NEVER_CONNECTED.has(c)) ? "connect" : "reset"
 }

@@ -4,6 +4,7 @@
  * pulls the Node `ws` package.
  */
 import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
+import { checkSetting, type ProxySetting } from "../http/ProxySetting.js"
 
 // A browser cannot set upgrade headers, so the key travels the two ways the gateway accepts from
 // browsers: the realtime subprotocol `openai-insecure-api-key.<key>` (OpenAI's browser convention)
@@ -87,3 +88,13 @@ export const browserSocketOpener: SocketOpener = (url, options): SocketLike => {
 
 /** The default opener in browsers (what `#umg/socket` resolves to under the `browser` condition). @category constructors */
 export const defaultSocketOpener: SocketOpener = browserSocketOpener
+
+/**
+ * The default opener with a proxy setting: a browser takes only `false` (see
+ * `BrowserHttpClient.defaultHttpClientLayerWith`).
+ * @category constructors
+ */
+export const defaultSocketOpenerWith = (proxy: ProxySetting): SocketOpener => {
+  checkSetting(proxy, null)
+  return browserSocketOpener
+}

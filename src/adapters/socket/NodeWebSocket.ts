@@ -1,9 +1,15 @@
 /**
  * The one place that imports the Node `ws` package: a WebSocket constructor that can send upgrade
  * headers (the gateway key). A browser build swaps in a constructor over the global `WebSocket`.
+ * It goes through an HTTP proxy as Node's own clients do (`HttpProxy.ts`), or through the one given
+ * to `nodeSocketOpenerWith`: a Node agent with `proxyEnv` opens a `CONNECT` tunnel for `wss://` and
+ * sends a `ws://` upgrade to the proxy in absolute form.
  */
+import * as Http from "node:http"
+import * as Https from "node:https"
 import type { IncomingMessage } from "node:http"
 import { WebSocket } from "ws"
+import * as HttpProxy from "../http/HttpProxy.js"
 import { defaultMaxErrorBodyBytes, type RefusedAnswer } from "./RefusedUpgrade.js"
 import type { SocketLike, SocketOpener } from "./WebSocketSession.js"
 
@@ -41,17 +47,52 @@ const readRefusal = (res: IncomingMessage, limit: number, done: (answer: Refused
   res.on("end", settle).on("close", settle).on("error", settle)
 }
 
+/** Settings of `nodeSocketOpenerWith`. @category models */
+export interface NodeSocketOptions {
+  /** The HTTP proxy, as `NodeHttpClientOptions.proxy` takes it (not given: as Node's own clients). */
+  readonly proxy?: HttpProxy.ProxySetting | undefined
+}
+
+/** The socket's URL and the proxy plan of its protocol; an agent only when a proxy may be used. */
+const routeOf = (url: string, setting: HttpProxy.ProxySetting | undefined) => {
+  const parsed = new URL(url)
+  const secure = parsed.protocol === "wss:" || parsed.protocol === "https:"
+  const plan = HttpProxy.planFor(setting, secure ? "https:" : "http:")
+  // One agent per socket: an upgraded connection leaves its agent's pool at once, so none is shared.
+  const agent =
+    plan.proxy === undefined
+      ? undefined
+      : secure
+        ? new Https.Agent({ proxyEnv: plan.proxyEnv })
+        : new Http.Agent({ proxyEnv: plan.proxyEnv })
+  return { parsed, plan, agent }
+}
+
 /**
- * Opens a `ws` socket with the given upgrade headers. Frames arrive as text (binary frames are
+ * Opens `ws` sockets with the given upgrade headers, through `options.proxy` (checked here: throws
+ * `InvalidRequest` as `NodeHttpClient.layerWith` does). Frames arrive as text (binary frames are
  * decoded as UTF-8), so sessions see the same data in Node and browsers. A refused upgrade is reported
- * with its headers and the start of its body (up to `maxErrorBodyBytes`), then the socket is dropped.
+ * with its headers and the start of its body (up to `maxErrorBodyBytes`), then the socket is dropped;
+ * a failure at the proxy (unreachable, a 407, a refused tunnel) is an error whose cause is a
+ * `ProxyFailure` naming the proxy.
  * @category constructors
  */
-export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
+export const nodeSocketOpenerWith = (settings: NodeSocketOptions = {}): SocketOpener => {
+  HttpProxy.checkSetting(settings.proxy)
+  return (url, options) => openSocket(url, options, settings.proxy)
+}
+
+const openSocket = (
+  url: string,
+  options: Parameters<SocketOpener>[1],
+  setting: HttpProxy.ProxySetting | undefined
+): SocketLike => {
+  const route = routeOf(url, setting)
   const socket = new WebSocket(url, [...(options.protocols ?? [])], {
     headers: { ...options.headers },
     // A larger message is refused by `ws` before it is read whole (an error, and a 1009 close).
-    maxPayload: options.maxFrameBytes ?? 64 * 1024 * 1024
+    maxPayload: options.maxFrameBytes ?? 64 * 1024 * 1024,
+    ...(route.agent !== undefined ? { agent: route.agent } : {})
   })
   return {
     send: (data) => socket.send(data),
@@ -68,15 +109,30 @@ export const nodeSocketOpener: SocketOpener = (url, options): SocketLike => {
       // An upgrade refused with an HTTP status: report the answer (never the request: it holds the key).
       // Closing the socket meanwhile (the handshake's time limit) drops the answer, which settles the read.
       socket.on("unexpected-response", (_req, res) => {
+        // A 407 to a `ws://` upgrade sent to the proxy is the proxy's answer, not the gateway's.
+        const refused = HttpProxy.refusalOf(route.plan, route.parsed, res.statusCode ?? 0)
+        if (refused !== undefined) {
+          handlers.error(refused)
+          return void socket.terminate()
+        }
         readRefusal(res, options.maxErrorBodyBytes ?? defaultMaxErrorBodyBytes, (answer) => {
           handlers.refused(res.statusCode ?? 0, answer)
           socket.terminate()
         })
       })
-      socket.on("error", (error) => handlers.error(error))
+      socket.on("error", (error) => handlers.error(HttpProxy.failureOf(route.plan, route.parsed, error)))
     }
   }
 }
 
+/**
+ * The opener with Node's own proxy setting (the environment proxy when Node has it on).
+ * @category constructors
+ */
+export const nodeSocketOpener: SocketOpener = nodeSocketOpenerWith()
+
 /** The default opener on Node (what `#umg/socket` resolves to outside browsers). @category constructors */
 export const defaultSocketOpener: SocketOpener = nodeSocketOpener
+
+/** The default opener through the given proxy (`GatewayConfigInput.proxy`, checked there). @category constructors */
+export const defaultSocketOpenerWith = (proxy: HttpProxy.ProxySetting): SocketOpener => nodeSocketOpenerWith({ proxy })

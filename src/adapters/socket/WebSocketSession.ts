@@ -5,7 +5,8 @@
  * typed `TransportError` carrying the close code (its reason redacted); an orderly close ends it and
  * its code is reported by `closeCode`; a refused upgrade is mapped like the same HTTP error answer.
  * The call's signal closes the socket: the opening or the events then fail with `Aborted`. Once a
- * session has ended, every later read gets that ending again.
+ * session has ended, every later read gets that ending again. Its opening and its close are lines of
+ * the debug log (`DebugLog`).
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -27,6 +28,8 @@ import {
 } from "../../core/errors/GatewayError.js"
 import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { classifyTransport } from "../http/TransportFailure.js"
+import { proxyNote } from "../http/ProxyFailure.js"
+import * as DebugLog from "../internal/DebugLog.js"
 import { abortable, abortedError, isSignal } from "../CallOptions.js"
 import { defaultMaxErrorBodyBytes, type RefusedAnswer, refusedUpgradeError } from "./RefusedUpgrade.js"
 import {
@@ -267,7 +270,11 @@ const handshake = <Server>(
       error: (cause) => {
         const error = isTooLarge(cause)
           ? tooLarge(family, undefined, options.maxFrameBytes)
-          : new TransportError({ family, reason: classifyTransport(cause), message: `WebSocket to ${origin} failed` })
+          : new TransportError({
+              family,
+              reason: classifyTransport(cause),
+              message: `WebSocket to ${origin} failed${proxyNote(cause)}`
+            })
         if (!opened) resume(Effect.fail(error))
         else finish(state, error)
       }
@@ -346,14 +353,24 @@ export const connect = <Server, Client>(
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Frame, SessionError | Cause.Done>()
     const state: SessionState = { queue, pending: 0, pendingBytes: 0, ended: false, closedWith: undefined }
+    // The debug log's lines of the opening and the close, when they are on.
+    const lines = DebugLog.socketLines(options.family, options.url, options.secrets ?? [])
     const socket = yield* Effect.acquireRelease(
       // `acquireRelease` runs its acquire uninterruptibly; the handshake must stay interruptible, or
       // neither its time limit nor the caller's interruption could ever stop a server that never answers.
-      Effect.interruptible(abortable(handshake(options, state), options.family, options.signal)),
+      Effect.interruptible(lines.opening(abortable(handshake(options, state), options.family, options.signal))),
       (socket) =>
-        Effect.sync(() => {
-          if (!socket.isClosed()) closeSocket(socket, 1000, "done")
-        }).pipe(Effect.andThen(Queue.shutdown(queue)))
+        Effect.suspend(() => {
+          const closedBefore = socket.isClosed()
+          if (!closedBefore) closeSocket(socket, 1000, "done")
+          return Effect.andThen(
+            Queue.shutdown(queue),
+            lines.closed(() => ({
+              code: state.closedWith ?? (closedBefore ? undefined : 1000),
+              by: closedBefore && !state.ended ? "server" : "umg"
+            }))
+          )
+        })
     )
     yield* closeOnAbort(options, state, socket)
 

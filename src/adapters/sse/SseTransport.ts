@@ -14,6 +14,7 @@ import * as Scope from "effect/Scope"
 import * as ByteSource from "../http/ByteSource.js"
 import { fromScopedOpen, type Opened, type ResultStream } from "./Consume.js"
 import * as Deadline from "../internal/Deadline.js"
+import * as DebugLog from "../internal/DebugLog.js"
 import { defaultLimits } from "../internal/Limits.js"
 import { type Accumulator, folderOf } from "../../core/text/Accumulator.js"
 import {
@@ -144,7 +145,10 @@ export const decodeSseOf = <Event, Snapshot, Final, B, E, R>(
 ): ResultStream<Event, SseError<B> | E, Final, Exclude<R, Scope.Scope>> =>
   fromScopedOpen(
     Effect.flatMap(open, ({ bytes, timeouts, secrets }) =>
-      Effect.clockWith((clock) => setup(bytes, spec, timeouts, clock, secrets ?? []))
+      Effect.clockWith((clock) =>
+        // The debug log's line at the stream's end (its events, bytes, time and ending), when it is on.
+        DebugLog.watchStream(spec.family, bytes, (body) => setup(body, spec, timeouts, clock, secrets ?? []))
+      )
     )
   )
 

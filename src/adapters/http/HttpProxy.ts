@@ -1,0 +1,148 @@
+/**
+ * Which HTTP proxy umg's Node clients (`NodeHttpClient`, `NodeWebSocket`) go through: by default the
+ * one Node's own clients use, else the one given. By default that is Node's environment proxy
+ * (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`), on only when Node runs with `NODE_USE_ENV_PROXY=1` or
+ * `--use-env-proxy` (read from Node's global agents, so `http.setGlobalProxyFromEnv()` counts too), as
+ * for `http.request` and `fetch`. Node's `http.Agent` does the proxying (its `proxyEnv` option, Node
+ * 22.21+ and 24.5+): `http://` requests go to the proxy in absolute form, `https://` ones through a
+ * `CONNECT` tunnel. This module resolves the setting (checked by `ProxySetting.checkSetting`: a Node
+ * without `proxyEnv` fails it rather than ignore it) and tells which proxy a failed request went through.
+ */
+import * as Http from "node:http"
+import * as Https from "node:https"
+import * as Redacted from "effect/Redacted"
+import { ProxyFailure } from "./ProxyFailure.js"
+import { invalid, type ProxyOptions, type ProxySetting, proxyUrlOf, shown } from "./ProxySetting.js"
+
+export { checkSetting, type ProxyOptions, type ProxySetting, supportsProxyEnv } from "./ProxySetting.js"
+
+/** The proxy one protocol's requests go through, resolved. @category models */
+export interface ProxyPlan {
+  /** What Node's agent takes as `proxyEnv`; an empty one sends every request directly. */
+  readonly proxyEnv: Http.ProxyEnv
+  /** `host:port` of the proxy, when there is one. */
+  readonly proxy: string | undefined
+  readonly credentials: boolean
+  /** The `NO_PROXY` entries, trimmed and lower-cased as Node reads them. */
+  readonly bypass: ReadonlyArray<string>
+}
+
+const direct: ProxyPlan = { proxyEnv: {}, proxy: undefined, credentials: false, bypass: [] }
+
+/** The plan of a `proxyEnv` for one protocol, read as Node reads it (lower-case names first). */
+const planOfEnv = (env: Http.ProxyEnv, protocol: "http:" | "https:"): ProxyPlan => {
+  const raw = protocol === "https:" ? env.https_proxy || env.HTTPS_PROXY : env.http_proxy || env.HTTP_PROXY
+  if (raw === undefined || raw === "" || !/^https?:\/\//.test(raw)) return { ...direct, proxyEnv: { ...env } }
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    // Node refuses it too (ERR_PROXY_INVALID_CONFIG, whose message would show the URL): say it without.
+    throw invalid("url", `proxy: ${shown(raw)} is not an http(s) proxy URL`)
+  }
+  const noProxy = env.no_proxy || env.NO_PROXY
+  return {
+    proxyEnv: { ...env },
+    proxy: `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`,
+    credentials: url.username !== "" || url.password !== "",
+    bypass: noProxy ? noProxy.split(",").map((entry) => entry.trim().toLowerCase()) : []
+  }
+}
+
+/** Node's environment proxy for one protocol, as its global agent for that protocol has it (none when off). */
+const nodePlan = (protocol: "http:" | "https:"): ProxyPlan => {
+  const agent = (protocol === "https:" ? Https.globalAgent : Http.globalAgent) as { options?: Http.AgentOptions }
+  // `options` is untyped on `http.Agent`; a global agent another library put in may hold anything.
+  const env: unknown = agent.options?.proxyEnv
+  if (typeof env !== "object" || env === null) return direct
+  const from = env as Http.ProxyEnv
+  const only: Http.ProxyEnv = {}
+  for (const name of ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"] as const)
+    if (typeof from[name] === "string") only[name] = from[name]
+  return planOfEnv(only, protocol)
+}
+
+/**
+ * The plan of a setting (checked by `checkSetting`) for the requests of one protocol: Node's own when
+ * not given, none for `false`, else the given proxy for both protocols.
+ * @category constructors
+ */
+export const planFor = (setting: ProxySetting | undefined, protocol: "http:" | "https:"): ProxyPlan => {
+  if (setting === undefined) return nodePlan(protocol)
+  if (setting === false) return direct
+  const options: ProxyOptions = typeof setting === "string" || Redacted.isRedacted(setting) ? { url: setting } : setting
+  const url = proxyUrlOf(options.url)
+  return planOfEnv({ HTTP_PROXY: url, HTTPS_PROXY: url, NO_PROXY: options.noProxy ?? "" }, protocol)
+}
+
+const isIPv4 = (host: string): boolean =>
+  /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.test(host) && host.split(".").every((part) => Number(part) <= 255)
+
+const ipToInt = (ip: string): number => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0)
+
+/** Whether one `NO_PROXY` entry takes `host` (lower-cased) on `port` out of the proxy: Node's rules. */
+const bypasses = (entry: string, host: string, port: string): boolean => {
+  if (entry === "*" || entry === host || entry === `${host}:${port}`) return true
+  if (entry.startsWith(".")) {
+    const suffix = entry.slice(1)
+    if (host === suffix || (host.endsWith(suffix) && host[host.length - suffix.length - 1] === ".")) return true
+  }
+  if (entry.startsWith("*.") && host.endsWith(entry.slice(1))) return true
+  if (entry.includes("-") && isIPv4(host)) {
+    const [start = "", end = ""] = entry.split("-").map((part) => part.trim())
+    if (isIPv4(start) && isIPv4(end)) return ipToInt(host) >= ipToInt(start) && ipToInt(host) <= ipToInt(end)
+  }
+  return false
+}
+
+/**
+ * The proxy (`host:port`) a request to `url` goes through under `plan`, or `undefined` when it goes
+ * directly: Node's `NO_PROXY` rules (exact host or `host:port`, `.suffix`, `*.suffix`, an IPv4 range,
+ * `*`), used only to say where a request failed; Node's agent decides the route itself.
+ * @category accessors
+ */
+export const proxyOf = (plan: ProxyPlan, url: URL): string | undefined => {
+  if (plan.proxy === undefined) return undefined
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  const port = url.port || (url.protocol === "https:" || url.protocol === "wss:" ? "443" : "80")
+  return plan.bypass.some((entry) => bypasses(entry, host, port)) ? undefined : plan.proxy
+}
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof code === "string" ? code : undefined
+}
+
+/** Codes of a connection to the proxy that was never made. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT"])
+
+/**
+ * A request's failure as the client reports it: a `ProxyFailure` (with the Node error as its cause)
+ * when the request went through a proxy, else the error itself.
+ * @category constructors
+ */
+export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown => {
+  const proxy = proxyOf(plan, url)
+  if (proxy === undefined || error instanceof ProxyFailure) return error
+  const code = codeOf(error)
+  const status = (error as { statusCode?: unknown } | null)?.statusCode
+  const info =
+    code === "ERR_PROXY_TUNNEL" && typeof status === "number"
+      ? { problem: "refused" as const, status }
+      : { problem: code !== undefined && UNREACHABLE.has(code) ? ("unreachable" as const) : ("lost" as const) }
+  return new ProxyFailure({ proxy, credentials: plan.credentials, code, ...info }, error)
+}
+
+/**
+ * The failure of an answer the proxy itself gave to a request it was to forward (a `407` to a plain
+ * `http://` request or `ws://` upgrade, which go to the proxy in absolute form), or `undefined` when the
+ * answer is the gateway's: any status but 407, and any answer through a `CONNECT` tunnel.
+ * @category constructors
+ */
+export const refusalOf = (plan: ProxyPlan, url: URL, status: number): ProxyFailure | undefined => {
+  if (status !== 407 || url.protocol === "https:" || url.protocol === "wss:") return undefined
+  const proxy = proxyOf(plan, url)
+  return proxy === undefined
+    ? undefined
+    : new ProxyFailure({ proxy, problem: "refused", status, credentials: plan.credentials })
+}
