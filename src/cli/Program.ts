@@ -2,6 +2,7 @@
  * The `umg` program: parses the command line with effect/cli, runs the chosen command and turns its
  * outcome into an exit code. The codes: 0 success, 2 invalid input or a bad command line, 1 a
  * gateway or network failure, 130 interrupted (143 by SIGTERM), 141 its output closed by the reader. Started by `main`.
+ * Before a command runs, the proxy `HTTPS_PROXY`/`HTTP_PROXY` name is turned on, as curl takes them (`EnvProxy`).
  */
 // Modules, not the package's index: the index also loads its Redis, HTTP and cluster modules (about a
 // thousand files) that no command needs at start.
@@ -16,6 +17,7 @@ import * as References from "effect/References"
 import * as Result from "effect/Result"
 import { CliError, Command } from "effect/cli"
 import { umg, umgSpec } from "./Commands.js"
+import * as EnvProxy from "./support/EnvProxy.js"
 import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
@@ -99,7 +101,12 @@ const withLogLevel = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A,
 const isHelpOnly = (error: unknown): boolean =>
   CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
 
-const program = (refused !== undefined ? Effect.fail<unknown>(refused) : withLogLevel(cli(args))).pipe(
+// The proxy `HTTPS_PROXY`/`HTTP_PROXY` name, as curl takes them (`EnvProxy`), on before any command connects.
+const program = (
+  refused !== undefined
+    ? Effect.fail<unknown>(refused)
+    : withLogLevel(Effect.andThen(EnvProxy.fromEnvironment(), cli(args)))
+).pipe(
   // effect/cli presents help through the help presenter: plain, wrapped, `umg …`.
   withHelpConsole,
   // The reader went away: stop the command (the race interrupts it and waits for its finalizers).
@@ -113,7 +120,10 @@ const program = (refused !== undefined ? Effect.fail<unknown>(refused) : withLog
           const usage =
             CliError.isCliError(error) && error._tag === "ShowHelp" ? explain(umgSpec, args, error.errors) : error
           // The one printer of failures, so the one place where no configured secret gets through.
-          const report = redactReport(reportOf(usage), yield* configuredSecrets)
+          const report = redactReport(reportOf(usage), [
+            ...(yield* configuredSecrets),
+            ...EnvProxy.secretsOf(process.env)
+          ])
           yield* Output.endProgress
           yield* jsonMode
             ? Effect.sync(() => void process.stderr.write(`${JSON.stringify({ error: report })}\n`))

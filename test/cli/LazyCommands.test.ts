@@ -17,6 +17,7 @@ import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqliteClient from "../../src/batch/SqliteClient.js"
 import * as Store from "../../src/batch/Store.js"
+import { cleanEnv } from "./RunUmg.js"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const src = join(root, "src")
@@ -166,7 +167,7 @@ const runRecorded = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number | null; stdout: string; files: Array<string>; packages: Array<string> }>(
     (done, reject) => {
       const modules = join(dir, `modules-${Math.random().toString(36).slice(2)}.txt`)
-      const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
+      const base = cleanEnv()
       const child = spawn(
         process.execPath,
         [

@@ -101,8 +101,21 @@ export const bundleUmg = async (): Promise<string> => {
   return entry
 }
 
+/** The proxy variables the bin follows (src/cli/support/EnvProxy.ts), in both cases. */
+const PROXY_VARIABLES = new Set(["http_proxy", "https_proxy", "no_proxy", "node_use_env_proxy"])
+
 /**
- * Runs `node <bundle> ...args` with `env` added to a clean environment (no UMG_* from the caller).
+ * The caller's environment without what would change a CLI run: the `UMG_*` settings, and the proxy
+ * variables (a developer's `HTTPS_PROXY` would send a test's calls through the proxy, or load the
+ * proxy check at start).
+ */
+export const cleanEnv = (): Record<string, string | undefined> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_") && !PROXY_VARIABLES.has(k.toLowerCase()))
+  )
+
+/**
+ * Runs `node <bundle> ...args` with `env` added to a clean environment (`cleanEnv`).
  * Standard input is `input`, written and ended, when given; otherwise empty.
  */
 export const runUmg = (
@@ -112,7 +125,7 @@ export const runUmg = (
   input?: string | Uint8Array
 ): Promise<UmgRun> =>
   new Promise((resolve, reject) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("UMG_")))
+    const base = cleanEnv()
     const child = spawn(process.execPath, [bundle, ...args], {
       cwd: root,
       env: { ...base, NO_COLOR: "1", ...env },

@@ -3,16 +3,19 @@
  * one Node's own clients use, else the one given. By default that is Node's environment proxy
  * (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`), on only when Node runs with `NODE_USE_ENV_PROXY=1` or
  * `--use-env-proxy` (read from Node's global agents, so `http.setGlobalProxyFromEnv()` counts too), as
- * for `http.request` and `fetch`. Node's `http.Agent` does the proxying (its `proxyEnv` option, Node
- * 22.21+ and 24.5+): `http://` requests go to the proxy in absolute form, `https://` ones through a
- * `CONNECT` tunnel. This module resolves the setting (checked by `ProxySetting.checkSetting`: a Node
- * without `proxyEnv` fails it rather than ignore it) and tells which proxy a failed request went through.
+ * for `http.request` and `fetch`. `http://` requests go to the proxy in absolute form, by Node's
+ * `http.Agent` (its `proxyEnv` option, Node 22.21+ and 24.5+); `https://` ones through a `CONNECT`
+ * tunnel umg's `https.Agent` opens (`ProxyTunnel`: Node's own is unbounded). This module resolves the
+ * setting (checked by `ProxySetting.checkSetting`: a Node without `proxyEnv` fails it rather than
+ * ignore it), makes the agents, and tells which proxy a failed request went through.
  */
 import * as Http from "node:http"
 import * as Https from "node:https"
+import { createRequire } from "node:module"
 import * as Redacted from "effect/Redacted"
 import { ProxyFailure } from "./ProxyFailure.js"
-import { invalid, type ProxyOptions, type ProxySetting, proxyUrlOf, shown } from "./ProxySetting.js"
+import { authorizationOf, invalid, type ProxyOptions, type ProxySetting, proxyUrlOf, shown } from "./ProxySetting.js"
+import { type ProxyEndpoint, TunnelingAgent } from "./ProxyTunnel.js"
 
 export { checkSetting, type ProxyOptions, type ProxySetting, supportsProxyEnv } from "./ProxySetting.js"
 
@@ -25,33 +28,51 @@ export interface ProxyPlan {
   readonly credentials: boolean
   /** The `NO_PROXY` entries, trimmed and lower-cased as Node reads them. */
   readonly bypass: ReadonlyArray<string>
+  /** Where `CONNECT` tunnels go, when there is a proxy. */
+  readonly endpoint?: ProxyEndpoint | undefined
 }
 
 const direct: ProxyPlan = { proxyEnv: {}, proxy: undefined, credentials: false, bypass: [] }
+
+/** Refuses a proxy URL that does not parse, as Node does (ERR_PROXY_INVALID_CONFIG), without showing its password. */
+const refusedUrl = (raw: string): never => {
+  throw invalid("url", `proxy: ${shown(raw)} is not an http(s) proxy URL`)
+}
 
 /** The plan of a `proxyEnv` for one protocol, read as Node reads it (lower-case names first). */
 const planOfEnv = (env: Http.ProxyEnv, protocol: "http:" | "https:"): ProxyPlan => {
   const raw = protocol === "https:" ? env.https_proxy || env.HTTPS_PROXY : env.http_proxy || env.HTTP_PROXY
   if (raw === undefined || raw === "" || !/^https?:\/\//.test(raw)) return { ...direct, proxyEnv: { ...env } }
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    // Node refuses it too (ERR_PROXY_INVALID_CONFIG, whose message would show the URL): say it without.
-    throw invalid("url", `proxy: ${shown(raw)} is not an http(s) proxy URL`)
-  }
+  const url = URL.parse(raw) ?? refusedUrl(raw)
+  const authorization = authorizationOf(url)
+  if (authorization === null) refusedUrl(raw)
   const noProxy = env.no_proxy || env.NO_PROXY
+  const port = url.port || (url.protocol === "https:" ? "443" : "80")
+  const proxy = `${url.hostname}:${port}`
   return {
     proxyEnv: { ...env },
-    proxy: `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`,
+    proxy,
     credentials: url.username !== "" || url.password !== "",
-    bypass: noProxy ? noProxy.split(",").map((entry) => entry.trim().toLowerCase()) : []
+    bypass: noProxy ? noProxy.split(",").map((entry) => entry.trim().toLowerCase()) : [],
+    endpoint: {
+      name: proxy,
+      secure: url.protocol === "https:",
+      host: url.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(port),
+      authorization: authorization ?? undefined
+    }
   }
 }
 
+const require = createRequire(import.meta.url)
+const builtin = <M>(name: string): M => require(name) as M
+
 /** Node's environment proxy for one protocol, as its global agent for that protocol has it (none when off). */
 const nodePlan = (protocol: "http:" | "https:"): ProxyPlan => {
-  const agent = (protocol === "https:" ? Https.globalAgent : Http.globalAgent) as { options?: Http.AgentOptions }
+  // Read from the modules themselves, not this module's ESM view of them: that view is a snapshot, blind
+  // to the agent `http.setGlobalProxyFromEnv()` installs (unless the caller syncs the built-in exports).
+  const agent = (protocol === "https:" ? builtin<typeof Https>("node:https") : builtin<typeof Http>("node:http"))
+    .globalAgent as { options?: Http.AgentOptions }
   // `options` is untyped on `http.Agent`; a global agent another library put in may hold anything.
   const env: unknown = agent.options?.proxyEnv
   if (typeof env !== "object" || env === null) return direct
@@ -98,14 +119,31 @@ const bypasses = (entry: string, host: string, port: string): boolean => {
 /**
  * The proxy (`host:port`) a request to `url` goes through under `plan`, or `undefined` when it goes
  * directly: Node's `NO_PROXY` rules (exact host or `host:port`, `.suffix`, `*.suffix`, an IPv4 range,
- * `*`), used only to say where a request failed; Node's agent decides the route itself.
+ * `*`): where umg's `https.Agent` opens its tunnels (`httpsAgent`), and where a failed request went
+ * (Node's `http.Agent` routes `http://` requests by the same rules itself).
  * @category accessors
  */
-export const proxyOf = (plan: ProxyPlan, url: URL): string | undefined => {
+export const proxyOf = (plan: ProxyPlan, url: URL): string | undefined =>
+  routeOf(plan, url.hostname, url.port || (url.protocol === "https:" || url.protocol === "wss:" ? "443" : "80"))
+
+/** `proxyOf` for a host (brackets around an IPv6 one or not) and a port. */
+const routeOf = (plan: ProxyPlan, hostname: string, port: string): string | undefined => {
   if (plan.proxy === undefined) return undefined
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase()
-  const port = url.port || (url.protocol === "https:" || url.protocol === "wss:" ? "443" : "80")
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
   return plan.bypass.some((entry) => bypasses(entry, host, port)) ? undefined : plan.proxy
+}
+
+/**
+ * The `https.Agent` of a plan: with a proxy, one that opens its `CONNECT` tunnels itself
+ * (`ProxyTunnel.TunnelingAgent`) to every host the plan does not take out of the proxy; else Node's.
+ * @category constructors
+ */
+export const httpsAgent = (plan: ProxyPlan, options: Https.AgentOptions = {}): Https.Agent => {
+  const endpoint = plan.endpoint
+  if (plan.proxy === undefined || endpoint === undefined) return new Https.Agent(options)
+  return new TunnelingAgent(options, (host, port) =>
+    routeOf(plan, host, String(port)) === undefined ? undefined : endpoint
+  )
 }
 
 const codeOf = (error: unknown): string | undefined => {
@@ -127,10 +165,16 @@ export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown =>
   const code = codeOf(error)
   const status = (error as { statusCode?: unknown } | null)?.statusCode
   const info =
-    code === "ERR_PROXY_TUNNEL" && typeof status === "number"
+    code === "ERR_PROXY_TUNNEL" &&
+    typeof status === "number" &&
+    Number.isInteger(status) &&
+    status >= 100 &&
+    status < 600
       ? { problem: "refused" as const, status }
       : { problem: code !== undefined && UNREACHABLE.has(code) ? ("unreachable" as const) : ("lost" as const) }
-  return new ProxyFailure({ proxy, credentials: plan.credentials, code, ...info }, error)
+  // A Node tunnel's error quotes the proxy's status line, which may echo the credentials: not kept.
+  const cause = code === "ERR_PROXY_TUNNEL" ? Object.assign(new Error("the proxy tunnel failed"), { code }) : error
+  return new ProxyFailure({ proxy, credentials: plan.credentials, code, ...info }, cause)
 }
 
 /**

@@ -45,6 +45,7 @@ import type { Readable } from "node:stream"
 import * as Zlib from "node:zlib"
 import * as ByteSource from "./ByteSource.js"
 import * as HttpProxy from "./HttpProxy.js"
+import * as ProxyTunnel from "./ProxyTunnel.js"
 
 /** Settings of the connection pool. @category models */
 export interface NodeHttpClientOptions {
@@ -404,12 +405,16 @@ const exchange = (
   Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
     const secure = url.protocol === "https:"
     let nodeRequest: Http.ClientRequest
+    // The socket of a CONNECT tunnel still opening is not the request's: destroying the request leaves it.
+    let tunnel: { destroy(): void } | undefined
+    const options = {
+      agent: secure ? agents.https : agents.http,
+      method: request.method,
+      headers,
+      [ProxyTunnel.onTunnelSocket]: (socket: { destroy(): void }) => void (tunnel = socket)
+    }
     try {
-      nodeRequest = (secure ? Https : Http).request(url, {
-        agent: secure ? agents.https : agents.http,
-        method: request.method,
-        headers
-      })
+      nodeRequest = (secure ? Https : Http).request(url, options)
     } catch (cause) {
       resume(Effect.fail(transportFailure(request, cause)))
       return
@@ -447,6 +452,7 @@ const exchange = (
         settled = true
         settle = undefined
         nodeRequest.destroy()
+        tunnel?.destroy()
       }
     })
   })
@@ -476,9 +482,13 @@ export const layerWith = (options: NodeHttpClientOptions = {}): Layer.Layer<Http
             http: HttpProxy.planFor(options.proxy, "http:"),
             https: HttpProxy.planFor(options.proxy, "https:")
           }
+          // `proxyEnv` only when a proxy applies: an agent given one, even empty, costs about 30 µs more
+          // per request (Node 24.21, sequential GETs on loopback).
+          const via = (plan: HttpProxy.ProxyPlan) => (plan.proxy === undefined ? {} : { proxyEnv: plan.proxyEnv })
           return {
-            http: new Http.Agent({ ...settings, proxyEnv: proxies.http.proxyEnv }),
-            https: new Https.Agent({ ...settings, proxyEnv: proxies.https.proxyEnv }),
+            http: new Http.Agent({ ...settings, ...via(proxies.http) }),
+            // Its CONNECT tunnels are umg's (`ProxyTunnel`), not Node's.
+            https: HttpProxy.httpsAgent(proxies.https, settings),
             proxies
           }
         }),

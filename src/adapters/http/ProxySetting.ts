@@ -62,8 +62,73 @@ export const proxyUrlOf = (raw: unknown): string => {
       "url",
       `proxy: ${shown(text)} is not an http(s) proxy URL; allowed: http://host:port or https://host:port (with user:password@ for Basic auth)`
     )
+  // Node percent-decodes the user and password when it makes an agent: a bad escape would throw there.
+  if (authorizationOf(url) === null)
+    throw invalid(
+      "url",
+      `proxy: the user or password of ${shown(text)} is not percent-encoded right; write a % in it as %25`
+    )
   // Node reads only a lower-case `http://` or `https://` start (anything else it ignores): the parsed form has it.
   return url.href
+}
+
+/** UTF-8 bytes as base64, without Node's `Buffer` (this module runs in any build). */
+const base64 = (text: string): string => {
+  let binary = ""
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/**
+ * The `Proxy-Authorization` value Node sends for a proxy URL's credentials (`Basic`, the user and the
+ * password percent-decoded, as Node's agent decodes them); `undefined` without credentials, `null`
+ * when one of them is not valid percent-encoding.
+ * @category accessors
+ */
+export const authorizationOf = (url: URL): string | undefined | null => {
+  if (url.username === "" && url.password === "") return undefined
+  try {
+    return `Basic ${base64(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`)}`
+  } catch {
+    return null
+  }
+}
+
+/** The proxy URLs Node's environment names (`HTTPS_PROXY`, `HTTP_PROXY`, either case), as text. */
+const environmentProxies = (): ReadonlyArray<string> => {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+  if (env === undefined) return []
+  return [env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY].filter(
+    (v): v is string => typeof v === "string" && v !== ""
+  )
+}
+
+/**
+ * Every form of a proxy's credentials a proxy (or a gateway behind it) could echo, for redaction: the
+ * password as written and decoded, and the `Basic` credentials Node sends (`user:password` in base64).
+ * Of the setting's URL when one is given, else of the environment's proxy URLs (whether or not Node
+ * uses them: hiding one more value costs nothing); none for `false`.
+ * @category accessors
+ */
+export const proxySecretsOf = (setting: ProxySetting | undefined): ReadonlyArray<string> => {
+  if (setting === false) return []
+  const given =
+    setting === undefined
+      ? environmentProxies()
+      : [typeof setting === "string" || Redacted.isRedacted(setting) ? setting : setting.url]
+  const out: Array<string> = []
+  for (const raw of given) {
+    const url = URL.parse(Redacted.isRedacted(raw) ? Redacted.value(raw) : raw)
+    if (url === null) continue
+    const authorization = authorizationOf(url)
+    if (url.password !== "") out.push(url.password)
+    if (typeof authorization === "string") {
+      const decoded = decodeURIComponent(url.password)
+      if (decoded !== url.password && decoded !== "") out.push(decoded)
+      out.push(authorization.slice("Basic ".length))
+    }
+  }
+  return out
 }
 
 /** The running Node's version, or `undefined` outside Node (a browser). */

@@ -7,30 +7,19 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as HttpAuth from "../http/HttpAuth.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
-import type { ProxySetting } from "../http/ProxySetting.js"
-
-/** The password of a given proxy's URL, as written and decoded (none when it has none). */
-const proxyPasswordsOf = (proxy: ProxySetting | undefined): ReadonlyArray<string> => {
-  if (proxy === undefined || proxy === false) return []
-  const raw = typeof proxy === "string" || Redacted.isRedacted(proxy) ? proxy : proxy.url
-  try {
-    const password = new URL(Redacted.isRedacted(raw) ? Redacted.value(raw) : raw).password
-    return password === "" ? [] : [password, decodeURIComponent(password)]
-  } catch {
-    return []
-  }
-}
+import { proxySecretsOf } from "../http/ProxySetting.js"
 
 /**
  * Every secret a request could see echoed back: the API key, the platform password, the values of
- * the configured extra headers, the password of a given proxy's URL, and the request's own credential (a platform token), each also
- * without its `Bearer ` prefix.
+ * the configured extra headers, the proxy's credentials (its password as written and decoded, and
+ * the `Basic` credentials sent to it; of the given proxy, else of the environment's), and the
+ * request's own credential (a platform token), each also without its `Bearer ` prefix.
  * @category accessors
  */
 export const secretsOf = (config: GatewayConfig, auth?: HttpAuth.Auth): ReadonlyArray<string> => {
   const out = [Redacted.value(config.apiKey), ...Object.values(config.headers)]
   if (Option.isSome(config.platformPassword)) out.push(Redacted.value(config.platformPassword.value))
-  out.push(...proxyPasswordsOf(config.proxy))
+  out.push(...proxySecretsOf(config.proxy))
   const values =
     auth === undefined
       ? []

@@ -2,11 +2,10 @@
  * The one place that imports the Node `ws` package: a WebSocket constructor that can send upgrade
  * headers (the gateway key). A browser build swaps in a constructor over the global `WebSocket`.
  * It goes through an HTTP proxy as Node's own clients do (`HttpProxy.ts`), or through the one given
- * to `nodeSocketOpenerWith`: a Node agent with `proxyEnv` opens a `CONNECT` tunnel for `wss://` and
- * sends a `ws://` upgrade to the proxy in absolute form.
+ * to `nodeSocketOpenerWith`: umg's agent opens a `CONNECT` tunnel for `wss://` (`ProxyTunnel`) and a
+ * Node agent with `proxyEnv` sends a `ws://` upgrade to the proxy in absolute form.
  */
 import * as Http from "node:http"
-import * as Https from "node:https"
 import type { IncomingMessage } from "node:http"
 import { WebSocket } from "ws"
 import * as HttpProxy from "../http/HttpProxy.js"
@@ -63,7 +62,7 @@ const routeOf = (url: string, setting: HttpProxy.ProxySetting | undefined) => {
     plan.proxy === undefined
       ? undefined
       : secure
-        ? new Https.Agent({ proxyEnv: plan.proxyEnv })
+        ? HttpProxy.httpsAgent(plan)
         : new Http.Agent({ proxyEnv: plan.proxyEnv })
   return { parsed, plan, agent }
 }
@@ -94,6 +93,9 @@ const openSocket = (
     maxPayload: options.maxFrameBytes ?? 64 * 1024 * 1024,
     ...(route.agent !== undefined ? { agent: route.agent } : {})
   })
+  // The socket's own agent goes with it: a tunnel still opening when the socket is closed (its
+  // handshake's time limit, the caller) is not the upgrade request's, which `ws` destroys.
+  if (route.agent !== undefined) socket.once("close", () => route.agent?.destroy())
   return {
     send: (data) => socket.send(data),
     close: (code, reason) => socket.close(code, reason),
