@@ -46,7 +46,11 @@ const methods = ["debug", "info", "warn", "error"] as const
 const methodOf = (level: LogLevel.LogLevel): (typeof methods)[number] =>
   level === "Fatal" || level === "Error" ? "error" : level === "Warn" ? "warn" : level === "Info" ? "info" : "debug"
 
-/** An Effect logger handing each line to `target`: the message, its other parts, its annotations, its cause. */
+/**
+ * An Effect logger handing each line to `target`: the message, its other parts, its annotations, its
+ * cause. A logger that throws, or whose promise rejects (an async one), loses that line and nothing
+ * more: a line is written in the fiber of the call it tells of, which must not fail for it.
+ */
 const loggerOf = (target: GatewayLogger): Logger.Logger<unknown, void> =>
   Logger.make(({ logLevel, message, fiber, cause }) => {
     const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
@@ -57,7 +61,13 @@ const loggerOf = (target: GatewayLogger): Logger.Logger<unknown, void> =>
       ...(Object.keys(annotations).length > 0 ? [annotations] : []),
       ...(cause.reasons.length > 0 ? [Cause.pretty(cause)] : [])
     ]
-    target[methodOf(logLevel)](typeof first === "string" ? first : String(first), ...extra)
+    try {
+      const written: unknown = target[methodOf(logLevel)](typeof first === "string" ? first : String(first), ...extra)
+      if (typeof (written as PromiseLike<unknown> | undefined)?.then === "function")
+        (written as PromiseLike<unknown>).then(undefined, () => {})
+    } catch {
+      // The line is lost; the call goes on.
+    }
   })
 
 /** The level set by the option, else by `UMG_LOG`; a wrong one is an `InvalidRequest` naming it (thrown, as a wrong setting is). */

@@ -1,8 +1,10 @@
 // The debug log against the emulator over loopback: at Effect's `Debug` level a call writes one line
-// per request sent and per answer (method, path, status, time, attempt, request id), per retry, per
-// stream end (events, bytes, time, how it ended) and per WebSocket open and close, through the
-// fiber's own loggers; at the default level it writes nothing. No line or annotation ever holds the
-// API key, a configured header's secret or a secret the server echoes.
+// per request sent and per answer (method, path, status, time, attempt, request id), per body that
+// failed after its answer (lost, too large, not valid, past the time limit), per retry, per stream end
+// — SSE events or a byte stream's bytes (`speech.stream`, a video download), time, how it ended — and
+// per WebSocket open and close, through the fiber's own loggers; at the default level it writes
+// nothing. No line or annotation ever holds the API key, a configured header's secret or a secret the
+// server echoes.
 import { createServer } from "node:net"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { Effect, Logger, References, Stream } from "effect"
@@ -180,6 +182,117 @@ describe("the debug log", () => {
       expect.objectContaining({ "umg.stream.outcome": "failed", "error.type": "IncompleteStream(cut)" })
     ])
     expectNoSecret([...completed, ...cancelled, ...cut])
+  })
+
+  it("logs a byte stream's end: speech.stream completed with its bytes (no events), cancelled by its reader", async () => {
+    const speech = { model: "gpt-4o-mini-tts", input: "Hello there, how are you today?", voice: "alloy" } as const
+    let received = 0
+    const drained = Effect.flatMap(Gateway, (g) =>
+      Stream.runForEach(g.speech.stream(speech), (chunk) => Effect.sync(() => (received += chunk.length)))
+    )
+    const completed = await logged(drained, "Debug")
+    expect(completed.map((l) => l.message)).toEqual(["umg: request", "umg: response", "umg: stream ended"])
+    const end = completed[2]!.annotations
+    expect(end).toMatchObject({
+      "umg.family": "openai",
+      "umg.stream.outcome": "completed",
+      "umg.stream.bytes": received
+    })
+    expect(received).toBeGreaterThan(100)
+    expect(end["umg.duration_ms"]).toEqual(expect.any(Number))
+    expect(end).not.toHaveProperty("umg.stream.events")
+    expect(end).not.toHaveProperty("error.type")
+
+    const first = Effect.flatMap(Gateway, (g) => Stream.runDrain(Stream.take(g.speech.stream(speech), 1)))
+    const cancelled = (await logged(first, "Debug")).filter((l) => l.message === "umg: stream ended")
+    expect(cancelled.map((l) => l.annotations["umg.stream.outcome"])).toEqual(["cancelled"])
+
+    // Off: the same streams, no line.
+    expect(await logged(drained, undefined)).toEqual([])
+    expectNoSecret([...completed, ...cancelled])
+  })
+
+  it("logs a video download's end: completed with the answer's bytes, failed with the decoder's error when the answer is refused", async () => {
+    const submitted = await Effect.runPromise(
+      Effect.flatMap(Gateway, (g) =>
+        Effect.flatMap(g.video.submit({ model: "alpha-2", prompt: "a calm sea" }), (task) =>
+          Effect.as(g.video.wait(task.task_id, { intervalMs: 50 }), task.task_id)
+        )
+      ).pipe(Effect.provide(layerFor({ minPollIntervalMs: 50 })))
+    )
+    const download = Effect.flatMap(Gateway, (g) => Stream.runDrain(g.video.downloadStream(submitted)))
+    const ok = (await logged(download, "Debug")).filter((l) => l.annotations["url.path"] !== "/v1/video/generations")
+    expect(ok.map((l) => l.message)).toEqual(["umg: request", "umg: response", "umg: stream ended"])
+    expect(ok[0]!.annotations).toMatchObject({ "umg.family": "video", "url.path": "/v1/video/generations/download" })
+    expect(ok[2]!.annotations).toMatchObject({ "umg.family": "video", "umg.stream.outcome": "completed" })
+    expect(ok[2]!.annotations["umg.stream.bytes"]).toBeGreaterThan(100)
+
+    // An answer whose base64 is not base64: the download's own check stops reading it and fails the stream.
+    const body = { success: true, generation_id: submitted, task_id: submitted, format: "mp4", size: 3 }
+    emu.inject("video.download", {
+      kind: "status",
+      status: 200,
+      body: { ...body, base64: "@@@@", data_url: "data:video/mp4;base64,@@@@" }
+    })
+    const refused = (await logged(download, "Debug")).filter((l) => l.message === "umg: stream ended")
+    expect(refused.map((l) => l.annotations)).toEqual([
+      expect.objectContaining({ "umg.family": "video", "umg.stream.outcome": "failed", "error.type": "DecodeError" })
+    ])
+    expectNoSecret([...ok, ...refused])
+  })
+
+  it("logs an answer whose body failed after its headers: past the time limit, too large, not JSON; each attempt, the retry its own line", async () => {
+    // Headers, then nothing: the attempt's time limit passes while the body is read.
+    emu.inject("chat", { kind: "stall" })
+    const stalled = await logged(create, "Debug", { maxRetries: 0, timeoutMs: 300 })
+    expect(stalled.map((l) => l.message)).toEqual(["umg: request", "umg: response", "umg: response failed"])
+    expect(stalled[2]!.annotations).toMatchObject({
+      "umg.family": "openai",
+      "http.request.method": "POST",
+      "url.path": "/v1/chat/completions",
+      "server.port": emu.port,
+      "umg.attempt": 1,
+      "error.type": "TimeoutError(request)"
+    })
+    expect(stalled[2]!.annotations["umg.duration_ms"]).toBeGreaterThanOrEqual(250)
+
+    // Past the answer's bound: no retry (it would be as large again).
+    const tooLarge = await logged(create, "Debug", { limits: { maxResponseBytes: 64 } })
+    expect(tooLarge.map((l) => l.message)).toEqual(["umg: request", "umg: response", "umg: response failed"])
+    expect(tooLarge[2]!.annotations["error.type"]).toBe("TransportError(too-large)")
+
+    // Not JSON under a 200.
+    emu.inject("chat", {
+      kind: "status",
+      status: 200,
+      body: "not json",
+      headers: { "content-type": "application/json" }
+    })
+    const notJson = await logged(create, "Debug")
+    expect(notJson.map((l) => l.message)).toEqual(["umg: request", "umg: response", "umg: response failed"])
+    expect(notJson[2]!.annotations["error.type"]).toBe("DecodeError")
+
+    // Cut mid-body, then retried: the failed attempt's line, then the retry's, then the next attempt.
+    emu.inject("chat", { kind: "drop-mid", afterBytes: 10 })
+    const cut = await logged(create, "Debug")
+    expect(cut.map((l) => l.message)).toEqual([
+      "umg: request",
+      "umg: response",
+      "umg: response failed",
+      "umg: retrying",
+      "umg: request",
+      "umg: response"
+    ])
+    expect(cut[2]!.annotations).toMatchObject({ "umg.attempt": 1, "error.type": "TransportError(reset)" })
+
+    // A refusal (its status in the response line) and a success have none.
+    emu.inject("chat", {
+      kind: "status",
+      status: 400,
+      body: { error: { message: "no", type: "invalid_request_error" } }
+    })
+    expect((await logged(create, "Debug")).map((l) => l.message)).toEqual(["umg: request", "umg: response"])
+    expectNoSecret([...stalled, ...tooLarge, ...notJson, ...cut])
   })
 
   it("logs a WebSocket session's opening and close (by umg or the server), a refused opening, never the query credential", async () => {

@@ -1,8 +1,13 @@
 // `UMG_LOG=debug umg …` writes the debug log on stderr, one `key=value` line per request, answer,
-// retry and stream end, while stdout carries the result alone; without it nothing of the kind is written; a
+// body failed after its answer, retry and stream end (SSE or a video download's bytes), while stdout
+// carries the result alone; without it nothing of the kind is written; a
 // wrong value is refused (exit 2) naming UMG_LOG. No line holds the key, nor a secret the server echoes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { rmSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { Gateway } from "../../src/adapters/Gateway.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { bundleUmg, runUmg } from "./RunUmg.js"
 
@@ -58,6 +63,42 @@ describe("UMG_LOG", () => {
     expect(messages).toEqual(["umg: request", "umg: response", "umg: retrying", "umg: request", "umg: response"])
     expect(run.stderr).toContain("umg.gateway.request_id=req-[redacted]")
     expect(run.stderr).not.toContain(KEY)
+  }, 60_000)
+
+  it("logs a video download's end with its bytes, and a body that stalled past the time limit", async () => {
+    const taskId = await Effect.runPromise(
+      Effect.flatMap(Gateway, (g) =>
+        Effect.flatMap(g.video.submit({ model: "alpha-2", prompt: "a calm sea" }), (task) =>
+          Effect.as(g.video.wait(task.task_id, { intervalMs: 50 }), task.task_id)
+        )
+      ).pipe(Effect.provide(Gateway.layer({ baseUrl: emulator.url, apiKey: KEY, minPollIntervalMs: 50 })))
+    )
+    const dir = mkdtempSync(join(tmpdir(), "umg-cli-debuglog-"))
+    try {
+      const output = join(dir, "out.mp4")
+      const run = await runUmg(umg, ["video", "download", "-o", output, taskId], { ...env, UMG_LOG: "debug" })
+      expect(run.code).toBe(0)
+      const end = run.stderr.split("\n").find((line) => line.includes('message="umg: stream ended"'))
+      expect(end).toContain("umg.family=video")
+      expect(end).toContain("umg.stream.outcome=completed")
+      expect(Number(/umg\.stream\.bytes=(\d+)/.exec(end ?? "")?.[1])).toBeGreaterThan(statSync(output).size)
+      expect(run.stderr).not.toContain(KEY)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+
+    emulator.inject("models", { kind: "stall" })
+    const stalled = await runUmg(umg, ["models", "--json"], {
+      ...env,
+      UMG_LOG: "debug",
+      UMG_MAX_RETRIES: "0",
+      UMG_TIMEOUT_MS: "300"
+    })
+    expect(stalled.code).toBe(1)
+    const messages = [...stalled.stderr.matchAll(/message="(umg: [^"]+)"/g)].map((m) => m[1])
+    expect(messages).toEqual(["umg: request", "umg: response", "umg: response failed"])
+    expect(stalled.stderr).toContain("error.type=TimeoutError(request)")
+    expect(stalled.stderr).not.toContain(KEY)
   }, 60_000)
 
   it("refuses a wrong value (exit 2), naming UMG_LOG and what it allows", async () => {

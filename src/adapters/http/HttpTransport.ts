@@ -842,11 +842,26 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         config,
         request,
         retrying(budgetOf(budget, request), request, (attempt) =>
-          withTimeout(
-            Effect.flatMap(sendOnce(env, request, classify, attempt), (response) => read(request, response)),
-            request.family,
-            limitOf(request, phase),
-            phase
+          // With the debug log on, a failure after the answer's headers (reading its body) is a line of its own.
+          DebugLog.attempt(
+            (mark) =>
+              withTimeout(
+                Effect.flatMap(sendOnce(env, request, classify, attempt), (response) => {
+                  if (mark !== undefined) mark.answered = true
+                  return read(request, response)
+                }),
+                request.family,
+                limitOf(request, phase),
+                phase
+              ),
+            {
+              family: request.family,
+              method: request.method,
+              url: request.url,
+              attempt,
+              secrets: () => secretsFor(config, request),
+              errorOf: (failure) => failure.error
+            }
           )
         )
       )
@@ -897,14 +912,10 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
   ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError>, RequestError | InvalidRequest> =>
     Effect.map(
       call(request, toAnswerError, "first-byte", (request, response) =>
-        Effect.succeed({
-          status: response.status,
-          headers: response.headers,
-          body: bodyOf(request, response, {
-            firstMs: limitOf(request, "first-byte"),
-            idleMs: config.streamIdleTimeoutMs
-          })
-        })
+        Effect.map(
+          bodyOf(request, response, { firstMs: limitOf(request, "first-byte"), idleMs: config.streamIdleTimeoutMs }),
+          (body) => ({ status: response.status, headers: response.headers, body })
+        )
       ),
       (answer) => answer.body
     )
@@ -986,22 +997,27 @@ const timed = <E>(
 
 /**
  * A streamed answer's body, its failures as `TransportError`s, marked with its source (read as
- * callbacks by the SSE decoder, which bounds the waits for its events itself); with the call's signal,
- * a body that fails with `Aborted` and closes its connection when the signal aborts. Read as a stream
- * (`speech.stream`, a video download), its chunks are under the stream's time limits (`timed`).
+ * callbacks by the SSE decoder, which bounds the waits for its events itself and writes its own
+ * `umg: stream ended`); with the call's signal, a body that fails with `Aborted` and closes its
+ * connection when the signal aborts. Read as a stream (`speech.stream`, a video download), its chunks
+ * are under the stream's time limits (`timed`), and its end is a line of the debug log when it is on
+ * (`DebugLog.watchBytes`).
  */
 const bodyOf = (
   request: TransportRequest,
   response: HttpClientResponse.HttpClientResponse,
   limits: Deadline.StreamLimits
-): Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError> => {
+): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError>> => {
   const lost = (e: HttpClientError.HttpClientError) => transportError(request.family, request.url, e.cause ?? e).error
   const source = ByteSource.mapError(ByteSource.ofBody(response), lost)
   const signal = request.options?.signal
   const guarded =
     signal === undefined ? source : ByteSource.abortable(source, signal, () => CallOptions.abortedError(request.family))
   // The stream, started only when run, is for the readers other than the SSE decoder.
-  return ByteSource.withSource(ByteSource.toStream(timed(guarded, request.family, limits)), guarded)
+  return Effect.map(
+    DebugLog.watchBytes(request.family, ByteSource.toStream(timed(guarded, request.family, limits))),
+    (stream) => ByteSource.withSource(stream, guarded)
+  )
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * The debug log of what umg sends and receives, at Effect's `Debug` level. One line per request sent,
- * answer or failed attempt, retry, stream end and WebSocket open or close, its facts in log
- * annotations. The lines go to the fiber's loggers and pass its `References.MinimumLogLevel` like any
- * other; below `Debug` (Effect's default is `Info`) nothing is read, built or timed, and nothing is
- * done per stream event.
+ * answer or failed attempt, body that failed after its answer, retry, stream end (SSE events or a byte
+ * stream's bytes) and WebSocket open or close, its facts in log annotations. The lines go to the
+ * fiber's loggers and pass its `References.MinimumLogLevel` like any other; below `Debug` (Effect's
+ * default is `Info`) nothing is read, built or timed, and nothing is done per stream event or chunk.
  *
  * A line names the method, the path (never the query, where a `?key=` credential may be), the server,
  * the attempt, the status, the time taken and the gateway's request id (secrets taken out, as anything
@@ -20,7 +20,7 @@ import type * as Headers from "effect/http/Headers"
 import * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type { Family } from "../../core/errors/GatewayError.js"
 import { redactText } from "../../core/errors/Redact.js"
 import * as ByteSource from "../http/ByteSource.js"
@@ -64,6 +64,28 @@ const causeType = <E>(cause: Cause.Cause<E>, errorOf: (e: E) => unknown): string
 }
 
 /**
+ * A path as a line shows it, any secret taken out: a server may write the key it echoes into a
+ * redirect's path percent-encoded, which the URL parser keeps as it is — then the path is shown
+ * decoded, with the key taken out of that.
+ */
+const pathShown = (path: string, secrets: ReadonlyArray<string>): string => {
+  let decoded = path
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    // A bad escape: the path as it is.
+  }
+  const redacted = redactText(decoded, secrets, Number.MAX_SAFE_INTEGER)
+  return redactText(redacted === decoded ? path : redacted, secrets, 300)
+}
+
+/** A host as a line shows it: hidden whole when it holds a secret, whatever its case (the URL parser lower-cases it). */
+const hostShown = (host: string, secrets: ReadonlyArray<string>): string => {
+  const lower = host.toLowerCase()
+  return secrets.some((secret) => secret.length >= 4 && lower.includes(secret.toLowerCase())) ? "[redacted]" : host
+}
+
+/**
  * Where a request or socket goes, as a line shows it: the path — no query, no fragment, and any
  * secret taken out (a redirect's location comes from the server) — and the server.
  */
@@ -72,8 +94,8 @@ const target = (url: string, secrets: ReadonlyArray<string>): Annotations => {
   if (parsed === null) return { "url.path": "(invalid url)" }
   const secure = parsed.protocol === "https:" || parsed.protocol === "wss:"
   return {
-    "url.path": redactText(parsed.pathname, secrets, 300),
-    "server.address": parsed.hostname.replace(/^\[|\]$/g, ""),
+    "url.path": pathShown(parsed.pathname, secrets),
+    "server.address": hostShown(parsed.hostname.replace(/^\[|\]$/g, ""), secrets),
     "server.port": parsed.port !== "" ? Number(parsed.port) : secure ? 443 : 80
   }
 }
@@ -147,6 +169,45 @@ export const exchange = <A extends Answer, E, R>(send: Effect.Effect<A, E, R>, h
     )
   })
 
+/** What an attempt's lines tell: set by the attempt once its answer's 2xx headers came. @category models */
+export interface AttemptMark {
+  answered: boolean
+}
+
+/**
+ * One attempt (`run`, given a mark to set once its 2xx answer's headers came; `undefined` when the
+ * lines are off), with `umg: response failed` when it fails after that — its body lost, too large or
+ * not valid, past the attempt's time limit, or interrupted — naming the error's type and the time
+ * since the attempt started. A failure before the mark has its line already: `umg: request failed`,
+ * or the status of `umg: response`. Written for every attempt, as `umg: request failed` is; a retry
+ * then has its own line. Off, `run(undefined)` itself.
+ * @category combinators
+ */
+export const attempt = <A, E, R>(
+  run: (mark: AttemptMark | undefined) => Effect.Effect<A, E, R>,
+  hop: Omit<Hop<E>, "requestId">
+): Effect.Effect<A, E, R> =>
+  withDebug((on) => {
+    if (!on) return run(undefined)
+    const mark: AttemptMark = { answered: false }
+    return Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+      Effect.onExit(run(mark), (exit) =>
+        Exit.isSuccess(exit) || !mark.answered
+          ? Effect.void
+          : Effect.flatMap(elapsed(startedAt), (took) =>
+              write("umg: response failed", {
+                "umg.family": hop.family,
+                "http.request.method": hop.method,
+                ...target(hop.url, hop.secrets()),
+                "umg.attempt": hop.attempt,
+                "error.type": causeType(exit.cause, hop.errorOf),
+                ...took
+              })
+            )
+      )
+    )
+  })
+
 /** A retry as its line shows it. @category models */
 export interface Retry {
   readonly family: Family
@@ -185,7 +246,8 @@ export const retrying = (retry: () => Retry): Effect.Effect<void> =>
 
 /** What a watched stream counted, and how its reader saw it end. */
 interface Tally {
-  events: number
+  /** The events handed out; `undefined` for a byte stream, whose line has none. */
+  events: number | undefined
   bytes: number
   /** `completed`, or the failure's type; `undefined` while the reader has seen neither. */
   end: string | undefined
@@ -209,10 +271,63 @@ const counted = <E>(source: ByteSource.ByteSource<E>, tally: Tally): ByteSource.
 }
 
 /**
+ * How a watched stream ended: as its reader saw it (`completed`, or `failed` with the stream's error),
+ * else by how its scope closed — `failed` with the error its reader failed with (a decoder's check, the
+ * reader's own), `cancelled` when the reader stopped first (it had what it wanted, or was interrupted).
+ */
+const outcomeOf = (tally: Tally, exit: Exit.Exit<unknown, unknown>): Annotations => {
+  if (tally.end === "completed") return { "umg.stream.outcome": "completed" }
+  const failure = tally.end ?? (Exit.isFailure(exit) ? causeType(exit.cause, (e) => e) : "interrupted")
+  return failure === "interrupted"
+    ? { "umg.stream.outcome": "cancelled" }
+    : { "umg.stream.outcome": "failed", "error.type": failure }
+}
+
+/**
+ * The one watcher of a stream, SSE or bytes: `open` (its pull) with `umg: stream ended` when its scope
+ * closes — how it ended (`outcomeOf`), the events handed out (`count` adds them), the body's bytes and
+ * the time since the body opened.
+ */
+const watched = <A, E, O extends { readonly pull: ByteSource.ChunkPull<A, E> }>(
+  family: Family,
+  tally: Tally,
+  count: (items: ReadonlyArray<A>) => void,
+  open: Effect.Effect<O, never, Scope.Scope>
+): Effect.Effect<O, never, Scope.Scope> =>
+  Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+    Effect.andThen(
+      Effect.addFinalizer((exit) =>
+        Effect.flatMap(elapsed(startedAt), (took) =>
+          write("umg: stream ended", {
+            "umg.family": family,
+            ...outcomeOf(tally, exit),
+            ...(tally.events === undefined ? {} : { "umg.stream.events": tally.events }),
+            "umg.stream.bytes": tally.bytes,
+            ...took
+          })
+        )
+      ),
+      Effect.map(open, (opened) => ({
+        ...opened,
+        pull: opened.pull.pipe(
+          Effect.map((items) => {
+            count(items)
+            return items
+          }),
+          Effect.mapError((e) => {
+            tally.end ??= Cause.isDone(e) ? "completed" : errorType(e)
+            return e
+          })
+        )
+      }))
+    )
+  )
+
+/**
  * A streamed answer's body decoded by `decode` into a pull of events, with `umg: stream ended` when
  * its scope closes: the events handed out, the body's bytes, the time since the body opened, and how
- * it ended — `completed`, `failed` (with the error's type) or `cancelled` (its reader stopped first).
- * Off, `decode(bytes)` itself: nothing is counted.
+ * it ended — `completed`, `failed` (with the error's type: the stream's, or its reader's) or
+ * `cancelled` (its reader stopped first). Off, `decode(bytes)` itself: nothing is counted.
  * @category combinators
  */
 export const watchStream = <B, O extends { readonly pull: ByteSource.ChunkPull<unknown, unknown> }>(
@@ -224,35 +339,35 @@ export const watchStream = <B, O extends { readonly pull: ByteSource.ChunkPull<u
     if (!on) return decode(bytes)
     const tally: Tally = { events: 0, bytes: 0, end: undefined }
     const source = counted(ByteSource.of(bytes), tally)
-    return Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
-      Effect.andThen(
-        Effect.addFinalizer(() =>
-          Effect.flatMap(elapsed(startedAt), (took) =>
-            write("umg: stream ended", {
-              "umg.family": family,
-              "umg.stream.outcome":
-                tally.end === undefined ? "cancelled" : tally.end === "completed" ? "completed" : "failed",
-              ...(tally.end === undefined || tally.end === "completed" ? {} : { "error.type": tally.end }),
-              "umg.stream.events": tally.events,
-              "umg.stream.bytes": tally.bytes,
-              ...took
-            })
-          )
-        ),
-        Effect.map(decode(ByteSource.withSource(ByteSource.toStream(source), source)), (opened) => ({
-          ...opened,
-          pull: opened.pull.pipe(
-            Effect.map((events) => {
-              tally.events += events.length
-              return events
-            }),
-            Effect.mapError((e) => {
-              tally.end ??= Cause.isDone(e) ? "completed" : errorType(e)
-              return e
-            })
-          )
-        }))
-      )
+    return watched(
+      family,
+      tally,
+      (events) => {
+        tally.events! += events.length
+      },
+      decode(ByteSource.withSource(ByteSource.toStream(source), source))
+    )
+  })
+
+/**
+ * A body read as a byte stream (`speech.stream`, a video download) with the same `umg: stream ended`
+ * line, its bytes counted as its reader takes them (no events). Read when the body opens; off, the
+ * stream itself: nothing is counted, nothing added to a pull.
+ * @category combinators
+ */
+export const watchBytes = <E>(
+  family: Family,
+  bytes: Stream.Stream<Uint8Array, E>
+): Effect.Effect<Stream.Stream<Uint8Array, E>> =>
+  withDebug((on) => {
+    if (!on) return Effect.succeed(bytes)
+    const tally: Tally = { events: undefined, bytes: 0, end: undefined }
+    const count = (chunks: ReadonlyArray<Uint8Array>): void => {
+      for (const chunk of chunks) tally.bytes += chunk.length
+    }
+    const open = Effect.map(Stream.toPull(bytes), (pull) => ({ pull }))
+    return Effect.succeed(
+      ByteSource.fromScopedPull(Effect.map(watched(family, tally, count, open), (opened) => opened.pull))
     )
   })
 
