@@ -309,6 +309,8 @@ export interface CallSpan {
   readonly identity: () => Record<string, string>
   /** The model that answered, redacted of the call's secrets, as the span's `gen_ai.response.model`. */
   readonly responseModel: (answer: Record<string, unknown>) => string | undefined
+  /** Every secret the call's answers could echo (the gateway's, the call's own headers'). */
+  readonly secrets: () => ReadonlyArray<string>
 }
 
 /**
@@ -365,11 +367,29 @@ export const annotate = (
     const parent = isExported(fiber) ? Context.getOption(fiber.context, Tracer.ParentSpan) : Option.none()
     const span = Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined
     if (run === undefined && span === undefined) return Effect.void
-    const values = typeof attributes === "function" ? attributes() : attributes
+    const given = typeof attributes === "function" ? attributes() : attributes
+    const values = run === undefined ? given : withServerShown(given, run.call.secrets)
     if (run !== undefined && values["server.address"] !== undefined) run.server = values
     if (span !== undefined) setAll(span, values)
     return Effect.void
   })
+
+/**
+ * `attributes` with their `server.address` as a span or a metric may show it: the answering host is
+ * the server's choice when a redirect named it, and a hostile one may hold a secret. A host name is
+ * lower-cased by the URL parser, so a secret is looked for whatever its case, and the whole host is
+ * hidden when it holds one.
+ */
+const withServerShown = (
+  attributes: Readonly<Record<string, unknown>>,
+  secrets: () => ReadonlyArray<string>
+): Readonly<Record<string, unknown>> => {
+  const host = attributes["server.address"]
+  if (typeof host !== "string") return attributes
+  const lower = host.toLowerCase()
+  const held = secrets().some((secret) => secret.length >= 4 && lower.includes(secret.toLowerCase()))
+  return held ? { ...attributes, "server.address": "[redacted]" } : attributes
+}
 
 /** The usage attributes of an answer: none when it has no counts. */
 const usageAttributes = (answer: unknown): Record<string, number> => {
@@ -400,10 +420,10 @@ const annotateError = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
 }
 
 /**
- * A bound on the answering models the metrics tell apart, made by `modelSeries`: past `max` names,
- * a new one counts as `_OTHER` (OpenTelemetry's word for a value past a bound). The model is the
- * server's text, and every name is a series kept for the life of the process in Effect's registry:
- * a server naming a new model in each answer would otherwise grow it without end.
+ * A bound on the answering models (or servers) the metrics tell apart, made by `modelSeries`: past
+ * `max` names, a new one counts as `_OTHER` (OpenTelemetry's word for a value past a bound). The model
+ * is the server's text, and every name is a series kept for the life of the process in Effect's
+ * registry: a server naming a new model in each answer would otherwise grow it without end.
  * @internal
  */
 export const modelSeries = (max: number): ((model: string) => string) => {
@@ -420,6 +440,14 @@ export const modelSeries = (max: number): ((model: string) => string) => {
 const responseModelSeries = modelSeries(256)
 
 /**
+ * The servers of this process's metrics: at most 64 hosts apart, and 1024 ports of those hosts. The
+ * answering server is the last hop's, which a redirect chooses: a gateway redirecting each call to a
+ * new host (or port) would otherwise grow the registry without end, as a new model name would.
+ */
+const serverHosts = modelSeries(64)
+const serverPorts = modelSeries(1024)
+
+/**
  * The attributes of a call's metrics: the span's, for the keys the conventions give the metrics (what
  * the call is, the model that answered, the server), as strings, as Effect's metrics hold them.
  */
@@ -429,8 +457,12 @@ const metricAttributes = (run: CallRun, answer: Record<string, unknown> | undefi
   if (model !== undefined) out["gen_ai.response.model"] = responseModelSeries(model)
   const server = run.server
   if (server !== undefined) {
-    out["server.address"] = String(server["server.address"])
-    if (server["server.port"] !== undefined) out["server.port"] = String(server["server.port"])
+    const host = serverHosts(String(server["server.address"]))
+    out["server.address"] = host
+    const port = server["server.port"]
+    if (port !== undefined)
+      out["server.port"] =
+        host === "_OTHER" ? host : serverPorts(`${host}:${String(port)}`) === "_OTHER" ? "_OTHER" : String(port)
   }
   return out
 }
@@ -460,6 +492,7 @@ const recordRun = (run: CallRun, failure: Cause.Cause<unknown> | undefined, answ
     if (output !== undefined) Metrics.record(Metrics.tokenUsage, series, output, run.context, outputTokens)
   }
   const first = run.opened?.firstEventAt?.()
+  // In whole milliseconds of the wall clock (the duration is in nanoseconds of the monotonic one).
   if (first !== undefined && run.startedMs !== undefined)
     Metrics.record(Metrics.timeToFirstChunk, series, Math.max(0, first - run.startedMs) / 1000, run.context)
 }
@@ -676,7 +709,8 @@ export const traceGroup = <G extends object>(
           ...responseAttributes(answer, secretsOfCall(secrets(), args))
         }),
         identity: () => callAttributes(group, operation, args),
-        responseModel: (answer) => responseModelOf(answer, secretsOfCall(secrets(), args))
+        responseModel: (answer) => responseModelOf(answer, secretsOfCall(secrets(), args)),
+        secrets: () => secretsOfCall(secrets(), args)
       }
       // Every error a call ends with has the secrets taken out, inside its span.
       if (Effect.isEffect(made)) return tracedEffect(Effect.mapError(made, redact), span)
