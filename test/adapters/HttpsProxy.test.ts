@@ -2,12 +2,11 @@
 // forwarding proxy), in a child process that trusts the test certificate (NODE_EXTRA_CA_CERTS is read
 // at startup): umg's own CONNECT tunnels speak TLS to the proxy, then TLS to the gateway inside the
 // tunnel, for HTTP calls, SSE streams and WebSockets; `http://` calls go in absolute form over TLS.
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { startForwardingProxy, type ForwardingProxy } from "../fixtures/forwardingProxy.js"
 import type { ProxyClientCall, ProxyClientRequest, ProxyClientResult } from "../fixtures/proxyClient.js"
+import { runProxyClient } from "../fixtures/runProxyClient.js"
 import { startTlsFront, testCertificatePath, type TlsFront } from "../fixtures/tlsFront.js"
 import { secretLeaks } from "../support/secrets.js"
 
@@ -15,7 +14,6 @@ const USER = "umg-user"
 const PASSWORD = "tls-pr0xy-pass"
 const BASIC = Buffer.from(`${USER}:${PASSWORD}`).toString("base64")
 const ALL: ReadonlyArray<ProxyClientCall> = ["chat", "stream", "models", "realtime"]
-const client = fileURLToPath(new URL("../fixtures/proxyClient.ts", import.meta.url))
 
 let emu: Emulator
 let gatewayFront: TlsFront
@@ -31,32 +29,9 @@ afterAll(async () => {
   await Promise.all([proxyFront.close(), proxy.close(), gatewayFront.close(), emu.close()])
 })
 
-/** Runs the proxy client in a child process trusting the test certificate; its results, one per call. */
+/** Runs the proxy client trusting the test certificate; its results, one per call. */
 const runClient = (request: Omit<ProxyClientRequest, "apiKey">): Promise<ReadonlyArray<ProxyClientResult>> =>
-  new Promise((resolve, reject) => {
-    const env: Record<string, string> = { NODE_EXTRA_CA_CERTS: testCertificatePath }
-    for (const name of ["PATH", "HOME", "TMPDIR", "SystemRoot"]) {
-      const value = process.env[name]
-      if (value !== undefined) env[name] = value
-    }
-    const child = spawn(process.execPath, ["--conditions=umg-source", "--import", "tsx", client], {
-      env: { ...env, UMG_PROXY_CLIENT: JSON.stringify({ ...request, apiKey: emu.apiKey }) }
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s))
-    child.on("error", reject)
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`the proxy client exited with ${code}: ${stderr}`))
-      resolve(
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as ProxyClientResult)
-      )
-    })
-  })
+  runProxyClient({ ...request, apiKey: emu.apiKey }, { NODE_EXTRA_CA_CERTS: testCertificatePath })
 
 describe("Gateway through a proxy reached over TLS", () => {
   it("tunnels https:// and wss:// through it and sends http:// in absolute form, with its credentials", async () => {

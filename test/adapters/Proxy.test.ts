@@ -4,13 +4,12 @@
 // `https://` gateway (a TLS front, through a CONNECT tunnel) and as an `http://` one (absolute form).
 // The gateway is named `gateway.test`, which only the proxies resolve: a call that succeeds went
 // through a proxy. NO_PROXY hosts (127.0.0.1) must go directly, and the proxy must see nothing of them.
-import { spawn } from "node:child_process"
 import { createServer, type AddressInfo } from "node:net"
-import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { startForwardingProxy, type ForwardingProxy } from "../fixtures/forwardingProxy.js"
 import type { ProxyClientCall, ProxyClientRequest, ProxyClientResult } from "../fixtures/proxyClient.js"
+import { runProxyClient } from "../fixtures/runProxyClient.js"
 import { startTlsFront, testCertificatePath, type TlsFront } from "../fixtures/tlsFront.js"
 import { secretLeaks } from "../support/secrets.js"
 
@@ -18,7 +17,6 @@ const USER = "umg-user"
 const PASSWORD = "pr0xy-s3cret-pass"
 const secrets = [PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString("base64")]
 const ALL: ReadonlyArray<ProxyClientCall> = ["chat", "stream", "models", "realtime"]
-const client = fileURLToPath(new URL("../fixtures/proxyClient.ts", import.meta.url))
 
 let emu: Emulator
 let front: TlsFront
@@ -45,38 +43,12 @@ afterAll(async () => {
 const httpsGateway = () => `https://gateway.test:${front.port}`
 const httpGateway = () => `http://gateway.test:${emu.port}`
 
-/**
- * Runs the client in a child process whose environment is only `env` (with PATH, HOME and the test
- * certificate trusted), and gives its results, one per call.
- */
+/** Runs the proxy client with `env` (and the test certificate trusted); its results, one per call. */
 const runClient = (
   request: Omit<ProxyClientRequest, "apiKey">,
   env: Readonly<Record<string, string>> = {}
 ): Promise<ReadonlyArray<ProxyClientResult>> =>
-  new Promise((resolve, reject) => {
-    const base: Record<string, string> = { NODE_EXTRA_CA_CERTS: testCertificatePath }
-    for (const name of ["PATH", "HOME", "TMPDIR", "SystemRoot"]) {
-      const value = process.env[name]
-      if (value !== undefined) base[name] = value
-    }
-    const child = spawn(process.execPath, ["--conditions=umg-source", "--import", "tsx", client], {
-      env: { ...base, ...env, UMG_PROXY_CLIENT: JSON.stringify({ ...request, apiKey: emu.apiKey }) }
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s))
-    child.on("error", reject)
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`the proxy client exited with ${code}: ${stderr}`))
-      resolve(
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as ProxyClientResult)
-      )
-    })
-  })
+  runProxyClient({ ...request, apiKey: emu.apiKey }, { NODE_EXTRA_CA_CERTS: testCertificatePath, ...env })
 
 const okCalls = (results: ReadonlyArray<ProxyClientResult>, baseUrl: string) =>
   results.filter((r) => r.baseUrl === baseUrl).map((r) => (r.ok ? r.call : `${r.call}: ${r.tag} ${r.message}`))

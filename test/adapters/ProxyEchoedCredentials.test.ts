@@ -3,16 +3,15 @@
 // error the call fails with shows neither the password nor the base64 `user:password` Node sends —
 // for a proxy given to umg (in this process) and for Node's environment proxy (NODE_USE_ENV_PROXY, in
 // a child process: the variables are read at startup).
-import { spawn } from "node:child_process"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { fileURLToPath } from "node:url"
 import { inspect } from "node:util"
 import { Effect, type Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import { proxySecretsOf } from "../../src/adapters/http/ProxySetting.js"
 import type { ProxyClientRequest, ProxyClientResult } from "../fixtures/proxyClient.js"
+import { runProxyClient } from "../fixtures/runProxyClient.js"
 import { secretLeaks } from "../support/secrets.js"
 
 const USER = "umg-user"
@@ -20,7 +19,6 @@ const PASSWORD = "pr0xy-echoed-p@ss"
 const ENCODED = encodeURIComponent(PASSWORD)
 const BASIC = Buffer.from(`${USER}:${PASSWORD}`).toString("base64")
 const secrets = [PASSWORD, ENCODED, BASIC]
-const client = fileURLToPath(new URL("../fixtures/proxyClient.ts", import.meta.url))
 
 /** What the proxy echoes: the header it got, and what its credentials decode to. */
 const echoOf = (req: IncomingMessage): string => {
@@ -101,35 +99,11 @@ describe("a proxy given to umg that echoes its credentials in its own error answ
   })
 })
 
-/** Runs the proxy client in a child process with only `env` (and PATH, HOME); its results, one per call. */
+/** Runs the proxy client with `env`; its results, one per call. */
 const runClient = (
   request: Omit<ProxyClientRequest, "apiKey">,
   env: Readonly<Record<string, string>>
-): Promise<ReadonlyArray<ProxyClientResult>> =>
-  new Promise((resolve, reject) => {
-    const base: Record<string, string> = {}
-    for (const name of ["PATH", "HOME", "TMPDIR", "SystemRoot"]) {
-      const value = process.env[name]
-      if (value !== undefined) base[name] = value
-    }
-    const child = spawn(process.execPath, ["--conditions=umg-source", "--import", "tsx", client], {
-      env: { ...base, ...env, UMG_PROXY_CLIENT: JSON.stringify({ ...request, apiKey: "sk-echo-test-key-0002" }) }
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s))
-    child.on("error", reject)
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`the proxy client exited with ${code}: ${stderr}`))
-      resolve(
-        stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as ProxyClientResult)
-      )
-    })
-  })
+): Promise<ReadonlyArray<ProxyClientResult>> => runProxyClient({ ...request, apiKey: "sk-echo-test-key-0002" }, env)
 
 describe("Node's environment proxy that echoes its credentials in its own error answer", () => {
   it("shows neither the password nor the Basic credentials in any call's error", async () => {
