@@ -53,13 +53,15 @@ describe("embedMany and the server's x-should-retry", () => {
 
 /**
  * A platform whose E7 answers after `tokenAfterMs` (never when undefined) and whose other endpoints
- * answer an image at once; it notes each request's path and whether its connection closed.
+ * answer an image at once; it notes each request's path and whether its connection closed, and tells
+ * `onRequest` of each as it arrives.
  */
-const platformServer = async (tokenAfterMs?: number) => {
+const platformServer = async (tokenAfterMs?: number, onRequest: (path: string) => void = () => {}) => {
   const requests: Array<{ readonly path: string; closed: boolean }> = []
   const server: Server = createServer((req, res) => {
     const entry = { path: req.url ?? "", closed: false }
     requests.push(entry)
+    onRequest(entry.path)
     res.on("close", () => {
       entry.closed = true
     })
@@ -104,17 +106,22 @@ describe("the platform token fetch under a call's signal", () => {
   ] as const) {
     it(`${name}: aborting while the E7 token is awaited closes the E7 request when no one else waits`, async () => {
       // Before: the detached fetch kept its connection open until the layer's timeoutMs (20 s here).
-      const platform = await platformServer()
+      // The signal aborts once the E7 request has arrived (not after a guessed delay, which a loaded
+      // machine can pass before the request is even sent).
+      const controller = new AbortController()
+      const platform = await platformServer(undefined, (path) => {
+        if (path.endsWith("/getToken")) controller.abort()
+      })
       try {
-        const controller = new AbortController()
-        setTimeout(() => controller.abort(), 100)
         const closed = await Effect.runPromise(
           Effect.gen(function* () {
             const g = yield* Gateway
             const error = yield* Effect.flip(call(g, controller.signal))
             expect(error._tag).toBe("Aborted")
-            // Still inside the layer: its HTTP client (and any socket it keeps) is alive.
-            yield* Effect.sleep("200 millis")
+            // Still inside the layer: its HTTP client (and any socket it keeps) is alive. The close is
+            // waited for up to 5 s, a quarter of the 20 s the connection was kept before.
+            const until = Date.now() + 5_000
+            while (!platform.requests.every((r) => r.closed) && Date.now() < until) yield* Effect.sleep("10 millis")
             return platform.requests.map((r) => r.closed)
           }).pipe(Effect.provide(layerFor(platform.url)))
         )

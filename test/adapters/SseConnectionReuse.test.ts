@@ -1,7 +1,9 @@
 // An SSE stream's connection after its final event, against a real node:http server on loopback:
 // kept for the next request when the body ends soon after (as servers end a stream), closed when the
 // body goes on past the bound — and the consumer never waits for either.
+import { subscribe, unsubscribe } from "node:diagnostics_channel"
 import type { ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -48,20 +50,53 @@ const waitFor = (check: () => boolean, ms: number): Effect.Effect<boolean> =>
     return check()
   })
 
+/**
+ * Counts the times a client connection of this process went back to its agent's pool, free for the
+ * next request (the socket's `free` event, after the agent's own listener has seen the body's end).
+ */
+const countFreed = () => {
+  let freed = 0
+  const onSocket = (message: unknown) => void (message as { socket: Socket }).socket.on("free", () => freed++)
+  subscribe("net.client.socket", onSocket)
+  return { freed: () => freed, stop: () => void unsubscribe("net.client.socket", onSocket) }
+}
+
 describe("an SSE stream's connection after its final event", () => {
   it("is kept for the next request when the body ends soon after, and the consumer does not wait for that end", async () => {
-    const server = await serve((res) => setTimeout(() => res.end(), 30))
-    const results = await run(
-      Effect.forEach(Array.from({ length: 5 }), () =>
-        Effect.tap(readStream(server.url, server.ended), () => Effect.sleep("60 millis"))
+    // Each body is ended once its consumer is done (so at once after its final event), or by the
+    // server itself 3 s later: a consumer that waited for the end would be done only then, past the
+    // client's bound (1 s). No race between the server's timer and the client's reading, whatever the load.
+    const release: Array<() => void> = []
+    const server = await serve((res) => {
+      const timer = setTimeout(() => res.end(), 3_000)
+      release.push(() => {
+        clearTimeout(timer)
+        res.end()
+      })
+    })
+    const pool = countFreed()
+    try {
+      const results = await run(
+        Effect.forEach(Array.from({ length: 5 }), (_, i) =>
+          Effect.gen(function* () {
+            const read = yield* readStream(server.url, server.ended)
+            release.shift()?.()
+            // The next request goes once the client has its connection back, not after a guessed pause.
+            if (!(yield* waitFor(() => pool.freed() > i, 5_000)))
+              return yield* Effect.die(new Error(`the connection of request ${i} did not go back to the pool`))
+            return read
+          })
+        )
       )
-    )
-    for (const [i, r] of results.entries()) {
-      expect(r.types.at(-1)).toBe("message_stop")
-      // Done before the server ended this stream's body (it had ended only the earlier ones).
-      expect(r.endedWhenDone).toBe(i)
+      for (const [i, r] of results.entries()) {
+        expect(r.types.at(-1)).toBe("message_stop")
+        // Done before the server ended this stream's body (it had ended only the earlier ones).
+        expect(r.endedWhenDone).toBe(i)
+      }
+      expect(server.connections()).toBe(1)
+    } finally {
+      pool.stop()
     }
-    expect(server.connections()).toBe(1)
   })
 
   it("is closed when the body goes on past the bound after the final event", async () => {

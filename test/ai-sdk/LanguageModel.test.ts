@@ -198,7 +198,10 @@ describe.each(textFamilies)("umg/ai-sdk with a $name model", (family) => {
     const pending = generateText({ model: model(), prompt: "Hello", abortSignal: controller.signal }).catch(
       (e: unknown) => e
     )
-    setTimeout(() => controller.abort(), 50)
+    // Aborted once the request is on the wire (a fixed delay could pass before it is sent, and then
+    // there is no connection to close).
+    await vi.waitFor(() => expect(proxy.requests).toHaveLength(1), { timeout: 10_000 })
+    controller.abort()
     const failure = await pending
     await cut
     expect(failure).toMatchObject({ name: "AbortError" })
@@ -266,7 +269,7 @@ describe("disposing a umg/ai-sdk provider", () => {
     const own = createUmg({ baseURL: proxy.url, apiKey: emu.apiKey, maxRetries: 0 })
     const cut = proxy.nextCut()
     const answer = generateText({ model: own("gpt-4o"), prompt: "Hi", maxRetries: 0 }).catch((e: unknown) => e)
-    await vi.waitFor(() => expect(proxy.requests).toHaveLength(1))
+    await vi.waitFor(() => expect(proxy.requests).toHaveLength(1), { timeout: 10_000 })
     await own.dispose()
     await cut
     expect(await answer).toMatchObject({ name: "AbortError", message: "The umg provider was disposed." })
