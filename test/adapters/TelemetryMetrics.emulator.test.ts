@@ -13,6 +13,7 @@ import { Gateway } from "../../src/adapters/Gateway.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import { runToFinal } from "../../src/adapters/sse/Consume.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
+import { httpClients } from "../support/floodServer.js"
 import { recordingTracer, type RecordedSpan } from "../support/tracers.js"
 
 let emu: Emulator
@@ -124,33 +125,38 @@ describe("a call's GenAI client metrics", () => {
     expect(Object.keys(time.attributes ?? {}).sort()).toEqual([...Object.keys(call), "gen_ai.system", "unit"].sort())
   })
 
-  it("record a messages stream once, as it ends: its duration and its final answer's tokens", async () => {
-    const { value: final, metrics } = await measured(
-      Effect.flatMap(Gateway, (g) => runToFinal(g.messages.stream(messagesBody), () => Effect.void))
-    )
-    const call = {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "epsilon",
-      "gen_ai.request.model": messagesBody.model,
-      "gen_ai.response.model": final.model
+  // Over umg's Node client the transport's own finalizer records it; over any other, a finalizer of its own.
+  it.each(httpClients)(
+    "record a messages stream over $name once, as it ends: its duration and its final answer's tokens",
+    async ({ layer }) => {
+      const { value: final, metrics } = await measured(
+        Effect.flatMap(Gateway, (g) => runToFinal(g.messages.stream(messagesBody), () => Effect.void)),
+        { httpClient: layer }
+      )
+      const call = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "epsilon",
+        "gen_ai.request.model": messagesBody.model,
+        "gen_ai.response.model": final.model
+      }
+      const time = pointOf(metrics, duration, call)
+      expect(time.state.count).toBe(1)
+      // A stream's time to its first event: once, in seconds, within the call's duration.
+      const first = pointOf(metrics, firstChunk, call)
+      expect(first.state.count).toBe(1)
+      expect(first.attributes?.unit).toBe("s")
+      expect(bounds(first)).toEqual([...durationBounds, Infinity])
+      // (The first is noted in whole milliseconds, the duration in nanoseconds: a millisecond apart at most.)
+      expect(first.state.sum).toBeLessThanOrEqual(time.state.sum + 0.001)
+      const usage = final.usage
+      const input = pointOf(metrics, tokens, { ...call, "gen_ai.token.type": "input" })
+      // The conventions' input count, as the span's: the tokens read from and written to the cache included.
+      expect(input.state.sum).toBe(
+        usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0)
+      )
+      expect(pointOf(metrics, tokens, { ...call, "gen_ai.token.type": "output" }).state.sum).toBe(usage.output_tokens)
     }
-    const time = pointOf(metrics, duration, call)
-    expect(time.state.count).toBe(1)
-    // A stream's time to its first event: once, in seconds, within the call's duration.
-    const first = pointOf(metrics, firstChunk, call)
-    expect(first.state.count).toBe(1)
-    expect(first.attributes?.unit).toBe("s")
-    expect(bounds(first)).toEqual([...durationBounds, Infinity])
-    // (The first is noted in whole milliseconds, the duration in nanoseconds: a millisecond apart at most.)
-    expect(first.state.sum).toBeLessThanOrEqual(time.state.sum + 0.001)
-    const usage = final.usage
-    const input = pointOf(metrics, tokens, { ...call, "gen_ai.token.type": "input" })
-    // The conventions' input count, as the span's: the tokens read from and written to the cache included.
-    expect(input.state.sum).toBe(
-      usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0)
-    )
-    expect(pointOf(metrics, tokens, { ...call, "gen_ai.token.type": "output" }).state.sum).toBe(usage.output_tokens)
-  })
+  )
 
   it("record a stream drained by Effect's own Stream functions as runToFinal's: once per call", async () => {
     const { metrics } = await measured(
@@ -202,6 +208,17 @@ describe("a call's GenAI client metrics", () => {
     )
     const refusedHere = pointOf(invalid.metrics, duration, { "error.type": "InvalidRequest" })
     expect(refusedHere.attributes?.["server.address"]).toBeUndefined()
+
+    // A stream refused as it opens (its answer's status): recorded once, as it failed, the server named.
+    emu.inject("messages", { kind: "status", status: 400 }, 1)
+    const refusedStream = await measured(
+      Effect.exit(Effect.flatMap(Gateway, (g) => Stream.runDrain(g.messages.stream(messagesBody))))
+    )
+    const streamTime = pointOf(refusedStream.metrics, duration, { "error.type": "BadRequest" })
+    expect(streamTime.state.count).toBe(1)
+    expect(streamTime.attributes?.["server.address"]).toBe(new URL(emu.url).hostname)
+    expect(pointsOf(refusedStream.metrics, duration)).toHaveLength(1)
+    expect(pointsOf(refusedStream.metrics, firstChunk)).toEqual([])
 
     // A stream cut after its first events: failed, no tokens.
     emu.inject("messages", { kind: "sse-cut", afterEvents: 2 }, 1)

@@ -369,7 +369,8 @@ const sendOnce = <A extends GatewayResponseError>(
         }
         if (response.status === 0) return protocolError(request.family, "a redirect this runtime cannot follow")
         // The call's span (Telemetry) gets the status, the server answering and the gateway's request id —
-        // never a header's value otherwise (read only when a tracer exports the span).
+        // never a header's value otherwise (read only when a tracer exports the span); its metrics, the
+        // server answering (`url`).
         const annotate = Telemetry.annotate(() => {
           const requestId = requestIdOf(response.headers)
           return {
@@ -379,7 +380,7 @@ const sendOnce = <A extends GatewayResponseError>(
               ? { "umg.gateway.request_id": redactText(requestId, secretsFor(env.config, request), 200) }
               : {})
           }
-        })
+        }, url)
         if (response.status >= 200 && response.status < 300) return Effect.as(annotate, response)
         return Effect.andThen(annotate, readError(env.config, request, response, classify))
       })

@@ -21,7 +21,8 @@
  * with the span's own values for the attributes the conventions give them (operation, provider,
  * requested and answering model, server, `error.type`). They are Effect metrics, in the call's
  * `Metric.MetricRegistry`, for whatever exporter reads it; a record is a few map lookups, and nothing is
- * done per event.
+ * done per event. An untraced call builds no attributes until it ends (the transport only notes the URL
+ * that answered), and a stream's metrics are recorded by its transport's own finalizer (`Opened.onClose`).
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -30,6 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
@@ -326,7 +328,8 @@ interface CallRun {
   readonly startedNs: bigint
   /** A stream's start on the clock its transport notes its first event by (milliseconds). */
   startedMs: number | undefined
-  server: Readonly<Record<string, unknown>> | undefined
+  /** The URL that answered (its last hop), noted by `annotate`: the metrics' server, read as the run ends. */
+  answeredBy: string | undefined
   span: Tracer.Span | undefined
   opened: Opened<unknown, unknown, unknown> | undefined
   final: Exit.Exit<unknown, unknown> | undefined
@@ -345,7 +348,7 @@ const startRun = (fiber: Fiber.Fiber<unknown, unknown>, call: CallSpan): CallRun
     clock,
     startedNs: clock.monotonicTimeNanosUnsafe(),
     startedMs: undefined,
-    server: undefined,
+    answeredBy: undefined,
     span: undefined,
     opened: undefined,
     final: undefined
@@ -353,24 +356,29 @@ const startRun = (fiber: Fiber.Fiber<unknown, unknown>, call: CallSpan): CallRun
 }
 
 /**
- * Sets attributes on the current span, when there is one and a tracer exports it, and notes the
- * server (`server.address`, `server.port`) for the metrics of the call it runs in; given a function,
- * it is called only when one of them reads it. (`Effect.annotateCurrentSpan` builds and drops a
+ * Sets attributes on the current span, when there is one and a tracer exports it; given a function, it
+ * is called only then. `answeredBy`, the URL that answered, is noted for the metrics of the call it runs
+ * in (their `server.address` and `server.port`, read from it once as the call ends), whatever the
+ * tracer: an untraced call builds nothing here. (`Effect.annotateCurrentSpan` builds and drops a
  * `NoSuchElementException`, stack and all, on every untraced call.)
  * @category tracing
  */
 export const annotate = (
-  attributes: Readonly<Record<string, unknown>> | (() => Readonly<Record<string, unknown>>)
+  attributes: Readonly<Record<string, unknown>> | (() => Readonly<Record<string, unknown>>),
+  answeredBy?: string
 ): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
-    const run = fiber.getRef(CurrentCall)
-    const parent = isExported(fiber) ? Context.getOption(fiber.context, Tracer.ParentSpan) : Option.none()
-    const span = Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined
-    if (run === undefined && span === undefined) return Effect.void
+    if (answeredBy !== undefined) {
+      const run = fiber.getRef(CurrentCall)
+      if (run !== undefined) run.answeredBy = answeredBy
+    }
+    if (!isExported(fiber)) return Effect.void
+    const parent = Context.getOption(fiber.context, Tracer.ParentSpan)
+    if (Option.isNone(parent) || parent.value._tag !== "Span") return Effect.void
+    const span = parent.value
     const given = typeof attributes === "function" ? attributes() : attributes
-    const values = run === undefined ? given : withServerShown(given, run.call.secrets)
-    if (run !== undefined && values["server.address"] !== undefined) run.server = values
-    if (span !== undefined) setAll(span, values)
+    const run = fiber.getRef(CurrentCall)
+    setAll(span, run === undefined ? given : withServerShown(given, run.call.secrets))
     return Effect.void
   })
 
@@ -455,8 +463,9 @@ const metricAttributes = (run: CallRun, answer: Record<string, unknown> | undefi
   const out = run.call.identity()
   const model = answer === undefined ? undefined : run.call.responseModel(answer)
   if (model !== undefined) out["gen_ai.response.model"] = responseModelSeries(model)
-  const server = run.server
-  if (server !== undefined) {
+  const server =
+    run.answeredBy === undefined ? undefined : withServerShown(serverAttributes(run.answeredBy), run.call.secrets)
+  if (server !== undefined && server["server.address"] !== undefined) {
     const host = serverHosts(String(server["server.address"]))
     out["server.address"] = host
     const port = server["server.port"]
@@ -497,14 +506,29 @@ const recordRun = (run: CallRun, failure: Cause.Cause<unknown> | undefined, answ
     Metrics.record(Metrics.timeToFirstChunk, series, Math.max(0, first - run.startedMs) / 1000, run.context)
 }
 
+/** A final answer's value, when it has one. */
+const finalValue = (final: Exit.Exit<unknown, unknown>): unknown => (Exit.isSuccess(final) ? final.value : undefined)
+
+/** A streaming call's final answer, read once however many read it, from the transport's `resultNow`. */
+const finalNow = (run: CallRun, resultNow: () => Result.Result<unknown, unknown>): Exit.Exit<unknown, unknown> => {
+  if (run.final === undefined) {
+    const final = resultNow()
+    run.final = Result.isSuccess(final) ? Exit.succeed(final.success) : Exit.fail(final.failure)
+  }
+  return run.final
+}
+
 /** A streaming call's final answer (its `result`), read once however many read it. */
 const finalOf = (
   run: CallRun,
   opened: Opened<unknown, unknown, unknown>
-): Effect.Effect<Exit.Exit<unknown, unknown>> =>
-  run.final !== undefined
-    ? Effect.succeed(run.final)
+): Effect.Effect<Exit.Exit<unknown, unknown>> => {
+  if (run.final !== undefined) return Effect.succeed(run.final)
+  const resultNow = opened.resultNow
+  return resultNow !== undefined
+    ? Effect.sync(() => finalNow(run, resultNow))
     : Effect.map(Effect.exit(opened.result), (final) => (run.final = final))
+}
 
 /**
  * A stream's span as it ends: its final answer's attributes (usage, id, model, finish reasons). A
@@ -528,17 +552,17 @@ const recordStream = (run: CallRun, exit: Exit.Exit<unknown, unknown>): Effect.E
   const failure = Exit.isFailure(exit) ? exit.cause : undefined
   const opened = run.opened
   if (opened === undefined) return Effect.sync(() => recordRun(run, failure, undefined))
-  return Effect.map(finalOf(run, opened), (final) =>
-    recordRun(run, failure, Exit.isSuccess(final) ? final.value : undefined)
-  )
+  return Effect.map(finalOf(run, opened), (final) => recordRun(run, failure, finalValue(final)))
 }
 
 /**
- * `open` as one run of a call, in the stream's scope: a finalizer, added before `open` runs (so run
- * after its span has ended), records the call's metrics; when `open` opened a span (`inSpanScoped`),
- * one added after it puts the final answer's attributes on it before it ends (the scope's finalizers
- * run last-added first). Nothing is read per event: the final answer is the one the transport folded
- * as the events went by (as `runToFinal` gives it), and the time of the first event the one it noted.
+ * `open` as one run of a call, in the stream's scope. Its metrics are recorded as it ends: when `open`
+ * fails (or is interrupted), at once; once it has opened, as the scope closes, by the transport's own
+ * finalizer (`Opened.onClose`: a finalizer of their own cost a short stream about a tenth of its CPU),
+ * else by a finalizer. When `open` opened a span (`inSpanScoped`), a finalizer added after it puts the
+ * final answer's attributes on it before it ends (the scope's finalizers run last-added first).
+ * Nothing is read per event: the final answer is the one the transport folded as the events went by
+ * (as `runToFinal` gives it), and the time of the first event the one it noted.
  */
 const openRun = <A, E, Z, R>(
   fiber: Fiber.Fiber<unknown, unknown>,
@@ -548,19 +572,28 @@ const openRun = <A, E, Z, R>(
   const run = startRun(fiber, call)
   run.startedMs = run.clock.currentTimeMillisUnsafe()
   const usage = !fiber.getRef(UsageOnOuterSpan)
-  return Effect.andThen(
-    Effect.addFinalizer((exit) => recordStream(run, exit)),
-    Effect.flatMap(Effect.provideService(open, CurrentCall, run), (opened) => {
-      const seen = opened as Opened<unknown, unknown, unknown>
-      run.opened = seen
-      const span = run.span
-      if (span === undefined) return Effect.succeed(opened)
-      return Effect.as(
-        Effect.addFinalizer(() => annotateStreamSpan(span, run, seen, usage)),
-        opened
-      )
-    })
+  const opening = Effect.onError(Effect.provideService(open, CurrentCall, run), (cause) =>
+    Effect.sync(() => recordRun(run, cause, undefined))
   )
+  return Effect.flatMap(opening, (opened) => {
+    const seen = opened as Opened<unknown, unknown, unknown>
+    run.opened = seen
+    const { onClose, resultNow } = seen
+    const hooked = onClose !== undefined && resultNow !== undefined
+    if (hooked)
+      onClose((exit) =>
+        recordRun(run, Exit.isFailure(exit) ? exit.cause : undefined, finalValue(finalNow(run, resultNow)))
+      )
+    let finalizers: Effect.Effect<void, never, Scope.Scope> | undefined = hooked
+      ? undefined
+      : Effect.addFinalizer((exit) => recordStream(run, exit))
+    const span = run.span
+    if (span !== undefined) {
+      const annotated = Effect.addFinalizer(() => annotateStreamSpan(span, run, seen, usage))
+      finalizers = finalizers === undefined ? annotated : Effect.andThen(finalizers, annotated)
+    }
+    return finalizers === undefined ? Effect.succeed(opened) : Effect.as(finalizers, opened)
+  })
 }
 
 const SpannableTypeId: unique symbol = Symbol.for("umg/adapters/Telemetry/Spannable")

@@ -9,6 +9,7 @@
 import type { Clock, Stream } from "effect"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as ByteSource from "../http/ByteSource.js"
@@ -195,18 +196,44 @@ const feed = (parser: SseCallbackParser, family: Family, piece: Uint8Array): Dec
 }
 
 /** The final answer from the one fold: read after `End`, when the stream ended without failing. */
-const resultOf = <Final>(
-  verdict: () => Result.Result<Final, IncompleteStream>
-): Effect.Effect<Final, IncompleteStream> =>
+const resultOf = <Final, E>(verdict: () => Result.Result<Final, E>): Effect.Effect<Final, E> =>
   Effect.suspend(() => {
     const final = verdict()
     return Result.isSuccess(final) ? Effect.succeed(final.success) : Effect.fail(final.failure)
   })
 
+/** What a stream's opening gives: its pull, its result (as an effect and at once), its first event's time, its close hook. */
+const openedOf = <Event, E, Final>(
+  pull: ByteSource.ChunkPull<Event, E>,
+  resultNow: () => Result.Result<Final, E>,
+  firstEventAt: () => number | undefined,
+  onClose: (f: (exit: Exit.Exit<unknown, unknown>) => void) => void
+): Opened<Event, E, Final> => ({ pull, result: resultOf(resultNow), firstEventAt, resultNow, onClose })
+
+/**
+ * What runs once as a stream's scope closes, with its exit (`Opened.onClose`: the call's metrics): set
+ * once the stream has opened (`onClose`), run by the stream's finalizer (`closed`).
+ */
+const closeHook = (): {
+  readonly closed: (exit: Exit.Exit<unknown, unknown>) => void
+  readonly onClose: (f: (exit: Exit.Exit<unknown, unknown>) => void) => void
+} => {
+  let hook: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
+  return {
+    closed: (exit) => {
+      const f = hook
+      hook = undefined
+      f?.(exit)
+    },
+    onClose: (f) => void (hook = f)
+  }
+}
+
 /**
  * Starts the body into the decoder's `sink` and arms its watchdog, in the stream's scope; `attach`
- * gets the body's flow. Under the live clock, with a source that starts at once (umg's Node client),
- * the body's release and the watchdog's stop are one finalizer.
+ * gets the body's flow, `closed` the scope's exit as it closes (`Opened.onClose`). Under the live
+ * clock, with a source that starts at once (umg's Node client), the body's release, the watchdog's
+ * stop and `closed` are one finalizer.
  */
 const startBody = <B, A>(
   bytes: Stream.Stream<Uint8Array, B>,
@@ -215,6 +242,7 @@ const startBody = <B, A>(
   attach: (flow: ByteSource.ByteFlow) => void,
   msLeft: () => number | undefined,
   expire: () => void,
+  closed: (exit: Exit.Exit<unknown, unknown>) => void,
   opened: A
 ): Effect.Effect<A, never, Scope.Scope> => {
   const source = ByteSource.of(bytes)
@@ -228,11 +256,11 @@ const startBody = <B, A>(
           attach(body)
           const stopWatch = Deadline.watchLive(msLeft, expire)
           return Effect.as(
-            Scope.addFinalizer(
-              scope,
+            Scope.addFinalizerExit(scope, (exit) =>
               Effect.sync(() => {
                 stopWatch()
                 body.close()
+                closed(exit)
               })
             ),
             opened
@@ -240,10 +268,13 @@ const startBody = <B, A>(
         })
       )
     )
-  // Any other source or clock: the source's start and the watchdog hold a finalizer each.
+  // Any other source or clock: the source's start, the watchdog and `closed` hold a finalizer each.
   return Effect.flatMap(source.start(sink), (body) => {
     attach(body)
-    return Effect.as(Deadline.watch(msLeft, expire), opened)
+    return Effect.andThen(
+      Effect.addFinalizer((exit) => Effect.sync(() => closed(exit))),
+      Effect.as(Deadline.watch(msLeft, expire), opened)
+    )
   })
 }
 
@@ -393,12 +424,12 @@ const setup = <Event, Snapshot, Final, B>(
     stop()
     notify()
   }
-
-  const result = resultOf(() => verdict ?? acc.finish(folder.snapshot()))
-  const opened: Opened<Event, SseError<B>, Final> = { pull, result, firstEventAt: () => firstEventAt }
+  const { closed, onClose } = closeHook()
+  const resultNow = (): Result.Result<Final, IncompleteStream> => verdict ?? acc.finish(folder.snapshot())
+  const opened = openedOf(pull, resultNow, () => firstEventAt, onClose)
   const attach = (body: ByteSource.ByteFlow): void => {
     flow = body
     if (ended) release(body)
   }
-  return startBody(bytes, clock, sink, attach, msLeft, expire, opened)
+  return startBody(bytes, clock, sink, attach, msLeft, expire, closed, opened)
 }
