@@ -171,7 +171,10 @@ describe("a streamed batch", () => {
 })
 
 describe("status on a batch of a million lines", () => {
-  it("reads six counts, not the lines: far under a second, and several times faster than counting the lines", async () => {
+  // What is asserted is what status reads, not its time (speed is the bench's, bench/batch-scale.bench.ts):
+  // the lines are stored all pending while the counts say where a run left them, so only a status read
+  // from the counts gives the run's figures. The times are printed, for the reader.
+  it("reads the batch's counts, not its lines", async () => {
     const dir = mkdtempSync(join(tmpdir(), "umg-batch-big-"))
     const file = join(dir, "b.db")
     const n = 1_000_000
@@ -186,9 +189,7 @@ describe("status on a batch of a million lines", () => {
             Effect.all([
               sql.unsafe(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${n})
                 INSERT INTO umg_batch_lines (batch_id, line, input, state, submits)
-                SELECT 'big', i, '{"model":"beta-3.0-fast-generate-001","prompt":"p"}',
-                  CASE WHEN i <= 600000 THEN 'succeeded' WHEN i <= 600100 THEN 'running' ELSE 'pending' END,
-                  CASE WHEN i <= 600100 THEN 1 ELSE 0 END FROM k`),
+                SELECT 'big', i, '{"model":"beta-3.0-fast-generate-001","prompt":"p"}', 'pending', 0 FROM k`),
               sql`UPDATE umg_batch_counts SET n = CASE state WHEN 'succeeded' THEN 600000 WHEN 'running' THEN 100
                 WHEN 'pending' THEN 399900 ELSE 0 END WHERE batch_id = 'big'`,
               sql`UPDATE umg_batch_ingest SET stored = ${n}, complete = 1 WHERE batch_id = 'big'`
@@ -220,7 +221,5 @@ describe("status on a batch of a million lines", () => {
       `status of a 1,000,000-line batch: ${statusMs.toFixed(1)} ms (counting its lines: ${scanMs.toFixed(0)} ms)`
     )
     rmSync(dir, { recursive: true, force: true })
-    expect(statusMs).toBeLessThan(1_000)
-    expect(statusMs * 5).toBeLessThan(scanMs)
   }, 180_000)
 })
