@@ -13,6 +13,7 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import { createRequire } from "node:module"
 import * as Redacted from "effect/Redacted"
+import { type List, parseList, Token } from "structured-headers"
 import { ProxyFailure } from "./ProxyFailure.js"
 import { authorizationOf, invalid, type ProxyOptions, type ProxySetting, proxyUrlOf, shown } from "./ProxySetting.js"
 import { type ProxyEndpoint, TunnelingAgent } from "./ProxyTunnel.js"
@@ -178,15 +179,61 @@ export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown =>
 }
 
 /**
- * The failure of an answer the proxy itself gave to a request it was to forward (a `407` to a plain
- * `http://` request or `ws://` upgrade, which go to the proxy in absolute form), or `undefined` when the
- * answer is the gateway's: any status but 407, and any answer through a `CONNECT` tunnel.
+ * RFC 9209 error types by which a proxy says it could not connect to the next hop: no byte of the
+ * request went on. The others (`connection_terminated`, `http_response_timeout`, …) leave open that the
+ * gateway got it.
+ */
+const NOT_CONNECTED = new Set([
+  "dns_timeout",
+  "dns_error",
+  "destination_not_found",
+  "destination_unavailable",
+  "destination_ip_prohibited",
+  "destination_ip_unroutable",
+  "connection_refused",
+  "connection_timeout"
+])
+
+/**
+ * The RFC 9209 error type of an answer's `Proxy-Status` saying that the proxy nearest umg (its list's
+ * last member: each intermediary adds itself at the end) could not connect to the next hop, so the
+ * answer is its own and nothing went on; `undefined` otherwise (no such field, one that does not parse,
+ * another error, or an error of a proxy past it whose answer it carried).
+ */
+const notConnectedIn = (field: string | ReadonlyArray<string> | undefined): string | undefined => {
+  if (field === undefined) return undefined
+  let members: List
+  try {
+    members = parseList(typeof field === "string" ? field : field.join(", "))
+  } catch {
+    return undefined // RFC 8941: a field that does not parse is ignored whole
+  }
+  const last = members.at(-1)
+  const error = last === undefined || Array.isArray(last[0]) ? undefined : last[1].get("error")
+  // An error type is a token: a string that spells one is not one.
+  return error instanceof Token && NOT_CONNECTED.has(error.toString()) ? error.toString() : undefined
+}
+
+/**
+ * The failure of an answer the proxy itself gave to a request it was to forward (a plain `http://`
+ * request or `ws://` upgrade, which go to the proxy in absolute form), or `undefined` when the answer is
+ * the gateway's. The proxy's: a 407, and a 5xx whose RFC 9209 `Proxy-Status` (in `headers`, when given)
+ * says the proxy could not connect to the gateway (`connection_refused`, `dns_error`, …): nothing else
+ * tells a proxy's own answer from one it carried (a `Via` header and a body come with both). The
+ * gateway's: any other answer, and any answer through a `CONNECT` tunnel.
  * @category constructors
  */
-export const refusalOf = (plan: ProxyPlan, url: URL, status: number): ProxyFailure | undefined => {
-  if (status !== 407 || url.protocol === "https:" || url.protocol === "wss:") return undefined
+export const refusalOf = (
+  plan: ProxyPlan,
+  url: URL,
+  status: number,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>> = {}
+): ProxyFailure | undefined => {
+  if (url.protocol === "https:" || url.protocol === "wss:") return undefined
+  const proxyStatus = status >= 500 && status < 600 ? notConnectedIn(headers["proxy-status"]) : undefined
+  if (status !== 407 && proxyStatus === undefined) return undefined
   const proxy = proxyOf(plan, url)
   return proxy === undefined
     ? undefined
-    : new ProxyFailure({ proxy, problem: "refused", status, credentials: plan.credentials })
+    : new ProxyFailure({ proxy, problem: "refused", status, credentials: plan.credentials, proxyStatus })
 }

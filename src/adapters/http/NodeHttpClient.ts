@@ -14,8 +14,9 @@
  *
  * It goes through an HTTP proxy as Node's own clients do (`HttpProxy.ts`: the environment proxy when Node
  * runs with `NODE_USE_ENV_PROXY=1`), or through the one its `proxy` option names. A failure at the
- * proxy (unreachable, a 407, a refused tunnel) is a `TransportError` whose cause is a `ProxyFailure`
- * naming the proxy's host and port, never its credentials.
+ * proxy (unreachable, a 407, a refused or never opened tunnel, a proxy's own answer whose `Proxy-Status`
+ * says it could not reach the gateway) is a `TransportError` whose cause is a `ProxyFailure` naming the
+ * proxy's host and port, never its credentials.
  */
 import type { Schema } from "effect"
 import * as Context from "effect/Context"
@@ -437,8 +438,10 @@ const exchange = (
         once(Effect.fail(transportFailure(request, plan === undefined ? cause : HttpProxy.failureOf(plan, url, cause))))
     })
     nodeRequest.once("response", (message) => {
-      // A 407 to a request sent to the proxy in absolute form is the proxy's, not the gateway's.
-      const refused = plan === undefined ? undefined : HttpProxy.refusalOf(plan, url, message.statusCode ?? 0)
+      // A 407 to a request sent to the proxy in absolute form is the proxy's, not the gateway's; so is a
+      // 5xx whose Proxy-Status says the proxy could not connect to the gateway.
+      const refused =
+        plan === undefined ? undefined : HttpProxy.refusalOf(plan, url, message.statusCode ?? 0, message.headers)
       if (refused !== undefined) {
         nodeRequest.destroy()
         return once(Effect.fail(transportFailure(request, refused)))

@@ -1,11 +1,19 @@
 /**
  * A request that failed at the HTTP proxy rather than at the gateway: the proxy could not be reached,
- * refused its credentials (407) or the tunnel. It names the proxy by host and port only, never its
- * credentials, and rides in the `cause` of the transport failure so an error can say where it failed.
- * Pure (no Node module), so the transport and the WebSocket session can read it in any build.
+ * did not carry the request (`ProxyProblem`), or lost the connection. It names the proxy by host and
+ * port only, never its credentials, and rides in the `cause` of the transport failure so an error can
+ * say where it failed. Pure (no Node module), so the transport and the WebSocket session can read it in
+ * any build.
  */
 
-/** What went wrong at the proxy. @category models */
+/**
+ * What went wrong at the proxy. `unreachable`: no connection to it. `refused`: it did not carry the
+ * request, so the gateway never saw it (the transport's reason `connect`): it refused it (`status`), it
+ * never opened the `CONNECT` tunnel (no `status`: it closed, reset or timed out first, or its answer was
+ * not one), or it answered itself that it could not reach the gateway (`proxyStatus`). `lost`: the
+ * connection through it failed, maybe after the request was sent.
+ * @category models
+ */
 export type ProxyProblem = "unreachable" | "refused" | "lost"
 
 /** The fields of a `ProxyFailure`. @category models */
@@ -19,6 +27,11 @@ export interface ProxyFailureInfo {
   readonly credentials: boolean
   /** The Node error's `code`, when there was one (`ECONNREFUSED`, `ENOTFOUND`, `ERR_PROXY_TUNNEL`, …). */
   readonly code?: string | undefined
+  /**
+   * The RFC 9209 error type (`connection_refused`, `dns_error`, …) of a proxy's own answer (`status`)
+   * saying it could not connect to the gateway: one of a fixed set, never the header's other text.
+   */
+  readonly proxyStatus?: string | undefined
 }
 
 const statusText = (status: number): string => (status === 407 ? "407 Proxy Authentication Required" : `${status}`)
@@ -33,7 +46,11 @@ const describe = (info: ProxyFailureInfo): string => {
         return info.credentials
           ? `the proxy ${info.proxy} refused its credentials (${statusText(407)})`
           : `the proxy ${info.proxy} asks for credentials (${statusText(407)}): give them in the proxy URL, http://user:password@host:port`
-      return `the proxy ${info.proxy} refused to carry the request (${statusText(info.status ?? 0)})`
+      if (info.proxyStatus !== undefined)
+        return `the proxy ${info.proxy} could not reach the gateway (${info.status ?? 0}, Proxy-Status error=${info.proxyStatus})`
+      if (info.status === undefined)
+        return `the proxy ${info.proxy} did not open the tunnel${info.code === "ETIMEDOUT" ? " in time" : ""}${info.code !== undefined ? ` (${info.code})` : ""}`
+      return `the proxy ${info.proxy} refused to carry the request (${statusText(info.status)})`
     case "lost":
       return `the connection through the proxy ${info.proxy} failed${info.code !== undefined ? ` (${info.code})` : ""}`
   }
@@ -50,6 +67,7 @@ export class ProxyFailure extends Error {
   readonly problem: ProxyProblem
   readonly status: number | undefined
   readonly credentials: boolean
+  readonly proxyStatus: string | undefined
 
   constructor(info: ProxyFailureInfo, cause?: unknown) {
     super(describe(info), cause === undefined ? undefined : { cause })
@@ -58,6 +76,7 @@ export class ProxyFailure extends Error {
     this.problem = info.problem
     this.status = info.status
     this.credentials = info.credentials
+    this.proxyStatus = info.proxyStatus
   }
 }
 

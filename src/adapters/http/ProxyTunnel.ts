@@ -5,7 +5,9 @@
  * ends the process), puts the proxy's status line, whatever it echoes, in its error, and leaves the
  * proxy's socket open when its request is destroyed before the proxy answers. Here the answer's head is
  * bounded, a refusal is a `ProxyFailure` with its status only, and the socket of a tunnel still opening
- * is destroyed with its request (`onTunnelSocket`) or its agent.
+ * is destroyed with its request (`onTunnelSocket`) or its agent. A tunnel the proxy took the connection
+ * for but never opened (it closed, reset or timed out before its 200, or its answer was not one) is a
+ * `refused` `ProxyFailure`: no byte of the request left, so the transport's reason is `connect`.
  */
 import * as Https from "node:https"
 import type * as Http from "node:http"
@@ -42,6 +44,11 @@ type Done = (error: Error | null, socket?: Duplex) => void
 /** The most of a proxy's answer head read (Node's own bound on an HTTP head is 16 KiB). */
 const maxHeadBytes = 16 * 1024
 
+const codeOf = (error: Error): string | undefined => {
+  const code = (error as { code?: unknown }).code
+  return typeof code === "string" ? code : undefined
+}
+
 /** The status of an answer's head (`HTTP/1.1 200 Connection established`), if it is one. */
 const statusOf = (head: string): number | undefined => {
   const match = /^HTTP\/1\.[01] ([1-5]\d\d)(?:[ \t]|$)/.exec(head)
@@ -67,14 +74,24 @@ const connectRequest = (endpoint: ProxyEndpoint, options: ConnectionOptions): st
 
 /**
  * Opens a tunnel through `endpoint` to the request's host and port, then TLS to the host over it, and
- * gives the TLS socket (or the failure) to `done`, once. Returns the socket to the proxy at once.
+ * gives the TLS socket (or the failure) to `done`, once. Returns the socket to the proxy at once. Until
+ * the proxy's 200, nothing of the request has left: a failure once the proxy took the connection is the
+ * tunnel never opened (`unopened`); one before keeps Node's error (an unreachable proxy); one after the
+ * 200 is the connection lost, as a direct one's would be.
  */
 const openTunnel = (endpoint: ProxyEndpoint, options: ConnectionOptions, done: Done): Net.Socket => {
   const socket = connectTo(endpoint)
-  const failure = (problem: ProxyProblem, code: string, status?: number) =>
-    new ProxyFailure({ proxy: endpoint.name, problem, status, credentials: endpoint.authorization !== undefined, code })
+  const failure = (problem: ProxyProblem, code: string | undefined, status?: number, cause?: unknown) =>
+    new ProxyFailure(
+      { proxy: endpoint.name, problem, status, credentials: endpoint.authorization !== undefined, code },
+      cause
+    )
+  // A Node socket error's message holds its code and syscall only (`read ECONNRESET`): kept as the cause.
+  const unopened = (code: string | undefined, cause?: unknown) => failure("refused", code, undefined, cause)
   let head: Buffer = Buffer.alloc(0)
   let secure: Tls.TLSSocket | undefined
+  /** Whether the proxy took the connection (and the `CONNECT` was written). */
+  let asked = false
   let settled = false
   const finish = (error: Error | null) => {
     if (settled) return
@@ -85,22 +102,23 @@ const openTunnel = (endpoint: ProxyEndpoint, options: ConnectionOptions, done: D
     socket.destroy()
     done(error)
   }
-  const onError = (error: Error) => finish(error)
-  const onEnd = () => finish(failure("lost", "ECONNRESET"))
-  const onTimeout = () => finish(failure("lost", "ETIMEDOUT"))
+  const opening = () => secure === undefined
+  const onError = (error: Error) => finish(asked && opening() ? unopened(codeOf(error), error) : error)
+  const onEnd = () => finish(opening() ? unopened("ECONNRESET") : failure("lost", "ECONNRESET"))
+  const onTimeout = () => finish(opening() ? unopened("ETIMEDOUT") : failure("lost", "ETIMEDOUT"))
   const onReadable = () => {
     for (let chunk = socket.read() as Buffer | null; chunk !== null && secure === undefined; chunk = socket.read()) {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk])
       const end = head.indexOf("\r\n\r\n")
       if (end === -1) {
-        if (head.length > maxHeadBytes) return finish(failure("lost", "ERR_PROXY_TUNNEL"))
+        if (head.length > maxHeadBytes) return finish(unopened("ERR_PROXY_TUNNEL"))
         continue
       }
       const status = statusOf(head.toString("latin1", 0, Math.min(end, 64)))
-      if (status === undefined) return finish(failure("lost", "ERR_PROXY_TUNNEL"))
+      if (status === undefined) return finish(unopened("ERR_PROXY_TUNNEL"))
       if (status !== 200) return finish(failure("refused", "ERR_PROXY_TUNNEL", status))
-      // Nothing may come before the TLS handshake, which the client starts.
-      if (head.length > end + 4) return finish(failure("lost", "ERR_PROXY_TUNNEL"))
+      // Nothing may come before the TLS handshake, which the client starts: nor has anything been sent.
+      if (head.length > end + 4) return finish(unopened("ERR_PROXY_TUNNEL"))
       return startTls()
     }
   }
@@ -115,7 +133,10 @@ const openTunnel = (endpoint: ProxyEndpoint, options: ConnectionOptions, done: D
     socket.off("timeout", onTimeout).setTimeout(0)
     secure?.off("error", onError).off("close", onEnd)
   }
-  socket.once(endpoint.secure ? "secureConnect" : "connect", () => socket.write(connectRequest(endpoint, options)))
+  socket.once(endpoint.secure ? "secureConnect" : "connect", () => {
+    asked = true
+    socket.write(connectRequest(endpoint, options))
+  })
   socket.on("readable", onReadable).on("error", onError).on("end", onEnd).on("close", onEnd)
   // As Node's tunnel does: the agent's (or the request's) timeout bounds the tunnel's opening too.
   if (typeof options.timeout === "number" && options.timeout > 0)
