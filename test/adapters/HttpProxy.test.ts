@@ -3,7 +3,8 @@
 // `ws` opener report them (a real loopback proxy; an unreachable one; one answering 407). Nothing here
 // touches process.env or Node's global agents: the environment convention is tested in child processes
 // (Proxy.test.ts).
-import { createServer } from "node:net"
+import { createServer as createHttpServer } from "node:http"
+import { createServer, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
 import { Effect, Redacted } from "effect"
 import { HttpClient } from "effect/http"
@@ -257,6 +258,28 @@ describe("umg's ws opener through a given proxy", () => {
       expect(refused.outcome).toBe("error")
       const failure = proxyFailureIn(refused.outcome === "error" ? refused.error : undefined)
       expect(failure).toMatchObject({ proxy: `127.0.0.1:${guarded.port}`, problem: "refused", status: 407 })
+    }
+  })
+
+  it("names a proxy whose own 502 to a ws:// upgrade says, by Proxy-Status, that it could not reach the gateway", async () => {
+    const answer = (status: string, proxyStatus: string) =>
+      `HTTP/1.1 ${status}\r\nProxy-Status: corp-proxy; ${proxyStatus}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`
+    let reply = answer("502 Bad Gateway", "error=connection_refused")
+    const proxy = createHttpServer().on("upgrade", (_request, socket: Socket) => void socket.end(reply))
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    try {
+      const refused = await openSocket(`ws://gateway.test:${emu.port}/v1/realtime`, proxyUrl)
+      const failure = proxyFailureIn(refused.outcome === "error" ? refused.error : undefined)
+      expect(failure).toMatchObject({ problem: "refused", status: 502, proxyStatus: "connection_refused" })
+      // Another error type (the gateway may have got the request): the gateway's answer, as it was.
+      reply = answer("502 Bad Gateway", "error=http_response_timeout")
+      expect(await openSocket(`ws://gateway.test:${emu.port}/v1/realtime`, proxyUrl)).toEqual({
+        outcome: "refused",
+        status: 502
+      })
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve))
     }
   })
 })

@@ -111,8 +111,9 @@ const openSocket = (
       // An upgrade refused with an HTTP status: report the answer (never the request: it holds the key).
       // Closing the socket meanwhile (the handshake's time limit) drops the answer, which settles the read.
       socket.on("unexpected-response", (_req, res) => {
-        // A 407 to a `ws://` upgrade sent to the proxy is the proxy's answer, not the gateway's.
-        const refused = HttpProxy.refusalOf(route.plan, route.parsed, res.statusCode ?? 0)
+        // A 407 to a `ws://` upgrade sent to the proxy is the proxy's answer, not the gateway's; so is a
+        // 5xx whose Proxy-Status says the proxy could not connect to the gateway.
+        const refused = HttpProxy.refusalOf(route.plan, route.parsed, res.statusCode ?? 0, res.headers)
         if (refused !== undefined) {
           handlers.error(refused)
           return void socket.terminate()
