@@ -152,8 +152,13 @@ const codeOf = (error: unknown): string | undefined => {
   return typeof code === "string" ? code : undefined
 }
 
-/** Codes of a connection to the proxy that was never made. */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT"])
+/** Codes of a connection to the proxy that was never made (and `ETIMEDOUT`, from `connect(2)` only). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
+
+/** Whether `error` (its `code`) says the connection to the proxy was never made. */
+const unreachable = (error: unknown, code: string | undefined): boolean =>
+  code !== undefined &&
+  (UNREACHABLE.has(code) || (code === "ETIMEDOUT" && (error as { syscall?: unknown }).syscall === "connect"))
 
 /**
  * A request's failure as the client reports it: a `ProxyFailure` (with the Node error as its cause)
@@ -172,7 +177,7 @@ export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown =>
     status >= 100 &&
     status < 600
       ? { problem: "refused" as const, status }
-      : { problem: code !== undefined && UNREACHABLE.has(code) ? ("unreachable" as const) : ("lost" as const) }
+      : { problem: unreachable(error, code) ? ("unreachable" as const) : ("lost" as const) }
   // A Node tunnel's error quotes the proxy's status line, which may echo the credentials: not kept.
   const cause = code === "ERR_PROXY_TUNNEL" ? Object.assign(new Error("the proxy tunnel failed"), { code }) : error
   return new ProxyFailure({ proxy, credentials: plan.credentials, code, ...info }, cause)

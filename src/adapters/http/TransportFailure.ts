@@ -16,14 +16,25 @@ const NEVER_CONNECTED = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EADDRNOTAVAIL",
-  "UND_ERR_CONNECT_TIMEOUT"
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ETIMEDOUT connect"
 ])
+
+/**
+ * An error's code as this reading tells them apart: `ETIMEDOUT` from `connect(2)` (the connection never
+ * made) is `ETIMEDOUT connect`; from a read or a write, on a connection made, it stays `ETIMEDOUT`.
+ */
+const codeOf = (error: object): string | undefined => {
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown }
+  if (typeof code !== "string") return undefined
+  return code === "ETIMEDOUT" && syscall === "connect" ? "ETIMEDOUT connect" : code
+}
 
 const codesOf = (error: unknown, depth = 0): Array<string> => {
   if (depth > 5 || typeof error !== "object" || error === null) return []
   const out: Array<string> = []
-  const code = (error as { code?: unknown }).code
-  if (typeof code === "string") out.push(code)
+  const code = codeOf(error)
+  if (code !== undefined) out.push(code)
   const errors = (error as { errors?: unknown }).errors
   if (Array.isArray(errors)) for (const e of errors) out.push(...codesOf(e, depth + 1))
   out.push(...codesOf((error as { cause?: unknown }).cause, depth + 1))
