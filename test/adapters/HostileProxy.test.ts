@@ -18,6 +18,7 @@ import { ProxyFailure, proxyFailureIn } from "../../src/adapters/http/ProxyFailu
 import { nodeSocketOpenerWith } from "../../src/adapters/socket/NodeWebSocket.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { startForwardingProxy, type ForwardingProxy } from "../fixtures/forwardingProxy.js"
+import { onConnectHead, type RawPeer, startRawPeer } from "../fixtures/rawPeer.js"
 import { expectNoSecret } from "../support/secrets.js"
 import { recordingTracer, shownBy } from "../support/tracers.js"
 
@@ -27,52 +28,9 @@ const BASIC = Buffer.from(`${USER}:${PASSWORD}`).toString("base64")
 const secrets = [PASSWORD, BASIC]
 const withCredentials = (port: number) => `http://${USER}:${PASSWORD}@127.0.0.1:${port}`
 
-/** A raw TCP peer on loopback that counts the connections still open on its side. */
-interface RawPeer {
-  readonly port: number
-  readonly open: () => number
-  readonly close: () => Promise<void>
-}
-
-const startRawPeer = (onConnection: (socket: Socket) => void): Promise<RawPeer> =>
-  new Promise((resolve) => {
-    const sockets = new Set<Socket>()
-    const server = createServer((socket) => {
-      sockets.add(socket)
-      socket.on("close", () => sockets.delete(socket))
-      socket.on("error", () => {})
-      // Read (so a close from the client is seen) and end our side when the client ends its.
-      socket.on("end", () => socket.destroy())
-      onConnection(socket)
-      if (socket.listenerCount("data") === 0) socket.resume()
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        open: () => sockets.size,
-        close: () =>
-          new Promise((done) => {
-            for (const socket of sockets) socket.destroy()
-            server.close(() => done())
-          })
-      })
-    )
-  })
-
-/** Calls `answer` once with the CONNECT head a client sent (and the socket to answer on). */
-const onConnect =
-  (answer: (head: string, socket: Socket) => void) =>
-  (socket: Socket): void => {
-    let head = ""
-    const onData = (chunk: Buffer) => {
-      head += chunk.toString("latin1")
-      if (!head.includes("\r\n\r\n")) return
-      socket.off("data", onData)
-      socket.resume()
-      answer(head, socket)
-    }
-    socket.on("data", onData)
-  }
+/** A raw peer that reads, and ends its side when the client ends its. */
+const startPeer = (onConnection: (socket: Socket) => void): Promise<RawPeer> =>
+  startRawPeer(onConnection, { endWithClient: true })
 
 const proxyAuthorizationIn = (head: string): string => /proxy-authorization: ([^\r\n]*)/i.exec(head)?.[1] ?? ""
 
@@ -112,7 +70,7 @@ const getThrough = (url: string, proxy: HttpProxy.ProxySetting) =>
 
 describe("a proxy that never answers CONNECT", () => {
   it("is given up when the call's timeoutMs passes, and the socket to it is closed, not left open", async () => {
-    const silent = await startRawPeer(() => {})
+    const silent = await startPeer(() => {})
     try {
       const started = Date.now()
       const exit = await gatewayExit(
@@ -140,7 +98,7 @@ describe("a proxy that never answers CONNECT", () => {
   })
 
   it("closes a wss:// socket's connection to it when the handshake's time limit passes", async () => {
-    const silent = await startRawPeer(() => {})
+    const silent = await startPeer(() => {})
     try {
       const exit = await gatewayExit(
         Effect.scoped(Effect.flatMap(Gateway, (g) => g.realtime.connect({ model: "gpt-realtime" }))),
@@ -163,8 +121,8 @@ describe("a proxy's CONNECT answer", () => {
     const warnings: Array<string> = []
     const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`)
     process.on("warning", onWarning)
-    const slow = await startRawPeer(
-      onConnect((_head, socket) => {
+    const slow = await startPeer(
+      onConnectHead((_head, socket) => {
         // The answer in pieces of 8 bytes, 2 ms apart: each a chunk of its own for the client.
         const answer = `HTTP/1.1 407 Proxy Authentication Required\r\n${"X-Pad: y\r\n".repeat(12)}\r\n`
         const next = (at: number): void => {
@@ -188,8 +146,8 @@ describe("a proxy's CONNECT answer", () => {
   })
 
   it("whose head never ends is cut at a bound: the call fails at once, naming the proxy, not at its time limit", async () => {
-    const endless = await startRawPeer(
-      onConnect((_head, socket) => {
+    const endless = await startPeer(
+      onConnectHead((_head, socket) => {
         socket.write(`HTTP/1.1 200 Connection established\r\nX-Pad: ${"a".repeat(256 * 1024)}`)
       })
     )
@@ -212,8 +170,8 @@ describe("a proxy's CONNECT answer", () => {
   })
 
   it("echoing the Proxy-Authorization it got, in its status line and body, shows none of it in the error", async () => {
-    const echo = await startRawPeer(
-      onConnect((head, socket) => {
+    const echo = await startPeer(
+      onConnectHead((head, socket) => {
         const sent = proxyAuthorizationIn(head)
         const body = `you sent ${sent}`
         socket.end(`HTTP/1.1 407 you sent ${sent}\r\nContent-Length: ${body.length}\r\n\r\n${body}`)
@@ -264,8 +222,8 @@ describe("a proxy's CONNECT answer", () => {
   })
 
   it("refusing a wss:// tunnel (403) fails the session with a TransportError naming the proxy", async () => {
-    const refusing = await startRawPeer(
-      onConnect((head, socket) => {
+    const refusing = await startPeer(
+      onConnectHead((head, socket) => {
         socket.end(`HTTP/1.1 403 Forbidden ${proxyAuthorizationIn(head)}\r\nContent-Length: 0\r\n\r\n`)
       })
     )

@@ -16,6 +16,7 @@ import * as HttpProxy from "../../src/adapters/http/HttpProxy.js"
 import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { startForwardingProxy, type ForwardingProxy } from "../fixtures/forwardingProxy.js"
+import { onConnectHead, startRawPeer } from "../fixtures/rawPeer.js"
 import { startTlsFront, testCertificatePath, type TlsFront } from "../fixtures/tlsFront.js"
 import { expectNoSecret } from "../support/secrets.js"
 
@@ -45,54 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([forwarding.close(), front.close(), emu.close()])
 })
-
-/** A raw TCP peer on loopback: how many connections it took, and how many are still open on its side. */
-interface RawPeer {
-  readonly port: number
-  readonly accepted: () => number
-  readonly open: () => number
-  readonly close: () => Promise<void>
-}
-
-const startRawPeer = (onConnection: (socket: Socket) => void): Promise<RawPeer> =>
-  new Promise((resolve) => {
-    const sockets = new Set<Socket>()
-    let accepted = 0
-    const server = createServer((socket) => {
-      accepted++
-      sockets.add(socket)
-      socket.on("close", () => sockets.delete(socket))
-      socket.on("error", () => {})
-      onConnection(socket)
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        accepted: () => accepted,
-        open: () => sockets.size,
-        close: () =>
-          new Promise((done) => {
-            for (const socket of sockets) socket.destroy()
-            server.close(() => done())
-          })
-      })
-    )
-  })
-
-/** Calls `then` once the CONNECT request's head has arrived (and reads on, so a close is seen). */
-const afterConnectHead =
-  (then: (socket: Socket) => void) =>
-  (socket: Socket): void => {
-    let head = ""
-    const onData = (chunk: Buffer) => {
-      head += chunk.toString("latin1")
-      if (!head.includes("\r\n\r\n")) return
-      socket.off("data", onData)
-      socket.resume()
-      then(socket)
-    }
-    socket.on("data", onData)
-  }
 
 /** A `node:http` proxy answering every request itself with `answer`; how many requests it got. */
 const startAnsweringProxy = async (answer: (req: Http.IncomingMessage, res: Http.ServerResponse) => void) => {
@@ -157,10 +110,13 @@ const trustingClient = (proxy: string): Layer.Layer<HttpClient.HttpClient> =>
 
 describe("a CONNECT tunnel the proxy never opened", () => {
   const cases: ReadonlyArray<readonly [string, (socket: Socket) => void]> = [
-    ["closes the connection once it has read the CONNECT", afterConnectHead((socket) => socket.end())],
-    ["resets the connection once it has read the CONNECT", afterConnectHead((socket) => socket.resetAndDestroy())],
+    ["closes the connection once it has read the CONNECT", onConnectHead((_head, socket) => socket.end())],
+    ["resets the connection once it has read the CONNECT", onConnectHead((_head, socket) => socket.resetAndDestroy())],
     ["closes the connection it accepted at once", (socket) => socket.end()],
-    ["answers with a head that is not HTTP", afterConnectHead((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n"))]
+    [
+      "answers with a head that is not HTTP",
+      onConnectHead((_head, socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n"))
+    ]
   ]
   for (const [what, behaviour] of cases)
     it(`that ${what} fails with reason connect, and a paid video submit is tried again`, async () => {
