@@ -3,32 +3,16 @@
 // logger as `logger.debug(message, facts)`; without either nothing is logged; a wrong level, logger
 // or `UMG_LOG` is refused when the gateway is made, naming it. No line holds the key or an echoed secret.
 import { lastValueFrom, toArray } from "rxjs"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { createGateway, type RxGateway, type RxGatewayConfig } from "../../src/streams/createGateway.js"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { createGateway } from "../../src/streams/createGateway.js"
 import type { GatewayLogger } from "../../src/streams/RxLogging.js"
+import { rxEmulator } from "../support/rxEmulator.js"
 
 const KEY = "sk-umg-rx-debuglog-FAKE-52e1d0"
 
-let emu: Emulator
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true, keys: { [KEY]: "full" } })
-})
-afterAll(async () => {
-  await emu.close()
-})
+const { emu, gatewayWith } = rxEmulator(KEY)
 
-const gateways: Array<RxGateway> = []
-let savedUmgLog: string | undefined
-beforeEach(() => {
-  emu.clearFaults()
-  savedUmgLog = process.env.UMG_LOG
-  delete process.env.UMG_LOG
-})
-afterEach(async () => {
-  for (const gateway of gateways.splice(0)) await gateway.dispose()
-  if (savedUmgLog === undefined) delete process.env.UMG_LOG
-  else process.env.UMG_LOG = savedUmgLog
+afterEach(() => {
   vi.restoreAllMocks()
 })
 
@@ -48,12 +32,6 @@ const recorder = () => {
   return { calls, logger }
 }
 
-const gatewayWith = (over: Partial<RxGatewayConfig>): RxGateway => {
-  const gateway = createGateway({ baseUrl: emu.url, apiKey: KEY, retryBaseDelayMs: 10, ...over })
-  gateways.push(gateway)
-  return gateway
-}
-
 const chatBody = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "Hello" }] }
 const umgCalls = (calls: ReadonlyArray<Call>) => calls.filter((c) => String(c.args[0]).startsWith("umg:"))
 
@@ -65,7 +43,7 @@ describe("createGateway's logging", () => {
 
     const { calls, logger } = recorder()
     const gateway = gatewayWith({ logLevel: "debug", logger })
-    emu.inject("chat", { kind: "status", status: 503, headers: { "x-request-id": `req-${KEY}` } })
+    emu().inject("chat", { kind: "status", status: 503, headers: { "x-request-id": `req-${KEY}` } })
     await lastValueFrom(gateway.chat.create$(chatBody))
     await lastValueFrom(gateway.chat.stream$(chatBody).pipe(toArray()))
     const lines = umgCalls(calls)
@@ -118,7 +96,7 @@ describe("createGateway's logging", () => {
   })
 
   it("refuses a wrong logLevel, logger or UMG_LOG when the gateway is made, naming it", () => {
-    const base = { baseUrl: emu.url, apiKey: KEY }
+    const base = { baseUrl: emu().url, apiKey: KEY }
     expect(() => createGateway({ ...base, logLevel: "verbose" as never })).toThrow(
       expect.objectContaining({ _tag: "InvalidRequest", field: "logLevel", rule: "one-of" })
     )

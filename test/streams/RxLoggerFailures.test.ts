@@ -4,44 +4,24 @@
 // `UMG_LOG`'s odd values (empty, blank, with a line break, with control characters) are read as a
 // person means them or refused without printing what they hold.
 import { lastValueFrom, toArray } from "rxjs"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { startEmulator, type Emulator } from "../../src/emulator/index.js"
-import { createGateway, type RxGateway, type RxGatewayConfig } from "../../src/streams/createGateway.js"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createGateway } from "../../src/streams/createGateway.js"
 import type { GatewayLogger } from "../../src/streams/RxLogging.js"
+import { rxEmulator } from "../support/rxEmulator.js"
 
 const KEY = "sk-umg-rx-logger-fails-FAKE-3c9d"
 
-let emu: Emulator
-beforeAll(async () => {
-  emu = await startEmulator({ fast: true, keys: { [KEY]: "full" } })
-})
-afterAll(async () => {
-  await emu.close()
-})
+const { emu, gatewayWith } = rxEmulator(KEY)
 
-const gateways: Array<RxGateway> = []
-let savedUmgLog: string | undefined
 const rejections: Array<unknown> = []
 const onRejection = (reason: unknown) => void rejections.push(reason)
 beforeEach(() => {
-  emu.clearFaults()
-  savedUmgLog = process.env.UMG_LOG
-  delete process.env.UMG_LOG
   rejections.length = 0
   process.on("unhandledRejection", onRejection)
 })
-afterEach(async () => {
+afterEach(() => {
   process.off("unhandledRejection", onRejection)
-  for (const gateway of gateways.splice(0)) await gateway.dispose()
-  if (savedUmgLog === undefined) delete process.env.UMG_LOG
-  else process.env.UMG_LOG = savedUmgLog
 })
-
-const gatewayWith = (over: Partial<RxGatewayConfig>): RxGateway => {
-  const gateway = createGateway({ baseUrl: emu.url, apiKey: KEY, retryBaseDelayMs: 10, ...over })
-  gateways.push(gateway)
-  return gateway
-}
 
 const chatBody = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "Hello" }] }
 
@@ -62,7 +42,7 @@ describe("createGateway with a logger that fails", () => {
       throw new Error("the log transport is closed")
     })
     const gateway = gatewayWith({ logLevel: "debug", logger })
-    emu.inject("chat", { kind: "status", status: 503 })
+    emu().inject("chat", { kind: "status", status: 503 })
     const answer = await lastValueFrom(gateway.chat.create$(chatBody))
     expect(answer.object).toBe("chat.completion")
     const events = await lastValueFrom(gateway.chat.stream$(chatBody).pipe(toArray()))
@@ -102,7 +82,7 @@ describe("UMG_LOG's odd values", () => {
   })
 
   it("refuses a blank value or one with control characters, naming UMG_LOG and showing them escaped", () => {
-    const base = { baseUrl: emu.url, apiKey: KEY }
+    const base = { baseUrl: emu().url, apiKey: KEY }
     process.env.UMG_LOG = "   "
     expect(() => createGateway(base)).toThrow(
       expect.objectContaining({ field: "UMG_LOG", rule: "one-of", message: expect.stringContaining('"   "') })
