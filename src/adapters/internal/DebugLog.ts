@@ -22,7 +22,7 @@ import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Family } from "../../core/errors/GatewayError.js"
-import { redactText } from "../../core/errors/Redact.js"
+import { hostShown, redactText } from "../../core/errors/Redact.js"
 import * as ByteSource from "../http/ByteSource.js"
 
 /** The facts of one line, by their names (OpenTelemetry's where one fits, else `umg.…`). @category models */
@@ -77,12 +77,6 @@ const pathShown = (path: string, secrets: ReadonlyArray<string>): string => {
   }
   const redacted = redactText(decoded, secrets, Number.MAX_SAFE_INTEGER)
   return redactText(redacted === decoded ? path : redacted, secrets, 300)
-}
-
-/** A host as a line shows it: hidden whole when it holds a secret, whatever its case (the URL parser lower-cases it). */
-const hostShown = (host: string, secrets: ReadonlyArray<string>): string => {
-  const lower = host.toLowerCase()
-  return secrets.some((secret) => secret.length >= 4 && lower.includes(secret.toLowerCase())) ? "[redacted]" : host
 }
 
 /**

@@ -35,7 +35,7 @@ import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
-import { redactError, redactText } from "../../core/errors/Redact.js"
+import { hostShown, redactError, redactText } from "../../core/errors/Redact.js"
 import { fromScopedOpen, type Opened, openedOf } from "../sse/Consume.js"
 import * as Metrics from "./Metrics.js"
 
@@ -394,9 +394,8 @@ const withServerShown = (
 ): Readonly<Record<string, unknown>> => {
   const host = attributes["server.address"]
   if (typeof host !== "string") return attributes
-  const lower = host.toLowerCase()
-  const held = secrets().some((secret) => secret.length >= 4 && lower.includes(secret.toLowerCase()))
-  return held ? { ...attributes, "server.address": "[redacted]" } : attributes
+  const shown = hostShown(host, secrets())
+  return shown === host ? attributes : { ...attributes, "server.address": shown }
 }
 
 /** The usage attributes of an answer: none when it has no counts. */

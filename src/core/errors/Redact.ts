@@ -50,6 +50,18 @@ export const redactText = (
 }
 
 /**
+ * A host name as a log line, span or metric may show it: `[redacted]` whole when it holds a secret,
+ * whatever its case (the URL parser lower-cases a host, and a redirect's host is the server's choice).
+ * @category constructors
+ */
+export const hostShown = (host: string, secrets: ReadonlyArray<string>): string => {
+  const lower = host.toLowerCase()
+  return secrets.some((secret) => secret.length >= minSecretChars && lower.includes(secret.toLowerCase()))
+    ? "[redacted]"
+    : host
+}
+
+/**
  * `error` with every secret taken out of its text fields (`message`, `requestId`, `type`, the
  * stack, …; each own string property, the object's class kept), or `error` itself when none held
  * one. The last net under every gateway call: text that reached an error by a way no earlier
