@@ -15,6 +15,7 @@ import { createRequire } from "node:module"
 import * as Redacted from "effect/Redacted"
 import { type List, parseList, Token } from "structured-headers"
 import { ProxyFailure } from "./ProxyFailure.js"
+import { errorCode, neverConnected } from "./TransportFailure.js"
 import { authorizationOf, invalid, type ProxyOptions, type ProxySetting, proxyUrlOf, shown } from "./ProxySetting.js"
 import { type ProxyEndpoint, TunnelingAgent } from "./ProxyTunnel.js"
 
@@ -147,19 +148,6 @@ export const httpsAgent = (plan: ProxyPlan, options: Https.AgentOptions = {}): H
   )
 }
 
-const codeOf = (error: unknown): string | undefined => {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-  return typeof code === "string" ? code : undefined
-}
-
-/** Codes of a connection to the proxy that was never made (and `ETIMEDOUT`, from `connect(2)` only). */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
-
-/** Whether `error` (its `code`) says the connection to the proxy was never made. */
-const unreachable = (error: unknown, code: string | undefined): boolean =>
-  code !== undefined &&
-  (UNREACHABLE.has(code) || (code === "ETIMEDOUT" && (error as { syscall?: unknown }).syscall === "connect"))
-
 /**
  * A request's failure as the client reports it: a `ProxyFailure` (with the Node error as its cause)
  * when the request went through a proxy, else the error itself.
@@ -168,7 +156,7 @@ const unreachable = (error: unknown, code: string | undefined): boolean =>
 export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown => {
   const proxy = proxyOf(plan, url)
   if (proxy === undefined || error instanceof ProxyFailure) return error
-  const code = codeOf(error)
+  const code = errorCode(error)
   const status = (error as { statusCode?: unknown } | null)?.statusCode
   const info =
     code === "ERR_PROXY_TUNNEL" &&
@@ -177,7 +165,7 @@ export const failureOf = (plan: ProxyPlan, url: URL, error: unknown): unknown =>
     status >= 100 &&
     status < 600
       ? { problem: "refused" as const, status }
-      : { problem: unreachable(error, code) ? ("unreachable" as const) : ("lost" as const) }
+      : { problem: neverConnected(error) ? ("unreachable" as const) : ("lost" as const) }
   // A Node tunnel's error quotes the proxy's status line, which may echo the credentials: not kept.
   const cause = code === "ERR_PROXY_TUNNEL" ? Object.assign(new Error("the proxy tunnel failed"), { code }) : error
   return new ProxyFailure({ proxy, credentials: plan.credentials, code, ...info }, cause)

@@ -15,6 +15,7 @@ import * as Net from "node:net"
 import type { Duplex } from "node:stream"
 import * as Tls from "node:tls"
 import { ProxyFailure, type ProxyProblem } from "./ProxyFailure.js"
+import { errorCode } from "./TransportFailure.js"
 
 /** Where the tunnels go: the proxy, and the `Proxy-Authorization` its URL's credentials make. @category models */
 export interface ProxyEndpoint {
@@ -43,11 +44,6 @@ type Done = (error: Error | null, socket?: Duplex) => void
 
 /** The most of a proxy's answer head read (Node's own bound on an HTTP head is 16 KiB). */
 const maxHeadBytes = 16 * 1024
-
-const codeOf = (error: Error): string | undefined => {
-  const code = (error as { code?: unknown }).code
-  return typeof code === "string" ? code : undefined
-}
 
 /** The status of an answer's head (`HTTP/1.1 200 Connection established`), if it is one. */
 const statusOf = (head: string): number | undefined => {
@@ -103,7 +99,7 @@ const openTunnel = (endpoint: ProxyEndpoint, options: ConnectionOptions, done: D
     done(error)
   }
   const opening = () => secure === undefined
-  const onError = (error: Error) => finish(asked && opening() ? unopened(codeOf(error), error) : error)
+  const onError = (error: Error) => finish(asked && opening() ? unopened(errorCode(error), error) : error)
   const onEnd = () => finish(opening() ? unopened("ECONNRESET") : failure("lost", "ECONNRESET"))
   const onTimeout = () => finish(opening() ? unopened("ETIMEDOUT") : failure("lost", "ETIMEDOUT"))
   const onReadable = () => {

@@ -20,14 +20,25 @@ const NEVER_CONNECTED = new Set([
   "ETIMEDOUT connect"
 ])
 
+/** An error's own `code` (`ECONNRESET`, `ERR_PROXY_TUNNEL`, …), when it has one. @category getters */
+export const errorCode = (error: unknown): string | undefined => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof code === "string" ? code : undefined
+}
+
 /**
  * An error's code as this reading tells them apart: `ETIMEDOUT` from `connect(2)` (the connection never
  * made) is `ETIMEDOUT connect`; from a read or a write, on a connection made, it stays `ETIMEDOUT`.
  */
 const codeOf = (error: object): string | undefined => {
-  const { code, syscall } = error as { code?: unknown; syscall?: unknown }
-  if (typeof code !== "string") return undefined
-  return code === "ETIMEDOUT" && syscall === "connect" ? "ETIMEDOUT connect" : code
+  const code = errorCode(error)
+  return code === "ETIMEDOUT" && (error as { syscall?: unknown }).syscall === "connect" ? "ETIMEDOUT connect" : code
+}
+
+/** Whether `error` itself (not its causes) says its connection was never made. @category predicates */
+export const neverConnected = (error: unknown): boolean => {
+  const code = typeof error === "object" && error !== null ? codeOf(error) : undefined
+  return code !== undefined && NEVER_CONNECTED.has(code)
 }
 
 const codesOf = (error: unknown, depth = 0): Array<string> => {
