@@ -238,6 +238,13 @@ export const errorCases: ReadonlyArray<readonly [string, ErrorLike, boolean, Ret
     stopped("may-have-acted")
   ],
   [
+    "no connection made within the time limit",
+    new TimeoutError({ family, phase: "connect", timeoutMs: 1, message: "late" }),
+    true,
+    retry(500),
+    retry(500)
+  ],
+  [
     "a task's poll deadline",
     new TimeoutError({ family, phase: "poll", timeoutMs: 1, message: "late" }),
     false,
@@ -451,7 +458,7 @@ describe("permanent error types", () => {
 })
 
 describe("errorProvesNotActed (the same rule, read from a call's typed error)", () => {
-  it("holds for a connection never made and for a 429 answer, nothing else", () => {
+  it("holds for a connection never made (refused, or not made in time) and for a 429 answer, nothing else", () => {
     expect(errorProvesNotActed(new TransportError({ family: "video", reason: "connect", message: "refused" }))).toBe(
       true
     )
@@ -460,6 +467,9 @@ describe("errorProvesNotActed (the same rule, read from a call's typed error)", 
     expect(
       errorProvesNotActed(new TimeoutError({ family: "video", phase: "request", timeoutMs: 1, message: "late" }))
     ).toBe(false)
+    expect(
+      errorProvesNotActed(new TimeoutError({ family: "video", phase: "connect", timeoutMs: 1, message: "late" }))
+    ).toBe(true)
     expect(errorProvesNotActed(new ServerError({ family: "video", status: 500, message: "oops" }))).toBe(false)
   })
 })

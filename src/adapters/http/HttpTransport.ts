@@ -49,6 +49,7 @@ import * as HttpAuth from "./HttpAuth.js"
 import type { GatewayConfig } from "../GatewayConfig.js"
 import { proxyNote } from "./ProxyFailure.js"
 import { classifyTransport, type TransportKind } from "./TransportFailure.js"
+import * as ConnectProgress from "./ConnectProgress.js"
 import { secretsOf } from "../internal/Secrets.js"
 import * as ByteSource from "./ByteSource.js"
 import * as Deadline from "../internal/Deadline.js"
@@ -297,12 +298,16 @@ const sendHop = (
   url: string,
   req: HttpClientRequest.HttpClientRequest,
   sameOrigin: boolean,
-  attempt: number
+  attempt: number,
+  progress: ConnectProgress.Progress
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure> =>
   DebugLog.exchange(
-    execute(env.client, req, !(sameOrigin && request.auth._tag === "Query"), contextOf(env, request)).pipe(
-      Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e))
-    ),
+    execute(
+      env.client,
+      req,
+      !(sameOrigin && request.auth._tag === "Query"),
+      Context.add(contextOf(env, request), ConnectProgress.ConnectProgress, progress)
+    ).pipe(Effect.mapError((e: HttpClientError.HttpClientError) => transportError(request.family, url, e.cause ?? e))),
     {
       family: request.family,
       method: req.method,
@@ -323,7 +328,8 @@ const sendOnce = <A extends GatewayResponseError>(
   env: Env,
   request: TransportRequest,
   classify: Classify<A>,
-  attempt: number
+  attempt: number,
+  progress: ConnectProgress.Progress
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
   // The request's origin, parsed only when a redirect asks (the first hop is its own URL).
   let parsedOrigin: string | undefined
@@ -336,7 +342,7 @@ const sendOnce = <A extends GatewayResponseError>(
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, AttemptFailure<A>> => {
     const sameOrigin = url === request.url || originOf(url) === originOfRequest()
     const req = build(env.config, request, url, sameOrigin, method, withBody)
-    return sendHop(env, request, url, req, sameOrigin, attempt).pipe(
+    return sendHop(env, request, url, req, sameOrigin, attempt, progress).pipe(
       Effect.flatMap((response) => {
         const location = response.headers["location"]
         if (response.status >= 300 && response.status < 400 && location !== undefined) {
@@ -650,23 +656,42 @@ const decodeJson = <A extends GatewayResponseError>(
 // Time limits and retries
 // ---------------------------------------------------------------------------------------------
 
-/** One attempt bounded by `ms`; past it, a `TimeoutError` of the phase (interrupting the attempt closes its connection). */
+/**
+ * One attempt bounded by `ms`; past it, a `TimeoutError` of the phase (interrupting the attempt closes
+ * its connection). Passed while its client still had no connection for it (`progress`), it is of phase
+ * `connect` and kind `connect`: no byte of the request left, so even a paid submit is sent again.
+ */
 const withTimeout = <R, A extends GatewayResponseError>(
   effect: Effect.Effect<R, AttemptFailure<A>>,
-  family: Family,
+  request: TransportRequest,
   ms: number,
-  phase: "request" | "first-byte"
+  phase: "request" | "first-byte",
+  progress: ConnectProgress.Progress
 ): Effect.Effect<R, AttemptFailure<A>> =>
-  Deadline.timeoutFail(effect, ms, (): AttemptFailure<A> => ({
-    _tag: "Transport",
-    kind: "timeout",
-    error: new TimeoutError({
-      family,
-      phase,
-      timeoutMs: ms,
-      message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms`
-    })
-  }))
+  Deadline.timeoutFail(effect, ms, (): AttemptFailure<A> => {
+    const family = request.family
+    if (ConnectProgress.neverConnected(progress))
+      return {
+        _tag: "Transport",
+        kind: "connect",
+        error: new TimeoutError({
+          family,
+          phase: "connect",
+          timeoutMs: ms,
+          message: `no connection to ${originOf(request.url)} within ${ms} ms`
+        })
+      }
+    return {
+      _tag: "Transport",
+      kind: "timeout",
+      error: new TimeoutError({
+        family,
+        phase,
+        timeoutMs: ms,
+        message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms`
+      })
+    }
+  })
 
 /**
  * The decision for the `n`-th failure (0-based), read from the pure `RetryPolicy` with the Effect
@@ -845,16 +870,19 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
         retrying(budgetOf(budget, request), request, (attempt) =>
           // With the debug log on, a failure after the answer's headers (reading its body) is a line of its own.
           DebugLog.attempt(
-            (mark) =>
-              withTimeout(
-                Effect.flatMap(sendOnce(env, request, classify, attempt), (response) => {
+            (mark) => {
+              const progress = ConnectProgress.make()
+              return withTimeout(
+                Effect.flatMap(sendOnce(env, request, classify, attempt, progress), (response) => {
                   if (mark !== undefined) mark.answered = true
                   return read(request, response)
                 }),
-                request.family,
+                request,
                 limitOf(request, phase),
-                phase
-              ),
+                phase,
+                progress
+              )
+            },
             {
               family: request.family,
               method: request.method,

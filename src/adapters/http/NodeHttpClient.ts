@@ -47,6 +47,7 @@ import * as Zlib from "node:zlib"
 import * as ByteSource from "./ByteSource.js"
 import * as HttpProxy from "./HttpProxy.js"
 import * as ProxyTunnel from "./ProxyTunnel.js"
+import * as ConnectProgress from "./ConnectProgress.js"
 
 /** Settings of the connection pool. @category models */
 export interface NodeHttpClientOptions {
@@ -370,6 +371,7 @@ const execute = (
     if (Result.isFailure(url))
       return Effect.fail(clientError(new HttpClientError.InvalidUrlError({ request, cause: url.failure })))
     const headers = headersWithTrace(request, fiber)
+    const progress = Context.getOrUndefined(fiber.context, ConnectProgress.ConnectProgress)
     const body = request.body
     if (body._tag === "Stream" || body._tag === "FormData") {
       // Rare here (the gateway takes JSON): read the body whole first, then send it as bytes.
@@ -379,10 +381,10 @@ const execute = (
           : Effect.promise(() => new Response(body.formData).arrayBuffer().then((b) => Buffer.from(b)))
       return Effect.flatMap(
         Effect.mapError(whole, (cause) => clientError(new HttpClientError.EncodeError({ request, cause }))),
-        (bytes) => exchange(agents, request, url.success, headers, bytes)
+        (bytes) => exchange(agents, request, url.success, headers, bytes, progress)
       )
     }
-    return exchange(agents, request, url.success, headers, bodyBytes(body))
+    return exchange(agents, request, url.success, headers, bodyBytes(body), progress)
   })
 
 /**
@@ -401,7 +403,8 @@ const exchange = (
   request: HttpClientRequest.HttpClientRequest,
   url: URL,
   headers: Readonly<Record<string, string>>,
-  body: Uint8Array | string | undefined
+  body: Uint8Array | string | undefined,
+  progress: ConnectProgress.Progress | undefined
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
   Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
     const secure = url.protocol === "https:"
@@ -420,6 +423,7 @@ const exchange = (
       resume(Effect.fail(transportFailure(request, cause)))
       return
     }
+    if (progress !== undefined) ConnectProgress.trackNodeRequest(progress, nodeRequest)
     let settled = false
     // Once settled, the request's listeners must not hold `resume`: it holds the waiting fiber, which
     // would stay in memory (with everything it refers to) as long as the response is open.

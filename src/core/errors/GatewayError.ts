@@ -79,7 +79,13 @@ export class ModelNotAvailable extends Data.TaggedError("ModelNotAvailable")<{
   readonly message: string
 }> {}
 
-/** A time limit passed: the whole request, the first byte of a stream, a stream's idle gap, or a poll. @category errors */
+/**
+ * A time limit passed: the whole request, the first byte of a stream, a stream's idle gap, or a poll.
+ * Phase `connect`: it passed before a connection was made — an HTTP request that never left umg
+ * (resolving the host, connecting, a proxy's tunnel opening: safe to send again, even a paid submit),
+ * or a WebSocket session not opened.
+ * @category errors
+ */
 export class TimeoutError extends Data.TaggedError("TimeoutError")<{
   readonly family: Family
   readonly phase: "request" | "first-byte" | "idle" | "poll" | "connect"
