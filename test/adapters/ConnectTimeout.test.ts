@@ -11,6 +11,7 @@ import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { RetryPolicy } from "../../src/core/index.js"
 import { startRawPeer, type RawPeer } from "../fixtures/rawPeer.js"
+import { expectNoSecret } from "../support/secrets.js"
 
 const submit = Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
 const stream = Effect.flatMap(Gateway, (g) =>
@@ -55,11 +56,18 @@ afterAll(() => silent.close())
 describe("a time limit passing while the CONNECT tunnel is still opening", () => {
   it("is a TimeoutError of phase connect, and a paid video submit is tried again", async () => {
     const before = silent.accepted()
-    const error = await failureOf(submit, { baseUrl: "https://gateway.test", proxy: `http://127.0.0.1:${silent.port}` })
+    // The proxy's credentials never show: the message names its host and port only.
+    const error = await failureOf(submit, {
+      baseUrl: "https://gateway.test",
+      proxy: `http://umg-user:c0nnect-secret@127.0.0.1:${silent.port}`
+    })
     expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect", timeoutMs: 300 })
-    expect((error as Error).message).toBe("no connection to https://gateway.test within 300 ms")
+    expect((error as Error).message).toBe(
+      `no connection to https://gateway.test within 300 ms (through the proxy 127.0.0.1:${silent.port})`
+    )
     // The first attempt and both retries, each a tunnel asked for.
     expect(silent.accepted() - before).toBe(3)
+    expectNoSecret(error, ["c0nnect-secret", Buffer.from("umg-user:c0nnect-secret").toString("base64")])
     // The same reading for a caller deciding from the error (a batch giving the line back).
     expect(RetryPolicy.errorProvesNotActed(error as RetryPolicy.ErrorLike)).toBe(true)
     // Each tunnel still opening was closed with its attempt.

@@ -16,6 +16,8 @@ export interface Progress {
    * across the attempt's redirects).
    */
   state: "unknown" | "connecting" | "connected"
+  /** The proxy (`host:port`) the connection goes through, when the client says so. */
+  via?: string | undefined
 }
 
 /** The attempt's `Progress`, in the context a client's `execute` runs in. @category tags */
@@ -30,11 +32,13 @@ export const neverConnected = (progress: Progress): boolean => progress.state ==
 /**
  * For a client over `node:http`: `progress` is `connecting` from now until the request's socket is
  * connected (at once for a pooled one, at its `connect` event for a new one; a tunnel's socket is
- * handed over only once the tunnel is open). A progress already `connected` stays so.
+ * handed over only once the tunnel is open), through the proxy `via` when there is one. A progress
+ * already `connected` stays so.
  * @category constructors
  */
 export const trackNodeRequest = (
   progress: Progress,
+  via: string | undefined,
   request: {
     once(
       event: "socket",
@@ -44,6 +48,7 @@ export const trackNodeRequest = (
 ): void => {
   if (progress.state === "connected") return
   progress.state = "connecting"
+  progress.via = via
   request.once("socket", (socket) => {
     if (!socket.connecting) progress.state = "connected"
     else socket.once("connect", () => void (progress.state = "connected"))

@@ -678,7 +678,9 @@ const withTimeout = <R, A extends GatewayResponseError>(
           family,
           phase: "connect",
           timeoutMs: ms,
-          message: `no connection to ${originOf(request.url)} within ${ms} ms`
+          message: `no connection to ${originOf(request.url)} within ${ms} ms${
+            progress.via === undefined ? "" : ` (through the proxy ${progress.via})`
+          }`
         })
       }
     return {

@@ -423,7 +423,6 @@ const exchange = (
       resume(Effect.fail(transportFailure(request, cause)))
       return
     }
-    if (progress !== undefined) ConnectProgress.trackNodeRequest(progress, nodeRequest)
     let settled = false
     // Once settled, the request's listeners must not hold `resume`: it holds the waiting fiber, which
     // would stay in memory (with everything it refers to) as long as the response is open.
@@ -435,6 +434,12 @@ const exchange = (
       done?.(outcome)
     }
     const plan = secure ? agents.proxies?.https : agents.proxies?.http
+    if (progress !== undefined)
+      ConnectProgress.trackNodeRequest(
+        progress,
+        plan === undefined ? undefined : HttpProxy.proxyOf(plan, url),
+        nodeRequest
+      )
     // A later error (the connection lost while the body is read) reaches the body's reader through the
     // response; this listener only keeps it from being an uncaught 'error' event.
     nodeRequest.on("error", (cause) => {
