@@ -72,13 +72,15 @@ describe("a proxy that never answers CONNECT", () => {
   it("is given up when the call's timeoutMs passes, and the socket to it is closed, not left open", async () => {
     const silent = await startPeer(() => {})
     try {
-      const started = Date.now()
       const exit = await gatewayExit(
         Effect.flatMap(Gateway, (g) => g.models.list()),
         { baseUrl: "https://gateway.test", timeoutMs: 300, proxy: withCredentials(silent.port) }
       )
-      expect(exit).toMatchObject({ _tag: "Failure", cause: { reasons: [{ error: { _tag: "TimeoutError" } }] } })
-      expect(Date.now() - started).toBeLessThan(3_000)
+      // The call's own limit ended it, before the tunnel opened.
+      expect(exit).toMatchObject({
+        _tag: "Failure",
+        cause: { reasons: [{ error: { _tag: "TimeoutError", phase: "connect", timeoutMs: 300 } }] }
+      })
       expect(await eventually(() => silent.open() === 0)).toBe(true)
 
       // Umg's Node client alone, interrupted by the caller's own time limit: the same.
@@ -152,12 +154,11 @@ describe("a proxy's CONNECT answer", () => {
       })
     )
     try {
-      const started = Date.now()
       const exit = await gatewayExit(
         Effect.flatMap(Gateway, (g) => g.models.list()),
         { baseUrl: "https://gateway.test", timeoutMs: 5_000, proxy: `http://127.0.0.1:${endless.port}` }
       )
-      expect(Date.now() - started).toBeLessThan(2_000)
+      // A TransportError, not the call's TimeoutError: the bound cut it, not the time limit.
       expect(exit).toMatchObject({
         _tag: "Failure",
         cause: { reasons: [{ error: { _tag: "TransportError" } }] }

@@ -69,10 +69,8 @@ describe("a hostile WebSocket peer", () => {
         })
     )
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const started = Date.now()
     const error = await failureOf(drainRealtime, url, { webSocketHandshakeTimeoutMs: 300 })
-    expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect" })
-    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect", timeoutMs: 300 })
     await expect.poll(() => closed, { timeout: 3_000 }).toBe(1)
     expectNoSecret(error, [KEY])
   })

@@ -137,7 +137,6 @@ describe("a CONNECT tunnel the proxy never opened", () => {
     const silent = await startRawPeer((socket) => socket.resume())
     try {
       const proxy = withCredentials(silent.port)
-      const started = Date.now()
       const error = await failureOf(
         submit,
         { baseUrl: "https://gateway.test", proxy, timeoutMs: 10_000 },
@@ -147,8 +146,8 @@ describe("a CONNECT tunnel the proxy never opened", () => {
       expect(error).toMatchObject({ _tag: "TransportError", reason: "connect" })
       expect((error as Error).message).toContain(`the proxy 127.0.0.1:${silent.port}`)
       expect((error as Error).message).toContain("ETIMEDOUT")
+      // Each attempt ended by the agent's limit, not the call's (which would be a TimeoutError).
       expect(silent.accepted()).toBe(3)
-      expect(Date.now() - started).toBeLessThan(5_000)
     } finally {
       await silent.close()
     }

@@ -62,14 +62,12 @@ const chat = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content
 describe("the request time limit (umg's Node client)", () => {
   it("fails a request the server never answers with a request TimeoutError, and closes its socket", async () => {
     const { url, sockets } = await serve(() => {})
-    const started = Date.now()
     const result = await run(url, (g) => g.chat.create(chat), { timeoutMs: 300 })
     expect(Result.isFailure(result) && result.failure).toMatchObject({
       _tag: "TimeoutError",
       phase: "request",
       timeoutMs: 300
     })
-    expect(Date.now() - started).toBeLessThan(3_000)
     expect(await until(() => sockets.opened === 1 && sockets.closed === 1)).toBe(true)
   })
 
