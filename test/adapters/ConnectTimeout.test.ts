@@ -3,6 +3,9 @@
 // request sent, so the `TimeoutError` is of phase `connect` and even a paid video submit is tried again.
 // Once a connection is made (a silent gateway, a plain `http://` proxy that took the request) the phase
 // stays `request` and the submit is not repeated; so does a client that cannot tell (`fetch`).
+import { readFileSync } from "node:fs"
+import * as Http from "node:http"
+import * as Https from "node:https"
 import { Effect, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -11,6 +14,7 @@ import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { RetryPolicy } from "../../src/core/index.js"
 import { startRawPeer, type RawPeer } from "../fixtures/rawPeer.js"
+import { startTlsFront, testCertificatePath } from "../fixtures/tlsFront.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const submit = Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
@@ -102,6 +106,32 @@ describe("a time limit passing once the connection was made", () => {
     expect((error as Error).message).toBe("no answer within 300 ms")
     expect(silent.accepted() - before).toBe(1)
     expect(RetryPolicy.errorProvesNotActed(error as RetryPolicy.ErrorLike)).toBe(false)
+  })
+
+  it("over TLS, directly, to a silent gateway is phase request: the paid submit is not repeated", async () => {
+    // TLS ends at the front, which passes the bytes to the silent peer.
+    const front = await startTlsFront(silent.port)
+    const before = silent.accepted()
+    try {
+      const trusting = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(
+          Effect.acquireRelease(
+            Effect.sync(() => ({
+              http: new Http.Agent(),
+              https: new Https.Agent({ ca: readFileSync(testCertificatePath) })
+            })),
+            (agents) => Effect.sync(() => (agents.http.destroy(), agents.https.destroy()))
+          ),
+          NodeHttpClient.make
+        )
+      )
+      const error = await failureOf(submit, { baseUrl: front.url }, trusting)
+      expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request" })
+      expect(silent.accepted() - before).toBe(1)
+    } finally {
+      await front.close()
+    }
   })
 
   it("to a plain http:// proxy, which may have passed the request on, is phase request", async () => {
