@@ -1,6 +1,7 @@
 // A call's own time limit (`timeoutMs`) passing before its connection was made, against real peers on
-// loopback: a proxy that takes the connection and never opens the `CONNECT` tunnel leaves no byte of the
-// request sent, so the `TimeoutError` is of phase `connect` and even a paid video submit is tried again.
+// loopback: a proxy that takes the connection and never opens the `CONNECT` tunnel, or a port whose TCP
+// handshake never completes, leaves no byte of the request sent, so the `TimeoutError` is of phase
+// `connect` and even a paid video submit is tried again.
 // Once a connection is made (a silent gateway, a plain `http://` proxy that took the request) the phase
 // stays `request` and the submit is not repeated; so does a client that cannot tell (`fetch`).
 import { readFileSync } from "node:fs"
@@ -15,6 +16,7 @@ import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { RetryPolicy } from "../../src/core/index.js"
 import { startRawPeer, type RawPeer } from "../fixtures/rawPeer.js"
 import { startTlsFront, testCertificatePath } from "../fixtures/tlsFront.js"
+import { startUnacceptingPeer } from "../fixtures/unacceptingPeer.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const submit = Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
@@ -95,6 +97,20 @@ describe("a time limit passing while the CONNECT tunnel is still opening", () =>
       { baseUrl: "https://gateway.test", proxy: `http://127.0.0.1:${silent.port}` }
     )
     expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect", timeoutMs: 120 })
+  })
+})
+
+describe("a time limit passing while a direct connection is still being made", () => {
+  it("is a TimeoutError of phase connect, and a paid video submit is tried again", async () => {
+    const peer = await startUnacceptingPeer()
+    try {
+      const error = await failureOf(submit, { baseUrl: `http://127.0.0.1:${peer.port}` })
+      expect(error).toMatchObject({ _tag: "TimeoutError", phase: "connect", timeoutMs: 300 })
+      expect((error as Error).message).toBe(`no connection to http://127.0.0.1:${peer.port} within 300 ms`)
+      expect(RetryPolicy.errorProvesNotActed(error as RetryPolicy.ErrorLike)).toBe(true)
+    } finally {
+      peer.close()
+    }
   })
 })
 
