@@ -114,12 +114,16 @@ describe("a time limit passing while a direct connection is still being made", (
   })
 })
 
+// Where the connection is made, a limit long enough that a stalled event loop (a busy machine) cannot
+// run the timer before the socket's connect callback, which Node's timers phase would come first to.
+const CONNECTED_MS = 1_500
+
 describe("a time limit passing once the connection was made", () => {
   it("to a silent gateway is phase request: the paid submit is not repeated", async () => {
     const before = silent.accepted()
-    const error = await failureOf(submit, { baseUrl: `http://127.0.0.1:${silent.port}` })
+    const error = await failureOf(submit, { baseUrl: `http://127.0.0.1:${silent.port}`, timeoutMs: CONNECTED_MS })
     expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request" })
-    expect((error as Error).message).toBe("no answer within 300 ms")
+    expect((error as Error).message).toBe(`no answer within ${CONNECTED_MS} ms`)
     expect(silent.accepted() - before).toBe(1)
     expect(RetryPolicy.errorProvesNotActed(error as RetryPolicy.ErrorLike)).toBe(false)
   })
@@ -142,7 +146,7 @@ describe("a time limit passing once the connection was made", () => {
           NodeHttpClient.make
         )
       )
-      const error = await failureOf(submit, { baseUrl: front.url }, trusting)
+      const error = await failureOf(submit, { baseUrl: front.url, timeoutMs: CONNECTED_MS }, trusting)
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request" })
       expect(silent.accepted() - before).toBe(1)
     } finally {
@@ -152,7 +156,11 @@ describe("a time limit passing once the connection was made", () => {
 
   it("to a plain http:// proxy, which may have passed the request on, is phase request", async () => {
     const before = silent.accepted()
-    const error = await failureOf(submit, { baseUrl: "http://gateway.test", proxy: `http://127.0.0.1:${silent.port}` })
+    const error = await failureOf(submit, {
+      baseUrl: "http://gateway.test",
+      proxy: `http://127.0.0.1:${silent.port}`,
+      timeoutMs: CONNECTED_MS
+    })
     expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request" })
     expect(silent.accepted() - before).toBe(1)
   })
