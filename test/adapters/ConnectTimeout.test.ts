@@ -3,7 +3,7 @@
 // handshake never completes, leaves no byte of the request sent, so the `TimeoutError` is of phase
 // `connect` and even a paid video submit is tried again.
 // Once a connection is made (a silent gateway, a plain `http://` proxy that took the request) the phase
-// stays `request` and the submit is not repeated; so does a client that cannot tell (`fetch`).
+// stays `request` and the submit is not repeated, as with a client that does not report its connection (`fetch`).
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import * as Https from "node:https"
