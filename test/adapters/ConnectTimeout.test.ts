@@ -4,9 +4,6 @@
 // `connect` and even a paid video submit is tried again.
 // Once a connection is made (a silent gateway, a plain `http://` proxy that took the request) the phase
 // stays `request` and the submit is not repeated, as with a client that does not report its connection (`fetch`).
-import { readFileSync } from "node:fs"
-import * as Http from "node:http"
-import * as Https from "node:https"
 import { Effect, Layer, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -15,8 +12,10 @@ import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
 import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { RetryPolicy } from "../../src/core/index.js"
 import { startRawPeer, type RawPeer } from "../fixtures/rawPeer.js"
-import { startTlsFront, testCertificatePath } from "../fixtures/tlsFront.js"
+import { startTlsFront } from "../fixtures/tlsFront.js"
+import { trustingClient } from "../fixtures/trustingClient.js"
 import { startUnacceptingPeer } from "../fixtures/unacceptingPeer.js"
+import { gatewayFailure } from "../support/gatewayFailure.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const submit = Effect.flatMap(Gateway, (g) => g.video.submit({ model: "gamma2.5-t2v-preview", prompt: "a calm sea" }))
@@ -35,21 +34,7 @@ const failureOf = <A, E>(
   call: Effect.Effect<A, E, Gateway>,
   config: Partial<GatewayConfigInput> & Pick<GatewayConfigInput, "baseUrl">,
   client?: Layer.Layer<HttpClient.HttpClient>
-): Promise<E> => {
-  const settings = {
-    apiKey: "sk-test",
-    maxRetries: 2,
-    retryBaseDelayMs: 1,
-    retryMaxDelayMs: 5,
-    timeoutMs: 300,
-    ...config
-  }
-  const layer =
-    client === undefined
-      ? Gateway.layer(settings)
-      : Gateway.layerWithoutHttpClient(settings).pipe(Layer.provide(client))
-  return Effect.runPromise(Effect.flip(Effect.provide(call, layer)))
-}
+): Promise<E> => gatewayFailure(call, { apiKey: "sk-test", timeoutMs: 300, ...config }, client)
 
 // Takes every connection and reads it, never answering: a proxy that never opens its tunnel, or a
 // gateway (or plain proxy) that got the request and stays silent.
@@ -133,20 +118,7 @@ describe("a time limit passing once the connection was made", () => {
     const front = await startTlsFront(silent.port)
     const before = silent.accepted()
     try {
-      const trusting = Layer.effect(
-        HttpClient.HttpClient,
-        Effect.map(
-          Effect.acquireRelease(
-            Effect.sync(() => ({
-              http: new Http.Agent(),
-              https: new Https.Agent({ ca: readFileSync(testCertificatePath) })
-            })),
-            (agents) => Effect.sync(() => (agents.http.destroy(), agents.https.destroy()))
-          ),
-          NodeHttpClient.make
-        )
-      )
-      const error = await failureOf(submit, { baseUrl: front.url, timeoutMs: CONNECTED_MS }, trusting)
+      const error = await failureOf(submit, { baseUrl: front.url, timeoutMs: CONNECTED_MS }, trustingClient(false))
       expect(error).toMatchObject({ _tag: "TimeoutError", phase: "request" })
       expect(silent.accepted() - before).toBe(1)
     } finally {

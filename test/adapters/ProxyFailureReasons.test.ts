@@ -4,7 +4,6 @@
 // video submit is tried again; one that opened and was cut after the request went stays `reset`, and
 // the submit is not repeated. A proxy's own error answer to an `http://` request in absolute form is
 // the proxy's (`connect`) only when its RFC 9209 `Proxy-Status` says it could not reach the gateway.
-import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import { createServer, type AddressInfo, type Socket } from "node:net"
 import { Effect, Layer } from "effect"
@@ -12,12 +11,13 @@ import { HttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Gateway } from "../../src/adapters/Gateway.js"
 import type { GatewayConfigInput } from "../../src/adapters/GatewayConfig.js"
-import * as HttpProxy from "../../src/adapters/http/HttpProxy.js"
 import * as NodeHttpClient from "../../src/adapters/http/NodeHttpClient.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { startForwardingProxy, type ForwardingProxy } from "../fixtures/forwardingProxy.js"
 import { onConnectHead, startRawPeer } from "../fixtures/rawPeer.js"
-import { startTlsFront, testCertificatePath, type TlsFront } from "../fixtures/tlsFront.js"
+import { startTlsFront, type TlsFront } from "../fixtures/tlsFront.js"
+import { trustingClient } from "../fixtures/trustingClient.js"
+import { gatewayFailure } from "../support/gatewayFailure.js"
 import { expectNoSecret } from "../support/secrets.js"
 
 const USER = "umg-user"
@@ -71,42 +71,11 @@ const startAnsweringProxy = async (answer: (req: Http.IncomingMessage, res: Http
 const echoOf = (req: Http.IncomingMessage): string => `you sent ${req.headers["proxy-authorization"] ?? ""}`
 
 /** The error a Gateway call fails with (it must fail), with fast retries unless told. */
-const failureOf = async <A, E>(
+const failureOf = <A, E>(
   call: Effect.Effect<A, E, Gateway>,
   config: Partial<GatewayConfigInput> & Pick<GatewayConfigInput, "baseUrl">,
   client?: Layer.Layer<HttpClient.HttpClient>
-): Promise<E> => {
-  const settings = { apiKey: emu.apiKey, maxRetries: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 5, ...config }
-  const layer =
-    client === undefined
-      ? Gateway.layer(settings)
-      : Gateway.layerWithoutHttpClient(settings).pipe(Layer.provide(client))
-  return Effect.runPromise(Effect.flip(Effect.provide(call, layer)))
-}
-
-/** Umg's Node client through `proxy`, its `https.Agent` trusting the test certificate (as NODE_EXTRA_CA_CERTS would). */
-const trustingClient = (proxy: string): Layer.Layer<HttpClient.HttpClient> =>
-  Layer.effect(
-    HttpClient.HttpClient,
-    Effect.map(
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          const proxies = { http: HttpProxy.planFor(proxy, "http:"), https: HttpProxy.planFor(proxy, "https:") }
-          return {
-            http: new Http.Agent({ proxyEnv: proxies.http.proxyEnv }),
-            https: HttpProxy.httpsAgent(proxies.https, { ca: readFileSync(testCertificatePath) }),
-            proxies
-          }
-        }),
-        (agents) =>
-          Effect.sync(() => {
-            agents.http.destroy()
-            agents.https.destroy()
-          })
-      ),
-      NodeHttpClient.make
-    )
-  )
+): Promise<E> => gatewayFailure(call, { apiKey: emu.apiKey, ...config }, client)
 
 describe("a CONNECT tunnel the proxy never opened", () => {
   const cases: ReadonlyArray<readonly [string, (socket: Socket) => void]> = [
