@@ -247,19 +247,21 @@ describe("the call's signal, between attempts and requests", () => {
 
 describe("the call's time limit and retry count override the layer's", () => {
   it("a shorter call timeoutMs fails within it, a longer one lets a slow answer through", async () => {
-    const { url } = await serve((_req, res) => setTimeout(() => answer(res), 400))
-    const short = await exitOf(url, (g) => g.chat.create(chat, { timeoutMs: 100 }), { timeoutMs: 10_000 })
-    expect(failureOf(short)).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 100 })
-    const long = await exitOf(url, (g) => g.chat.create(chat, { timeoutMs: 5_000 }), { timeoutMs: 100 })
+    // 300 ms, not less: a limit that a stalled event loop lets pass before the loopback connect
+    // callback runs is (rightly) phase "connect".
+    const { url } = await serve((_req, res) => setTimeout(() => answer(res), 1_000))
+    const short = await exitOf(url, (g) => g.chat.create(chat, { timeoutMs: 300 }), { timeoutMs: 10_000 })
+    expect(failureOf(short)).toMatchObject({ _tag: "TimeoutError", phase: "request", timeoutMs: 300 })
+    const long = await exitOf(url, (g) => g.chat.create(chat, { timeoutMs: 5_000 }), { timeoutMs: 300 })
     expect(Exit.isSuccess(long)).toBe(true)
   })
 
   it("a stream's timeoutMs bounds the wait for its headers", async () => {
     const { url } = await serve(() => {})
-    const exit = await exitOf(url, (g) => Stream.runDrain(g.chat.stream(chat, { timeoutMs: 100 })), {
+    const exit = await exitOf(url, (g) => Stream.runDrain(g.chat.stream(chat, { timeoutMs: 300 })), {
       streamFirstByteTimeoutMs: 10_000
     })
-    expect(failureOf(exit)).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 100 })
+    expect(failureOf(exit)).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 300 })
   })
 
   it("maxRetries 0 makes one attempt and 2 makes three, whatever the layer says", async () => {
