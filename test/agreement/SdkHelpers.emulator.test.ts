@@ -25,7 +25,8 @@ beforeAll(async () => {
   // The real client sends its own key header; the gateway's native header is added alongside.
   genai = new GoogleGenAI({
     apiKey: emu.apiKey,
-    httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
+    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
   })
 })
 afterAll(() => emu.close())

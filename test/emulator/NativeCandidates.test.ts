@@ -15,7 +15,8 @@ beforeAll(async () => {
   emu = await startEmulator({ fast: true })
   genai = new GoogleGenAI({
     apiKey: emu.apiKey,
-    httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
+    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
   })
 })
 afterAll(() => emu.close())

@@ -20,7 +20,8 @@ beforeAll(async () => {
   openai = new OpenAI({ apiKey: emu.apiKey, baseURL: `${emu.url}/v1`, maxRetries: 0 })
   genai = new GoogleGenAI({
     apiKey: emu.apiKey,
-    httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
+    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
   })
 })
 afterAll(() => emu.close())

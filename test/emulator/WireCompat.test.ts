@@ -19,7 +19,8 @@ beforeAll(async () => {
   // The real client sends its own key header; the gateway's native header is added alongside.
   genai = new GoogleGenAI({
     apiKey: emu.apiKey,
-    httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
+    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
   })
 })
 afterAll(() => emu.close())
@@ -211,6 +212,20 @@ describe("the native-content client", () => {
       config: { responseModalities: ["IMAGE"] }
     })
     expect(image.data).toEqual(expect.any(String))
+  })
+
+  it("tells a client asking /v1 (@google/genai 3's default) that native content is under /v1beta", async () => {
+    const unversioned = new GoogleGenAI({
+      apiKey: emu.apiKey,
+      httpOptions: { baseUrl: emu.url, headers: { "x-vendor-api-key": emu.apiKey } }
+    })
+    const error: unknown = await unversioned.models
+      .generateContent({ model: "zeta-2.5-flash", contents: "x" })
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ status: 404 })
+    expect(String((error as Error).message)).toContain(
+      "Unknown path: POST /v1/models/zeta-2.5-flash:generateContent; native-content endpoints are under /v1beta"
+    )
   })
 
   it("surfaces a native 400 as an error", async () => {

@@ -19,6 +19,16 @@ export const familyOfPath = (path: string): Family => {
   return "openai"
 }
 
+/** A native-content method asked under another API version: `@google/genai` 3 asks `/v1` by default. */
+const NATIVE_UNDER_OTHER_VERSION = /^\/(?:v1|v1alpha)\/models\/[^/]+:(?:generateContent|streamGenerateContent)$/
+
+/** The 404 message of a path no route serves; a native-content call under `/v1` is told where they are. */
+export const unknownPathMessage = (method: string, path: string): string =>
+  `Unknown path: ${method} ${path}` +
+  (NATIVE_UNDER_OTHER_VERSION.test(path)
+    ? `; native-content endpoints are under /v1beta (@google/genai 3 asks /v1 unless given httpOptions.apiVersion "v1beta")`
+    : "")
+
 /** The messages-style `error.type` of a status (the count-tokens endpoint's too, but for 400 and 401). */
 const messagesType = (status: number): string => {
   switch (status) {

@@ -18,7 +18,7 @@ import { authenticate, type AuthResult } from "./Auth.js"
 import { renewContext, type EmulatorContext } from "./Context.js"
 import { allowedOrigin, allowHeaders, EXPOSED_HEADERS } from "./Cors.js"
 import type { Fault } from "./Faults.js"
-import { errorBody, familyOfPath, type Family } from "./Family.js"
+import { errorBody, familyOfPath, type Family, unknownPathMessage } from "./Family.js"
 import { modelsAuth } from "../gateway/Models.js"
 import { makeReply } from "./Respond.js"
 import type { EmuRequest, Route, WsRoute } from "./Route.js"
@@ -176,7 +176,7 @@ const handleHttp = async (deps: Deps, req: IncomingMessage, res: ServerResponse)
 
   // HEAD is GET without the body (node:http leaves the body out of an answer to HEAD).
   const found = router.find(req.method === "HEAD" ? "GET" : req.method, url.pathname)
-  if (found.kind === "not-found") return fail(404, `Unknown path: ${req.method ?? "GET"} ${url.pathname}`)
+  if (found.kind === "not-found") return fail(404, unknownPathMessage(req.method ?? "GET", url.pathname))
   if (found.kind === "method-not-allowed") {
     const allowed = found.allowed.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]))
     return fail(405, `Method ${req.method ?? ""} not allowed on ${url.pathname}`, { allow: allowed.join(", ") })
