@@ -157,6 +157,7 @@ const expectations: Record<string, ReadonlyArray<RegExp>> = {
     /^agent: tool-calls → stop: /m,
     /^plan: gpt-4o answered: /m
   ],
+  "The official SDKs against the emulator": [/^chat: stop$/m, /^messages-style: end_turn$/m, /^native content: STOP$/m],
   "Testing an AI SDK app against the emulator": [
     ...["messages-style", "chat", "responses", "native content"].map(
       (f) => new RegExp(`^${f}: [1-9]\\d* words; tool-calls → stop; shade \\d+$`, "m")
