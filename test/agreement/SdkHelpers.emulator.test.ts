@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI, type CallableTool, type FunctionCall, type Part } from "@google/genai"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { betaZodOutputFormat, betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod"
 import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod"
 import OpenAI from "openai"
@@ -22,12 +23,7 @@ beforeAll(async () => {
   openai = new OpenAI({ apiKey: emu.apiKey, baseURL: `${emu.url}/v1`, maxRetries: 0 })
   // The gateway takes Bearer on the messages family, so the key goes in as an auth token.
   anthropic = new Anthropic({ apiKey: null, authToken: emu.apiKey, baseURL: emu.url, maxRetries: 0 })
-  // The real client sends its own key header; the gateway's native header is added alongside.
-  genai = new GoogleGenAI({
-    apiKey: emu.apiKey,
-    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
-    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
-  })
+  genai = nativeSdkClient(emu)
 })
 afterAll(() => emu.close())
 

@@ -1,5 +1,6 @@
 import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { GoogleGenAI, type GenerateContentResponse, type Part } from "@google/genai"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { generateText, jsonSchema, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
@@ -13,11 +14,7 @@ let emu: Emulator
 let genai: GoogleGenAI
 beforeAll(async () => {
   emu = await startEmulator({ fast: true })
-  genai = new GoogleGenAI({
-    apiKey: emu.apiKey,
-    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
-    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
-  })
+  genai = nativeSdkClient(emu)
 })
 afterAll(() => emu.close())
 

@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { ApiError, GoogleGenAI } from "@google/genai"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { Effect, Stream } from "effect"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -18,11 +19,7 @@ beforeAll(async () => {
   emu = await startEmulator({ fast: true })
   anthropic = new Anthropic({ apiKey: null, authToken: emu.apiKey, baseURL: emu.url, maxRetries: 0 })
   openai = new OpenAI({ apiKey: emu.apiKey, baseURL: `${emu.url}/v1`, maxRetries: 0 })
-  genai = new GoogleGenAI({
-    apiKey: emu.apiKey,
-    // @google/genai 3 asks /v1 unless told otherwise; the gateway serves native content under /v1beta.
-    httpOptions: { baseUrl: emu.url, apiVersion: "v1beta", headers: { "x-vendor-api-key": emu.apiKey } }
-  })
+  genai = nativeSdkClient(emu)
 })
 afterAll(() => emu.close())
 beforeEach(() => {
