@@ -669,29 +669,16 @@ const withTimeout = <R, A extends GatewayResponseError>(
   progress: ConnectProgress.Progress
 ): Effect.Effect<R, AttemptFailure<A>> =>
   Deadline.timeoutFail(effect, ms, (): AttemptFailure<A> => {
-    const family = request.family
-    if (ConnectProgress.neverConnected(progress))
-      return {
-        _tag: "Transport",
-        kind: "connect",
-        error: new TimeoutError({
-          family,
-          phase: "connect",
-          timeoutMs: ms,
-          message: `no connection to ${originOf(request.url)} within ${ms} ms${
-            progress.via === undefined ? "" : ` (through the proxy ${progress.via})`
-          }`
-        })
-      }
+    const early = ConnectProgress.neverConnected(progress)
+    const message = early
+      ? `no connection to ${originOf(request.url)} within ${ms} ms${
+          progress.via === undefined ? "" : ` (through the proxy ${progress.via})`
+        }`
+      : `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms`
     return {
       _tag: "Transport",
-      kind: "timeout",
-      error: new TimeoutError({
-        family,
-        phase,
-        timeoutMs: ms,
-        message: `no ${phase === "request" ? "answer" : "first byte"} within ${ms} ms`
-      })
+      kind: early ? "connect" : "timeout",
+      error: new TimeoutError({ family: request.family, phase: early ? "connect" : phase, timeoutMs: ms, message })
     }
   })
 

@@ -204,7 +204,8 @@ export interface ErrorLike {
 /**
  * A typed error as the failure `decide` reads, or `undefined` when it is not one a wait can change:
  * a connection refused or lost (`connect`; `reset`, `closed`), a time limit of a request (any phase
- * but a task's `poll` deadline; `connect`, no connection made within it, reads as a connection refused), an HTTP answer (its status, type and asked wait). Cancelled by us
+ * but a task's `poll` deadline; phase `connect`, no connection made within it, reads as a connection
+ * refused), an HTTP answer (its status, type and asked wait). Cancelled by us
  * (`aborted`), an answer past its bound or breaking the protocol, an answer that does not decode, a
  * failed task, a refusal before sending: `undefined`. `headers` are the answer's, when the caller
  * kept them (`x-should-retry` is read from them); a typed error alone carries none.
