@@ -309,8 +309,6 @@ export interface CallSpan {
   readonly answer: (answer: unknown, usage: boolean) => Readonly<Record<string, unknown>>
   /** What the call is: the span's operation, provider and requested model, made afresh. */
   readonly identity: () => Record<string, string>
-  /** The model that answered, redacted of the call's secrets, as the span's `gen_ai.response.model`. */
-  readonly responseModel: (answer: Record<string, unknown>) => string | undefined
   /** Every secret the call's answers could echo (the gateway's, the call's own headers'). */
   readonly secrets: () => ReadonlyArray<string>
 }
@@ -460,10 +458,12 @@ const serverPorts = modelSeries(1024)
  */
 const metricAttributes = (run: CallRun, answer: Record<string, unknown> | undefined): Record<string, string> => {
   const out = run.call.identity()
-  const model = answer === undefined ? undefined : run.call.responseModel(answer)
+  // The call's secrets, made once for the model and the server alike.
+  const secrets = run.call.secrets()
+  const model = answer === undefined ? undefined : responseModelOf(answer, secrets)
   if (model !== undefined) out["gen_ai.response.model"] = responseModelSeries(model)
   const server =
-    run.answeredBy === undefined ? undefined : withServerShown(serverAttributes(run.answeredBy), run.call.secrets)
+    run.answeredBy === undefined ? undefined : withServerShown(serverAttributes(run.answeredBy), () => secrets)
   if (server !== undefined && server["server.address"] !== undefined) {
     const host = serverHosts(String(server["server.address"]))
     out["server.address"] = host
@@ -729,6 +729,7 @@ export const traceGroup = <G extends object>(
     const operation = operations[`${group}.${method}`] ?? method
     out[method] = (...args: Array<unknown>) => {
       const made: unknown = (call as (...a: Array<unknown>) => unknown)(...args)
+      const callSecrets = () => secretsOfCall(secrets(), args)
       const span: CallSpan = {
         name,
         options: () => ({
@@ -738,11 +739,10 @@ export const traceGroup = <G extends object>(
         }),
         answer: (answer, usage) => ({
           ...(usage ? usageAttributes(answer) : {}),
-          ...responseAttributes(answer, secretsOfCall(secrets(), args))
+          ...responseAttributes(answer, callSecrets())
         }),
         identity: () => callAttributes(group, operation, args),
-        responseModel: (answer) => responseModelOf(answer, secretsOfCall(secrets(), args)),
-        secrets: () => secretsOfCall(secrets(), args)
+        secrets: callSecrets
       }
       // Every error a call ends with has the secrets taken out, inside its span.
       if (Effect.isEffect(made)) return tracedEffect(Effect.mapError(made, redact), span)
