@@ -1,12 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI, type CallableTool, type FunctionCall, type Part } from "@google/genai"
-import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { betaZodOutputFormat, betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod"
 import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod"
 import OpenAI from "openai"
 import { zodFunction, zodResponseFormat, zodTextFormat } from "openai/helpers/zod"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as z from "zod"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 // The official SDKs' own structured-output and tool helpers against the emulator: openai-node's

@@ -1,8 +1,8 @@
 import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { GoogleGenAI, type GenerateContentResponse, type Part } from "@google/genai"
-import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { generateText, jsonSchema, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { parseSse } from "./RawSse.js"
 

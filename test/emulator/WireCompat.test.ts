@@ -1,8 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
-import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nativeSdkClient } from "../fixtures/nativeSdkClient.js"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 
 // The official clients of the upstream protocols, pointed at the emulator, must parse its answers
