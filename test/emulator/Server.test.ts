@@ -3,6 +3,7 @@ import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmulator, type Emulator } from "../../src/emulator/index.js"
 import { DEFAULT_KEY, makeContext } from "../../src/emulator/server/Context.js"
+import { unknownPathMessage } from "../../src/emulator/server/Family.js"
 import { compilePattern, Router } from "../../src/emulator/server/Router.js"
 import { makeServer } from "../../src/emulator/server/Server.js"
 import { jsonEvents, parseSse } from "./RawSse.js"
@@ -79,6 +80,24 @@ describe("the router", () => {
     expect(found.kind === "found" && found.route.id).toBe("download")
     expect(r.find("POST", "/v1/video/generations/x")).toEqual({ kind: "method-not-allowed", allowed: ["GET"] })
     expect(r.find("GET", "/nope")).toEqual({ kind: "not-found" })
+  })
+
+  it("points a native-content method asked under /v1 or /v1alpha to /v1beta, and no other unknown path", () => {
+    const hint = "; native-content endpoints are under /v1beta"
+    for (const path of [
+      "/v1/models/zeta-2.5-flash:generateContent",
+      "/v1alpha/models/zeta-2.5-flash:streamGenerateContent"
+    ])
+      expect(unknownPathMessage("POST", path)).toContain(`Unknown path: POST ${path}${hint}`)
+    for (const path of [
+      "/v1/models/a/b:generateContent",
+      "/v1beta/models/a/b:generateContent",
+      "/v2/models/zeta-2.5-flash:generateContent",
+      "/v1/models/zeta-2.5-flash:countTokens",
+      "/v1/models/zeta-2.5-flash:generateContent/x",
+      "/nope"
+    ])
+      expect(unknownPathMessage("POST", path)).toBe(`Unknown path: POST ${path}`)
   })
 })
 
