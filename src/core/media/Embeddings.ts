@@ -8,7 +8,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type EmbeddingModel, embeddingModelOf, embeddingSizes, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../validation/Closed.js"
 import { range, type RuleAnnotation, RuleAnnotationId, withRule } from "../validation/FieldRules.js"
 import { at, describe, fail } from "../validation/Rules.js"
 
@@ -67,29 +67,27 @@ export const buildEmbeddingsBody = (
   input: unknown,
   options: EmbeddingsOptions = {}
 ): Effect.Effect<EmbeddingsBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const obj = yield* embeddingsBody.open(input)
-      const model = yield* readModel(obj)
-      yield* ensureRoute(model, "embeddings", options)
-      const body = yield* embeddingsBody.seal(obj, embeddingsBody.pick(obj), model)
-      const known = embeddingModelOf(model, options)
-      if (body.dimensions === undefined || known === undefined) return body
-      if (!known.supportsDimensions)
-        return yield* fail(
-          "dimensions",
-          "not-supported",
-          `dimensions: ${body.dimensions} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
-        )
-      if (body.dimensions > known.nativeDimensions)
-        return yield* fail(
-          "dimensions",
-          "range",
-          `dimensions: ${body.dimensions} is out of range for ${model}; allowed: 1 to ${known.nativeDimensions}`
-        )
-      return body
-    })
-  )
+  buildWith(() => {
+    const built = embeddingsBody.build(input, (model) => ensureRoute(model, "embeddings", options))
+    if (Result.isFailure(built)) return built
+    const body = built.success
+    const model = body.model
+    const known = embeddingModelOf(model, options)
+    if (body.dimensions === undefined || known === undefined) return built
+    if (!known.supportsDimensions)
+      return fail(
+        "dimensions",
+        "not-supported",
+        `dimensions: ${body.dimensions} given, but ${model} has a fixed size of ${known.nativeDimensions}; leave dimensions out`
+      )
+    if (body.dimensions > known.nativeDimensions)
+      return fail(
+        "dimensions",
+        "range",
+        `dimensions: ${body.dimensions} is out of range for ${model}; allowed: 1 to ${known.nativeDimensions}`
+      )
+    return built
+  })
 
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 

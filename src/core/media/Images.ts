@@ -8,7 +8,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { knownModels, type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../validation/Closed.js"
 import { acrossFields, ImageOutputType, matching, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 import { at } from "../validation/Rules.js"
 
@@ -71,13 +71,10 @@ export const buildImagesBody = (
   options: RoutingOptions = {}
 ): Effect.Effect<ImagesBody, InvalidRequest> =>
   buildWith(() =>
-    Result.gen(function* () {
-      const obj = yield* imagesBody.open(input)
-      const model = yield* readModel(obj)
-      yield* ensureRoute(model, "images", options)
-      const body = imagesBody.pick(obj)
-      if (body.response_format === undefined) body.response_format = "b64_json"
-      return yield* imagesBody.seal(obj, body, model)
+    imagesBody.build(input, (model) => ensureRoute(model, "images", options), {
+      adjust: (body) => {
+        if (body.response_format === undefined) body.response_format = "b64_json"
+      }
     })
   )
 

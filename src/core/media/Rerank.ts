@@ -7,7 +7,7 @@ import { decodeWith, type DecodeOptions } from "../wire/WireJson.js"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../validation/Closed.js"
 import { expected, NonBlank, nonEmptyArray, range } from "../validation/FieldRules.js"
 
 /** A document to rank: a string, or an object with `text` (extra fields pass through). @category schemas */
@@ -52,13 +52,7 @@ export const buildRerankBody = (
   input: unknown,
   options: RoutingOptions = {}
 ): Effect.Effect<RerankBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const obj = yield* rerankBody.open(input)
-      yield* ensureRoute(yield* readModel(obj), "rerank", options)
-      return yield* rerankBody.seal(obj, rerankBody.pick(obj))
-    })
-  )
+  buildWith(() => rerankBody.build(input, (model) => ensureRoute(model, "rerank", options), { nameModel: false }))
 
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 

@@ -1,11 +1,10 @@
 /** The text-to-speech body (E14) checked before sending, and the content type of each audio format it returns. */
 import type * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../errors/InvalidRequest.js"
 import { ensureRoute } from "../gateway/Routing.js"
 import { type RoutingOptions } from "../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../validation/Closed.js"
 import { maxLength, NonBlank, range } from "../validation/FieldRules.js"
 
 /** The six voices of E14. @category models */
@@ -48,13 +47,7 @@ export const buildSpeechBody = (
   input: unknown,
   options: RoutingOptions = {}
 ): Effect.Effect<SpeechBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const obj = yield* speechBody.open(input)
-      yield* ensureRoute(yield* readModel(obj), "speech", options)
-      return yield* speechBody.seal(obj, speechBody.pick(obj))
-    })
-  )
+  buildWith(() => speechBody.build(input, (model) => ensureRoute(model, "speech", options), { nameModel: false }))
 
 /** The format a speech body will be answered in (`mp3` when it names none). @category accessors */
 export const speechFormatOf = (body: Pick<SpeechBody, "response_format">): SpeechFormat => body.response_format ?? "mp3"

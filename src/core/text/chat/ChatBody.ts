@@ -6,12 +6,11 @@
  * `stream_options`, `audio`, `prediction`, `web_search_options`, `logit_bias`, `metadata`.
  */
 import type * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../../validation/Closed.js"
 import {
   acrossFields,
   described,
@@ -165,16 +164,13 @@ export type TextBodyOptions = RoutingOptions
  */
 export const buildChatBody = (input: unknown, options: TextBodyOptions = {}): Effect.Effect<ChatBody, InvalidRequest> =>
   buildWith(() =>
-    Result.gen(function* () {
-      const body = yield* chat.open(input)
-      const model = yield* readModel(body)
-      yield* ensureRoute(model, "chat", options)
-      const out = chat.pick(body)
-      // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
-      if (Array.isArray(out.messages))
-        out.messages = out.messages.map((m: unknown) =>
-          isRecord(m) && callsTools(m) && optional(m, "content") === undefined ? { ...m, content: null } : m
-        )
-      return yield* chat.seal(body, out, model)
+    chat.build(input, (model) => ensureRoute(model, "chat", options), {
+      adjust: (out) => {
+        // A tool-calls-only assistant turn without `content` gets the explicit null the wire shape has.
+        if (Array.isArray(out.messages))
+          out.messages = out.messages.map((m: unknown) =>
+            isRecord(m) && callsTools(m) && optional(m, "content") === undefined ? { ...m, content: null } : m
+          )
+      }
     })
   )

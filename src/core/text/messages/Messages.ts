@@ -426,14 +426,7 @@ export const buildMessagesBody = (
   input: unknown,
   options: RoutingOptions = {}
 ): Effect.Effect<MessagesBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const body = yield* messagesBody.open(input)
-      const model = yield* readModel(body)
-      yield* ensureRoute(model, "messages", options)
-      return yield* messagesBody.seal(body, messagesBody.pick(body), model)
-    })
-  )
+  buildWith(() => messagesBody.build(input, (model) => ensureRoute(model, "messages", options)))
 
 /**
  * Builds the body of POST `/v1/messages/count_tokens` (E9): `model` (a messages model) and

@@ -6,11 +6,10 @@
  * `stream_options`.
  */
 import type * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
-import { type WithExtra, closedBody, buildWith, ModelId, readModel } from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId } from "../../validation/Closed.js"
 import {
   acrossFields,
   expected,
@@ -153,11 +152,4 @@ export const buildResponsesBody = (
   input: unknown,
   options: TextBodyOptions = {}
 ): Effect.Effect<ResponsesBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const body = yield* responses.open(input)
-      const model = yield* readModel(body)
-      yield* ensureRoute(model, "responses", options)
-      return yield* responses.seal(body, responses.pick(body), model)
-    })
-  )
+  buildWith(() => responses.build(input, (model) => ensureRoute(model, "responses", options)))
