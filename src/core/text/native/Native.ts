@@ -157,25 +157,30 @@ const SUFFIXES_TEXT = "-thinking, -thinking-<budget>, -nothinking, -thinking-low
  * the 3 class, `-nothinking` only where the model can turn thinking off.
  * @category constructors
  */
-export const parseNativeModel = (model: unknown): Result.Result<NativeModel, InvalidRequest> =>
-  Result.gen(function* () {
-    const id = yield* conform(ModelId, model, "model")
-    const m = SUFFIX.exec(id)
-    const base = m === null ? id : id.slice(0, m.index)
-    const modelClass = classOf(base)
-    if (m === null || base === "") return { id, base: id, modelClass: classOf(id) }
-    const word = m[2]
-    let suffix: NativeSuffix
-    if (m[1] !== undefined) suffix = { _tag: "nothinking" }
-    else if (word === undefined) suffix = { _tag: "thinking" }
-    else if (/^\d{1,9}$/.test(word)) suffix = { _tag: "budget", budget: Number(word) }
-    else if (word === "low" || word === "high") suffix = { _tag: "level", level: word === "low" ? "LOW" : "HIGH" }
-    else if (modelClass === "other")
-      return { id, base: id, modelClass: classOf(id) } // e.g. a `-thinking-exp` model name
-    else return yield* notAllowed("model", id, SUFFIXES_TEXT, `the suffix -thinking-${word}`)
-    if (modelClass !== "other") yield* suffixFitsClass(id, base, modelClass, suffix)
-    return { id, base, modelClass, suffix }
-  })
+export const parseNativeModel = (model: unknown): Result.Result<NativeModel, InvalidRequest> => {
+  // Plain code, not `Result.gen`: every native call parses its model (see `closedBody`'s `build`).
+  const given = conform(ModelId, model, "model")
+  if (Result.isFailure(given)) return Result.fail(given.failure)
+  const id = given.success
+  const m = SUFFIX.exec(id)
+  const base = m === null ? id : id.slice(0, m.index)
+  const modelClass = classOf(base)
+  if (m === null || base === "") return Result.succeed({ id, base: id, modelClass: classOf(id) })
+  const word = m[2]
+  let suffix: NativeSuffix
+  if (m[1] !== undefined) suffix = { _tag: "nothinking" }
+  else if (word === undefined) suffix = { _tag: "thinking" }
+  else if (/^\d{1,9}$/.test(word)) suffix = { _tag: "budget", budget: Number(word) }
+  else if (word === "low" || word === "high") suffix = { _tag: "level", level: word === "low" ? "LOW" : "HIGH" }
+  else if (modelClass === "other")
+    return Result.succeed({ id, base: id, modelClass: classOf(id) }) // e.g. a `-thinking-exp` model name
+  else return notAllowed("model", id, SUFFIXES_TEXT, `the suffix -thinking-${word}`)
+  if (modelClass !== "other") {
+    const fits = suffixFitsClass(id, base, modelClass, suffix)
+    if (Result.isFailure(fits)) return Result.fail(fits.failure)
+  }
+  return Result.succeed({ id, base, modelClass, suffix })
+}
 
 const suffixFitsClass = (id: string, base: string, modelClass: "2.5" | "3", suffix: NativeSuffix): Check => {
   const profile = profileOf(base)
@@ -704,30 +709,41 @@ export const buildNativeBody = (
   input: unknown,
   options: RoutingOptions = {}
 ): Effect.Effect<NativeBody, InvalidRequest> =>
-  buildWith(() =>
-    Result.gen(function* () {
-      const parsed = yield* parseNativeModel(model)
-      yield* ensureRoute(parsed.base, "native", options)
-      const body = yield* nativeBody.open(input)
-      const given = optional(body, "model")
-      if (given !== undefined && given !== parsed.id)
-        return yield* fail(
-          "model",
-          "path",
-          `model: ${describe(given)} differs from the model of the path (${parsed.id}); the native-content body carries no model`
-        )
-      const out = nativeBody.pick(body)
-      const gc = out.generationConfig
-      if (isRecord(gc) && Array.isArray(gc.responseModalities))
-        out.generationConfig = { ...gc, responseModalities: gc.responseModalities.map(modality) }
-      // What the model takes in thinkingConfig is checked first: the model is the first thing a caller chose.
-      const thinking = isRecord(gc) ? gc.thinkingConfig : undefined
-      if (thinking !== undefined) yield* conform(nativeThinkingConfigFor(parsed), thinking, TC, parsed.id)
-      const valid = yield* nativeBody.seal(body, out, parsed.id)
-      const tc = valid.generationConfig?.thinkingConfig
-      const level = tc?.thinkingLevel?.toUpperCase()
-      return level === undefined || valid.generationConfig === undefined
-        ? valid
-        : { ...valid, generationConfig: { ...valid.generationConfig, thinkingConfig: { ...tc, thinkingLevel: level } } }
-    })
-  )
+  buildWith<NativeBody>(() => {
+    const parsed = parseNativeModel(model)
+    if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+    const { id } = parsed.success
+    const routed = ensureRoute(parsed.success.base, "native", options)
+    if (Result.isFailure(routed)) return Result.fail(routed.failure)
+    const opened = nativeBody.open(input)
+    if (Result.isFailure(opened)) return Result.fail(opened.failure)
+    const body = opened.success
+    const given = optional(body, "model")
+    if (given !== undefined && given !== id)
+      return fail(
+        "model",
+        "path",
+        `model: ${describe(given)} differs from the model of the path (${id}); the native-content body carries no model`
+      )
+    const out = nativeBody.pick(body)
+    const gc = out.generationConfig
+    if (isRecord(gc) && Array.isArray(gc.responseModalities))
+      out.generationConfig = { ...gc, responseModalities: gc.responseModalities.map(modality) }
+    // What the model takes in thinkingConfig is checked first: the model is the first thing a caller chose.
+    const thinking = isRecord(gc) ? gc.thinkingConfig : undefined
+    if (thinking !== undefined) {
+      const fits = conform(nativeThinkingConfigFor(parsed.success), thinking, TC, id)
+      if (Result.isFailure(fits)) return Result.fail(fits.failure)
+    }
+    const sealed = nativeBody.seal(body, out, id)
+    if (Result.isFailure(sealed)) return sealed
+    const valid = sealed.success
+    const tc = valid.generationConfig?.thinkingConfig
+    const level = tc?.thinkingLevel?.toUpperCase()
+    return level === undefined || valid.generationConfig === undefined
+      ? sealed
+      : Result.succeed({
+          ...valid,
+          generationConfig: { ...valid.generationConfig, thinkingConfig: { ...tc, thinkingLevel: level } }
+        })
+  })
