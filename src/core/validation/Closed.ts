@@ -225,8 +225,10 @@ export const closedBody = <S extends Schema.Top & StructLike>(
      * A routed body's whole build, the steps in order: `open`, the `model` read and given to `route`
      * (which refuses a model the endpoint does not serve), `pick`, the builder's own `adjust` of the
      * picked fields, then `seal` — naming the model where a rule depends on it, unless `nameModel` is
-     * false (a body whose rules hold for every model). Plain code rather than `Result.gen`: its
-     * generator cost a sequential chat call about 6 % of its CPU (1 December 2026, loopback).
+     * false (a body whose rules hold for every model). `open` replaces the body's own when the input
+     * is opened against another body's fields (count tokens takes a whole create body). Plain code
+     * rather than `Result.gen`: its generator cost a sequential chat call about 6 % of its CPU
+     * (1 December 2026, loopback).
      */
     build: (
       input: unknown,
@@ -234,9 +236,10 @@ export const closedBody = <S extends Schema.Top & StructLike>(
       options: {
         readonly adjust?: ((picked: Record<string, unknown>) => void) | undefined
         readonly nameModel?: boolean | undefined
+        readonly open?: ((input: unknown) => Result.Result<Json, InvalidRequest>) | undefined
       } = {}
     ): Result.Result<S["Type"], InvalidRequest> => {
-      const opened = open(input)
+      const opened = (options.open ?? open)(input)
       if (Result.isFailure(opened)) return opened
       const model = readModel(opened.success)
       if (Result.isFailure(model)) return model

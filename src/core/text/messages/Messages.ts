@@ -8,15 +8,7 @@ import * as Schema from "effect/Schema"
 import type { InvalidRequest } from "../../errors/InvalidRequest.js"
 import { ensureRoute } from "../../gateway/Routing.js"
 import { type RoutingOptions } from "../../gateway/Catalog.js"
-import {
-  type WithExtra,
-  closedBody,
-  buildWith,
-  ModelId,
-  readModel,
-  sendable,
-  sendableResult
-} from "../../validation/Closed.js"
+import { type WithExtra, closedBody, buildWith, ModelId, sendable, sendableResult } from "../../validation/Closed.js"
 import { at, describe, fail, isRecord, listAllowed, notAllowed, passthrough, sanitize } from "../../validation/Rules.js"
 import { type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { conform } from "../../validation/Conform.js"
@@ -441,12 +433,7 @@ export const buildCountTokensBody = (
   options: RoutingOptions = {}
 ): Effect.Effect<CountTokensBody, InvalidRequest> =>
   buildWith(() =>
-    Result.gen(function* () {
-      const body = yield* countTokensOpen(input)
-      const model = yield* readModel(body)
-      yield* ensureRoute(model, "countTokens", options)
-      return yield* countTokensBody.seal(body, countTokensBody.pick(body), model)
-    })
+    countTokensBody.build(input, (model) => ensureRoute(model, "countTokens", options), { open: countTokensOpen })
   )
 
 /**
