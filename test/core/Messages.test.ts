@@ -169,6 +169,18 @@ describe("buildMessagesBody: sampling and output controls", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
+  it("names a misspelt field inside a block before another block's error (the walk goes on past a union of kinds)", () => {
+    // `content` is a string or an array of blocks: an array can only be the blocks, valid or not, so
+    // the walk goes on into them and finds the misspelling that the first block's error would hide.
+    const misspelt = { type: "text", text: "hi", cache_control: { type: "ephemeral", ttll: "5m" } }
+    const e = failure(build(userBlocks({ type: "text", text: "" }, misspelt)))
+    expect(e).toMatchObject({ field: "messages[0].content[1].cache_control.ttll", rule: "unknown-field" })
+    expect(e.message).toBe("unknown field `ttll` in messages[0].content[1].cache_control; did you mean `ttl`?")
+    // With the misspelling mended, the first block's error is the one named.
+    const mended = { ...misspelt, cache_control: { type: "ephemeral", ttl: "5m" } }
+    expect(failure(build(userBlocks({ type: "text", text: "" }, mended))).field).toBe("messages[0].content[0].text")
+  })
+
   it("sends fields umg does not know yet through extra, refusing a known field there", () => {
     const input = JSON.parse(
       `{"model":"${MODEL}","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"service_tier":"auto","extra":{"output_config":{"effort":"low"},"__proto__":{"polluted":true}}}`

@@ -50,66 +50,128 @@ export const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | unde
   return undefined
 }
 
-// `literalsOf` of a property's type, read once per node (`null`: not literals).
-const literalCache = new WeakMap<AST.AST, ReadonlyArray<AST.LiteralValue> | null>()
-const cachedLiterals = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
-  let literals = literalCache.get(ast)
-  if (literals === undefined) {
-    literals = literalsOf(ast) ?? null
-    literalCache.set(ast, literals)
-  }
-  return literals ?? undefined
+// What the walk needs of a union's member to tell, without its guard, whether a value can be it: its
+// kind, and its literal fields (`type: "text"`). Read once per union (the nodes are shared by every
+// request), so a content block's member is found with a few comparisons.
+interface Tag {
+  readonly name: string
+  readonly literals: ReadonlyArray<AST.LiteralValue>
+  readonly optional: boolean
+}
+interface Member {
+  readonly ast: AST.AST
+  readonly kind: "objects" | "arrays" | "string" | "number" | "boolean" | "literal" | "other"
+  readonly literal: AST.LiteralValue | undefined
+  readonly tags: ReadonlyArray<Tag>
 }
 
-// A union member whose literal fields (`type: "enabled"`) the value carries: the member it means,
-// even when another of its fields is misspelled (so the misspelling is what gets named).
-const discriminated = (member: AST.AST, value: unknown): boolean => {
-  const node = unwrap(member)
-  if (!AST.isObjects(node) || !isRecord(value)) return false
+const memberOf = (ast: AST.AST): Member => {
+  const node = unwrap(ast)
+  const tags: Array<Tag> = []
+  if (AST.isObjects(node))
+    for (const p of node.propertySignatures) {
+      const literals = typeof p.name === "string" ? literalsOf(p.type) : undefined
+      if (literals !== undefined) tags.push({ name: p.name as string, literals, optional: AST.isOptional(p.type) })
+    }
+  const kind = AST.isObjects(node)
+    ? "objects"
+    : AST.isArrays(node)
+      ? "arrays"
+      : AST.isString(node)
+        ? "string"
+        : AST.isNumber(node)
+          ? "number"
+          : AST.isBoolean(node)
+            ? "boolean"
+            : AST.isLiteral(node)
+              ? "literal"
+              : "other"
+  return { ast, kind, literal: AST.isLiteral(node) ? node.literal : undefined, tags }
+}
+
+const unionMembers = new WeakMap<AST.Union, ReadonlyArray<Member>>()
+const membersOf = (union: AST.Union): ReadonlyArray<Member> => {
+  let members = unionMembers.get(union)
+  if (members === undefined) {
+    members = union.types.map(memberOf)
+    unionMembers.set(union, members)
+  }
+  return members
+}
+
+// A member whose literal fields the value carries (`type: "enabled"`): the member it means, even
+// when another of its fields is misspelled (so the misspelling is what gets named).
+const discriminated = (member: Member, value: unknown): boolean => {
+  if (member.kind !== "objects" || !isRecord(value)) return false
   let tagged = false
-  for (const p of node.propertySignatures) {
-    const literals = cachedLiterals(p.type)
-    if (literals === undefined || typeof p.name !== "string") continue
-    if (!Object.hasOwn(value, p.name)) {
-      if (!AST.isOptional(p.type)) return false
+  for (const tag of member.tags) {
+    if (!Object.hasOwn(value, tag.name)) {
+      if (!tag.optional) return false
       continue
     }
-    if (!literals.includes(value[p.name] as AST.LiteralValue)) return false
+    if (!tag.literals.includes(value[tag.name] as AST.LiteralValue)) return false
     tagged = true
   }
   return tagged
 }
 
-// A member a value cannot match, told without running its guard: an object member with a literal field
-// (`type: "text"`) that the value gives another value, or lacks when it is required. Such a member is
-// neither matched (`isMatch`) nor `discriminated` by the value.
-const ruledOut = (member: AST.AST, value: unknown): boolean => {
-  const node = unwrap(member)
-  if (!AST.isObjects(node) || !isRecord(value)) return false
-  for (const p of node.propertySignatures) {
-    if (typeof p.name !== "string") continue
-    const literals = cachedLiterals(p.type)
-    if (literals === undefined) continue
-    if (!Object.hasOwn(value, p.name)) {
-      if (!AST.isOptional(p.type)) return true
+// A member a value cannot match, told without running its guard: a member of another kind (a string
+// member for an object value, an object member for an array) or another literal, or an object member
+// with a literal field that the value gives another value, or lacks when it is required. Such a member
+// is neither matched (`isMatch`) nor `discriminated` by the value.
+const ruledOut = (member: Member, value: unknown): boolean => {
+  switch (member.kind) {
+    case "arrays":
+      return !Array.isArray(value)
+    case "string":
+      return typeof value !== "string"
+    case "number":
+      return typeof value !== "number"
+    case "boolean":
+      return typeof value !== "boolean"
+    case "literal":
+      return value !== member.literal
+    case "other":
+      return false
+  }
+  // What Schema's object check refuses (an object of a class is left to the guard).
+  if (!isRecord(value)) return typeof value !== "object" || value === null || Array.isArray(value)
+  for (const tag of member.tags) {
+    if (!Object.hasOwn(value, tag.name)) {
+      if (!tag.optional) return true
       continue
     }
-    const v = value[p.name]
-    if (v !== undefined && !literals.includes(v as AST.LiteralValue)) return true
+    const v = value[tag.name]
+    if (v !== undefined && !tag.literals.includes(v as AST.LiteralValue)) return true
   }
   return false
 }
 
 // The member of a union that describes a value: the first it matches, else the one its tags name. The
-// members its literal fields rule out are skipped: they would match neither way.
+// members its literal fields or its kind rule out are skipped: they would match neither way. When one
+// member is left, and it has no literal fields or the value's tags name it, the value can only be that
+// member, matched or not, so its guard is not run: a tagged union's usual case (a content block's
+// `type`), and a union of kinds (a `content` that is a string or an array of blocks). A value that
+// does not match it is walked all the same, as a tagged one always was: an unknown key inside is
+// named before the Schema's check of the rest.
 const memberFor = (union: AST.Union, value: unknown): AST.AST | undefined => {
-  let discriminatedMember: AST.AST | undefined
-  for (const m of union.types) {
+  const members = membersOf(union)
+  let only: Member | undefined
+  let left = 0
+  for (const m of members) {
     if (ruledOut(m, value)) continue
-    if (isMatch(m, value)) return m
+    left++
+    only = m
+  }
+  if (left === 0) return undefined
+  if (left === 1 && (only!.tags.length === 0 || discriminated(only!, value))) return only!.ast
+  let discriminatedMember: Member | undefined
+  for (const m of members) {
+    if (ruledOut(m, value)) continue
+    if (isMatch(m.ast, value)) return m.ast
     if (discriminatedMember === undefined && discriminated(m, value)) discriminatedMember = m
   }
-  return discriminatedMember
+  return discriminatedMember?.ast
 }
 
 /** One unknown key found inside a closed nested object. @category models */
