@@ -1,6 +1,6 @@
 /**
- * Per-call control, the same on every call of every face. A call may carry an `AbortSignal`, a time
- * limit and a retry count that override the layer's, and extra headers, and may read the successful
+ * Per-call control, the same on every call of every face. A call may carry an `AbortSignal`, time
+ * limits (of an attempt, of a stream's gaps) and a retry count that override the layer's, and extra headers, and may read the successful
  * answer's meta (`onResponse`, `withResponse`: status, request id, secret-free headers, parsed
  * rate-limit headers). The rules live here once; the HTTP transport and the WebSocket groups apply
  * them.
@@ -34,10 +34,17 @@ export interface CallOptions {
   /**
    * Overrides the layer's time limit of one request attempt (`timeoutMs`); for a stream, of the wait
    * for the answer's headers and then for its first event, or a byte stream's (`speech.stream`,
-   * `video.downloadStream`) first bytes (`streamFirstByteTimeoutMs`; the idle limit between events or
-   * chunks stays the layer's); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
+   * `video.downloadStream`) first bytes (`streamFirstByteTimeoutMs`; the gaps after are
+   * `streamIdleTimeoutMs`'s); for a WebSocket session, of its handshake. 1 to 2 147 483 647 ms.
    */
   readonly timeoutMs?: number | undefined
+  /**
+   * Overrides the layer's `streamIdleTimeoutMs` for this call's stream: the longest wait for the next
+   * event (a byte stream's next chunk) once the first has come; past it the stream fails with a
+   * `TimeoutError` (phase `idle`) and its connection is closed. Calls that are not streams ignore it.
+   * 1 to 2 147 483 647 ms.
+   */
+  readonly streamIdleTimeoutMs?: number | undefined
   /**
    * Headers added to the request (on the gateway's own origin only, as the layer's `headers`). Names
    * the transport sets itself (`host`, `content-length`, …) or that carry a credential
@@ -210,11 +217,15 @@ export const isSignal = (u: unknown): u is AbortSignal =>
  * @category validation
  */
 export const check = (options: CallOptions): Result.Result<CallOptions, InvalidRequest> => {
-  const { signal, timeoutMs, maxRetries, headers, onResponse } = options
+  const { signal, timeoutMs, streamIdleTimeoutMs, maxRetries, headers, onResponse } = options
   if (signal !== undefined && !isSignal(signal))
     return refuse("options.signal", "type", "options.signal: must be an AbortSignal")
   if (timeoutMs !== undefined) {
     const checked = checkSetting("options.timeoutMs", timeoutMs, timeLimit)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  }
+  if (streamIdleTimeoutMs !== undefined) {
+    const checked = checkSetting("options.streamIdleTimeoutMs", streamIdleTimeoutMs, timeLimit)
     if (Result.isFailure(checked)) return Result.fail(checked.failure)
   }
   if (maxRetries !== undefined) {

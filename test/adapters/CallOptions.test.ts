@@ -264,6 +264,38 @@ describe("the call's time limit and retry count override the layer's", () => {
     expect(failureOf(exit)).toMatchObject({ _tag: "TimeoutError", phase: "first-byte", timeoutMs: 300 })
   })
 
+  it("a stream's streamIdleTimeoutMs bounds the gaps after its first event, both ways", async () => {
+    // Two events, then a stall of 1 s before the rest.
+    const { url, seen } = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      const events = chatTextStream.split("\n\n")
+      res.write(events.slice(0, 2).join("\n\n") + "\n\n")
+      setTimeout(() => res.end(events.slice(2).join("\n\n")), 1_000)
+    })
+    const short = await exitOf(url, (g) => Stream.runDrain(g.chat.stream(chat, { streamIdleTimeoutMs: 300 })), {
+      streamIdleTimeoutMs: 10_000
+    })
+    expect(failureOf(short)).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 300 })
+    expect(await allClosed(seen)).toBe(true)
+    const long = await exitOf(url, (g) => Stream.runCollect(g.chat.stream(chat, { streamIdleTimeoutMs: 5_000 })), {
+      streamIdleTimeoutMs: 300
+    })
+    expect(Exit.isSuccess(long)).toBe(true)
+  })
+
+  it("a byte stream's streamIdleTimeoutMs bounds the gaps between its chunks", async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "audio/mpeg" })
+      res.write(new Uint8Array(64))
+      setTimeout(() => res.end(new Uint8Array(64)), 1_000)
+    })
+    const speech = { model: "gpt-4o-mini-tts", input: "Hello", voice: "alloy" as const }
+    const short = await exitOf(url, (g) => Stream.runDrain(g.speech.stream(speech, { streamIdleTimeoutMs: 300 })), {
+      streamIdleTimeoutMs: 10_000
+    })
+    expect(failureOf(short)).toMatchObject({ _tag: "TimeoutError", phase: "idle", timeoutMs: 300 })
+  })
+
   it("maxRetries 0 makes one attempt and 2 makes three, whatever the layer says", async () => {
     const { url, seen } = await serve((_req, res) => {
       res.writeHead(503, { "content-type": "application/json" })
@@ -280,7 +312,14 @@ describe("the call's time limit and retry count override the layer's", () => {
 
   it("refuses a time limit or retry count outside its range before sending", async () => {
     const { url, seen } = await serve((_req, res) => answer(res))
-    for (const options of [{ timeoutMs: 0 }, { timeoutMs: 2 ** 31 }, { maxRetries: -1 }, { maxRetries: 1.5 }]) {
+    for (const options of [
+      { timeoutMs: 0 },
+      { timeoutMs: 2 ** 31 },
+      { streamIdleTimeoutMs: 0 },
+      { streamIdleTimeoutMs: 2 ** 31 },
+      { maxRetries: -1 },
+      { maxRetries: 1.5 }
+    ]) {
       const exit = await exitOf(url, (g) => g.chat.create(chat, options))
       expect(failureOf(exit)).toMatchObject({ _tag: "InvalidRequest", rule: "range" })
     }
@@ -516,6 +555,7 @@ describe("the rules, read alone", () => {
     expect(fieldOf({})).toBe("accepted")
     expect(fieldOf({ timeoutMs: 1, maxRetries: 0, headers: { "x-a": "" } })).toBe("accepted")
     expect(fieldOf({ timeoutMs: Number.NaN })).toBe("options.timeoutMs")
+    expect(fieldOf({ streamIdleTimeoutMs: Number.NaN })).toBe("options.streamIdleTimeoutMs")
     expect(fieldOf({ maxRetries: 101 })).toBe("options.maxRetries")
     expect(fieldOf({ headers: { "bad name": "v" } })).toBe("options.headers.bad name")
     expect(fieldOf({ headers: { "Sec-WebSocket-Key": "v" } })).toBe("options.headers.sec-websocket-key")

@@ -931,7 +931,10 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
     Effect.map(
       call(request, toAnswerError, "first-byte", (request, response) =>
         Effect.map(
-          bodyOf(request, response, { firstMs: limitOf(request, "first-byte"), idleMs: config.streamIdleTimeoutMs }),
+          bodyOf(request, response, {
+            firstMs: limitOf(request, "first-byte"),
+            idleMs: request.options?.streamIdleTimeoutMs ?? config.streamIdleTimeoutMs
+          }),
           (body) => ({ status: response.status, headers: response.headers, body })
         )
       ),

@@ -159,11 +159,19 @@ export const sessionOptions = (
 
 /**
  * A stream's time limits: the call's `timeoutMs` bounds the wait for the first event too (as it
- * bounds the wait for the headers), in place of `streamFirstByteTimeoutMs`.
+ * bounds the wait for the headers), in place of `streamFirstByteTimeoutMs`; its
+ * `streamIdleTimeoutMs`, the gaps after, in place of the layer's.
  */
 const timeoutsOf = (ctx: GroupContext, request: TransportRequest): SseTimeouts => {
-  const ms = request.options?.timeoutMs
-  return ms === undefined ? ctx.sseTimeouts : { ...ctx.sseTimeouts, firstEventMs: ms }
+  const first = request.options?.timeoutMs
+  const idle = request.options?.streamIdleTimeoutMs
+  return first === undefined && idle === undefined
+    ? ctx.sseTimeouts
+    : {
+        ...ctx.sseTimeouts,
+        firstEventMs: first ?? ctx.sseTimeouts.firstEventMs,
+        idleMs: idle ?? ctx.sseTimeouts.idleMs
+      }
 }
 
 /**
