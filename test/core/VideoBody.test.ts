@@ -320,6 +320,12 @@ describe("buildVideoBody: beta", () => {
         "durationSeconds",
         "durationSeconds: 5 is not allowed for beta-3.1-fast-generate-001; allowed: 4, 6, 8"
       )
+      // The unified `duration` (the README's example) is named as the caller wrote it.
+      yield* failsOn(
+        { model: B31, prompt: "x", duration: 5 },
+        "duration",
+        "duration: 5 is not allowed for beta-3.1-fast-generate-001; allowed: 4, 6, 8"
+      )
       yield* failsOn({ model: B30, prompt: "x", aspectRatio: "1:1" }, "aspectRatio", "allowed: 16:9, 9:16")
       yield* failsOn({ model: B30, prompt: "x", resolution: "480p" }, "resolution", "allowed: 720p, 1080p")
       yield* failsOn({ model: B30, prompt: "x", resolution: "4k" }, "resolution", '"4k"')
