@@ -126,7 +126,8 @@ describe("the video poller (TestClock)", () => {
         _tag: "TimeoutError",
         phase: "poll",
         timeoutMs: 10_000,
-        message: "task vid_1 did not finish within 10000 ms"
+        message: "task vid_1 did not finish within 10000 ms",
+        taskId: "vid_1"
       })
       // Queries at 0, 3, 6 and 9 s; the one started at 9 s was still running at 10 s.
       expect(q.starts).toEqual([0, 3_000, 6_000, 9_000])

@@ -553,19 +553,23 @@ describe("umg video --timeout", () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("--timeout")
     expect(bad.stderr).toContain("90s")
-    // A slow emulator task (20 s) against a 1 s deadline: the command ends long before the task
-    // would (its process start-up alone can take seconds on a loaded machine), failed.
+    // A slow emulator task (20 s) against a 3 s deadline: the command ends long before the task
+    // would (its process start-up alone can take seconds on a loaded machine), failed, naming the
+    // task it submitted (paid for, and still running) and how to follow it.
     const slow = await startEmulator({ video: { queuedMs: 10_000, inProgressMs: 10_000 } })
     try {
       const started = Date.now()
       const run = await runUmg(
         umg,
-        ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "1s"],
+        ["video", "-m", "beta-3.1-fast-generate-001", "--prompt", "a calm sea", "--timeout", "3s"],
         { ...env, UMG_BASE_URL: slow.url, UMG_API_KEY: slow.apiKey }
       )
       expect(run.code).toBe(1)
-      expect(run.stderr).toMatch(/timeout|did not finish/i)
-      expect(Date.now() - started).toBeLessThan(8_000)
+      expect(run.stderr).toMatch(/did not finish within its --timeout of 3000 ms/)
+      const id = /task (\S+) was submitted: follow it with umg video status \1,/.exec(run.stderr)?.[1]
+      expect(id).toBeDefined()
+      expect(run.stderr).toContain(`task ${id!}`)
+      expect(Date.now() - started).toBeLessThan(10_000)
     } finally {
       await slow.close()
     }

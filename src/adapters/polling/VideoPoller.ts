@@ -128,7 +128,8 @@ const timedOut = (entry: Entry) =>
     family: "video",
     phase: "poll",
     timeoutMs: entry.timeoutMs,
-    message: `${entry.taskId === undefined ? "the task" : `task ${entry.taskId}`} did not finish within ${entry.timeoutMs} ms`
+    message: `${entry.taskId === undefined ? "the task" : `task ${entry.taskId}`} did not finish within ${entry.timeoutMs} ms`,
+    ...(entry.taskId === undefined ? {} : { taskId: entry.taskId })
   })
 
 /** A new poll's state, waiting for its first query. */

@@ -307,10 +307,13 @@ export const runVideo = (o: VideoCommandOptions) =>
       const shown = shortenDataUrls(body)
       return yield* Output.result(o, { dryRun: true, body: shown }, () => JSON.stringify(shown, null, 2))
     }
+    // The task once submitted: a --timeout past the submit names it (it is paid for, and may still finish).
+    let submittedId: string | undefined
     const made = Effect.gen(function* () {
       const gateway = yield* Gateway
       const connection = yield* Connection.Connection
       const submitted = yield* gateway.video.submit(input)
+      submittedId = submitted.task_id
       if (o.noWait) {
         return yield* Output.result(o, submitted, () => `${submitted.task_id}  ${submitted.status}`)
       }
@@ -355,7 +358,11 @@ export const runVideo = (o: VideoCommandOptions) =>
                 family: "video",
                 phase: "poll",
                 timeoutMs: deadlineMs,
-                message: `umg video did not finish within its --timeout of ${deadlineMs} ms`
+                message:
+                  submittedId === undefined
+                    ? `umg video did not finish within its --timeout of ${deadlineMs} ms`
+                    : `umg video did not finish within its --timeout of ${deadlineMs} ms; task ${submittedId} was submitted: follow it with umg video status ${submittedId}, save it once done with umg video download ${submittedId} -o FILE`,
+                ...(submittedId === undefined ? {} : { taskId: submittedId })
               })
             )
         })

@@ -91,6 +91,8 @@ export class TimeoutError extends Data.TaggedError("TimeoutError")<{
   readonly phase: "request" | "first-byte" | "idle" | "poll" | "connect"
   readonly timeoutMs: number
   readonly message: string
+  /** Phase `poll`: the video task waited for, when known (it was submitted, and may still finish). */
+  readonly taskId?: string | undefined
 }> {}
 
 /**
