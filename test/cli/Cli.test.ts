@@ -221,6 +221,16 @@ describe("umg against UMG_BASE_URL", () => {
     ])
     expect(run.stderr).toContain("3/3")
 
+    // Away from a terminal the bar is a line every few seconds and the last, not a line per input.
+    const many = join(dir, "many.txt")
+    writeFileSync(many, Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n"))
+    const started = Date.now()
+    const long = await runUmg(umg, ["embed", "-m", "text-embedding-3-small", "--file", many], env)
+    expect(long.code).toBe(0)
+    const bars = long.stderr.split("\n").filter((l) => l.startsWith("embedding "))
+    expect(bars.at(-1)).toContain("300/300")
+    expect(bars.length).toBeLessThanOrEqual(2 + Math.ceil((Date.now() - started) / 5_000))
+
     // An input's error says where it came from (TEXT n, or the line of the file, blank lines
     // counted); one about the model is every input's and names none of them.
     const before = total()

@@ -50,19 +50,9 @@ const storeConfig = (value: string, o: RunnerOptions): Batch.StoreConfig => {
     : config
 }
 
-// Progress away from a terminal: one line at most this often.
-const plainProgressEveryMs = 5_000
-
-const showProgress = <E>(progress: Stream.Stream<Counts, E>) => {
-  let last = 0
-  return Stream.runForEach(progress, (c) => {
-    if (process.stderr.isTTY === true) return Output.progress(countsText(c))
-    const now = Date.now()
-    if (now - last < plainProgressEveryMs && c.pending + c.submitting + c.running > 0) return Effect.void
-    last = now
-    return Output.progress(countsText(c))
-  })
-}
+// Away from a terminal, `Output.progress` writes a line every few seconds and the last at the end.
+const showProgress = <E>(progress: Stream.Stream<Counts, E>) =>
+  Stream.runForEach(progress, (c) => Output.progress(countsText(c)))
 
 // Results written at once: one chunk of the result stream, at most this many lines.
 const linesPerWrite = 1_000

@@ -171,9 +171,16 @@ export const result = (
 let progressShown = false
 let lastProgress = ""
 
+/** Away from a terminal, one progress line at most this often (a batch's counts, an embedding's bar). */
+export const plainProgressEveryMs = 5_000
+let plainWrittenAt: number | undefined // when the last plain line was written, in this run of progress
+let heldBack: string | undefined // the latest plain line not written yet: written when the progress ends
+
 /**
  * Shows a progress line on stderr. On a terminal it is rewritten in place; elsewhere (logs, tests)
- * each distinct line is written once, so a log does not fill with repeats.
+ * a line is written when it differs from the last, at most one every `plainProgressEveryMs` (the
+ * first at once), and the latest held back is written when the progress ends (`endProgress`), so a
+ * log shows the start, a line every few seconds and the end, never a line per item.
  * @category output
  */
 export const progress = (text: string): Effect.Effect<void> =>
@@ -183,17 +190,26 @@ export const progress = (text: string): Effect.Effect<void> =>
       process.stderr.write(`\r\x1b[K${text}`)
       progressShown = true
     } else if (text !== lastProgress) {
-      process.stderr.write(`${text}\n`)
+      const now = Date.now()
+      if (plainWrittenAt === undefined || now - plainWrittenAt >= plainProgressEveryMs) {
+        process.stderr.write(`${text}\n`)
+        plainWrittenAt = now
+        heldBack = undefined
+      } else heldBack = text
     }
     lastProgress = text
   })
 
-// Ends a rewritten progress line so the next stderr text starts on a fresh line.
+// Ends a rewritten progress line so the next stderr text starts on a fresh line, or writes the plain
+// line held back; the next progress starts afresh.
 const clearProgress = (): void => {
   if (progressShown && !stderrFailed) {
     process.stderr.write("\n")
     progressShown = false
   }
+  if (heldBack !== undefined && !stderrFailed) process.stderr.write(`${heldBack}\n`)
+  heldBack = undefined
+  plainWrittenAt = undefined
   lastProgress = ""
 }
 
