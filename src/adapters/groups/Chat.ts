@@ -52,10 +52,9 @@ export const chatStreamSpec: SseStreamSpec<ChatStreamEvent, ChatSnapshot, ChatCo
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ChatCalls => ({
   create: Effect.fnUntraced(function* (body: ChatBodyInput, options?: CallOptions) {
-    const valid = yield* buildChatBody(
-      { ...body, stream: false },
-      { allowUnknownModels: ctx.config.allowUnknownModels }
-    )
+    const valid = yield* buildChatBody(GroupContext.withStream(body, false), {
+      allowUnknownModels: ctx.config.allowUnknownModels
+    })
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/chat/completions", valid, options))
     return yield* Effect.fromResult(decodeChatCompletion(answer.body))
   }),
@@ -63,7 +62,7 @@ export const make = (ctx: GroupContext.GroupContext): ChatCalls => ({
     GroupContext.sse(
       ctx,
       Effect.map(
-        buildChatBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        buildChatBody(GroupContext.withStream(body, true), { allowUnknownModels: ctx.config.allowUnknownModels }),
         (valid) => GroupContext.post(ctx, "openai", "/v1/chat/completions", valid, options)
       ),
       chatStreamSpec

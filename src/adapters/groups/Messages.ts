@@ -73,10 +73,9 @@ export const messagesStreamSpec: SseStreamSpec<MessagesEvent, typeof messagesAcc
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): MessagesCalls => ({
   create: Effect.fnUntraced(function* (body: MessagesBodyInput, options?: CallOptions) {
-    const valid = yield* buildMessagesBody(
-      { ...body, stream: false },
-      { allowUnknownModels: ctx.config.allowUnknownModels }
-    )
+    const valid = yield* buildMessagesBody(GroupContext.withStream(body, false), {
+      allowUnknownModels: ctx.config.allowUnknownModels
+    })
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "messages", "/v1/messages", valid, options))
     return yield* Effect.fromResult(decodeMessage(answer.body))
   }),
@@ -84,7 +83,7 @@ export const make = (ctx: GroupContext.GroupContext): MessagesCalls => ({
     GroupContext.sse(
       ctx,
       Effect.map(
-        buildMessagesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        buildMessagesBody(GroupContext.withStream(body, true), { allowUnknownModels: ctx.config.allowUnknownModels }),
         (valid) => GroupContext.post(ctx, "messages", "/v1/messages", valid, options)
       ),
       messagesStreamSpec

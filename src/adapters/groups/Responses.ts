@@ -59,10 +59,9 @@ export const responsesStreamSpec: SseStreamSpec<
 /** Builds the group. @category constructors */
 export const make = (ctx: GroupContext.GroupContext): ResponsesCalls => ({
   create: Effect.fnUntraced(function* (body: ResponsesBodyInput, options?: CallOptions) {
-    const valid = yield* buildResponsesBody(
-      { ...body, stream: false },
-      { allowUnknownModels: ctx.config.allowUnknownModels }
-    )
+    const valid = yield* buildResponsesBody(GroupContext.withStream(body, false), {
+      allowUnknownModels: ctx.config.allowUnknownModels
+    })
     const answer = yield* ctx.transport.json(GroupContext.post(ctx, "openai", "/v1/responses", valid, options))
     return yield* Effect.fromResult(decodeResponsesResponse(answer.body))
   }),
@@ -70,7 +69,7 @@ export const make = (ctx: GroupContext.GroupContext): ResponsesCalls => ({
     GroupContext.sse(
       ctx,
       Effect.map(
-        buildResponsesBody({ ...body, stream: true }, { allowUnknownModels: ctx.config.allowUnknownModels }),
+        buildResponsesBody(GroupContext.withStream(body, true), { allowUnknownModels: ctx.config.allowUnknownModels }),
         (valid) => GroupContext.post(ctx, "openai", "/v1/responses", valid, options)
       ),
       responsesStreamSpec

@@ -70,6 +70,22 @@ export const make = (
 })
 
 /**
+ * A text body with its `stream` flag set, for the family's builder to check. A body that is not an
+ * object, or one whose properties throw when read (a getter, a Proxy), goes to the builder as it is:
+ * the builder refuses it with an `InvalidRequest` naming what it is, where spreading it would have
+ * lost what it was (`null` read as `{}`) or thrown past the builder's guard (a defect).
+ * @category constructors
+ */
+export const withStream = <B>(body: B, stream: boolean): B => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body
+  try {
+    return { ...body, stream }
+  } catch {
+    return body
+  }
+}
+
+/**
  * A JSON POST to the gateway with the API key, retried as idempotent, carrying the call's own
  * options (the transport checks and applies them).
  * @category constructors
