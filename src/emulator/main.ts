@@ -24,13 +24,14 @@ const emulator = await startEmulator({
   fast: flag("fast"),
   rateLimitHeaders: flag("rate-limit-headers")
 })
-console.log(`umg emulator listening on ${emulator.url}`)
-console.log(`  UMG_BASE_URL=${emulator.url}`)
-console.log(`  UMG_API_KEY=${emulator.apiKey}`)
+// As `umg emulator` prints it: lines a shell can paste.
+console.log(`umg emulator listening on ${emulator.url}${flag("fast") ? " (fast timings)" : ""}`)
+console.log(`  export UMG_BASE_URL=${emulator.url}`)
+console.log(`  export UMG_API_KEY=${emulator.apiKey}`)
 if (emulator.restrictedKey !== undefined) console.log(`  restricted key: ${emulator.restrictedKey}`)
-console.log(`  UMG_PLATFORM_URL=${emulator.platformUrl}`)
-console.log(`  UMG_PLATFORM_USERNAME=${emulator.platform.username}`)
-console.log(`  UMG_PLATFORM_PASSWORD=${emulator.platform.password}`)
+console.log(`  export UMG_PLATFORM_URL=${emulator.platformUrl}`)
+console.log(`  export UMG_PLATFORM_USERNAME=${emulator.platform.username}`)
+console.log(`  export UMG_PLATFORM_PASSWORD=${emulator.platform.password}`)
 
 const stop = (): void => {
   void emulator.close().then(() => process.exit(0))

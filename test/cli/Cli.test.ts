@@ -518,6 +518,11 @@ describe("umg output files and ports", () => {
     ).toBeLessThanOrEqual(2)
     expect(busy.stderr).toContain("already in use")
     expect(busy.stderr).not.toContain("    at ")
+    // A host that is no address of this machine is the host's fault, not the port's.
+    const host = await runUmg(umg, ["emulator", "--host", "999.1.1.1", "--port", "0"], env)
+    expect(host.code).toBe(2)
+    expect(host.stderr).toContain("field host, rule listen")
+    expect(host.stderr).toContain("host: cannot listen on 999.1.1.1:0")
   })
 })
 

@@ -33,16 +33,18 @@ export const runEmulator = (o: EmulatorOptions) =>
         const emulator = yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: () => startEmulator({ port: o.port, host: o.host, fast: o.fast }),
-            // A busy port is the user's to fix: one line, exit 2, no stack trace.
+            // A busy port or a host not of this machine is the user's to fix: one line, exit 2, no
+            // stack trace, naming the flag at fault (a refused port, or else the host).
             catch: (e) => {
               const code = (e as { code?: unknown }).code
+              const field = code === "EADDRINUSE" || code === "EACCES" ? "port" : "host"
               return new InvalidRequest({
-                field: "port",
+                field,
                 rule: "listen",
                 message:
                   code === "EADDRINUSE"
                     ? `port: ${o.port} on ${o.host} is already in use; pass --port 0 for a free one, or another port`
-                    : `port: cannot listen on ${o.host}:${o.port} (${String(code ?? (e as Error).message)})`
+                    : `${field}: cannot listen on ${o.host}:${o.port} (${String(code ?? (e as Error).message)})`
               })
             }
           }),
