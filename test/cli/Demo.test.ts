@@ -54,4 +54,39 @@ describe("the demo", () => {
       emulator.clearFaults()
     }
   }, 60_000)
+
+  it("skips the platform step, rather than failing it, on a gateway whose platform settings are not given", async () => {
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true)
+    const writeErr = vi.spyOn(process.stderr, "write").mockImplementation(() => true)
+    try {
+      const {
+        platformUrl: _url,
+        platformUsername: _user,
+        platformPassword: _password,
+        ...rest
+      } = Connection.emulatorConfig(emulator)
+      const config = { ...rest, maxRetries: 0, minPollIntervalMs: 50 }
+      const layer = Layer.merge(
+        Gateway.layer(config),
+        Layer.succeed(Connection.Connection, {
+          baseUrl: emulator.url,
+          embedded: Option.some(emulator),
+          pollIntervalMs: 50,
+          config
+        })
+      )
+      const out = mkdtempSync(join(tmpdir(), "umg-demo-test-"))
+      const results = await Effect.runPromise(Effect.provide(runDemo(out), layer))
+      const platform = results.find((r) => r.step.startsWith("platform"))
+      expect(platform).toMatchObject({ status: "skipped" })
+      expect(platform?.result).toContain("UMG_PLATFORM_URL")
+      expect(results.filter((r) => r.status === "failed")).toEqual([])
+      const printed = write.mock.calls.map(([chunk]) => String(chunk)).join("")
+      // eslint-disable-next-line no-control-regex -- the demo colours its lines
+      expect(printed.replace(/\u001b\[[0-9;]*m/g, "")).toMatch(/\d+ ok, 0 failed, 1 skipped in/)
+    } finally {
+      write.mockRestore()
+      writeErr.mockRestore()
+    }
+  }, 60_000)
 })
