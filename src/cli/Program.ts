@@ -21,7 +21,7 @@ import * as EnvProxy from "./support/EnvProxy.js"
 import { configuredSecrets, describeReport, ExitCode, redactReport, reportOf } from "./support/ExitCode.js"
 import { withHelpConsole } from "./support/HelpConsole.js"
 import * as Output from "./support/Output.js"
-import { booleanFlagSet, check, explain } from "./support/UsageError.js"
+import { booleanFlagSet, check, explain, wizardWithoutTerminal } from "./support/UsageError.js"
 import type { InvalidRequest } from "../core/errors/InvalidRequest.js"
 import { checkLogLevel, minimumLogLevelOf } from "../core/validation/LogLevelSetting.js"
 
@@ -73,7 +73,9 @@ const jsonMode = booleanFlagSet(umgSpec, args, "--json")
 
 // A line umg can see is wrong is refused before effect/cli parses it, in umg's own words: the flag
 // and what it allows (effect/cli would report it next to the whole help text).
-const refused = check(umgSpec, args)
+const refused =
+  check(umgSpec, args) ??
+  wizardWithoutTerminal(umgSpec, args, process.stdin.isTTY === true && process.stdout.isTTY === true)
 
 /**
  * `effect` at the level `UMG_LOG` asks (`debug`, `info`, `warn`, `error`, `off`; unset or empty:

@@ -216,6 +216,15 @@ describe("umg command-line errors", { timeout: 120_000 }, () => {
     expect(dashed!.stdout.trim()).not.toBe("")
   })
 
+  it("refuses --wizard without a terminal (the runs here are piped) instead of prompting into the output", async () => {
+    const lines = [["chat", "--wizard"], ["--wizard"]]
+    const [chat, top] = (await runAll(lines)).map((run, i) => expectUsageError(run, lines[i]!))
+    expect(chat).toBe(
+      "umg chat: --wizard asks its questions on a terminal, and stdin or stdout is not one: give the flags on the command line (--help lists them)"
+    )
+    expect(top).toContain("umg: --wizard asks its questions on a terminal")
+  })
+
   it("writes the error as one JSON line under --json, with the flag as its field", async () => {
     const args = ["speak", "--json", "--format", "ogg"]
     const run = await runUmg(umg, args)

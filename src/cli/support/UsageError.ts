@@ -437,6 +437,26 @@ export const booleanFlagSet = (program: CommandSpec, args: ReadonlyArray<string>
 }
 
 /**
+ * `--wizard` (effect/cli's built-in) asks its questions on a terminal: without one (stdin or stdout
+ * piped) it would write its prompts into the output and end as a success when its input ends, so it
+ * is refused, exit 2, saying to give the flags instead.
+ * @category constructors
+ */
+export const wizardWithoutTerminal = (
+  program: CommandSpec,
+  args: ReadonlyArray<string>,
+  terminal: boolean
+): UsageError | undefined =>
+  !terminal && booleanFlagSet(program, args, "--wizard")
+    ? usageError(
+        resolve(program, args).spec,
+        "terminal",
+        "--wizard asks its questions on a terminal, and stdin or stdout is not one: give the flags on the command line (--help lists them)",
+        "--wizard"
+      )
+    : undefined
+
+/**
  * The first problem of a command line (`args`: the words after `umg`) that can be seen without
  * parsing it: an unknown command or flag, a flag's value that is not of its type or choices, a flag
  * without its value or given twice, an argument too many. What only parsing sees (a missing
