@@ -34,6 +34,7 @@ import {
 } from "../../core/wire/ErrorEnvelope.js"
 import {
   type Aborted,
+  type AnswerError,
   DecodeError,
   TimeoutError,
   TransportError,
@@ -82,6 +83,11 @@ export interface TransportRequest {
   readonly onRateLimit?: "retry" | "fail"
   /** The call's own options (checked here, before anything is sent). */
   readonly options?: CallOptions.CallOptions | undefined
+  /**
+   * `event-stream`: a stream's answer (`open`) must be `text/event-stream` (or give no type); any
+   * other 2xx answer (a JSON error or completion, an HTML page) is read as a failure, not a stream.
+   */
+  readonly expect?: "event-stream" | undefined
 }
 
 /** A 2xx answer read whole. @category models */
@@ -614,6 +620,59 @@ const readError = <A extends GatewayResponseError>(
   )
 
 /** A 2xx JSON answer: parsed and checked once (depth), so the group's decoder takes the tree as it is. */
+/** Whether an answer's `content-type` is an event stream's (parameters aside), or absent. */
+const isEventStream = (contentType: string | undefined): boolean =>
+  contentType === undefined || /^\s*text\/event-stream\s*(;|$)/i.test(contentType)
+
+/**
+ * A 2xx answer to a stream's request that is not an event stream: read (bounded) as an error answer
+ * is. An error envelope the family knows (a JSON `error` with its `type`, as a gateway may send
+ * with status 200) is that typed error, retried as such; anything else (a completion, an HTML page,
+ * an empty body) is a `DecodeError` naming the type it came with and the start of what it said,
+ * redacted — rather than a stream that ends before its first event.
+ */
+const notAnEventStream = (
+  config: GatewayConfig,
+  request: TransportRequest,
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<never, AttemptFailure<AnswerError>> =>
+  Effect.flatMap(
+    Effect.orElseSucceed(
+      Effect.map(
+        readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "answer", true),
+        (b) => decoder.decode(b)
+      ),
+      () => ""
+    ),
+    (raw): Effect.Effect<never, AttemptFailure<AnswerError>> => {
+      const secrets = secretsFor(config, request)
+      const { error, text } = errorOfAnswerText(
+        {
+          family: request.family,
+          status: response.status,
+          headers: { ...response.headers },
+          text: raw,
+          secrets,
+          maxChars: config.limits.maxErrorBodyBytes
+        },
+        toAnswerError
+      )
+      if (error.type !== undefined)
+        return Effect.fail({ _tag: "Answer", error, status: response.status, headers: response.headers })
+      const said = text.replace(/\s+/g, " ").trim()
+      const requestId = requestIdOf(response.headers)
+      return Effect.fail({
+        _tag: "Final",
+        error: new DecodeError({
+          family: request.family,
+          what: `${request.family} stream`,
+          message: `the ${request.family} stream was answered with ${response.headers["content-type"] ?? "no type"} (HTTP ${response.status}), not text/event-stream${said === "" ? "" : `: ${said.length > 200 ? `${said.slice(0, 200)}…` : said}`}`,
+          ...(requestId !== undefined ? { requestId: redactText(requestId, secrets, 200) } : {})
+        })
+      })
+    }
+  )
+
 const decodeJson = <A extends GatewayResponseError>(
   config: GatewayConfig,
   request: TransportRequest,
@@ -930,13 +989,15 @@ export const make = (config: GatewayConfig, client: HttpClient.HttpClient): Http
   ): Effect.Effect<Stream.Stream<Uint8Array, TransportError | Aborted | TimeoutError>, RequestError | InvalidRequest> =>
     Effect.map(
       call(request, toAnswerError, "first-byte", (request, response) =>
-        Effect.map(
-          bodyOf(request, response, {
-            firstMs: limitOf(request, "first-byte"),
-            idleMs: request.options?.streamIdleTimeoutMs ?? config.streamIdleTimeoutMs
-          }),
-          (body) => ({ status: response.status, headers: response.headers, body })
-        )
+        request.expect === "event-stream" && !isEventStream(response.headers["content-type"])
+          ? notAnEventStream(config, request, response)
+          : Effect.map(
+              bodyOf(request, response, {
+                firstMs: limitOf(request, "first-byte"),
+                idleMs: request.options?.streamIdleTimeoutMs ?? config.streamIdleTimeoutMs
+              }),
+              (body) => ({ status: response.status, headers: response.headers, body })
+            )
       ),
       (answer) => answer.body
     )

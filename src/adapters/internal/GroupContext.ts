@@ -204,7 +204,7 @@ export const sse = <E, Event, Snapshot, Final>(
       Telemetry.inSpanScoped(
         span,
         Effect.flatMap(request, (req) =>
-          Effect.map(ctx.transport.open(req), (bytes) => ({
+          Effect.map(ctx.transport.open({ ...req, expect: "event-stream" }), (bytes) => ({
             bytes,
             timeouts: timeoutsOf(ctx, req),
             secrets: [...secretsOf(ctx.config, req.auth), ...Object.values(req.options?.headers ?? {})]
