@@ -211,6 +211,21 @@ const failedParts = (
   return out
 }
 
+const httpUrl = /^https?:\/\/.*$/
+
+/**
+ * The files a family's body takes by URL, which the AI SDK then leaves as URLs for umg to send (it
+ * downloads any other and umg sends it inline): images for chat; images and PDFs for messages-style
+ * and responses, as `@ai-sdk/openai` and `@ai-sdk/anthropic` declare. Native content takes none: a
+ * `fileData` URI must be one its provider serves, so the AI SDK downloads it.
+ */
+const supportedUrlsOf = (family: TextFamily): Record<string, Array<RegExp>> =>
+  family === "chat"
+    ? { "image/*": [httpUrl] }
+    : family === "messages" || family === "responses"
+      ? { "image/*": [httpUrl], "application/pdf": [httpUrl] }
+      : {}
+
 /**
  * The language model of `modelId` served by `family`.
  * @category constructors
@@ -281,7 +296,7 @@ export const makeLanguageModel = (ctx: LanguageModelContext, modelId: string, fa
     specificationVersion: "v4",
     provider: `${ctx.provider}.${family}`,
     modelId,
-    supportedUrls: {},
+    supportedUrls: supportedUrlsOf(family),
     doGenerate,
     doStream
   }

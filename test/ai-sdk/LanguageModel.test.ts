@@ -276,6 +276,48 @@ describe("disposing a umg/ai-sdk provider", () => {
   })
 })
 
+describe("umg/ai-sdk files given by URL", () => {
+  // An address nothing answers at: a download of it fails, so a URL that reaches the gateway was sent as one.
+  const image = new URL("http://127.0.0.1:9/cat.png")
+  const pdf = new URL("http://127.0.0.1:9/report.pdf")
+  const ask = (model: string, ...files: ReadonlyArray<{ readonly url: URL; readonly mediaType: string }>) =>
+    generateText({
+      model: umg(model),
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in these?" },
+            ...files.map((f) => ({ type: "file" as const, data: f.url, mediaType: f.mediaType }))
+          ]
+        }
+      ]
+    })
+
+  it.each([
+    ["epsilon-sonnet-4-5-20250929", [image, pdf]],
+    ["gpt-5", [image, pdf]],
+    ["gpt-4o", [image]]
+  ] as const)("%s takes them as URLs: the AI SDK leaves them to the gateway", async (model, urls) => {
+    const files = urls.map((url) => ({ url, mediaType: url === pdf ? "application/pdf" : "image/png" }))
+    const r = await ask(model, ...files)
+    expect(r.text.length).toBeGreaterThan(0)
+    const sent = proxy.requests.map((q) => q.body).join("\n")
+    for (const url of urls) expect(sent).toContain(url.href)
+  })
+
+  it("a chat model's PDF, and a native model's image, are downloaded by the AI SDK (their bodies take no URL)", async () => {
+    for (const [model, file] of [
+      ["gpt-4o", { url: pdf, mediaType: "application/pdf" }],
+      ["zeta-2.5-flash", { url: image, mediaType: "image/png" }]
+    ] as const) {
+      const failure = await ask(model, file).catch((e: unknown) => e)
+      expect(failure).toMatchObject({ name: "AI_DownloadError" })
+    }
+    expect(proxy.requests).toEqual([])
+  })
+})
+
 describe("umg/ai-sdk refusals before sending", () => {
   it("a temperature outside the family's range is an InvalidArgumentError and sends nothing", async () => {
     const failure = await generateText({
