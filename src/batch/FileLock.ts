@@ -78,7 +78,7 @@ export const acquire = (path: string): Effect.Effect<void, BatchStoreError, Scop
           ? Effect.fail(
               new BatchStoreError({
                 reason: "locked",
-                message: `batch store ${path} is in use by another process; one process at a time may use a SQLite store (use a postgres:// store to run batches from several processes)`
+                message: `batch store ${path} is in use by another process; one process at a time may run batches on a SQLite store (use a postgres:// store to run them from several processes). Reading or cancelling a batch needs no lock: umg batch status and umg batch cancel, or Batch.readStatus and Batch.cancelStored in a program`
               })
             )
           : Effect.succeed(server)

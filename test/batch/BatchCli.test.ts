@@ -146,7 +146,7 @@ describe("umg batch video (SQLite)", () => {
     expect(worker.stderr()).toMatch(/postgres:\/\//)
   }, 60_000)
 
-  it("lets one process use a SQLite store at a time: a second one gets a clear error (exit 2)", async () => {
+  it("lets one process run batches on a SQLite store at a time: a second one gets a clear error (exit 2); status and cancel still work", async () => {
     const { dir, file } = tagged(6, "locked")
     gateway.hold.add("locked line 1")
     const first = startUmg(
@@ -159,6 +159,13 @@ describe("umg batch video (SQLite)", () => {
     const second = startUmg(bundle, ["batch", "video", file, "--store", join(dir, "b.db")], dir, env)
     expect((await second.done).code).toBe(2)
     expect(second.stderr()).toMatch(/in use by another process/)
+    expect(second.stderr()).toMatch(/umg batch status and umg batch cancel, or Batch.readStatus and Batch.cancelStored/)
+    // What the message says works: reading and cancelling the batch while the first process runs it.
+    const id = /batch (\S+):/.exec(first.stderr())![1]!
+    const status = startUmg(bundle, ["batch", "status", id, "--store", join(dir, "b.db"), "--json"], dir, env)
+    expect((await status.done).code).toBe(0)
+    const cancel = startUmg(bundle, ["batch", "cancel", id, "--store", join(dir, "b.db")], dir, env)
+    expect((await cancel.done).code).toBe(0)
     first.child.kill("SIGKILL")
     await first.done
     gateway.hold.delete("locked line 1")
