@@ -85,6 +85,26 @@ describe("buildChatBody", () => {
     expect(success(buildChatBody({ ...chat, stream: true })).stream).toBe(true)
     expect(failure(buildChatBody({ ...chat, stream: 1 })).field).toBe("stream")
   })
+
+  it("refuses a function tool's name outside 1 to 64 letters, digits, _ or -, naming where it is", () => {
+    const tools = (...names: ReadonlyArray<unknown>) =>
+      names.map((name) => ({ type: "function", function: name === undefined ? {} : { name } }))
+    const spaced = failure(buildChatBody({ ...chat, tools: tools("get_weather", "get weather") }))
+    expect(spaced).toMatchObject({ field: "tools[1].function.name", rule: "one-of" })
+    expect(spaced.message).toBe(
+      'tools[1].function.name: "get weather" is not allowed; allowed: 1 to 64 letters, digits, _ or -'
+    )
+    expect(failure(buildChatBody({ ...chat, tools: tools("x".repeat(65)) })).field).toBe("tools[0].function.name")
+    expect(failure(buildChatBody({ ...chat, tools: tools(undefined) })).message).toBe(
+      "tools[0].function.name is required: a function tool's name, 1 to 64 letters, digits, _ or -"
+    )
+    // 64 characters, and tools of other types, pass.
+    const fine = {
+      ...chat,
+      tools: [...tools("a-b_C9".padEnd(64, "x")), { type: "custom", custom: { name: "free form" } }]
+    }
+    expect(success(buildChatBody(fine))).toEqual(fine)
+  })
 })
 
 describe("buildResponsesBody", () => {
@@ -142,5 +162,15 @@ describe("buildResponsesBody", () => {
   it("passes every other field through untouched", () => {
     const input = { ...responses, reasoning: { effort: "high" }, tools: [{ type: "web_search" }], store: false }
     expect(success(buildResponsesBody(input))).toEqual(input)
+  })
+
+  it("refuses a function tool's name outside 1 to 64 letters, digits, _ or -", () => {
+    const e = failure(
+      buildResponsesBody({ ...responses, tools: [{ type: "function", name: "get weather", parameters: {} }] })
+    )
+    expect(e).toMatchObject({ field: "tools[0].name", rule: "one-of" })
+    expect(e.message).toBe('tools[0].name: "get weather" is not allowed; allowed: 1 to 64 letters, digits, _ or -')
+    const fine = { ...responses, tools: [{ type: "function", name: "get_weather", parameters: {} }] }
+    expect(success(buildResponsesBody(fine))).toEqual(fine)
   })
 })

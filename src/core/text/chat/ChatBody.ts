@@ -22,6 +22,7 @@ import {
   TopLogprobs
 } from "../../validation/FieldRules.js"
 import { isRecord, type Json, optional } from "../../validation/Rules.js"
+import { misnamedFunctionTool, nameMessage } from "../FunctionToolName.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
@@ -108,6 +109,10 @@ const toolTurns = (body: { readonly messages: ReadonlyArray<unknown> }): Array<P
   }))
 }
 
+/** A chat tool's function name: `{type: "function", function: {name}}`. */
+const chatToolName = (tool: Json) =>
+  isRecord(tool.function) ? { name: tool.function.name, key: ["function", "name"] } : undefined
+
 /** The body of POST `/v1/chat/completions`. @category schemas */
 export const ChatBody = Schema.Struct({
   model: ModelId,
@@ -142,7 +147,10 @@ export const ChatBody = Schema.Struct({
   web_search_options: opt(Open),
   prompt_cache_key: opt(Schema.String),
   safety_identifier: opt(Schema.String)
-}).pipe(withToolPairing(toolTurns))
+}).pipe(
+  (self) => acrossFields(self, "one-of", (body) => misnamedFunctionTool(body.tools, chatToolName), nameMessage),
+  withToolPairing(toolTurns)
+)
 /** @category models */
 export type ChatBody = typeof ChatBody.Type
 /** A chat body as callers write it, with the `extra` escape hatch. @category models */

@@ -22,6 +22,7 @@ import {
 } from "../../validation/FieldRules.js"
 import { type Paired, type PairedTurn, recordsOf, withToolPairing } from "../ToolPairing.js"
 import { JsonSchemaName, type TextBodyOptions } from "../chat/ChatBody.js"
+import { misnamedFunctionTool, nameMessage } from "../FunctionToolName.js"
 
 const Open = Schema.Record(Schema.String, Schema.Unknown)
 // An object whose other members pass through (an index signature besides its fields).
@@ -130,7 +131,17 @@ export const ResponsesBody = acrossFields(
       ? { key: "input", detail: "" }
       : undefined,
   (field) => `${field} is required`
-).pipe(withToolPairing(toolTurns))
+).pipe(
+  (self) =>
+    acrossFields(
+      self,
+      "one-of",
+      // A responses function tool names itself: `{type: "function", name}`.
+      (body) => misnamedFunctionTool(body.tools, (tool) => ({ name: tool.name, key: ["name"] })),
+      nameMessage
+    ),
+  withToolPairing(toolTurns)
+)
 /** @category models */
 export type ResponsesBody = typeof ResponsesBody.Type
 /** A responses body as callers write it, with the `extra` escape hatch. @category models */
