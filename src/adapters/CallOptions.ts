@@ -196,7 +196,7 @@ const checkHeaders = (
       return refuse(
         `options.headers.${name}`,
         "header-value",
-        `options.headers.${name}: the value must be a string of at most ${callOptionLimits.maxHeaderValueChars} characters without line breaks or control characters (the value is not shown)`
+        `options.headers.${name}: the value must be a string of at most ${callOptionLimits.maxHeaderValueChars} characters of Latin-1 (U+0000–U+00FF: no other letter or symbol can be sent in a header) without line breaks or control characters (the value is not shown)`
       )
     out[name] = value
   }

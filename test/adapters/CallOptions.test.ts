@@ -355,6 +355,11 @@ describe("the call's headers", () => {
     const failure = failureOf(injected)
     expect(failure).toMatchObject({ _tag: "InvalidRequest", field: "options.headers.x-evil", rule: "header-value" })
     expect(JSON.stringify(failure)).not.toContain("x-injected")
+    // A character past Latin-1 cannot go in a header: the message says so, and shows no value.
+    const wide = failureOf(await exitOf(url, (g) => g.chat.create(chat, { headers: { "x-user": "José 世界" } })))
+    expect(wide).toMatchObject({ field: "options.headers.x-user", rule: "header-value" })
+    expect((wide as { message: string }).message).toContain("Latin-1")
+    expect(JSON.stringify(wide)).not.toContain("世界")
     expect(seen.requests).toBe(0)
   })
 
