@@ -13,9 +13,11 @@ import type {
   SpeechModelV4
 } from "@ai-sdk/provider"
 import { LoadAPIKeyError, LoadSettingError, NoSuchModelError } from "@ai-sdk/provider"
-import type { Redacted } from "effect"
+import { type Redacted, Result } from "effect"
 import type { GatewayConfigInput } from "../adapters/GatewayConfig.js"
 import { textFamilyOf } from "../ai/text/TextCall.js"
+import type { Capability } from "../core/gateway/Catalog.js"
+import { routeForCapability } from "../core/gateway/Routing.js"
 import { makeEmbeddingModel } from "./EmbeddingModel.js"
 import { makeImageModel } from "./ImageModel.js"
 import { type LanguageModelContext, makeLanguageModel } from "./LanguageModel.js"
@@ -85,15 +87,30 @@ export const createUmg = (settings: UmgProviderSettings = {}): UmgProvider => {
       })
     return makeLanguageModel(ctx, modelId, family)
   }
-  const embeddingModel = (modelId: string) => makeEmbeddingModel(ctx, modelId)
+  // A model the catalog lists for another capability is refused when asked for, as `languageModel`
+  // refuses a model of no text family; an id it does not know is left to the call (`allowUnknownModels`).
+  const served = <M>(
+    modelId: string,
+    capability: Capability,
+    modelType: NoSuchModelError["modelType"],
+    make: () => M
+  ): M => {
+    const route = routeForCapability(modelId, capability)
+    if (Result.isFailure(route) && route.failure.rule === "route")
+      throw new NoSuchModelError({ modelId, modelType, message: route.failure.message })
+    return make()
+  }
+  const embeddingModel = (modelId: string) =>
+    served(modelId, "embeddings", "embeddingModel", () => makeEmbeddingModel(ctx, modelId))
   const provider = Object.assign((modelId: string) => languageModel(modelId), {
     specificationVersion: "v4" as const,
     languageModel,
     embeddingModel,
     textEmbeddingModel: embeddingModel,
-    imageModel: (modelId: string) => makeImageModel(ctx, modelId),
-    speechModel: (modelId: string) => makeSpeechModel(ctx, modelId),
-    rerankingModel: (modelId: string) => makeRerankingModel(ctx, modelId),
+    imageModel: (modelId: string) => served(modelId, "images", "imageModel", () => makeImageModel(ctx, modelId)),
+    speechModel: (modelId: string) => served(modelId, "speech", "speechModel", () => makeSpeechModel(ctx, modelId)),
+    rerankingModel: (modelId: string) =>
+      served(modelId, "rerank", "rerankingModel", () => makeRerankingModel(ctx, modelId)),
     dispose: runtime.dispose,
     [Symbol.asyncDispose]: runtime.dispose
   })

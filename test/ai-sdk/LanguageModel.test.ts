@@ -333,6 +333,30 @@ describe("umg/ai-sdk refusals before sending", () => {
     expect(() => umg.languageModel("text-embedding-3-small")).toThrow(/not a text model/)
   })
 
+  it("a model the catalog lists for another capability is a NoSuchModelError from the other model makers too", () => {
+    const refusals = [
+      [() => umg.embeddingModel("gpt-4o"), "embeddingModel", "is a chat model"],
+      [() => umg.rerankingModel("text-embedding-3-small"), "rerankingModel", "is an embedding model"],
+      [() => umg.speechModel("rerank-v1"), "speechModel", "is a rerank model"],
+      [() => umg.imageModel("gpt-4o"), "imageModel", "is a chat model"]
+    ] as const
+    for (const [make, modelType, said] of refusals) {
+      const thrown = (() => {
+        try {
+          make()
+        } catch (e) {
+          return e
+        }
+        return undefined
+      })()
+      expect(thrown).toMatchObject({ name: "AI_NoSuchModelError", modelType })
+      expect((thrown as Error).message).toContain(said)
+    }
+    // An id the catalog does not know is left to the call (allowUnknownModels decides there).
+    expect(umg.embeddingModel("embed-from-tomorrow").modelId).toBe("embed-from-tomorrow")
+    expect(proxy.requests).toEqual([])
+  })
+
   it("a JSON Schema that accepts any value cannot be sent for structured output", async () => {
     const failure = await generateObject({
       model: umg("gpt-4o"),
