@@ -100,9 +100,10 @@ export const jsonLines = (path: string): Stream.Stream<NumberedInput, BatchInval
       ? e
       : new BatchInvalidInput({
           line: 0,
-          field: "FILE",
+          // The option it came from (`umg batch` shows it as its FILE argument).
+          field: "inputs",
           rule: "readable",
-          message: `FILE: cannot read ${path} (${e instanceof Error ? e.message : String(e)})`
+          message: `inputs: cannot read ${path} (${e instanceof Error ? e.message : String(e)})`
         })
   ).pipe(Stream.flattenIterable)
 

@@ -53,7 +53,7 @@ describe("exit codes and failure reports", () => {
     )
     expect(option).toMatchObject({ exitCode: ExitCode.invalidInput, field: "--concurrency" })
     const file = reportOf(
-      new BatchInvalidInput({ line: 0, field: "FILE", rule: "readable", message: "FILE: cannot read" })
+      new BatchInvalidInput({ line: 0, field: "inputs", rule: "readable", message: "inputs: cannot read" })
     )
     expect(file.field).toBe("FILE")
   })
