@@ -571,65 +571,69 @@ const readBounded = (
 }
 
 /**
- * A non-2xx answer: read its body (bounded in size and by the attempt's time limit), redact every
- * secret the server may have echoed, and map it once, here.
+ * An answer's body read as an error's is (bounded in size and by the attempt's time limit; what
+ * cannot be read is empty), every secret the server may have echoed redacted, and mapped by
+ * `classify`: the error, the redacted text, and the secrets it was redacted of.
  */
-const readError = <A extends GatewayResponseError>(
+const answerOf = <A extends GatewayResponseError>(
   config: GatewayConfig,
   request: TransportRequest,
   response: HttpClientResponse.HttpClientResponse,
-  classify: Classify<A>
-): Effect.Effect<never, AttemptFailure<A>> =>
-  Effect.zip(
-    Effect.orElseSucceed(
-      Effect.map(
-        readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "error body", true),
-        (b) => decoder.decode(b)
+  classify: Classify<A>,
+  what: string
+) =>
+  Effect.map(
+    Effect.zip(
+      Effect.orElseSucceed(
+        Effect.map(
+          readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, what, true),
+          (b) => decoder.decode(b)
+        ),
+        () => ""
       ),
-      () => ""
+      Clock.currentTimeMillis
     ),
-    Clock.currentTimeMillis
-  ).pipe(
-    Effect.flatMap(([raw, now]) => {
+    ([raw, now]) => {
       const secrets = secretsFor(config, request)
-      const maxChars = config.limits.maxErrorBodyBytes
-      const { error, text } = errorOfAnswerText(
+      const answer = errorOfAnswerText(
         {
           family: request.family,
           status: response.status,
           headers: { ...response.headers },
           text: raw,
           secrets,
-          maxChars,
+          maxChars: config.limits.maxErrorBodyBytes,
           now
         },
         classify
       )
-      CallOptions.keepErrorAnswer(error, {
-        body: text,
-        headers: response.headers,
-        secrets
-      })
-      return Effect.fail<AttemptFailure<A>>({
-        _tag: "Answer",
-        error,
-        status: response.status,
-        headers: response.headers
-      })
-    })
+      // The answer's body and headers, redacted, for `withResponse` and the AI SDK's `responseBody`.
+      CallOptions.keepErrorAnswer(answer.error, { body: answer.text, headers: response.headers, secrets })
+      return { ...answer, secrets }
+    }
   )
 
-/** A 2xx JSON answer: parsed and checked once (depth), so the group's decoder takes the tree as it is. */
+/** A non-2xx answer, read and mapped once, here (`answerOf`). */
+const readError = <A extends GatewayResponseError>(
+  config: GatewayConfig,
+  request: TransportRequest,
+  response: HttpClientResponse.HttpClientResponse,
+  classify: Classify<A>
+): Effect.Effect<never, AttemptFailure<A>> =>
+  Effect.flatMap(answerOf(config, request, response, classify, "error body"), ({ error }) =>
+    Effect.fail<AttemptFailure<A>>({ _tag: "Answer", error, status: response.status, headers: response.headers })
+  )
+
 /** Whether an answer's `content-type` is an event stream's (parameters aside), or absent. */
 const isEventStream = (contentType: string | undefined): boolean =>
   contentType === undefined || /^\s*text\/event-stream\s*(;|$)/i.test(contentType)
 
 /**
- * A 2xx answer to a stream's request that is not an event stream: read (bounded) as an error answer
- * is. An error envelope the family knows (a JSON `error` with its `type`, as a gateway may send
- * with status 200) is that typed error, retried as such; anything else (a completion, an HTML page,
- * an empty body) is a `DecodeError` naming the type it came with and the start of what it said,
- * redacted — rather than a stream that ends before its first event.
+ * A 2xx answer to a stream's request that is not an event stream, read as an error answer is
+ * (`answerOf`). An error envelope the family knows (a JSON `error` with its `type`, as a gateway may
+ * send with status 200) is that typed error, retried as such; anything else (a completion, an HTML
+ * page, an empty body) is a `DecodeError` naming the type it came with and the start of what it
+ * said, redacted — rather than a stream that ends before its first event.
  */
 const notAnEventStream = (
   config: GatewayConfig,
@@ -637,26 +641,8 @@ const notAnEventStream = (
   response: HttpClientResponse.HttpClientResponse
 ): Effect.Effect<never, AttemptFailure<AnswerError>> =>
   Effect.flatMap(
-    Effect.orElseSucceed(
-      Effect.map(
-        readBounded(request.family, request.url, response, config.limits.maxErrorBodyBytes, "answer", true),
-        (b) => decoder.decode(b)
-      ),
-      () => ""
-    ),
-    (raw): Effect.Effect<never, AttemptFailure<AnswerError>> => {
-      const secrets = secretsFor(config, request)
-      const { error, text } = errorOfAnswerText(
-        {
-          family: request.family,
-          status: response.status,
-          headers: { ...response.headers },
-          text: raw,
-          secrets,
-          maxChars: config.limits.maxErrorBodyBytes
-        },
-        toAnswerError
-      )
+    answerOf(config, request, response, toAnswerError, "answer"),
+    ({ error, text, secrets }): Effect.Effect<never, AttemptFailure<AnswerError>> => {
       if (error.type !== undefined)
         return Effect.fail({ _tag: "Answer", error, status: response.status, headers: response.headers })
       const said = text.replace(/\s+/g, " ").trim()
@@ -673,6 +659,7 @@ const notAnEventStream = (
     }
   )
 
+/** A 2xx JSON answer: parsed and checked once (depth), so the group's decoder takes the tree as it is. */
 const decodeJson = <A extends GatewayResponseError>(
   config: GatewayConfig,
   request: TransportRequest,
