@@ -1,9 +1,9 @@
 /**
  * Per-call control, the same on every call of every face. A call may carry an `AbortSignal`, time
- * limits (of an attempt, of a stream's gaps) and a retry count that override the layer's, and extra headers, and may read the successful
- * answer's meta (`onResponse`, `withResponse`: status, request id, secret-free headers, parsed
- * rate-limit headers). The rules live here once; the HTTP transport and the WebSocket groups apply
- * them.
+ * limits (of an attempt, of a stream's gaps) and a retry count that override the layer's, and extra
+ * headers, and may read the successful answer's meta (`onResponse`, `withResponse`: status, request
+ * id, secret-free headers, parsed rate-limit headers). The rules live here once; the HTTP transport
+ * and the WebSocket groups apply them.
  */
 import type { Scope } from "effect"
 import * as Cause from "effect/Cause"

@@ -172,7 +172,7 @@ let progressShown = false
 let lastProgress = ""
 
 /** Away from a terminal, one progress line at most this often (a batch's counts, an embedding's bar). */
-export const plainProgressEveryMs = 5_000
+const plainProgressEveryMs = 5_000
 let plainWrittenAt: number | undefined // when the last plain line was written, in this run of progress
 let heldBack: string | undefined // the latest plain line not written yet: written when the progress ends
 
