@@ -70,7 +70,7 @@ export interface Emulator {
    * answers as a fresh one, on the same port with the same keys. The virtual clock keeps its time.
    */
   reset(): void
-  /** Moves the virtual clock forward (needs `virtualClock: true`). */
+  /** Moves the virtual clock forward by `ms`, a finite number ≥ 0 (needs `virtualClock: true`); throws otherwise. */
   advanceTime(ms: number): void
   /** Ends open streams and sockets and stops the server. */
   close(): Promise<void>
@@ -126,6 +126,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Emul
       current = server.reset()
     },
     advanceTime: (ms) => {
+      if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)
+        throw new Error(`advanceTime: ms must be a finite number >= 0, got ${String(ms)}`)
       if (!ctx.clock.advance(ms)) throw new Error("advanceTime needs an emulator started with virtualClock: true")
     },
     close: () => (closed ??= server.close()),

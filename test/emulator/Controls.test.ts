@@ -125,7 +125,35 @@ describe("faults on WebSocket routes", () => {
   it("refuses to queue a fault a route cannot apply", () => {
     expect(() => emu.inject("realtime", { kind: "sse-cut", afterEvents: 1 })).toThrow(/cannot apply.*WebSocket/)
     expect(() => emu.inject("chat", { kind: "ws-close", code: 1011 })).toThrow(/cannot apply.*HTTP/)
+    // A route that never answers with a stream cannot apply a stream's fault.
+    for (const route of ["rerank", "embeddings", "video.submit"])
+      expect(() => emu.inject(route, { kind: "sse-error", afterEvents: 0 })).toThrow(/cannot apply.*never streams/)
     expect(emu.pendingFaults()).toEqual([])
+  })
+})
+
+describe("stream faults on a route that streams", () => {
+  it("wait for a request answered with a stream: a whole answer leaves them queued", async () => {
+    emu.inject("chat", { kind: "sse-cut", afterEvents: 1 })
+    const whole = await post("/v1/chat/completions", chat)
+    expect(whole.status).toBe(200)
+    expect(((await whole.json()) as { object: string }).object).toBe("chat.completion")
+    expect(emu.pendingFaults()).toEqual([{ route: "chat", fault: { kind: "sse-cut", afterEvents: 1 }, times: 1 }])
+    // The stream takes it: cut after its first event.
+    const text = await post("/v1/chat/completions", { ...chat, stream: true })
+      .then(
+        (r) => r.text(),
+        () => "cut"
+      )
+      .catch(() => "cut")
+    expect(text).not.toContain("[DONE]")
+    expect(emu.pendingFaults()).toEqual([])
+  })
+
+  it("a `*` stream fault given back by a whole answer keeps its place and count", async () => {
+    emu.inject("*", { kind: "sse-no-final" }, 2)
+    expect((await post("/v1/chat/completions", chat)).status).toBe(200)
+    expect(emu.pendingFaults()).toEqual([{ route: "*", fault: { kind: "sse-no-final" }, times: 2 }])
   })
 })
 
@@ -141,7 +169,20 @@ describe("inject checks and pendingFaults()", () => {
     expect(() => emu.inject("chat", { kind: "sse-cut" } as unknown as Fault)).toThrow(/afterEvents/)
     expect(() => emu.inject("chat", { kind: "status", status: 429 }, 1.5)).toThrow(/times/)
     expect(() => emu.inject("chat", { kind: "status", status: 429 }, -3)).toThrow(/times/)
+    // A field the kind does not have, and a close code no endpoint may send.
+    expect(() => emu.inject("chat", { kind: "status", status: 429, foo: 1 } as unknown as Fault)).toThrow(
+      /no field `foo`/
+    )
+    expect(() => emu.inject("realtime", { kind: "ws-close", code: 1005 })).toThrow(/close code that can be sent/)
     expect(emu.pendingFaults()).toEqual([])
+  })
+
+  it("advanceTime takes a finite number of ms >= 0, and the clock stays sound", () => {
+    const before = emu.now()
+    for (const ms of [Number.NaN, -5_000, Number.POSITIVE_INFINITY])
+      expect(() => emu.advanceTime(ms)).toThrow(/finite number >= 0/)
+    emu.advanceTime(1_000)
+    expect(emu.now() - before).toBe(1_000)
   })
 
   it("lists the queued faults and what each still awaits", async () => {

@@ -82,6 +82,7 @@ const bad = (reply: Reply, message: string, param: string): void =>
 /** `POST /v1/audio/speech`. */
 export const speechRoute: Route = {
   name: "speech",
+  streams: true,
   method: "POST",
   path: "/v1/audio/speech",
   handle: (req, reply) => {

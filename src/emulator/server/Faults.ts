@@ -49,8 +49,11 @@ export type Fault =
 /** The `sse-error` fault: an in-stream error after `afterEvents` events. */
 export type SseErrorFault = Extract<Fault, { readonly kind: "sse-error" }>
 
-/** How a route is reached: plain HTTP (JSON, bytes, SSE) or a WebSocket upgrade. */
-export type FaultTransport = "http" | "ws"
+/**
+ * How a route is reached: plain HTTP answering JSON or bytes only, HTTP that answers some requests
+ * with an event stream (`sse`: chat, messages, …), or a WebSocket upgrade.
+ */
+export type FaultTransport = "http" | "sse" | "ws"
 
 /** Every fault kind, and those a WebSocket route applies (an HTTP route applies all but `ws-close`). */
 export const FAULT_KINDS: ReadonlyArray<Fault["kind"]> = [
@@ -66,10 +69,27 @@ export const FAULT_KINDS: ReadonlyArray<Fault["kind"]> = [
   "ws-close"
 ]
 const WS_KINDS: ReadonlyArray<Fault["kind"]> = ["status", "drop-before", "ws-close"]
+/** The kinds only an event stream can apply (`stall` and `drop-mid` apply to any HTTP answer). */
+const SSE_KINDS: ReadonlyArray<Fault["kind"]> = [
+  "sse-cut",
+  "sse-no-final",
+  "sse-error",
+  "sse-malformed",
+  "sse-only-pings"
+]
+
+/** Whether a fault of `kind` applies only to an event-stream answer. */
+export const streamOnly = (kind: Fault["kind"]): boolean => SSE_KINDS.includes(kind)
 
 /** Whether a route reached over `transport` can apply a fault of `kind`. */
 export const appliesTo = (kind: Fault["kind"], transport: FaultTransport): boolean =>
-  transport === "ws" ? WS_KINDS.includes(kind) : kind !== "ws-close"
+  transport === "ws" ? WS_KINDS.includes(kind) : kind !== "ws-close" && (transport === "sse" || !streamOnly(kind))
+
+const transportNames: Readonly<Record<FaultTransport, string>> = {
+  http: "an HTTP route that never streams (every kind but ws-close and the sse-… ones)",
+  sse: "an HTTP route (every kind but ws-close)",
+  ws: `a WebSocket route (${WS_KINDS.join(", ")})`
+}
 
 const isCount = (v: unknown): boolean => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
 const isStatus = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v) && v >= 200 && v <= 599
@@ -113,8 +133,12 @@ export const faultProblem = (fault: unknown): string | undefined => {
         return [
           [
             "code",
-            typeof f.code === "number" && Number.isInteger(f.code) && f.code >= 1000 && f.code <= 4999,
-            "a close code (1000-4999)"
+            typeof f.code === "number" &&
+              Number.isInteger(f.code) &&
+              f.code >= 1000 &&
+              f.code <= 4999 &&
+              !reservedClose(f.code),
+            "a close code that can be sent (1000-4999 but 1004-1006 and 1015)"
           ],
           ["reason", optional(f.reason, isString), "a string"],
           ["afterMessages", optional(f.afterMessages, isCount), "an integer >= 0"]
@@ -125,8 +149,16 @@ export const faultProblem = (fault: unknown): string | undefined => {
     }
   })()
   const bad = checks.find(([, ok]) => !ok)
-  return bad === undefined ? undefined : `a "${kind}" fault's \`${bad[0]}\` must be ${bad[2]}`
+  if (bad !== undefined) return `a "${kind}" fault's \`${bad[0]}\` must be ${bad[2]}`
+  const known = ["kind", ...checks.map(([field]) => field), ...(kind === "status" ? ["body"] : [])]
+  const unknown = Object.keys(f).find((key) => !known.includes(key))
+  return unknown === undefined
+    ? undefined
+    : `a "${kind}" fault has no field \`${unknown}\` (its fields: ${known.map((k) => `\`${k}\``).join(", ")})`
 }
+
+/** Close codes no endpoint may send in a close frame (RFC 6455 §7.4.1). */
+const reservedClose = (code: number): boolean => code === 1004 || code === 1005 || code === 1006 || code === 1015
 
 /** A fault waiting on a route, as `pendingFaults()` lists it: `times` requests still to take it. */
 export interface PendingFault {
@@ -135,20 +167,27 @@ export interface PendingFault {
   readonly times: number
 }
 
+/** A fault a request took, and how to give it back when its answer cannot apply it. */
+export interface TakenFault {
+  readonly fault: Fault
+  /** Queues the fault again, first on the queue it came from: an event-stream fault a JSON answer took. */
+  readonly giveBack: () => void
+}
+
 /**
  * Faults queued per route name; each request on the route takes the next one it can apply (its
  * route's first, then `*`'s). A fault a route cannot apply (`ws-close` over HTTP, an SSE fault on a
- * WebSocket) stays queued for a route that can.
+ * WebSocket or on a route that never streams) stays queued for a route that can; an SSE fault that a
+ * request of a streaming route took but answered without a stream (`stream: false`) is given back.
  */
 export class FaultPlan {
   private readonly queues = new Map<string, Array<{ readonly fault: Fault; left: number }>>()
   private readonly routes = new Map<string, FaultTransport>()
 
   /** Declares the routes faults may name, with their transport (the server does, once it knows its routes). */
-  setRoutes(http: ReadonlyArray<string>, ws: ReadonlyArray<string>): void {
+  setRoutes(routes: ReadonlyArray<readonly [string, FaultTransport]>): void {
     this.routes.clear()
-    for (const name of http) this.routes.set(name, "http")
-    for (const name of ws) this.routes.set(name, "ws")
+    for (const [name, transport] of routes) this.routes.set(name, transport)
   }
 
   /** Queues `fault` for the next `times` requests on `route` (`*` matches every route); throws on a mistake. */
@@ -162,7 +201,7 @@ export class FaultPlan {
     if (problem !== undefined) throw new Error(`inject(${JSON.stringify(route)}): ${problem}`)
     if (transport !== undefined && !appliesTo(fault.kind, transport))
       throw new Error(
-        `inject(${JSON.stringify(route)}): a "${fault.kind}" fault cannot apply to ${transport === "ws" ? "a WebSocket" : "an HTTP"} route (${transport === "ws" ? WS_KINDS.join(", ") : "every kind but ws-close"})`
+        `inject(${JSON.stringify(route)}): a "${fault.kind}" fault cannot apply to ${transportNames[transport]}`
       )
     if (!isCount(times))
       throw new Error(`inject(${JSON.stringify(route)}): times must be an integer >= 0, got ${String(times)}`)
@@ -172,8 +211,9 @@ export class FaultPlan {
     this.queues.set(route, q)
   }
 
-  /** Takes the fault for this request on `route`, reached over `transport`, if any. */
-  take(route: string, transport: FaultTransport): Fault | undefined {
+  /** Takes the fault for this request on `route` (its transport as declared), if any. */
+  take(route: string): TakenFault | undefined {
+    const transport = this.routes.get(route) ?? "sse"
     for (const name of [route, "*"]) {
       const q = this.queues.get(name)
       const i = q === undefined ? -1 : q.findIndex((e) => appliesTo(e.fault.kind, transport))
@@ -181,9 +221,17 @@ export class FaultPlan {
       const entry = q[i]!
       if (--entry.left === 0) q.splice(i, 1)
       if (q.length === 0) this.queues.delete(name)
-      return entry.fault
+      return { fault: entry.fault, giveBack: () => this.requeue(name, entry.fault) }
     }
     return undefined
+  }
+
+  private requeue(name: string, fault: Fault): void {
+    const q = this.queues.get(name) ?? []
+    const first = q[0]
+    if (first !== undefined && first.fault === fault) first.left++
+    else q.unshift({ fault, left: 1 })
+    this.queues.set(name, q)
   }
 
   /** The faults still queued, route by route in queue order. */

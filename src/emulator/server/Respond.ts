@@ -3,7 +3,7 @@
  * injected for this request (drop mid-body, SSE cut / error / no final / malformed / stall / only pings).
  */
 import type { ServerResponse } from "node:http"
-import type { Fault } from "./Context.js"
+import { streamOnly, type TakenFault } from "./Faults.js"
 import { streamErrorEvent } from "./Family.js"
 import type { Reply, SseOptions, SseWriter } from "./Route.js"
 
@@ -39,7 +39,8 @@ const sseFrame = (name: string | undefined, data: string, le: string): string =>
 }
 
 /** A `Reply` for `res`, with the headers every response carries (CORS, request id). */
-export const makeReply = (res: ServerResponse, fault: Fault | undefined, base: Headers): Reply => {
+export const makeReply = (res: ServerResponse, taken: TakenFault | undefined, base: Headers): Reply => {
+  const fault = taken?.fault
   let used = false
   const claim = (): boolean => {
     if (used || res.headersSent) return false
@@ -49,6 +50,8 @@ export const makeReply = (res: ServerResponse, fault: Fault | undefined, base: H
 
   const body = (status: number, contentType: string, payload: Uint8Array, headers: Headers = {}): void => {
     if (!claim()) return
+    // An event-stream fault a request answered whole cannot apply: it waits for one that streams.
+    if (fault !== undefined && streamOnly(fault.kind)) taken?.giveBack()
     res.writeHead(status, {
       ...base,
       "content-type": contentType,

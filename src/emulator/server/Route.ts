@@ -75,6 +75,8 @@ export interface Route {
    * authenticates every `/v1/…` and `/v1beta/…` route with its family's rules before the route runs.
    */
   readonly public?: boolean
+  /** Answers some requests with an event stream (`reply.sse`): the routes an `sse-…` fault may name. */
+  readonly streams?: boolean
   readonly handle: (req: EmuRequest, reply: Reply, ctx: EmulatorContext) => void | Promise<void>
 }
 

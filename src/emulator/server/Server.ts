@@ -196,7 +196,8 @@ const handleHttp = async (deps: Deps, req: IncomingMessage, res: ServerResponse)
     return fail(auth.status, "", {}, withRequestId(auth.body, family, requestId))
   }
 
-  const fault = ctx.faults.take(route.name, "http")
+  const taken = ctx.faults.take(route.name)
+  const fault = taken?.fault
   if (fault?.kind === "status") {
     ctx.counters.increment(`${route.name}.rejected`)
     const answer = statusFaultAnswer(family, fault, requestId)
@@ -227,7 +228,7 @@ const handleHttp = async (deps: Deps, req: IncomingMessage, res: ServerResponse)
     ...(auth?.ok === true ? { key: auth.key, profile: auth.profile } : {})
   }
   const headers = route.public === true ? base : { ...base, ...limiter.headers(family, body.byteLength) }
-  await route.handle(emuReq, makeReply(res, fault, headers), ctx)
+  await route.handle(emuReq, makeReply(res, taken, headers), ctx)
 }
 
 /** Answers an HTTP request the handler failed on with the family's 500 (an emulator fault, never a crash). */
@@ -283,7 +284,7 @@ const handleUpgrade = (deps: Deps, req: IncomingMessage, socket: Duplex, head: B
     ctx.counters.increment(`${route.name}.rejected`)
     return refuse(decision.status, decision.body)
   }
-  const fault = ctx.faults.take(route.name, "ws")
+  const fault = ctx.faults.take(route.name)?.fault
   if (fault?.kind === "status" || fault?.kind === "drop-before") {
     ctx.counters.increment(`${route.name}.rejected`)
     if (fault.kind === "drop-before") return void socket.destroy()
@@ -307,10 +308,10 @@ export const makeServer = (
   routes: ReadonlyArray<Route>,
   wsRoutes: ReadonlyArray<WsRoute>
 ): EmulatorServer => {
-  ctx.faults.setRoutes(
-    routes.map((r) => r.name),
-    wsRoutes.map((r) => r.name)
-  )
+  ctx.faults.setRoutes([
+    ...routes.map((r) => [r.name, r.streams === true ? "sse" : "http"] as const),
+    ...wsRoutes.map((r) => [r.name, "ws"] as const)
+  ])
   const deps: Deps = {
     ctx,
     limiter: makeRateLimiter(ctx),

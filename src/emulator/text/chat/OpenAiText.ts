@@ -392,6 +392,7 @@ const planChoices = (
 /** `POST /v1/chat/completions`. */
 export const chatRoute: Route = {
   name: "chat",
+  streams: true,
   method: "POST",
   path: "/v1/chat/completions",
   handle: (req, reply, ctx) => {

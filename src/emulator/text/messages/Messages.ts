@@ -229,6 +229,7 @@ export const streamMessage = async (ctx: EmulatorContext, reply: Reply, plan: Me
 /** `POST /v1/messages`. */
 export const messagesRoute: Route = {
   name: "messages",
+  streams: true,
   method: "POST",
   path: "/v1/messages",
   handle: async (req, reply, ctx) => {

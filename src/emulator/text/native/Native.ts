@@ -123,6 +123,7 @@ const generateRoute: Route = {
 
 const streamRoute: Route = {
   name: "native.stream",
+  streams: true,
   method: "POST",
   path: "/v1beta/models/{model}:streamGenerateContent",
   handle: async (req, reply, ctx) => {

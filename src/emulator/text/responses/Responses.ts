@@ -271,6 +271,7 @@ const remember = (
 /** `POST /v1/responses`. */
 export const responsesRoute: Route = {
   name: "responses",
+  streams: true,
   method: "POST",
   path: "/v1/responses",
   handle: (req, reply, ctx) => {
