@@ -440,6 +440,34 @@ describe("the handlers", () => {
     }
   )
 
+  it("answers a handler that throws instead of returning an effect, or fails with a plain object, and goes on", async () => {
+    const throwing = Tool.make({
+      name: "get_weather",
+      description: "throws",
+      parameters: Schema.Struct({ city: Schema.String }),
+      handler: (): Effect.Effect<string> => {
+        throw new Error("sync throw")
+      }
+    })
+    const plain = Tool.make({
+      name: "get_time",
+      description: "fails with a plain object",
+      parameters: Schema.Struct({ city: Schema.String }),
+      handler: ({ city }) => Effect.fail({ reason: `no data for ${city}` })
+    })
+    const all = await steps(loopOf("messages", prompt("get_weather", "get_time"), { tools: [throwing, plain] }))
+    const [thrown, failed] = resultsOf(all)
+    expect([thrown?.name, thrown?.isError === true && thrown.error.reason, thrown?.content]).toEqual([
+      "get_weather",
+      "handler-died",
+      "error: the tool get_weather failed unexpectedly: Error: sync throw"
+    ])
+    expect([failed?.name, failed?.isError === true && failed.error.reason]).toEqual(["get_time", "handler-failed"])
+    // The object's own words reach the model (the city is the emulator's choice).
+    expect(failed?.content).toMatch(/^error: the tool get_time failed: \{"reason":"no data for [^"]+"\}$/)
+    expect(doneOf(all).reason).toBe("stop")
+  })
+
   it("answers a call of a tool the loop does not have as an unknown tool", async () => {
     const all = await steps((g) =>
       messagesRunTools(

@@ -499,6 +499,16 @@ describe("results and failures as the model reads them", () => {
     expect(handlerFailed("t", { _tag: "DbDown", message: "postgres://app:hunter2@db/x refused" }, false).message).toBe(
       "error: the tool t failed: DbDown: postgres://app:***@db/x refused"
     )
+    // A plain object or array is shown as its JSON (bounded); one that JSON cannot hold, as what it is.
+    expect(handlerFailed("t", { reason: "no data", code: 7 }, false).message).toBe(
+      'error: the tool t failed: {"reason":"no data","code":7}'
+    )
+    expect(handlerFailed("t", { long: "x".repeat(500) }, false).message).toMatch(
+      /^error: the tool t failed: \{"long":"x{291}…$/
+    )
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    expect(handlerFailed("t", cyclic, false).message).toBe("error: the tool t failed: an object")
     expect(handlerFailed("t", "oops", true)).toMatchObject({
       reason: "handler-died",
       message: 'error: the tool t failed unexpectedly: "oops"'

@@ -114,7 +114,8 @@ const runCall = <R>(
     Effect.matchEffect({
       onFailure: (mismatch) => Effect.succeed(failed(step, call, invalidArguments(call.name, mismatch.issue))),
       onSuccess: (input) =>
-        Effect.map(Effect.exit(prepared.tool.handler(input)), (exit) => {
+        // Suspended: a handler that throws rather than returning an effect is a defect of its call, not of the loop.
+        Effect.map(Effect.exit(Effect.suspend(() => prepared.tool.handler(input))), (exit) => {
           if (Exit.isFailure(exit)) {
             const error = Cause.findErrorOption(exit.cause)
             return failed(

@@ -123,7 +123,13 @@ export const invalidArguments = (name: string, issue: string): ToolFailure =>
     cause: issue
   })
 
-/** What a failure says of itself: `Tag: message` for an error object, a short rendering otherwise. */
+/** How much of a plain object's JSON a failure shows the model. */
+const SHOWN_JSON = 300
+
+/**
+ * What a failure says of itself: `Tag: message` for an error object, the JSON of a plain object or
+ * array (its first `SHOWN_JSON` characters: `{"reason":"no data for Oslo"}`), a short rendering otherwise.
+ */
 const whatFailed = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const tag = "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
@@ -132,6 +138,17 @@ const whatFailed = (error: unknown): string => {
     const label = tag ?? name
     if (message !== undefined && message !== "") return label === undefined ? message : `${label}: ${message}`
     if (label !== undefined) return label
+    const proto: unknown = Object.getPrototypeOf(error)
+    if (Array.isArray(error) || proto === Object.prototype || proto === null) {
+      let json: string | undefined
+      try {
+        json = JSON.stringify(error)
+      } catch {
+        json = undefined // a cycle or a BigInt: told as what it is
+      }
+      if (json !== undefined && json !== "{}" && json !== "[]")
+        return json.length > SHOWN_JSON ? `${json.slice(0, SHOWN_JSON)}…` : json
+    }
   }
   return describe(error)
 }
