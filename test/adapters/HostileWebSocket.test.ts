@@ -162,6 +162,39 @@ describe("a hostile WebSocket peer", () => {
     expect(error).toMatchObject({ _tag: "DecodeError", message: expect.stringContaining("8 levels") })
   })
 
+  it("that sends a frame that is not JSON ends the session there: closed 1007, the same DecodeError on every read", async () => {
+    let closeCode = 0
+    const url = await wsServer((ws) => {
+      ws.on("close", (code) => (closeCode = code))
+      ws.send(JSON.stringify({ type: "session.created", event_id: "e1", session: {} }))
+      ws.send("{not json")
+      ws.send(JSON.stringify({ type: "response.output_text.delta", delta: "after" }))
+    })
+    const reads = await Effect.runPromise(
+      Effect.provide(
+        Effect.scoped(
+          Effect.flatMap(Gateway, (g) =>
+            Effect.flatMap(g.realtime.connect({ model: "gpt-realtime" }), (s) =>
+              Effect.all([
+                Effect.flip(Stream.runDrain(s.events)),
+                // Every later read ends at once with the same error: no hang, no frame from after it.
+                Effect.flip(Effect.timeout(s.next, "2 seconds")),
+                Effect.flip(Effect.timeout(Stream.runDrain(s.events), "2 seconds"))
+              ])
+            )
+          )
+        ),
+        Gateway.layer({ baseUrl: url, apiKey: KEY, maxRetries: 0 })
+      )
+    )
+    const [drained, next, again] = reads
+    expect(drained).toMatchObject({ _tag: "DecodeError" })
+    // `next` ends with `Some(error)` (`None` is an orderly end): the same error object.
+    expect(next).toEqual(Option.some(drained))
+    expect(again).toBe(drained)
+    await expect.poll(() => closeCode, { timeout: 3_000 }).toBe(1007)
+  })
+
   it("that closes in an orderly way (1000, 1001, 1005) ends the events and reports the close code", async () => {
     for (const code of [1000, 1001, 1005]) {
       const url = await wsServer((ws) => (code === 1005 ? ws.close() : ws.close(code, "bye")))

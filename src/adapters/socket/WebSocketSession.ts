@@ -176,10 +176,18 @@ const hostOf = (url: string): string => {
  * once. The socket is closed first: ending the queue may resume the reader, and its scope's release
  * (a 1000 close) at once, before this returns.
  */
-const endWith = (state: SessionState, socket: SocketLike, { code, error }: Violation): void => {
+const endWith = (
+  state: SessionState,
+  socket: SocketLike,
+  { code, error }: Violation | { readonly code: 1007; readonly error: DecodeError }
+): void => {
   if (state.ended) return
   state.ended = true
-  closeSocket(socket, code, code === 1009 ? "message too big" : "policy violation")
+  closeSocket(
+    socket,
+    code,
+    code === 1009 ? "message too big" : code === 1007 ? "not a valid server event" : "policy violation"
+  )
   finish(state, error)
 }
 
@@ -328,18 +336,28 @@ const closeOnAbort = <Server>(
 
 /**
  * The next server event from the queue; once the frames before the session's end are read, every
- * read gets the end: `None` after an orderly close, else the same error.
+ * read gets the end: `None` after an orderly close, else the same error. A frame that is not a valid
+ * server event ends the session there (closed with 1007, the frames after it dropped): its
+ * `DecodeError` is that read's and every later one's.
  */
 const readNext = <Server>(
   options: SessionOptions<Server>,
-  state: SessionState
+  state: SessionState,
+  socket: SocketLike
 ): Effect.Effect<Server, Option.Option<SessionError>> =>
   Effect.flatMap(
     Effect.mapError(Queue.take(state.queue), (ending) => (Cause.isDone(ending) ? Option.none() : Option.some(ending))),
     (frame) => {
       state.pending--
       state.pendingBytes -= frame.bytes
-      return Effect.mapError(options.decode(frame.data), Option.some)
+      return Effect.catch(options.decode(frame.data), (error) =>
+        Effect.andThen(
+          Effect.andThen(Effect.ignore(Queue.clear(state.queue)), () =>
+            Effect.sync(() => endWith(state, socket, { code: 1007, error }))
+          ),
+          Effect.fail(Option.some<SessionError>(error))
+        )
+      )
     }
   )
 
@@ -374,7 +392,7 @@ export const connect = <Server, Client>(
     )
     yield* closeOnAbort(options, state, socket)
 
-    const next = readNext(options, state)
+    const next = readNext(options, state, socket)
     // An orderly close (`None`) is the end of the stream.
     const events: Stream.Stream<Server, SessionError> = Stream.fromEffectRepeat(
       Effect.mapError(next, (end) => (Option.isSome(end) ? end.value : Cause.Done()))
