@@ -43,6 +43,23 @@ const hi = [{ role: "user" as const, content: "hi" }]
 const messagesBody = { model: "epsilon-sonnet-4-5-20250929", max_tokens: 32, messages: hi }
 
 describe("a call's span under the GenAI semantic conventions", () => {
+  it("names the server a realtime or live session goes to, as an HTTP call's span does", async () => {
+    const spans = await traced(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const g = yield* Gateway
+          yield* g.realtime.connect({ model: "gpt-realtime" })
+          yield* g.live.connect({ model: "zeta-live-2.5-flash-native-audio" })
+        })
+      )
+    )
+    const port = Number(new URL(emu.url).port)
+    for (const name of ["umg.realtime.connect", "umg.live.connect"]) {
+      expect(atEnd(spans, name).get("server.address"), name).toBe("127.0.0.1")
+      expect(atEnd(spans, name).get("server.port"), name).toBe(port)
+    }
+  })
+
   it("names the provider as gen_ai.provider.name, keeping the deprecated gen_ai.system alike", async () => {
     const spans = await traced(
       Effect.gen(function* () {

@@ -264,7 +264,12 @@ export const serverAttributes = (url: string): Readonly<Record<string, string | 
       ? {}
       : {
           "server.address": parsed.hostname.replace(/^\[|\]$/g, ""),
-          "server.port": parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80
+          "server.port":
+            parsed.port !== ""
+              ? Number(parsed.port)
+              : parsed.protocol === "https:" || parsed.protocol === "wss:"
+                ? 443
+                : 80
         }
   if (servers.size >= 64) servers.clear()
   servers.set(origin, found)

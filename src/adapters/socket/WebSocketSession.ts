@@ -30,6 +30,7 @@ import type { InvalidRequest } from "../../core/errors/InvalidRequest.js"
 import { classifyTransport } from "../http/TransportFailure.js"
 import { proxyNote } from "../http/ProxyFailure.js"
 import * as DebugLog from "../internal/DebugLog.js"
+import * as Telemetry from "../internal/Telemetry.js"
 import { abortable, abortedError, isSignal } from "../CallOptions.js"
 import { defaultMaxErrorBodyBytes, type RefusedAnswer, refusedUpgradeError } from "./RefusedUpgrade.js"
 import {
@@ -369,6 +370,8 @@ export const connect = <Server, Client>(
   options: SessionOptions<Server>
 ): Effect.Effect<WebSocketSession<Server, Client>, SessionOpenError, Scope.Scope> =>
   Effect.gen(function* () {
+    // The call's span and metrics name the server the session goes to, as an HTTP call's do.
+    yield* Telemetry.annotate(() => Telemetry.serverAttributes(options.url), options.url)
     const queue = yield* Queue.unbounded<Frame, SessionError | Cause.Done>()
     const state: SessionState = { queue, pending: 0, pendingBytes: 0, ended: false, closedWith: undefined }
     // The debug log's lines of the opening and the close, when they are on.
