@@ -4,7 +4,7 @@
  * the upstream's, and the one umg's own tools keep (`toolNamePattern`). Internal: not exported from
  * the package.
  */
-import { toolNamePattern } from "../tools/Tool.js"
+import { toolNamePattern } from "../tools/ToolName.js"
 import { describe, isRecord, type Json } from "../validation/Rules.js"
 
 /**

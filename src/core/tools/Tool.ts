@@ -8,9 +8,9 @@ import { InvalidRequest } from "../errors/InvalidRequest.js"
 import { type AnySchema, type JsonSchemaObject, prepareSchema, type TypeOf } from "../structured/AnySchema.js"
 import type { SchemaMismatch, SchemaNotExpressible } from "../structured/StructuredErrors.js"
 import { at, describe, listAllowed } from "../validation/Rules.js"
+import { toolNamePattern } from "./ToolName.js"
 
-/** What a tool name may be: 1 to 64 letters, digits, `_` or `-` (the strictest of the families' rules). @category models */
-export const toolNamePattern: RegExp = /^[a-zA-Z0-9_-]{1,64}$/
+export { toolNamePattern } from "./ToolName.js"
 
 /** The most tools one loop declares. @category models */
 export const maxTools = 128
