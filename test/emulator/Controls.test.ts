@@ -122,6 +122,19 @@ describe("faults on WebSocket routes", () => {
     expect(emu.pendingFaults()).toHaveLength(1)
   })
 
+  it("ends a socket abruptly on a ws-close of 1006 (no close frame carries it), and closes with any other code", async () => {
+    const closeCode = (code: number) => {
+      emu.inject("realtime", { kind: "ws-close", code })
+      return new Promise<number>((resolve) => {
+        const ws = new WebSocket(emu.url.replace(/^http/, "ws") + REALTIME, { headers: auth() })
+        ws.on("close", (c) => resolve(c))
+        ws.on("error", () => {})
+      })
+    }
+    expect(await closeCode(1006)).toBe(1006)
+    expect(await closeCode(4001)).toBe(4001)
+  })
+
   it("refuses to queue a fault a route cannot apply", () => {
     expect(() => emu.inject("realtime", { kind: "sse-cut", afterEvents: 1 })).toThrow(/cannot apply.*WebSocket/)
     expect(() => emu.inject("chat", { kind: "ws-close", code: 1011 })).toThrow(/cannot apply.*HTTP/)
@@ -174,6 +187,7 @@ describe("inject checks and pendingFaults()", () => {
       /no field `foo`/
     )
     expect(() => emu.inject("realtime", { kind: "ws-close", code: 1005 })).toThrow(/close code that can be sent/)
+
     expect(emu.pendingFaults()).toEqual([])
   })
 

@@ -43,7 +43,7 @@ export type Fault =
   | { readonly kind: "stall"; readonly afterEvents?: number }
   /** For SSE: keep the stream open sending only comments/pings every `everyMs` ms, never data. */
   | { readonly kind: "sse-only-pings"; readonly everyMs: number }
-  /** For WebSockets: close the socket with this code after `afterMessages` server messages. */
+  /** For WebSockets: close the socket with this code after `afterMessages` server messages (1006: end it abruptly). */
   | { readonly kind: "ws-close"; readonly code: number; readonly reason?: string; readonly afterMessages?: number }
 
 /** The `sse-error` fault: an in-stream error after `afterEvents` events. */
@@ -138,7 +138,7 @@ export const faultProblem = (fault: unknown): string | undefined => {
               f.code >= 1000 &&
               f.code <= 4999 &&
               !reservedClose(f.code),
-            "a close code that can be sent (1000-4999 but 1004-1006 and 1015)"
+            "a close code that can be sent, or 1006 for an abrupt end (1000-4999 but 1004, 1005 and 1015)"
           ],
           ["reason", optional(f.reason, isString), "a string"],
           ["afterMessages", optional(f.afterMessages, isCount), "an integer >= 0"]
@@ -157,8 +157,11 @@ export const faultProblem = (fault: unknown): string | undefined => {
     : `a "${kind}" fault has no field \`${unknown}\` (its fields: ${known.map((k) => `\`${k}\``).join(", ")})`
 }
 
-/** Close codes no endpoint may send in a close frame (RFC 6455 §7.4.1). */
-const reservedClose = (code: number): boolean => code === 1004 || code === 1005 || code === 1006 || code === 1015
+/**
+ * Close codes no endpoint may send in a close frame (RFC 6455 §7.4.1), 1006 aside: a `ws-close`
+ * fault with 1006 ends the socket abruptly, which the client sees as 1006 (`WsSender`).
+ */
+const reservedClose = (code: number): boolean => code === 1004 || code === 1005 || code === 1015
 
 /** A fault waiting on a route, as `pendingFaults()` lists it: `times` requests still to take it. */
 export interface PendingFault {

@@ -44,8 +44,8 @@ export const makeWsSender = (ws: WebSocket): WsSender => {
   const close = (code: number, reason: string): void => {
     if (closing) return
     closing = true
-    // Close codes 1005/1006 cannot be sent; a fault asking for them ends the socket abruptly instead.
-    if (code === 1005 || code === 1006) ws.terminate()
+    // 1006 cannot be sent: a fault asking for it ends the socket abruptly, which the client sees as 1006.
+    if (code === 1006) ws.terminate()
     else ws.close(code, closeReason(reason))
   }
   const applyFault = (): boolean => {
