@@ -352,11 +352,9 @@ const readNext = <Server>(
       state.pending--
       state.pendingBytes -= frame.bytes
       return Effect.catch(options.decode(frame.data), (error) =>
-        Effect.andThen(
-          Effect.andThen(Effect.ignore(Queue.clear(state.queue)), () =>
-            Effect.sync(() => endWith(state, socket, { code: 1007, error }))
-          ),
-          Effect.fail(Option.some<SessionError>(error))
+        Effect.ignore(Queue.clear(state.queue)).pipe(
+          Effect.andThen(Effect.sync(() => endWith(state, socket, { code: 1007, error }))),
+          Effect.andThen(Effect.fail(Option.some<SessionError>(error)))
         )
       )
     }

@@ -3,7 +3,7 @@
  * the failure of one call as it is reported (and sent back to the model, never thrown).
  */
 import * as Data from "effect/Data"
-import { describe } from "../validation/Rules.js"
+import { describe, isRecord } from "../validation/Rules.js"
 import { errorText } from "./ToolShape.js"
 
 /**
@@ -138,8 +138,7 @@ const whatFailed = (error: unknown): string => {
     const label = tag ?? name
     if (message !== undefined && message !== "") return label === undefined ? message : `${label}: ${message}`
     if (label !== undefined) return label
-    const proto: unknown = Object.getPrototypeOf(error)
-    if (Array.isArray(error) || proto === Object.prototype || proto === null) {
+    if (Array.isArray(error) || isRecord(error)) {
       let json: string | undefined
       try {
         json = JSON.stringify(error)
